@@ -1,0 +1,1 @@
+"""Generated protobuf modules: run proto/generate.py, do not edit."""

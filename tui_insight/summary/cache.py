@@ -1,0 +1,643 @@
+"""The one shared, reloading, bounded summary cache of a log directory.
+
+Loading happens on one thread (the reload loop, or whoever calls `reload`). What readers see
+is a `JobView` per job: immutable, replaced whole when the job changes, so a screen or the
+exporter always reads a consistent state while loading goes on. Subscribers are told what
+changed (which jobs, which plugin/tag pairs) after each job is refreshed.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Callable, Iterator, Mapping
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from ..proto import summary_pb2
+from . import limits
+from .discovery import Discovery, FoundJob, discover, file_timestamp, summary_sort_key
+from .lineage import JobLineage, read_lineage
+from .payloads import Locator, PayloadStore
+from .records import ScanReport, scan_records
+from .series import Batch, Series
+
+PLUGIN_OF_FIELD = {
+    "scalar_value": "scalar",
+    "histogram": "histogram",
+    "tensor": "tensor",
+    "image": "image",
+    "loss_landscape": "loss_landscape",
+}
+TagKey = tuple[str, str]  # (plugin, tag as written)
+_MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
+
+
+@dataclass(frozen=True)
+class GraphSource:
+    """Where a graph is: a `graph_def` record of a summary file, or a whole `.pb` file."""
+
+    tag: str
+    kind: str  # "summary" or "pb"
+    path: str
+    offset: int  # record offset for "summary"; 0 for "pb"
+    step: int
+    wall_time: float
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    name: str
+    size: int
+    records: int
+    bad_records: int
+    tail_bytes: int
+    error: str  # "" or why the file cannot be read
+
+
+@dataclass(frozen=True)
+class JobView:
+    """A consistent, read-only snapshot of one job."""
+
+    train_id: str
+    path: str
+    summary_files: tuple[str, ...] = ()
+    lineage_files: tuple[str, ...] = ()
+    graph_files: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()  # summary file paths by file id (Series' `fid` column)
+    tags: Mapping[TagKey, Series] = field(default_factory=dict)  # first-seen order
+    graphs: Mapping[str, GraphSource] = field(default_factory=dict)
+    lineage: JobLineage | None = None
+    file_status: tuple[FileStatus, ...] = ()
+    first_wall_time: float | None = None  # the job's first event: origin of relative time
+    update_time: float = 0.0  # mtime of the newest file
+    loaded: bool = False  # False until the first load of the job has finished
+    problems: tuple[str, ...] = ()
+
+    @property
+    def records(self) -> int:
+        return sum(f.records for f in self.file_status)
+
+    @property
+    def bad_records(self) -> int:
+        return sum(f.bad_records for f in self.file_status) + (self.lineage.bad_records if self.lineage else 0)
+
+    @property
+    def tail_bytes(self) -> int:
+        return sum(f.tail_bytes for f in self.file_status)
+
+    @property
+    def state(self) -> str:
+        """`loading`, `unreadable: <reason>`, `corrupt: N records`, `growing` or `ok`."""
+        if not self.loaded:
+            return "loading"
+        errors = [f.error for f in self.file_status if f.error]
+        if errors:
+            return f"unreadable: {errors[0]}"
+        if self.bad_records:
+            return f"corrupt: {self.bad_records} record{'s' if self.bad_records != 1 else ''}"
+        if self.tail_bytes:
+            return "growing"
+        return "ok"
+
+    def tag_names(self, plugin: str) -> list[str]:
+        return sorted(tag for p, tag in self.tags if p == plugin)
+
+    def series(self, plugin: str, tag: str) -> Series | None:
+        return self.tags.get((plugin, tag))
+
+    def locator(self, series: Series, i: int) -> Locator:
+        cols = series.columns
+        return Locator(self.files[int(cols["fid"][i])], int(cols["offset"][i]), int(cols["index"][i]))
+
+    @property
+    def last_step(self) -> int | None:
+        steps = [s.last_step for s in self.tags.values() if len(s)]
+        return max(steps) if steps else None
+
+
+@dataclass
+class Changes:
+    """What one refresh changed."""
+
+    added: set[str] = field(default_factory=set)
+    removed: set[str] = field(default_factory=set)
+    updated: dict[str, set[TagKey]] = field(default_factory=dict)  # train_id -> tags with new data
+    lineage: set[str] = field(default_factory=set)  # jobs whose lineage changed
+    graphs: set[str] = field(default_factory=set)  # jobs whose graphs changed
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.updated or self.lineage or self.graphs)
+
+    def merge(self, other: "Changes") -> None:
+        self.added |= other.added
+        self.removed |= other.removed
+        for job, tags in other.updated.items():
+            self.updated.setdefault(job, set()).update(tags)
+        self.lineage |= other.lineage
+        self.graphs |= other.graphs
+
+
+@dataclass
+class _FileState:
+    name: str
+    fid: int
+    end: int = 0  # where the next scan starts
+    size: int = 0
+    inode: tuple[int, int] = (0, 0)
+    records: int = 0
+    bad_records: int = 0
+    tail_bytes: int = 0
+    error: str = ""
+
+    def status(self) -> FileStatus:
+        return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, self.error)
+
+
+class _ScalarBlock:
+    """Scalars of the events that share one layout (same tags in the same order).
+
+    Training logs repeat the same layout step after step, so one list of values per event is
+    appended and numpy splits it into per-tag columns at merge time.
+    """
+
+    def __init__(self, keys: tuple[TagKey, ...]):
+        self.keys = keys
+        self._clear()
+
+    def _clear(self) -> None:
+        self.seq: list[int] = []
+        self.step: list[int] = []
+        self.wall_time: list[float] = []
+        self.fid: list[int] = []
+        self.values: list[list[float]] = []
+
+    def drain(self) -> Iterator[tuple[TagKey, dict[str, np.ndarray]]]:
+        if not self.step:
+            return
+        common = {
+            "seq": np.array(self.seq, dtype=np.int64),
+            "step": np.array(self.step, dtype=np.int64),
+            "wall_time": np.array(self.wall_time, dtype=np.float64),
+            "fid": np.array(self.fid, dtype=np.int32),
+        }
+        table = np.array(self.values, dtype=np.float64).reshape(len(self.step), len(self.keys))
+        self._clear()
+        for j, key in enumerate(self.keys):
+            yield key, {**common, "value": table[:, j]}
+
+
+def _describe(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+class _JobLoader:
+    """Loader-side state of one job. Used by the loading thread only."""
+
+    def __init__(self, train_id: str, path: str):
+        self.train_id = train_id
+        self.path = path
+        self._reset()
+        self.view = JobView(train_id, path)
+        self._lineage_sizes: tuple = ()
+        self._pb_stamps: dict[str, tuple[int, float]] = {}
+
+    def _reset(self) -> None:
+        self.files: dict[str, _FileState] = {}
+        self.tags: dict[TagKey, Series] = {}
+        self.evicted: set[TagKey] = set()
+        self.graphs: dict[str, GraphSource] = {}
+        self.first_wall_time: float | None = None
+        self.pending: dict[TagKey, Batch] = {}  # payload values read since the last merge
+        self.blocks: list[_ScalarBlock] = []  # scalar values read since the last merge
+        self._layouts: dict[tuple, tuple] = {}
+        self.seq = 0  # events read: orders values of different layouts
+        self.changed: set[TagKey] = set()
+        self.problems: list[str] = []
+
+    # -- summary files ------------------------------------------------------------------
+
+    def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress") -> Changes:
+        changes = Changes()
+        graphs_before = dict(self.graphs)
+        names = found.summary_files
+        for name, state in list(self.files.items()):
+            if name not in names or self._replaced(state):
+                self._reset()  # a deleted, truncated or replaced file: read everything again
+                changes.updated[self.train_id] = set()
+                graphs_before = {}
+                break
+        for name in names:
+            if name not in self.files:
+                self.files[name] = _FileState(name, len(self.files))
+        ranks = self._file_ranks()
+        for name in names:
+            self._read_file(self.files[name], ranks, progress)
+        self._merge(ranks)
+        self._refresh_pb(found)
+        lineage = self._refresh_lineage(found)
+        if self.changed:
+            changes.updated.setdefault(self.train_id, set()).update(self.changed)
+        if self.graphs != graphs_before:
+            changes.graphs.add(self.train_id)
+        if lineage is not None:
+            changes.lineage.add(self.train_id)
+        self.changed = set()
+        self._publish(found, lineage)
+        return changes
+
+    def _replaced(self, state: _FileState) -> bool:
+        try:
+            st = os.stat(os.path.join(self.path, state.name))
+        except OSError:
+            return not state.error  # gone (an unreadable file stays as it was)
+        return (st.st_dev, st.st_ino) != state.inode and state.inode != (0, 0) or st.st_size < state.end
+
+    def _file_ranks(self) -> np.ndarray:
+        order = sorted(self.files.values(), key=lambda s: summary_sort_key(s.name))
+        ranks = np.zeros(len(order), dtype=np.int64)
+        for rank, state in enumerate(order):
+            ranks[state.fid] = rank
+        return ranks
+
+    def _read_file(self, state: _FileState, ranks: np.ndarray, progress: "LoadProgress") -> None:
+        path = os.path.join(self.path, state.name)
+        try:
+            with open(path, "rb", buffering=1 << 20) as fh:
+                st = os.fstat(fh.fileno())
+                state.inode = (st.st_dev, st.st_ino)
+                state.size = st.st_size
+                state.error = ""
+                if st.st_size == state.end:
+                    state.tail_bytes = 0
+                    return
+                report = ScanReport()
+                start = state.end
+                for offset, payload in scan_records(fh, state.end, st.st_size, report):
+                    state.records += 1
+                    self._event(payload, state, offset)
+                    if state.records % _MERGE_EVERY == 0:
+                        self._merge(ranks)
+                state.end = report.end
+                state.bad_records += report.bad_records
+                state.tail_bytes = report.tail_bytes
+                self.problems.extend(f"{state.name}: {p}" for p in report.problems)
+                del self.problems[:-50]
+                progress.files_read += 1
+                progress.bytes_read += report.end - start
+        except OSError as exc:
+            state.error = _describe(exc)
+
+    def _event(self, payload: bytes, state: _FileState, offset: int) -> None:
+        try:
+            event = summary_pb2.Event.FromString(payload)
+        except DecodeError:
+            state.bad_records += 1
+            return
+        wall_time = event.wall_time
+        if self.first_wall_time is None or wall_time < self.first_wall_time:
+            self.first_wall_time = wall_time
+        kind = event.WhichOneof("what")
+        if kind == "summary":
+            self._summary(event, state, offset)
+        elif kind == "graph_def":
+            self._summary_graph(event, state, offset)
+
+    def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int) -> None:
+        values = event.summary.value
+        tags = tuple([v.tag for v in values])
+        kinds = tuple([v.WhichOneof("value") for v in values])
+        layout = self._layouts.get((tags, kinds))
+        if layout is None:
+            layout = self._layouts[(tags, kinds)] = self._plan(tags, kinds)
+        self.seq += 1
+        scalar_idx, block, payloads = layout
+        if scalar_idx:
+            block.seq.append(self.seq)
+            block.step.append(event.step)
+            block.wall_time.append(event.wall_time)
+            block.fid.append(state.fid)
+            block.values.append([values[i].scalar_value for i in scalar_idx])
+        for index, key in payloads:
+            if key[0] == "histogram" and len(values[index].histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS:
+                continue
+            batch = self.pending.get(key)
+            if batch is None:
+                batch = self.pending[key] = Batch()
+            batch.seq.append(self.seq)
+            batch.step.append(event.step)
+            batch.wall_time.append(event.wall_time)
+            batch.fid.append(state.fid)
+            batch.offset.append(offset)
+            batch.index.append(index)
+
+    def _plan(self, tags: tuple[str, ...], kinds: tuple[str | None, ...]) -> tuple:
+        """How to route the values of events with this layout; admits their tags once."""
+        scalar_idx, scalar_keys, payloads = [], [], []
+        for index, (tag, field_name) in enumerate(zip(tags, kinds)):
+            if field_name is None:
+                continue
+            key = (PLUGIN_OF_FIELD[field_name], tag)
+            if not self._admit(key):
+                continue
+            if key[0] == "scalar":
+                scalar_idx.append(index)
+                scalar_keys.append(key)
+            else:
+                payloads.append((index, key))
+        block = _ScalarBlock(tuple(scalar_keys))
+        self.blocks.append(block)
+        return tuple(scalar_idx), block, tuple(payloads)
+
+    def _admit(self, key: TagKey) -> bool:
+        """Make room for `key` under the tag limits; False if the tag was evicted before."""
+        if key in self.evicted:
+            return False
+        if key not in self.tags:
+            plugin = key[0]
+            cap = limits.MAX_TAGS_PER_PLUGIN.get(plugin)
+            same_plugin = [k for k in self.tags if k[0] == plugin] if cap else []
+            if cap and len(same_plugin) >= cap:
+                self._evict(same_plugin[0])
+            elif len(self.tags) + len(self.graphs) >= limits.MAX_TAGS:
+                self._evict(next(iter(self.tags)))
+            names = ("value",) if plugin == "scalar" else ("offset", "index")
+            self.tags[key] = Series.empty(limits.max_steps(plugin), names)
+        return True
+
+    def _evict(self, key: TagKey) -> None:
+        """The earliest-seen tag leaves; its later values are ignored (MindInsight does the same)."""
+        self.tags.pop(key, None)
+        self.pending.pop(key, None)
+        self.changed.discard(key)
+        self.evicted.add(key)
+
+    def _merge(self, ranks: np.ndarray) -> None:
+        """Move pending values into the series."""
+        pieces: dict[TagKey, list[dict[str, np.ndarray]]] = {}
+        for block in self.blocks:
+            for key, cols in block.drain():
+                pieces.setdefault(key, []).append(cols)
+        for key, batch in self.pending.items():
+            if len(batch):
+                pieces.setdefault(key, []).append(batch.arrays())
+        self.pending = {}
+        for key, parts in pieces.items():
+            if key not in self.tags:
+                continue  # evicted meanwhile
+            if len(parts) == 1:
+                cols = parts[0]
+            else:  # several event layouts: back into read order
+                cols = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+                order = np.argsort(cols["seq"], kind="stable")
+                cols = {name: col[order] for name, col in cols.items()}
+            self.tags[key] = self.tags[key].merge(cols, ranks)
+            self.changed.add(key)
+
+    # -- graphs -------------------------------------------------------------------------
+
+    def _summary_graph(self, event: summary_pb2.Event, state: _FileState, offset: int) -> None:
+        if not len(event.graph_def.node):
+            return
+        # Only the latest summary-file graph is kept; .pb graphs stay (compat §3.5).
+        for tag, source in list(self.graphs.items()):
+            if source.kind == "summary":
+                del self.graphs[tag]
+        self._add_graph(GraphSource(state.name, "summary", os.path.join(self.path, state.name), offset,
+                                    event.step, event.wall_time))
+
+    def _add_graph(self, source: GraphSource) -> None:
+        if source.tag not in self.graphs and len(self.graphs) >= limits.MAX_TAGS_PER_PLUGIN["graph"]:
+            del self.graphs[next(iter(self.graphs))]
+        self.graphs[source.tag] = source
+
+    def _refresh_pb(self, found: FoundJob) -> None:
+        for name in list(self._pb_stamps):
+            if name not in found.graph_files:
+                del self._pb_stamps[name]
+                self.graphs.pop(name, None)
+        for name in found.graph_files:
+            path = os.path.join(self.path, name)
+            try:
+                st = os.stat(path)
+            except OSError as exc:
+                self.problems.append(f"{name}: unreadable ({_describe(exc)})")
+                continue
+            stamp = (st.st_size, st.st_mtime)
+            if self._pb_stamps.get(name) != stamp:
+                self._pb_stamps[name] = stamp
+                self._add_graph(GraphSource(name, "pb", path, 0, 0, st.st_mtime))
+
+    # -- lineage ------------------------------------------------------------------------
+
+    def _refresh_lineage(self, found: FoundJob) -> JobLineage | None:
+        """The job's lineage if a lineage file appeared, changed size or went; else None."""
+        paths = [os.path.join(self.path, name) for name in found.lineage_files]
+        sizes = []
+        for path in paths:
+            try:
+                sizes.append((path, os.stat(path).st_size))
+            except OSError:
+                sizes.append((path, -1))
+        sizes = tuple(sizes)
+        if sizes == self._lineage_sizes:
+            return None
+        self._lineage_sizes = sizes
+        return read_lineage(paths) if paths else JobLineage()
+
+    # -- publishing ---------------------------------------------------------------------
+
+    def _publish(self, found: FoundJob, lineage: JobLineage | None) -> None:
+        files_by_fid = [""] * len(self.files)
+        for state in self.files.values():
+            files_by_fid[state.fid] = os.path.join(self.path, state.name)
+        self.view = JobView(
+            train_id=self.train_id,
+            path=self.path,
+            summary_files=tuple(found.summary_files),
+            lineage_files=tuple(found.lineage_files),
+            graph_files=tuple(found.graph_files),
+            files=tuple(files_by_fid),
+            tags=MappingProxyType(dict(self.tags)),
+            graphs=MappingProxyType(dict(self.graphs)),
+            lineage=lineage if lineage is not None else self.view.lineage,
+            file_status=tuple(self.files[name].status() for name in found.summary_files),
+            first_wall_time=self.first_wall_time,
+            update_time=_update_time(found),
+            loaded=True,
+            problems=tuple(self.problems),
+        )
+
+
+def _update_time(found: FoundJob) -> float:
+    newest = 0.0
+    for name in (*found.summary_files, *found.lineage_files, *found.graph_files):
+        try:
+            newest = max(newest, os.stat(os.path.join(found.path, name)).st_mtime)
+        except OSError:
+            pass
+    return newest
+
+
+@dataclass
+class LoadProgress:
+    jobs_found: int = 0
+    jobs_loaded: int = 0
+    files_read: int = 0
+    bytes_read: int = 0
+    loading: bool = False
+    reloads: int = 0
+
+
+Subscriber = Callable[[Changes], None]
+
+
+class SummaryCache:
+    """Jobs of one log directory, loaded in the background and read as snapshots."""
+
+    def __init__(self, logdir: str, payload_bytes: int = limits.PAYLOAD_CACHE_BYTES):
+        self.logdir = os.path.abspath(logdir)
+        self.payloads = PayloadStore(payload_bytes)
+        self.progress = LoadProgress()
+        self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan
+        self.error: str = ""  # set when LOGDIR itself cannot be read
+        self._loaders: dict[str, _JobLoader] = {}
+        self._views: Mapping[str, JobView] = MappingProxyType({})
+        self._subscribers: list[Subscriber] = []
+        self._load_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def jobs(self) -> Mapping[str, JobView]:
+        """Every job's current view, by train id (sorted)."""
+        return self._views
+
+    def job(self, train_id: str) -> JobView | None:
+        return self._views.get(train_id)
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(changes)` (on the loading thread) after each change; returns unsubscribe."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    # -- loading --------------------------------------------------------------------------
+
+    def reload(self) -> Changes:
+        """One pass: discover jobs, read what was appended, publish. Safe to call from any thread."""
+        with self._load_lock:
+            return self._reload()
+
+    def _reload(self) -> Changes:
+        total = Changes()
+        self.progress.loading = True
+        try:
+            try:
+                found: Discovery = discover(self.logdir)
+                self.error = ""
+            except OSError as exc:
+                self.error = f"cannot read {self.logdir}: {_describe(exc)}"
+                found = Discovery({}, [])
+            self.problems = tuple(found.problems)
+            removed = set(self._loaders) - set(found.jobs)
+            added = set(found.jobs) - set(self._loaders)
+            for train_id in removed:
+                del self._loaders[train_id]
+            for train_id in added:
+                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path)
+            self.progress.jobs_found = len(found.jobs)
+            if added or removed:
+                # New jobs show up at once (state "loading"), before their files are read.
+                self._set_views()
+                first = Changes(added=added, removed=removed)
+                total.merge(first)
+                self._notify(first)
+            # Newest jobs first: they are the ones a user is waiting for.
+            order = sorted(found.jobs.values(), key=lambda j: -_newest_stamp(j))
+            for i, item in enumerate(order):
+                if self._stop.is_set() and self._thread is not None:
+                    break
+                changes = self._loaders[item.train_id].refresh(item, self.payloads, self.progress)
+                self.progress.jobs_loaded = i + 1
+                if changes or not self._views.get(item.train_id, JobView("", "")).loaded:
+                    self._set_views()
+                    self._notify(changes)
+                    total.merge(changes)
+            self.progress.reloads += 1
+        finally:
+            self.progress.loading = False
+        return total
+
+    def _set_views(self) -> None:
+        self._views = MappingProxyType({tid: self._loaders[tid].view for tid in sorted(self._loaders)})
+
+    def _notify(self, changes: Changes) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(changes)
+            except Exception:  # a broken subscriber must not stop loading
+                pass
+
+    # -- the reload loop --------------------------------------------------------------------
+
+    def start(self, interval: float = 3.0) -> None:
+        """Load in a background thread, then reload on file changes and every `interval` s.
+
+        interval 0 loads once.
+        """
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, args=(interval,), name="summary-cache", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _loop(self, interval: float) -> None:
+        self.reload()
+        if interval <= 0:
+            return
+        for _ in self._wakeups(interval):
+            if self._stop.is_set():
+                return
+            self.reload()
+
+    def _wakeups(self, interval: float) -> Iterator[None]:
+        """Yields when files changed (watchfiles) or `interval` passed; polls if watching fails."""
+        try:
+            from watchfiles import watch
+
+            for _ in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
+                           yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False):
+                yield
+        except Exception:
+            pass  # no notices on this file system, or it went away: poll instead
+        while not self._stop.wait(interval):
+            yield
+
+
+def _newest_stamp(job: FoundJob) -> int:
+    return max((file_timestamp(n) for n in job.summary_files + job.lineage_files), default=0)
+
+
+def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
+    """Block until every job found has been loaded once (tests and headless use)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cache.progress.reloads and all(v.loaded for v in cache.jobs.values()):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+__all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded",
+           "replace"]

@@ -1,0 +1,156 @@
+"""Tensor, image and histogram payloads, decoded from the file when asked for.
+
+The cache keeps only where a payload is (file, record offset, position in the event), so
+memory does not grow with tensor size. Decoded payloads sit in a small LRU bounded in bytes.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from ..proto import anf_ir_pb2, summary_pb2
+from . import limits
+from .records import read_record_at
+
+
+@dataclass(frozen=True)
+class Locator:
+    path: str
+    offset: int  # record offset in the file
+    index: int  # position of the value in the event's summary
+
+
+class PayloadError(Exception):
+    """A payload that cannot be read any more; the message says why, for the UI."""
+
+
+@dataclass(frozen=True)
+class TensorData:
+    dims: tuple[int, ...]
+    dtype: str  # "DT_FLOAT32"
+    array: np.ndarray | None  # float64 with NaN/Inf as written, shaped by dims; None: see reason
+    reason: str = ""  # why there is no array
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.array is None else self.array.nbytes
+
+
+@dataclass(frozen=True)
+class HistogramData:
+    buckets: np.ndarray  # (n, 3): left, width, count, sorted by left
+    nan_count: int
+    pos_inf_count: int
+    neg_inf_count: int
+    min: float
+    max: float
+
+    @property
+    def nbytes(self) -> int:
+        return self.buckets.nbytes + 64
+
+
+@dataclass(frozen=True)
+class ImageData:
+    width: int
+    height: int
+    colorspace: int
+    png: bytes
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.png) + 64
+
+
+def dtype_name(value: int) -> str:
+    try:
+        return anf_ir_pb2.DataType.Name(value)
+    except ValueError:
+        return "DT_UNDEFINED"  # a type newer than our proto, as MindInsight shows it
+
+
+def tensor_from_proto(proto: anf_ir_pb2.TensorProto) -> TensorData:
+    dims = tuple(int(d) for d in proto.dims)
+    dtype = dtype_name(proto.data_type)
+    count = int(np.prod(dims)) if dims else 1
+    if count > limits.MAX_TENSOR_ELEMENTS:
+        return TensorData(dims, dtype, None, f"{count:,} elements: over the limit of "
+                          f"{limits.MAX_TENSOR_ELEMENTS:,}, only shape and type are kept")
+    # MindSpore writes every element to float_data; read the other arrays too (MindInsight
+    # shows those tensors as empty).
+    for field_name in ("float_data", "double_data", "int32_data", "int64_data", "uint64_data"):
+        data = getattr(proto, field_name)
+        if len(data):
+            array = np.array(data, dtype=np.float64)
+            break
+    else:
+        array = np.empty(0)
+    if array.size != count:
+        return TensorData(dims, dtype, None, f"holds {array.size} values for shape "
+                          f"{'x'.join(map(str, dims)) or 'scalar'} ({count} expected)")
+    return TensorData(dims, dtype, array.reshape(dims))
+
+
+def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
+    buckets = np.array([(b.left, b.width, b.count) for b in proto.buckets], dtype=np.float64).reshape(-1, 3)
+    buckets = buckets[np.argsort(buckets[:, 0], kind="stable")]
+    return HistogramData(buckets, proto.nan_count, proto.pos_inf_count, proto.neg_inf_count,
+                         proto.min, proto.max)
+
+
+class PayloadStore:
+    """Decodes payloads on demand; a thread-safe LRU bounded by `max_bytes`."""
+
+    def __init__(self, max_bytes: int = limits.PAYLOAD_CACHE_BYTES):
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[str, Locator], Any] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @property
+    def cached_bytes(self) -> int:
+        return self._bytes
+
+    def _get(self, kind: str, loc: Locator, build: Callable[[summary_pb2.Summary.Value], Any]) -> Any:
+        key = (kind, loc)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        item = build(read_value(loc))
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = item
+                self._bytes += item.nbytes
+                while self._bytes > self.max_bytes and len(self._items) > 1:
+                    _, old = self._items.popitem(last=False)
+                    self._bytes -= old.nbytes
+        return item
+
+    def tensor(self, loc: Locator) -> TensorData:
+        return self._get("tensor", loc, lambda v: tensor_from_proto(v.tensor))
+
+    def histogram(self, loc: Locator) -> HistogramData:
+        return self._get("histogram", loc, lambda v: histogram_from_proto(v.histogram))
+
+    def image(self, loc: Locator) -> ImageData:
+        return self._get("image", loc, lambda v: ImageData(v.image.width, v.image.height,
+                                                           v.image.colorspace, v.image.encoded_image))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
+
+def read_value(loc: Locator) -> summary_pb2.Summary.Value:
+    try:
+        event = summary_pb2.Event.FromString(read_record_at(loc.path, loc.offset))
+        return event.summary.value[loc.index]
+    except (OSError, ValueError, DecodeError, IndexError) as exc:
+        raise PayloadError(f"cannot read the value any more: {exc}") from exc

@@ -1,0 +1,145 @@
+"""A bounded series of steps for one tag.
+
+A `Series` is immutable: `merge` returns a new one, so a reader holding a series sees a
+consistent state while the loader goes on. Columns are numpy arrays sorted by step:
+
+    step (int64), wall_time (float64), fid (int32: which file of the job it came from),
+    then `value` (float64) for scalars, or `offset` (int64) and `index` (int32) for payloads
+    that stay in the file (record offset, position of the value in the event).
+
+Two rules from MindInsight (compat §3.8), applied to each batch of new values in the order
+they were read:
+- a step written again replaces the old value;
+- a step written to a newer file drops the later steps that came from older files (a
+  training restart).
+
+Past the limit the series keeps one step per slot of `width` steps, counted from the first
+step, plus the newest step: the first and the newest step are always kept and the rest stay
+spread evenly over the step range. (MindInsight's reservoir drops the first step, §3.7.)
+When a series outgrows its limit the slot width doubles. Widths are powers of two counted
+from the first step, so the slots nest: what is kept is exactly the first step of every slot,
+evenly spaced, never more than the limit and at least half of it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+@dataclass(frozen=True)
+class Series:
+    limit: int
+    columns: dict[str, np.ndarray]
+    width: int = 1  # slot width in steps, a power of two
+    seen: int = 0  # values ever offered, kept or not
+
+    @classmethod
+    def empty(cls, limit: int, names: tuple[str, ...]) -> "Series":
+        dtypes = {"step": np.int64, "wall_time": np.float64, "fid": np.int32, "value": np.float64,
+                  "offset": np.int64, "index": np.int32}
+        return cls(limit, {name: np.empty(0, dtype=dtypes[name]) for name in ("step", "wall_time", "fid", *names)})
+
+    def __len__(self) -> int:
+        return len(self.columns["step"])
+
+    @property
+    def steps(self) -> np.ndarray:
+        return self.columns["step"]
+
+    @property
+    def wall_times(self) -> np.ndarray:
+        return self.columns["wall_time"]
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.columns["value"]
+
+    @property
+    def last_step(self) -> int | None:
+        return int(self.steps[-1]) if len(self) else None
+
+    def merge(self, batch: dict[str, np.ndarray], file_rank: np.ndarray) -> "Series":
+        """The series with `batch` (columns in read order) added.
+
+        `file_rank[fid]` orders the job's files (timestamp, then name) for the restart rule.
+        """
+        n_new = len(batch["step"])
+        if n_new == 0:
+            return self
+        cols = {name: np.concatenate((old, batch[name])) for name, old in self.columns.items()}  # drops "seq"
+        steps = cols["step"]
+        keep = _survivors(steps, file_rank[cols["fid"]])
+        if not keep.all():
+            cols = {name: col[keep] for name, col in cols.items()}
+            steps = cols["step"]
+        order = np.argsort(steps, kind="stable")
+        if not (order == np.arange(len(order))).all():
+            cols = {name: col[order] for name, col in cols.items()}
+        width, picked = _sample(cols["step"], self.limit, self.width)
+        if picked is not None:
+            cols = {name: col[picked] for name, col in cols.items()}
+        return Series(self.limit, cols, width, self.seen + n_new)
+
+
+def _survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Mask of values (in read order) that no later value replaces or rolls back."""
+    n = len(steps)
+    keep = np.ones(n, dtype=bool)
+    # A later value with the same step replaces this one: keep the last occurrence.
+    _, last_from_end = np.unique(steps[::-1], return_index=True)
+    if len(last_from_end) != n:
+        keep[:] = False
+        keep[n - 1 - last_from_end] = True
+    # A later value with a smaller step from a newer file rolls this one back.
+    for rank in np.unique(ranks)[:-1]:
+        later_newer = np.where(ranks > rank, steps, np.iinfo(np.int64).max)
+        # min step among values after position j from files newer than `rank`
+        suffix_min = np.minimum.accumulate(later_newer[::-1])[::-1]
+        after = np.append(suffix_min[1:], np.iinfo(np.int64).max)
+        keep &= ~((ranks == rank) & (after < steps))
+    return keep
+
+
+def _sample(steps: np.ndarray, limit: int, width: int) -> tuple[int, np.ndarray | None]:
+    """(slot width, indices to keep or None for all) for sorted `steps`."""
+    if len(steps) <= limit and width == 1:
+        return width, None
+    while True:
+        picked = _first_per_slot(steps, width)
+        if len(picked) <= limit:
+            return width, (None if len(picked) == len(steps) else picked)
+        width *= 2
+
+
+def _first_per_slot(steps: np.ndarray, width: int) -> np.ndarray:
+    slots = (steps - steps[0]) // int(width)
+    first = np.empty(len(steps), dtype=bool)
+    first[0] = True
+    first[1:] = slots[1:] != slots[:-1]
+    first[-1] = True  # the newest step is always kept
+    return np.flatnonzero(first)
+
+
+@dataclass
+class Batch:
+    """Payload locations read since the last merge, in plain lists (cheap to append to)."""
+
+    seq: list = field(default_factory=list)  # event sequence numbers: read order across batches
+    step: list = field(default_factory=list)
+    wall_time: list = field(default_factory=list)
+    fid: list = field(default_factory=list)
+    offset: list = field(default_factory=list)
+    index: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "seq": np.array(self.seq, dtype=np.int64),
+            "step": np.array(self.step, dtype=np.int64),
+            "wall_time": np.array(self.wall_time, dtype=np.float64),
+            "fid": np.array(self.fid, dtype=np.int32),
+            "offset": np.array(self.offset, dtype=np.int64),
+            "index": np.array(self.index, dtype=np.int32),
+        }
