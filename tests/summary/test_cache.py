@@ -1,0 +1,335 @@
+"""The shared cache against the truth file, and its behaviour while logs change."""
+import hashlib
+import math
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from tui_insight.summary import cache as cache_module
+from tui_insight.summary import limits
+from tui_insight.summary.cache import SummaryCache, wait_loaded
+from tui_insight.summary.records import frame
+from tui_insight.summary.writer import SummaryWriter
+
+PLUGINS = ("scalar", "histogram", "tensor", "image")
+
+
+def split_tag(full: str) -> tuple[str, str]:
+    tag, plugin = full.rsplit("/", 1)
+    return plugin, tag
+
+
+# -- differential: what is in the files, what MindInsight kept ------------------------------
+
+def test_records_and_states_match_raw(fixture_cache, truth):
+    for train_id, job in truth["jobs"].items():
+        view = fixture_cache.job(train_id)
+        raw_files = job["raw"]["files"]
+        assert view.records == sum(f["records"] for f in raw_files), train_id
+        assert view.bad_records == sum(len(f["bad_header_crc"]) + len(f["bad_payload_crc"]) + len(f["decode_errors"])
+                                       for f in raw_files)
+        assert view.tail_bytes == sum(f["tail_bytes"] for f in raw_files), train_id
+        assert view.state == ("ok" if job["listing"]["is_integrity"] else "growing"), train_id
+
+
+def test_tags_per_plugin_match_mindinsight(fixture_cache, truth):
+    for train_id, job in truth["jobs"].items():
+        view = fixture_cache.job(train_id)
+        for plugin in PLUGINS:
+            expected = sorted(split_tag(t)[1] for t in job["plugins"][plugin])
+            assert view.tag_names(plugin) == expected, (train_id, plugin)
+
+
+def test_graph_tags_match_mindinsight(fixture_cache, truth):
+    for train_id, job in truth["jobs"].items():
+        assert sorted(fixture_cache.job(train_id).graphs) == sorted(job["plugins"]["graph"]), train_id
+
+
+def test_unsampled_scalars_equal_mindinsight(fixture_cache, truth):
+    checked = 0
+    for train_id, job in truth["jobs"].items():
+        for full, points in job["scalars"].items():
+            plugin, tag = split_tag(full)
+            if job["raw"]["tags"][full]["distinct_steps"] > limits.max_steps(plugin):
+                continue
+            series = fixture_cache.job(train_id).series(plugin, tag)
+            assert series.steps.tolist() == [p[0] for p in points], (train_id, tag)
+            for value, (_, expected, wall) in zip(series.values.tolist(), points):
+                if expected is None:
+                    assert not math.isfinite(value)
+                else:
+                    assert value == pytest.approx(expected, rel=1e-6)
+            assert series.wall_times.tolist() == pytest.approx([p[2] for p in points])
+            checked += 1
+    assert checked >= 15
+
+
+def test_resumed_run_across_files(fixture_cache, truth):
+    """edge/resume: step 10 written twice, then a newer file restarts at 20 (compat §3.8)."""
+    series = fixture_cache.job("./edge_cases").series("scalar", "edge/resume")
+    expected = truth["jobs"]["./edge_cases"]["scalars"]["edge/resume/scalar"]
+    assert series.steps.tolist() == [p[0] for p in expected]
+    assert series.values[series.steps.tolist().index(20)] == 120.0
+
+
+def test_sampled_tags_keep_first_and_newest_within_limit(fixture_cache, truth):
+    job = truth["jobs"]["./limits"]
+    sampled = 0
+    for full, raw in job["raw"]["tags"].items():
+        plugin, tag = split_tag(full)
+        series = fixture_cache.job("./limits").series(plugin, tag)
+        if series is None:
+            continue  # an evicted tensor tag (6-tag limit), checked elsewhere
+        limit = limits.max_steps(plugin)
+        steps = series.steps.tolist()
+        assert len(steps) <= limit
+        assert set(steps) <= set(raw["steps_in_file_order"])
+        assert steps[-1] == raw["last_step"]
+        if raw["distinct_steps"] > limit:
+            sampled += 1
+            assert steps[0] == raw["first_step"]  # MindInsight's reservoir loses it; we keep it
+            assert len(steps) >= limit // 2
+    assert sampled >= 4
+
+
+def test_payload_steps_equal_mindinsight(fixture_cache, truth):
+    for train_id, job in truth["jobs"].items():
+        view = fixture_cache.job(train_id)
+        for full, items in job["histograms"].items():
+            plugin, tag = split_tag(full)
+            if job["raw"]["tags"][full]["distinct_steps"] <= limits.max_steps(plugin):
+                assert view.series(plugin, tag).steps.tolist() == [h["step"] for h in items]
+        for full, image in job["images"].items():
+            plugin, tag = split_tag(full)
+            if job["raw"]["tags"][full]["distinct_steps"] <= limits.max_steps(plugin):
+                assert view.series(plugin, tag).steps.tolist() == image["steps"]
+
+
+def test_images_are_decoded_on_demand(fixture_cache, truth):
+    for train_id, job in truth["jobs"].items():
+        view = fixture_cache.job(train_id)
+        for full, image in job["images"].items():
+            series = view.series(*split_tag(full))
+            last = image["last_image"]
+            assert series.steps[-1] == last["step"]
+            data = fixture_cache.payloads.image(view.locator(series, len(series) - 1))
+            assert hashlib.sha256(data.png).hexdigest() == last["sha256"]
+
+
+def test_lineage_is_attached(fixture_cache):
+    view = fixture_cache.job("./lenet_lr0.01")
+    assert view.lineage.train["learning_rate"] == 0.01
+    assert view.lineage.evaluation["metric"]["Accuracy"] == 0.1875
+    assert fixture_cache.job("./limits").lineage is None
+
+
+# -- behaviour while logs change --------------------------------------------------------------
+
+def write_steps(writer, steps, tag="loss"):
+    for step in steps:
+        writer.add_scalar(tag, step * 0.5)
+        writer.record(step, wall_time=1000.0 + step)
+    writer.flush()
+
+
+def test_reload_reads_only_appended_bytes(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, range(1, 101))
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    before = cache.progress.bytes_read
+    size = os.path.getsize(writer.path)
+    write_steps(writer, [101])
+    changes = cache.reload()
+    assert cache.progress.bytes_read - before == os.path.getsize(writer.path) - size
+    assert changes.updated == {"./": {("scalar", "loss")}}
+    assert cache.job("./").series("scalar", "loss").last_step == 101
+    assert not cache.reload()  # nothing new, nothing changed
+
+
+def test_growing_then_complete(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1])
+    writer.add_scalar("loss", 9.0)
+    from tui_insight.proto import summary_pb2
+    event = summary_pb2.Event(wall_time=1.0, step=2)
+    event.summary.value.add(tag="loss", scalar_value=2.0)
+    record = frame(event.SerializeToString())
+    writer.write_raw(record[:10])
+    writer.flush()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert cache.job("./").state == "growing"
+    writer.write_raw(record[10:])
+    writer.flush()
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "ok" and view.series("scalar", "loss").steps.tolist() == [1, 2]
+
+
+def test_corrupt_record_is_skipped_and_counted(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1, 2, 3])
+    writer.close()
+    data = bytearray(writer.path.read_bytes())
+    value_at = data.find(np.float32(1.0).tobytes())  # step 2's value 1.0
+    data[value_at + 3] ^= 0x40  # MindInsight would show a wrong value here
+    writer.path.write_bytes(bytes(data))
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "corrupt: 1 record"
+    assert view.series("scalar", "loss").steps.tolist() == [1, 3]
+
+
+def test_truncated_file_is_read_again(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, range(1, 11))
+    writer.close()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    writer.path.write_bytes(b"")
+    writer = SummaryWriter(tmp_path, timestamp=1)  # the same name, written afresh
+    write_steps(writer, [1, 2])
+    cache.reload()
+    assert cache.job("./").series("scalar", "loss").steps.tolist() == [1, 2]
+
+
+def test_deleted_file_drops_its_data(tmp_path):
+    old = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(old, range(1, 6), tag="old")
+    new = SummaryWriter(tmp_path, timestamp=2)
+    write_steps(new, range(1, 6), tag="new")
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert cache.job("./").tag_names("scalar") == ["new", "old"]
+    os.remove(old.path)
+    cache.reload()
+    assert cache.job("./").tag_names("scalar") == ["new"]
+
+
+def test_deleted_job_disappears(tmp_path):
+    write_steps(SummaryWriter(tmp_path / "a", timestamp=1), [1])
+    write_steps(SummaryWriter(tmp_path / "b", timestamp=1), [1])
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    for name in os.listdir(tmp_path / "b"):
+        os.remove(tmp_path / "b" / name)
+    changes = cache.reload()
+    assert list(cache.jobs) == ["./a"] and changes.removed == {"./b"}
+
+
+def test_unreadable_file_is_a_state_not_a_crash(tmp_path, monkeypatch):
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
+    real_open = open
+
+    def deny(path, *args, **kwargs):  # tests run as root: chmod cannot lock the file
+        if "summary" in str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "open", deny, raising=False)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert cache.job("./").state == "unreadable: Permission denied"
+
+
+def test_missing_logdir_is_an_error_message(tmp_path):
+    cache = SummaryCache(str(tmp_path / "nope"))
+    cache.reload()
+    assert "cannot read" in cache.error and not cache.jobs
+
+
+def test_tag_limit_evicts_earliest_seen(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    for i in range(310):
+        writer.add_scalar(f"tag{i:03d}", float(i))
+    writer.record(1)
+    writer.close()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert cache.job("./").tag_names("scalar") == [f"tag{i:03d}" for i in range(10, 310)]
+
+
+def test_tensor_tag_limit(fixture_cache, truth):
+    tensor_tags = fixture_cache.job("./limits").tag_names("tensor")
+    assert len(tensor_tags) == 6
+    assert tensor_tags == sorted(split_tag(t)[1] for t in truth["jobs"]["./limits"]["plugins"]["tensor"])
+
+
+def test_same_name_in_two_plugins_stays_apart(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    writer.add_scalar("w", 1.0)
+    writer.add_histogram("w", np.arange(10.0))
+    writer.record(1)
+    writer.close()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.tag_names("scalar") == ["w"] and view.tag_names("histogram") == ["w"]
+
+
+def test_subscribers_hear_about_changes(tmp_path):
+    writer = SummaryWriter(tmp_path / "run", timestamp=1)
+    write_steps(writer, [1])
+    cache = SummaryCache(str(tmp_path))
+    heard = []
+    cache.subscribe(heard.append)
+    cache.reload()
+    assert any("./run" in c.added for c in heard)
+    assert any(c.updated.get("./run") == {("scalar", "loss")} for c in heard)
+
+
+def test_live_append_every_step_arrives_once(tmp_path):
+    """A writer appends while the background loop reloads; every step arrives exactly once."""
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=0.05)
+    try:
+        for step in range(1, 301):
+            writer.add_scalar("loss", float(step))
+            writer.record(step, wall_time=float(step))
+            if step % 7 == 0:
+                writer.flush()
+                time.sleep(0.002)
+        writer.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            view = cache.job("./")
+            series = view.series("scalar", "loss") if view else None
+            if series is not None and series.last_step == 300:
+                break
+            time.sleep(0.02)
+        series = cache.job("./").series("scalar", "loss")
+        assert series.steps.tolist() == list(range(1, 301))
+        assert series.values.tolist() == [float(s) for s in range(1, 301)]
+        assert series.seen == 300
+    finally:
+        cache.stop()
+
+
+def test_readers_see_consistent_snapshots(tmp_path):
+    """A view taken before a reload does not change under the reader."""
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, range(1, 11))
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    write_steps(writer, range(11, 21))
+    cache.reload()
+    assert view.series("scalar", "loss").last_step == 10
+    assert cache.job("./").series("scalar", "loss").last_step == 20
+
+
+def test_wait_loaded_in_background(tmp_path):
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1, 2])
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=0)
+    try:
+        assert wait_loaded(cache, timeout=10)
+        assert cache.job("./").state == "ok"
+    finally:
+        cache.stop()

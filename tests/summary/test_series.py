@@ -1,0 +1,82 @@
+"""Bounded step series: MindInsight's replace/restart rules and even sampling past the limit."""
+import numpy as np
+
+from tui_insight.summary.series import Series
+
+
+def batch(steps, values=None, fid=0):
+    steps = np.asarray(steps, dtype=np.int64)
+    values = steps.astype(float) if values is None else np.asarray(values, dtype=float)
+    return {"step": steps, "wall_time": steps * 0.5, "fid": np.full(len(steps), fid, dtype=np.int32),
+            "value": values}
+
+
+RANKS = np.array([0, 1, 2])
+
+
+def merged(*batches, limit=1000):
+    series = Series.empty(limit, ("value",))
+    for b in batches:
+        series = series.merge(b, RANKS)
+    return series
+
+
+def test_keeps_steps_sorted_with_their_columns():
+    s = merged(batch([3, 1, 2], [30, 10, 20]))
+    assert s.steps.tolist() == [1, 2, 3]
+    assert s.values.tolist() == [10, 20, 30]
+    assert s.wall_times.tolist() == [0.5, 1.0, 1.5]
+
+
+def test_a_step_written_again_replaces_it():
+    s = merged(batch(range(1, 11)), batch([5], [500.0]))
+    assert s.steps.tolist() == list(range(1, 11))
+    assert s.values[4] == 500.0
+
+
+def test_restart_in_newer_file_drops_later_steps_of_older_file():
+    # compat §3.8: file A holds 1..10, newer file B holds 5..7 -> 1..4 from A and 5..7 from B.
+    s = merged(batch(range(1, 11), fid=0), batch([5, 6, 7], [50, 60, 70], fid=1))
+    assert s.steps.tolist() == [1, 2, 3, 4, 5, 6, 7]
+    assert s.values.tolist() == [1, 2, 3, 4, 50, 60, 70]
+
+
+def test_same_file_rewrite_keeps_later_steps():
+    s = merged(batch(list(range(1, 11)) + [5], list(range(1, 11)) + [55]))
+    assert s.steps.tolist() == list(range(1, 11))
+    assert s.values[4] == 55
+
+
+def test_restart_rule_holds_within_one_batch():
+    both = {k: np.concatenate([batch(range(1, 11), fid=0)[k], batch([5, 6], fid=1)[k]]) for k in batch([1])}
+    s = merged(both)
+    assert s.steps.tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_limit_keeps_first_and_newest_and_spreads_evenly():
+    s = merged(*[batch(range(i, i + 100)) for i in range(1, 20001, 100)], limit=1000)
+    steps = s.steps
+    assert len(steps) <= 1000
+    assert len(steps) >= 500
+    assert steps[0] == 1 and steps[-1] == 20000
+    gaps = np.diff(steps[:-1])
+    assert gaps.max() == gaps.min()  # evenly spaced (the newest step closes the range)
+    assert s.seen == 20000
+
+
+def test_sampling_does_not_depend_on_batch_boundaries():
+    one = merged(batch(range(1, 5001)), limit=100)
+    many = merged(*[batch(range(i, min(i + 7, 5001))) for i in range(1, 5001, 7)], limit=100)
+    assert one.steps.tolist() == many.steps.tolist()
+    assert one.width == many.width
+
+
+def test_sparse_steps_are_sampled_too():
+    s = merged(batch(range(0, 100000, 10)), limit=50)
+    assert len(s) <= 50 and s.steps[0] == 0 and s.steps[-1] == 99990
+
+
+def test_merge_returns_new_series_and_leaves_old_untouched():
+    first = merged(batch([1, 2, 3]))
+    second = first.merge(batch([4]), RANKS)
+    assert len(first) == 3 and len(second) == 4

@@ -1,0 +1,127 @@
+"""Command line: open the terminal UI on a log directory, or export a CSV snapshot headless."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+
+EPILOG = """\
+examples:
+  tui-insight ./logs                                   open the dashboard on ./logs
+  tui-insight --demo                                   open it on demo logs, one run still training
+  tui-insight ./logs --export csv --out ./snapshot     write jobs/scalars/histograms/tensors/images/lineage .csv
+  tui-insight ./logs --export csv --out ./s --all-steps --force
+
+LOGDIR and every directory below it that holds MindSpore summary files (names with
+'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
+Nothing is ever written inside LOGDIR.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tui-insight",
+        description="A keyboard-driven terminal dashboard for MindSpore summary logs: scalars, "
+                    "histograms, tensors, images, graphs and lineage, like MindInsight without a browser.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("logdir", nargs="?", metavar="LOGDIR",
+                        help="directory of training logs (searched recursively for jobs)")
+    parser.add_argument("--version", action="version", version=f"tui-insight {__version__}")
+    parser.add_argument("--demo", action="store_true",
+                        help="write demo logs to a temporary directory (several runs, every kind of data, "
+                             "one run that keeps training) and open them")
+    parser.add_argument("--reload-interval", type=float, default=3.0, metavar="SECONDS",
+                        help="reload at least this often, besides reloading on file-change notices "
+                             "(default 3; 0 loads once)")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
+    export = parser.add_argument_group("headless export")
+    export.add_argument("--export", choices=["csv"], metavar="FORMAT",
+                        help="write a snapshot instead of opening the UI; FORMAT is csv")
+    export.add_argument("--out", type=Path, metavar="DIR",
+                        help="directory for the snapshot (required with --export; never inside LOGDIR)")
+    export.add_argument("--all-steps", action="store_true",
+                        help="export every step in the files instead of what the cache keeps "
+                             "(1000 scalar, 50 histogram, 20 tensor, 10 image steps a tag)")
+    export.add_argument("--force", action="store_true", help="write into a non-empty --out directory")
+    return parser
+
+
+def fail(message: str) -> int:
+    print(f"tui-insight: error: {message}", file=sys.stderr)
+    return 2
+
+
+def check_logdir(logdir: str) -> str | None:
+    """None if LOGDIR can be read, else a one-line reason."""
+    if not os.path.exists(logdir):
+        return f"LOGDIR {logdir!r} does not exist"
+    if not os.path.isdir(logdir):
+        return f"LOGDIR {logdir!r} is not a directory"
+    if not os.access(logdir, os.R_OK | os.X_OK):
+        return f"LOGDIR {logdir!r} cannot be read (permission denied)"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.reload_interval < 0:
+        return fail("--reload-interval must be 0 or more seconds")
+    if args.export and not args.out:
+        return fail("--export needs --out DIR")
+    if (args.out or args.all_steps or args.force) and not args.export:
+        return fail("--out, --all-steps and --force go with --export csv")
+    try:
+        if args.demo:
+            from .demo import run_demo
+
+            return run_demo(args)
+        if not args.logdir:
+            parser.print_usage(sys.stderr)
+            return fail("give a LOGDIR, or --demo")
+        problem = check_logdir(args.logdir)
+        if problem:
+            return fail(problem)
+        if args.export:
+            return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force)
+        return open_ui(args.logdir, args)
+    except KeyboardInterrupt:
+        return 130
+
+
+def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
+    from .export import ExportError, export_snapshot
+    from .summary.cache import SummaryCache
+
+    cache = SummaryCache(logdir)
+    cache.reload()
+    if cache.error:
+        return fail(cache.error)
+    for problem in cache.problems:
+        print(f"tui-insight: warning: {problem}", file=sys.stderr)
+    for view in cache.jobs.values():
+        if view.state != "ok":
+            print(f"tui-insight: warning: {view.train_id}: {view.state}", file=sys.stderr)
+    try:
+        result = export_snapshot(cache, out, all_steps=all_steps, force=force)
+    except ExportError as exc:
+        return fail(str(exc))
+    counts = ", ".join(f"{n} {name}" for name, n in result.rows.items())
+    print(f"wrote {len(result.files)} files to {Path(out).resolve()} ({counts} rows)")
+    return 0
+
+
+def open_ui(logdir: str, args: argparse.Namespace) -> int:
+    from .summary.cache import SummaryCache
+    from .ui.app import run_app
+
+    return run_app(SummaryCache(logdir), theme=args.theme, reload_interval=args.reload_interval)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

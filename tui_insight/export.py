@@ -1,0 +1,263 @@
+"""CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
+
+A snapshot is a directory with exactly six files: jobs, scalars, histograms, tensors, images
+and lineage. Rows are sorted by train_id, tag, step. By default the snapshot holds what the
+cache holds (MindInsight's limits), read through the same queries as the screens; with
+`all_steps` it holds every value in the files, streamed: values are spilled per tag to
+temporary files outside the log directory and written out one tag at a time, so memory does
+not grow with the length of the run.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from .proto import summary_pb2
+from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache
+from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
+from .summary.records import ScanReport, scan_records
+
+HEADERS = {
+    "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state"],
+    "scalars": ["train_id", "tag", "step", "wall_time", "value"],
+    "histograms": ["train_id", "tag", "step", "wall_time", "left", "width", "count"],
+    "tensors": ["train_id", "tag", "step", "wall_time", "dtype", "shape", "count", "min", "max", "avg",
+                "nan_count", "pos_inf_count", "neg_inf_count"],
+    "images": ["train_id", "tag", "step", "wall_time", "width", "height"],
+}
+PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images"}
+TagKey = tuple[str, str]
+
+
+class ExportError(Exception):
+    """An export that was refused or failed; the message is for the user."""
+
+
+@dataclass
+class ExportResult:
+    files: list[Path] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+
+
+def fmt_float(value: float) -> str:
+    """Shortest round-trip text; non-finite as nan, inf, -inf."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(float(value))
+
+
+def fmt_float32(value: float) -> str:
+    """A float32 value (scalars are float32 in the file) as its shortest float32 text: 0.1, not 0.10000000149."""
+    return fmt_float(float(str(np.float32(value)))) if math.isfinite(value) else fmt_float(value)
+
+
+def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
+    """The resolved output directory; refuses one inside LOGDIR, or a non-empty one without force."""
+    out = Path(out).expanduser().resolve()
+    logdir = Path(os.path.realpath(cache.logdir))
+    if out == logdir or logdir in out.parents:
+        raise ExportError(f"refusing to write inside the log directory {logdir}: choose --out elsewhere")
+    if out.exists():
+        if not out.is_dir():
+            raise ExportError(f"{out} exists and is not a directory")
+        if any(out.iterdir()) and not force:
+            raise ExportError(f"{out} is not empty: use --force to overwrite")
+    return out
+
+
+def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
+                    train_ids: Iterable[str] | None = None, plugins: set[str] | None = None,
+                    tags: set[TagKey] | None = None) -> ExportResult:
+    """Write the six CSV files for the cache's current jobs (optionally narrowed) into `out`."""
+    out = check_destination(cache, out, force)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from exc
+    wanted = set(train_ids) if train_ids is not None else None
+    views = [v for tid, v in sorted(cache.jobs.items()) if wanted is None or tid in wanted]
+
+    def keep(key: TagKey) -> bool:
+        return (plugins is None or key[0] in plugins) and (tags is None or key in tags)
+
+    result = ExportResult()
+    try:
+        with _CsvFiles(out, result) as files:
+            for view in views:
+                files.row("jobs", [view.train_id, len(view.summary_files), len(view.lineage_files),
+                                   len(view.graph_files), view.records, view.bad_records, view.state])
+            for view in views:
+                rows = _stream_job(view, keep) if all_steps else _cached_job(cache, view, keep)
+                for name, row in rows:
+                    files.row(name, row)
+            _write_lineage(out / "lineage.csv", views if (plugins is None and tags is None) else [], result)
+    except OSError as exc:
+        raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    return result
+
+
+class _CsvFiles:
+    def __init__(self, out: Path, result: ExportResult):
+        self.out, self.result = out, result
+
+    def __enter__(self) -> "_CsvFiles":
+        self.handles, self.writers = {}, {}
+        for name, header in HEADERS.items():
+            path = self.out / f"{name}.csv"
+            handle = open(path, "w", newline="", encoding="utf-8")
+            self.handles[name] = handle
+            self.writers[name] = csv.writer(handle, lineterminator="\n")
+            self.writers[name].writerow(header)
+            self.result.files.append(path)
+            self.result.rows[name] = 0
+        return self
+
+    def row(self, name: str, values: list) -> None:
+        self.writers[name].writerow(values)
+        self.result.rows[name] += 1
+
+    def __exit__(self, *exc) -> None:
+        for handle in self.handles.values():
+            handle.close()
+
+
+# -- what the cache holds -------------------------------------------------------------------
+
+def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, list]]:
+    for plugin, name in PLUGIN_FILES.items():
+        for tag in view.tag_names(plugin):
+            if not keep((plugin, tag)):
+                continue
+            series = view.series(plugin, tag)
+            for i in range(len(series)):
+                step, wall = int(series.steps[i]), fmt_float(series.wall_times[i])
+                head = [view.train_id, tag, step, wall]
+                if plugin == "scalar":
+                    yield name, head + [fmt_float32(series.values[i])]
+                    continue
+                try:
+                    loc = view.locator(series, i)
+                    if plugin == "histogram":
+                        data = cache.payloads.histogram(loc)
+                        for left, width, count in data.buckets.tolist():
+                            yield name, head + [fmt_float(left), fmt_float(width), int(count)]
+                    elif plugin == "tensor":
+                        yield name, head + _tensor_columns(cache.payloads.tensor(loc))
+                    else:
+                        image = cache.payloads.image(loc)
+                        yield name, head + [image.width, image.height]
+                except PayloadError:
+                    continue  # the file changed under us; the next export has it again
+
+
+def _tensor_columns(tensor) -> list:
+    from .summary.tensors import statistics
+
+    count = int(np.prod(tensor.dims)) if tensor.dims else 1
+    shape = "x".join(str(d) for d in tensor.dims)
+    if tensor.array is None:
+        return [tensor.dtype, shape, count, "", "", "", "", "", ""]
+    stats = statistics(tensor.array)
+    return [tensor.dtype, shape, stats["count"], fmt_float(stats["min"]), fmt_float(stats["max"]),
+            fmt_float(stats["avg"]), stats["nan_count"], stats["pos_inf_count"], stats["neg_inf_count"]]
+
+
+# -- every step in the files ----------------------------------------------------------------
+
+def _stream_job(view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, list]]:
+    """Every value of every kept tag in the job's files, per tag, sorted by step (stable).
+
+    Rows are spilled as CSV lines to one temporary file per tag, then each tag is read back,
+    sorted and written on its own: memory holds one tag's rows at a time.
+    """
+    with tempfile.TemporaryDirectory(prefix="tui-insight-export-") as tmp:
+        spills: dict[TagKey, tuple[Path, object]] = {}
+        try:
+            for path in view.files:
+                for step, wall, key, value in _values_in_file(path):
+                    if not keep(key):
+                        continue
+                    if key not in spills:
+                        spill = Path(tmp) / f"{len(spills)}.csv"
+                        handle = open(spill, "w", newline="", encoding="utf-8", buffering=1 << 16)
+                        spills[key] = (spill, csv.writer(handle, lineterminator="\n"), handle)
+                    writer = spills[key][1]
+                    for tail in _value_rows(key[0], value):
+                        writer.writerow([step, fmt_float(wall), *tail])
+        finally:
+            for *_, handle in spills.values():
+                handle.close()
+        for key in sorted(spills, key=lambda k: (k[1], k[0])):
+            with open(spills[key][0], newline="", encoding="utf-8") as handle:
+                rows = list(csv.reader(handle))
+            rows.sort(key=lambda r: int(r[0]))
+            for row in rows:
+                yield PLUGIN_FILES[key[0]], [view.train_id, key[1], *row]
+
+
+def _value_rows(plugin: str, value) -> list[list]:
+    """The plugin's own CSV columns for one value (a histogram gives one row per bucket)."""
+    if plugin == "scalar":
+        return [[fmt_float32(value.scalar_value)]]
+    if plugin == "histogram":
+        data = histogram_from_proto(value.histogram)
+        return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
+    if plugin == "tensor":
+        return [_tensor_columns(tensor_from_proto(value.tensor))]
+    return [[value.image.width, value.image.height]]
+
+
+def _values_in_file(path: str) -> Iterator[tuple[int, float, TagKey, object]]:
+    try:
+        with open(path, "rb", buffering=1 << 20) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            for _, payload in scan_records(fh, 0, size, ScanReport()):
+                try:
+                    event = summary_pb2.Event.FromString(payload)
+                except DecodeError:
+                    continue
+                if event.WhichOneof("what") != "summary":
+                    continue
+                for value in event.summary.value:
+                    field_name = value.WhichOneof("value")
+                    plugin = PLUGIN_OF_FIELD.get(field_name or "")
+                    if plugin in PLUGIN_FILES:
+                        yield event.step, event.wall_time, (plugin, value.tag), value
+    except OSError:
+        return  # the job's state already says the file is unreadable
+
+
+# -- lineage ----------------------------------------------------------------------------------
+
+def _write_lineage(path: Path, views: list[JobView], result: ExportResult) -> None:
+    from .summary.lineage import columns, model_rows
+
+    rows = model_rows({v.train_id: v for v in views})
+    header = columns(rows)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        for row in sorted(rows, key=lambda r: r.summary_dir):
+            writer.writerow([_cell(row.get(name)) for name in header])
+    result.files.append(path)
+    result.rows["lineage"] = len(rows)
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return fmt_float(value)
+    return str(value)
