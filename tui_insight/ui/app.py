@@ -1,0 +1,265 @@
+"""The app: screens, global keys, command palette, themes, keymap, and the bridge from the cache.
+
+`run_app(cache, theme=..., reload_interval=...)` is what the CLI calls. The cache is started
+here (`cache.start`) and stopped on exit. Its change notices arrive on the loading thread: they
+are merged into one pending `Changes` and a single `CacheChanged` message is posted, so the UI
+thread applies them in one go, never touching files itself.
+
+How a new view plugs in (which module to create, which class to subclass, how it receives the
+cache, the jobs and the changes, how its bindings reach `?` and the palette) is described in
+`tui_insight/ui/__init__.py`; the registry is `tui_insight/ui/views.py`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.theme import Theme
+
+from ..summary.cache import Changes, SummaryCache
+from .messages import CacheChanged
+from .screens.dashboard import DashboardScreen, ViewScreen
+from .screens.dialogs import ExportScreen
+from .screens.help import HelpScreen, collect_bindings, help_text
+from .screens.jobs import JobsScreen
+from .views import DataView
+
+THEMES_DIR = Path(__file__).resolve().parents[1] / "themes"
+DEFAULT_THEME = "insight-dark"
+KEYMAP_ENV = "TUI_INSIGHT_KEYMAP"
+
+
+def load_themes(directory: Path = THEMES_DIR) -> list[Theme]:
+    """The themes defined as JSON files (Textual `Theme` fields) in `directory`."""
+    themes = []
+    for path in sorted(directory.glob("*.json")):
+        data = json.loads(path.read_text())
+        variables = data.pop("variables", {})
+        themes.append(Theme(**data, variables=variables))
+    return themes
+
+
+def keymap_path() -> Path:
+    """`$TUI_INSIGHT_KEYMAP`, else `$XDG_CONFIG_HOME/tui-insight/keymap.toml` (~/.config by default)."""
+    if os.environ.get(KEYMAP_ENV):
+        return Path(os.environ[KEYMAP_ENV]).expanduser()
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return config / "tui-insight" / "keymap.toml"
+
+
+def load_keymap(path: Path) -> tuple[dict[str, str], str]:
+    """The keymap in `path` and "" (or {} and why it was ignored).
+
+    The file maps binding ids (shown by `?`) to keys, e.g.:
+
+        [keymap]
+        "scalars.smooth_more" = "s,plus"
+        "app.quit" = "ctrl+q"
+    """
+    if not path.exists():
+        return {}, ""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        return {}, f"keymap {path} ignored: reading TOML needs Python 3.11"
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return {}, f"keymap {path} ignored: {exc}"
+    table = data.get("keymap", data)
+    if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        return {}, f"keymap {path} ignored: expected binding-id = \"keys\" lines under [keymap]"
+    return dict(table), ""
+
+
+class InsightApp(App):
+    """The terminal dashboard over one `SummaryCache`."""
+
+    TITLE = "tui-insight"
+    CSS_PATH = str(THEMES_DIR / "app.tcss")
+    HELP_GROUP = "Everywhere"
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("escape", "back", "Back", show=False, id="app.back"),
+        Binding("ctrl+p", "command_palette", "Commands", show=False, priority=True, id="app.palette"),
+        Binding("e", "export", "Export CSV", id="app.export"),
+        Binding("l", "lineage", "Lineage", id="app.lineage"),
+        Binding("tab", "focus_next", "Next pane", show=False, id="app.focus_next"),
+        Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_previous"),
+    ]
+
+    def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
+                 clock: Callable[[], float] = time.time, start_loading: bool = True,
+                 keymap: dict[str, str] | None = None, notices: Iterable[str] = ()):
+        super().__init__()
+        self.cache = cache
+        self.reload_interval = reload_interval
+        self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
+        self.start_loading = start_loading
+        self.requested_theme = theme
+        self.initial_keymap = keymap or {}
+        self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
+        self.marked: list[str] = []  # jobs marked for comparison, in marking order (their colours)
+        self._pending = Changes()
+        self._pending_lock = threading.Lock()
+        self._notice_posted = False
+        self._unsubscribe: Callable[[], None] | None = None
+        for theme_obj in load_themes():
+            self.register_theme(theme_obj)
+        self.theme = DEFAULT_THEME
+
+    # -- start and stop ---------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen:
+        return JobsScreen()
+
+    def on_mount(self) -> None:
+        if self.requested_theme:
+            self.switch_theme(self.requested_theme)
+        if self.initial_keymap:
+            self.set_keymap(self.initial_keymap)
+        for notice in self.startup_notices:
+            self.notify(notice, severity="warning", timeout=8)
+        self._unsubscribe = self.cache.subscribe(self._on_cache_notice)
+        if self.start_loading:
+            self.cache.start(self.reload_interval)
+        self.set_interval(0.25, self._progress_tick)
+        self.set_interval(1.0, self._clock_tick)
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe:
+            self._unsubscribe()
+        self.cache.stop()
+
+    def switch_theme(self, name: str) -> bool:
+        if name not in self.available_themes:
+            known = ", ".join(sorted(self.available_themes))
+            self.notify(f"Unknown theme {name!r}; themes: {known}", severity="error", timeout=8)
+            return False
+        self.theme = name
+        return True
+
+    # -- the cache bridge -------------------------------------------------------------------
+
+    def _on_cache_notice(self, changes: Changes) -> None:
+        """On the loading thread: remember what changed; post one message until it is handled."""
+        with self._pending_lock:
+            self._pending.merge(changes)
+            if self._notice_posted:
+                return
+            self._notice_posted = True
+        self.post_message(CacheChanged())
+
+    def on_cache_changed(self, message: CacheChanged) -> None:
+        with self._pending_lock:
+            changes, self._pending = self._pending, Changes()
+            self._notice_posted = False
+        if changes.removed:
+            self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]
+        for screen in self.screen_stack:
+            handler = getattr(screen, "cache_changed", None)
+            if handler is not None:
+                try:
+                    handler(changes)
+                except Exception as exc:  # a broken view must not stop the others
+                    self.notify(f"{type(screen).__name__}: {exc}", severity="error")
+
+    def _progress_tick(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, JobsScreen):
+                screen.update_progress()
+
+    def _clock_tick(self) -> None:
+        if isinstance(self.screen, JobsScreen):
+            self.screen.tick()
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def open_jobs(self, train_ids: tuple[str, ...], view_id: str = "scalars") -> None:
+        self.push_screen(DashboardScreen(tuple(train_ids), initial=view_id))
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_lineage(self) -> None:
+        if isinstance(self.screen, ViewScreen) and self.screen.spec.view_id == "lineage":
+            self.pop_screen()
+            return
+        self.push_screen(ViewScreen("lineage"))
+
+    def _extra_binding_nodes(self, screen: Screen) -> list[Any]:
+        """Nodes whose bindings count even when they are not focused: the active view and its parts."""
+        view = getattr(screen, "active_view", None)
+        if view is None and isinstance(screen, ViewScreen):
+            view = screen.query_one(DataView)
+        if view is None:
+            return []
+        return [view, *view.query("*")]
+
+    def action_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        groups = collect_bindings(screen, self._extra_binding_nodes(screen))
+        title = getattr(screen, "HELP_GROUP", type(screen).__name__)
+        self.push_screen(HelpScreen(help_text(groups, self), title))
+
+    def action_export(self) -> None:
+        scope_of = getattr(self.screen, "export_scope", None)
+        if scope_of is None:
+            return
+        scope, what = scope_of()
+        self.push_screen(ExportScreen(self.cache, scope, what))
+
+    # -- command palette --------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        groups = collect_bindings(screen, self._extra_binding_nodes(screen))
+        for group, items in groups.items():
+            for key, binding, node in items:
+                if binding.action in {"command_palette", "quit"}:
+                    continue
+                shown = self.get_key_display(binding.with_key(key))
+                yield SystemCommand(f"{group}: {binding.description or binding.action}",
+                                    f"key {shown} · id {binding.id}",
+                                    partial(self._run_binding, binding.action, node))
+        yield SystemCommand("Compare marked jobs", f"{len(self.marked)} marked", self._compare_marked)
+        for name in sorted(self.available_themes):
+            yield SystemCommand(f"Theme: {name}", "switch the colour theme", partial(self.switch_theme, name),
+                                discover=name.startswith("insight"))
+        for tid in self.cache.jobs:
+            yield SystemCommand(f"Open job {tid}", "open its dashboard", partial(self.open_jobs, (tid,)),
+                                discover=False)
+
+    async def _run_binding(self, action: str, node: Any) -> None:
+        await self.run_action(action, node)
+
+    def _compare_marked(self) -> None:
+        marked = [tid for tid in self.marked if tid in self.cache.jobs]
+        if marked:
+            self.open_jobs(tuple(marked))
+        else:
+            self.notify("Mark jobs with space in the job list first", severity="warning")
+
+
+def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0) -> int:
+    """Run the UI until the user quits; starts and stops the cache's loading thread."""
+    keymap, problem = load_keymap(keymap_path())
+    app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
+                     notices=[problem] if problem else [])
+    try:
+        app.run()
+    finally:
+        cache.stop()
+    return app.return_code or 0

@@ -1,0 +1,57 @@
+"""Short texts for the UI: relative times, sizes, numbers."""
+from __future__ import annotations
+
+import math
+import time
+
+
+def relative_time(then: float, now: float) -> str:
+    """`12s ago`, `3m ago`, `5h ago`, `2d ago`; `-` for no time."""
+    if not then:
+        return "-"
+    seconds = max(0.0, now - then)
+    if seconds < 60:
+        return f"{int(seconds)}s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h ago"
+    return f"{int(seconds // 86400)}d ago"
+
+
+def megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def number(value: float) -> str:
+    """A value for a read-out: compact, NaN and infinities spelled out."""
+    if value is None:
+        return "-"
+    value = float(value)
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-4):
+        return f"{value:.4e}"
+    return f"{value:.6g}"
+
+
+def clock_time(wall_time: float) -> str:
+    """A wall time as local `YYYY-MM-DD HH:MM:SS`."""
+    if not wall_time or not math.isfinite(wall_time):
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall_time))
+
+
+def duration(seconds: float) -> str:
+    """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`."""
+    if seconds is None or not math.isfinite(seconds):
+        return "-"
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    if seconds < 60:
+        return f"{sign}{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{sign}{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    return f"{sign}{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"

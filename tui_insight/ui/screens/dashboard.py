@@ -1,0 +1,141 @@
+"""The dashboard of one job, or of the marked jobs compared: one view per kind of data.
+
+Views are built the first time they are shown (`views.view_class`), so opening a job costs
+only the first view. `ViewScreen` hosts a view of every job (lineage).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
+
+from ...summary.cache import Changes
+from ..palette import job_colour
+from ..views import JOB_VIEWS, DataView, ViewSpec, spec_by_id, view_class
+
+if TYPE_CHECKING:
+    from ..app import InsightApp
+
+
+def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app) -> DataView:
+    cls, problem = view_class(spec)
+    if problem:
+        app.notify(problem, severity="error")
+    view = cls(cache, train_ids, id=f"view-{spec.view_id}")
+    view.spec = spec  # the placeholder learns what it stands for
+    return view
+
+
+def jobs_title(train_ids: tuple[str, ...], views) -> str:
+    if len(train_ids) == 1:
+        tid = train_ids[0]
+        state = views[tid].state if tid in views else "gone"
+        return f"[b]{escape(tid)}[/b]  [dim]{escape(state)}[/dim]"
+    parts = [f"[{job_colour(i)}]●[/] {escape(tid)}" for i, tid in enumerate(train_ids)]
+    return f"[b]compare {len(train_ids)}[/b]  " + "  ".join(parts)
+
+
+class DashboardScreen(Screen):
+    HELP_GROUP = "Dashboard"
+    BINDINGS = [
+        Binding(spec.key, f"show_view('{spec.view_id}')", spec.title, id=f"dashboard.{spec.view_id}")
+        for spec in JOB_VIEWS
+    ]
+
+    app: "InsightApp"
+
+    def __init__(self, train_ids: tuple[str, ...], initial: str = "scalars", **kwargs: Any):
+        super().__init__(**kwargs)
+        self.train_ids = tuple(train_ids)
+        self.initial = initial
+        self.current = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(jobs_title(self.train_ids, self.app.cache.jobs), id="dashboard-title", classes="screen-title")
+        yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
+                   id="view-tabs")
+        yield ContentSwitcher(id="views")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Tabs).can_focus = False
+        self.show_view(self.initial)
+
+    @property
+    def active_view(self) -> DataView | None:
+        if not self.current:
+            return None
+        found = self.query(f"#view-{self.current}")
+        return found.first() if found else None  # type: ignore[return-value]
+
+    def show_view(self, view_id: str) -> None:
+        switcher = self.query_one(ContentSwitcher)
+        if not self.query(f"#view-{view_id}"):
+            switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app))
+        self.current = view_id
+        switcher.current = f"view-{view_id}"
+        self.query_one(Tabs).active = f"tab-{view_id}"
+        self.call_after_refresh(self._focus_view)
+
+    def _focus_view(self) -> None:
+        view = self.active_view
+        if view is not None:
+            view.focus_view()
+
+    def action_show_view(self, view_id: str) -> None:
+        self.show_view(view_id)
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        view_id = str(event.tab.id).removeprefix("tab-") if event.tab else ""
+        if view_id and view_id != self.current:
+            self.show_view(view_id)
+
+    def cache_changed(self, changes: Changes) -> None:
+        mine = set(self.train_ids)
+        if changes.removed & mine:
+            self.notify(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR", severity="warning")
+        if (set(changes.updated) | changes.added | changes.removed) & mine:
+            self.query_one("#dashboard-title", Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
+        for view in self.query(DataView):
+            view.cache_changed(changes)
+
+    def export_scope(self) -> tuple[dict[str, Any], str]:
+        view = self.active_view
+        if view is None:
+            return {"train_ids": list(self.train_ids)}, ", ".join(self.train_ids)
+        return view.export_scope(), view.describe_export()
+
+
+class ViewScreen(Screen):
+    """A view over every job (lineage, `l`)."""
+
+    HELP_GROUP = "Lineage"
+
+    app: "InsightApp"
+
+    def __init__(self, view_id: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.spec = spec_by_id(view_id)
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"[b]{escape(self.spec.title)}[/b]  [dim]all jobs[/dim]", classes="screen-title")
+        yield build_view(self.spec, self.app.cache, tuple(self.app.cache.jobs), self.app)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.query_one(DataView).focus_view)
+
+    def cache_changed(self, changes: Changes) -> None:
+        view = self.query_one(DataView)
+        if changes.added or changes.removed:
+            view.train_ids = tuple(self.app.cache.jobs)
+        view.cache_changed(changes)
+
+    def export_scope(self) -> tuple[dict[str, Any], str]:
+        view = self.query_one(DataView)
+        return view.export_scope(), view.describe_export()

@@ -1,0 +1,157 @@
+"""Small modal dialogs: a one-line prompt, and the CSV export."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Static
+
+
+class PromptScreen(ModalScreen[str | None]):
+    """Asks for one line of text; dismisses with it, or None on escape."""
+
+    HELP_GROUP = "Prompt"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    DEFAULT_CSS = """
+    PromptScreen { align: center middle; }
+    PromptScreen > Vertical {
+        width: 70; max-width: 100%; height: auto; border: round $accent; background: $surface; padding: 0 1;
+    }
+    PromptScreen #prompt-error { color: $error; height: auto; }
+    """
+
+    def __init__(self, question: str, value: str = "", placeholder: str = "", validate=None):
+        super().__init__()
+        self.question = question
+        self.value = value
+        self.placeholder = placeholder
+        self.validate_fn = validate  # text -> error message or ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question)
+            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield Static("", id="prompt-error")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted, "#prompt-input")
+    def _submit(self, event: Input.Submitted) -> None:
+        event.stop()
+        error = self.validate_fn(event.value) if self.validate_fn else ""
+        if error:
+            self.query_one("#prompt-error", Static).update(escape(error))
+            return
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def default_export_dir(logdir: str) -> str:
+    """A fresh directory in the current one, or in the home directory if that is inside LOGDIR."""
+    base = Path.cwd()
+    logdir_path = Path(logdir).resolve()
+    if base.resolve() == logdir_path or logdir_path in base.resolve().parents:
+        base = Path.home()
+    name = "tui-insight-export"
+    candidate = base / name
+    n = 1
+    while candidate.exists() and not (candidate.is_dir() and not any(candidate.iterdir())):  # taken
+        n += 1
+        candidate = base / f"{name}-{n}"
+    return str(candidate)
+
+
+class ExportScreen(ModalScreen[None]):
+    """`e`: where to write the CSV snapshot of what the current view shows."""
+
+    HELP_GROUP = "Export"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="export.cancel")]
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    ExportScreen > Vertical {
+        width: 80; max-width: 100%; height: auto; border: round $accent; background: $surface; padding: 0 1;
+    }
+    ExportScreen #export-error { color: $error; height: auto; }
+    ExportScreen Horizontal { height: auto; }
+    ExportScreen Checkbox { border: none; padding: 0; margin-right: 2; }
+    ExportScreen Button { margin-right: 2; min-width: 10; }
+    """
+
+    def __init__(self, cache, scope: dict[str, Any], what: str):
+        super().__init__()
+        self.cache = cache
+        self.scope = scope
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]Export to CSV[/b]: {escape(self.what)}")
+            yield Static("[dim]A directory for the snapshot (never inside LOGDIR):[/dim]")
+            yield Input(default_export_dir(self.cache.logdir), id="export-path")
+            with Horizontal():
+                yield Checkbox("every step in the files", id="export-all-steps")
+                yield Checkbox("write into a non-empty directory", id="export-force")
+            with Horizontal():
+                yield Button("Export", variant="primary", id="export-go")
+                yield Button("Cancel", id="export-cancel")
+            yield Static("", id="export-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-go")
+    def _go(self, event) -> None:
+        event.stop()
+        path = self.query_one("#export-path", Input).value.strip()
+        if not path:
+            self.query_one("#export-error", Static).update("Give a directory")
+            return
+        self.query_one("#export-error", Static).update("[dim]exporting…[/dim]")
+        self.query_one("#export-go", Button).disabled = True
+        self._export(Path(os.path.expanduser(path)), self.query_one("#export-all-steps", Checkbox).value,
+                     self.query_one("#export-force", Checkbox).value)
+
+    @on(Button.Pressed, "#export-cancel")
+    def _cancel(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @work(thread=True, exclusive=True, group="export")
+    def _export(self, out_dir: Path, all_steps: bool, force: bool) -> None:
+        try:
+            from ...export import ExportError, export_snapshot
+        except ImportError as exc:
+            self.app.call_from_thread(self._failed, f"export is not available: {exc}")
+            return
+        try:
+            result = export_snapshot(self.cache, out_dir, all_steps=all_steps, force=force, **self.scope)
+        except ExportError as exc:
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        except Exception as exc:  # never a traceback: say what went wrong
+            self.app.call_from_thread(self._failed, f"export failed: {type(exc).__name__}: {exc}")
+            return
+        rows = sum(result.rows.values())
+        self.app.call_from_thread(self._done, f"Wrote {len(result.files)} files ({rows} rows) to {out_dir}")
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#export-error", Static).update(escape(message))
+        self.query_one("#export-go", Button).disabled = False
+
+    def _done(self, message: str) -> None:
+        self.app.notify(message, title="Export")
+        self.dismiss(None)

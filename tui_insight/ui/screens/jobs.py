@@ -1,0 +1,158 @@
+"""The job list: every job of LOGDIR, filtered, sorted, marked for comparison."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ...summary.cache import Changes
+from ..widgets.job_table import SORTABLE, JobTable
+from ..widgets.progress import ProgressLine
+
+if TYPE_CHECKING:
+    from ..app import InsightApp
+
+
+class JobsScreen(Screen):
+    """The first screen: the table of jobs."""
+
+    HELP_GROUP = "Job list"
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="jobs.open"),
+        Binding("space", "toggle_mark", "Mark", id="jobs.mark"),
+        Binding("c", "compare", "Compare", id="jobs.compare"),
+        Binding("slash", "filter", "Filter", id="jobs.filter"),
+        Binding("s", "sort_next", "Sort", id="jobs.sort"),
+        Binding("S", "sort_reverse", "Reverse sort", show=False, id="jobs.sort_reverse"),
+        Binding("u", "unmark_all", "Unmark all", show=False, id="jobs.unmark_all"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="jobs.clear_filter"),
+    ]
+
+    app: "InsightApp"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="jobs-title", classes="screen-title")
+        yield Input(placeholder="filter jobs: substring or regex (enter: done, escape: clear)", id="jobs-filter",
+                    classes="filter")
+        yield JobTable(id="jobs-table")
+        yield ProgressLine(id="progress")
+        yield Footer()
+
+    def _title(self) -> str:
+        return f"[b]tui-insight[/b]  [dim]{escape(self.app.cache.logdir)}[/dim]"
+
+    def on_mount(self) -> None:
+        self.query_one("#jobs-filter", Input).display = False
+        table = self.table
+        table.marked = list(self.app.marked)
+        table._label_sorted_column()
+        table.refresh_jobs(self.app.cache.jobs, self.app.clock())
+        table.focus()
+        self.update_progress()
+
+    @property
+    def table(self) -> JobTable:
+        return self.query_one(JobTable)
+
+    # -- from the app ---------------------------------------------------------------------
+
+    def cache_changed(self, changes: Changes) -> None:
+        touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
+        views = self.app.cache.jobs
+        # A job's view is replaced whole when it loads: refresh every job whose row says "loading".
+        touched |= {tid for tid, row in self.table.rows_by_id.items() if row.sort["state"] == "loading"}
+        touched |= {tid for tid in views if tid not in self.table.rows_by_id}
+        self.table.refresh_jobs(views, self.app.clock(), touched)
+
+    def tick(self) -> None:
+        """Once a second: relative times and live markers move on."""
+        self.table.refresh_jobs(self.app.cache.jobs, self.app.clock(), list(self.table.rows_by_id))
+
+    def update_progress(self) -> None:
+        self.query_one(ProgressLine).show(self.app.cache, self.app.reload_interval)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#jobs-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    @on(DataTable.HeaderSelected, "#jobs-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        self.table.set_sort(str(event.column_key.value))
+
+    def action_open(self) -> None:
+        tid = self.table.current_job
+        if tid is None:
+            self.notify("No job to open yet", severity="warning")
+            return
+        self.app.open_jobs((tid,))
+
+    def action_toggle_mark(self) -> None:
+        tid = self.table.current_job
+        if tid is None:
+            return
+        marked = self.app.marked
+        if tid in marked:
+            marked.remove(tid)
+        else:
+            marked.append(tid)
+        self.table.set_marked(marked, self.app.cache.jobs, self.app.clock())
+        self.table.action_cursor_down()
+
+    def action_unmark_all(self) -> None:
+        self.app.marked.clear()
+        self.table.set_marked([], self.app.cache.jobs, self.app.clock())
+
+    def action_compare(self) -> None:
+        marked = [tid for tid in self.app.marked if tid in self.app.cache.jobs]
+        if not marked:
+            self.notify("Mark jobs with space first, then press c to compare them", severity="warning")
+            return
+        self.app.open_jobs(tuple(marked))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#jobs-filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#jobs-filter", Input)
+        if not box.display and not self.table.filter_text:
+            raise SkipAction()
+        box.value = ""
+        box.display = False
+        self.table.set_filter("")
+        self.table.focus()
+
+    def action_sort_next(self) -> None:
+        i = SORTABLE.index(self.table.sort_key) if self.table.sort_key in SORTABLE else -1
+        self.table.set_sort(SORTABLE[(i + 1) % len(SORTABLE)], reverse=False)
+        self.notify(f"sorted by {self.table.sort_key}", timeout=1.5)
+
+    def action_sort_reverse(self) -> None:
+        self.table.set_sort(self.table.sort_key, reverse=not self.table.sort_reverse)
+
+    @on(Input.Changed, "#jobs-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.table.set_filter(event.value)
+
+    @on(Input.Submitted, "#jobs-filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if not event.value:
+            event.input.display = False
+        self.table.focus()
+
+    def export_scope(self) -> tuple[dict[str, Any], str]:
+        """`e` here exports the marked jobs, or every job the filter shows."""
+        ids = [tid for tid in self.app.marked if tid in self.app.cache.jobs] or list(self.table.order)
+        what = "marked jobs" if self.app.marked else ("filtered jobs" if self.table.filter_text else "all jobs")
+        return {"train_ids": ids}, f"{what} ({len(ids)})"

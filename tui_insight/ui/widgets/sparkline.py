@@ -1,0 +1,22 @@
+"""A one-line sparkline of a series, as text (for table cells)."""
+from __future__ import annotations
+
+import numpy as np
+
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: np.ndarray, width: int = 10) -> str:
+    """`width` block characters: the mean of each slice of the finite values, scaled to min..max."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return ""
+    if values.size > width:
+        edges = np.linspace(0, values.size, width + 1).astype(np.int64)
+        values = np.add.reduceat(values, edges[:-1]) / np.diff(edges)
+    lo, hi = float(values.min()), float(values.max())
+    if hi == lo:
+        return BARS[3] * len(values)
+    levels = np.round((values - lo) / (hi - lo) * (len(BARS) - 1)).astype(np.int64)
+    return "".join(BARS[i] for i in levels)
