@@ -1,0 +1,803 @@
+"""Computational graphs: the scope tree MindInsight builds from a `GraphProto` (compat §5, §4.7).
+
+Usage (what the graph screen does, in a worker thread)::
+
+    proto = load_graph(view.graphs[tag])           # GraphError if the file changed or is bad
+    graph = build_graph(proto, optimized=False)    # GraphError if node names are unusable
+    graph.children("")                             # the root level: Default, Gradients, ...
+    graph.node("Default/network-WithLossCell")     # one node; KeyError if unknown
+    graph.search("conv")                           # matching names, MindInsight's rule (§5.3)
+    graph.ancestors(name)                          # scopes to open to show `name`
+
+The build follows MindInsight's steps and their order, because the order decides names
+(`MatMul[6]_1`: the 1 counts aggregations over the whole graph), which copy of a parameter a
+node sees, and which edge a scope shows when several children reach the same outside node.
+To stay fast on large graphs two things are lazy: node attributes (protobuf text format) and
+the edges a name scope inherits from its subtree, which are worked out the first time that
+scope node is looked at.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections import defaultdict
+from typing import Any, Callable, Iterable
+
+from google.protobuf.message import DecodeError
+
+from ..proto import anf_ir_pb2, summary_pb2
+from .records import read_record_at
+
+MAX_ATTR_BYTES = 1024  # MindInsight's MAX_NODE_ATTRIBUTE_VALUE_BYTES
+GROUP_THRESHOLD = 5  # same-type siblings needed for an aggregation node
+GROUP_THRESHOLD_OPTIMIZED = 10
+
+NAME_SCOPE = "name_scope"
+AGGREGATION_SCOPE = "aggregation_scope"
+PARAMETER = "Parameter"
+CONST = "Const"
+# Nodes the optimized view removes, wiring their inputs straight to their consumers.
+PASS_THROUGH = frozenset({"Load", "TupleGetItem", "MakeTuple", "UpdateState"})
+_SUMMARY_OP_SUFFIXES = tuple(f"[:{p}]" for p in
+                             ("image", "scalar", "graph", "optimized_graph", "histogram", "tensor",
+                              "loss_landscape"))
+_DYNAMIC_FLAGS = ("input_is_dynamic_shape", "output_is_dynamic_shape")
+_FORBIDDEN = frozenset('<>"')
+_LAZY_LOCK = threading.Lock()
+
+
+class GraphError(Exception):
+    """A graph that cannot be read or built; the message is fit for the UI."""
+
+
+# -- reading --------------------------------------------------------------------------------
+
+def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
+    """The GraphProto of a cache `GraphSource`.
+
+    `source.kind == "summary"`: the `graph_def` of the Event record at `source.offset` of
+    `source.path`; `"pb"`: a whole `ModelProto` file. Raises GraphError (file gone, changed,
+    not decodable, or no graph in it).
+    """
+    name = os.path.basename(source.path)
+    try:
+        if source.kind == "summary":
+            event = summary_pb2.Event.FromString(read_record_at(source.path, source.offset))
+            if not event.HasField("graph_def"):
+                raise GraphError(f"{name}: the record at byte {source.offset} holds no graph any more")
+            return event.graph_def
+        if source.kind == "pb":
+            with open(source.path, "rb") as fh:
+                return anf_ir_pb2.ModelProto.FromString(fh.read()).graph
+    except OSError as exc:
+        raise GraphError(f"{name}: cannot read the graph ({exc.strerror or exc})") from exc
+    except ValueError as exc:  # read_record_at: the record moved or changed
+        raise GraphError(f"{name}: {exc}") from exc
+    except DecodeError as exc:
+        raise GraphError(f"{name}: the graph cannot be decoded ({exc})") from exc
+    raise GraphError(f"{name}: unknown graph source kind {source.kind!r}")
+
+
+# -- the model ------------------------------------------------------------------------------
+
+class Edge:
+    """One end of an edge as a node lists it: what flows along it.
+
+    shape: output shapes of the source node ([[16, 6, 28, 28]]; a tuple gives several);
+    data_type: "DT_TENSOR[DT_FLOAT32]", "DT_TUPLE['DT_TENSOR[DT_FLOAT32]', ...]" or "" for consts;
+    edge_type: "data" or "control"; independent_layout: the source is a laid-out-apart parameter.
+    """
+
+    __slots__ = ("source", "edge_type", "independent_layout")
+
+    def __init__(self, source: "Node", edge_type: str, independent_layout: bool = False):
+        self.source = source  # the node whose output this is (shape and type come from it)
+        self.edge_type = edge_type
+        self.independent_layout = independent_layout
+
+    @property
+    def shape(self) -> list[list[int]]:
+        return self.source.output_shape
+
+    @property
+    def data_type(self) -> str:
+        return self.source.output_data_type
+
+    def copy(self) -> "Edge":
+        return Edge(self.source, self.edge_type, self.independent_layout)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As MindInsight serves it."""
+        return {"shape": self.shape, "edge_type": self.edge_type,
+                "independent_layout": self.independent_layout, "data_type": self.data_type}
+
+    def __repr__(self) -> str:
+        return f"Edge({self.edge_type}, {self.data_type}, {self.shape})"
+
+
+class Node:
+    """A node of the built graph: an operator, Parameter, Const, aggregation or name scope.
+
+    Fields: name (full path, unique), type, scope (the parent's name, "" at the root),
+    node_id, full_name, output_i, subnode_count (direct children), independent_layout,
+    and as properties: attr {name: protobuf text}, inputs/outputs {node name: Edge},
+    proxy_inputs/proxy_outputs {node name: edge type}, is_dynamic_shape_node,
+    output_shape, output_data_type. `to_dict()` gives MindInsight's node dict.
+    """
+
+    __slots__ = ("name", "node_id", "type", "scope", "full_name", "output_i", "subnode_count",
+                 "independent_layout", "topo", "_inputs", "_outputs", "_proxy_inputs",
+                 "_proxy_outputs", "_attr", "_attr_maker", "_shape", "_dtype", "_type_maker",
+                 "_flags", "_pending", "_origin")
+
+    def __init__(self, name: str, node_id: str, type_: str = "", scope: str = ""):
+        self.name = name
+        self.node_id = node_id
+        self.type = type_
+        self.scope = scope
+        self.full_name = ""
+        self.output_i = 0
+        self.subnode_count = 0
+        self.independent_layout = False
+        self.topo = -1
+        self._inputs: dict[str, Edge] = {}
+        self._outputs: dict[str, Edge] = {}
+        self._proxy_inputs: dict[str, str] = {}
+        self._proxy_outputs: dict[str, str] = {}
+        self._attr: dict[str, str] | None = {}
+        self._attr_maker: Callable[[], tuple[dict[str, str], bool]] | None = None
+        self._shape: list[list[int]] | None = []
+        self._dtype = ""
+        self._type_maker: Callable[[], tuple[list[list[int]], str]] | None = None
+        self._flags = False  # a dynamic-shape attribute is set
+        self._pending: Callable[["Node"], None] | None = None  # fills a name scope's edges
+        self._origin: Node | None = None  # the Parameter/Const this node is a copy of
+
+    # Lazily computed parts -----------------------------------------------------------------
+    def _edges(self) -> None:
+        if self._pending is not None:
+            with _LAZY_LOCK:  # the UI thread and a worker may look at the same scope
+                if self._pending is not None:
+                    self._pending(self)
+                    self._pending = None
+
+    @property
+    def inputs(self) -> dict[str, Edge]:
+        self._edges()
+        return self._inputs
+
+    @property
+    def outputs(self) -> dict[str, Edge]:
+        self._edges()
+        return self._outputs
+
+    @property
+    def proxy_inputs(self) -> dict[str, str]:
+        self._edges()
+        return self._proxy_inputs
+
+    @property
+    def proxy_outputs(self) -> dict[str, str]:
+        self._edges()
+        return self._proxy_outputs
+
+    @property
+    def attr(self) -> dict[str, str]:
+        if self._origin is not None:
+            return self._origin.attr
+        if self._attr is None:
+            assert self._attr_maker is not None
+            self._attr, self._flags = self._attr_maker()
+            self._attr_maker = None
+        return self._attr
+
+    @property
+    def output_shape(self) -> list[list[int]]:
+        if self._origin is not None:
+            return self._origin.output_shape
+        if self._shape is None:
+            assert self._type_maker is not None
+            self._shape, self._dtype = self._type_maker()
+            self._type_maker = None
+        return self._shape
+
+    @property
+    def output_data_type(self) -> str:
+        self.output_shape  # noqa: B018 - computes both
+        if self._origin is not None:
+            return self._origin.output_data_type
+        return self._dtype
+
+    @property
+    def is_dynamic_shape_node(self) -> bool:
+        """A dynamic-shape attribute is true, or an input/output shape has -1 or -2."""
+        self.attr  # noqa: B018 - sets _flags
+        source = self._origin if self._origin is not None else self
+        if source._flags:
+            return True
+        return any(_dynamic(edge.shape) for edges in (self.inputs, self.outputs) for edge in edges.values())
+
+    @property
+    def is_scope(self) -> bool:
+        return self.type in (NAME_SCOPE, AGGREGATION_SCOPE)
+
+    def to_dict(self) -> dict[str, Any]:
+        """MindInsight's node dict (`nodes?name=`); `stack_info` is always [] here."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "is_dynamic_shape_node": self.is_dynamic_shape_node,
+            "attr": dict(self.attr),
+            "input": {k: e.to_dict() for k, e in self.inputs.items()},
+            "output": {k: e.to_dict() for k, e in self.outputs.items()},
+            "output_i": self.output_i,
+            "proxy_input": {k: {"edge_type": t} for k, t in self.proxy_inputs.items()},
+            "proxy_output": {k: {"edge_type": t} for k, t in self.proxy_outputs.items()},
+            "subnode_count": self.subnode_count,
+            "independent_layout": self.independent_layout,
+            "stack_info": [],
+        }
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name} ({self.type})>"
+
+
+def _dynamic(shape: list[list[int]]) -> bool:
+    return any(-1 in dims or -2 in dims for dims in shape)
+
+
+class Graph:
+    """A built graph: nodes by name in MindInsight's order, with a scope index."""
+
+    def __init__(self, nodes: dict[str, Node], optimized: bool):
+        self.optimized = optimized
+        self._nodes = nodes
+        self._children: dict[str, list[Node]] = defaultdict(list)
+        for node in nodes.values():
+            self._children[node.scope].append(node)
+        self._lower: list[tuple[str, str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._nodes
+
+    @property
+    def names(self) -> list[str]:
+        """Every node name, in MindInsight's order."""
+        return list(self._nodes)
+
+    def node(self, name: str) -> Node:
+        """The node called `name`; KeyError (with a message) if there is none."""
+        try:
+            return self._nodes[name]
+        except KeyError:
+            raise KeyError(f"no node {name!r} in this graph") from None
+
+    def children(self, scope: str = "") -> list[Node]:
+        """Direct children of `scope` ("" = the root), in MindInsight's order.
+
+        KeyError if `scope` is not a node. Like `nodes?name=` (§4.7).
+        """
+        if scope and scope not in self._nodes:
+            raise KeyError(f"no node {scope!r} in this graph")
+        return list(self._children.get(scope, ()))
+
+    def ancestors(self, name: str) -> list[str]:
+        """The scopes from the root down to the parent of `name` (what to expand to show it)."""
+        chain = []
+        scope = self.node(name).scope
+        while scope:
+            chain.append(scope)
+            parent = self._nodes.get(scope)
+            if parent is None:
+                break
+            scope = parent.scope
+        chain.reverse()
+        return chain
+
+    def search(self, pattern: str) -> list[str]:
+        """Names matching `pattern` as MindInsight's search does (§5.3), in its order.
+
+        Case-insensitive; the match must lie in the last path segment (no '/' after it,
+        using the last occurrence). An empty pattern or "/" gives [].
+        """
+        if not pattern or pattern == "/":
+            return []
+        if self._lower is None:
+            self._lower = [(name.lower(), name) for name in self._nodes]
+        pattern = pattern.lower()
+        size = len(pattern)
+        out = []
+        for low, name in self._lower:
+            at = low.rfind(pattern)
+            if at >= 0 and low.find("/", at + size) == -1:
+                out.append(name)
+        return out
+
+    def search_tree(self, pattern: str, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """MindInsight's `nodes/names` answer: page `offset` of `limit` matches, as an ancestor tree.
+
+        Each element is {name, type, is_dynamic_shape_node, nodes: [...]}. Reproduces
+        MindInsight's quirks: a matched scope listed after its matched descendants replaces
+        them with an empty subtree, and intermediate scopes carry the flag of the match.
+        """
+        matches = self.search(pattern)[offset * limit:(offset + 1) * limit]
+        root: dict[str, Any] = {"children": {}}
+        for name in matches:
+            node = self._nodes[name]
+            dynamic = node.is_dynamic_shape_node
+            parts = name.split("/")
+            current = root
+            path = ""
+            for part in parts[:-1]:
+                path = f"{path}/{part}" if path else part
+                child = current["children"].get(part)
+                if child is None:
+                    scope = self._nodes.get(path)
+                    child = _tree_item(path, scope.type if scope else NAME_SCOPE, dynamic)
+                    current["children"][part] = child
+                current = child
+            current["children"][parts[-1]] = _tree_item(name, node.type, dynamic)
+        return _tree_list(root)
+
+    def expand_path(self, name: str) -> list[tuple[str, list[Node]]]:
+        """Each level from the root to `name`'s parent: [(scope name, children), ...].
+
+        MindInsight's `single-node` answer flattened: one level per '/' in `name`.
+        KeyError if `name` is unknown.
+        """
+        self.node(name)
+        levels = [("", self.children(""))]
+        at = name.find("/")
+        while at != -1:
+            scope = name[:at]
+            levels.append((scope, list(self._children.get(scope, ()))))
+            at = name.find("/", at + 1)
+        return levels
+
+
+def _tree_item(name: str, type_: str, dynamic: bool) -> dict[str, Any]:
+    return {"name": name, "type": type_, "is_dynamic_shape_node": dynamic, "children": {}}
+
+
+def _tree_list(item: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": c["name"], "type": c["type"], "is_dynamic_shape_node": c["is_dynamic_shape_node"],
+             "nodes": _tree_list(c)} for c in item["children"].values()]
+
+
+# -- building -------------------------------------------------------------------------------
+
+def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
+    """Build MindInsight's graph model (§5.1), or its optimized variant (§5.2).
+
+    Raises GraphError when a node name holds `<`, `>` or `"` (MindInsight drops such graphs).
+    """
+    builder = _Builder(optimized)
+    builder.build(proto)
+    return Graph(builder.nodes, optimized)
+
+
+def _join(scope: str, base: str) -> str:
+    return f"{scope}/{base}" if scope else base
+
+
+def _check_name(name: str) -> None:
+    bad = _FORBIDDEN.intersection(name)
+    if bad:
+        raise GraphError(f"graph node name {name!r} contains {' '.join(sorted(bad))}; "
+                         "MindInsight rejects such graphs")
+
+
+# MindInsight's DataType enum stops at DT_REF (42) and calls 40 DT_ANYTHING; MindSpore 2.10 writes
+# newer values (43-49, e.g. DT_SLICE for UpdateState), which MindInsight reads as "not set" (§2.2).
+_MI_LAST_TYPE = 42
+_MI_TYPE_NAMES = {v.number: v.name for v in anf_ir_pb2.DataType.DESCRIPTOR.values if v.number <= _MI_LAST_TYPE}
+_MI_TYPE_NAMES[40] = "DT_ANYTHING"
+
+
+def _type_name(value: int) -> str:
+    return _MI_TYPE_NAMES.get(value, "DT_UNDEFINED")
+
+
+def _known_type(type_proto: anf_ir_pb2.TypeProto) -> bool:
+    return type_proto.HasField("data_type") and type_proto.data_type <= _MI_LAST_TYPE
+
+
+def _shapes(type_proto: anf_ir_pb2.TypeProto) -> list[list[int]]:
+    """Output shapes of a TypeProto: one per tensor, [] for a non-tensor scalar."""
+    if _known_type(type_proto) and type_proto.data_type not in (anf_ir_pb2.DT_TENSOR, anf_ir_pb2.DT_TUPLE):
+        return [[]]
+    out = []
+    if type_proto.HasField("tensor_type"):
+        out.append([dim.size for dim in type_proto.tensor_type.shape.dim])
+    if type_proto.HasField("sequence_type"):
+        for elem in type_proto.sequence_type.elem_types:
+            out.extend(_shapes(elem))
+    return out
+
+
+def _data_type(type_proto: anf_ir_pb2.TypeProto) -> str:
+    name = _type_name(type_proto.data_type)
+    if type_proto.data_type == anf_ir_pb2.DT_TENSOR:
+        return f"{name}[{_type_name(type_proto.tensor_type.elem_type)}]"
+    if type_proto.data_type == anf_ir_pb2.DT_TUPLE:
+        return f"{name}{[_data_type(elem) for elem in type_proto.sequence_type.elem_types]}"
+    return name
+
+
+def _op_attrs(node_proto: anf_ir_pb2.NodeProto) -> Callable[[], tuple[dict[str, str], bool]]:
+    def make() -> tuple[dict[str, str], bool]:
+        attrs: dict[str, str] = {}
+        flags = False
+        for attribute in node_proto.attribute:
+            if attribute.value.ByteSize() > MAX_ATTR_BYTES:
+                continue  # MindInsight drops big attribute values
+            if attribute.name in _DYNAMIC_FLAGS and attribute.value.bool_val:
+                flags = True
+            attrs[attribute.name] = str(attribute.value)
+        return attrs, flags
+    return make
+
+
+def _op_type(node_proto: anf_ir_pb2.NodeProto) -> Callable[[], tuple[list[list[int]], str]]:
+    return lambda: (_shapes(node_proto.output_type), _data_type(node_proto.output_type))
+
+
+class _Builder:
+    """MindInsight's build steps over an insertion-ordered name -> Node dict."""
+
+    def __init__(self, optimized: bool):
+        self.optimized = optimized
+        self.threshold = GROUP_THRESHOLD_OPTIMIZED if optimized else GROUP_THRESHOLD
+        self.nodes: dict[str, Node] = {}
+        self.ids: dict[str, str] = {}  # node id -> name
+        self.params: dict[str, Node] = {}  # Parameter nodes by name, as first parsed
+        self.consts: dict[str, Node] = {}
+        self.snapshot: list[Node] = []  # nodes whose edges name scopes inherit
+
+    # cache bookkeeping ----------------------------------------------------------------------
+    def add(self, node: Node) -> None:
+        if node.type == PARAMETER:
+            self.params[node.name] = node
+        elif node.type == CONST:
+            self.consts[node.name] = node
+        self.nodes[node.name] = node
+        self.ids[node.node_id] = node.name
+
+    def remove(self, name: str) -> None:
+        self.params.pop(name, None)
+        self.consts.pop(name, None)
+        node = self.nodes.pop(name)
+        if self.ids.get(node.node_id) == name:
+            del self.ids[node.node_id]
+
+    def rename(self, node: Node, new_name: str, update_parents: bool = False) -> None:
+        """Rename a node and the edges that name it (in its neighbours, and their scopes if asked)."""
+        old = node.name
+        neighbours: dict[str, Node] = {}
+        for edges in (node._inputs, node._outputs, node._proxy_inputs, node._proxy_outputs):
+            for target in edges:
+                other = self.nodes.get(target)
+                if other is None:
+                    continue
+                neighbours[target] = other
+                if update_parents:
+                    at = target.find("/")
+                    while at != -1:
+                        scope = target[:at]
+                        at = target.find("/", at + 1)
+                        if scope not in neighbours and scope in self.nodes:
+                            neighbours[scope] = self.nodes[scope]
+        for other in neighbours.values():
+            for edges in (other._inputs, other._outputs, other._proxy_inputs, other._proxy_outputs):
+                value = edges.pop(old, None)
+                if value is not None:
+                    edges[new_name] = value
+        self.remove(old)
+        node.name = new_name
+        node.scope = new_name.rsplit("/", 1)[0] if "/" in new_name else ""
+        self.add(node)
+
+    # the steps --------------------------------------------------------------------------------
+    def build(self, proto: anf_ir_pb2.GraphProto) -> None:
+        self.parse_ops(proto.node)
+        self.parse_parameters(proto.parameters)
+        self.parse_consts(proto.const_vals)
+        self.resolve_inputs()
+        self.derive_outputs()
+        if self.optimized:
+            for name in [n.name for n in self.nodes.values() if n.type in PASS_THROUGH]:
+                self.remove(name)
+            for node in self.ops_in_order():
+                if not node._inputs and not node._outputs:
+                    self.remove(node.name)
+            self.collapse_single_type_scopes()
+        self.copy_variables(self.params)
+        self.aggregate()
+        self.lay_out_parameter_groups()
+        self.make_name_scopes()
+        self.copy_variables(self.consts)
+        self.count_children()
+
+    def parse_ops(self, protos: Iterable[anf_ir_pb2.NodeProto]) -> None:
+        for index, proto in enumerate(protos):
+            if not proto.name:
+                continue
+            full_name = proto.full_name
+            if self.optimized and (full_name.startswith("Gradients") or "optimizer" in full_name
+                                   or "opt" in proto.instance_name):
+                continue
+            node_id = proto.name.rsplit("/", 1)[-1].split("op")[-1]
+            scope = proto.scope
+            op_type = proto.op_type
+            if not full_name:
+                name = _join(scope, f"{op_type}-op{node_id}")
+            elif full_name.lower().endswith(_SUMMARY_OP_SUFFIXES):
+                name = _join(scope, f"{op_type}-op{proto.name}")
+            else:
+                name = full_name
+            _check_name(name)
+            node = Node(name, node_id, op_type, scope)
+            node.full_name = full_name
+            node.topo = index
+            node.output_i = proto.output_i
+            node._attr = None
+            node._attr_maker = _op_attrs(proto)
+            node._shape = None
+            node._type_maker = _op_type(proto)
+            for inp in proto.input:
+                src = inp.name
+                if not src:
+                    continue
+                if "/" in src:
+                    src = src.split("op")[-1]
+                # The edge's source is resolved from the id in resolve_inputs.
+                node._inputs[src] = Edge(None, "control" if inp.type else "data")  # type: ignore[arg-type]
+            self.add(node)
+
+    def parse_parameters(self, protos: Iterable[anf_ir_pb2.ParameterProto]) -> None:
+        for proto in protos:
+            if not proto.name:
+                continue
+            _check_name(proto.name)
+            node = Node(proto.name, proto.name, PARAMETER)
+            node._shape = _shapes(proto.type)
+            node._dtype = _data_type(proto.type)
+            node._attr = {"type": node._dtype, "shape": str(node._shape)}
+            self.add(node)
+
+    def parse_consts(self, protos: Iterable[anf_ir_pb2.NamedValueProto]) -> None:
+        for proto in protos:
+            if not proto.key:
+                continue
+            _check_name(proto.key)
+            node = Node(proto.key, proto.key, CONST)
+            node.full_name = ""
+            value = proto.value
+            if value.dtype == anf_ir_pb2.DT_TENSOR:
+                node._shape = [list(value.tensor_val.dims)]
+            else:
+                node._shape = [[]]
+            node._attr = None
+            node._attr_maker = _const_attrs(proto)
+            self.add(node)
+
+    def resolve_inputs(self) -> None:
+        """Inputs name node ids, parameters or consts: point them at nodes; drop the unknown."""
+        nodes, ids = self.nodes, self.ids
+        for node in nodes.values():
+            if not node._inputs:
+                continue
+            resolved: dict[str, Edge] = {}
+            for src_id, edge in node._inputs.items():
+                name = ids.get(src_id)
+                if not name:
+                    continue
+                edge.source = nodes[name]
+                resolved[name] = edge
+            node._inputs = resolved
+        if self.optimized:
+            self.bypass_pass_through()
+
+    def ops_in_order(self) -> list[Node]:
+        ops = [n for n in self.nodes.values() if n.type not in (CONST, PARAMETER)]
+        ops.sort(key=lambda n: n.topo)
+        return ops
+
+    def bypass_pass_through(self) -> None:
+        """Optimized view: inputs from Load/TupleGetItem/MakeTuple/UpdateState go to their inputs."""
+        nodes = self.nodes
+        for node in self.ops_in_order():
+            for src in list(node._inputs):
+                through = nodes.get(src)
+                if through is None or through.type not in PASS_THROUGH:
+                    continue
+                del node._inputs[src]
+                for name, edge in list(through._inputs.items()):
+                    if name in nodes:
+                        node._inputs[name] = edge  # shared, as in MindInsight
+
+    def derive_outputs(self) -> None:
+        nodes = self.nodes
+        for node in nodes.values():
+            for src, edge in node._inputs.items():
+                source = nodes[src]
+                if source.type not in (CONST, PARAMETER):
+                    source._outputs[node.name] = edge
+        if self.optimized:
+            for node in self.ops_in_order():
+                for dst in list(node._outputs):
+                    through = nodes.get(dst)
+                    if through is not None and through.type in PASS_THROUGH:
+                        del node._outputs[dst]
+                        node._outputs.update(through._outputs)
+
+    def collapse_single_type_scopes(self) -> None:
+        """Optimized view: a leaf scope holding only nodes of one type named in it moves up."""
+        ops = self.ops_in_order()
+        types: dict[str, set[str]] = defaultdict(set)
+        counts: dict[str, int] = defaultdict(int)
+        for node in ops:
+            if "/" in node.scope:
+                types[node.scope].add(node.type)
+                counts[node.scope] += 1
+        chosen = {scope for scope, kinds in types.items()
+                  if len(kinds) == 1 and counts[scope] > 1 and next(iter(kinds)) in scope}
+        chosen = {scope for scope in chosen if not any(other.startswith(scope + "/") for other in types)}
+        for node in ops:
+            if node.scope in chosen:
+                parent, base = node.scope.rsplit("/", 1)[0], node.name.rsplit("/", 1)[-1]
+                self.rename(node, f"{parent}/{base}")
+
+    def copy_variables(self, originals: dict[str, Node]) -> None:
+        """Put a copy of each Parameter (or Const) in the scope of each node that uses it."""
+        if not originals:
+            return
+        copies: dict[str, Node] = {}
+        for node in list(self.nodes.values()):
+            if not node._inputs:
+                continue
+            for src, edge in list(node._inputs.items()):
+                original = originals.get(src)
+                if original is None:
+                    continue
+                name = _join(node.scope, src)
+                copy = copies.get(name)
+                if copy is None:
+                    copy = Node(name, name, original.type, node.scope)
+                    copy.full_name = original.full_name
+                    copy.output_i = original.output_i
+                    copy._origin = original._origin or original
+                    copies[name] = copy
+                copy._outputs[node.name] = edge.copy()
+                del node._inputs[src]
+                node._inputs[name] = edge.copy()
+        for copy in copies.values():
+            self.add(copy)
+        for name in set(originals) - set(copies):
+            self.remove(name)
+
+    def aggregate(self) -> None:
+        """Group >= threshold same-type siblings under `<scope>/<type>[<count>]_<i>` (§5.1 step 7)."""
+        groups: dict[tuple[str, str], list[Node]] = {}
+        for node in self.nodes.values():
+            if node.type == CONST or node.type == NAME_SCOPE:
+                continue
+            groups.setdefault((node.scope, node.type), []).append(node)
+        made = []
+        index = 0
+        for (scope, op_type), members in groups.items():
+            if len(members) < self.threshold:
+                continue
+            name = _join(scope, f"{op_type}[{len(members)}]_{index}")
+            index += 1
+            group = Node(name, name, AGGREGATION_SCOPE, scope)
+            group.subnode_count = len(members)
+            for member in members:
+                self.rename(member, f"{name}/{member.name.rsplit('/', 1)[-1]}")
+            self.add(group)
+            made.append((group, members))
+        for group, members in made:
+            self.inherit(group, members)
+
+    def inherit(self, parent: Node, members: Iterable[Node]) -> None:
+        """Give `parent` its members' edges that leave it (not those to Consts)."""
+        prefix = parent.name + "/"
+        nodes = self.nodes
+        members = list(members)
+        for method in ("_inputs", "_outputs", "_proxy_inputs", "_proxy_outputs"):
+            into = getattr(parent, method)
+            for member in members:
+                for target, value in getattr(member, method).items():
+                    if target.startswith(prefix):
+                        continue
+                    other = nodes.get(target)
+                    if other is None or other.type == CONST:
+                        continue
+                    into[target] = value
+
+    def lay_out_parameter_groups(self) -> None:
+        """Aggregated Parameters are drawn apart, joined to their users by proxy edges."""
+        nodes = self.nodes
+        groups = {n.name: n for n in nodes.values()
+                  if n.type == AGGREGATION_SCOPE and PARAMETER in n.name.rsplit("/", 1)[-1]}
+        if not groups:
+            return
+        members: dict[str, list[Node]] = defaultdict(list)
+        for node in nodes.values():
+            if node.scope in groups:
+                members[node.scope].append(node)
+        for group in groups.values():
+            group.independent_layout = True
+            for target_name, edge in list(group._outputs.items()):
+                target = nodes[target_name]
+                target._proxy_inputs[group.name] = edge.edge_type
+                if target.scope == group.scope:
+                    group._proxy_outputs[target_name] = edge.edge_type
+                else:
+                    group._proxy_outputs[target.scope] = edge.edge_type
+                    nodes[target.scope]._proxy_inputs[group.name] = edge.edge_type
+            for member in members[group.name]:
+                member.independent_layout = True
+                for target_name, edge in list(member._outputs.items()):
+                    target = nodes[target_name]
+                    member._proxy_outputs[target_name if target.scope == group.scope
+                                          else target.scope] = edge.edge_type
+                    back = target._inputs.get(member.name)
+                    if back is not None:
+                        back.independent_layout = True
+
+    def make_name_scopes(self) -> None:
+        """A name_scope node per '/' prefix; their edges are inherited when first looked at."""
+        nodes = self.nodes
+        scopes: dict[str, Node] = {}
+        for name in list(nodes):
+            if name not in nodes:
+                continue  # renamed below as a conflicting scope
+            at = name.find("/")
+            parent: str | None = None
+            while at > 0:
+                scope = name[:at]
+                if scope not in scopes:
+                    existing = nodes.get(scope)
+                    if existing is not None and existing.type == AGGREGATION_SCOPE:
+                        parent = scope
+                        at = name.find("/", at + 1)
+                        continue
+                    if existing is not None:
+                        # A real node is named like a scope: it becomes `<parent>/(<base>)`.
+                        self.rename(existing, _join(existing.scope, f"({scope.rsplit('/', 1)[-1]})"),
+                                    update_parents=True)
+                    scopes[scope] = Node(scope, scope, NAME_SCOPE, parent or "")
+                parent = scope
+                at = name.find("/", at + 1)
+        self.snapshot = list(nodes.values())
+        inherit_lazily = self.inherit_from_subtree
+        for scope_node in scopes.values():
+            scope_node._pending = inherit_lazily
+            self.add(scope_node)
+
+    def inherit_from_subtree(self, scope_node: Node) -> None:
+        """A name scope's edges: those of every node below it that leave it, in build order."""
+        prefix = scope_node.name + "/"
+        below = [n for n in self.snapshot if n.name.startswith(prefix)]
+        self.inherit(scope_node, below)
+
+    def count_children(self) -> None:
+        counts: dict[str, int] = defaultdict(int)
+        nodes = self.nodes
+        for node in nodes.values():
+            if node.scope and node.scope in nodes:
+                counts[node.scope] += 1
+        for name, count in counts.items():
+            nodes[name].subnode_count = count
+
+
+def _const_attrs(proto: anf_ir_pb2.NamedValueProto) -> Callable[[], tuple[dict[str, str], bool]]:
+    def make() -> tuple[dict[str, str], bool]:
+        if proto.value.ByteSize() > MAX_ATTR_BYTES:
+            return {proto.key: "dtype: " + _type_name(proto.value.dtype)}, False
+        return {proto.key: str(proto.value)}, False
+    return make
