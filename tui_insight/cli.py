@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         return open_ui(args.logdir, args)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: one line for the user, the traceback on request
+        if os.environ.get("TUI_INSIGHT_DEBUG"):
+            raise
+        return fail(f"internal error: {type(exc).__name__}: {exc} (set TUI_INSIGHT_DEBUG=1 for details)")
 
 
 def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:

@@ -333,3 +333,21 @@ def test_wait_loaded_in_background(tmp_path):
         assert cache.job("./").state == "ok"
     finally:
         cache.stop()
+
+
+def test_file_change_notices_wake_the_loop(tmp_path):
+    """With a long interval, a flushed step still arrives quickly: watchfiles wakes the loop."""
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1])
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=60)
+    try:
+        assert wait_loaded(cache, timeout=10)
+        time.sleep(0.3)  # let the watcher settle
+        write_steps(writer, [2])
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and cache.job("./").series("scalar", "loss").last_step != 2:
+            time.sleep(0.02)
+        assert cache.job("./").series("scalar", "loss").last_step == 2
+    finally:
+        cache.stop()

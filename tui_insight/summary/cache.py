@@ -266,14 +266,15 @@ class _JobLoader:
     def _read_file(self, state: _FileState, ranks: np.ndarray, progress: "LoadProgress") -> None:
         path = os.path.join(self.path, state.name)
         try:
+            st = os.stat(path)
+            if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
+                state.size, state.tail_bytes, state.error = st.st_size, 0, ""
+                return  # nothing appended: no need to open the file
             with open(path, "rb", buffering=1 << 20) as fh:
                 st = os.fstat(fh.fileno())
                 state.inode = (st.st_dev, st.st_ino)
                 state.size = st.st_size
                 state.error = ""
-                if st.st_size == state.end:
-                    state.tail_bytes = 0
-                    return
                 report = ScanReport()
                 start = state.end
                 for offset, payload in scan_records(fh, state.end, st.st_size, report):

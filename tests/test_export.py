@@ -1,0 +1,226 @@
+"""CSV snapshots: exact files and headers, rows against the cache and the raw file contents."""
+import csv
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import MINDSPORE_LOGS
+from tui_insight.export import HEADERS, ExportError, export_snapshot
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.writer import SummaryWriter
+
+FILES = ["images.csv", "histograms.csv", "jobs.csv", "lineage.csv", "scalars.csv", "tensors.csv"]
+
+
+def read(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def split_tag(full):
+    tag, plugin = full.rsplit("/", 1)
+    return plugin, tag
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory, fixture_cache):
+    out = tmp_path_factory.mktemp("snap") / "out"
+    export_snapshot(fixture_cache, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def full_snapshot(tmp_path_factory, fixture_cache):
+    out = tmp_path_factory.mktemp("full") / "out"
+    export_snapshot(fixture_cache, out, all_steps=True)
+    return out
+
+
+def test_exactly_six_files_with_headers(snapshot):
+    assert sorted(os.listdir(snapshot)) == FILES
+    for name, header in HEADERS.items():
+        with open(snapshot / f"{name}.csv", encoding="utf-8") as fh:
+            assert fh.readline().rstrip("\n") == ",".join(header)
+
+
+def test_jobs_rows(snapshot, truth):
+    rows = {r["train_id"]: r for r in read(snapshot / "jobs.csv")}
+    assert sorted(rows) == sorted(truth["jobs"])
+    for train_id, job in truth["jobs"].items():
+        assert int(rows[train_id]["records"]) == sum(f["records"] for f in job["raw"]["files"])
+        assert int(rows[train_id]["summary_files"]) == job["listing"]["summary_files"]
+    assert rows["./damaged_truncated"]["state"] == "growing"
+
+
+def test_scalar_rows_are_what_the_cache_holds(snapshot, fixture_cache):
+    rows = read(snapshot / "scalars.csv")
+    counts = Counter((r["train_id"], r["tag"]) for r in rows)
+    for train_id, view in fixture_cache.jobs.items():
+        for tag in view.tag_names("scalar"):
+            assert counts[(train_id, tag)] == len(view.series("scalar", tag)), (train_id, tag)
+    keys = [(r["train_id"], r["tag"], int(r["step"])) for r in rows]
+    assert keys == sorted(keys)
+
+
+def test_scalar_values_and_non_finite_text(snapshot, truth):
+    rows = [r for r in read(snapshot / "scalars.csv") if r["train_id"] == "./edge_cases" and r["tag"] == "edge/nan_inf"]
+    expected = truth["jobs"]["./edge_cases"]["scalars"]["edge/nan_inf/scalar"]
+    assert [int(r["step"]) for r in rows] == [p[0] for p in expected]
+    texts = {r["value"] for r in rows}
+    assert {"nan", "inf", "-inf"} <= texts
+    for row, (_, value, wall) in zip(rows, expected):
+        if value is not None:
+            assert float(row["value"]) == pytest.approx(value, rel=1e-6)
+        assert float(row["wall_time"]) == pytest.approx(wall, abs=1e-6)
+
+
+def test_lenet_loss_tag_is_as_written(snapshot):
+    tags = {r["tag"] for r in read(snapshot / "scalars.csv") if r["train_id"] == "./lenet_lr0.01"}
+    assert "loss/auto" in tags and not any(t.endswith("/scalar") for t in tags)
+
+
+def test_histogram_rows_are_the_buckets_as_written(snapshot, truth):
+    rows = read(snapshot / "histograms.csv")
+    raw = truth["jobs"]["./"]["raw"]["histograms"]["root/w/histogram"]
+    ours = [r for r in rows if r["train_id"] == "./" and r["tag"] == "root/w"]
+    by_step = {}
+    for item in raw:
+        by_step[item["step"]] = item["buckets"]  # the last value written for a step wins
+    assert len(ours) == sum(len(b) for b in by_step.values())
+    first = [r for r in ours if int(r["step"]) == min(by_step)]
+    expected = sorted(by_step[min(by_step)])
+    assert [(float(r["left"]), float(r["width"]), int(r["count"])) for r in first] == pytest.approx(
+        [tuple(b) for b in expected])
+
+
+def test_image_rows(snapshot, truth):
+    rows = read(snapshot / "images.csv")
+    for train_id, job in truth["jobs"].items():
+        for full, image in job["images"].items():
+            _, tag = split_tag(full)
+            ours = [r for r in rows if r["train_id"] == train_id and r["tag"] == tag]
+            meta = {m["step"]: m for m in image["metadatas"]}
+            for r in ours:
+                if int(r["step"]) in meta:
+                    assert int(r["width"]) == meta[int(r["step"])]["width"]
+                    assert int(r["height"]) == meta[int(r["step"])]["height"]
+
+
+def test_tensor_rows(snapshot, truth):
+    rows = read(snapshot / "tensors.csv")
+    ours = {(r["tag"], int(r["step"])): r for r in rows if r["train_id"] == "./lenet_lr0.01"}
+    stats = truth["jobs"]["./lenet_lr0.01"]["tensors"]["custom/t3d/tensor"]["stats"]
+    for item in stats:
+        row = ours[("custom/t3d", item["step"])]
+        value = item["value"]
+        assert row["dtype"] == value["data_type"]
+        assert row["shape"] == "x".join(map(str, value["dims"]))
+        s = value["statistics"]
+        assert int(row["count"]) == s["overall_count"]
+        assert float(row["max"]) == pytest.approx(s["overall_max"], rel=1e-6)
+        assert float(row["avg"]) == pytest.approx(s["overall_avg"], rel=1e-6)
+    nan_rows = [r for r in rows if r["train_id"] == "./edge_cases" and r["tag"] == "edge/tensor_nan_inf"]
+    assert nan_rows and all(int(r["nan_count"]) > 0 for r in nan_rows)
+
+
+def test_lineage_rows(snapshot, truth):
+    rows = {r["summary_dir"]: r for r in read(snapshot / "lineage.csv")}
+    expected = {o["summary_dir"]: o["model_lineage"] for o in truth["lineage"]["all"]["object"]}
+    assert sorted(rows) == sorted(expected)
+    with open(snapshot / "lineage.csv", encoding="utf-8") as fh:
+        header = fh.readline().rstrip("\n").split(",")
+    assert header[0] == "summary_dir"
+    assert "metric/Accuracy" in header and "user_defined/seed" in header
+    for summary_dir, model in expected.items():
+        assert float(rows[summary_dir]["learning_rate"]) == pytest.approx(model["learning_rate"])
+        assert float(rows[summary_dir]["metric/Accuracy"]) == pytest.approx(model["metric"]["Accuracy"])
+        assert rows[summary_dir]["optimizer"] == model["optimizer"]
+        assert rows[summary_dir]["test_dataset_path"] == (model["test_dataset_path"] or "")
+
+
+def test_all_steps_holds_every_value_written(full_snapshot, truth):
+    rows = read(full_snapshot / "scalars.csv")
+    counts = Counter((r["train_id"], r["tag"]) for r in rows)
+    for train_id, job in truth["jobs"].items():
+        for full, raw in job["raw"]["tags"].items():
+            plugin, tag = split_tag(full)
+            if plugin == "scalar":
+                assert counts[(train_id, tag)] == raw["values_written"], (train_id, tag)
+    limits_loss = [int(r["step"]) for r in rows if r["train_id"] == "./limits" and r["tag"] == "limits/loss"]
+    assert limits_loss == sorted(limits_loss) and len(limits_loss) == 1500
+    images = Counter((r["train_id"], r["tag"]) for r in read(full_snapshot / "images.csv"))
+    assert images[("./limits", "limits/img")] == truth["jobs"]["./limits"]["raw"]["tags"]["limits/img/image"]["values_written"]
+
+
+def test_refuses_inside_logdir(fixture_cache):
+    with pytest.raises(ExportError, match="inside the log directory"):
+        export_snapshot(fixture_cache, MINDSPORE_LOGS / "snap")
+
+
+def test_refuses_non_empty_out_without_force(tmp_path):
+    SummaryWriter(tmp_path / "logs", timestamp=1).close()
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep me")
+    with pytest.raises(ExportError, match="--force"):
+        export_snapshot(cache, out)
+    assert os.listdir(out) == ["mine.txt"]
+    export_snapshot(cache, out, force=True)
+    assert "jobs.csv" in os.listdir(out)
+
+
+def test_narrowed_export_for_one_view(tmp_path, fixture_cache):
+    out = tmp_path / "out"
+    export_snapshot(fixture_cache, out, train_ids=["./lenet_lr0.01"], plugins={"scalar"})
+    assert {r["train_id"] for r in read(out / "scalars.csv")} == {"./lenet_lr0.01"}
+    assert read(out / "histograms.csv") == []
+
+
+# -- the command line -----------------------------------------------------------------------
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "tui_insight", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_cli_export_end_to_end(tmp_path):
+    before = sorted((p, p.stat().st_mtime) for p in MINDSPORE_LOGS.rglob("*"))
+    result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(tmp_path / "snap")) == FILES
+    assert "wrote 6 files" in result.stdout
+    assert "./damaged_truncated: growing" in result.stderr
+    assert sorted((p, p.stat().st_mtime) for p in MINDSPORE_LOGS.rglob("*")) == before
+    again = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
+    assert again.returncode == 2 and "--force" in again.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["/no/such/dir", "--export", "csv", "--out", "x"], "does not exist"),
+    (["--export", "csv"], "--export needs --out"),
+    (["."], None),
+])
+def test_cli_errors_are_one_line(args, message, tmp_path):
+    if message is None:  # a file given as LOGDIR
+        (tmp_path / "f").write_text("x")
+        args, message = [str(tmp_path / "f"), "--export", "csv", "--out", str(tmp_path / "o")], "not a directory"
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_version_and_help():
+    from tui_insight import __version__
+
+    assert run_cli("--version").stdout.strip() == f"tui-insight {__version__}"
+    help_text = run_cli("--help").stdout
+    for option in ("--demo", "--reload-interval", "--theme", "--export", "--out", "--all-steps", "--force", "--version"):
+        assert option in help_text
