@@ -44,6 +44,13 @@ def clock_time(wall_time: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall_time))
 
 
+def short_time(wall_time: float) -> str:
+    """A wall time as local `HH:MM:SS` (the read-out's date is in the job list)."""
+    if not wall_time or not math.isfinite(wall_time):
+        return "-"
+    return time.strftime("%H:%M:%S", time.localtime(wall_time))
+
+
 def duration(seconds: float) -> str:
     """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`."""
     if seconds is None or not math.isfinite(seconds):
