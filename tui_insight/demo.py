@@ -22,7 +22,6 @@ RUNS = [  # name, learning rate, optimizer, batch size
     ("lenet_lr0.01", 0.01, "Momentum", 32),
     ("lenet_adam", 0.001, "Adam", 64),
 ]
-BASE_TIME = 1_700_000_000
 
 
 def lenet_graph():
@@ -82,10 +81,10 @@ def write_step(writer: SummaryWriter, step: int, lr: float, rng: np.random.Gener
     writer.record(step, wall_time=wall_time)
 
 
-def write_run(base: Path, name: str, lr: float, optimizer: str, batch: int, steps: int, seed: int) -> None:
+def write_run(base: Path, name: str, lr: float, optimizer: str, batch: int, steps: int, seed: int,
+              start: int) -> None:
     rng = np.random.default_rng(seed)
     run = base / name
-    start = BASE_TIME + seed * 1000
     with SummaryWriter(run, timestamp=start, wall_time=float(start)) as writer:
         writer.add_graph(lenet_graph(), wall_time=float(start))
         for step in range(1, steps + 1):
@@ -124,9 +123,12 @@ class LiveRun(threading.Thread):
                 self.stopped.wait(self.period)
 
 
-def write_demo(base: Path) -> None:
+def write_demo(base: Path, now: float | None = None) -> None:
+    """The finished runs, as if trained over the last few hours."""
+    now = time.time() if now is None else now
     for seed, (name, lr, optimizer, batch) in enumerate(RUNS, start=1):
-        write_run(base, name, lr, optimizer, batch, steps=120, seed=seed)
+        start = int(now) - (len(RUNS) + 1 - seed) * 3600
+        write_run(base, name, lr, optimizer, batch, steps=120, seed=seed, start=start)
     write_pb_graph(base / "lenet_lr0.1" / "lenet_exported.pb", lenet_graph())
 
 
