@@ -18,10 +18,13 @@ scope node is looked at.
 """
 from __future__ import annotations
 
+import gc
 import os
+from bisect import bisect_left
 import threading
 from collections import defaultdict
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -80,57 +83,75 @@ def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
 
 # -- the model ------------------------------------------------------------------------------
 
-class Edge:
+class Edge(NamedTuple):
     """One end of an edge as a node lists it: what flows along it.
 
-    shape: output shapes of the source node ([[16, 6, 28, 28]]; a tuple gives several);
-    data_type: "DT_TENSOR[DT_FLOAT32]", "DT_TUPLE['DT_TENSOR[DT_FLOAT32]', ...]" or "" for consts;
-    edge_type: "data" or "control"; independent_layout: the source is a laid-out-apart parameter.
+    shape: output shapes of the source node ([[16, 6, 28, 28]]; a tuple output gives several);
+    data_type: "DT_TENSOR[DT_FLOAT32]", "DT_TUPLE['DT_TENSOR[DT_FLOAT32]', ...]", "" for consts;
+    edge_type: "data" or "control"; independent_layout: the source is a parameter drawn apart.
     """
 
-    __slots__ = ("source", "edge_type", "independent_layout")
-
-    def __init__(self, source: "Node", edge_type: str, independent_layout: bool = False):
-        self.source = source  # the node whose output this is (shape and type come from it)
-        self.edge_type = edge_type
-        self.independent_layout = independent_layout
-
-    @property
-    def shape(self) -> list[list[int]]:
-        return self.source.output_shape
-
-    @property
-    def data_type(self) -> str:
-        return self.source.output_data_type
-
-    def copy(self) -> "Edge":
-        return Edge(self.source, self.edge_type, self.independent_layout)
+    shape: list[list[int]]
+    data_type: str
+    edge_type: str
+    independent_layout: bool
 
     def to_dict(self) -> dict[str, Any]:
         """As MindInsight serves it."""
         return {"shape": self.shape, "edge_type": self.edge_type,
                 "independent_layout": self.independent_layout, "data_type": self.data_type}
 
-    def __repr__(self) -> str:
-        return f"Edge({self.edge_type}, {self.data_type}, {self.shape})"
+
+class _EdgeTable:
+    """Every edge of a graph, by id. Nodes hold {name: edge id}: plain ints keep the node
+    dicts out of the garbage collector's way, and two nodes holding the same id share one
+    edge, as MindInsight's nodes share one attribute dict."""
+
+    __slots__ = ("source", "kind", "independent", "node_protos", "const_protos")
+
+    def __init__(self) -> None:
+        # The proto's repeated fields, read lazily for attributes and output types.
+        self.node_protos: Any = ()
+        self.const_protos: Any = ()
+        self.source: list[Node | None] = []  # the node whose output flows along the edge
+        self.kind: list[str] = []  # "data" or "control"
+        self.independent: list[bool] = []
+
+    def new(self, source: "Node | None", kind: str) -> int:
+        self.source.append(source)
+        self.kind.append(kind)
+        self.independent.append(False)
+        return len(self.kind) - 1
+
+    def copy(self, edge: int) -> int:
+        self.source.append(self.source[edge])
+        self.kind.append(self.kind[edge])
+        self.independent.append(self.independent[edge])
+        return len(self.kind) - 1
+
+    def edge(self, edge: int) -> Edge:
+        source = self.source[edge]
+        assert source is not None
+        return Edge([list(dims) for dims in source.output_shape], source.output_data_type,
+                    self.kind[edge], self.independent[edge])
 
 
 class Node:
     """A node of the built graph: an operator, Parameter, Const, aggregation or name scope.
 
     Fields: name (full path, unique), type, scope (the parent's name, "" at the root),
-    node_id, full_name, output_i, subnode_count (direct children), independent_layout,
-    and as properties: attr {name: protobuf text}, inputs/outputs {node name: Edge},
+    node_id, full_name, output_i, subnode_count (direct children), independent_layout.
+    Properties: attr {name: protobuf text}, inputs/outputs {node name: Edge},
     proxy_inputs/proxy_outputs {node name: edge type}, is_dynamic_shape_node,
-    output_shape, output_data_type. `to_dict()` gives MindInsight's node dict.
+    output_shape (tuple of tuples), output_data_type. `to_dict()`: MindInsight's node dict.
     """
 
     __slots__ = ("name", "node_id", "type", "scope", "full_name", "output_i", "subnode_count",
                  "independent_layout", "topo", "_inputs", "_outputs", "_proxy_inputs",
-                 "_proxy_outputs", "_attr", "_attr_maker", "_shape", "_dtype", "_type_maker",
-                 "_flags", "_pending", "_origin")
+                 "_proxy_outputs", "_attr", "_shape", "_dtype", "_proto", "_flags", "_pending",
+                 "_origin", "_table")
 
-    def __init__(self, name: str, node_id: str, type_: str = "", scope: str = ""):
+    def __init__(self, name: str, node_id: str, type_: str, scope: str, table: _EdgeTable):
         self.name = name
         self.node_id = node_id
         self.type = type_
@@ -140,20 +161,19 @@ class Node:
         self.subnode_count = 0
         self.independent_layout = False
         self.topo = -1
-        self._inputs: dict[str, Edge] = {}
-        self._outputs: dict[str, Edge] = {}
-        self._proxy_inputs: dict[str, str] = {}
+        self._inputs: dict[str, int] = {}  # source name -> edge id
+        self._outputs: dict[str, int] = {}  # destination name -> edge id
+        self._proxy_inputs: dict[str, str] = {}  # name -> edge type
         self._proxy_outputs: dict[str, str] = {}
-        self._attr: dict[str, str] | None = {}
-        self._attr_maker: Callable[[], tuple[dict[str, str], bool]] | None = None
-        self._shape: list[list[int]] | None = []
+        self._attr: dict[str, str] | None = {}  # None: not made from _proto yet
+        self._shape: tuple[tuple[int, ...], ...] | None = ()  # None: not read from _proto yet
         self._dtype = ""
-        self._type_maker: Callable[[], tuple[list[list[int]], str]] | None = None
+        self._proto = -1  # index of its NodeProto (operators) or NamedValueProto (consts)
         self._flags = False  # a dynamic-shape attribute is set
         self._pending: Callable[["Node"], None] | None = None  # fills a name scope's edges
         self._origin: Node | None = None  # the Parameter/Const this node is a copy of
+        self._table = table
 
-    # Lazily computed parts -----------------------------------------------------------------
     def _edges(self) -> None:
         if self._pending is not None:
             with _LAZY_LOCK:  # the UI thread and a worker may look at the same scope
@@ -164,58 +184,63 @@ class Node:
     @property
     def inputs(self) -> dict[str, Edge]:
         self._edges()
-        return self._inputs
+        edge = self._table.edge
+        return {name: edge(i) for name, i in self._inputs.items()}
 
     @property
     def outputs(self) -> dict[str, Edge]:
         self._edges()
-        return self._outputs
+        edge = self._table.edge
+        return {name: edge(i) for name, i in self._outputs.items()}
 
     @property
     def proxy_inputs(self) -> dict[str, str]:
         self._edges()
-        return self._proxy_inputs
+        return dict(self._proxy_inputs)
 
     @property
     def proxy_outputs(self) -> dict[str, str]:
         self._edges()
-        return self._proxy_outputs
+        return dict(self._proxy_outputs)
 
     @property
     def attr(self) -> dict[str, str]:
         if self._origin is not None:
             return self._origin.attr
         if self._attr is None:
-            assert self._attr_maker is not None
-            self._attr, self._flags = self._attr_maker()
-            self._attr_maker = None
+            if self.type == CONST:
+                self._attr = _const_attrs(self._table.const_protos[self._proto])
+            else:
+                self._attr, self._flags = _op_attrs(self._table.node_protos[self._proto])
         return self._attr
 
     @property
-    def output_shape(self) -> list[list[int]]:
+    def output_shape(self) -> tuple[tuple[int, ...], ...]:
         if self._origin is not None:
             return self._origin.output_shape
         if self._shape is None:
-            assert self._type_maker is not None
-            self._shape, self._dtype = self._type_maker()
-            self._type_maker = None
+            output_type = self._table.node_protos[self._proto].output_type
+            self._dtype = _data_type(output_type)
+            self._shape = _shapes(output_type)
         return self._shape
 
     @property
     def output_data_type(self) -> str:
-        self.output_shape  # noqa: B018 - computes both
         if self._origin is not None:
             return self._origin.output_data_type
+        self.output_shape  # noqa: B018 - reads both
         return self._dtype
 
     @property
     def is_dynamic_shape_node(self) -> bool:
         """A dynamic-shape attribute is true, or an input/output shape has -1 or -2."""
         self.attr  # noqa: B018 - sets _flags
-        source = self._origin if self._origin is not None else self
-        if source._flags:
+        if (self._origin or self)._flags:
             return True
-        return any(_dynamic(edge.shape) for edges in (self.inputs, self.outputs) for edge in edges.values())
+        self._edges()
+        sources = self._table.source
+        return any(_dynamic(sources[i].output_shape)  # type: ignore[union-attr]
+                   for edges in (self._inputs, self._outputs) for i in edges.values())
 
     @property
     def is_scope(self) -> bool:
@@ -255,7 +280,8 @@ class Graph:
         self._children: dict[str, list[Node]] = defaultdict(list)
         for node in nodes.values():
             self._children[node.scope].append(node)
-        self._lower: list[tuple[str, str]] | None = None
+        self._names: list[str] = []
+        self._lower: list[str] = []  # lower-cased names, made on the first search
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -305,15 +331,17 @@ class Graph:
         """
         if not pattern or pattern == "/":
             return []
-        if self._lower is None:
-            self._lower = [(name.lower(), name) for name in self._nodes]
+        if not self._lower:
+            self._names = list(self._nodes)
+            self._lower = [name.lower() for name in self._names]
         pattern = pattern.lower()
         size = len(pattern)
         out = []
-        for low, name in self._lower:
+        names = self._names
+        for i, low in enumerate(self._lower):
             at = low.rfind(pattern)
             if at >= 0 and low.find("/", at + size) == -1:
-                out.append(name)
+                out.append(names[i])
         return out
 
     def search_tree(self, pattern: str, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
@@ -375,8 +403,14 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
     Raises GraphError when a node name holds `<`, `>` or `"` (MindInsight drops such graphs).
     """
     builder = _Builder(optimized)
-    builder.build(proto)
-    return Graph(builder.nodes, optimized)
+    collecting = gc.isenabled()
+    gc.disable()  # the build makes ~10 objects per node and no cycles; GC passes would halve its speed
+    try:
+        builder.build(proto)
+        return Graph(builder.nodes, optimized)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _join(scope: str, base: str) -> str:
@@ -388,6 +422,13 @@ def _check_name(name: str) -> None:
     if bad:
         raise GraphError(f"graph node name {name!r} contains {' '.join(sorted(bad))}; "
                          "MindInsight rejects such graphs")
+
+
+def _check_names(names: list[str]) -> None:
+    joined = "\n".join(names)  # one scan instead of one per name
+    if "<" in joined or ">" in joined or '"' in joined:
+        for name in names:
+            _check_name(name)
 
 
 # MindInsight's DataType enum stops at DT_REF (42) and calls 40 DT_ANYTHING; MindSpore 2.10 writes
@@ -405,17 +446,17 @@ def _known_type(type_proto: anf_ir_pb2.TypeProto) -> bool:
     return type_proto.HasField("data_type") and type_proto.data_type <= _MI_LAST_TYPE
 
 
-def _shapes(type_proto: anf_ir_pb2.TypeProto) -> list[list[int]]:
-    """Output shapes of a TypeProto: one per tensor, [] for a non-tensor scalar."""
+def _shapes(type_proto: anf_ir_pb2.TypeProto) -> tuple[tuple[int, ...], ...]:
+    """Output shapes of a TypeProto: one per tensor, () for a non-tensor scalar."""
     if _known_type(type_proto) and type_proto.data_type not in (anf_ir_pb2.DT_TENSOR, anf_ir_pb2.DT_TUPLE):
-        return [[]]
-    out = []
+        return ((),)
+    out: list[tuple[int, ...]] = []
     if type_proto.HasField("tensor_type"):
-        out.append([dim.size for dim in type_proto.tensor_type.shape.dim])
+        out.append(tuple(dim.size for dim in type_proto.tensor_type.shape.dim))
     if type_proto.HasField("sequence_type"):
         for elem in type_proto.sequence_type.elem_types:
             out.extend(_shapes(elem))
-    return out
+    return tuple(out)
 
 
 def _data_type(type_proto: anf_ir_pb2.TypeProto) -> str:
@@ -427,22 +468,23 @@ def _data_type(type_proto: anf_ir_pb2.TypeProto) -> str:
     return name
 
 
-def _op_attrs(node_proto: anf_ir_pb2.NodeProto) -> Callable[[], tuple[dict[str, str], bool]]:
-    def make() -> tuple[dict[str, str], bool]:
-        attrs: dict[str, str] = {}
-        flags = False
-        for attribute in node_proto.attribute:
-            if attribute.value.ByteSize() > MAX_ATTR_BYTES:
-                continue  # MindInsight drops big attribute values
-            if attribute.name in _DYNAMIC_FLAGS and attribute.value.bool_val:
-                flags = True
-            attrs[attribute.name] = str(attribute.value)
-        return attrs, flags
-    return make
+def _op_attrs(node_proto: anf_ir_pb2.NodeProto) -> tuple[dict[str, str], bool]:
+    """Attributes as protobuf text (big ones dropped), and whether a dynamic-shape flag is set."""
+    attrs: dict[str, str] = {}
+    flags = False
+    for attribute in node_proto.attribute:
+        if attribute.value.ByteSize() > MAX_ATTR_BYTES:
+            continue  # MindInsight drops big attribute values
+        if attribute.name in _DYNAMIC_FLAGS and attribute.value.bool_val:
+            flags = True
+        attrs[attribute.name] = str(attribute.value)
+    return attrs, flags
 
 
-def _op_type(node_proto: anf_ir_pb2.NodeProto) -> Callable[[], tuple[list[list[int]], str]]:
-    return lambda: (_shapes(node_proto.output_type), _data_type(node_proto.output_type))
+def _const_attrs(proto: anf_ir_pb2.NamedValueProto) -> dict[str, str]:
+    if proto.value.ByteSize() > MAX_ATTR_BYTES:
+        return {proto.key: "dtype: " + _type_name(proto.value.dtype)}
+    return {proto.key: str(proto.value)}
 
 
 class _Builder:
@@ -456,6 +498,8 @@ class _Builder:
         self.params: dict[str, Node] = {}  # Parameter nodes by name, as first parsed
         self.consts: dict[str, Node] = {}
         self.snapshot: list[Node] = []  # nodes whose edges name scopes inherit
+        self.table = _EdgeTable()
+        self.by_name: tuple[list[str], list[int]] | None = None
 
     # cache bookkeeping ----------------------------------------------------------------------
     def add(self, node: Node) -> None:
@@ -502,6 +546,8 @@ class _Builder:
 
     # the steps --------------------------------------------------------------------------------
     def build(self, proto: anf_ir_pb2.GraphProto) -> None:
+        self.table.node_protos = proto.node
+        self.table.const_protos = proto.const_vals
         self.parse_ops(proto.node)
         self.parse_parameters(proto.parameters)
         self.parse_consts(proto.const_vals)
@@ -522,80 +568,89 @@ class _Builder:
         self.count_children()
 
     def parse_ops(self, protos: Iterable[anf_ir_pb2.NodeProto]) -> None:
+        optimized = self.optimized
+        nodes, ids, table = self.nodes, self.ids, self.table
+        # Edge rows appended inline: this loop is the bulk of a large graph's build time.
+        add_source, add_kind, add_flag = table.source.append, table.kind.append, table.independent.append
+        names = []
         for index, proto in enumerate(protos):
-            if not proto.name:
+            proto_name = proto.name
+            if not proto_name:
                 continue
             full_name = proto.full_name
-            if self.optimized and (full_name.startswith("Gradients") or "optimizer" in full_name
-                                   or "opt" in proto.instance_name):
+            if optimized and (full_name.startswith("Gradients") or "optimizer" in full_name
+                              or "opt" in proto.instance_name):
                 continue
-            node_id = proto.name.rsplit("/", 1)[-1].split("op")[-1]
+            node_id = proto_name.rsplit("/", 1)[-1].split("op")[-1]
             scope = proto.scope
-            op_type = proto.op_type
             if not full_name:
-                name = _join(scope, f"{op_type}-op{node_id}")
-            elif full_name.lower().endswith(_SUMMARY_OP_SUFFIXES):
-                name = _join(scope, f"{op_type}-op{proto.name}")
+                name = _join(scope, f"{proto.op_type}-op{node_id}")
+            elif full_name[-1] == "]" and full_name.lower().endswith(_SUMMARY_OP_SUFFIXES):
+                name = _join(scope, f"{proto.op_type}-op{proto_name}")
             else:
                 name = full_name
-            _check_name(name)
-            node = Node(name, node_id, op_type, scope)
+            names.append(name)
+            node = Node(name, node_id, proto.op_type, scope, table)
             node.full_name = full_name
             node.topo = index
             node.output_i = proto.output_i
             node._attr = None
-            node._attr_maker = _op_attrs(proto)
             node._shape = None
-            node._type_maker = _op_type(proto)
+            node._proto = index  # not the proto itself: 50,000 wrappers would burden the GC
+            inputs = node._inputs
             for inp in proto.input:
                 src = inp.name
-                if not src:
-                    continue
-                if "/" in src:
-                    src = src.split("op")[-1]
-                # The edge's source is resolved from the id in resolve_inputs.
-                node._inputs[src] = Edge(None, "control" if inp.type else "data")  # type: ignore[arg-type]
-            self.add(node)
+                if src:
+                    if "/" in src:
+                        src = src.split("op")[-1]
+                    # The source is found from its id in resolve_inputs.
+                    inputs[src] = len(table.kind)
+                    add_source(None)
+                    add_kind("control" if inp.type else "data")
+                    add_flag(False)
+            nodes[name] = node  # operators are neither Parameters nor Consts: add() not needed
+            ids[node_id] = name
+        _check_names(names)
 
     def parse_parameters(self, protos: Iterable[anf_ir_pb2.ParameterProto]) -> None:
         for proto in protos:
             if not proto.name:
                 continue
             _check_name(proto.name)
-            node = Node(proto.name, proto.name, PARAMETER)
+            node = Node(proto.name, proto.name, PARAMETER, "", self.table)
             node._shape = _shapes(proto.type)
             node._dtype = _data_type(proto.type)
-            node._attr = {"type": node._dtype, "shape": str(node._shape)}
+            node._attr = {"type": node._dtype, "shape": str([list(dims) for dims in node._shape])}
             self.add(node)
 
     def parse_consts(self, protos: Iterable[anf_ir_pb2.NamedValueProto]) -> None:
-        for proto in protos:
+        for index, proto in enumerate(protos):
             if not proto.key:
                 continue
             _check_name(proto.key)
-            node = Node(proto.key, proto.key, CONST)
+            node = Node(proto.key, proto.key, CONST, "", self.table)
             node.full_name = ""
             value = proto.value
             if value.dtype == anf_ir_pb2.DT_TENSOR:
-                node._shape = [list(value.tensor_val.dims)]
+                node._shape = (tuple(value.tensor_val.dims),)
             else:
-                node._shape = [[]]
+                node._shape = ((),)
             node._attr = None
-            node._attr_maker = _const_attrs(proto)
+            node._proto = index
             self.add(node)
 
     def resolve_inputs(self) -> None:
         """Inputs name node ids, parameters or consts: point them at nodes; drop the unknown."""
-        nodes, ids = self.nodes, self.ids
+        nodes, ids, sources = self.nodes, self.ids, self.table.source
         for node in nodes.values():
             if not node._inputs:
                 continue
-            resolved: dict[str, Edge] = {}
+            resolved: dict[str, int] = {}
             for src_id, edge in node._inputs.items():
                 name = ids.get(src_id)
                 if not name:
                     continue
-                edge.source = nodes[name]
+                sources[edge] = nodes[name]
                 resolved[name] = edge
             node._inputs = resolved
         if self.optimized:
@@ -643,9 +698,15 @@ class _Builder:
             if "/" in node.scope:
                 types[node.scope].add(node.type)
                 counts[node.scope] += 1
+        has_inner: set[str] = set()  # scopes with an operator deeper down
+        for scope in types:
+            cut = scope.rfind("/")
+            while cut > 0:
+                has_inner.add(scope[:cut])
+                cut = scope.rfind("/", 0, cut)
         chosen = {scope for scope, kinds in types.items()
-                  if len(kinds) == 1 and counts[scope] > 1 and next(iter(kinds)) in scope}
-        chosen = {scope for scope in chosen if not any(other.startswith(scope + "/") for other in types)}
+                  if len(kinds) == 1 and counts[scope] > 1 and next(iter(kinds)) in scope
+                  and scope not in has_inner}
         for node in ops:
             if node.scope in chosen:
                 parent, base = node.scope.rsplit("/", 1)[0], node.name.rsplit("/", 1)[-1]
@@ -656,24 +717,26 @@ class _Builder:
         if not originals:
             return
         copies: dict[str, Node] = {}
+        copy_edge = self.table.copy
         for node in list(self.nodes.values()):
-            if not node._inputs:
+            inputs = node._inputs
+            if not inputs or not any(src in originals for src in inputs):
                 continue
-            for src, edge in list(node._inputs.items()):
+            for src, edge in list(inputs.items()):
                 original = originals.get(src)
                 if original is None:
                     continue
                 name = _join(node.scope, src)
                 copy = copies.get(name)
                 if copy is None:
-                    copy = Node(name, name, original.type, node.scope)
+                    copy = Node(name, name, original.type, node.scope, self.table)
                     copy.full_name = original.full_name
                     copy.output_i = original.output_i
                     copy._origin = original._origin or original
                     copies[name] = copy
-                copy._outputs[node.name] = edge.copy()
-                del node._inputs[src]
-                node._inputs[name] = edge.copy()
+                copy._outputs[node.name] = copy_edge(edge)
+                del inputs[src]
+                inputs[name] = copy_edge(edge)
         for copy in copies.values():
             self.add(copy)
         for name in set(originals) - set(copies):
@@ -693,7 +756,7 @@ class _Builder:
                 continue
             name = _join(scope, f"{op_type}[{len(members)}]_{index}")
             index += 1
-            group = Node(name, name, AGGREGATION_SCOPE, scope)
+            group = Node(name, name, AGGREGATION_SCOPE, scope, self.table)
             group.subnode_count = len(members)
             for member in members:
                 self.rename(member, f"{name}/{member.name.rsplit('/', 1)[-1]}")
@@ -720,7 +783,7 @@ class _Builder:
 
     def lay_out_parameter_groups(self) -> None:
         """Aggregated Parameters are drawn apart, joined to their users by proxy edges."""
-        nodes = self.nodes
+        nodes, kinds, independent = self.nodes, self.table.kind, self.table.independent
         groups = {n.name: n for n in nodes.values()
                   if n.type == AGGREGATION_SCOPE and PARAMETER in n.name.rsplit("/", 1)[-1]}
         if not groups:
@@ -732,30 +795,35 @@ class _Builder:
         for group in groups.values():
             group.independent_layout = True
             for target_name, edge in list(group._outputs.items()):
-                target = nodes[target_name]
-                target._proxy_inputs[group.name] = edge.edge_type
+                target, kind = nodes[target_name], kinds[edge]
+                target._proxy_inputs[group.name] = kind
                 if target.scope == group.scope:
-                    group._proxy_outputs[target_name] = edge.edge_type
+                    group._proxy_outputs[target_name] = kind
                 else:
-                    group._proxy_outputs[target.scope] = edge.edge_type
-                    nodes[target.scope]._proxy_inputs[group.name] = edge.edge_type
+                    group._proxy_outputs[target.scope] = kind
+                    nodes[target.scope]._proxy_inputs[group.name] = kind
             for member in members[group.name]:
                 member.independent_layout = True
                 for target_name, edge in list(member._outputs.items()):
                     target = nodes[target_name]
                     member._proxy_outputs[target_name if target.scope == group.scope
-                                          else target.scope] = edge.edge_type
+                                          else target.scope] = kinds[edge]
                     back = target._inputs.get(member.name)
                     if back is not None:
-                        back.independent_layout = True
+                        independent[back] = True
 
     def make_name_scopes(self) -> None:
         """A name_scope node per '/' prefix; their edges are inherited when first looked at."""
         nodes = self.nodes
         scopes: dict[str, Node] = {}
+        walked: set[str] = set()  # parents whose prefixes are all done
         for name in list(nodes):
             if name not in nodes:
                 continue  # renamed below as a conflicting scope
+            cut = name.rfind("/")
+            if cut <= 0 or name[:cut] in walked:
+                continue
+            walked.add(name[:cut])
             at = name.find("/")
             parent: str | None = None
             while at > 0:
@@ -770,7 +838,7 @@ class _Builder:
                         # A real node is named like a scope: it becomes `<parent>/(<base>)`.
                         self.rename(existing, _join(existing.scope, f"({scope.rsplit('/', 1)[-1]})"),
                                     update_parents=True)
-                    scopes[scope] = Node(scope, scope, NAME_SCOPE, parent or "")
+                    scopes[scope] = Node(scope, scope, NAME_SCOPE, parent or "", self.table)
                 parent = scope
                 at = name.find("/", at + 1)
         self.snapshot = list(nodes.values())
@@ -781,9 +849,17 @@ class _Builder:
 
     def inherit_from_subtree(self, scope_node: Node) -> None:
         """A name scope's edges: those of every node below it that leave it, in build order."""
-        prefix = scope_node.name + "/"
-        below = [n for n in self.snapshot if n.name.startswith(prefix)]
-        self.inherit(scope_node, below)
+        if self.by_name is None:
+            # Snapshot positions sorted by name: a scope's subtree is one slice of it.
+            names = [n.name for n in self.snapshot]
+            order = sorted(range(len(names)), key=names.__getitem__)
+            self.by_name = ([names[i] for i in order], order)
+        sorted_names, order = self.by_name
+        # Names under "S/" sort between "S/" and "S0" ('0' follows '/').
+        low = bisect_left(sorted_names, scope_node.name + "/")
+        high = bisect_left(sorted_names, scope_node.name + "0", low)
+        snapshot = self.snapshot
+        self.inherit(scope_node, [snapshot[i] for i in sorted(order[low:high])])
 
     def count_children(self) -> None:
         counts: dict[str, int] = defaultdict(int)
@@ -795,9 +871,65 @@ class _Builder:
             nodes[name].subnode_count = count
 
 
-def _const_attrs(proto: anf_ir_pb2.NamedValueProto) -> Callable[[], tuple[dict[str, str], bool]]:
-    def make() -> tuple[dict[str, str], bool]:
-        if proto.value.ByteSize() > MAX_ATTR_BYTES:
-            return {proto.key: "dtype: " + _type_name(proto.value.dtype)}, False
-        return {proto.key: str(proto.value)}, False
-    return make
+
+# -- dataset pipelines (the dataset graph of a job's lineage, §6.4) ---------------------------
+
+_STRUCTURE_KEYS = ("op_type", "children", "operations", "sampler")
+
+
+@dataclass(frozen=True)
+class DatasetOp:
+    """One operation of a dataset pipeline (a level of the §6.4 dataset-graph dict).
+
+    op_type: "MnistDataset", "Map", "Batch", ... ("" if the dict has none);
+    params: its other parameters (batch_size, num_parallel_workers, input_columns, ...);
+    operations: a Map's tensor operations [{tensor_op_name, tensor_op_params, size?, weights?}];
+    sampler: a source's sampler parameters or None; children: the pipelines feeding it;
+    depth: 0 for the last operation (the dict's root), +1 per step towards the sources.
+    """
+
+    op_type: str
+    params: dict[str, Any]
+    operations: tuple[dict[str, Any], ...]
+    sampler: dict[str, Any] | None
+    children: tuple["DatasetOp", ...]
+    depth: int
+
+
+def dataset_tree(dataset_graph: Mapping[str, Any] | None, depth: int = 0) -> DatasetOp | None:
+    """The dataset graph as a tree rooted at the last operation; None for an empty graph."""
+    if not dataset_graph:
+        return None
+    operations = []
+    for op in dataset_graph.get("operations") or ():
+        # MindInsight leaves out empty size/weights lists; so do we.
+        operations.append({k: v for k, v in op.items() if not (k in ("size", "weights") and v == [])})
+    children = tuple(child for child in (dataset_tree(c, depth + 1) for c in dataset_graph.get("children") or ())
+                     if child is not None)
+    sampler = dataset_graph.get("sampler")
+    return DatasetOp(
+        op_type=str(dataset_graph.get("op_type") or ""),
+        params={k: v for k, v in dataset_graph.items() if k not in _STRUCTURE_KEYS},
+        operations=tuple(operations),
+        sampler=dict(sampler) if sampler else None,
+        children=children,
+        depth=depth,
+    )
+
+
+def dataset_pipeline(dataset_graph: Mapping[str, Any] | None) -> list[DatasetOp]:
+    """The pipeline in data-flow order: each source first, then every operation up to the last.
+
+    (Post-order over `dataset_tree`: a Zip's inputs are listed before the Zip.) [] if empty.
+    """
+    out: list[DatasetOp] = []
+
+    def visit(op: DatasetOp) -> None:
+        for child in op.children:
+            visit(child)
+        out.append(op)
+
+    root = dataset_tree(dataset_graph)
+    if root is not None:
+        visit(root)
+    return out
