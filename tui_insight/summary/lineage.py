@@ -1,10 +1,11 @@
 """Lineage of a job from its `_lineage` files (compat §6.1), and the lineage queries (§6.2-6.4)."""
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -173,3 +174,421 @@ def read_lineage(paths: list[str]) -> JobLineage:
         for info in users:
             user.update(user_info_dict(info))
     return JobLineage(train, evaluation, dataset, user, bad, tuple(problems))
+
+
+# ==========================================================================================
+# Queries over the jobs' lineage (§6.2, §6.3): rows, columns, conditions, filter, sort.
+# ==========================================================================================
+
+# The model-lineage columns, in MindInsight's order (§6.2).
+FIXED_COLUMNS: tuple[str, ...] = (
+    "summary_dir", "loss_function", "train_dataset_path", "train_dataset_count", "test_dataset_path",
+    "test_dataset_count", "network", "optimizer", "learning_rate", "epoch", "batch_size", "device_num",
+    "loss", "model_size", "dataset_mark",
+)
+# What MindInsight's lineage table shows before the user picks columns; all `metric/*` too.
+DEFAULT_COLUMNS: tuple[str, ...] = ("summary_dir", "train_dataset_path", "test_dataset_path", "network",
+                                    "optimizer", "loss")
+STRING_COLUMNS = frozenset({"summary_dir", "loss_function", "train_dataset_path", "test_dataset_path",
+                            "network", "optimizer", "dataset_mark"})
+INT_COLUMNS = frozenset({"train_dataset_count", "test_dataset_count", "epoch", "batch_size", "device_num",
+                         "model_size"})
+FLOAT_COLUMNS = frozenset({"learning_rate", "loss"})  # and every metric/<k>
+METRIC = "metric/"
+USER_DEFINED = "user_defined/"
+OPERATORS = ("eq", "lt", "gt", "le", "ge", "in", "not_in")
+_TRAIN_KEYS = ("loss_function", "train_dataset_path", "train_dataset_count", "network", "optimizer",
+               "learning_rate", "epoch", "batch_size", "device_num", "loss", "model_size")
+_EVAL_KEYS = ("test_dataset_path", "test_dataset_count")
+_INT_MAX = 2 ** 63 - 1
+
+
+class LineageQueryError(ValueError):
+    """A lineage condition that cannot be used; the message is fit for the UI."""
+
+
+@dataclass(frozen=True)
+class LineageRow:
+    """One job's model lineage, flattened to columns.
+
+    values: every column of the row -> value, None when missing: the FIXED_COLUMNS, then
+    `metric/<k>` and `user_defined/<k>` for the keys this job has. dataset_graph: the §6.4
+    dict as MindInsight serves it. update_time: the job's, which orders the rows.
+    """
+
+    summary_dir: str
+    values: Mapping[str, Any]
+    metric: Mapping[str, Any]
+    user_defined: Mapping[str, Any]
+    dataset_graph: Mapping[str, Any]
+    update_time: float = 0.0
+
+    def get(self, column: str) -> Any:
+        """The value in `column`, None if the job has none."""
+        return self.values.get(column)
+
+    def model_lineage(self) -> dict[str, Any]:
+        """MindInsight's `model_lineage` object for this row (what `POST /lineages` returns)."""
+        out = {column: self.values.get(column) for column in FIXED_COLUMNS[1:]}
+        out["metric"] = dict(self.metric)
+        out["user_defined"] = dict(self.user_defined)
+        return out
+
+
+def _served_dataset_graph(graph: Mapping[str, Any]) -> dict[str, Any]:
+    """The dataset graph as MindInsight serves it: an operation's `size`/`weights` only if non-empty."""
+    out: dict[str, Any] = {}
+    for key, value in graph.items():
+        if key == "children":
+            out[key] = [_served_dataset_graph(child) for child in value]
+        elif key == "operations":
+            out[key] = [{k: v for k, v in op.items() if not (k in ("size", "weights") and v == [])}
+                        for op in value]
+        else:
+            out[key] = value
+    return out
+
+
+def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
+    """One row per job with lineage, newest first (update_time descending, then summary_dir).
+
+    `jobs` is `SummaryCache.jobs` (train id -> JobView). Marks: jobs with equal dataset graphs
+    share a `dataset_mark`, numbered "2", "3", ... in row order (MindInsight keeps "1" for a
+    job with no dataset graph object at all, which never happens: a missing graph is {}).
+    """
+    views = [view for view in jobs.values() if view.lineage is not None and not view.lineage.empty]
+    views.sort(key=lambda view: view.train_id)
+    views.sort(key=lambda view: view.update_time, reverse=True)
+    marked: list[tuple[dict[str, Any], str]] = []
+    rows = []
+    for view in views:
+        lineage = view.lineage
+        graph = _served_dataset_graph(lineage.dataset_graph)
+        mark = next((m for g, m in marked if g == graph), None)
+        if mark is None:
+            mark = str(len(marked) + 2)
+            marked.append((graph, mark))
+        metric = lineage.evaluation.get("metric") or {}
+        values: dict[str, Any] = {"summary_dir": view.train_id}
+        for key in _TRAIN_KEYS:
+            values[key] = lineage.train.get(key)
+        for key in _EVAL_KEYS:
+            values[key] = lineage.evaluation.get(key)
+        values = {column: values.get(column) for column in FIXED_COLUMNS}
+        values["dataset_mark"] = mark
+        for key, value in metric.items():
+            values[METRIC + key] = value
+        for key, value in lineage.user_defined.items():
+            values[USER_DEFINED + key] = value
+        rows.append(LineageRow(view.train_id, values, dict(metric), dict(lineage.user_defined), graph,
+                               view.update_time))
+    return rows
+
+
+def columns(rows: Iterable[LineageRow]) -> list[str]:
+    """Every column of `rows`: FIXED_COLUMNS, then the `metric/*`, then the `user_defined/*` (sorted)."""
+    metric: set[str] = set()
+    user: set[str] = set()
+    for row in rows:
+        metric.update(METRIC + key for key in row.metric)
+        user.update(USER_DEFINED + key for key in row.user_defined)
+    return [*FIXED_COLUMNS, *sorted(metric), *sorted(user)]
+
+
+def default_columns(rows: Iterable[LineageRow]) -> list[str]:
+    """The columns MindInsight shows by default: DEFAULT_COLUMNS and every `metric/*`."""
+    return [*DEFAULT_COLUMNS, *(c for c in columns(rows) if c.startswith(METRIC))]
+
+
+def customized(rows: Iterable[LineageRow]) -> dict[str, dict[str, Any]]:
+    """MindInsight's `customized` answer for these rows: {label: {label, required, type}}.
+
+    type is the Python type name of the values (int, float, str, ...), "float" when ints and
+    floats mix, "mixed" otherwise; required is true for metrics.
+    """
+    found: dict[str, set[str]] = {}
+    for row in rows:
+        for prefix, values in ((METRIC, row.metric), (USER_DEFINED, row.user_defined)):
+            for key, value in values.items():
+                found.setdefault(prefix + key, set()).add(type(value).__name__)
+    out = {}
+    for label, types in found.items():
+        if len(types) == 1:
+            kind = next(iter(types))
+        elif types <= {"int", "float"}:
+            kind = "float"
+        else:
+            kind = "mixed"
+        out[label] = {"label": label, "required": label.startswith(METRIC), "type": kind}
+    return out
+
+
+def page(rows: list[LineageRow], limit: int = 10, offset: int = 0) -> list[LineageRow]:
+    """MindInsight's paging: page `offset` (0-based) of `limit` rows."""
+    if limit < 1 or offset < 0:
+        raise LineageQueryError("limit must be at least 1 and offset at least 0")
+    return rows[offset * limit:(offset + 1) * limit]
+
+
+# -- conditions ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Condition:
+    """`column op value`: op is one of OPERATORS; value is a tuple for in/not_in."""
+
+    column: str
+    op: str
+    value: Any
+
+    def matches(self, row: LineageRow) -> bool:
+        """MindInsight's rule: a missing value fails lt/gt/le/ge; values that cannot be
+        compared (text with numbers) do not match."""
+        actual = row.values.get(self.column)
+        if actual is None and self.op in ("lt", "gt", "le", "ge"):
+            return False
+        try:
+            if self.op == "eq":
+                return actual == self.value
+            if self.op == "in":
+                return actual in self.value
+            if self.op == "not_in":
+                return actual not in self.value
+            if self.op == "lt":
+                return actual < self.value
+            if self.op == "gt":
+                return actual > self.value
+            if self.op == "le":
+                return actual <= self.value
+            return actual >= self.value
+        except TypeError:
+            return False
+
+    def __str__(self) -> str:
+        symbol = {"eq": "=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}.get(self.op)
+        if symbol:
+            return f"{self.column}{symbol}{self.value}"
+        return f"{self.column} {self.op} {','.join(str(v) for v in self.value)}"
+
+
+_SYMBOLS = (("<=", "le"), (">=", "ge"), ("==", "eq"), ("!=", "ne"), ("=", "eq"), ("<", "lt"), (">", "gt"))
+_WORDS = {"in": "in", "not_in": "not_in"}
+_JOINERS = frozenset({"and", "&&", "&", ","})
+_ALIASES = {"lr": "learning_rate", "bs": "batch_size", "batch": "batch_size", "epochs": "epoch",
+            "opt": "optimizer", "net": "network", "model": "network", "dir": "summary_dir",
+            "run": "summary_dir", "job": "summary_dir", "train_id": "summary_dir", "size": "model_size",
+            "devices": "device_num", "train_count": "train_dataset_count", "test_count": "test_dataset_count"}
+
+
+class _Scanner:
+    """Reads `column op value` conditions from the text typed in the filter box."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def skip_space(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def at_end(self) -> bool:
+        self.skip_space()
+        return self.pos >= len(self.text)
+
+    def word(self, stops: str) -> tuple[str, bool]:
+        """A quoted string, or characters up to a space or one of `stops`; and whether quoted."""
+        text = self.text
+        if self.pos < len(text) and text[self.pos] in "\"'":
+            quote = text[self.pos]
+            end = text.find(quote, self.pos + 1)
+            if end == -1:
+                raise LineageQueryError(f"unclosed quote {quote} in {text[self.pos:]!r}")
+            value = text[self.pos + 1:end]
+            self.pos = end + 1
+            return value, True
+        start = self.pos
+        while self.pos < len(text) and not text[self.pos].isspace() and text[self.pos] not in stops:
+            self.pos += 1
+        return text[start:self.pos], False
+
+    def operator(self, column: str) -> str:
+        self.skip_space()
+        text = self.text
+        for symbol, op in _SYMBOLS:
+            if text.startswith(symbol, self.pos):
+                self.pos += len(symbol)
+                return op
+        start = self.pos
+        word, _ = self.word("")
+        lowered = word.lower()
+        if lowered == "not":  # "not in"
+            self.skip_space()
+            follow, _ = self.word("")
+            if follow.lower() == "in":
+                return "not_in"
+            lowered = f"not {follow}"
+        if lowered in _WORDS:
+            return _WORDS[lowered]
+        self.pos = start
+        found = f"{word!r}" if word else "nothing"
+        raise LineageQueryError(f"expected an operator (= != < > <= >= in not_in) after {column!r}, "
+                                f"found {found}")
+
+    def values(self, column: str, listing: bool) -> list[tuple[str, bool]]:
+        self.skip_space()
+        if self.pos >= len(self.text):
+            raise LineageQueryError(f"missing value after {column!r}")
+        items = [self.word("," if listing else "")]
+        while listing:
+            save = self.pos
+            self.skip_space()
+            if self.pos < len(self.text) and self.text[self.pos] == ",":
+                self.pos += 1
+                self.skip_space()
+                items.append(self.word(","))
+            else:
+                self.pos = save
+                break
+        for item, quoted in items:
+            if not item and not quoted:
+                raise LineageQueryError(f"missing value after {column!r}")
+        return items
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    known = list(known)
+    lowered = name.lower()
+    if lowered in _ALIASES and _ALIASES[lowered] in known:
+        return _ALIASES[lowered]
+    for column in known:
+        if column.lower() == lowered or column.lower().split("/", 1)[-1] == lowered:
+            return column
+    initials = {"".join(part[:1] for part in c.split("/")[-1].split("_")): c for c in known}
+    if lowered in initials:
+        return initials[lowered]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    contained = [c for c in known if lowered in c.lower()]
+    return contained[0] if len(contained) == 1 else ""
+
+
+def _check_column(name: str, known_columns: Iterable[str] | None) -> str:
+    if name in FIXED_COLUMNS:
+        return name
+    known = list(FIXED_COLUMNS) if known_columns is None else list(dict.fromkeys([*FIXED_COLUMNS,
+                                                                                *known_columns]))
+    for prefix in (METRIC, USER_DEFINED):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            if known_columns is None or name in known:
+                return name
+            break
+    suggestion = _suggest(name, known)
+    hint = f"; did you mean {suggestion}?" if suggestion else \
+        "; columns are the lineage fields, metric/<name> and user_defined/<name>"
+    raise LineageQueryError(f"unknown column {name!r}{hint}")
+
+
+def _number(text: str) -> float | int | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return None if value != value else value  # NaN matches nothing: refuse it
+
+
+def _typed(column: str, text: str, quoted: bool) -> Any:
+    """The value as the column's type; LineageQueryError when it does not fit."""
+    if column in STRING_COLUMNS:
+        return text
+    if column in INT_COLUMNS:
+        value = _number(text)
+        if not isinstance(value, int) or quoted:
+            raise LineageQueryError(f"{column} needs a whole number, not {text!r}")
+        if not 0 <= value <= _INT_MAX:
+            raise LineageQueryError(f"{column} needs a whole number from 0 to 2^63-1, not {text}")
+        return value
+    if column in FLOAT_COLUMNS or column.startswith(METRIC):
+        value = _number(text)
+        if value is None or quoted:
+            raise LineageQueryError(f"{column} needs a number, not {text!r}")
+        return value
+    # user_defined/<k>: a number if it reads as one, else text; quotes force text.
+    if not quoted:
+        value = _number(text)
+        if value is not None:
+            return value
+    return text
+
+
+def parse_conditions(text: str, known_columns: Iterable[str] | None = None) -> list[Condition]:
+    """Conditions typed in the filter box, all of which must hold (AND).
+
+    `learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5 network!=LeNet5 summary_dir in ./a,./b`
+    Operators: = == < > <= >= != in not_in ("not in" too); != means not_in one value.
+    Values may be quoted ("high lr"); in/not_in take comma-separated lists. Text columns allow
+    only = != in not_in; count columns need whole numbers; loss, learning_rate and metrics need
+    numbers; user_defined values are numbers when they read as numbers (quote to force text).
+    With `known_columns` (e.g. `columns(rows)`), metric/ and user_defined/ names must exist.
+    Raises LineageQueryError with a message for the UI.
+    """
+    conditions = []
+    scanner = _Scanner(text)
+    known = list(known_columns) if known_columns is not None else None
+    while not scanner.at_end():
+        start = scanner.pos
+        name, quoted = scanner.word("=<>!")
+        if not quoted and name.lower() in _JOINERS:
+            continue
+        if not name:
+            raise LineageQueryError(f"expected a column name at {text[start:]!r}")
+        column = _check_column(name, known)
+        op = scanner.operator(column)
+        listing = op in ("in", "not_in")
+        items = scanner.values(column, listing)
+        if column in STRING_COLUMNS and op not in ("eq", "ne", "in", "not_in"):
+            raise LineageQueryError(f"{column} is text: use =, !=, in or not_in")
+        values = tuple(_typed(column, item, was_quoted) for item, was_quoted in items)
+        if op == "ne":
+            conditions.append(Condition(column, "not_in", values))
+        elif listing:
+            conditions.append(Condition(column, op, values))
+        else:
+            conditions.append(Condition(column, op, values[0]))
+    return conditions
+
+
+def filter_rows(rows: Iterable[LineageRow], conditions: Iterable[Condition]) -> list[LineageRow]:
+    """The rows that meet every condition (§6.3), in their order."""
+    conditions = list(conditions)
+    return [row for row in rows if all(condition.matches(row) for condition in conditions)]
+
+
+def _sort_key(value: Any) -> tuple:
+    # Numbers before text before anything else, so that mixed columns still sort.
+    if isinstance(value, (int, float)):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    return (2, type(value).__name__, repr(value))
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def sort_rows(rows: Iterable[LineageRow], column: str, descending: bool = False) -> list[LineageRow]:
+    """Rows sorted by `column`, stable; missing values (and NaN) last in both directions.
+
+    (MindInsight sorts missing values lowest, so they come first when ascending; we keep
+    them last, which is what a table user expects.) Mixed types: numbers, then text, then
+    other values, in that order ascending.
+    """
+    rows = list(rows)
+    present = [row for row in rows if not _missing(row.values.get(column))]
+    missing = [row for row in rows if _missing(row.values.get(column))]
+    present.sort(key=lambda row: _sort_key(row.values[column]), reverse=descending)
+    return present + missing
