@@ -99,11 +99,13 @@ class InsightApp(App):
 
     def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
-                 keymap: dict[str, str] | None = None, notices: Iterable[str] = ()):
+                 keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
+                 logdir_label: str | None = None):
         super().__init__()
         self.cache = cache
         self.reload_interval = reload_interval
         self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
+        self.logdir_label = logdir_label or cache.logdir  # what the title calls LOGDIR
         self.start_loading = start_loading
         self.requested_theme = theme
         self.initial_keymap = keymap or {}

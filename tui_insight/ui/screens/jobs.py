@@ -45,7 +45,7 @@ class JobsScreen(Screen):
         yield Footer()
 
     def _title(self) -> str:
-        return f"[b]tui-insight[/b]  [dim]{escape(self.app.cache.logdir)}[/dim]"
+        return f"[b]tui-insight[/b]  [dim]{escape(self.app.logdir_label)}[/dim]"
 
     def on_mount(self) -> None:
         self.query_one("#jobs-filter", Input).display = False

@@ -1,0 +1,427 @@
+"""Pilot tests of the app shell and the job list: every key does what the help says."""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from textual.widgets import Input, Static
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.ui.app import InsightApp, load_keymap
+from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
+from tui_insight.ui.screens.dialogs import ExportScreen
+from tui_insight.ui.screens.help import HelpScreen
+from tui_insight.ui.screens.jobs import JobsScreen
+from tui_insight.ui.views import PlaceholderView
+from tui_insight.ui.widgets.job_table import JobTable, compile_filter
+from tui_insight.ui.widgets.sparkline import sparkline
+from uihelp import MINDSPORE_LOGS, NOW, make_app, run_pilot, wait_for, write_run
+
+
+def table(app) -> JobTable:
+    return app.screen.query_one(JobTable)
+
+
+def cell_text(app, tid: str, column: str) -> str:
+    value = table(app).get_cell(tid, column)
+    return getattr(value, "plain", str(value))
+
+
+# -- start, loading, progress ---------------------------------------------------------------------
+
+def test_starts_before_loading_and_fills_as_jobs_load():
+    """The job list is up before anything is read; the loading thread fills it."""
+    cache = SummaryCache(str(MINDSPORE_LOGS))
+    app = InsightApp(cache, reload_interval=0)
+    seen = {}
+
+    async def body(pilot):
+        seen["first_rows"] = table(app).row_count
+        seen["first_progress"] = str(app.screen.query_one("#progress", Static).render())
+        assert await wait_for(pilot, lambda: table(app).row_count == 8
+                              and all(v.loaded for v in cache.jobs.values()) and cache.progress.reloads >= 1)
+        await pilot.pause(0.4)  # a progress tick
+        seen["rows"] = list(table(app).order)
+        seen["state"] = cell_text(app, "./damaged_truncated", "state")
+        seen["progress"] = str(app.screen.query_one("#progress", Static).render())
+
+    run_pilot(app, body)
+    assert seen["first_rows"] < 8 or "loading" in seen["first_progress"] or cache.progress.reloads
+    assert seen["rows"] == sorted(seen["rows"]) and "./lenet_lr0.01" in seen["rows"]
+    assert seen["state"] == "growing"
+    assert "8 jobs" in seen["progress"] and "MB read" in seen["progress"]
+    assert cache._thread is None  # stopped on exit
+
+
+def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):
+    write_run(ui_logs, "run_live", mtime=NOW - 5)
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        return {tid: {col: cell_text(app, tid, col) for col in ("files", "tags", "step", "updated", "trend", "live")}
+                for tid in table(app).order}
+
+    rows = run_pilot(app, body)
+    assert rows["./run_a"]["files"] == "1/0/0"
+    assert rows["./run_a"]["tags"] == "3/0/0/0"
+    assert rows["./run_c"]["tags"] == "2/0/0/0"
+    assert rows["./run_a"]["step"] == "40"
+    assert rows["./run_a"]["updated"] == "10m ago"
+    assert rows["./run_live"]["updated"] == "5s ago"
+    assert rows["./run_live"]["live"] == "● live" and rows["./run_a"]["live"] == ""
+    assert len(rows["./run_a"]["trend"]) == 10 and set(rows["./run_a"]["trend"]) <= set("▁▂▃▄▅▆▇█")
+
+
+def test_sparkline_scales_to_min_and_max():
+    assert sparkline([0, 1, 2, 3, 4, 5, 6, 7], 8) == "▁▂▃▄▅▆▇█"
+    assert sparkline([3.0, float("nan"), 3.0], 10) == "▄▄"
+    assert sparkline([], 10) == ""
+
+
+# -- global keys ------------------------------------------------------------------------------------
+
+def test_help_lists_the_bindings_of_the_screen_grouped(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).render())
+        await pilot.press("escape")
+        await pilot.pause()
+        return text, type(app.screen)
+
+    text, after = run_pilot(app, body)
+    assert "Job list" in text and "Everywhere" in text
+    for binding_id in ("jobs.compare", "jobs.mark", "jobs.filter", "app.quit", "app.export", "app.focus_next"):
+        assert binding_id in text
+    assert after is JobsScreen
+
+
+def test_help_on_the_scalar_view_lists_its_keys(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        return str(app.screen.query_one("#help-text", Static).render())
+
+    text = run_pilot(app, body)
+    assert "Scalars" in text and "Dashboard" in text
+    for binding_id in ("scalars.smooth_more", "scalars.x_axis", "scalars.zoom_back", "dashboard.histograms"):
+        assert binding_id in text
+
+
+def test_q_quits(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("q")
+        await pilot.pause()
+        return app.is_running
+
+    assert run_pilot(app, body) is False
+
+
+def test_palette_has_a_command_for_every_action(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        opened = isinstance(app.screen, CommandPalette)
+        await pilot.press(*"Open job ./run_b")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        if isinstance(app.screen, CommandPalette):  # first enter highlights, second runs
+            await pilot.press("enter")
+            await pilot.pause(0.3)
+        return titles, opened, app.screen
+
+    titles, opened, screen = run_pilot(app, body)
+    for title in ("Job list: Compare", "Job list: Mark", "Job list: Filter", "Job list: Sort", "Everywhere: Export CSV",
+                  "Everywhere: Lineage", "Everywhere: Help", "Compare marked jobs", "Theme: insight-light",
+                  "Open job ./run_a"):
+        assert title in titles, title
+    assert opened
+    assert isinstance(screen, DashboardScreen) and screen.train_ids == ("./run_b",)
+
+
+def test_palette_runs_a_binding_action(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        commands = {c.title: c.callback for c in app.get_system_commands(app.screen)}
+        await commands["Dashboard: Tensors"]()
+        await pilot.pause()
+        before = app.screen.query_one("ScalarsView").smoothing
+        await commands["Scalars: Smooth more"]()
+        await pilot.pause()
+        return app.screen.current, before, app.screen.query_one("ScalarsView").smoothing
+
+    current, before, after = run_pilot(app, body)
+    assert current == "tensors"
+    assert after > before
+
+
+# -- job list: filter, sort, marks, open, compare ---------------------------------------------------
+
+def test_filter_by_substring_and_regex(ui_logs):
+    write_run(ui_logs, "other_run")
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("slash")
+        await pilot.press(*"run")
+        await pilot.pause()
+        substring = list(table(app).order)
+        box = app.screen.query_one("#jobs-filter", Input)
+        box.value = r"^\./run_[ab]$"
+        await pilot.pause()
+        regex = list(table(app).order)
+        box.value = "[run"  # not a regex: a substring
+        await pilot.pause()
+        broken = list(table(app).order)
+        await pilot.press("enter")  # back to the table, filter kept
+        focused_table = app.focused is table(app)
+        await pilot.press("escape")  # clears the filter
+        await pilot.pause()
+        return substring, regex, broken, focused_table, list(table(app).order)
+
+    substring, regex, broken, focused_table, cleared = run_pilot(app, body)
+    assert substring == ["./other_run", "./run_a", "./run_b", "./run_c"]
+    assert regex == ["./run_a", "./run_b"]
+    assert broken == []
+    assert focused_table
+    assert len(cleared) == 4
+
+
+def test_compile_filter():
+    assert compile_filter("lr0.1")("./lenet_lr0.1")
+    assert compile_filter("LENET")("./lenet_lr0.1")
+    assert compile_filter("(")("./a(b") and not compile_filter("(")("./ab")
+
+
+def test_sort_by_columns(ui_logs):
+    write_run(ui_logs, "short", steps=5, mtime=NOW - 500)
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        orders = {}
+        t = table(app)
+        for key in ("step", "updated"):
+            t.set_sort(key, reverse=False)
+            await pilot.pause()
+            orders[key] = list(t.order)
+        await pilot.press("S")
+        await pilot.pause()
+        orders["updated reversed"] = list(t.order)
+        await pilot.press("s")  # next sortable column after "updated"
+        await pilot.pause()
+        orders["next"] = t.sort_key
+        return orders
+
+    orders = run_pilot(app, body)
+    assert orders["step"][0] == "./short"
+    assert orders["updated"][-1] == "./short"  # oldest first
+    assert orders["updated reversed"][0] == "./short"
+    assert orders["next"] == "live"
+
+
+def test_enter_opens_and_escape_returns_to_the_same_job(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        opened = app.screen
+        await pilot.press("escape")
+        await pilot.pause()
+        return opened, app.screen, table(app).current_job
+
+    opened, back, current = run_pilot(app, body)
+    assert isinstance(opened, DashboardScreen) and opened.train_ids == ("./run_b",)
+    assert isinstance(back, JobsScreen) and current == "./run_b"
+
+
+def test_space_marks_and_c_compares_in_marking_order(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("c")  # nothing marked: a warning, no screen
+        await pilot.pause()
+        nothing = app.screen
+        await pilot.press("down", "down", "space")  # marks run_c, cursor moves down (stays on last)
+        await pilot.press("up", "up", "up", "space")  # marks run_a
+        marks = (cell_text(app, "./run_c", "mark").strip(), cell_text(app, "./run_b", "mark").strip())
+        await pilot.press("c")
+        await pilot.pause()
+        return nothing, marks, app.screen
+
+    nothing, marks, screen = run_pilot(app, body)
+    assert isinstance(nothing, JobsScreen)
+    assert marks == ("●", "")
+    assert isinstance(screen, DashboardScreen) and screen.train_ids == ("./run_c", "./run_a")
+
+
+def test_views_switch_with_keys_and_placeholders_list_the_cache():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",))
+        await pilot.pause()
+        texts = {}
+        for key, view_id in (("2", "histograms"), ("3", "tensors"), ("4", "images"), ("5", "graph")):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen.current == view_id
+            view = app.screen.active_view
+            if isinstance(view, PlaceholderView):
+                texts[view_id] = str(view.query_one("#placeholder-text", Static).render())
+        await pilot.press("1")
+        await pilot.pause()
+        return texts, app.screen.current
+
+    texts, current = run_pilot(app, body)
+    assert current == "scalars"
+    view = SummaryCache(str(MINDSPORE_LOGS))
+    view.reload()
+    job = view.job("./lenet_lr0.01")
+    for view_id, plugin in (("histograms", "histogram"), ("tensors", "tensor"), ("images", "image")):
+        if view_id in texts:
+            assert "not built yet" in texts[view_id]
+            for tag in job.tag_names(plugin):
+                assert f"{tag}  {len(job.series(plugin, tag))} step" in texts[view_id]
+
+
+def test_l_opens_lineage_of_all_jobs_and_escape_closes():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        await pilot.press("l")
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("escape")
+        await pilot.pause()
+        return screen, app.screen
+
+    screen, after = run_pilot(app, body)
+    assert isinstance(screen, ViewScreen) and screen.spec.view_id == "lineage"
+    assert isinstance(after, JobsScreen)
+
+
+# -- live --------------------------------------------------------------------------------------------
+
+def test_new_jobs_appear_live_and_the_cursor_stays_on_its_job(ui_logs):
+    app = make_app(ui_logs, load=False, start_loading=True, reload_interval=0.2)
+
+    async def body(pilot):
+        assert await wait_for(pilot, lambda: table(app).row_count == 3)
+        await pilot.press("down")  # on ./run_b
+        write_run(ui_logs, "aaa_new")  # sorts first: rows move under the cursor
+        assert await wait_for(pilot, lambda: table(app).row_count == 4)
+        await pilot.pause(0.2)
+        return list(table(app).order), table(app).current_job
+
+    order, current = run_pilot(app, body)
+    assert order[0] == "./aaa_new"
+    assert current == "./run_b"
+
+
+# -- themes, keymap ---------------------------------------------------------------------------------
+
+def test_theme_option_and_unknown_theme(ui_logs):
+    light = make_app(ui_logs, theme="insight-light")
+    bad = make_app(ui_logs, theme="no-such-theme")
+
+    async def body_light(pilot):
+        return light.theme, light.current_theme.dark
+
+    async def body_bad(pilot):
+        await pilot.pause()
+        return bad.theme, [n.message for n in bad._notifications]
+
+    assert run_pilot(light, body_light) == ("insight-light", False)
+    theme, notes = run_pilot(bad, body_bad)
+    assert theme == "insight-dark"
+    assert any("no-such-theme" in n for n in notes)
+
+
+def test_no_color_is_respected(ui_logs, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        chart = app.screen.query("ScalarChart").first()
+        return app.no_color, chart.render()
+
+    no_color, rendered = run_pilot(app, body)
+    assert no_color
+    assert all(span.style in ("", None) or "color" not in str(span.style) for span in rendered.spans)
+
+
+def test_keymap_file_remaps_a_binding_by_id(ui_logs, tmp_path):
+    path = tmp_path / "keymap.toml"
+    path.write_text('[keymap]\n"jobs.compare" = "k"\n')
+    keymap, problem = load_keymap(path)
+    assert problem == "" and keymap == {"jobs.compare": "k"}
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[keymap\n")
+    assert load_keymap(bad)[1].startswith(f"keymap {bad} ignored")
+    app = make_app(ui_logs, keymap=keymap)
+
+    async def body(pilot):
+        await pilot.press("space")
+        await pilot.press("k")
+        await pilot.pause()
+        return app.screen
+
+    screen = run_pilot(app, body)
+    assert isinstance(screen, DashboardScreen) and screen.train_ids == ("./run_a",)
+
+
+# -- export -------------------------------------------------------------------------------------------
+
+def test_e_exports_what_the_view_shows(ui_logs, tmp_path):
+    pytest.importorskip("tui_insight.export")
+    out = tmp_path / "snapshot"
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("slash", *"loss", "enter")  # only the loss chart
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        app.screen.query_one("#export-path", Input).value = str(ui_logs / "inside")
+        await pilot.press("enter")
+        assert await wait_for(pilot, lambda: "LOGDIR" in str(app.screen.query_one("#export-error", Static).render())
+                              or "inside" in str(app.screen.query_one("#export-error", Static).render()))
+        refused = str(app.screen.query_one("#export-error", Static).render())
+        app.screen.query_one("#export-path", Input).value = str(out)
+        app.screen.query_one("#export-go").disabled = False
+        await pilot.press("enter")
+        done = await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen))
+        assert done, str(app.screen.query_one("#export-error", Static).render())
+        return refused
+
+    refused = run_pilot(app, body)
+    assert refused
+    assert not (ui_logs / "inside").exists()
+    rows = (out / "scalars.csv").read_text().splitlines()
+    assert rows[0].startswith("train_id,tag,step")
+    assert len(rows) == 1 + 40 and all(",loss," in row for row in rows[1:])

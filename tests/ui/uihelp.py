@@ -1,0 +1,84 @@
+"""Helpers of the UI tests: small deterministic logs written with our writer, and app factories.
+
+Everything a snapshot shows is fixed: wall times and file mtimes are set, the app's clock is
+injected ("12s ago" stays), LOGDIR is shown under a fixed label and times read in UTC.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import numpy as np
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.writer import SummaryWriter
+from tui_insight.ui.app import InsightApp
+
+# The shared MindSpore fixture logs (the same path as tests/conftest.py's MINDSPORE_LOGS; importing
+# `conftest` by name is ambiguous once tests/ui has its own conftest.py).
+MINDSPORE_LOGS = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "mindspore"
+T0 = 1_700_000_000.0  # first wall time of every run
+MTIME = T0 + 3600  # file modification time of every written file
+NOW = MTIME + 600  # the injected clock: every job was updated "10m ago" (not live)
+STEPS = 40
+
+
+def run_values(name: str, steps: np.ndarray) -> dict[str, np.ndarray]:
+    """The scalars of a demo run: a falling loss, a rising accuracy, a decaying learning rate."""
+    seed = sum(map(ord, name))
+    rng = np.random.default_rng(seed)
+    scale = 1.0 + (seed % 7) / 10
+    loss = scale * np.exp(-steps / 15) + 0.05 * rng.standard_normal(len(steps)) + 0.2
+    acc = 1 - 0.8 * np.exp(-steps / (10 + seed % 5)) + 0.02 * rng.standard_normal(len(steps))
+    lr = 0.1 * 0.95 ** steps
+    return {"loss": loss, "acc": acc, "lr": lr}
+
+
+def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "lr"), mtime: float = MTIME) -> Path:
+    directory = root / name
+    directory.mkdir(parents=True, exist_ok=True)
+    step_numbers = np.arange(1, steps + 1)
+    values = run_values(name, step_numbers)
+    with SummaryWriter(directory, timestamp=int(T0), wall_time=T0) as writer:
+        for i, step in enumerate(step_numbers):
+            for tag in tags:
+                writer.add_scalar(tag, float(values[tag][i]))
+            writer.record(int(step), wall_time=T0 + 2.0 * float(step))
+    for path in directory.iterdir():
+        os.utime(path, (mtime, mtime))
+    return directory
+
+
+def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
+    """An app over a cache loaded up front (no loading thread), with a fixed clock and title."""
+    cache = SummaryCache(str(logdir))
+    if load:
+        cache.reload()
+    kwargs.setdefault("start_loading", False)
+    kwargs.setdefault("reload_interval", 0)
+    kwargs.setdefault("clock", lambda: NOW)
+    kwargs.setdefault("logdir_label", "LOGDIR")
+    return InsightApp(cache, **kwargs)
+
+
+def run_pilot(app: InsightApp, body: Callable, size: tuple[int, int] = (120, 36)):
+    """Run `await body(pilot)` against `app`; returns what it returns."""
+
+    async def main():
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return await body(pilot)
+
+    return asyncio.run(main())
+
+
+async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await pilot.pause(0.05)
+    return condition()

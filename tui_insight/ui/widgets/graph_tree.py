@@ -1,0 +1,405 @@
+"""Trees of the graph view: the computational graph's name scopes, and the dataset pipeline.
+
+`GraphTree` shows a built `Graph` (tui_insight.summary.graph) lazily: a scope's children become
+tree nodes only when it is expanded, and at most `CHUNK` at a time (a "… N more" line loads the
+next ones), so a graph of 100,000 nodes opens as fast as a small one. `scope_sizes` counts the
+nodes under each scope once per graph (in the worker that builds it).
+
+`PipelineTree` shows the dataset graph of a job's lineage (compat §6.4) in data-flow order:
+the source dataset first, then each operation (map, batch, shuffle, ...) that consumes it.
+`pipeline_flow` turns the nested dict (whose root is the *last* operation) into that order.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Union
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, Graph, Node
+from ..palette import SERIES_COLOURS
+
+CHUNK = 500  # children added per expansion step: enough to browse, cheap to lay out
+MATCH_STYLE = f"bold {SERIES_COLOURS[1]}"  # search matches: the palette's orange
+SCOPE_STYLE = "bold"
+DIM = "dim"
+
+
+# -- the computational graph -------------------------------------------------------------------
+
+def scope_sizes(graph: Graph) -> dict[str, int]:
+    """{scope name: how many nodes (operators, parameters, constants) lie anywhere below it}."""
+    direct: dict[str, int] = defaultdict(int)
+    scopes: list[Node] = []
+    for name in graph.names:
+        node = graph.node(name)
+        if node.is_scope:
+            scopes.append(node)
+        elif node.scope:
+            direct[node.scope] += 1
+    total = dict(direct)
+    # Deepest scopes first, so each adds a finished total to its parent.
+    scopes.sort(key=lambda n: n.name.count("/"), reverse=True)
+    for node in scopes:
+        if node.scope:
+            total[node.scope] = total.get(node.scope, 0) + total.get(node.name, 0)
+    return total
+
+
+@dataclass(frozen=True)
+class More:
+    """The "… N more" line at the end of a partly loaded scope."""
+
+    scope: str
+    remaining: int
+
+
+GraphData = Union[str, More]  # a tree node holds its graph node's name, or a More marker
+
+
+def graph_label(node: Node, size: int, matched: bool = False) -> Text:
+    """`conv1-Conv2d (3)` for a scope, `Conv2D[12]_3` for an aggregation, `conv1.weight Parameter`."""
+    base = node.name.rsplit("/", 1)[-1]
+    label = Text()
+    style = MATCH_STYLE if matched else ""
+    if node.type == AGGREGATION_SCOPE:
+        head, sep, tail = base.rpartition("_")
+        if sep and head.endswith("]") and tail.isdigit():
+            label.append(head, style or SCOPE_STYLE)
+            label.append(sep + tail, DIM)  # MindInsight's running index: part of the name, not the count
+        else:
+            label.append(base, style or SCOPE_STYLE)
+    elif node.type == NAME_SCOPE:
+        label.append(base, style or SCOPE_STYLE)
+        label.append(f" ({size:,})", DIM)
+    else:
+        label.append(base, style)
+        if not base.startswith(node.type):
+            label.append(f"  {node.type}", DIM)
+    return label
+
+
+class GraphTree(Tree[GraphData]):
+    """The scope tree of one built graph, loaded as it is expanded."""
+
+    HELP_GROUP = "Graph"
+    BINDINGS = [
+        Binding("right", "expand_or_enter", "Expand scope", id="graph.expand"),
+        Binding("left", "collapse_or_parent", "Collapse / go to parent", id="graph.collapse"),
+        Binding("space", "toggle_node", "Expand or collapse", show=False, id="graph.toggle"),
+        Binding("enter", "select_cursor", "Expand / details", show=False, id="graph.select"),
+        Binding("minus", "collapse_all", "Collapse all", show=False, id="graph.collapse_all"),
+    ]
+    DEFAULT_CSS = """
+    GraphTree { height: 1fr; width: 1fr; background: $surface; }
+    """
+
+    def __init__(self, **kwargs: Any):
+        super().__init__("graph", **kwargs)
+        self.show_root = False
+        self.auto_expand = True
+        self.graph: Graph | None = None
+        self.sizes: dict[str, int] = {}
+        self.matches: set[str] = set()
+        self._by_name: dict[str, TreeNode[GraphData]] = {}
+        self._loaded: dict[str, int] = {}  # scope -> how many of its children are tree nodes
+
+    # -- filling ------------------------------------------------------------------------------
+
+    def show_graph(self, graph: Graph | None, sizes: dict[str, int] | None = None,
+                   matches: Iterable[str] = ()) -> None:
+        """Show `graph` (None: empty) with only its top level loaded."""
+        self.clear()
+        self.graph = graph
+        self.sizes = sizes or {}
+        self.matches = set(matches)
+        self._by_name = {}
+        self._loaded = {}
+        if graph is not None:
+            self.root.data = ""
+            self.load_children(self.root)
+            if self.root.children:
+                self.move_cursor(self.root.children[0], animate=False)
+
+    def load_children(self, tree_node: TreeNode[GraphData], upto: int = 0) -> None:
+        """Make tree nodes for the children of the scope `tree_node`: the next CHUNK, or up to `upto`."""
+        graph = self.graph
+        scope = tree_node.data
+        if graph is None or not isinstance(scope, str):
+            return
+        done = self._loaded.get(scope, 0)
+        try:
+            children = graph.children(scope)
+        except KeyError:
+            return
+        if done and done >= len(children):
+            return
+        end = max(done + CHUNK, min(upto + 1, len(children)))
+        end = min(end, len(children))
+        if done and tree_node.children and isinstance(tree_node.children[-1].data, More):
+            tree_node.children[-1].remove()
+        sizes, matches, by_name = self.sizes, self.matches, self._by_name
+        for child in children[done:end]:
+            label = graph_label(child, sizes.get(child.name, 0), child.name in matches)
+            if child.is_scope:
+                added = tree_node.add(label, child.name)
+            else:
+                added = tree_node.add_leaf(label, child.name)
+            by_name[child.name] = added
+        self._loaded[scope] = end
+        if end < len(children):
+            remaining = len(children) - end
+            tree_node.add_leaf(Text(f"… {remaining:,} more (enter shows {min(CHUNK, remaining):,})", DIM),
+                               More(scope, remaining))
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[GraphData]) -> None:
+        if event.node.tree is self:
+            self.load_children(event.node)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[GraphData]) -> None:
+        data = event.node.data
+        if isinstance(data, More):
+            event.stop()
+            parent = event.node.parent
+            if parent is not None:
+                at = event.node.line
+                self.load_children(parent)
+                self.call_after_refresh(self._cursor_to_line, at)
+
+    def _cursor_to_line(self, line: int) -> None:
+        self.cursor_line = line
+        self.scroll_to_line(line, animate=False)
+
+    # -- finding ------------------------------------------------------------------------------
+
+    @property
+    def cursor_name(self) -> str | None:
+        node = self.cursor_node
+        return node.data if node is not None and isinstance(node.data, str) else None
+
+    def tree_node(self, name: str) -> TreeNode[GraphData] | None:
+        """The tree node of `name` if it is loaded."""
+        return self._by_name.get(name)
+
+    def reveal(self, name: str, move: bool = True) -> TreeNode[GraphData] | None:
+        """Expand the scopes above `name` (loading what is needed); put the cursor on it if `move`."""
+        graph = self.graph
+        if graph is None or name not in graph:
+            return None
+        parent = self.root
+        for scope in [*graph.ancestors(name), name]:
+            found = self._by_name.get(scope)
+            if found is None:
+                self._load_until(parent, scope)
+                found = self._by_name.get(scope)
+                if found is None:
+                    return None
+            if scope != name and not found.is_expanded:
+                self.load_children(found)
+                found.expand()
+            parent = found
+        if move:
+            self.move_cursor(parent, animate=False)
+            self.call_after_refresh(self._scroll_to_cursor)
+        return parent
+
+    def _load_until(self, parent: TreeNode[GraphData], name: str) -> None:
+        graph = self.graph
+        scope = parent.data if isinstance(parent.data, str) else ""
+        if graph is None:
+            return
+        siblings = graph.children(scope)
+        for index, node in enumerate(siblings):
+            if node.name == name:
+                self.load_children(parent, upto=index)
+                return
+
+    def _scroll_to_cursor(self) -> None:
+        node = self.cursor_node
+        if node is not None and node.line >= 0:
+            self.scroll_to_line(node.line, animate=False)
+            self.scroll_to_node(node, animate=False)
+
+    def expanded_names(self) -> list[str]:
+        """The expanded scopes, parents first (to expand them again after a rebuild)."""
+        out = []
+        stack = list(reversed(self.root.children))
+        while stack:
+            node = stack.pop()
+            if node.is_expanded and isinstance(node.data, str):
+                out.append(node.data)
+                stack.extend(reversed(node.children))
+        return out
+
+    def set_matches(self, matches: Iterable[str]) -> None:
+        """Colour the search matches (and uncolour the previous ones) among the loaded nodes."""
+        new = set(matches)
+        graph = self.graph
+        if graph is None:
+            self.matches = new
+            return
+        for name in self.matches ^ new:
+            tree_node = self._by_name.get(name)
+            if tree_node is not None:
+                tree_node.set_label(graph_label(graph.node(name), self.sizes.get(name, 0), name in new))
+        self.matches = new
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def action_expand_or_enter(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and not node.is_expanded:
+            self.load_children(node)
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0], animate=False)
+
+    def action_collapse_or_parent(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent, animate=False)
+
+    def action_collapse_all(self) -> None:
+        node = self.cursor_node
+        top = node
+        while top is not None and top.parent is not None and top.parent is not self.root:
+            top = top.parent
+        for child in self.root.children:
+            child.collapse_all()
+        if top is not None:
+            self.move_cursor(top, animate=False)
+
+
+# -- the dataset pipeline ----------------------------------------------------------------------
+
+STRUCTURE_KEYS = ("children", "operations", "sampler")
+
+
+@dataclass
+class PipelineOp:
+    """One operation of a dataset pipeline (a level of the §6.4 dict)."""
+
+    op_type: str
+    params: dict[str, Any]  # the level's flattened parameters, without op_type
+    operations: list[dict[str, Any]] = field(default_factory=list)  # map's tensor operations
+    sampler: dict[str, Any] | None = None
+    path: tuple[int, ...] = ()  # child indexes from the dict's root: a stable id across reloads
+
+    @property
+    def summary(self) -> str:
+        """A few words for the tree line: what the operation does."""
+        if self.operations:
+            return ", ".join(str(op.get("tensor_op_name") or op.get("op_name") or "?") for op in self.operations)
+        parts = []
+        for key in ("batch_size", "buffer_size", "count", "num_samples", "dataset_dir", "dataset_file"):
+            if key in self.params and self.params[key] is not None:
+                value = self.params[key]
+                if key in ("dataset_dir", "dataset_file"):
+                    value = str(value).rstrip("/").rsplit("/", 1)[-1]
+                parts.append(f"{key}={value}")
+        if self.sampler:
+            parts.append(str(self.sampler.get("sampler_name", "sampler")))
+        return " ".join(parts)
+
+
+@dataclass
+class Branch:
+    """One input of an operation that reads several (zip, concat): its own flow."""
+
+    title: str
+    items: list["FlowItem"]
+
+
+FlowItem = Union[PipelineOp, Branch]
+
+
+def pipeline_op(level: dict[str, Any], path: tuple[int, ...]) -> PipelineOp:
+    params = {k: v for k, v in level.items() if k not in STRUCTURE_KEYS and k != "op_type"}
+    operations = [op for op in level.get("operations") or [] if isinstance(op, dict)]
+    sampler = level.get("sampler") if isinstance(level.get("sampler"), dict) else None
+    return PipelineOp(str(level.get("op_type") or "?"), params, operations, sampler, path)
+
+
+def pipeline_flow(dataset_graph: dict[str, Any], path: tuple[int, ...] = ()) -> list[FlowItem]:
+    """The pipeline in data-flow order: sources first, the dict's root (the last operation) last.
+
+    A chain becomes a flat list; an operation with several inputs is preceded by one `Branch`
+    per input.
+    """
+    if not isinstance(dataset_graph, dict) or not dataset_graph:
+        return []
+    children = [c for c in dataset_graph.get("children") or [] if isinstance(c, dict)]
+    me = pipeline_op(dataset_graph, path)
+    if len(children) == 1:
+        return [*pipeline_flow(children[0], (*path, 0)), me]
+    branches: list[FlowItem] = [Branch(f"input {i + 1} of {me.op_type}", pipeline_flow(child, (*path, i)))
+                                for i, child in enumerate(children)]
+    return [*branches, me]
+
+
+def pipeline_ops(items: list[FlowItem]) -> list[PipelineOp]:
+    out: list[PipelineOp] = []
+    for item in items:
+        if isinstance(item, Branch):
+            out.extend(pipeline_ops(item.items))
+        else:
+            out.append(item)
+    return out
+
+
+def pipeline_label(op: PipelineOp, number: int) -> Text:
+    label = Text()
+    label.append(f"{number}. ", DIM)
+    label.append(op.op_type, SCOPE_STYLE)
+    if op.summary:
+        label.append(f"  {op.summary}", DIM)
+    return label
+
+
+class PipelineTree(Tree[Union[PipelineOp, None]]):
+    """A job's dataset pipeline, fully expanded, in data-flow order."""
+
+    HELP_GROUP = "Dataset pipeline"
+    BINDINGS = [
+        Binding("space", "toggle_node", "Expand or collapse", show=False, id="pipeline.toggle"),
+    ]
+    DEFAULT_CSS = """
+    PipelineTree { height: 1fr; width: 1fr; background: $surface; }
+    """
+
+    def __init__(self, **kwargs: Any):
+        super().__init__("pipeline", **kwargs)
+        self.show_root = False
+        self.auto_expand = False
+        self.ops: list[PipelineOp] = []
+
+    def show_pipeline(self, dataset_graph: dict[str, Any] | None) -> None:
+        """Show the pipeline; keep the cursor on the same operation if it is still there."""
+        keep = self.cursor_node.data.path if self.cursor_node is not None and self.cursor_node.data else None
+        self.clear()
+        flow = pipeline_flow(dataset_graph or {})
+        self.ops = pipeline_ops(flow)
+        numbers = {id(op): i + 1 for i, op in enumerate(self.ops)}
+        leaves: list[TreeNode] = []
+
+        def add(parent: TreeNode, items: list[FlowItem]) -> None:
+            for item in items:
+                if isinstance(item, Branch):
+                    add(parent.add(Text(item.title, DIM), None, expand=True), item.items)
+                else:
+                    leaves.append(parent.add_leaf(pipeline_label(item, numbers[id(item)]), item))
+
+        add(self.root, flow)
+        kept = [leaf for leaf in leaves if leaf.data is not None and leaf.data.path == keep]
+        if kept or leaves:
+            self.move_cursor((kept or leaves)[0], animate=False)

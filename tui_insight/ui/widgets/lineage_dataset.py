@@ -1,0 +1,124 @@
+"""How the lineage view shows dataset pipelines: stages, their parameters, short cell texts.
+
+A dataset graph (§6.4) is read as `graph.dataset_pipeline` gives it: from the sources to the
+output, as a pipeline is written. Each stage gets a name, its op type, numbered when the type
+repeats (`Map`, `Map#2`), so the same stage of different jobs lands in the same column.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from rich.markup import escape
+
+from ...summary.graph import dataset_pipeline
+
+MAX_LIST_ITEMS = 6  # items of a list shown in a table cell
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # "Map#2": op type, numbered from the source when it repeats
+    op_type: str
+    params: dict[str, Any]  # flattened parameters; `operations` and `sampler` included as they are
+    position: float  # 0 at the source, 1 at the output: orders stage columns across jobs
+
+
+def pipeline_stages(graph: Mapping[str, Any] | None) -> list[Stage]:
+    """The stages of a dataset graph from source to output (`graph.dataset_pipeline`); [] for none."""
+    ops = dataset_pipeline(graph)
+    seen: dict[str, int] = {}
+    stages = []
+    last = max(len(ops) - 1, 1)
+    for i, op in enumerate(ops):
+        op_type = op.op_type or "Dataset"
+        seen[op_type] = seen.get(op_type, 0) + 1
+        name = op_type if seen[op_type] == 1 else f"{op_type}#{seen[op_type]}"
+        params = dict(op.params)
+        if op.operations:
+            params["operations"] = list(op.operations)
+        if op.sampler:
+            params["sampler"] = op.sampler
+        stages.append(Stage(name, op_type, params, i / last if len(ops) > 1 else 1.0))
+    return stages
+
+
+def stage_columns(pipelines: Iterable[list[Stage]]) -> list[tuple[str, str]]:
+    """(stage name, parameter) pairs of every pipeline, source stages first, then by name."""
+    positions: dict[str, list[float]] = {}
+    params: dict[str, dict[str, None]] = {}
+    for stages in pipelines:
+        for stage in stages:
+            positions.setdefault(stage.name, []).append(stage.position)
+            params.setdefault(stage.name, {}).update(dict.fromkeys(stage.params))
+    order = sorted(positions, key=lambda name: (sum(positions[name]) / len(positions[name]), name))
+    return [(name, param) for name in order for param in _param_order(params[name])]
+
+
+def _param_order(names: Iterable[str]) -> list[str]:
+    """Parameters alphabetically, but the operations and sampler (the interesting parts) first."""
+    names = list(names)
+    first = [n for n in ("operations", "sampler") if n in names]
+    return first + sorted(n for n in names if n not in first)
+
+
+def value_text(value: Any, short: bool = True) -> str | None:
+    """A parameter value as one line; None when missing."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Mapping):
+        if "tensor_op_name" in value:
+            return operation_text(value, short)
+        name = value.get("sampler_name")
+        rest = {k: v for k, v in value.items() if k != "sampler_name"}
+        inner = " ".join(f"{k}={value_text(v, short) or 'None'}" for k, v in sorted(rest.items()))
+        return f"{name}({inner})" if name else inner
+    if isinstance(value, (list, tuple)):
+        items = [value_text(v, short) or "None" for v in value]
+        if short and len(items) > MAX_LIST_ITEMS:
+            items = items[:MAX_LIST_ITEMS] + [f"… {len(value) - MAX_LIST_ITEMS} more"]
+        return ", ".join(items) if (value and isinstance(value[0], Mapping)) else "[" + ", ".join(items) + "]"
+    return str(value)
+
+
+def operation_text(op: Mapping[str, Any], short: bool = True) -> str:
+    """A map operation: `Resize` in a cell, `Resize {"size": [32, 32], ...}` in the detail pane."""
+    name = str(op.get("tensor_op_name") or "?")
+    if short:
+        return name
+    params = op.get("tensor_op_params")
+    if params in (None, "", "{}"):
+        return name
+    if not isinstance(params, str):
+        params = json.dumps(params, sort_keys=True)
+    return f"{name} {params}"
+
+
+def detail_markup(train_id: str, stages: list[Stage], mark: Any = None) -> str:
+    """The pipeline of one job, source first, every parameter in full (Rich markup)."""
+    head = f"[b]{escape(train_id)}[/b]"
+    if mark is not None:
+        head += f"  [dim]pipeline {escape(str(mark))}[/dim]"
+    if not stages:
+        return head + "\n\n[dim]no dataset graph in this job's lineage[/dim]"
+    lines = [head, ""]
+    width = max((len(k) for stage in stages for k in stage.params), default=0)
+    for i, stage in enumerate(stages):
+        arrow = "  " if i == 0 else "↓ "
+        lines.append(f"{arrow}[b $accent]{escape(stage.name)}[/]")
+        for key in _param_order(stage.params):
+            value = stage.params[key]
+            if key == "operations" and isinstance(value, list):
+                texts = [operation_text(op, short=False) if isinstance(op, Mapping) else str(op) for op in value]
+                lines.append(f"    [dim]{escape(key.ljust(width))}[/dim]  {escape(texts[0]) if texts else '[]'}")
+                lines.extend(f"    {' ' * width}  {escape(text)}" for text in texts[1:])
+                continue
+            text = value_text(value, short=False)
+            lines.append(f"    [dim]{escape(key.ljust(width))}[/dim]  "
+                         + (escape(text) if text is not None else "[dim]None[/dim]"))
+    return "\n".join(lines)

@@ -1,0 +1,702 @@
+"""A ridgeline of histograms over steps: the chart of the histogram view and of tensor histograms.
+
+Two modes, as in MindInsight ("Top"/"Front") and TensorBoard ("offset"/"overlay"):
+- offset: one filled ridge per step, later steps lower and in front, each ridge placed on the
+  vertical axis by its step (or relative/wall time); older ridges fade towards the background.
+  Drawn on a framebuffer of 1/8-cell rows, reduced to lower-block characters with two colours
+  per cell, so ridges overlap smoothly.
+- overlay: every step's outline on one baseline, in braille dots; the newest is brightest and
+  drawn last.
+
+Everything is numpy over (steps x columns) arrays and the text is built from runs of equal
+cells, so 50 steps x 30 bins draw in a few milliseconds. The drawn strips are kept until the
+data key, options, size or colours change.
+
+A value/step cursor (`up`/`down` over ridges, `left`/`right` over buckets) reads out the step,
+the bucket range and its count; the NaN/Inf counts of each step are written beside its ridge.
+The bindings get their ids from the view that uses the chart: subclass `RidgelineChart` with
+`BINDINGS = ridgeline_bindings("histograms")`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from ...summary.histograms import Ridgeline
+from ..format import clock_time, duration, number
+from ..palette import hex_to_rgb, mix
+
+MODES = ("offset", "overlay")
+LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
+SUB = 8  # framebuffer rows per cell in offset mode
+EDGE = 2  # thickness of a ridge's bright outline, in framebuffer rows
+AXIS_ROWS = 2  # tick line and tick labels under the plot
+MIN_PLOT_WIDTH = 10
+HIGHLIGHT = "#E69F00"  # the ridge under the cursor (palette orange)
+BIN_JUMP = 5  # shift+left/right move the cursor by this many buckets
+
+
+@dataclass(frozen=True)
+class RidgeOptions:
+    mode: str = "offset"  # "offset" or "overlay"
+    axis: str = "step"  # "step", "relative" or "wall": where ridges sit and how they are labelled
+    origin: float = 0.0  # the job's first wall time, for "relative"
+    colour: str = "#56B4E9"
+    cursor_step: int | None = None  # index of the ridge under the cursor
+    cursor_bin: int | None = None  # bucket under the cursor
+
+
+# -- labels ---------------------------------------------------------------------------------
+
+def step_label(ridge: Ridgeline, i: int, axis: str, origin: float) -> str:
+    """How ridge i is named on the step axis."""
+    if axis == "relative":
+        return duration(float(ridge.wall_times[i]) - origin)
+    if axis == "wall":
+        return time.strftime("%H:%M:%S", time.localtime(float(ridge.wall_times[i])))
+    step = int(ridge.steps[i])
+    return str(step) if abs(step) < 10**8 else f"{step:.2e}".replace("e+", "e")
+
+
+def axis_values(ridge: Ridgeline, axis: str) -> np.ndarray:
+    """Where each ridge sits on the step axis."""
+    if axis == "step":
+        return ridge.steps.astype(np.float64)
+    return ridge.wall_times.astype(np.float64)
+
+
+def nonfinite_text(nan: int, pos: int, neg: int) -> str:
+    """`nan3 +inf1 -inf2` (only the kinds present), "" if none."""
+    parts = []
+    if nan:
+        parts.append(f"nan{nan}")
+    if pos:
+        parts.append(f"+inf{pos}")
+    if neg:
+        parts.append(f"-inf{neg}")
+    return " ".join(parts)
+
+
+def nice_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
+    """Round values (1, 2, 5 x 10^k apart) inside [lo, hi], at most `max_ticks` of them."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo or max_ticks < 1:
+        return []
+    raw = (hi - lo) / max(max_ticks, 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 2.5, 5, 10):
+        step = mult * power
+        if (hi - lo) / step <= max_ticks:
+            break
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [k * step for k in range(first, last + 1)]
+
+
+def tick_label(value: float, spacing: float) -> str:
+    """A tick value with as many decimals as the tick spacing needs."""
+    if value == 0 or abs(value) < spacing * 1e-6:
+        return "0"
+    if abs(value) >= 1e5 or spacing < 1e-4:
+        text = f"{value:.2e}"
+        mantissa, exponent = text.split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{int(exponent)}"
+    decimals = max(0, -math.floor(math.log10(spacing) + 1e-9) + (1 if spacing / 10 ** math.floor(
+        math.log10(spacing) + 1e-9) == 2.5 else 0))
+    return f"{value:.{decimals}f}"
+
+
+def column_values(ridge: Ridgeline, columns: int) -> np.ndarray:
+    """The value at the centre of each plot column."""
+    lo, hi = float(ridge.edges[0]), float(ridge.edges[-1])
+    return lo + (np.arange(columns) + 0.5) * ((hi - lo) / columns)
+
+
+def bin_column(ridge: Ridgeline, b: int, columns: int) -> int:
+    """The plot column of the centre of bucket b."""
+    lo, hi = float(ridge.edges[0]), float(ridge.edges[-1])
+    centre = (float(ridge.edges[b]) + float(ridge.edges[b + 1])) / 2
+    if hi <= lo:
+        return columns // 2
+    return max(0, min(columns - 1, int((centre - lo) / (hi - lo) * columns)))
+
+
+def interpolated(ridge: Ridgeline, columns: int) -> np.ndarray:
+    """(steps, columns) counts, linear between bucket centres (where MindInsight puts its points)."""
+    counts = ridge.counts.astype(np.float64)
+    if ridge.bins == 1:
+        return np.repeat(counts, columns, axis=1)
+    centres = (ridge.edges[:-1] + ridge.edges[1:]) / 2
+    x = column_values(ridge, columns)
+    right = np.clip(np.searchsorted(centres, x), 1, ridge.bins - 1)
+    left = right - 1
+    span = centres[right] - centres[left]
+    t = np.clip((x - centres[left]) / np.where(span > 0, span, 1.0), 0.0, 1.0)
+    return counts[:, left] * (1 - t) + counts[:, right] * t
+
+
+# -- drawing --------------------------------------------------------------------------------
+
+class _Styles:
+    """Rich styles by (foreground, background) colour, made once per drawing."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple, Style] = {}
+
+    def get(self, fg: tuple[int, int, int] | None, bg: tuple[int, int, int] | None, **extra: Any) -> Style:
+        key = (fg, bg, tuple(sorted(extra.items())))
+        style = self._cache.get(key)
+        if style is None:
+            style = Style(color=Color.from_rgb(*fg) if fg else None,
+                          bgcolor=Color.from_rgb(*bg) if bg else None, **extra)
+            self._cache[key] = style
+        return style
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return hex_to_rgb(colour)
+
+
+def _ridge_colours(n: int, options: RidgeOptions, background: str, no_color: bool) -> list[tuple[int, int, int] | None]:
+    """Palette of framebuffer ids: 2i = fill of ridge i, 2i+1 = its outline (i = 0 oldest)."""
+    palette: list[tuple[int, int, int] | None] = []
+    for i in range(n):
+        age = (n - 1 - i) / (n - 1) if n > 1 else 0.0
+        colour = HIGHLIGHT if i == options.cursor_step else options.colour
+        if options.mode == "overlay":
+            edge = mix(colour, background, 0.78 * age) if i != options.cursor_step else _rgb(colour)
+            palette += [edge, edge]
+            continue
+        edge = mix(colour, background, 0.7 * age) if i != options.cursor_step else _rgb(colour)
+        fill = mix(colour, background, 0.5 + 0.35 * age)
+        palette += [None if no_color else fill, edge]
+    return palette
+
+
+def _runs(codes: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end) of runs of equal values in a 1-D array."""
+    if not len(codes):
+        return []
+    cuts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    starts = np.concatenate(([0], cuts))
+    ends = np.concatenate((cuts, [len(codes)]))
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _offset_cells(ridge: Ridgeline, options: RidgeOptions, rows: int, columns: int,
+                  positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Offset mode: per cell (rows from the top) the block height k and fg/bg framebuffer ids.
+
+    Also the baseline row of each ridge. Framebuffer rows count from the bottom.
+    """
+    n = len(ridge.steps)
+    height = rows * SUB
+    peak = max(float(SUB), height * 0.3, height / (1 + (n - 1) / 3)) if n > 1 else float(height)
+    peak = min(peak, float(height))
+    # Baselines on cell boundaries: a ridge never starts inside a cell, which two colours per
+    # cell could not show; ridges closer than a row share one.
+    baselines = np.round(positions * (height - peak) / SUB).astype(np.int64) * SUB
+    values = interpolated(ridge, columns)
+    top_count = float(values.max()) if values.size else 0.0
+    scale = peak / top_count if top_count > 0 else 0.0
+    tops = np.rint(values * scale).astype(np.int64)
+    tops = np.where((values > 0) & (tops == 0), 1, tops)  # a non-empty bucket stays visible
+    fb = np.full((height, columns), -1, dtype=np.int32)
+    for i in range(n):  # oldest first: later ridges cover earlier ones
+        b = int(baselines[i])
+        t = b + tops[i]
+        hi = min(height, int(t.max()) if len(t) else b)
+        if hi <= b:
+            continue
+        yy = np.arange(b, hi)[:, None]
+        window = fb[b:hi]
+        inside = yy < t[None, :]
+        window[inside] = 2 * i
+        window[inside & (yy >= (t - EDGE)[None, :])] = 2 * i + 1
+    # Cells: framebuffer rows 8r..8r+7 (from the bottom) -> cell row rows-1-r (from the top).
+    sub = fb.reshape(rows, SUB, columns)[::-1]  # [cell row from top, sub row from bottom, column]
+    top = sub[:, SUB - 1, :]
+    same = sub[:, ::-1, :] == top[:, None, :]
+    run = np.cumprod(same, axis=1).sum(axis=1)
+    k = SUB - run  # lower eighths drawn in the foreground colour
+    below = np.take_along_axis(sub, np.maximum(k - 1, 0)[:, None, :], axis=1)[:, 0, :]
+    fg = np.where(k > 0, below, top)
+    base_rows = rows - 1 - np.minimum(baselines // SUB, rows - 1)
+    return k, fg, top, base_rows
+
+
+_BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int32)
+
+
+def _overlay_cells(ridge: Ridgeline, options: RidgeOptions, rows: int,
+                   columns: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Overlay mode: per cell the braille code and the id of the newest ridge drawn there."""
+    n = len(ridge.steps)
+    dots_y, dots_x = rows * 4, columns * 2
+    values = interpolated(ridge, dots_x)
+    top_count = float(values.max()) if values.size else 0.0
+    scale = (dots_y - 1) / top_count if top_count > 0 else 0.0
+    level = np.rint(values * scale).astype(np.int64)  # dot row from the bottom
+    prev = np.concatenate((level[:, :1], level[:, :-1]), axis=1)
+    low, high = np.minimum(level, prev), np.maximum(level, prev)
+    yy = np.arange(dots_y)[::-1][:, None]  # dot rows from the top, as heights from the bottom
+    owner = np.full((rows, columns), -1, dtype=np.int32)
+    dots = np.zeros((dots_y, dots_x), dtype=bool)
+    order = [i for i in range(n) if i != options.cursor_step]
+    if options.cursor_step is not None and 0 <= options.cursor_step < n:
+        order.append(options.cursor_step)
+    for i in order:
+        mask = (yy >= low[i][None, :]) & (yy <= high[i][None, :])
+        dots |= mask
+        owner[mask.reshape(rows, 4, columns, 2).any(axis=(1, 3))] = 2 * i + 1
+    cells = dots.reshape(rows, 4, columns, 2)
+    codes = (cells * _BRAILLE_BITS[None, :, None, :]).sum(axis=(1, 3))
+    return codes, owner, top_count
+
+
+def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, height: int,
+                   background: str = "#000000", no_color: bool = False, message: str = "") -> list[Strip]:
+    """The chart as `height` strips of `width` cells."""
+    width, height = max(width, 1), max(height, 1)
+    styles = _Styles()
+    dim = styles.get(None, None, dim=True)
+    if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
+        text = message or ("no data" if ridge is None or not len(ridge.steps) else "too small to draw")
+        return _centred(text, width, height, dim)
+    n = len(ridge.steps)
+    bg_rgb = _rgb(background)
+    palette = _ridge_colours(n, options, background, no_color)
+    plot_rows = height - AXIS_ROWS
+    overlay = options.mode == "overlay"
+
+    # Margins: step (or count) labels on the left, NaN/Inf counts on the right.
+    if overlay:
+        left_labels = {0: number(0.0)}
+    else:
+        left_labels = {}
+    positions = _positions(ridge, options.axis)
+    nonfinite = [nonfinite_text(int(a), int(b), int(c)) for a, b, c in
+                 zip(ridge.nan_counts, ridge.pos_inf_counts, ridge.neg_inf_counts)]
+    any_nonfinite = any(nonfinite)
+    labels = [step_label(ridge, i, options.axis, options.origin) for i in range(n)]
+    left_width = min(10, max(len(s) for s in labels)) + 1 if not overlay else 8
+    right_width = 0
+    if any_nonfinite:
+        longest = max(len(s) for s in nonfinite)
+        if overlay:
+            longest += max(len(s) for s in labels) + 1
+        right_width = min(longest + 1, max(0, (width - left_width - MIN_PLOT_WIDTH)))
+    columns = width - left_width - right_width
+    if columns < MIN_PLOT_WIDTH:
+        left_width, right_width = 0, 0
+        columns = width
+
+    rows_text: list[list[Segment]] = [[] for _ in range(plot_rows)]
+    right_text: dict[int, tuple[str, int]] = {}
+    if overlay:
+        codes, owner, top_count = _overlay_cells(ridge, options, plot_rows, columns)
+        left_labels = {plot_rows - 1: "0", 0: _count_label(top_count)}
+        if plot_rows >= 6:
+            mid = plot_rows // 2  # the count at the top dot of that cell row
+            left_labels[mid] = _count_label(top_count * (plot_rows * 4 - 1 - mid * 4) / (plot_rows * 4 - 1))
+        listed = [i for i in range(n - 1, -1, -1) if nonfinite[i]]
+        for r, i in enumerate(listed[:plot_rows]):
+            text = f"{labels[i]} {nonfinite[i]}" if r < plot_rows - 1 or len(listed) <= plot_rows else \
+                f"+{len(listed) - r} more"
+            right_text[r] = (text, i)
+        for r in range(plot_rows):
+            rows_text[r] = _overlay_row(codes[r], owner[r], palette, styles, dim)
+    else:
+        k, fg, bg, base_rows = _offset_cells(ridge, options, plot_rows, columns, positions)
+        taken: set[int] = set()
+        gap = 2 if n > plot_rows // 2 else 1
+        order = [n - 1, 0] + list(range(n - 2, 0, -1))
+        if options.cursor_step is not None and 0 <= options.cursor_step < n:
+            order.insert(0, options.cursor_step)
+        for i in order:
+            row = int(base_rows[i])
+            if any(abs(row - t) < gap for t in taken):
+                continue
+            taken.add(row)
+            left_labels[row] = labels[i]
+        sums: dict[int, list[int]] = {}  # row -> nan, +inf, -inf of the ridges whose baseline is there
+        for i in range(n):
+            if nonfinite[i]:
+                row = int(base_rows[i])
+                acc = sums.setdefault(row, [0, 0, 0, i])
+                acc[0] += int(ridge.nan_counts[i])
+                acc[1] += int(ridge.pos_inf_counts[i])
+                acc[2] += int(ridge.neg_inf_counts[i])
+                if options.cursor_step == i:
+                    acc[3] = i  # highlighted with the cursor's ridge
+        for row, (a, b, c, i) in sums.items():
+            right_text[row] = (nonfinite_text(a, b, c), i)
+        cursor_col = bin_column(ridge, options.cursor_bin, columns) \
+            if options.cursor_bin is not None and 0 <= options.cursor_bin < ridge.bins else None
+        for r in range(plot_rows):
+            rows_text[r] = _offset_row(k[r], fg[r], bg[r], palette, bg_rgb, styles, cursor_col, dim)
+
+    strips: list[Strip] = []
+    cursor_label_style = styles.get(_rgb(HIGHLIGHT), None, bold=True)
+    for r in range(plot_rows):
+        segments: list[Segment] = []
+        if left_width:
+            label = left_labels.get(r, "")
+            style = dim
+            if not overlay and options.cursor_step is not None and label and 0 <= options.cursor_step < n \
+                    and label == labels[options.cursor_step]:
+                style = cursor_label_style
+            segments.append(Segment(label[: left_width - 1].rjust(left_width - 1) + " ", style))
+        segments.extend(rows_text[r])
+        if right_width:
+            text, i = right_text.get(r, ("", -1))
+            style = cursor_label_style if i == options.cursor_step and i >= 0 else styles.get(
+                _rgb("#D55E00"), None)
+            segments.append(Segment((" " + text)[:right_width].ljust(right_width), style))
+        strips.append(Strip(segments, width))
+    strips.extend(_x_axis(ridge, options, left_width, columns, right_width, styles, dim, overlay))
+    return strips
+
+
+def _positions(ridge: Ridgeline, axis: str) -> np.ndarray:
+    """Each ridge's height above the front one, 0..1: the newest (front) at 0, the oldest at 1."""
+    n = len(ridge.steps)
+    if n == 1:
+        return np.zeros(1)
+    v = axis_values(ridge, axis)
+    span = float(v.max() - v.min()) if np.all(np.isfinite(v)) else 0.0
+    if span <= 0:
+        return (n - 1 - np.arange(n)) / (n - 1)
+    return (float(v.max()) - v) / span
+
+
+def _count_label(count: float) -> str:
+    if count >= 1e6:
+        return f"{count:.1e}".replace("e+0", "e").replace("e+", "e")
+    return f"{count:.0f}" if count >= 10 or count == int(count) else f"{count:.1f}"
+
+
+def _centred(text: str, width: int, height: int, style: Style) -> list[Strip]:
+    blank = Strip.blank(width)
+    strips = [blank] * height
+    line = text[:width].center(width)
+    strips[height // 2] = Strip([Segment(line, style)], width)
+    return strips
+
+
+def _offset_row(k: np.ndarray, fg: np.ndarray, bg: np.ndarray, palette: list, bg_rgb: tuple[int, int, int],
+                styles: _Styles, cursor_col: int | None, dim: Style) -> list[Segment]:
+    ids = len(palette) + 1
+    codes = (k.astype(np.int64) * ids + (fg + 1)) * ids + (bg + 1)
+    segments: list[Segment] = []
+    for start, end in _runs(codes):
+        kk, f, b = int(k[start]), int(fg[start]), int(bg[start])
+        fg_rgb = palette[f] if f >= 0 else None
+        bg_colour = palette[b] if b >= 0 else None
+        if kk == 0:
+            if b < 0 or bg_colour is None:  # empty cell (or a fill hidden without colour)
+                segments.append(Segment(" " * (end - start)))
+            else:
+                segments.append(Segment("█" * (end - start), styles.get(bg_colour, bg_colour)))
+            continue
+        segments.append(Segment(LOWER_BLOCKS[kk] * (end - start),
+                                styles.get(fg_rgb or bg_rgb, bg_colour or bg_rgb)))
+    if cursor_col is not None:
+        segments = _mark_column(segments, cursor_col, dim)
+    return segments
+
+
+def _mark_column(segments: list[Segment], column: int, style: Style) -> list[Segment]:
+    """A dotted vertical line at `column` where the cell is empty."""
+    out: list[Segment] = []
+    x = 0
+    for seg in segments:
+        length = len(seg.text)
+        if x <= column < x + length and seg.text[column - x] == " " and seg.style is None:
+            cut = column - x
+            if cut:
+                out.append(Segment(seg.text[:cut], seg.style))
+            out.append(Segment("┊", style))
+            if cut + 1 < length:
+                out.append(Segment(seg.text[cut + 1:], seg.style))
+        else:
+            out.append(seg)
+        x += length
+    return out
+
+
+def _overlay_row(codes: np.ndarray, owner: np.ndarray, palette: list, styles: _Styles,
+                 dim: Style) -> list[Segment]:
+    segments: list[Segment] = []
+    for start, end in _runs(owner):
+        o = int(owner[start])
+        text = "".join(chr(0x2800 + int(c)) if c else " " for c in codes[start:end])
+        if o < 0:
+            segments.append(Segment(" " * (end - start)))
+        else:
+            segments.append(Segment(text, styles.get(palette[o], None)))
+    return segments
+
+
+def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, right: int,
+            styles: _Styles, dim: Style, overlay: bool) -> list[Strip]:
+    """The tick line and the tick labels of the value axis, with the cursor's bucket marked."""
+    lo, hi = float(ridge.edges[0]), float(ridge.edges[-1])
+    ticks = nice_ticks(lo, hi, max(2, columns // 12))
+    spacing = ticks[1] - ticks[0] if len(ticks) > 1 else (hi - lo)
+    line = ["─"] * columns
+    labels = [" "] * columns
+    last_end = -2
+    for t in ticks:
+        col = int(round((t - lo) / (hi - lo) * columns - 0.5)) if hi > lo else columns // 2
+        if not 0 <= col < columns:
+            continue
+        line[col] = "┬"
+        text = tick_label(t, spacing)
+        start = max(0, min(columns - len(text), col - len(text) // 2))
+        if start <= last_end + 1:
+            continue
+        labels[start:start + len(text)] = list(text)
+        last_end = start + len(text) - 1
+    axis_style = dim
+    cursor = options.cursor_bin
+    tick_segments: list[Segment] = [Segment(" " * left)] if left else []
+    if cursor is not None and 0 <= cursor < ridge.bins:
+        a = int(math.floor((ridge.edges[cursor] - lo) / (hi - lo) * columns)) if hi > lo else 0
+        b = int(math.ceil((ridge.edges[cursor + 1] - lo) / (hi - lo) * columns)) if hi > lo else columns
+        a, b = max(0, min(columns - 1, a)), max(1, min(columns, b))
+        b = max(b, a + 1)
+        centre = bin_column(ridge, cursor, columns)
+        marked = ["━"] * (b - a)
+        if a <= centre < b:
+            marked[centre - a] = "▲"
+        tick_segments += [Segment("".join(line[:a]), axis_style),
+                          Segment("".join(marked), styles.get(_rgb(HIGHLIGHT), None, bold=True)),
+                          Segment("".join(line[b:]), axis_style)]
+    else:
+        tick_segments.append(Segment("".join(line), axis_style))
+    if right:
+        tick_segments.append(Segment(" " * right))
+    label_segments: list[Segment] = [Segment(" " * left)] if left else []
+    label_segments.append(Segment("".join(labels), dim))
+    if right:
+        label_segments.append(Segment(" " * right))
+    width = left + columns + right
+    return [Strip(tick_segments, width), Strip(label_segments, width)]
+
+
+# -- read-out -------------------------------------------------------------------------------
+
+def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Text:
+    """What the cursor points at: step (with its times), bucket range and count, NaN/Inf counts."""
+    text = Text()
+    if not 0 <= i < len(ridge.steps):
+        return text
+    wall = float(ridge.wall_times[i])
+    text.append(f"step {int(ridge.steps[i])}", style="bold")
+    text.append(f"  {clock_time(wall)} (+{duration(wall - origin)})", style="dim")
+    if b is not None and 0 <= b < ridge.bins:
+        left, right = float(ridge.edges[b]), float(ridge.edges[b + 1])
+        text.append(f"  bucket {b + 1}/{ridge.bins} [{number(left)}, {number(right)})")
+        text.append(f"  count {int(ridge.counts[i, b])}", style="bold")
+    total = int(ridge.counts[i].sum()) if ridge.bins else 0
+    text.append(f"  total {total}", style="dim")
+    bad = nonfinite_text(int(ridge.nan_counts[i]), int(ridge.pos_inf_counts[i]), int(ridge.neg_inf_counts[i]))
+    text.append(f"  {bad or 'no nan/inf'}", style="#D55E00" if bad else "dim")
+    return text
+
+
+# -- the widget -----------------------------------------------------------------------------
+
+def ridgeline_bindings(view_id: str) -> list[Binding]:
+    """The cursor keys of a ridgeline chart, with ids of the view that shows it."""
+    return [
+        Binding("up", "cursor_step(-1)", "Older step", show=False, id=f"{view_id}.cursor_older"),
+        Binding("down", "cursor_step(1)", "Newer step", show=False, id=f"{view_id}.cursor_newer"),
+        Binding("left", "cursor_bin(-1)", "Bucket left", show=False, id=f"{view_id}.cursor_left"),
+        Binding("right", "cursor_bin(1)", "Bucket right", show=False, id=f"{view_id}.cursor_right"),
+        Binding("shift+left", f"cursor_bin(-{BIN_JUMP})", "Bucket jump left", show=False,
+                id=f"{view_id}.jump_left"),
+        Binding("shift+right", f"cursor_bin({BIN_JUMP})", "Bucket jump right", show=False,
+                id=f"{view_id}.jump_right"),
+        Binding("home", "cursor_end(0)", "Oldest step", show=False, id=f"{view_id}.cursor_oldest"),
+        Binding("end", "cursor_end(1)", "Newest step", show=False, id=f"{view_id}.cursor_newest"),
+    ]
+
+
+class RidgelineChart(Widget, can_focus=True):
+    """One ridgeline. The owner hands it a `Ridgeline` under a key; the chart keeps its cursor.
+
+    The cursor is kept by step number, so it stays on the same step when new steps arrive.
+    """
+
+    DEFAULT_CSS = """
+    RidgelineChart { border: round $panel-lighten-2; height: 16; padding: 0; }
+    RidgelineChart:focus { border: round $accent; }
+    """
+    BINDINGS: list[Binding] = []  # subclasses: ridgeline_bindings("<view id>")
+
+    class CursorMoved(Message):
+        """The cursor moved (or the data under it changed): the owner updates its read-out."""
+
+        def __init__(self, chart: "RidgelineChart") -> None:
+            super().__init__()
+            self.chart = chart
+
+    def __init__(self, chart_id: str, title: str, colour: str = "#56B4E9", **kwargs: Any):
+        super().__init__(**kwargs)
+        self.chart_id = chart_id
+        self.border_title = title
+        self.key: Any = None
+        self.ridge: Ridgeline | None = None
+        self.message = "loading…"
+        self.mode = "offset"
+        self.axis = "step"
+        self.origin = 0.0
+        self.colour = colour
+        self.cursor_step_value: int | None = None  # the step under the cursor
+        self.cursor_bin: int | None = None
+        self._drawn: tuple[Any, list[Strip]] | None = None
+        self.draws = 0
+
+    # -- what the owner calls -----------------------------------------------------------------
+
+    def set_data(self, key: Any, ridge: Ridgeline | None, message: str = "") -> None:
+        """New data (or a message instead of data). Nothing happens if `key` did not change."""
+        if key == self.key and message == self.message:
+            return
+        self.key, self.ridge, self.message = key, ridge, message
+        if ridge is not None and self.cursor_bin is not None and ridge.bins:
+            self.cursor_bin = min(self.cursor_bin, ridge.bins - 1)
+        self._describe()
+        self.refresh()
+        self.post_message(self.CursorMoved(self))
+
+    def set_style(self, mode: str, axis: str, origin: float) -> None:
+        if (mode, axis, origin) != (self.mode, self.axis, self.origin):
+            self.mode, self.axis, self.origin = mode, axis, origin
+            self._describe()
+            self.refresh()
+
+    @property
+    def cursor_index(self) -> int | None:
+        """The ridge under the cursor (nearest kept step), or None if the cursor is off."""
+        ridge = self.ridge
+        if ridge is None or self.cursor_step_value is None or not len(ridge.steps):
+            return None
+        i = int(np.searchsorted(ridge.steps, self.cursor_step_value))
+        if i >= len(ridge.steps) or (i > 0 and ridge.steps[i] != self.cursor_step_value and
+                                     self.cursor_step_value - ridge.steps[i - 1] < ridge.steps[i] - self.cursor_step_value):
+            i -= 1
+        return max(0, min(len(ridge.steps) - 1, i))
+
+    def options(self) -> RidgeOptions:
+        return RidgeOptions(self.mode, self.axis, self.origin, self.colour, self.cursor_index,
+                            self.cursor_bin if self.cursor_step_value is not None else None)
+
+    def readout(self) -> Text:
+        i = self.cursor_index
+        if self.ridge is None or i is None:
+            return Text("")
+        return ridge_readout(self.ridge, i, self.cursor_bin, self.origin)
+
+    # -- cursor ---------------------------------------------------------------------------------
+
+    def _start_cursor(self) -> bool:
+        """Show the cursor on the newest step, middle bucket; False if there is nothing to point at."""
+        ridge = self.ridge
+        if ridge is None or not len(ridge.steps):
+            return False
+        if self.cursor_step_value is None:
+            self.cursor_step_value = int(ridge.steps[-1])
+            self.cursor_bin = ridge.bins // 2 if self.cursor_bin is None else self.cursor_bin
+            return False
+        return True
+
+    def _moved(self) -> None:
+        self._describe()
+        self.refresh()
+        self.post_message(self.CursorMoved(self))
+
+    def action_cursor_step(self, move: int) -> None:
+        if self._start_cursor():
+            i = self.cursor_index or 0
+            i = max(0, min(len(self.ridge.steps) - 1, i + move))  # type: ignore[union-attr]
+            self.cursor_step_value = int(self.ridge.steps[i])  # type: ignore[union-attr]
+        self._moved()
+
+    def action_cursor_bin(self, move: int) -> None:
+        if self._start_cursor():
+            bins = self.ridge.bins  # type: ignore[union-attr]
+            self.cursor_bin = max(0, min(bins - 1, (self.cursor_bin or 0) + move))
+        self._moved()
+
+    def action_cursor_end(self, newest: int) -> None:
+        self._start_cursor()
+        if self.ridge is not None and len(self.ridge.steps):
+            self.cursor_step_value = int(self.ridge.steps[-1 if newest else 0])
+        self._moved()
+
+    def hide_cursor(self) -> bool:
+        """Hide the cursor; False if it was not shown."""
+        if self.cursor_step_value is None:
+            return False
+        self.cursor_step_value = None
+        self._moved()
+        return True
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _describe(self) -> None:
+        ridge = self.ridge
+        if ridge is None:
+            self.border_subtitle = ""
+            return
+        n = len(ridge.steps)
+        bad = int((ridge.nan_counts > 0).sum() + 0) if n else 0
+        parts = [f"{n} step{'s' if n != 1 else ''}", f"{ridge.bins} bins", self.mode]
+        if bad or (n and (ridge.pos_inf_counts.any() or ridge.neg_inf_counts.any())):
+            steps_bad = int(((ridge.nan_counts + ridge.pos_inf_counts + ridge.neg_inf_counts) > 0).sum())
+            parts.append(f"nan/inf in {steps_bad}")
+        self.border_subtitle = " · ".join(parts)
+
+    def _background(self) -> str:
+        colour = self.rich_style.bgcolor
+        if colour is not None and colour.triplet is not None:
+            return colour.triplet.hex
+        theme = self.app.current_theme
+        background = str(theme.background or "")
+        if background.startswith("#") and len(background) == 7:
+            return background
+        return "#000000" if theme.dark else "#ffffff"
+
+    def strips(self) -> list[Strip]:
+        size = self.content_size
+        background = self._background()
+        options = self.options()
+        cache_key = (self.key, self.message, options, size.width, size.height, background, self.app.no_color)
+        if self._drawn is not None and self._drawn[0] == cache_key:
+            return self._drawn[1]
+        strips = draw_ridgeline(self.ridge, options, size.width, size.height, background,
+                                self.app.no_color, self.message)
+        self.draws += 1
+        self._drawn = (cache_key, strips)
+        return strips
+
+    def render_line(self, y: int) -> Strip:
+        strips = self.strips()
+        if 0 <= y < len(strips):
+            return strips[y]
+        return Strip.blank(self.content_size.width)
