@@ -364,6 +364,22 @@ def test_dynamic_shapes():
     assert graph.node("Default/Shape-op1").is_dynamic_shape_node
     assert graph.node("Default/Add-op2").is_dynamic_shape_node
     assert graph.node("Default/Mul-op3").is_dynamic_shape_node
+    assert not build_graph(_small_graph()).node("Default/net/ReLU-op2").is_dynamic_shape_node
+
+
+def test_dynamic_flag_sticks_when_the_edge_is_bypassed():
+    # MindInsight flags a node when a dynamic edge is added; the optimized view then removes
+    # the Load, but the flag stays.
+    proto = make_graph([
+        {"name": "1", "op_type": "Cast", "scope": "Default", "shape": [4]},
+        {"name": "2", "op_type": "Load", "scope": "Default", "inputs": ["1"], "shape": [-1]},
+        {"name": "3", "op_type": "Add", "scope": "Default", "inputs": ["2"], "shape": [4]},
+    ])
+    graph = build_graph(proto, optimized=True)
+    add = graph.node("Default/Add-op3")
+    assert list(add.inputs) == ["Default/Cast-op1"] and add.inputs["Default/Cast-op1"].shape == [[4]]
+    assert add.is_dynamic_shape_node
+    assert not graph.node("Default/Cast-op1").is_dynamic_shape_node
 
 
 def test_unknown_names_raise_key_error_with_message():

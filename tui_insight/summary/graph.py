@@ -14,7 +14,14 @@ The build follows MindInsight's steps and their order, because the order decides
 node sees, and which edge a scope shows when several children reach the same outside node.
 To stay fast on large graphs two things are lazy: node attributes (protobuf text format) and
 the edges a name scope inherits from its subtree, which are worked out the first time that
-scope node is looked at.
+scope node is looked at. Edges are ids into one table, so that a 50,000-node graph leaves the
+garbage collector ~70,000 objects to walk instead of ~350,000.
+
+Checked node by node (names, order, every field of every node, searches) against MindInsight
+2.3.1's own graph code on the fixture graphs and on hundreds of random graphs. Known
+differences: `stack_info` is always []; when a real node is named like a scope (renamed
+`<parent>/(<base>)`), MindInsight's scope nodes keep edges to the old name, or the build
+fails ("dictionary keys changed during iteration"), while we point them at the renamed node.
 """
 from __future__ import annotations
 
@@ -149,7 +156,7 @@ class Node:
     __slots__ = ("name", "node_id", "type", "scope", "full_name", "output_i", "subnode_count",
                  "independent_layout", "topo", "_inputs", "_outputs", "_proxy_inputs",
                  "_proxy_outputs", "_attr", "_shape", "_dtype", "_proto", "_flags", "_pending",
-                 "_origin", "_table")
+                 "_origin", "_table", "_dropped")
 
     def __init__(self, name: str, node_id: str, type_: str, scope: str, table: _EdgeTable):
         self.name = name
@@ -173,6 +180,7 @@ class Node:
         self._pending: Callable[["Node"], None] | None = None  # fills a name scope's edges
         self._origin: Node | None = None  # the Parameter/Const this node is a copy of
         self._table = table
+        self._dropped: list[int] | None = None  # edges the optimized view removed (see is_dynamic_shape_node)
 
     def _edges(self) -> None:
         if self._pending is not None:
@@ -239,8 +247,10 @@ class Node:
             return True
         self._edges()
         sources = self._table.source
+        # MindInsight flags a node when an edge is added, so edges removed later still count.
+        dropped = self._dropped or ()
         return any(_dynamic(sources[i].output_shape)  # type: ignore[union-attr]
-                   for edges in (self._inputs, self._outputs) for i in edges.values())
+                   for edges in (self._inputs.values(), self._outputs.values(), dropped) for i in edges)
 
     @property
     def is_scope(self) -> bool:
@@ -487,6 +497,12 @@ def _const_attrs(proto: anf_ir_pb2.NamedValueProto) -> dict[str, str]:
     return {proto.key: str(proto.value)}
 
 
+def _drop(node: Node, edge: int) -> None:
+    if node._dropped is None:
+        node._dropped = []
+    node._dropped.append(edge)
+
+
 class _Builder:
     """MindInsight's build steps over an insertion-ordered name -> Node dict."""
 
@@ -651,6 +667,8 @@ class _Builder:
                 if not name:
                     continue
                 sources[edge] = nodes[name]
+                if name in resolved:
+                    _drop(node, resolved[name])
                 resolved[name] = edge
             node._inputs = resolved
         if self.optimized:
@@ -669,9 +687,11 @@ class _Builder:
                 through = nodes.get(src)
                 if through is None or through.type not in PASS_THROUGH:
                     continue
-                del node._inputs[src]
+                _drop(node, node._inputs.pop(src))
                 for name, edge in list(through._inputs.items()):
                     if name in nodes:
+                        if name in node._inputs:
+                            _drop(node, node._inputs[name])
                         node._inputs[name] = edge  # shared, as in MindInsight
 
     def derive_outputs(self) -> None:
@@ -686,8 +706,11 @@ class _Builder:
                 for dst in list(node._outputs):
                     through = nodes.get(dst)
                     if through is not None and through.type in PASS_THROUGH:
-                        del node._outputs[dst]
-                        node._outputs.update(through._outputs)
+                        _drop(node, node._outputs.pop(dst))
+                        for name, edge in through._outputs.items():
+                            if name in node._outputs:
+                                _drop(node, node._outputs[name])
+                            node._outputs[name] = edge
 
     def collapse_single_type_scopes(self) -> None:
         """Optimized view: a leaf scope holding only nodes of one type named in it moves up."""
@@ -772,6 +795,7 @@ class _Builder:
         members = list(members)
         for method in ("_inputs", "_outputs", "_proxy_inputs", "_proxy_outputs"):
             into = getattr(parent, method)
+            edges = method in ("_inputs", "_outputs")
             for member in members:
                 for target, value in getattr(member, method).items():
                     if target.startswith(prefix):
@@ -779,6 +803,8 @@ class _Builder:
                     other = nodes.get(target)
                     if other is None or other.type == CONST:
                         continue
+                    if edges and target in into:
+                        _drop(parent, into[target])  # a later child's edge to the same node wins
                     into[target] = value
 
     def lay_out_parameter_groups(self) -> None:
