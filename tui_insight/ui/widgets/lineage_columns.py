@@ -30,7 +30,7 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
         width: 60; max-width: 100%; height: auto; max-height: 100%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    LineageColumnsScreen SelectionList { height: auto; max-height: 30; border: none; padding: 0; }
+    LineageColumnsScreen SelectionList { height: auto; max-height: 80vh; border: none; padding: 0; }
     LineageColumnsScreen #lineage-columns-help { color: $foreground-muted; }
     """
 
@@ -46,7 +46,7 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
             yield SelectionList[str](
                 *(Selection(escape(name), name, name in self.initial) for name in self.all_columns),
                 id="lineage-columns-list")
-            yield Static("space: show/hide · a: all · n: none · d: defaults · escape: apply",
+            yield Static("space: toggle · a: all · n: none · d: defaults · esc: apply",
                          id="lineage-columns-help")
 
     def on_mount(self) -> None:

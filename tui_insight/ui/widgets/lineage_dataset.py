@@ -10,7 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from rich.markup import escape
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
 
 from ...summary.graph import dataset_pipeline
 
@@ -56,11 +59,16 @@ def stage_columns(pipelines: Iterable[list[Stage]]) -> list[tuple[str, str]]:
     return [(name, param) for name in order for param in _param_order(params[name])]
 
 
+FIRST_PARAMS = ("operations", "sampler")  # what a stage does: first
+LAST_PARAMS = ("num_parallel_workers", "connector_queue_size")  # how fast it runs: last
+
+
 def _param_order(names: Iterable[str]) -> list[str]:
-    """Parameters alphabetically, but the operations and sampler (the interesting parts) first."""
+    """Parameters alphabetically, but operations and sampler first and the runtime knobs last."""
     names = list(names)
-    first = [n for n in ("operations", "sampler") if n in names]
-    return first + sorted(n for n in names if n not in first)
+    first = [n for n in FIRST_PARAMS if n in names]
+    last = [n for n in LAST_PARAMS if n in names]
+    return first + sorted(n for n in names if n not in first and n not in last) + last
 
 
 def value_text(value: Any, short: bool = True) -> str | None:
@@ -99,26 +107,27 @@ def operation_text(op: Mapping[str, Any], short: bool = True) -> str:
     return f"{name} {params}"
 
 
-def detail_markup(train_id: str, stages: list[Stage], mark: Any = None) -> str:
-    """The pipeline of one job, source first, every parameter in full (Rich markup)."""
-    head = f"[b]{escape(train_id)}[/b]"
+def pipeline_detail(train_id: str, stages: list[Stage], mark: Any = None) -> RenderableType:
+    """The pipeline of one job, source first, every parameter in full; long values wrap in
+    their own column."""
+    head = Text.assemble((train_id, "bold"))
     if mark is not None:
-        head += f"  [dim]pipeline {escape(str(mark))}[/dim]"
+        head.append(f"  pipeline {mark}", style="dim")
     if not stages:
-        return head + "\n\n[dim]no dataset graph in this job's lineage[/dim]"
-    lines = [head, ""]
-    width = max((len(k) for stage in stages for k in stage.params), default=0)
+        return Group(head, Text(""), Text("no dataset graph in this job's lineage", style="dim"))
+    parts: list[RenderableType] = [head]
     for i, stage in enumerate(stages):
-        arrow = "  " if i == 0 else "↓ "
-        lines.append(f"{arrow}[b $accent]{escape(stage.name)}[/]")
+        parts.append(Text.assemble(("  " if i == 0 else "↓ "), (stage.name, "bold")))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column(overflow="fold")
         for key in _param_order(stage.params):
             value = stage.params[key]
             if key == "operations" and isinstance(value, list):
                 texts = [operation_text(op, short=False) if isinstance(op, Mapping) else str(op) for op in value]
-                lines.append(f"    [dim]{escape(key.ljust(width))}[/dim]  {escape(texts[0]) if texts else '[]'}")
-                lines.extend(f"    {' ' * width}  {escape(text)}" for text in texts[1:])
+                grid.add_row(key, "\n".join(texts) if texts else "[]")
                 continue
             text = value_text(value, short=False)
-            lines.append(f"    [dim]{escape(key.ljust(width))}[/dim]  "
-                         + (escape(text) if text is not None else "[dim]None[/dim]"))
-    return "\n".join(lines)
+            grid.add_row(key, Text(text) if text is not None else Text("None", style="dim"))
+        parts.append(Padding(grid, (0, 0, 0, 4)))
+    return Group(*parts)

@@ -32,6 +32,7 @@ class TableColumn:
     key: str
     label: str
     numeric: bool = False  # right-justified
+    group: str = ""  # a label over a run of columns (a second header line), e.g. a pipeline stage
 
 
 def _cell_width(cell: Cell) -> int:
@@ -44,6 +45,8 @@ def _cell_width(cell: Cell) -> int:
 
 class LineageTable(ScrollView, can_focus=True):
     """Rows keyed by a string (the train id), a cell cursor, a sortable header."""
+
+    HELP_GROUP = "Lineage table"
 
     DEFAULT_CSS = """
     LineageTable { background: $surface; color: $foreground; height: 1fr; }
@@ -104,6 +107,7 @@ class LineageTable(ScrollView, can_focus=True):
         self.cells: dict[str, Sequence[Cell]] = {}
         self.order: list[str] = []
         self.widths: list[int] = []
+        self.header_height = 1
         self.cursor_row = 0
         self.cursor_column = 0
         self.sort_column: str | None = None
@@ -121,6 +125,7 @@ class LineageTable(ScrollView, can_focus=True):
         keep_row, keep_column = self.current_row_key, self.current_column_key
         self.columns = list(columns)
         self.cells = dict(cells)
+        self.header_height = 2 if any(column.group for column in self.columns) else 1
         widths = [cell_len(column.label) + 2 for column in self.columns]  # room for the sort arrow
         for row in self.cells.values():
             for i, cell in enumerate(row):
@@ -172,7 +177,7 @@ class LineageTable(ScrollView, can_focus=True):
         else:
             self.cursor_row = min(max(old_row, 0), max(len(self.order) - 1, 0))
         self.cursor_column = min(self.cursor_column, max(len(self.columns) - 1, 0))
-        self.virtual_size = Size(self._total_width, len(self.order) + 1)
+        self.virtual_size = Size(self._total_width, len(self.order) + self.header_height)
         self._cursor_changed()
 
     @property
@@ -194,7 +199,7 @@ class LineageTable(ScrollView, can_focus=True):
     def scroll_to_cursor(self) -> None:
         if not self.order:
             return
-        body_height = max(self.scrollable_content_region.height - 1, 1)
+        body_height = max(self.scrollable_content_region.height - self.header_height, 1)
         y = self.scroll_y
         if self.cursor_row < y:
             y = self.cursor_row
@@ -212,7 +217,7 @@ class LineageTable(ScrollView, can_focus=True):
         self.scroll_to(x=x, y=y, animate=False, force=True)
 
     def _page_height(self) -> int:
-        return max(self.scrollable_content_region.height - 2, 1)
+        return max(self.scrollable_content_region.height - self.header_height - 1, 1)
 
     # -- keys and mouse -------------------------------------------------------------------
 
@@ -245,11 +250,11 @@ class LineageTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         column = self._column_at(event.x)
-        if event.y == 0:
+        if event.y < self.header_height:
             if column is not None:
                 self.post_message(self.HeaderSelected(self, self.columns[column].key))
             return
-        row = int(self.scroll_y) + event.y - 1
+        row = int(self.scroll_y) + event.y - self.header_height
         if 0 <= row < len(self.order):
             self.cursor_row = row
             if column is not None:
@@ -263,9 +268,11 @@ class LineageTable(ScrollView, can_focus=True):
         base = self.rich_style
         if not self.columns:
             return Strip.blank(width, base)
-        if y == 0:
+        if y < self.header_height:
+            if y == 0 and self.header_height == 2:
+                return self._group_line(width)
             return self._compose_line(self._header_cells(), width, None, header=True)
-        row = int(self.scroll_y) + y - 1
+        row = int(self.scroll_y) + y - self.header_height
         if row >= len(self.order):
             if row == 0 and not self.order:
                 style = base + self.get_component_rich_style("lineage-table--empty")
@@ -281,6 +288,51 @@ class LineageTable(ScrollView, can_focus=True):
                 label += " ▼" if self.sort_descending else " ▲"
             out.append(label)
         return out
+
+    def _group_line(self, width: int) -> Strip:
+        """The labels over runs of columns of one group; a label stays in view while any
+        column of its run is."""
+        style = self.rich_style + self.get_component_rich_style("lineage-table--header")
+        fixed_width = self._fixed_width
+        room = max(width - fixed_width, 0)
+        left = int(self.scroll_x)
+        fixed_segments: list[Segment] = []
+        moving_segments: list[Segment] = []
+        x = 0  # where the run starts: in the fixed part, then in the scrolled part
+        i = 0
+        while i < len(self.columns):
+            group = self.columns[i].group
+            j = i + 1
+            while j < len(self.columns) and self.columns[j].group == group and (j < self.fixed) == (i < self.fixed):
+                j += 1
+            run = sum(w + 2 * PADDING for w in self.widths[i:j])
+            if i < self.fixed:
+                fixed_segments.append(Segment(_fit(group, run), style))
+            else:
+                start, end = max(x, left), min(x + run, left + room)
+                if end > start:
+                    moving_segments.append(Segment(_fit(group, end - start), style))
+                x += run
+            i = j
+        fixed = Strip(fixed_segments, fixed_width)
+        moving = Strip(moving_segments).crop(0, room)
+        line = Strip.join([fixed, moving]).crop(0, width)
+        if line.cell_length < width:
+            line = line.extend_cell_length(width, style)
+        return line
+
+    def _join(self, fixed_segments: list[Segment], moving_segments: list[Segment], width: int,
+              line_style: Style) -> Strip:
+        """The fixed columns, then the others scrolled sideways, cut to `width`."""
+        fixed = Strip(fixed_segments, self._fixed_width)
+        moving = Strip(moving_segments, self._total_width - self._fixed_width)
+        room = max(width - fixed.cell_length, 0)
+        scroll_x = int(self.scroll_x)
+        moving = moving.crop(scroll_x, scroll_x + room)
+        line = Strip.join([fixed, moving]).crop(0, width)
+        if line.cell_length < width:
+            line = line.extend_cell_length(width, line_style)
+        return line
 
     def _compose_line(self, cells: Sequence[Cell], width: int, row: int | None, header: bool = False) -> Strip:
         base = self.rich_style
@@ -308,15 +360,7 @@ class LineageTable(ScrollView, can_focus=True):
             target = fixed_segments if i < self.fixed else moving_segments
             target.extend(self._cell_segments(cell, self.widths[i], column.numeric and not header, style,
                                               missing_style))
-        fixed = Strip(fixed_segments, self._fixed_width)
-        moving = Strip(moving_segments, self._total_width - self._fixed_width)
-        room = max(width - fixed.cell_length, 0)
-        scroll_x = int(self.scroll_x)
-        moving = moving.crop(scroll_x, scroll_x + room)
-        line = Strip.join([fixed, moving]).crop(0, width)
-        if line.cell_length < width:
-            line = line.extend_cell_length(width, line_style)
-        return line
+        return self._join(fixed_segments, moving_segments, width, line_style)
 
     @staticmethod
     def _cell_segments(cell: Cell, width: int, right: bool, style: Style, missing_style: Style) -> list[Segment]:
@@ -340,6 +384,13 @@ class LineageTable(ScrollView, can_focus=True):
         padding = " " * max(width - cell_len(cell), 0)
         text = padding + cell if right else cell + padding
         return [Segment(pad + text + pad, style)]
+
+
+def _fit(label: str, width: int) -> str:
+    """` label` cut or padded to `width` cells."""
+    text = Text(f" {label}" if label else "")
+    text.truncate(width, overflow="ellipsis", pad=True)
+    return text.plain
 
 
 def _console():
