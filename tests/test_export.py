@@ -14,7 +14,7 @@ from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 
-FILES = ["images.csv", "histograms.csv", "jobs.csv", "lineage.csv", "scalars.csv", "tensors.csv"]
+FILES = ["histograms.csv", "images.csv", "jobs.csv", "lineage.csv", "scalars.csv", "tensors.csv"]
 
 
 def read(path: Path) -> list[dict]:

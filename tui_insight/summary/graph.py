@@ -926,10 +926,7 @@ def dataset_tree(dataset_graph: Mapping[str, Any] | None, depth: int = 0) -> Dat
     """The dataset graph as a tree rooted at the last operation; None for an empty graph."""
     if not dataset_graph:
         return None
-    operations = []
-    for op in dataset_graph.get("operations") or ():
-        # MindInsight leaves out empty size/weights lists; so do we.
-        operations.append({k: v for k, v in op.items() if not (k in ("size", "weights") and v == [])})
+    operations = [dict(op) for op in dataset_graph.get("operations") or ()]
     children = tuple(child for child in (dataset_tree(c, depth + 1) for c in dataset_graph.get("children") or ())
                      if child is not None)
     sampler = dataset_graph.get("sampler")

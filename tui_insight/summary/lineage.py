@@ -112,9 +112,13 @@ def dataset_graph_dict(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
         for op in graph.operations:
             item: dict[str, Any] = {}
             _params(op.operationParam, item)
-            shared = list(op.size) + [_f32(w) for w in op.weights]
-            item["size"] = shared
-            item["weights"] = shared
+            # MindInsight accumulates both keys into one list and leaves out an empty one.
+            shared = list(op.size)
+            if shared:
+                item["size"] = shared
+            shared.extend(_f32(w) for w in op.weights)
+            if shared:
+                item["weights"] = shared
             ops.append(item)
         out["operations"] = ops
     if graph.HasField("sampler"):
@@ -235,20 +239,6 @@ class LineageRow:
         return out
 
 
-def _served_dataset_graph(graph: Mapping[str, Any]) -> dict[str, Any]:
-    """The dataset graph as MindInsight serves it: an operation's `size`/`weights` only if non-empty."""
-    out: dict[str, Any] = {}
-    for key, value in graph.items():
-        if key == "children":
-            out[key] = [_served_dataset_graph(child) for child in value]
-        elif key == "operations":
-            out[key] = [{k: v for k, v in op.items() if not (k in ("size", "weights") and v == [])}
-                        for op in value]
-        else:
-            out[key] = value
-    return out
-
-
 def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
     """One row per job with lineage, newest first (update_time descending, then summary_dir).
 
@@ -263,7 +253,7 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
     rows = []
     for view in views:
         lineage = view.lineage
-        graph = _served_dataset_graph(lineage.dataset_graph)
+        graph = lineage.dataset_graph
         mark = next((m for g, m in marked if g == graph), None)
         if mark is None:
             mark = str(len(marked) + 2)
