@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -149,58 +150,79 @@ def interpolated(ridge: Ridgeline, columns: int) -> np.ndarray:
 
 # -- drawing --------------------------------------------------------------------------------
 
-class _Styles:
-    """Rich styles by (foreground, background) colour, made once per drawing."""
-
-    def __init__(self) -> None:
-        self._cache: dict[tuple, Style] = {}
-
-    def get(self, fg: tuple[int, int, int] | None, bg: tuple[int, int, int] | None, **extra: Any) -> Style:
-        key = (fg, bg, tuple(sorted(extra.items())))
-        style = self._cache.get(key)
-        if style is None:
-            style = Style(color=Color.from_rgb(*fg) if fg else None,
-                          bgcolor=Color.from_rgb(*bg) if bg else None, **extra)
-            self._cache[key] = style
-        return style
+_BRAILLE = [chr(0x2800 + i) for i in range(256)]
+_BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int64)
+NONFINITE_COLOUR = "#D55E00"  # palette vermillion: NaN/Inf counts
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:
     return hex_to_rgb(colour)
 
 
-def _ridge_colours(n: int, options: RidgeOptions, background: str, no_color: bool) -> list[tuple[int, int, int] | None]:
-    """Palette of framebuffer ids: 2i = fill of ridge i, 2i+1 = its outline (i = 0 oldest)."""
-    palette: list[tuple[int, int, int] | None] = []
-    for i in range(n):
-        age = (n - 1 - i) / (n - 1) if n > 1 else 0.0
-        colour = HIGHLIGHT if i == options.cursor_step else options.colour
-        if options.mode == "overlay":
-            edge = mix(colour, background, 0.78 * age) if i != options.cursor_step else _rgb(colour)
-            palette += [edge, edge]
-            continue
-        edge = mix(colour, background, 0.7 * age) if i != options.cursor_step else _rgb(colour)
-        fill = mix(colour, background, 0.5 + 0.35 * age)
-        palette += [None if no_color else fill, edge]
-    return palette
+FADE_LEVELS = 12  # shades between the newest and the oldest step: neighbours share one, runs get longer
 
 
-def _runs(codes: np.ndarray) -> list[tuple[int, int]]:
-    """(start, end) of runs of equal values in a 1-D array."""
-    if not len(codes):
-        return []
+@lru_cache(maxsize=4096)
+def _pair_style(fg: tuple[int, int, int], bg: tuple[int, int, int]) -> Style:
+    return Style(color=Color.from_rgb(*fg), bgcolor=Color.from_rgb(*bg))
+
+
+@lru_cache(maxsize=1024)
+def _solid_style(fg: tuple[int, int, int]) -> Style:
+    return Style(color=Color.from_rgb(*fg))
+
+
+class _Palette:
+    """Colours of the framebuffer: ridge i draws ids 2i (fill) and 2i+1 (outline), -1 is the
+    background. `shade` maps ids to colour ids: steps are faded in FADE_LEVELS shades by age,
+    the ridge under the cursor has its own colour."""
+
+    def __init__(self, n: int, options: RidgeOptions, background: str, no_color: bool):
+        self.background = _rgb(background)
+        levels = min(n, FADE_LEVELS)
+        age = (n - 1 - np.arange(n)) / (n - 1) if n > 1 else np.zeros(n)  # 0 newest, 1 oldest
+        level = np.rint(age * (levels - 1)).astype(np.int64)
+        if options.cursor_step is not None and 0 <= options.cursor_step < n:
+            level[options.cursor_step] = levels  # its own colour
+        self.shade = np.empty(2 * n + 1, dtype=np.int64)  # index id + 1
+        self.shade[0] = -1
+        self.shade[1::2] = 2 * level
+        self.shade[2::2] = 2 * level + 1
+        fade = 0.78 if options.mode == "overlay" else 0.7
+        colours: list[tuple[int, int, int] | None] = []
+        for lv in range(levels + 1):
+            under_cursor = lv == levels
+            base = HIGHLIGHT if under_cursor else options.colour
+            a = 0.0 if under_cursor else (lv / (levels - 1) if levels > 1 else 0.0)
+            colours.append(None if no_color else mix(base, background, 0.5 + 0.35 * a))  # fill
+            colours.append(_rgb(base) if under_cursor else mix(base, background, fade * a))  # outline
+        self.colours = colours
+
+    def ids(self, framebuffer_ids: np.ndarray) -> np.ndarray:
+        return self.shade[framebuffer_ids + 1]
+
+    def colour(self, ident: int) -> tuple[int, int, int] | None:
+        return self.colours[ident] if ident >= 0 else None
+
+    def style(self, fg: int, bg: int) -> Style:
+        """A lower block: colour id `fg` below, `bg` above (-1: the chart's background)."""
+        return _pair_style(self.colour(fg) or self.background, self.colour(bg) or self.background)
+
+    def solid(self, ident: int) -> Style:
+        return _solid_style(self.colours[ident])
+
+
+def _runs(codes: np.ndarray) -> tuple[list[int], list[int]]:
+    """Starts and ends of the runs of equal values of a 1-D array."""
     cuts = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    starts = np.concatenate(([0], cuts))
-    ends = np.concatenate((cuts, [len(codes)]))
-    return list(zip(starts.tolist(), ends.tolist()))
+    starts = [0, *cuts.tolist()]
+    return starts, [*cuts.tolist(), len(codes)]
 
 
-def _offset_cells(ridge: Ridgeline, options: RidgeOptions, rows: int, columns: int,
+def _offset_cells(ridge: Ridgeline, rows: int, columns: int,
                   positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Offset mode: per cell (rows from the top) the block height k and fg/bg framebuffer ids.
-
-    Also the baseline row of each ridge. Framebuffer rows count from the bottom.
-    """
+    """Offset mode: per cell (rows from the top) the block height k and fg/bg framebuffer ids,
+    and the cell row of each ridge's baseline. Framebuffer rows count from the bottom."""
     n = len(ridge.steps)
     height = rows * SUB
     peak = max(float(SUB), height * 0.3, height / (1 + (n - 1) / 3)) if n > 1 else float(height)
@@ -213,7 +235,7 @@ def _offset_cells(ridge: Ridgeline, options: RidgeOptions, rows: int, columns: i
     scale = peak / top_count if top_count > 0 else 0.0
     tops = np.rint(values * scale).astype(np.int64)
     tops = np.where((values > 0) & (tops == 0), 1, tops)  # a non-empty bucket stays visible
-    fb = np.full((height, columns), -1, dtype=np.int32)
+    fb = np.full((height, columns), -1, dtype=np.int64)
     for i in range(n):  # oldest first: later ridges cover earlier ones
         b = int(baselines[i])
         t = b + tops[i]
@@ -225,24 +247,52 @@ def _offset_cells(ridge: Ridgeline, options: RidgeOptions, rows: int, columns: i
         inside = yy < t[None, :]
         window[inside] = 2 * i
         window[inside & (yy >= (t - EDGE)[None, :])] = 2 * i + 1
-    # Cells: framebuffer rows 8r..8r+7 (from the bottom) -> cell row rows-1-r (from the top).
+    # Cell row r from the top holds framebuffer rows of cell (rows-1-r) from the bottom. The cell
+    # shows the run at its top as background and what lies just under that run as a lower block.
     sub = fb.reshape(rows, SUB, columns)[::-1]  # [cell row from top, sub row from bottom, column]
     top = sub[:, SUB - 1, :]
     same = sub[:, ::-1, :] == top[:, None, :]
-    run = np.cumprod(same, axis=1).sum(axis=1)
-    k = SUB - run  # lower eighths drawn in the foreground colour
+    k = SUB - np.cumprod(same, axis=1).sum(axis=1)
     below = np.take_along_axis(sub, np.maximum(k - 1, 0)[:, None, :], axis=1)[:, 0, :]
     fg = np.where(k > 0, below, top)
     base_rows = rows - 1 - np.minimum(baselines // SUB, rows - 1)
     return k, fg, top, base_rows
 
 
-_BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int32)
+def _offset_rows(k: np.ndarray, fg: np.ndarray, bg: np.ndarray, palette: _Palette,
+                 cursor_col: int | None, dim: Style) -> list[list[Segment]]:
+    ids = len(palette.colours) + 1
+    codes = (k * ids + (fg + 1)) * ids + (bg + 1)
+    empty = (k == 0) & (bg < 0)
+    if cursor_col is not None:
+        codes[:, cursor_col] = np.where(empty[:, cursor_col], -1, codes[:, cursor_col])
+    cells: dict[int, tuple[str, Style | None]] = {-1: ("┊", dim)}
+    out = []
+    for r in range(codes.shape[0]):
+        row = codes[r]
+        starts, ends = _runs(row)
+        segments = []
+        for start, end, code in zip(starts, ends, row[starts].tolist()):
+            cell = cells.get(code)
+            if cell is None:
+                kk, rest = divmod(code, ids * ids)
+                f, b = divmod(rest, ids)
+                f, b = f - 1, b - 1
+                if kk == 0:
+                    colour = palette.colour(b)
+                    cell = ("█", palette.solid(b)) if colour is not None else (" ", None)
+                else:
+                    cell = (LOWER_BLOCKS[kk], palette.style(f, b))
+                cells[code] = cell
+            segments.append(Segment(cell[0] * (end - start), cell[1]))
+        out.append(segments)
+    return out
 
 
 def _overlay_cells(ridge: Ridgeline, options: RidgeOptions, rows: int,
                    columns: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Overlay mode: per cell the braille code and the id of the newest ridge drawn there."""
+    """Overlay mode: per cell (rows from the top) the braille dots of every step, the id of the
+    newest ridge drawn there (the cursor's first), and the count at the top of the plot."""
     n = len(ridge.steps)
     dots_y, dots_x = rows * 4, columns * 2
     values = interpolated(ridge, dots_x)
@@ -250,123 +300,122 @@ def _overlay_cells(ridge: Ridgeline, options: RidgeOptions, rows: int,
     scale = (dots_y - 1) / top_count if top_count > 0 else 0.0
     level = np.rint(values * scale).astype(np.int64)  # dot row from the bottom
     prev = np.concatenate((level[:, :1], level[:, :-1]), axis=1)
-    low, high = np.minimum(level, prev), np.maximum(level, prev)
-    yy = np.arange(dots_y)[::-1][:, None]  # dot rows from the top, as heights from the bottom
-    owner = np.full((rows, columns), -1, dtype=np.int32)
-    dots = np.zeros((dots_y, dots_x), dtype=bool)
-    order = [i for i in range(n) if i != options.cursor_step]
+    low, high = np.minimum(level, prev), np.maximum(level, prev)  # joins steep neighbours
+    # The union of every step's dots: +1 where a column's run starts, -1 past its end, summed up.
+    col = np.broadcast_to(np.arange(dots_x), low.shape)
+    marks = np.bincount((low * dots_x + col).ravel(), minlength=(dots_y + 1) * dots_x) \
+        - np.bincount(((high + 1) * dots_x + col).ravel(), minlength=(dots_y + 1) * dots_x)
+    dots = (np.cumsum(marks.reshape(dots_y + 1, dots_x)[:-1], axis=0) > 0)[::-1]
+    codes = (dots.reshape(rows, 4, columns, 2) * _BRAILLE_BITS[None, :, None, :]).sum(axis=(1, 3))
+    # Which step colours a cell: the newest one passing through it (the cursor's above all).
+    cell_low = np.minimum(low[:, 0::2], low[:, 1::2]) // 4
+    cell_high = np.maximum(high[:, 0::2], high[:, 1::2]) // 4
+    r = np.arange(rows)[None, :, None]
+    cover = (r >= cell_low[:, None, :]) & (r <= cell_high[:, None, :])  # (steps, rows from bottom, columns)
+    rank = np.arange(n)
     if options.cursor_step is not None and 0 <= options.cursor_step < n:
-        order.append(options.cursor_step)
-    for i in order:
-        mask = (yy >= low[i][None, :]) & (yy <= high[i][None, :])
-        dots |= mask
-        owner[mask.reshape(rows, 4, columns, 2).any(axis=(1, 3))] = 2 * i + 1
-    cells = dots.reshape(rows, 4, columns, 2)
-    codes = (cells * _BRAILLE_BITS[None, :, None, :]).sum(axis=(1, 3))
+        rank = np.where(rank == options.cursor_step, n, rank)
+    best = np.where(cover, rank[:, None, None], -1).max(axis=0)[::-1]
+    by_rank = np.full(n + 2, -1)
+    by_rank[rank] = 2 * np.arange(n) + 1
+    owner = np.where(codes > 0, by_rank[best], -1)
     return codes, owner, top_count
+
+
+def _overlay_rows(codes: np.ndarray, owner: np.ndarray, palette: _Palette) -> list[list[Segment]]:
+    out = []
+    for r in range(codes.shape[0]):
+        text = "".join([_BRAILLE[c] for c in codes[r].tolist()])
+        row = owner[r]
+        starts, ends = _runs(row)
+        out.append([Segment(text[s:e], palette.solid(o) if o >= 0 else None)
+                    for s, e, o in zip(starts, ends, row[starts].tolist())])
+    return out
 
 
 def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, height: int,
                    background: str = "#000000", no_color: bool = False, message: str = "") -> list[Strip]:
     """The chart as `height` strips of `width` cells."""
     width, height = max(width, 1), max(height, 1)
-    styles = _Styles()
-    dim = styles.get(None, None, dim=True)
+    dim = Style(dim=True)
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
         text = message or ("no data" if ridge is None or not len(ridge.steps) else "too small to draw")
         return _centred(text, width, height, dim)
     n = len(ridge.steps)
-    bg_rgb = _rgb(background)
-    palette = _ridge_colours(n, options, background, no_color)
+    palette = _Palette(n, options, background, no_color)
     plot_rows = height - AXIS_ROWS
     overlay = options.mode == "overlay"
+    cursor = options.cursor_step if options.cursor_step is not None and 0 <= options.cursor_step < n else None
 
-    # Margins: step (or count) labels on the left, NaN/Inf counts on the right.
-    if overlay:
-        left_labels = {0: number(0.0)}
-    else:
-        left_labels = {}
-    positions = _positions(ridge, options.axis)
+    # Margins: step labels (offset) or counts (overlay) on the left, NaN/Inf counts on the right.
+    labels = [step_label(ridge, i, options.axis, options.origin) for i in range(n)]
     nonfinite = [nonfinite_text(int(a), int(b), int(c)) for a, b, c in
                  zip(ridge.nan_counts, ridge.pos_inf_counts, ridge.neg_inf_counts)]
-    any_nonfinite = any(nonfinite)
-    labels = [step_label(ridge, i, options.axis, options.origin) for i in range(n)]
-    left_width = min(10, max(len(s) for s in labels)) + 1 if not overlay else 8
+    left_width = 8 if overlay else min(10, max(len(s) for s in labels)) + 1
     right_width = 0
-    if any_nonfinite:
-        longest = max(len(s) for s in nonfinite)
-        if overlay:
-            longest += max(len(s) for s in labels) + 1
-        right_width = min(longest + 1, max(0, (width - left_width - MIN_PLOT_WIDTH)))
+    if any(nonfinite):
+        longest = max(len(s) for s in nonfinite) + (max(len(s) for s in labels) + 1 if overlay else 0)
+        right_width = min(longest + 1, width // 3)
     columns = width - left_width - right_width
     if columns < MIN_PLOT_WIDTH:
-        left_width, right_width = 0, 0
+        left_width = right_width = 0
         columns = width
 
-    rows_text: list[list[Segment]] = [[] for _ in range(plot_rows)]
-    right_text: dict[int, tuple[str, int]] = {}
+    left_text: dict[int, str] = {}
+    right_text: dict[int, tuple[str, bool]] = {}  # row -> text, under the cursor
     if overlay:
         codes, owner, top_count = _overlay_cells(ridge, options, plot_rows, columns)
-        left_labels = {plot_rows - 1: "0", 0: _count_label(top_count)}
+        left_text = {plot_rows - 1: "0", 0: _count_label(top_count)}
         if plot_rows >= 6:
             mid = plot_rows // 2  # the count at the top dot of that cell row
-            left_labels[mid] = _count_label(top_count * (plot_rows * 4 - 1 - mid * 4) / (plot_rows * 4 - 1))
-        listed = [i for i in range(n - 1, -1, -1) if nonfinite[i]]
+            left_text[mid] = _count_label(top_count * (plot_rows * 4 - 1 - mid * 4) / (plot_rows * 4 - 1))
+        listed = [i for i in range(n - 1, -1, -1) if nonfinite[i]]  # newest first
         for r, i in enumerate(listed[:plot_rows]):
-            text = f"{labels[i]} {nonfinite[i]}" if r < plot_rows - 1 or len(listed) <= plot_rows else \
-                f"+{len(listed) - r} more"
-            right_text[r] = (text, i)
-        for r in range(plot_rows):
-            rows_text[r] = _overlay_row(codes[r], owner[r], palette, styles, dim)
+            if r == plot_rows - 1 and len(listed) > plot_rows:
+                right_text[r] = (f"+{len(listed) - r} more steps", False)
+            else:
+                right_text[r] = (f"{labels[i]} {nonfinite[i]}", i == cursor)
+        body = _overlay_rows(codes, palette.ids(owner), palette)
     else:
-        k, fg, bg, base_rows = _offset_cells(ridge, options, plot_rows, columns, positions)
-        taken: set[int] = set()
+        k, fg, bg, base_rows = _offset_cells(ridge, plot_rows, columns, _positions(ridge, options.axis))
+        taken: list[int] = []
         gap = 2 if n > plot_rows // 2 else 1
-        order = [n - 1, 0] + list(range(n - 2, 0, -1))
-        if options.cursor_step is not None and 0 <= options.cursor_step < n:
-            order.insert(0, options.cursor_step)
+        order = ([cursor] if cursor is not None else []) + [n - 1, 0] + list(range(n - 2, 0, -1))
         for i in order:
             row = int(base_rows[i])
-            if any(abs(row - t) < gap for t in taken):
-                continue
-            taken.add(row)
-            left_labels[row] = labels[i]
+            if all(abs(row - t) >= gap for t in taken):
+                taken.append(row)
+                left_text[row] = labels[i]
         sums: dict[int, list[int]] = {}  # row -> nan, +inf, -inf of the ridges whose baseline is there
         for i in range(n):
             if nonfinite[i]:
-                row = int(base_rows[i])
-                acc = sums.setdefault(row, [0, 0, 0, i])
+                acc = sums.setdefault(int(base_rows[i]), [0, 0, 0, 0])
                 acc[0] += int(ridge.nan_counts[i])
                 acc[1] += int(ridge.pos_inf_counts[i])
                 acc[2] += int(ridge.neg_inf_counts[i])
-                if options.cursor_step == i:
-                    acc[3] = i  # highlighted with the cursor's ridge
-        for row, (a, b, c, i) in sums.items():
-            right_text[row] = (nonfinite_text(a, b, c), i)
+                acc[3] |= i == cursor
+        right_text = {row: (nonfinite_text(a, b, c), bool(mark)) for row, (a, b, c, mark) in sums.items()}
         cursor_col = bin_column(ridge, options.cursor_bin, columns) \
-            if options.cursor_bin is not None and 0 <= options.cursor_bin < ridge.bins else None
-        for r in range(plot_rows):
-            rows_text[r] = _offset_row(k[r], fg[r], bg[r], palette, bg_rgb, styles, cursor_col, dim)
+            if cursor is not None and options.cursor_bin is not None and 0 <= options.cursor_bin < ridge.bins else None
+        body = _offset_rows(k, palette.ids(fg), palette.ids(bg), palette, cursor_col, dim)
 
     strips: list[Strip] = []
-    cursor_label_style = styles.get(_rgb(HIGHLIGHT), None, bold=True)
+    highlight = Style(color=HIGHLIGHT, bold=True)
+    warn = Style(color=NONFINITE_COLOUR)
+    cursor_label = labels[cursor] if cursor is not None and not overlay else None
     for r in range(plot_rows):
         segments: list[Segment] = []
         if left_width:
-            label = left_labels.get(r, "")
-            style = dim
-            if not overlay and options.cursor_step is not None and label and 0 <= options.cursor_step < n \
-                    and label == labels[options.cursor_step]:
-                style = cursor_label_style
+            label = left_text.get(r, "")
+            style = highlight if label and label == cursor_label else dim
             segments.append(Segment(label[: left_width - 1].rjust(left_width - 1) + " ", style))
-        segments.extend(rows_text[r])
+        segments.extend(body[r])
         if right_width:
-            text, i = right_text.get(r, ("", -1))
-            style = cursor_label_style if i == options.cursor_step and i >= 0 else styles.get(
-                _rgb("#D55E00"), None)
-            segments.append(Segment((" " + text)[:right_width].ljust(right_width), style))
+            text, marked = right_text.get(r, ("", False))
+            segments.append(Segment((" " + text)[:right_width].ljust(right_width), highlight if marked else warn))
         strips.append(Strip(segments, width))
-    strips.extend(_x_axis(ridge, options, left_width, columns, right_width, styles, dim, overlay))
+    strips.extend(_x_axis(ridge, options if cursor is not None else RidgeOptions(), left_width, columns,
+                          right_width, dim, highlight))
     return strips
 
 
@@ -384,74 +433,19 @@ def _positions(ridge: Ridgeline, axis: str) -> np.ndarray:
 
 def _count_label(count: float) -> str:
     if count >= 1e6:
-        return f"{count:.1e}".replace("e+0", "e").replace("e+", "e")
+        mantissa, exponent = f"{count:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
     return f"{count:.0f}" if count >= 10 or count == int(count) else f"{count:.1f}"
 
 
 def _centred(text: str, width: int, height: int, style: Style) -> list[Strip]:
-    blank = Strip.blank(width)
-    strips = [blank] * height
-    line = text[:width].center(width)
-    strips[height // 2] = Strip([Segment(line, style)], width)
+    strips = [Strip.blank(width)] * height
+    strips[height // 2] = Strip([Segment(text[:width].center(width), style)], width)
     return strips
 
 
-def _offset_row(k: np.ndarray, fg: np.ndarray, bg: np.ndarray, palette: list, bg_rgb: tuple[int, int, int],
-                styles: _Styles, cursor_col: int | None, dim: Style) -> list[Segment]:
-    ids = len(palette) + 1
-    codes = (k.astype(np.int64) * ids + (fg + 1)) * ids + (bg + 1)
-    segments: list[Segment] = []
-    for start, end in _runs(codes):
-        kk, f, b = int(k[start]), int(fg[start]), int(bg[start])
-        fg_rgb = palette[f] if f >= 0 else None
-        bg_colour = palette[b] if b >= 0 else None
-        if kk == 0:
-            if b < 0 or bg_colour is None:  # empty cell (or a fill hidden without colour)
-                segments.append(Segment(" " * (end - start)))
-            else:
-                segments.append(Segment("█" * (end - start), styles.get(bg_colour, bg_colour)))
-            continue
-        segments.append(Segment(LOWER_BLOCKS[kk] * (end - start),
-                                styles.get(fg_rgb or bg_rgb, bg_colour or bg_rgb)))
-    if cursor_col is not None:
-        segments = _mark_column(segments, cursor_col, dim)
-    return segments
-
-
-def _mark_column(segments: list[Segment], column: int, style: Style) -> list[Segment]:
-    """A dotted vertical line at `column` where the cell is empty."""
-    out: list[Segment] = []
-    x = 0
-    for seg in segments:
-        length = len(seg.text)
-        if x <= column < x + length and seg.text[column - x] == " " and seg.style is None:
-            cut = column - x
-            if cut:
-                out.append(Segment(seg.text[:cut], seg.style))
-            out.append(Segment("┊", style))
-            if cut + 1 < length:
-                out.append(Segment(seg.text[cut + 1:], seg.style))
-        else:
-            out.append(seg)
-        x += length
-    return out
-
-
-def _overlay_row(codes: np.ndarray, owner: np.ndarray, palette: list, styles: _Styles,
-                 dim: Style) -> list[Segment]:
-    segments: list[Segment] = []
-    for start, end in _runs(owner):
-        o = int(owner[start])
-        text = "".join(chr(0x2800 + int(c)) if c else " " for c in codes[start:end])
-        if o < 0:
-            segments.append(Segment(" " * (end - start)))
-        else:
-            segments.append(Segment(text, styles.get(palette[o], None)))
-    return segments
-
-
 def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, right: int,
-            styles: _Styles, dim: Style, overlay: bool) -> list[Strip]:
+            dim: Style, highlight: Style) -> list[Strip]:
     """The tick line and the tick labels of the value axis, with the cursor's bucket marked."""
     lo, hi = float(ridge.edges[0]), float(ridge.edges[-1])
     ticks = nice_ticks(lo, hi, max(2, columns // 12))
@@ -470,28 +464,25 @@ def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, ri
             continue
         labels[start:start + len(text)] = list(text)
         last_end = start + len(text) - 1
-    axis_style = dim
-    cursor = options.cursor_bin
     tick_segments: list[Segment] = [Segment(" " * left)] if left else []
-    if cursor is not None and 0 <= cursor < ridge.bins:
-        a = int(math.floor((ridge.edges[cursor] - lo) / (hi - lo) * columns)) if hi > lo else 0
-        b = int(math.ceil((ridge.edges[cursor + 1] - lo) / (hi - lo) * columns)) if hi > lo else columns
-        a, b = max(0, min(columns - 1, a)), max(1, min(columns, b))
-        b = max(b, a + 1)
-        centre = bin_column(ridge, cursor, columns)
+    cursor = options.cursor_bin
+    if cursor is not None and 0 <= cursor < ridge.bins and hi > lo:
+        a = int(math.floor((ridge.edges[cursor] - lo) / (hi - lo) * columns))
+        b = int(math.ceil((ridge.edges[cursor + 1] - lo) / (hi - lo) * columns))
+        a = max(0, min(columns - 1, a))
+        b = max(a + 1, min(columns, b))
         marked = ["━"] * (b - a)
+        centre = bin_column(ridge, cursor, columns)
         if a <= centre < b:
             marked[centre - a] = "▲"
-        tick_segments += [Segment("".join(line[:a]), axis_style),
-                          Segment("".join(marked), styles.get(_rgb(HIGHLIGHT), None, bold=True)),
-                          Segment("".join(line[b:]), axis_style)]
+        tick_segments += [Segment("".join(line[:a]), dim), Segment("".join(marked), highlight),
+                          Segment("".join(line[b:]), dim)]
     else:
-        tick_segments.append(Segment("".join(line), axis_style))
-    if right:
-        tick_segments.append(Segment(" " * right))
+        tick_segments.append(Segment("".join(line), dim))
     label_segments: list[Segment] = [Segment(" " * left)] if left else []
     label_segments.append(Segment("".join(labels), dim))
     if right:
+        tick_segments.append(Segment(" " * right))
         label_segments.append(Segment(" " * right))
     width = left + columns + right
     return [Strip(tick_segments, width), Strip(label_segments, width)]
@@ -506,15 +497,14 @@ def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Tex
         return text
     wall = float(ridge.wall_times[i])
     text.append(f"step {int(ridge.steps[i])}", style="bold")
-    text.append(f"  {clock_time(wall)} (+{duration(wall - origin)})", style="dim")
+    text.append(f" +{duration(wall - origin)} {clock_time(wall)}", style="dim")
     if b is not None and 0 <= b < ridge.bins:
         left, right = float(ridge.edges[b]), float(ridge.edges[b + 1])
-        text.append(f"  bucket {b + 1}/{ridge.bins} [{number(left)}, {number(right)})")
-        text.append(f"  count {int(ridge.counts[i, b])}", style="bold")
-    total = int(ridge.counts[i].sum()) if ridge.bins else 0
-    text.append(f"  total {total}", style="dim")
+        text.append(f" │ bucket {b + 1}/{ridge.bins} [{number(left)}, {number(right)}) ")
+        text.append(f"count {int(ridge.counts[i, b])}", style="bold")
     bad = nonfinite_text(int(ridge.nan_counts[i]), int(ridge.pos_inf_counts[i]), int(ridge.neg_inf_counts[i]))
-    text.append(f"  {bad or 'no nan/inf'}", style="#D55E00" if bad else "dim")
+    text.append(" │ ")
+    text.append(bad or "no nan/inf", style=NONFINITE_COLOUR if bad else "dim")
     return text
 
 
@@ -673,14 +663,11 @@ class RidgelineChart(Widget, can_focus=True):
         self.border_subtitle = " · ".join(parts)
 
     def _background(self) -> str:
-        colour = self.rich_style.bgcolor
-        if colour is not None and colour.triplet is not None:
-            return colour.triplet.hex
-        theme = self.app.current_theme
-        background = str(theme.background or "")
-        if background.startswith("#") and len(background) == 7:
-            return background
-        return "#000000" if theme.dark else "#ffffff"
+        """The colour behind the chart, which partly filled cells must paint explicitly."""
+        _, background = self.background_colors
+        if background.a > 0:
+            return background.hex[:7]
+        return "#000000" if self.app.current_theme.dark else "#ffffff"
 
     def strips(self) -> list[Strip]:
         size = self.content_size
@@ -689,8 +676,9 @@ class RidgelineChart(Widget, can_focus=True):
         cache_key = (self.key, self.message, options, size.width, size.height, background, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:
             return self._drawn[1]
-        strips = draw_ridgeline(self.ridge, options, size.width, size.height, background,
-                                self.app.no_color, self.message)
+        base = self.rich_style  # line-API strips carry the widget's own colours themselves
+        strips = [strip.apply_style(base) for strip in draw_ridgeline(
+            self.ridge, options, size.width, size.height, background, self.app.no_color, self.message)]
         self.draws += 1
         self._drawn = (cache_key, strips)
         return strips
