@@ -3,7 +3,6 @@ tests on graphs written with our writer."""
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -467,24 +466,14 @@ def _large_graph(blocks):
     return make_graph(nodes, params)
 
 
-def test_large_graph_is_fast():
+def test_large_graph():
+    """A 50,000-operator graph builds and answers; its speed is measured by bench/bench_queries.py."""
     proto = _large_graph(1000)  # 50,000 operators, 5,000 parameters
     assert len(proto.node) == 50_000
-    start = time.perf_counter()
     graph = build_graph(proto)
-    built = time.perf_counter() - start
-    start = time.perf_counter()
     hits = graph.search("conv")
-    searched = time.perf_counter() - start
-    start = time.perf_counter()
     top = [n.to_dict() for n in graph.children("")]
-    shown = time.perf_counter() - start
     assert len(hits) == 6000 and top[0]["subnode_count"] == 1
-    # Measured 0.42-0.55 s, 15-30 ms and 60-75 ms on 2 idle cores (about twice that when the
-    # machine is busy); the bounds leave room for that.
-    assert built < 3.0, built
-    assert searched < 0.2, searched
-    assert shown < 0.5, shown
 
 
 def test_graph_file_in_fixture_is_decodable(fixture_cache):

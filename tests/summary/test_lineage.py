@@ -2,7 +2,6 @@
 unit tests on lineage written with our writer."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -249,16 +248,14 @@ def test_page_checks_arguments():
         page([], limit=0)
 
 
-def test_thousand_rows_sort_and_filter_fast():
+def test_thousand_rows_sort_and_filter():
+    """Speed is measured by bench/bench_queries.py; this checks the result."""
     rows = _rows([{"loss": (i * 7919) % 1000 / 10 if i % 10 else None, "optimizer": ("SGD", "Adam")[i % 2],
                    "metric/acc": i / 1000, "epoch": i % 7} for i in range(1000)])
     conditions = parse_conditions("loss<50 optimizer=SGD metric/acc>=0.1 epoch in 1,2,3")
-    start = time.perf_counter()
     kept = filter_rows(rows, conditions)
     ordered = sort_rows(rows, "loss", descending=True)
     mixed = sort_rows(rows, "optimizer")
-    elapsed = time.perf_counter() - start
     assert 0 < len(kept) < 1000 and len(ordered) == len(mixed) == 1000
     assert ordered[-1].get("loss") is None and ordered[0].get("loss") == max(
         r.get("loss") for r in rows if r.get("loss") is not None)
-    assert elapsed < 0.1, elapsed  # measured ~2 ms

@@ -222,14 +222,13 @@ def test_decimate_drops_non_finite_and_sorts_by_x():
     np.testing.assert_array_equal(dy, [10.0, 30.0])
 
 
-def test_decimate_cost_does_not_grow_per_point():
-    import time
+def test_decimate_a_million_points():
+    """Speed is measured by bench/bench_queries.py; this checks the bound on what is drawn."""
     x = np.arange(1_000_000, dtype=np.float64)
     y = np.random.default_rng(0).normal(size=x.size)
-    start = time.perf_counter()
-    dx, _ = decimate(x, y, 200)
-    assert time.perf_counter() - start < 2.0  # a python loop per point would take far longer
+    dx, dy = decimate(x, y, 200)
     assert len(dx) <= 400
+    assert dy.max() == y.max() and dy.min() == y.min()
 
 
 # -- thresholds and cursor ------------------------------------------------------------------
