@@ -204,6 +204,8 @@ class ImagesView(DataView):
         self._in_flight: set[Locator] = set()
         self._asked: list[Locator] = []  # cards drawn without pixels since the last worker started
         self._columns = 1
+        self._focus_tries = 0
+        self._ready = False  # on_mount has run
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -221,11 +223,15 @@ class ImagesView(DataView):
         self._read_tags()
         self._sync_tag_list()
         self._sync_cards()
+        self._ready = True
 
     def focus_view(self) -> None:
-        cards = self._shown_cards()
+        cards = [card for card in self._shown_cards() if card.is_mounted]
         if cards:
             cards[0].focus()
+        elif self._focus_tries < 3 and (not self._ready or self._cards):
+            self._focus_tries += 1  # the view or its cards are still being mounted
+            self.call_after_refresh(self.focus_view)
         else:
             self.query_one("#image-list").focus()
 
@@ -579,8 +585,10 @@ class ImagesView(DataView):
                 parts.append(f"step {int(steps[-1])} (newest)")
             else:
                 parts.append(f"step {self.step} of {int(steps[0])}..{int(steps[-1])}")
-        parts.append(f"brightness {self.brightness:+.1f}")
-        parts.append(f"contrast ×{self.contrast:.2f}")
+        if self.brightness:
+            parts.append(f"brightness {self.brightness:+.1f}")
+        if self.contrast != 1.0:
+            parts.append(f"contrast ×{self.contrast:.2f}")
         parts.append(self.arrangement)
         if self.fullscreen:
             parts.append("full screen (f/esc)")

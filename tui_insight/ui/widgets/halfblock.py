@@ -15,6 +15,7 @@ A MindSpore batch (NCHW) arrives already tiled into a grid inside one PNG: it is
 """
 from __future__ import annotations
 
+import gc
 import io
 from dataclasses import dataclass
 from typing import Any
@@ -178,6 +179,8 @@ _NO_PIXEL = -1
 
 _COLOURS: dict[int, Color] = {}  # 24-bit colours already made
 _PALETTE = [Color(f"color({i})", ColorType.EIGHT_BIT, number=i) for i in range(256)]
+_TRUECOLOR = ColorType.TRUECOLOR
+_new = tuple.__new__  # Color and ColorTriplet are named tuples: built directly, thousands per frame
 
 
 def _colour(value: int, truecolor: bool) -> Color:
@@ -187,8 +190,8 @@ def _colour(value: int, truecolor: bool) -> Color:
     if colour is None:
         if len(_COLOURS) > _MAX_STYLES:
             _COLOURS.clear()
-        triplet = ColorTriplet(value >> 16, (value >> 8) & 0xFF, value & 0xFF)
-        colour = _COLOURS[value] = Color("#%06x" % value, ColorType.TRUECOLOR, triplet=triplet)
+        triplet = _new(ColorTriplet, (value >> 16, (value >> 8) & 0xFF, value & 0xFF))
+        colour = _COLOURS[value] = _new(Color, ("#%06x" % value, _TRUECOLOR, None, triplet))
     return colour
 
 
@@ -202,8 +205,8 @@ def _style(key: int, top: int, bottom: int, truecolor: bool) -> Style:
     return style
 
 
-def halfblock_strips(pixels: np.ndarray, truecolor: bool = True) -> list[Strip]:
-    """One strip per pair of pixel rows; an odd last row leaves the background below it."""
+def halfblock_strips(pixels: np.ndarray, truecolor: bool = True, background: Style | None = None) -> list[Strip]:
+    """One strip per pair of pixel rows; under an odd last row shows `background`."""
     h, w = pixels.shape[:2]
     if h == 0 or w == 0:
         return []
@@ -219,27 +222,36 @@ def halfblock_strips(pixels: np.ndarray, truecolor: bool = True) -> list[Strip]:
     bottoms[: h // 2] = packed[1::2]
     keys = (tops << shift) | (bottoms + 1)
     strips = []
-    for key_row, top_row, bottom_row in zip(keys.tolist(), tops.tolist(), bottoms.tolist()):
-        segments = []
-        run_key, run = key_row[0], 0
-        for x, key in enumerate(key_row):
-            if key != run_key:
-                segments.append(Segment(UPPER_HALF * run, _style(run_key, top_row[x - 1], bottom_row[x - 1], truecolor)))
-                run_key, run = key, 0
-            run += 1
-        segments.append(Segment(UPPER_HALF * run, _style(run_key, top_row[-1], bottom_row[-1], truecolor)))
-        strips.append(Strip(segments, w))
+    gc_was_on = gc.isenabled()
+    gc.disable()  # thousands of small objects: collections would cost more than the drawing
+    try:
+        for key_row, top_row, bottom_row in zip(keys.tolist(), tops.tolist(), bottoms.tolist()):
+            segments = []
+            run_key, run = key_row[0], 0
+            for x, key in enumerate(key_row):
+                if key != run_key:
+                    segments.append(Segment(UPPER_HALF * run,
+                                            _style(run_key, top_row[x - 1], bottom_row[x - 1], truecolor)))
+                    run_key, run = key, 0
+                run += 1
+            segments.append(Segment(UPPER_HALF * run, _style(run_key, top_row[-1], bottom_row[-1], truecolor)))
+            strips.append(Strip(segments, w))
+    finally:
+        if gc_was_on:
+            gc.enable()
+    if h % 2 and background is not None:
+        strips[-1] = strips[-1].apply_style(background)  # bottom halves of the last row: background
     return strips
 
 
 def render_image(image: DecodedImage, max_cols: int, max_rows: int, brightness: float = 0.0,
-                 contrast: float = 1.0, truecolor: bool = True) -> list[Strip]:
+                 contrast: float = 1.0, truecolor: bool = True, background: Style | None = None) -> list[Strip]:
     """The whole pipeline after decoding: fit, scale, adjust, draw (what the widget does)."""
     cols, rows = fit_cells(image.width, image.height, max_cols, max_rows)
     if cols == 0:
         return []
     # The decoded pixels may be a reduced copy: fit the size of the original, scale the copy.
-    return halfblock_strips(adjust(scale(image.pixels, cols, rows), brightness, contrast), truecolor)
+    return halfblock_strips(adjust(scale(image.pixels, cols, rows), brightness, contrast), truecolor, background)
 
 
 def colour_system_is_truecolor(app: Any) -> bool:
@@ -277,6 +289,7 @@ class HalfBlockImage(Widget):
         if image is self.image and message == self.message:
             return
         self.image, self.message = image, message
+        self._drawn = None
         self.refresh()
 
     def set_message(self, message: str) -> None:
@@ -303,7 +316,8 @@ class HalfBlockImage(Widget):
         if self._drawn is not None and self._drawn[0] == key:
             return self._drawn[1]
         if self.image is not None:
-            body = render_image(self.image, width, height, self.brightness, self.contrast, truecolor)
+            body = render_image(self.image, width, height, self.brightness, self.contrast, truecolor,
+                                self.rich_style)
         else:
             body = self._message_strips(width)
         strips = _centre(body, width, height, self.rich_style)
@@ -314,9 +328,11 @@ class HalfBlockImage(Widget):
         if not self.message or width <= 0:
             return []
         style = self.get_component_rich_style("halfblock--message")
-        text = Text(self.message, style=style, justify="center")
-        lines = text.wrap(self.app.console, width)
-        return [Strip(line.render(self.app.console)) for line in lines]
+        lines = Text(self.message, style=style).wrap(self.app.console, width)
+        for line in lines:
+            line.rstrip()
+        return [Strip(line.render(self.app.console)).apply_style(self.rich_style)  # centred by the caller
+                for line in lines]
 
     def render_line(self, y: int) -> Strip:
         strips = self._strips()
@@ -332,7 +348,7 @@ def _centre(body: list[Strip], width: int, height: int, style: Style) -> list[St
     blank = Strip.blank(width, style)
     out = [blank] * top
     for strip in body:
-        strip = strip.crop(0, width).apply_style(style)  # the background under an odd last pixel row
+        strip = strip.crop(0, width)
         left = (width - strip.cell_length) // 2
         pad_right = width - left - strip.cell_length
         segments = []
