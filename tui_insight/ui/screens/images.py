@@ -468,8 +468,8 @@ class ImagesView(DataView):
         job, series = self.series(card.train_id, card.tag)
         colour = self.job_colour(card.train_id)
         title = escape(card.tag)
-        if len(self.train_ids) > 1:
-            title = f"[{colour}]●[/] {escape(card.train_id)} · {title}"
+        if len(self.train_ids) > 1:  # the tag first: a narrow border cuts the end off
+            title = f"[{colour}]●[/] {title} · {escape(card.train_id)}"
         card.border_title = title
         if job is None:
             card.want(None)
@@ -493,14 +493,15 @@ class ImagesView(DataView):
             card.border_subtitle = self._subtitle(shown, None)
 
     def _subtitle(self, shown: Shown, result: DecodedImage | Failure | None, grey: bool = False) -> str:
+        """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off."""
         parts = [f"step {shown.step}"]
         if self.step is not None and shown.step != self.step:
             parts[0] += f" (for {self.step})"
-        parts.append(f"{shown.index + 1}/{shown.count}")
         if isinstance(result, DecodedImage):
             parts.append(size_text(result.width, result.height) + (" grey" if grey else ""))
         elif isinstance(result, Failure) and result.width and result.height:
             parts.append(size_text(result.width, result.height) + " declared")
+        parts.append(f"{shown.index + 1}/{shown.count}")
         return " · ".join(parts)
 
     def _show(self, card: ImageCard, shown: Shown, result: DecodedImage | Failure, grey: bool) -> None:
