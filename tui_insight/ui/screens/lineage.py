@@ -150,9 +150,9 @@ class LineageView(DataView):
                         id="lineage-filter")
             yield Static(FILTER_HINT, id="lineage-message")
         with ContentSwitcher(initial="lineage-model", id="lineage-modes"):
-            yield LineageTable(id="lineage-model", empty_text="no job has lineage yet")
+            yield LineageTable(id="lineage-model")
             with Horizontal(id="lineage-dataset"):
-                yield LineageTable(id="lineage-dataset-table", empty_text="no job has lineage yet")
+                yield LineageTable(id="lineage-dataset-table")
                 with VerticalScroll(id="lineage-detail-scroll"):
                     yield Static("", id="lineage-detail")
         yield Static("", id="lineage-status")
@@ -265,7 +265,14 @@ class LineageView(DataView):
         """Show the filtered, sorted rows in both tables."""
         self.shown = self._ordered_rows()
         order = [row.summary_dir for row in self.shown]
+        if self.rows:
+            empty = "no job matches the filter (escape clears it)"
+        elif self.cache.progress.loading:
+            empty = "loading…"
+        else:
+            empty = "no job has lineage (no _lineage file in LOGDIR yet)"
         for table in (self.model_table, self.dataset_table):
+            table.empty_text = empty
             table.set_sort(self.sort_column, self.sort_descending)
             table.set_order(order)
         self._update_detail()
@@ -303,6 +310,8 @@ class LineageView(DataView):
     def cache_changed(self, changes: Changes) -> None:
         if changes.lineage or changes.added or changes.removed:
             self.refresh_rows()
+        elif not self.rows:
+            self._apply_order()  # "loading…" turns into "no job has lineage"
         else:
             self._update_status()
 

@@ -344,9 +344,9 @@ class LineageTable(ScrollView, can_focus=True):
             line_style = base + self.get_component_rich_style("lineage-table--even-row")
         else:
             line_style = base
-        fixed_style = self.get_component_rich_style("lineage-table--fixed")
+        fixed_style = _foreground(self.get_component_rich_style("lineage-table--fixed"))
         cursor_style = line_style + self.get_component_rich_style("lineage-table--cursor")
-        missing_style = self.get_component_rich_style("lineage-table--missing")
+        missing_style = _foreground(self.get_component_rich_style("lineage-table--missing"))
         fixed_segments: list[Segment] = []
         moving_segments: list[Segment] = []
         for i, column in enumerate(self.columns):
@@ -384,6 +384,11 @@ class LineageTable(ScrollView, can_focus=True):
         padding = " " * max(width - cell_len(cell), 0)
         text = padding + cell if right else cell + padding
         return [Segment(pad + text + pad, style)]
+
+
+def _foreground(style: Style) -> Style:
+    """A component style without its background, to lay over the row's (zebra, cursor row)."""
+    return Style(color=style.color, bold=style.bold, dim=style.dim, italic=style.italic)
 
 
 def _fit(label: str, width: int) -> str:
