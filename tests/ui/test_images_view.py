@@ -9,9 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import threading
-import time
 from pathlib import Path
 
 import numpy as np

@@ -706,6 +706,8 @@ def decode_at(cache, loc: Locator) -> tuple[DecodedImage | Failure, bool]:
         data = cache.payloads.image(loc)
     except PayloadError as exc:
         return Failure(str(exc)), False
+    except Exception as exc:  # anything else reading the record: a message in the card, never a traceback
+        return Failure(f"cannot read this image: {type(exc).__name__}: {exc}"), False
     try:
         image = decode_image(data.png)
     except ImageDecodeError as exc:
