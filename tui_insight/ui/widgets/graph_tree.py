@@ -11,7 +11,6 @@ the source dataset first, then each operation (map, batch, shuffle, ...) that co
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Union
 
@@ -20,7 +19,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, Graph, Node
+from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
 from ..palette import SERIES_COLOURS
 
 CHUNK = 500  # children added per expansion step: enough to browse, cheap to lay out
@@ -33,21 +32,26 @@ DIM = "dim"
 
 def scope_sizes(graph: Graph) -> dict[str, int]:
     """{scope name: how many nodes (operators, parameters, constants) lie anywhere below it}."""
-    direct: dict[str, int] = defaultdict(int)
-    scopes: list[Node] = []
-    for name in graph.names:
-        node = graph.node(name)
-        if node.is_scope:
-            scopes.append(node)
-        elif node.scope:
-            direct[node.scope] += 1
-    total = dict(direct)
-    # Deepest scopes first, so each adds a finished total to its parent.
-    scopes.sort(key=lambda n: n.name.count("/"), reverse=True)
-    for node in scopes:
-        if node.scope:
-            total[node.scope] = total.get(node.scope, 0) + total.get(node.name, 0)
-    return total
+    totals: dict[str, int] = {}
+    parents: dict[str, str] = {}
+    order: list[str] = []  # scopes, each before the scopes inside it
+    stack = [""]
+    scope_types = (NAME_SCOPE, AGGREGATION_SCOPE)
+    while stack:
+        scope = stack.pop()
+        order.append(scope)
+        leaves = 0
+        for child in graph.children(scope):
+            if child.type in scope_types:
+                stack.append(child.name)
+                parents[child.name] = scope
+            else:
+                leaves += 1
+        totals[scope] = leaves
+    for scope in reversed(order):  # inner scopes first: each adds a finished total to its parent
+        if scope:
+            totals[parents[scope]] += totals[scope]
+    return totals
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,10 @@ class GraphTree(Tree[GraphData]):
         self._by_name: dict[str, TreeNode[GraphData]] = {}
         self._loaded: dict[str, int] = {}  # scope -> how many of its children are tree nodes
 
+    def get_label_width(self, node: TreeNode[GraphData]) -> int:
+        """The label's width without rendering it (Tree renders every line's label to measure it)."""
+        return node.label.cell_len + (len(self.ICON_NODE) if node.allow_expand else 0)
+
     # -- filling ------------------------------------------------------------------------------
 
     def show_graph(self, graph: Graph | None, sizes: dict[str, int] | None = None,
@@ -123,10 +131,12 @@ class GraphTree(Tree[GraphData]):
             self.root.data = ""
             self.load_children(self.root)
             if self.root.children:
+                self.last_line  # noqa: B018 - lays the lines out
                 self.move_cursor(self.root.children[0], animate=False)
 
-    def load_children(self, tree_node: TreeNode[GraphData], upto: int = 0) -> None:
-        """Make tree nodes for the children of the scope `tree_node`: the next CHUNK, or up to `upto`."""
+    def load_children(self, tree_node: TreeNode[GraphData], upto: int = 0, more: bool = False) -> None:
+        """Make tree nodes for the children of the scope `tree_node`: the first CHUNK (if none
+        are there yet), the next CHUNK if `more`, and at least up to child number `upto`."""
         graph = self.graph
         scope = tree_node.data
         if graph is None or not isinstance(scope, str):
@@ -136,10 +146,10 @@ class GraphTree(Tree[GraphData]):
             children = graph.children(scope)
         except KeyError:
             return
-        if done and done >= len(children):
+        end = done + CHUNK if (more or not done) else done
+        end = min(max(end, upto + 1), len(children))
+        if end <= done:
             return
-        end = max(done + CHUNK, min(upto + 1, len(children)))
-        end = min(end, len(children))
         if done and tree_node.children and isinstance(tree_node.children[-1].data, More):
             tree_node.children[-1].remove()
         sizes, matches, by_name = self.sizes, self.matches, self._by_name
@@ -167,7 +177,7 @@ class GraphTree(Tree[GraphData]):
             parent = event.node.parent
             if parent is not None:
                 at = event.node.line
-                self.load_children(parent)
+                self.load_children(parent, more=True)
                 self.call_after_refresh(self._cursor_to_line, at)
 
     def _cursor_to_line(self, line: int) -> None:
@@ -203,6 +213,7 @@ class GraphTree(Tree[GraphData]):
                 found.expand()
             parent = found
         if move:
+            self.last_line  # noqa: B018 - lays out the lines just added, so the node knows its line
             self.move_cursor(parent, animate=False)
             self.call_after_refresh(self._scroll_to_cursor)
         return parent
@@ -282,33 +293,30 @@ class GraphTree(Tree[GraphData]):
 
 # -- the dataset pipeline ----------------------------------------------------------------------
 
-STRUCTURE_KEYS = ("children", "operations", "sampler")
+@dataclass(frozen=True)
+class PipelineStep:
+    """One operation of the pipeline, where it sits (child indexes from the dict's root: an id
+    that survives a reload), and its number in data-flow order."""
 
-
-@dataclass
-class PipelineOp:
-    """One operation of a dataset pipeline (a level of the §6.4 dict)."""
-
-    op_type: str
-    params: dict[str, Any]  # the level's flattened parameters, without op_type
-    operations: list[dict[str, Any]] = field(default_factory=list)  # map's tensor operations
-    sampler: dict[str, Any] | None = None
-    path: tuple[int, ...] = ()  # child indexes from the dict's root: a stable id across reloads
+    op: DatasetOp
+    path: tuple[int, ...]
+    number: int = 0
 
     @property
     def summary(self) -> str:
         """A few words for the tree line: what the operation does."""
-        if self.operations:
-            return ", ".join(str(op.get("tensor_op_name") or op.get("op_name") or "?") for op in self.operations)
+        op = self.op
+        if op.operations:
+            return ", ".join(str(item.get("tensor_op_name") or item.get("op_name") or "?") for item in op.operations)
         parts = []
         for key in ("batch_size", "buffer_size", "count", "num_samples", "dataset_dir", "dataset_file"):
-            if key in self.params and self.params[key] is not None:
-                value = self.params[key]
+            value = op.params.get(key)
+            if value is not None:
                 if key in ("dataset_dir", "dataset_file"):
                     value = str(value).rstrip("/").rsplit("/", 1)[-1]
                 parts.append(f"{key}={value}")
-        if self.sampler:
-            parts.append(str(self.sampler.get("sampler_name", "sampler")))
+        if op.sampler:
+            parts.append(str(op.sampler.get("sampler_name", "sampler")))
         return " ".join(parts)
 
 
@@ -320,53 +328,51 @@ class Branch:
     items: list["FlowItem"]
 
 
-FlowItem = Union[PipelineOp, Branch]
+FlowItem = Union[PipelineStep, Branch]
 
 
-def pipeline_op(level: dict[str, Any], path: tuple[int, ...]) -> PipelineOp:
-    params = {k: v for k, v in level.items() if k not in STRUCTURE_KEYS and k != "op_type"}
-    operations = [op for op in level.get("operations") or [] if isinstance(op, dict)]
-    sampler = level.get("sampler") if isinstance(level.get("sampler"), dict) else None
-    return PipelineOp(str(level.get("op_type") or "?"), params, operations, sampler, path)
-
-
-def pipeline_flow(dataset_graph: dict[str, Any], path: tuple[int, ...] = ()) -> list[FlowItem]:
+def pipeline_flow(dataset_graph: dict[str, Any] | None) -> list[FlowItem]:
     """The pipeline in data-flow order: sources first, the dict's root (the last operation) last.
 
-    A chain becomes a flat list; an operation with several inputs is preceded by one `Branch`
-    per input.
+    A chain is a flat list; an operation with several inputs comes after one `Branch` per input.
+    Steps are numbered as `dataset_pipeline` orders them.
     """
-    if not isinstance(dataset_graph, dict) or not dataset_graph:
+    root = dataset_tree(dataset_graph)
+    if root is None:
         return []
-    children = [c for c in dataset_graph.get("children") or [] if isinstance(c, dict)]
-    me = pipeline_op(dataset_graph, path)
-    if len(children) == 1:
-        return [*pipeline_flow(children[0], (*path, 0)), me]
-    branches: list[FlowItem] = [Branch(f"input {i + 1} of {me.op_type}", pipeline_flow(child, (*path, i)))
-                                for i, child in enumerate(children)]
-    return [*branches, me]
+    counter = iter(range(1, 1_000_000))
+
+    def flow(op: DatasetOp, path: tuple[int, ...]) -> list[FlowItem]:
+        if len(op.children) == 1:
+            items = flow(op.children[0], (*path, 0))
+        else:
+            items = [Branch(f"input {i + 1} of {op.op_type or '?'}", flow(child, (*path, i)))
+                     for i, child in enumerate(op.children)]
+        return [*items, PipelineStep(op, path, next(counter))]
+
+    return flow(root, ())
 
 
-def pipeline_ops(items: list[FlowItem]) -> list[PipelineOp]:
-    out: list[PipelineOp] = []
+def pipeline_steps(items: list[FlowItem]) -> list[PipelineStep]:
+    out: list[PipelineStep] = []
     for item in items:
         if isinstance(item, Branch):
-            out.extend(pipeline_ops(item.items))
+            out.extend(pipeline_steps(item.items))
         else:
             out.append(item)
     return out
 
 
-def pipeline_label(op: PipelineOp, number: int) -> Text:
+def pipeline_label(step: PipelineStep) -> Text:
     label = Text()
-    label.append(f"{number}. ", DIM)
-    label.append(op.op_type, SCOPE_STYLE)
-    if op.summary:
-        label.append(f"  {op.summary}", DIM)
+    label.append(f"{step.number}. ", DIM)
+    label.append(step.op.op_type or "?", SCOPE_STYLE)
+    if step.summary:
+        label.append(f"  {step.summary}", DIM)
     return label
 
 
-class PipelineTree(Tree[Union[PipelineOp, None]]):
+class PipelineTree(Tree[Union[PipelineStep, None]]):
     """A job's dataset pipeline, fully expanded, in data-flow order."""
 
     HELP_GROUP = "Dataset pipeline"
@@ -381,15 +387,14 @@ class PipelineTree(Tree[Union[PipelineOp, None]]):
         super().__init__("pipeline", **kwargs)
         self.show_root = False
         self.auto_expand = False
-        self.ops: list[PipelineOp] = []
+        self.steps: list[PipelineStep] = []
 
     def show_pipeline(self, dataset_graph: dict[str, Any] | None) -> None:
         """Show the pipeline; keep the cursor on the same operation if it is still there."""
         keep = self.cursor_node.data.path if self.cursor_node is not None and self.cursor_node.data else None
         self.clear()
-        flow = pipeline_flow(dataset_graph or {})
-        self.ops = pipeline_ops(flow)
-        numbers = {id(op): i + 1 for i, op in enumerate(self.ops)}
+        flow = pipeline_flow(dataset_graph)
+        self.steps = pipeline_steps(flow)
         leaves: list[TreeNode] = []
 
         def add(parent: TreeNode, items: list[FlowItem]) -> None:
@@ -397,9 +402,10 @@ class PipelineTree(Tree[Union[PipelineOp, None]]):
                 if isinstance(item, Branch):
                     add(parent.add(Text(item.title, DIM), None, expand=True), item.items)
                 else:
-                    leaves.append(parent.add_leaf(pipeline_label(item, numbers[id(item)]), item))
+                    leaves.append(parent.add_leaf(pipeline_label(item), item))
 
         add(self.root, flow)
         kept = [leaf for leaf in leaves if leaf.data is not None and leaf.data.path == keep]
         if kept or leaves:
+            self.last_line  # noqa: B018 - lays the new lines out, so the cursor lands on the right one
             self.move_cursor((kept or leaves)[0], animate=False)

@@ -20,9 +20,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...summary.graph import Edge, Graph, Node
-from .graph_tree import PipelineOp
+from .graph_tree import PipelineStep
 
-EDGE_LIMIT = 200  # edges listed per direction; a big scope can have thousands
+EDGE_LIMIT = 100  # edges listed per direction; a big scope can have thousands
 KEY_WIDTH = 10
 DIM = "dim"
 HEAD = "bold"
@@ -32,6 +32,15 @@ HEAD = "bold"
 class DetailRow:
     text: Text
     target: str | None = None  # the graph node `enter` jumps to
+    wrap: bool = True  # False: each line is cut to the pane with an ellipsis (edges)
+
+
+def fit(text: Text, width: int) -> Text:
+    """Each line of `text` cut to `width` cells, with an ellipsis where it is cut."""
+    lines = text.split("\n", allow_blank=True)
+    for line in lines:
+        line.truncate(max(1, width), overflow="ellipsis")
+    return Text("\n").join(lines)
 
 
 def _field(key: str, value: str, value_style: str = "") -> DetailRow:
@@ -52,9 +61,67 @@ def shape_text(shape: list[list[int]]) -> str:
     return ", ".join("[" + ", ".join(str(d) for d in dims) + "]" for dims in shape)
 
 
+def _text_fields(lines: list[str], at: int = 0) -> tuple[list[tuple[str, Any]], int]:
+    """Protobuf text format, parsed into [(field, value or nested fields)] up to the closing `}`."""
+    fields: list[tuple[str, Any]] = []
+    while at < len(lines):
+        line = lines[at].strip()
+        at += 1
+        if not line:
+            continue
+        if line == "}":
+            return fields, at
+        if line.endswith("{"):
+            nested, at = _text_fields(lines, at)
+            fields.append((line[:-1].strip(), nested))
+        elif ":" in line:
+            key, _, value = line.partition(":")
+            fields.append((key.strip(), value.strip()))
+        else:
+            raise ValueError(line)
+    return fields, at
+
+
+def _compact(fields: list[tuple[str, Any]]) -> str:
+    dtype = next((v for k, v in fields if k == "dtype"), "")
+    items = [v for k, v in fields if k == "values"]
+    if items or dtype in ("DT_TUPLE", "DT_LIST"):
+        opening, closing = ("[", "]") if dtype == "DT_LIST" else ("(", ")")
+        return opening + ", ".join(_compact(item) for item in items) + closing
+    scalars = [v for k, v in fields if k != "dtype" and isinstance(v, str)]
+    if len(fields) == len(scalars) + (1 if dtype else 0) and len(scalars) == 1:
+        return scalars[0]
+    if not scalars and len(fields) == 1 and dtype:
+        return dtype  # a type, or DT_NONE
+    raise ValueError("not a simple value")
+
+
 def attr_text(value: str) -> str:
-    """A protobuf text-format attribute on one line: `dtype: DT_INT64 int_val: 1`."""
-    return " ".join(line.strip() for line in value.splitlines() if line.strip())
+    """An attribute's protobuf text as a short value: `(5, 5)`, `"NCHW"`, `1`; else on one line."""
+    try:
+        fields, _ = _text_fields(value.splitlines())
+        return _compact(fields)
+    except ValueError:
+        return " ".join(line.strip() for line in value.splitlines() if line.strip())
+
+
+def short_scope(scope: str, keep: int = 2) -> str:
+    """The last `keep` segments of a scope path: `…/fc1-Dense/Grad_BiasAdd`."""
+    parts = scope.split("/")
+    return scope if len(parts) <= keep else "…/" + "/".join(parts[-keep:])
+
+
+def _edge_text(arrow: str, name: str, first: str, second: str, here: str) -> Text:
+    """Two lines: the node at the other end (and its shape), then type, kind and where it is."""
+    scope, _, base = name.rpartition("/")
+    text = Text()
+    text.append(f"{arrow} ")
+    text.append(base, "bold")
+    if first:
+        text.append(f"  {first}")
+    where = f" · in {short_scope(scope)}" if scope and scope != here else ""
+    text.append(f"\n    {second}{where}", DIM)
+    return text
 
 
 def _edge_rows(arrow: str, edges: dict[str, Edge], here: str) -> list[DetailRow]:
@@ -63,32 +130,16 @@ def _edge_rows(arrow: str, edges: dict[str, Edge], here: str) -> list[DetailRow]
         if index == EDGE_LIMIT:
             rows.append(DetailRow(Text(f"  … {len(edges) - EDGE_LIMIT:,} more", DIM)))
             break
-        scope, _, base = name.rpartition("/")
-        text = Text()
-        text.append(f"{arrow} ")
-        text.append(base, "bold")
-        text.append(f"  {shape_text(edge.shape)}  {edge.data_type or '-'}  ")
-        text.append(edge.edge_type, "italic" if edge.edge_type == "control" else "")
+        second = f"{edge.data_type or '-'} · {edge.edge_type}"
         if edge.independent_layout:
-            text.append("  independent layout", DIM)
-        if scope and scope != here:
-            text.append(f"\n    {scope}", DIM)
-        rows.append(DetailRow(text, name))
+            second += " · independent layout"
+        rows.append(DetailRow(_edge_text(arrow, name, shape_text(edge.shape), second, here), name, wrap=False))
     return rows
 
 
 def _proxy_rows(arrow: str, edges: dict[str, str], here: str) -> list[DetailRow]:
-    rows = []
-    for name, edge_type in list(edges.items())[:EDGE_LIMIT]:
-        scope, _, base = name.rpartition("/")
-        text = Text()
-        text.append(f"{arrow} ")
-        text.append(base, "bold")
-        text.append(f"  proxy {edge_type}", DIM)
-        if scope and scope != here:
-            text.append(f"\n    {scope}", DIM)
-        rows.append(DetailRow(text, name))
-    return rows
+    return [DetailRow(_edge_text(arrow, name, "", f"proxy · {edge_type}", here), name, wrap=False)
+            for name, edge_type in list(edges.items())[:EDGE_LIMIT]]
 
 
 def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = None) -> list[DetailRow]:
@@ -129,9 +180,13 @@ def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = Non
 
 
 def value_text(value: Any) -> str:
-    """A parameter value as MindInsight's JSON shows it (null, true, lists); strings as they are."""
+    """A parameter value: strings as they are, lists in brackets, null/true/false as in JSON."""
     if isinstance(value, str):
         return value
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {value_text(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -145,10 +200,10 @@ def _params_rows(params: dict[str, Any], indent: str = "  ") -> list[DetailRow]:
     return rows
 
 
-def pipeline_rows(op: PipelineOp, number: int = 0) -> list[DetailRow]:
+def pipeline_rows(step: PipelineStep) -> list[DetailRow]:
     """An operation's parameters, its tensor operations (with their parameters) and its sampler."""
-    title = f"{number}. {op.op_type}" if number else op.op_type
-    rows = [DetailRow(Text(title, HEAD))]
+    op = step.op
+    rows = [DetailRow(Text(f"{step.number}. {op.op_type or '?'}", HEAD))]
     rows.append(_heading(f"Parameters ({len(op.params)})"))
     rows.extend(_params_rows(op.params) or [DetailRow(Text("  none", DIM))])
     if op.operations:
@@ -158,7 +213,7 @@ def pipeline_rows(op: PipelineOp, number: int = 0) -> list[DetailRow]:
             rows.append(DetailRow(Text(f"  {name}", "bold")))
             params = {k: v for k, v in item.items() if k not in ("tensor_op_name", "tensor_op_params")}
             raw = item.get("tensor_op_params")
-            if isinstance(raw, str):
+            if isinstance(raw, str):  # MindSpore writes the tensor op's parameters as JSON text
                 try:
                     decoded = json.loads(raw)
                 except ValueError:
@@ -167,13 +222,13 @@ def pipeline_rows(op: PipelineOp, number: int = 0) -> list[DetailRow]:
                     params.update(decoded)
                 else:
                     params["tensor_op_params"] = decoded
-            for key in ("size", "weights"):  # empty lists say nothing (§6.4 quirk)
-                if params.get(key) == []:
-                    del params[key]
             rows.extend(_params_rows(params, "    "))
     if op.sampler:
         rows.append(_heading("Sampler"))
         rows.extend(_params_rows(op.sampler))
+    if op.children:
+        names = ", ".join(child.op_type or "?" for child in op.children)
+        rows.append(_field("reads", names))
     return rows
 
 
@@ -196,16 +251,30 @@ class NodeDetail(OptionList):
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
-        self.targets: list[str | None] = []
+        self.rows: list[DetailRow] = []
         self.subject: object = None  # what the rows describe (to keep the cursor on a refresh)
+        self._width = 0
+
+    @property
+    def targets(self) -> list[str | None]:
+        return [row.target for row in self.rows]
 
     def show_rows(self, rows: list[DetailRow], subject: object = None) -> None:
         keep = self.highlighted if subject is not None and subject == self.subject else None
         self.subject = subject
-        self.targets = [row.target for row in rows]
-        self.set_options([Option(row.text) for row in rows])
+        self.rows = list(rows)
+        self._fill(keep)
+
+    def _fill(self, keep: int | None) -> None:
+        width = self._width = self.scrollable_content_region.width - 1
+        rows = self.rows
+        self.set_options([Option(row.text if row.wrap or width <= 0 else fit(row.text, width)) for row in rows])
         if rows:
             self.highlighted = min(keep, len(rows) - 1) if keep is not None else 0
+
+    def on_resize(self) -> None:
+        if self.rows and self.scrollable_content_region.width - 1 != self._width:
+            self._fill(self.highlighted)
 
     def show_message(self, text: str) -> None:
         self.show_rows([DetailRow(Text(text, DIM))])
@@ -214,6 +283,6 @@ class NodeDetail(OptionList):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         index = event.option_index
-        target = self.targets[index] if 0 <= index < len(self.targets) else None
+        target = self.rows[index].target if 0 <= index < len(self.rows) else None
         if target:
             self.post_message(self.Jump(target))

@@ -1,0 +1,169 @@
+"""Graph view speed (issue 5): a 50,000-node graph written by our writer.
+
+Targets: open the view and paint the tree at most 1 s after the key; a search at most 200 ms.
+
+    python bench/bench_graph_view.py [--nodes 50000] [--size 160x48]
+
+Prints the time of each step of opening (read, build, scope counts: in a worker thread), the
+time from opening the view to its first paint, the longest stall of the UI thread meanwhile
+(a timer ticks every 10 ms), then searches (from `enter` in the search box to the cursor on
+the first match, painted) and steps through matches with `n`. Run by hand; not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.graph import build_graph, load_graph
+from tui_insight.summary.writer import SummaryWriter, make_graph
+from tui_insight.ui.app import InsightApp
+from tui_insight.ui.screens.graph import GraphView
+from tui_insight.ui.widgets.graph_tree import GraphTree, scope_sizes
+
+
+def resnet_like(target: int):
+    """A deep residual network with its gradients: blocks of 6 ops + 3 gradient ops + 3 parameters,
+    8 blocks per layer scope, until `target` operators and parameters are written."""
+    nodes, params = [], []
+    base = "Default/network-WithLossCell/_backbone-ResNet"
+    prev = None
+    op_id = 0
+    block = 0
+    while len(nodes) + len(params) < target:
+        scope = f"{base}/layer{block // 8}-SequentialCell/{block % 8}-ResidualBlock"
+        for op, weight in (("Conv2D", "conv1"), ("BatchNorm", "bn1"), ("ReLU", None), ("Conv2D", "conv2"),
+                           ("Add", None), ("Load", None)):
+            op_id += 1
+            inputs = [str(prev)] if prev else []
+            if weight:
+                name = f"layer{block}.{weight}.weight"
+                params.append({"name": name, "shape": [64, 64, 3, 3]})
+                inputs.append(name)
+            nodes.append({"name": str(op_id), "op_type": op, "scope": scope, "full_name": f"{scope}/{op}-op{op_id}",
+                          "inputs": inputs, "shape": [32, 64, 56, 56], "attrs": {"pad_mode": "same", "group": 1}})
+            prev = op_id
+        grad_scope = f"Gradients/{scope}"
+        for op in ("Conv2DBackpropInput", "Conv2DBackpropFilter", "ReLUGrad"):
+            op_id += 1
+            nodes.append({"name": str(op_id), "op_type": op, "scope": grad_scope,
+                          "full_name": f"{grad_scope}/{op}-op{op_id}", "inputs": [str(prev)],
+                          "shape": [32, 64, 56, 56]})
+        block += 1
+    return make_graph(nodes, params, name="resnet_like")
+
+
+def write_logs(root: Path, target: int) -> int:
+    graph = resnet_like(target)
+    with SummaryWriter(root / "big", timestamp=1_700_000_000) as writer:
+        writer.add_graph(graph, wall_time=1_700_000_000.0)
+        writer.add_scalar("loss", 1.0)
+        writer.record(1, wall_time=1_700_000_001.0)
+    return len(graph.node) + len(graph.parameters)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[str]) -> None:
+    app = InsightApp(cache, start_loading=False, reload_interval=0, clock=lambda: 1_700_000_600.0)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        gaps: list[float] = []
+        last = [time.perf_counter()]
+
+        def tick() -> None:
+            now = time.perf_counter()
+            gaps.append(now - last[0])
+            last[0] = now
+
+        app.open_jobs(("./big",))  # the dashboard opens on scalars; the user presses 5
+        await pilot.pause(0.5)
+        timer = app.set_interval(0.01, tick)
+        start = time.perf_counter()
+        await pilot.press("5")
+        view: GraphView | None = None
+        while True:
+            await asyncio.sleep(0.002)
+            found = app.screen.query(GraphView)
+            view = found.first() if found else None
+            if view is not None and view.query(GraphTree) and view.tree.graph is not None and view.tree.last_line >= 0:
+                break
+        shown = time.perf_counter()
+        await pilot.pause()  # the refresh that paints it
+        painted = time.perf_counter()
+        timer.stop()
+        built = view._shown_built
+        print(f"  key 5 -> tree shown       {ms(shown - start)}   (build in the worker {ms(built.seconds)})")
+        print(f"  key 5 -> first paint      {ms(painted - start)}   target 1000 ms")
+        print(f"  UI thread meanwhile: longest gap between 10 ms ticks {ms(max(gaps, default=0))}, "
+              f"median {ms(statistics.median(gaps) if gaps else 0)}")
+        await pilot.pause(0.5)  # the scope detail worker finishes
+
+        for text in searches:
+            await pilot.press("slash")
+            for key in text:
+                await pilot.press(key)
+            t0 = time.perf_counter()
+            await pilot.press("enter")
+            await pilot.pause()
+            t1 = time.perf_counter()
+            print(f"  search {text!r:16} enter -> cursor on match, painted {ms(t1 - t0)}   "
+                  f"{len(view.matches):,} matches, cursor {view.tree.cursor_name!s:.60}   target 200 ms")
+            steps = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                await pilot.press("n")
+                await pilot.pause()
+                steps.append(time.perf_counter() - t0)
+            print(f"    n (next match), painted: median {ms(statistics.median(steps))}, max {ms(max(steps))}")
+        t0 = time.perf_counter()
+        await pilot.press("o")
+        while view._shown is None or not view._shown[2] or view.tree.graph is None:
+            await asyncio.sleep(0.002)
+        await pilot.pause()
+        print(f"  o (optimized view, built in a worker), painted {ms(time.perf_counter() - t0)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--nodes", type=int, default=50_000)
+    parser.add_argument("--size", default="160x48")
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    with tempfile.TemporaryDirectory(prefix="bench-graph-") as tmp:
+        root = Path(tmp)
+        t0 = time.perf_counter()
+        written = write_logs(root, args.nodes)
+        print(f"graph of {written:,} operators and parameters written in {time.perf_counter() - t0:.2f} s")
+        cache = SummaryCache(str(root))
+        cache.reload()
+        source = next(iter(cache.job("./big").graphs.values()))
+
+        t0 = time.perf_counter()
+        proto = load_graph(source)
+        t1 = time.perf_counter()
+        graph = build_graph(proto)
+        t2 = time.perf_counter()
+        sizes = scope_sizes(graph)
+        t3 = time.perf_counter()
+        print(f"model alone: read {ms(t1 - t0)}, build {ms(t2 - t1)} ({len(graph):,} nodes with scopes), "
+              f"scope counts {ms(t3 - t2)} ({len(sizes):,} scopes)")
+        t0 = time.perf_counter()
+        matches = graph.search("conv2d")
+        print(f"model alone: search 'conv2d' {ms(time.perf_counter() - t0)} ({len(matches):,} matches)")
+        del graph, proto
+
+        print(f"UI at {width}x{height}:")
+        asyncio.run(measure_ui(cache, (width, height), ["conv2d", "relu-op3999", "nomatch"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,655 @@
+"""Graph view (`5`): scope tree, node details, search, optimized view, graph picker, dataset
+pipeline, messages, live updates. Expected answers come from MindInsight's truth file (fixture
+jobs) or from the graphs the tests write themselves.
+
+Most Pilot tests host the view alone in a small app (fast, and independent of the other views);
+the snapshot tests and the help/palette test run it inside the real app.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Input, OptionList, Static
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
+from tui_insight.summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
+from tui_insight.ui.app import InsightApp
+from tui_insight.ui.screens.graph import GraphPicker, GraphView
+from tui_insight.ui.screens.help import collect_bindings
+from tui_insight.ui.views import spec_by_id
+from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, PipelineStep, graph_label,
+                                               pipeline_flow, scope_sizes)
+from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
+from uihelp import MINDSPORE_LOGS, make_app, wait_for
+
+LENET = "./lenet_lr0.01"
+GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
+T0 = 1_700_000_000
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+
+class Host(App):
+    """The graph view alone, as the dashboard builds it."""
+
+    CSS_PATH = InsightApp.CSS_PATH
+
+    def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...]):
+        super().__init__()
+        self.cache = cache
+        self.train_ids = train_ids
+
+    def compose(self) -> ComposeResult:
+        view = GraphView(self.cache, self.train_ids, id="view-graph")
+        view.spec = spec_by_id("graph")
+        yield view
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.query_one(GraphView).focus_view)
+
+
+def settled(view: GraphView) -> bool:
+    """The view shows what it was asked for: a built graph, a message, or the pipeline."""
+    if view.mode == "pipeline":
+        return True
+    if view.selected is None:
+        return True
+    key = (*view.selected, view.optimized)
+    return view._shown == key and not view._building
+
+
+def detail_of(view: GraphView, name: str) -> bool:
+    """The detail pane shows `name` fully (a scope's rows come from a worker)."""
+    graph = view.tree.graph
+    return graph is not None and view.detail.subject == (id(graph), name)
+
+
+def run_view(cache: SummaryCache, train_ids, body, size=(120, 36)) -> Any:
+    async def main():
+        app = Host(cache, tuple(train_ids))
+        async with app.run_test(size=size) as pilot:
+            view = app.query_one(GraphView)
+            assert await wait_for(pilot, lambda: settled(view))
+            await pilot.pause()
+            return await body(pilot, view)
+
+    return asyncio.run(main())
+
+
+def loaded(path: Path) -> SummaryCache:
+    cache = SummaryCache(str(path))
+    cache.reload()
+    return cache
+
+
+def root_names(tree: GraphTree) -> list[str]:
+    return [node.data for node in tree.root.children]
+
+
+def detail_text(view: GraphView) -> str:
+    return "\n".join(row.text.plain for row in view.detail.rows)
+
+
+def small_graph(name: str = "small", extra: int = 0):
+    """Scopes, a parameter, six Conv2D siblings (an aggregation), a control edge, a gradient scope."""
+    body = "Default/net-Net/body"
+    nodes = [{"name": "1", "op_type": "Conv2D", "scope": f"{body}/stem", "full_name": f"{body}/stem/Conv2D-op1",
+              "inputs": ["w0"], "shape": [4, 8, 16, 16], "attrs": {"pad_mode": "same", "group": 1}}]
+    for i in range(6):
+        nid = str(10 + i)
+        nodes.append({"name": nid, "op_type": "Conv2D", "scope": f"{body}/convs",
+                      "full_name": f"{body}/convs/Conv2D-op{nid}", "inputs": ["1"], "shape": [4, 8, 16, 16]})
+    nodes.append({"name": "20", "op_type": "ReLU", "scope": body, "full_name": f"{body}/ReLU-op20",
+                  "inputs": ["10", ("15",)], "shape": [4, 8, 16, 16]})
+    nodes.append({"name": "30", "op_type": "Conv2DBackpropFilter", "scope": "Gradients/Default/net-Net/body/stem",
+                  "full_name": "Gradients/Default/net-Net/body/stem/Conv2DBackpropFilter-op30", "inputs": ["20"],
+                  "shape": [8, 3, 3, 3]})
+    for i in range(extra):
+        nid = str(100 + i)
+        nodes.append({"name": nid, "op_type": "Add", "scope": body, "full_name": f"{body}/Extra{i}-op{nid}",
+                      "inputs": ["20"], "shape": [1]})
+    return make_graph(nodes, [{"name": "w0", "shape": [8, 3, 3, 3]}], name=name)
+
+
+def wide_graph(count: int):
+    """One scope holding `count` operators of distinct types (so none are aggregated)."""
+    nodes = [{"name": str(i), "op_type": f"Op{i}", "scope": "Default/wide",
+              "full_name": f"Default/wide/Op{i}-op{i}", "shape": [1]} for i in range(count)]
+    return make_graph(nodes, name="wide")
+
+
+def write_job(root: Path, name: str, graph=None, pb: dict[str, Any] | None = None,
+              dataset_graph: dict | None = None) -> Path:
+    job = root / name
+    with SummaryWriter(job, timestamp=T0, wall_time=float(T0)) as writer:
+        if graph is not None:
+            writer.add_graph(graph, wall_time=float(T0))
+        writer.add_scalar("loss", 1.0)
+        writer.record(1, wall_time=T0 + 1.0)
+    for file_name, proto in (pb or {}).items():
+        if isinstance(proto, bytes):
+            (job / file_name).write_bytes(proto)
+        else:
+            write_pb_graph(job / file_name, proto)
+    if dataset_graph is not None:
+        with LineageWriter(job, timestamp=T0) as lineage:
+            lineage.write_dataset_graph(dataset_graph)
+    return job
+
+
+def truth_graph(truth, tid: str, optimized: bool = False) -> dict:
+    tags = truth["jobs"][tid]["optimized_graph" if optimized else "graph"]
+    assert len(tags) == 1
+    return next(iter(tags.values()))
+
+
+# -- pure parts -------------------------------------------------------------------------------------
+
+def test_scope_sizes_count_every_node_below_each_scope():
+    graph = build_graph(small_graph(extra=3))
+    expected: dict[str, int] = {}
+    for name in graph.names:
+        if graph.node(name).is_scope:
+            continue
+        for scope in graph.ancestors(name):
+            expected[scope] = expected.get(scope, 0) + 1
+    sizes = scope_sizes(graph)
+    for name in graph.names:
+        if graph.node(name).is_scope:
+            assert sizes.get(name, 0) == expected.get(name, 0), name
+    # 7 Conv2D + ReLU + 3 extra + the copy of w0 by its one user under Default; the gradient op elsewhere
+    assert sizes["Default"] == 12
+    assert sizes["Gradients"] == 1
+
+
+def test_labels_show_counts_types_and_aggregations():
+    graph = build_graph(small_graph())
+    sizes = scope_sizes(graph)
+    convs = [n for n in graph.children("Default/net-Net/body/convs") if n.type == "aggregation_scope"]
+    assert len(convs) == 1
+    label = graph_label(convs[0], sizes.get(convs[0].name, 0))
+    assert label.plain.startswith("Conv2D[6]")  # MindInsight's name: Conv2D[6]_<i>
+    assert label.plain == convs[0].name.rsplit("/", 1)[-1]
+    assert graph_label(graph.node("Default"), sizes["Default"]).plain == f"Default ({sizes['Default']})"
+    param = next(n for n in graph.children("Default/net-Net/body/stem") if n.type == "Parameter")
+    assert graph_label(param, 0).plain == "w0  Parameter"
+    relu = graph.node("Default/net-Net/body/ReLU-op20")
+    assert graph_label(relu, 0).plain == "ReLU-op20"  # the type is already in the name
+
+
+def test_detail_rows_list_inputs_and_outputs_with_shape_type_and_kind():
+    graph = build_graph(small_graph())
+    relu = graph.node("Default/net-Net/body/ReLU-op20")
+    rows = graph_node_rows(graph, relu, scope_sizes(graph))
+    text = "\n".join(row.text.plain for row in rows)
+    assert rows[0].text.plain == relu.name
+    assert "type      ReLU" in text
+    assert "output    [4, 8, 16, 16]  DT_TENSOR[DT_FLOAT32]" in text
+    targets = {row.target: row.text.plain for row in rows if row.target}
+    assert set(targets) == set(relu.inputs) | set(relu.outputs)
+    for name, edge in relu.inputs.items():
+        assert edge.edge_type in targets[name]
+        assert "[4, 8, 16, 16]" in targets[name] and "DT_TENSOR[DT_FLOAT32]" in targets[name]
+    kinds = sorted(edge.edge_type for edge in relu.inputs.values())
+    assert kinds == ["control", "data"]
+    conv = graph.node("Default/net-Net/body/stem/Conv2D-op1")
+    conv_text = "\n".join(r.text.plain for r in graph_node_rows(graph, conv))
+    assert "pad_mode" in conv_text and "same" in conv_text and "group" in conv_text
+
+
+LENET_LIKE_PIPELINE = {"op_type": "Batch", "batch_size": 16, "children": [
+    {"op_type": "Map", "operations": [{"tensor_op_name": "Resize", "tensor_op_params": '{"size": [32, 32]}'}],
+     "children": [{"op_type": "MnistDataset", "dataset_dir": "/data/mnist", "num_samples": 96,
+                   "sampler": {"sampler_name": "SequentialSampler", "num_samples": 96}, "children": []}]}]}
+ZIP_PIPELINE = {"op_type": "Batch", "batch_size": 4, "children": [
+    {"op_type": "Zip", "children": [
+        {"op_type": "Map", "children": [{"op_type": "ImageFolderDataset", "children": []}]},
+        {"op_type": "GeneratorDataset", "children": []}]}]}
+
+
+def test_pipeline_flow_runs_from_the_source_to_the_last_operation():
+    flow = pipeline_flow(LENET_LIKE_PIPELINE)
+    assert [step.op.op_type for step in flow] == ["MnistDataset", "Map", "Batch"]
+    assert [step.number for step in flow] == [1, 2, 3]
+    assert [s.op_type for s in dataset_pipeline(LENET_LIKE_PIPELINE)] == ["MnistDataset", "Map", "Batch"]
+    assert flow[0].summary == "num_samples=96 dataset_dir=mnist SequentialSampler"
+    assert flow[1].summary == "Resize"
+    assert pipeline_flow({}) == [] and pipeline_flow(None) == []
+
+
+def test_pipeline_flow_gives_each_input_of_a_zip_its_branch():
+    flow = pipeline_flow(ZIP_PIPELINE)
+    assert isinstance(flow[0], Branch) and isinstance(flow[1], Branch)
+    assert flow[0].title == "input 1 of Zip"
+    assert [s.op.op_type for s in flow[0].items] == ["ImageFolderDataset", "Map"]
+    assert [s.op.op_type for s in flow[1].items] == ["GeneratorDataset"]
+    assert [s.op.op_type for s in flow[2:]] == ["Zip", "Batch"]
+    numbers = [s.number for s in [*flow[0].items, *flow[1].items, *flow[2:]]]
+    assert sorted(numbers) == [1, 2, 3, 4, 5]
+    assert [s.op_type for s in dataset_pipeline(ZIP_PIPELINE)] == ["ImageFolderDataset", "Map", "GeneratorDataset",
+                                                                   "Zip", "Batch"]
+
+
+def test_pipeline_rows_show_parameters_tensor_operations_and_sampler():
+    steps = pipeline_flow(LENET_LIKE_PIPELINE)
+    text = "\n".join(r.text.plain for r in pipeline_rows(steps[1]))
+    assert "2. Map" in text and "Resize" in text
+    assert "size  [32, 32]" in text  # decoded from the JSON text of tensor_op_params
+    source = "\n".join(r.text.plain for r in pipeline_rows(steps[0]))
+    assert "dataset_dir  /data/mnist" in source
+    assert "sampler_name  SequentialSampler" in source
+
+
+# -- the fixture graphs against MindInsight -------------------------------------------------------
+
+@pytest.mark.parametrize("tid", GRAPH_JOBS)
+def test_top_level_and_first_scope_match_mindinsight(fixture_cache, truth, tid):
+    expected = truth_graph(truth, tid)
+
+    async def body(pilot, view):
+        tree = view.tree
+        assert [[n, tree.graph.node(n).type] for n in root_names(tree)] == \
+               [[name, kind] for name, kind, _ in expected["top_level_names"]]
+        assert tree.cursor_name == "Default"
+        assert await wait_for(pilot, lambda: detail_of(view, "Default"))
+        count = expected["top_level_names"][0][2]
+        assert f"holds     {count} children" in detail_text(view)
+        await pilot.press("right")  # expand the first scope
+        first = expected["first_scope"]
+        node = tree.tree_node(first["name"])
+        assert node.is_expanded
+        assert [c.data for c in node.children] == [n["name"] for n in first["nodes"]["nodes"]]
+        hint = str(view.query_one("#graph-hint", Static).render())
+        assert f"{len(tree.graph):,} nodes" in hint and "normal" in hint
+
+    run_view(fixture_cache, [tid], body)
+
+
+def test_optimized_view_matches_mindinsight_and_toggles_back(fixture_cache, truth):
+    normal, optimized = truth_graph(truth, LENET), truth_graph(truth, LENET, optimized=True)
+
+    async def body(pilot, view):
+        await pilot.press("o")
+        assert await wait_for(pilot, lambda: settled(view))
+        await pilot.pause()
+        assert view.tree.graph.optimized
+        assert root_names(view.tree) == [n for n, _, _ in optimized["top_level_names"]]
+        assert "optimized" in str(view.query_one("#graph-hint", Static).render())
+        await pilot.press("right")
+        assert [c.data for c in view.tree.tree_node("Default").children] == \
+               [n["name"] for n in optimized["first_scope"]["nodes"]["nodes"]]
+        await pilot.press("o")  # back: built once, taken from the view's cache
+        assert await wait_for(pilot, lambda: settled(view))
+        assert not view.tree.graph.optimized
+        assert root_names(view.tree) == [n for n, _, _ in normal["top_level_names"]]
+        assert view.tree.tree_node("Default").is_expanded  # the open scope stays open
+        assert len(view._built) == 2
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_search_opens_the_scopes_of_the_matches_and_steps_with_n(fixture_cache, truth):
+    answer = truth_graph(truth, LENET)["search"]["conv"]["nodes"]
+    leaves: list[str] = []
+
+    def walk(items):
+        for item in items:
+            if item["nodes"]:
+                walk(item["nodes"])
+            elif item["type"] != NAME_SCOPE:
+                leaves.append(item["name"])
+    walk(answer)
+
+    async def body(pilot, view):
+        await pilot.press("slash")
+        box = view.query_one("#graph-search", Input)
+        assert box.display and box.has_focus
+        for key in "conv":
+            await pilot.press(key)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not box.display
+        tree = view.tree
+        matches = view.matches
+        assert set(leaves) <= set(matches)  # MindInsight's answer, as leaves of its ancestor tree
+        assert all("conv" in m.rsplit("/", 1)[-1].lower() for m in matches)
+        assert tree.cursor_name == matches[0]
+        for name in matches:  # every match is visible: its scopes are open
+            assert all(tree.tree_node(scope).is_expanded for scope in tree.graph.ancestors(name))
+            assert name in tree.matches
+        assert f"1/{len(matches)}" in str(view.query_one("#graph-hint", Static).render())
+        await pilot.press("n")
+        assert tree.cursor_name == matches[1]
+        await pilot.press("N", "N")
+        assert tree.cursor_name == matches[-1]  # wraps around
+        await pilot.press("n")
+        assert tree.cursor_name == matches[0]
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_search_is_case_insensitive_and_only_in_the_last_segment(fixture_cache):
+    async def body(pilot, view):
+        view.run_search("CONV2D")
+        upper = list(view.matches)
+        view.run_search("conv2d")
+        assert upper == view.matches and upper
+        view.run_search("network")  # in the middle of many paths, the end of few
+        assert view.matches and all("network" in m.rsplit("/", 1)[-1].lower() for m in view.matches)
+        view.run_search("no-such-node")
+        assert view.matches == []
+        await pilot.pause()
+        assert "no match" in str(view.query_one("#graph-hint", Static).render())
+        await pilot.press("n")  # nothing to step through: a notice, no error
+        assert view.tree.cursor_name is not None
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_escape_closes_the_box_then_clears_the_search(fixture_cache):
+    async def body(pilot, view):
+        view.run_search("conv")
+        await pilot.press("slash")
+        assert view.query_one("#graph-search", Input).display
+        await pilot.press("escape")
+        assert not view.query_one("#graph-search", Input).display
+        assert view.tree.has_focus and view.search_text == "conv"
+        await pilot.press("escape")
+        assert view.search_text == "" and view.matches == [] and not view.tree.matches
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_enter_on_an_input_jumps_to_it_and_backspace_returns(fixture_cache):
+    async def body(pilot, view):
+        tree = view.tree
+        view.run_search("Conv2D-op0")
+        start = view.matches[0]
+        await pilot.pause()
+        assert tree.cursor_name == start
+        await pilot.press("enter")  # on a leaf: the detail pane takes the keyboard
+        assert view.detail.has_focus
+        assert await wait_for(pilot, lambda: detail_of(view, start))
+        rows = view.detail.rows
+        first_input = next(i for i, row in enumerate(rows) if row.target and row.text.plain.startswith("←"))
+        target = rows[first_input].target
+        assert target in tree.graph.node(start).inputs
+        view.detail.highlighted = first_input
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tree.cursor_name == target
+        assert await wait_for(pilot, lambda: detail_of(view, target))
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert tree.cursor_name == start
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_tree_keys_expand_collapse_and_move(fixture_cache):
+    async def body(pilot, view):
+        tree = view.tree
+        await pilot.press("right")
+        default = tree.tree_node("Default")
+        assert default.is_expanded
+        await pilot.press("right")  # on an open scope: go to its first child
+        assert tree.cursor_name == default.children[0].data
+        await pilot.press("left")  # on a leaf: up to the parent
+        assert tree.cursor_name == "Default"
+        await pilot.press("left")
+        assert not default.is_expanded
+        await pilot.press("space")
+        assert default.is_expanded
+        await pilot.press("minus")
+        assert not default.is_expanded
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
+    chain, level = [], truth["jobs"][LENET]["dataset_graph"]["dataset_graph"]
+    while level:
+        chain.append(level["op_type"])
+        level = level["children"][0] if level["children"] else None
+    chain.reverse()  # MindInsight's dict starts at the last operation
+
+    async def body(pilot, view):
+        tree = view.tree
+        await pilot.press("right", "down")
+        here = tree.cursor_name
+        await pilot.press("d")
+        assert view.mode == "pipeline" and view.pipeline.display and not tree.display
+        assert view.pipeline.has_focus
+        assert [s.op.op_type for s in view.pipeline.steps] == chain == ["MnistDataset", "Map", "Map", "Batch"]
+        assert "Dataset pipeline" in str(view.query_one("#graph-title", Static).render())
+        assert "dataset_dir  /data/experiments/_dataset/mnist_synth" in detail_text(view)
+        await pilot.press("down")  # the first Map: Resize, Rescale, HwcToChw on the images
+        text = detail_text(view)
+        assert "2. Map" in text and "Resize" in text and "Rescale" in text and "HwcToChw" in text
+        assert "size  [32, 32]" in text and "rescale  0.003921568859368563" in text
+        assert 'input_columns  ["image"]' in text
+        await pilot.press("down")
+        assert "3. Map" in detail_text(view) and "TypeCast" in detail_text(view)
+        await pilot.press("slash")  # search is for the graph
+        assert not view.query_one("#graph-search", Input).display
+        await pilot.press("d")
+        assert view.mode == "graph" and tree.display and tree.cursor_name == here
+
+    run_view(fixture_cache, [LENET], body)
+
+
+def test_a_job_without_graph_or_dataset_graph_says_so(fixture_cache):
+    async def body(pilot, view):
+        message = view.query_one("#graph-message", Static)
+        assert message.display and not view.tree.display
+        assert "has no computational graph" in str(message.render())
+        await pilot.press("slash", "n", "o", "g")  # nothing to search, step, toggle or pick: no error
+        await pilot.press("escape")
+        await pilot.press("d")
+        assert "has no dataset graph" in str(message.render())
+
+    run_view(fixture_cache, ["./edge_cases"], body)
+
+
+# -- graphs written by the tests --------------------------------------------------------------------
+
+def test_picker_chooses_between_the_summary_graph_and_pb_files(tmp_path):
+    write_job(tmp_path, "job", graph=small_graph("in_summary"), pb={"exported.pb": wide_graph(3)})
+    cache = loaded(tmp_path)
+    tags = sorted(cache.job("./job").graphs)
+    assert len(tags) == 2
+
+    async def body(pilot, view):
+        assert view.selected == ("./job", tags[0])  # MindInsight's default: the first tag
+        assert "graph 1/2" in str(view.query_one("#graph-title", Static).render())
+        await pilot.press("g")
+        picker = view.app.screen
+        assert isinstance(picker, GraphPicker)
+        options = picker.query_one(OptionList)
+        assert [str(options.get_option_at_index(i).prompt).split("  ")[0] for i in range(2)] == tags
+        await pilot.press("down", "enter")
+        assert await wait_for(pilot, lambda: settled(view))
+        assert view.selected == ("./job", tags[1])
+        expected = build_graph(load_graph(cache.job("./job").graphs[tags[1]]))
+        assert root_names(view.tree) == [n.name for n in expected.children("")]
+        await pilot.press("g", "escape")  # cancel keeps the choice
+        assert view.selected == ("./job", tags[1])
+
+    run_view(cache, ["./job"], body)
+
+
+def test_an_unreadable_graph_says_why(tmp_path):
+    write_job(tmp_path, "job", pb={"broken.pb": b"\x0a\xff\xff\xff\xff garbage"})
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        message = str(view.query_one("#graph-message", Static).render())
+        assert "The graph broken.pb of ./job cannot be read." in message
+        assert "broken.pb:" in message  # the reader's reason
+        assert not view.tree.display
+        await pilot.press("slash")
+        assert not view.query_one("#graph-search", Input).display
+
+    run_view(cache, ["./job"], body)
+
+
+def test_a_big_scope_loads_in_chunks_and_search_reaches_past_them(tmp_path):
+    count = 2 * CHUNK + 100
+    write_job(tmp_path, "job", pb={"wide.pb": wide_graph(count)})
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        tree = view.tree
+        await pilot.press("right", "right", "right")  # open Default, go to its child wide, open it
+        wide = tree.tree_node("Default/wide")
+        assert wide.is_expanded
+        assert len(wide.children) == CHUNK + 1 and isinstance(wide.children[-1].data, More)
+        assert wide.children[-1].label.plain.startswith(f"… {count - CHUNK:,} more")
+        tree.move_cursor(wide.children[-1])
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(wide.children) == 2 * CHUNK + 1
+        last = f"Default/wide/Op{count - 1}-op{count - 1}"
+        view.run_search(f"op{count - 1}-")
+        await pilot.pause()
+        assert view.matches == [last] and tree.cursor_name == last
+        assert not isinstance(wide.children[-1].data, More)  # loaded up to the match
+
+    run_view(cache, ["./job"], body)
+
+
+def test_a_graph_that_appears_or_changes_is_shown_keeping_open_scopes(tmp_path):
+    job = write_job(tmp_path, "job")
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        assert "has no computational graph" in str(view.query_one("#graph-message", Static).render())
+        write_pb_graph(job / "model.pb", small_graph())
+        view.cache_changed(cache.reload())
+        assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
+        await pilot.pause()
+        tree = view.tree
+        relu = "Default/net-Net/body/ReLU-op20"
+        tree.reveal(relu)
+        await pilot.pause()
+        old_graph = tree.graph
+        write_pb_graph(job / "model.pb", small_graph(extra=2))  # rewritten: two more nodes
+        stamp = os.stat(job / "model.pb").st_mtime + 5
+        os.utime(job / "model.pb", (stamp, stamp))
+        view.cache_changed(cache.reload())
+        assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not old_graph)
+        await pilot.pause()
+        assert len(tree.graph) == len(old_graph) + 2
+        assert tree.cursor_name == relu
+        assert all(tree.tree_node(s).is_expanded for s in tree.graph.ancestors(relu))
+
+    run_view(cache, ["./job"], body)
+
+
+def test_comparison_picks_graphs_and_pipelines_of_each_job(tmp_path):
+    write_job(tmp_path, "a", graph=small_graph("a"), dataset_graph=LENET_LIKE_PIPELINE)
+    write_job(tmp_path, "b", pb={"b.pb": wide_graph(4)}, dataset_graph=ZIP_PIPELINE)
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        assert view.selected[0] == "./a"
+        title = str(view.query_one("#graph-title", Static).render())
+        assert "./a" in title and "graph 1/2" in title
+        await pilot.press("g", "down", "enter")
+        assert await wait_for(pilot, lambda: settled(view))
+        assert view.selected == ("./b", "b.pb")
+        await pilot.press("d")
+        assert view.pipeline_job == "./b"  # the job of the graph on screen
+        assert [s.op.op_type for s in view.pipeline.steps] == ["ImageFolderDataset", "Map", "GeneratorDataset",
+                                                                "Zip", "Batch"]
+        branch = view.pipeline.root.children[0]
+        assert branch.data is None and branch.label.plain == "input 1 of Zip" and branch.is_expanded
+        await pilot.press("g")
+        await pilot.press("up", "enter")
+        await pilot.pause()
+        assert view.pipeline_job == "./a"
+        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
+
+    run_view(cache, ["./a", "./b"], body)
+
+
+# -- inside the real app ----------------------------------------------------------------------------
+
+async def open_graph_view(app: InsightApp, pilot, tid: str = LENET) -> GraphView:
+    # The dashboard opens on scalars; the user presses 5.
+    app.open_jobs((tid,))
+    await pilot.pause()
+    await pilot.press("5")
+    assert await wait_for(pilot, lambda: bool(app.screen.query(GraphView)))
+    view = app.screen.query_one(GraphView)
+    assert await wait_for(pilot, lambda: settled(view))
+    await pilot.pause()
+    return view
+
+
+def test_keys_have_ids_and_reach_help_and_the_palette():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def main():
+        async with app.run_test(size=(120, 36)) as pilot:
+            await open_graph_view(app, pilot)
+            screen = app.screen
+            groups = collect_bindings(screen, app._extra_binding_nodes(screen))
+            ids = {binding.id for items in groups.values() for _, binding, _ in items}
+            for name in ("search", "next_match", "previous_match", "optimized", "dataset", "pick", "back",
+                         "jump", "expand", "collapse", "toggle", "collapse_all"):
+                assert f"graph.{name}" in ids, name
+            commands = [c.title for c in app.get_system_commands(screen)]
+            assert "Graph: Search" in commands and "Graph: Dataset pipeline" in commands
+            await pilot.press("question_mark")
+            await pilot.pause()
+            text = str(app.screen.query_one("#help-text", Static).render())
+            assert "graph.optimized" in text and "Jump to input/output" in text
+
+    asyncio.run(main())
+
+
+async def _lenet_leaf(pilot):
+    app = pilot.app
+    view = await open_graph_view(app, pilot)
+    await pilot.press("right", "down", "down")  # Default, then Depend-op0: a leaf with inputs and outputs
+    assert await wait_for(pilot, lambda: detail_of(view, view.tree.cursor_name))
+    await pilot.pause()
+
+
+async def _lenet_search(pilot):
+    app = pilot.app
+    view = await open_graph_view(app, pilot)
+    await pilot.press("slash", "c", "o", "n", "v", "enter")
+    assert await wait_for(pilot, lambda: detail_of(view, view.matches[0]))
+    await pilot.pause()
+
+
+async def _lenet_pipeline(pilot):
+    view = await open_graph_view(pilot.app, pilot)
+    await pilot.press("d", "down", "down")
+    await pilot.pause()
+    assert view.mode == "pipeline"
+
+
+def test_snapshot_graph_leaf_80x24(snap_compare):
+    assert snap_compare(make_app(MINDSPORE_LOGS), terminal_size=(80, 24), run_before=_lenet_leaf)
+
+
+def test_snapshot_graph_search_160x48(snap_compare):
+    assert snap_compare(make_app(MINDSPORE_LOGS), terminal_size=(160, 48), run_before=_lenet_search)
+
+
+def test_snapshot_pipeline_80x24(snap_compare):
+    assert snap_compare(make_app(MINDSPORE_LOGS), terminal_size=(80, 24), run_before=_lenet_pipeline)
+
+
+def test_snapshot_pipeline_160x48(snap_compare):
+    assert snap_compare(make_app(MINDSPORE_LOGS), terminal_size=(160, 48), run_before=_lenet_pipeline)
