@@ -142,6 +142,14 @@ class GraphView(DataView):
         self._search_pending = False  # a search typed while the graph was being built
         self._detail_token = 0
 
+    GRAPH_ACTIONS = frozenset({"search", "next_match", "previous_match", "toggle_optimized", "jump_back"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Graph keys show dimmed in the footer (None) and do nothing while the pipeline is shown."""
+        if action in self.GRAPH_ACTIONS and self.mode != "graph":
+            return None
+        return True
+
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:

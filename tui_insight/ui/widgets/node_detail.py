@@ -105,8 +105,8 @@ def attr_text(value: str) -> str:
         return " ".join(line.strip() for line in value.splitlines() if line.strip())
 
 
-def short_scope(scope: str, keep: int = 2) -> str:
-    """The last `keep` segments of a scope path: `…/fc1-Dense/Grad_BiasAdd`."""
+def short_scope(scope: str, keep: int = 1) -> str:
+    """The last `keep` segments of a scope path: `…/Grad_BiasAdd`."""
     parts = scope.split("/")
     return scope if len(parts) <= keep else "…/" + "/".join(parts[-keep:])
 
