@@ -367,8 +367,9 @@ class HistogramsView(DataView):
         self._update_readout()
 
     def pending(self) -> int:
+        """Charts queued or being decoded (an item leaves before its result is posted)."""
         with self._lock:
-            return len(self._queue) + (1 if self._loading else 0)
+            return len(self._queued)
 
     # -- live updates ---------------------------------------------------------------------------
 

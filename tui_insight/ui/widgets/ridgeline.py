@@ -91,7 +91,7 @@ def nonfinite_text(nan: int, pos: int, neg: int) -> str:
 
 
 def nice_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
-    """Round values (1, 2, 5 x 10^k apart) inside [lo, hi], at most `max_ticks` of them."""
+    """Round values (1, 2, 2.5 or 5 x 10^k apart) inside [lo, hi], at most `max_ticks` intervals apart."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo or max_ticks < 1:
         return []
     raw = (hi - lo) / max(max_ticks, 1)
@@ -150,7 +150,7 @@ def interpolated(ridge: Ridgeline, columns: int) -> np.ndarray:
 
 # -- drawing --------------------------------------------------------------------------------
 
-_BRAILLE = [chr(0x2800 + i) for i in range(256)]
+_BRAILLE = [" "] + [chr(0x2800 + i) for i in range(1, 256)]
 _BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int64)
 NONFINITE_COLOUR = "#D55E00"  # palette vermillion: NaN/Inf counts
 
@@ -231,7 +231,7 @@ def _offset_cells(ridge: Ridgeline, rows: int, columns: int,
     # cell could not show; ridges closer than a row share one.
     baselines = np.round(positions * (height - peak) / SUB).astype(np.int64) * SUB
     values = interpolated(ridge, columns)
-    top_count = float(values.max()) if values.size else 0.0
+    top_count = float(ridge.counts.max()) if ridge.counts.size else 0.0
     scale = peak / top_count if top_count > 0 else 0.0
     tops = np.rint(values * scale).astype(np.int64)
     tops = np.where((values > 0) & (tops == 0), 1, tops)  # a non-empty bucket stays visible
@@ -296,7 +296,7 @@ def _overlay_cells(ridge: Ridgeline, options: RidgeOptions, rows: int,
     n = len(ridge.steps)
     dots_y, dots_x = rows * 4, columns * 2
     values = interpolated(ridge, dots_x)
-    top_count = float(values.max()) if values.size else 0.0
+    top_count = float(ridge.counts.max()) if ridge.counts.size else 0.0  # the highest bucket
     scale = (dots_y - 1) / top_count if top_count > 0 else 0.0
     level = np.rint(values * scale).astype(np.int64)  # dot row from the bottom
     prev = np.concatenate((level[:, :1], level[:, :-1]), axis=1)

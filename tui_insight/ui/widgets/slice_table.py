@@ -1,0 +1,353 @@
+"""A virtual table of a tensor slice: only the cells on screen are formatted and drawn.
+
+The slice is a 0-, 1- or 2-D array of at most 100,000 values. The table is a `ScrollView`
+whose `render_line` builds the visible part of one row from the array (no widget per cell):
+the header line (original column indices) stays on top and the row labels (original row
+indices) stay on the left while the values scroll. NaN and infinities are written out
+("nan", "inf", "-inf") and coloured each in their own way; numbers are cut to the column
+width (as precise as fits) and the cursor's cell is read out in full by the owner.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+MIN_COLUMN_WIDTH = 4
+MAX_COLUMN_WIDTH = 24
+DEFAULT_COLUMN_WIDTH = 10  # "-1.2345e-5" and a space
+ROW_CACHE = 512  # rendered rows kept (a few screens)
+
+
+def _compact(text: str) -> str:
+    """`1.5e+07` -> `1.5e7`: exponents without padding (as `tensors.format_value` writes them)."""
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def fit_value(x: float, width: int) -> str:
+    """`tensors.format_value(x, width)`, faster: the same text (a test checks it), found without
+    trying precisions that cannot fit (more significant digits than `width`)."""
+    width = max(int(width), 0)
+    x = float(x)
+    if math.isnan(x):
+        text = "nan"
+    elif math.isinf(x):
+        text = "inf" if x > 0 else "-inf"
+    else:
+        text = _compact(repr(x))
+        if text.endswith(".0") and len(text) > width:
+            text = text[:-2]
+        if len(text) > width:
+            # '%.pg' with p > width fits only if its trailing zeros were dropped, and then
+            # '%.{width}g' gives the same text: start there.
+            for precision in range(min(17, max(width, 1)), 0, -1):
+                text = _compact(f"{x:.{precision}g}")
+                if len(text) <= width:
+                    break
+    return text if len(text) <= width else "#" * width
+
+
+def column_width_for(data: np.ndarray) -> int:
+    """A column width that shows the slice's values well: integers in full, others to 10 cells."""
+    values = np.asarray(data, dtype=np.float64).ravel()
+    finite = values[np.isfinite(values)]
+    widest_word = 5 if (values.size > finite.size) else 1  # " -inf"
+    if finite.size and np.all(finite == np.round(finite)) and float(np.abs(finite).max()) < 1e9:
+        digits = len(str(int(np.abs(finite).max()))) + (1 if (finite < 0).any() else 0)
+        return max(MIN_COLUMN_WIDTH, digits + 1, widest_word)
+    return DEFAULT_COLUMN_WIDTH
+
+
+class SliceTable(ScrollView, can_focus=True):
+    """The values of a tensor slice, with the original indices of its rows and columns."""
+
+    HELP_GROUP = "Tensor table"
+    COMPONENT_CLASSES = {
+        "slice-table--header", "slice-table--label", "slice-table--cursor", "slice-table--nan",
+        "slice-table--posinf", "slice-table--neginf",
+    }
+    DEFAULT_CSS = """
+    SliceTable { height: 1fr; background: $surface; }
+    SliceTable > .slice-table--header { color: $text-muted; text-style: bold; background: $panel; }
+    SliceTable > .slice-table--label { color: $text-muted; background: $panel; }
+    SliceTable > .slice-table--cursor { background: $block-cursor-blurred-background; }
+    SliceTable:focus > .slice-table--cursor { background: $accent; color: $text; text-style: bold; }
+    SliceTable > .slice-table--nan { color: #CC79A7; text-style: bold italic; }
+    SliceTable > .slice-table--posinf { color: #D55E00; text-style: bold; }
+    SliceTable > .slice-table--neginf { color: #56B4E9; text-style: bold; }
+    """
+    BINDINGS = [
+        Binding("up", "move(-1, 0)", "Cell up", show=False, id="tensors.cell_up"),
+        Binding("down", "move(1, 0)", "Cell down", show=False, id="tensors.cell_down"),
+        Binding("left", "move(0, -1)", "Cell left", show=False, id="tensors.cell_left"),
+        Binding("right", "move(0, 1)", "Cell right", show=False, id="tensors.cell_right"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="tensors.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="tensors.page_down"),
+        Binding("ctrl+pageup,shift+pageup", "page_sideways(-1)", "Page left", show=False, id="tensors.page_left"),
+        Binding("ctrl+pagedown,shift+pagedown", "page_sideways(1)", "Page right", show=False,
+                id="tensors.page_right"),
+        Binding("home", "row_end(0)", "First column", show=False, id="tensors.first_column"),
+        Binding("end", "row_end(1)", "Last column", show=False, id="tensors.last_column"),
+        Binding("ctrl+home", "corner(0)", "First cell", show=False, id="tensors.first_cell"),
+        Binding("ctrl+end", "corner(1)", "Last cell", show=False, id="tensors.last_cell"),
+    ]
+
+    class CellMoved(Message):
+        """The cursor moved to another cell (or the data under it changed)."""
+
+        def __init__(self, table: "SliceTable") -> None:
+            super().__init__()
+            self.table = table
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.data = np.zeros((0, 0))
+        self.row_index = np.zeros(0, dtype=np.int64)
+        self.col_index = np.zeros(0, dtype=np.int64)
+        self.shape_kind = 2  # how many free axes the slice has: 0, 1 or 2
+        self.column_width = DEFAULT_COLUMN_WIDTH
+        self.cursor = (0, 0)  # (row, column) in the slice
+        self._rows: OrderedDict[tuple, Strip] = OrderedDict()
+        self.rendered_rows = 0  # rows formatted (not taken from the cache): tests check laziness
+
+    # -- what the owner calls -----------------------------------------------------------------
+
+    def set_slice(self, data: np.ndarray, row_index: np.ndarray, col_index: np.ndarray,
+                  column_width: int | None = None, keep_position: bool = True) -> None:
+        """Show a new slice. With `keep_position` the cursor and scroll stay where they were
+        (clamped to the new shape): stepping through steps does not move the user."""
+        data = np.asarray(data, dtype=np.float64)
+        self.shape_kind = data.ndim
+        if data.ndim == 0:
+            data = data.reshape(1, 1)
+        elif data.ndim == 1:  # one free axis: a column, its indices down the left
+            data = data.reshape(-1, 1)
+            row_index, col_index = np.asarray(row_index), np.zeros(0, dtype=np.int64)
+        self.data = data
+        self.row_index = np.asarray(row_index, dtype=np.int64)
+        self.col_index = np.asarray(col_index, dtype=np.int64)
+        if column_width is not None:
+            self.column_width = max(MIN_COLUMN_WIDTH, min(MAX_COLUMN_WIDTH, column_width))
+        rows, cols = data.shape
+        if keep_position:
+            self.cursor = (min(self.cursor[0], max(rows - 1, 0)), min(self.cursor[1], max(cols - 1, 0)))
+        else:
+            self.cursor = (0, 0)
+            self.scroll_to(0, 0, animate=False)
+        self._layout_changed()
+        self.post_message(self.CellMoved(self))
+
+    def set_column_width(self, width: int) -> None:
+        width = max(MIN_COLUMN_WIDTH, min(MAX_COLUMN_WIDTH, int(width)))
+        if width != self.column_width:
+            self.column_width = width
+            self._layout_changed()
+            self._scroll_to_cursor()
+
+    @property
+    def label_width(self) -> int:
+        """Width of the row labels (original row indices) plus their separator."""
+        if self.shape_kind == 0:
+            return 0
+        biggest = int(np.abs(self.row_index).max()) if len(self.row_index) else 0
+        return len(str(biggest)) + 2
+
+    @property
+    def cursor_value(self) -> float | None:
+        rows, cols = self.data.shape
+        r, c = self.cursor
+        if not (0 <= r < rows and 0 <= c < cols):
+            return None
+        return float(self.data[r, c])
+
+    @property
+    def cursor_indices(self) -> tuple[int, ...]:
+        """The original indices of the cursor's cell along the free axes."""
+        r, c = self.cursor
+        out: list[int] = []
+        if self.shape_kind >= 1 and r < len(self.row_index):
+            out.append(int(self.row_index[r]))
+        if self.shape_kind == 2 and c < len(self.col_index):
+            out.append(int(self.col_index[c]))
+        return tuple(out)
+
+    # -- layout ---------------------------------------------------------------------------------
+
+    def _layout_changed(self) -> None:
+        self._rows.clear()
+        rows, cols = self.data.shape
+        self.virtual_size = Size(self.label_width + cols * self.column_width, rows + 1)
+        self.refresh()
+
+    def _data_width(self) -> int:
+        return max(1, self.scrollable_content_region.width - self.label_width)
+
+    def _page_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_to_cursor(self) -> None:
+        r, c = self.cursor
+        x, y = self.scroll_offset
+        page = self._page_rows()
+        if r < y:
+            y = r
+        elif r >= y + page:
+            y = r - page + 1
+        cw = self.column_width
+        left, right = c * cw, (c + 1) * cw
+        width = self._data_width()
+        if left < x:
+            x = left
+        elif right > x + width:
+            x = right - width
+        if (x, y) != tuple(self.scroll_offset):
+            self.scroll_to(x, y, animate=False, immediate=True)
+
+    def _move_to(self, r: int, c: int) -> None:
+        rows, cols = self.data.shape
+        r = max(0, min(rows - 1, r))
+        c = max(0, min(cols - 1, c))
+        if (r, c) == self.cursor:
+            return
+        old = self.cursor
+        self.cursor = (r, c)
+        self._forget_row(old[0])
+        self._forget_row(r)
+        self._scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.CellMoved(self))
+
+    def _forget_row(self, r: int) -> None:
+        for key in [k for k in self._rows if k[0] == r]:
+            del self._rows[key]
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_move(self, rows: int, cols: int) -> None:
+        self._move_to(self.cursor[0] + rows, self.cursor[1] + cols)
+
+    def action_page(self, direction: int) -> None:
+        page = self._page_rows()
+        r = self.cursor[0] + direction * page
+        x, y = self.scroll_offset
+        self.scroll_to(x, max(0, y + direction * page), animate=False, immediate=True)
+        self._move_to(r, self.cursor[1])
+        self.refresh()
+
+    def action_page_sideways(self, direction: int) -> None:
+        per_page = max(1, self._data_width() // self.column_width)
+        self._move_to(self.cursor[0], self.cursor[1] + direction * per_page)
+
+    def action_row_end(self, last: int) -> None:
+        self._move_to(self.cursor[0], self.data.shape[1] - 1 if last else 0)
+
+    def action_corner(self, last: int) -> None:
+        rows, cols = self.data.shape
+        self._move_to(rows - 1 if last else 0, cols - 1 if last else 0)
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        scroll_x, scroll_y = self.scroll_offset
+        base = self.rich_style
+        if y == 0:
+            return self._header(scroll_x, width).apply_style(base)
+        r = scroll_y + y - 1
+        if r >= self.data.shape[0] or not self.data.size:
+            return Strip.blank(width, base)
+        return self._row(r, scroll_x, width).apply_style(base)
+
+    def _visible_columns(self, scroll_x: int, width: int) -> tuple[int, int, int]:
+        """First and end column on screen, and where the first one starts on screen."""
+        cw = self.column_width
+        data_width = max(1, width - self.label_width)
+        first = scroll_x // cw
+        end = min(self.data.shape[1], (scroll_x + data_width + cw - 1) // cw)
+        return first, end, first * cw - scroll_x
+
+    def _header(self, scroll_x: int, width: int) -> Strip:
+        header = self.get_component_rich_style("slice-table--header")
+        label_width = self.label_width
+        if self.shape_kind == 0:
+            return Strip([Segment("value".ljust(width), header)], width)
+        corner = "r\\c" if self.shape_kind == 2 and label_width >= 4 else ""
+        segments = [Segment(corner.rjust(label_width - 1) + " ", header)]
+        first, end, offset = self._visible_columns(scroll_x, width)
+        cw = self.column_width
+        if self.shape_kind == 1:
+            cells = ("value" if cw > 5 else "").rjust(cw - 1) + " "
+        else:
+            cells = "".join(str(int(i)).rjust(cw - 1)[-(cw - 1):] + " " for i in self.col_index[first:end])
+        body = Strip([Segment(cells, header)]).crop(-offset, -offset + width - label_width)
+        return Strip.join([Strip(segments), body]).adjust_cell_length(width, header)
+
+    def _row(self, r: int, scroll_x: int, width: int) -> Strip:
+        first, end, offset = self._visible_columns(scroll_x, width)
+        cursor_col = self.cursor[1] if self.cursor[0] == r else -1
+        key = (r, first, end, offset, width, self.column_width, cursor_col, self.has_focus)
+        cached = self._rows.get(key)
+        if cached is not None:
+            self._rows.move_to_end(key)
+            return cached
+        self.rendered_rows += 1
+        styles = {
+            "nan": self.get_component_rich_style("slice-table--nan"),
+            "inf": self.get_component_rich_style("slice-table--posinf"),
+            "-inf": self.get_component_rich_style("slice-table--neginf"),
+        }
+        cursor_style = self.get_component_rich_style("slice-table--cursor")
+        cw = self.column_width
+        segments: list[Segment] = []
+        label_width = self.label_width
+        if label_width:
+            label = self.get_component_rich_style("slice-table--label")
+            index = str(int(self.row_index[r])) if r < len(self.row_index) else ""
+            segments.append(Segment(index.rjust(label_width - 2) + " │", label))
+        cells: list[Segment] = []
+        plain: list[str] = []
+        for c, value in zip(range(first, end), self.data[r, first:end].tolist()):
+            text = fit_value(value, cw - 1)
+            special = styles.get(text) if not math.isfinite(value) else None
+            cell = " " + text.rjust(cw - 1)
+            if c == cursor_col or special is not None:
+                if plain:
+                    cells.append(Segment("".join(plain)))
+                    plain = []
+                style = cursor_style + special if (c == cursor_col and special is not None) else \
+                    (cursor_style if c == cursor_col else special)
+                cells.append(Segment(cell, style))
+            else:
+                plain.append(cell)
+        if plain:
+            cells.append(Segment("".join(plain)))
+        body = Strip(cells).crop(-offset, -offset + width - label_width)
+        strip = Strip.join([Strip(segments), body]).adjust_cell_length(width)
+        self._rows[key] = strip
+        if len(self._rows) > ROW_CACHE:
+            self._rows.popitem(last=False)
+        return strip
+
+    def on_focus(self) -> None:
+        self._rows.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._rows.clear()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._rows.clear()
