@@ -56,12 +56,20 @@ def test_restart_rule_holds_within_one_batch():
 def test_limit_keeps_first_and_newest_and_spreads_evenly():
     s = merged(*[batch(range(i, i + 100)) for i in range(1, 20001, 100)], limit=1000)
     steps = s.steps
-    assert len(steps) <= 1000
-    assert len(steps) >= 500
+    assert len(steps) == 1000  # the whole limit is used
     assert steps[0] == 1 and steps[-1] == 20000
-    gaps = np.diff(steps[:-1])
-    assert gaps.max() == gaps.min()  # evenly spaced (the newest step closes the range)
+    ideal = (20000 - 1) / 999
+    gaps = np.diff(steps)
+    assert gaps.max() < 2 * ideal and gaps.min() > ideal / 2
+    assert len(s.candidates["step"]) <= 2000  # memory stays bounded by twice the limit
     assert s.seen == 20000
+
+
+def test_small_limits_are_used_fully():
+    """Images keep 10 of 12 steps, histograms 50 of 100 (a doubling grid alone would keep 6 and 26)."""
+    for steps, limit in ((12, 10), (100, 50), (30, 20)):
+        s = merged(*[batch(range(i, min(i + 3, steps + 1))) for i in range(1, steps + 1, 3)], limit=limit)
+        assert len(s) == limit and s.steps[0] == 1 and s.steps[-1] == steps
 
 
 def test_sampling_does_not_depend_on_batch_boundaries():

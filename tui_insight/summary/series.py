@@ -13,12 +13,16 @@ they were read:
 - a step written to a newer file drops the later steps that came from older files (a
   training restart).
 
-Past the limit the series keeps one step per slot of `width` steps, counted from the first
-step, plus the newest step: the first and the newest step are always kept and the rest stay
-spread evenly over the step range. (MindInsight's reservoir drops the first step, §3.7.)
-When a series outgrows its limit the slot width doubles. Widths are powers of two counted
-from the first step, so the slots nest: what is kept is exactly the first step of every slot,
-evenly spaced, never more than the limit and at least half of it.
+Past the limit, the first and the newest step are always kept and the rest stay spread
+evenly over the step range (MindInsight's reservoir drops the first step, §3.7). Two stages:
+- Candidates: one step per slot of `width` steps counted from the first step, plus the newest
+  step. The width doubles whenever there would be more than twice the limit; widths are powers
+  of two, so the slots nest and the candidates are exactly the first step of every slot,
+  evenly spaced, whatever the order and batching of the reads.
+- Kept (`columns`, what readers see): at most `limit` candidates, the ones nearest to
+  `limit` evenly spaced points from the first to the newest step. The doubling grid alone would
+  use between half and all of the limit; this uses all of it (gaps stay under twice the even
+  gap) while memory stays bounded by twice the limit.
 """
 from __future__ import annotations
 
@@ -26,18 +30,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+
 @dataclass(frozen=True)
 class Series:
     limit: int
-    columns: dict[str, np.ndarray]
-    width: int = 1  # slot width in steps, a power of two
+    columns: dict[str, np.ndarray]  # the kept steps: at most `limit`
+    candidates: dict[str, np.ndarray]  # the doubling grid: at most 2 * `limit`
+    width: int = 1  # slot width of the candidates, in steps, a power of two
     seen: int = 0  # values ever offered, kept or not
 
     @classmethod
     def empty(cls, limit: int, names: tuple[str, ...]) -> "Series":
         dtypes = {"step": np.int64, "wall_time": np.float64, "fid": np.int32, "value": np.float64,
                   "offset": np.int64, "index": np.int32}
-        return cls(limit, {name: np.empty(0, dtype=dtypes[name]) for name in ("step", "wall_time", "fid", *names)})
+        cols = {name: np.empty(0, dtype=dtypes[name]) for name in ("step", "wall_time", "fid", *names)}
+        return cls(limit, cols, cols)
 
     def __len__(self) -> int:
         return len(self.columns["step"])
@@ -66,7 +73,7 @@ class Series:
         n_new = len(batch["step"])
         if n_new == 0:
             return self
-        cols = {name: np.concatenate((old, batch[name])) for name, old in self.columns.items()}  # drops "seq"
+        cols = {name: np.concatenate((old, batch[name])) for name, old in self.candidates.items()}  # drops "seq"
         steps = cols["step"]
         keep = _survivors(steps, file_rank[cols["fid"]])
         if not keep.all():
@@ -75,10 +82,12 @@ class Series:
         order = np.argsort(steps, kind="stable")
         if not (order == np.arange(len(order))).all():
             cols = {name: col[order] for name, col in cols.items()}
-        width, picked = _sample(cols["step"], self.limit, self.width)
+        width, picked = _sample(cols["step"], 2 * self.limit, self.width)
         if picked is not None:
             cols = {name: col[picked] for name, col in cols.items()}
-        return Series(self.limit, cols, width, self.seen + n_new)
+        kept = _even_pick(cols["step"], self.limit)
+        published = cols if kept is None else {name: col[kept] for name, col in cols.items()}
+        return Series(self.limit, published, cols, width, self.seen + n_new)
 
 
 def _survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
@@ -109,6 +118,20 @@ def _sample(steps: np.ndarray, limit: int, width: int) -> tuple[int, np.ndarray 
         if len(picked) <= limit:
             return width, (None if len(picked) == len(steps) else picked)
         width *= 2
+
+
+def _even_pick(steps: np.ndarray, limit: int) -> np.ndarray | None:
+    """Indices of at most `limit` sorted `steps` nearest to evenly spaced targets (None: all).
+
+    The first and the last step are targets, so they are always picked.
+    """
+    if len(steps) <= limit:
+        return None
+    targets = np.linspace(float(steps[0]), float(steps[-1]), limit)
+    right = np.clip(np.searchsorted(steps, targets), 1, len(steps) - 1)
+    left = right - 1
+    nearer_left = (targets - steps[left]) <= (steps[right] - targets)
+    return np.unique(np.where(nearer_left, left, right))
 
 
 def _first_per_slot(steps: np.ndarray, width: int) -> np.ndarray:
