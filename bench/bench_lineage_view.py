@@ -112,6 +112,12 @@ async def measure(logdir: Path, size: tuple[int, int]) -> None:
                 idle.append(time.perf_counter() - t)
             print(f"{label:<32}{ms(statistics.median(work))} work, {ms(statistics.median(idle))} until idle")
 
+        idle = []
+        for _ in range(5):
+            t = time.perf_counter()
+            await pilot.pause()
+            idle.append(time.perf_counter() - t)
+        print(f"{'(an idle wait with no work)':<32}{ms(statistics.median(idle))}: part of every 'until idle'")
         columns = [c for c in ("loss", "optimizer", "metric/Accuracy", "summary_dir") if c in view.all_columns]
         state = {"i": 0}
 

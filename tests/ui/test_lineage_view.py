@@ -210,7 +210,8 @@ def test_filter_conditions_keep_the_matching_jobs(truth):
 
     async def body(pilot):
         await open_lineage(pilot)
-        await pilot.press("slash", *text)
+        await pilot.press("slash")
+        view(app).query_one("#lineage-filter", Input).value = text  # as typed (typing is tested below)
         await pilot.pause()
         filtered = shown(app)
         await pilot.press("enter")
@@ -227,15 +228,17 @@ def test_filter_conditions_keep_the_matching_jobs(truth):
     assert isinstance(focused, LineageTable)
 
 
-@pytest.mark.parametrize("bad, says", [
+BAD_FILTERS = [
     ("lerning_rate>=0.01", "unknown column 'lerning_rate'; did you mean learning_rate?"),
     ("epoch>two", "epoch needs a whole number"),
     ("optimizer>Adam", "optimizer is text"),
     ("metric/Nope>1", "unknown column 'metric/Nope'"),
     ("loss", "expected an operator"),
     ('network="LeNet5', "unclosed quote"),
-])
-def test_a_filter_that_cannot_be_read_says_why_and_the_table_keeps_the_last_good_one(lineage_logs, bad, says):
+]
+
+
+def test_a_filter_that_cannot_be_read_says_why_and_the_table_keeps_the_last_good_one(lineage_logs):
     app = make_app(lineage_logs)
 
     async def body(pilot):
@@ -244,15 +247,22 @@ def test_a_filter_that_cannot_be_read_says_why_and_the_table_keeps_the_last_good
         await pilot.pause()
         good = shown(app)
         box = view(app).query_one("#lineage-filter", Input)
-        box.value = f"optimizer=Momentum {bad}"
+        seen = []
+        for bad, _ in BAD_FILTERS:
+            box.value = f"optimizer=Momentum {bad}"
+            await pilot.pause()
+            seen.append((shown(app), message(app), view(app).query_one("#lineage-message").has_class("-error")))
+        box.value = "optimizer=Adam"
         await pilot.pause()
-        return good, shown(app), message(app), view(app).query_one("#lineage-message").has_class("-error")
+        return good, seen, (shown(app), view(app).query_one("#lineage-message").has_class("-error"))
 
-    good, after, text, is_error = run_pilot(app, body)
+    good, seen, recovered = run_pilot(app, body)
     assert good == ["./mom_c", "./mom_b"]
-    assert after == good
-    assert says in text and is_error
-    assert "last good filter" in text
+    for (bad, says), (after, text, is_error) in zip(BAD_FILTERS, seen):
+        assert after == good, bad
+        assert says in text and is_error, (bad, text)
+        assert "last good filter" in text
+    assert recovered == (["./adam_a"], False)
 
 
 def test_escape_clears_the_filter_then_goes_back(lineage_logs):
@@ -340,6 +350,26 @@ def test_t_shows_dataset_lineage_side_by_side_with_the_pipeline_of_the_selected_
     assert lenet["MnistDataset.dataset_dir"] == "/data/experiments/_dataset/mnist_synth"
     assert lenet["Map.operations"] == "Resize, Rescale, HwcToChw"
     assert "MnistDataset" in groups and "Batch" in groups
+
+
+def test_s_in_the_dataset_table_sorts_by_pipeline_and_says_why_a_stage_column_does_not_sort(lineage_logs):
+    app = make_app(lineage_logs)
+
+    async def body(pilot):
+        await open_lineage(pilot)
+        await pilot.press("t")
+        await to_column(pilot, app, "dataset_mark")
+        await pilot.press("s", "s")  # pipeline, descending
+        by_mark = shown(app), list(view(app).model_table.order)
+        await pilot.press("right", "s")  # a stage parameter: not a lineage column
+        await pilot.pause()
+        return by_mark, shown(app), [n.message for n in app._notifications]
+
+    (by_mark, model_order), after, notices = run_pilot(app, body)
+    assert by_mark == ["./adam_a", "./mom_c", "./mom_b"]  # marks "3", "2", "2" (newest first within a mark)
+    assert model_order == by_mark  # both tables show the same order
+    assert after == by_mark
+    assert any("follows the model table" in text for text in notices)
 
 
 def test_a_job_without_dataset_graph_says_so(lineage_logs):

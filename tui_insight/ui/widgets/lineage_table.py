@@ -108,6 +108,7 @@ class LineageTable(ScrollView, can_focus=True):
         self.order: list[str] = []
         self.widths: list[int] = []
         self.header_height = 1
+        self._styles: dict[str, Style] | None = None
         self.cursor_row = 0
         self.cursor_column = 0
         self.sort_column: str | None = None
@@ -263,9 +264,32 @@ class LineageTable(ScrollView, can_focus=True):
 
     # -- drawing --------------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._styles = None  # styles are looked up once per frame, not once per line
+        return super().render_lines(crop)
+
+    def notify_style_update(self) -> None:
+        self._styles = None
+        super().notify_style_update()
+
+    def _style(self, name: str) -> Style:
+        """"base", or the base plus component `name` (fixed/missing: their foreground only)."""
+        styles = self._styles
+        if styles is None:
+            base = self.rich_style
+            styles = {"base": base}
+            for component in ("header", "even-row", "cursor-row", "cursor", "empty"):
+                styles[component] = base + self.get_component_rich_style(f"lineage-table--{component}")
+            for component in ("fixed", "missing"):
+                styles[component] = _foreground(self.get_component_rich_style(f"lineage-table--{component}"))
+            cursor = self.get_component_rich_style("lineage-table--cursor")
+            styles["cursor-on-row"] = styles["cursor-row"] + cursor
+            self._styles = styles
+        return styles[name]
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        base = self._style("base")
         if not self.columns:
             return Strip.blank(width, base)
         if y < self.header_height:
@@ -275,7 +299,7 @@ class LineageTable(ScrollView, can_focus=True):
         row = int(self.scroll_y) + y - self.header_height
         if row >= len(self.order):
             if row == 0 and not self.order:
-                style = base + self.get_component_rich_style("lineage-table--empty")
+                style = self._style("empty")
                 return Strip([Segment(f" {self.empty_text}"[:width].ljust(width), style)], width)
             return Strip.blank(width, base)
         return self._compose_line(self.cells[self.order[row]], width, row)
@@ -292,7 +316,7 @@ class LineageTable(ScrollView, can_focus=True):
     def _group_line(self, width: int) -> Strip:
         """The labels over runs of columns of one group; a label stays in view while any
         column of its run is."""
-        style = self.rich_style + self.get_component_rich_style("lineage-table--header")
+        style = self._style("header")
         fixed_width = self._fixed_width
         room = max(width - fixed_width, 0)
         left = int(self.scroll_x)
@@ -314,39 +338,30 @@ class LineageTable(ScrollView, can_focus=True):
                     moving_segments.append(Segment(_fit(group, end - start), style))
                 x += run
             i = j
-        fixed = Strip(fixed_segments, fixed_width)
-        moving = Strip(moving_segments).crop(0, room)
-        line = Strip.join([fixed, moving]).crop(0, width)
-        if line.cell_length < width:
-            line = line.extend_cell_length(width, style)
-        return line
+        segments = fixed_segments + list(Segment.divide(moving_segments, [room]))[0]
+        return Strip(Segment.adjust_line_length(segments, width, style), width)
 
     def _join(self, fixed_segments: list[Segment], moving_segments: list[Segment], width: int,
               line_style: Style) -> Strip:
-        """The fixed columns, then the others scrolled sideways, cut to `width`."""
-        fixed = Strip(fixed_segments, self._fixed_width)
-        moving = Strip(moving_segments, self._total_width - self._fixed_width)
-        room = max(width - fixed.cell_length, 0)
-        scroll_x = int(self.scroll_x)
-        moving = moving.crop(scroll_x, scroll_x + room)
-        line = Strip.join([fixed, moving]).crop(0, width)
-        if line.cell_length < width:
-            line = line.extend_cell_length(width, line_style)
-        return line
+        """The fixed columns, then the others scrolled sideways, cut or padded to `width`."""
+        room = max(width - self._fixed_width, 0)
+        left = int(self.scroll_x)
+        parts = list(Segment.divide(moving_segments, [left, left + room]))
+        visible = parts[1] if len(parts) > 1 else []
+        return Strip(Segment.adjust_line_length(fixed_segments + visible, width, line_style), width)
 
     def _compose_line(self, cells: Sequence[Cell], width: int, row: int | None, header: bool = False) -> Strip:
-        base = self.rich_style
         if header:
-            line_style = base + self.get_component_rich_style("lineage-table--header")
+            line_style = self._style("header")
         elif row is not None and row == self.cursor_row:
-            line_style = base + self.get_component_rich_style("lineage-table--cursor-row")
+            line_style = self._style("cursor-row")
         elif row is not None and row % 2 == 1:
-            line_style = base + self.get_component_rich_style("lineage-table--even-row")
+            line_style = self._style("even-row")
         else:
-            line_style = base
-        fixed_style = _foreground(self.get_component_rich_style("lineage-table--fixed"))
-        cursor_style = line_style + self.get_component_rich_style("lineage-table--cursor")
-        missing_style = _foreground(self.get_component_rich_style("lineage-table--missing"))
+            line_style = self._style("base")
+        fixed_style = self._style("fixed")
+        cursor_style = self._style("cursor-on-row")
+        missing_style = self._style("missing")
         fixed_segments: list[Segment] = []
         moving_segments: list[Segment] = []
         for i, column in enumerate(self.columns):
