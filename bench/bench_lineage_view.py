@@ -127,8 +127,8 @@ async def measure(logdir: Path, size: tuple[int, int]) -> None:
             view._sort_by(column)
 
         await timed("sort (a column, then the next)", sort_next)
-        filters = ["learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5", "learning_rate>=0.01", "batch_size in 16,32",
-                   "network=LeNet5 epoch>10", "metric/Accuracy>0.2"]
+        filters = ["learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5", "learning_rate>=0.01",
+                   "batch_size in 16,32", "network=LeNet5 epoch>10", "metric/Accuracy>0.2"]
 
         def filter_next() -> None:
             text = filters[state["i"] % len(filters)]
