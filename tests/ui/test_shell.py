@@ -18,7 +18,8 @@ from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views import PlaceholderView
 from tui_insight.ui.widgets.job_table import JobTable, compile_filter
 from tui_insight.ui.widgets.sparkline import sparkline
-from uihelp import MINDSPORE_LOGS, NOW, make_app, run_pilot, wait_for, write_run
+from tui_insight.summary.writer import SummaryWriter
+from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, run_pilot, wait_for, write_run
 
 
 def table(app) -> JobTable:
@@ -138,12 +139,12 @@ def test_palette_has_a_command_for_every_action(ui_logs):
         await pilot.pause()
         opened = isinstance(app.screen, CommandPalette)
         await pilot.press(*"Open job ./run_b")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause(0.3)
-        if isinstance(app.screen, CommandPalette):  # first enter highlights, second runs
-            await pilot.press("enter")
-            await pilot.pause(0.3)
+        from textual.command import CommandList
+
+        commands = app.screen.query_one(CommandList)
+        assert await wait_for(pilot, lambda: commands.option_count > 0)
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen))
         return titles, opened, app.screen
 
     titles, opened, screen = run_pilot(app, body)
@@ -235,7 +236,7 @@ def test_sort_by_columns(ui_logs):
     assert orders["step"][0] == "./short"
     assert orders["updated"][-1] == "./short"  # oldest first
     assert orders["updated reversed"][0] == "./short"
-    assert orders["next"] == "live"
+    assert orders["next"] == "files"
 
 
 def test_enter_opens_and_escape_returns_to_the_same_job(ui_logs):
@@ -332,6 +333,10 @@ def test_new_jobs_appear_live_and_the_cursor_stays_on_its_job(ui_logs):
         write_run(ui_logs, "aaa_new")  # sorts first: rows move under the cursor
         assert await wait_for(pilot, lambda: table(app).row_count == 4)
         await pilot.pause(0.2)
+        with SummaryWriter(ui_logs / "run_b", timestamp=int(T0) + 100, wall_time=T0 + 100) as writer:
+            writer.add_scalar("loss", 0.5)
+            writer.record(STEPS + 7, wall_time=T0 + 500)
+        assert await wait_for(pilot, lambda: cell_text(app, "./run_b", "step").strip() == str(STEPS + 7))
         return list(table(app).order), table(app).current_job
 
     order, current = run_pilot(app, body)

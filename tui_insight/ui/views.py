@@ -93,6 +93,16 @@ class DataView(Widget):
         what = spec.title.lower() if spec else "data"
         return f"{what} of {', '.join(self.train_ids) or 'no job'}"
 
+    def on_mount(self) -> None:
+        # A view is built when it is first shown: give it the keyboard once its widgets are up.
+        # (Textual also runs the subclasses' own `on_mount`.)
+        self.call_after_refresh(self._first_focus)
+
+    def _first_focus(self) -> None:
+        focused = self.screen.focused
+        if self.display and (focused is None or self not in focused.ancestors_with_self):
+            self.focus_view()
+
     def focus_view(self) -> None:
         """Give the keyboard to the view (its first focusable widget)."""
         for widget in self.query("*"):

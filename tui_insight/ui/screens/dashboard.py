@@ -41,6 +41,7 @@ def jobs_title(train_ids: tuple[str, ...], views) -> str:
 
 class DashboardScreen(Screen):
     HELP_GROUP = "Dashboard"
+    AUTO_FOCUS = None  # the view decides (`focus_view`), so keys never land in a filter box by accident
     BINDINGS = [
         Binding(spec.key, f"show_view('{spec.view_id}')", spec.title, id=f"dashboard.{spec.view_id}")
         for spec in JOB_VIEWS
@@ -115,6 +116,7 @@ class ViewScreen(Screen):
     """A view over every job (lineage, `l`)."""
 
     HELP_GROUP = "Lineage"
+    AUTO_FOCUS = None
 
     app: "InsightApp"
 

@@ -23,6 +23,7 @@ class JobsScreen(Screen):
     """The first screen: the table of jobs."""
 
     HELP_GROUP = "Job list"
+    AUTO_FOCUS = "#jobs-table"
     BINDINGS = [
         Binding("enter", "open", "Open", id="jobs.open"),
         Binding("space", "toggle_mark", "Mark", id="jobs.mark"),
@@ -38,8 +39,10 @@ class JobsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="jobs-title", classes="screen-title")
-        yield Input(placeholder="filter jobs: substring or regex (enter: done, escape: clear)", id="jobs-filter",
+        box = Input(placeholder="filter jobs: substring or regex (enter: done, escape: clear)", id="jobs-filter",
                     classes="filter")
+        box.display = False  # until `/`
+        yield box
         yield JobTable(id="jobs-table")
         yield ProgressLine(id="progress")
         yield Footer()
@@ -48,10 +51,8 @@ class JobsScreen(Screen):
         return f"[b]tui-insight[/b]  [dim]{escape(self.app.logdir_label)}[/dim]"
 
     def on_mount(self) -> None:
-        self.query_one("#jobs-filter", Input).display = False
         table = self.table
         table.marked = list(self.app.marked)
-        table._label_sorted_column()
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
         table.focus()
         self.update_progress()
@@ -65,8 +66,9 @@ class JobsScreen(Screen):
     def cache_changed(self, changes: Changes) -> None:
         touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
         views = self.app.cache.jobs
-        # A job's view is replaced whole when it loads: refresh every job whose row says "loading".
-        touched |= {tid for tid, row in self.table.rows_by_id.items() if row.sort["state"] == "loading"}
+        # A job without data loads without naming itself in the changes: catch rows still "loading".
+        touched |= {tid for tid, row in self.table.rows_by_id.items()
+                    if row.sort["state"] == "loading" and tid in views and views[tid].loaded}
         touched |= {tid for tid in views if tid not in self.table.rows_by_id}
         self.table.refresh_jobs(views, self.app.clock(), touched)
 

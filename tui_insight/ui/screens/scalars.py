@@ -167,6 +167,7 @@ class ScalarsView(DataView):
         self._lines: dict[tuple[str, str], Line] = {}
         self._versions = 0
         self._charts: dict[str, ScalarChart] = {}
+        self._ready = False  # set once on_mount has built the charts
 
     # -- building -----------------------------------------------------------------------------
 
@@ -184,8 +185,11 @@ class ScalarsView(DataView):
         self._load_all()
         self._sync_tag_list()
         self._sync_charts()
+        self._ready = True  # DataView.on_mount (after this one) focuses the first chart
 
     def focus_view(self) -> None:
+        if not self._ready:
+            return
         if self._charts:
             first = self._chart_order()[0]
             self._charts[first].focus()
@@ -446,7 +450,7 @@ class ScalarsView(DataView):
                 right = two_axes and k == 1
                 if smoothed is not None:
                     traces.append(Trace(line.x, raw, colour, "faint", right, marker))
-                    traces.append(Trace(line.x, smoothed, colour, "line", right, marker))
+                    traces.append(Trace(line.x, smoothed, colour, "smoothed", right, marker))
                 else:
                     traces.append(Trace(line.x, raw, colour, "line", right, marker))
                 if (above is not None or below is not None) and not normalised:

@@ -12,9 +12,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import re
+
 import numpy as np
 import plotext as plt
-from rich.text import Text
+from rich.color import Color
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.scalars import decimate
@@ -30,7 +35,7 @@ class Trace:
     x: np.ndarray
     y: np.ndarray
     colour: str  # "#rrggbb"
-    kind: str = "line"  # "line", "faint" (raw under smoothed) or "points" (threshold hits)
+    kind: str = "line"  # "line", "smoothed", "faint" (raw under smoothed) or "points" (threshold hits)
     right: bool = False  # against the right y-axis
     marker: str = "braille"
 
@@ -98,27 +103,96 @@ def x_limits(traces: list[Trace], options: ChartOptions) -> tuple[float, float] 
     return lo, hi
 
 
-def legend_text(options: ChartOptions, width: int) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
+@dataclass
+class ChartImage:
+    """A drawn chart: one list of segments per line."""
+
+    lines: list[list[Segment]]
+    width: int
+
+    @property
+    def plain(self) -> str:
+        return "\n".join("".join(seg.text for seg in line) for line in self.lines)
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_STYLES: dict[str, Style | None] = {}
+
+
+def _sgr_style(params: str) -> Style | None:
+    """The style one SGR escape of plotext's output sets (None for a reset)."""
+    if params in _STYLES:
+        return _STYLES[params]
+    style: Style | None = None
+    codes = [int(c) for c in params.split(";") if c]
+    i = 0
+    while i < len(codes):
+        code = codes[i]
+        if code in (38, 48) and i + 1 < len(codes):
+            if codes[i + 1] == 2 and i + 4 < len(codes):
+                color = Color.from_rgb(*codes[i + 2:i + 5])
+                i += 5
+            elif codes[i + 1] == 5 and i + 2 < len(codes):
+                color = Color.from_ansi(codes[i + 2])
+                i += 3
+            else:
+                break
+            part = Style(color=color) if code == 38 else Style(bgcolor=color)
+        else:
+            part = Style(bold=True) if code == 1 else None
+            i += 1
+        if part is not None:
+            style = part if style is None else style + part
+    _STYLES[params] = style
+    return style
+
+
+def ansi_lines(ansi: str) -> list[list[Segment]]:
+    """plotext's ANSI output as segments per line (much faster than a general ANSI decoder)."""
+    lines = []
+    for row in ansi.split("\n"):
+        segments: list[Segment] = []
+        style: Style | None = None
+        pos = 0
+        for match in _SGR.finditer(row):
+            if match.start() > pos:
+                segments.append(Segment(row[pos:match.start()], style))
+            params = match.group(1)
+            new = _sgr_style(params) if params not in ("", "0") else None
+            style = None if new is None else (new if style is None else style + new)
+            pos = match.end()
+        if pos < len(row):
+            segments.append(Segment(row[pos:], style))
+        lines.append(segments)
+    return lines
+
+
+def legend_line(options: ChartOptions, width: int) -> list[Segment]:
+    segments: list[Segment] = []
     for colour, label in options.legend:
-        text.append("● ", style=colour)
-        text.append(label + "  ")
+        segments.append(Segment("● ", Style(color=colour)))
+        segments.append(Segment(label + "  "))
     if options.note:
-        text.append(options.note, style="dim")
-    text.truncate(width, overflow="ellipsis")
-    return text
+        segments.append(Segment(options.note, Style(dim=True)))
+    return list(Strip(segments).crop(0, width))
+
+
+def _message(text: str, width: int, height: int) -> list[list[Segment]]:
+    lines: list[list[Segment]] = [[] for _ in range(max(height, 1))]
+    lines[len(lines) // 2] = [Segment(text.center(width), Style(dim=True))]
+    return lines
 
 
 def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: int,
-               background: str = "#000000", no_color: bool = False) -> Text:
-    """The chart as styled text of `width` x `height` cells (last line: the legend)."""
+               background: str = "#000000", no_color: bool = False) -> ChartImage:
+    """The chart drawn on `width` x `height` cells (its last line is the legend, if any)."""
     width, height = max(width, 12), max(height, 4)
-    legend = legend_text(options, width) if (options.legend or options.note) else None
+    legend = legend_line(options, width) if (options.legend or options.note) else None
     plot_height = height - (1 if legend is not None else 0)
+    tail = [legend] if legend is not None else []
     limits = x_limits(traces, options)
     if limits is None:
-        body = Text("\n" * (plot_height // 2) + "no data".center(width), style="dim")
-        return Text("\n").join([body, legend]) if legend is not None else body
+        return ChartImage(_message("no data", width, plot_height) + tail, width)
     lo, hi = limits
     columns = max(8, width - Y_AXIS_COLUMNS)
     fig = plt.figure
@@ -131,23 +205,27 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
         ok = np.isfinite(x) & np.isfinite(y)
         if options.log_y:
             ok &= y > 0
-        x, y = _visible(x[ok], y[ok], lo, hi)
+        if not ok.all():
+            x, y = x[ok], y[ok]
+        if options.x_range is not None:
+            x, y = _visible(x, y, lo, hi)
         if not len(x):
             continue
-        if trace.kind != "points" and len(x) > 2 * columns:
-            x, y = decimate(x, y, columns)
+        # A smoothed line has no spikes to keep: one point per column is enough.
+        slots = columns // 2 if trace.kind == "smoothed" else columns
+        if trace.kind != "points" and len(x) > 2 * slots:
+            x, y = decimate(x, y, slots)
         colour = mix(trace.colour, background, FAINT) if trace.kind == "faint" else hex_to_rgb(trace.colour)
         pixel = plt.pixel() if no_color else plt.pixel(foreground=colour)
         symbol = "●" if trace.kind == "points" else trace.marker
-        signal = fig.signal(np.asarray(x).tolist(), np.asarray(y).tolist(), marker=plt.marker(symbol, pixel),
+        signal = fig.signal(x.tolist(), y.tolist(), marker=plt.marker(symbol, pixel),
                             yside="right" if trace.right else "left")
         if trace.kind != "points":
             signal.lines()
         _add(fig, signal)
         drawn = True
     if not drawn:
-        body = Text("\n" * (plot_height // 2) + "nothing to draw here".center(width), style="dim")
-        return Text("\n").join([body, legend]) if legend is not None else body
+        return ChartImage(_message("nothing to draw here", width, plot_height) + tail, width)
     for value in options.hlines:
         if not options.log_y or value > 0:
             line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
@@ -158,9 +236,8 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     fig.ruler("x").ticks(*x_ticks(lo, hi, options.x_axis, width))
     if options.log_y:
         fig.ruler("y").scale("log")
-    body = Text.from_ansi(fig.build().string(colorless=no_color), no_wrap=True)
-    body.rstrip()
-    return Text("\n").join([body, legend]) if legend is not None else body
+    plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
+    return ChartImage(plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
 
 
 def _add(fig: Any, signal: Any) -> None:
@@ -187,7 +264,7 @@ class ScalarChart(Widget, can_focus=True):
         self.key: Any = None
         self.traces: list[Trace] = []
         self.options = ChartOptions()
-        self._drawn: tuple[Any, Text] | None = None
+        self._drawn: tuple[Any, ChartImage] | None = None
         self.draws = 0  # how many times it was really drawn (tests check live redraws)
 
     def set_chart(self, key: Any, traces: list[Trace], options: ChartOptions) -> bool:
@@ -198,16 +275,22 @@ class ScalarChart(Widget, can_focus=True):
         self.refresh()
         return True
 
-    def render(self) -> Text:
+    def _image(self) -> ChartImage:
         size = self.content_size
         theme = self.app.current_theme
         cache_key = (self.key, self.options, size.width, size.height, theme.name, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:
             return self._drawn[1]
-        background = theme.background or ("#000000" if theme.dark else "#ffffff")
-        if not str(background).startswith("#") or len(str(background)) != 7:
+        background = str(theme.background or "")
+        if not background.startswith("#") or len(background) != 7:
             background = "#000000" if theme.dark else "#ffffff"
-        text = draw_chart(self.traces, self.options, size.width, size.height, background, self.app.no_color)
+        image = draw_chart(self.traces, self.options, size.width, size.height, background, self.app.no_color)
         self.draws += 1
-        self._drawn = (cache_key, text)
-        return text
+        self._drawn = (cache_key, image)
+        return image
+
+    def render_line(self, y: int) -> Strip:
+        image = self._image()
+        width = self.content_size.width
+        segments = image.lines[y] if 0 <= y < len(image.lines) else []
+        return Strip(segments).adjust_cell_length(width).apply_style(self.rich_style)

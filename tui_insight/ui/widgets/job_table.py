@@ -22,12 +22,12 @@ COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("mark", " ", False),
     ("id", "job", True),
     ("state", "state", True),
-    ("files", "files s/l/g", True),
-    ("tags", "tags s/h/t/i", True),
+    ("live", "live", True),
     ("step", "last step", True),
     ("updated", "updated", True),
     ("trend", "trend", False),
-    ("live", "live", True),
+    ("files", "files s/l/g", True),
+    ("tags", "tags s/h/t/i", True),
 )
 SORTABLE = tuple(key for key, _, sortable in COLUMNS if sortable)
 COLUMN_WIDTHS = {"mark": 1, "updated": 8, "trend": SPARK_WIDTH, "live": 6}
@@ -122,8 +122,14 @@ class JobTable(DataTable):
         self.marked: list[str] = []
 
     def on_mount(self) -> None:
-        for key, header, _ in COLUMNS:
-            self.add_column(header, key=key, width=COLUMN_WIDTHS.get(key))
+        self._ensure_columns()
+
+    def _ensure_columns(self) -> None:
+        """Columns are added on first use, whichever of mount and the first fill comes first."""
+        if not self.columns:
+            for key, header, _ in COLUMNS:
+                self.add_column(header, key=key, width=COLUMN_WIDTHS.get(key))
+            self._label_sorted_column()
 
     # -- what the owner calls ---------------------------------------------------------------
 
@@ -135,6 +141,7 @@ class JobTable(DataTable):
 
     def refresh_jobs(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str] | None = None) -> None:
         """Recompute the rows of `train_ids` (all jobs if None), drop vanished jobs, redraw."""
+        self._ensure_columns()
         if train_ids is None:
             self.rows_by_id = {}
             train_ids = views.keys()
