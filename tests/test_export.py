@@ -176,11 +176,18 @@ def test_refuses_non_empty_out_without_force(tmp_path):
     assert "jobs.csv" in os.listdir(out)
 
 
+def test_lineage_only_export(tmp_path, fixture_cache):
+    out = tmp_path / "out"
+    export_snapshot(fixture_cache, out, train_ids=["./lenet_lr0.1", "./resnetish_bs32"], plugins={"lineage"})
+    assert sorted(r["summary_dir"] for r in read(out / "lineage.csv")) == ["./lenet_lr0.1", "./resnetish_bs32"]
+    assert read(out / "scalars.csv") == [] and read(out / "histograms.csv") == []
+
+
 def test_narrowed_export_for_one_view(tmp_path, fixture_cache):
     out = tmp_path / "out"
     export_snapshot(fixture_cache, out, train_ids=["./lenet_lr0.01"], plugins={"scalar"})
     assert {r["train_id"] for r in read(out / "scalars.csv")} == {"./lenet_lr0.01"}
-    assert read(out / "histograms.csv") == []
+    assert read(out / "histograms.csv") == [] and read(out / "lineage.csv") == []
 
 
 # -- the command line -----------------------------------------------------------------------

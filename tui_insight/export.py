@@ -78,7 +78,11 @@ def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
 def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
                     train_ids: Iterable[str] | None = None, plugins: set[str] | None = None,
                     tags: set[TagKey] | None = None) -> ExportResult:
-    """Write the six CSV files for the cache's current jobs (optionally narrowed) into `out`."""
+    """Write the six CSV files for the cache's current jobs (optionally narrowed) into `out`.
+
+    `plugins` narrows to some of scalar, histogram, tensor, image and lineage; `tags` to some
+    (plugin, tag) pairs (no lineage then). Files left out by the narrowing hold only a header.
+    """
     out = check_destination(cache, out, force)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -100,7 +104,8 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
                 rows = _stream_job(view, keep) if all_steps else _cached_job(cache, view, keep)
                 for name, row in rows:
                     files.row(name, row)
-            _write_lineage(out / "lineage.csv", views if (plugins is None and tags is None) else [], result)
+            with_lineage = (plugins is None or "lineage" in plugins) and tags is None
+            _write_lineage(out / "lineage.csv", views if with_lineage else [], result)
     except OSError as exc:
         raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     return result

@@ -464,6 +464,7 @@ def test_e_exports_the_lineage_of_the_shown_jobs(lineage_logs, tmp_path):
     header = lines[0].split(",")
     assert header[0] == "summary_dir" and "learning_rate" in header
     assert sorted(line.split(",")[0] for line in lines[1:]) == ["./mom_b", "./mom_c"]
+    assert len((out / "scalars.csv").read_text().splitlines()) == 1  # lineage only: a bare header
 
 
 def test_help_lists_every_lineage_key_with_its_id(lineage_logs):

@@ -448,12 +448,11 @@ class LineageView(DataView):
     # -- export ---------------------------------------------------------------------------
 
     def export_scope(self) -> dict[str, Any]:
-        # The export writes lineage.csv only for an unrestricted plugin set: the shown jobs whole.
-        return {"train_ids": [row.summary_dir for row in self.shown], "plugins": None}
+        return {"train_ids": [row.summary_dir for row in self.shown], "plugins": {"lineage"}}
 
     def describe_export(self) -> str:
         n = len(self.shown)
-        return f"lineage of the {n} shown job{'s' if n != 1 else ''} (with their other data)"
+        return f"lineage of the {n} shown job{'s' if n != 1 else ''}"
 
 
 VIEW = LineageView
