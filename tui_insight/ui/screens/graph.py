@@ -34,6 +34,11 @@ from ..views import DataView
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
 
+def source_text(source: GraphSource) -> str:
+    """Where a graph comes from, in a few words."""
+    return f"summary, step {source.step}" if source.kind == "summary" else f"{source.kind} file"
+
+
 REVEAL_LIMIT = 100  # matches whose scopes a search opens at once (MindInsight's page); n/N open the rest
 
 
@@ -118,7 +123,8 @@ class GraphView(DataView):
     GraphView { layout: vertical; }
     GraphView .graph-line { height: 1; padding: 0 1; }
     GraphView #graph-hint { color: $foreground-muted; }
-    GraphView #graph-search { height: 3; }
+    GraphView #graph-search { height: 1; border: none; padding: 0 1; background: $boost; }
+    GraphView #graph-search:focus { border: none; }
     GraphView #graph-body { height: 1fr; }
     GraphView #graph-left { width: 1fr; height: 1fr; }
     GraphView #graph-message { height: 1fr; padding: 1 2; }
@@ -155,8 +161,9 @@ class GraphView(DataView):
     def compose(self) -> ComposeResult:
         yield Static("", id="graph-title", classes="graph-line")
         yield Static("", id="graph-hint", classes="graph-line")
-        yield Input(placeholder="search node names (case-insensitive, last path segment): enter finds, escape closes",
-                    id="graph-search", classes="filter")
+        # The search box takes the hint line's place: opening it moves nothing else on the screen.
+        yield Input(placeholder="/ search node names (any case, last path segment): enter finds, escape closes",
+                    id="graph-search")
         with Horizontal(id="graph-body"):
             with Vertical(id="graph-left"):
                 yield Static("", id="graph-message")
@@ -245,7 +252,7 @@ class GraphView(DataView):
                 self._display(key, built)
             elif built.graph is None:
                 self._show_pane("message", self._error_text(key, built))
-            else:  # back from the pipeline: the tree is as the user left it
+            elif not self.tree.display:  # back from the pipeline: the tree is as the user left it
                 self._show_pane("tree")
                 self._update_status()
                 self._update_detail()
@@ -259,6 +266,8 @@ class GraphView(DataView):
     def _no_graph_text(self) -> str:
         if not self.jobs:
             return f"{escape(', '.join(self.train_ids))}: no longer in LOGDIR."
+        if self.selected is None and any(job.state == "loading" for job in self.jobs):
+            return "Loading the job…"
         if self.selected is None:
             names = ", ".join(job.train_id for job in self.jobs)
             return (f"[b]{escape(names)}[/b] has no computational graph: no graph record in its summary "
@@ -321,7 +330,7 @@ class GraphView(DataView):
         if self._search_pending:
             self.run_search(self.search_text)
         self._update_status()
-        self._update_detail()
+        self.call_after_refresh(self._update_detail)  # paint the tree first
 
     @staticmethod
     def _error_text(key: tuple[str, str, bool], built: BuiltGraph) -> str:
@@ -330,7 +339,6 @@ class GraphView(DataView):
     # -- status lines -------------------------------------------------------------------------
 
     def _update_status(self) -> None:
-        self.refresh_bindings()  # the footer dims what the mode or the graph count rules out
         title = self.query_one("#graph-title", Static)
         hint = self.query_one("#graph-hint", Static)
         compare = len(self.train_ids) > 1
@@ -350,7 +358,7 @@ class GraphView(DataView):
         tid, tag = self.selected
         source = self._current_source()
         where = f"{escape(tid)} · " if compare else ""
-        kind = f"{source.kind}, step {source.step}" if source is not None else "gone"
+        kind = source_text(source) if source is not None else "gone"
         count = ""
         if len(entries) > 1:
             index = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.selected), 0)
@@ -478,15 +486,20 @@ class GraphView(DataView):
             return
         box = self.query_one("#graph-search", Input)
         box.value = self.search_text
+        self.query_one("#graph-hint", Static).display = False
         box.display = True
         self.screen.set_focus(box)  # now, not later: the keys typed right after `/` must reach it
 
     @on(Input.Submitted, "#graph-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        event.input.display = False
+        self._close_search_box()
         self.tree.focus()
         self.run_search(event.value.strip())
+
+    def _close_search_box(self) -> None:
+        self.query_one("#graph-search", Input).display = False
+        self.query_one("#graph-hint", Static).display = True
 
     def run_search(self, text: str) -> None:
         """Find `text` (MindInsight's rule), open the scopes of the matches, go to the first."""
@@ -532,7 +545,7 @@ class GraphView(DataView):
     def action_clear_search(self) -> None:
         box = self.query_one("#graph-search", Input)
         if box.display:
-            box.display = False
+            self._close_search_box()
             self.focus_view()
             return
         if not self.search_text:
@@ -557,6 +570,7 @@ class GraphView(DataView):
         return [job.train_id for job in self.jobs if job.lineage is not None and job.lineage.dataset_graph]
 
     def action_toggle_pipeline(self) -> None:
+        self.call_after_refresh(self.refresh_bindings)  # the footer dims the graph keys in the pipeline
         if self.mode == "pipeline":
             self.mode = "graph"
             self._refresh()
@@ -611,7 +625,7 @@ class GraphView(DataView):
             if compare:
                 label.append(f"{tid}  ", "bold")
             label.append(tag)
-            label.append(f"  {source.kind}, step {source.step}", "dim")
+            label.append(f"  {source_text(source)}", "dim")
             labels.append(label)
         current = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.selected), 0)
         self.app.push_screen(GraphPicker("Show the graph", labels, current), partial(self._picked_graph, entries))
@@ -633,7 +647,7 @@ class GraphView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
-        jobs_changed = (changes.added | changes.removed) & mine
+        jobs_changed = (changes.added | changes.removed | set(changes.updated)) & mine
         if changes.graphs & mine or jobs_changed:
             for key in [k for k in self._built if k[0] in changes.removed]:
                 del self._built[key]

@@ -149,7 +149,8 @@ def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = Non
         rows.append(_field("scope", node.scope))
     if node.is_scope:
         below = (sizes or {}).get(node.name, 0)
-        rows.append(_field("holds", f"{node.subnode_count:,} children, {below:,} nodes below"))
+        children = f"{node.subnode_count:,} child" + ("" if node.subnode_count == 1 else "ren")
+        rows.append(_field("holds", f"{children}, {below:,} node{'' if below == 1 else 's'} below"))
     else:
         rows.append(_field("output", f"{shape_text(node.output_shape)}  {node.output_data_type or '-'}"))
         if node.full_name and node.full_name != node.name:
@@ -238,7 +239,7 @@ class NodeDetail(OptionList):
     HELP_GROUP = "Graph"
     BINDINGS = [Binding("enter", "select", "Jump to input/output", id="graph.jump")]
     DEFAULT_CSS = """
-    NodeDetail { height: 1fr; width: 1fr; border: none; padding: 0 0 0 1; }
+    NodeDetail { height: 1fr; width: 1fr; border: none; padding: 0 0 0 1; scrollbar-gutter: stable; }
     NodeDetail:focus { border: none; }
     """
 
