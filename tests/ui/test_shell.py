@@ -27,8 +27,7 @@ def table(app) -> JobTable:
 
 
 def cell_text(app, tid: str, column: str) -> str:
-    value = table(app).get_cell(tid, column)
-    return getattr(value, "plain", str(value))
+    return table(app).cell(tid, column)
 
 
 # -- start, loading, progress ---------------------------------------------------------------------

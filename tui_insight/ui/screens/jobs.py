@@ -9,7 +9,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 
 from ...summary.cache import Changes
 from ..widgets.job_table import SORTABLE, JobTable
@@ -81,15 +81,15 @@ class JobsScreen(Screen):
 
     # -- actions ----------------------------------------------------------------------------
 
-    @on(DataTable.RowSelected, "#jobs-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(JobTable.Opened)
+    def _row_opened(self, event: JobTable.Opened) -> None:
         event.stop()
-        self.action_open()
+        self.app.open_jobs((event.train_id,))
 
-    @on(DataTable.HeaderSelected, "#jobs-table")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+    @on(JobTable.HeaderClicked)
+    def _header_clicked(self, event: JobTable.HeaderClicked) -> None:
         event.stop()
-        self.table.set_sort(str(event.column_key.value))
+        self.table.set_sort(event.column)
 
     def action_open(self) -> None:
         tid = self.table.current_job

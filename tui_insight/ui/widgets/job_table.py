@@ -1,12 +1,25 @@
-"""The table of jobs: one row per job, updated cell by cell as the cache changes."""
+"""The table of jobs: one row per job, drawn line by line, updated row by row.
+
+A Line-API table rather than Textual's DataTable: DataTable measures every cell it adds or
+updates, which for hundreds of jobs reloading live costs tenths of a second; here a row is a
+cached strip, rebuilt only when what it says changes, and only visible rows are drawn.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
-from rich.text import Text
-from textual.widgets import DataTable
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ...summary.cache import JobView
 from ..format import relative_time
@@ -16,21 +29,23 @@ from .sparkline import sparkline
 LIVE_SECONDS = 60.0  # a job whose files changed this recently is being written
 SPARK_WIDTH = 10
 PLUGINS = ("scalar", "histogram", "tensor", "image")
+MAX_ID_WIDTH = 48
 
-# (key, header, sortable)
-COLUMNS: tuple[tuple[str, str, bool], ...] = (
-    ("mark", " ", False),
-    ("id", "job", True),
-    ("state", "state", True),
-    ("live", "live", True),
-    ("step", "last step", True),
-    ("updated", "updated", True),
-    ("trend", "trend", False),
-    ("files", "files s/l/g", True),
-    ("tags", "tags s/h/t/i", True),
+# (key, header, sortable, right-aligned): most telling first, so 80 columns show what matters
+COLUMNS: tuple[tuple[str, str, bool, bool], ...] = (
+    ("mark", " ", False, False),
+    ("id", "job", True, False),
+    ("state", "state", True, False),
+    ("live", "live", True, False),
+    ("step", "last step", True, True),
+    ("updated", "updated", True, True),
+    ("trend", "trend", False, False),
+    ("files", "files s/l/g", True, False),
+    ("tags", "tags s/h/t/i", True, False),
 )
-SORTABLE = tuple(key for key, _, sortable in COLUMNS if sortable)
-COLUMN_WIDTHS = {"mark": 1, "updated": 8, "trend": SPARK_WIDTH, "live": 6}
+SORTABLE = tuple(key for key, _, sortable, _ in COLUMNS if sortable)
+Cell = tuple[str, str]  # text, style
+parse_style = lru_cache(maxsize=256)(Style.parse)
 
 
 def compile_filter(text: str) -> Callable[[str], bool]:
@@ -52,23 +67,20 @@ def first_scalar_values(view: JobView):
     return None
 
 
-def state_text(state: str) -> Text:
+def state_style(state: str) -> str:
     if state == "ok":
-        style = "green"
-    elif state == "growing":
-        style = "yellow"
-    elif state == "loading":
-        style = "dim"
-    else:
-        style = "bold red"
-    return Text(state, style=style)
+        return "green"
+    if state == "growing":
+        return "yellow"
+    if state == "loading":
+        return "dim"
+    return "bold red"
 
 
 @dataclass
 class JobRow:
-    cells: dict[str, Any]
+    cells: dict[str, Cell]
     sort: dict[str, Any]
-    plain: dict[str, str]  # what each cell says, to skip updates that change nothing
 
 
 def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
@@ -76,93 +88,122 @@ def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
     last = view.last_step
     live = bool(view.update_time) and now - view.update_time < LIVE_SECONDS
     values = first_scalar_values(view)
-    spark = sparkline(values, SPARK_WIDTH) if values is not None else ""
     files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files))
-    updated = relative_time(view.update_time, now) if view.loaded else "-"
-    mark = Text("●", style=f"bold {job_colour(mark_index)}") if mark_index is not None else Text(" ")
     cells = {
-        "mark": mark,
-        "id": view.train_id,
-        "state": state_text(view.state),
-        "files": "/".join(str(n) for n in files),
-        "tags": "/".join(str(n) for n in counts),
-        "step": Text(str(last) if last is not None else "-", justify="right"),
-        "updated": Text(updated, justify="right"),
-        "trend": Text(spark, style="cyan"),
-        "live": Text("● live", style="bold green") if live else Text(""),
+        "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
+        "id": (view.train_id, ""),
+        "state": (view.state, state_style(view.state)),
+        "live": ("● live", "bold green") if live else ("", ""),
+        "step": (str(last) if last is not None else "-", ""),
+        "updated": (relative_time(view.update_time, now) if view.loaded else "-", ""),
+        "trend": (sparkline(values, SPARK_WIDTH) if values is not None else "", "cyan"),
+        "files": ("/".join(str(n) for n in files), ""),
+        "tags": ("/".join(str(n) for n in counts), ""),
     }
-    plain = {k: (v.plain if isinstance(v, Text) else str(v)) + (str(v.style) if isinstance(v, Text) else "")
-             for k, v in cells.items()}
     sort = {
         "id": view.train_id,
         "state": view.state,
-        "files": sum(files),
-        "tags": sum(counts),
+        "live": (live, view.update_time),
         "step": last if last is not None else -1,
         "updated": view.update_time,
-        "live": (live, view.update_time),
+        "files": sum(files),
+        "tags": sum(counts),
     }
-    return JobRow(cells, sort, plain)
+    return JobRow(cells, sort)
 
 
-class JobTable(DataTable):
+def _fit(text: str, width: int, right: bool) -> str:
+    if len(text) > width:
+        return text[: max(width - 1, 0)] + "…" if width else ""
+    return text.rjust(width) if right else text.ljust(width)
+
+
+class JobTable(ScrollView, can_focus=True):
     """Every job of the cache, filtered and sorted; keeps the cursor on the same job."""
 
+    HELP_GROUP = "Job list"
+    COMPONENT_CLASSES = {"job-table--header", "job-table--cursor", "job-table--odd"}
     DEFAULT_CSS = """
-    JobTable { height: 1fr; }
+    JobTable { height: 1fr; background: $surface; }
+    JobTable > .job-table--header { background: $panel; text-style: bold; }
+    JobTable > .job-table--odd { background: $background; }
+    JobTable > .job-table--cursor { background: $primary 40%; text-style: bold; }
+    JobTable:focus > .job-table--cursor { background: $primary; color: $background; }
     """
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False, id="jobs.cursor_up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="jobs.cursor_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="jobs.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="jobs.page_down"),
+        Binding("home", "to_end(-1)", "First job", show=False, id="jobs.first"),
+        Binding("end", "to_end(1)", "Last job", show=False, id="jobs.last"),
+    ]
+
+    cursor_row: reactive[int] = reactive(0, always_update=True)
+
+    class Opened(Message):
+        """enter, or a click on the row under the cursor."""
+
+        def __init__(self, train_id: str):
+            super().__init__()
+            self.train_id = train_id
+
+    class HeaderClicked(Message):
+        def __init__(self, column: str):
+            super().__init__()
+            self.column = column
 
     def __init__(self, **kwargs: Any):
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        super().__init__(**kwargs)
         self.rows_by_id: dict[str, JobRow] = {}
         self.order: list[str] = []  # train ids shown, top to bottom
         self.filter_text = ""
         self.sort_key = "id"
         self.sort_reverse = False
         self.marked: list[str] = []
-
-    def on_mount(self) -> None:
-        self._ensure_columns()
-
-    def _ensure_columns(self) -> None:
-        """Columns are added on first use, whichever of mount and the first fill comes first."""
-        if not self.columns:
-            for key, header, _ in COLUMNS:
-                self.add_column(header, key=key, width=COLUMN_WIDTHS.get(key))
-            self._label_sorted_column()
+        self.widths: dict[str, int] = {key: len(header) for key, header, _, _ in COLUMNS}
+        self._strips: dict[tuple, Strip] = {}  # rendered rows
 
     # -- what the owner calls ---------------------------------------------------------------
 
     @property
+    def row_count(self) -> int:
+        return len(self.order)
+
+    @property
     def current_job(self) -> str | None:
-        if not self.order or self.cursor_row < 0 or self.cursor_row >= len(self.order):
+        if not self.order or not 0 <= self.cursor_row < len(self.order):
             return None
         return self.order[self.cursor_row]
 
+    def cell(self, train_id: str, column: str) -> str:
+        """What a cell says (tests and the palette read it)."""
+        return self.rows_by_id[train_id].cells[column][0]
+
     def refresh_jobs(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str] | None = None) -> None:
         """Recompute the rows of `train_ids` (all jobs if None), drop vanished jobs, redraw."""
-        self._ensure_columns()
         if train_ids is None:
             self.rows_by_id = {}
             train_ids = views.keys()
         for tid in list(self.rows_by_id):
             if tid not in views:
                 del self.rows_by_id[tid]
-        changed = set()
+        changed = False
         for tid in train_ids:
             view = views.get(tid)
             if view is None:
                 continue
             row = job_row(view, now, self._mark_index(tid))
             old = self.rows_by_id.get(tid)
-            if old is None or old.plain != row.plain or old.sort != row.sort:
+            if old is None or old.cells != row.cells or old.sort != row.sort:
                 self.rows_by_id[tid] = row
-                changed.add(tid)
-        self._sync(changed)
+                changed = True
+        if changed or len(self.rows_by_id) != len(self.order):
+            self._sync()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text
-        self._sync(set())
+        self._sync()
 
     def set_sort(self, key: str, reverse: bool | None = None) -> None:
         if key not in SORTABLE:
@@ -170,14 +211,67 @@ class JobTable(DataTable):
         if reverse is None:
             reverse = not self.sort_reverse if key == self.sort_key else False
         self.sort_key, self.sort_reverse = key, reverse
-        self._label_sorted_column()
-        self._sync(set())
+        self._sync()
 
     def set_marked(self, marked: list[str], views: Mapping[str, JobView], now: float) -> None:
         self.marked = list(marked)
         self.refresh_jobs(views, now, list(self.rows_by_id))
 
-    # -- internals --------------------------------------------------------------------------
+    # -- keys and mouse ---------------------------------------------------------------------
+
+    def action_cursor(self, move: int) -> None:
+        self.move_cursor(self.cursor_row + move)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(self.cursor_row + direction * max(1, self.size.height - 2))
+
+    def action_to_end(self, direction: int) -> None:
+        self.move_cursor(0 if direction < 0 else len(self.order) - 1)
+
+    def action_cursor_down(self) -> None:  # the name DataTable users know
+        self.action_cursor(1)
+
+    def move_cursor(self, row: int) -> None:
+        if not self.order:
+            self.cursor_row = 0
+            return
+        self.cursor_row = max(0, min(len(self.order) - 1, row))
+
+    def watch_cursor_row(self, row: int) -> None:
+        self._scroll_to_cursor()
+        self.refresh()
+
+    def _scroll_to_cursor(self) -> None:
+        visible = max(1, self.size.height - 1)  # the header takes a line
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row >= top + visible:
+            self.scroll_to(y=self.cursor_row - visible + 1, animate=False, immediate=True)
+
+    def on_click(self, event: Click) -> None:
+        if event.y == 0:
+            column = self._column_at(event.x + int(self.scroll_x))
+            if column is not None:
+                self.post_message(self.HeaderClicked(column))
+            return
+        row = int(self.scroll_y) + event.y - 1
+        if 0 <= row < len(self.order):
+            if row == self.cursor_row or event.chain >= 2:
+                self.post_message(self.Opened(self.order[row]))
+            else:
+                self.cursor_row = row
+
+    def _column_at(self, x: int) -> str | None:
+        left = 0
+        for key, _, _, _ in COLUMNS:
+            right = left + self.widths[key] + 2
+            if left <= x < right:
+                return key
+            left = right
+        return None
+
+    # -- drawing ----------------------------------------------------------------------------
 
     def _mark_index(self, tid: str) -> int | None:
         return self.marked.index(tid) if tid in self.marked else None
@@ -189,30 +283,83 @@ class JobTable(DataTable):
         ids.sort(key=lambda tid: (self.rows_by_id[tid].sort[key], tid), reverse=self.sort_reverse)
         return ids
 
-    def _sync(self, changed: set[str]) -> None:
-        order = self._visible_order()
-        if order == self.order and self.row_count == len(order):
-            for tid in changed:
-                if tid in self.rows_by_id and tid in order:
-                    for key, value in self.rows_by_id[tid].cells.items():
-                        self.update_cell(tid, key, value)
-            return
+    def _sync(self) -> None:
+        """Order, widths and size from the rows; the cursor stays on its job."""
         keep = self.current_job
-        old_row = self.cursor_row
-        self.clear()
-        self.order = order
-        for tid in order:
-            cells = self.rows_by_id[tid].cells
-            self.add_row(*(cells[key] for key, _, _ in COLUMNS), key=tid)
-        if order:
-            row = order.index(keep) if keep in order else min(max(old_row, 0), len(order) - 1)
-            self.move_cursor(row=row, animate=False)
-
-    def _label_sorted_column(self) -> None:
-        for key, header, _ in COLUMNS:
-            column = self.columns.get(key)  # type: ignore[call-overload]
-            if column is None:
-                continue
-            arrow = (" ▼" if self.sort_reverse else " ▲") if key == self.sort_key else ""
-            column.label = Text(header + arrow)
+        self.order = self._visible_order()
+        widths = {}
+        for key, header, _, _ in COLUMNS:
+            cell_width = max((len(row.cells[key][0]) for row in self.rows_by_id.values()), default=0)
+            widths[key] = max(len(header) + (2 if key == self.sort_key else 0), cell_width)
+        widths["id"] = min(widths["id"], MAX_ID_WIDTH)
+        if widths != self.widths:
+            self.widths = widths
+            self._strips.clear()
+        total = sum(w + 2 for w in self.widths.values())
+        self.virtual_size = Size(total, len(self.order) + 1)
+        if self.order:
+            row = self.order.index(keep) if keep in self.order else min(self.cursor_row, len(self.order) - 1)
+            self.cursor_row = row
+        else:
+            self.cursor_row = 0
+        if len(self._strips) > 4 * max(len(self.rows_by_id), 64):
+            self._strips.clear()
         self.refresh()
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        scroll_x = int(self.scroll_x)
+        base = self.rich_style
+        if y == 0:
+            strip = self._header_strip(base)
+        else:
+            row = int(self.scroll_y) + y - 1
+            if not 0 <= row < len(self.order):
+                return Strip.blank(width, base)
+            strip = self._row_strip(row, base)
+        return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
+
+    def _header_strip(self, base: Style) -> Strip:
+        style = base + self._style("job-table--header")
+        segments = []
+        for key, header, _, right in COLUMNS:
+            label = header
+            if key == self.sort_key:
+                label += " ▼" if self.sort_reverse else " ▲"
+            segments.append(Segment(" " + _fit(label, self.widths[key], right) + " ", style))
+        return Strip(segments)
+
+    def _row_strip(self, row: int, base: Style) -> Strip:
+        tid = self.order[row]
+        cells = self.rows_by_id[tid].cells
+        cursor = row == self.cursor_row
+        focused = self.has_focus
+        key = (tid, tuple(cells.values()), cursor, focused, row % 2)
+        strip = self._strips.get(key)
+        if strip is None:
+            line = base + (self._style("job-table--odd") if row % 2 else Style())
+            if cursor:
+                line = line + self._style("job-table--cursor")
+            segments = []
+            for column, _, _, right in COLUMNS:
+                text, style = cells[column]
+                cell_style = line + parse_style(style) if style else line
+                if cursor and style:
+                    cell_style = cell_style + Style(bgcolor=line.bgcolor) if line.bgcolor else cell_style
+                segments.append(Segment(" ", line))
+                segments.append(Segment(_fit(text, self.widths[column], right), cell_style))
+                segments.append(Segment(" ", line))
+            strip = self._strips[key] = Strip(segments)
+        return strip
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._scroll_to_cursor()
