@@ -13,7 +13,9 @@ def progress_text(cache: SummaryCache, reload_interval: float) -> str:
         return f"[b red]{cache.error}[/]"
     files = f"{p.files_read} file{'s' if p.files_read != 1 else ''}"
     if p.reloads == 0 or (p.loading and p.jobs_loaded < p.jobs_found):
-        return f"[b]loading[/b] {p.jobs_loaded}/{p.jobs_found} jobs · {files} · {megabytes(p.bytes_read)} read"
+        return f"[b]loading[/b] {p.jobs_loaded}/{p.jobs_found} jobs · {files} read · {megabytes(p.bytes_read)}"
+    total = sum(len(v.summary_files) + len(v.lineage_files) + len(v.graph_files) for v in cache.jobs.values())
+    files = f"{total} file{'s' if total != 1 else ''}"
     again = f" · reload every {reload_interval:g}s" if reload_interval > 0 else ""
     problems = f" · [yellow]{len(cache.problems)} problem(s) in LOGDIR[/]" if cache.problems else ""
     return f"{p.jobs_found} jobs · {files} · {megabytes(p.bytes_read)} read{again}{problems}"
