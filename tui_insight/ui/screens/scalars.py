@@ -469,8 +469,7 @@ class ScalarsView(DataView):
             legend = [(self.job_colour(tid), tid) for tid in self.train_ids]
             if chart_id == OVERLAY:
                 notes.append("tags by marker: " + ", ".join(
-                    f"{tag}={'line' if SERIES_MARKERS[k % len(SERIES_MARKERS)] == 'braille' else SERIES_MARKERS[k % len(SERIES_MARKERS)]}"
-                    for k, tag in enumerate(tags)))
+                    f"{tag} {_shown_marker(SERIES_MARKERS[k % len(SERIES_MARKERS)])}" for k, tag in enumerate(tags)))
         if self._two_axes(tags):
             notes.append(f"left axis: {tags[0]} · right axis: {tags[1]}")
         if self._normalised(tags):
@@ -480,7 +479,11 @@ class ScalarsView(DataView):
         above, below = self.threshold
         hlines = tuple(v for v in (above, below) if v is not None) if not self._normalised(tags) else ()
         cursor = self.cursor_x if chart_id == self.active_chart else None
-        return ChartOptions(self.x_axis, self.x_range, self.log_y, cursor, hlines, tuple(legend), " · ".join(notes))
+        symbols: tuple[str, ...] = ()
+        if self.app.no_color and legend:  # colours are gone: name each entry's marker instead
+            symbols = tuple(_shown_marker(SERIES_MARKERS[i % len(SERIES_MARKERS)]) for i in range(len(legend)))
+        return ChartOptions(self.x_axis, self.x_range, self.log_y, cursor, hlines, tuple(legend), symbols,
+                            " · ".join(notes))
 
     # -- status and read-out ----------------------------------------------------------------------
 
@@ -744,6 +747,10 @@ class ScalarsView(DataView):
     def describe_export(self) -> str:
         tags = self.visible_tags()
         return f"{len(tags)} scalar tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
+
+
+def _shown_marker(marker: str) -> str:
+    return "⣿" if marker == "braille" else marker
 
 
 def _normalise(raw: np.ndarray, smoothed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:

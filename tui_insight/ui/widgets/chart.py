@@ -48,6 +48,7 @@ class ChartOptions:
     cursor_x: float | None = None
     hlines: tuple[float, ...] = ()  # threshold lines
     legend: tuple[tuple[str, str], ...] = ()  # (colour, label)
+    legend_symbols: tuple[str, ...] = ()  # without colour (NO_COLOR): each entry's marker
     note: str = ""  # said after the legend: "smoothed 0.6", "normalised", axes of a two-axis chart
 
 
@@ -84,9 +85,20 @@ def x_ticks(lo: float, hi: float, axis: str, width: int) -> tuple[list[float], l
     if axis == "relative":
         labels = [duration(p) for p in positions]
     else:
-        fmt = "%H:%M:%S" if hi - lo < 86400 else "%m-%d %H:%M"
-        labels = [time.strftime(fmt, time.localtime(p)) if math.isfinite(p) else "" for p in positions]
+        labels = [wall_label(p, hi - lo) for p in positions]
     return positions, labels
+
+
+def wall_label(t: float, span: float) -> str:
+    """A wall-time tick: to the tenth of a second for short runs, the date for long ones."""
+    if not math.isfinite(t):
+        return ""
+    if span >= 86400:
+        return time.strftime("%m-%d %H:%M", time.localtime(t))
+    label = time.strftime("%H:%M:%S", time.localtime(t))
+    if span < 30:
+        label += f".{int((t % 1) * 10)}"
+    return label
 
 
 def x_limits(traces: list[Trace], options: ChartOptions) -> tuple[float, float] | None:
@@ -169,8 +181,9 @@ def ansi_lines(ansi: str) -> list[list[Segment]]:
 
 def legend_line(options: ChartOptions, width: int) -> list[Segment]:
     segments: list[Segment] = []
-    for colour, label in options.legend:
-        segments.append(Segment("● ", Style(color=colour)))
+    for i, (colour, label) in enumerate(options.legend):
+        symbol = options.legend_symbols[i] if i < len(options.legend_symbols) else "●"
+        segments.append(Segment(symbol + " ", Style(color=colour)))
         segments.append(Segment(label + "  "))
     if options.note:
         segments.append(Segment(options.note, Style(dim=True)))
