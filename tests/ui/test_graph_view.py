@@ -536,6 +536,7 @@ def test_a_graph_that_appears_or_changes_is_shown_keeping_open_scopes(tmp_path):
         assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
         await pilot.pause()
         tree = view.tree
+        assert tree.display and tree.has_focus  # the keyboard moves from the message's pane to the tree
         relu = "Default/net-Net/body/ReLU-op20"
         tree.reveal(relu)
         await pilot.pause()

@@ -128,6 +128,7 @@ class GraphView(DataView):
     GraphView #graph-body { height: 1fr; }
     GraphView #graph-left { width: 1fr; height: 1fr; }
     GraphView #graph-message { height: 1fr; padding: 1 2; }
+    GraphView #graph-message.-short { height: auto; }
     GraphView #node-detail { width: 45%; min-width: 30; height: 1fr; border-left: tall $panel; }
     """
 
@@ -146,6 +147,7 @@ class GraphView(DataView):
         self._shown_built: BuiltGraph | None = None
         self._history: list[str] = []  # nodes left by jumps, for backspace
         self._search_pending = False  # a search typed while the graph was being built
+        self._detail_focus_was_forced = False  # the detail has the keyboard only because no tree was shown
         self._detail_token = 0
 
     GRAPH_ACTIONS = frozenset({"search", "next_match", "previous_match", "toggle_optimized", "jump_back"})
@@ -196,14 +198,23 @@ class GraphView(DataView):
         target.focus()
 
     def _show_pane(self, pane: str, message: str = "") -> None:
-        """Show one of: the graph tree, the pipeline tree, or a message in their place."""
-        had_focus = self.screen.focused in (self.tree, self.pipeline)
-        self.query_one("#graph-message", Static).display = pane == "message"
-        self.query_one("#graph-message", Static).update(message)
-        self.tree.display = pane == "tree"
+        """Show the graph tree, the pipeline tree, or a message in their place ("message").
+
+        "building" shows a short message above the (still empty) tree, which keeps the keyboard:
+        no focus moves when the graph arrives.
+        """
+        box = self.query_one("#graph-message", Static)
+        box.update(message)
+        box.display = pane in ("message", "building")
+        box.set_class(pane == "building", "-short")
+        self.tree.display = pane in ("tree", "building")
         self.pipeline.display = pane == "pipeline"
-        if had_focus and pane != "message":
+        focused = self.screen.focused
+        if focused is not None and self in focused.ancestors and not focused.display:
+            self.focus_view()  # the focused tree was just hidden
+        elif focused is self.detail and pane in ("tree", "building", "pipeline") and self._detail_focus_was_forced:
             self.focus_view()
+        self._detail_focus_was_forced = pane == "message"
 
     # -- which graph --------------------------------------------------------------------------
 
@@ -258,9 +269,10 @@ class GraphView(DataView):
                 self._update_detail()
             return
         if self._shown is None or self._shown_built is None or self._shown_built.graph is None:
-            self._show_pane("message", f"Building the graph [b]{escape(key[1])}[/b] of {escape(key[0])}…")
+            self._show_pane("building", f"Building the graph [b]{escape(key[1])}[/b] of {escape(key[0])}…")
             self.detail.show_message("")
-        self._start_build(key, source)
+        # After the next paint: the message shows at once, before the build competes for the GIL.
+        self.call_after_refresh(self._start_build, key, source)
         self._update_status()
 
     def _no_graph_text(self) -> str:
