@@ -554,6 +554,31 @@ def test_a_graph_that_appears_or_changes_is_shown_keeping_open_scopes(tmp_path):
     run_view(cache, ["./job"], body)
 
 
+def test_a_new_dataset_graph_replaces_the_pipeline_on_screen(tmp_path):
+    job = write_job(tmp_path, "job", graph=small_graph(), dataset_graph=LENET_LIKE_PIPELINE)
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        await pilot.press("d", "down")
+        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
+        assert view.pipeline.cursor_node.data.op.op_type == "Map"
+        bigger = {"op_type": "Repeat", "count": 2, "children": [LENET_LIKE_PIPELINE]}
+        with LineageWriter(job, timestamp=T0 + 10) as lineage:  # a later lineage file starts afresh
+            lineage.write_dataset_graph(bigger)
+        changes = cache.reload()
+        assert "./job" in changes.lineage
+        view.cache_changed(changes)
+        await pilot.pause()
+        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch", "Repeat"]
+        assert view.pipeline.steps[-1].summary == "count=2"
+        assert "4 operations" in str(view.query_one("#graph-title", Static).render())
+        # The cursor stays on the same operation (Map), found by its place in the new dict.
+        node = view.pipeline.cursor_node
+        assert node.data.op.op_type == "Map" and "Resize" in detail_text(view)
+
+    run_view(cache, ["./job"], body)
+
+
 def test_comparison_picks_graphs_and_pipelines_of_each_job(tmp_path):
     write_job(tmp_path, "a", graph=small_graph("a"), dataset_graph=LENET_LIKE_PIPELINE)
     write_job(tmp_path, "b", pb={"b.pb": wide_graph(4)}, dataset_graph=ZIP_PIPELINE)

@@ -295,8 +295,8 @@ class GraphTree(Tree[GraphData]):
 
 @dataclass(frozen=True)
 class PipelineStep:
-    """One operation of the pipeline, where it sits (child indexes from the dict's root: an id
-    that survives a reload), and its number in data-flow order."""
+    """One operation of the pipeline, where it sits in the dict (child indexes from its root),
+    and its number in data-flow order (1 for the first source)."""
 
     op: DatasetOp
     path: tuple[int, ...]
@@ -391,21 +391,32 @@ class PipelineTree(Tree[Union[PipelineStep, None]]):
 
     def show_pipeline(self, dataset_graph: dict[str, Any] | None) -> None:
         """Show the pipeline; keep the cursor on the same operation if it is still there."""
-        keep = self.cursor_node.data.path if self.cursor_node is not None and self.cursor_node.data else None
+        current = self.cursor_node.data if self.cursor_node is not None else None
         self.clear()
         flow = pipeline_flow(dataset_graph)
         self.steps = pipeline_steps(flow)
-        leaves: list[TreeNode] = []
+        leaves: dict[int, TreeNode] = {}
 
         def add(parent: TreeNode, items: list[FlowItem]) -> None:
             for item in items:
                 if isinstance(item, Branch):
                     add(parent.add(Text(item.title, DIM), None, expand=True), item.items)
                 else:
-                    leaves.append(parent.add_leaf(pipeline_label(item), item))
+                    leaves[item.number] = parent.add_leaf(pipeline_label(item), item)
 
         add(self.root, flow)
-        kept = [leaf for leaf in leaves if leaf.data is not None and leaf.data.path == keep]
-        if kept or leaves:
+        if leaves:
             self.last_line  # noqa: B018 - lays the new lines out, so the cursor lands on the right one
-            self.move_cursor((kept or leaves)[0], animate=False)
+            self.move_cursor(leaves[self._same_step(current)], animate=False)
+
+    def _same_step(self, old: PipelineStep | None) -> int:
+        """The number of the step that stands for `old` after a reload: the same place in the flow
+        if it is the same kind of operation there, else the first of that kind, else the first."""
+        if old is None or not self.steps:
+            return 1
+        by_number = {step.number: step for step in self.steps}
+        same = by_number.get(old.number)
+        if same is not None and same.op.op_type == old.op.op_type:
+            return same.number
+        kind = [step.number for step in self.steps if step.op.op_type == old.op.op_type]
+        return kind[0] if kind else 1
