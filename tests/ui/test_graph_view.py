@@ -311,8 +311,10 @@ def test_search_opens_the_scopes_of_the_matches_and_steps_with_n(fixture_cache, 
         await pilot.press("slash")
         box = view.query_one("#graph-search", Input)
         assert box.display and box.has_focus
-        for key in "conv":
+        for key in "convx":
             await pilot.press(key)
+        await pilot.press("backspace")  # edits the box (not the view's "back after a jump")
+        assert box.value == "conv"
         await pilot.press("enter")
         await pilot.pause()
         assert not box.display
@@ -351,6 +353,40 @@ def test_search_is_case_insensitive_and_only_in_the_last_segment(fixture_cache):
         assert view.tree.cursor_name is not None
 
     run_view(fixture_cache, [LENET], body)
+
+
+def test_a_search_typed_while_the_graph_builds_runs_when_it_is_shown(fixture_cache, monkeypatch):
+    import threading
+
+    from tui_insight.ui.screens import graph as graph_screen
+
+    release = threading.Event()
+    real_build = graph_screen.build_source
+
+    def slow_build(source, optimized):
+        release.wait(10)
+        return real_build(source, optimized)
+
+    monkeypatch.setattr(graph_screen, "build_source", slow_build)
+
+    async def main():
+        app = Host(fixture_cache, (LENET,))
+        async with app.run_test(size=(120, 36)) as pilot:
+            view = app.query_one(GraphView)
+            await pilot.pause()
+            message = view.query_one("#graph-message", Static)
+            assert "Building the graph" in str(message.render())
+            assert view.tree.display and view.tree.has_focus  # the keyboard is where the tree will be
+            await pilot.press("slash", "c", "o", "n", "v", "enter")
+            assert "once the graph is built" in str(view.query_one("#graph-hint", Static).render())
+            release.set()
+            assert await wait_for(pilot, lambda: settled(view))
+            await pilot.pause()
+            assert not message.display
+            assert view.matches and view.tree.cursor_name == view.matches[0]
+            assert f"1/{len(view.matches)}" in str(view.query_one("#graph-hint", Static).render())
+
+    asyncio.run(main())
 
 
 def test_escape_closes_the_box_then_clears_the_search(fixture_cache):
