@@ -116,7 +116,7 @@ class GraphView(DataView):
         Binding("o", "toggle_optimized", "Optimized", id="graph.optimized"),
         Binding("d", "toggle_pipeline", "Dataset pipeline", id="graph.dataset"),
         Binding("g", "pick", "Pick graph", id="graph.pick"),
-        Binding("backspace", "jump_back", "Back to the node before the jump", show=False, id="graph.back"),
+        Binding("backspace", "jump_back", "Back after a jump", show=False, id="graph.back"),
         Binding("escape", "clear_search", "Close / clear search", show=False, id="graph.clear_search"),
     ]
     DEFAULT_CSS = """
