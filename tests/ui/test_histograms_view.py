@@ -5,9 +5,7 @@ values the test wrote; drawing tests read the drawn characters and colours back.
 """
 from __future__ import annotations
 
-import os
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +16,7 @@ from tui_insight.summary.histograms import Ridgeline
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.palette import hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.screens.histograms import HistogramChart, HistogramsView
+from tui_insight.ui.screens.histograms import HistogramsView
 from tui_insight.ui.widgets.ridgeline import (
     HIGHLIGHT, RidgeOptions, draw_ridgeline, nice_ticks, ridge_readout, tick_label,
 )
@@ -41,6 +39,10 @@ def make_ridge(counts, steps=None, nan=None, pos=None, neg=None, lo=-3.0, hi=3.0
 
 def rows_text(strips) -> list[str]:
     return [strip.text for strip in strips]
+
+
+def readout_of(view) -> str:
+    return str(view.query_one("#histogram-readout", Static).render())
 
 
 def truth_tag(tag: str) -> str:
@@ -234,16 +236,15 @@ def test_cursor_keys_move_over_steps_and_buckets_with_a_readout(truth):
         await pilot.press("up", "up", "left", "shift+left", "right")
         i, b = len(served) - 3, bins // 2 - 5
         assert (chart.cursor_index, chart.cursor_bin) == (i, b)
-        readout = str(view.query_one("#histogram-readout", Static).render())
-        assert f"step {served[i]['step']}" in readout
-        assert f"count {served[i]['buckets'][b][2]}" in readout
+        expected = (f"step {served[i]['step']}", f"count {served[i]['buckets'][b][2]}")
+        assert await wait_for(pilot, lambda: all(part in readout_of(view) for part in expected)), readout_of(view)
         await pilot.press("home")
         assert chart.cursor_index == 0
         await pilot.press("end", "shift+right", "shift+right", "shift+right", "shift+right")
         assert chart.cursor_bin == bins - 1  # stops at the last bucket
         await pilot.press("escape")
         assert chart.cursor_step_value is None
-        assert "step cursor" in str(view.query_one("#histogram-readout", Static).render())
+        assert await wait_for(pilot, lambda: "step cursor" in readout_of(view))
         return True
 
     assert run(body)
@@ -337,7 +338,7 @@ def test_bindings_have_view_ids_and_show_in_help():
                      "cursor_newer", "cursor_left", "cursor_right"):
             assert f"histograms.{name}" in ids
         await pilot.press("question_mark")
-        await pilot.pause()
+        assert await wait_for(pilot, lambda: bool(view.app.screen.query("#help-text")))
         text = str(view.app.screen.query_one("#help-text").render())
         assert "histograms.mode" in text and "histograms.cursor_left" in text
         return True
@@ -382,7 +383,7 @@ def test_live_update_keeps_selection_and_cursor(tmp_path):
         assert [tag for _, tag in view._charts] == ["w"]
         assert chart.cursor_step_value == 3 and chart.cursor_bin == min(bucket, chart.ridge.bins - 1)
         assert view.screen.focused is chart
-        assert "step 3" in str(view.query_one("#histogram-readout", Static).render())
+        assert await wait_for(pilot, lambda: "step 3" in readout_of(view))
         return True
 
     assert run(body)

@@ -25,6 +25,10 @@ from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for, fit
 from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 
 
+def readout_of(view) -> str:
+    return str(view.query_one("#tensor-readout", Static).render())
+
+
 def truth_value(x):
     return {"NAN": math.nan, "INF": math.inf, "-INF": -math.inf}.get(x, x) if isinstance(x, str) else x
 
@@ -174,8 +178,8 @@ def test_slice_box_shows_original_indices_and_explains_bad_slices():
         assert header[-3:] == ["0", "2", "4"]  # original column indices
         assert [table.render_line(y).text.split()[0] for y in (1, 2)] == ["1", "2"]  # original rows
         await pilot.press("down", "right")
-        readout = str(view.query_one("#tensor-readout", Static).render())
-        assert f"custom/t4d[1, 2, 2, 2] = {float(array[1, 2, 2, 2])!r}" in readout  # full precision
+        expected = f"custom/t4d[1, 2, 2, 2] = {float(array[1, 2, 2, 2])!r}"  # full precision
+        assert await wait_for(pilot, lambda: expected in readout_of(view)), readout_of(view)
         good = view.slice.text
         error = view.query_one("#tensor-slice-error", Static)
         for bad, why in [("[0,0,:]", "expected 4 dimensions"), ("[0,5,:,:]", "out of range"),
@@ -210,7 +214,7 @@ def test_histogram_mode_is_mindinsight_tensor_histogram(truth):
             assert chart.ridge.counts[i].tolist() == [b[2] for b in h["value"]["histogram_buckets"]]
         await pilot.press("down", "o", "x")
         assert chart.mode == "overlay" and chart.axis == "relative"
-        assert f"step {served[-1]['step']}" in str(view.query_one("#tensor-readout", Static).render())
+        assert await wait_for(pilot, lambda: f"step {served[-1]['step']}" in readout_of(view))
         await pilot.press("h")
         assert view.query_one(SliceTable).display and not chart.display
         assert view.screen.focused is view.query_one(SliceTable)
@@ -229,7 +233,7 @@ def test_bindings_have_view_ids_and_show_in_help():
                      "wider", "narrower", "cell_up", "page_down", "cursor_older"):
             assert f"tensors.{name}" in ids
         await pilot.press("question_mark")
-        await pilot.pause()
+        assert await wait_for(pilot, lambda: bool(view.app.screen.query("#help-text")))
         text = str(view.app.screen.query_one("#help-text").render())
         assert "tensors.next_step" in text and "tensors.slice" in text
         return True

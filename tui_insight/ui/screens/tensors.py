@@ -14,10 +14,13 @@ the payload LRU, so going through every step does not grow the process past its 
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 from rich.markup import escape
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.actions import SkipAction
@@ -30,8 +33,6 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
-from rich.segment import Segment
-from rich.style import Style
 
 from ...summary.cache import Changes
 from ...summary.histograms import Ridgeline, rebin
@@ -208,6 +209,9 @@ class TensorsView(DataView):
         self._histogram_version: dict[Key, int] = {}
         self._histogram_shown: tuple[Key, int] | None = None
         self._keep_position = True  # for the step being decoded
+        self._lock = threading.Lock()
+        self._wanted: tuple | None = None  # the step the decoder should read next
+        self._decoding = False
 
     # -- building -----------------------------------------------------------------------------
 
@@ -219,7 +223,7 @@ class TensorsView(DataView):
             yield Static("", id="tensor-title")
             with Horizontal(id="tensor-slicebar"):
                 yield Static("slice", id="tensor-slice-label")
-                yield Input(placeholder="[0,:,:]", id="tensor-slice", select_on_focus=False)
+                yield Input(placeholder="[0,:,:]", id="tensor-slice")  # focus selects it: typing replaces
                 yield Static("", id="tensor-slice-error")
             yield StepSlider(id="tensor-steps")
             with Horizontal(id="tensor-body"):
@@ -366,14 +370,29 @@ class TensorsView(DataView):
         if locator is not None and locator == self.locator and self.tensor is not None:
             return
         self._request += 1
-        request, key, step = self._request, self.current, int(series.steps[i])
         self._keep_position = keep_position
-        cache = self.cache
+        wanted = (self._request, self.current, int(series.steps[i]), i, view, locator)
+        with self._lock:
+            # One decoder at a time, on the newest request: holding `]` does not start a
+            # thread (and a 10,000,000-value decode) per key press.
+            self._wanted = wanted
+            start = not self._decoding
+            self._decoding = True
+        if start:
+            self.run_worker(self._decode_steps, thread=True, group="tensors-step", description="decode tensor steps")
 
-        def work() -> None:
+    def _decode_steps(self) -> None:
+        """Worker thread: decode the newest wanted step until no newer one is wanted."""
+        while True:
+            with self._lock:
+                wanted, self._wanted = self._wanted, None
+                if wanted is None:
+                    self._decoding = False
+                    return
+            request, key, step, i, view, locator = wanted
             tensor, overall, problem = None, None, ""
             try:
-                tensor = tensor_at(cache, view, key[1], i)
+                tensor = tensor_at(self.cache, view, key[1], i)
                 if tensor.array is None:
                     problem = tensor.reason or "no values"
                 else:
@@ -383,8 +402,6 @@ class TensorsView(DataView):
             except Exception as exc:  # a bug must not leave the view waiting: say it
                 problem = f"cannot read this step: {exc}"
             self.post_message(self.StepLoaded(request, key, step, locator, tensor, overall, problem))
-
-        self.run_worker(work, thread=True, group="tensors-step", description=f"decode {key[1]} step {step}")
 
     def on_tensors_view_step_loaded(self, message: StepLoaded) -> None:
         message.stop()
@@ -432,7 +449,9 @@ class TensorsView(DataView):
         table = self.query_one(SliceTable)
         width = self.column_width if self.column_width is not None else column_width_for(sliced.data)
         # The table clamps its cursor and scroll to the new shape: stepping keeps the position.
-        table.set_slice(sliced.data, sliced.row_index, sliced.col_index, width, keep_position=keep_position)
+        integers = tensor.dtype.startswith(("DT_INT", "DT_UINT", "DT_BOOL"))
+        table.set_slice(sliced.data, sliced.row_index, sliced.col_index, width, keep_position=keep_position,
+                        integers=integers)
         return True
 
     # -- slice box ------------------------------------------------------------------------------

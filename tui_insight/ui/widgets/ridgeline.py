@@ -559,6 +559,7 @@ class RidgelineChart(Widget, can_focus=True):
         self.cursor_step_value: int | None = None  # the step under the cursor
         self.cursor_bin: int | None = None
         self._drawn: tuple[Any, list[Strip]] | None = None
+        self._background_cache: tuple[str, str] | None = None
         self.draws = 0
 
     # -- what the owner calls -----------------------------------------------------------------
@@ -663,11 +664,14 @@ class RidgelineChart(Widget, can_focus=True):
         self.border_subtitle = " · ".join(parts)
 
     def _background(self) -> str:
-        """The colour behind the chart, which partly filled cells must paint explicitly."""
-        _, background = self.background_colors
-        if background.a > 0:
-            return background.hex[:7]
-        return "#000000" if self.app.current_theme.dark else "#ffffff"
+        """The colour behind the chart, which partly filled cells must paint explicitly
+        (looked up once per theme: render_line asks for every line)."""
+        theme = self.app.current_theme
+        if self._background_cache is None or self._background_cache[0] != theme.name:
+            _, background = self.background_colors
+            colour = background.hex[:7] if background.a > 0 else ("#000000" if theme.dark else "#ffffff")
+            self._background_cache = (theme.name, colour)
+        return self._background_cache[1]
 
     def strips(self) -> list[Strip]:
         size = self.content_size

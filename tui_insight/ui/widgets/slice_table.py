@@ -118,16 +118,22 @@ class SliceTable(ScrollView, can_focus=True):
         self.col_index = np.zeros(0, dtype=np.int64)
         self.shape_kind = 2  # how many free axes the slice has: 0, 1 or 2
         self.column_width = DEFAULT_COLUMN_WIDTH
+        self.integers = False
         self.cursor = (0, 0)  # (row, column) in the slice
         self._rows: OrderedDict[tuple, Strip] = OrderedDict()
+        self._style_cache: tuple[bool, dict[str, Style]] | None = None
+        self._width_cache: tuple[tuple, int] | None = None
+        self._label_width = 0
         self.rendered_rows = 0  # rows formatted (not taken from the cache): tests check laziness
 
     # -- what the owner calls -----------------------------------------------------------------
 
     def set_slice(self, data: np.ndarray, row_index: np.ndarray, col_index: np.ndarray,
-                  column_width: int | None = None, keep_position: bool = True) -> None:
+                  column_width: int | None = None, keep_position: bool = True, integers: bool = False) -> None:
         """Show a new slice. With `keep_position` the cursor and scroll stay where they were
-        (clamped to the new shape): stepping through steps does not move the user."""
+        (clamped to the new shape): stepping through steps does not move the user. `integers`:
+        the tensor's type is an integer type, so whole values are written without ".0"."""
+        self.integers = integers
         data = np.asarray(data, dtype=np.float64)
         self.shape_kind = data.ndim
         if data.ndim == 0:
@@ -138,6 +144,7 @@ class SliceTable(ScrollView, can_focus=True):
         self.data = data
         self.row_index = np.asarray(row_index, dtype=np.int64)
         self.col_index = np.asarray(col_index, dtype=np.int64)
+        self._label_width = self._measure_labels()
         if column_width is not None:
             self.column_width = max(MIN_COLUMN_WIDTH, min(MAX_COLUMN_WIDTH, column_width))
         rows, cols = data.shape
@@ -159,10 +166,20 @@ class SliceTable(ScrollView, can_focus=True):
     @property
     def label_width(self) -> int:
         """Width of the row labels (original row indices) plus their separator."""
+        return self._label_width
+
+    def _measure_labels(self) -> int:
         if self.shape_kind == 0:
             return 0
         biggest = int(np.abs(self.row_index).max()) if len(self.row_index) else 0
         return len(str(biggest)) + 2
+
+    def _view_width(self) -> int:
+        """Width inside the scrollbars (looked up once per size, not once per line)."""
+        key = (self.size, self.virtual_size)
+        if self._width_cache is None or self._width_cache[0] != key:
+            self._width_cache = (key, self.scrollable_content_region.width)
+        return self._width_cache[1]
 
     @property
     def cursor_value(self) -> float | None:
@@ -192,7 +209,7 @@ class SliceTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _data_width(self) -> int:
-        return max(1, self.scrollable_content_region.width - self.label_width)
+        return max(1, self._view_width() - self.label_width)
 
     def _page_rows(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
@@ -260,9 +277,9 @@ class SliceTable(ScrollView, can_focus=True):
     # -- drawing --------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
+        width = self._view_width()
         scroll_x, scroll_y = self.scroll_offset
-        base = self.rich_style
+        base = self._styles()["base"]
         if y == 0:
             return self._header(scroll_x, width).apply_style(base)
         r = scroll_y + y - 1
@@ -303,23 +320,22 @@ class SliceTable(ScrollView, can_focus=True):
             self._rows.move_to_end(key)
             return cached
         self.rendered_rows += 1
-        styles = {
-            "nan": self.get_component_rich_style("slice-table--nan"),
-            "inf": self.get_component_rich_style("slice-table--posinf"),
-            "-inf": self.get_component_rich_style("slice-table--neginf"),
-        }
-        cursor_style = self.get_component_rich_style("slice-table--cursor")
+        styles = self._styles()
+        cursor_style = styles["cursor"]
         cw = self.column_width
         segments: list[Segment] = []
         label_width = self.label_width
         if label_width:
-            label = self.get_component_rich_style("slice-table--label")
+            label = styles["label"]
             index = str(int(self.row_index[r])) if r < len(self.row_index) else ""
             segments.append(Segment(index.rjust(label_width - 2) + " │", label))
         cells: list[Segment] = []
         plain: list[str] = []
+        integers = self.integers
         for c, value in zip(range(first, end), self.data[r, first:end].tolist()):
             text = fit_value(value, cw - 1)
+            if integers and text.endswith(".0") and value.is_integer():
+                text = text[:-2]
             special = styles.get(text) if not math.isfinite(value) else None
             cell = " " + text.rjust(cw - 1)
             if c == cursor_col or special is not None:
@@ -340,6 +356,20 @@ class SliceTable(ScrollView, can_focus=True):
             self._rows.popitem(last=False)
         return strip
 
+    def _styles(self) -> dict[str, Style]:
+        """The component styles, looked up once per focus state and theme (not per row)."""
+        key = self.has_focus
+        if self._style_cache is None or self._style_cache[0] != key:
+            self._style_cache = (key, {
+                "nan": self.get_component_rich_style("slice-table--nan"),
+                "inf": self.get_component_rich_style("slice-table--posinf"),
+                "-inf": self.get_component_rich_style("slice-table--neginf"),
+                "cursor": self.get_component_rich_style("slice-table--cursor"),
+                "label": self.get_component_rich_style("slice-table--label"),
+                "base": self.rich_style,
+            })
+        return self._style_cache[1]
+
     def on_focus(self) -> None:
         self._rows.clear()
         self.refresh()
@@ -351,3 +381,4 @@ class SliceTable(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._rows.clear()
+        self._style_cache = None
