@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, Static
 
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.format import number
@@ -13,7 +13,7 @@ from tui_insight.ui.palette import SERIES_COLOURS
 from tui_insight.ui.screens.dialogs import PromptScreen
 from tui_insight.ui.screens.scalars import OVERLAY, ScalarsView, parse_threshold
 from tui_insight.ui.widgets.chart import ChartOptions, Trace, draw_chart
-from uihelp import STEPS, T0, make_app, run_pilot, run_values, wait_for
+from uihelp import STEPS, T0, make_app, run_pilot, run_values, wait_for, wait_for_view
 
 STEP_NUMBERS = np.arange(1, STEPS + 1)
 
@@ -27,21 +27,13 @@ def ema_debiased(values, weight):
     return np.array(out)
 
 
-def open_view(app, pilot_jobs=("./run_a",)):
-    async def opener(pilot):
-        app.open_jobs(tuple(pilot_jobs))
-        await pilot.pause()
-        return app.screen.query_one(ScalarsView)
-    return opener
-
-
 def scalar_app(ui_logs, jobs=("./run_a",), **kwargs):
     app = make_app(ui_logs, **kwargs)
 
     def run(body, size=(120, 36)):
         async def wrapped(pilot):
             app.open_jobs(tuple(jobs))
-            await pilot.pause()
+            await wait_for_view(pilot, app)
             view = app.screen.query_one(ScalarsView)
             return await body(pilot, view)
         return run_pilot(app, wrapped, size)
@@ -292,7 +284,7 @@ def test_comparison_overlays_jobs_with_stable_colours_and_a_legend(ui_logs):
 
     async def body(pilot):
         await pilot.press("down", "down", "space", "up", "up", "up", "space", "c")  # run_c, then run_a
-        await pilot.pause()
+        await wait_for_view(pilot, app)
         view = app.screen.query_one(ScalarsView)
         return ({cid: chart.options.legend for cid, chart in view._charts.items()},
                 {cid: [t.colour for t in chart.traces] for cid, chart in view._charts.items()})

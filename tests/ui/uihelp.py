@@ -9,7 +9,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -82,3 +82,14 @@ async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) 
             return True
         await pilot.pause(0.05)
     return condition()
+
+
+async def wait_for_view(pilot, app, name: str = "ScalarsView") -> None:
+    """Wait until the dashboard's view is built and has the keyboard (keys go where a user's would)."""
+
+    def ready() -> bool:
+        found = app.screen.query(name)
+        focused = app.focused
+        return bool(found) and focused is not None and found.first() in focused.ancestors_with_self
+
+    assert await wait_for(pilot, ready), f"{name} never got the focus"

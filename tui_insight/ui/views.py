@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -19,9 +19,6 @@ from textual.widgets import Static
 
 from ..summary.cache import Changes, JobView, SummaryCache
 from .palette import job_colour
-
-if TYPE_CHECKING:
-    from .screens.dashboard import DashboardScreen
 
 
 @dataclass(frozen=True)
