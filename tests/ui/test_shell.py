@@ -70,6 +70,23 @@ def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):
     assert len(rows["./run_a"]["trend"]) == 10 and set(rows["./run_a"]["trend"]) <= set("▁▂▃▄▅▆▇█")
 
 
+def test_relative_times_and_live_markers_follow_the_clock(ui_logs):
+    write_run(ui_logs, "run_live", mtime=NOW - 5)
+    now = [NOW]
+    app = make_app(ui_logs, clock=lambda: now[0])
+
+    async def body(pilot):
+        before = (cell_text(app, "./run_live", "updated"), cell_text(app, "./run_live", "live"))
+        now[0] = NOW + 120  # two minutes later: the once-a-second tick moves the texts on
+        assert await wait_for(pilot, lambda: cell_text(app, "./run_live", "updated") == "2m ago", timeout=3)
+        return before, cell_text(app, "./run_live", "live"), cell_text(app, "./run_a", "updated")
+
+    before, live_after, other = run_pilot(app, body)
+    assert before == ("5s ago", "● live")
+    assert live_after == ""
+    assert other == "12m ago"
+
+
 def test_sparkline_scales_to_min_and_max():
     assert sparkline([0, 1, 2, 3, 4, 5, 6, 7], 8) == "▁▂▃▄▅▆▇█"
     assert sparkline([3.0, float("nan"), 3.0], 10) == "▄▄"

@@ -74,7 +74,7 @@ class JobsScreen(Screen):
 
     def tick(self) -> None:
         """Once a second: relative times and live markers move on."""
-        self.table.refresh_jobs(self.app.cache.jobs, self.app.clock(), list(self.table.rows_by_id))
+        self.table.refresh_times(self.app.clock())
 
     def update_progress(self) -> None:
         self.query_one(ProgressLine).show(self.app.cache, self.app.reload_interval)

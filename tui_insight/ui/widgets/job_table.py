@@ -201,6 +201,21 @@ class JobTable(ScrollView, can_focus=True):
         if changed or len(self.rows_by_id) != len(self.order):
             self._sync()
 
+    def refresh_times(self, now: float) -> None:
+        """Once a second: only "updated" and "live" move with the clock, so only they are redone."""
+        changed = False
+        for row in self.rows_by_id.values():
+            update_time = row.sort["updated"]
+            live = bool(update_time) and now - update_time < LIVE_SECONDS
+            updated = (relative_time(update_time, now) if row.cells["updated"][0] != "-" else "-", "")
+            live_cell = ("● live", "bold green") if live else ("", "")
+            if row.cells["updated"] != updated or row.cells["live"] != live_cell:
+                row.cells = {**row.cells, "updated": updated, "live": live_cell}
+                row.sort = {**row.sort, "live": (live, update_time)}
+                changed = True
+        if changed:
+            self._sync()
+
     def set_filter(self, text: str) -> None:
         self.filter_text = text
         self._sync()
