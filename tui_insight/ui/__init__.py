@@ -28,10 +28,16 @@ How a new view plugs in (histograms, tensors, images, graph, lineage)
        VIEW = HistogramsView
 
    The dashboard builds it lazily the first time its key is pressed, as
-   `VIEW(cache, train_ids, id=...)`: `self.cache` is the `SummaryCache`, `self.train_ids` the
-   opened job(s) (one job, or the marked jobs in comparison; `self.jobs` gives their current
-   `JobView`s; `self.job_colour(train_id)` their stable comparison colour). Views with scope
-   "all" (lineage) get every train id and are refreshed by `cache_changed` as jobs come and go.
+   `VIEW(cache, train_ids, id="view-<view_id>")` and sets `view.spec` (its `ViewSpec`):
+   `self.cache` is the `SummaryCache`, `self.train_ids` the opened job(s) (one job, or the marked
+   jobs in comparison, in marking order; `self.jobs` gives their current `JobView`s;
+   `self.job_colour(train_id)` their stable colour-blind-safe comparison colour). Views with
+   scope "all" (lineage) get every train id; `train_ids` is updated as jobs come and go.
+   `cache_changed(changes)` runs on the UI thread after every reload that changed something
+   (`changes.updated[train_id]` is the set of (plugin, tag) with new data; an empty set means
+   "read again from scratch"). When the view is mounted it gets the keyboard through
+   `focus_view()` (override it to choose the widget; `DataView.on_mount` calls it, your own
+   `on_mount` runs as well).
 3. Never open files in a view: read `JobView`s and the query modules; decode payloads through
    `self.cache.payloads` (raises `PayloadError`: show its message, never a traceback). Anything
    slow goes to a thread worker (`self.run_worker(fn, thread=True)`).
