@@ -10,7 +10,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.dialogs import ExportScreen
 from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.views import PlaceholderView
+from tui_insight.ui.views import PlaceholderView, ViewSpec, spec_by_id, view_class
 from tui_insight.ui.widgets.job_table import JobTable, compile_filter
 from tui_insight.ui.widgets.sparkline import sparkline
 from tui_insight.summary.writer import SummaryWriter
@@ -287,34 +287,41 @@ def test_space_marks_and_c_compares_in_marking_order(ui_logs):
     assert isinstance(screen, DashboardScreen) and screen.train_ids == ("./run_c", "./run_a")
 
 
-def test_views_switch_with_keys_and_placeholders_list_the_cache():
-    app = make_app(MINDSPORE_LOGS)
+def test_views_switch_with_keys_1_to_5(ui_logs):
+    app = make_app(ui_logs)
 
     async def body(pilot):
-        app.open_jobs(("./lenet_lr0.01",))
-        await pilot.pause()
-        texts = {}
-        for key, view_id in (("2", "histograms"), ("3", "tensors"), ("4", "images"), ("5", "graph")):
+        app.open_jobs(("./run_a",))
+        await wait_for_view(pilot, app)
+        shown = []
+        for key in ("2", "3", "4", "5", "1"):
             await pilot.press(key)
             await pilot.pause()
-            assert app.screen.current == view_id
             view = app.screen.active_view
-            if isinstance(view, PlaceholderView):
-                texts[view_id] = str(view.query_one("#placeholder-text", Static).render())
-        await pilot.press("1")
-        await pilot.pause()
-        return texts, app.screen.current
+            shown.append((app.screen.current, type(view).__name__ if view is not None else None,
+                          view is not None and view.display))
+        return shown
 
-    texts, current = run_pilot(app, body)
-    assert current == "scalars"
-    view = SummaryCache(str(MINDSPORE_LOGS))
-    view.reload()
-    job = view.job("./lenet_lr0.01")
-    for view_id, plugin in (("histograms", "histogram"), ("tensors", "tensor"), ("images", "image")):
-        if view_id in texts:
-            assert "not built yet" in texts[view_id]
-            for tag in job.tag_names(plugin):
-                assert f"{tag}  {len(job.series(plugin, tag))} step" in texts[view_id]
+    shown = run_pilot(app, body)
+    assert [s[0] for s in shown] == ["histograms", "tensors", "images", "graph", "scalars"]
+    for view_id, class_name, displayed in shown:
+        assert class_name == view_class(spec_by_id(view_id))[0].__name__ and displayed
+
+
+def test_placeholder_lists_what_the_cache_holds(fixture_cache, tmp_path, monkeypatch):
+    missing = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job", "tui_insight.ui.screens.no_such_view")
+    assert view_class(missing) == (PlaceholderView, "")
+    (tmp_path / "broken_view_module.py").write_text("raise RuntimeError('boom')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    cls, problem = view_class(ViewSpec("images", "Images", "4", ("image",), "job", "broken_view_module"))
+    assert cls is PlaceholderView and "Images view failed to load: boom" in problem
+    job = fixture_cache.job("./lenet_lr0.01")
+    lines = PlaceholderView._job_lines(job, missing)
+    for tag in job.tag_names("histogram"):
+        series = job.series("histogram", tag)
+        assert f"{tag}  {len(series)} steps (last {series.last_step})" in lines
+    graph_lines = PlaceholderView._job_lines(job, spec_by_id("graph"))
+    assert graph_lines and all("step" in line for line in graph_lines)
 
 
 def test_l_opens_lineage_of_all_jobs_and_escape_closes():
