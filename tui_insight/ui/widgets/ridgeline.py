@@ -260,13 +260,13 @@ def _offset_cells(ridge: Ridgeline, rows: int, columns: int,
 
 
 def _offset_rows(k: np.ndarray, fg: np.ndarray, bg: np.ndarray, palette: _Palette,
-                 cursor_col: int | None, dim: Style) -> list[list[Segment]]:
+                 cursor_col: int | None, dim: Style, on) -> list[list[Segment]]:
     ids = len(palette.colours) + 1
     codes = (k * ids + (fg + 1)) * ids + (bg + 1)
     empty = (k == 0) & (bg < 0)
     if cursor_col is not None:
         codes[:, cursor_col] = np.where(empty[:, cursor_col], -1, codes[:, cursor_col])
-    cells: dict[int, tuple[str, Style | None]] = {-1: ("┊", dim)}
+    cells: dict[int, tuple[str, Style | None]] = {-1: ("┊", on(dim))}
     out = []
     for r in range(codes.shape[0]):
         row = codes[r]
@@ -280,9 +280,9 @@ def _offset_rows(k: np.ndarray, fg: np.ndarray, bg: np.ndarray, palette: _Palett
                 f, b = f - 1, b - 1
                 if kk == 0:
                     colour = palette.colour(b)
-                    cell = ("█", palette.solid(b)) if colour is not None else (" ", None)
+                    cell = ("█", on(palette.solid(b))) if colour is not None else (" ", on(None))
                 else:
-                    cell = (LOWER_BLOCKS[kk], palette.style(f, b))
+                    cell = (LOWER_BLOCKS[kk], on(palette.style(f, b)))
                 cells[code] = cell
             segments.append(Segment(cell[0] * (end - start), cell[1]))
         out.append(segments)
@@ -322,25 +322,33 @@ def _overlay_cells(ridge: Ridgeline, options: RidgeOptions, rows: int,
     return codes, owner, top_count
 
 
-def _overlay_rows(codes: np.ndarray, owner: np.ndarray, palette: _Palette) -> list[list[Segment]]:
+def _overlay_rows(codes: np.ndarray, owner: np.ndarray, palette: _Palette, on) -> list[list[Segment]]:
     out = []
     for r in range(codes.shape[0]):
         text = "".join([_BRAILLE[c] for c in codes[r].tolist()])
         row = owner[r]
         starts, ends = _runs(row)
-        out.append([Segment(text[s:e], palette.solid(o) if o >= 0 else None)
+        out.append([Segment(text[s:e], on(palette.solid(o) if o >= 0 else None))
                     for s, e, o in zip(starts, ends, row[starts].tolist())])
     return out
 
 
 def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, height: int,
-                   background: str = "#000000", no_color: bool = False, message: str = "") -> list[Strip]:
-    """The chart as `height` strips of `width` cells."""
+                   background: str = "#000000", no_color: bool = False, message: str = "",
+                   base: Style | None = None) -> list[Strip]:
+    """The chart as `height` strips of `width` cells; every style is laid over `base` (the
+    widget's own colours: line-API strips carry them themselves)."""
     width, height = max(width, 1), max(height, 1)
+
+    def on(style: Style | None) -> Style | None:
+        if base is None:
+            return style
+        return base if style is None else base + style
+
     dim = Style(dim=True)
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
         text = message or ("no data" if ridge is None or not len(ridge.steps) else "too small to draw")
-        return _centred(text, width, height, dim)
+        return _centred(text, width, height, on(dim), on(None))
     n = len(ridge.steps)
     palette = _Palette(n, options, background, no_color)
     plot_rows = height - AXIS_ROWS
@@ -375,7 +383,7 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
                 right_text[r] = (f"+{len(listed) - r} more steps", False)
             else:
                 right_text[r] = (f"{labels[i]} {nonfinite[i]}", i == cursor)
-        body = _overlay_rows(codes, palette.ids(owner), palette)
+        body = _overlay_rows(codes, palette.ids(owner), palette, on)
     else:
         k, fg, bg, base_rows = _offset_cells(ridge, plot_rows, columns, _positions(ridge, options.axis))
         taken: list[int] = []
@@ -397,11 +405,12 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
         right_text = {row: (nonfinite_text(a, b, c), bool(mark)) for row, (a, b, c, mark) in sums.items()}
         cursor_col = bin_column(ridge, options.cursor_bin, columns) \
             if cursor is not None and options.cursor_bin is not None and 0 <= options.cursor_bin < ridge.bins else None
-        body = _offset_rows(k, palette.ids(fg), palette.ids(bg), palette, cursor_col, dim)
+        body = _offset_rows(k, palette.ids(fg), palette.ids(bg), palette, cursor_col, dim, on)
 
     strips: list[Strip] = []
-    highlight = Style(color=HIGHLIGHT, bold=True)
-    warn = Style(color=NONFINITE_COLOUR)
+    highlight = on(Style(color=HIGHLIGHT, bold=True))
+    warn = on(Style(color=NONFINITE_COLOUR))
+    dim = on(dim)
     cursor_label = labels[cursor] if cursor is not None and not overlay else None
     for r in range(plot_rows):
         segments: list[Segment] = []
@@ -415,7 +424,7 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
             segments.append(Segment((" " + text)[:right_width].ljust(right_width), highlight if marked else warn))
         strips.append(Strip(segments, width))
     strips.extend(_x_axis(ridge, options if cursor is not None else RidgeOptions(), left_width, columns,
-                          right_width, dim, highlight))
+                          right_width, dim, highlight, on(None)))
     return strips
 
 
@@ -438,14 +447,14 @@ def _count_label(count: float) -> str:
     return f"{count:.0f}" if count >= 10 or count == int(count) else f"{count:.1f}"
 
 
-def _centred(text: str, width: int, height: int, style: Style) -> list[Strip]:
-    strips = [Strip.blank(width)] * height
+def _centred(text: str, width: int, height: int, style: Style | None, blank: Style | None) -> list[Strip]:
+    strips = [Strip.blank(width, blank)] * height
     strips[height // 2] = Strip([Segment(text[:width].center(width), style)], width)
     return strips
 
 
 def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, right: int,
-            dim: Style, highlight: Style) -> list[Strip]:
+            dim: Style, highlight: Style, plain: Style | None) -> list[Strip]:
     """The tick line and the tick labels of the value axis, with the cursor's bucket marked."""
     lo, hi = float(ridge.edges[0]), float(ridge.edges[-1])
     ticks = nice_ticks(lo, hi, max(2, columns // 12))
@@ -464,7 +473,7 @@ def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, ri
             continue
         labels[start:start + len(text)] = list(text)
         last_end = start + len(text) - 1
-    tick_segments: list[Segment] = [Segment(" " * left)] if left else []
+    tick_segments: list[Segment] = [Segment(" " * left, plain)] if left else []
     cursor = options.cursor_bin
     if cursor is not None and 0 <= cursor < ridge.bins and hi > lo:
         a = int(math.floor((ridge.edges[cursor] - lo) / (hi - lo) * columns))
@@ -479,11 +488,11 @@ def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, ri
                           Segment("".join(line[b:]), dim)]
     else:
         tick_segments.append(Segment("".join(line), dim))
-    label_segments: list[Segment] = [Segment(" " * left)] if left else []
+    label_segments: list[Segment] = [Segment(" " * left, plain)] if left else []
     label_segments.append(Segment("".join(labels), dim))
     if right:
-        tick_segments.append(Segment(" " * right))
-        label_segments.append(Segment(" " * right))
+        tick_segments.append(Segment(" " * right, plain))
+        label_segments.append(Segment(" " * right, plain))
     width = left + columns + right
     return [Strip(tick_segments, width), Strip(label_segments, width)]
 
@@ -680,9 +689,8 @@ class RidgelineChart(Widget, can_focus=True):
         cache_key = (self.key, self.message, options, size.width, size.height, background, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:
             return self._drawn[1]
-        base = self.rich_style  # line-API strips carry the widget's own colours themselves
-        strips = [strip.apply_style(base) for strip in draw_ridgeline(
-            self.ridge, options, size.width, size.height, background, self.app.no_color, self.message)]
+        strips = draw_ridgeline(self.ridge, options, size.width, size.height, background, self.app.no_color,
+                                self.message, base=self.rich_style)
         self.draws += 1
         self._drawn = (cache_key, strips)
         return strips
