@@ -250,6 +250,32 @@ def test_sort_by_columns(ui_logs):
     assert orders["next"] == "files"
 
 
+def test_mouse_sorts_by_header_and_opens_a_row(ui_logs):
+    write_run(ui_logs, "short", steps=5)
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        t = table(app)
+        x = sum(t.widths[key] + 2 for key in ("mark", "id", "state", "live")) + 1  # inside "last step"
+        await pilot.click(JobTable, offset=(x, 0))
+        await pilot.pause()
+        sorted_by = (t.sort_key, t.sort_reverse, list(t.order))
+        await pilot.click(JobTable, offset=(x, 0))  # again: reversed
+        await pilot.pause()
+        reversed_ = t.sort_reverse
+        await pilot.click(JobTable, offset=(3, 2))  # second row: the cursor moves there
+        await pilot.pause()
+        cursor = t.current_job
+        await pilot.click(JobTable, offset=(3, 2))  # a click on the cursor row opens it
+        await pilot.pause()
+        return sorted_by, reversed_, cursor, app.screen
+
+    (key, reverse, order), reversed_, cursor, screen = run_pilot(app, body)
+    assert key == "step" and not reverse and order[0] == "./short"
+    assert reversed_
+    assert isinstance(screen, DashboardScreen) and screen.train_ids == (cursor,)
+
+
 def test_enter_opens_and_escape_returns_to_the_same_job(ui_logs):
     app = make_app(ui_logs)
 
