@@ -352,6 +352,7 @@ class TensorsView(DataView):
         if series is not None and len(series):
             self.step = int(series.steps[-1])
         self._histogram_shown = None
+        self.query_one(TensorChart).border_title = key[1] if len(self.train_ids) == 1 else f"{key[1]} · {key[0]}"
         self._load_step(keep_position=False)
         if self.histogram:
             self._load_histogram()
