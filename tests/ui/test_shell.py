@@ -1,6 +1,8 @@
 """Pilot tests of the app shell and the job list: every key does what the help says."""
 from __future__ import annotations
 
+import threading
+
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
@@ -27,15 +29,28 @@ def cell_text(app, tid: str, column: str) -> str:
 
 # -- start, loading, progress ---------------------------------------------------------------------
 
+class HeldCache(SummaryCache):
+    """A cache whose first load waits until the test lets it go."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.release = threading.Event()
+
+    def reload(self):
+        self.release.wait(10)
+        return super().reload()
+
+
 def test_starts_before_loading_and_fills_as_jobs_load():
     """The job list is up before anything is read; the loading thread fills it."""
-    cache = SummaryCache(str(MINDSPORE_LOGS))
+    cache = HeldCache(str(MINDSPORE_LOGS))
     app = InsightApp(cache, reload_interval=0)
     seen = {}
 
     async def body(pilot):
         seen["first_rows"] = table(app).row_count
         seen["first_progress"] = str(app.screen.query_one("#progress", Static).render())
+        cache.release.set()
         assert await wait_for(pilot, lambda: table(app).row_count == 8
                               and all(v.loaded for v in cache.jobs.values()) and cache.progress.reloads >= 1)
         await pilot.pause(0.4)  # a progress tick
@@ -44,11 +59,28 @@ def test_starts_before_loading_and_fills_as_jobs_load():
         seen["progress"] = str(app.screen.query_one("#progress", Static).render())
 
     run_pilot(app, body)
-    assert seen["first_rows"] < 8 or "loading" in seen["first_progress"] or cache.progress.reloads
+    assert seen["first_rows"] == 0 and "loading" in seen["first_progress"].lower()
     assert seen["rows"] == sorted(seen["rows"]) and "./lenet_lr0.01" in seen["rows"]
     assert seen["state"] == "growing"
     assert "8 jobs" in seen["progress"] and "MB read" in seen["progress"]
     assert cache._thread is None  # stopped on exit
+
+
+def test_a_job_opens_on_the_view_asked_for(monkeypatch):
+    """open_jobs(..., view_id) lands on that view once: the tabs' own first notice must not
+    switch back (it used to start a scalars/graph ping-pong of ~100 switches a second)."""
+    switches = []
+    show_view = DashboardScreen.show_view
+    monkeypatch.setattr(DashboardScreen, "show_view", lambda self, v: (switches.append(v), show_view(self, v)))
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), view_id="graph")
+        await pilot.pause(1.0)
+        return app.screen.current, app.screen.query_one("#view-tabs").active
+
+    assert run_pilot(app, body) == ("graph", "tab-graph")
+    assert switches == ["graph"]
 
 
 def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):

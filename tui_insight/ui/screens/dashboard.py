@@ -57,8 +57,10 @@ class DashboardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(jobs_title(self.train_ids, self.app.cache.jobs), id="dashboard-title", classes="screen-title")
+        # Created on the initial view: Tabs announce their first activation after mount, which
+        # would otherwise switch back to the first view.
         yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
-                   id="view-tabs")
+                   active=f"tab-{self.initial}", id="view-tabs")
         yield ContentSwitcher(id="views")
         yield Footer()
 
@@ -92,7 +94,9 @@ class DashboardScreen(Screen):
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
-        view_id = str(event.tab.id).removeprefix("tab-") if event.tab else ""
+        if event.tab is None or event.tab.id != self.query_one(Tabs).active:
+            return  # a stale notice: the tabs moved on since
+        view_id = str(event.tab.id).removeprefix("tab-")
         if view_id and view_id != self.current:
             self.show_view(view_id)
 
