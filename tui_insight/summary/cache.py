@@ -287,7 +287,8 @@ class _JobLoader:
                 state.tail_bytes = report.tail_bytes
                 self.problems.extend(f"{state.name}: {p}" for p in report.problems)
                 del self.problems[:-50]
-                progress.files_read += 1
+                if start == 0:
+                    progress.files_read += 1  # once per file, not per retry of an incomplete tail
                 progress.bytes_read += report.end - start
         except OSError as exc:
             state.error = _describe(exc)

@@ -77,7 +77,9 @@ class JobsScreen(Screen):
         self.table.refresh_times(self.app.clock())
 
     def update_progress(self) -> None:
-        self.query_one(ProgressLine).show(self.app.cache, self.app.reload_interval)
+        lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
+        if lines:
+            lines.first().show(self.app.cache, self.app.reload_interval)
 
     # -- actions ----------------------------------------------------------------------------
 
