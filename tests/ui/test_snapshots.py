@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from uihelp import NOW, make_app, write_run
+from tui_insight.ui.widgets.job_table import JobTable
+from uihelp import NOW, make_app, wait_for, write_run
+
+
+async def rows_shown(pilot) -> None:
+    """Keys are pressed once the list shows its jobs, as a user would."""
+    assert await wait_for(pilot, lambda: bool(pilot.app.screen.query(JobTable))
+                          and pilot.app.screen.query_one(JobTable).row_count > 0)
 
 
 @pytest.fixture
@@ -32,6 +39,7 @@ def test_job_list(snap_compare, snapshot_logs, size):
     app = make_app(snapshot_logs)
 
     async def mark_two(pilot):
+        await rows_shown(pilot)
         await pilot.press("down", "space", "down", "space")
         await pilot.pause()
 
@@ -43,6 +51,7 @@ def test_scalar_view(snap_compare, snapshot_logs, size):
     app = make_app(snapshot_logs)
 
     async def open_run(pilot):
+        await rows_shown(pilot)
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("s", "s", "s", "s", "s", "s", "right", "right", "right", "right", "right")
@@ -55,6 +64,7 @@ def test_scalar_comparison(snap_compare, snapshot_logs):
     app = make_app(snapshot_logs)
 
     async def compare(pilot):
+        await rows_shown(pilot)
         await pilot.press("space", "space", "space", "c")
         await pilot.pause()
         await pilot.press("s", "s", "s", "right", "right", "right", "right", "right", "right", "right", "right")

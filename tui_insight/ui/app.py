@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -123,6 +124,25 @@ class InsightApp(App):
 
     def get_default_screen(self) -> Screen:
         return JobsScreen()
+
+    async def on_event(self, event: events.Event) -> None:
+        # Textual runs a screen's key bindings only once the key has bubbled back up from the
+        # focused widget, after the keys behind it were already forwarded: `/loss` arriving in
+        # one burst (a paste, fast typing over SSH) would send `loss` to the list, where `l`
+        # opens lineage and `q` quits. Bindings are resolved here, in arrival order, unless the
+        # focused widget takes the key itself (typing in a box).
+        if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
+                and self.screen.maximized is None
+                and not self.focused.check_consume_key(event.key, event.character)
+                and await self._bound_now(event.key)):
+            return
+        await super().on_event(event)
+
+    async def _bound_now(self, key: str) -> bool:
+        try:
+            return await self._check_bindings(key, priority=True) or await self._check_bindings(key)
+        except AttributeError:  # a Textual without this internal: keep its own order
+            return False
 
     def on_mount(self) -> None:
         if self.requested_theme:

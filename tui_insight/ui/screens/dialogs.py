@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
+from ..focus import focus_now
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -41,7 +42,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Static("", id="prompt-error")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        focus_now(self.query_one(Input))
 
     @on(Input.Submitted, "#prompt-input")
     def _submit(self, event: Input.Submitted) -> None:
@@ -107,7 +108,7 @@ class ExportScreen(ModalScreen[None]):
             yield Static("", id="export-error")
 
     def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
+        focus_now(self.query_one("#export-path", Input))
 
     @on(Input.Submitted, "#export-path")
     @on(Button.Pressed, "#export-go")

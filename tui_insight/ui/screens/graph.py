@@ -33,6 +33,7 @@ from ...summary.graph import Graph, GraphError, build_graph, load_graph
 from ..views import DataView
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
+from ..focus import focus_now
 
 def source_text(source: GraphSource) -> str:
     """Where a graph comes from, in a few words."""
@@ -94,7 +95,7 @@ class GraphPicker(ModalScreen[int | None]):
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
         options.highlighted = max(0, self.current)
-        options.focus()
+        focus_now(options)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -195,7 +196,7 @@ class GraphView(DataView):
             target = self.pipeline if self.pipeline.display else self.detail
         else:
             target = self.tree if self.tree.display else self.detail
-        target.focus()
+        focus_now(target)
 
     def _show_pane(self, pane: str, message: str = "") -> None:
         """Show the graph tree, the pipeline tree, or a message in their place ("message").
@@ -457,12 +458,12 @@ class GraphView(DataView):
     def _selected_in_tree(self, event: Tree.NodeSelected) -> None:
         node = event.node
         if isinstance(node.data, str) and not node.allow_expand:
-            self.detail.focus()  # a leaf: its inputs and outputs are where enter goes next
+            focus_now(self.detail)  # a leaf: its inputs and outputs are where enter goes next
 
     @on(Tree.NodeSelected, "#pipeline-tree")
     def _selected_in_pipeline(self, event: Tree.NodeSelected) -> None:
         if isinstance(event.node.data, PipelineStep):
-            self.detail.focus()
+            focus_now(self.detail)
 
     @on(NodeDetail.Jump)
     def _jump(self, event: NodeDetail.Jump) -> None:
@@ -506,7 +507,7 @@ class GraphView(DataView):
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self._close_search_box()
-        self.tree.focus()
+        focus_now(self.tree)
         self.run_search(event.value.strip())
 
     def _close_search_box(self) -> None:

@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+from ..focus import focus_now
 
 
 def group_name(node: DOMNode) -> str:
@@ -86,7 +87,7 @@ class HelpScreen(ModalScreen):
                 yield Static(self.text, id="help-text")
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).focus()
+        focus_now(self.query_one(VerticalScroll))
 
     def action_dismiss(self, result=None) -> None:  # type: ignore[override]
         self.dismiss(result)

@@ -33,6 +33,7 @@ from ..palette import SERIES_COLOURS
 from ..views import DataView
 from ..widgets.job_table import compile_filter
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
+from ..focus import focus_now
 
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
@@ -143,7 +144,7 @@ class HistogramsView(DataView):
     def focus_view(self) -> None:
         if not self.is_mounted or not self._charts:
             # Before the charts are mounted: the first chart takes the keys once it is.
-            self.query_one("#histogram-list").focus()
+            focus_now(self.query_one("#histogram-list"))
             self.call_after_refresh(self._focus_chart)
         else:
             self._focus_chart()
@@ -153,7 +154,7 @@ class HistogramsView(DataView):
         if chart is None and self._charts:
             chart = next(iter(self._charts.values()))
         if chart is not None:
-            chart.focus()
+            focus_now(chart)
 
     # -- tags -----------------------------------------------------------------------------------
 
@@ -211,12 +212,12 @@ class HistogramsView(DataView):
     @on(Input.Submitted, "#histogram-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#histogram-list").focus()
+        focus_now(self.query_one("#histogram-list"))
 
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        self.query_one("#histogram-filter", Input).focus()
+        focus_now(self.query_one("#histogram-filter", Input))
 
     def action_select_all(self) -> None:
         match = compile_filter(self.tag_filter)
@@ -468,7 +469,7 @@ class HistogramsView(DataView):
         self._update_status()
         chart = self._charts.get(self.fullscreen or self.active) if (self.fullscreen or self.active) else None
         if chart is not None:
-            chart.focus()
+            focus_now(chart)
 
     def action_leave(self) -> None:
         chart = self._charts.get(self.active) if self.active else None

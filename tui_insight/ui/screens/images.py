@@ -38,6 +38,7 @@ from ...summary.series import Series
 from ..views import DataView
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
 from ..widgets.job_table import compile_filter
+from ..focus import focus_now
 
 MIN_CARD_WIDTH = 24
 MIN_CARD_HEIGHT = 8
@@ -228,12 +229,12 @@ class ImagesView(DataView):
     def focus_view(self) -> None:
         cards = [card for card in self._shown_cards() if card.is_mounted]
         if cards:
-            cards[0].focus()
+            focus_now(cards[0])
         elif self._focus_tries < 3 and (not self._ready or self._cards):
             self._focus_tries += 1  # the view or its cards are still being mounted
             self.call_after_refresh(self.focus_view)
         else:
-            self.query_one("#image-list").focus()
+            focus_now(self.query_one("#image-list"))
 
     # -- data -------------------------------------------------------------------------------------
 
@@ -330,12 +331,12 @@ class ImagesView(DataView):
     @on(Input.Submitted, "#image-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#image-list").focus()
+        focus_now(self.query_one("#image-list"))
 
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        self.query_one("#image-filter", Input).focus()
+        focus_now(self.query_one("#image-filter", Input))
 
     def action_select_all(self) -> None:
         match = compile_filter(self.tag_filter)
@@ -670,13 +671,13 @@ class ImagesView(DataView):
         cards = self._shown_cards()
         focused = self.screen.focused
         if cards and not (isinstance(focused, ImageCard) and focused in cards):
-            cards[0].focus()
+            focus_now(cards[0])
 
     def action_leave(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
         elif self.screen.focused is self.query_one("#image-filter"):
-            self.query_one("#image-list").focus()
+            focus_now(self.query_one("#image-list"))
         else:
             raise SkipAction()
 
@@ -686,7 +687,7 @@ class ImagesView(DataView):
             return
         i = cards.index(card) + dx + dy * self._columns
         if 0 <= i < len(cards):
-            cards[i].focus()
+            focus_now(cards[i])
             self.query_one(ImageGrid).scroll_to_widget(cards[i], animate=False)
 
     # -- export -----------------------------------------------------------------------------------

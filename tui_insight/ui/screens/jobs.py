@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input, Static
 from ...summary.cache import Changes
 from ..widgets.job_table import SORTABLE, JobTable
 from ..widgets.progress import ProgressLine
+from ..focus import focus_now
 
 if TYPE_CHECKING:
     from ..app import InsightApp
@@ -54,7 +55,7 @@ class JobsScreen(Screen):
         table = self.table
         table.marked = list(self.app.marked)
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
-        table.focus()
+        focus_now(table)
         self.update_progress()
 
     @property
@@ -126,7 +127,7 @@ class JobsScreen(Screen):
     def action_filter(self) -> None:
         box = self.query_one("#jobs-filter", Input)
         box.display = True
-        box.focus()
+        focus_now(box)
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#jobs-filter", Input)
@@ -135,7 +136,7 @@ class JobsScreen(Screen):
         box.value = ""
         box.display = False
         self.table.set_filter("")
-        self.table.focus()
+        focus_now(self.table)
 
     def action_sort_next(self) -> None:
         i = SORTABLE.index(self.table.sort_key) if self.table.sort_key in SORTABLE else -1
@@ -153,7 +154,7 @@ class JobsScreen(Screen):
     def _filter_done(self, event: Input.Submitted) -> None:
         if not event.value:
             event.input.display = False
-        self.table.focus()
+        focus_now(self.table)
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         """`e` here exports the marked jobs, or every job the filter shows."""

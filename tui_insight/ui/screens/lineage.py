@@ -50,6 +50,7 @@ from ..views import DataView
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, stage_columns, value_text
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn
+from ..focus import focus_now
 
 if TYPE_CHECKING:
     from ..app import InsightApp
@@ -178,7 +179,7 @@ class LineageView(DataView):
         return self.model_table if self.mode == MODEL else self.dataset_table
 
     def focus_view(self) -> None:
-        self.active_table.focus()
+        focus_now(self.active_table)
 
     # -- rows and columns ---------------------------------------------------------------------
 
@@ -335,7 +336,7 @@ class LineageView(DataView):
 
     def action_filter(self) -> None:
         self.query_one("#lineage-filter-box").add_class("-shown")
-        self.query_one("#lineage-filter", Input).focus()
+        focus_now(self.query_one("#lineage-filter", Input))
 
     @on(Input.Changed, "#lineage-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -349,7 +350,7 @@ class LineageView(DataView):
         event.stop()
         if not event.value.strip():
             self.query_one("#lineage-filter-box").remove_class("-shown")
-        self.active_table.focus()
+        focus_now(self.active_table)
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#lineage-filter-box")
@@ -359,7 +360,7 @@ class LineageView(DataView):
         self.filter_text = ""
         self._read_filter("")
         box.remove_class("-shown")
-        self.active_table.focus()
+        focus_now(self.active_table)
         self._apply_order()
 
     # -- sort -----------------------------------------------------------------------------
@@ -420,7 +421,7 @@ class LineageView(DataView):
         self.query_one(ContentSwitcher).current = "lineage-model" if mode == MODEL else "lineage-dataset"
         self.query_one(Tabs).active = f"tab-{mode}"
         self.active_table.move_to(row_key=keep)
-        self.active_table.focus()
+        focus_now(self.active_table)
         self._update_status()
 
     @on(Tabs.TabActivated, "#lineage-tabs")

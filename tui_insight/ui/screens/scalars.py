@@ -32,6 +32,7 @@ from ..palette import SERIES_COLOURS, SERIES_MARKERS
 from ..views import DataView
 from ..widgets.chart import ChartOptions, ScalarChart, Trace, x_limits
 from ..widgets.job_table import compile_filter
+from ..focus import focus_now
 
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 OVERLAY = "__overlay__"  # chart id of the combined chart
@@ -192,9 +193,9 @@ class ScalarsView(DataView):
             return
         if self._charts:
             first = self._chart_order()[0]
-            self._charts[first].focus()
+            focus_now(self._charts[first])
         else:
-            self.query_one("#scalar-list").focus()
+            focus_now(self.query_one("#scalar-list"))
 
     # -- data -----------------------------------------------------------------------------------
 
@@ -312,12 +313,12 @@ class ScalarsView(DataView):
     @on(Input.Submitted, "#scalar-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#scalar-list").focus()
+        focus_now(self.query_one("#scalar-list"))
 
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        self.query_one("#scalar-filter", Input).focus()
+        focus_now(self.query_one("#scalar-filter", Input))
 
     def action_select_all(self) -> None:
         match = compile_filter(self.tag_filter)
@@ -623,7 +624,7 @@ class ScalarsView(DataView):
         self.update_charts()
         chart = self._charts.get(self.fullscreen or self.active_chart or "")
         if chart is not None:
-            chart.focus()
+            focus_now(chart)
 
     def action_leave(self) -> None:
         if self.zoom_anchor is not None:

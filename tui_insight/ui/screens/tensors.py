@@ -48,6 +48,7 @@ from ..views import DataView
 from ..widgets.job_table import compile_filter
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
+from ..focus import focus_now
 
 Key = tuple[str, str]  # (train id, tag)
 WIDE = 118  # from this view width on, statistics sit beside the table
@@ -252,11 +253,11 @@ class TensorsView(DataView):
         if not self.is_mounted:
             self.call_after_refresh(self.focus_view)
         elif self.current is None:
-            self.query_one("#tensor-list").focus()
+            focus_now(self.query_one("#tensor-list"))
         elif self.histogram:
-            self.query_one(TensorChart).focus()
+            focus_now(self.query_one(TensorChart))
         else:
-            self.query_one(SliceTable).focus()
+            focus_now(self.query_one(SliceTable))
 
     # -- tags -----------------------------------------------------------------------------------
 
@@ -312,10 +313,10 @@ class TensorsView(DataView):
     @on(Input.Submitted, "#tensor-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#tensor-list").focus()
+        focus_now(self.query_one("#tensor-list"))
 
     def action_filter_tags(self) -> None:
-        self.query_one("#tensor-filter", Input).focus()
+        focus_now(self.query_one("#tensor-filter", Input))
 
     # -- which tag and step ---------------------------------------------------------------------
 
@@ -460,7 +461,7 @@ class TensorsView(DataView):
     def action_edit_slice(self) -> None:
         if self.histogram:
             self.action_toggle_histogram()
-        self.query_one("#tensor-slice", Input).focus()
+        focus_now(self.query_one("#tensor-slice", Input))
 
     @on(Input.Submitted, "#tensor-slice")
     def _slice_entered(self, event: Input.Submitted) -> None:
@@ -470,7 +471,7 @@ class TensorsView(DataView):
                 escape(f"no values to slice: {self.problem}" if self.problem else "no tensor shown"))
             return
         if self._apply(event.value, keep_position=True):
-            self.query_one(SliceTable).focus()
+            focus_now(self.query_one(SliceTable))
             self._update_all()
 
     def on_descendant_focus(self, event) -> None:

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
+from ..focus import focus_now
 
 
 class LineageColumnsScreen(ModalScreen[list[str] | None]):
@@ -50,7 +51,7 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
                          id="lineage-columns-help")
 
     def on_mount(self) -> None:
-        self.query_one(SelectionList).focus()
+        focus_now(self.query_one(SelectionList))
 
     @property
     def chosen(self) -> list[str]:

@@ -1,0 +1,44 @@
+"""Keys that arrive in one burst (fast typing, a paste, a slow SSH link) go where the user meant.
+
+`/` opens a filter box; the characters right behind it must land in the box, not on the list
+behind it, where `l` opens lineage and `e` exports.
+"""
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from tui_insight.ui.screens.jobs import JobsScreen
+from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for_view
+
+
+def burst(app, text: str) -> None:
+    """Post every key at once, without waiting for the app in between (as a terminal delivers them)."""
+    names = {"/": "slash", " ": "space"}
+    for char in text:
+        app.post_message(events.Key(names.get(char, char), char))
+
+
+def test_job_filter_gets_the_whole_burst():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "/lenet")
+        await pilot.pause(0.3)
+        box = app.screen.query_one(Input)
+        return isinstance(app.screen, JobsScreen), box.value
+
+    assert run_pilot(app, body) == (True, "lenet")  # `l` would have opened lineage, `e` an export
+
+
+def test_scalar_filter_gets_the_whole_burst():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",))
+        await wait_for_view(pilot, app)
+        burst(app, "/loss")
+        await pilot.pause(0.3)
+        return app.screen.query_one("#scalar-filter", Input).value, app.screen.current
+
+    assert run_pilot(app, body) == ("loss", "scalars")
