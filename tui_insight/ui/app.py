@@ -11,6 +11,7 @@ cache, the jobs and the changes, how its bindings reach `?` and the palette) is 
 """
 from __future__ import annotations
 
+import importlib.resources
 import json
 import os
 import threading
@@ -33,7 +34,7 @@ from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views import DataView
 
-THEMES_DIR = Path(__file__).resolve().parents[1] / "themes"
+THEMES_DIR = Path(str(importlib.resources.files("tui_insight.themes")))
 DEFAULT_THEME = "insight-dark"
 KEYMAP_ENV = "TUI_INSIGHT_KEYMAP"
 
