@@ -73,15 +73,19 @@ class Series:
         n_new = len(batch["step"])
         if n_new == 0:
             return self
+        old_steps, new_steps = self.candidates["step"], batch["step"]
         cols = {name: np.concatenate((old, batch[name])) for name, old in self.candidates.items()}  # drops "seq"
-        steps = cols["step"]
-        keep = _survivors(steps, file_rank[cols["fid"]])
-        if not keep.all():
-            cols = {name: col[keep] for name, col in cols.items()}
+        # Training appends: steps that only grow replace nothing and roll nothing back.
+        appended = (not len(old_steps) or new_steps[0] > old_steps[-1]) and bool(np.all(new_steps[1:] > new_steps[:-1]))
+        if not appended:
             steps = cols["step"]
-        order = np.argsort(steps, kind="stable")
-        if not (order == np.arange(len(order))).all():
-            cols = {name: col[order] for name, col in cols.items()}
+            keep = _survivors(steps, file_rank[cols["fid"]])
+            if not keep.all():
+                cols = {name: col[keep] for name, col in cols.items()}
+                steps = cols["step"]
+            order = np.argsort(steps, kind="stable")
+            if not (order == np.arange(len(order))).all():
+                cols = {name: col[order] for name, col in cols.items()}
         width, picked = _sample(cols["step"], 2 * self.limit, self.width)
         if picked is not None:
             cols = {name: col[picked] for name, col in cols.items()}
@@ -131,7 +135,8 @@ def _even_pick(steps: np.ndarray, limit: int) -> np.ndarray | None:
     right = np.clip(np.searchsorted(steps, targets), 1, len(steps) - 1)
     left = right - 1
     nearer_left = (targets - steps[left]) <= (steps[right] - targets)
-    return np.unique(np.where(nearer_left, left, right))
+    picked = np.where(nearer_left, left, right)  # non-decreasing, as the targets are
+    return picked[np.r_[True, picked[1:] != picked[:-1]]]
 
 
 def _first_per_slot(steps: np.ndarray, width: int) -> np.ndarray:
