@@ -504,3 +504,21 @@ def test_e_exports_what_the_view_shows(ui_logs, tmp_path):
     rows = (out / "scalars.csv").read_text().splitlines()
     assert rows[0].startswith("train_id,tag,step")
     assert len(rows) == 1 + 40 and all(",loss," in row for row in rows[1:])
+
+
+def test_help_shows_bracket_keys_as_they_are():
+    """`[` and `]` are markup characters: the help must show them plainly, aligned."""
+    from textual.binding import Binding
+    from textual.markup import to_content
+
+    from tui_insight.ui.screens.help import help_text
+
+    class Keys:
+        def get_key_display(self, binding):
+            return binding.key
+
+    groups = {"Scalars": [("[", Binding("[", "pan(-1)", "Pan left", id="scalars.pan_left"), None),
+                          ("]", Binding("]", "pan(1)", "Pan right", id="scalars.pan_right"), None)]}
+    lines = to_content(help_text(groups, Keys())).plain.splitlines()
+    assert lines[1] == f"{'[':>14}  {'Pan left':<26} scalars.pan_left"
+    assert lines[2] == f"{']':>14}  {'Pan right':<26} scalars.pan_right"

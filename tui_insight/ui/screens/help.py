@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -43,6 +42,11 @@ def collect_bindings(screen: Screen, extra: Iterable[DOMNode] = ()) -> dict[str,
     return groups
 
 
+def escape(text: str) -> str:
+    """Text shown as it is in Textual markup (its own escape misses `[` before a tag)."""
+    return text.replace("[", "\\[")
+
+
 def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app) -> str:
     lines = []
     order = sorted(groups, key=lambda g: (g == "Everywhere", g))
@@ -50,7 +54,8 @@ def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app) -> str
         lines.append(f"[b]{escape(group)}[/b]")
         for key, binding, _node in sorted(groups[group], key=lambda item: item[1].description.lower()):
             shown = binding.key_display or app.get_key_display(binding.with_key(key))
-            lines.append(f"  [b $accent]{escape(shown):>12}[/]  {escape(binding.description or binding.action):<26}"
+            # Pad the plain text, then escape it: `[` is markup and its escape is longer.
+            lines.append(f"  [b $accent]{escape(f'{shown:>12}')}[/]  {escape(f'{binding.description or binding.action:<26}')}"
                          f" [dim]{escape(binding.id or '')}[/dim]")
         lines.append("")
     lines.append("[dim]Remap a key by its id in ~/.config/tui-insight/keymap.toml (or $TUI_INSIGHT_KEYMAP):[/dim]")
