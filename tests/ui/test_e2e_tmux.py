@@ -73,7 +73,19 @@ def test_installed_tui_insight_in_tmux():
         term.wait_for("dashboard.histograms")  # help lists the bindings with their ids
         term.keys("Escape")
         time.sleep(0.3)
+        term.keys("3")
+        screen = term.wait_for("3x4x5 DT_FLOAT32")  # the tensor view: custom/t3d, its last step
+        assert "[0,:,:]" in screen  # the default slice, as MindInsight sets it
+        term.keys("4")
+        term.wait_for("32×16")  # the images view labels each image with its size
+        term.keys("5")
+        term.wait_for("Default (117)")  # the graph's top scope and how many nodes it holds
         term.keys("Escape")  # back to the job list
+        term.wait_for("job ▲")
+        term.keys("l")
+        screen = term.wait_for("summary_dir")  # lineage of all jobs: only those that have lineage
+        assert "./resnetish_bs32" in screen and "./lenet_lr0.01" in screen and "./limits" not in screen
+        term.keys("Escape")
         term.wait_for("job ▲")
         term.keys("q")
         term.wait_for("EXITED-0")
