@@ -352,3 +352,16 @@ def test_file_change_notices_wake_the_loop(tmp_path):
         assert cache.job("./").series("scalar", "loss").last_step == 2
     finally:
         cache.stop()
+
+
+def test_appends_to_an_older_file_are_still_read(tmp_path):
+    """MindInsight never goes back to an older file once a newer one appeared; we do."""
+    old = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(old, [1, 2], tag="old")
+    new = SummaryWriter(tmp_path, timestamp=2)
+    write_steps(new, [1], tag="new")
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    write_steps(old, [3], tag="old")
+    cache.reload()
+    assert cache.job("./").series("scalar", "old").steps.tolist() == [1, 2, 3]
