@@ -22,8 +22,7 @@ from textual.containers import Vertical
 from textual.events import Resize
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input, SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.widgets import Static
 
 from ...summary.cache import Changes
 from ...summary.histograms import Ridgeline, histogram_steps, rebin
@@ -31,7 +30,7 @@ from ...summary.payloads import PayloadError
 from ...summary.scalars import X_AXES
 from ..palette import SERIES_COLOURS
 from ..views import DataView
-from ..widgets.job_table import compile_filter
+from ..widgets.tag_picker import TagPicker
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
 from ..focus import focus_now
 
@@ -84,8 +83,6 @@ class HistogramsView(DataView):
     HistogramsView { layout: horizontal; }
     HistogramsView #histogram-tags { width: 30; height: 1fr; }
     HistogramsView #histogram-tags.-narrow { width: 22; }
-    HistogramsView #histogram-filter { height: 3; }
-    HistogramsView #histogram-list { height: 1fr; }
     HistogramsView #histogram-main { width: 1fr; height: 1fr; }
     HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; }
     HistogramsView #histogram-readout { height: auto; max-height: 3; padding: 0 1; background: $panel; }
@@ -109,10 +106,7 @@ class HistogramsView(DataView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.tags: list[str] = []  # every histogram tag of the jobs, sorted
-        self.selected: set[str] = set()
-        self.deselected: set[str] = set()  # a tag the user turned off stays off when data arrives
-        self.tag_filter = ""
+        self.picker = TagPicker("histogram", "histograms")
         self.mode = "offset"
         self.axis = "step"
         self.fullscreen: Key | None = None
@@ -128,9 +122,7 @@ class HistogramsView(DataView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="histogram-tags"):
-            yield Input(placeholder="/ filter tags (regex)", id="histogram-filter")
-            yield SelectionList[str](id="histogram-list")
+        yield self.picker
         with Vertical(id="histogram-main"):
             yield Static("", id="histogram-status")
             yield HistogramGrid(id="histogram-grid")
@@ -138,13 +130,12 @@ class HistogramsView(DataView):
 
     def on_mount(self) -> None:
         self._read_tags()
-        self._sync_tag_list()
         self._sync_charts()
 
     def focus_view(self) -> None:
         if not self.is_mounted or not self._charts:
             # Before the charts are mounted: the first chart takes the keys once it is.
-            focus_now(self.query_one("#histogram-list"))
+            self.picker.focus_list()
             self.call_after_refresh(self._focus_chart)
         else:
             self._focus_chart()
@@ -160,75 +151,27 @@ class HistogramsView(DataView):
 
     def _read_tags(self) -> bool:
         """Re-read the tag names of the jobs; True if they changed."""
-        tags = sorted({tag for job in self.jobs for tag in job.tag_names("histogram")})
-        if tags == self.tags:
-            return False
-        self.tags = tags
-        self.selected = {t for t in self.selected if t in tags} | {t for t in tags if t not in self.deselected}
-        return True
+        return self.picker.set_tags(sorted({tag for job in self.jobs for tag in job.tag_names("histogram")}))
+
+    @property
+    def tags(self) -> list[str]:
+        return self.picker.tags
 
     def visible_tags(self) -> list[str]:
-        match = compile_filter(self.tag_filter)
-        return [t for t in self.tags if t in self.selected and match(t)]
+        return self.picker.visible_tags()
 
-    def _sync_tag_list(self) -> None:
-        listing = self.query_one("#histogram-list", SelectionList)
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        current = [listing.get_option_at_index(i).value for i in range(listing.option_count)]
-        highlighted = listing.highlighted
-        if current != shown:
-            listing.clear_options()
-            listing.add_options([Selection(tag, tag, tag in self.selected) for tag in shown])
-            if shown:
-                listing.highlighted = min(highlighted or 0, len(shown) - 1)
-        else:
-            for tag in shown:
-                if (tag in listing.selected) != (tag in self.selected):
-                    (listing.select if tag in self.selected else listing.deselect)(tag)
-        listing.border_title = f"histograms {len(self.visible_tags())}/{len(self.tags)}"
-
-    @on(SelectionList.SelectionToggled, "#histogram-list")
-    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+    @on(TagPicker.Changed)
+    def _tags_changed(self, event: TagPicker.Changed) -> None:
         event.stop()
-        tag = event.selection.value
-        if tag in self.selected:
-            self.selected.discard(tag)
-            self.deselected.add(tag)
-        else:
-            self.selected.add(tag)
-            self.deselected.discard(tag)
-        self.query_one("#histogram-list", SelectionList).border_title = \
-            f"histograms {len(self.visible_tags())}/{len(self.tags)}"
         self._sync_charts()
-
-    @on(Input.Changed, "#histogram-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.tag_filter = event.value
-        self._sync_tag_list()
-        self._sync_charts()
-
-    @on(Input.Submitted, "#histogram-filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        focus_now(self.query_one("#histogram-list"))
 
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        focus_now(self.query_one("#histogram-filter", Input))
+        self.picker.focus_filter()
 
     def action_select_all(self) -> None:
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        if shown and all(t in self.selected for t in shown):
-            self.selected -= set(shown)
-            self.deselected |= set(shown)
-        else:
-            self.selected |= set(shown)
-            self.deselected -= set(shown)
-        self._sync_tag_list()
+        self.picker.select_all()
         self._sync_charts()
 
     # -- charts ---------------------------------------------------------------------------------
@@ -390,8 +333,7 @@ class HistogramsView(DataView):
                 touched = True
         if not touched:
             return
-        if self._read_tags():
-            self._sync_tag_list()
+        self._read_tags()
         self._sync_charts()
 
     # -- status and read-out ----------------------------------------------------------------------

@@ -28,8 +28,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input, SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.widgets import SelectionList, Static
 from textual.worker import get_current_worker
 
 from ...summary.cache import Changes, JobView
@@ -37,7 +36,7 @@ from ...summary.payloads import Locator, PayloadError
 from ...summary.series import Series
 from ..views import DataView
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
-from ..widgets.job_table import compile_filter
+from ..widgets.tag_picker import TagPicker
 from ..focus import focus_now
 
 MIN_CARD_WIDTH = 24
@@ -164,8 +163,6 @@ class ImagesView(DataView):
     ImagesView { layout: horizontal; }
     ImagesView #image-tags { width: 30; height: 1fr; }
     ImagesView #image-tags.-narrow { width: 22; }
-    ImagesView #image-filter { height: 3; }
-    ImagesView #image-list { height: 1fr; }
     ImagesView #image-main { width: 1fr; height: 1fr; }
     ImagesView #image-status { height: 1; padding: 0 1; background: $panel; }
     ImagesView #image-empty { height: 1fr; padding: 1 2; color: $text-muted; }
@@ -190,10 +187,7 @@ class ImagesView(DataView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.tags: list[str] = []  # every image tag of the jobs, sorted
-        self.selected: set[str] = set()
-        self.deselected: set[str] = set()  # a tag the user turned off stays off when data arrives
-        self.tag_filter = ""
+        self.picker = TagPicker("image", "tags", escape_prompts=True)
         self.step: int | None = None  # None: follow the newest step
         self.brightness = 0.0
         self.contrast = 1.0
@@ -211,18 +205,14 @@ class ImagesView(DataView):
     # -- building ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="image-tags"):
-            yield Input(placeholder="/ filter tags (regex)", id="image-filter")
-            yield SelectionList[str](id="image-list")
+        yield self.picker
         with Vertical(id="image-main"):
             yield Static("", id="image-status")
             yield Static("", id="image-empty")
             yield ImageGrid(id="image-grid")
 
     def on_mount(self) -> None:
-        self.query_one("#image-list", SelectionList).border_title = "tags"
         self._read_tags()
-        self._sync_tag_list()
         self._sync_cards()
         self._ready = True
 
@@ -234,14 +224,13 @@ class ImagesView(DataView):
             self._focus_tries += 1  # the view or its cards are still being mounted
             self.call_after_refresh(self.focus_view)
         else:
-            focus_now(self.query_one("#image-list"))
+            self.picker.focus_list()
 
     # -- data -------------------------------------------------------------------------------------
 
-    def _read_tags(self) -> None:
-        tags = sorted({tag for job in self.jobs for tag in job.tag_names("image")})
-        self.tags = tags
-        self.selected |= {t for t in tags if t not in self.deselected}
+    def _read_tags(self) -> bool:
+        """Re-read the tag names of the jobs; True if they changed."""
+        return self.picker.set_tags(sorted({tag for job in self.jobs for tag in job.tag_names("image")}))
 
     def series(self, train_id: str, tag: str) -> tuple[JobView | None, Series | None]:
         job = self.cache.job(train_id)
@@ -266,52 +255,23 @@ class ImagesView(DataView):
                 touched.add(tid)
         if not touched:
             return
-        tags = self.tags
-        self._read_tags()
-        if tags != self.tags:
-            self._sync_tag_list()
+        if self._read_tags():
             self._sync_cards()
         else:
             self.update_cards()
 
     # -- tag list ---------------------------------------------------------------------------------
 
+    @property
+    def tags(self) -> list[str]:
+        return self.picker.tags
+
     def visible_tags(self) -> list[str]:
-        match = compile_filter(self.tag_filter)
-        return [t for t in self.tags if t in self.selected and match(t)]
+        return self.picker.visible_tags()
 
-    def _sync_tag_list(self) -> None:
-        listing = self.query_one("#image-list", SelectionList)
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        current = [listing.get_option_at_index(i).value for i in range(listing.option_count)]
-        highlighted = listing.highlighted
-        if current != shown:
-            listing.clear_options()
-            listing.add_options([Selection(escape(tag), tag, tag in self.selected) for tag in shown])
-            if shown:
-                listing.highlighted = min(highlighted or 0, len(shown) - 1)
-        else:
-            for tag in shown:
-                if (tag in listing.selected) != (tag in self.selected):
-                    (listing.select if tag in self.selected else listing.deselect)(tag)
-        self._title_tag_list()
-
-    def _title_tag_list(self) -> None:
-        self.query_one("#image-list", SelectionList).border_title = \
-            f"tags {len(self.visible_tags())}/{len(self.tags)}"
-
-    @on(SelectionList.SelectionToggled, "#image-list")
-    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+    @on(TagPicker.Changed)
+    def _tags_changed(self, event: TagPicker.Changed) -> None:
         event.stop()
-        tag = event.selection.value
-        if tag in self.selected:
-            self.selected.discard(tag)
-            self.deselected.add(tag)
-        else:
-            self.selected.add(tag)
-            self.deselected.discard(tag)
-        self._title_tag_list()
         self._sync_cards()
 
     @on(SelectionList.SelectionHighlighted, "#image-list")
@@ -321,33 +281,13 @@ class ImagesView(DataView):
         if card is not None and card.display:
             self.query_one(ImageGrid).scroll_to_widget(card, animate=False)
 
-    @on(Input.Changed, "#image-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.tag_filter = event.value
-        self._sync_tag_list()
-        self._sync_cards()
-
-    @on(Input.Submitted, "#image-filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        focus_now(self.query_one("#image-list"))
-
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        focus_now(self.query_one("#image-filter", Input))
+        self.picker.focus_filter()
 
     def action_select_all(self) -> None:
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        if all(t in self.selected for t in shown):
-            self.selected -= set(shown)
-            self.deselected |= set(shown)
-        else:
-            self.selected |= set(shown)
-            self.deselected -= set(shown)
-        self._sync_tag_list()
+        self.picker.select_all()
         self._sync_cards()
 
     # -- cards ------------------------------------------------------------------------------------
@@ -657,7 +597,7 @@ class ImagesView(DataView):
             if isinstance(focused, ImageCard):
                 tag = focused.tag
             else:
-                listing = self.query_one("#image-list", SelectionList)
+                listing = self.picker.listing
                 index = listing.highlighted
                 tag = listing.get_option_at_index(index).value if index is not None else None
                 if tag not in self.visible_tags():
@@ -677,7 +617,7 @@ class ImagesView(DataView):
         if self.fullscreen:
             self.action_fullscreen()
         elif self.screen.focused is self.query_one("#image-filter"):
-            focus_now(self.query_one("#image-list"))
+            self.picker.focus_list()
         else:
             raise SkipAction()
 

@@ -22,8 +22,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import DescendantFocus, Resize
 from textual.widget import Widget
-from textual.widgets import Input, SelectionList, Static
-from textual.widgets.selection_list import Selection
+from textual.widgets import Static
 
 from ...summary.cache import Changes
 from ...summary.scalars import X_AXES, ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
@@ -31,7 +30,7 @@ from ..format import clock_time, duration, number, short_time
 from ..palette import SERIES_COLOURS, SERIES_MARKERS
 from ..views import DataView
 from ..widgets.chart import ChartOptions, ScalarChart, Trace, x_limits
-from ..widgets.job_table import compile_filter
+from ..widgets.tag_picker import TagPicker
 from ..focus import focus_now
 
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -113,8 +112,6 @@ class ScalarsView(DataView):
     ScalarsView { layout: horizontal; }
     ScalarsView #scalar-tags { width: 30; height: 1fr; }
     ScalarsView #scalar-tags.-narrow { width: 22; }
-    ScalarsView #scalar-filter { height: 3; }
-    ScalarsView #scalar-list { height: 1fr; }
     ScalarsView #scalar-main { width: 1fr; height: 1fr; }
     ScalarsView #scalar-status { height: 1; padding: 0 1; background: $panel; }
     ScalarsView #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
@@ -148,10 +145,7 @@ class ScalarsView(DataView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.tags: list[str] = []  # every scalar tag of the jobs, sorted
-        self.selected: set[str] = set()
-        self.deselected: set[str] = set()  # so a tag the user turned off stays off when data arrives
-        self.tag_filter = ""
+        self.picker = TagPicker("scalar", "tags")
         self.smoothing = 0.0
         self.x_axis = "step"
         self.log_y = False
@@ -173,18 +167,14 @@ class ScalarsView(DataView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="scalar-tags"):
-            yield Input(placeholder="/ filter tags (regex)", id="scalar-filter")
-            yield SelectionList[str](id="scalar-list")
+        yield self.picker
         with Vertical(id="scalar-main"):
             yield Static("", id="scalar-status")
             yield ChartGrid(id="scalar-grid")
             yield Static("", id="scalar-readout")
 
     def on_mount(self) -> None:
-        self.query_one("#scalar-list", SelectionList).border_title = "tags"
         self._load_all()
-        self._sync_tag_list()
         self._sync_charts()
         self._ready = True  # DataView.on_mount (after this one) focuses the first chart
 
@@ -195,7 +185,7 @@ class ScalarsView(DataView):
             first = self._chart_order()[0]
             focus_now(self._charts[first])
         else:
-            focus_now(self.query_one("#scalar-list"))
+            self.picker.focus_list()
 
     # -- data -----------------------------------------------------------------------------------
 
@@ -203,8 +193,7 @@ class ScalarsView(DataView):
         for job in self.jobs:
             for tag in job.tag_names("scalar"):
                 self._load(job.train_id, tag)
-        self.tags = sorted({tag for _, tag in self._series})
-        self.selected |= {t for t in self.tags if t not in self.deselected}
+        self.picker.set_tags(sorted({tag for _, tag in self._series}))
 
     def _load(self, train_id: str, tag: str) -> None:
         view = self.cache.job(train_id)
@@ -257,79 +246,36 @@ class ScalarsView(DataView):
                 touched = True
         if not touched:
             return
-        tags = sorted({tag for _, tag in self._series})
-        if tags != self.tags:
-            self.tags = tags
-            self.selected |= {t for t in tags if t not in self.deselected}
-            self._sync_tag_list()
+        if self.picker.set_tags(sorted({tag for _, tag in self._series})):
             self._sync_charts()
         else:
             self.update_charts()
 
     # -- tag list -------------------------------------------------------------------------------
 
+    @property
+    def tags(self) -> list[str]:
+        return self.picker.tags
+
+    @property
+    def selected(self) -> set[str]:
+        return self.picker.selected
+
     def visible_tags(self) -> list[str]:
-        match = compile_filter(self.tag_filter)
-        return [t for t in self.tags if t in self.selected and match(t)]
+        return self.picker.visible_tags()
 
-    def _sync_tag_list(self) -> None:
-        listing = self.query_one("#scalar-list", SelectionList)
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        current = [listing.get_option_at_index(i).value for i in range(listing.option_count)]
-        highlighted = listing.highlighted
-        if current != shown:
-            listing.clear_options()
-            listing.add_options([Selection(tag, tag, tag in self.selected) for tag in shown])
-            if shown:
-                listing.highlighted = min(highlighted or 0, len(shown) - 1)
-        else:
-            for tag in shown:
-                if (tag in listing.selected) != (tag in self.selected):
-                    (listing.select if tag in self.selected else listing.deselect)(tag)
-        listing.border_title = f"tags {len(self.visible_tags())}/{len(self.tags)}"
-
-    @on(SelectionList.SelectionToggled, "#scalar-list")
-    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+    @on(TagPicker.Changed)
+    def _tags_changed(self, event: TagPicker.Changed) -> None:
         event.stop()
-        tag = event.selection.value
-        if tag in self.selected:
-            self.selected.discard(tag)
-            self.deselected.add(tag)
-        else:
-            self.selected.add(tag)
-            self.deselected.discard(tag)
-        self.query_one("#scalar-list", SelectionList).border_title = \
-            f"tags {len(self.visible_tags())}/{len(self.tags)}"
         self._sync_charts()
-
-    @on(Input.Changed, "#scalar-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.tag_filter = event.value
-        self._sync_tag_list()
-        self._sync_charts()
-
-    @on(Input.Submitted, "#scalar-filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
-        event.stop()
-        focus_now(self.query_one("#scalar-list"))
 
     def action_filter_tags(self) -> None:
         if self.fullscreen:
             self.action_fullscreen()
-        focus_now(self.query_one("#scalar-filter", Input))
+        self.picker.focus_filter()
 
     def action_select_all(self) -> None:
-        match = compile_filter(self.tag_filter)
-        shown = [t for t in self.tags if match(t)]
-        if all(t in self.selected for t in shown):
-            self.selected -= set(shown)
-            self.deselected |= set(shown)
-        else:
-            self.selected |= set(shown)
-            self.deselected -= set(shown)
-        self._sync_tag_list()
+        self.picker.select_all()
         self._sync_charts()
 
     # -- charts ---------------------------------------------------------------------------------
