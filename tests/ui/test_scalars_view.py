@@ -401,3 +401,26 @@ def test_every_key_on_every_fixture_job_never_breaks_the_view():
     assert len(checked) == len(app.cache.jobs) + 1
     assert all(running for _, _, running in checked)
     assert all(drawn > 0 for _, drawn, _ in checked)
+
+
+def test_tags_with_brackets_are_listed_as_written(tmp_path):
+    """`[` is markup in Textual: a tag such as `grad[b]/norm` must not turn bold and lose its brackets."""
+    from textual.widgets import SelectionList
+
+    from tui_insight.summary.writer import SummaryWriter
+    from uihelp import make_app, run_pilot, wait_for_view
+
+    with SummaryWriter(tmp_path / "run", timestamp=1) as writer:
+        for step in (1, 2):
+            writer.add_scalar("grad[b]/norm", float(step))
+            writer.add_scalar("loss", float(step))
+            writer.record(step)
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        app.open_jobs(("./run",))
+        await wait_for_view(pilot, app)
+        listing = app.screen.query_one("#scalar-list", SelectionList)
+        return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+    assert run_pilot(app, body) == ["grad[b]/norm", "loss"]

@@ -187,7 +187,7 @@ class ImagesView(DataView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.picker = TagPicker("image", "tags", escape_prompts=True)
+        self.picker = TagPicker("image", "tags")
         self.step: int | None = None  # None: follow the newest step
         self.brightness = 0.0
         self.contrast = 1.0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -37,10 +36,9 @@ class TagPicker(Vertical):
         def control(self) -> "TagPicker":
             return self.picker
 
-    def __init__(self, prefix: str, title: str = "tags", *, escape_prompts: bool = False, **kwargs: Any):
+    def __init__(self, prefix: str, title: str = "tags", **kwargs: Any):
         super().__init__(id=f"{prefix}-tags", **kwargs)
         self.title = title  # the list's border reads "<title> visible/all"
-        self.escape_prompts = escape_prompts
         self.filter_id = f"{prefix}-filter"
         self.list_id = f"{prefix}-list"
         self.tags: list[str] = []  # every tag of the jobs, sorted
@@ -94,7 +92,7 @@ class TagPicker(Vertical):
         highlighted = listing.highlighted
         if current != shown:
             listing.clear_options()
-            listing.add_options([Selection(escape(tag) if self.escape_prompts else tag, tag, tag in self.selected)
+            listing.add_options([Selection(tag.replace("[", "\\["), tag, tag in self.selected)  # `[` is markup
                                  for tag in shown])
             if shown:
                 listing.highlighted = min(highlighted or 0, len(shown) - 1)
