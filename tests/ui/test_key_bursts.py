@@ -42,3 +42,28 @@ def test_scalar_filter_gets_the_whole_burst():
         return app.screen.query_one("#scalar-filter", Input).value, app.screen.current
 
     assert run_pilot(app, body) == ("loss", "scalars")
+
+
+def test_text_typed_in_a_box_comes_before_its_enter():
+    """In the slice box, `enter` in the same burst applies the text typed before it."""
+    from tui_insight.ui.screens.tensors import TensorsView
+
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), view_id="tensors")
+        await wait_for_view(pilot, app, "TensorsView")
+        view = app.screen.query_one(TensorsView)
+        for _ in range(100):
+            if view.slice is not None:
+                break
+            await pilot.pause(0.05)
+        app.post_message(events.Key("d", "d"))
+        await pilot.pause(0.2)
+        app.screen.query_one("#tensor-slice", Input).value = ""
+        burst(app, "[1,:,2]")
+        app.post_message(events.Key("enter", "\r"))
+        await pilot.pause(0.5)
+        return view.slice.text, type(app.focused).__name__
+
+    assert run_pilot(app, body) == ("[1,:,2]", "SliceTable")

@@ -130,11 +130,12 @@ class InsightApp(App):
         # Textual runs a screen's key bindings only once the key has bubbled back up from the
         # focused widget, after the keys behind it were already forwarded: `/loss` arriving in
         # one burst (a paste, fast typing over SSH) would send `loss` to the list, where `l`
-        # opens lineage and `q` quits. Bindings are resolved here, in arrival order, unless the
-        # focused widget takes the key itself (typing in a box).
+        # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
+        # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
+        # its `enter` comes after the characters typed before it.
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
                 and self.screen.maximized is None
-                and not self.focused.check_consume_key(event.key, event.character)
+                and not self.focused.check_consume_key("a", "a")
                 and await self._bound_now(event.key)):
             return
         await super().on_event(event)
