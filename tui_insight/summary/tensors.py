@@ -233,10 +233,13 @@ def format_value(x: float, width: int) -> str:
         text = _compact(repr(x))
         if text.endswith(".0") and len(text) > width:
             text = text[:-2]
-        for precision in range(17, 0, -1):
-            if len(text) <= width:
-                break
-            text = _compact(f"{x:.{precision}g}")
+        if len(text) > width:
+            # '%.pg' with p > width fits only if its trailing zeros were dropped, and then
+            # '%.{width}g' gives the same text: start there (the table formats every cell).
+            for precision in range(min(17, max(width, 1)), 0, -1):
+                text = _compact(f"{x:.{precision}g}")
+                if len(text) <= width:
+                    break
     return text if len(text) <= width else "#" * width
 
 

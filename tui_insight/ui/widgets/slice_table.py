@@ -22,41 +22,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...summary.tensors import format_value
+
 MIN_COLUMN_WIDTH = 4
 MAX_COLUMN_WIDTH = 24
 DEFAULT_COLUMN_WIDTH = 10  # "-1.2345e-5" and a space
 ROW_CACHE = 512  # rendered rows kept (a few screens)
-
-
-def _compact(text: str) -> str:
-    """`1.5e+07` -> `1.5e7`: exponents without padding (as `tensors.format_value` writes them)."""
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    return f"{mantissa}e{int(exponent)}"
-
-
-def fit_value(x: float, width: int) -> str:
-    """`tensors.format_value(x, width)`, faster: the same text (a test checks it), found without
-    trying precisions that cannot fit (more significant digits than `width`)."""
-    width = max(int(width), 0)
-    x = float(x)
-    if math.isnan(x):
-        text = "nan"
-    elif math.isinf(x):
-        text = "inf" if x > 0 else "-inf"
-    else:
-        text = _compact(repr(x))
-        if text.endswith(".0") and len(text) > width:
-            text = text[:-2]
-        if len(text) > width:
-            # '%.pg' with p > width fits only if its trailing zeros were dropped, and then
-            # '%.{width}g' gives the same text: start there.
-            for precision in range(min(17, max(width, 1)), 0, -1):
-                text = _compact(f"{x:.{precision}g}")
-                if len(text) <= width:
-                    break
-    return text if len(text) <= width else "#" * width
 
 
 def column_width_for(data: np.ndarray) -> int:
@@ -333,7 +304,7 @@ class SliceTable(ScrollView, can_focus=True):
         plain: list[str] = []
         integers = self.integers
         for c, value in zip(range(first, end), self.data[r, first:end].tolist()):
-            text = fit_value(value, cw - 1)
+            text = format_value(value, cw - 1)
             if integers and text.endswith(".0") and value.is_integer():
                 text = text[:-2]
             special = styles.get(text) if not math.isfinite(value) else None
