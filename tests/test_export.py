@@ -1,6 +1,5 @@
 """CSV snapshots: exact files and headers, rows against the cache and the raw file contents."""
 import csv
-import math
 import os
 import subprocess
 import sys

@@ -23,7 +23,7 @@ from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens.graph import GraphPicker, GraphView
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views import spec_by_id
-from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, PipelineStep, graph_label,
+from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
                                                pipeline_flow, scope_sizes)
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
 from uihelp import MINDSPORE_LOGS, make_app, wait_for

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping
 
@@ -641,5 +641,4 @@ def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
     return False
 
 
-__all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded",
-           "replace"]
+__all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded"]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.actions import SkipAction

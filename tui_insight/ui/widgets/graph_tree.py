@@ -11,7 +11,7 @@ the source dataset first, then each operation (map, batch, shuffle, ...) that co
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Union
 
 from rich.text import Text
