@@ -8,17 +8,20 @@ the snapshot tests and the help/palette test run it inside the real app.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, OptionList, Static
 
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
 from tui_insight.summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
+from tui_insight.ui import long_lived
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens.graph import GraphPicker, GraphView
 from tui_insight.ui.screens.help import collect_bindings
@@ -167,6 +170,15 @@ def test_scope_sizes_count_every_node_below_each_scope():
     # 7 Conv2D + ReLU + 3 extra + the copy of w0 by its one user under Default; the gradient op elsewhere
     assert sizes["Default"] == 12
     assert sizes["Gradients"] == 1
+
+
+def test_tree_keeps_one_line_labels_and_splits_others():
+    graph = build_graph(small_graph())
+    tree = GraphTree()
+    label = graph_label(graph.node("Default"), 3)
+    assert tree.process_label(label) is label  # no copy: labels of big scopes are made by the thousand
+    assert tree.process_label(Text("two\nlines")).plain == "two"  # Tree's own rule for anything else
+    assert tree.process_label("[b]markup[/b]").plain == "markup"
 
 
 def test_labels_show_counts_types_and_aggregations():
@@ -654,6 +666,87 @@ async def open_graph_view(app: InsightApp, pilot, tid: str = LENET) -> GraphView
     assert await wait_for(pilot, lambda: settled(view))
     await pilot.pause()
     return view
+
+
+def test_the_graph_is_kept_out_of_collections_while_the_view_holds_it(fixture_cache):
+    """The view freezes what its build made (gc.freeze) and gives it back when it goes."""
+
+    async def main():
+        app = Host(fixture_cache, (LENET,))
+        async with app.run_test(size=(120, 36)) as pilot:
+            view = app.query_one(GraphView)
+            assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
+            frozen = gc.get_freeze_count()
+            assert long_lived.holds(view) and frozen > 0
+            walked = {id(o) for generation in range(3) for o in gc.get_objects(generation=generation)}
+            assert not any(id(node) in walked for node in view.tree.graph)  # no collection walks them
+            await view.remove()
+            await pilot.pause()
+            assert not long_lived.holds(view)
+            return long_lived.holders()
+
+    if asyncio.run(main()) == 0:  # (a build left running by an earlier test may hold its own)
+        assert gc.get_freeze_count() == 0
+
+
+def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, monkeypatch):
+    """The build finishes after its view is gone: nothing is shown, nothing raises, nothing stays frozen."""
+    import threading
+
+    from tui_insight.ui.screens import graph as graph_screen
+
+    release = threading.Event()
+    real_build = graph_screen.build_source
+    built = threading.Event()
+
+    def held_build(source, optimized):
+        release.wait(10)
+        try:
+            return real_build(source, optimized)
+        finally:
+            built.set()
+
+    monkeypatch.setattr(graph_screen, "build_source", held_build)
+
+    async def main():
+        app = make_app(MINDSPORE_LOGS)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            app.open_jobs((LENET,))
+            await pilot.pause()
+            await pilot.press("5")
+            assert await wait_for(pilot, lambda: bool(app.screen.query(GraphView)))
+            view = app.screen.query_one(GraphView)
+            assert await wait_for(pilot, lambda: bool(view._building))
+            await pilot.press("escape")  # back to the job list: the dashboard and its views go
+            await pilot.pause()
+            assert not view.is_attached
+            release.set()
+            assert await wait_for(pilot, built.is_set)
+            await pilot.pause(0.2)
+            assert not long_lived.holds(view)
+            return type(app.screen).__name__
+
+    assert asyncio.run(main()) == "JobsScreen"
+
+
+def test_long_lived_holders_release_only_when_the_last_goes():
+    first, second = object(), object()
+    others = long_lived.holders()
+    with long_lived.made_by(first):
+        made = [[i] for i in range(100)]
+    assert gc.isenabled()
+    with long_lived.made_by(second):
+        pass
+    assert long_lived.holders() == others + 2 and gc.get_freeze_count() > 0
+    long_lived.release(first)
+    long_lived.release(first)  # twice: no effect
+    assert not long_lived.holds(first) and long_lived.holds(second) and gc.get_freeze_count() > 0
+    long_lived.release(second)
+    assert long_lived.holders() == others
+    if not others:
+        assert gc.get_freeze_count() == 0
+    assert made[99] == [99]
 
 
 def test_keys_have_ids_and_reach_help_and_the_palette():

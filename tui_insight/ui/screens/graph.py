@@ -33,6 +33,7 @@ from ...summary.graph import Graph, GraphError, build_graph, load_graph
 from ..views import DataView
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
+from .. import long_lived
 from ..focus import focus_now
 
 def source_text(source: GraphSource) -> str:
@@ -290,20 +291,24 @@ class GraphView(DataView):
     # -- building -----------------------------------------------------------------------------
 
     def _start_build(self, key: tuple[str, str, bool], source: GraphSource) -> None:
-        if (key, source) in self._building:
+        if not self.is_attached or (key, source) in self._building:
             return
         self._building.add((key, source))
         self.run_worker(partial(self._build_in_thread, key, source), thread=True, group="graph-build",
                         exit_on_error=False)
 
     def _build_in_thread(self, key: tuple[str, str, bool], source: GraphSource) -> None:
-        built = build_source(source, key[2])
+        with long_lived.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
+            built = build_source(source, key[2])
         try:
             self.app.call_from_thread(self._graph_built, key, built)
         except RuntimeError:
-            pass  # the app is closing
+            long_lived.release(self)  # the app is closing
 
     def _graph_built(self, key: tuple[str, str, bool], built: BuiltGraph) -> None:
+        if not self.is_attached:  # the dashboard closed while the graph was being built
+            long_lived.release(self)
+            return
         self._building.discard((key, built.source))
         self._built[key] = built
         if self.mode == "graph" and self.selected is not None and key == (*self.selected, self.optimized):
@@ -400,6 +405,8 @@ class GraphView(DataView):
     # -- the detail pane ----------------------------------------------------------------------
 
     def _update_detail(self) -> None:
+        if not self.is_attached:
+            return  # called after a refresh that came after the view went
         if self.mode == "pipeline":
             node = self.pipeline.cursor_node
             step = node.data if node is not None else None
@@ -441,11 +448,11 @@ class GraphView(DataView):
             pass
 
     def _detail_ready(self, token: int, rows, subject: object) -> None:
-        if token == self._detail_token:
+        if token == self._detail_token and self.is_attached:
             self.detail.show_rows(rows, subject)
 
     def _detail_failed(self, token: int, problem: str) -> None:
-        if token == self._detail_token:
+        if token == self._detail_token and self.is_attached:
             self.detail.show_message(problem)
 
     @on(Tree.NodeHighlighted)
@@ -657,6 +664,9 @@ class GraphView(DataView):
         self._show_pipeline()
 
     # -- live updates -------------------------------------------------------------------------
+
+    def on_unmount(self) -> None:
+        long_lived.release(self)
 
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
