@@ -31,7 +31,7 @@ from bisect import bisect_left
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -114,11 +114,12 @@ class _EdgeTable:
     dicts out of the garbage collector's way, and two nodes holding the same id share one
     edge, as MindInsight's nodes share one attribute dict."""
 
-    __slots__ = ("source", "kind", "independent", "node_protos", "const_protos")
+    __slots__ = ("source", "kind", "independent", "node_protos", "param_protos", "const_protos")
 
     def __init__(self) -> None:
         # The proto's repeated fields, read lazily for attributes and output types.
         self.node_protos: Any = ()
+        self.param_protos: Any = ()
         self.const_protos: Any = ()
         self.source: list[Node | None] = []  # the node whose output flows along the edge
         self.kind: list[str] = []  # "data" or "control"
@@ -175,7 +176,7 @@ class Node:
         self._attr: dict[str, str] | None = {}  # None: not made from _proto yet
         self._shape: tuple[tuple[int, ...], ...] | None = ()  # None: not read from _proto yet
         self._dtype = ""
-        self._proto = -1  # index of its NodeProto (operators) or NamedValueProto (consts)
+        self._proto = -1  # index of its NodeProto, ParameterProto or NamedValueProto
         self._flags = False  # a dynamic-shape attribute is set
         self._pending: Callable[["Node"], None] | None = None  # fills a name scope's edges
         self._origin: Node | None = None  # the Parameter/Const this node is a copy of
@@ -218,6 +219,9 @@ class Node:
         if self._attr is None:
             if self.type == CONST:
                 self._attr = _const_attrs(self._table.const_protos[self._proto])
+            elif self.type == PARAMETER:
+                self._attr = {"type": self.output_data_type,
+                              "shape": str([list(dims) for dims in self.output_shape])}
             else:
                 self._attr, self._flags = _op_attrs(self._table.node_protos[self._proto])
         return self._attr
@@ -227,7 +231,10 @@ class Node:
         if self._origin is not None:
             return self._origin.output_shape
         if self._shape is None:
-            output_type = self._table.node_protos[self._proto].output_type
+            if self.type == PARAMETER:
+                output_type = self._table.param_protos[self._proto].type
+            else:
+                output_type = self._table.node_protos[self._proto].output_type
             self._dtype = _data_type(output_type)
             self._shape = _shapes(output_type)
         return self._shape
@@ -290,14 +297,20 @@ class Graph:
         self._children: dict[str, list[Node]] = defaultdict(list)
         for node in nodes.values():
             self._children[node.scope].append(node)
-        self._names: list[str] = []
-        self._lower: list[str] = []  # lower-cased names, made on the first search
+        # Lower-cased names for search, made here (in the worker that builds the graph) so the
+        # first search does not pay for them.
+        self._names: list[str] = list(nodes)
+        self._lower: list[str] = [name.lower() for name in self._names]
 
     def __len__(self) -> int:
         return len(self._nodes)
 
     def __contains__(self, name: str) -> bool:
         return name in self._nodes
+
+    def __iter__(self) -> Iterator[Node]:
+        """Every node, in MindInsight's order."""
+        return iter(self._nodes.values())
 
     @property
     def names(self) -> list[str]:
@@ -341,9 +354,6 @@ class Graph:
         """
         if not pattern or pattern == "/":
             return []
-        if not self._lower:
-            self._names = list(self._nodes)
-            self._lower = [name.lower() for name in self._names]
         pattern = pattern.lower()
         size = len(pattern)
         out = []
@@ -563,6 +573,7 @@ class _Builder:
     # the steps --------------------------------------------------------------------------------
     def build(self, proto: anf_ir_pb2.GraphProto) -> None:
         self.table.node_protos = proto.node
+        self.table.param_protos = proto.parameters
         self.table.const_protos = proto.const_vals
         self.parse_ops(proto.node)
         self.parse_parameters(proto.parameters)
@@ -629,14 +640,15 @@ class _Builder:
         _check_names(names)
 
     def parse_parameters(self, protos: Iterable[anf_ir_pb2.ParameterProto]) -> None:
-        for proto in protos:
-            if not proto.name:
+        for index, proto in enumerate(protos):
+            name = proto.name
+            if not name:
                 continue
-            _check_name(proto.name)
-            node = Node(proto.name, proto.name, PARAMETER, "", self.table)
-            node._shape = _shapes(proto.type)
-            node._dtype = _data_type(proto.type)
-            node._attr = {"type": node._dtype, "shape": str([list(dims) for dims in node._shape])}
+            _check_name(name)
+            node = Node(name, name, PARAMETER, "", self.table)
+            node._attr = None  # type, shape and attributes are read from the proto when asked
+            node._shape = None
+            node._proto = index
             self.add(node)
 
     def parse_consts(self, protos: Iterable[anf_ir_pb2.NamedValueProto]) -> None:
@@ -743,7 +755,7 @@ class _Builder:
         copy_edge = self.table.copy
         for node in list(self.nodes.values()):
             inputs = node._inputs
-            if not inputs or not any(src in originals for src in inputs):
+            if not inputs or inputs.keys().isdisjoint(originals.keys()):  # iterates the smaller side
                 continue
             for src, edge in list(inputs.items()):
                 original = originals.get(src)

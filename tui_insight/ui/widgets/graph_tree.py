@@ -32,24 +32,22 @@ DIM = "dim"
 
 def scope_sizes(graph: Graph) -> dict[str, int]:
     """{scope name: how many nodes (operators, parameters, constants) lie anywhere below it}."""
-    totals: dict[str, int] = {}
+    totals: dict[str, int] = {"": 0}
     parents: dict[str, str] = {}
-    order: list[str] = []  # scopes, each before the scopes inside it
-    stack = [""]
+    leaves: list[str] = []  # the scope of each node that is not a scope
     scope_types = (NAME_SCOPE, AGGREGATION_SCOPE)
-    while stack:
-        scope = stack.pop()
-        order.append(scope)
-        leaves = 0
-        for child in graph.children(scope):
-            if child.type in scope_types:
-                stack.append(child.name)
-                parents[child.name] = scope
-            else:
-                leaves += 1
-        totals[scope] = leaves
-    for scope in reversed(order):  # inner scopes first: each adds a finished total to its parent
-        if scope:
+    for node in graph:
+        if node.type in scope_types:
+            totals[node.name] = 0
+            parents[node.name] = node.scope
+        else:
+            leaves.append(node.scope)
+    for scope in leaves:
+        if scope in totals:  # always, in a graph the builder made
+            totals[scope] += 1
+    # Deepest scopes first (a parent's name is a prefix of its child's): each adds a finished total.
+    for scope in sorted(parents, key=lambda name: name.count("/"), reverse=True):
+        if parents[scope] in totals:
             totals[parents[scope]] += totals[scope]
     return totals
 
@@ -111,6 +109,13 @@ class GraphTree(Tree[GraphData]):
         self.matches: set[str] = set()
         self._by_name: dict[str, TreeNode[GraphData]] = {}
         self._loaded: dict[str, int] = {}  # scope -> how many of its children are tree nodes
+
+    def process_label(self, label: str | Text) -> Text:
+        """Labels made by `graph_label` are one line already: skip Tree's split of every label,
+        which costs as much as the rest of adding a node when a search opens scopes."""
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
 
     def get_label_width(self, node: TreeNode[GraphData]) -> int:
         """The label's width without rendering it (Tree renders every line's label to measure it)."""
