@@ -11,10 +11,11 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Static, Tab, Tabs
+from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from ...summary.cache import Changes
 from ..palette import job_colour
+from ..widgets.footer import InsightFooter
 from ..views import JOB_VIEWS, DataView, ViewSpec, spec_by_id, view_class
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ class DashboardScreen(Screen):
         yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
                    active=f"tab-{self.initial}", id="view-tabs")
         yield ContentSwitcher(id="views")
-        yield Footer()
+        yield InsightFooter()
 
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False
@@ -131,7 +132,7 @@ class ViewScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(f"[b]{escape(self.spec.title)}[/b]  [dim]all jobs[/dim]", classes="screen-title")
         yield build_view(self.spec, self.app.cache, tuple(self.app.cache.jobs), self.app)
-        yield Footer()
+        yield InsightFooter()
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.query_one(DataView).focus_view)

@@ -9,9 +9,10 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...summary.cache import Changes
+from ..widgets.footer import InsightFooter
 from ..widgets.job_table import SORTABLE, JobTable
 from ..widgets.progress import ProgressLine
 from ..focus import focus_now
@@ -46,7 +47,7 @@ class JobsScreen(Screen):
         yield box
         yield JobTable(id="jobs-table")
         yield ProgressLine(id="progress")
-        yield Footer()
+        yield InsightFooter()
 
     def _title(self) -> str:
         return f"[b]tui-insight[/b]  [dim]{escape(self.app.logdir_label)}[/dim]"

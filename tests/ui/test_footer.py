@@ -1,0 +1,110 @@
+"""The key footer rebuilds once per burst of binding changes and always ends on the current keys."""
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
+
+from tui_insight.ui.widgets.footer import InsightFooter
+
+
+class Pane(Static, can_focus=True):
+    pass
+
+
+class Left(Pane):
+    BINDINGS = [Binding("a", "noop", "Left key")]
+
+
+class Right(Pane):
+    BINDINGS = [Binding("b", "noop", "Right key"), Binding("c", "extra", "Extra key")]
+    show_extra = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.show_extra if action == "extra" else True
+
+
+class Host(App):
+    def __init__(self, footer: type[Footer] = InsightFooter):
+        super().__init__()
+        self.footer = footer
+
+    def compose(self) -> ComposeResult:
+        yield Left("left", id="left")
+        yield Right("right", id="right")
+        yield self.footer()
+
+
+def shown_keys(app: App) -> set[str]:
+    return {key.description for key in app.query(FooterKey)}
+
+
+def run(body, footer: type[Footer] = InsightFooter):
+    async def main():
+        app = Host(footer)
+        async with app.run_test(size=(80, 10)) as pilot:
+            await pilot.pause()
+            return await body(app, pilot)
+
+    return asyncio.run(main())
+
+
+def test_a_burst_of_focus_changes_rebuilds_the_footer_once_per_refresh(monkeypatch):
+    rebuilds = []
+    recompose = Footer.recompose
+
+    async def counted(self):
+        rebuilds.append(1)
+        await recompose(self)
+
+    monkeypatch.setattr(Footer, "recompose", counted)
+
+    async def body(app, pilot):
+        left, right = app.query_one(Left), app.query_one(Right)
+        for _ in range(3):
+            await pilot.pause()
+        rebuilds.clear()
+        for widget in (right, left, right, left, right):  # five changes before the next refresh
+            app.screen.set_focus(widget)
+        for _ in range(5):
+            await pilot.pause()
+        return len(rebuilds), shown_keys(app)
+
+    textual_count, _ = run(body, Footer)
+    count, keys = run(body)
+    # Each focus change publishes at once and again when the focus events are handled: two
+    # bursts, two rebuilds; Textual's footer rebuilds once per change.
+    assert count <= 2 < textual_count
+    assert "Right key" in keys and "Left key" not in keys
+
+
+def test_a_change_after_the_rebuild_read_the_keys_is_not_lost():
+    async def body(app, pilot):
+        right = app.query_one(Right)
+        footer = app.query_one(InsightFooter)
+        app.screen.set_focus(right)
+        for _ in range(3):
+            await pilot.pause()
+        assert "Extra key" not in shown_keys(app)
+        compose = InsightFooter.compose
+
+        def compose_then_change(self):
+            yield from compose(self)
+            if not right.show_extra:  # the key appears while the rebuild is under way, published once
+                right.show_extra = True
+                app.screen.refresh_bindings()
+
+        InsightFooter.compose = compose_then_change
+        try:
+            app.screen.refresh_bindings()
+            for _ in range(5):
+                await pilot.pause()
+        finally:
+            InsightFooter.compose = compose
+        return shown_keys(app), footer._rebuild_pending
+
+    keys, pending = run(body)
+    assert "Extra key" in keys and not pending
