@@ -102,13 +102,16 @@ class InsightApp(App):
     def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
-                 logdir_label: str | None = None):
+                 logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5):
         super().__init__()
         self.cache = cache
         self.reload_interval = reload_interval
         self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
         self.logdir_label = logdir_label or cache.logdir  # what the title calls LOGDIR
         self.start_loading = start_loading
+        # Seconds after a dashboard opens before its graph starts building in the background
+        # (None: only when the graph view is shown). See DashboardScreen.prefetch_graph.
+        self.graph_prefetch_delay = graph_prefetch_delay
         self.requested_theme = theme
         self.initial_keymap = keymap or {}
         self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
@@ -120,6 +123,11 @@ class InsightApp(App):
         for theme_obj in load_themes():
             self.register_theme(theme_obj)
         self.theme = DEFAULT_THEME
+        # No animations unless asked for (TEXTUAL_ANIMATIONS=full): over SSH every frame of the
+        # tab underline's slide is a screen update on the wire, and on the UI thread it takes the
+        # GIL from the worker building a graph (~20 frames when a view opens).
+        if "TEXTUAL_ANIMATIONS" not in os.environ:
+            self.animation_level = "none"
 
     # -- start and stop ---------------------------------------------------------------------
 
