@@ -730,6 +730,42 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
     assert asyncio.run(main()) == "JobsScreen"
 
 
+def test_the_dashboard_builds_its_graph_in_the_background_so_5_shows_it_at_once(truth):
+    async def main():
+        app = make_app(MINDSPORE_LOGS, graph_prefetch_delay=0.05)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            app.open_jobs((LENET,))
+            await pilot.pause()
+            dashboard = app.screen
+            assert await wait_for(pilot, lambda: bool(dashboard.query("#view-graph")))
+            view = dashboard.query_one(GraphView)
+            assert await wait_for(pilot, lambda: view.tree.graph is not None)
+            assert not view.display and dashboard.current == "scalars"  # built, still hidden
+            assert app.focused is not None and view not in app.focused.ancestors_with_self
+            await pilot.press("5")
+            await pilot.pause()
+            shown = view.display and view.tree.display and not view.query_one("#graph-message").display
+            rows = [node.data for node in view.tree.root.children]
+            return shown, rows, view.tree.has_focus
+
+    shown, rows, focused = asyncio.run(main())
+    assert shown and focused
+    assert rows == [name for name, _, _ in truth_graph(truth, LENET)["top_level_names"]]
+
+
+def test_no_graph_no_background_build():
+    async def main():
+        app = make_app(MINDSPORE_LOGS, graph_prefetch_delay=0.01)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            app.open_jobs(("./edge_cases",))
+            await pilot.pause(0.3)
+            return bool(app.screen.query("#view-graph"))
+
+    assert asyncio.run(main()) is False
+
+
 def test_long_lived_holders_release_only_when_the_last_goes():
     first, second = object(), object()
     others = long_lived.holders()

@@ -61,6 +61,7 @@ def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
     kwargs.setdefault("reload_interval", 0)
     kwargs.setdefault("clock", lambda: NOW)
     kwargs.setdefault("logdir_label", "LOGDIR")
+    kwargs.setdefault("graph_prefetch_delay", None)  # views appear when the test asks (test_graph_view tests it)
     return InsightApp(cache, **kwargs)
 
 

@@ -1,7 +1,9 @@
 """The dashboard of one job, or of the marked jobs compared: one view per kind of data.
 
 Views are built the first time they are shown (`views.view_class`), so opening a job costs
-only the first view. `ViewScreen` hosts a view of every job (lineage).
+only the first view. One exception: the graph view of a job that has a graph is built, hidden,
+shortly after the dashboard opens (`prefetch_graph`), because a big graph takes about a second
+to build and `5` should show it at once. `ViewScreen` hosts a view of every job (lineage).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ class DashboardScreen(Screen):
         self.train_ids = tuple(train_ids)
         self.initial = initial
         self.current = ""
+        self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
 
     def compose(self) -> ComposeResult:
         yield Static(jobs_title(self.train_ids, self.app.cache.jobs), id="dashboard-title", classes="screen-title")
@@ -68,6 +71,29 @@ class DashboardScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(Tabs).can_focus = False
         self.show_view(self.initial)
+        delay = self.app.graph_prefetch_delay
+        if delay is not None:
+            # After the first view has painted and settled: the build holds the GIL for a while.
+            self.set_timer(delay, self._prefetch_due)
+
+    def _prefetch_due(self) -> None:
+        self._prefetch_is_due = True
+        self.prefetch_graph()
+
+    def prefetch_graph(self) -> None:
+        """Mount the graph view hidden, so the graph builds before the user asks for it.
+
+        Only when one of the jobs has a graph (checked again when the cache reports graphs),
+        once per dashboard. MindInsight builds every job's graph when it loads the job; this
+        builds one, for the job the user opened.
+        """
+        if not self._prefetch_is_due or self.query("#view-graph"):
+            return
+        jobs = self.app.cache.jobs
+        if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
+            return
+        view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app)
+        self.query_one(ContentSwitcher).add_content(view)  # hidden until `5`
 
     @property
     def active_view(self) -> DataView | None:
@@ -109,6 +135,8 @@ class DashboardScreen(Screen):
             self.query_one("#dashboard-title", Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
         for view in self.query(DataView):
             view.cache_changed(changes)
+        if changes.graphs & mine:
+            self.prefetch_graph()  # a job that was still loading when the dashboard opened
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         view = self.active_view
