@@ -15,6 +15,13 @@ MINDSPORE_LOGS = FIXTURES / "mindspore"
 TRUTH_FILE = FIXTURES / "mindspore.truth.json"
 
 
+def fixtures_written_at(root: Path = MINDSPORE_LOGS) -> float:
+    """The newest file mtime under `root`: a clock reading it makes the cache see the logs as
+    just written, however long ago they were checked out (a cut tail is `growing`, not yet
+    `truncated`)."""
+    return max(path.stat().st_mtime for path in root.rglob("*") if path.is_file())
+
+
 @pytest.fixture(scope="session")
 def truth() -> dict:
     """What MindInsight 2.3.1 served for MINDSPORE_LOGS, plus the `raw` file contents."""
@@ -24,7 +31,8 @@ def truth() -> dict:
 @pytest.fixture(scope="session")
 def fixture_cache() -> SummaryCache:
     """One cache over the read-only fixture logs, loaded once (tests must not change it)."""
-    cache = SummaryCache(str(MINDSPORE_LOGS))
+    written = fixtures_written_at()
+    cache = SummaryCache(str(MINDSPORE_LOGS), clock=lambda: written)
     cache.reload()
     return cache
 

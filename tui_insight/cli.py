@@ -98,6 +98,18 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"internal error: {type(exc).__name__}: {exc} (set TUI_INSIGHT_DEBUG=1 for details)")
 
 
+def explain_state(state: str) -> str:
+    """A job state as a warning a script's user can act on."""
+    if state == "growing":
+        return "growing (its last record is incomplete: still being written; the records before it are exported)"
+    if state == "truncated":
+        return ("truncated (its last record is incomplete and the file has not changed for 10 minutes: "
+                "the writer stopped mid-record; the records before it are exported)")
+    if state.startswith("corrupt"):
+        return f"{state} (they failed their checksum and were skipped)"
+    return state
+
+
 def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
     from .export import ExportError, export_snapshot
     from .summary.cache import SummaryCache
@@ -110,7 +122,7 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
         print(f"tui-insight: warning: {problem}", file=sys.stderr)
     for view in cache.jobs.values():
         if view.state != "ok":
-            print(f"tui-insight: warning: {view.train_id}: {view.state}", file=sys.stderr)
+            print(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}", file=sys.stderr)
     try:
         result = export_snapshot(cache, out, all_steps=all_steps, force=force)
     except ExportError as exc:

@@ -149,6 +149,37 @@ def test_reload_reads_only_appended_bytes(tmp_path):
     assert not cache.reload()  # nothing new, nothing changed
 
 
+def test_a_tail_left_incomplete_for_ten_minutes_is_truncated(tmp_path):
+    """MindInsight's rule (§3.8): 600 s without a write turns "still being written" into damaged."""
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1, 2])
+    from tui_insight.proto import summary_pb2
+    event = summary_pb2.Event(wall_time=3.0, step=3)
+    event.summary.value.add(tag="loss", scalar_value=2.0)
+    writer.write_raw(frame(event.SerializeToString())[:10])
+    writer.flush()
+    path = next(tmp_path.iterdir())
+    os.utime(path, (1_000_000.0, 1_000_000.0))
+    now = [1_000_000.0 + 600]
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    seen: list = []
+    cache.subscribe(seen.append)
+    cache.reload()
+    assert cache.job("./").state == "growing"  # 600 s idle: not yet
+    seen.clear()
+    now[0] += 1
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "truncated" and view.file_status[0].truncated
+    assert view.series("scalar", "loss").steps.tolist() == [1, 2]  # what was read is kept
+    assert any("./" in changes.updated for changes in seen)  # the job list hears of it
+    writer.write_raw(frame(event.SerializeToString())[10:])  # the writer comes back after all
+    writer.flush()
+    os.utime(path, (now[0], now[0]))
+    cache.reload()
+    assert cache.job("./").state == "ok" and cache.job("./").series("scalar", "loss").steps.tolist() == [1, 2, 3]
+
+
 def test_growing_then_complete(tmp_path):
     writer = SummaryWriter(tmp_path, timestamp=1)
     write_steps(writer, [1])

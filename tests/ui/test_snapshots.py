@@ -22,7 +22,8 @@ async def rows_shown(pilot) -> None:
 
 @pytest.fixture
 def snapshot_logs(ui_logs: Path) -> Path:
-    """The three runs, one more that is being written (live), and one cut in a record (growing)."""
+    """The three runs, one more that is being written (live), and one cut in a record and left
+    for 50 minutes (truncated)."""
     write_run(ui_logs, "run_live", steps=25, mtime=NOW - 12)
     cut = write_run(ui_logs, "run_cut", steps=30)
     path = next(cut.iterdir())

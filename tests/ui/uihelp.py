@@ -54,7 +54,7 @@ def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "l
 
 def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
     """An app over a cache loaded up front (no loading thread), with a fixed clock and title."""
-    cache = SummaryCache(str(logdir))
+    cache = SummaryCache(str(logdir), clock=kwargs.get("clock", lambda: NOW))
     if load:
         cache.reload()
     kwargs.setdefault("start_loading", False)

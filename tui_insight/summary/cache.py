@@ -56,6 +56,7 @@ class FileStatus:
     bad_records: int
     tail_bytes: int
     error: str  # "" or why the file cannot be read
+    truncated: bool = False  # an incomplete tail nobody has written to for TRUNCATED_AFTER_SECONDS
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ class JobView:
 
     @property
     def state(self) -> str:
-        """`loading`, `unreadable: <reason>`, `corrupt: N records`, `growing` or `ok`."""
+        """`loading`, `unreadable: <reason>`, `corrupt: N records`, `truncated`, `growing` or `ok`."""
         if not self.loaded:
             return "loading"
         errors = [f.error for f in self.file_status if f.error]
@@ -99,6 +100,8 @@ class JobView:
             return f"unreadable: {errors[0]}"
         if self.bad_records:
             return f"corrupt: {self.bad_records} record{'s' if self.bad_records != 1 else ''}"
+        if any(f.truncated for f in self.file_status):
+            return "truncated"
         if self.tail_bytes:
             return "growing"
         return "ok"
@@ -152,9 +155,12 @@ class _FileState:
     bad_records: int = 0
     tail_bytes: int = 0
     error: str = ""
+    mtime: float = 0.0
 
-    def status(self) -> FileStatus:
-        return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, self.error)
+    def status(self, now: float) -> FileStatus:
+        truncated = bool(self.tail_bytes) and now - self.mtime > limits.TRUNCATED_AFTER_SECONDS
+        return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, self.error,
+                          truncated)
 
 
 class _ScalarBlock:
@@ -197,9 +203,10 @@ def _describe(exc: OSError) -> str:
 class _JobLoader:
     """Loader-side state of one job. Used by the loading thread only."""
 
-    def __init__(self, train_id: str, path: str):
+    def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time):
         self.train_id = train_id
         self.path = path
+        self.clock = clock
         self._reset()
         self.view = JobView(train_id, path)
         self._lineage_sizes: tuple = ()
@@ -246,7 +253,10 @@ class _JobLoader:
         if lineage is not None:
             changes.lineage.add(self.train_id)
         self.changed = set()
+        state_before = self.view.state
         self._publish(found, lineage)
+        if self.view.state != state_before and state_before != "loading":
+            changes.updated.setdefault(self.train_id, set())  # e.g. a tail left incomplete is now "truncated"
         return changes
 
     def _replaced(self, state: _FileState) -> bool:
@@ -267,6 +277,7 @@ class _JobLoader:
         path = os.path.join(self.path, state.name)
         try:
             st = os.stat(path)
+            state.mtime = st.st_mtime
             if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
                 state.size, state.tail_bytes, state.error = st.st_size, 0, ""
                 return  # nothing appended: no need to open the file
@@ -453,6 +464,7 @@ class _JobLoader:
     # -- publishing ---------------------------------------------------------------------
 
     def _publish(self, found: FoundJob, lineage: JobLineage | None) -> None:
+        now = self.clock()
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
@@ -466,7 +478,7 @@ class _JobLoader:
             tags=MappingProxyType(dict(self.tags)),
             graphs=MappingProxyType(dict(self.graphs)),
             lineage=lineage if lineage is not None else self.view.lineage,
-            file_status=tuple(self.files[name].status() for name in found.summary_files),
+            file_status=tuple(self.files[name].status(now) for name in found.summary_files),
             first_wall_time=self.first_wall_time,
             update_time=_update_time(found),
             loaded=True,
@@ -500,8 +512,10 @@ Subscriber = Callable[[Changes], None]
 class SummaryCache:
     """Jobs of one log directory, loaded in the background and read as snapshots."""
 
-    def __init__(self, logdir: str, payload_bytes: int = limits.PAYLOAD_CACHE_BYTES):
+    def __init__(self, logdir: str, payload_bytes: int = limits.PAYLOAD_CACHE_BYTES,
+                 clock: Callable[[], float] = time.time):
         self.logdir = os.path.abspath(logdir)
+        self.clock = clock  # tells a file still being written from one cut short (tests fix it)
         self.payloads = PayloadStore(payload_bytes)
         self.progress = LoadProgress()
         self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan
@@ -551,7 +565,7 @@ class SummaryCache:
             for train_id in removed:
                 del self._loaders[train_id]
             for train_id in added:
-                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path)
+                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock)
             self.progress.jobs_found = len(found.jobs)
             if added or removed:
                 # New jobs show up at once (state "loading"), before their files are read.

@@ -20,6 +20,10 @@ MAX_TENSOR_ELEMENTS = 10_000_000  # larger tensors keep their shape and type, no
 MAX_TENSOR_RESPONSE_VALUES = 100_000  # a tensor slice may show at most this many values
 MAX_HISTOGRAM_BINS = 30  # re-binned histograms
 
+# A file whose last record is incomplete and that nobody has written to for this long was cut
+# short (a crashed or killed writer), not "still being written" (MindInsight: "damaged").
+TRUNCATED_AFTER_SECONDS = 600
+
 # Decoded tensors, images and histograms kept in memory, in bytes.
 PAYLOAD_CACHE_BYTES = 64 << 20
 
