@@ -490,6 +490,20 @@ def snapshot_app(train_id: str, tag: str, keys=()):
     return app, before
 
 
+def test_comparison_names_the_job_of_each_tensor_beside_its_colour():
+    jobs = ("./lenet_lr0.01", "./lenet_lr0.1")
+    _, run = tensor_app(jobs=jobs)
+
+    async def body(pilot, view):
+        listing = view.query_one("#tensor-list", OptionList)
+        return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+    prompts = run(body)
+    assert prompts and len(prompts) == len({p for p in prompts})
+    for tid in jobs:
+        assert any(p.endswith(f"  {tid}") and p.startswith("● custom/t3d") for p in prompts), prompts
+
+
 def test_snapshot_80x24(snap_compare):
     app, before = snapshot_app("./edge_cases", "edge/tensor_nan_inf", ("down", "right"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)

@@ -280,8 +280,9 @@ class TensorsView(DataView):
         options = []
         for tid, tag in shown:
             prompt = Text(tag, no_wrap=True, overflow="ellipsis")
-            if many:
-                prompt = Text.assemble(("● ", self.job_colour(tid)), tag, no_wrap=True, overflow="ellipsis")
+            if many:  # the job by colour and by name (colour alone is lost under NO_COLOR)
+                prompt = Text.assemble(("● ", self.job_colour(tid)), tag, (f"  {tid}", "dim"),
+                                       no_wrap=True, overflow="ellipsis")
             options.append(Option(prompt, id=f"{tid}\n{tag}"))
         current_ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current_ids != [o.id for o in options]:
