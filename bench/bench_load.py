@@ -77,7 +77,43 @@ def main() -> int:
         ok = best <= 1.5 and worst_rss <= 150 and all(r["reload_read_bytes"] == r["appended_bytes"] for r in results)
         print(f"best load {best:.3f} s (target 1.5 s), peak RSS {worst_rss:.0f} MB (target 150 MB): "
               f"{'OK' if ok else 'MISSED'}")
-        return 0 if ok else 1
+    idle_reload_of_many_jobs()
+    return 0 if ok else 1
+
+
+def idle_reload_of_many_jobs(jobs: int = 500) -> None:
+    """What the reload loop costs every few seconds when nothing is being written."""
+    import os
+    import statistics
+    import time
+
+    from make_logs import write_many
+    from tui_insight.summary.cache import SummaryCache
+
+    with tempfile.TemporaryDirectory() as tmp:
+        write_many(Path(tmp), jobs=jobs)
+        cache = SummaryCache(tmp)
+        t0 = time.perf_counter()
+        cache.reload()
+        loaded = time.perf_counter() - t0
+        calls = [0]
+        real_stat = os.stat
+
+        def counting_stat(*args, **kwargs):
+            calls[0] += 1
+            return real_stat(*args, **kwargs)
+
+        times = []
+        os.stat = counting_stat
+        try:
+            for _ in range(5):
+                t0 = time.perf_counter()
+                cache.reload()
+                times.append(time.perf_counter() - t0)
+        finally:
+            os.stat = real_stat
+        print(f"{jobs} jobs: loaded in {loaded * 1000:.0f} ms; an idle reload {statistics.median(times) * 1000:.1f} ms "
+              f"(median of 5), {calls[0] / 5:.0f} stat calls")
 
 
 if __name__ == "__main__":

@@ -180,6 +180,31 @@ def test_a_tail_left_incomplete_for_ten_minutes_is_truncated(tmp_path):
     assert cache.job("./").state == "ok" and cache.job("./").series("scalar", "loss").steps.tolist() == [1, 2, 3]
 
 
+def test_an_idle_reload_stats_each_file_once_and_publishes_nothing_new(tmp_path, monkeypatch):
+    writer = SummaryWriter(tmp_path / "run", timestamp=1)
+    write_steps(writer, [1, 2])
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    before = cache.job("./run")
+    heard: list = []
+    cache.subscribe(heard.append)
+    stats: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(path, *args, **kwargs):
+        stats.append(os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    cache.reload()
+    summary = os.path.join(str(tmp_path / "run"), before.summary_files[0])
+    assert stats.count(summary) == 1  # was 3: replaced?, read?, update time
+    assert cache.job("./run") is before and not any(heard)  # the same view: nothing changed
+    write_steps(writer, [3])
+    cache.reload()
+    assert cache.job("./run") is not before and cache.job("./run").series("scalar", "loss").steps.tolist() == [1, 2, 3]
+
+
 def test_growing_then_complete(tmp_path):
     writer = SummaryWriter(tmp_path, timestamp=1)
     write_steps(writer, [1])

@@ -211,6 +211,7 @@ class _JobLoader:
         self.view = JobView(train_id, path)
         self._lineage_sizes: tuple = ()
         self._pb_stamps: dict[str, tuple[int, float]] = {}
+        self._stats: dict[str, os.stat_result | OSError] = {}  # this reload's stat of each file
 
     def _reset(self) -> None:
         self.files: dict[str, _FileState] = {}
@@ -230,6 +231,9 @@ class _JobLoader:
     def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress") -> Changes:
         changes = Changes()
         graphs_before = dict(self.graphs)
+        # One stat per file per reload, shared by every step below (each stat is a round trip on
+        # the network file systems training logs often live on).
+        self._stats = _stat_files(found)
         names = found.summary_files
         for name, state in list(self.files.items()):
             if name not in names or self._replaced(state):
@@ -252,17 +256,16 @@ class _JobLoader:
             changes.graphs.add(self.train_id)
         if lineage is not None:
             changes.lineage.add(self.train_id)
+        published = self.view
+        self._publish(found, lineage, unchanged=not (self.changed or changes))
         self.changed = set()
-        state_before = self.view.state
-        self._publish(found, lineage)
-        if self.view.state != state_before and state_before != "loading":
+        if self.view.state != published.state and published.state != "loading":
             changes.updated.setdefault(self.train_id, set())  # e.g. a tail left incomplete is now "truncated"
         return changes
 
     def _replaced(self, state: _FileState) -> bool:
-        try:
-            st = os.stat(os.path.join(self.path, state.name))
-        except OSError:
+        st = self._stats.get(state.name)
+        if not isinstance(st, os.stat_result):
             return not state.error  # gone (an unreadable file stays as it was)
         return (st.st_dev, st.st_ino) != state.inode and state.inode != (0, 0) or st.st_size < state.end
 
@@ -276,7 +279,9 @@ class _JobLoader:
     def _read_file(self, state: _FileState, ranks: np.ndarray, progress: "LoadProgress") -> None:
         path = os.path.join(self.path, state.name)
         try:
-            st = os.stat(path)
+            st = self._stats.get(state.name) or os.stat(path)
+            if isinstance(st, OSError):
+                raise st
             state.mtime = st.st_mtime
             if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
                 state.size, state.tail_bytes, state.error = st.st_size, 0, ""
@@ -434,10 +439,9 @@ class _JobLoader:
                 self.graphs.pop(name, None)
         for name in found.graph_files:
             path = os.path.join(self.path, name)
-            try:
-                st = os.stat(path)
-            except OSError as exc:
-                self.problems.append(f"{name}: unreadable ({_describe(exc)})")
+            st = self._stats.get(name)
+            if not isinstance(st, os.stat_result):
+                self.problems.append(f"{name}: unreadable ({_describe(st) if st else 'gone'})")
                 continue
             stamp = (st.st_size, st.st_mtime)
             if self._pb_stamps.get(name) != stamp:
@@ -449,13 +453,8 @@ class _JobLoader:
     def _refresh_lineage(self, found: FoundJob) -> JobLineage | None:
         """The job's lineage if a lineage file appeared, changed size or went; else None."""
         paths = [os.path.join(self.path, name) for name in found.lineage_files]
-        sizes = []
-        for path in paths:
-            try:
-                sizes.append((path, os.stat(path).st_size))
-            except OSError:
-                sizes.append((path, -1))
-        sizes = tuple(sizes)
+        stats = [self._stats.get(name) for name in found.lineage_files]
+        sizes = tuple((path, st.st_size if isinstance(st, os.stat_result) else -1) for path, st in zip(paths, stats))
         if sizes == self._lineage_sizes:
             return None
         self._lineage_sizes = sizes
@@ -463,8 +462,17 @@ class _JobLoader:
 
     # -- publishing ---------------------------------------------------------------------
 
-    def _publish(self, found: FoundJob, lineage: JobLineage | None) -> None:
+    def _publish(self, found: FoundJob, lineage: JobLineage | None, unchanged: bool = False) -> None:
+        """Replace the view; or keep it when `unchanged` (no new data) and what it shows of the
+        files (sizes, states, times) is the same: an idle reload then publishes nothing new."""
         now = self.clock()
+        file_status = tuple(self.files[name].status(now) for name in found.summary_files)
+        update_time = _update_time(self._stats)
+        view = self.view
+        if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
+                and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
+                and view.graph_files == tuple(found.graph_files) and view.problems == tuple(self.problems)):
+            return
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
@@ -478,22 +486,28 @@ class _JobLoader:
             tags=MappingProxyType(dict(self.tags)),
             graphs=MappingProxyType(dict(self.graphs)),
             lineage=lineage if lineage is not None else self.view.lineage,
-            file_status=tuple(self.files[name].status(now) for name in found.summary_files),
+            file_status=file_status,
             first_wall_time=self.first_wall_time,
-            update_time=_update_time(found),
+            update_time=update_time,
             loaded=True,
             problems=tuple(self.problems),
         )
 
 
-def _update_time(found: FoundJob) -> float:
-    newest = 0.0
+def _stat_files(found: FoundJob) -> dict[str, os.stat_result | OSError]:
+    """{file name: its stat, or why it has none} for every file of the job."""
+    stats: dict[str, os.stat_result | OSError] = {}
     for name in (*found.summary_files, *found.lineage_files, *found.graph_files):
         try:
-            newest = max(newest, os.stat(os.path.join(found.path, name)).st_mtime)
-        except OSError:
-            pass
-    return newest
+            stats[name] = os.stat(os.path.join(found.path, name))
+        except OSError as exc:
+            stats[name] = exc
+    return stats
+
+
+def _update_time(stats: Mapping[str, os.stat_result | OSError]) -> float:
+    """The newest mtime among the job's files."""
+    return max((st.st_mtime for st in stats.values() if isinstance(st, os.stat_result)), default=0.0)
 
 
 @dataclass
