@@ -600,6 +600,7 @@ class _Builder:
         # Edge rows appended inline: this loop is the bulk of a large graph's build time.
         add_source, add_kind, add_flag = table.source.append, table.kind.append, table.independent.append
         names = []
+        scopes: dict[str, str] = {}  # one string per scope, not one per node
         for index, proto in enumerate(protos):
             proto_name = proto.name
             if not proto_name:
@@ -610,6 +611,7 @@ class _Builder:
                 continue
             node_id = proto_name.rsplit("/", 1)[-1].split("op")[-1]
             scope = proto.scope
+            scope = scopes.setdefault(scope, scope)
             if not full_name:
                 name = _join(scope, f"{proto.op_type}-op{node_id}")
             elif full_name[-1] == "]" and full_name.lower().endswith(_SUMMARY_OP_SUFFIXES):

@@ -181,6 +181,11 @@ class GraphView(DataView):
         self._refresh()
 
     @property
+    def _gone(self) -> bool:
+        """Detached, or being taken down (its children go first): late callbacks stop here."""
+        return not self.is_attached or not self.query(GraphTree)
+
+    @property
     def tree(self) -> GraphTree:
         return self.query_one(GraphTree)
 
@@ -291,7 +296,7 @@ class GraphView(DataView):
     # -- building -----------------------------------------------------------------------------
 
     def _start_build(self, key: tuple[str, str, bool], source: GraphSource) -> None:
-        if not self.is_attached or (key, source) in self._building:
+        if self._gone or (key, source) in self._building:
             return
         self._building.add((key, source))
         self.run_worker(partial(self._build_in_thread, key, source), thread=True, group="graph-build",
@@ -306,7 +311,7 @@ class GraphView(DataView):
             long_lived.release(self)  # the app is closing
 
     def _graph_built(self, key: tuple[str, str, bool], built: BuiltGraph) -> None:
-        if not self.is_attached:  # the dashboard closed while the graph was being built
+        if self._gone:  # the dashboard closed while the graph was being built
             long_lived.release(self)
             return
         self._building.discard((key, built.source))
@@ -405,7 +410,7 @@ class GraphView(DataView):
     # -- the detail pane ----------------------------------------------------------------------
 
     def _update_detail(self) -> None:
-        if not self.is_attached:
+        if self._gone:
             return  # called after a refresh that came after the view went
         if self.mode == "pipeline":
             node = self.pipeline.cursor_node
@@ -448,11 +453,11 @@ class GraphView(DataView):
             pass
 
     def _detail_ready(self, token: int, rows, subject: object) -> None:
-        if token == self._detail_token and self.is_attached:
+        if token == self._detail_token and not self._gone:
             self.detail.show_rows(rows, subject)
 
     def _detail_failed(self, token: int, problem: str) -> None:
-        if token == self._detail_token and self.is_attached:
+        if token == self._detail_token and not self._gone:
             self.detail.show_message(problem)
 
     @on(Tree.NodeHighlighted)
