@@ -6,7 +6,7 @@ import threading
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.cache import Changes, SummaryCache
 from tui_insight.ui.app import InsightApp, load_keymap
 from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.dialogs import ExportScreen
@@ -126,6 +126,22 @@ def test_sparkline_scales_to_min_and_max():
 
 
 # -- global keys ------------------------------------------------------------------------------------
+
+def test_the_clock_and_cache_ticks_are_quiet_while_the_job_list_is_torn_down(ui_logs):
+    """The app's 1 s clock timer can fire while the app shuts down, after the table is gone."""
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        await screen.query_one(JobTable).remove()
+        screen.tick()
+        screen.cache_changed(Changes(added={"./run_a"}))
+        app._clock_tick()
+        return True
+
+    assert run_pilot(app, body)
+
 
 def test_help_lists_the_bindings_of_the_screen_grouped(ui_logs):
     app = make_app(ui_logs)

@@ -65,18 +65,27 @@ class JobsScreen(Screen):
 
     # -- from the app ---------------------------------------------------------------------
 
+    def _table_if_there(self) -> JobTable | None:
+        tables = self.query(JobTable)  # none yet while composing, none left at teardown
+        return tables.first() if tables else None
+
     def cache_changed(self, changes: Changes) -> None:
+        table = self._table_if_there()
+        if table is None:
+            return
         touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
         views = self.app.cache.jobs
         # A job without data loads without naming itself in the changes: catch rows still "loading".
-        touched |= {tid for tid, row in self.table.rows_by_id.items()
+        touched |= {tid for tid, row in table.rows_by_id.items()
                     if row.sort["state"] == "loading" and tid in views and views[tid].loaded}
-        touched |= {tid for tid in views if tid not in self.table.rows_by_id}
-        self.table.refresh_jobs(views, self.app.clock(), touched)
+        touched |= {tid for tid in views if tid not in table.rows_by_id}
+        table.refresh_jobs(views, self.app.clock(), touched)
 
     def tick(self) -> None:
         """Once a second: relative times and live markers move on."""
-        self.table.refresh_times(self.app.clock())
+        table = self._table_if_there()
+        if table is not None:
+            table.refresh_times(self.app.clock())
 
     def update_progress(self) -> None:
         lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
