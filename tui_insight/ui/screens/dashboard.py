@@ -87,13 +87,14 @@ class DashboardScreen(Screen):
         once per dashboard. MindInsight builds every job's graph when it loads the job; this
         builds one, for the job the user opened.
         """
-        if not self._prefetch_is_due or self.query("#view-graph"):
+        switchers = self.query(ContentSwitcher)  # none left while the dashboard is taken down
+        if not self._prefetch_is_due or not switchers or self.query("#view-graph"):
             return
         jobs = self.app.cache.jobs
         if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
             return
         view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app)
-        self.query_one(ContentSwitcher).add_content(view)  # hidden until `5`
+        switchers.first().add_content(view)  # hidden until `5`
 
     @property
     def active_view(self) -> DataView | None:
