@@ -609,7 +609,8 @@ class _Builder:
             if optimized and (full_name.startswith("Gradients") or "optimizer" in full_name
                               or "opt" in proto.instance_name):
                 continue
-            node_id = proto_name.rsplit("/", 1)[-1].split("op")[-1]
+            # MindSpore names nodes by number ("17"); older graphs "Default/Conv2D-op17".
+            node_id = proto_name if proto_name.isdigit() else proto_name.rsplit("/", 1)[-1].split("op")[-1]
             scope = proto.scope
             scope = scopes.setdefault(scope, scope)
             if not full_name:
