@@ -20,7 +20,7 @@ from tui_insight.summary import limits
 from tui_insight.summary.tensors import format_value
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.screens.tensors import StepSlider, TensorChart, TensorsView, full_index
+from tui_insight.ui.screens.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
 from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 
@@ -106,8 +106,7 @@ def tensor_app(logdir=MINDSPORE_LOGS, jobs=("./lenet_lr0.01",), **kwargs):
 async def open_tag(pilot, view, tag: str, train_id: str | None = None) -> None:
     listing = view.query_one("#tensor-list", OptionList)
     key = (train_id or view.train_ids[0], tag)
-    shown = view._shown_keys()
-    listing.highlighted = shown.index(key)
+    listing.highlighted = listing.get_option_index(option_id(key))
     await pilot.pause()
     assert await wait_for(pilot, lambda: view.current == key and view.tensor is not None)
     await pilot.pause()
@@ -490,18 +489,28 @@ def snapshot_app(train_id: str, tag: str, keys=()):
     return app, before
 
 
-def test_comparison_names_the_job_of_each_tensor_beside_its_colour():
+def test_comparison_lists_each_jobs_tensors_under_its_name():
     jobs = ("./lenet_lr0.01", "./lenet_lr0.1")
     _, run = tensor_app(jobs=jobs)
 
     async def body(pilot, view):
         listing = view.query_one("#tensor-list", OptionList)
-        return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        lines = [(str(o.prompt), o.disabled) for o in (listing.get_option_at_index(i)
+                                                       for i in range(listing.option_count))]
+        await open_tag(pilot, view, "custom/t3d", "./lenet_lr0.1")
+        listing.focus()
+        await pilot.pause()
+        await pilot.press("up")  # the cursor skips the heading
+        assert await wait_for(pilot, lambda: view.current[0] == "./lenet_lr0.01" and view.tensor is not None)
+        await pilot.pause()
+        return lines, view.current
 
-    prompts = run(body)
-    assert prompts and len(prompts) == len({p for p in prompts})
-    for tid in jobs:
-        assert any(p.endswith(f"  {tid}") and p.startswith("● custom/t3d") for p in prompts), prompts
+    lines, current = run(body)
+    headings = [text for text, disabled in lines if disabled]
+    assert headings == [f"● {tid}" for tid in jobs]  # readable without colour
+    second = [text for text, _ in lines].index("● ./lenet_lr0.1")
+    assert lines[second + 1] == ("  custom/t3d", False)
+    assert current == ("./lenet_lr0.01", lines[second - 1][0].strip())
 
 
 def test_snapshot_80x24(snap_compare):

@@ -55,6 +55,11 @@ WIDE = 118  # from this view width on, statistics sit beside the table
 SINGLE_JOB_COLOUR = SERIES_COLOURS[4]
 
 
+def option_id(key: tuple[str, str]) -> str:
+    """The tensor list's id of (train id, tag); a job's heading in comparison is its train id."""
+    return f"{key[0]}\n{key[1]}"
+
+
 def dims_text(dims: tuple[int, ...]) -> str:
     return "x".join(str(d) for d in dims) if dims else "scalar"
 
@@ -278,25 +283,33 @@ class TensorsView(DataView):
         shown = self._shown_keys()
         many = len(self.train_ids) > 1
         options = []
+        job = None
+        if many:  # grouped by job, in the dashboard's order
+            order = {tid: i for i, tid in enumerate(self.train_ids)}
+            shown = sorted(shown, key=lambda key: order.get(key[0], len(order)))
         for tid, tag in shown:
             prompt = Text(tag, no_wrap=True, overflow="ellipsis")
-            if many:  # the job by colour and by name (colour alone is lost under NO_COLOR)
-                prompt = Text.assemble(("● ", self.job_colour(tid)), tag, (f"  {tid}", "dim"),
-                                       no_wrap=True, overflow="ellipsis")
-            options.append(Option(prompt, id=f"{tid}\n{tag}"))
+            if many:
+                if tid != job:  # each job's tensors under its name: colour alone is lost under NO_COLOR
+                    job = tid
+                    options.append(Option(Text.assemble(("● ", self.job_colour(tid)), (tid, "bold"),
+                                                        no_wrap=True, overflow="ellipsis"),
+                                          id=tid, disabled=True))
+                prompt = Text.assemble(("  ", ""), tag, no_wrap=True, overflow="ellipsis")
+            options.append(Option(prompt, id=option_id((tid, tag))))
         current_ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current_ids != [o.id for o in options]:
             listing.clear_options()
             listing.add_options(options)
         if self.current in shown:
-            listing.highlighted = shown.index(self.current)
+            listing.highlighted = listing.get_option_index(option_id(self.current))
         listing.border_title = f"tensors {len(shown)}/{len(self.keys)}"
 
     @on(OptionList.OptionHighlighted, "#tensor-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        tid, _, tag = str(event.option.id).partition("\n")
-        if (tid, tag) != self.current:
+        tid, newline, tag = str(event.option.id).partition("\n")
+        if newline and (tid, tag) != self.current:
             self._open((tid, tag))
 
     @on(OptionList.OptionSelected, "#tensor-list")
