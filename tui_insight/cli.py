@@ -100,13 +100,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def explain_state(state: str) -> str:
     """A job state as a warning a script's user can act on."""
-    if state == "growing":
-        return "growing (its last record is incomplete: still being written; the records before it are exported)"
-    if state == "truncated":
-        return ("truncated (its last record is incomplete and the file has not changed for 10 minutes: "
-                "the writer stopped mid-record; the records before it are exported)")
+    from .summary.cache import state_meaning
+
+    if state in ("growing", "truncated"):
+        return f"{state} ({state_meaning(state)}; the records before it are exported)"
     if state.startswith("corrupt"):
-        return f"{state} (they failed their checksum and were skipped)"
+        return f"{state} ({state_meaning(state)})"
     return state
 
 

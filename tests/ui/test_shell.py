@@ -6,7 +6,7 @@ import threading
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
-from tui_insight.summary.cache import Changes, SummaryCache
+from tui_insight.summary.cache import STATE_MEANINGS, Changes, SummaryCache
 from tui_insight.ui.app import InsightApp, load_keymap
 from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.dialogs import ExportScreen
@@ -160,6 +160,20 @@ def test_help_lists_the_bindings_of_the_screen_grouped(ui_logs):
     for binding_id in ("jobs.compare", "jobs.mark", "jobs.filter", "app.quit", "app.export", "app.focus_next"):
         assert binding_id in text
     assert after is JobsScreen
+
+
+def test_the_job_list_help_says_what_each_state_means(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        return str(app.screen.query_one("#help-text", Static).render())
+
+    text = run_pilot(app, body)
+    assert "Job states" in text
+    for state, meaning in STATE_MEANINGS.items():
+        assert f"{state}  {meaning}" in text
 
 
 def test_help_on_the_scalar_view_lists_its_keys(ui_logs):

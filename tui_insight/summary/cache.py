@@ -59,6 +59,22 @@ class FileStatus:
     truncated: bool = False  # an incomplete tail nobody has written to for TRUNCATED_AFTER_SECONDS
 
 
+# What each job state says, for the job list's help and the exporter's warnings.
+STATE_MEANINGS = {
+    "ok": "every record was read",
+    "loading": "not read yet",
+    "growing": "its last record is incomplete: still being written",
+    "truncated": "its last record is incomplete and 10 minutes old: the writer stopped",
+    "corrupt": "records that failed their checksum were skipped",
+    "unreadable": "a file of the job cannot be read (the reason follows)",
+}
+
+
+def state_meaning(state: str) -> str:
+    """What a `JobView.state` says ("corrupt: 3 records" -> the meaning of "corrupt")."""
+    return STATE_MEANINGS.get(state.split(":")[0], "")
+
+
 @dataclass(frozen=True)
 class JobView:
     """A consistent, read-only snapshot of one job."""

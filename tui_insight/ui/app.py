@@ -244,7 +244,7 @@ class InsightApp(App):
             return
         groups = collect_bindings(screen, self._extra_binding_nodes(screen))
         title = getattr(screen, "HELP_GROUP", type(screen).__name__)
-        self.push_screen(HelpScreen(help_text(groups, self), title))
+        self.push_screen(HelpScreen(help_text(groups, self, getattr(screen, "HELP_NOTE", "")), title))
 
     def action_export(self) -> None:
         scope_of = getattr(self.screen, "export_scope", None)

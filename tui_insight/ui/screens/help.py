@@ -47,7 +47,8 @@ def escape(text: str) -> str:
     return text.replace("[", "\\[")
 
 
-def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app) -> str:
+def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app, note: str = "") -> str:
+    """The keys of `groups`, then the screen's `note` (markup) if it has one."""
     lines = []
     order = sorted(groups, key=lambda g: (g == "Everywhere", g))
     for group in order:
@@ -58,6 +59,8 @@ def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app) -> str
             lines.append(f"  [b $accent]{escape(f'{shown:>12}')}[/]  {escape(f'{binding.description or binding.action:<26}')}"
                          f" [dim]{escape(binding.id or '')}[/dim]")
         lines.append("")
+    if note:
+        lines += [note, ""]
     lines.append("[dim]Remap a key by its id in ~/.config/tui-insight/keymap.toml (or $TUI_INSIGHT_KEYMAP):[/dim]")
     lines.append('[dim]  [keymap]  "app.quit" = "ctrl+q"[/dim]')
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from ...summary.cache import Changes
+from ...summary.cache import STATE_MEANINGS, Changes
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import SORTABLE, JobTable
 from ..widgets.progress import ProgressLine
@@ -25,6 +25,8 @@ class JobsScreen(Screen):
     """The first screen: the table of jobs."""
 
     HELP_GROUP = "Job list"
+    HELP_NOTE = "[b]Job states[/b]\n" + "\n".join(  # what the state column says
+        f"  [b]{escape(f'{state:>10}')}[/b]  {escape(meaning)}" for state, meaning in STATE_MEANINGS.items())
     AUTO_FOCUS = "#jobs-table"
     BINDINGS = [
         Binding("enter", "open", "Open", id="jobs.open"),
