@@ -19,7 +19,6 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.events import Resize
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
@@ -31,6 +30,7 @@ from ...summary.scalars import X_AXES
 from ..palette import SERIES_COLOURS
 from ..views import DataView
 from ..widgets.tag_picker import TagPicker
+from ..widgets.view_grid import ViewGrid
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
 from ..focus import focus_now
 
@@ -63,7 +63,7 @@ class HistogramChart(RidgelineChart):
     BINDINGS = ridgeline_bindings("histograms")
 
 
-class HistogramGrid(Widget):
+class HistogramGrid(ViewGrid):
     """The scrollable grid of charts; tells the view when its size changes."""
 
     DEFAULT_CSS = """
@@ -71,22 +71,15 @@ class HistogramGrid(Widget):
     HistogramGrid > HistogramChart { height: 100%; }
     """
 
-    def on_resize(self, event: Resize) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, HistogramsView)), None)
-        if view is not None:
-            view.layout_grid()
-
 
 class HistogramsView(DataView):
     HELP_GROUP = "Histograms"
     DEFAULT_CSS = """
     HistogramsView { layout: horizontal; }
-    HistogramsView #histogram-tags { width: 30; height: 1fr; }
-    HistogramsView #histogram-tags.-narrow { width: 22; }
+    HistogramsView.-fullscreen #histogram-tags { display: none; }
     HistogramsView #histogram-main { width: 1fr; height: 1fr; }
     HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; }
     HistogramsView #histogram-readout { height: auto; max-height: 3; padding: 0 1; background: $panel; }
-    HistogramsView.-fullscreen #histogram-tags { display: none; }
     """
     BINDINGS = [
         Binding("slash", "filter_tags", "Filter tags", id="histograms.filter"),

@@ -24,10 +24,8 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.events import Resize
 from textual.message import Message
 from textual.strip import Strip
-from textual.widget import Widget
 from textual.widgets import SelectionList, Static
 from textual.worker import get_current_worker
 
@@ -37,6 +35,7 @@ from ...summary.series import Series
 from ..views import DataView
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
 from ..widgets.tag_picker import TagPicker
+from ..widgets.view_grid import ViewGrid
 from ..focus import focus_now
 
 MIN_CARD_WIDTH = 24
@@ -144,29 +143,22 @@ class ImageCard(HalfBlockImage):
             view.move_focus(self, dx, dy)
 
 
-class ImageGrid(Widget):
+class ImageGrid(ViewGrid):
     """The scrollable grid of cards; tells the view when its size changes."""
 
     DEFAULT_CSS = """
     ImageGrid { layout: grid; grid-size: 1; grid-rows: 12; overflow-y: auto; height: 1fr; }
     """
 
-    def on_resize(self, event: Resize) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, ImagesView)), None)
-        if view is not None:
-            view.layout_grid()
-
 
 class ImagesView(DataView):
     HELP_GROUP = "Images"
     DEFAULT_CSS = """
     ImagesView { layout: horizontal; }
-    ImagesView #image-tags { width: 30; height: 1fr; }
-    ImagesView #image-tags.-narrow { width: 22; }
+    ImagesView.-fullscreen #image-tags { display: none; }
     ImagesView #image-main { width: 1fr; height: 1fr; }
     ImagesView #image-status { height: 1; padding: 0 1; background: $panel; }
     ImagesView #image-empty { height: 1fr; padding: 1 2; color: $text-muted; }
-    ImagesView.-fullscreen #image-tags { display: none; }
     """
     BINDINGS = [
         Binding("left_square_bracket", "step(-1)", "Step back", id="images.step_back"),

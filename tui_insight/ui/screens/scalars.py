@@ -19,8 +19,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.events import DescendantFocus, Resize
-from textual.widget import Widget
+from textual.events import DescendantFocus
 from textual.widgets import Static
 
 from ...summary.cache import Changes
@@ -30,6 +29,7 @@ from ..palette import SERIES_COLOURS, SERIES_MARKERS
 from ..views import DataView
 from ..widgets.chart import ChartOptions, ScalarChart, Trace, x_limits
 from ..widgets.tag_picker import TagPicker
+from ..widgets.view_grid import ViewGrid
 from ..focus import focus_now
 
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -91,7 +91,7 @@ class Line:
     smoothed: np.ndarray | None  # None when smoothing is off
 
 
-class ChartGrid(Widget):
+class ChartGrid(ViewGrid):
     """The scrollable grid that holds the charts; tells the view when its size changes."""
 
     DEFAULT_CSS = """
@@ -99,22 +99,15 @@ class ChartGrid(Widget):
     ChartGrid > ScalarChart { height: 100%; }
     """
 
-    def on_resize(self, event: Resize) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, ScalarsView)), None)
-        if view is not None:
-            view.layout_grid()
-
 
 class ScalarsView(DataView):
     HELP_GROUP = "Scalars"
     DEFAULT_CSS = """
     ScalarsView { layout: horizontal; }
-    ScalarsView #scalar-tags { width: 30; height: 1fr; }
-    ScalarsView #scalar-tags.-narrow { width: 22; }
+    ScalarsView.-fullscreen #scalar-tags { display: none; }
     ScalarsView #scalar-main { width: 1fr; height: 1fr; }
     ScalarsView #scalar-status { height: 1; padding: 0 1; background: $panel; }
     ScalarsView #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
-    ScalarsView.-fullscreen #scalar-tags { display: none; }
     """
     BINDINGS = [
         Binding("slash", "filter_tags", "Filter tags", id="scalars.filter"),

@@ -21,6 +21,8 @@ class TagPicker(Vertical):
     """`#<prefix>-filter` above `#<prefix>-list`, in a container with the id `#<prefix>-tags`."""
 
     DEFAULT_CSS = """
+    TagPicker { width: 30; height: 1fr; }
+    TagPicker.-narrow { width: 22; }
     TagPicker > Input { height: 3; }
     TagPicker > SelectionList { height: 1fr; }
     """
