@@ -29,12 +29,12 @@ from tui_insight.summary.cache import SummaryCache  # noqa: E402
 from tui_insight.summary.histograms import Ridgeline  # noqa: E402
 from tui_insight.summary.writer import SummaryWriter  # noqa: E402
 from tui_insight.ui.app import InsightApp  # noqa: E402
-from tui_insight.ui.screens.histograms import HistogramsView  # noqa: E402
-from tui_insight.ui.screens.tensors import TensorsView  # noqa: E402
+from tui_insight.ui.views.histograms import HistogramsView  # noqa: E402
+from tui_insight.ui.views.tensors import TensorsView  # noqa: E402
 from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline  # noqa: E402
 from tui_insight.ui.widgets.slice_table import SliceTable  # noqa: E402
 
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "mindspore"
+FIXTURES = ROOT / "tests" / "fixtures" / "mindspore"
 T0 = 1_700_000_000.0
 
 

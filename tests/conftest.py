@@ -1,4 +1,4 @@
-"""Shared test fixtures: the real MindSpore logs in ../shared/fixtures and their truth file."""
+"""Shared test fixtures over the real MindSpore logs in tests/fixtures (paths: fixture_paths.py)."""
 from __future__ import annotations
 
 import json
@@ -7,19 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from fixture_paths import MINDSPORE_LOGS, TRUTH_FILE, fixtures_written_at
 from tui_insight.summary.cache import SummaryCache
-
-REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
-MINDSPORE_LOGS = FIXTURES / "mindspore"
-TRUTH_FILE = FIXTURES / "mindspore.truth.json"
-
-
-def fixtures_written_at(root: Path = MINDSPORE_LOGS) -> float:
-    """The newest file mtime under `root`: a clock reading it makes the cache see the logs as
-    just written, however long ago they were checked out (a cut tail is `growing`, not yet
-    `truncated`)."""
-    return max(path.stat().st_mtime for path in root.rglob("*") if path.is_file())
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MINDSPORE_LOGS
+from fixture_paths import MINDSPORE_LOGS
 from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter

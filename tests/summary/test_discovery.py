@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from conftest import MINDSPORE_LOGS
+from fixture_paths import MINDSPORE_LOGS
 from tui_insight.summary.discovery import classify, discover
 from tui_insight.summary.writer import SummaryWriter
 

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from conftest import MINDSPORE_LOGS
+from fixture_paths import MINDSPORE_LOGS
 from tui_insight.summary.records import ScanReport, frame, masked_crc, read_record_at, scan_records
 
 

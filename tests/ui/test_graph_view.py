@@ -23,7 +23,7 @@ from tui_insight.summary.graph import NAME_SCOPE, build_graph, dataset_pipeline,
 from tui_insight.summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
 from tui_insight.ui import long_lived
 from tui_insight.ui.app import InsightApp
-from tui_insight.ui.screens.graph import GraphPicker, GraphView
+from tui_insight.ui.views.graph import GraphPicker, GraphView
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views import spec_by_id
 from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
@@ -370,7 +370,7 @@ def test_search_is_case_insensitive_and_only_in_the_last_segment(fixture_cache):
 def test_a_search_typed_while_the_graph_builds_runs_when_it_is_shown(fixture_cache, monkeypatch):
     import threading
 
-    from tui_insight.ui.screens import graph as graph_screen
+    from tui_insight.ui.views import graph as graph_screen
 
     release = threading.Event()
     real_build = graph_screen.build_source
@@ -693,7 +693,7 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
     """The build finishes after its view is gone: nothing is shown, nothing raises, nothing stays frozen."""
     import threading
 
-    from tui_insight.ui.screens import graph as graph_screen
+    from tui_insight.ui.views import graph as graph_screen
 
     release = threading.Event()
     real_build = graph_screen.build_source

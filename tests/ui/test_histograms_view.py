@@ -14,9 +14,9 @@ from textual.widgets import Input, SelectionList, Static
 
 from tui_insight.summary.histograms import Ridgeline
 from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.palette import hex_to_rgb
+from tui_insight.ui.common.palette import hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.screens.histograms import HistogramsView
+from tui_insight.ui.views.histograms import HistogramsView
 from tui_insight.ui.widgets.ridgeline import (
     HIGHLIGHT, RidgeOptions, draw_ridgeline, nice_ticks, ridge_readout, tick_label,
 )

@@ -19,9 +19,9 @@ from rich.color import ColorType
 from textual.widgets import Input, SelectionList
 
 from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.screens import images as images_module
+from tui_insight.ui.views import images as images_module
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.screens.images import ImageCard, ImageGrid, ImagesView, pick_index
+from tui_insight.ui.views.images import ImageCard, ImageGrid, ImagesView, pick_index
 from tui_insight.ui.widgets import halfblock
 from tui_insight.ui.widgets.halfblock import (
     DecodedImage, HalfBlockImage, ImageDecodeError, adjust, decode_image, fit_cells, halfblock_strips,

@@ -46,7 +46,7 @@ def test_scalar_filter_gets_the_whole_burst():
 
 def test_text_typed_in_a_box_comes_before_its_enter():
     """In the slice box, `enter` in the same burst applies the text typed before it."""
-    from tui_insight.ui.screens.tensors import TensorsView
+    from tui_insight.ui.views.tensors import TensorsView
 
     app = make_app(MINDSPORE_LOGS)
 

@@ -8,10 +8,10 @@ import numpy as np
 from textual.widgets import Input, Static
 
 from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.format import number
-from tui_insight.ui.palette import SERIES_COLOURS
+from tui_insight.ui.common.format import number
+from tui_insight.ui.common.palette import SERIES_COLOURS
 from tui_insight.ui.screens.dialogs import PromptScreen
-from tui_insight.ui.screens.scalars import CURSOR_JUMP, OVERLAY, ScalarsView, parse_threshold
+from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView, parse_threshold
 from tui_insight.ui.widgets.chart import ChartOptions, Trace, draw_chart
 from uihelp import STEPS, T0, make_app, run_pilot, run_values, wait_for, wait_for_view
 

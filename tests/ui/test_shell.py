@@ -13,7 +13,8 @@ from tui_insight.ui.screens.dialogs import ExportScreen
 from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views import PlaceholderView, ViewSpec, spec_by_id, view_class
-from tui_insight.ui.widgets.job_table import JobTable, compile_filter
+from tui_insight.ui.common.filters import compile_filter
+from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
 from tui_insight.summary.writer import SummaryWriter
 from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, run_pilot, wait_for, wait_for_view, write_run

@@ -20,7 +20,7 @@ from tui_insight.summary import limits
 from tui_insight.summary.tensors import format_value
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.screens.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
+from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
 from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 

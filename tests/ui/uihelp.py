@@ -13,13 +13,11 @@ from typing import Callable
 
 import numpy as np
 
+from fixture_paths import MINDSPORE_LOGS  # noqa: F401 (re-exported for the UI tests)
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.app import InsightApp
 
-# The shared MindSpore fixture logs (the same path as tests/conftest.py's MINDSPORE_LOGS; importing
-# `conftest` by name is ambiguous once tests/ui has its own conftest.py).
-MINDSPORE_LOGS = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "mindspore"
 T0 = 1_700_000_000.0  # first wall time of every run
 MTIME = T0 + 3600  # file modification time of every written file
 NOW = MTIME + 600  # the injected clock: every job was updated "10m ago" (not live)

@@ -32,7 +32,7 @@ from .screens.dashboard import DashboardScreen, ViewScreen
 from .screens.dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
-from .views import DataView
+from .views.base import DataView
 
 THEMES_DIR = Path(str(importlib.resources.files("tui_insight.themes")))
 DEFAULT_THEME = "insight-dark"

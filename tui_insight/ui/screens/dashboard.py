@@ -1,7 +1,7 @@
 """The dashboard of one job, or of the marked jobs compared: one view per kind of data.
 
-Views are built the first time they are shown (`views.view_class`), so opening a job costs
-only the first view. One exception: the graph view of a job that has a graph is built, hidden,
+Views are built the first time they are shown (`views.registry`), so opening a job costs
+only the first view. Each is built with what the workspace remembered for it. One exception: the graph view of a job that has a graph is built, hidden,
 shortly after the dashboard opens (`prefetch_graph`), because a big graph takes about a second
 to build and `5` should show it at once. `ViewScreen` hosts a view of every job (lineage).
 """
@@ -9,36 +9,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from ...summary.cache import Changes
-from ..palette import job_colour
+from ..common.palette import job_colour
+from ..common.text import markup
+from ..views.base import DataView, ViewSpec, workspace_scope
+from ..views.registry import JOB_VIEWS, spec_by_id, view_class
 from ..widgets.footer import InsightFooter
-from ..views import JOB_VIEWS, DataView, ViewSpec, spec_by_id, view_class
 
 if TYPE_CHECKING:
     from ..app import InsightApp
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app) -> DataView:
-    cls, problem = view_class(spec)
-    if problem:
-        app.notify(problem, severity="error")
-    view = cls(cache, train_ids, id=f"view-{spec.view_id}")
-    view.spec = spec  # the placeholder learns what it stands for
-    return view
+    """The view of `spec` over `train_ids`, with what the app's workspace remembered for it."""
+    workspace = getattr(app, "workspace", None)
+    saved = workspace.get(workspace_scope(train_ids, spec.scope), spec.view_id) if workspace else {}
+    return view_class(spec.view_id)(cache, train_ids, saved=saved)
 
 
 def jobs_title(train_ids: tuple[str, ...], views) -> str:
     if len(train_ids) == 1:
         tid = train_ids[0]
         state = views[tid].state if tid in views else "gone"
-        return f"[b]{escape(tid)}[/b]  [dim]{escape(state)}[/dim]"
-    parts = [f"[{job_colour(i)}]●[/] {escape(tid)}" for i, tid in enumerate(train_ids)]
+        return f"[b]{markup(tid)}[/b]  [dim]{markup(state)}[/dim]"
+    parts = [f"[{job_colour(i)}]●[/] {markup(tid)}" for i, tid in enumerate(train_ids)]
     return f"[b]compare {len(train_ids)}[/b]  " + "  ".join(parts)
 
 
@@ -110,12 +109,9 @@ class DashboardScreen(Screen):
         self.current = view_id
         switcher.current = f"view-{view_id}"
         self.query_one(Tabs).active = f"tab-{view_id}"
-        self.call_after_refresh(self._focus_view)
-
-    def _focus_view(self) -> None:
-        view = self.active_view
-        if view is not None:
-            view.focus_view()
+        # A view built just now takes the keyboard itself once its widgets are ready
+        # (DataView.ready_for_keys); one built before takes it now.
+        self.active_view.focus_view()
 
     def action_show_view(self, view_id: str) -> None:
         self.show_view(view_id)
@@ -159,12 +155,9 @@ class ViewScreen(Screen):
         self.spec = spec_by_id(view_id)
 
     def compose(self) -> ComposeResult:
-        yield Static(f"[b]{escape(self.spec.title)}[/b]  [dim]all jobs[/dim]", classes="screen-title")
+        yield Static(f"[b]{markup(self.spec.title)}[/b]  [dim]all jobs[/dim]", classes="screen-title")
         yield build_view(self.spec, self.app.cache, tuple(self.app.cache.jobs), self.app)
         yield InsightFooter()
-
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.query_one(DataView).focus_view)
 
     def cache_changed(self, changes: Changes) -> None:
         view = self.query_one(DataView)

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 
 class PromptScreen(ModalScreen[str | None]):

@@ -9,7 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 
 def group_name(node: DOMNode) -> str:

@@ -15,7 +15,7 @@ from ...summary.cache import STATE_MEANINGS, Changes
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import SORTABLE, JobTable
 from ..widgets.progress import ProgressLine
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 if TYPE_CHECKING:
     from ..app import InsightApp

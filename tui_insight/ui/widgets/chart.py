@@ -23,8 +23,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.scalars import decimate
-from ..format import duration
-from ..palette import hex_to_rgb, mix
+from ..common.format import duration
+from ..common.palette import hex_to_rgb, mix
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
 Y_AXIS_COLUMNS = 10  # roughly what plotext's tick labels and frame take from the width

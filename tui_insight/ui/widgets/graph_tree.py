@@ -20,7 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
-from ..palette import SERIES_COLOURS
+from ..common.palette import SERIES_COLOURS
 
 CHUNK = 200  # children added per expansion step: five screens to browse, cheap to lay out
 MATCH_STYLE = f"bold {SERIES_COLOURS[1]}"  # search matches: the palette's orange

@@ -22,8 +22,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.cache import JobView
-from ..format import relative_time
-from ..palette import job_colour
+from ..common.format import relative_time
+from ..common.palette import job_colour
+from ..common.filters import compile_filter  # noqa: F401 (the job list's filter)
 from .sparkline import sparkline
 
 LIVE_SECONDS = 60.0  # a job whose files changed this recently is being written
@@ -46,18 +47,6 @@ COLUMNS: tuple[tuple[str, str, bool, bool], ...] = (
 SORTABLE = tuple(key for key, _, sortable, _ in COLUMNS if sortable)
 Cell = tuple[str, str]  # text, style
 parse_style = lru_cache(maxsize=256)(Style.parse)
-
-
-def compile_filter(text: str) -> Callable[[str], bool]:
-    """A match function for the `/` filter: a regex if `text` is one, else a plain substring."""
-    if not text:
-        return lambda _: True
-    try:
-        pattern = re.compile(text, re.IGNORECASE)
-        return lambda s: pattern.search(s) is not None
-    except re.error:
-        lowered = text.lower()
-        return lambda s: lowered in s.lower()
 
 
 def first_scalar_values(view: JobView):

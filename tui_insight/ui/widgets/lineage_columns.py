@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 
 class LineageColumnsScreen(ModalScreen[list[str] | None]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from ...summary.cache import SummaryCache
-from ..format import megabytes
+from ..common.format import megabytes
 
 
 def progress_text(cache: SummaryCache, reload_interval: float) -> str:

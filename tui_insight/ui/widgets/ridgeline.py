@@ -36,8 +36,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.histograms import Ridgeline
-from ..format import clock_time, duration, number
-from ..palette import hex_to_rgb, mix
+from ..common.format import clock_time, duration, number
+from ..common.palette import hex_to_rgb, mix
 
 MODES = ("offset", "overlay")
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell

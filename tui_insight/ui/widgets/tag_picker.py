@@ -1,20 +1,70 @@
-"""The tag list of the scalar, histogram and image views: a filter box over a multi-select list.
+"""The tag list of the scalar, histogram and image views: draws a `TagSelection`, posts new ones.
 
-The picker owns which tags exist, which are selected and the filter; the view asks it for
-`visible_tags()` (selected and matching the filter) and redraws when it posts `Changed`.
+The view owns the selection (in its state); the picker shows it with `show(selection)` and,
+when the user toggles a tag, selects all, or types in the filter, posts `Changed` with the new
+selection, which the view puts into its state (and which comes back through `show`).
+
+Rows read `✓ tag` or `· tag`, so what is selected survives NO_COLOR. The filter box is reached
+with `/` only (tab and shift+tab go between the list and the charts), shows what is typed, and
+`escape` in it clears the filter. A filter that matches nothing says so under the box.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, SelectionList
-from textual.widgets.selection_list import Selection
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
 
-from ..focus import focus_now
-from .job_table import compile_filter
+from ..common.focus import focus_now
+from ..common.text import literal
+from ..state.tags import TagSelection
+
+SELECTED_MARK = "✓"
+UNSELECTED_MARK = "·"
+
+
+class TagList(OptionList):
+    """The rows of the picker; `space` and `enter` toggle the highlighted tag."""
+
+    BINDINGS = [
+        Binding("space", "toggle", "Select tag", id="tags.toggle"),
+        Binding("enter", "toggle", "Select tag", show=False, id="tags.toggle_enter"),
+    ]
+
+    class Toggled(Message):
+        def __init__(self, tag: str) -> None:
+            super().__init__()
+            self.tag = tag
+
+    def action_toggle(self) -> None:
+        index = self.highlighted
+        if index is not None and 0 <= index < self.option_count:
+            option_id = self.get_option_at_index(index).id
+            if option_id is not None:
+                self.post_message(self.Toggled(option_id.removeprefix("tag:")))
+
+
+class FilterBox(Input):
+    """The `/` filter: out of the tab order until `/` asks for it; escape clears it."""
+
+    BINDINGS = [Binding("escape", "clear_filter", "Clear filter", id="tags.clear_filter")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(placeholder="/ filter tags (regex)", **kwargs)
+        self.can_focus = False
+
+    def action_clear_filter(self) -> None:
+        self.value = ""
+        self.post_message(Input.Submitted(self, self.value))
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.can_focus = False
 
 
 class TagPicker(Vertical):
@@ -24,15 +74,18 @@ class TagPicker(Vertical):
     TagPicker { width: 30; height: 1fr; }
     TagPicker.-narrow { width: 22; }
     TagPicker > Input { height: 3; }
-    TagPicker > SelectionList { height: 1fr; }
+    TagPicker > OptionList { height: 1fr; }
+    TagPicker > .tag-hint { height: auto; color: $text-muted; padding: 0 1; display: none; }
+    TagPicker > .tag-hint.-shown { display: block; }
     """
 
     class Changed(Message):
-        """The user changed which tags are visible (toggle, filter, select all)."""
+        """The user asked for another selection (toggle, select all, filter)."""
 
-        def __init__(self, picker: "TagPicker") -> None:
+        def __init__(self, picker: "TagPicker", selection: TagSelection) -> None:
             super().__init__()
             self.picker = picker
+            self.selection = selection
 
         @property
         def control(self) -> "TagPicker":
@@ -43,110 +96,94 @@ class TagPicker(Vertical):
         self.title = title  # the list's border reads "<title> visible/all"
         self.filter_id = f"{prefix}-filter"
         self.list_id = f"{prefix}-list"
-        self.tags: list[str] = []  # every tag of the jobs, sorted
-        self.selected: set[str] = set()
-        self.deselected: set[str] = set()  # so a tag the user turned off stays off when data arrives
-        self.tag_filter = ""
+        self.selection = TagSelection()  # what is drawn
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="/ filter tags (regex)", id=self.filter_id)
-        yield SelectionList[str](id=self.list_id)
+        yield FilterBox(id=self.filter_id)
+        yield Static("", classes="tag-hint")
+        yield TagList(id=self.list_id)
 
     def on_mount(self) -> None:
-        self.sync()
+        self._draw(TagSelection(), self.selection)
 
     @property
-    def listing(self) -> SelectionList[str]:
-        return self.query_one(f"#{self.list_id}", SelectionList)
+    def listing(self) -> TagList:
+        return self.query_one(f"#{self.list_id}", TagList)
 
-    # -- state ------------------------------------------------------------------------------------
+    @property
+    def filter_box(self) -> FilterBox:
+        return self.query_one(f"#{self.filter_id}", FilterBox)
 
-    def set_tags(self, tags: list[str]) -> bool:
-        """Take the jobs' current tags; new ones are selected unless the user turned them off.
+    # -- drawing ------------------------------------------------------------------------------
 
-        True if they changed. No `Changed` is posted: the caller redraws itself, at once.
-        """
-        if tags == self.tags:
-            return False
-        self.tags = tags
-        self.selected = {t for t in self.selected if t in tags} | {t for t in tags if t not in self.deselected}
+    def show(self, selection: TagSelection) -> None:
+        """Draw `selection` (rows, marks, title, hint), keeping the highlighted row."""
+        old, self.selection = self.selection, selection
         if self.is_mounted:
-            self.sync()
-        return True
+            self._draw(old, selection)
 
-    def shown_tags(self) -> list[str]:
-        """The tags the filter lets through (the rows of the list)."""
-        match = compile_filter(self.tag_filter)
-        return [t for t in self.tags if match(t)]
-
-    def visible_tags(self) -> list[str]:
-        """The tags to draw: selected and let through by the filter."""
-        match = compile_filter(self.tag_filter)
-        return [t for t in self.tags if t in self.selected and match(t)]
-
-    # -- the list ---------------------------------------------------------------------------------
-
-    def sync(self) -> None:
-        """Make the list show the filtered tags and the selection, keeping the highlight."""
+    def _draw(self, old: TagSelection, new: TagSelection) -> None:
         listing = self.listing
-        shown = self.shown_tags()
-        current = [listing.get_option_at_index(i).value for i in range(listing.option_count)]
-        highlighted = listing.highlighted
-        if current != shown:
+        shown = new.shown()
+        current = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        if current != [f"tag:{tag}" for tag in shown]:
+            highlighted = listing.highlighted
             listing.clear_options()
-            listing.add_options([Selection(tag.replace("[", "\\["), tag, tag in self.selected)  # `[` is markup
-                                 for tag in shown])
+            listing.add_options([Option(self._row(tag, new), id=f"tag:{tag}") for tag in shown])
             if shown:
                 listing.highlighted = min(highlighted or 0, len(shown) - 1)
         else:
             for tag in shown:
-                if (tag in listing.selected) != (tag in self.selected):
-                    (listing.select if tag in self.selected else listing.deselect)(tag)
-        self._update_title()
+                if (tag in old.selected) != (tag in new.selected):
+                    listing.replace_option_prompt(f"tag:{tag}", self._row(tag, new))
+        box = self.filter_box
+        if box.value != new.filter:
+            with box.prevent(Input.Changed):
+                box.value = new.filter
+        listing.border_title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
+        hint = self.query_one(".tag-hint", Static)
+        no_match = bool(new.tags) and not shown
+        hint.update(literal(f"no tag matches /{new.filter}/ (esc clears)") if no_match else "")
+        hint.set_class(no_match, "-shown")
 
-    def _update_title(self) -> None:
-        self.listing.border_title = f"{self.title} {len(self.visible_tags())}/{len(self.tags)}"
+    @staticmethod
+    def _row(tag: str, selection: TagSelection) -> Text:
+        chosen = tag in selection.selected
+        text = Text(f"{SELECTED_MARK if chosen else UNSELECTED_MARK} ", style="bold" if chosen else "dim")
+        text.append_text(literal(tag, "" if chosen else "dim"))
+        return text
 
-    def on_selection_list_selection_toggled(self, event: SelectionList.SelectionToggled) -> None:
+    # -- what the user does -------------------------------------------------------------------
+
+    def on_tag_list_toggled(self, event: TagList.Toggled) -> None:
         event.stop()
-        tag = event.selection.value
-        if tag in self.selected:
-            self.selected.discard(tag)
-            self.deselected.add(tag)
-        else:
-            self.selected.add(tag)
-            self.deselected.discard(tag)
-        self._update_title()  # the list already shows the toggle
-        self.post_message(self.Changed(self))
+        self.post_message(self.Changed(self, self.selection.toggle(event.tag)))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.tag_filter = event.value
-        self.sync()
-        self.post_message(self.Changed(self))
+        self.post_message(self.Changed(self, self.selection.with_filter(event.value)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.value != self.selection.filter:
+            self.post_message(self.Changed(self, self.selection.with_filter(event.value)))
         focus_now(self.listing)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()  # enter is the list's toggle binding; a click toggles too
+        if event.option.id is not None:
+            self.post_message(self.Changed(self, self.selection.toggle(event.option.id.removeprefix("tag:"))))
 
     # -- actions (bound by the views, which own the keys) ------------------------------------------
 
     def focus_filter(self) -> None:
-        focus_now(self.query_one(f"#{self.filter_id}", Input))
+        box = self.filter_box
+        box.can_focus = True
+        focus_now(box)
 
     def focus_list(self) -> None:
         focus_now(self.listing)
 
     def select_all(self) -> None:
-        """Select every tag the filter lets through, or none if all of them already are.
-
-        Called by the view's action, which redraws at once: no `Changed` is posted.
-        """
-        shown = self.shown_tags()
-        if shown and all(t in self.selected for t in shown):
-            self.selected -= set(shown)
-            self.deselected |= set(shown)
-        else:
-            self.selected |= set(shown)
-            self.deselected -= set(shown)
-        self.sync()
+        """Ask for every tag the filter lets through, or none if all of them already are."""
+        self.post_message(self.Changed(self, self.selection.select_all()))

@@ -32,11 +32,11 @@ from textual.worker import get_current_worker
 from ...summary.cache import Changes, JobView
 from ...summary.payloads import Locator, PayloadError
 from ...summary.series import Series
-from ..views import DataView
+from .base import DataView, ViewSpec
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 MIN_CARD_WIDTH = 24
 MIN_CARD_HEIGHT = 8
@@ -152,6 +152,7 @@ class ImageGrid(ViewGrid):
 
 
 class ImagesView(DataView):
+    SPEC = ViewSpec("images", "Images", "4", ("image",), "job")
     HELP_GROUP = "Images"
     DEFAULT_CSS = """
     ImagesView { layout: horizontal; }
@@ -207,6 +208,7 @@ class ImagesView(DataView):
         self._read_tags()
         self._sync_cards()
         self._ready = True
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     def focus_view(self) -> None:
         cards = [card for card in self._shown_cards() if card.is_mounted]
@@ -660,5 +662,3 @@ def _equal_channels(pixels: np.ndarray) -> bool:
     """True for a grey image stored as RGB (MindSpore triples one-channel images)."""
     return bool(np.array_equal(pixels[..., 0], pixels[..., 1]) and np.array_equal(pixels[..., 1], pixels[..., 2]))
 
-
-VIEW = ImagesView

@@ -30,11 +30,11 @@ from textual.widgets.option_list import Option
 
 from ...summary.cache import Changes, GraphSource
 from ...summary.graph import Graph, GraphError, build_graph, load_graph
-from ..views import DataView
+from .base import DataView, ViewSpec
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
-from .. import long_lived
-from ..focus import focus_now
+from ..common import long_lived
+from ..common.focus import focus_now
 
 def source_text(source: GraphSource) -> str:
     """Where a graph comes from, in a few words."""
@@ -108,6 +108,7 @@ class GraphPicker(ModalScreen[int | None]):
 
 
 class GraphView(DataView):
+    SPEC = ViewSpec("graph", "Graph", "5", (), "job")
     """Graph (`5`): name-scope tree, node details, search, optimized view, dataset pipeline."""
 
     HELP_GROUP = "Graph"
@@ -179,6 +180,7 @@ class GraphView(DataView):
         self.query_one("#graph-search", Input).display = False
         self._choose_default_graph()
         self._refresh()
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     @property
     def _gone(self) -> bool:
@@ -686,5 +688,3 @@ class GraphView(DataView):
         if self.mode == "pipeline" and (changes.lineage & mine or jobs_changed):
             self._show_pipeline()
 
-
-VIEW = GraphView

@@ -42,13 +42,13 @@ from ...summary.tensors import (
     SliceError, TensorSlice, TensorUnavailable, apply_slice, default_slice, parse_slice, statistics,
     tensor_at, tensor_histogram_steps,
 )
-from ..format import clock_time, duration, number
-from ..palette import SERIES_COLOURS
-from ..views import DataView
-from ..widgets.job_table import compile_filter
+from ..common.format import clock_time, duration, number
+from ..common.palette import SERIES_COLOURS
+from .base import DataView, ViewSpec
+from ..common.filters import compile_filter
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 Key = tuple[str, str]  # (train id, tag)
 WIDE = 118  # from this view width on, statistics sit beside the table
@@ -139,6 +139,7 @@ class StepSlider(Widget):
 
 
 class TensorsView(DataView):
+    SPEC = ViewSpec("tensors", "Tensors", "3", ("tensor",), "job")
     HELP_GROUP = "Tensors"
     DEFAULT_CSS = """
     TensorsView { layout: horizontal; }
@@ -248,6 +249,7 @@ class TensorsView(DataView):
             self._open(self.keys[0])
         self._show_body()
         self._update_all()
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(self.size.width < WIDE, "-narrow")
@@ -831,5 +833,3 @@ def _stat_style(key: str, values: dict | None) -> str:
         return "bold #D55E00"
     return ""
 
-
-VIEW = TensorsView

@@ -27,12 +27,12 @@ from ...summary.cache import Changes
 from ...summary.histograms import Ridgeline, histogram_steps, rebin
 from ...summary.payloads import PayloadError
 from ...summary.scalars import X_AXES
-from ..palette import SERIES_COLOURS
-from ..views import DataView
+from ..common.palette import SERIES_COLOURS
+from .base import DataView, ViewSpec
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
@@ -73,6 +73,7 @@ class HistogramGrid(ViewGrid):
 
 
 class HistogramsView(DataView):
+    SPEC = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job")
     HELP_GROUP = "Histograms"
     DEFAULT_CSS = """
     HistogramsView { layout: horizontal; }
@@ -124,6 +125,7 @@ class HistogramsView(DataView):
     def on_mount(self) -> None:
         self._read_tags()
         self._sync_charts()
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     def focus_view(self) -> None:
         if not self.is_mounted or not self._charts:
@@ -425,5 +427,3 @@ class HistogramsView(DataView):
         tags = self.visible_tags()
         return f"{len(tags)} histogram tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
-
-VIEW = HistogramsView

@@ -45,12 +45,12 @@ from ...summary.lineage import (
     parse_conditions,
     sort_rows,
 )
-from ..format import number
-from ..views import DataView
+from ..common.format import number
+from .base import DataView, ViewSpec
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, stage_columns, value_text
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 if TYPE_CHECKING:
     from ..app import InsightApp
@@ -90,6 +90,7 @@ def is_numeric(column: str, rows: list[LineageRow]) -> bool:
 
 
 class LineageView(DataView):
+    SPEC = ViewSpec("lineage", "Lineage", "l", (), "all")
     HELP_GROUP = "Lineage"
     DEFAULT_CSS = """
     LineageView { layout: vertical; }
@@ -162,6 +163,7 @@ class LineageView(DataView):
         self.query_one(Tabs).can_focus = False
         self.query_one("#lineage-detail-scroll", VerticalScroll).can_focus = True
         self.refresh_rows()
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
@@ -455,5 +457,3 @@ class LineageView(DataView):
         n = len(self.shown)
         return f"lineage of the {n} shown job{'s' if n != 1 else ''}"
 
-
-VIEW = LineageView

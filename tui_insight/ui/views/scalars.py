@@ -24,13 +24,13 @@ from textual.widgets import Static
 
 from ...summary.cache import Changes
 from ...summary.scalars import X_AXES, ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
-from ..format import clock_time, duration, number, short_time
-from ..palette import SERIES_COLOURS, SERIES_MARKERS
-from ..views import DataView
+from ..common.format import clock_time, duration, number, short_time
+from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
+from .base import DataView, ViewSpec
 from ..widgets.chart import ChartOptions, ScalarChart, Trace, x_limits
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
-from ..focus import focus_now
+from ..common.focus import focus_now
 
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 OVERLAY = "__overlay__"  # chart id of the combined chart
@@ -101,6 +101,7 @@ class ChartGrid(ViewGrid):
 
 
 class ScalarsView(DataView):
+    SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
     HELP_GROUP = "Scalars"
     DEFAULT_CSS = """
     ScalarsView { layout: horizontal; }
@@ -169,6 +170,7 @@ class ScalarsView(DataView):
         self._load_all()
         self._sync_charts()
         self._ready = True  # DataView.on_mount (after this one) focuses the first chart
+        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
 
     def focus_view(self) -> None:
         if not self._ready:
@@ -700,5 +702,3 @@ def _normalise(raw: np.ndarray, smoothed: np.ndarray | None) -> tuple[np.ndarray
     span = hi - lo if hi > lo else 1.0
     return (raw - lo) / span, (None if smoothed is None else (smoothed - lo) / span)
 
-
-VIEW = ScalarsView

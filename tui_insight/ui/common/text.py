@@ -1,0 +1,41 @@
+"""Text from log files shown as text: never parsed as markup, control characters made visible.
+
+Tag names, job directories, node names and lineage strings come from files anyone can write.
+In Rich/Textual markup `[bold red]x[/]` would style the text and `[exp]` would vanish, and a
+terminal would act on an escape sequence or a bidi override. Every place where such text meets
+markup goes through `markup()`; where a `rich.text.Text` is built, through `literal()`.
+"""
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+# C0 and C1 controls, DEL, and the bidi embedding/override/isolate marks.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(text: str) -> str:
+    """`text` with control and bidi characters written as escapes (`\\x1b`, `\\u202e`)."""
+    return _UNSAFE.sub(_visible, text)
+
+
+def markup(text: str) -> str:
+    """`text` ready to go inside Textual markup: shown literally, control characters escaped.
+
+    In Textual's markup a backslash escapes only the `[` right after it and is literal
+    elsewhere, so escaping every `[` is exact (rich.markup.escape and textual.markup.escape
+    both miss some: `[x]` before a tag, a trailing backslash).
+    """
+    return shown(text).replace("[", "\\[")
+
+
+def literal(text: str, style: str = "") -> Text:
+    """A `Text` of `text` exactly as written (no markup parsing), control characters escaped."""
+    return Text(shown(text), style=style)

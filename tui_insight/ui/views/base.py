@@ -1,0 +1,132 @@
+"""`DataView`, the base class of every dashboard view, and `ViewSpec`, what the registry says of one.
+
+A view is a thin widget over an immutable state object (`tui_insight.ui.state`):
+
+- it is built with what the workspace remembered for it (`saved`, a dict) and turns that into
+  its state with `XState.from_json(saved)`;
+- user actions compute a new state with a pure transition and assign it to the view's one
+  reactive (`self.state = self.state.smooth_more()`); the watcher redraws from the state and
+  calls `self.remember(state)`, which hands `state.to_json()` to the workspace;
+- slow work (decodes, builds) goes through `self.loader` (`ui/loader.py`), whose results come
+  back on the UI thread; a failure is a sentence shown where the picture would be;
+- the view takes the keyboard itself when its widgets are ready (`ready_for_keys`), so a key
+  pressed right after opening never reaches a widget that is not composed yet.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from textual.widget import Widget
+
+from ...summary.cache import Changes, JobView, SummaryCache
+from ..common.focus import focus_now
+from ..common.palette import job_colour
+from ..loader import Loader, LoaderHost
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    view_id: str  # also the binding id suffix and the DOM id ("view-<view_id>")
+    title: str
+    key: str  # the key that shows the view
+    plugins: tuple[str, ...]  # the cache plugins it shows (for export)
+    scope: str  # "job": the opened or compared jobs; "all": every job (lineage)
+
+
+def workspace_scope(train_ids: tuple[str, ...], scope: str = "job") -> str:
+    """How the workspace names the jobs a view shows: "./a", "./a,./b" compared, "*" for all."""
+    return "*" if scope == "all" else ",".join(train_ids)
+
+
+class DataView(LoaderHost, Widget):
+    """One view of the dashboard: the data of `train_ids` of one kind.
+
+    Subclasses set `SPEC`, compose their widgets, react to `cache_changed` and may refine
+    `export_scope`.
+    """
+
+    DEFAULT_CSS = """
+    DataView { height: 1fr; width: 1fr; }
+    """
+    SPEC: ClassVar[ViewSpec]
+
+    def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...], *,
+                 saved: dict[str, Any] | None = None, **kwargs: Any):
+        kwargs.setdefault("id", f"view-{self.SPEC.view_id}")
+        super().__init__(**kwargs)
+        self.cache = cache
+        self.train_ids = tuple(train_ids)
+        self.saved: dict[str, Any] = dict(saved or {})  # what the workspace remembered
+        self.loader = Loader(self, self.SPEC.view_id)
+        self._keys_ready = False
+
+    @property
+    def spec(self) -> ViewSpec:
+        return self.SPEC
+
+    @property
+    def jobs(self) -> list[JobView]:
+        """The current snapshot of each job of the view that still exists."""
+        views = self.cache.jobs
+        return [views[tid] for tid in self.train_ids if tid in views]
+
+    def job_colour(self, train_id: str) -> str:
+        """The job's colour in this view: stable, the order in which the jobs were compared."""
+        index = self.train_ids.index(train_id) if train_id in self.train_ids else 0
+        return job_colour(index)
+
+    # -- the workspace --------------------------------------------------------------------------
+
+    @property
+    def workspace_scope(self) -> str:
+        return workspace_scope(self.train_ids, self.SPEC.scope)
+
+    def remember(self, state: Any) -> None:
+        """Hand the state's remembered part to the app's workspace (if the app keeps one)."""
+        workspace = getattr(self.app, "workspace", None)
+        if workspace is not None:
+            workspace.remember(self.workspace_scope, self.SPEC.view_id, state.to_json())
+
+    # -- the cache ------------------------------------------------------------------------------
+
+    def cache_changed(self, changes: Changes) -> None:
+        """Called on the UI thread after the cache changed (notices coalesced). Default: nothing."""
+
+    # -- export ---------------------------------------------------------------------------------
+
+    def export_scope(self) -> dict[str, Any]:
+        """Keyword arguments for `export_snapshot` that match what the view shows."""
+        plugins = set(self.SPEC.plugins) if self.SPEC.plugins else None
+        return {"train_ids": list(self.train_ids), "plugins": plugins}
+
+    def describe_export(self) -> str:
+        return f"{self.SPEC.title.lower()} of {', '.join(self.train_ids) or 'no job'}"
+
+    # -- the keyboard ---------------------------------------------------------------------------
+
+    def ready_for_keys(self) -> None:
+        """Subclasses call this once their widgets are composed and filled (usually at the end
+        of `on_mount`). From then on `focus_view` works; if the view is showing and nothing of
+        it has the keyboard yet, it takes it now."""
+        self._keys_ready = True
+        if self.display and self.is_attached:
+            focused = self.screen.focused
+            if focused is None or self not in focused.ancestors_with_self:
+                self.focus_view()
+
+    def focus_view(self) -> None:
+        """Give the keyboard to the view. Before `ready_for_keys` this does nothing: the view
+        takes the keyboard itself when it is ready."""
+        if not self._keys_ready:
+            return
+        target = self.first_focus()
+        if target is not None:
+            focus_now(target)
+
+    def first_focus(self) -> Widget | None:
+        """The widget that gets the keyboard when the view is shown (override to choose)."""
+        for widget in self.query("*"):
+            if widget.focusable:
+                return widget
+        return None
