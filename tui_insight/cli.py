@@ -11,14 +11,20 @@ from . import __version__
 EPILOG = """\
 examples:
   tui-insight ./logs                                   open the dashboard on ./logs
+  tui-insight ./logs --job ./lenet --view scalars --tags 'loss|acc'
+                                                       open straight on one job's loss and acc charts
+  tui-insight ./logs --compare ./a,./b                 compare two jobs
   tui-insight --demo                                   open it on demo logs, one run still training
   tui-insight ./logs --export csv --out ./snapshot     write jobs/scalars/histograms/tensors/images/lineage .csv
   tui-insight ./logs --export csv --out ./s --all-steps --force
 
 LOGDIR and every directory below it that holds MindSpore summary files (names with
 'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
-Nothing is ever written inside LOGDIR.
+Nothing is ever written inside LOGDIR. What each view was set to is remembered per LOGDIR in
+$XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
 """
+
+VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "lineage")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +45,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="reload at least this often, besides reloading on file-change notices "
                              "(default 3; 0 loads once)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
+    start = parser.add_argument_group("where to open")
+    jobs = start.add_mutually_exclusive_group()
+    jobs.add_argument("--job", metavar="ID", help="open this job's dashboard (./lenet, or lenet)")
+    jobs.add_argument("--compare", metavar="ID,ID", help="open these jobs compared (comma-separated)")
+    start.add_argument("--view", choices=VIEW_CHOICES, metavar="VIEW",
+                       help=f"the view to open: {', '.join(VIEW_CHOICES)} (default scalars)")
+    start.add_argument("--tags", metavar="FILTER",
+                       help="show the tags this filter (regex or text) lets through, e.g. 'loss|acc'")
+    start.add_argument("--fresh", action="store_true",
+                       help="start clean instead of where you left this LOGDIR (the remembered views)")
     export = parser.add_argument_group("headless export")
     export.add_argument("--export", choices=["csv"], metavar="FORMAT",
                         help="write a snapshot instead of opening the UI; FORMAT is csv")
@@ -76,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         return fail("--export needs --out DIR")
     if (args.out or args.all_steps or args.force) and not args.export:
         return fail("--out, --all-steps and --force go with --export csv")
+    if args.export and (args.job or args.compare or args.view or args.tags or args.fresh):
+        return fail("--job, --compare, --view, --tags and --fresh are for the dashboard, not --export")
+    if args.tags and not (args.job or args.compare):
+        return fail("--tags goes with --job or --compare")
+    if args.view and args.view != "lineage" and not (args.job or args.compare):
+        return fail(f"--view {args.view} goes with --job or --compare (only lineage shows every job)")
     try:
         if args.demo:
             from .demo import run_demo
@@ -131,11 +153,24 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
     return 0
 
 
-def open_ui(logdir: str, args: argparse.Namespace) -> int:
+def start_at(args: argparse.Namespace):
+    """Where the dashboard opens (`--job`/`--compare`, `--view`, `--tags`), or None: the job list."""
+    from .ui.app import StartAt, train_id_of
+
+    names = [args.job] if args.job else [n for n in (args.compare or "").split(",") if n.strip()]
+    if not names and not args.view:
+        return None
+    jobs = tuple(dict.fromkeys(train_id_of(n) for n in names))  # in the order given, once each
+    return StartAt(jobs, args.view or "scalars", args.tags or "")
+
+
+def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True) -> int:
+    """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary)."""
     from .summary.cache import SummaryCache
     from .ui.app import run_app
 
-    return run_app(SummaryCache(logdir), theme=args.theme, reload_interval=args.reload_interval)
+    return run_app(SummaryCache(logdir), theme=args.theme, reload_interval=args.reload_interval,
+                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember)
 
 
 if __name__ == "__main__":

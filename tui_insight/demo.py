@@ -148,7 +148,7 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"demo logs in {base}", file=sys.stderr)
         from .cli import open_ui
 
-        return open_ui(str(base), args)
+        return open_ui(str(base), args, remember=False)
     finally:
         live.stopped.set()
         live.join(timeout=5)

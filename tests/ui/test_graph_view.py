@@ -21,11 +21,10 @@ from textual.widgets import Footer, Input, OptionList, Static
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
 from tui_insight.summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
-from tui_insight.ui import long_lived
+from tui_insight.ui.common import long_lived
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.graph import GraphPicker, GraphView
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views import spec_by_id
 from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
                                                pipeline_flow, scope_sizes)
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
@@ -50,7 +49,6 @@ class Host(App):
 
     def compose(self) -> ComposeResult:
         view = GraphView(self.cache, self.train_ids, id="view-graph")
-        view.spec = spec_by_id("graph")
         yield view
         yield Footer()
 

@@ -12,7 +12,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.dialogs import ExportScreen
 from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.views import PlaceholderView, ViewSpec, spec_by_id, view_class
+from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES, VIEWS, view_class
 from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
@@ -64,7 +64,7 @@ def test_starts_before_loading_and_fills_as_jobs_load():
     assert seen["rows"] == sorted(seen["rows"]) and "./lenet_lr0.01" in seen["rows"]
     assert seen["state"] == "growing"
     assert "8 jobs" in seen["progress"] and "MB read" in seen["progress"]
-    assert cache._thread is None  # stopped on exit
+    assert not [t for t in threading.enumerate() if t.name == "summary-cache"]  # stopped on exit
 
 
 def test_a_job_opens_on_the_view_asked_for(monkeypatch):
@@ -138,7 +138,7 @@ def test_the_clock_and_cache_ticks_are_quiet_while_the_job_list_is_torn_down(ui_
         await screen.query_one(JobTable).remove()
         screen.tick()
         screen.cache_changed(Changes(added={"./run_a"}))
-        app._clock_tick()
+        app.tick_clock()
         return True
 
     assert run_pilot(app, body)
@@ -394,23 +394,18 @@ def test_views_switch_with_keys_1_to_5(ui_logs):
     shown = run_pilot(app, body)
     assert [s[0] for s in shown] == ["histograms", "tensors", "images", "graph", "scalars"]
     for view_id, class_name, displayed in shown:
-        assert class_name == view_class(spec_by_id(view_id))[0].__name__ and displayed
+        assert class_name == view_class(view_id).__name__ and displayed
 
 
-def test_placeholder_lists_what_the_cache_holds(fixture_cache, tmp_path, monkeypatch):
-    missing = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job", "tui_insight.ui.screens.no_such_view")
-    assert view_class(missing) == (PlaceholderView, "")
-    (tmp_path / "broken_view_module.py").write_text("raise RuntimeError('boom')\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    cls, problem = view_class(ViewSpec("images", "Images", "4", ("image",), "job", "broken_view_module"))
-    assert cls is PlaceholderView and "Images view failed to load: boom" in problem
-    job = fixture_cache.job("./lenet_lr0.01")
-    lines = PlaceholderView._job_lines(job, missing)
-    for tag in job.tag_names("histogram"):
-        series = job.series("histogram", tag)
-        assert f"{tag}  {len(series)} steps (last {series.last_step})" in lines
-    graph_lines = PlaceholderView._job_lines(job, spec_by_id("graph"))
-    assert graph_lines and all("step" in line for line in graph_lines)
+def test_the_registry_names_every_view_once_with_its_own_key_and_binding_ids():
+    ids = [spec.view_id for spec in VIEWS]
+    keys = [spec.key for spec in VIEWS]
+    assert len(set(ids)) == len(ids) == len(VIEW_CLASSES) and len(set(keys)) == len(keys)
+    assert [spec.key for spec in JOB_VIEWS] == ["1", "2", "3", "4", "5"]
+    for cls in VIEW_CLASSES:
+        assert view_class(cls.SPEC.view_id) is cls
+        for binding in cls.BINDINGS:
+            assert binding.id and binding.id.startswith(cls.SPEC.view_id + "."), (cls.__name__, binding.id)
 
 
 def test_l_opens_lineage_of_all_jobs_and_escape_closes():

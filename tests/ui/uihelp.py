@@ -92,3 +92,8 @@ async def wait_for_view(pilot, app, name: str = "ScalarsView") -> None:
         return bool(found) and focused is not None and found.first() in focused.ancestors_with_self
 
     assert await wait_for(pilot, ready), f"{name} never got the focus"
+
+
+def notices(app: InsightApp) -> list[str]:
+    """The text of the notifications the screen shows now (as the user reads them)."""
+    return [str(toast.render().plain) for toast in app.screen.query("Toast")]

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import logging
 import os
 import threading
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -27,6 +29,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ..summary.cache import Changes, SummaryCache
+from ..workspace import Workspace
+from .common.text import markup
 from .messages import CacheChanged
 from .screens.dashboard import DashboardScreen, ViewScreen
 from .screens.dialogs import ExportScreen
@@ -34,6 +38,7 @@ from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
 
+log = logging.getLogger(__name__)
 THEMES_DIR = Path(str(importlib.resources.files("tui_insight.themes")))
 DEFAULT_THEME = "insight-dark"
 KEYMAP_ENV = "TUI_INSIGHT_KEYMAP"
@@ -82,6 +87,27 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
     return dict(table), ""
 
 
+TAG_PLUGINS = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image"}
+WORKSPACE_SAVE_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class StartAt:
+    """Where the command line asked the app to open: `--job`/`--compare`, `--view`, `--tags`."""
+
+    jobs: tuple[str, ...] = ()
+    view: str = "scalars"
+    tags: str = ""  # a filter (regex or text) for the view's tag list
+
+
+def train_id_of(text: str) -> str:
+    """A job as the user typed it (`lenet`, `./lenet/`, `.`) in the cache's form (`./lenet`, `./`)."""
+    text = text.strip().replace("\\", "/").rstrip("/")
+    if text in ("", "."):
+        return "./"
+    return text if text.startswith("./") else "./" + text.lstrip("/")
+
+
 class InsightApp(App):
     """The terminal dashboard over one `SummaryCache`."""
 
@@ -102,9 +128,14 @@ class InsightApp(App):
     def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
-                 logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5):
+                 logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
+                 workspace: Workspace | None = None, start_at: StartAt | None = None):
         super().__init__()
         self.cache = cache
+        # What the views remember; in memory only unless the caller opened the user's file.
+        self.workspace = workspace if workspace is not None else Workspace(cache.logdir, None)
+        self.start_at = start_at  # consumed once the jobs it names are found (see _open_start)
+        self._start_opened = False
         self.reload_interval = reload_interval
         self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
         self.logdir_label = logdir_label or cache.logdir  # what the title calls LOGDIR
@@ -165,12 +196,64 @@ class InsightApp(App):
         if self.start_loading:
             self.cache.start(self.reload_interval)
         self.set_interval(0.25, self._progress_tick)
-        self.set_interval(1.0, self._clock_tick)
+        self.set_interval(1.0, self.tick_clock)
+        self.set_interval(WORKSPACE_SAVE_SECONDS, self._save_workspace)
+        self._open_start()
 
     def on_unmount(self) -> None:
         if self._unsubscribe:
             self._unsubscribe()
         self.cache.stop()
+        self._save_workspace()
+
+    def _save_workspace(self) -> None:
+        if not self.workspace.dirty:
+            return
+        problem = self.workspace.save()
+        if problem and not getattr(self, "_workspace_warned", False):
+            self._workspace_warned = True  # say it once, not every two seconds
+            self.notify(problem, severity="warning", timeout=8)
+
+    # -- where the command line asked to start ------------------------------------------------
+
+    def _open_start(self) -> None:
+        """Open what `start_at` names once its jobs are found; say so and stay on the job list
+        when a job, or every tag the `--tags` filter names, does not exist."""
+        start = self.start_at
+        if start is None:
+            return
+        jobs = self.cache.jobs
+        discovered = self.cache.progress.reloads > 0 or not self.start_loading
+        missing = [tid for tid in start.jobs if tid not in jobs]
+        if missing:
+            if discovered:
+                self.start_at = None
+                known = ", ".join(list(jobs)[:5]) + (" ..." if len(jobs) > 5 else "")
+                self.notify(markup(f"No job {', '.join(missing)} in {self.logdir_label}"
+                                   + (f" (jobs: {known})" if jobs else "")), severity="error", timeout=10)
+            return
+        if start.view == "lineage":
+            self.start_at = None
+            self.action_lineage()
+            return
+        if not self._start_opened:
+            self._start_opened = True
+            self.push_screen(DashboardScreen(start.jobs, initial=start.view, tag_filter=start.tags))
+        plugin = TAG_PLUGINS.get(start.view)
+        if not start.tags or plugin is None:
+            self.start_at = None
+            return
+        if not all(jobs[tid].loaded for tid in start.jobs):
+            return  # the tags are known once the jobs are read
+        self.start_at = None
+        from .common.filters import compile_filter
+
+        match = compile_filter(start.tags)
+        if not any(match(tag) for tid in start.jobs for tag in jobs[tid].tag_names(plugin)):
+            if isinstance(self.screen, DashboardScreen):
+                self.pop_screen()
+            self.notify(markup(f"No {plugin} tag matches {start.tags!r} in {', '.join(start.jobs)}"),
+                        severity="error", timeout=10)
 
     def switch_theme(self, name: str) -> bool:
         if name not in self.available_themes:
@@ -197,20 +280,24 @@ class InsightApp(App):
             self._notice_posted = False
         if changes.removed:
             self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]
+        if self.start_at is not None:
+            self._open_start()
         for screen in self.screen_stack:
             handler = getattr(screen, "cache_changed", None)
             if handler is not None:
                 try:
                     handler(changes)
                 except Exception as exc:  # a broken view must not stop the others
-                    self.notify(f"{type(screen).__name__}: {exc}", severity="error")
+                    log.exception("%s failed to apply a cache change", type(screen).__name__)
+                    self.notify(markup(f"{type(screen).__name__}: {exc}"), severity="error")
 
     def _progress_tick(self) -> None:
         for screen in self.screen_stack:
             if isinstance(screen, JobsScreen):
                 screen.update_progress()
 
-    def _clock_tick(self) -> None:
+    def tick_clock(self) -> None:
+        """Once a second: the job list's relative times ("12s ago") move on."""
         if isinstance(self.screen, JobsScreen):
             self.screen.tick()
 
@@ -285,11 +372,21 @@ class InsightApp(App):
             self.notify("Mark jobs with space in the job list first", severity="warning")
 
 
-def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0) -> int:
-    """Run the UI until the user quits; starts and stops the cache's loading thread."""
+def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
+            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True) -> int:
+    """Run the UI until the user quits; starts and stops the cache's loading thread.
+
+    The workspace (what each view was set to) is read from, and saved to, the user's state
+    directory (`remember=False`: kept in memory only); `fresh` starts clean.
+    """
     keymap, problem = load_keymap(keymap_path())
+    if remember:
+        workspace, workspace_problem = Workspace.open(cache.logdir, fresh=fresh)
+    else:
+        workspace, workspace_problem = Workspace(cache.logdir, None), ""
+    notices = [text for text in (problem, workspace_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
-                     notices=[problem] if problem else [])
+                     notices=notices, workspace=workspace, start_at=start_at)
     try:
         app.run()
     finally:

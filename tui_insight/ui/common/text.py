@@ -31,9 +31,11 @@ def markup(text: str) -> str:
 
     In Textual's markup a backslash escapes only the `[` right after it and is literal
     elsewhere, so escaping every `[` is exact (rich.markup.escape and textual.markup.escape
-    both miss some: `[x]` before a tag, a trailing backslash).
+    both miss some: `[x]` before a tag, a trailing backslash). A backslash at the very end would
+    escape the tag that follows it, so it is followed by a zero-width space.
     """
-    return shown(text).replace("[", "\\[")
+    text = shown(text).replace("[", "\\[")
+    return text + "\u200b" if text.endswith("\\") else text
 
 
 def literal(text: str, style: str = "") -> Text:

@@ -25,10 +25,16 @@ if TYPE_CHECKING:
     from ..app import InsightApp
 
 
-def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app) -> DataView:
-    """The view of `spec` over `train_ids`, with what the app's workspace remembered for it."""
+def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "") -> DataView:
+    """The view of `spec` over `train_ids`, with what the app's workspace remembered for it.
+
+    `tag_filter` (from `--tags`) replaces the remembered tag list's filter and shows every tag
+    it lets through. Views keep their tag list under "tags" (`TagSelection.to_json`).
+    """
     workspace = getattr(app, "workspace", None)
     saved = workspace.get(workspace_scope(train_ids, spec.scope), spec.view_id) if workspace else {}
+    if tag_filter:
+        saved = {**saved, "tags": {"filter": tag_filter, "deselected": []}}
     return view_class(spec.view_id)(cache, train_ids, saved=saved)
 
 
@@ -51,10 +57,11 @@ class DashboardScreen(Screen):
 
     app: "InsightApp"
 
-    def __init__(self, train_ids: tuple[str, ...], initial: str = "scalars", **kwargs: Any):
+    def __init__(self, train_ids: tuple[str, ...], initial: str = "scalars", tag_filter: str = "", **kwargs: Any):
         super().__init__(**kwargs)
         self.train_ids = tuple(train_ids)
         self.initial = initial
+        self.tag_filter = tag_filter  # for the initial view only (`--tags`)
         self.current = ""
         self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
 
@@ -105,13 +112,16 @@ class DashboardScreen(Screen):
     def show_view(self, view_id: str) -> None:
         switcher = self.query_one(ContentSwitcher)
         if not self.query(f"#view-{view_id}"):
-            switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app))
+            tag_filter = self.tag_filter if view_id == self.initial else ""
+            switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app, tag_filter))
         self.current = view_id
         switcher.current = f"view-{view_id}"
         self.query_one(Tabs).active = f"tab-{view_id}"
         # A view built just now takes the keyboard itself once its widgets are ready
         # (DataView.ready_for_keys); one built before takes it now.
-        self.active_view.focus_view()
+        view = self.active_view
+        if view is not None:
+            view.focus_view()
 
     def action_show_view(self, view_id: str) -> None:
         self.show_view(view_id)

@@ -37,8 +37,8 @@ class TagSelection:
         if not self.tags or self.visible():
             return ""
         if not self.shown():
-            return f"no tag matches /{self.filter}/ (esc clears the filter)"
-        return "no tag selected: space selects the tag under the cursor, a selects all"
+            return f"no tag matches /{self.filter}/ (esc clears)"
+        return "no tag selected: space selects, a selects all"
 
     # -- transitions ----------------------------------------------------------------------------
 

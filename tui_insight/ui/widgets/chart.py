@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import re
@@ -20,11 +20,13 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
+from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...summary.scalars import decimate
 from ..common.format import duration
 from ..common.palette import hex_to_rgb, mix
+from ..common.text import markup, shown
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
 Y_AXIS_COLUMNS = 10  # roughly what plotext's tick labels and frame take from the width
@@ -184,9 +186,9 @@ def legend_line(options: ChartOptions, width: int) -> list[Segment]:
     for i, (colour, label) in enumerate(options.legend):
         symbol = options.legend_symbols[i] if i < len(options.legend_symbols) else "●"
         segments.append(Segment(symbol + " ", Style(color=colour)))
-        segments.append(Segment(label + "  "))
+        segments.append(Segment(shown(label) + "  "))
     if options.note:
-        segments.append(Segment(options.note, Style(dim=True)))
+        segments.append(Segment(shown(options.note), Style(dim=True)))
     return list(Strip(segments).crop(0, width))
 
 
@@ -196,27 +198,96 @@ def _message(text: str, width: int, height: int) -> list[list[Segment]]:
     return lines
 
 
+NAN_MARK, POS_INF_MARK, NEG_INF_MARK = "×", "▲", "▼"  # non-finite steps, at the plot's edges
+MAX_PIECES = 32  # a line broken by more non-finite steps than this is drawn bridged (markers still show)
+
+
+def log_y_problem(traces: list[Trace]) -> str:
+    """Why the chart cannot draw a log y-axis ("" when it can): values that are not > 0."""
+    values = [np.asarray(t.y, dtype=np.float64) for t in traces if t.kind in ("line", "faint")]
+    values = [v[np.isfinite(v)] for v in values]
+    total = sum(len(v) for v in values)
+    bad = sum(int(np.count_nonzero(v <= 0)) for v in values)
+    return f"log y needs values > 0: {bad} of {total} are ≤ 0" if bad else ""
+
+
+def non_finite(traces: list[Trace], lo: float, hi: float) -> dict[str, list[tuple[Trace, np.ndarray]]]:
+    """The steps of raw series whose value is NaN, +Inf or -Inf, inside [lo, hi], by marker."""
+    found: dict[str, list[tuple[Trace, np.ndarray]]] = {}
+    for trace in traces:
+        if trace.kind not in ("line", "faint"):
+            continue
+        x, y = np.asarray(trace.x, dtype=np.float64), np.asarray(trace.y, dtype=np.float64)
+        inside = np.isfinite(x) & (x >= lo) & (x <= hi)
+        for mark, where in ((NAN_MARK, np.isnan(y)), (POS_INF_MARK, np.isposinf(y)), (NEG_INF_MARK, np.isneginf(y))):
+            hits = x[inside & where]
+            if len(hits):
+                found.setdefault(mark, []).append((trace, hits))
+    return found
+
+
+def _non_finite_note(found: dict[str, list[tuple[Trace, np.ndarray]]]) -> str:
+    names = {NAN_MARK: "NaN", POS_INF_MARK: "+Inf", NEG_INF_MARK: "-Inf"}
+    parts = []
+    for mark in (NAN_MARK, POS_INF_MARK, NEG_INF_MARK):
+        if mark in found:
+            count = len(np.unique(np.concatenate([hits for _, hits in found[mark]])))
+            parts.append(f"{mark} {names[mark]} at {count} step{'s' if count != 1 else ''}")
+    return ", ".join(parts)
+
+
+def _pieces(x: np.ndarray, y: np.ndarray, gaps: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The line cut where a non-finite step (x in `gaps`, sorted) lies between two points."""
+    if not len(gaps) or len(x) < 2:
+        return [(x, y)]
+    side = np.searchsorted(gaps, x, side="left")
+    cuts = np.flatnonzero(side[1:] != side[:-1]) + 1
+    if not len(cuts) or len(cuts) >= MAX_PIECES:
+        return [(x, y)]
+    return list(zip(np.split(x, cuts), np.split(y, cuts)))
+
+
 def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: int,
                background: str = "#000000", no_color: bool = False) -> ChartImage:
-    """The chart drawn on `width` x `height` cells (its last line is the legend, if any)."""
+    """The chart drawn on `width` x `height` cells (its last line is the legend, if any).
+
+    NaN and ±Inf steps of a series are not bridged: the line breaks there and a marker
+    (× NaN at the top, ▲ +Inf at the top, ▼ -Inf at the bottom) stands at that x, named in the
+    legend. Log y on data with values ≤ 0 draws linear and says why on the chart's first line.
+    """
     width, height = max(width, 12), max(height, 4)
+    limits = x_limits(traces, options)
+    found = non_finite(traces, *limits) if limits is not None else {}
+    marks_note = _non_finite_note(found)
+    if marks_note:
+        options = replace(options, note=" · ".join(n for n in (options.note, marks_note) if n))
     legend = legend_line(options, width) if (options.legend or options.note) else None
     plot_height = height - (1 if legend is not None else 0)
     tail = [legend] if legend is not None else []
-    limits = x_limits(traces, options)
+    head: list[list[Segment]] = []
+    log_y = options.log_y
+    if log_y:
+        problem = log_y_problem(traces)
+        if problem:
+            log_y = False
+            head = [list(Strip([Segment(f" {problem} (drawn linear)", Style(color="yellow", bold=True))])
+                         .crop(0, width))]
+            plot_height -= 1
     if limits is None:
-        return ChartImage(_message("no data", width, plot_height) + tail, width)
+        return ChartImage(head + _message("no data", width, plot_height) + tail, width)
     lo, hi = limits
     columns = max(8, width - Y_AXIS_COLUMNS)
     fig = plt.figure
     fig.clear()
     fig.theme("colorless")
-    fig.plot_size(width, plot_height)
+    fig.plot_size(width, max(plot_height, 2))
     drawn = False
+    y_span: dict[bool, list[float]] = {False: [], True: []}  # per side: the drawn y range
     for trace in traces:
         x, y = np.asarray(trace.x, dtype=np.float64), np.asarray(trace.y, dtype=np.float64)
         ok = np.isfinite(x) & np.isfinite(y)
-        if options.log_y:
+        gaps = np.sort(x[np.isfinite(x) & ~np.isfinite(y)]) if trace.kind != "points" else np.empty(0)
+        if log_y:
             ok &= y > 0
         if not ok.all():
             x, y = x[ok], y[ok]
@@ -231,26 +302,38 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
         colour = mix(trace.colour, background, FAINT) if trace.kind == "faint" else hex_to_rgb(trace.colour)
         pixel = plt.pixel() if no_color else plt.pixel(foreground=colour)
         symbol = "●" if trace.kind == "points" else trace.marker
-        signal = fig.signal(x.tolist(), y.tolist(), marker=plt.marker(symbol, pixel),
-                            yside="right" if trace.right else "left")
+        side = "right" if trace.right else "left"
+        for px, py in _pieces(x, y, gaps):
+            signal = fig.signal(px.tolist(), py.tolist(), marker=plt.marker(symbol, pixel), yside=side)
+            if trace.kind != "points" and len(px) > 1:
+                signal.lines()
+            _add(fig, signal)
         if trace.kind != "points":
-            signal.lines()
-        _add(fig, signal)
+            y_span[trace.right] += [float(y.min()), float(y.max())]
         drawn = True
+    for mark, hits in found.items():
+        for trace, xs in hits:
+            span = y_span[trace.right] or ([1.0, 10.0] if log_y else [0.0, 1.0])
+            edge = min(span) if mark == NEG_INF_MARK else max(span)
+            pixel = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(trace.colour))
+            signal = fig.signal(xs.tolist(), [edge] * len(xs), marker=plt.marker(mark, pixel),
+                                yside="right" if trace.right else "left")
+            _add(fig, signal)
+            drawn = True
     if not drawn:
-        return ChartImage(_message("nothing to draw here", width, plot_height) + tail, width)
+        return ChartImage(head + _message("nothing to draw here", width, plot_height) + tail, width)
     for value in options.hlines:
-        if not options.log_y or value > 0:
+        if not log_y or value > 0:
             line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
             _add(fig, line.lines())
     if options.cursor_x is not None and lo <= options.cursor_x <= hi:
         fig.line(options.cursor_x, orientation="vertical", pixel=plt.pixel())
     fig.ruler("x").lim(lo, hi)
     fig.ruler("x").ticks(*x_ticks(lo, hi, options.x_axis, width))
-    if options.log_y:
+    if log_y:
         fig.ruler("y").scale("log")
     plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
-    return ChartImage(plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
+    return ChartImage(head + plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
 
 
 def _add(fig: Any, signal: Any) -> None:
@@ -262,48 +345,66 @@ def _add(fig: Any, signal: Any) -> None:
         fig.draw(signal)
 
 
+@dataclass(frozen=True)
+class ChartPlot:
+    """What a chart draws. Equal when key and options are: the traces are derived from the key
+    (the data versions and settings they were built from), so they are not compared."""
+
+    key: Any = None
+    options: ChartOptions = ChartOptions()
+    traces: tuple[Trace, ...] = field(default=(), compare=False)
+
+
 class ScalarChart(Widget, can_focus=True):
-    """One chart of the scalar view. The view hands it traces and options under a key."""
+    """One chart of the scalar view. The view binds its `plot`; an equal plot does not redraw."""
 
     DEFAULT_CSS = """
     ScalarChart { border: round $panel-lighten-2; height: 14; padding: 0; }
     ScalarChart:focus { border: round $accent; }
     """
 
+    plot: reactive[ChartPlot] = reactive(ChartPlot, layout=False)
+
     def __init__(self, chart_id: str, title: str, **kwargs: Any):
         super().__init__(**kwargs)
         self.chart_id = chart_id
-        self.border_title = title
-        self.key: Any = None
-        self.traces: list[Trace] = []
-        self.options = ChartOptions()
+        self.title = ""
+        self.set_title(title)
         self._drawn: tuple[Any, ChartImage] | None = None
         self.draws = 0  # how many times it was really drawn (tests check live redraws)
 
-    def set_chart(self, key: Any, traces: list[Trace], options: ChartOptions) -> bool:
-        """Take new content; redraw only if `key` or the options changed. True if it will redraw."""
-        if key == self.key and options == self.options:
-            return False
-        self.key, self.traces, self.options = key, traces, options
-        self.refresh()
-        return True
+    def set_title(self, title: str) -> None:
+        """The border title: text from the logs, shown literally."""
+        if title != self.title:
+            self.title = title
+            self.border_title = markup(title)
 
-    def _image(self) -> ChartImage:
+    @property
+    def traces(self) -> tuple[Trace, ...]:
+        return self.plot.traces
+
+    @property
+    def options(self) -> ChartOptions:
+        return self.plot.options
+
+    def image(self) -> ChartImage:
+        """The chart as drawn at its current size (drawn again only when something changed)."""
         size = self.content_size
         theme = self.app.current_theme
-        cache_key = (self.key, self.options, size.width, size.height, theme.name, self.app.no_color)
+        cache_key = (self.plot, self.plot.traces, size.width, size.height, theme.name, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:
             return self._drawn[1]
         background = str(theme.background or "")
         if not background.startswith("#") or len(background) != 7:
             background = "#000000" if theme.dark else "#ffffff"
-        image = draw_chart(self.traces, self.options, size.width, size.height, background, self.app.no_color)
+        image = draw_chart(list(self.plot.traces), self.plot.options, size.width, size.height, background,
+                           self.app.no_color)
         self.draws += 1
         self._drawn = (cache_key, image)
         return image
 
     def render_line(self, y: int) -> Strip:
-        image = self._image()
+        image = self.image()
         width = self.content_size.width
         segments = image.lines[y] if 0 <= y < len(image.lines) else []
         return Strip(segments).adjust_cell_length(width).apply_style(self.rich_style)

@@ -3,6 +3,10 @@
 A Line-API table rather than Textual's DataTable: DataTable measures every cell it adds or
 updates, which for hundreds of jobs reloading live costs tenths of a second; here a row is a
 cached strip, rebuilt only when what it says changes, and only visible rows are drawn.
+
+The table draws a `JobListState` (`show(state)`: filter, order, marks, the job the cursor goes
+to); what the user asks of it (a header click, a cursor move) comes back as messages for the
+screen to put in its state. Job ids are drawn as segments: never read as markup.
 """
 from __future__ import annotations
 
@@ -22,10 +26,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.cache import JobView
+from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour
-from ..common.filters import compile_filter  # noqa: F401 (the job list's filter)
-from .sparkline import sparkline
+from ..common.text import shown
+from ..state.jobs import JobListState
+from .sparkline import sparkline, trend_tag
 
 LIVE_SECONDS = 60.0  # a job whose files changed this recently is being written
 SPARK_WIDTH = 10
@@ -49,11 +55,24 @@ Cell = tuple[str, str]  # text, style
 parse_style = lru_cache(maxsize=256)(Style.parse)
 
 
-def first_scalar_values(view: JobView):
-    for (plugin, _tag), series in view.tags.items():  # first-seen order
-        if plugin == "scalar" and len(series):
-            return series.values
-    return None
+def trend_of(view: JobView) -> tuple[str | None, Any]:
+    """The tag the trend column draws (`sparkline.trend_tag`) and its values; (None, None) if none."""
+    tag = trend_tag(tag for (plugin, tag), series in view.tags.items() if plugin == "scalar" and len(series))
+    if tag is None:
+        return None, None
+    return tag, view.tags[("scalar", tag)].values
+
+
+def trend_header(tags: Iterable[str | None]) -> str:
+    """The trend column's header: which tag the sparklines draw ("trend (loss)")."""
+    kinds = {"loss" in tag.lower() for tag in tags if tag is not None}
+    if kinds == {True}:
+        return "trend (loss)"
+    if kinds == {False}:
+        return "trend (1st tag)"
+    if kinds:
+        return "trend (loss|1st)"
+    return "trend"
 
 
 def state_style(state: str) -> str:
@@ -70,17 +89,18 @@ def state_style(state: str) -> str:
 class JobRow:
     cells: dict[str, Cell]
     sort: dict[str, Any]
+    trend_tag: str | None = None
 
 
 def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
     counts = [len(view.tag_names(p)) for p in PLUGINS]
     last = view.last_step
     live = bool(view.update_time) and now - view.update_time < LIVE_SECONDS
-    values = first_scalar_values(view)
+    tag, values = trend_of(view)
     files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files))
     cells = {
         "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
-        "id": (view.train_id, ""),
+        "id": (shown(view.train_id), ""),
         "state": (view.state, state_style(view.state)),
         "live": ("● live", "bold green") if live else ("", ""),
         "step": (str(last) if last is not None else "-", ""),
@@ -98,7 +118,7 @@ def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
         "files": sum(files),
         "tags": sum(counts),
     }
-    return JobRow(cells, sort)
+    return JobRow(cells, sort, tag)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -108,16 +128,18 @@ def _fit(text: str, width: int, right: bool) -> str:
 
 
 class JobTable(ScrollView, can_focus=True):
-    """Every job of the cache, filtered and sorted; keeps the cursor on the same job."""
+    """Every job of the cache, filtered and sorted as its `JobListState` says; keeps the cursor on
+    the same job (or the state's cursor job once it appears)."""
 
     HELP_GROUP = "Job list"
-    COMPONENT_CLASSES = {"job-table--header", "job-table--cursor", "job-table--odd"}
+    COMPONENT_CLASSES = {"job-table--header", "job-table--cursor", "job-table--odd", "job-table--empty"}
     DEFAULT_CSS = """
     JobTable { height: 1fr; background: $surface; }
     JobTable > .job-table--header { background: $panel; text-style: bold; }
     JobTable > .job-table--odd { background: $background; }
     JobTable > .job-table--cursor { background: $primary 40%; text-style: bold; }
     JobTable:focus > .job-table--cursor { background: $primary; color: $background; }
+    JobTable > .job-table--empty { color: $foreground-muted; }
     """
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False, id="jobs.cursor_up"),
@@ -137,23 +159,47 @@ class JobTable(ScrollView, can_focus=True):
             super().__init__()
             self.train_id = train_id
 
-    class HeaderClicked(Message):
-        def __init__(self, column: str):
+    class SortChosen(Message):
+        """The user asked to sort by `column` (a header click): reverse None flips a repeated column."""
+
+        def __init__(self, column: str, reverse: bool | None = None):
             super().__init__()
-            self.column = column
+            self.column, self.reverse = column, reverse
+
+    class CursorMoved(Message):
+        """The user moved the cursor (keys or mouse) to `train_id`."""
+
+        def __init__(self, train_id: str | None):
+            super().__init__()
+            self.train_id = train_id
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
         self.rows_by_id: dict[str, JobRow] = {}
         self.order: list[str] = []  # train ids shown, top to bottom
-        self.filter_text = ""
-        self.sort_key = "id"
-        self.sort_reverse = False
-        self.marked: list[str] = []
+        self.state = JobListState()
+        self.empty_text = ""  # what the table says when it has no job at all
         self.widths: dict[str, int] = {key: len(header) for key, header, _, _ in COLUMNS}
+        self.trend_header = "trend"
         self._strips: dict[tuple, Strip] = {}  # rendered rows
 
     # -- what the owner calls ---------------------------------------------------------------
+
+    @property
+    def filter_text(self) -> str:
+        return self.state.filter
+
+    @property
+    def sort_key(self) -> str:
+        return self.state.sort_key
+
+    @property
+    def sort_reverse(self) -> bool:
+        return self.state.reverse
+
+    @property
+    def marked(self) -> tuple[str, ...]:
+        return self.state.marked
 
     @property
     def row_count(self) -> int:
@@ -169,7 +215,35 @@ class JobTable(ScrollView, can_focus=True):
         """What a cell says (tests and the palette read it)."""
         return self.rows_by_id[train_id].cells[column][0]
 
-    def refresh_jobs(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str] | None = None) -> None:
+    def header(self, column: str) -> str:
+        """What a column's header says (without the sort arrow)."""
+        if column == "trend":
+            return self.trend_header
+        return next(header for key, header, _, _ in COLUMNS if key == column)
+
+    def show(self, state: JobListState, views: Mapping[str, JobView], now: float) -> None:
+        """Draw `state`: its filter and order; its marks (their colours); the cursor goes to its
+        job when the job is shown."""
+        old, self.state = self.state, state
+        if state.marked != old.marked:
+            self.refresh_jobs(views, now, [tid for tid in self.rows_by_id
+                                           if (tid in state.marked) or (tid in old.marked)], force=True)
+        elif (state.filter, state.sort_key, state.reverse, state.cursor) != (
+                old.filter, old.sort_key, old.reverse, old.cursor):
+            self._sync()
+
+    def set_empty_text(self, text: str) -> None:
+        if text != self.empty_text:
+            self.empty_text = text
+            self.refresh()
+
+    def set_sort(self, key: str, reverse: bool | None = None) -> None:
+        """Ask to sort by `key` (the screen puts it in its state and the table shows it)."""
+        if key in SORTABLE:
+            self.post_message(self.SortChosen(key, reverse))
+
+    def refresh_jobs(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str] | None = None,
+                     force: bool = False) -> None:
         """Recompute the rows of `train_ids` (all jobs if None), drop vanished jobs, redraw."""
         if train_ids is None:
             self.rows_by_id = {}
@@ -177,7 +251,7 @@ class JobTable(ScrollView, can_focus=True):
         for tid in list(self.rows_by_id):
             if tid not in views:
                 del self.rows_by_id[tid]
-        changed = False
+        changed = force
         for tid in train_ids:
             view = views.get(tid)
             if view is None:
@@ -205,22 +279,6 @@ class JobTable(ScrollView, can_focus=True):
         if changed:
             self._sync()
 
-    def set_filter(self, text: str) -> None:
-        self.filter_text = text
-        self._sync()
-
-    def set_sort(self, key: str, reverse: bool | None = None) -> None:
-        if key not in SORTABLE:
-            return
-        if reverse is None:
-            reverse = not self.sort_reverse if key == self.sort_key else False
-        self.sort_key, self.sort_reverse = key, reverse
-        self._sync()
-
-    def set_marked(self, marked: list[str], views: Mapping[str, JobView], now: float) -> None:
-        self.marked = list(marked)
-        self.refresh_jobs(views, now, list(self.rows_by_id))
-
     # -- keys and mouse ---------------------------------------------------------------------
 
     def action_cursor(self, move: int) -> None:
@@ -236,10 +294,12 @@ class JobTable(ScrollView, can_focus=True):
         self.action_cursor(1)
 
     def move_cursor(self, row: int) -> None:
+        """The user moves the cursor to `row` (the screen is told which job it is on)."""
         if not self.order:
             self.cursor_row = 0
             return
         self.cursor_row = max(0, min(len(self.order) - 1, row))
+        self.post_message(self.CursorMoved(self.current_job))
 
     def watch_cursor_row(self, row: int) -> None:
         self._scroll_to_cursor()
@@ -256,15 +316,15 @@ class JobTable(ScrollView, can_focus=True):
     def on_click(self, event: Click) -> None:
         if event.y == 0:
             column = self._column_at(event.x + int(self.scroll_x))
-            if column is not None:
-                self.post_message(self.HeaderClicked(column))
+            if column is not None and column in SORTABLE:
+                self.post_message(self.SortChosen(column))
             return
         row = int(self.scroll_y) + event.y - 1
         if 0 <= row < len(self.order):
             if row == self.cursor_row or event.chain >= 2:
                 self.post_message(self.Opened(self.order[row]))
             else:
-                self.cursor_row = row
+                self.move_cursor(row)
 
     def _column_at(self, x: int) -> str | None:
         left = 0
@@ -278,23 +338,25 @@ class JobTable(ScrollView, can_focus=True):
     # -- drawing ----------------------------------------------------------------------------
 
     def _mark_index(self, tid: str) -> int | None:
-        return self.marked.index(tid) if tid in self.marked else None
+        return self.state.marked.index(tid) if tid in self.state.marked else None
 
     def _visible_order(self) -> list[str]:
-        match = compile_filter(self.filter_text)
+        match = compile_filter(self.state.filter)
         ids = [tid for tid in self.rows_by_id if match(tid)]
-        key = self.sort_key
-        ids.sort(key=lambda tid: (self.rows_by_id[tid].sort[key], tid), reverse=self.sort_reverse)
+        key = self.state.sort_key
+        ids.sort(key=lambda tid: (self.rows_by_id[tid].sort[key], tid), reverse=self.state.reverse)
         return ids
 
     def _sync(self) -> None:
-        """Order, widths and size from the rows; the cursor stays on its job."""
+        """Order, widths and size from the rows; the cursor goes to the state's job if shown,
+        else stays on its job."""
         keep = self.current_job
         self.order = self._visible_order()
+        self.trend_header = trend_header(row.trend_tag for row in self.rows_by_id.values())
         widths = {}
-        for key, header, _, _ in COLUMNS:
+        for key, _, _, _ in COLUMNS:
             cell_width = max((len(row.cells[key][0]) for row in self.rows_by_id.values()), default=0)
-            widths[key] = max(len(header) + (2 if key == self.sort_key else 0), cell_width)
+            widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
         widths["id"] = min(widths["id"], MAX_ID_WIDTH)
         if widths != self.widths:
             self.widths = widths
@@ -302,7 +364,8 @@ class JobTable(ScrollView, can_focus=True):
         total = sum(w + 2 for w in self.widths.values())
         self.virtual_size = Size(total, len(self.order) + 1)
         if self.order:
-            row = self.order.index(keep) if keep in self.order else min(self.cursor_row, len(self.order) - 1)
+            wanted = self.state.cursor if self.state.cursor in self.order else keep
+            row = self.order.index(wanted) if wanted in self.order else min(self.cursor_row, len(self.order) - 1)
             self.cursor_row = row
         else:
             self.cursor_row = 0
@@ -322,17 +385,26 @@ class JobTable(ScrollView, can_focus=True):
         else:
             row = int(self.scroll_y) + y - 1
             if not 0 <= row < len(self.order):
+                if row == 0:
+                    return Strip([Segment(f" {self._empty_line()}", base + self._style("job-table--empty"))]
+                                 ).adjust_cell_length(width, base)
                 return Strip.blank(width, base)
             strip = self._row_strip(row, base)
         return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
 
+    def _empty_line(self) -> str:
+        """Why no row is shown: the filter, or what the owner says of an empty LOGDIR."""
+        if self.rows_by_id and self.state.filter:
+            return f"no job matches /{shown(self.state.filter)}/ (esc clears the filter)"
+        return self.empty_text
+
     def _header_strip(self, base: Style) -> Strip:
         style = base + self._style("job-table--header")
         segments = []
-        for key, header, _, right in COLUMNS:
-            label = header
-            if key == self.sort_key:
-                label += " ▼" if self.sort_reverse else " ▲"
+        for key, _, _, right in COLUMNS:
+            label = self.header(key)
+            if key == self.state.sort_key:
+                label += " ▼" if self.state.reverse else " ▲"
             segments.append(Segment(" " + _fit(label, self.widths[key], right) + " ", style))
         return Strip(segments)
 

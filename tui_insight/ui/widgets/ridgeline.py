@@ -36,17 +36,16 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.histograms import Ridgeline
+from ..state.histograms import BIN_JUMP, MODES, RidgeCursor
 from ..common.format import clock_time, duration, number
 from ..common.palette import hex_to_rgb, mix
 
-MODES = ("offset", "overlay")
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
 SUB = 8  # framebuffer rows per cell in offset mode
 EDGE = 2  # thickness of a ridge's bright outline, in framebuffer rows
 AXIS_ROWS = 2  # tick line and tick labels under the plot
 MIN_PLOT_WIDTH = 10
 HIGHLIGHT = "#E69F00"  # the ridge under the cursor (palette orange)
-BIN_JUMP = 5  # shift+left/right move the cursor by this many buckets
 
 
 @dataclass(frozen=True)
@@ -536,9 +535,13 @@ def ridgeline_bindings(view_id: str) -> list[Binding]:
 
 
 class RidgelineChart(Widget, can_focus=True):
-    """One ridgeline. The owner hands it a `Ridgeline` under a key; the chart keeps its cursor.
+    """One ridgeline. The owner hands it a `Ridgeline` under a key (`set_data`), how to draw it
+    (`set_style`) and, if it keeps the cursor itself, where the cursor is (`set_cursor`).
 
-    The cursor is kept by step number, so it stays on the same step when new steps arrive.
+    The cursor (`RidgeCursor`) is kept by step number, so it stays on the same step when new
+    steps arrive. The cursor keys compute the new cursor and hand it to `cursor_to`, which by
+    default moves the chart's own cursor; an owner that keeps cursors in its state overrides
+    `cursor_to` and answers with `set_cursor`.
     """
 
     DEFAULT_CSS = """
@@ -557,7 +560,7 @@ class RidgelineChart(Widget, can_focus=True):
     def __init__(self, chart_id: str, title: str, colour: str = "#56B4E9", **kwargs: Any):
         super().__init__(**kwargs)
         self.chart_id = chart_id
-        self.border_title = title
+        self.border_title = title  # markup: the owner escapes text from files (`common.text.markup`)
         self.key: Any = None
         self.ridge: Ridgeline | None = None
         self.message = "loading…"
@@ -565,8 +568,7 @@ class RidgelineChart(Widget, can_focus=True):
         self.axis = "step"
         self.origin = 0.0
         self.colour = colour
-        self.cursor_step_value: int | None = None  # the step under the cursor
-        self.cursor_bin: int | None = None
+        self.cursor = RidgeCursor()
         self._drawn: tuple[Any, list[Strip]] | None = None
         self._background_cache: tuple[str, str] | None = None
         self.draws = 0
@@ -578,8 +580,8 @@ class RidgelineChart(Widget, can_focus=True):
         if key == self.key and message == self.message:
             return
         self.key, self.ridge, self.message = key, ridge, message
-        if ridge is not None and self.cursor_bin is not None and ridge.bins:
-            self.cursor_bin = min(self.cursor_bin, ridge.bins - 1)
+        if ridge is not None:
+            self.cursor = self.cursor.fitted(ridge.bins)
         self._describe()
         self.refresh()
         self.post_message(self.CursorMoved(self))
@@ -590,71 +592,67 @@ class RidgelineChart(Widget, can_focus=True):
             self._describe()
             self.refresh()
 
+    def set_cursor(self, cursor: RidgeCursor) -> None:
+        """Put the cursor at `cursor` (redrawn and announced only if it moved)."""
+        if self.ridge is not None:
+            cursor = cursor.fitted(self.ridge.bins)
+        if cursor != self.cursor:
+            self.cursor = cursor
+            self._moved()
+
+    @property
+    def cursor_step_value(self) -> int | None:
+        """The step under the cursor, None if the cursor is hidden."""
+        return self.cursor.step
+
+    @property
+    def cursor_bin(self) -> int | None:
+        return self.cursor.bucket
+
     @property
     def cursor_index(self) -> int | None:
         """The ridge under the cursor (nearest kept step), or None if the cursor is off."""
-        ridge = self.ridge
-        if ridge is None or self.cursor_step_value is None or not len(ridge.steps):
-            return None
-        i = int(np.searchsorted(ridge.steps, self.cursor_step_value))
-        if i >= len(ridge.steps) or (i > 0 and ridge.steps[i] != self.cursor_step_value and
-                                     self.cursor_step_value - ridge.steps[i - 1] < ridge.steps[i] - self.cursor_step_value):
-            i -= 1
-        return max(0, min(len(ridge.steps) - 1, i))
+        return self.cursor.index(self.ridge.steps) if self.ridge is not None else None
 
     def options(self) -> RidgeOptions:
         return RidgeOptions(self.mode, self.axis, self.origin, self.colour, self.cursor_index,
-                            self.cursor_bin if self.cursor_step_value is not None else None)
+                            self.cursor.bucket if self.cursor.shown else None)
 
     def readout(self) -> Text:
         i = self.cursor_index
         if self.ridge is None or i is None:
             return Text("")
-        return ridge_readout(self.ridge, i, self.cursor_bin, self.origin)
+        return ridge_readout(self.ridge, i, self.cursor.bucket, self.origin)
 
     # -- cursor ---------------------------------------------------------------------------------
 
-    def _start_cursor(self) -> bool:
-        """Show the cursor on the newest step, middle bucket; False if there is nothing to point at."""
+    def _shape(self) -> tuple[Any, int]:
         ridge = self.ridge
-        if ridge is None or not len(ridge.steps):
-            return False
-        if self.cursor_step_value is None:
-            self.cursor_step_value = int(ridge.steps[-1])
-            self.cursor_bin = ridge.bins // 2 if self.cursor_bin is None else self.cursor_bin
-            return False
-        return True
+        return (ridge.steps, ridge.bins) if ridge is not None else ((), 0)
 
     def _moved(self) -> None:
         self._describe()
         self.refresh()
         self.post_message(self.CursorMoved(self))
 
+    def cursor_to(self, cursor: RidgeCursor) -> None:
+        """Where a cursor key asks the cursor to go. Override to keep cursors elsewhere."""
+        self.set_cursor(cursor)
+
     def action_cursor_step(self, move: int) -> None:
-        if self._start_cursor():
-            i = self.cursor_index or 0
-            i = max(0, min(len(self.ridge.steps) - 1, i + move))  # type: ignore[union-attr]
-            self.cursor_step_value = int(self.ridge.steps[i])  # type: ignore[union-attr]
-        self._moved()
+        self.cursor_to(self.cursor.move_step(*self._shape(), move))
 
     def action_cursor_bin(self, move: int) -> None:
-        if self._start_cursor():
-            bins = self.ridge.bins  # type: ignore[union-attr]
-            self.cursor_bin = max(0, min(bins - 1, (self.cursor_bin or 0) + move))
-        self._moved()
+        self.cursor_to(self.cursor.move_bucket(*self._shape(), move))
 
     def action_cursor_end(self, newest: int) -> None:
-        self._start_cursor()
-        if self.ridge is not None and len(self.ridge.steps):
-            self.cursor_step_value = int(self.ridge.steps[-1 if newest else 0])
-        self._moved()
+        self.cursor_to(self.cursor.to_end(*self._shape(), bool(newest)))
 
     def hide_cursor(self) -> bool:
         """Hide the cursor; False if it was not shown."""
-        if self.cursor_step_value is None:
+        if not self.cursor.shown:
             return False
-        self.cursor_step_value = None
-        self._moved()
+        self.cursor_to(self.cursor.hidden())
         return True
 
     # -- drawing --------------------------------------------------------------------------------

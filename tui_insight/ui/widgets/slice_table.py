@@ -23,10 +23,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.tensors import format_value
+from ..state.tensors import DEFAULT_COLUMN_WIDTH, MAX_COLUMN_WIDTH, MIN_COLUMN_WIDTH
 
-MIN_COLUMN_WIDTH = 4
-MAX_COLUMN_WIDTH = 24
-DEFAULT_COLUMN_WIDTH = 10  # "-1.2345e-5" and a space
+__all__ = ["SliceTable", "column_width_for", "DEFAULT_COLUMN_WIDTH", "MAX_COLUMN_WIDTH", "MIN_COLUMN_WIDTH"]
+
 ROW_CACHE = 512  # rendered rows kept (a few screens)
 
 
@@ -100,10 +100,12 @@ class SliceTable(ScrollView, can_focus=True):
     # -- what the owner calls -----------------------------------------------------------------
 
     def set_slice(self, data: np.ndarray, row_index: np.ndarray, col_index: np.ndarray,
-                  column_width: int | None = None, keep_position: bool = True, integers: bool = False) -> None:
-        """Show a new slice. With `keep_position` the cursor and scroll stay where they were
-        (clamped to the new shape): stepping through steps does not move the user. `integers`:
-        the tensor's type is an integer type, so whole values are written without ".0"."""
+                  column_width: int | None = None, cursor: tuple[int, int] | None = None,
+                  integers: bool = False) -> None:
+        """Show a new slice. Without `cursor` the cursor and scroll stay where they were
+        (clamped to the new shape): stepping through steps does not move the user. With one, the
+        cursor goes there and the table scrolls as little as shows it. `integers`: the tensor's
+        type is an integer type, so whole values are written without ".0"."""
         self.integers = integers
         data = np.asarray(data, dtype=np.float64)
         self.shape_kind = data.ndim
@@ -119,12 +121,11 @@ class SliceTable(ScrollView, can_focus=True):
         if column_width is not None:
             self.column_width = max(MIN_COLUMN_WIDTH, min(MAX_COLUMN_WIDTH, column_width))
         rows, cols = data.shape
-        if keep_position:
-            self.cursor = (min(self.cursor[0], max(rows - 1, 0)), min(self.cursor[1], max(cols - 1, 0)))
-        else:
-            self.cursor = (0, 0)
-            self.scroll_to(0, 0, animate=False)
+        wanted = self.cursor if cursor is None else cursor
+        self.cursor = (max(0, min(wanted[0], rows - 1)), max(0, min(wanted[1], cols - 1)))
         self._layout_changed()
+        if cursor is not None:  # once the new size is known
+            self.call_after_refresh(self._scroll_to_cursor)
         self.post_message(self.CellMoved(self))
 
     def set_column_width(self, width: int) -> None:

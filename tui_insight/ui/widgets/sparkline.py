@@ -1,9 +1,23 @@
-"""A one-line sparkline of a series, as text (for table cells)."""
+"""A one-line sparkline of a series, as text (for table cells), and which tag a job's trend draws."""
 from __future__ import annotations
+
+from typing import Iterable
 
 import numpy as np
 
 BARS = "▁▂▃▄▅▆▇█"
+
+
+def trend_tag(scalar_tags: Iterable[str]) -> str | None:
+    """The tag a job's trend shows: its loss (the first tag whose name contains "loss", any case),
+    else its first tag; None when it has none. `scalar_tags` in first-seen order."""
+    first = None
+    for tag in scalar_tags:
+        if "loss" in tag.lower():
+            return tag
+        if first is None:
+            first = tag
+    return first
 
 
 def sparkline(values: np.ndarray, width: int = 10) -> str:

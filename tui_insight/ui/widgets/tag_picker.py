@@ -143,7 +143,7 @@ class TagPicker(Vertical):
         listing.border_title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
         hint = self.query_one(".tag-hint", Static)
         no_match = bool(new.tags) and not shown
-        hint.update(literal(f"no tag matches /{new.filter}/ (esc clears)") if no_match else "")
+        hint.update(literal(new.empty_reason()) if no_match else "")
         hint.set_class(no_match, "-shown")
 
     @staticmethod

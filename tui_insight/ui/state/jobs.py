@@ -1,0 +1,90 @@
+"""What the job list is set to: the filter, the order, the marked jobs, the job under the cursor.
+
+The job list is a screen, not a dashboard view; the app's workspace remembers this state under
+scope "app", view "jobs". Marked jobs keep their marking order: it gives each its colour in a
+comparison. A remembered mark or cursor whose job is gone (or not found yet) is harmless:
+comparing uses the marked jobs that exist, the cursor goes to its job when it appears.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
+
+from .persist import get_bool, get_str, get_strs
+
+SORT_KEYS = ("id", "state", "live", "step", "updated", "files", "tags")  # the sortable columns, in order
+
+
+@dataclass(frozen=True)
+class JobListState:
+    filter: str = ""
+    sort_key: str = "id"
+    reverse: bool = False
+    marked: tuple[str, ...] = ()  # train ids, in marking order
+    cursor: str | None = None  # the train id under the cursor
+
+    # -- transitions ----------------------------------------------------------------------------
+
+    def with_filter(self, text: str) -> "JobListState":
+        return self if text == self.filter else replace(self, filter=text)
+
+    def sort_by(self, key: str, reverse: bool | None = None) -> "JobListState":
+        """Sort by `key`: ascending, or the other way when it already sorts by it."""
+        if key not in SORT_KEYS:
+            return self
+        if reverse is None:
+            reverse = not self.reverse if key == self.sort_key else False
+        return replace(self, sort_key=key, reverse=reverse)
+
+    def sort_next(self) -> "JobListState":
+        """`s`: the next sortable column, ascending."""
+        i = SORT_KEYS.index(self.sort_key) if self.sort_key in SORT_KEYS else -1
+        return replace(self, sort_key=SORT_KEYS[(i + 1) % len(SORT_KEYS)], reverse=False)
+
+    def sort_reverse(self) -> "JobListState":
+        return replace(self, reverse=not self.reverse)
+
+    def toggle_mark(self, train_id: str) -> "JobListState":
+        """Mark `train_id` (last in the marking order), or unmark it."""
+        if train_id in self.marked:
+            return replace(self, marked=tuple(t for t in self.marked if t != train_id))
+        return replace(self, marked=(*self.marked, train_id))
+
+    def unmark_all(self) -> "JobListState":
+        return self if not self.marked else replace(self, marked=())
+
+    def with_marked(self, train_ids: Iterable[str]) -> "JobListState":
+        marked = tuple(dict.fromkeys(train_ids))
+        return self if marked == self.marked else replace(self, marked=marked)
+
+    def without(self, train_ids: Iterable[str]) -> "JobListState":
+        """The jobs `train_ids` are gone: they are no longer marked."""
+        gone = set(train_ids)
+        return self.with_marked(t for t in self.marked if t not in gone)
+
+    def with_cursor(self, train_id: str | None) -> "JobListState":
+        return self if train_id == self.cursor else replace(self, cursor=train_id)
+
+    def compare(self, existing: Iterable[str]) -> tuple[str, ...]:
+        """The marked jobs that exist, in marking order (what `c` opens)."""
+        there = set(existing)
+        return tuple(t for t in self.marked if t in there)
+
+    # -- remembered -----------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {"filter": self.filter, "sort_key": self.sort_key, "reverse": self.reverse,
+                "marked": list(self.marked), "cursor": self.cursor}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "JobListState":
+        if not isinstance(data, dict):
+            return cls()
+        cursor = data.get("cursor")
+        return cls(
+            filter=get_str(data, "filter", ""),
+            sort_key=get_str(data, "sort_key", "id", SORT_KEYS),
+            reverse=get_bool(data, "reverse", False),
+            marked=tuple(dict.fromkeys(get_strs(data, "marked"))),
+            cursor=cursor if isinstance(cursor, str) else None,
+        )
