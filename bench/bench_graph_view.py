@@ -155,7 +155,7 @@ async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[
         painted_cpu, painted_ui = time.process_time(), time.thread_time()
         timer.stop()
         assert view is not None
-        built = view._shown_built
+        built = view._shown.built  # noqa: SLF001 - the build's own timing
         print(f"  key 5 -> view painted (\"Building the graph…\") {ms(view_painted - start)}")
         print(f"  key 5 -> tree filled      {ms(shown - start)}   (read and build in the worker {ms(built.seconds)})")
         print(f"  key 5 -> first paint      {ms(painted - start)}   target 1000 ms")
@@ -175,7 +175,7 @@ async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[
             await pilot.pause()
             t0, c0 = time.perf_counter(), time.process_time()
             app.simulate_key("enter")
-            await until(lambda: view.search_text == text and not view._search_pending
+            await until(lambda: view.state.search == text and view.shown_key == view.state.key
                         and not view.query_one("#graph-search").display)
             done = time.perf_counter()
             painted = await painted_after(done)
@@ -186,16 +186,16 @@ async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[
             if len(view.matches) > 1:
                 steps = []
                 for _ in range(5):
-                    before = view.match_index
+                    before = view.state.match
                     t0 = time.perf_counter()
                     app.simulate_key("n")
-                    await until(lambda: view.match_index != before)
+                    await until(lambda: view.state.match != before)
                     steps.append(await painted_after(time.perf_counter()) - t0)
                     await pilot.pause(0.1)
                 print(f"    n (next match), painted: median {ms(statistics.median(steps))}, max {ms(max(steps))}")
         t0 = time.perf_counter()
         app.simulate_key("o")
-        await until(lambda: view._shown is not None and view._shown[2] and view.tree.graph is not None)
+        await until(lambda: view.shown_key is not None and view.shown_key[2] and view.tree.graph is not None)
         painted = await painted_after(time.perf_counter())
         print(f"  o (optimized view, built in a worker), painted {ms(painted - t0)}")
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,24 @@ import pytest
 
 from fixture_paths import MINDSPORE_LOGS, TRUTH_FILE, fixtures_written_at
 from tui_insight.summary.cache import SummaryCache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_home(tmp_path_factory: pytest.TempPathFactory):
+    """Tests never read or write the real home: the XDG state/cache/config dirs point at a tmp dir
+    of this session (one per xdist worker), and no keymap is taken from the environment."""
+    home = tmp_path_factory.mktemp("home")
+    names = ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TUI_INSIGHT_KEYMAP")
+    saved = {name: os.environ.get(name) for name in names}
+    for name in names[:3]:
+        os.environ[name] = str(home / name.lower())
+    os.environ.pop("TUI_INSIGHT_KEYMAP", None)
+    yield home
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -293,6 +293,104 @@ def test_unreadable_file_is_a_state_not_a_crash(tmp_path, monkeypatch):
     assert cache.job("./").state == "unreadable: Permission denied"
 
 
+@pytest.mark.parametrize("content", [
+    os.urandom(4096),
+    b"loss,acc\n0.5,0.9\n0.4,0.92\n" * 50,  # a text file under a summary file's name
+], ids=["random-bytes", "text"])
+def test_a_file_with_no_valid_record_is_not_a_summary_file(tmp_path, content):
+    (tmp_path / "x.summary.123").write_bytes(content)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "unreadable: not a summary file"
+    cache.reload()  # nothing appended: it stays what it is
+    assert cache.job("./").state == "unreadable: not a summary file"
+
+
+def test_one_valid_record_makes_a_damaged_file_corrupt_not_unreadable(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=123)
+    write_steps(writer, [1])
+    writer.close()
+    writer.path.write_bytes(writer.path.read_bytes() + os.urandom(4096))
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state.startswith("corrupt") and view.series("scalar", "loss").steps.tolist() == [1]
+
+
+def test_a_failing_subscriber_is_logged_and_loading_goes_on(tmp_path, caplog):
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
+    cache = SummaryCache(str(tmp_path))
+    heard = []
+
+    def broken(changes):
+        raise RuntimeError("subscriber broke")
+
+    cache.subscribe(broken)
+    cache.subscribe(heard.append)
+    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+        cache.reload()
+    assert heard and cache.job("./").loaded
+    failures = [r for r in caplog.records if r.exc_info and isinstance(r.exc_info[1], RuntimeError)]
+    assert failures and "subscriber" in failures[0].getMessage()
+
+
+def test_the_reload_loop_logs_a_failed_reload_and_keeps_going(tmp_path, caplog, monkeypatch):
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
+    cache = SummaryCache(str(tmp_path))
+    reload = cache.reload
+    calls = []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("the disk went away")
+        return reload()
+
+    monkeypatch.setattr(cache, "reload", flaky)
+    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+        cache.start(interval=0.05)
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not (cache.job("./") and cache.job("./").loaded):
+                time.sleep(0.02)
+        finally:
+            cache.stop()
+    assert cache.job("./").loaded  # the loop survived the failure and reloaded
+    assert any(r.exc_info and "the disk went away" in str(r.exc_info[1]) for r in caplog.records)
+
+
+def test_a_failed_file_watch_is_logged_and_the_loop_polls(tmp_path, caplog, monkeypatch):
+    import watchfiles
+
+    def broken_watch(*args, **kwargs):
+        raise RuntimeError("no inotify here")
+        yield  # a generator, like watchfiles.watch
+
+    monkeypatch.setattr(watchfiles, "watch", broken_watch)
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1])
+    cache = SummaryCache(str(tmp_path))
+
+    def steps() -> list[int]:
+        view = cache.job("./")
+        series = view.series("scalar", "loss") if view else None
+        return series.steps.tolist() if series is not None else []
+
+    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+        cache.start(interval=0.05)
+        try:
+            assert wait_loaded(cache, timeout=10)
+            write_steps(writer, [2])
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and steps() != [1, 2]:
+                time.sleep(0.02)
+        finally:
+            cache.stop()
+    assert steps() == [1, 2]  # polling read the appended step
+    assert any(r.exc_info and "no inotify here" in str(r.exc_info[1]) for r in caplog.records)
+
+
 def test_missing_logdir_is_an_error_message(tmp_path):
     cache = SummaryCache(str(tmp_path / "nope"))
     cache.reload()

@@ -84,7 +84,8 @@ def test_cache_survives_any_file(tmp_path, data, with_good_prefix):
     cache = SummaryCache(str(tmp_path))
     cache.reload()
     view = cache.job("./")
-    assert view.state.split(":")[0] in {"ok", "growing", "corrupt"}
+    assert view.state.split(":")[0] in {"ok", "growing", "corrupt"} or (
+        view.state == "unreadable: not a summary file" and not with_good_prefix)
     if with_good_prefix:
         steps = view.series("scalar", "loss").steps.tolist()
         assert steps.count(1) == 1  # the good record before the garbage is kept

@@ -1,16 +1,27 @@
 """End to end: the installed `tui-insight` in a real terminal (tmux) on the fixture logs.
 
-Types keys the way a user does and reads the screen back with `tmux capture-pane`.
+Types keys the way a user does and reads the screen back with `tmux capture-pane`. Every step
+waits, up to a deadline, for the screen to show what the keys lead to (and no longer show what
+they take away) before it reads anything from it: no fixed sleeps, so a loaded machine makes the
+test slower, not red. (It used to wait for text that was already on the screen before the keys
+took effect, `./lenet_lr0.1` while filtering for `lenet`, and then read the screen too early.)
+Without tmux or the `tui-insight` command it fails and says which is missing.
 """
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import time
 import uuid
+from pathlib import Path
+
+import pytest
 
 from uihelp import MINDSPORE_LOGS
+
+STEP_TIMEOUT = 30.0  # seconds one step may take on a busy 2-core machine
 
 
 class Tmux:
@@ -18,70 +29,99 @@ class Tmux:
         self.socket = f"tui-insight-test-{uuid.uuid4().hex[:8]}"  # a private server: no clash with users
         self.width, self.height = width, height
 
-    def run(self, *args: str) -> str:
+    def run(self, *args: str, check: bool = True) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)
+        if check and done.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args[:1])} failed ({done.returncode}): {done.stderr.strip()}")
         return done.stdout
 
     def start(self, command: str) -> None:
         self.run("new-session", "-d", "-s", "e2e", "-x", str(self.width), "-y", str(self.height),
-                 f"{command}; echo EXITED-$?; sleep 30")
+                 f"{command}; echo EXITED-$?; sleep 60")
 
     def keys(self, *keys: str) -> None:
         for key in keys:  # one at a time: escape followed by a letter would read as alt+letter
             self.run("send-keys", "-t", "e2e", key)
-            time.sleep(0.15)
+            time.sleep(0.05)
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "e2e")
 
-    def wait_for(self, text: str, timeout: float = 15.0) -> str:
+    def wait_for(self, *texts: str, absent: tuple[str, ...] = (), timeout: float = STEP_TIMEOUT) -> str:
+        """The screen once it shows every one of `texts` and none of `absent`."""
         deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
+        while True:
             screen = self.screen()
-            if text in screen:
+            missing = [t for t in texts if t not in screen]
+            still = [t for t in absent if t in screen]
+            if not missing and not still:
                 return screen
+            if "EXITED-" in screen and not any("EXITED-" in t for t in texts):
+                raise AssertionError(f"tui-insight exited while waiting for {missing or still}:\n{screen}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"after {timeout:.0f}s the screen still lacks {missing} / still shows "
+                                     f"{still}; it was:\n{screen}")
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} never showed; the screen was:\n{screen}")
 
     def kill(self) -> None:
-        self.run("kill-server")
+        self.run("kill-server", check=False)
 
 
-def test_installed_tui_insight_in_tmux(tmp_path):
+def required_commands() -> tuple[str, str]:
+    """tmux and the installed `tui-insight`, or a failure naming what is missing (never a skip)."""
+    tmux = shutil.which("tmux")
+    executable = shutil.which("tui-insight")
+    missing = []
+    if not tmux:
+        missing.append("tmux is not installed (the end-to-end test drives a real terminal: apt-get install tmux)")
+    if not executable:
+        missing.append("the `tui-insight` command is not on PATH (pip install -e '.[test]' installs it)")
+    if missing:
+        pytest.fail("; ".join(missing), pytrace=False)
+    return tmux, executable
+
+
+def test_missing_commands_fail_with_the_reason(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(pytest.fail.Exception, match="tmux is not installed.*`tui-insight` command is not on PATH"):
+        required_commands()
+
+
+def test_installed_tui_insight_in_tmux(tmp_path: Path):
+    _tmux, executable = required_commands()
     # A copy with fresh mtimes: the cut file reads as still being written ("growing"), however
     # long ago the fixtures were checked out (after 10 idle minutes it would be "truncated").
     logs = tmp_path / "logs"
     shutil.copytree(MINDSPORE_LOGS, logs, copy_function=shutil.copy)
     for path in [logs, *logs.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)  # the fixtures may be read-only
-    executable = shutil.which("tui-insight")
-    assert executable, "the console script is not installed (pip install -e .)"
-    assert shutil.which("tmux"), "tmux is needed for the end-to-end test"
+    env = {
+        "TERM": "xterm-256color",
+        "TUI_INSIGHT_KEYMAP": os.devnull,
+        "XDG_STATE_HOME": str(tmp_path / "state"),  # the workspace file goes there, not to ~
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+                        shlex.quote(executable), shlex.quote(str(logs)), "--reload-interval", "1"])
     term = Tmux()
-    env = f"TERM=xterm-256color TUI_INSIGHT_KEYMAP={os.devnull}"
     try:
-        term.start(f"env {env} {executable} {logs} --reload-interval 1")
-        screen = term.wait_for("8 jobs")  # loaded in the background; the list filled in
-        assert "./lenet_lr0.01" in screen and "growing" in screen
+        term.start(command)
+        term.wait_for("8 jobs", "./lenet_lr0.01", "growing")  # loaded in the background; the list filled in
         term.keys("/", "l", "e", "n", "e", "t", "Enter")
-        screen = term.wait_for("./lenet_lr0.1 ")
-        assert "./limits" not in screen
+        term.wait_for("./lenet_lr0.1 ", absent=("./limits",))  # the filter applied
         term.keys("Enter")  # the first filtered job: ./lenet_lr0.01
-        screen = term.wait_for("custom/acc_proxy")
-        assert "1 Scalars" in screen and "x: step" in screen
+        term.wait_for("custom/acc_proxy", "1 Scalars", "x: step")
         term.keys("s", "s", "Right")
-        screen = term.wait_for("smoothing 0.2")
-        assert "step 1 " in screen and "smoothed" in screen  # the value cursor's read-out
+        term.wait_for("smoothing 0.2", "step 1 ", "smoothed")  # the value cursor's read-out
         term.keys("2")
-        term.wait_for("conv1.weight/auto")  # the histogram view (or its placeholder) lists the tags
+        term.wait_for("conv1.weight/auto")  # the histogram view lists the tags
         term.keys("?")
         term.wait_for("dashboard.histograms")  # help lists the bindings with their ids
         term.keys("Escape")
-        time.sleep(0.3)
+        term.wait_for("conv1.weight/auto", absent=("dashboard.histograms",))  # help closed
         term.keys("3")
-        screen = term.wait_for("3x4x5 DT_FLOAT32")  # the tensor view: custom/t3d, its last step
-        assert "[0,:,:]" in screen  # the default slice, as MindInsight sets it
+        term.wait_for("3x4x5 DT_FLOAT32", "[0,:,:]")  # the tensor view: custom/t3d, its last step, default slice
         term.keys("4")
         term.wait_for("32×16")  # the images view labels each image with its size
         term.keys("5")
@@ -89,10 +129,10 @@ def test_installed_tui_insight_in_tmux(tmp_path):
         term.keys("Escape")  # back to the job list
         term.wait_for("job ▲")
         term.keys("l")
-        screen = term.wait_for("summary_dir")  # lineage of all jobs: only those that have lineage
-        assert "./resnetish_bs32" in screen and "./lenet_lr0.01" in screen and "./limits" not in screen
+        # Lineage of all jobs: only those that have lineage.
+        term.wait_for("summary_dir", "./resnetish_bs32", "./lenet_lr0.01", absent=("./limits",))
         term.keys("Escape")
-        term.wait_for("job ▲")
+        term.wait_for("job ▲", absent=("summary_dir",))
         term.keys("q")
         term.wait_for("EXITED-0")
     finally:

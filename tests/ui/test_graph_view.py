@@ -42,28 +42,30 @@ class Host(App):
 
     CSS_PATH = InsightApp.CSS_PATH
 
-    def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...]):
+    def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...], saved: dict | None = None,
+                 focus: bool = True):
         super().__init__()
         self.cache = cache
         self.train_ids = train_ids
+        self.saved = saved
+        self.focus = focus
 
     def compose(self) -> ComposeResult:
-        view = GraphView(self.cache, self.train_ids, id="view-graph")
+        view = GraphView(self.cache, self.train_ids, id="view-graph", saved=self.saved)
         yield view
         yield Footer()
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self.query_one(GraphView).focus_view)
+        if self.focus:
+            self.call_after_refresh(self.query_one(GraphView).focus_view)
 
 
 def settled(view: GraphView) -> bool:
     """The view shows what it was asked for: a built graph, a message, or the pipeline."""
-    if view.mode == "pipeline":
+    state = view.state
+    if state.mode == "pipeline" or state.graph is None:
         return True
-    if view.selected is None:
-        return True
-    key = (*view.selected, view.optimized)
-    return view._shown == key and not view._building
+    return view.shown_key == state.key and not view.loader.pending()
 
 
 def detail_of(view: GraphView, name: str) -> bool:
@@ -72,9 +74,9 @@ def detail_of(view: GraphView, name: str) -> bool:
     return graph is not None and view.detail.subject == (id(graph), name)
 
 
-def run_view(cache: SummaryCache, train_ids, body, size=(120, 36)) -> Any:
+def run_view(cache: SummaryCache, train_ids, body, size=(120, 36), **host: Any) -> Any:
     async def main():
-        app = Host(cache, tuple(train_ids))
+        app = Host(cache, tuple(train_ids), **host)
         async with app.run_test(size=size) as pilot:
             view = app.query_one(GraphView)
             assert await wait_for(pilot, lambda: settled(view))
@@ -96,6 +98,11 @@ def root_names(tree: GraphTree) -> list[str]:
 
 def detail_text(view: GraphView) -> str:
     return "\n".join(row.text.plain for row in view.detail.rows)
+
+
+def on_screen(widget) -> str:
+    """The lines a widget draws, as the terminal shows them."""
+    return "\n".join(widget.render_line(y).text for y in range(widget.size.height))
 
 
 def small_graph(name: str = "small", extra: int = 0):
@@ -295,12 +302,10 @@ def test_optimized_view_matches_mindinsight_and_toggles_back(fixture_cache, trut
         await pilot.press("right")
         assert [c.data for c in view.tree.tree_node("Default").children] == \
                [n["name"] for n in optimized["first_scope"]["nodes"]["nodes"]]
-        await pilot.press("o")  # back: built once, taken from the view's cache
-        assert await wait_for(pilot, lambda: settled(view))
-        assert not view.tree.graph.optimized
+        await pilot.press("o")  # back: built once, taken from the view's cache (no wait, no build)
+        assert not view.tree.graph.optimized and not view.loader.pending()
         assert root_names(view.tree) == [n for n, _, _ in normal["top_level_names"]]
         assert view.tree.tree_node("Default").is_expanded  # the open scope stays open
-        assert len(view._built) == 2
 
     run_view(fixture_cache, [LENET], body)
 
@@ -406,9 +411,9 @@ def test_escape_closes_the_box_then_clears_the_search(fixture_cache):
         assert view.query_one("#graph-search", Input).display
         await pilot.press("escape")
         assert not view.query_one("#graph-search", Input).display
-        assert view.tree.has_focus and view.search_text == "conv"
+        assert view.tree.has_focus and view.state.search == "conv"
         await pilot.press("escape")
-        assert view.search_text == "" and view.matches == [] and not view.tree.matches
+        assert view.state.search == "" and view.matches == [] and not view.tree.matches
 
     run_view(fixture_cache, [LENET], body)
 
@@ -427,7 +432,7 @@ def test_enter_on_an_input_jumps_to_it_and_backspace_returns(fixture_cache):
         first_input = next(i for i, row in enumerate(rows) if row.target and row.text.plain.startswith("←"))
         target = rows[first_input].target
         assert target in tree.graph.node(start).inputs
-        view.detail.highlighted = first_input
+        assert view.detail.highlighted == first_input  # the cursor starts on the first input: enter jumps
         await pilot.press("enter")
         await pilot.pause()
         assert tree.cursor_name == target
@@ -471,7 +476,7 @@ def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
         await pilot.press("right", "down")
         here = tree.cursor_name
         await pilot.press("d")
-        assert view.mode == "pipeline" and view.pipeline.display and not tree.display
+        assert view.state.mode == "pipeline" and view.pipeline.display and not tree.display
         assert view.pipeline.has_focus
         assert [s.op.op_type for s in view.pipeline.steps] == chain == ["MnistDataset", "Map", "Map", "Batch"]
         assert "Dataset pipeline" in str(view.query_one("#graph-title", Static).render())
@@ -486,7 +491,7 @@ def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
         await pilot.press("slash")  # search is for the graph
         assert not view.query_one("#graph-search", Input).display
         await pilot.press("d")
-        assert view.mode == "graph" and tree.display and tree.cursor_name == here
+        assert view.state.mode == "graph" and tree.display and tree.cursor_name == here
 
     run_view(fixture_cache, [LENET], body)
 
@@ -513,7 +518,7 @@ def test_picker_chooses_between_the_summary_graph_and_pb_files(tmp_path):
     assert len(tags) == 2
 
     async def body(pilot, view):
-        assert view.selected == ("./job", tags[0])  # MindInsight's default: the first tag
+        assert view.state.graph == ("./job", tags[0])  # MindInsight's default: the first tag
         assert "graph 1/2" in str(view.query_one("#graph-title", Static).render())
         await pilot.press("g")
         picker = view.app.screen
@@ -522,11 +527,11 @@ def test_picker_chooses_between_the_summary_graph_and_pb_files(tmp_path):
         assert [str(options.get_option_at_index(i).prompt).split("  ")[0] for i in range(2)] == tags
         await pilot.press("down", "enter")
         assert await wait_for(pilot, lambda: settled(view))
-        assert view.selected == ("./job", tags[1])
+        assert view.state.graph == ("./job", tags[1])
         expected = build_graph(load_graph(cache.job("./job").graphs[tags[1]]))
         assert root_names(view.tree) == [n.name for n in expected.children("")]
         await pilot.press("g", "escape")  # cancel keeps the choice
-        assert view.selected == ("./job", tags[1])
+        assert view.state.graph == ("./job", tags[1])
 
     run_view(cache, ["./job"], body)
 
@@ -631,14 +636,14 @@ def test_comparison_picks_graphs_and_pipelines_of_each_job(tmp_path):
     cache = loaded(tmp_path)
 
     async def body(pilot, view):
-        assert view.selected[0] == "./a"
+        assert view.state.graph[0] == "./a"
         title = str(view.query_one("#graph-title", Static).render())
         assert "./a" in title and "graph 1/2" in title
         await pilot.press("g", "down", "enter")
         assert await wait_for(pilot, lambda: settled(view))
-        assert view.selected == ("./b", "b.pb")
+        assert view.state.graph == ("./b", "b.pb")
         await pilot.press("d")
-        assert view.pipeline_job == "./b"  # the job of the graph on screen
+        assert view.state.pipeline_job == "./b"  # the job of the graph on screen
         assert [s.op.op_type for s in view.pipeline.steps] == ["ImageFolderDataset", "Map", "GeneratorDataset",
                                                                 "Zip", "Batch"]
         branch = view.pipeline.root.children[0]
@@ -646,10 +651,105 @@ def test_comparison_picks_graphs_and_pipelines_of_each_job(tmp_path):
         await pilot.press("g")
         await pilot.press("up", "enter")
         await pilot.pause()
-        assert view.pipeline_job == "./a"
+        assert view.state.pipeline_job == "./a"
         assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
 
     run_view(cache, ["./a", "./b"], body)
+
+
+def test_names_from_files_are_shown_literally(tmp_path):
+    """Node names, scopes, attribute values, graph tags and dataset parameters are text, never markup."""
+    nodes = [
+        {"name": "1", "op_type": "Conv2D", "scope": "Default/[bold red]x[/]",
+         "full_name": "Default/[bold red]x[/]/Conv2D-op1", "shape": [1], "attrs": {"mode": "[i]v[/i]"}},
+        {"name": "2", "op_type": "ReLU", "scope": "Default", "full_name": "Default/[bold red]y[b]-op2",
+         "inputs": ["1"], "shape": [1]},
+        {"name": "3", "op_type": "Add", "scope": "Default", "full_name": "Default/evil\x1b[31m-op3",
+         "inputs": ["2"], "shape": [1]},
+    ]
+    pipeline = {"op_type": "[b]Batch[/b]", "batch_size": "[i]16[/i]", "children": []}
+    write_job(tmp_path, "job", pb={"[red]g[b].pb": make_graph(nodes, name="m")}, dataset_graph=pipeline)
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        assert "[red]g[b].pb" in str(view.query_one("#graph-title", Static).render())
+        await pilot.press("right")  # open Default
+        await pilot.pause()
+        lines = on_screen(view.tree)
+        assert "[bold red]x[" in lines and "[bold red]y[b]-op2" in lines
+        assert "evil\\x1b[31m-op3" in lines and "\x1b" not in lines  # the escape character is shown, not sent
+        view.run_search("[bold red]y")
+        await pilot.pause()
+        assert view.matches == ["Default/[bold red]y[b]-op2"]
+        assert "search [bold red]y: 1/1" in str(view.query_one("#graph-hint", Static).render())
+        assert await wait_for(pilot, lambda: detail_of(view, view.matches[0]))
+        await pilot.pause()
+        assert "Default/[bold red]y[b]-op2" in on_screen(view.detail)
+        conv = "Default/[bold red]x[/]/Conv2D-op1"
+        view.tree.reveal(conv)
+        assert await wait_for(pilot, lambda: detail_of(view, conv))
+        await pilot.pause()
+        assert 'mode  "[i]v[/i]"' in on_screen(view.detail)
+        await pilot.press("d")
+        await pilot.pause()
+        assert "1. [b]Batch[/b]  batch_size=[i]16[/i]" in on_screen(view.pipeline)
+        assert "batch_size  [i]16[/i]" in on_screen(view.detail)
+
+    run_view(cache, ["./job"], body)
+
+
+def test_the_view_opens_where_it_was_left(tmp_path):
+    """Graph, open scopes, cursor and search are remembered (`to_json`) and put back."""
+    write_job(tmp_path, "job", graph=small_graph("in_summary"), pb={"exported.pb": small_graph("exported", extra=2)})
+    cache = loaded(tmp_path)
+    tags = sorted(cache.job("./job").graphs)
+    relu = "Default/net-Net/body/ReLU-op20"
+
+    async def leave(pilot, view):
+        await pilot.press("g", "down", "enter")
+        assert await wait_for(pilot, lambda: settled(view))
+        view.run_search("conv")
+        await pilot.pause()
+        view.tree.reveal(relu)
+        await pilot.pause()
+        state = view.state
+        assert state.graph == ("./job", tags[1]) and state.selected == relu  # the state follows the tree
+        assert set(view.tree.graph.ancestors(relu)) <= state.expanded
+        await pilot.press("minus")  # collapse all: the state follows
+        await pilot.pause()
+        assert not view.state.expanded
+        view.tree.reveal(relu)
+        await pilot.pause()
+        return view.state.to_json()
+
+    saved = run_view(cache, ["./job"], leave)
+
+    async def come_back(pilot, view):
+        tree = view.tree
+        assert view.state.graph == ("./job", tags[1])
+        assert len(tree.graph) == len(build_graph(load_graph(cache.job("./job").graphs[tags[1]])))
+        assert tree.cursor_name == relu
+        assert all(tree.tree_node(scope).is_expanded for scope in tree.graph.ancestors(relu))
+        assert tree.matches and "search conv:" in str(view.query_one("#graph-hint", Static).render())
+        assert tree.has_focus
+
+    run_view(cache, ["./job"], come_back, saved=saved)
+
+    async def gone(pilot, view):  # what was remembered is no longer there: the defaults, no error
+        assert view.state.graph == ("./job", tags[0]) and view.tree.cursor_name == "Default"
+        assert not any(node.is_expanded for node in view.tree.root.children)
+
+    run_view(cache, ["./job"], gone, saved={"graph": ["./job", "gone.pb"], "expanded": ["Default"],
+                                            "selected": "Default/nowhere"})
+
+
+def test_the_view_takes_the_keyboard_itself_once_its_tree_is_up(fixture_cache):
+    async def body(pilot, view):
+        assert view.tree.has_focus  # nobody called focus_view: the view did when it was ready
+        await pilot.press("right")
+        assert view.tree.tree_node("Default").is_expanded
+
+    run_view(fixture_cache, [LENET], body, focus=False)
 
 
 # -- inside the real app ----------------------------------------------------------------------------
@@ -715,7 +815,7 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
             await pilot.press("5")
             assert await wait_for(pilot, lambda: bool(app.screen.query(GraphView)))
             view = app.screen.query_one(GraphView)
-            assert await wait_for(pilot, lambda: bool(view._building))
+            assert await wait_for(pilot, lambda: bool(view.loader.pending()))
             await pilot.press("escape")  # back to the job list: the dashboard and its views go
             await pilot.pause()
             assert not view.is_attached
@@ -790,7 +890,7 @@ def test_keys_have_ids_and_reach_help_and_the_palette():
         async with app.run_test(size=(120, 36)) as pilot:
             await open_graph_view(app, pilot)
             screen = app.screen
-            groups = collect_bindings(screen, app._extra_binding_nodes(screen))
+            groups = collect_bindings(screen, app.extra_binding_nodes(screen))
             ids = {binding.id for items in groups.values() for _, binding, _ in items}
             for name in ("search", "next_match", "previous_match", "optimized", "dataset", "pick", "back",
                          "jump", "expand", "collapse", "toggle", "collapse_all"):
@@ -825,7 +925,7 @@ async def _lenet_pipeline(pilot):
     view = await open_graph_view(pilot.app, pilot)
     await pilot.press("d", "down", "down")
     await pilot.pause()
-    assert view.mode == "pipeline"
+    assert view.state.mode == "pipeline"
 
 
 def test_snapshot_graph_leaf_80x24(snap_compare):

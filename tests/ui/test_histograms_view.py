@@ -5,18 +5,20 @@ values the test wrote; drawing tests read the drawn characters and colours back.
 """
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from textual.widgets import Input, SelectionList, Static
+from textual.widgets import Input, Static
 
 from tui_insight.summary.histograms import Ridgeline
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.common.palette import hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views.histograms import HistogramsView
+from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
+from tui_insight.ui.widgets.tag_picker import TagList
 from tui_insight.ui.widgets.ridgeline import (
     HIGHLIGHT, RidgeOptions, draw_ridgeline, nice_ticks, ridge_readout, tick_label,
 )
@@ -43,6 +45,11 @@ def rows_text(strips) -> list[str]:
 
 def readout_of(view) -> str:
     return str(view.query_one("#histogram-readout", Static).render())
+
+
+def charts_of(view) -> dict:
+    """The view's charts by (train id, tag), in grid order."""
+    return {chart.chart_key: chart for chart in view.query(HistogramChart)}
 
 
 def truth_tag(tag: str) -> str:
@@ -162,12 +169,11 @@ def histogram_app(logdir=MINDSPORE_LOGS, jobs=("./lenet_lr0.01",), **kwargs):
 
     def run(body, size=(120, 40)):
         async def wrapped(pilot):
-            app.open_jobs(tuple(jobs))
+            app.open_jobs(tuple(jobs), "histograms")
             await pilot.pause()
-            await pilot.press("2")
             view = app.screen.query_one(HistogramsView)
-            assert await wait_for(pilot, lambda: view.pending() == 0 and all(
-                c.ridge is not None or c.message not in ("", "loading…") for c in view._charts.values()))
+            assert await wait_for(pilot, lambda: view.loader.pending() == 0 and all(
+                c.ridge is not None or c.message not in ("", "loading…") for c in charts_of(view).values()))
             await pilot.pause()
             return await body(pilot, view)
         return run_pilot(app, wrapped, size)
@@ -181,8 +187,8 @@ def test_charts_show_mindinsight_rebinned_histograms(truth, train_id):
     _, run = histogram_app(jobs=(train_id,))
 
     async def body(pilot, view):
-        assert view.tags == sorted(t.removesuffix("/histogram") for t in expected)
-        for (tid, tag), chart in view._charts.items():
+        assert list(view.state.tags.tags) == sorted(t.removesuffix("/histogram") for t in expected)
+        for (tid, tag), chart in charts_of(view).items():
             served = expected[truth_tag(tag)]
             ridge = chart.ridge
             assert ridge is not None
@@ -207,7 +213,7 @@ def test_nan_inf_of_the_file_reach_the_chart(truth):
     _, run = histogram_app(jobs=("./edge_cases",))
 
     async def body(pilot, view):
-        chart = view._charts[("./edge_cases", "edge/with_nan_inf")]
+        chart = charts_of(view)[("./edge_cases", "edge/with_nan_inf")]
         ridge = chart.ridge
         assert ridge.nan_counts.tolist() == [h["nan_count"] for h in raw]
         assert ridge.pos_inf_counts.tolist() == [h["pos_inf_count"] for h in raw]
@@ -226,7 +232,7 @@ def test_cursor_keys_move_over_steps_and_buckets_with_a_readout(truth):
     _, run = histogram_app()
 
     async def body(pilot, view):
-        chart = view._charts[("./lenet_lr0.01", "conv1.weight/auto")]
+        chart = charts_of(view)[("./lenet_lr0.01", "conv1.weight/auto")]
         chart.focus()
         await pilot.pause()
         await pilot.press("down")  # the first key shows the cursor on the newest step
@@ -254,10 +260,10 @@ def test_mode_and_step_axis_keys():
     _, run = histogram_app(jobs=("./resnetish_bs32",))
 
     async def body(pilot, view):
-        chart = next(iter(view._charts.values()))
+        chart = next(iter(charts_of(view).values()))
         chart.focus()
         await pilot.press("o")
-        assert view.mode == "overlay" and chart.mode == "overlay"
+        assert view.state.mode == "overlay" and chart.mode == "overlay"
         await pilot.pause()
         assert any(0x2800 < ord(ch) <= 0x28FF for strip in chart.strips() for ch in strip.text)
         await pilot.press("o", "x")
@@ -285,24 +291,24 @@ def test_tag_filter_and_multi_select_choose_the_grid():
     _, run = histogram_app()
 
     async def body(pilot, view):
-        assert len(view._charts) == 7
+        assert len(charts_of(view)) == 7
         await pilot.press("slash")
         assert isinstance(view.screen.focused, Input)
         await pilot.press(*"^fc1")
-        assert [tag for _, tag in view._charts] == ["fc1.bias/auto", "fc1.weight/auto"]
+        assert [tag for _, tag in charts_of(view)] == ["fc1.bias/auto", "fc1.weight/auto"]
         await pilot.press("enter")
-        listing = view.query_one("#histogram-list", SelectionList)
+        listing = view.query_one("#histogram-list", TagList)
         assert view.screen.focused is listing
         await pilot.press("space")  # deselect the highlighted tag
-        assert [tag for _, tag in view._charts] == ["fc1.weight/auto"]
+        assert [tag for _, tag in charts_of(view)] == ["fc1.weight/auto"]
         await pilot.press("a")
-        assert len(view._charts) == 2
+        assert len(charts_of(view)) == 2
         await pilot.press("a")
-        assert not view._charts
+        assert not charts_of(view)
         await pilot.press("a")
         view.query_one("#histogram-filter", Input).value = ""
         await pilot.pause()
-        assert len(view._charts) == 7
+        assert len(charts_of(view)) == 7
         return True
 
     assert run(body)
@@ -314,15 +320,15 @@ def test_grid_uses_the_width_and_full_screen_shows_one_chart():
     async def body(pilot, view):
         grid = view.query_one("#histogram-grid")
         assert grid.styles.grid_size_columns == 2  # 160 columns: two charts side by side
-        charts = list(view._charts.values())
+        charts = list(charts_of(view).values())
         charts[3].focus()
         await pilot.press("f")
         await pilot.pause()
-        assert view.fullscreen == view._key_of(charts[3])
+        assert view.state.fullscreen == charts[3].chart_key
         assert [c for c in charts if c.display] == [charts[3]]
         assert charts[3].size.width > 140
         await pilot.press("escape")
-        assert view.fullscreen is None and all(c.display for c in charts)
+        assert view.state.fullscreen is None and all(c.display for c in charts)
         return True
 
     assert run(body, size=(160, 48))
@@ -363,11 +369,11 @@ def test_live_update_keeps_selection_and_cursor(tmp_path):
     app, run = histogram_app(tmp_path / "logs", jobs=("./run",))
 
     async def body(pilot, view):
-        assert [tag for _, tag in view._charts] == ["b", "w"]
-        listing = view.query_one("#histogram-list", SelectionList)
+        assert [tag for _, tag in charts_of(view)] == ["b", "w"]
+        listing = view.query_one("#histogram-list", TagList)
         listing.focus()
         await pilot.press("space")  # hide "b"
-        chart = view._charts[("./run", "w")]
+        chart = charts_of(view)[("./run", "w")]
         chart.focus()
         await pilot.press("down", "up", "up", "right")
         assert chart.cursor_step_value == 3
@@ -380,7 +386,7 @@ def test_live_update_keeps_selection_and_cursor(tmp_path):
                 writer.record(step, wall_time=T0 + step)
         app.cache.reload()
         assert await wait_for(pilot, lambda: chart.ridge is not None and len(chart.ridge.steps) == 7)
-        assert [tag for _, tag in view._charts] == ["w"]
+        assert [tag for _, tag in charts_of(view)] == ["w"]
         assert chart.cursor_step_value == 3 and chart.cursor_bin == min(bucket, chart.ridge.bins - 1)
         assert view.screen.focused is chart
         assert await wait_for(pilot, lambda: "step 3" in readout_of(view))
@@ -398,13 +404,12 @@ def test_a_payload_that_cannot_be_read_is_said_in_its_chart(tmp_path):
         path.write_bytes(data[: len(data) // 3])
 
     async def body(pilot):
-        app.open_jobs(("./run",))
+        app.open_jobs(("./run",), "histograms")
         await pilot.pause()
-        await pilot.press("2")
         view = app.screen.query_one(HistogramsView)
-        assert await wait_for(pilot, lambda: view.pending() == 0 and view._charts and all(
-            c.message.startswith("cannot read") for c in view._charts.values()))
-        chart = next(iter(view._charts.values()))
+        assert await wait_for(pilot, lambda: view.loader.pending() == 0 and charts_of(view) and all(
+            c.message.startswith("cannot read") for c in charts_of(view).values()))
+        chart = next(iter(charts_of(view).values()))
         assert chart.ridge is None
         assert "cannot read" in "".join(strip.text for strip in chart.strips())
         return True
@@ -419,10 +424,10 @@ def test_comparison_shows_one_chart_per_job_in_its_colour(tmp_path):
     app, run = histogram_app(root, jobs=("./a", "./b"))
 
     async def body(pilot, view):
-        assert list(view._charts) == [("./a", "b"), ("./b", "b"), ("./a", "w"), ("./b", "w")]
-        colours = {key: chart.colour for key, chart in view._charts.items()}
+        assert list(charts_of(view)) == [("./a", "b"), ("./b", "b"), ("./a", "w"), ("./b", "w")]
+        colours = {key: chart.colour for key, chart in charts_of(view).items()}
         assert colours[("./a", "w")] == view.job_colour("./a") != colours[("./b", "w")]
-        assert "./b" in str(view._charts[("./b", "w")].border_title)
+        assert "./b" in str(charts_of(view)[("./b", "w")].border_title)
         return True
 
     assert run(body)
@@ -436,11 +441,114 @@ def test_no_histograms_says_so(tmp_path):
     _, run = histogram_app(tmp_path / "logs", jobs=("./run",))
 
     async def body(pilot, view):
-        assert not view._charts
+        assert not charts_of(view)
         assert "no histograms" in str(view.query_one("#histogram-status", Static).render())
         return True
 
     assert run(body)
+
+
+MARKUP_TAG = "[bold red]markup[/]"
+
+
+def screen_text(app) -> str:
+    """What the screen shows, as plain text (from the SVG screenshot)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1])).replace("\xa0", " ")
+
+
+def test_tag_names_are_shown_literally_never_as_markup(tmp_path):
+    run_dir = tmp_path / "logs" / "run"
+    rng = np.random.default_rng(1)
+    with SummaryWriter(run_dir, timestamp=int(T0), wall_time=T0) as writer:
+        for step in (1, 2):
+            writer.add_histogram(MARKUP_TAG, rng.normal(0, 1, 100))
+            writer.record(step, wall_time=T0 + step)
+    app, run = histogram_app(tmp_path / "logs", jobs=("./run",))
+
+    async def body(pilot, view):
+        chart = charts_of(view)[("./run", MARKUP_TAG)]
+        chart.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"─ {MARKUP_TAG} ─" in text  # the chart's title, as written
+        assert f"✓ {MARKUP_TAG}" in text  # the tag list
+        await pilot.press("slash", *"[bold]x")  # a filter matching nothing is said literally too
+        assert await wait_for(pilot, lambda: "no tag matches /[bold]x/ (esc clears)" in screen_text(app))
+        return True
+
+    assert run(body)
+
+
+def test_no_tag_selected_or_matching_says_what_to_do():
+    _, run = histogram_app()
+
+    async def body(pilot, view):
+        empty = view.query_one("#histogram-empty", Static)
+        assert not empty.display
+        view.query_one("#histogram-list").focus()
+        await pilot.press("a")  # every tag was selected: none now
+        assert await wait_for(pilot, lambda: empty.display and not charts_of(view))
+        assert str(empty.render()) == "no tag selected: space selects, a selects all"
+        assert not view.query_one("#histogram-grid").display
+        await pilot.press("a", "slash", *"xyz")
+        assert await wait_for(pilot, lambda: "no tag matches /xyz/ (esc clears)" in str(empty.render()))
+        await pilot.press("escape")  # clears the filter
+        assert await wait_for(pilot, lambda: len(charts_of(view)) == 7 and not empty.display)
+        return True
+
+    assert run(body)
+
+
+def test_remembered_state_comes_back_and_what_is_gone_is_ignored():
+    app, run = histogram_app()
+    scope = "./lenet_lr0.01"
+    app.workspace.remember(scope, "histograms", {
+        "tags": {"deselected": ["fc1.bias/auto", "no.such/tag"], "filter": ""},
+        "mode": "overlay", "axis": "relative",
+        "active": [scope, "fc3.weight/auto"],
+        "cursors": [[scope, "fc3.weight/auto", 10**9, 3], ["./gone", "x", 1, 1]],
+        "fullscreen": ["./gone", "x"],
+    })
+
+    async def body(pilot, view):
+        state = view.state
+        assert (state.mode, state.axis, state.fullscreen) == ("overlay", "relative", None)
+        assert ("fc1.bias/auto") not in [tag for _, tag in charts_of(view)] and len(charts_of(view)) == 6
+        chart = charts_of(view)[(scope, "fc3.weight/auto")]
+        assert view.screen.focused is chart  # the remembered active chart has the keyboard
+        assert chart.mode == "overlay" and chart.axis == "relative"
+        assert chart.cursor_index == len(chart.ridge.steps) - 1 and chart.cursor_bin == 3  # nearest kept step
+        assert "step " in readout_of(view)
+        await pilot.press("o")
+        remembered = app.workspace.get(scope, "histograms")
+        assert remembered["mode"] == "offset" and remembered["tags"]["deselected"] == ["fc1.bias/auto", "no.such/tag"]
+        return True
+
+    assert run(body)
+
+
+def test_pressing_2_right_after_opening_a_job_and_focus_before_compose():
+    """The old start-up race (NoMatches '#histogram-list'): the dashboard asked the view for the
+    keyboard before its tag list was composed. Now the view takes the keys when it is ready."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        early = HistogramsView(app.cache, ("./lenet_lr0.01",))
+        early.focus_view()  # built, not composed, not even mounted: nothing happens, no exception
+        assert early.first_focus() is None
+        app.open_jobs(("./lenet_lr0.01",))
+        await pilot.press("2")  # no pause: the scalars view may not be composed yet either
+        await pilot.press("o")  # and a key at once: reaches the histogram view, never a traceback
+        assert await wait_for(pilot, lambda: bool(app.screen.query(HistogramsView)))
+        view = app.screen.query_one(HistogramsView)
+        assert await wait_for(pilot, lambda: app.focused is not None and view in app.focused.ancestors_with_self)
+        assert isinstance(app.focused, HistogramChart)
+        assert await wait_for(pilot, lambda: view.loader.pending() == 0)
+        return True
+
+    assert run_pilot(app, body)
 
 
 # -- snapshots --------------------------------------------------------------------------------
@@ -449,12 +557,11 @@ def snapshot_app(train_id: str):
     app = make_app(MINDSPORE_LOGS)
 
     async def before(pilot):
-        app.open_jobs((train_id,))
+        app.open_jobs((train_id,), "histograms")
         await pilot.pause()
-        await pilot.press("2")
         view = app.screen.query_one(HistogramsView)
-        await wait_for(pilot, lambda: view.pending() == 0 and all(c.ridge is not None for c in view._charts.values()))
-        chart = next(iter(view._charts.values()))
+        await wait_for(pilot, lambda: view.loader.pending() == 0 and all(c.ridge is not None for c in charts_of(view).values()))
+        chart = next(iter(charts_of(view).values()))
         chart.focus()
         await pilot.press("down", "up", "left")  # the cursor on the step before the last
         await pilot.pause()

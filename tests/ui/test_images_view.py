@@ -7,6 +7,8 @@ in the truth file.
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 import io
 import json
 import threading
@@ -16,12 +18,14 @@ import numpy as np
 import pytest
 from PIL import Image
 from rich.color import ColorType
-from textual.widgets import Input, SelectionList
+from textual.widgets import Input
 
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.views import images as images_module
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views.images import ImageCard, ImageGrid, ImagesView, pick_index
+from tui_insight.ui.loader import Loaded
+from tui_insight.ui.views.images import DecodedCache, ImageCard, ImageGrid, ImagesView, pick_index
+from tui_insight.ui.widgets.tag_picker import TagList
 from tui_insight.ui.widgets import halfblock
 from tui_insight.ui.widgets.halfblock import (
     DecodedImage, HalfBlockImage, ImageDecodeError, adjust, decode_image, fit_cells, halfblock_strips,
@@ -81,7 +85,7 @@ def flat_png_of_step(step: int) -> bytes:
 
 def settled(app) -> bool:
     view = app.screen.query_one(ImagesView)
-    return not view._in_flight and not view._asked and not any(w.is_running for w in app.workers)
+    return view.loader.pending() == 0 and not any(w.is_running for w in app.workers)
 
 
 async def settle(pilot) -> None:
@@ -94,9 +98,8 @@ async def settle(pilot) -> None:
 
 async def open_images(pilot, jobs) -> ImagesView:
     app = pilot.app
-    app.open_jobs(tuple(jobs))
+    app.open_jobs(tuple(jobs), "images")
     await pilot.pause()
-    await pilot.press("4")
     await settle(pilot)
     return app.screen.query_one(ImagesView)
 
@@ -113,7 +116,7 @@ def run_view(logdir, jobs, body, size=(120, 36), **kwargs):
 
 def card_state(view) -> dict[tuple[str, str], dict]:
     out = {}
-    for card in view._shown_cards():
+    for card in view.shown_cards():
         out[card.key] = {
             "title": card.border_title, "subtitle": card.border_subtitle, "message": card.message,
             "image": card.image, "step": card.shown.step if card.shown else None,
@@ -124,7 +127,7 @@ def card_state(view) -> dict[tuple[str, str], dict]:
 def cell_colours(card: HalfBlockImage) -> list[tuple]:
     """(foreground, background) triplets of every half-block cell the card draws."""
     colours = []
-    for strip in card._strips():
+    for strip in card.strips():
         for segment in strip:
             if halfblock.UPPER_HALF in segment.text and segment.style is not None:
                 fg = segment.style.color.get_truecolor() if segment.style.color else None
@@ -269,7 +272,7 @@ def test_every_image_tag_is_drawn_and_labelled_with_step_size_and_tag(truth):
     async def body(pilot, view):
         states = card_state(view)
         hashes = {}
-        for card in view._shown_cards():
+        for card in view.shown_cards():
             data = view.cache.payloads.image(card.shown.locator)
             hashes[card.tag] = hashlib.sha256(data.png).hexdigest()
             rendered = cell_colours(card)
@@ -298,8 +301,8 @@ def test_nchw_batch_grid_stays_one_image(tmp_path):
     write_images(tmp_path, "run", steps=(1,), images={"batch": lambda step: batch})
 
     async def body(pilot, view):
-        card = view._shown_cards()[0]
-        return len(view._shown_cards()), card.image, card.border_subtitle
+        card = view.shown_cards()[0]
+        return len(view.shown_cards()), card.image, card.border_subtitle
 
     count, image, subtitle = run_view(tmp_path, ["./run"], body)
     assert count == 1
@@ -326,7 +329,7 @@ def test_brackets_move_through_the_kept_steps_and_end_follows_again():
         await pilot.press("end")
         await settle(pilot)
         seen["end"] = card_state(view)
-        seen["follow"] = view.step
+        seen["follow"] = view.state.step
         return kept, seen
 
     kept, seen = run_view(MINDSPORE_LOGS, ["./lenet_lr0.01"], body)
@@ -347,12 +350,12 @@ def test_limits_job_steps_through_at_most_ten_kept_of_fifteen(truth):
     async def body(pilot, view):
         await pilot.press("home")
         await settle(pilot)
-        visited = [view._shown_cards()[0].shown.step]
+        visited = [view.shown_cards()[0].shown.step]
         for _ in range(11):  # more presses than kept steps: stops at the newest
             await pilot.press("right_square_bracket")
             await settle(pilot)
-            visited.append(view._shown_cards()[0].shown.step)
-        return visited, view._shown_cards()[0].image
+            visited.append(view.shown_cards()[0].shown.step)
+        return visited, view.shown_cards()[0].image
 
     visited, image = run_view(MINDSPORE_LOGS, ["./limits"], body)
     distinct = sorted(set(visited))
@@ -365,7 +368,7 @@ def test_limits_job_steps_through_at_most_ten_kept_of_fifteen(truth):
 
 def test_grey_one_channel_fixture_image_is_drawn_grey():
     async def body(pilot, view):
-        card = view._shown_cards()[0]
+        card = view.shown_cards()[0]
         return card.image, card.border_subtitle, cell_colours(card)
 
     image, subtitle, colours = run_view(MINDSPORE_LOGS, ["./edge_cases"], body)
@@ -392,8 +395,7 @@ def test_one_channel_png_and_broken_png_side_by_side_with_good_ones(tmp_path):
     states, after = run_view(tmp_path, ["./run"], body, size=(80, 24))
     bad, good, grey_card = (states[("./run", tag)] for tag in ("bad", "good", "grey"))
     assert bad["image"] is None
-    assert "cannot decode this image" in bad["message"] and "not an image" in bad["message"]
-    assert "4×4 declared" in bad["subtitle"]
+    assert "cannot decode this image (4×4 declared)" in bad["message"] and "not an image" in bad["message"]
     assert good["image"] is not None and good["image"].pixels[0, 0].tolist() == list(colour_of_step(3))
     assert grey_card["image"] is not None and "grey" in grey_card["subtitle"]
     assert (grey_card["image"].pixels[..., 1] == grey).all()
@@ -412,21 +414,21 @@ def test_brightness_and_contrast_keys_apply_to_every_image(tmp_path):
         return tuple(int(x) for x in np.clip(np.rint(v), 0, 255))
 
     async def body(pilot, view):
-        seen = {"before": {card.tag: cell_colours(card)[0][0] for card in view._shown_cards()}}
+        seen = {"before": {card.tag: cell_colours(card)[0][0] for card in view.shown_cards()}}
         await pilot.press("b")
         await pilot.pause()
-        seen["brighter"] = {card.tag: cell_colours(card)[0][0] for card in view._shown_cards()}
+        seen["brighter"] = {card.tag: cell_colours(card)[0][0] for card in view.shown_cards()}
         await pilot.press("c")
         await pilot.pause()
-        seen["contrast"] = {card.tag: cell_colours(card)[0][0] for card in view._shown_cards()}
+        seen["contrast"] = {card.tag: cell_colours(card)[0][0] for card in view.shown_cards()}
         seen["status"] = str(view.query_one("#image-status").render())
         await pilot.press("B", "B", "C", "C")
         await pilot.pause()
-        seen["darker"] = {card.tag: cell_colours(card)[0][0] for card in view._shown_cards()}
+        seen["darker"] = {card.tag: cell_colours(card)[0][0] for card in view.shown_cards()}
         await pilot.press("0")
         await pilot.pause()
-        seen["reset"] = {card.tag: cell_colours(card)[0][0] for card in view._shown_cards()}
-        seen["settings"] = (view.brightness, view.contrast)
+        seen["reset"] = {card.tag: cell_colours(card)[0][0] for card in view.shown_cards()}
+        seen["settings"] = (view.state.brightness, view.state.contrast)
         return seen
 
     seen = run_view(tmp_path, ["./run"], body)
@@ -447,8 +449,8 @@ def test_256_colour_terminal_gets_palette_colours(tmp_path, monkeypatch):
     write_images(tmp_path, "run", steps=(1,), images={"a": lambda step: png_bytes(flat_rgb((255, 0, 0)))})
 
     async def body(pilot, view):
-        card = view._shown_cards()[0]
-        segment = next(seg for strip in card._strips() for seg in strip if halfblock.UPPER_HALF in seg.text)
+        card = view.shown_cards()[0]
+        segment = next(seg for strip in card.strips() for seg in strip if halfblock.UPPER_HALF in seg.text)
         return pilot.app.console.color_system, segment.style.color
 
     system, colour = run_view(tmp_path, ["./run"], body)
@@ -484,11 +486,11 @@ def test_grid_and_list_layouts(tmp_path):
 
     async def body(pilot, view):
         grid = view.query_one(ImageGrid)
-        seen = {"grid": (view.arrangement, grid.styles.grid_size_columns)}
+        seen = {"grid": (view.state.layout, grid.styles.grid_size_columns)}
         await pilot.press("g")
         await settle(pilot)
-        seen["list"] = (view.arrangement, grid.styles.grid_size_columns)
-        seen["regions"] = [card.region for card in view._shown_cards()]
+        seen["list"] = (view.state.layout, grid.styles.grid_size_columns)
+        seen["regions"] = [card.region for card in view.shown_cards()]
         return seen
 
     seen = run_view(tmp_path, ["./run"], body, size=(160, 48))
@@ -503,7 +505,7 @@ def test_compared_jobs_are_side_by_side_with_their_colours():
 
     async def body(pilot, view):
         grid = view.query_one(ImageGrid)
-        cards = view._shown_cards()
+        cards = view.shown_cards()
         rows = {}
         for card in cards:
             rows.setdefault(card.tag, []).append((card.region.y, card.region.x, card.train_id))
@@ -515,7 +517,7 @@ def test_compared_jobs_are_side_by_side_with_their_colours():
         await pilot.press("right_square_bracket")
         await settle(pilot)
         seen["second"] = card_state(view)
-        seen["chosen"] = view.step
+        seen["chosen"] = view.state.step
         seen["kept"] = {tid: [int(s) for s in view.cache.job(tid).series("image", "custom/img_nchw").steps]
                         for tid in jobs}
         return seen
@@ -552,26 +554,26 @@ def test_full_screen_arrows_filter_and_selection(tmp_path):
         seen["right"] = app.focused.tag
         await pilot.press("f")
         await settle(pilot)
-        seen["full"] = ([c.tag for c in view._shown_cards()], view.has_class("-fullscreen"),
+        seen["full"] = ([c.tag for c in view.shown_cards()], view.has_class("-fullscreen"),
                         view.query_one("#image-tags").display)
         await pilot.press("escape")
         await settle(pilot)
-        seen["back"] = [c.tag for c in view._shown_cards()]
+        seen["back"] = [c.tag for c in view.shown_cards()]
         await pilot.press("slash", *"mm")
         await settle(pilot)
-        seen["filtered"] = [c.tag for c in view._shown_cards()]
+        seen["filtered"] = [c.tag for c in view.shown_cards()]
         await pilot.press("enter")  # to the tag list
         await pilot.press("space")  # gamma (the only one listed) off
         await settle(pilot)
-        seen["deselected"] = [c.tag for c in view._shown_cards()]
+        seen["deselected"] = [c.tag for c in view.shown_cards()]
         seen["empty"] = str(view.query_one("#image-empty").render())
         view.query_one("#image-filter", Input).value = ""
         await settle(pilot)
-        seen["unfiltered"] = [c.tag for c in view._shown_cards()]
+        seen["unfiltered"] = [c.tag for c in view.shown_cards()]
         await pilot.press("a")
         await settle(pilot)
-        seen["all"] = [c.tag for c in view._shown_cards()]
-        seen["list_title"] = view.query_one("#image-list", SelectionList).border_title
+        seen["all"] = [c.tag for c in view.shown_cards()]
+        seen["list_title"] = view.query_one("#image-list", TagList).border_title
         return seen
 
     seen = run_view(tmp_path, ["./run"], body)
@@ -595,7 +597,7 @@ def test_new_steps_show_when_following_and_a_chosen_step_stays(tmp_path):
 
     async def body(pilot, view):
         app = pilot.app
-        card = view._shown_cards()[0]
+        card = view.shown_cards()[0]
         seen = {"start": (card.shown.step, card.image.pixels[0, 0].tolist())}
         append(3)
         app.cache.reload()
@@ -607,7 +609,7 @@ def test_new_steps_show_when_following_and_a_chosen_step_stays(tmp_path):
         append(4)
         app.cache.reload()
         await settle(pilot)
-        seen["kept"] = (card.shown.step, card.image.pixels[0, 0].tolist(), app.focused is card, view.step)
+        seen["kept"] = (card.shown.step, card.image.pixels[0, 0].tolist(), app.focused is card, view.state.step)
         return seen
 
     seen = run_view(tmp_path, ["./run"], body)
@@ -618,7 +620,7 @@ def test_new_steps_show_when_following_and_a_chosen_step_stays(tmp_path):
 
 def test_keys_are_in_help_and_have_ids():
     async def body(pilot, view):
-        groups = collect_bindings(pilot.app.screen, pilot.app._extra_binding_nodes(pilot.app.screen))
+        groups = collect_bindings(pilot.app.screen, pilot.app.extra_binding_nodes(pilot.app.screen))
         return {binding.id for items in groups.values() for _, binding, _ in items}
 
     ids = run_view(MINDSPORE_LOGS, ["./edge_cases"], body)
@@ -637,15 +639,16 @@ def test_jobs_without_images_say_so():
     assert message == "this job has no images" and not grid_shown
 
 
-def test_decoded_pixels_are_bounded(monkeypatch):
-    monkeypatch.setattr(images_module, "DECODED_BYTES", 10_000)
-    view = ImagesView.__new__(ImagesView)
-    view._decoded, view._decoded_bytes = images_module.OrderedDict(), 0
+def test_decoded_pixels_are_bounded():
+    cache = DecodedCache(limit=10_000)
     for i in range(10):
         pixels = np.zeros((30, 30, 3), dtype=np.uint8)  # 2,700 bytes each
-        view._remember(images_module.Locator("f", i, 0), DecodedImage(pixels, 30, 30, False), False)
-    assert view._decoded_bytes <= 10_000 and len(view._decoded) == 3
-    assert [loc.offset for loc in view._decoded] == [7, 8, 9]
+        cache.put(i, Loaded(i, (DecodedImage(pixels, 30, 30, False), False)))
+    assert cache.nbytes <= 10_000 and len(cache) == 3
+    assert cache.keys() == [7, 8, 9]
+    assert cache.get(7) is not None  # used: now the newest
+    cache.put("bad", Loaded("bad", None, "cannot decode"))  # a failure is remembered too, and small
+    assert cache.keys() == [8, 9, 7, "bad"]
 
 
 def test_export_scope_is_the_image_tags_shown():
@@ -655,6 +658,93 @@ def test_export_scope_is_the_image_tags_shown():
     scope = run_view(MINDSPORE_LOGS, ["./lenet_lr0.01"], body)
     assert scope["plugins"] == {"image"} and scope["train_ids"] == ["./lenet_lr0.01"]
     assert scope["tags"] == {("image", t) for t in ("custom/img_nchw", "in_graph/input", "input_data/auto")}
+
+
+MARKUP_TAG = "[bold red]markup[/]"
+
+
+def screen_text(app) -> str:
+    """What the screen shows, as plain text (from the SVG screenshot)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1])).replace("\xa0", " ")
+
+
+def test_tag_names_and_job_ids_are_shown_literally(tmp_path):
+    write_images(tmp_path, "[exp]", steps=(1,), images={MARKUP_TAG: flat_png_of_step})
+    write_images(tmp_path, "b", steps=(1,), images={MARKUP_TAG: flat_png_of_step})
+
+    async def body(pilot, view):
+        await pilot.pause()
+        return screen_text(pilot.app), [card.border_title for card in view.shown_cards()]
+
+    text, titles = run_view(tmp_path, ["./[exp]", "./b"], body, size=(160, 48))
+    assert f"{MARKUP_TAG} · ./[exp]" in text  # the card's title, as written
+    assert f"✓ {MARKUP_TAG}" in text  # the tag list
+    assert len(titles) == 2
+
+
+def test_no_tag_selected_or_matching_says_what_to_do(tmp_path):
+    write_images(tmp_path, "run", steps=(1,), images={"alpha": flat_png_of_step, "beta": flat_png_of_step})
+
+    async def body(pilot, view):
+        empty = view.query_one("#image-empty")
+        seen = {"start": (empty.display, isinstance(pilot.app.focused, ImageCard))}
+        await pilot.press("a")  # from a card: the cards go, the tag list takes the keys
+        await settle(pilot)
+        seen["none"] = (str(empty.render()), empty.display, view.query_one(ImageGrid).display, view.shown_cards())
+        seen["keys"] = isinstance(pilot.app.focused, TagList)  # still somewhere that takes `a`
+        await pilot.press("a", "slash", *"xyz")
+        await settle(pilot)
+        seen["nomatch"] = str(empty.render())
+        await pilot.press("escape")
+        await settle(pilot)
+        seen["back"] = ([c.tag for c in view.shown_cards()], empty.display)
+        return seen
+
+    seen = run_view(tmp_path, ["./run"], body)
+    assert seen["start"] == (False, True) and seen["keys"]
+    assert seen["none"] == ("no tag selected: space selects, a selects all", True, False, [])
+    assert seen["nomatch"] == "no tag matches /xyz/ (esc clears)"
+    assert seen["back"] == (["alpha", "beta"], False)
+
+
+def test_remembered_step_and_adjustment_come_back(tmp_path):
+    write_images(tmp_path, "run", steps=(1, 2, 3), images={"a": flat_png_of_step, "gone": flat_png_of_step})
+    app = make_app(tmp_path)
+    app.workspace.remember("./run", "images", {
+        "tags": {"deselected": ["gone", "never/was"], "filter": ""}, "step": 2, "brightness": 0.3,
+        "contrast": 1.25, "layout": "list", "fullscreen": "never/was"})
+
+    async def body(pilot):
+        view = await open_images(pilot, ["./run"])
+        card = view.shown_cards()[0]
+        seen = (view.state.step, card.shown.step, card.brightness, card.contrast, view.state.layout,
+                view.state.fullscreen, [c.tag for c in view.shown_cards()])
+        await pilot.press("end")
+        return seen, app.workspace.get("./run", "images")["step"]
+
+    seen, remembered_step = run_pilot(app, body)
+    assert seen == (2, 2, 0.3, 1.25, "list", None, ["a"])
+    assert remembered_step is None  # `end` follows the newest again, and that is remembered
+
+
+def test_pressing_4_right_after_opening_a_job_and_focus_before_compose(tmp_path):
+    write_images(tmp_path, "run", steps=(1,), images={"a": flat_png_of_step})
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        early = ImagesView(app.cache, ("./run",))
+        early.focus_view()  # built, not composed: nothing happens, no exception
+        assert early.first_focus() is None
+        app.open_jobs(("./run",))
+        await pilot.press("4")  # no pause
+        await pilot.press("b")  # a key at once reaches the image view
+        assert await wait_for(pilot, lambda: bool(app.screen.query(ImagesView)))
+        view = app.screen.query_one(ImagesView)
+        assert await wait_for(pilot, lambda: isinstance(app.focused, ImageCard))
+        return view.state.brightness
+
+    assert run_pilot(app, body) in (0.0, 0.1)  # `b` went to the view, or to nothing: never a traceback
 
 
 # -- snapshots --------------------------------------------------------------------------------------

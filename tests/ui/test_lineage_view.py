@@ -64,6 +64,19 @@ def lineage_logs(tmp_path: Path) -> Path:
     return root
 
 
+def record_notices(app) -> list[str]:
+    """What the app is asked to notify from now on (run_test shows no toasts to read back)."""
+    said: list[str] = []
+    notify = app.notify
+
+    def recording(message, **kwargs):
+        said.append(str(message))
+        return notify(message, **kwargs)
+
+    app.notify = recording
+    return said
+
+
 def view(app) -> LineageView:
     return app.screen.query_one(LineageView)
 
@@ -94,7 +107,10 @@ async def to_column(pilot, app, column: str) -> None:
 
 # -- rows and columns (against MindInsight's answers) -------------------------------------------
 
-def test_rows_are_the_jobs_with_lineage_in_mindinsights_order_with_its_default_columns(truth, fixture_cache):
+OPENING_COLUMNS = ["summary_dir", "network", "optimizer", "learning_rate", "epoch", "batch_size", "loss"]
+
+
+def test_rows_are_the_jobs_with_lineage_in_mindinsights_order_with_the_settings_and_metrics(truth, fixture_cache):
     app = make_app(MINDSPORE_LOGS)
 
     async def body(pilot):
@@ -108,24 +124,50 @@ def test_rows_are_the_jobs_with_lineage_in_mindinsights_order_with_its_default_c
     assert order == [obj["summary_dir"] for obj in served]
     assert set(fixture_cache.jobs) - set(order)  # the other fixture jobs exist, but are not rows
     metrics = sorted(k for k, v in truth["lineage"]["all"]["customized"].items() if v["required"])
-    assert columns == ["summary_dir", "train_dataset_path", "test_dataset_path", "network", "optimizer", "loss",
-                       *metrics]
+    # Learning rate, batch size, epoch, optimizer, loss and metrics; the long dataset paths wait for `v`.
+    assert columns == [*OPENING_COLUMNS, *metrics]
     for obj in served:
         row = dict(zip(columns, cells[obj["summary_dir"]]))
         lineage = obj["model_lineage"]
         for name in ("network", "optimizer"):
             assert row[name] == lineage[name]
+        for name in ("epoch", "batch_size"):
+            assert row[name] == (str(lineage[name]) if lineage[name] is not None else None)
+        for name in ("loss", "learning_rate"):
+            assert float(row[name]) == pytest.approx(lineage[name], rel=1e-5)
+        for metric in metrics:
+            assert float(row[metric]) == pytest.approx(lineage["metric"][metric.split("/", 1)[1]], rel=1e-5)
+
+
+def test_v_shows_the_dataset_paths_and_fits_them_by_their_end(truth):
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        await open_lineage(pilot)
+        hidden_status = status(app)
+        await pilot.press("v")
+        await pilot.pause()
+        assert isinstance(app.screen, LineageColumnsScreen)
+        # The list: loss_function, train_dataset_path, train_dataset_count, test_dataset_path, ...
+        await pilot.press("down", "space", "down", "down", "space", "escape")
+        await pilot.pause()
+        table = view(app).model_table
+        return hidden_status, [c.key for c in table.columns], dict(table.cells)
+
+    hidden_status, columns, cells = run_pilot(app, body)
+    assert "hidden (v)" in hidden_status
+    assert columns[:3] == ["summary_dir", "train_dataset_path", "test_dataset_path"]
+    for obj in truth["lineage"]["all"]["object"]:
+        row = dict(zip(columns, cells[obj["summary_dir"]]))
+        lineage = obj["model_lineage"]
         for name in ("train_dataset_path", "test_dataset_path"):
             if lineage[name] is None:
                 assert row[name] is None  # drawn as a dim "-"
             else:
                 assert row[name].lstrip("…") and lineage[name].endswith(row[name].lstrip("…"))
-        assert float(row["loss"]) == pytest.approx(lineage["loss"], rel=1e-5)
-        for metric in metrics:
-            assert float(row[metric]) == pytest.approx(lineage["metric"][metric.split("/", 1)[1]], rel=1e-5)
 
 
-def test_v_chooses_columns_and_d_restores_mindinsights_defaults(lineage_logs):
+def test_v_chooses_columns_and_d_restores_the_defaults(lineage_logs):
     app = make_app(lineage_logs)
 
     async def body(pilot):
@@ -146,8 +188,7 @@ def test_v_chooses_columns_and_d_restores_mindinsights_defaults(lineage_logs):
         return defaults, picked, picked_status, every, [c.key for c in view(app).model_table.columns]
 
     defaults, picked, picked_status, every, restored = run_pilot(app, body)
-    assert defaults == ["summary_dir", "train_dataset_path", "test_dataset_path", "network", "optimizer", "loss",
-                        "metric/Accuracy", "metric/Loss"]
+    assert defaults == [*OPENING_COLUMNS, "metric/Accuracy", "metric/Loss"]
     assert picked == ["summary_dir", "loss_function", "train_dataset_path"]
     assert "hidden (v)" in picked_status
     assert "learning_rate" in every and "user_defined/seed" in every and "dataset_mark" in every
@@ -165,7 +206,7 @@ def test_s_sorts_by_the_column_under_the_cursor_both_ways_with_missing_values_la
         await to_column(pilot, app, "metric/Accuracy")
         await pilot.press("s")
         ascending = shown(app)
-        header = view(app).model_table._header_cells()
+        header = view(app).model_table.header_labels()
         await pilot.press("s")
         descending = shown(app)
         await pilot.press("S")
@@ -192,10 +233,10 @@ def test_clicking_a_header_sorts_by_it(lineage_logs):
     async def body(pilot):
         await open_lineage(pilot)
         table = view(app).model_table
-        x = table._column_x([c.key for c in table.columns].index("optimizer")) + 2
+        x = table.column_x("optimizer") + 2
         await pilot.click(LineageTable, offset=(x, 0))
         await pilot.pause()
-        return shown(app), view(app).sort_column
+        return shown(app), view(app).state.sort_column
 
     order, column = run_pilot(app, body, size=(160, 30))
     assert column == "optimizer"
@@ -304,7 +345,7 @@ def test_enter_opens_the_jobs_dashboard_and_escape_returns_to_the_same_row(linea
 
     dashboard, row, column = run_pilot(app, body)
     assert isinstance(dashboard, DashboardScreen) and dashboard.train_ids == ("./mom_b",)
-    assert (row, column) == ("./mom_b", "train_dataset_path")
+    assert (row, column) == ("./mom_b", "network")
 
 
 # -- dataset lineage -------------------------------------------------------------------------------------
@@ -361,15 +402,16 @@ def test_s_in_the_dataset_table_sorts_by_pipeline_and_says_why_a_stage_column_do
         await to_column(pilot, app, "dataset_mark")
         await pilot.press("s", "s")  # pipeline, descending
         by_mark = shown(app), list(view(app).model_table.order)
+        said = record_notices(app)
         await pilot.press("right", "s")  # a stage parameter: not a lineage column
         await pilot.pause()
-        return by_mark, shown(app), [n.message for n in app._notifications]
+        return by_mark, shown(app), said
 
-    (by_mark, model_order), after, notices = run_pilot(app, body)
+    (by_mark, model_order), after, said = run_pilot(app, body)
     assert by_mark == ["./adam_a", "./mom_c", "./mom_b"]  # marks "3", "2", "2" (newest first within a mark)
     assert model_order == by_mark  # both tables show the same order
     assert after == by_mark
-    assert any("follows the model table" in text for text in notices)
+    assert any("follows the model table" in text for text in said)
 
 
 def test_a_job_without_dataset_graph_says_so(lineage_logs):
@@ -498,12 +540,114 @@ def test_no_job_with_lineage_shows_an_empty_table_with_a_message(tmp_path):
     assert isinstance(screen, LineageColumnsScreen)  # nothing crashed on the way
 
 
+# -- the state: remembered, restored; the keyboard ------------------------------------------------
+
+def test_the_view_remembers_its_state_and_a_new_one_starts_from_it(lineage_logs):
+    app = make_app(lineage_logs)
+
+    async def change(pilot):
+        await open_lineage(pilot)
+        await to_column(pilot, app, "loss")
+        await pilot.press("s", "s")  # loss descending
+        await pilot.press("slash", *"optimizer=Momentum", "enter")
+        await pilot.press("end", "home")  # the cursor on the first row: ./mom_b
+        await pilot.press("v", "home", "space", "escape")  # loss_function shown too
+        await pilot.press("t")
+        await pilot.pause()
+        return app.workspace.get("*", "lineage"), view(app).state
+
+    saved, state = run_pilot(app, change)
+    assert saved == state.to_json()
+    assert (state.sort_column, state.descending, state.filter, state.mode) == ("loss", True, "optimizer=Momentum",
+                                                                              "dataset")
+    assert "loss_function" in state.chosen and state.row == "./mom_b"
+
+    again = make_app(lineage_logs, workspace=app.workspace)
+
+    async def reopen(pilot):
+        await open_lineage(pilot)
+        v = view(again)
+        return (v.state, shown(again), list(v.model_table.order), [c.key for c in v.model_table.columns],
+                v.query_one("#lineage-filter", Input).value, again.focused, v.dataset_table.current_row_key)
+
+    restored, order, model_order, columns, box, focused, row = run_pilot(again, reopen)
+    assert restored == state
+    assert order == model_order == ["./mom_b", "./mom_c"]  # Momentum only, loss 0.75 then 0.5
+    assert "loss_function" in columns
+    assert box == "optimizer=Momentum"
+    assert focused is not None and focused.id == "lineage-dataset-table"
+    assert row == "./mom_b"
+
+
+def test_a_remembered_state_that_no_longer_fits_is_tolerated(lineage_logs):
+    app = make_app(lineage_logs)
+    app.workspace.remember("*", "lineage", {"mode": "sideways", "sort_column": "gone_column", "row": "./gone",
+                                            "chosen": ["nope", 3], "known": "x", "filter": "nope>1"})
+
+    async def body(pilot):
+        await open_lineage(pilot)
+        return shown(app), message(app), view(app).state.mode, app.focused
+
+    order, text, mode, focused = run_pilot(app, body)
+    assert sorted(order) == ["./adam_a", "./mom_b", "./mom_c"]  # the filter cannot be read: no filter
+    assert "unknown column 'nope'" in text
+    assert mode == "model" and isinstance(focused, LineageTable)
+
+
+def test_keys_pressed_right_after_l_reach_the_table(lineage_logs):
+    app = make_app(lineage_logs)
+
+    async def body(pilot):
+        await pilot.press("l", "down", "s")  # no pause: the view takes the keys as soon as it is up
+        await pilot.pause()
+        return app.focused, view(app).state
+
+    focused, state = run_pilot(app, body)
+    assert isinstance(focused, LineageTable) and focused.id == "lineage-model"
+    assert state.row == "./mom_b" and state.sort_column == "summary_dir"
+
+
+# -- text from the files is text -----------------------------------------------------------------
+
+def test_summary_dirs_user_values_and_dataset_params_are_shown_literally(tmp_path):
+    root = tmp_path / "logs"
+    graph = {"op_type": "Batch", "batch_size": 4,
+             "children": [{"op_type": "MnistDataset", "dataset_dir": "/data/[b]mnist[/b]", "children": []}]}
+    write_lineage(root, "[red]run[/]", lr=0.1, optimizer="[i]Adam[/i]", metric={"Accuracy": 0.5}, graph=graph,
+                  user={"note": "[bold]x[/]"})
+    app = make_app(root)
+
+    async def body(pilot):
+        await open_lineage(pilot)
+        await pilot.press("v", "a", "escape")
+        await pilot.pause()
+        table = view(app).model_table
+        row = dict(zip([c.key for c in table.columns], table.cells["./[red]run[/]"]))
+        line = table.render_line(1).text
+        await pilot.press("t")
+        await pilot.pause()
+        detail = view(app).query_one("#lineage-detail", Static).content
+        from rich.console import Console
+        console = Console(width=100, record=True)
+        console.print(detail)
+        await pilot.press("slash", *"[x]>1")
+        await pilot.pause()
+        return row, line, console.export_text(), message(app)
+
+    row, line, detail, text = run_pilot(app, body, size=(200, 30))
+    assert row["summary_dir"] == "./[red]run[/]" and row["optimizer"] == "[i]Adam[/i]"
+    assert row["user_defined/note"] == "[bold]x[/]"
+    assert "./[red]run[/]" in line and "[i]Adam[/i]" in line
+    assert "./[red]run[/]" in detail and "/data/[b]mnist[/b]" in detail
+    assert "[x]" in text and "last good filter" in text
+
+
 # -- snapshots ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 def test_snapshot_model_lineage(snap_compare, lineage_logs, size):
     # Sorted by loss, descending: the cursor walks right past the fixed summary_dir column.
-    assert snap_compare(make_app(lineage_logs), press=["l", "_", *["right"] * 5, "s", "s"], terminal_size=size)
+    assert snap_compare(make_app(lineage_logs), press=["l", "_", *["right"] * 6, "s", "s"], terminal_size=size)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])

@@ -1,8 +1,12 @@
-"""Pilot tests of the scalar view: tag list, smoothing, axes, threshold, zoom, cursor, layouts,
-comparison and live updates. Expected values come from the values the test wrote."""
+"""Pilot tests of the scalar view: tag list, smoothing, axes, per-chart threshold and log-y, zoom,
+cursor, layouts, paging, empty states, NaN markers, literal tag names, comparison and live updates.
+Expected values come from the values the test wrote. The settings' logic itself is unit-tested
+in tests/ui/state/test_scalars_state.py; these check that keys reach it and charts draw it."""
 from __future__ import annotations
 
-import time
+import html
+import math
+import re
 
 import numpy as np
 from textual.widgets import Input, Static
@@ -11,12 +15,12 @@ from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.common.format import number
 from tui_insight.ui.common.palette import SERIES_COLOURS
 from tui_insight.ui.screens.dialogs import PromptScreen
-from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView, parse_threshold
-from tui_insight.ui.widgets.chart import ChartOptions, Trace, draw_chart
+from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView
+from tui_insight.ui.widgets.chart import NAN_MARK, NEG_INF_MARK, POS_INF_MARK, ChartOptions, Trace, draw_chart
+from tui_insight.ui.widgets.tag_picker import TagList
 from uihelp import STEPS, T0, make_app, run_pilot, run_values, wait_for, wait_for_view
 
 STEP_NUMBERS = np.arange(1, STEPS + 1)
-
 
 def ema_debiased(values, weight):
     """The smoothing of compat §4.3, written out independently of the app."""
@@ -27,8 +31,8 @@ def ema_debiased(values, weight):
     return np.array(out)
 
 
-def scalar_app(ui_logs, jobs=("./run_a",), **kwargs):
-    app = make_app(ui_logs, **kwargs)
+def scalar_app(logs, jobs=("./run_a",), **kwargs):
+    app = make_app(logs, **kwargs)
 
     def run(body, size=(120, 36)):
         async def wrapped(pilot):
@@ -42,7 +46,29 @@ def scalar_app(ui_logs, jobs=("./run_a",), **kwargs):
 
 
 def traces_of(view, chart_id):
-    return view._charts[chart_id].traces
+    return view.charts[chart_id].traces
+
+
+def text_of(view, selector):
+    return str(view.query_one(selector, Static).render())
+
+
+def write_scalars(root, name, series: dict[str, list[float]]):
+    """A run with the given values per tag at steps 1, 2, ..."""
+    with SummaryWriter(root / name, timestamp=int(T0), wall_time=T0) as writer:
+        for i in range(max(len(v) for v in series.values())):
+            for tag, values in series.items():
+                if i < len(values):
+                    writer.add_scalar(tag, values[i])
+            writer.record(i + 1, wall_time=T0 + 2.0 * (i + 1))
+    return root
+
+
+def screen_text(app) -> str:
+    """What the terminal shows, as text (from the SVG screenshot)."""
+    svg = app.export_screenshot()
+    text = html.unescape(re.sub(r"<[^>]+>", "", svg.split("</style>")[-1]))
+    return text.replace("\xa0", " ")
 
 
 # -- tag list -----------------------------------------------------------------------------------
@@ -51,28 +77,74 @@ def test_tag_filter_and_multi_select_choose_the_charts(ui_logs):
     app, run = scalar_app(ui_logs)
 
     async def body(pilot, view):
-        seen = {"all": list(view._charts)}
+        seen = {"all": list(view.charts)}
         await pilot.press("slash", *"^l")
         await pilot.pause()
-        seen["filtered"] = list(view._charts)
+        seen["filtered"] = list(view.charts)
         await pilot.press("enter")  # to the tag list
         await pilot.press("space")  # deselects the highlighted tag (loss)
         await pilot.pause()
-        seen["toggled"] = list(view._charts)
+        seen["toggled"] = list(view.charts)
         await pilot.press("a")  # every shown tag on again
         await pilot.pause()
-        seen["all shown"] = list(view._charts)
+        seen["all shown"] = list(view.charts)
         view.query_one("#scalar-filter", Input).value = ""
         await pilot.pause()
-        seen["unfiltered"] = list(view._charts)
-        return seen
+        seen["unfiltered"] = list(view.charts)
+        return seen, view.state.tags.visible()
 
-    seen = run(body)
+    seen, visible = run(body)
     assert seen["all"] == ["acc", "loss", "lr"]
     assert seen["filtered"] == ["loss", "lr"]
     assert seen["toggled"] == ["lr"]
     assert seen["all shown"] == ["loss", "lr"]
     assert seen["unfiltered"] == ["acc", "loss", "lr"]
+    assert visible == ("acc", "loss", "lr")
+
+
+def test_shift_tab_from_the_first_chart_goes_to_the_tag_list_and_slash_to_the_filter(ui_logs):
+    app, run = scalar_app(ui_logs)
+
+    async def body(pilot, view):
+        first = app.focused
+        await pilot.press("shift+tab")
+        back = app.focused
+        await pilot.press("tab")
+        again = app.focused
+        await pilot.press("slash", "l", "r")
+        await pilot.pause()
+        return first, back, again, app.focused, view.query_one("#scalar-filter", Input).value, list(view.charts)
+
+    first, back, again, typed_in, value, charts = run(body)
+    assert first.chart_id == "acc"
+    assert isinstance(back, TagList)
+    assert again is first
+    assert isinstance(typed_in, Input) and value == "lr" and charts == ["lr"]
+
+
+# -- empty states ---------------------------------------------------------------------------------
+
+def test_empty_chart_area_says_what_to_do(ui_logs):
+    app, run = scalar_app(ui_logs)
+
+    async def body(pilot, view):
+        seen = {}
+        await pilot.press("a")  # every tag off
+        await pilot.pause()
+        seen["none"] = (list(view.charts), text_of(view, "#scalar-empty"), view.query_one("#scalar-empty").display)
+        await pilot.press("a")
+        await pilot.press("slash", *"xyz")
+        await pilot.pause()
+        seen["no match"] = (text_of(view, "#scalar-empty"), str(view.query_one(".tag-hint", Static).render()))
+        await pilot.press("escape")  # clears the filter
+        await pilot.pause()
+        seen["cleared"] = (list(view.charts), view.query_one("#scalar-empty").display)
+        return seen
+
+    seen = run(body)
+    assert seen["none"] == ([], "no tag selected: space selects, a selects all", True)
+    assert seen["no match"] == ("no tag matches /xyz/ (esc clears)",) * 2
+    assert seen["cleared"] == (["acc", "loss", "lr"], False)
 
 
 # -- smoothing, axes, log, threshold --------------------------------------------------------------
@@ -83,11 +155,11 @@ def test_smoothing_keys_draw_raw_faintly_under_the_smoothed_series(ui_logs):
     async def body(pilot, view):
         await pilot.press("s", "s", "s")
         await pilot.pause()
-        more = (view.smoothing, [(t.kind, t.y.copy()) for t in traces_of(view, "loss")],
-                view._charts["loss"].options.note)
+        more = (view.state.smoothing, [(t.kind, t.y.copy()) for t in traces_of(view, "loss")],
+                view.charts["loss"].options.note)
         await pilot.press("S")
         await pilot.pause()
-        return more, view.smoothing
+        return more, view.state.smoothing
 
     (weight, traces, note), less = run(body)
     loss = run_values("run_a", STEP_NUMBERS)["loss"]
@@ -107,7 +179,7 @@ def test_x_axis_cycles_step_relative_wall(ui_logs):
             await pilot.press("x")
             await pilot.pause()
             xs.append(traces_of(view, "acc")[0].x.copy())
-        return xs, view.x_axis
+        return xs, view.state.x_axis
 
     (step, relative, wall, again), axis = run(body)
     np.testing.assert_array_equal(step, STEP_NUMBERS)
@@ -117,24 +189,59 @@ def test_x_axis_cycles_step_relative_wall(ui_logs):
     assert axis == "step"
 
 
-def test_y_toggles_log_scale(ui_logs):
+def test_y_sets_log_y_on_the_focused_chart_and_shift_y_on_all(ui_logs):
+    app, run = scalar_app(ui_logs)
+
+    def log_y(view):
+        return {cid: chart.options.log_y for cid, chart in view.charts.items()}
+
+    async def body(pilot, view):
+        seen = {}
+        await pilot.press("tab", "tab")  # the lr chart
+        await pilot.press("y")
+        await pilot.pause()
+        seen["y"] = (log_y(view), text_of(view, "#scalar-status"))
+        await pilot.press("Y")
+        await pilot.pause()
+        seen["Y"] = log_y(view)
+        await pilot.press("Y")
+        await pilot.pause()
+        seen["Y again"] = (log_y(view), text_of(view, "#scalar-status"))
+        return seen
+
+    seen = run(body)
+    assert seen["y"][0] == {"acc": False, "loss": False, "lr": True}
+    assert "lr: log y" in seen["y"][1]
+    assert seen["Y"] == {"acc": True, "loss": True, "lr": True}
+    assert seen["Y again"][0] == {"acc": False, "loss": False, "lr": False}
+    assert "log y" not in seen["Y again"][1]
+
+
+def test_log_y_on_values_that_are_not_positive_says_so_and_draws_linear(tmp_path):
+    logs = write_scalars(tmp_path, "run", {"delta": [-1.0, 0.0, 1.0, 2.0, 3.0], "loss": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    app, run = scalar_app(logs, jobs=("./run",))
+
+    async def body(pilot, view):
+        await pilot.press("Y")
+        await pilot.pause()
+        return (view.charts["delta"].image().plain, view.charts["loss"].image().plain,
+                text_of(view, "#scalar-status"))
+
+    delta, loss, status = run(body)
+    assert "log y needs values > 0: 2 of 5 are ≤ 0" in delta
+    assert "-1" in delta  # drawn linear: the negative value is on the axis
+    assert "log y needs" not in loss
+    assert "delta: log y off: values ≤ 0" in status
+
+
+def test_threshold_belongs_to_the_chart_it_was_set_on(ui_logs):
     app, run = scalar_app(ui_logs)
 
     async def body(pilot, view):
-        await pilot.press("y")
         await pilot.pause()
-        on = view._charts["lr"].options.log_y
-        await pilot.press("y")
-        await pilot.pause()
-        return on, view._charts["lr"].options.log_y
-
-    assert run(body) == (True, False)
-
-
-def test_threshold_highlights_the_points_beyond_it(ui_logs):
-    app, run = scalar_app(ui_logs)
-
-    async def body(pilot, view):
+        before = {cid: chart.image().plain for cid, chart in view.charts.items()}
+        draws = {cid: chart.draws for cid, chart in view.charts.items()}
+        await pilot.press("tab")  # the loss chart
         await pilot.press("t")
         await pilot.pause()
         assert isinstance(app.screen, PromptScreen)
@@ -142,31 +249,75 @@ def test_threshold_highlights_the_points_beyond_it(ui_logs):
         await pilot.press("enter")
         await pilot.pause()
         error = str(app.screen.query_one("#prompt-error", Static).render())
+        app.screen.query_one(Input).value = "> 2.31"
+        await pilot.press("enter")
+        await pilot.pause()
+        after = {cid: chart.image().plain for cid, chart in view.charts.items()}
+        return (error, before, after, draws, {cid: chart.draws for cid, chart in view.charts.items()},
+                {cid: chart.options.hlines for cid, chart in view.charts.items()}, text_of(view, "#scalar-status"),
+                view.state.settings("loss").threshold)
+
+    error, before, after, draws, redraws, hlines, status, threshold = run(body)
+    assert "cannot read" in error
+    assert threshold == (2.31, None)
+    assert hlines == {"acc": (), "loss": (2.31,), "lr": ()}
+    assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # not stretched to 2.31
+    assert redraws["acc"] == draws["acc"] and redraws["lr"] == draws["lr"]
+    assert after["loss"] != before["loss"] and "2.3" in after["loss"]  # its y-axis reaches the line
+    assert "loss: threshold > 2.31" in status
+
+
+def test_threshold_highlights_the_points_beyond_it(ui_logs):
+    app, run = scalar_app(ui_logs)
+
+    async def body(pilot, view):
+        await pilot.press("t")  # on the focused chart: acc
+        await pilot.pause()
         app.screen.query_one(Input).value = "> 0.8"
         await pilot.press("enter")
         await pilot.pause()
-        points = [t for t in traces_of(view, "acc") if t.kind == "points"]
-        return error, view.threshold, points, view._charts["acc"].options.hlines
+        return [t for t in traces_of(view, "acc") if t.kind == "points"], [
+            t for t in traces_of(view, "loss") if t.kind == "points"]
 
-    error, threshold, points, hlines = run(body)
+    points, loss_points = run(body)
     acc = run_values("run_a", STEP_NUMBERS)["acc"].astype(np.float32)
-    assert "cannot read" in error
-    assert threshold == (0.8, None) and hlines == (0.8,)
-    assert len(points) == 1
+    assert len(points) == 1 and loss_points == []
     np.testing.assert_array_equal(points[0].x, STEP_NUMBERS[acc > 0.8])
 
 
-def test_parse_threshold():
-    assert parse_threshold("> 2.5") == (2.5, None)
-    assert parse_threshold("<0.1 >2") == (2.0, 0.1)
-    assert parse_threshold("3") == (3.0, None)
-    assert parse_threshold("") == (None, None)
-    for bad in ("abc", "> nan", "> 1 <"):
-        try:
-            parse_threshold(bad)
-        except ValueError:
-            continue
-        raise AssertionError(bad)
+# -- NaN and Inf ------------------------------------------------------------------------------------
+
+def test_nan_and_inf_steps_are_drawn_as_markers_not_bridged(tmp_path):
+    values = [1.0, 2.0, math.nan, 2.5, math.inf, 2.0, -math.inf, 1.5, 1.0, 0.5]
+    logs = write_scalars(tmp_path, "run", {"loss": values, "acc": [0.1 * i for i in range(10)]})
+    app, run = scalar_app(logs, jobs=("./run",))
+
+    async def body(pilot, view):
+        await pilot.press("tab")  # the loss chart
+        await pilot.press("f")
+        await pilot.pause()
+        return view.charts["loss"].image().plain, view.charts["acc"].image().plain
+
+    loss, acc = run(body)
+    assert "× NaN at 1 step, ▲ +Inf at 1 step, ▼ -Inf at 1 step" in loss
+    rows = loss.splitlines()
+    plot = rows[:-3]  # above the x-axis and the legend
+    assert NAN_MARK in "".join(plot) and POS_INF_MARK in "".join(plot) and NEG_INF_MARK in "".join(plot)
+    top = next(i for i, row in enumerate(plot) if POS_INF_MARK in row)
+    bottom = max(i for i, row in enumerate(plot) if NEG_INF_MARK in row)
+    assert top < bottom and NAN_MARK in plot[top]  # +Inf and NaN at the top edge, -Inf at the bottom
+    assert NAN_MARK not in acc
+
+
+def test_a_line_breaks_at_a_non_finite_step():
+    x = np.arange(1, 11, dtype=float)
+    y = np.array([1, 1, 1, 1, np.nan, 1, 1, 1, 1, 1], dtype=float)
+    drawn = draw_chart([Trace(x, y, SERIES_COLOURS[0])], ChartOptions(), 60, 12).plain.splitlines()
+    bridged = draw_chart([Trace(np.delete(x, 4), np.delete(y, 4), SERIES_COLOURS[0])], ChartOptions(), 60, 12)
+    row = next(r for r in bridged.plain.splitlines() if r.startswith("1.0┤"))  # the flat line
+    gap = next(r for r in drawn if r.startswith("1.0┤"))
+    assert row[4:-1].strip().count(" ") == 0  # bridged: one unbroken line
+    assert gap[4:-1].strip().count(" ") >= 4 and NAN_MARK in gap  # broken at step 5, with the NaN mark
 
 
 # -- value cursor, zoom, full screen, layouts ---------------------------------------------------------
@@ -177,13 +328,13 @@ def test_value_cursor_reads_out_every_series_of_the_chart(ui_logs):
     async def body(pilot, view):
         await pilot.press("right")
         await pilot.pause()
-        first = str(view.query_one("#scalar-readout", Static).render())
+        first = text_of(view, "#scalar-readout")
         await pilot.press("right", "right")
         await pilot.pause()
-        third = (view.cursor_x, str(view.query_one("#scalar-readout", Static).render()))
+        third = (view.state.cursor_x, text_of(view, "#scalar-readout"))
         await pilot.press("shift+right")
         await pilot.pause()
-        return first, third, view.cursor_x, view.active_chart
+        return first, third, view.state.cursor_x, view.state.active_chart
 
     first, (x3, third), jumped, chart = run(body)
     assert chart == "acc"
@@ -197,7 +348,7 @@ def test_value_cursor_reads_out_every_series_of_the_chart(ui_logs):
     assert jumped == 5.0  # 1/20 of the 1..40 range, snapped to a step
 
 
-def test_zoom_to_a_range_back_stack_and_reset(ui_logs):
+def test_zoom_keys_reach_every_chart(ui_logs):
     app, run = scalar_app(ui_logs)
 
     async def body(pilot, view):
@@ -205,30 +356,21 @@ def test_zoom_to_a_range_back_stack_and_reset(ui_logs):
         await pilot.press(*["right"] * 5, "z")
         await pilot.press(*["right"] * 10, "z")
         await pilot.pause()
-        seen["range"] = view.x_range
-        seen["charts"] = {cid: chart.options.x_range for cid, chart in view._charts.items()}
-        await pilot.press("plus")
-        seen["in"] = view.x_range
-        await pilot.press("right_square_bracket")
-        seen["pan"] = view.x_range
-        await pilot.press("backspace")
-        seen["back1"] = view.x_range
-        await pilot.press("backspace")
-        seen["back2"] = view.x_range
-        await pilot.press("backspace")
-        seen["back3"] = view.x_range
-        await pilot.press("minus", "minus")
-        await pilot.press("0")
-        seen["reset"] = (view.x_range, view.zoom_stack)
+        seen["range"] = view.state.x_range
+        seen["charts"] = {cid: chart.options.x_range for cid, chart in view.charts.items()}
+        await pilot.press("plus", "right_square_bracket", "backspace")
+        seen["back"] = view.state.x_range
+        await pilot.press("minus", "0")
+        await pilot.pause()
+        seen["reset"] = (view.state.x_range, view.state.zoom_stack,
+                         {chart.options.x_range for chart in view.charts.values()})
         return seen
 
     seen = run(body)
     assert seen["range"] == (5.0, 15.0)
     assert set(seen["charts"].values()) == {(5.0, 15.0)}  # linked x axes
-    assert seen["in"] == (12.5, 17.5)  # half the width, around the cursor at step 15
-    assert seen["pan"] == (13.75, 18.75)
-    assert seen["back1"] == (12.5, 17.5) and seen["back2"] == (5.0, 15.0) and seen["back3"] is None
-    assert seen["reset"] == (None, [])
+    assert seen["back"] == (12.5, 17.5)
+    assert seen["reset"] == (None, (), {None})
 
 
 def test_f_shows_one_chart_full_screen_and_escape_leaves(ui_logs):
@@ -238,11 +380,11 @@ def test_f_shows_one_chart_full_screen_and_escape_leaves(ui_logs):
         await pilot.press("tab")  # focus the next chart: loss
         await pilot.press("f")
         await pilot.pause()
-        full = (view.fullscreen, {cid: c.display for cid, c in view._charts.items()},
+        full = (view.state.fullscreen, {cid: c.display for cid, c in view.charts.items()},
                 view.query_one("#scalar-tags").display)
         await pilot.press("escape")
         await pilot.pause()
-        return full, view.fullscreen, bool(app.screen.query(ScalarsView))
+        return full, view.state.fullscreen, bool(app.screen.query(ScalarsView))
 
     (chart, shown, tags_shown), after, still_there = run(body)
     assert chart == "loss"
@@ -260,17 +402,17 @@ def test_one_chart_with_two_axes_or_normalised(ui_logs):
         await pilot.pause()
         await pilot.press("o")
         await pilot.pause()
-        two = (list(view._charts), view._charts[OVERLAY].options.note,
-               [(t.right, t.colour) for t in traces_of(view, OVERLAY)])
+        two = (list(view.charts), view.charts[OVERLAY].options.note,
+               [(t.right, t.colour) for t in traces_of(view, OVERLAY)], app.focused)
         await pilot.press("n")
         await pilot.pause()
-        norm = (view._charts[OVERLAY].options.note, [t.y for t in traces_of(view, OVERLAY)])
+        norm = (view.charts[OVERLAY].options.note, [t.y for t in traces_of(view, OVERLAY)])
         await pilot.press("o")
         await pilot.pause()
-        return two, norm, list(view._charts)
+        return two, norm, list(view.charts)
 
-    (charts, note, sides), (norm_note, ys), back = run(body)
-    assert charts == [OVERLAY]
+    (charts, note, sides, focused), (norm_note, ys), back = run(body)
+    assert charts == [OVERLAY] and focused.chart_id == OVERLAY
     assert "left axis: loss · right axis: lr" in note
     assert sides == [(False, SERIES_COLOURS[0]), (True, SERIES_COLOURS[1])]
     assert "normalised" in norm_note
@@ -279,6 +421,66 @@ def test_one_chart_with_two_axes_or_normalised(ui_logs):
     assert back == ["loss", "lr"]
 
 
+# -- paging --------------------------------------------------------------------------------------------
+
+def test_page_keys_move_through_the_chart_grid_a_screenful_at_a_time(tmp_path):
+    tags = [f"tag{i:02d}" for i in range(30)]
+    logs = write_scalars(tmp_path, "run", {tag: [float(i), float(i + 1)] for i, tag in enumerate(tags)})
+    app, run = scalar_app(logs, jobs=("./run",))
+
+    async def body(pilot, view):
+        grid = view.query_one("#scalar-grid")
+        await pilot.pause()  # the grid laid out
+        seen = []
+        for key in ("pagedown", "pagedown", "pageup", "end", "home"):
+            await pilot.press(key)
+            await pilot.pause()
+            chart = app.focused
+            region = chart.region
+            seen.append((key, chart.chart_id, view.state.active_chart, grid.region.contains_region(region)))
+        return seen
+
+    seen = run(body)
+    ids = [chart_id for _, chart_id, _, _ in seen]
+    per_page = int(ids[0][3:])
+    assert per_page >= 2  # a screenful: more than one chart
+    assert ids == [f"tag{per_page:02d}", f"tag{2 * per_page:02d}", f"tag{per_page:02d}", "tag29", "tag00"]
+    assert all(active == chart_id for _, chart_id, active, _ in seen)
+    assert all(visible for *_, visible in seen)  # the grid scrolled to it
+
+
+# -- text from files -------------------------------------------------------------------------------------
+
+def test_a_tag_that_looks_like_markup_is_shown_literally(tmp_path):
+    tag = "[bold red]markup[/]"
+    logs = write_scalars(tmp_path, "run", {tag: [1.0, 2.0, 3.0], "grad[b]/norm": [3.0, 2.0, 1.0]})
+    app, run = scalar_app(logs, jobs=("./run",))
+
+    async def body(pilot, view):
+        listing = view.query_one("#scalar-list", TagList)
+        rows = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        await pilot.press("y", "right")  # on the first chart: the markup tag
+        await pilot.pause()
+        seen = {"rows": rows, "screen": screen_text(app), "status": text_of(view, "#scalar-status"),
+                "readout": text_of(view, "#scalar-readout"), "focused": app.focused.chart_id}
+        await pilot.press("o")
+        await pilot.pause()
+        seen["legend"] = view.charts[OVERLAY].image().plain.splitlines()[-1]
+        seen["combined"] = screen_text(app)
+        return seen
+
+    seen = run(body)
+    assert seen["focused"] == tag
+    assert seen["rows"] == ["✓ [bold red]markup[/]", "✓ grad[b]/norm"]
+    assert tag in seen["screen"] and "grad[b]/norm" in seen["screen"]  # chart titles
+    assert f"{tag}: log y" in seen["status"]
+    assert f"{tag}  step 1" in seen["readout"]
+    assert tag in seen["legend"] and "grad[b]/norm" in seen["legend"]
+    assert f"combined: {tag}, grad[b]/norm" in seen["combined"]
+
+
+# -- comparison -----------------------------------------------------------------------------------------
+
 def test_comparison_overlays_jobs_with_stable_colours_and_a_legend(ui_logs):
     app = make_app(ui_logs)
 
@@ -286,14 +488,37 @@ def test_comparison_overlays_jobs_with_stable_colours_and_a_legend(ui_logs):
         await pilot.press("down", "down", "space", "up", "up", "up", "space", "c")  # run_c, then run_a
         await wait_for_view(pilot, app)
         view = app.screen.query_one(ScalarsView)
-        return ({cid: chart.options.legend for cid, chart in view._charts.items()},
-                {cid: [t.colour for t in chart.traces] for cid, chart in view._charts.items()})
+        return ({cid: chart.options.legend for cid, chart in view.charts.items()},
+                {cid: [t.colour for t in chart.traces] for cid, chart in view.charts.items()})
 
     legends, colours = run_pilot(app, body)
     expected = ((SERIES_COLOURS[0], "./run_c"), (SERIES_COLOURS[1], "./run_a"))
     assert legends["loss"] == expected and legends["acc"] == expected and legends["lr"] == expected
     assert colours["loss"] == [SERIES_COLOURS[0], SERIES_COLOURS[1]]
     assert colours["lr"] == [SERIES_COLOURS[1]]  # run_c has no lr; run_a keeps its colour
+
+
+# -- remembered ------------------------------------------------------------------------------------------
+
+def test_the_view_starts_from_what_the_workspace_remembered(ui_logs):
+    app = make_app(ui_logs)
+    saved = {"smoothing": 0.5, "x_axis": "relative", "charts": {"loss": {"log_y": True}, "gone": {"above": 1}},
+             "tags": {"deselected": ["lr", "gone"]}, "x_range": [4, 20]}
+
+    async def body(pilot):
+        from tui_insight.ui.views.base import workspace_scope
+
+        app.workspace.remember(workspace_scope(("./run_a",)), "scalars", saved)
+        app.open_jobs(("./run_a",))
+        await wait_for_view(pilot, app)
+        view = app.screen.query_one(ScalarsView)
+        return list(view.charts), view.state, {cid: c.options for cid, c in view.charts.items()}
+
+    charts, state, options = run_pilot(app, body)
+    assert charts == ["acc", "loss"]
+    assert state.smoothing == 0.5 and state.x_axis == "relative"
+    assert options["loss"].log_y and not options["acc"].log_y
+    assert options["acc"].x_range == (4.0, 20.0)
 
 
 # -- live ------------------------------------------------------------------------------------------
@@ -305,24 +530,21 @@ def test_live_steps_reach_the_chart_without_losing_zoom_cursor_or_redrawing_the_
         await pilot.pause(0.5)  # the loading thread's first pass (nothing new)
         await pilot.press("tab", "right", "right", "z", "right", "right", "right", "z")
         await pilot.pause(0.2)
-        before = {cid: chart.draws for cid, chart in view._charts.items()}
-        state = (view.x_range, view.cursor_x, view.active_chart, sorted(view.selected))
+        before = {cid: chart.draws for cid, chart in view.charts.items()}
+        state = view.state
         with SummaryWriter(ui_logs / "run_a", timestamp=int(T0) + 100, wall_time=T0 + 100) as writer:
             for step in range(STEPS + 1, STEPS + 6):
                 writer.add_scalar("loss", 0.1)
                 writer.record(step, wall_time=T0 + 2.0 * step)
-        written = time.monotonic()
-        arrived = await wait_for(pilot, lambda: len(view._charts["loss"].traces[0].x) == STEPS + 5, timeout=5)
-        latency = time.monotonic() - written
+        arrived = await wait_for(pilot, lambda: len(view.charts["loss"].traces[0].x) == STEPS + 5, timeout=5)
         await pilot.pause(0.3)
-        after = {cid: chart.draws for cid, chart in view._charts.items()}
-        return arrived, latency, before, after, state, (view.x_range, view.cursor_x, view.active_chart,
-                                                         sorted(view.selected))
+        after = {cid: chart.draws for cid, chart in view.charts.items()}
+        return arrived, before, after, state, view.state
 
-    arrived, latency, before, after, state, state_after = run(body)
+    # How soon a step arrives is measured by hand (bench/), not asserted: here only that it does.
+    arrived, before, after, state, state_after = run(body)
     assert arrived
-    assert latency < 1.5  # polling every 0.2 s here; the requirement is "within a second" of the flush
-    assert state == state_after and state[0] == (2.0, 5.0)
+    assert state == state_after and state.x_range == (2.0, 5.0) and state.active_chart == "loss"
     assert after["loss"] == before["loss"] + 1  # the changed chart, drawn once
     assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # the others not at all
 
@@ -353,17 +575,6 @@ def test_plotext_is_fed_at_most_two_points_per_column_and_spikes_survive(monkeyp
     assert any(line.lstrip().startswith("100") for line in image.plain.splitlines())  # the spike sets the y range
 
 
-def test_redrawing_five_runs_of_1000_points_is_fast():
-    x = np.arange(1000, dtype=float)
-    traces = [Trace(x, np.sin(x / 50 + k), SERIES_COLOURS[k]) for k in range(5)]
-    draw_chart(traces, ChartOptions(), 120, 30)
-    start = time.perf_counter()
-    for _ in range(5):
-        draw_chart(traces, ChartOptions(cursor_x=float(_)), 120, 30)
-    per_draw = (time.perf_counter() - start) / 5
-    assert per_draw < 0.06  # ~11 ms here; generous for a loaded CI machine
-
-
 # -- robustness ---------------------------------------------------------------------------------------
 
 def test_every_key_on_every_fixture_job_never_breaks_the_view():
@@ -376,8 +587,9 @@ def test_every_key_on_every_fixture_job_never_breaks_the_view():
     app = make_app(MINDSPORE_LOGS)
     actions = ["smooth(1)", "smooth(1)", "cycle_x", "cursor(1)", "zoom_range", "cursor(1)", "cursor(1)",
                "zoom_range", "zoom(0.5)", "zoom(2)", "pan(-0.25)", "pan(0.25)", "zoom_back", "zoom_reset",
-               "cycle_x", "log_y", "cursor(1)", f"cursor({CURSOR_JUMP})", "fullscreen", "overlay", "normalise",
-               "overlay", "fullscreen", "cycle_x", "log_y", "smooth(-1)", "smooth(-1)"]
+               "cycle_x", "log_y", "log_y_all", "cursor(1)", f"cursor({CURSOR_JUMP})", "page(1)", "page_to(-1)",
+               "fullscreen", "page(1)", "overlay", "normalise", "overlay", "fullscreen", "page_to(0)", "cycle_x",
+               "log_y", "log_y_all", "smooth(-1)", "smooth(-1)"]
 
     async def body(pilot):
         checked = []
@@ -389,8 +601,8 @@ def test_every_key_on_every_fixture_job_never_breaks_the_view():
             drawn = 0
             for action in actions:
                 await view.run_action(action)
-                for chart in [c for c in view._charts.values() if c.display][:3]:
-                    chart._image()  # draw with whatever state the action left
+                for chart in [c for c in view.charts.values() if c.display][:3]:
+                    chart.image()  # draw with whatever state the action left
                     drawn += 1
             checked.append((train_ids, drawn, app.is_running))
             app.pop_screen()
@@ -401,26 +613,3 @@ def test_every_key_on_every_fixture_job_never_breaks_the_view():
     assert len(checked) == len(app.cache.jobs) + 1
     assert all(running for _, _, running in checked)
     assert all(drawn > 0 for _, drawn, _ in checked)
-
-
-def test_tags_with_brackets_are_listed_as_written(tmp_path):
-    """`[` is markup in Textual: a tag such as `grad[b]/norm` must not turn bold and lose its brackets."""
-    from textual.widgets import SelectionList
-
-    from tui_insight.summary.writer import SummaryWriter
-    from uihelp import make_app, run_pilot, wait_for_view
-
-    with SummaryWriter(tmp_path / "run", timestamp=1) as writer:
-        for step in (1, 2):
-            writer.add_scalar("grad[b]/norm", float(step))
-            writer.add_scalar("loss", float(step))
-            writer.record(step)
-    app = make_app(tmp_path)
-
-    async def body(pilot):
-        app.open_jobs(("./run",))
-        await wait_for_view(pilot, app)
-        listing = app.screen.query_one("#scalar-list", SelectionList)
-        return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
-
-    assert run_pilot(app, body) == ["grad[b]/norm", "loss"]

@@ -17,7 +17,7 @@ from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
 from tui_insight.summary.writer import SummaryWriter
-from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, run_pilot, wait_for, wait_for_view, write_run
+from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, run_pilot, wait_for, wait_for_view, write_run
 
 
 def table(app) -> JobTable:
@@ -239,10 +239,10 @@ def test_palette_runs_a_binding_action(ui_logs):
         commands = {c.title: c.callback for c in app.get_system_commands(app.screen)}
         await commands["Dashboard: Tensors"]()
         await pilot.pause()
-        before = app.screen.query_one("ScalarsView").smoothing
+        before = app.screen.query_one("ScalarsView").state.smoothing
         await commands["Scalars: Smooth more"]()
         await pilot.pause()
-        return app.screen.current, before, app.screen.query_one("ScalarsView").smoothing
+        return app.screen.current, before, app.screen.query_one("ScalarsView").state.smoothing
 
     current, before, after = run_pilot(app, body)
     assert current == "tensors"
@@ -363,7 +363,7 @@ def test_space_marks_and_c_compares_in_marking_order(ui_logs):
         await pilot.press("c")  # nothing marked: a warning, no screen
         await pilot.pause()
         nothing = app.screen
-        await pilot.press("down", "down", "space")  # marks run_c, cursor moves down (stays on last)
+        await pilot.press("down", "down", "space")  # marks run_c, the cursor stays on it
         await pilot.press("up", "up", "up", "space")  # marks run_a
         marks = (cell_text(app, "./run_c", "mark").strip(), cell_text(app, "./run_b", "mark").strip())
         await pilot.press("c")
@@ -457,10 +457,10 @@ def test_theme_option_and_unknown_theme(ui_logs):
 
     async def body_bad(pilot):
         await pilot.pause()
-        return bad.theme, [n.message for n in bad._notifications]
+        return bad.theme, notices(bad)
 
     assert run_pilot(light, body_light) == ("insight-light", False)
-    theme, notes = run_pilot(bad, body_bad)
+    theme, notes = run_pilot(bad, body_bad, notifications=True)
     assert theme == "insight-dark"
     assert any("no-such-theme" in n for n in notes)
 
@@ -473,7 +473,7 @@ def test_no_color_is_respected(ui_logs, monkeypatch):
         await pilot.press("enter")
         await wait_for_view(pilot, app)
         chart = app.screen.query("ScalarChart").first()
-        return app.no_color, chart._image()
+        return app.no_color, chart.image()
 
     no_color, image = run_pilot(app, body)
     assert no_color

@@ -66,7 +66,7 @@ def test_scalar_comparison(snap_compare, snapshot_logs):
 
     async def compare(pilot):
         await rows_shown(pilot)
-        await pilot.press("space", "space", "space", "c")
+        await pilot.press("space", "down", "space", "down", "space", "c")  # space leaves the cursor where it is
         await pilot.pause()
         await pilot.press("s", "s", "s", "right", "right", "right", "right", "right", "right", "right", "right")
         await pilot.pause()

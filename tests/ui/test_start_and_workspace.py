@@ -60,7 +60,7 @@ def test_a_job_that_does_not_exist_says_so_and_stays_on_the_job_list(ui_logs):
         assert await wait_for(pilot, lambda: bool(notices(app)))
         return type(app.screen), notices(app)
 
-    screen, said = run_pilot(app, body)
+    screen, said = run_pilot(app, body, notifications=True)
     assert screen is JobsScreen
     assert any("No job ./nope" in text and "./run_a" in text for text in said)
 
@@ -72,7 +72,7 @@ def test_tags_that_match_nothing_say_so_and_fall_back_to_the_job_list(ui_logs):
         assert await wait_for(pilot, lambda: bool(notices(app)) and isinstance(app.screen, JobsScreen))
         return notices(app)
 
-    said = run_pilot(app, body)
+    said = run_pilot(app, body, notifications=True)
     assert any("No scalar tag matches 'no_such_tag'" in text for text in said)
 
 

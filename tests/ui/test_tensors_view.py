@@ -13,16 +13,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from textual.content import Content
 from textual.widgets import Input, OptionList, Static
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary import limits
+from tui_insight.summary.payloads import PayloadError
 from tui_insight.summary.tensors import format_value
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
-from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
+from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for, wait_for_view
 
 
 def readout_of(view) -> str:
@@ -113,9 +115,9 @@ async def open_tag(pilot, view, tag: str, train_id: str | None = None) -> None:
 
 
 async def go_to_step(pilot, view, step: int) -> None:
-    series = view._series()
+    series = view.series()
     index = series.steps.tolist().index(step)
-    view._go_to(index)
+    view.state = view.state.step_at(series.steps, index)
     assert await wait_for(pilot, lambda: view.step == step and view.tensor is not None
                           and view.locator == view.cache.job(view.current[0]).locator(series, index))
     await pilot.pause()
@@ -199,14 +201,15 @@ def test_slice_box_shows_original_indices_and_explains_bad_slices():
         assert await wait_for(pilot, lambda: expected in readout_of(view)), readout_of(view)
         good = view.slice.text
         error = view.query_one("#tensor-slice-error", Static)
-        for bad, why in [("[0,0,:]", "expected 4 dimensions"), ("[0,5,:,:]", "out of range"),
-                         ("[:,:,:,0]", "at most 2"), ("[0,0,a,:]", "not an integer"), ("0,0,:,:", "brackets")]:
-            await pilot.press("d")
-            box.value = bad
-            await pilot.press("enter")
-            assert why in str(error.render())
-            assert view.slice.text == good  # the last good slice stays on screen
-            np.testing.assert_array_equal(table.data, array[1, -1, 1:3, ::2])
+        # Which slices are refused and why: tests/ui/state/test_tensors_state.py. Here: it is said.
+        await pilot.press("d")
+        box.value = "[0,5,:,:]"
+        await pilot.press("enter")
+        assert "out of range" in str(error.render()) and error.has_class("-error")
+        assert view.slice.text == good and view.screen.focused is box  # the last good slice stays on screen
+        np.testing.assert_array_equal(table.data, array[1, -1, 1:3, ::2])
+        await pilot.press("backspace")
+        assert await wait_for(pilot, lambda: not error.has_class("-error"))  # typing clears it
         await pilot.press("escape")
         assert box.value == good and view.screen.focused is table
         await pilot.press("r")
@@ -338,8 +341,8 @@ def test_the_table_formats_only_what_is_on_screen(tmp_path):
         assert table.column_width == 6
         cell = table.render_line(1).text.split("│")[1]
         assert all(len(word) <= 5 for word in cell.split())
-        await pilot.press("plus", "plus", "plus")
-        assert table.column_width == 12
+        await pilot.press("plus")
+        assert table.column_width == 8  # the clamping: tests/ui/state/test_tensors_state.py
         return True
 
     assert run(body, size=(100, 30))
@@ -391,28 +394,162 @@ def test_a_tensor_without_values_shows_its_shape_type_and_why(tmp_path, dims, va
     assert run(body)
 
 
-def test_live_update_keeps_tag_step_and_position(tmp_path):
+def test_live_update_follows_the_newest_step_or_keeps_an_older_one_and_the_position(tmp_path):
     run_dir = tmp_path / "logs" / "run"
-    write_tensors(run_dir, [1, 2, 3])
+    write_tensors(run_dir, [1, 2])
     app, run = tensor_app(tmp_path / "logs", jobs=("./run",))
+
+    def shows(step):
+        table = app.screen.query_one(SliceTable)
+        return lambda: view_of(app).step == step and float(table.data[0, 0]) == float(step_array(step)[0, 0])
 
     async def body(pilot, view):
         table = view.query_one(SliceTable)
-        await pilot.press("left_square_bracket")
-        assert await wait_for(pilot, lambda: view.step == 2 and float(table.data[0, 0]) == float(step_array(2)[0, 0]))
-        await pilot.press("down", "down", "right")
-        write_tensors(run_dir, [4, 5], timestamp=int(T0) + 1)
+        assert view.step == 2 and view.state.following
+        write_tensors(run_dir, [3], timestamp=int(T0) + 1)
         app.cache.reload()
-        assert await wait_for(pilot, lambda: len(view._series()) == 5)
+        assert await wait_for(pilot, shows(3))  # the newest step follows
+        await pilot.press("left_square_bracket")
+        assert await wait_for(pilot, shows(2))
+        await pilot.press("down", "down", "right")
+        write_tensors(run_dir, [4, 5], timestamp=int(T0) + 2)
+        app.cache.reload()
+        assert await wait_for(pilot, lambda: len(view.series()) == 5)
         await pilot.pause()
-        assert view.step == 2 and table.cursor == (2, 1)
+        assert view.step == 2 and table.cursor == (2, 1)  # an older step stays
         assert float(table.data[0, 0]) == float(step_array(2)[0, 0])
         assert "(2/5)" in str(view.query_one("#tensor-title", Static).render())
         await pilot.press("right_curly_bracket")
-        assert await wait_for(pilot, lambda: view.step == 5 and float(table.data[0, 0]) == float(step_array(5)[0, 0]))
+        assert await wait_for(pilot, shows(5))
         return True
 
     assert run(body)
+
+
+def view_of(app) -> TensorsView:
+    return app.screen.query_one(TensorsView)
+
+
+def test_each_tensor_keeps_its_slice_step_width_and_cell_when_coming_back():
+    _, run = tensor_app()
+
+    async def body(pilot, view):
+        table = view.query_one(SliceTable)
+        await open_tag(pilot, view, "custom/t4d")
+        await pilot.press("d")
+        view.query_one("#tensor-slice", Input).value = "[1,2,:,:]"
+        await pilot.press("enter", "left_curly_bracket")
+        first = int(view.series().steps[0])
+        assert await wait_for(pilot, lambda: view.step == first and view.slice.text == "[1,2,:,:]")
+        await pilot.press("minus", "down", "down", "right")
+        assert await wait_for(pilot, lambda: table.cursor == (2, 1))
+        width = table.column_width
+        await open_tag(pilot, view, "custom/t3d")
+        assert view.slice.text == "[0,:,:]" and view.step == int(view.series().steps[-1])
+        assert table.cursor == (0, 0) and table.column_width != width
+        await open_tag(pilot, view, "custom/t4d")
+        assert await wait_for(pilot, lambda: view.slice is not None and view.slice.text == "[1,2,:,:]")
+        assert view.step == first and table.column_width == width and table.cursor == (2, 1)
+        assert view.query_one("#tensor-slice", Input).value == "[1,2,:,:]"
+        return True
+
+    assert run(body)
+
+
+def test_a_reopened_job_brings_back_the_tensor_its_slice_and_mode():
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), view_id="tensors")
+        await wait_for_view(pilot, app, "TensorsView")
+        view = app.screen.query_one(TensorsView)
+        await open_tag(pilot, view, "custom/t4d")
+        await pilot.press("d")
+        view.query_one("#tensor-slice", Input).value = "[1,0,:,1:3]"
+        await pilot.press("enter", "h", "o")
+        assert await wait_for(pilot, lambda: view.query_one(TensorChart).ridge is not None)
+        app.pop_screen()
+        await pilot.pause()
+        app.open_jobs(("./lenet_lr0.01",), view_id="tensors")
+        await wait_for_view(pilot, app, "TensorsView")
+        view = app.screen.query_one(TensorsView)
+        chart = view.query_one(TensorChart)
+        assert await wait_for(pilot, lambda: chart.ridge is not None and view.slice is not None)
+        listing = view.query_one("#tensor-list", OptionList)
+        return (view.current, view.slice.text, chart.display, chart.mode, view.screen.focused is chart,
+                listing.get_option_at_index(listing.highlighted).id)
+
+    assert run_pilot(app, body) == (("./lenet_lr0.01", "custom/t4d"), "[1,0,:,1:3]", True, "overlay", True,
+                                    option_id(("./lenet_lr0.01", "custom/t4d")))
+
+
+def test_a_remembered_tensor_that_is_gone_falls_back_to_the_first():
+    app = make_app(MINDSPORE_LOGS)
+    app.workspace.remember("./lenet_lr0.01", "tensors", {"current": ["./lenet_lr0.01", "no/such/tag"],
+                                                         "places": [{"job": "./lenet_lr0.01", "tag": "custom/t3d",
+                                                                     "slice": "[0,0,0,0,0,0]"}]})
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), view_id="tensors")
+        await wait_for_view(pilot, app, "TensorsView")
+        view = app.screen.query_one(TensorsView)
+        assert await wait_for(pilot, lambda: view.slice is not None)
+        return view.current, view.slice.text, str(view.query_one("#tensor-slice-error", Static).render())
+
+    current, text, error = run_pilot(app, body)
+    assert current == ("./lenet_lr0.01", "custom/t3d")  # the first tensor
+    assert text == "[0,:,:]" and "does not fit" in error  # a remembered slice that no longer fits
+
+
+@pytest.mark.parametrize("raised, said", [
+    (RuntimeError("boom"), "RuntimeError: boom"),
+    (PayloadError("the record at offset 12 is damaged"), "the record at offset 12 is damaged"),
+])
+def test_a_failed_decode_says_why_where_the_table_would_be(tmp_path, monkeypatch, raised, said):
+    import tui_insight.ui.views.tensors as tensors_view
+
+    write_tensors(tmp_path / "logs" / "run", [1, 2])
+    real = tensors_view.tensor_at
+
+    def failing(cache, view, tag, i):
+        if i == 0:
+            raise raised
+        return real(cache, view, tag, i)
+
+    monkeypatch.setattr(tensors_view, "tensor_at", failing)
+    _, run = tensor_app(tmp_path / "logs", jobs=("./run",))
+
+    async def body(pilot, view):
+        message = view.query_one("#tensor-message", Static)
+        await pilot.press("left_square_bracket")
+        assert await wait_for(pilot, lambda: message.display and said in str(message.render()))
+        assert not view.query_one(SliceTable).display and "Traceback" not in str(message.render())
+        await pilot.press("right_square_bracket")  # the next step decodes again
+        assert await wait_for(pilot, lambda: view.query_one(SliceTable).display and view.step == 2)
+        return True
+
+    assert run(body)
+
+
+def test_tag_names_are_shown_as_written(tmp_path):
+    tag = "[bold red]w[/]\x1b"
+    with SummaryWriter(tmp_path / "logs" / "[exp]", timestamp=int(T0), wall_time=T0) as writer:
+        writer.add_tensor(tag, np.arange(6, dtype=np.float32).reshape(2, 3))
+        writer.record(1, wall_time=T0)
+    _, run = tensor_app(tmp_path / "logs", jobs=("./[exp]",))
+
+    async def body(pilot, view):
+        listing = view.query_one("#tensor-list", OptionList)
+        shown = "[bold red]w[/]\\x1b"  # the escape character made visible
+        assert str(listing.get_option_at_index(0).prompt) == shown
+        assert shown in str(view.query_one("#tensor-title", Static).render())
+        assert await wait_for(pilot, lambda: f"{shown}[0, 0] = 0.0" in readout_of(view))
+        await pilot.press("h")
+        chart = view.query_one(TensorChart)
+        assert await wait_for(pilot, lambda: chart.ridge is not None)
+        return Content.from_markup(chart.border_title).plain  # the border title is markup
+
+    assert run(body) == "[bold red]w[/]\\x1b"
 
 
 def test_stepping_through_every_step_stays_within_the_payload_bound(tmp_path):
@@ -458,7 +595,7 @@ def test_every_tensor_tag_of_limits_opens_at_first_and_last_steps(truth):
         assert {f"{tag}/tensor" for _, tag in view.keys} == set(expected)
         for _, tag in list(view.keys):
             await open_tag(pilot, view, tag)
-            steps = view._series().steps.tolist()
+            steps = view.series().steps.tolist()
             assert steps[-1] == 1500 and len(steps) <= limits.max_steps("tensor")
             for key, step in (("left_curly_bracket", steps[0]), ("right_square_bracket", steps[1]),
                               ("right_curly_bracket", steps[-1])):

@@ -63,11 +63,14 @@ def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
     return InsightApp(cache, **kwargs)
 
 
-def run_pilot(app: InsightApp, body: Callable, size: tuple[int, int] = (120, 36)):
-    """Run `await body(pilot)` against `app`; returns what it returns."""
+def run_pilot(app: InsightApp, body: Callable, size: tuple[int, int] = (120, 36), notifications: bool = False):
+    """Run `await body(pilot)` against `app`; returns what it returns.
+
+    `notifications`: show toasts, so `notices(app)` reads them (Textual's tests hide them).
+    """
 
     async def main():
-        async with app.run_test(size=size) as pilot:
+        async with app.run_test(size=size, notifications=notifications) as pilot:
             await pilot.pause()
             return await body(pilot)
 
@@ -95,5 +98,7 @@ async def wait_for_view(pilot, app, name: str = "ScalarsView") -> None:
 
 
 def notices(app: InsightApp) -> list[str]:
-    """The text of the notifications the screen shows now (as the user reads them)."""
+    """The text of the notifications the screen shows now (as the user reads them).
+
+    Needs `run_pilot(..., notifications=True)`."""
     return [str(toast.render().plain) for toast in app.screen.query("Toast")]

@@ -7,6 +7,7 @@ changed (which jobs, which plugin/tag pairs) after each job is refreshed.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -34,6 +35,8 @@ PLUGIN_OF_FIELD = {
 }
 TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
+NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,11 @@ class _FileState:
 
     def status(self, now: float) -> FileStatus:
         truncated = bool(self.tail_bytes) and now - self.mtime > limits.TRUNCATED_AFTER_SECONDS
-        return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, self.error,
+        # Records were found and not one of them is valid (random bytes, a text file under a
+        # summary file's name): the file is not a summary file, rather than "corrupt: 1 record".
+        # Derived on each publish, so a valid record appended later makes it a summary file again.
+        error = self.error or (NOT_A_SUMMARY if self.bad_records and not self.records else "")
+        return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, error,
                           truncated)
 
 
@@ -626,8 +633,8 @@ class SummaryCache:
         for callback in list(self._subscribers):
             try:
                 callback(changes)
-            except Exception:  # a broken subscriber must not stop loading
-                pass
+            except Exception:  # a broken subscriber must not stop loading, but says what broke
+                log.exception("a subscriber of the cache of %s failed on %r", self.logdir, changes)
 
     # -- the reload loop --------------------------------------------------------------------
 
@@ -649,13 +656,20 @@ class SummaryCache:
             self._thread = None
 
     def _loop(self, interval: float) -> None:
-        self.reload()
+        self._reload_logged()
         if interval <= 0:
             return
         for _ in self._wakeups(interval):
             if self._stop.is_set():
                 return
+            self._reload_logged()
+
+    def _reload_logged(self) -> None:
+        """`reload` on the loop's thread: a failure is logged and the next wakeup tries again."""
+        try:
             self.reload()
+        except Exception:
+            log.exception("reloading %s failed", self.logdir)
 
     def _wakeups(self, interval: float) -> Iterator[None]:
         """Yields when files changed (watchfiles) or `interval` passed; polls if watching fails."""
@@ -665,8 +679,8 @@ class SummaryCache:
             for _ in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
                            yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False):
                 yield
-        except Exception:
-            pass  # no notices on this file system, or it went away: poll instead
+        except Exception:  # no notices on this file system, or it went away: poll instead
+            log.exception("watching %s for changes failed; polling every %gs instead", self.logdir, interval)
         while not self._stop.wait(interval):
             yield
 

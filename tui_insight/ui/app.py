@@ -30,6 +30,8 @@ from textual.theme import Theme
 
 from ..summary.cache import Changes, SummaryCache
 from ..workspace import Workspace
+from . import _textual_compat
+from .common.filters import compile_filter
 from .common.text import markup
 from .messages import CacheChanged
 from .screens.dashboard import DashboardScreen, ViewScreen
@@ -39,7 +41,20 @@ from .screens.jobs import JobsScreen
 from .views.base import DataView
 
 log = logging.getLogger(__name__)
-THEMES_DIR = Path(str(importlib.resources.files("tui_insight.themes")))
+def themes_dir() -> Path:
+    """Where the theme files are: the installed `tui_insight.themes`, else the checkout's `themes/`.
+
+    The top-level `themes/` folder is installed as `tui_insight.themes`. Run from a checkout
+    (`python -m pytest`, `python -m tui_insight`), the checkout's `tui_insight` shadows the
+    installed one and has no `themes` subpackage: then the folder beside it is used.
+    """
+    try:
+        return Path(str(importlib.resources.files("tui_insight.themes")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "themes"
+
+
+THEMES_DIR = themes_dir()
 DEFAULT_THEME = "insight-dark"
 KEYMAP_ENV = "TUI_INSIGHT_KEYMAP"
 
@@ -135,7 +150,6 @@ class InsightApp(App):
         # What the views remember; in memory only unless the caller opened the user's file.
         self.workspace = workspace if workspace is not None else Workspace(cache.logdir, None)
         self.start_at = start_at  # consumed once the jobs it names are found (see _open_start)
-        self._start_opened = False
         self.reload_interval = reload_interval
         self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
         self.logdir_label = logdir_label or cache.logdir  # what the title calls LOGDIR
@@ -180,10 +194,7 @@ class InsightApp(App):
         await super().on_event(event)
 
     async def _bound_now(self, key: str) -> bool:
-        try:
-            return await self._check_bindings(key, priority=True) or await self._check_bindings(key)
-        except AttributeError:  # a Textual without this internal: keep its own order
-            return False
+        return await _textual_compat.resolve_binding_now(self, key)  # a Textual internal: see there
 
     def on_mount(self) -> None:
         if self.requested_theme:
@@ -191,7 +202,7 @@ class InsightApp(App):
         if self.initial_keymap:
             self.set_keymap(self.initial_keymap)
         for notice in self.startup_notices:
-            self.notify(notice, severity="warning", timeout=8)
+            self.notify(markup(notice), severity="warning", timeout=8)
         self._unsubscribe = self.cache.subscribe(self._on_cache_notice)
         if self.start_loading:
             self.cache.start(self.reload_interval)
@@ -212,7 +223,7 @@ class InsightApp(App):
         problem = self.workspace.save()
         if problem and not getattr(self, "_workspace_warned", False):
             self._workspace_warned = True  # say it once, not every two seconds
-            self.notify(problem, severity="warning", timeout=8)
+            self.notify(markup(problem), severity="warning", timeout=8)
 
     # -- where the command line asked to start ------------------------------------------------
 
@@ -236,29 +247,25 @@ class InsightApp(App):
             self.start_at = None
             self.action_lineage()
             return
-        if not self._start_opened:
-            self._start_opened = True
-            self.push_screen(DashboardScreen(start.jobs, initial=start.view, tag_filter=start.tags))
-        plugin = TAG_PLUGINS.get(start.view)
-        if not start.tags or plugin is None:
-            self.start_at = None
-            return
-        if not all(jobs[tid].loaded for tid in start.jobs):
-            return  # the tags are known once the jobs are read
+        plugin = TAG_PLUGINS.get(start.view) if start.tags else None
+        if plugin is not None:
+            # The tags are known once the jobs are read: check them before opening, so a filter
+            # that matches nothing leaves the user on the job list with a sentence, not a flash.
+            if not all(jobs[tid].loaded for tid in start.jobs):
+                return
+            match = compile_filter(start.tags)
+            if not any(match(tag) for tid in start.jobs for tag in jobs[tid].tag_names(plugin)):
+                self.start_at = None
+                self.notify(markup(f"No {plugin} tag matches {start.tags!r} in {', '.join(start.jobs)}"),
+                            severity="error", timeout=10)
+                return
         self.start_at = None
-        from .common.filters import compile_filter
-
-        match = compile_filter(start.tags)
-        if not any(match(tag) for tid in start.jobs for tag in jobs[tid].tag_names(plugin)):
-            if isinstance(self.screen, DashboardScreen):
-                self.pop_screen()
-            self.notify(markup(f"No {plugin} tag matches {start.tags!r} in {', '.join(start.jobs)}"),
-                        severity="error", timeout=10)
+        self.push_screen(DashboardScreen(start.jobs, initial=start.view, tag_filter=start.tags))
 
     def switch_theme(self, name: str) -> bool:
         if name not in self.available_themes:
             known = ", ".join(sorted(self.available_themes))
-            self.notify(f"Unknown theme {name!r}; themes: {known}", severity="error", timeout=8)
+            self.notify(markup(f"Unknown theme {name!r}; themes: {known}"), severity="error", timeout=8)
             return False
         self.theme = name
         return True
@@ -316,7 +323,7 @@ class InsightApp(App):
             return
         self.push_screen(ViewScreen("lineage"))
 
-    def _extra_binding_nodes(self, screen: Screen) -> list[Any]:
+    def extra_binding_nodes(self, screen: Screen) -> list[Any]:
         """Nodes whose bindings count even when they are not focused: the active view and its parts."""
         view = getattr(screen, "active_view", None)
         if view is None and isinstance(screen, ViewScreen):
@@ -329,7 +336,7 @@ class InsightApp(App):
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        groups = collect_bindings(screen, self._extra_binding_nodes(screen))
+        groups = collect_bindings(screen, self.extra_binding_nodes(screen))
         title = getattr(screen, "HELP_GROUP", type(screen).__name__)
         self.push_screen(HelpScreen(help_text(groups, self, getattr(screen, "HELP_NOTE", "")), title))
 
@@ -344,7 +351,7 @@ class InsightApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        groups = collect_bindings(screen, self._extra_binding_nodes(screen))
+        groups = collect_bindings(screen, self.extra_binding_nodes(screen))
         for group, items in groups.items():
             for key, binding, node in items:
                 if binding.action in {"command_palette", "quit"}:

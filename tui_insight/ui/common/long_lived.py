@@ -7,10 +7,12 @@ object alive into the permanent generation, which no pass walks; when the last h
 `gc.unfreeze()` hands them back, so garbage frozen alongside (and a dropped graph, whose nodes
 and edge table refer to each other) is collected then.
 
-    with long_lived.made_by(view):   # in the worker: collector off, then freeze what was made
+    with long_lived.made_by(view):   # in the loader's work (a thread): collector off, then freeze
         built = build_source(...)
+    if view_is_gone:                 # it went while the work ran: give back at once
+        long_lived.release(view)
     ...
-    long_lived.release(view)         # when the view goes
+    long_lived.release(view)         # when the view goes (on_unmount)
 """
 from __future__ import annotations
 

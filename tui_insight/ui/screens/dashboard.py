@@ -137,9 +137,11 @@ class DashboardScreen(Screen):
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
         if changes.removed & mine:
-            self.notify(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR", severity="warning")
-        if (set(changes.updated) | changes.added | changes.removed) & mine:
-            self.query_one("#dashboard-title", Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
+            self.notify(markup(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR"),
+                        severity="warning")
+        titles = self.query("#dashboard-title")  # none before the screen is composed
+        if titles and (set(changes.updated) | changes.added | changes.removed) & mine:
+            titles.first(Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
         for view in self.query(DataView):
             view.cache_changed(changes)
         if changes.graphs & mine:

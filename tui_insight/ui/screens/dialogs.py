@@ -5,7 +5,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Static
 from ..common.focus import focus_now
+from ..common.text import markup
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -49,7 +49,7 @@ class PromptScreen(ModalScreen[str | None]):
         event.stop()
         error = self.validate_fn(event.value) if self.validate_fn else ""
         if error:
-            self.query_one("#prompt-error", Static).update(escape(error))
+            self.query_one("#prompt-error", Static).update(markup(error))
             return
         self.dismiss(event.value)
 
@@ -96,7 +96,7 @@ class ExportScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"[b]Export to CSV[/b]: {escape(self.what)}")
+            yield Static(f"[b]Export to CSV[/b]: {markup(self.what)}")
             yield Static("[dim]A directory for the snapshot (never inside LOGDIR):[/dim]")
             yield Input(default_export_dir(self.cache.logdir), id="export-path")
             with Horizontal():
@@ -150,9 +150,9 @@ class ExportScreen(ModalScreen[None]):
         self.app.call_from_thread(self._done, f"Wrote {len(result.files)} files ({rows} rows) to {out_dir}")
 
     def _failed(self, message: str) -> None:
-        self.query_one("#export-error", Static).update(escape(message))
+        self.query_one("#export-error", Static).update(markup(message))
         self.query_one("#export-go", Button).disabled = False
 
     def _done(self, message: str) -> None:
-        self.app.notify(message, title="Export")
+        self.app.notify(markup(message), title="Export")
         self.dismiss(None)

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
+from .._textual_compat import app_keymap, own_bindings
 from ..common.focus import focus_now
 
 
@@ -31,9 +32,9 @@ def collect_bindings(screen: Screen, extra: Iterable[DOMNode] = ()) -> dict[str,
         seen.add(binding.id)
         groups.setdefault(group_name(active.node), []).append((key, binding, active.node))
     app = screen.app
-    keymap = getattr(app, "_keymap", {}) or {}
+    keymap = app_keymap(app)
     for node in (*extra, app):  # app-wide keys a screen default (tab) may hide
-        for key, binding in node._bindings:  # noqa: SLF001 (bindings of a node that is not focused)
+        for key, binding in own_bindings(node):  # also of a node that is not focused
             if not binding.id or binding.id in seen:
                 continue
             seen.add(binding.id)

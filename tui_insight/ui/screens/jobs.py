@@ -1,32 +1,58 @@
-"""The job list: every job of LOGDIR, filtered, sorted, marked for comparison."""
+"""The job list: every job of LOGDIR, filtered, sorted, marked for comparison.
+
+What the list is set to (filter, order, marked jobs, the job under the cursor) is one
+`JobListState` in one reactive; the watcher draws it and hands it to the app's workspace
+(scope "app", view "jobs"), so it comes back after a restart. `self.app.marked`, which the
+palette and the app read, follows the state's marks.
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from ...summary.cache import STATE_MEANINGS, Changes
-from ..widgets.footer import InsightFooter
-from ..widgets.job_table import SORTABLE, JobTable
-from ..widgets.progress import ProgressLine
 from ..common.focus import focus_now
+from ..common.text import markup
+from ..state.jobs import JobListState
+from ..widgets.footer import InsightFooter
+from ..widgets.job_table import JobTable
+from ..widgets.progress import ProgressLine
 
 if TYPE_CHECKING:
     from ..app import InsightApp
+
+WORKSPACE_SCOPE, WORKSPACE_VIEW = "app", "jobs"
+NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
+
+HELP_NOTE = "\n".join([
+    "[b]Marking and comparing[/b]",
+    "  space marks the job under the cursor (or unmarks it) without moving the cursor:",
+    "  [b]space ↓ space c[/b] compares two jobs. The marking order gives each job its colour.",
+    "",
+    "[b]Columns[/b]",
+    "  [b]trend[/b]  the job's loss: its first scalar tag whose name contains \"loss\",",
+    "         else its first scalar tag. The header says which: (loss), (1st tag),",
+    "         or (loss|1st) when some jobs have a loss tag and others do not.",
+    "  [b]files s/l/g[/b]  summary files / lineage files / graph (.pb) files",
+    "  [b]tags s/h/t/i[/b]  scalar / histogram / tensor / image tags",
+    "",
+    "[b]Job states[/b]",
+    *(f"  [b]{markup(f'{state:>10}')}[/b]  {markup(meaning)}" for state, meaning in STATE_MEANINGS.items()),
+])
 
 
 class JobsScreen(Screen):
     """The first screen: the table of jobs."""
 
     HELP_GROUP = "Job list"
-    HELP_NOTE = "[b]Job states[/b]\n" + "\n".join(  # what the state column says
-        f"  [b]{escape(f'{state:>10}')}[/b]  {escape(meaning)}" for state, meaning in STATE_MEANINGS.items())
+    HELP_NOTE = HELP_NOTE
     AUTO_FOCUS = "#jobs-table"
     BINDINGS = [
         Binding("enter", "open", "Open", id="jobs.open"),
@@ -38,6 +64,8 @@ class JobsScreen(Screen):
         Binding("u", "unmark_all", "Unmark all", show=False, id="jobs.unmark_all"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="jobs.clear_filter"),
     ]
+
+    state: reactive[JobListState] = reactive(JobListState, init=False)
 
     app: "InsightApp"
 
@@ -52,14 +80,32 @@ class JobsScreen(Screen):
         yield InsightFooter()
 
     def _title(self) -> str:
-        return f"[b]tui-insight[/b]  [dim]{escape(self.app.logdir_label)}[/dim]"
+        return f"[b]tui-insight[/b]  [dim]{markup(self.app.logdir_label)}[/dim]"
 
     def on_mount(self) -> None:
+        workspace = getattr(self.app, "workspace", None)
+        state = JobListState.from_json(workspace.get(WORKSPACE_SCOPE, WORKSPACE_VIEW) if workspace else {})
+        if self.app.marked:  # marked before this screen was built: the app's list wins
+            state = state.with_marked(self.app.marked)
+        self.set_reactive(JobsScreen.state, state)
         table = self.table
-        table.marked = list(self.app.marked)
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
+        self.watch_state(JobListState(), state)
+        if state.filter:
+            box = self.query_one("#jobs-filter", Input)
+            box.value = state.filter
+            box.display = True
         focus_now(table)
         self.update_progress()
+
+    def watch_state(self, old: JobListState, new: JobListState) -> None:
+        """The one place that draws the state."""
+        self.table.show(new, self.app.cache.jobs, self.app.clock())
+        if list(new.marked) != self.app.marked:
+            self.app.marked[:] = new.marked
+        workspace = getattr(self.app, "workspace", None)
+        if workspace is not None:
+            workspace.remember(WORKSPACE_SCOPE, WORKSPACE_VIEW, new.to_json())
 
     @property
     def table(self) -> JobTable:
@@ -75,6 +121,10 @@ class JobsScreen(Screen):
         table = self._table_if_there()
         if table is None:
             return
+        if changes.removed:
+            self.state = self.state.without(changes.removed)
+        elif self.app.marked != list(self.state.marked):  # the app dropped marks of jobs that went
+            self.state = self.state.with_marked(self.app.marked)
         touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
         views = self.app.cache.jobs
         # A job without data loads without naming itself in the changes: catch rows still "loading".
@@ -93,6 +143,18 @@ class JobsScreen(Screen):
         lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
         if lines:
             lines.first().show(self.app.cache, self.app.reload_interval)
+        table = self._table_if_there()
+        if table is not None:
+            table.set_empty_text(self.empty_text())
+
+    def empty_text(self) -> str:
+        """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""
+        cache = self.app.cache
+        if cache.error:
+            return cache.error
+        if cache.progress.reloads == 0 and (cache.progress.loading or self.app.start_loading):
+            return "looking for jobs…"
+        return NO_JOBS.format(dir=self.app.logdir_label)
 
     # -- actions ----------------------------------------------------------------------------
 
@@ -101,10 +163,15 @@ class JobsScreen(Screen):
         event.stop()
         self.app.open_jobs((event.train_id,))
 
-    @on(JobTable.HeaderClicked)
-    def _header_clicked(self, event: JobTable.HeaderClicked) -> None:
+    @on(JobTable.SortChosen)
+    def _sort_chosen(self, event: JobTable.SortChosen) -> None:
         event.stop()
-        self.table.set_sort(event.column)
+        self.state = self.state.sort_by(event.column, event.reverse)
+
+    @on(JobTable.CursorMoved)
+    def _cursor_moved(self, event: JobTable.CursorMoved) -> None:
+        event.stop()
+        self.state = self.state.with_cursor(event.train_id)
 
     def action_open(self) -> None:
         tid = self.table.current_job
@@ -114,27 +181,20 @@ class JobsScreen(Screen):
         self.app.open_jobs((tid,))
 
     def action_toggle_mark(self) -> None:
+        """Mark (or unmark) the job under the cursor; the cursor stays (`space ↓ space c`)."""
         tid = self.table.current_job
-        if tid is None:
-            return
-        marked = self.app.marked
-        if tid in marked:
-            marked.remove(tid)
-        else:
-            marked.append(tid)
-        self.table.set_marked(marked, self.app.cache.jobs, self.app.clock())
-        self.table.action_cursor_down()
+        if tid is not None:
+            self.state = self.state.toggle_mark(tid).with_cursor(tid)
 
     def action_unmark_all(self) -> None:
-        self.app.marked.clear()
-        self.table.set_marked([], self.app.cache.jobs, self.app.clock())
+        self.state = self.state.unmark_all()
 
     def action_compare(self) -> None:
-        marked = [tid for tid in self.app.marked if tid in self.app.cache.jobs]
+        marked = self.state.compare(self.app.cache.jobs)
         if not marked:
             self.notify("Mark jobs with space first, then press c to compare them", severity="warning")
             return
-        self.app.open_jobs(tuple(marked))
+        self.app.open_jobs(marked)
 
     def action_filter(self) -> None:
         box = self.query_one("#jobs-filter", Input)
@@ -143,24 +203,23 @@ class JobsScreen(Screen):
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#jobs-filter", Input)
-        if not box.display and not self.table.filter_text:
+        if not box.display and not self.state.filter:
             raise SkipAction()
         box.value = ""
         box.display = False
-        self.table.set_filter("")
+        self.state = self.state.with_filter("")
         focus_now(self.table)
 
     def action_sort_next(self) -> None:
-        i = SORTABLE.index(self.table.sort_key) if self.table.sort_key in SORTABLE else -1
-        self.table.set_sort(SORTABLE[(i + 1) % len(SORTABLE)], reverse=False)
-        self.notify(f"sorted by {self.table.sort_key}", timeout=1.5)
+        self.state = self.state.sort_next()
+        self.notify(f"sorted by {self.state.sort_key}", timeout=1.5)
 
     def action_sort_reverse(self) -> None:
-        self.table.set_sort(self.table.sort_key, reverse=not self.table.sort_reverse)
+        self.state = self.state.sort_reverse()
 
     @on(Input.Changed, "#jobs-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.table.set_filter(event.value)
+        self.state = self.state.with_filter(event.value)
 
     @on(Input.Submitted, "#jobs-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
@@ -170,6 +229,6 @@ class JobsScreen(Screen):
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         """`e` here exports the marked jobs, or every job the filter shows."""
-        ids = [tid for tid in self.app.marked if tid in self.app.cache.jobs] or list(self.table.order)
-        what = "marked jobs" if self.app.marked else ("filtered jobs" if self.table.filter_text else "all jobs")
+        ids = list(self.state.compare(self.app.cache.jobs)) or list(self.table.order)
+        what = "marked jobs" if self.state.marked else ("filtered jobs" if self.state.filter else "all jobs")
         return {"train_ids": ids}, f"{what} ({len(ids)})"

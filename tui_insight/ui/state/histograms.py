@@ -34,7 +34,7 @@ class RidgeCursor:
         return self.step is not None
 
     def index(self, steps: Sequence[int]) -> int | None:
-        """The kept step under the cursor (the nearest one; the older on a tie), or None if hidden."""
+        """The kept step under the cursor (the nearest one; the newer on a tie), or None if hidden."""
         if self.step is None or not len(steps):
             return None
         i = bisect.bisect_left(steps, self.step)

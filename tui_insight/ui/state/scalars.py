@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from ..common.format import number
 from .persist import get_bool, get_dict, get_float, get_range, get_str
 from .tags import TagSelection
 
@@ -23,6 +25,46 @@ CURSOR_JUMP = 20  # a jump of the cursor is 1/CURSOR_JUMP of the visible range
 MAX_ZOOM_STACK = 50
 
 Range = tuple[float, float]
+
+
+def parse_threshold(text: str) -> tuple[float | None, float | None]:
+    """`> 2.5`, `< 0.1`, `<0.1 >2.5` or a bare number (= above). Raises ValueError with a message."""
+    text = text.strip()
+    if not text:
+        return None, None
+    above = below = None
+    rest = text
+    for op, value in re.findall(r"([<>])\s*([^\s<>]+)", text):
+        number_value = _number(value)
+        if op == ">":
+            above = number_value
+        else:
+            below = number_value
+        rest = rest.replace(op, " ", 1).replace(value, " ", 1)
+    if above is None and below is None:
+        above = _number(text)
+    elif rest.strip():
+        raise ValueError(f"cannot read {rest.strip()!r}: write > 2.5, < 0.1 or both")
+    return above, below
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("the threshold must be a finite number")
+    return value
+
+
+def describe_threshold(above: float | None, below: float | None) -> str:
+    parts = []
+    if below is not None:
+        parts.append(f"< {number(below)}")
+    if above is not None:
+        parts.append(f"> {number(above)}")
+    return " or ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -134,8 +176,11 @@ class ScalarsState:
         """Show `chart_id` (default: the active chart) alone, or leave full screen."""
         if self.fullscreen is not None:
             return replace(self, fullscreen=None)
-        chart_id = chart_id or self.active_chart
-        if chart_id not in self.chart_ids():
+        return self.with_fullscreen(chart_id or self.active_chart)
+
+    def with_fullscreen(self, chart_id: str | None) -> "ScalarsState":
+        """Show `chart_id` alone (it becomes the active chart)."""
+        if chart_id not in self.chart_ids() or chart_id == self.fullscreen:
             return self
         return replace(self, fullscreen=chart_id, active_chart=chart_id)
 

@@ -1,11 +1,15 @@
 """The graph view (`5`): a job's computational graph as a tree of name scopes, and its dataset pipeline.
 
-- The graph is read and built (tui_insight.summary.graph) in a thread worker, so a big graph
+- What the user chose and where they are (which graph, optimized or not, graph or pipeline, open
+  scopes, cursor, search) is one `GraphState` (ui/state/graph.py) in the `state` reactive;
+  `watch_state` redraws from it and hands it to the workspace.
+- The graph is read and built (tui_insight.summary.graph) by the view's loader, so a big graph
   never freezes the UI; built graphs are kept per (job, tag, optimized) and rebuilt only when
-  the cache says their source changed.
+  the cache says their source changed. What a build makes is kept out of the garbage collector's
+  passes while the view lives (`common/long_lived.py`).
 - The tree loads a scope's children when it is expanded (widgets/graph_tree.py); the detail
   pane (widgets/node_detail.py) shows the node under the cursor, and a scope's edges, which the
-  model works out on first use, are gathered in a worker too.
+  model works out on first use, are gathered by a second loader (a build never waits for them).
 - `/` searches names as MindInsight does (§5.3), `n`/`N` step through the matches, `o` switches
   to the optimized graph (§5.2), `g` picks among several graphs, `d` shows the dataset pipeline
   of the job's lineage (§6.4).
@@ -17,24 +21,31 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
 from textual.widgets.option_list import Option
 
 from ...summary.cache import Changes, GraphSource
 from ...summary.graph import Graph, GraphError, build_graph, load_graph
-from .base import DataView, ViewSpec
-from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
-from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
 from ..common import long_lived
 from ..common.focus import focus_now
+from ..common.text import literal, markup, shown
+from ..loader import Loaded, Loader
+from ..state.graph import GraphState, visible_order
+from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
+from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
+from .base import DataView, ViewSpec
+
+GraphKey = tuple[str, str, bool]  # (train id, tag, optimized): what a built graph is kept under
+
 
 def source_text(source: GraphSource) -> str:
     """Where a graph comes from, in a few words."""
@@ -68,6 +79,16 @@ def build_source(source: GraphSource, optimized: bool) -> BuiltGraph:
     return BuiltGraph(source, graph, sizes, seconds=time.perf_counter() - start)
 
 
+@dataclass
+class Shown:
+    """The graph in the tree, and the search drawn on it."""
+
+    key: GraphKey
+    built: BuiltGraph
+    searched: str = ""  # the search whose matches are coloured (and whose scopes were opened)
+    matches: list[str] = field(default_factory=list)
+
+
 class GraphPicker(ModalScreen[int | None]):
     """`g`: choose one of several graphs (or pipelines); dismisses with the chosen index."""
 
@@ -90,7 +111,7 @@ class GraphPicker(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"[b]{escape(self.title_text)}[/b]  [dim](enter: show, escape: cancel)[/dim]")
+            yield Static(f"[b]{markup(self.title_text)}[/b]  [dim](enter: show, escape: cancel)[/dim]")
             yield OptionList(*(Option(label) for label in self.labels), id="graph-picker-list")
 
     def on_mount(self) -> None:
@@ -105,6 +126,11 @@ class GraphPicker(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _status_part(state: GraphState) -> tuple[Any, ...]:
+    """What the title and hint lines show of the state (the cursor and open scopes are not)."""
+    return state.mode, state.graph, state.optimized, state.pipeline_job, state.search, state.match
 
 
 class GraphView(DataView):
@@ -135,29 +161,23 @@ class GraphView(DataView):
     GraphView #node-detail { width: 45%; min-width: 30; height: 1fr; border-left: tall $panel; }
     """
 
+    state: reactive[GraphState] = reactive(GraphState, init=False, repaint=False)
+
     def __init__(self, cache, train_ids: tuple[str, ...], **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.mode = "graph"  # or "pipeline"
-        self.optimized = False
-        self.selected: tuple[str, str] | None = None  # (train id, graph tag)
-        self.pipeline_job: str | None = None
-        self.search_text = ""
-        self.matches: list[str] = []
-        self.match_index = -1
-        self._built: dict[tuple[str, str, bool], BuiltGraph] = {}
-        self._building: set[tuple[tuple[str, str, bool], GraphSource]] = set()
-        self._shown: tuple[str, str, bool] | None = None  # the key of the graph in the tree
-        self._shown_built: BuiltGraph | None = None
-        self._history: list[str] = []  # nodes left by jumps, for backspace
-        self._search_pending = False  # a search typed while the graph was being built
+        self.set_reactive(GraphView.state, GraphState.from_json(self.saved))
+        self._built: dict[GraphKey, BuiltGraph] = {}  # built graphs (derived data, not state)
+        self._shown: Shown | None = None  # the graph in the tree
         self._detail_focus_was_forced = False  # the detail has the keyboard only because no tree was shown
-        self._detail_token = 0
+        self._closed = False  # unmounted: a build finishing now gives back what it froze
+        # Scope details on their own loader: a big scope's edges never hold up a build, nor the reverse.
+        self.detail_loader = Loader(self, "graph-detail")
 
     GRAPH_ACTIONS = frozenset({"search", "next_match", "previous_match", "toggle_optimized", "jump_back"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Graph keys show dimmed in the footer (None) and do nothing while the pipeline is shown."""
-        if action in self.GRAPH_ACTIONS and self.mode != "graph":
+        if action in self.GRAPH_ACTIONS and self.state.mode != "graph":
             return None
         return True
 
@@ -178,14 +198,15 @@ class GraphView(DataView):
 
     def on_mount(self) -> None:
         self.query_one("#graph-search", Input).display = False
-        self._choose_default_graph()
-        self._refresh()
-        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
+        self.set_reactive(GraphView.state, self._with_default_graph(self.state))
+        self._refresh()  # the tree (or the message in its place) is up: the view can take the keys
+        self.remember(self.state)
+        self.ready_for_keys()
 
     @property
     def _gone(self) -> bool:
         """Detached, or being taken down (its children go first): late callbacks stop here."""
-        return not self.is_attached or not self.query(GraphTree)
+        return self._closed or not self.is_attached or not self.query(GraphTree)
 
     @property
     def tree(self) -> GraphTree:
@@ -199,12 +220,20 @@ class GraphView(DataView):
     def detail(self) -> NodeDetail:
         return self.query_one(NodeDetail)
 
-    def focus_view(self) -> None:
-        if self.mode == "pipeline":
-            target = self.pipeline if self.pipeline.display else self.detail
-        else:
-            target = self.tree if self.tree.display else self.detail
-        focus_now(target)
+    @property
+    def shown_key(self) -> GraphKey | None:
+        """(train id, tag, optimized) of the graph in the tree (built, or that could not be)."""
+        return self._shown.key if self._shown is not None else None
+
+    @property
+    def matches(self) -> list[str]:
+        """The nodes the search matches in the graph on screen, in MindInsight's order."""
+        return self._shown.matches if self._tree_is_current() else []  # type: ignore[union-attr]
+
+    def first_focus(self) -> Widget | None:
+        if self.state.mode == "pipeline":
+            return self.pipeline if self.pipeline.display else self.detail
+        return self.tree if self.tree.display else self.detail
 
     def _show_pane(self, pane: str, message: str = "") -> None:
         """Show the graph tree, the pipeline tree, or a message in their place ("message").
@@ -225,6 +254,30 @@ class GraphView(DataView):
             self.focus_view()
         self._detail_focus_was_forced = pane == "message"
 
+    # -- the state ----------------------------------------------------------------------------
+
+    def watch_state(self, old: GraphState, new: GraphState) -> None:
+        if not self.is_mounted:
+            return
+        if (old.mode, old.graph, old.optimized, old.pipeline_job) != (new.mode, new.graph, new.optimized,
+                                                                      new.pipeline_job):
+            if old.mode != new.mode:
+                self.call_after_refresh(self.refresh_bindings)  # the footer dims the graph keys in the pipeline
+            self._refresh()
+        elif new.mode == "graph" and self._tree_is_current():
+            if new.search != old.search:
+                self._apply_search()
+            elif new.match != old.match:
+                self._go_to_match()
+        if _status_part(old) != _status_part(new):
+            self._update_status()
+        self.remember(new)
+
+    def _tree_is_current(self) -> bool:
+        """The tree shows the built graph the state asks for."""
+        shown = self._shown
+        return shown is not None and shown.key == self.state.key and shown.built.graph is not None
+
     # -- which graph --------------------------------------------------------------------------
 
     def graph_entries(self) -> list[tuple[str, str, GraphSource]]:
@@ -235,40 +288,39 @@ class GraphView(DataView):
                 out.append((job.train_id, tag, job.graphs[tag]))
         return out
 
-    def _choose_default_graph(self) -> None:
-        """Keep the chosen graph while it exists, else take the first (MindInsight's default tag)."""
-        entries = self.graph_entries()
-        if self.selected is not None and any((tid, tag) == self.selected for tid, tag, _ in entries):
-            return
-        self.selected = (entries[0][0], entries[0][1]) if entries else None
-
-    def _wanted_key(self) -> tuple[str, str, bool] | None:
-        return (*self.selected, self.optimized) if self.selected is not None else None  # type: ignore[return-value]
+    def _with_default_graph(self, state: GraphState) -> GraphState:
+        """Keep the chosen graph while it exists, else take the first (MindInsight's default tag).
+        While a job is still loading and no graph is known yet, the choice (maybe remembered) waits."""
+        entries = [(tid, tag) for tid, tag, _ in self.graph_entries()]
+        if not entries and any(job.state == "loading" for job in self.jobs):
+            return state
+        return state.choose_graph(entries)
 
     def _current_source(self) -> GraphSource | None:
-        if self.selected is None:
+        graph = self.state.graph
+        if graph is None:
             return None
-        job = self.cache.job(self.selected[0])
-        return job.graphs.get(self.selected[1]) if job is not None else None
+        job = self.cache.job(graph[0])
+        return job.graphs.get(graph[1]) if job is not None else None
 
     def _refresh(self) -> None:
         """Bring the panes in line with the mode, the chosen graph and what is built."""
-        if self.mode == "pipeline":
+        if self.state.mode == "pipeline":
             self._show_pipeline()
             return
         source = self._current_source()
-        if source is None:
+        key = self.state.key
+        if source is None or key is None:
             self._shown = None
-            self._shown_built = None
             self.tree.show_graph(None)
             self._show_pane("message", self._no_graph_text())
             self.detail.show_message("No graph to show.")
             self._update_status()
             return
-        key = (self.selected[0], self.selected[1], self.optimized)  # type: ignore[index]
         built = self._built.get(key)
+        shown = self._shown
         if built is not None and built.source == source:
-            if self._shown != key or self._shown_built is not built:
+            if shown is None or shown.key != key or shown.built is not built:
                 self._display(key, built)
             elif built.graph is None:
                 self._show_pane("message", self._error_text(key, built))
@@ -277,134 +329,140 @@ class GraphView(DataView):
                 self._update_status()
                 self._update_detail()
             return
-        if self._shown is None or self._shown_built is None or self._shown_built.graph is None:
-            self._show_pane("building", f"Building the graph [b]{escape(key[1])}[/b] of {escape(key[0])}…")
+        if shown is None or shown.built.graph is None:
+            self._show_pane("building", f"Building the graph [b]{markup(key[1])}[/b] of {markup(key[0])}…")
             self.detail.show_message("")
         # After the next paint: the message shows at once, before the build competes for the GIL.
-        self.call_after_refresh(self._start_build, key, source)
+        self.call_after_refresh(self._request_build, key, source)
         self._update_status()
 
     def _no_graph_text(self) -> str:
+        graph = self.state.graph
         if not self.jobs:
-            return f"{escape(', '.join(self.train_ids))}: no longer in LOGDIR."
-        if self.selected is None and any(job.state == "loading" for job in self.jobs):
+            return f"{markup(', '.join(self.train_ids))}: no longer in LOGDIR."
+        if any(job.state == "loading" for job in self.jobs) and (graph is None or not self.graph_entries()):
             return "Loading the job…"
-        if self.selected is None:
+        if graph is None:
             names = ", ".join(job.train_id for job in self.jobs)
-            return (f"[b]{escape(names)}[/b] has no computational graph: no graph record in its summary "
+            return (f"[b]{markup(names)}[/b] has no computational graph: no graph record in its summary "
                     "files and no .pb file.\n\nPress [b]d[/b] for the dataset pipeline.")
-        return f"The graph {escape(self.selected[1])} is no longer in {escape(self.selected[0])}."
+        return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
 
     # -- building -----------------------------------------------------------------------------
 
-    def _start_build(self, key: tuple[str, str, bool], source: GraphSource) -> None:
-        if self._gone or (key, source) in self._building:
+    def _request_build(self, key: GraphKey, source: GraphSource) -> None:
+        request = ("build", *key, source)
+        if self._gone or self.loader.is_wanted(request):
             return
-        self._building.add((key, source))
-        self.run_worker(partial(self._build_in_thread, key, source), thread=True, group="graph-build",
-                        exit_on_error=False)
+        self.loader.request(request, partial(self._build, source, key[2]), partial(self._graph_built, key, source))
 
-    def _build_in_thread(self, key: tuple[str, str, bool], source: GraphSource) -> None:
+    def _build(self, source: GraphSource, optimized: bool) -> BuiltGraph:
+        """In the loader's thread."""
         with long_lived.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
-            built = build_source(source, key[2])
-        try:
-            self.app.call_from_thread(self._graph_built, key, built)
-        except RuntimeError:
-            long_lived.release(self)  # the app is closing
-
-    def _graph_built(self, key: tuple[str, str, bool], built: BuiltGraph) -> None:
-        if self._gone:  # the dashboard closed while the graph was being built
+            built = build_source(source, optimized)
+        if self._closed:  # the view went while it was being built (it gave back what it held then)
             long_lived.release(self)
-            return
-        self._building.discard((key, built.source))
-        self._built[key] = built
-        if self.mode == "graph" and self.selected is not None and key == (*self.selected, self.optimized):
-            if built.source == self._current_source():
-                self._display(key, built)
+        return built
 
-    def _display(self, key: tuple[str, str, bool], built: BuiltGraph) -> None:
+    def _graph_built(self, key: GraphKey, source: GraphSource, loaded: Loaded) -> None:
+        if self._gone:
+            return
+        built = loaded.value if loaded.ok else BuiltGraph(source, None, error=loaded.error)
+        self._built[key] = built
+        if self.state.mode == "graph" and key == self.state.key and built.source == self._current_source():
+            self._display(key, built)
+
+    def _display(self, key: GraphKey, built: BuiltGraph) -> None:
+        """Put a built graph in the tree, with the state's open scopes, search and cursor."""
         tree = self.tree
-        same_graph = self._shown is not None and self._shown[:2] == key[:2]
-        expanded = tree.expanded_names() if same_graph else []
-        cursor = tree.cursor_name if same_graph else None
-        self._shown, self._shown_built = key, built
+        state = self.state
+        previous = self._shown
         graph = built.graph
         if graph is None:
+            self._shown = Shown(key, built)
             tree.show_graph(None)
             self._show_pane("message", self._error_text(key, built))
             self.detail.show_message("No graph to show.")
-            self.matches, self.match_index = [], -1
             self._update_status()
             return
-        self.matches = graph.search(self.search_text) if self.search_text else []
-        self.match_index = -1
-        if not same_graph:
-            self._history.clear()
-        tree.show_graph(graph, built.sizes, self.matches)
+        # A search already drawn on this graph (a rebuild, `o`) is only coloured again; a new one
+        # (typed while building, or remembered) opens the scopes of its matches.
+        searched = previous is not None and previous.key[:2] == key[:2] and previous.searched == state.search
+        matches = graph.search(state.search) if state.search else []
+        self._shown = Shown(key, built, state.search, matches)
+        tree.show_graph(graph, built.sizes, matches)
         self._show_pane("tree")
-        for name in expanded:  # the user's open scopes, where they still exist
-            node = tree.reveal(name, move=False) if name in graph else None
+        expanded = state.expanded
+        for name in visible_order(expanded):  # the user's open scopes, where they still exist
+            if name not in graph or not all(scope in expanded for scope in graph.ancestors(name)):
+                continue
+            node = tree.reveal(name, move=False)
             if node is not None and node.allow_expand:
                 tree.load_children(node)
                 node.expand()
-        if cursor is not None:
+        if state.search and not searched:
+            for name in matches[:REVEAL_LIMIT]:
+                tree.reveal(name, move=False)
+            if not matches:
+                self._no_match()
+        if not searched and 0 <= state.match < len(matches):
+            tree.reveal(matches[state.match])
+        elif state.selected:
+            cursor = state.selected
             while cursor and cursor not in graph:
                 cursor = cursor.rpartition("/")[0]
             if cursor:
                 tree.reveal(cursor)
-        if self._search_pending:
-            self.run_search(self.search_text)
         self._update_status()
         self.call_after_refresh(self._update_detail)  # paint the tree first
 
     @staticmethod
-    def _error_text(key: tuple[str, str, bool], built: BuiltGraph) -> str:
-        return f"[b]The graph {escape(key[1])} of {escape(key[0])} cannot be read.[/b]\n\n{escape(built.error)}"
+    def _error_text(key: GraphKey, built: BuiltGraph) -> str:
+        return f"[b]The graph {markup(key[1])} of {markup(key[0])} cannot be read.[/b]\n\n{markup(built.error)}"
 
     # -- status lines -------------------------------------------------------------------------
 
     def _update_status(self) -> None:
+        state = self.state
         title = self.query_one("#graph-title", Static)
         hint = self.query_one("#graph-hint", Static)
         compare = len(self.train_ids) > 1
-        if self.mode == "pipeline":
-            tid = self.pipeline_job
+        if state.mode == "pipeline":
+            tid = state.pipeline_job
             ops = len(self.pipeline.steps)
-            title.update(f"[b]Dataset pipeline[/b]  {escape(tid or '-')}"
+            title.update(f"[b]Dataset pipeline[/b]  {markup(tid or '-')}"
                          + (f"  [dim]{ops} operation{'s' if ops != 1 else ''}[/dim]" if ops else ""))
             hint.update("[dim]d: back to the graph"
                         + (" · g: another job" if len(self._pipeline_jobs()) > 1 else "") + "[/dim]")
             return
         entries = self.graph_entries()
-        if self.selected is None:
+        if state.graph is None:
             title.update("[b]Graph[/b]  [dim]none[/dim]")
             hint.update("[dim]d: dataset pipeline[/dim]")
             return
-        tid, tag = self.selected
+        tid, tag = state.graph
         source = self._current_source()
-        where = f"{escape(tid)} · " if compare else ""
+        where = f"{markup(tid)} · " if compare else ""
         kind = source_text(source) if source is not None else "gone"
         count = ""
         if len(entries) > 1:
-            index = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.selected), 0)
+            index = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == state.graph), 0)
             count = f" · graph {index + 1}/{len(entries)} (g)"
-        title.update(f"[b]Graph[/b]  {where}{escape(tag)}  [dim]{kind}{count}[/dim]")
+        title.update(f"[b]Graph[/b]  {where}{markup(tag)}  [dim]{kind}{count}[/dim]")
         parts = []
-        key = (tid, tag, self.optimized)
-        built = self._shown_built if self._shown == key else None
+        built = self._shown.built if self._shown is not None and self._shown.key == state.key else None
         if built is None:
             parts.append("building…")
         elif built.graph is not None:
             parts.append(f"{len(built.graph):,} nodes")
-        parts.append("[b]optimized[/b] (o)" if self.optimized else "normal (o: optimized)")
-        if self.search_text and self._search_pending:
-            parts.append(f"search [b]{escape(self.search_text)}[/b]: once the graph is built")
-        elif self.search_text:
-            if self.matches:
-                at = f"{self.match_index + 1}/" if self.match_index >= 0 else ""
-                parts.append(f"search [b]{escape(self.search_text)}[/b]: {at}{len(self.matches):,} (n/N)")
-            else:
-                parts.append(f"search [b]{escape(self.search_text)}[/b]: no match")
+        parts.append("[b]optimized[/b] (o)" if state.optimized else "normal (o: optimized)")
+        text = markup(state.search)
+        if state.search and built is None:
+            parts.append(f"search [b]{text}[/b]: once the graph is built")
+        elif state.search:
+            matches = self.matches
+            parts.append(f"search [b]{text}[/b]: {state.match_label(len(matches))} (n/N)" if matches
+                         else f"search [b]{text}[/b]: no match")
         else:
             parts.append("/ search · d dataset pipeline")
         hint.update(" · ".join(parts))
@@ -414,11 +472,12 @@ class GraphView(DataView):
     def _update_detail(self) -> None:
         if self._gone:
             return  # called after a refresh that came after the view went
-        if self.mode == "pipeline":
+        if self.state.mode == "pipeline":
+            self.detail_loader.forget("detail")
             node = self.pipeline.cursor_node
             step = node.data if node is not None else None
             if isinstance(step, PipelineStep):
-                self.detail.show_rows(pipeline_rows(step), ("pipeline", self.pipeline_job, step.path))
+                self.detail.show_rows(pipeline_rows(step), ("pipeline", self.state.pipeline_job, step.path))
             elif node is not None:
                 self.detail.show_message(f"{node.label.plain}: the operations listed under it feed this input.")
             return
@@ -426,47 +485,58 @@ class GraphView(DataView):
         graph, name = tree.graph, tree.cursor_name
         if graph is None or name is None or name not in graph:
             if graph is not None and tree.cursor_node is not None:
+                self.detail_loader.forget("detail")
                 self.detail.show_message("Press enter to show more of this scope.")
             return
         node = graph.node(name)
         subject = (id(graph), name)
-        self._detail_token += 1
         if not node.is_scope:
-            self.detail.show_rows(graph_node_rows(graph, node, tree.sizes), subject)
+            self.detail_loader.forget("detail")
+            self.detail.show_rows(graph_node_rows(graph, node, tree.sizes), subject, cursor=self.state.detail_row)
             return
         # A scope's edges are gathered from its whole subtree the first time: do it off the UI thread.
         if self.detail.subject != subject:
-            self.detail.show_message(f"{name}\n\ngathering the edges of this scope…")
-        self.run_worker(partial(self._detail_in_thread, self._detail_token, graph, node, tree.sizes, subject),
-                        thread=True, group="graph-detail", exit_on_error=False)
+            self.detail.show_message(f"{shown(name)}\n\ngathering the edges of this scope…")
+        self.detail_loader.request("detail", partial(graph_node_rows, graph, node, tree.sizes),
+                            partial(self._detail_ready, name, subject))
 
-    def _detail_in_thread(self, token: int, graph: Graph, node, sizes: dict[str, int], subject: object) -> None:
-        try:
-            rows = graph_node_rows(graph, node, sizes)
-        except Exception as exc:  # never a traceback in the pane
-            rows = None
-            problem = f"{node.name}: {exc}"
-        try:
-            if rows is None:
-                self.app.call_from_thread(self._detail_failed, token, problem)
-            else:
-                self.app.call_from_thread(self._detail_ready, token, rows, subject)
-        except RuntimeError:
-            pass
-
-    def _detail_ready(self, token: int, rows, subject: object) -> None:
-        if token == self._detail_token and not self._gone:
-            self.detail.show_rows(rows, subject)
-
-    def _detail_failed(self, token: int, problem: str) -> None:
-        if token == self._detail_token and not self._gone:
-            self.detail.show_message(problem)
+    def _detail_ready(self, name: str, subject: object, loaded: Loaded) -> None:
+        if self._gone:
+            return
+        if loaded.ok:
+            self.detail.show_rows(loaded.value, subject, cursor=self.state.detail_row)
+        else:
+            self.detail.show_message(f"{shown(name)}: {loaded.error}")
 
     @on(Tree.NodeHighlighted)
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         event.stop()
-        if (event.control is self.tree) == (self.mode == "graph"):
+        graph_mode = self.state.mode == "graph"
+        if event.control is self.tree and graph_mode:
+            name = self.tree.cursor_name
+            if name is not None and self._tree_is_current():
+                self.state = self.state.select(name)
             self._update_detail()
+        elif event.control is self.pipeline and not graph_mode:
+            self._update_detail()
+
+    @on(Tree.NodeExpanded, "#graph-tree")
+    def _expanded(self, event: Tree.NodeExpanded) -> None:
+        name = event.node.data
+        if isinstance(name, str) and name and self._tree_is_current() and self.tree.tree_node(name) is event.node:
+            self.state = self.state.expand(name)
+
+    @on(Tree.NodeCollapsed, "#graph-tree")
+    def _collapsed(self, event: Tree.NodeCollapsed) -> None:
+        name = event.node.data
+        if isinstance(name, str) and name and self._tree_is_current() and self.tree.tree_node(name) is event.node:
+            self.state = self.state.collapse(name)
+
+    @on(OptionList.OptionHighlighted, "#node-detail")
+    def _detail_moved(self, event: OptionList.OptionHighlighted) -> None:
+        detail = self.detail
+        if self.state.mode == "graph" and detail.subject is not None and detail.highlighted is not None:
+            self.state = self.state.with_detail_row(detail.highlighted)
 
     @on(Tree.NodeSelected, "#graph-tree")
     def _selected_in_tree(self, event: Tree.NodeSelected) -> None:
@@ -483,36 +553,35 @@ class GraphView(DataView):
     def _jump(self, event: NodeDetail.Jump) -> None:
         event.stop()
         tree = self.tree
-        if self.mode != "graph" or tree.graph is None:
+        if self.state.mode != "graph" or tree.graph is None:
             return
         if event.name not in tree.graph:
-            self.notify(f"{event.name} is not in this graph", severity="warning")
+            self.notify(f"{markup(event.name)} is not in this graph", severity="warning")
             return
-        here = tree.cursor_name
-        if here and here != event.name:
-            self._history.append(here)
+        self.state = self.state.select(tree.cursor_name).jump(event.name)
         tree.reveal(event.name)
 
     def action_jump_back(self) -> None:
         tree = self.tree
-        if self.mode != "graph" or not self._history:
+        if self.state.mode != "graph" or not self.state.history:
             raise SkipAction()
-        name = self._history.pop()
+        self.state = self.state.back()
+        name = self.state.selected
         if tree.graph is not None and name in tree.graph:
             tree.reveal(name)
 
     # -- search -------------------------------------------------------------------------------
 
     def action_search(self) -> None:
-        if self.mode != "graph":
+        if self.state.mode != "graph":
             self.notify("Search works on the graph: press d to go back to it", severity="warning")
             return
-        building = self._current_source() is not None and self._shown != self._wanted_key()
+        building = self._current_source() is not None and self.shown_key != self.state.key
         if self.tree.graph is None and not building:  # no graph, or one that cannot be read
             self.notify("No graph to search", severity="warning")
             return
         box = self.query_one("#graph-search", Input)
-        box.value = self.search_text
+        box.value = self.state.search
         self.query_one("#graph-hint", Static).display = False
         box.display = True
         self.screen.set_focus(box)  # now, not later: the keys typed right after `/` must reach it
@@ -522,46 +591,60 @@ class GraphView(DataView):
         event.stop()
         self._close_search_box()
         focus_now(self.tree)
-        self.run_search(event.value.strip())
+        self.run_search(event.value)
 
     def _close_search_box(self) -> None:
         self.query_one("#graph-search", Input).display = False
         self.query_one("#graph-hint", Static).display = True
 
     def run_search(self, text: str) -> None:
-        """Find `text` (MindInsight's rule), open the scopes of the matches, go to the first."""
-        tree = self.tree
-        graph = tree.graph
-        self.search_text = text
-        if graph is None or self._shown != self._wanted_key():
-            self._search_pending = True  # still building: search once it is shown
+        """Find `text` (MindInsight's rule), open the scopes of the matches, go to the first.
+        While the graph is being built, the search waits for it."""
+        new = self.state.with_search(text)
+        if new == self.state and self._tree_is_current():
+            self._apply_search()  # the same search again: its scopes open, the cursor goes back to the first
             self._update_status()
-            return
-        self._search_pending = False
-        self.matches = graph.search(text) if text else []
-        tree.set_matches(self.matches)
-        self.match_index = -1
-        for name in self.matches[:REVEAL_LIMIT]:
-            tree.reveal(name, move=False)
-        if self.matches:
-            self._go_to_match(0)
-        elif text:
-            self.notify(f"No node name matches {text!r}", severity="warning", timeout=3)
-        self._update_status()
+        else:
+            self.state = new
 
-    def _go_to_match(self, index: int) -> None:
-        self.match_index = index % len(self.matches)
-        self.tree.reveal(self.matches[self.match_index])
-        self._update_status()
+    def _apply_search(self) -> None:
+        """Draw the state's search on the graph in the tree."""
+        shown = self._shown
+        if shown is None or shown.built.graph is None:
+            return
+        tree = self.tree
+        text = self.state.search
+        shown.searched = text
+        shown.matches = shown.built.graph.search(text) if text else []
+        tree.set_matches(shown.matches)
+        for name in shown.matches[:REVEAL_LIMIT]:
+            tree.reveal(name, move=False)
+        if shown.matches:
+            self._go_to_match()
+        elif text:
+            self._no_match()
+
+    def _no_match(self) -> None:
+        self.notify(f"No node name matches {markup(repr(self.state.search))}", severity="warning", timeout=3)
+
+    def _go_to_match(self) -> None:
+        matches, index = self.matches, self.state.match
+        if 0 <= index < len(matches):
+            self.tree.reveal(matches[index])
 
     def _step_match(self, step: int) -> None:
-        if self.mode != "graph":
+        if self.state.mode != "graph":
             raise SkipAction()
-        if not self.matches:
-            self.notify("No search: press / to search node names" if not self.search_text
-                        else f"No node name matches {self.search_text!r}", severity="warning", timeout=3)
+        matches = self.matches
+        if not matches:
+            self.notify("No search: press / to search node names" if not self.state.search
+                        else f"No node name matches {markup(repr(self.state.search))}", severity="warning", timeout=3)
             return
-        self._go_to_match(self.match_index + step if self.match_index >= 0 else (0 if step > 0 else -1))
+        new = self.state.step_match(step, len(matches))
+        if new == self.state:
+            self._go_to_match()  # the only match: back to it
+        else:
+            self.state = new
 
     def action_next_match(self) -> None:
         self._step_match(1)
@@ -575,51 +658,33 @@ class GraphView(DataView):
             self._close_search_box()
             self.focus_view()
             return
-        if not self.search_text:
+        if not self.state.search:
             raise SkipAction()  # escape goes back to the job list
-        self.search_text = ""
-        self.matches, self.match_index = [], -1
-        self.tree.set_matches(())
-        self._update_status()
+        self.state = self.state.clear_search()
 
     # -- optimized, pipeline, picker ------------------------------------------------------------
 
     def action_toggle_optimized(self) -> None:
-        if self.mode != "graph":
+        if self.state.mode != "graph":
             self.notify("o switches the graph between normal and optimized: press d to go back to it",
                         severity="warning")
             return
-        self.optimized = not self.optimized
-        self._refresh()
-        self._update_status()
+        self.state = self.state.toggle_optimized()
 
     def _pipeline_jobs(self) -> list[str]:
         return [job.train_id for job in self.jobs if job.lineage is not None and job.lineage.dataset_graph]
 
     def action_toggle_pipeline(self) -> None:
-        self.call_after_refresh(self.refresh_bindings)  # the footer dims the graph keys in the pipeline
-        if self.mode == "pipeline":
-            self.mode = "graph"
-            self._refresh()
-            self._update_status()
-            self.focus_view()
-            return
-        self.mode = "pipeline"
-        with_pipeline = self._pipeline_jobs()
-        if self.pipeline_job not in with_pipeline:
-            preferred = self.selected[0] if self.selected else None
-            self.pipeline_job = preferred if preferred in with_pipeline else (
-                with_pipeline[0] if with_pipeline else (self.train_ids[0] if self.train_ids else None))
-        self._show_pipeline()
+        self.state = self.state.toggle_pipeline(self._pipeline_jobs(), self.train_ids[0] if self.train_ids else None)
         self.focus_view()
 
     def _show_pipeline(self) -> None:
-        tid = self.pipeline_job
+        tid = self.state.pipeline_job
         job = self.cache.job(tid) if tid else None
         dataset_graph = job.lineage.dataset_graph if job is not None and job.lineage is not None else {}
         if not dataset_graph:
             self.pipeline.show_pipeline(None)
-            where = escape(tid or ", ".join(self.train_ids))
+            where = markup(tid or ", ".join(self.train_ids))
             self._show_pane("message", f"[b]{where}[/b] has no dataset graph in its lineage files.\n\n"
                                        "Press [b]d[/b] to go back to the computational graph.")
             self.detail.show_message("No dataset pipeline to show.")
@@ -630,14 +695,14 @@ class GraphView(DataView):
         self._update_status()
 
     def action_pick(self) -> None:
-        if self.mode == "pipeline":
+        if self.state.mode == "pipeline":
             jobs = self._pipeline_jobs()
             if len(jobs) < 2:
                 self.notify("Only one job with a dataset pipeline here" if jobs else "No dataset pipeline here",
                             severity="warning")
                 return
-            labels = [Text(tid) for tid in jobs]
-            current = jobs.index(self.pipeline_job) if self.pipeline_job in jobs else 0
+            labels = [literal(tid) for tid in jobs]
+            current = jobs.index(self.state.pipeline_job) if self.state.pipeline_job in jobs else 0
             self.app.push_screen(GraphPicker("Dataset pipeline of", labels, current),
                                  partial(self._picked_pipeline, jobs))
             return
@@ -650,29 +715,29 @@ class GraphView(DataView):
         for tid, tag, source in entries:
             label = Text()
             if compare:
-                label.append(f"{tid}  ", "bold")
-            label.append(tag)
+                label.append_text(literal(f"{tid}  ", "bold"))
+            label.append_text(literal(tag))
             label.append(f"  {source_text(source)}", "dim")
             labels.append(label)
-        current = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.selected), 0)
+        current = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.state.graph), 0)
         self.app.push_screen(GraphPicker("Show the graph", labels, current), partial(self._picked_graph, entries))
 
     def _picked_graph(self, entries: list[tuple[str, str, GraphSource]], index: int | None) -> None:
         if index is None or not 0 <= index < len(entries):
             return
-        self.selected = (entries[index][0], entries[index][1])
-        self._refresh()
-        self._update_status()
+        self.state = self.state.with_graph((entries[index][0], entries[index][1]))
 
     def _picked_pipeline(self, jobs: list[str], index: int | None) -> None:
         if index is None or not 0 <= index < len(jobs):
             return
-        self.pipeline_job = jobs[index]
-        self._show_pipeline()
+        self.state = self.state.with_pipeline_job(jobs[index])
 
     # -- live updates -------------------------------------------------------------------------
 
     def on_unmount(self) -> None:
+        self._closed = True
+        self.loader.forget()
+        self.detail_loader.forget()
         long_lived.release(self)
 
     def cache_changed(self, changes: Changes) -> None:
@@ -681,10 +746,11 @@ class GraphView(DataView):
         if changes.graphs & mine or jobs_changed:
             for key in [k for k in self._built if k[0] in changes.removed]:
                 del self._built[key]
-            self._choose_default_graph()
-            if self.mode == "graph":
+            new = self._with_default_graph(self.state)
+            if new != self.state:
+                self.state = new  # the watcher shows it
+            elif self.state.mode == "graph":
                 self._refresh()
             self._update_status()
-        if self.mode == "pipeline" and (changes.lineage & mine or jobs_changed):
+        if self.state.mode == "pipeline" and (changes.lineage & mine or jobs_changed):
             self._show_pipeline()
-

@@ -1,10 +1,10 @@
 """The image view: every image tag of a job (or of the compared jobs, side by side), drawn with
 half blocks, stepped through with `[`/`]`, brightened and contrasted with one setting for all.
 
-State that outlives a redraw (tag selection, chosen step, brightness, contrast, layout, full
-screen) lives here. Cards only show what they are given. Images are decoded in a thread worker
-when a card is first drawn (so only what fits on screen is decoded), and kept in a small LRU of
-decoded pixels bounded in bytes.
+What the user chose (tags, the chosen step, brightness, contrast, grid/list, full screen) is one
+`ImagesState`; `watch_state` redraws from it. Cards only show what they are given. A card asks
+for its pixels when it is first drawn (so only what is on screen is decoded); the view's loader
+decodes them (the focused card first), and the view keeps them in a small LRU bounded in bytes.
 
 The chosen step applies to every card: a card shows its kept step at or before it (the first
 kept step if it has none before), and says which step that is. With no chosen step the cards
@@ -15,47 +15,37 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Hashable
 
 import numpy as np
-from rich.markup import escape
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widgets import SelectionList, Static
-from textual.worker import get_current_worker
+from textual.widget import AwaitMount, Widget
+from textual.widgets import OptionList, Static
 
 from ...summary.cache import Changes, JobView
 from ...summary.payloads import Locator, PayloadError
 from ...summary.series import Series
-from .base import DataView, ViewSpec
-from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
-from ..widgets.tag_picker import TagPicker
-from ..widgets.view_grid import ViewGrid
 from ..common.focus import focus_now
+from ..common.text import literal, markup
+from ..loader import LoadProblem, Loaded
+from ..state.images import ImagesState
+from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
+from ..widgets.tag_picker import TagList, TagPicker
+from ..widgets.view_grid import ViewGrid
+from .base import DataView, ViewSpec
 
 MIN_CARD_WIDTH = 24
 MIN_CARD_HEIGHT = 8
 BORDER = 2  # cells a card's border takes in each direction
 DECODED_BYTES = 48 << 20  # decoded pixels kept for stepping back and forth
-BRIGHTNESS_STEP = 0.1
-BRIGHTNESS_LIMIT = 1.0
-CONTRAST_FACTOR = 1.25
-CONTRAST_LIMITS = (0.2, 5.0)
-
-
-@dataclass(frozen=True)
-class Failure:
-    """An image that cannot be shown: why, and the size its record declares."""
-
-    message: str
-    width: int = 0
-    height: int = 0
-    nbytes: int = 256
+FAILURE_BYTES = 256  # what a remembered failure counts for
 
 
 @dataclass(frozen=True)
@@ -81,14 +71,43 @@ def size_text(width: int, height: int) -> str:
     return f"{width}×{height}"
 
 
-class ImagesDecoded(Message):
-    """From the decoding worker: the image (or why not) at one locator."""
+class DecodedCache:
+    """What the loader gave per locator (pixels, or why not), the least recently used dropped
+    first once more than `limit` bytes of pixels are kept (the newest one always stays)."""
 
-    def __init__(self, locator: Locator, result: "DecodedImage | Failure", grey: bool = False):
-        super().__init__()
-        self.locator = locator
-        self.result = result
-        self.grey = grey
+    def __init__(self, limit: int = DECODED_BYTES) -> None:
+        self.limit = limit
+        self.nbytes = 0
+        self._items: OrderedDict[Hashable, Loaded] = OrderedDict()
+
+    @staticmethod
+    def size(result: Loaded) -> int:
+        return result.value[0].nbytes if result.ok else FAILURE_BYTES
+
+    def get(self, key: Hashable) -> Loaded | None:
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+        return found
+
+    def put(self, key: Hashable, result: Loaded) -> None:
+        if key in self._items:
+            return
+        self._items[key] = result
+        self.nbytes += self.size(result)
+        while self.nbytes > self.limit and len(self._items) > 1:
+            _, old = self._items.popitem(last=False)
+            self.nbytes -= self.size(old)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def keys(self) -> list[Hashable]:
+        """Oldest used first."""
+        return list(self._items)
 
 
 class ImageCard(HalfBlockImage):
@@ -178,22 +197,16 @@ class ImagesView(DataView):
         Binding("escape", "leave", "Leave full screen", show=False, id="images.leave"),
     ]
 
+    state: reactive[ImagesState] = reactive(ImagesState, init=False)
+
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(ImagesView.state, ImagesState.from_json(self.saved))
         self.picker = TagPicker("image", "tags")
-        self.step: int | None = None  # None: follow the newest step
-        self.brightness = 0.0
-        self.contrast = 1.0
-        self.arrangement = "grid"  # or "list": one tag per row
-        self.fullscreen: str | None = None  # the tag shown alone (all compared jobs of it)
-        self._cards: dict[tuple[str, str], ImageCard] = {}
-        self._decoded: OrderedDict[Locator, tuple[DecodedImage | Failure, bool]] = OrderedDict()
-        self._decoded_bytes = 0
-        self._in_flight: set[Locator] = set()
-        self._asked: list[Locator] = []  # cards drawn without pixels since the last worker started
+        self.decoded = DecodedCache()
+        self._cards: dict[tuple[str, str], ImageCard] = {}  # the mounted cards, in grid order
+        self._requested: set[Locator] = set()  # asked of the loader, not yet delivered or forgotten
         self._columns = 1
-        self._focus_tries = 0
-        self._ready = False  # on_mount has run
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -204,27 +217,27 @@ class ImagesView(DataView):
             yield Static("", id="image-empty")
             yield ImageGrid(id="image-grid")
 
-    def on_mount(self) -> None:
-        self._read_tags()
-        self._sync_cards()
-        self._ready = True
-        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
+    async def on_mount(self) -> None:
+        state = self.state.with_tags(self.state.tags.with_tags(self._read_tags()))
+        self.set_reactive(ImagesView.state, state)
+        mounting = self._redraw(None, state)
+        self.remember(state)
+        for mount in mounting:
+            await mount  # the cards are there before the view takes the keys
+        self.ready_for_keys()
 
-    def focus_view(self) -> None:
-        cards = [card for card in self._shown_cards() if card.is_mounted]
-        if cards:
-            focus_now(cards[0])
-        elif self._focus_tries < 3 and (not self._ready or self._cards):
-            self._focus_tries += 1  # the view or its cards are still being mounted
-            self.call_after_refresh(self.focus_view)
-        else:
-            self.picker.focus_list()
+    def first_focus(self) -> Widget | None:
+        """The first card on screen, else the tag list; None while nothing is mounted."""
+        for card in self.shown_cards():
+            if card.is_mounted and card.display:
+                return card
+        listing = self.picker.query(TagList)
+        return listing.first() if listing else None
 
     # -- data -------------------------------------------------------------------------------------
 
-    def _read_tags(self) -> bool:
-        """Re-read the tag names of the jobs; True if they changed."""
-        return self.picker.set_tags(sorted({tag for job in self.jobs for tag in job.tag_names("image")}))
+    def _read_tags(self) -> list[str]:
+        return sorted({tag for job in self.jobs for tag in job.tag_names("image")})
 
     def series(self, train_id: str, tag: str) -> tuple[JobView | None, Series | None]:
         job = self.cache.job(train_id)
@@ -249,93 +262,111 @@ class ImagesView(DataView):
                 touched.add(tid)
         if not touched:
             return
-        if self._read_tags():
-            self._sync_cards()
+        new = self.state.with_tags(self.state.tags.with_tags(self._read_tags()))
+        if new != self.state:
+            self.state = new
         else:
-            self.update_cards()
+            self._redraw(new, new)  # same choices, new data
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def watch_state(self, old: ImagesState, new: ImagesState) -> None:
+        self._redraw(old, new)
+        self.remember(new)
+
+    def _redraw(self, old: ImagesState | None, new: ImagesState) -> list[AwaitMount]:
+        """Draw `new`: the tag list, the cards (mounted, laid out, pointed at their step), the status."""
+        if old is None or old.tags != new.tags:
+            self.picker.show(new.tags)
+        mounting = self._sync_cards(new)
+        self.set_class(bool(new.fullscreen), "-fullscreen")
+        self.layout_grid()
+        self.update_cards()
+        self._forget_unshown()
+        if old is not None and old.fullscreen != new.fullscreen:
+            cards = self.shown_cards()
+            focused = self.screen.focused
+            if cards and not (isinstance(focused, ImageCard) and focused in cards):
+                focus_now(cards[0])
+        if old is not None and old.layout != new.layout:
+            focused = self.screen.focused
+            if isinstance(focused, ImageCard):
+                self.call_after_refresh(self.query_one(ImageGrid).scroll_to_widget, focused, animate=False)
+        return mounting
 
     # -- tag list ---------------------------------------------------------------------------------
-
-    @property
-    def tags(self) -> list[str]:
-        return self.picker.tags
-
-    def visible_tags(self) -> list[str]:
-        return self.picker.visible_tags()
 
     @on(TagPicker.Changed)
     def _tags_changed(self, event: TagPicker.Changed) -> None:
         event.stop()
-        self._sync_cards()
+        self.state = self.state.with_tags(event.selection)
 
-    @on(SelectionList.SelectionHighlighted, "#image-list")
-    def _highlighted(self, event: SelectionList.SelectionHighlighted) -> None:
+    @on(OptionList.OptionHighlighted, "#image-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        card = next((c for (tid, tag), c in self._cards.items() if tag == event.selection.value), None)
+        tag = (event.option.id or "").removeprefix("tag:")
+        card = next((c for (tid, t), c in self._cards.items() if t == tag), None)
         if card is not None and card.display:
             self.query_one(ImageGrid).scroll_to_widget(card, animate=False)
 
     def action_filter_tags(self) -> None:
-        if self.fullscreen:
-            self.action_fullscreen()
+        if self.state.fullscreen:
+            self.state = self.state.toggle_fullscreen(None)
         self.picker.focus_filter()
 
     def action_select_all(self) -> None:
         self.picker.select_all()
-        self._sync_cards()
 
     # -- cards ------------------------------------------------------------------------------------
 
     def _card_order(self) -> list[tuple[str, str]]:
-        """(train id, tag) of every card: tag by tag, the compared jobs side by side."""
-        tags = [self.fullscreen] if self.fullscreen else self.visible_tags()
-        return [(tid, tag) for tag in tags for tid in self.train_ids]
+        """(train id, tag) of every card on screen: tag by tag, the compared jobs side by side."""
+        return [(tid, tag) for tag in self.state.shown_tags() for tid in self.train_ids]
 
-    def _shown_cards(self) -> list[ImageCard]:
+    def shown_cards(self) -> list[ImageCard]:
+        """The cards on screen, in grid order."""
         return [self._cards[key] for key in self._card_order() if key in self._cards]
 
-    def _sync_cards(self) -> None:
-        """Mount the cards the selection asks for (keeping the ones that stay), then fill them."""
+    def _sync_cards(self, state: ImagesState) -> list[AwaitMount]:
+        """Mount the cards `state` asks for, keeping the ones that stay (in order)."""
         grid = self.query_one(ImageGrid)
-        wanted = [(tid, tag) for tag in self.visible_tags() for tid in self.train_ids]
-        if list(self._cards) != wanted:
-            had_focus = isinstance(self.screen.focused, ImageCard)
-            focused = self.screen.focused.key if isinstance(self.screen.focused, ImageCard) else None
-            kept = {key: card for key, card in self._cards.items() if key in wanted}
-            if list(kept) != [key for key in wanted if key in kept]:
-                kept = {}  # the order changed: build them all again
-            for key, card in self._cards.items():
-                if key not in kept:
-                    card.remove()
-            first_kept = next(iter(kept.values()), None)
-            previous = None
-            cards: dict[tuple[str, str], ImageCard] = {}
-            for key in wanted:
-                card = kept.get(key)
-                if card is None:
-                    card = ImageCard(*key)
-                    card.set_adjust(self.brightness, self.contrast)
-                    if previous is not None:
-                        grid.mount(card, after=previous)
-                    elif first_kept is not None:
-                        grid.mount(card, before=first_kept)
-                    else:
-                        grid.mount(card)
-                cards[key] = previous = card
-            self._cards = cards
-            if self.fullscreen is not None and self.fullscreen not in self.visible_tags():
-                self.fullscreen = None
-                self.remove_class("-fullscreen")
-            if had_focus and cards:
-                target = cards.get(focused) if focused in cards else next(iter(cards.values()))
-                self.call_after_refresh(target.focus)
-        self.layout_grid()
-        self.update_cards()
+        wanted = [(tid, tag) for tag in state.tags.visible() for tid in self.train_ids]
+        if list(self._cards) == wanted or not grid.is_attached:  # unchanged, or the view is going away
+            return []
+        focused = self.screen.focused.key if isinstance(self.screen.focused, ImageCard) else None
+        kept = {key: card for key, card in self._cards.items() if key in wanted}
+        if list(kept) != [key for key in wanted if key in kept]:
+            kept = {}  # the order changed: build them all again
+        for key, card in self._cards.items():
+            if key not in kept:
+                card.remove()
+        first_kept = next(iter(kept.values()), None)
+        previous = None
+        mounts: list[AwaitMount] = []
+        cards: dict[tuple[str, str], ImageCard] = {}
+        for key in wanted:
+            card = kept.get(key)
+            if card is None:
+                card = ImageCard(*key)
+                if previous is not None:
+                    mounts.append(grid.mount(card, after=previous))
+                elif first_kept is not None:
+                    mounts.append(grid.mount(card, before=first_kept))
+                else:
+                    mounts.append(grid.mount(card))
+            cards[key] = previous = card
+        self._cards = cards
+        if focused is not None:  # the focused card may be gone: another card, else the tag list
+            if cards:
+                self.call_after_refresh(focus_now, cards.get(focused) or next(iter(cards.values())))
+            else:
+                self.picker.focus_list()
+        return mounts
 
     def layout_grid(self) -> None:
         """Columns and row heights that give the images the most room."""
         grid = self.query_one(ImageGrid)
-        self.query_one("#image-tags").set_class(self.app.size.width < 100, "-narrow")
+        self.picker.set_class(self.app.size.width < 100, "-narrow")
         shown = self._card_order()
         for key, card in self._cards.items():
             card.display = key in shown
@@ -343,9 +374,9 @@ class ImagesView(DataView):
         if not width or not height or not shown:
             return
         jobs = len(self.train_ids)
-        if self.fullscreen:
+        if self.state.fullscreen:
             columns, rows_height = jobs, [height]
-        elif self.arrangement == "list":
+        elif self.state.layout == "list":
             columns = jobs
             rows_height = [self._list_row_height(shown[i:i + jobs], width // jobs, height)
                            for i in range(0, len(shown), jobs)]
@@ -392,19 +423,17 @@ class ImagesView(DataView):
 
     def update_cards(self) -> None:
         """Point every card at the step it should show; fill those whose pixels are known."""
-        for key in self._card_order():
-            card = self._cards.get(key)
-            if card is not None:
-                self._update_card(card)
+        for card in self.shown_cards():
+            self._update_card(card)
         self._update_status()
 
     def _update_card(self, card: ImageCard) -> None:
-        card.set_adjust(self.brightness, self.contrast)
+        state = self.state
+        card.set_adjust(state.brightness, state.contrast)
         job, series = self.series(card.train_id, card.tag)
-        colour = self.job_colour(card.train_id)
-        title = escape(card.tag)
+        title = markup(card.tag)
         if len(self.train_ids) > 1:  # the tag first: a narrow border cuts the end off
-            title = f"[{colour}]●[/] {title} · {escape(card.train_id)}"
+            title = f"[{self.job_colour(card.train_id)}]●[/] {title} · {markup(card.train_id)}"
         card.border_title = title
         if job is None:
             card.want(None)
@@ -416,117 +445,94 @@ class ImagesView(DataView):
             card.border_subtitle = ""
             card.set_message("no image for this tag in this job" if job.loaded else "loading…")
             return
-        i = pick_index(series.steps, self.step)
+        i = pick_index(series.steps, state.step)
         shown = Shown(int(series.steps[i]), i, len(series), job.locator(series, i))
         card.want(shown)
-        found = self._decoded.get(shown.locator)
+        found = self.decoded.get(shown.locator)
         if found is not None:
-            self._decoded.move_to_end(shown.locator)
-            self._show(card, shown, *found)
+            self._show(card, shown, found)
         elif card.image is None:
             card.set_message("decoding…")
             card.border_subtitle = self._subtitle(shown, None)
 
-    def _subtitle(self, shown: Shown, result: DecodedImage | Failure | None, grey: bool = False) -> str:
+    def _subtitle(self, shown: Shown, image: DecodedImage | None, grey: bool = False) -> str:
         """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off."""
+        step = self.state.step
         parts = [f"step {shown.step}"]
-        if self.step is not None and shown.step != self.step:
-            parts[0] += f" (for {self.step})"
-        if isinstance(result, DecodedImage):
-            parts.append(size_text(result.width, result.height) + (" grey" if grey else ""))
-        elif isinstance(result, Failure) and result.width and result.height:
-            parts.append(size_text(result.width, result.height) + " declared")
+        if step is not None and shown.step != step:
+            parts[0] += f" (for {step})"
+        if image is not None:
+            parts.append(size_text(image.width, image.height) + (" grey" if grey else ""))
         parts.append(f"{shown.index + 1}/{shown.count}")
         return " · ".join(parts)
 
-    def _show(self, card: ImageCard, shown: Shown, result: DecodedImage | Failure, grey: bool) -> None:
-        if isinstance(result, DecodedImage):
-            resized = card.image is None or (card.image.width, card.image.height) != (result.width, result.height)
-            card.set_image(result)
+    def _show(self, card: ImageCard, shown: Shown, result: Loaded) -> None:
+        """What the loader gave for `shown`: its pixels, or why not where they would be."""
+        if result.ok:
+            image, grey = result.value
+            resized = card.image is None or (card.image.width, card.image.height) != (image.width, image.height)
+            card.set_image(image)
+            card.border_subtitle = self._subtitle(shown, image, grey)
             if resized:
                 self.call_after_refresh(self.layout_grid)  # the best layout depends on the shapes
         else:
-            card.set_message(f"step {shown.step}: {result.message}")
-        card.border_subtitle = self._subtitle(shown, result, grey)
+            card.set_message(f"step {shown.step}: {result.error}")
+            card.border_subtitle = self._subtitle(shown, None)
 
-    # -- decoding (thread worker) -------------------------------------------------------------------
+    # -- decoding (the loader) --------------------------------------------------------------------
 
     @on(ImageCard.Wanted)
     def _card_wanted(self, event: ImageCard.Wanted) -> None:
         event.stop()
         shown = event.card.shown
-        if shown is None or shown.locator in self._decoded or shown.locator in self._in_flight:
+        if shown is None or shown.locator in self.decoded or shown.locator in self._requested:
             return
-        if not self._asked:
-            self.call_after_refresh(self._start_decoding)  # one worker for every card drawn now
-        self._asked.append(shown.locator)
+        self._requested.add(shown.locator)
+        self.loader.request(shown.locator, lambda loc=shown.locator: decode_at(self.cache, loc),
+                            self._decoded_one, first=event.card.has_focus)
 
-    def _start_decoding(self) -> None:
-        locators = [loc for loc in dict.fromkeys(self._asked) if loc not in self._decoded]
-        self._asked = []
-        if not locators:
-            return
-        self._in_flight.update(locators)
-        self.run_worker(lambda: self._decode(locators), thread=True, group="images-decode",
-                        description=f"decode {len(locators)} image(s)", exit_on_error=False)
-
-    def _decode(self, locators: list[Locator]) -> None:
-        """In a thread: read each payload and decode its image; every result is posted back."""
-        worker = get_current_worker()
-        for loc in locators:
-            if worker.is_cancelled:
-                return
-            result, grey = decode_at(self.cache, loc)
-            self.post_message(ImagesDecoded(loc, result, grey))
-
-    @on(ImagesDecoded)
-    def _decoded_one(self, event: ImagesDecoded) -> None:
-        event.stop()
-        self._in_flight.discard(event.locator)
-        self._remember(event.locator, event.result, event.grey)
-        for card in self._cards.values():
+    def _decoded_one(self, result: Loaded) -> None:
+        self._requested.discard(result.key)
+        self.decoded.put(result.key, result)
+        for card in self.shown_cards():
             shown = card.shown
-            if shown is not None and shown.locator == event.locator:
-                self._show(card, shown, event.result, event.grey)
+            if shown is not None and shown.locator == result.key:
+                self._show(card, shown, result)
 
-    def _remember(self, loc: Locator, result: DecodedImage | Failure, grey: bool) -> None:
-        if loc in self._decoded:
-            return
-        self._decoded[loc] = (result, grey)
-        self._decoded_bytes += result.nbytes
-        while self._decoded_bytes > DECODED_BYTES and len(self._decoded) > 1:
-            _, (old, _grey) = self._decoded.popitem(last=False)
-            self._decoded_bytes -= old.nbytes
+    def _forget_unshown(self) -> None:
+        """Stepping fast: drop the decodes no card shows any more."""
+        wanted = {card.shown.locator for card in self.shown_cards() if card.shown is not None}
+        for loc in self._requested - wanted:
+            self.loader.forget(loc)
+        self._requested &= wanted
 
     # -- status -----------------------------------------------------------------------------------
 
     def _update_status(self) -> None:
+        state = self.state
         empty = self.query_one("#image-empty", Static)
-        cards = self._card_order()
-        if not self.tags:
+        if not state.tags.tags:
             loading = any(not job.loaded for job in self.jobs)
             message = "no image tags yet: loading…" if loading else (
                 "this job has no images" if len(self.train_ids) == 1 else "these jobs have no images")
-        elif not cards:
-            message = "no tag selected: space selects a tag in the list, a selects all"
         else:
-            message = ""
-        empty.update(message)
+            message = state.tags.empty_reason() if not self._card_order() else ""
+        empty.update(literal(message))
         empty.display = bool(message)
         self.query_one(ImageGrid).display = not message
         steps = self.all_steps()
         parts = []
         if len(steps):
-            if self.step is None:
+            if state.step is None:
                 parts.append(f"step {int(steps[-1])} (newest)")
             else:
-                parts.append(f"step {self.step} of {int(steps[0])}..{int(steps[-1])}")
-        if self.brightness:
-            parts.append(f"brightness {self.brightness:+.1f}")
-        if self.contrast != 1.0:
-            parts.append(f"contrast ×{self.contrast:.2f}")
-        parts.append(self.arrangement)
-        if self.fullscreen:
+                parts.append(f"step {state.step} of {int(steps[0])}..{int(steps[-1])}")
+        if state.brightness:
+            parts.append(f"brightness {state.brightness:+.1f}")
+        if state.contrast != 1.0:
+            parts.append(f"contrast ×{state.contrast:.2f}")
+        parts.append(state.layout)
+        if state.fullscreen:
             parts.append("full screen (f/esc)")
         self.query_one("#image-status", Static).update(" · ".join(parts))
 
@@ -536,87 +542,55 @@ class ImagesView(DataView):
         steps = self.all_steps()
         if not len(steps):
             return
-        current = int(steps[-1]) if self.step is None else self.step
-        if direction < 0:
-            i = int(np.searchsorted(steps, current, side="left")) - 1
-        else:
-            i = int(np.searchsorted(steps, current, side="right"))
-        if not 0 <= i < len(steps):
+        new = self.state.step_by(steps, direction)
+        if new == self.state:
             self.notify("first kept step" if direction < 0 else "newest kept step (end follows new steps)",
                         timeout=1.5)
             return
-        self.step = int(steps[i])
-        self.update_cards()
+        self.state = new
 
     def action_first_step(self) -> None:
-        steps = self.all_steps()
-        if len(steps):
-            self.step = int(steps[0])
-            self.update_cards()
+        self.state = self.state.first_step(self.all_steps())
 
     def action_newest_step(self) -> None:
-        self.step = None
-        self.update_cards()
+        self.state = self.state.follow_newest()
 
     def action_brightness(self, direction: int) -> None:
-        value = round(self.brightness + direction * BRIGHTNESS_STEP, 2)
-        self.brightness = max(-BRIGHTNESS_LIMIT, min(BRIGHTNESS_LIMIT, value))
-        self.update_cards()
+        self.state = self.state.brighter(direction)
 
     def action_contrast(self, direction: int) -> None:
-        value = self.contrast * (CONTRAST_FACTOR if direction > 0 else 1 / CONTRAST_FACTOR)
-        value = round(value, 4)
-        if abs(value - 1.0) < 1e-3:
-            value = 1.0
-        self.contrast = max(CONTRAST_LIMITS[0], min(CONTRAST_LIMITS[1], value))
-        self.update_cards()
+        self.state = self.state.more_contrast(direction)
 
     def action_reset_adjust(self) -> None:
-        self.brightness, self.contrast = 0.0, 1.0
-        self.update_cards()
+        self.state = self.state.reset_adjust()
 
     def action_toggle_layout(self) -> None:
-        self.arrangement = "list" if self.arrangement == "grid" else "grid"
-        self.layout_grid()
-        self.update_cards()
-        focused = self.screen.focused
-        if isinstance(focused, ImageCard):
-            self.call_after_refresh(self.query_one(ImageGrid).scroll_to_widget, focused, animate=False)
+        self.state = self.state.toggle_layout()
 
     def action_fullscreen(self) -> None:
-        if self.fullscreen:
-            self.fullscreen = None
-        else:
+        tag = None
+        if not self.state.fullscreen:
             focused = self.screen.focused
+            visible = self.state.tags.visible()
             if isinstance(focused, ImageCard):
                 tag = focused.tag
             else:
                 listing = self.picker.listing
                 index = listing.highlighted
-                tag = listing.get_option_at_index(index).value if index is not None else None
-                if tag not in self.visible_tags():
-                    tag = next(iter(self.visible_tags()), None)
-            if tag is None:
-                return
-            self.fullscreen = tag
-        self.set_class(bool(self.fullscreen), "-fullscreen")
-        self.layout_grid()
-        self.update_cards()
-        cards = self._shown_cards()
-        focused = self.screen.focused
-        if cards and not (isinstance(focused, ImageCard) and focused in cards):
-            focus_now(cards[0])
+                option_id = listing.get_option_at_index(index).id if index is not None else None
+                tag = (option_id or "").removeprefix("tag:")
+                if tag not in visible:
+                    tag = next(iter(visible), None)
+        self.state = self.state.toggle_fullscreen(tag)
 
     def action_leave(self) -> None:
-        if self.fullscreen:
-            self.action_fullscreen()
-        elif self.screen.focused is self.query_one("#image-filter"):
-            self.picker.focus_list()
+        if self.state.fullscreen:
+            self.state = self.state.toggle_fullscreen(None)
         else:
             raise SkipAction()
 
     def move_focus(self, card: ImageCard, dx: int, dy: int) -> None:
-        cards = self._shown_cards()
+        cards = self.shown_cards()
         if card not in cards:
             return
         i = cards.index(card) + dx + dy * self._columns
@@ -628,27 +602,29 @@ class ImagesView(DataView):
 
     def export_scope(self) -> dict[str, Any]:
         return {"train_ids": list(self.train_ids), "plugins": {"image"},
-                "tags": {("image", tag) for tag in self.visible_tags()}}
+                "tags": {("image", tag) for tag in self.state.tags.visible()}}
 
     def describe_export(self) -> str:
-        tags = self.visible_tags()
+        tags = self.state.tags.visible()
         return f"{len(tags)} image tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 
-def decode_at(cache, loc: Locator) -> tuple[DecodedImage | Failure, bool]:
-    """The image at `loc` and whether it is grey, or why it cannot be shown. Slow: not in the UI thread."""
+def decode_at(cache, loc: Locator) -> tuple[DecodedImage, bool]:
+    """The image at `loc` and whether it is grey (slow: in the loader's thread, never the UI's).
+    Raises `LoadProblem` with the sentence the card shows instead."""
     try:
         data = cache.payloads.image(loc)
-    except PayloadError as exc:
-        return Failure(str(exc)), False
-    except Exception as exc:  # anything else reading the record: a message in the card, never a traceback
-        return Failure(f"cannot read this image: {type(exc).__name__}: {exc}"), False
+    except PayloadError:
+        raise
+    except Exception as exc:  # anything else reading the record: a sentence in the card, never a traceback
+        raise LoadProblem(f"cannot read this image: {type(exc).__name__}: {exc}") from None
+    declared = f" ({size_text(data.width, data.height)} declared)" if data.width and data.height else ""
     try:
         image = decode_image(data.png)
     except ImageDecodeError as exc:
-        return Failure(f"cannot decode this image: {exc}", data.width, data.height), False
-    except Exception as exc:  # e.g. out of memory: still a message in the card, never a traceback
-        return Failure(f"cannot decode this image: {type(exc).__name__}: {exc}", data.width, data.height), False
+        raise LoadProblem(f"cannot decode this image{declared}: {exc}") from None
+    except Exception as exc:  # e.g. out of memory: still a sentence in the card
+        raise LoadProblem(f"cannot decode this image{declared}: {type(exc).__name__}: {exc}") from None
     return image, image.grey or data.colorspace == 1 or _equal_channels(image.pixels)
 
 

@@ -1,82 +1,44 @@
 """The scalar view: tag list, chart grid or one combined chart, smoothing, axes, zoom, value cursor.
 
-State that outlives a redraw (selection, smoothing, x-axis, zoom and its back stack, cursor,
-layout) lives here; charts only draw what they are given. Zoom, x-axis and threshold apply to
-every chart (their x-axes are linked); the value cursor belongs to the active chart (the
-focused one, or the one shown full-screen), whose series the read-out lists.
+Everything the user sets (tags, smoothing, x-axis, zoom and its back stack, cursor, layout, each
+chart's threshold and log-y) is one `ScalarsState` (`ui/state/scalars.py`) in one reactive; the
+watcher redraws from it and binds each chart its `ChartPlot` (an equal plot does not redraw).
+What is derived from the logs (series, their x and smoothed values) stays here, keyed by the
+version of the data it came from.
 """
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Awaitable
 
 import numpy as np
 from rich.text import Text
-from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import DescendantFocus
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...summary.cache import Changes
-from ...summary.scalars import X_AXES, ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
+from ...summary.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
+from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
-from .base import DataView, ViewSpec
-from ..widgets.chart import ChartOptions, ScalarChart, Trace, x_limits
+from ..common.text import literal, markup
+from ..state.scalars import (CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold,
+                             parse_threshold)
+from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_problem, x_limits
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
-from ..common.focus import focus_now
+from .base import DataView, ViewSpec
 
-SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
-OVERLAY = "__overlay__"  # chart id of the combined chart
+__all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold"]
+
 MIN_CHART_WIDTH = 56
 MIN_CHART_HEIGHT = 10
-CURSOR_JUMP = 20  # shift+left/right move the cursor by 1/CURSOR_JUMP of the visible range
-
-
-def parse_threshold(text: str) -> tuple[float | None, float | None]:
-    """`> 2.5`, `< 0.1`, `<0.1 >2.5` or a bare number (= above). Raises ValueError with a message."""
-    text = text.strip()
-    if not text:
-        return None, None
-    above = below = None
-    rest = text
-    for op, value in re.findall(r"([<>])\s*([^\s<>]+)", text):
-        number_value = _number(value)
-        if op == ">":
-            above = number_value
-        else:
-            below = number_value
-        rest = rest.replace(op, " ", 1).replace(value, " ", 1)
-    if above is None and below is None:
-        above = _number(text)
-    elif rest.strip():
-        raise ValueError(f"cannot read {rest.strip()!r}: write > 2.5, < 0.1 or both")
-    return above, below
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise ValueError("the threshold must be a finite number")
-    return value
-
-
-def describe_threshold(above: float | None, below: float | None) -> str:
-    parts = []
-    if below is not None:
-        parts.append(f"< {number(below)}")
-    if above is not None:
-        parts.append(f"> {number(above)}")
-    return " or ".join(parts)
 
 
 @dataclass
@@ -86,7 +48,7 @@ class Line:
     train_id: str
     tag: str
     series: ScalarSeries
-    version: int
+    settings: tuple  # (data version, x-axis, smoothing) it was derived for
     x: np.ndarray
     smoothed: np.ndarray | None  # None when smoothing is off
 
@@ -108,6 +70,9 @@ class ScalarsView(DataView):
     ScalarsView.-fullscreen #scalar-tags { display: none; }
     ScalarsView #scalar-main { width: 1fr; height: 1fr; }
     ScalarsView #scalar-status { height: 1; padding: 0 1; background: $panel; }
+    ScalarsView #scalar-empty { height: 1fr; content-align: center middle; color: $text-muted; display: none; }
+    ScalarsView.-empty #scalar-empty { display: block; }
+    ScalarsView.-empty ChartGrid { display: none; }
     ScalarsView #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
     """
     BINDINGS = [
@@ -117,6 +82,7 @@ class ScalarsView(DataView):
         Binding("S", "smooth(-1)", "Smooth less", id="scalars.smooth_less"),
         Binding("x", "cycle_x", "X axis", id="scalars.x_axis"),
         Binding("y", "log_y", "Log y", id="scalars.log_y"),
+        Binding("Y", "log_y_all", "Log y on every chart", show=False, id="scalars.log_y_all"),
         Binding("t", "threshold", "Threshold", id="scalars.threshold"),
         Binding("o", "overlay", "One chart", id="scalars.overlay"),
         Binding("n", "normalise", "Normalise", show=False, id="scalars.normalise"),
@@ -133,29 +99,28 @@ class ScalarsView(DataView):
         Binding("right_square_bracket", "pan(0.25)", "Pan right", show=False, id="scalars.pan_right"),
         Binding("backspace", "zoom_back", "Zoom back", show=False, id="scalars.zoom_back"),
         Binding("0", "zoom_reset", "Zoom reset", show=False, id="scalars.zoom_reset"),
+        Binding("pagedown", "page(1)", "Next page of charts", show=False, id="scalars.page_down"),
+        Binding("pageup", "page(-1)", "Previous page of charts", show=False, id="scalars.page_up"),
+        Binding("home", "page_to(0)", "First chart", show=False, id="scalars.first_chart"),
+        Binding("end", "page_to(-1)", "Last chart", show=False, id="scalars.last_chart"),
         Binding("escape", "leave", "Leave full screen", show=False, id="scalars.leave"),
     ]
 
+    state: reactive[ScalarsState] = reactive(ScalarsState, init=False)
+
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(ScalarsView.state, ScalarsState.from_json(self.saved))
         self.picker = TagPicker("scalar", "tags")
-        self.smoothing = 0.0
-        self.x_axis = "step"
-        self.log_y = False
-        self.threshold: tuple[float | None, float | None] = (None, None)
-        self.x_range: tuple[float, float] | None = None
-        self.zoom_stack: list[tuple[float, float] | None] = []
-        self.zoom_anchor: float | None = None
-        self.cursor_x: float | None = None
-        self.overlay = False
-        self.normalise = False
-        self.fullscreen: str | None = None  # chart id shown alone
-        self.active_chart: str | None = None
-        self._series: dict[tuple[str, str], tuple[ScalarSeries, int]] = {}
+        self._series: dict[tuple[str, str], tuple[ScalarSeries, int]] = {}  # derived: (series, version)
         self._lines: dict[tuple[str, str], Line] = {}
         self._versions = 0
         self._charts: dict[str, ScalarChart] = {}
-        self._ready = False  # set once on_mount has built the charts
+
+    @property
+    def charts(self) -> dict[str, ScalarChart]:
+        """The chart widgets, by chart id (a tag, or OVERLAY), in grid order."""
+        return dict(self._charts)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -164,30 +129,30 @@ class ScalarsView(DataView):
         with Vertical(id="scalar-main"):
             yield Static("", id="scalar-status")
             yield ChartGrid(id="scalar-grid")
+            yield Static("", id="scalar-empty")
             yield Static("", id="scalar-readout")
 
-    def on_mount(self) -> None:
-        self._load_all()
-        self._sync_charts()
-        self._ready = True  # DataView.on_mount (after this one) focuses the first chart
-        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
-
-    def focus_view(self) -> None:
-        if not self._ready:
-            return
-        if self._charts:
-            first = self._chart_order()[0]
-            focus_now(self._charts[first])
-        else:
-            self.picker.focus_list()
-
-    # -- data -----------------------------------------------------------------------------------
-
-    def _load_all(self) -> None:
+    async def on_mount(self) -> None:
         for job in self.jobs:
             for tag in job.tag_names("scalar"):
                 self._load(job.train_id, tag)
-        self.picker.set_tags(sorted({tag for _, tag in self._series}))
+        state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
+        self.set_reactive(ScalarsView.state, state)
+        for mounting in self._redraw(None, state):
+            await mounting
+        self.ready_for_keys()  # the charts are composed and bound: keys may come
+
+    def first_focus(self):
+        target = self._charts.get(self.state.target() or "")
+        if target is not None and target.display:
+            return target
+        shown = [chart for chart in self._charts.values() if chart.display]
+        return shown[0] if shown else self.picker.listing
+
+    # -- data -----------------------------------------------------------------------------------
+
+    def _tag_names(self) -> list[str]:
+        return sorted({tag for _, tag in self._series})
 
     def _load(self, train_id: str, tag: str) -> None:
         view = self.cache.job(train_id)
@@ -199,21 +164,21 @@ class ScalarsView(DataView):
             self._series[(train_id, tag)] = (series, self._versions)
         self._lines.pop((train_id, tag), None)
 
-    def line(self, train_id: str, tag: str) -> Line | None:
-        """The series with its x and smoothed values for the current x-axis and smoothing."""
+    def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
+        """The series with its x and smoothed values for the state's x-axis and smoothing."""
+        state = state or self.state
         found = self._series.get((train_id, tag))
         if found is None:
             return None
         series, version = found
         line = self._lines.get((train_id, tag))
-        settings = (version, self.x_axis, self.smoothing)
-        if line is None or getattr(line, "_settings", None) != settings:
+        settings = (version, state.x_axis, state.smoothing)
+        if line is None or line.settings != settings:
             view = self.cache.job(train_id)
             origin = view.first_wall_time if view is not None else None
-            x = x_values(series, self.x_axis, origin)  # type: ignore[arg-type]
-            smoothed = smooth(series.values, self.smoothing) if self.smoothing > 0 else None
-            line = Line(train_id, tag, series, version, x, smoothed)
-            line._settings = settings  # type: ignore[attr-defined]
+            x = x_values(series, state.x_axis, origin)  # type: ignore[arg-type]
+            smoothed = smooth(series.values, state.smoothing) if state.smoothing > 0 else None
+            line = Line(train_id, tag, series, settings, x, smoothed)
             self._lines[(train_id, tag)] = line
         return line
 
@@ -238,152 +203,135 @@ class ScalarsView(DataView):
             for key in [k for k in self._series if k[0] == tid]:
                 self._series.pop(key, None)
                 touched = True
-        if not touched:
+        if not touched or not self.is_mounted:
             return
-        if self.picker.set_tags(sorted({tag for _, tag in self._series})):
-            self._sync_charts()
+        state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
+        if state is self.state:  # same tags, newer data: only the charts it touched redraw
+            self._bind_charts(state)
+            self._show_texts(state)
         else:
-            self.update_charts()
+            self.state = state
 
-    # -- tag list -------------------------------------------------------------------------------
+    # -- drawing from the state -------------------------------------------------------------------
 
-    @property
-    def tags(self) -> list[str]:
-        return self.picker.tags
+    def watch_state(self, old: ScalarsState, new: ScalarsState) -> None:
+        self._redraw(old, new)
+        self.remember(new)
 
-    @property
-    def selected(self) -> set[str]:
-        return self.picker.selected
+    def _redraw(self, old: ScalarsState | None, new: ScalarsState) -> list[Awaitable]:
+        """Redraw what differs between `old` and `new` (everything when `old` is None)."""
+        self.picker.show(new.tags)
+        mounting: list[Awaitable] = []
+        if old is None or old.chart_ids() != new.chart_ids():
+            mounting = self._sync_charts(new)
+        if old is None or old.chart_ids() != new.chart_ids() or old.fullscreen != new.fullscreen:
+            self.set_class(bool(new.fullscreen), "-fullscreen")
+            self.set_class(not new.chart_ids(), "-empty")
+            self.layout_grid()
+        self._bind_charts(new)
+        self._show_texts(new)
+        return mounting
 
-    def visible_tags(self) -> list[str]:
-        return self.picker.visible_tags()
-
-    @on(TagPicker.Changed)
-    def _tags_changed(self, event: TagPicker.Changed) -> None:
-        event.stop()
-        self._sync_charts()
-
-    def action_filter_tags(self) -> None:
-        if self.fullscreen:
-            self.action_fullscreen()
-        self.picker.focus_filter()
-
-    def action_select_all(self) -> None:
-        self.picker.select_all()
-        self._sync_charts()
-
-    # -- charts ---------------------------------------------------------------------------------
-
-    def _chart_order(self) -> list[str]:
-        tags = self.visible_tags()
-        if not tags:
-            return []
-        return [OVERLAY] if self.overlay else tags
-
-    def _sync_charts(self) -> None:
-        """Mount the charts the selection asks for (keeping the ones that stay), then fill them."""
+    def _sync_charts(self, state: ScalarsState) -> list[Awaitable]:
+        """Mount the charts the state asks for, keeping the ones that stay."""
         grid = self.query_one(ChartGrid)
-        wanted = self._chart_order()
-        if list(self._charts) != wanted:
-            had_focus = isinstance(self.screen.focused, ScalarChart)
-            kept = {cid: chart for cid, chart in self._charts.items() if cid in wanted}
-            if list(kept) != [cid for cid in wanted if cid in kept]:
-                kept = {}  # the order changed: build them all again
-            for cid, chart in self._charts.items():
-                if cid not in kept:
-                    chart.remove()
-            first_kept = next(iter(kept.values()), None)
-            previous = None
-            charts = {}
+        wanted = state.chart_ids()
+        focused = self.screen.focused if self.is_attached else None
+        had_focus = isinstance(focused, ScalarChart) and focused.chart_id not in wanted
+        kept = {cid: chart for cid, chart in self._charts.items() if cid in wanted}
+        if list(kept) != [cid for cid in wanted if cid in kept]:
+            kept = {}  # the order changed: build them all again
+        for cid, chart in self._charts.items():
+            if cid not in kept:
+                chart.remove()
+        mounting: list[Awaitable] = []
+        charts: dict[str, ScalarChart] = {}
+        if not kept:
+            charts = {cid: ScalarChart(cid, cid) for cid in wanted}
+            if charts:
+                mounting.append(grid.mount_all(charts.values()))
+        else:
+            previous: ScalarChart | None = None
+            first_kept = next(iter(kept.values()))
             for cid in wanted:
                 chart = kept.get(cid)
                 if chart is None:
                     chart = ScalarChart(cid, cid)
                     if previous is not None:
-                        grid.mount(chart, after=previous)
-                    elif first_kept is not None:
-                        grid.mount(chart, before=first_kept)
+                        mounting.append(grid.mount(chart, after=previous))
                     else:
-                        grid.mount(chart)
+                        mounting.append(grid.mount(chart, before=first_kept))
                 charts[cid] = previous = chart
-            self._charts = charts
-            if self.fullscreen not in self._charts:
-                self.fullscreen = None
-                self.remove_class("-fullscreen")
-            if self.active_chart not in self._charts:
-                self.active_chart = wanted[0] if wanted else None
-            if had_focus and self.active_chart:
-                self.call_after_refresh(self._charts[self.active_chart].focus)
-        if OVERLAY in self._charts:
-            self._charts[OVERLAY].border_title = "combined: " + ", ".join(self.visible_tags())
-        self.layout_grid()
-        self.update_charts()
+        self._charts = charts
+        if had_focus and state.target() in charts:
+            self.call_after_refresh(focus_now, charts[state.target()])  # type: ignore[index]
+        return mounting
 
     def layout_grid(self) -> None:
         grid = self.query_one(ChartGrid)
         width, height = grid.size.width, grid.size.height
-        self.query_one("#scalar-tags").set_class(self.app.size.width < 100, "-narrow")
-        if not width or not height:
-            return
-        shown = [cid for cid in self._charts if self.fullscreen in (None, cid)]
+        self.picker.set_class(self.app.size.width < 100, "-narrow")
+        fullscreen = self.state.fullscreen
+        shown = [cid for cid in self._charts if fullscreen in (None, cid)]
         for cid, chart in self._charts.items():
             chart.display = cid in shown
-        if not shown:
+        if not width or not height or not shown:
             return
-        columns = 1 if self.fullscreen else max(1, min(len(shown), width // MIN_CHART_WIDTH))
+        columns = 1 if fullscreen else max(1, min(len(shown), width // MIN_CHART_WIDTH))
         rows = math.ceil(len(shown) / columns)
-        row_height = max(MIN_CHART_HEIGHT, height // min(rows, 2)) if not self.fullscreen else height
+        row_height = max(MIN_CHART_HEIGHT, height // min(rows, 2)) if not fullscreen else height
         if rows > 2:  # leave room to see that more charts follow
             row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
 
-    def update_charts(self) -> None:
-        """Hand every chart its traces; charts whose key and options did not change do nothing."""
-        for chart_id, chart in self._charts.items():
-            tags = self.visible_tags() if chart_id == OVERLAY else [chart_id]
-            key = self._chart_key(tags)
-            options = self._chart_options(chart_id, tags)
-            if key == chart.key and options == chart.options:
-                continue
-            chart.set_chart(key, self._traces(tags), options)
-        self._update_status()
-        self._update_readout()
+    def _charts_per_page(self) -> int:
+        """How many charts one screenful of the grid shows (as `layout_grid` laid it out)."""
+        grid = self.query_one(ChartGrid)
+        rows = grid.styles.grid_rows
+        row_height = int(rows[0].value) if rows else MIN_CHART_HEIGHT
+        columns = int(grid.styles.grid_size_columns or 1)
+        return columns * max(1, grid.size.height // max(row_height, 1))
 
-    def _chart_key(self, tags: list[str]) -> tuple:
+    def _bind_charts(self, state: ScalarsState) -> None:
+        """Bind every chart its plot; a chart whose key and options did not change keeps its drawing."""
+        for chart_id, chart in self._charts.items():
+            tags = state.chart_tags(chart_id)
+            if chart_id == OVERLAY:
+                chart.set_title("combined: " + ", ".join(tags))
+            key = self._chart_key(state, chart_id, tags)
+            options = self._chart_options(state, chart_id, tags)
+            if key != chart.plot.key or options != chart.plot.options:
+                chart.plot = ChartPlot(key, options, tuple(self._traces(state, chart_id, tags)))
+
+    def _chart_key(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> tuple:
         versions = tuple(self._series[(tid, tag)][1] if (tid, tag) in self._series else 0
                          for tag in tags for tid in self.train_ids)
-        return (tuple(tags), versions, self.smoothing, self.x_axis, self.threshold, self.overlay,
-                self._normalised(tags), self.app.no_color)
+        return (tags, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
+                state.overlay, state.normalised(chart_id), state.two_axes(chart_id), self.app.no_color)
 
-    def _normalised(self, tags: list[str]) -> bool:
-        return self.overlay and (len(tags) > 2 or (self.normalise and len(tags) > 1))
-
-    def _two_axes(self, tags: list[str]) -> bool:
-        return self.overlay and len(tags) == 2 and not self.normalise
-
-    def _colour_and_marker(self, tag_index: int, job_index: int) -> tuple[str, str]:
+    def _colour_and_marker(self, state: ScalarsState, tag_index: int, job_index: int) -> tuple[str, str]:
         many_jobs = len(self.train_ids) > 1
-        if self.overlay and not many_jobs:
+        if state.overlay and not many_jobs:
             colour = SERIES_COLOURS[tag_index % len(SERIES_COLOURS)]
             marker = SERIES_MARKERS[tag_index % len(SERIES_MARKERS)] if self.app.no_color else "braille"
         else:
             colour = self.job_colour(self.train_ids[job_index])
-            which = tag_index if self.overlay else job_index
-            marker = SERIES_MARKERS[which % len(SERIES_MARKERS)] if (self.app.no_color or self.overlay) else "braille"
+            which = tag_index if state.overlay else job_index
+            marker = SERIES_MARKERS[which % len(SERIES_MARKERS)] if (self.app.no_color or state.overlay) else "braille"
         return colour, marker
 
-    def _traces(self, tags: list[str]) -> list[Trace]:
+    def _traces(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> list[Trace]:
         traces: list[Trace] = []
-        normalised = self._normalised(tags)
-        two_axes = self._two_axes(tags)
-        above, below = self.threshold
+        normalised = state.normalised(chart_id)
+        two_axes = state.two_axes(chart_id)
+        above, below = state.settings(chart_id).threshold
         for k, tag in enumerate(tags):
             for j, tid in enumerate(self.train_ids):
-                line = self.line(tid, tag)
+                line = self.line(tid, tag, state)
                 if line is None or not len(line.series):
                     continue
-                colour, marker = self._colour_and_marker(k, j)
+                colour, marker = self._colour_and_marker(state, k, j)
                 raw = line.series.values
                 smoothed = line.smoothed
                 if normalised:
@@ -400,123 +348,165 @@ class ScalarsView(DataView):
                         traces.append(Trace(line.x[hits], line.series.values[hits], colour, "points", right))
         return traces
 
-    def _chart_options(self, chart_id: str, tags: list[str]) -> ChartOptions:
+    def _chart_options(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> ChartOptions:
         legend: list[tuple[str, str]] = []
         notes = []
         many_jobs = len(self.train_ids) > 1
         if chart_id == OVERLAY and not many_jobs:
-            legend = [(self._colour_and_marker(k, 0)[0], tag) for k, tag in enumerate(tags)]
+            legend = [(self._colour_and_marker(state, k, 0)[0], tag) for k, tag in enumerate(tags)]
         elif many_jobs:
             legend = [(self.job_colour(tid), tid) for tid in self.train_ids]
             if chart_id == OVERLAY:
                 notes.append("tags by marker: " + ", ".join(
                     f"{tag} {_shown_marker(SERIES_MARKERS[k % len(SERIES_MARKERS)])}" for k, tag in enumerate(tags)))
-        if self._two_axes(tags):
+        if state.two_axes(chart_id):
             notes.append(f"left axis: {tags[0]} · right axis: {tags[1]}")
-        if self._normalised(tags):
+        if state.normalised(chart_id):
             notes.append("normalised: each series scaled to 0..1")
-        if self.smoothing > 0:
-            notes.append(f"smoothed {self.smoothing:g}, raw faint")
-        above, below = self.threshold
-        hlines = tuple(v for v in (above, below) if v is not None) if not self._normalised(tags) else ()
-        cursor = self.cursor_x if chart_id == self.active_chart else None
+        if state.smoothing > 0:
+            notes.append(f"smoothed {state.smoothing:g}, raw faint")
+        settings = state.settings(chart_id)
+        hlines = tuple(v for v in settings.threshold if v is not None) if not state.normalised(chart_id) else ()
+        cursor = state.cursor_x if chart_id == state.target() else None
         symbols: tuple[str, ...] = ()
         if self.app.no_color and legend:  # colours are gone: name each entry's marker instead
             symbols = tuple(_shown_marker(SERIES_MARKERS[i % len(SERIES_MARKERS)]) for i in range(len(legend)))
-        return ChartOptions(self.x_axis, self.x_range, self.log_y, cursor, hlines, tuple(legend), symbols,
+        return ChartOptions(state.x_axis, state.x_range, settings.log_y, cursor, hlines, tuple(legend), symbols,
                             " · ".join(notes))
 
-    # -- status and read-out ----------------------------------------------------------------------
+    # -- status, read-out, empty chart area --------------------------------------------------------
 
-    def _update_status(self) -> None:
-        parts = [f"x: {self.x_axis}"]
-        parts.append(f"smoothing {self.smoothing:g}" if self.smoothing else "no smoothing")
-        if self.log_y:
-            parts.append("log y")
-        if self.threshold != (None, None):
-            parts.append("threshold " + describe_threshold(*self.threshold))
-        if self.x_range is not None:
-            lo, hi = self.x_range
-            parts.append(f"zoom {self._x_text(lo)}..{self._x_text(hi)} (⌫ back, 0 reset)")
-        if self.zoom_anchor is not None:
-            parts.append(f"zoom from {self._x_text(self.zoom_anchor)}: move, z again")
-        if self.overlay:
+    def _show_texts(self, state: ScalarsState) -> None:
+        self.query_one("#scalar-status", Static).update(self._status(state))
+        self.query_one("#scalar-readout", Static).update(self._readout(state))
+        if not state.chart_ids():
+            self.query_one("#scalar-empty", Static).update(literal(self._empty_reason(state)))
+
+    def _empty_reason(self, state: ScalarsState) -> str:
+        if not state.tags.tags:
+            return "no scalar tags yet" if any(not j.loaded for j in self.jobs) else "these jobs have no scalars"
+        return state.tags.empty_reason()
+
+    def _status(self, state: ScalarsState) -> str:
+        """The status line (markup): the shared settings, then what the focused chart has of its own."""
+        if not state.tags.tags:
+            return markup(self._empty_reason(state))
+        parts = [f"x: {state.x_axis}"]
+        parts.append(f"smoothing {state.smoothing:g}" if state.smoothing else "no smoothing")
+        target = state.target()
+        settings = state.settings(target)
+        own = []
+        if target is not None and settings.log_y:
+            chart = self._charts.get(target)
+            problem = log_y_problem(list(chart.plot.traces)) if chart is not None else ""
+            own.append("log y" if not problem else "log y off: values ≤ 0")
+        if settings.has_threshold:
+            own.append("threshold " + describe_threshold(*settings.threshold))
+        if target is not None and own:
+            name = "one chart" if target == OVERLAY else target
+            parts.append(f"{markup(name)}: {', '.join(own)}")
+        if state.x_range is not None:
+            lo, hi = state.x_range
+            parts.append(f"zoom {self._x_text(state, lo)}..{self._x_text(state, hi)} (⌫ back, 0 reset)")
+        if state.zoom_anchor is not None:
+            parts.append(f"zoom from {self._x_text(state, state.zoom_anchor)}: move, z again")
+        if state.overlay:
             parts.append("one chart")
-        if self.fullscreen:
+        if state.fullscreen:
             parts.append("full screen (f/esc)")
-        if not self.tags:
-            parts = ["no scalar tags yet" if any(not j.loaded for j in self.jobs) else "these jobs have no scalars"]
-        self.query_one("#scalar-status", Static).update(" · ".join(parts))
+        return " · ".join(parts)
 
-    def _x_text(self, x: float) -> str:
-        if self.x_axis == "step":
+    @staticmethod
+    def _x_text(state: ScalarsState, x: float) -> str:
+        if state.x_axis == "step":
             return f"{x:.0f}" if abs(x) < 1e15 else f"{x:.3g}"
-        if self.x_axis == "relative":
+        if state.x_axis == "relative":
             return duration(x)
         return clock_time(x)
 
-    def _update_readout(self) -> None:
-        readout = self.query_one("#scalar-readout", Static)
-        chart_id = self.fullscreen or self.active_chart
+    def _readout(self, state: ScalarsState) -> Text | str:
+        chart_id = state.target()
         if chart_id is None or chart_id not in self._charts:
-            readout.update("")
-            return
-        if self.cursor_x is None:
-            readout.update("[dim]←/→ value cursor · z zoom to range · [ ] pan · ? every key[/dim]")
-            return
-        tags = self.visible_tags() if chart_id == OVERLAY else [chart_id]
+            return ""
+        if state.cursor_x is None:
+            return "[dim]←/→ value cursor · z zoom to range · [ ] pan · ? every key[/dim]"
         lines = []
-        for k, tag in enumerate(tags):
+        for k, tag in enumerate(state.chart_tags(chart_id)):
             for j, tid in enumerate(self.train_ids):
-                line = self.line(tid, tag)
+                line = self.line(tid, tag, state)
                 if line is None or not len(line.series):
                     continue
                 view = self.cache.job(tid)
                 origin = view.first_wall_time if view is not None else None
-                i = value_at(line.series, self.cursor_x, self.x_axis, origin)  # type: ignore[arg-type]
+                i = value_at(line.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
                 if i < 0:
                     continue
-                colour, _ = self._colour_and_marker(k, j)
+                colour, _ = self._colour_and_marker(state, k, j)
                 who = (f"{tid} " if len(self.train_ids) > 1 else "") + tag
                 wall = float(line.series.wall_times[i])
                 relative = wall - origin if origin is not None else float("nan")
-                text = Text.assemble(("● ", colour), (who, "bold"),
+                text = Text.assemble(("● ", colour), literal(who, "bold"),
                                      f"  step {int(line.series.steps[i])}",
                                      f"  value {number(line.series.values[i])}")
                 if line.smoothed is not None:
                     text.append(f"  smoothed {number(line.smoothed[i])}")
                 text.append(f"  {short_time(wall)} +{duration(relative)}", style="dim")
                 lines.append(text)
-        readout.update(Text("\n").join(lines) if lines else Text("no point here", style="dim"))
+        return Text("\n").join(lines) if lines else Text("no point here", style="dim")
 
     # -- focus ------------------------------------------------------------------------------------
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
         widget = event.widget
-        if isinstance(widget, ScalarChart) and widget.chart_id != self.active_chart:
-            self.active_chart = widget.chart_id
-            self.update_charts()
+        if isinstance(widget, ScalarChart):
+            self.state = self.state.with_active(widget.chart_id)
+
+    def _focus_chart(self, chart_id: str | None) -> None:
+        chart = self._charts.get(chart_id or "")
+        if chart is None:
+            return
+        if chart.is_mounted:
+            focus_now(chart)
+        else:  # mounted just now: focus it once it is
+            self.call_after_refresh(focus_now, chart)
+
+    # -- tag list -------------------------------------------------------------------------------
+
+    def on_tag_picker_changed(self, event: TagPicker.Changed) -> None:
+        event.stop()
+        self.state = self.state.with_tags(event.selection)
+
+    def action_filter_tags(self) -> None:
+        if self.state.fullscreen:
+            self.state = self.state.toggle_fullscreen()
+        self.picker.focus_filter()
+
+    def action_select_all(self) -> None:
+        self.state = self.state.with_tags(self.state.tags.select_all())
 
     # -- actions ------------------------------------------------------------------------------------
 
     def action_smooth(self, direction: int) -> None:
-        steps = SMOOTHING_STEPS
-        i = min(range(len(steps)), key=lambda k: abs(steps[k] - self.smoothing))
-        self.smoothing = steps[max(0, min(len(steps) - 1, i + direction))]
-        self.update_charts()
+        self.state = self.state.smooth(direction)
 
     def action_cycle_x(self) -> None:
-        self.x_axis = X_AXES[(X_AXES.index(self.x_axis) + 1) % len(X_AXES)]  # type: ignore[arg-type]
-        # Zoom and cursor are in the old axis' units: start afresh.
-        self.x_range, self.zoom_stack, self.zoom_anchor, self.cursor_x = None, [], None, None
-        self.update_charts()
+        self.state = self.state.cycle_x()
 
     def action_log_y(self) -> None:
-        self.log_y = not self.log_y
-        self.update_charts()
+        target = self.state.target()
+        if target is not None:
+            self.state = self.state.toggle_log_y(target)
+
+    def action_log_y_all(self) -> None:
+        self.state = self.state.toggle_log_y_all()
 
     def action_threshold(self) -> None:
-        from .dialogs import PromptScreen
+        from ..screens.dialogs import PromptScreen
+
+        chart_id = self.state.target()
+        if chart_id is None:
+            self.notify("Select a tag first", severity="warning")
+            return
 
         def validate(text: str) -> str:
             try:
@@ -526,167 +516,123 @@ class ScalarsView(DataView):
             return ""
 
         def done(text: str | None) -> None:
-            if text is None:
-                return
-            self.threshold = parse_threshold(text)
-            self.update_charts()
+            if text is not None:
+                self.state = self.state.with_threshold(chart_id, *parse_threshold(text))
 
-        current = describe_threshold(*self.threshold).replace(" or ", " ")
-        self.app.push_screen(PromptScreen("Highlight points beyond a threshold: [b]> 2.5[/b], [b]< 0.1[/b] or both; "
-                                          "empty clears", current, "> 2.5", validate), done)
+        name = "the combined chart" if chart_id == OVERLAY else markup(chart_id)
+        current = describe_threshold(*self.state.settings(chart_id).threshold).replace(" or ", " ")
+        self.app.push_screen(PromptScreen(f"Highlight points of [b]{name}[/b] beyond a threshold: "
+                                          "[b]> 2.5[/b], [b]< 0.1[/b] or both; empty clears",
+                                          current, "> 2.5", validate), done)
 
     def action_overlay(self) -> None:
-        if not self.overlay and len(self.visible_tags()) < 2:
+        if not self.state.overlay and len(self.state.tags.visible()) < 2:
             self.notify("Select two or more tags to draw them in one chart", severity="warning")
             return
-        self.overlay = not self.overlay
-        self.fullscreen = None
-        self.remove_class("-fullscreen")
-        self._sync_charts()
-        self.call_after_refresh(self.focus_view)
+        self.state = self.state.toggle_overlay()
+        self._focus_chart(self.state.target())
 
     def action_normalise(self) -> None:
-        self.normalise = not self.normalise
-        self.update_charts()
+        self.state = self.state.toggle_normalise()
 
     def action_fullscreen(self) -> None:
-        if self.fullscreen:
-            self.fullscreen = None
-        else:
-            focused = self.screen.focused
-            chart_id = focused.chart_id if isinstance(focused, ScalarChart) else self.active_chart
-            if chart_id is None:
-                return
-            self.fullscreen = chart_id
-            self.active_chart = chart_id
-        self.set_class(bool(self.fullscreen), "-fullscreen")
-        self.layout_grid()
-        self.update_charts()
-        chart = self._charts.get(self.fullscreen or self.active_chart or "")
-        if chart is not None:
-            focus_now(chart)
+        focused = self.screen.focused
+        chart_id = focused.chart_id if isinstance(focused, ScalarChart) else None
+        self.state = self.state.toggle_fullscreen(chart_id)
+        self._focus_chart(self.state.target())
 
     def action_leave(self) -> None:
-        if self.zoom_anchor is not None:
-            self.zoom_anchor = None
-            self.update_charts()
-        elif self.fullscreen:
+        if self.state.zoom_anchor is not None:
+            self.state = self.state.cancel_anchor()
+        elif self.state.fullscreen:
             self.action_fullscreen()
         else:
             raise SkipAction()
 
+    # -- paging the grid ----------------------------------------------------------------------------
+
+    def action_page(self, direction: int) -> None:
+        """pgdn/pgup: a screenful of charts further (in full screen: the next chart)."""
+        ids = list(self._charts)
+        if not ids:
+            return
+        target = self.state.target()
+        index = ids.index(target) if target in ids else 0
+        step = 1 if self.state.fullscreen else self._charts_per_page()
+        self._go_to_chart(ids, max(0, min(len(ids) - 1, index + direction * step)))
+
+    def action_page_to(self, index: int) -> None:
+        """home/end: the first or the last chart."""
+        ids = list(self._charts)
+        if ids:
+            self._go_to_chart(ids, index % len(ids))
+
+    def _go_to_chart(self, ids: list[str], index: int) -> None:
+        chart_id = ids[index]
+        if self.state.fullscreen:
+            self.state = self.state.with_fullscreen(chart_id)
+        else:
+            self.state = self.state.with_active(chart_id)
+        chart = self._charts[chart_id]
+        focus_now(chart)
+        if not self.state.fullscreen:
+            self.query_one(ChartGrid).scroll_to_widget(chart, animate=False, top=True)
+
     # -- value cursor and zoom ----------------------------------------------------------------------
 
-    def _active_x(self) -> np.ndarray:
+    def _active_x(self, state: ScalarsState) -> np.ndarray:
         """The distinct x of the active chart's series inside the visible range, sorted."""
-        chart_id = self.fullscreen or self.active_chart
+        chart_id = state.target()
         if chart_id is None:
             return np.empty(0)
-        tags = self.visible_tags() if chart_id == OVERLAY else [chart_id]
-        xs = [self.line(tid, tag) for tag in tags for tid in self.train_ids]
-        arrays = [line.x for line in xs if line is not None and len(line.x)]
+        lines = [self.line(tid, tag, state) for tag in state.chart_tags(chart_id) for tid in self.train_ids]
+        arrays = [line.x for line in lines if line is not None and len(line.x)]
         if not arrays:
             return np.empty(0)
         x = np.unique(np.concatenate(arrays))
         x = x[np.isfinite(x)]
-        if self.x_range is not None:
-            lo, hi = self.x_range
+        if state.x_range is not None:
+            lo, hi = state.x_range
             x = x[(x >= lo) & (x <= hi)]
         return x
 
-    def action_cursor(self, move: int) -> None:
-        x = self._active_x()
-        if not len(x):
-            return
-        if self.cursor_x is None:
-            self.cursor_x = float(x[-1] if move < 0 else x[0])
-        elif abs(move) == 1:
-            i = int(np.searchsorted(x, self.cursor_x))
-            if move > 0:
-                i = i + 1 if i < len(x) and x[i] == self.cursor_x else i
-            else:
-                i = i - 1
-            self.cursor_x = float(x[max(0, min(len(x) - 1, i))])
-        else:
-            lo, hi = (self.x_range if self.x_range is not None else (float(x[0]), float(x[-1])))
-            target = self.cursor_x + math.copysign((hi - lo) / CURSOR_JUMP, move)
-            self.cursor_x = float(x[int(np.argmin(np.abs(x - target)))])
-        self.update_charts()
-
-    def _current_range(self) -> tuple[float, float] | None:
-        if self.x_range is not None:
-            return self.x_range
-        traces = []
-        for chart_id in self._charts:
-            tags = self.visible_tags() if chart_id == OVERLAY else [chart_id]
-            for tag in tags:
-                for tid in self.train_ids:
-                    line = self.line(tid, tag)
-                    if line is not None:
-                        traces.append(Trace(line.x, line.series.values, "#000000"))
+    def _whole_range(self, state: ScalarsState) -> tuple[float, float] | None:
+        """The x range the charts show when not zoomed."""
+        traces = [Trace(line.x, line.series.values, "#000000")
+                  for chart_id in state.chart_ids() for tag in state.chart_tags(chart_id)
+                  for tid in self.train_ids if (line := self.line(tid, tag, state)) is not None]
         return x_limits(traces, ChartOptions())
 
-    def _set_range(self, new: tuple[float, float] | None) -> None:
-        if new == self.x_range:
-            return
-        self.zoom_stack.append(self.x_range)
-        self.x_range = new
-        self.update_charts()
+    def action_cursor(self, move: int) -> None:
+        self.state = self.state.move_cursor(self._active_x(self.state), move)
 
     def action_zoom(self, factor: float) -> None:
-        current = self._current_range()
-        if current is None:
-            return
-        lo, hi = current
-        centre = self.cursor_x if self.cursor_x is not None and lo <= self.cursor_x <= hi else (lo + hi) / 2
-        half = (hi - lo) * factor / 2
-        if self.x_axis == "step" and half < 1:
-            half = 1.0
-        self._set_range((centre - half, centre + half))
+        self.state = self.state.zoom_by(factor, self._whole_range(self.state))
 
     def action_pan(self, fraction: float) -> None:
-        current = self._current_range()
-        if current is None:
-            return
-        lo, hi = current
-        shift = (hi - lo) * fraction
-        self._set_range((lo + shift, hi + shift))
+        self.state = self.state.pan(fraction, self._whole_range(self.state))
 
     def action_zoom_range(self) -> None:
-        if self.cursor_x is None:
-            self.action_zoom(0.5)
-            return
-        if self.zoom_anchor is None:
-            self.zoom_anchor = self.cursor_x
-            self.update_charts()
-            return
-        lo, hi = sorted((self.zoom_anchor, self.cursor_x))
-        self.zoom_anchor = None
-        if lo == hi:
-            self.update_charts()
-            return
-        self._set_range((lo, hi))
+        self.state = self.state.mark_zoom(self._whole_range(self.state))
 
     def action_zoom_back(self) -> None:
-        if not self.zoom_stack:
-            if self.zoom_anchor is None:
+        if not self.state.zoom_stack:
+            if self.state.zoom_anchor is None:
                 self.notify("Nothing to go back to", timeout=1.5)
             return
-        self.x_range = self.zoom_stack.pop()
-        self.update_charts()
+        self.state = self.state.zoom_back()
 
     def action_zoom_reset(self) -> None:
-        self.x_range, self.zoom_stack, self.zoom_anchor = None, [], None
-        self.update_charts()
+        self.state = self.state.zoom_reset()
 
     # -- export ---------------------------------------------------------------------------------------
 
     def export_scope(self) -> dict[str, Any]:
         return {"train_ids": list(self.train_ids), "plugins": {"scalar"},
-                "tags": {("scalar", tag) for tag in self.visible_tags()}}
+                "tags": {("scalar", tag) for tag in self.state.tags.visible()}}
 
     def describe_export(self) -> str:
-        tags = self.visible_tags()
+        tags = self.state.tags.visible()
         return f"{len(tags)} scalar tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 

@@ -3,22 +3,24 @@
 - The slice box takes MindInsight's `dims` grammar (`[0,:,1:10]`); a slice that cannot be
   applied is explained under it and the last good slice stays on screen.
 - `[`/`]` (and the slider) move through the kept steps; slice, cursor and scroll stay put.
+  The last step follows new steps as they arrive; an older one stays on screen.
 - The statistics panel shows the slice's and the whole tensor's min, max, mean, count and
   NaN/+inf/-inf counts (§4.6).
 - `h` shows the tensor's distribution over steps as a ridgeline (the histogram view's widget).
 
-Decoding a step (up to 10,000,000 values) and the whole tensor's statistics run in a thread
-worker; slicing (at most 100,000 values) runs on the UI thread when the slice is entered, so
-the table paints at once. The view keeps only the step on screen: older steps are left to
-the payload LRU, so going through every step does not grow the process past its bound.
+What the user chose (the tensor; per tensor its slice, step, column width and cell; the mode)
+is a `TensorsState` (`ui/state/tensors.py`) held in one reactive; `watch_state` redraws from it.
+Decoding a step (up to 10,000,000 values) with the whole tensor's statistics, and the histogram
+of every step, go through the view's loader; slicing (at most 100,000 values) runs on the UI
+thread, so the table paints at once. The view keeps only the step on screen: older steps are left
+to the payload LRU, so going through every step does not grow the process past its bound.
 """
 from __future__ import annotations
 
-import threading
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from rich.markup import escape
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -29,39 +31,41 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Click, Resize
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...summary.cache import Changes
-from ...summary.histograms import Ridgeline, rebin
+from ...summary.histograms import rebin
 from ...summary.payloads import Locator, PayloadError, TensorData
-from ...summary.scalars import X_AXES
+from ...summary.series import Series
 from ...summary.tensors import (
-    SliceError, TensorSlice, TensorUnavailable, apply_slice, default_slice, parse_slice, statistics,
-    tensor_at, tensor_histogram_steps,
+    SliceError, TensorSlice, TensorUnavailable, apply_slice, parse_slice, statistics, tensor_at,
+    tensor_histogram_steps,
 )
+from ..common.filters import compile_filter
+from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number
 from ..common.palette import SERIES_COLOURS
-from .base import DataView, ViewSpec
-from ..common.filters import compile_filter
-from ..widgets.ridgeline import MODES, RidgelineChart, ridgeline_bindings
+from ..common.text import literal, markup
+from ..loader import Loaded, LoadProblem
+from ..state.tensors import Key, TensorsState, dims_text
+from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
-from ..common.focus import focus_now
+from .base import DataView, ViewSpec
 
-Key = tuple[str, str]  # (train id, tag)
+__all__ = ["TensorsView", "TensorChart", "TensorMessage", "StepSlider", "StepData", "full_index", "option_id", "dims_text"]
+
 WIDE = 118  # from this view width on, statistics sit beside the table
 SINGLE_JOB_COLOUR = SERIES_COLOURS[4]
+SLICE_HINT = "[dim]enter applies · esc cancels[/dim]"
 
 
 def option_id(key: tuple[str, str]) -> str:
     """The tensor list's id of (train id, tag); a job's heading in comparison is its train id."""
     return f"{key[0]}\n{key[1]}"
-
-
-def dims_text(dims: tuple[int, ...]) -> str:
-    return "x".join(str(d) for d in dims) if dims else "scalar"
 
 
 def full_index(slice_text: str, dims: tuple[int, ...], free: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -80,6 +84,28 @@ def full_index(slice_text: str, dims: tuple[int, ...], free: tuple[int, ...]) ->
                 return None
             out.append(value)
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class StepData:
+    """One decoded step of one tensor: its values and the whole tensor's statistics, or why not."""
+
+    key: Key
+    step: int
+    locator: Locator | None
+    tensor: TensorData | None = None
+    overall: dict | None = None  # statistics of the whole tensor
+    problem: str = ""  # why there are no values ("" when there are)
+
+
+def _of_decoded(name: str) -> Any:
+    """A read-only property of the view: `name` of the decoded step, None while there is none."""
+    return property(lambda view: getattr(view.decoded, name) if view.decoded is not None else None)
+
+
+class TensorMessage(Static, can_focus=True):
+    """What is said where the table would be (loading, no values, a failed decode). It keeps the
+    keyboard while the table is away, so `[`/`]` still move to a step that has values."""
 
 
 class TensorChart(RidgelineChart):
@@ -172,59 +198,71 @@ class TensorsView(DataView):
         Binding("left_square_bracket", "step(-1)", "Previous step", id="tensors.prev_step"),
         Binding("right_square_bracket", "step(1)", "Next step", id="tensors.next_step"),
         Binding("left_curly_bracket", "step_end(0)", "First step", show=False, id="tensors.first_step"),
-        Binding("right_curly_bracket", "step_end(1)", "Last step", show=False, id="tensors.last_step"),
+        Binding("right_curly_bracket", "step_end(1)", "Last step (follows new steps)", show=False,
+                id="tensors.last_step"),
         Binding("h", "toggle_histogram", "Table/histogram", id="tensors.histogram"),
         Binding("o", "mode", "Offset/overlay", show=False, id="tensors.mode"),
         Binding("x", "cycle_axis", "Step axis", show=False, id="tensors.step_axis"),
-        Binding("plus,equals_sign", "column_width(2)", "Wider columns", show=False, id="tensors.wider"),
-        Binding("minus", "column_width(-2)", "Narrower columns", show=False, id="tensors.narrower"),
+        Binding("plus,equals_sign", "column_width(1)", "Wider columns", show=False, id="tensors.wider"),
+        Binding("minus", "column_width(-1)", "Narrower columns", show=False, id="tensors.narrower"),
         Binding("escape", "leave", "Cancel slice edit", show=False, id="tensors.leave"),
     ]
 
-    class StepLoaded(Message):
-        """A worker decoded one step of a tensor."""
-
-        def __init__(self, request: int, key: Key, step: int, locator: Locator | None,
-                     tensor: TensorData | None, overall: dict | None, problem: str) -> None:
-            super().__init__()
-            self.request, self.key, self.step, self.locator = request, key, step, locator
-            self.tensor, self.overall, self.problem = tensor, overall, problem
-
-    class HistogramLoaded(Message):
-        def __init__(self, request: int, key: Key, ridge: Ridgeline | None, problem: str) -> None:
-            super().__init__()
-            self.request, self.key, self.ridge, self.problem = request, key, ridge, problem
+    state: reactive[TensorsState] = reactive(TensorsState, init=False)
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(TensorsView.state, TensorsState.from_json(self.saved))
         self.keys: list[Key] = []  # every (job, tensor tag), sorted by tag
-        self.tag_filter = ""
-        self.current: Key | None = None
-        self.step: int | None = None  # the step shown (kept by number across live updates)
-        self.locator: Locator | None = None  # where the shown step's tensor is
-        self.tensor: TensorData | None = None
-        self.overall: dict | None = None  # statistics of the whole tensor
-        self.slice: TensorSlice | None = None
+        self.decoded: StepData | None = None  # the step on screen (or why it is not)
+        self.slice: TensorSlice | None = None  # the slice of it in the table
         self.slice_stats: dict | None = None
-        self.slice_texts: dict[Key, str] = {}  # the last good slice of each tag
-        self.problem = ""  # why there is no table
-        self.histogram = False
-        self.mode = "offset"
-        self.axis = "step"
-        self.column_width: int | None = None  # chosen by the user (+/-), else from the data
-        self._request = 0  # numbers the loads; a message of an older request is dropped
-        self._histogram_version: dict[Key, int] = {}
-        self._histogram_shown: tuple[Key, int] | None = None
-        self._keep_position = True  # for the step being decoded
-        self._lock = threading.Lock()
-        self._wanted: tuple | None = None  # the step the decoder should read next
-        self._decoding = False
+        self._asked: tuple | None = None  # the (key, locator) asked of the loader last
+        self._versions: dict[Key, int] = {}  # per tensor, bumped when its data changes
+        self._ridge_for: tuple[Key, int] | None = None  # what the chart shows or is loading
+        self._table_key: Key | None = None  # the tensor whose slice the table shows
+        self._sliced: StepData | None = None  # the decoded step `slice` was cut from
+
+    # -- what is on screen (read by the export and by tests) -----------------------------------
+
+    @property
+    def current(self) -> Key | None:
+        return self.state.current
+
+    # Of the step on screen (None while none is): its values, the whole tensor's statistics,
+    # its step number and where it is in the files.
+    tensor = _of_decoded("tensor")
+    overall = _of_decoded("overall")
+    step = _of_decoded("step")
+    locator = _of_decoded("locator")
+
+    @property
+    def problem(self) -> str:
+        """Why there is no table ("" when there is one, "loading…" while decoding)."""
+        if self.decoded is None:
+            return "loading…" if self.current is not None else ""
+        return self.decoded.problem
+
+    def series(self) -> Series | None:
+        """The kept steps of the current tensor."""
+        if self.current is None:
+            return None
+        view = self.cache.job(self.current[0])
+        return view.series("tensor", self.current[1]) if view is not None else None
+
+    def steps(self) -> Any:
+        series = self.series()
+        return series.steps if series is not None else ()
+
+    def step_index(self) -> int | None:
+        """The index of the chosen step among the kept steps (nearest if it was dropped)."""
+        return self.state.step_index(self.steps())
 
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tensor-tags"):
-            yield Input(placeholder="/ filter tags (regex)", id="tensor-filter")
+            yield Input(self.state.filter, placeholder="/ filter tags (regex)", id="tensor-filter")
             yield OptionList(id="tensor-list")
         with Vertical(id="tensor-main"):
             yield Static("", id="tensor-title")
@@ -236,7 +274,7 @@ class TensorsView(DataView):
             with Horizontal(id="tensor-body"):
                 with Vertical(id="tensor-data"):
                     yield SliceTable(id="tensor-table")
-                    yield Static("", id="tensor-message")
+                    yield TensorMessage("", id="tensor-message")
                     yield TensorChart("tensor-chart", "", colour=SINGLE_JOB_COLOUR, id="tensor-chart")
                 yield Static("", id="tensor-stats")
             yield Static("", id="tensor-readout")
@@ -244,27 +282,56 @@ class TensorsView(DataView):
     def on_mount(self) -> None:
         self.query_one("#tensor-list", OptionList).border_title = "tensors"
         self._read_keys()
-        self._sync_list()
-        if self.keys:
-            self._open(self.keys[0])
-        self._show_body()
-        self._update_all()
-        self.call_after_refresh(self.ready_for_keys)  # interim: the view takes the keys when ready
+        self._resolve_current()
+        self._redraw(None, self.state)
+        self.ready_for_keys()  # the list is filled and the table, chart or message in place
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(self.size.width < WIDE, "-narrow")
         self.query_one("#tensor-tags").set_class(self.app.size.width < 100, "-narrow")
-        self._update_stats()
+        self._draw_stats()
 
-    def focus_view(self) -> None:
-        if not self.is_mounted:
-            self.call_after_refresh(self.focus_view)
-        elif self.current is None:
-            focus_now(self.query_one("#tensor-list"))
-        elif self.histogram:
-            focus_now(self.query_one(TensorChart))
-        else:
-            focus_now(self.query_one(SliceTable))
+    def first_focus(self) -> Widget | None:
+        if self.current is None:
+            return self.query_one("#tensor-list")
+        if self.state.histogram:
+            return self.query_one(TensorChart)
+        table = self.query_one(SliceTable)
+        return table if table.display else self.query_one(TensorMessage)
+
+    # -- the state ----------------------------------------------------------------------------
+
+    def watch_state(self, old: TensorsState, new: TensorsState) -> None:
+        if self.is_mounted:
+            self._redraw(old, new)
+        self.remember(new)
+
+    def _redraw(self, old: TensorsState | None, new: TensorsState) -> None:
+        """Draw what differs between `old` and `new` (everything when `old` is None)."""
+        if old is not None and old.with_cursor(new.place().cursor) == new:
+            self._draw_readout()  # the table moved its cursor: it drew itself
+            return
+        if old is None or (old.filter, old.current) != (new.filter, new.current):
+            self._sync_list()
+        box = self.query_one("#tensor-filter", Input)
+        if box.value != new.filter and not box.has_focus:
+            box.value = new.filter
+        self._want_step()
+        self._fill_table()
+        self._want_histogram()
+        self._style_chart()
+        self._draw_slice_error()
+        self._show_body()
+        self._draw_all()
+
+    def _resolve_current(self) -> None:
+        """Choose the first tensor if none is chosen, or the chosen one is gone for good."""
+        current = self.state.current
+        if not self.keys or current in self.keys:
+            return
+        loading = any(not job.loaded for job in self.jobs)
+        if current is None or not loading:
+            self.state = self.state.choose(self.keys[0])
 
     # -- tags -----------------------------------------------------------------------------------
 
@@ -276,13 +343,14 @@ class TensorsView(DataView):
         self.keys = keys
         return True
 
-    def _shown_keys(self) -> list[Key]:
-        match = compile_filter(self.tag_filter)
+    def shown_keys(self) -> list[Key]:
+        """The tensors the filter lets through."""
+        match = compile_filter(self.state.filter)
         return [key for key in self.keys if match(key[1])]
 
     def _sync_list(self) -> None:
         listing = self.query_one("#tensor-list", OptionList)
-        shown = self._shown_keys()
+        shown = self.shown_keys()
         many = len(self.train_ids) > 1
         options = []
         job = None
@@ -290,14 +358,14 @@ class TensorsView(DataView):
             order = {tid: i for i, tid in enumerate(self.train_ids)}
             shown = sorted(shown, key=lambda key: order.get(key[0], len(order)))
         for tid, tag in shown:
-            prompt = Text(tag, no_wrap=True, overflow="ellipsis")
+            prompt = Text.assemble(literal(tag), no_wrap=True, overflow="ellipsis")
             if many:
                 if tid != job:  # each job's tensors under its name: colour alone is lost under NO_COLOR
                     job = tid
-                    options.append(Option(Text.assemble(("● ", self.job_colour(tid)), (tid, "bold"),
+                    options.append(Option(Text.assemble(("● ", self.job_colour(tid)), literal(tid, "bold"),
                                                         no_wrap=True, overflow="ellipsis"),
                                           id=tid, disabled=True))
-                prompt = Text.assemble(("  ", ""), tag, no_wrap=True, overflow="ellipsis")
+                prompt = Text.assemble(("  ", ""), literal(tag), no_wrap=True, overflow="ellipsis")
             options.append(Option(prompt, id=option_id((tid, tag))))
         current_ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current_ids != [o.id for o in options]:
@@ -311,8 +379,8 @@ class TensorsView(DataView):
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         tid, newline, tag = str(event.option.id).partition("\n")
-        if newline and (tid, tag) != self.current:
-            self._open((tid, tag))
+        if newline:
+            self.state = self.state.choose((tid, tag))
 
     @on(OptionList.OptionSelected, "#tensor-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -323,8 +391,7 @@ class TensorsView(DataView):
     @on(Input.Changed, "#tensor-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.tag_filter = event.value
-        self._sync_list()
+        self.state = self.state.with_filter(event.value)
 
     @on(Input.Submitted, "#tensor-filter")
     def _filter_done(self, event: Input.Submitted) -> None:
@@ -334,196 +401,162 @@ class TensorsView(DataView):
     def action_filter_tags(self) -> None:
         focus_now(self.query_one("#tensor-filter", Input))
 
-    # -- which tag and step ---------------------------------------------------------------------
+    # -- decoding the chosen step -----------------------------------------------------------------
 
-    def _series(self):
-        if self.current is None:
-            return None
-        view = self.cache.job(self.current[0])
-        return view.series("tensor", self.current[1]) if view is not None else None
-
-    def step_index(self) -> int | None:
-        """The index of the shown step among the kept steps (nearest if it was dropped)."""
-        series = self._series()
-        if series is None or not len(series):
-            return None
-        if self.step is None:
-            return len(series) - 1
-        i = int(np.searchsorted(series.steps, self.step))
-        if i >= len(series) or (i > 0 and series.steps[i] != self.step
-                                and self.step - series.steps[i - 1] <= series.steps[i] - self.step):
-            i -= 1
-        return max(0, min(len(series) - 1, i))
-
-    def _open(self, key: Key) -> None:
-        """Show tag `key`, at its last step."""
-        if self.current is not None and self.slice is not None:
-            self.slice_texts[self.current] = self.slice.text
-        self.current = key
-        self.step = None
-        self.tensor = self.overall = self.slice = self.slice_stats = None
-        self.locator = None
-        self.problem = "loading…"
-        self.column_width = None
-        series = self._series()
-        if series is not None and len(series):
-            self.step = int(series.steps[-1])
-        self._histogram_shown = None
-        self.query_one(TensorChart).border_title = key[1] if len(self.train_ids) == 1 else f"{key[1]} · {key[0]}"
-        self._load_step(keep_position=False)
-        if self.histogram:
-            self._load_histogram()
-        self._update_all()
-
-    def _load_step(self, keep_position: bool = True) -> None:
-        """Decode the shown step in a worker (nothing to do if it is the one on screen)."""
-        series = self._series()
-        i = self.step_index()
-        if self.current is None or series is None or i is None:
-            self.tensor, self.problem = None, "no kept steps"
-            self._show_body()
-            return
-        view = self.cache.job(self.current[0])
-        locator = view.locator(series, i) if view is not None else None
-        if locator is not None and locator == self.locator and self.tensor is not None:
-            return
-        self._request += 1
-        self._keep_position = keep_position
-        wanted = (self._request, self.current, int(series.steps[i]), i, view, locator)
-        with self._lock:
-            # One decoder at a time, on the newest request: holding `]` does not start a
-            # thread (and a 10,000,000-value decode) per key press.
-            self._wanted = wanted
-            start = not self._decoding
-            self._decoding = True
-        if start:
-            self.run_worker(self._decode_steps, thread=True, group="tensors-step", description="decode tensor steps")
-
-    def _decode_steps(self) -> None:
-        """Worker thread: decode the newest wanted step until no newer one is wanted."""
-        while True:
-            with self._lock:
-                wanted, self._wanted = self._wanted, None
-                if wanted is None:
-                    self._decoding = False
-                    return
-            request, key, step, i, view, locator = wanted
-            tensor, overall, problem = None, None, ""
-            try:
-                tensor = tensor_at(self.cache, view, key[1], i)
-                if tensor.array is None:
-                    problem = tensor.reason or "no values"
+    def _want_step(self) -> None:
+        """Ask the loader for the chosen step of the chosen tensor, unless it is on screen or asked."""
+        key = self.current
+        series = self.series()
+        i = self.state.step_index(series.steps) if series is not None else None
+        if key is None or series is None or i is None:
+            self._asked = None
+            self.loader.forget("step")
+            if key is None:
+                self.decoded = None
+            else:
+                job = self.cache.job(key[0])
+                if series is not None:
+                    problem = "no kept steps"
                 else:
-                    overall = statistics(tensor.array)
-            except PayloadError as exc:
-                problem = str(exc)
-            except Exception as exc:  # a bug must not leave the view waiting: say it
-                problem = f"cannot read this step: {exc}"
-            self.post_message(self.StepLoaded(request, key, step, locator, tensor, overall, problem))
-
-    def on_tensors_view_step_loaded(self, message: StepLoaded) -> None:
-        message.stop()
-        if message.request != self._request or message.key != self.current:
+                    problem = "this tag is no longer in the job" if job is None or job.loaded else "loading…"
+                self.decoded = StepData(key, 0, None, problem=problem)
+            self._clear_table()
             return
-        self.step, self.locator = message.step, message.locator
-        self.tensor, self.overall = message.tensor, message.overall
-        self.problem = message.problem
-        if self.tensor is not None and self.tensor.array is not None:
-            text = self.slice.text if self.slice is not None else self.slice_texts.get(message.key, "")
-            self._apply(text or default_slice(self.tensor.dims), keep_position=self._keep_position,
-                        fallback=True)
-        else:
-            self.slice = self.slice_stats = None
+        view = self.cache.job(key[0])
+        locator = view.locator(series, i) if view is not None else None
+        step = int(series.steps[i])
+        decoded = self.decoded
+        if decoded is not None and (decoded.key, decoded.locator, decoded.step) == (key, locator, step) \
+                and locator is not None:
+            self._asked = None
+            self.loader.forget("step")
+            return
+        if self._asked == (key, locator, step) and self.loader.is_wanted("step"):
+            return
+        if decoded is not None and decoded.key != key:
+            self.decoded = None  # another tensor: "loading…" until it is decoded
+            self._clear_table()
+        self._asked = (key, locator, step)
+        cache = self.cache
+
+        def work() -> StepData:
+            tensor = tensor_at(cache, view, key[1], i)
+            if tensor.array is None:
+                return StepData(key, step, locator, tensor, None, tensor.reason or "no values")
+            return StepData(key, step, locator, tensor, statistics(tensor.array))
+
+        def done(result: Loaded) -> None:
+            self._asked = None
+            if key != self.current:
+                return
+            if result.ok:
+                self.decoded = result.value
+            else:  # the sentence goes where the table would be
+                self.decoded = StepData(key, step, locator, None, None, result.error)
+            tensor = self.tensor
+            if tensor is not None and tensor.array is not None:
+                fitted = self.state.fit_slice(tensor.dims)
+                if fitted != self.state:
+                    self.state = fitted  # redraws, with the default slice
+                    return
+            self._redraw_data()
+
+        # One decoder at a time, on the newest request: holding `]` does not start a decode
+        # (of up to 10,000,000 values) per key press.
+        self.loader.request("step", work, done, first=True)
+
+    def _redraw_data(self) -> None:
+        """The decoded step or the chart's data changed (the state did not)."""
+        self._fill_table()
         self._show_body()
-        self._update_all()
+        self._draw_all()
 
-    def _apply(self, text: str, keep_position: bool = True, fallback: bool = False) -> bool:
-        """Slice the shown tensor with `text`. On a bad slice: say why, keep the last good one
-        (or, when the tensor itself changed shape, fall back to the default). True if applied."""
-        tensor = self.tensor
-        if tensor is None or tensor.array is None:
-            return False
-        error = self.query_one("#tensor-slice-error", Static)
-        try:
-            sliced = apply_slice(tensor.array, text)
-        except SliceError as exc:
-            if not fallback:
-                error.update(escape(str(exc)))
-                error.add_class("-error")
-                return False
-            default = default_slice(tensor.dims)
-            sliced = apply_slice(tensor.array, default)
-            error.update(escape(f"{text} does not fit {dims_text(tensor.dims)} ({exc}): default slice"))
-            error.add_class("-error")
-            keep_position = False
-        else:
-            error.update("")
-            error.remove_class("-error")
-        self.slice = sliced
-        self.slice_stats = statistics(sliced.data)
-        box = self.query_one("#tensor-slice", Input)
-        if box.value != sliced.text and not box.has_focus:
-            box.value = sliced.text
+    def _clear_table(self) -> None:
+        self.slice = self.slice_stats = None
+
+    def _fill_table(self) -> None:
+        """Slice the decoded step as the state says and give it to the table (if anything changed)."""
+        decoded, tensor = self.decoded, self.tensor
+        if decoded is None or tensor is None or tensor.array is None or decoded.key != self.current:
+            self._clear_table()
+            return
+        text = self.state.slice_for(tensor.dims)
         table = self.query_one(SliceTable)
-        width = self.column_width if self.column_width is not None else column_width_for(sliced.data)
-        # The table clamps its cursor and scroll to the new shape: stepping keeps the position.
-        integers = tensor.dtype.startswith(("DT_INT", "DT_UINT", "DT_BOOL"))
-        table.set_slice(sliced.data, sliced.row_index, sliced.col_index, width, keep_position=keep_position,
-                        integers=integers)
-        return True
+        if self.slice is None or self.slice.text != text or self._sliced is not decoded:
+            try:
+                sliced = apply_slice(tensor.array, text)
+            except SliceError as exc:  # the state checked it against this shape: not expected
+                self.decoded = StepData(decoded.key, decoded.step, decoded.locator, None, None, str(exc))
+                self._clear_table()
+                return
+            self.slice, self._sliced = sliced, decoded
+            self.slice_stats = statistics(sliced.data)
+            place = self.state.place()
+            same = self._table_key == decoded.key and table.cursor == place.cursor
+            self._table_key = decoded.key
+            integers = tensor.dtype.startswith(("DT_INT", "DT_UINT", "DT_BOOL"))
+            table.set_slice(sliced.data, sliced.row_index, sliced.col_index,
+                            self.state.column_width(column_width_for(sliced.data)),
+                            cursor=None if same else place.cursor, integers=integers)
+        else:
+            table.set_column_width(self.state.column_width(column_width_for(self.slice.data)))
+        box = self.query_one("#tensor-slice", Input)
+        if box.value != self.slice.text and not box.has_focus:
+            box.value = self.slice.text
 
-    # -- slice box ------------------------------------------------------------------------------
+    # -- the slice box ------------------------------------------------------------------------------
+
+    def _draw_slice_error(self) -> None:
+        error = self.query_one("#tensor-slice-error", Static)
+        message = self.state.slice_error
+        error.set_class(bool(message), "-error")
+        if message:
+            error.update(markup(message))
+        else:
+            error.update(SLICE_HINT if self.query_one("#tensor-slice", Input).has_focus else "")
 
     def action_edit_slice(self) -> None:
-        if self.histogram:
+        if self.state.histogram:
             self.action_toggle_histogram()
         focus_now(self.query_one("#tensor-slice", Input))
 
     @on(Input.Submitted, "#tensor-slice")
     def _slice_entered(self, event: Input.Submitted) -> None:
         event.stop()
-        if self.tensor is None or self.tensor.array is None:
-            self.query_one("#tensor-slice-error", Static).update(
-                escape(f"no values to slice: {self.problem}" if self.problem else "no tensor shown"))
-            return
-        if self._apply(event.value, keep_position=True):
+        tensor = self.tensor
+        dims = tensor.dims if tensor is not None and tensor.array is not None else None
+        self.state = self.state.with_slice(event.value, dims, self.problem)
+        if not self.state.slice_error:
             focus_now(self.query_one(SliceTable))
-            self._update_all()
+            self._draw_slice_error()
 
     def on_descendant_focus(self, event) -> None:
         if getattr(event.widget, "id", None) == "tensor-slice":
-            error = self.query_one("#tensor-slice-error", Static)
-            if not error.has_class("-error"):
-                error.update("[dim]enter applies · esc cancels[/dim]")
+            self._draw_slice_error()
 
     def on_descendant_blur(self, event) -> None:
         if getattr(event.widget, "id", None) == "tensor-slice":
-            error = self.query_one("#tensor-slice-error", Static)
-            if not error.has_class("-error"):
-                error.update("")
+            if self.slice is not None and event.widget.value != self.slice.text:
+                event.widget.value = self.slice.text  # the box says what the table shows
+            self._draw_slice_error()
 
     @on(Input.Changed, "#tensor-slice")
     def _slice_typed(self, event: Input.Changed) -> None:
         event.stop()
-        error = self.query_one("#tensor-slice-error", Static)
-        if error.has_class("-error") and event.input.has_focus:
-            error.remove_class("-error")
-            error.update("[dim]enter applies · esc cancels[/dim]")
+        if event.input.has_focus:
+            self.state = self.state.clear_slice_error()
 
     def action_reset_slice(self) -> None:
         if self.tensor is not None and self.tensor.array is not None:
-            self._apply(default_slice(self.tensor.dims), keep_position=False)
-            self.query_one("#tensor-slice", Input).value = self.slice.text if self.slice else ""
-            self._update_all()
+            self.state = self.state.reset_slice()
 
     def action_leave(self) -> None:
         box = self.query_one("#tensor-slice", Input)
         if box.has_focus:
             box.value = self.slice.text if self.slice is not None else ""
-            error = self.query_one("#tensor-slice-error", Static)
-            error.update("")
-            error.remove_class("-error")
+            self.state = self.state.clear_slice_error()
             self.focus_view()
+            self._draw_slice_error()
             return
         chart = self.query_one(TensorChart)
         if chart.has_focus and chart.hide_cursor():
@@ -533,107 +566,82 @@ class TensorsView(DataView):
     # -- steps ----------------------------------------------------------------------------------
 
     def action_step(self, move: int) -> None:
-        series = self._series()
-        i = self.step_index()
-        if series is None or i is None:
-            return
-        j = max(0, min(len(series) - 1, i + move))
-        self._go_to(j)
+        steps = self.steps()
+        self.state = self.state.step_prev(steps) if move < 0 else self.state.step_next(steps)
 
     def action_step_end(self, last: int) -> None:
-        series = self._series()
-        if series is not None and len(series):
-            self._go_to(len(series) - 1 if last else 0)
-
-    def _go_to(self, index: int) -> None:
-        series = self._series()
-        if series is None or not len(series):
-            return
-        step = int(series.steps[index])
-        if step == self.step and self.tensor is not None:
-            return
-        self.step = step
-        self._load_step(keep_position=True)
-        self._update_title()
-        self._update_slider()
+        self.state = self.state.step_last() if last else self.state.step_first(self.steps())
 
     @on(StepSlider.Picked)
     def _picked(self, event: StepSlider.Picked) -> None:
         event.stop()
-        self._go_to(event.index)
+        self.state = self.state.step_at(self.steps(), event.index)
+
+    # -- the table ------------------------------------------------------------------------------
+
+    def action_column_width(self, direction: int) -> None:
+        natural = column_width_for(self.slice.data) if self.slice is not None else self.query_one(SliceTable).column_width
+        self.state = self.state.wider(natural) if direction > 0 else self.state.narrower(natural)
+
+    @on(SliceTable.CellMoved)
+    def _cell_moved(self, event: SliceTable.CellMoved) -> None:
+        event.stop()
+        if self.decoded is not None and self.decoded.key == self.current == self._table_key and self.slice is not None:
+            self.state = self.state.with_cursor(event.table.cursor)
+        self._draw_readout()
 
     # -- histogram mode -------------------------------------------------------------------------
 
     def action_toggle_histogram(self) -> None:
-        self.histogram = not self.histogram
-        if self.histogram:
-            self._load_histogram()
-        self._show_body()
-        self._update_all()
+        self.state = self.state.toggle_histogram()
         self.focus_view()
 
-    def _load_histogram(self) -> None:
+    def _want_histogram(self) -> None:
         key = self.current
-        if key is None:
+        if not self.state.histogram or key is None:
             return
-        version = self._histogram_version.get(key, 0)
-        if self._histogram_shown == (key, version):
+        version = self._versions.get(key, 0)
+        if self._ridge_for == (key, version):
             return
-        self._histogram_shown = (key, version)
-        self._request += 1
-        request = self._request
+        self._ridge_for = (key, version)
         view = self.cache.job(key[0])
         cache = self.cache
         chart = self.query_one(TensorChart)
         chart.set_data(("loading", key, version), None, "decoding every step…")
 
-        def work() -> None:
-            ridge, problem = None, ""
+        def work():
             try:
                 steps = tensor_histogram_steps(cache, view, key[1]) if view is not None else []
-                if steps:
-                    ridge = rebin(steps)
-                else:
-                    problem = "no kept steps"
             except TensorUnavailable as exc:
-                problem = f"no histogram: {exc}"
+                raise LoadProblem(f"no histogram: {exc}") from exc
             except PayloadError as exc:
-                problem = f"cannot read: {exc}"
-            except Exception as exc:
-                problem = f"cannot draw: {exc}"
-            self.post_message(self.HistogramLoaded(request, key, ridge, problem))
+                raise LoadProblem(f"cannot read: {exc}") from exc
+            if not steps:
+                raise LoadProblem("no kept steps")
+            return rebin(steps)
 
-        self.run_worker(work, thread=True, group="tensors-histogram", description=f"histograms of {key[1]}")
+        def done(result: Loaded) -> None:
+            if self._ridge_for != (key, version):
+                return
+            chart.set_data((key, version), result.value, result.error)
+            self._draw_readout()
 
-    def on_tensors_view_histogram_loaded(self, message: HistogramLoaded) -> None:
-        message.stop()
-        if message.key != self.current:
-            return
-        chart = self.query_one(TensorChart)
-        version = self._histogram_version.get(message.key, 0)
-        chart.set_data((message.key, version), message.ridge, message.problem)
-        self._update_readout()
+        self.loader.request("histogram", work, done)
 
     def action_mode(self) -> None:
-        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self._style_chart()
+        self.state = self.state.next_mode()
 
     def action_cycle_axis(self) -> None:
-        self.axis = X_AXES[(X_AXES.index(self.axis) + 1) % len(X_AXES)]  # type: ignore[arg-type]
-        self._style_chart()
+        self.state = self.state.next_axis()
 
     def _style_chart(self) -> None:
         chart = self.query_one(TensorChart)
-        view = self.cache.job(self.current[0]) if self.current else None
+        key = self.current
+        view = self.cache.job(key[0]) if key else None
         origin = float(view.first_wall_time or 0.0) if view is not None else 0.0
-        chart.set_style(self.mode, self.axis, origin)
-        self._update_title()
-
-    def action_column_width(self, change: int) -> None:
-        table = self.query_one(SliceTable)
-        self.column_width = table.column_width + change
-        table.set_column_width(self.column_width)
-        self.column_width = table.column_width
+        chart.set_style(self.state.mode, self.state.axis, origin)
+        if key is not None:
+            chart.border_title = markup(key[1] if len(self.train_ids) == 1 else f"{key[1]} · {key[0]}")
 
     # -- live updates ---------------------------------------------------------------------------
 
@@ -651,22 +659,15 @@ class TensorsView(DataView):
         if not changed:
             return
         for key in changed:
-            self._histogram_version[key] = self._histogram_version.get(key, 0) + 1
+            self._versions[key] = self._versions.get(key, 0) + 1
         if self._read_keys():
             self._sync_list()
-        if self.current is None and self.keys:
-            self._open(self.keys[0])
-            return
-        if self.current in changed:
-            if self._series() is None:  # the tag is gone
-                self.tensor = self.slice = None
-                self.problem = "this tag is no longer in the job"
-                self._show_body()
-            else:
-                self._load_step(keep_position=True)  # same step (or nearest) if its data moved
-                if self.histogram:
-                    self._load_histogram()
-        self._update_all()
+        before = self.state
+        self._resolve_current()
+        if self.state is before and self.current in changed:
+            self._redraw(None, self.state)  # same step (or nearest, or the newest) if its data moved
+        elif self.state is before:
+            self._draw_all()
 
     # -- showing --------------------------------------------------------------------------------
 
@@ -674,13 +675,16 @@ class TensorsView(DataView):
         table = self.query_one(SliceTable)
         message = self.query_one("#tensor-message", Static)
         chart = self.query_one(TensorChart)
-        has_values = self.slice is not None and self.tensor is not None and self.tensor.array is not None
-        chart.display = self.histogram
-        table.display = not self.histogram and has_values
-        message.display = not self.histogram and not has_values
+        histogram = self.state.histogram
+        has_values = self.slice is not None
+        had_keys = table.has_focus or message.has_focus
+        chart.display = histogram
+        table.display = not histogram and has_values
+        message.display = not histogram and not has_values
         if not has_values:
             message.update(self._message_text())
-        self._style_chart()
+        if had_keys and not histogram:  # the keyboard stays with the data pane
+            focus_now(table if has_values else message)
 
     def _message_text(self) -> str:
         if self.current is None:
@@ -688,46 +692,45 @@ class TensorsView(DataView):
             return "no tensor tags yet" if loading else "these jobs have no tensors"
         tensor = self.tensor
         if tensor is None:
-            return escape(self.problem or "loading…")
-        return (f"[b]{escape(self.current[1])}[/b]  shape {dims_text(tensor.dims)} · {escape(tensor.dtype)}\n\n"
-                f"No values to show: {escape(self.problem or tensor.reason)}")
+            return markup(self.problem or "loading…")
+        return (f"[b]{markup(self.current[1])}[/b]  shape {dims_text(tensor.dims)} · {markup(tensor.dtype)}\n\n"
+                f"No values to show: {markup(self.problem or tensor.reason)}")
 
-    def _update_all(self) -> None:
-        self._update_title()
-        self._update_slider()
-        self._update_stats()
-        self._update_readout()
+    def _draw_all(self) -> None:
+        self._draw_title()
+        self._draw_slider()
+        self._draw_stats()
+        self._draw_readout()
 
-    def _update_title(self) -> None:
+    def _draw_title(self) -> None:
         title = self.query_one("#tensor-title", Static)
         if self.current is None:
             title.update(self._message_text())
             return
-        series = self._series()
+        series = self.series()
         i = self.step_index()
-        parts = [f"[b]{escape(self.current[1])}[/b]"]
+        parts = [f"[b]{markup(self.current[1])}[/b]"]
         if len(self.train_ids) > 1:
-            parts.append(f"[{self.job_colour(self.current[0])}]●[/] {escape(self.current[0])}")
+            parts.append(f"[{self.job_colour(self.current[0])}]●[/] {markup(self.current[0])}")
         if series is not None and i is not None:
             parts.append(f"step {int(series.steps[i])} ({i + 1}/{len(series)})")
         if self.tensor is not None:
-            parts.append(f"{dims_text(self.tensor.dims)} {escape(self.tensor.dtype)}")
-        if self.histogram:
-            parts.append(f"histogram · {self.mode} · step axis: {self.axis}")
+            parts.append(f"{dims_text(self.tensor.dims)} {markup(self.tensor.dtype)}")
+        if self.state.histogram:
+            parts.append(f"histogram · {self.state.mode} · step axis: {self.state.axis}")
         title.update(" · ".join(parts))
 
-    def _update_slider(self) -> None:
-        series = self._series()
+    def _draw_slider(self) -> None:
         i = self.step_index()
-        self.query_one(StepSlider).show(i or 0, len(series) if series is not None else 0)
+        self.query_one(StepSlider).show(i or 0, len(self.steps()))
 
-    def _update_stats(self) -> None:
+    def _draw_stats(self) -> None:
         stats = self.query_one("#tensor-stats", Static)
         overall = self.overall
         piece = self.slice_stats if self.slice is not None else None
         if overall is None:
             reason = "" if self.tensor is None else (self.problem or self.tensor.reason)
-            stats.update(f"[dim]no statistics{': ' + escape(reason) if reason else ''}[/dim]")
+            stats.update(f"[dim]no statistics{': ' + markup(reason) if reason else ''}[/dim]")
             return
         rows = [("min", "min"), ("max", "max"), ("mean", "avg"), ("count", "count"),
                 ("nan", "nan_count"), ("+inf", "pos_inf_count"), ("-inf", "neg_inf_count")]
@@ -763,9 +766,9 @@ class TensorsView(DataView):
         text.append("\nstatistics leave NaN/Inf out", style="dim")
         stats.update(text)
 
-    def _update_readout(self) -> None:
+    def _draw_readout(self) -> None:
         readout = self.query_one("#tensor-readout", Static)
-        if self.histogram:
+        if self.state.histogram:
             chart = self.query_one(TensorChart)
             text = chart.readout()
             readout.update(text if text.plain else Text(
@@ -782,11 +785,11 @@ class TensorsView(DataView):
         index = full_index(self.slice.text, self.tensor.dims, table.cursor_indices)
         where = "[" + ", ".join(str(i) for i in index) + "]" if index is not None else "?"
         text = Text()
-        text.append(f"{self.current[1] if self.current else ''}{where}", style="bold")
+        text.append_text(literal(f"{self.current[1] if self.current else ''}{where}", "bold"))
         text.append(" = ")
         text.append(repr(value) if np.isfinite(value) else number(value),
                     style="bold" if np.isfinite(value) else "bold #D55E00")
-        series = self._series()
+        series = self.series()
         i = self.step_index()
         if series is not None and i is not None:
             wall = float(series.wall_times[i])
@@ -796,15 +799,10 @@ class TensorsView(DataView):
             text.append(f"   step {int(series.steps[i])} +{duration(wall - origin)}{when}", style="dim")
         readout.update(text)
 
-    @on(SliceTable.CellMoved)
-    def _cell_moved(self, event: SliceTable.CellMoved) -> None:
-        event.stop()
-        self._update_readout()
-
     @on(RidgelineChart.CursorMoved)
     def _cursor_moved(self, event: RidgelineChart.CursorMoved) -> None:
         event.stop()
-        self._update_readout()
+        self._draw_readout()
 
     # -- export ---------------------------------------------------------------------------------
 

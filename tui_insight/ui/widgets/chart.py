@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...summary.scalars import decimate
+from .. import _textual_compat
 from ..common.format import duration
 from ..common.palette import hex_to_rgb, mix
 from ..common.text import markup, shown
@@ -337,12 +338,8 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
 
 
 def _add(fig: Any, signal: Any) -> None:
-    """Register a signal. Bypasses `draw`, which scans every point for colours we set ourselves."""
-    signals = getattr(fig, "_signals", None)
-    if signals is not None and hasattr(signals, "_add"):
-        signals._add(signal)
-    else:  # a plotext without the shortcut
-        fig.draw(signal)
+    """Register a signal, bypassing `draw`'s colour scan where plotext allows (see the compat module)."""
+    _textual_compat.add_signal(fig, signal)
 
 
 @dataclass(frozen=True)

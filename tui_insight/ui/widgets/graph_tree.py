@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 
 from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
 from ..common.palette import SERIES_COLOURS
+from ..common.text import shown
 
 CHUNK = 200  # children added per expansion step: five screens to browse, cheap to lay out
 MATCH_STYLE = f"bold {SERIES_COLOURS[1]}"  # search matches: the palette's orange
@@ -65,7 +66,7 @@ GraphData = Union[str, More]  # a tree node holds its graph node's name, or a Mo
 
 def graph_label(node: Node, size: int, matched: bool = False) -> Text:
     """`conv1-Conv2d (3)` for a scope, `Conv2D[12]_3` for an aggregation, `conv1.weight Parameter`."""
-    base = node.name.rsplit("/", 1)[-1]
+    base = shown(node.name.rsplit("/", 1)[-1])  # a name from a file: plain text, controls escaped
     label = Text()
     style = MATCH_STYLE if matched else ""
     if node.type == AGGREGATION_SCOPE:
@@ -81,7 +82,7 @@ def graph_label(node: Node, size: int, matched: bool = False) -> Text:
     else:
         label.append(base, style)
         if not base.startswith(node.type):
-            label.append(f"  {node.type}", DIM)
+            label.append(f"  {shown(node.type)}", DIM)
     return label
 
 
@@ -371,9 +372,9 @@ def pipeline_steps(items: list[FlowItem]) -> list[PipelineStep]:
 def pipeline_label(step: PipelineStep) -> Text:
     label = Text()
     label.append(f"{step.number}. ", DIM)
-    label.append(step.op.op_type or "?", SCOPE_STYLE)
+    label.append(shown(step.op.op_type or "?"), SCOPE_STYLE)
     if step.summary:
-        label.append(f"  {step.summary}", DIM)
+        label.append(f"  {shown(step.summary)}", DIM)
     return label
 
 
@@ -405,7 +406,7 @@ class PipelineTree(Tree[Union[PipelineStep, None]]):
         def add(parent: TreeNode, items: list[FlowItem]) -> None:
             for item in items:
                 if isinstance(item, Branch):
-                    add(parent.add(Text(item.title, DIM), None, expand=True), item.items)
+                    add(parent.add(Text(shown(item.title), DIM), None, expand=True), item.items)
                 else:
                     leaves[item.number] = parent.add_leaf(pipeline_label(item), item)
 

@@ -309,7 +309,8 @@ class HalfBlockImage(Widget):
         cols, pixel_rows = fit_cells(self.image.width, self.image.height, size.width, size.height)
         return cols, (pixel_rows + 1) // 2
 
-    def _strips(self) -> list[Strip]:
+    def strips(self) -> list[Strip]:
+        """The lines the widget draws at its current size (kept until something changes)."""
         width, height = self.content_region.size
         truecolor = colour_system_is_truecolor(self.app)
         key = (id(self.image), self.message, width, height, self.brightness, self.contrast, truecolor)
@@ -335,7 +336,7 @@ class HalfBlockImage(Widget):
                 for line in lines]
 
     def render_line(self, y: int) -> Strip:
-        strips = self._strips()
+        strips = self.strips()
         if 0 <= y < len(strips):
             return strips[y]
         return Strip.blank(self.content_region.width, self.rich_style)

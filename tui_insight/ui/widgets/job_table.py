@@ -10,7 +10,7 @@ screen to put in its state. Job ids are drawn as segments: never read as markup.
 """
 from __future__ import annotations
 
-import re
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
@@ -179,7 +179,8 @@ class JobTable(ScrollView, can_focus=True):
         self.order: list[str] = []  # train ids shown, top to bottom
         self.state = JobListState()
         self.empty_text = ""  # what the table says when it has no job at all
-        self.widths: dict[str, int] = {key: len(header) for key, header, _, _ in COLUMNS}
+        self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
+                                       for key, header, _, _ in COLUMNS}  # the header's sort arrow
         self.trend_header = "trend"
         self._strips: dict[tuple, Strip] = {}  # rendered rows
 
@@ -299,6 +300,7 @@ class JobTable(ScrollView, can_focus=True):
             self.cursor_row = 0
             return
         self.cursor_row = max(0, min(len(self.order) - 1, row))
+        self.state = self.state.with_cursor(self.current_job)  # until the screen's state says so too
         self.post_message(self.CursorMoved(self.current_job))
 
     def watch_cursor_row(self, row: int) -> None:
@@ -385,18 +387,23 @@ class JobTable(ScrollView, can_focus=True):
         else:
             row = int(self.scroll_y) + y - 1
             if not 0 <= row < len(self.order):
-                if row == 0:
-                    return Strip([Segment(f" {self._empty_line()}", base + self._style("job-table--empty"))]
-                                 ).adjust_cell_length(width, base)
+                lines = self._empty_lines(width) if not self.order else []
+                if row < len(lines):
+                    style = base + self._style("job-table--empty")
+                    return Strip([Segment(lines[row], style)]).adjust_cell_length(width, base)
                 return Strip.blank(width, base)
             strip = self._row_strip(row, base)
         return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
 
-    def _empty_line(self) -> str:
-        """Why no row is shown: the filter, or what the owner says of an empty LOGDIR."""
+    def empty_message(self) -> str:
+        """Why no row is shown: the filter, or what the owner says (an empty LOGDIR)."""
         if self.rows_by_id and self.state.filter:
             return f"no job matches /{shown(self.state.filter)}/ (esc clears the filter)"
-        return self.empty_text
+        return shown(self.empty_text)
+
+    def _empty_lines(self, width: int) -> list[str]:
+        return [f" {line}" for line in textwrap.wrap(self.empty_message(), max(width - 2, 10),
+                                                             break_on_hyphens=False)]
 
     def _header_strip(self, base: Style) -> Strip:
         style = base + self._style("job-table--header")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 from ..common.focus import focus_now
+from ..common.text import markup
 
 
 class LineageColumnsScreen(ModalScreen[list[str] | None]):
@@ -45,7 +45,7 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
         with Vertical():
             yield Static("[b]Columns[/b] of the model lineage table")
             yield SelectionList[str](
-                *(Selection(escape(name), name, name in self.initial) for name in self.all_columns),
+                *(Selection(markup(name), name, name in self.initial) for name in self.all_columns),
                 id="lineage-columns-list")
             yield Static("space: toggle · a: all · n: none · d: defaults · esc: apply",
                          id="lineage-columns-help")

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...summary.graph import dataset_pipeline
+from ..common.text import literal
 
 MAX_LIST_ITEMS = 6  # items of a list shown in a table cell
 
@@ -109,15 +110,16 @@ def operation_text(op: Mapping[str, Any], short: bool = True) -> str:
 
 def pipeline_detail(train_id: str, stages: list[Stage], mark: Any = None) -> RenderableType:
     """The pipeline of one job, source first, every parameter in full; long values wrap in
-    their own column."""
-    head = Text.assemble((train_id, "bold"))
+    their own column. Everything from the file is shown literally (`literal`), never as markup."""
+    head = Text()
+    head.append_text(literal(train_id, "bold"))
     if mark is not None:
-        head.append(f"  pipeline {mark}", style="dim")
+        head.append_text(literal(f"  pipeline {mark}", "dim"))
     if not stages:
         return Group(head, Text(""), Text("no dataset graph in this job's lineage", style="dim"))
     parts: list[RenderableType] = [head]
     for i, stage in enumerate(stages):
-        parts.append(Text.assemble(("  " if i == 0 else "↓ "), (stage.name, "bold")))
+        parts.append(Text.assemble(("  " if i == 0 else "↓ "), literal(stage.name, "bold")))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column(overflow="fold")
@@ -125,9 +127,9 @@ def pipeline_detail(train_id: str, stages: list[Stage], mark: Any = None) -> Ren
             value = stage.params[key]
             if key == "operations" and isinstance(value, list):
                 texts = [operation_text(op, short=False) if isinstance(op, Mapping) else str(op) for op in value]
-                grid.add_row(key, "\n".join(texts) if texts else "[]")
+                grid.add_row(literal(key), Text("\n").join(literal(t) for t in texts) if texts else Text("[]"))
                 continue
             text = value_text(value, short=False)
-            grid.add_row(key, Text(text) if text is not None else Text("None", style="dim"))
+            grid.add_row(literal(key), literal(text) if text is not None else Text("None", style="dim"))
         parts.append(Padding(grid, (0, 0, 0, 4)))
     return Group(*parts)

@@ -82,9 +82,13 @@ class LineageTable(ScrollView, can_focus=True):
     ]
 
     class CursorMoved(Message):
-        def __init__(self, table: "LineageTable", row_key: str | None, column_key: str | None):
+        """The cursor is on another cell; `user`: moved by a key or a click (not by new rows,
+        another order or `move_to`)."""
+
+        def __init__(self, table: "LineageTable", row_key: str | None, column_key: str | None,
+                     user: bool = False):
             super().__init__()
-            self.table, self.row_key, self.column_key = table, row_key, column_key
+            self.table, self.row_key, self.column_key, self.user = table, row_key, column_key, user
 
         @property
         def control(self) -> "LineageTable":
@@ -192,10 +196,19 @@ class LineageTable(ScrollView, can_focus=True):
     def _column_x(self, index: int) -> int:
         return sum(w + 2 * PADDING for w in self.widths[:index])
 
-    def _cursor_changed(self) -> None:
+    def column_x(self, column_key: str) -> int:
+        """Where column `column_key` starts in the table's content (0: the left edge, unscrolled)."""
+        keys = [column.key for column in self.columns]
+        return self._column_x(keys.index(column_key))
+
+    def header_labels(self) -> list[str]:
+        """What the header says over each column, the sort arrow included."""
+        return [str(cell) for cell in self._header_cells()]
+
+    def _cursor_changed(self, user: bool = False) -> None:
         self.scroll_to_cursor()
         self.refresh()
-        self.post_message(self.CursorMoved(self, self.current_row_key, self.current_column_key))
+        self.post_message(self.CursorMoved(self, self.current_row_key, self.current_column_key, user))
 
     def scroll_to_cursor(self) -> None:
         if not self.order:
@@ -227,7 +240,7 @@ class LineageTable(ScrollView, can_focus=True):
             return
         self.cursor_row = min(max(self.cursor_row + dy, 0), len(self.order) - 1)
         self.cursor_column = min(max(self.cursor_column + dx, 0), max(len(self.columns) - 1, 0))
-        self._cursor_changed()
+        self._cursor_changed(user=True)
 
     def action_page(self, direction: int) -> None:
         self.action_cursor(0, direction * self._page_height())
@@ -260,7 +273,7 @@ class LineageTable(ScrollView, can_focus=True):
             self.cursor_row = row
             if column is not None:
                 self.cursor_column = column
-            self._cursor_changed()
+            self._cursor_changed(user=True)
 
     # -- drawing --------------------------------------------------------------------------
 

@@ -2,7 +2,11 @@
 
 Every line is an option of an `OptionList`, so the keyboard scrolls through all of it; the
 lines of inputs and outputs carry the name of the node at their other end, and `enter` on
-one posts `NodeDetail.Jump` (the graph view then moves its tree there).
+one posts `NodeDetail.Jump` (the graph view then moves its tree there). A new node's rows open
+with the cursor on its first input or output, so `enter` jumps at once.
+
+Names, types, attribute values and dataset parameters come from files: they are added to the
+rows as plain text (never markup), with control characters shown escaped (`common/text.py`).
 
 The `*_rows` functions are pure (no widget): `graph_node_rows` may be slow for a big name
 scope (its edges are worked out the first time), so the view calls it in a worker thread.
@@ -20,6 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...summary.graph import Edge, Graph, Node
+from ..common.text import shown
 from .graph_tree import PipelineStep
 
 EDGE_LIMIT = 100  # edges listed per direction; a big scope can have thousands
@@ -46,12 +51,12 @@ def fit(text: Text, width: int) -> Text:
 def _field(key: str, value: str, value_style: str = "") -> DetailRow:
     text = Text()
     text.append(f"{key:<{KEY_WIDTH}}", DIM)
-    text.append(value, value_style)
+    text.append(shown(value), value_style)
     return DetailRow(text)
 
 
 def _heading(title: str) -> DetailRow:
-    return DetailRow(Text(title, HEAD))
+    return DetailRow(Text(shown(title), HEAD))
 
 
 def shape_text(shape: list[list[int]]) -> str:
@@ -116,11 +121,11 @@ def _edge_text(arrow: str, name: str, first: str, second: str, here: str) -> Tex
     scope, _, base = name.rpartition("/")
     text = Text()
     text.append(f"{arrow} ")
-    text.append(base, "bold")
+    text.append(shown(base), "bold")
     if first:
         text.append(f"  {first}")
     where = f" · in {short_scope(scope)}" if scope and scope != here else ""
-    text.append(f"\n    {second}{where}", DIM)
+    text.append(f"\n    {shown(second + where)}", DIM)
     return text
 
 
@@ -144,7 +149,7 @@ def _proxy_rows(arrow: str, edges: dict[str, str], here: str) -> list[DetailRow]
 
 def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = None) -> list[DetailRow]:
     """Full name, type, attributes, inputs and outputs (shape, data type, edge kind) of `node`."""
-    rows = [DetailRow(Text(node.name, HEAD)), _field("type", node.type)]
+    rows = [DetailRow(Text(shown(node.name), HEAD)), _field("type", node.type)]
     if node.scope:
         rows.append(_field("scope", node.scope))
     if node.is_scope:
@@ -164,8 +169,8 @@ def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = Non
         rows.append(_heading(f"Attributes ({len(attrs)})"))
         for key, value in attrs.items():
             text = Text()
-            text.append(f"  {key}", "bold")
-            text.append(f"  {attr_text(value)}")
+            text.append(f"  {shown(key)}", "bold")
+            text.append(f"  {shown(attr_text(value))}")
             rows.append(DetailRow(text))
     here = node.scope
     inputs, outputs = node.inputs, node.outputs
@@ -195,8 +200,8 @@ def _params_rows(params: dict[str, Any], indent: str = "  ") -> list[DetailRow]:
     rows = []
     for key in sorted(params):
         text = Text()
-        text.append(f"{indent}{key}", "bold")
-        text.append(f"  {value_text(params[key])}")
+        text.append(f"{indent}{shown(str(key))}", "bold")
+        text.append(f"  {shown(value_text(params[key]))}")
         rows.append(DetailRow(text))
     return rows
 
@@ -204,14 +209,14 @@ def _params_rows(params: dict[str, Any], indent: str = "  ") -> list[DetailRow]:
 def pipeline_rows(step: PipelineStep) -> list[DetailRow]:
     """An operation's parameters, its tensor operations (with their parameters) and its sampler."""
     op = step.op
-    rows = [DetailRow(Text(f"{step.number}. {op.op_type or '?'}", HEAD))]
+    rows = [DetailRow(Text(shown(f"{step.number}. {op.op_type or '?'}"), HEAD))]
     rows.append(_heading(f"Parameters ({len(op.params)})"))
     rows.extend(_params_rows(op.params) or [DetailRow(Text("  none", DIM))])
     if op.operations:
         rows.append(_heading(f"Operations ({len(op.operations)})"))
         for item in op.operations:
             name = item.get("tensor_op_name") or item.get("op_name") or "?"
-            rows.append(DetailRow(Text(f"  {name}", "bold")))
+            rows.append(DetailRow(Text(shown(f"  {name}"), "bold")))
             params = {k: v for k, v in item.items() if k not in ("tensor_op_name", "tensor_op_params")}
             raw = item.get("tensor_op_params")
             if isinstance(raw, str):  # MindSpore writes the tensor op's parameters as JSON text
@@ -260,11 +265,19 @@ class NodeDetail(OptionList):
     def targets(self) -> list[str | None]:
         return [row.target for row in self.rows]
 
-    def show_rows(self, rows: list[DetailRow], subject: object = None) -> None:
+    def show_rows(self, rows: list[DetailRow], subject: object = None, cursor: int = -1) -> None:
+        """Show `rows`. The cursor stays where it was if they describe the same `subject`; else it
+        goes to row `cursor` if there is one, else to the first input or output (else the top)."""
         keep = self.highlighted if subject is not None and subject == self.subject else None
         self.subject = subject
         self.rows = list(rows)
+        if keep is None:
+            keep = cursor if 0 <= cursor < len(self.rows) else self.first_target()
         self._fill(keep)
+
+    def first_target(self) -> int:
+        """The first row `enter` jumps from (0 if none)."""
+        return next((i for i, row in enumerate(self.rows) if row.target), 0)
 
     def _fill(self, keep: int | None) -> None:
         width = self._width = self.scrollable_content_region.width - 1
@@ -278,6 +291,7 @@ class NodeDetail(OptionList):
             self._fill(self.highlighted)
 
     def show_message(self, text: str) -> None:
+        """Plain text, never markup (callers escape the control characters of names with `shown`)."""
         self.show_rows([DetailRow(Text(text, DIM))])
         self.subject = None
 

@@ -1,16 +1,21 @@
-"""The loading progress line: jobs found and loaded, files and megabytes read."""
+"""The loading progress line: jobs found and loaded, files and megabytes read.
+
+LOGDIR's path can appear in it (a directory that cannot be read): it goes through `markup()`,
+so `/data/[exp]/logs` shows as written.
+"""
 from __future__ import annotations
 
 from textual.widgets import Static
 
 from ...summary.cache import SummaryCache
 from ..common.format import megabytes
+from ..common.text import markup
 
 
 def progress_text(cache: SummaryCache, reload_interval: float) -> str:
     p = cache.progress
     if cache.error:
-        return f"[b red]{cache.error}[/]"
+        return f"[b red]{markup(cache.error)}[/]"
     files = f"{p.files_read} file{'s' if p.files_read != 1 else ''}"
     if p.reloads == 0 or (p.loading and p.jobs_loaded < p.jobs_found):
         return f"[b]loading[/b] {p.jobs_loaded}/{p.jobs_found} jobs · {files} read · {megabytes(p.bytes_read)}"

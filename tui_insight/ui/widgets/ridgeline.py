@@ -36,7 +36,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.histograms import Ridgeline
-from ..state.histograms import BIN_JUMP, MODES, RidgeCursor
+from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
 from ..common.format import clock_time, duration, number
 from ..common.palette import hex_to_rgb, mix
 

@@ -343,11 +343,9 @@ class SliceTable(ScrollView, can_focus=True):
         return self._style_cache[1]
 
     def on_focus(self) -> None:
-        self._rows.clear()
-        self.refresh()
+        self.refresh()  # rows are cached with the focus they were drawn with
 
     def on_blur(self) -> None:
-        self._rows.clear()
         self.refresh()
 
     def notify_style_update(self) -> None:

@@ -74,7 +74,7 @@ class TagPicker(Vertical):
     TagPicker { width: 30; height: 1fr; }
     TagPicker.-narrow { width: 22; }
     TagPicker > Input { height: 3; }
-    TagPicker > OptionList { height: 1fr; }
+    TagPicker > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     TagPicker > .tag-hint { height: auto; color: $text-muted; padding: 0 1; display: none; }
     TagPicker > .tag-hint.-shown { display: block; }
     """

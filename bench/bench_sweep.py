@@ -1,0 +1,219 @@
+"""Sweep benchmark (issue 14), run by hand:
+
+    python bench/bench_sweep.py --runs 1000 [--runs 5000] [--idle 60] [--dir DIR]
+
+Makes a hyper-parameter sweep of N runs outside the repository (default under $TMPDIR, kept
+between invocations): each run 10 scalar tags x 2,000 steps + 2 histogram tags x 100 steps
+(~0.93 MB), written once with our writer and hard-linked into every run directory (the reader
+still opens and reads every file; hard links only save disk). Then, each in a fresh process:
+
+- the app (headless, 160x48): time to the first painted row whose job is read, time to all rows
+  loaded, peak RSS, opening one job (enter -> its scalar charts painted), CPU of an idle reload,
+  CPU of the idle app over `--idle` seconds;
+- the load/parse-floor ratio, side by side in one process: the cache's full load against the
+  floor (read every file, frame and CRC-check the records, decode each Event with protobuf), on
+  the ~100 MB run of bench/make_logs.py and on 100 of the sweep's runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+SCALAR_TAGS = 10
+SCALAR_STEPS = 2000
+HIST_TAGS = 2
+HIST_EVERY = 20  # 100 histogram steps
+
+
+def write_template(directory: Path) -> Path:
+    import numpy as np
+
+    from tui_insight.summary.writer import SummaryWriter
+
+    rng = np.random.default_rng(0)
+    writer = SummaryWriter(directory, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    samples = [rng.normal(size=2000) for _ in range(HIST_TAGS)]
+    names = ["loss"] + [f"metric/m{i}" for i in range(SCALAR_TAGS - 1)]
+    for step in range(1, SCALAR_STEPS + 1):
+        for i, name in enumerate(names):
+            writer.add_scalar(name, float(1.0 / step + 0.01 * i + 0.001 * rng.standard_normal()))
+        if step % HIST_EVERY == 0:
+            for h, values in enumerate(samples):
+                writer.add_histogram(f"weights/layer{h}", values * (1 + step / SCALAR_STEPS))
+        writer.record(step, wall_time=1_700_000_000.0 + step)
+    writer.close()
+    return writer.path
+
+
+def make_sweep(base: Path, runs: int) -> Path:
+    """`base/sweep-<runs>`, made once: run_00000 ... with the template hard-linked in."""
+    sweep = base / f"sweep-{runs}"
+    done = sweep / ".complete"
+    if done.exists():
+        return sweep
+    template_dir = base / "template"
+    if not template_dir.exists() or not any(template_dir.iterdir()):
+        write_template(template_dir)
+    template = next(p for p in template_dir.iterdir() if ".summary." in p.name)
+    for i in range(runs):
+        run = sweep / f"run_{i:05d}"
+        run.mkdir(parents=True, exist_ok=True)
+        target = run / template.name
+        if not target.exists():
+            try:
+                os.link(template, target)
+            except OSError:
+                target.write_bytes(template.read_bytes())
+    done.write_text("")
+    # The marker is not a summary file: discovery ignores it.
+    return sweep
+
+
+APP_CHILD = r"""
+import json, os, resource, sys, time
+sys.path.insert(0, sys.argv[2])
+logdir, idle_seconds = sys.argv[1], float(sys.argv[3])
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.ui.app import InsightApp
+from tui_insight.ui.widgets.job_table import JobTable
+from tui_insight.ui.widgets.chart import ScalarChart
+
+marks = {}
+start = time.perf_counter()
+render_line = JobTable.render_line
+def timed(self, y):
+    if "first" not in marks:
+        views = app.cache.jobs
+        if any(views[t].loaded for t in list(views)[:48] if t in views) and self.row_count:
+            marks["first"] = time.perf_counter() - start
+    return render_line(self, y)
+JobTable.render_line = timed
+chart_line = ScalarChart.render_line
+def chart_timed(self, y):
+    marks["chart"] = time.perf_counter()
+    return chart_line(self, y)
+ScalarChart.render_line = chart_timed
+
+cache = SummaryCache(logdir)
+app = InsightApp(cache, reload_interval=3.0, graph_prefetch_delay=None)
+
+async def auto(pilot):
+    deadline = time.monotonic() + 3600
+    while time.monotonic() < deadline:
+        if cache.progress.reloads >= 1 and all(v.loaded for v in cache.jobs.values()):
+            break
+        await pilot.pause(0.05)
+    marks["all"] = time.perf_counter() - start
+    marks["rss_loaded_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # An idle reload, measured on this thread while the loop thread sleeps.
+    cpu0 = time.process_time(); cache.reload(); marks["idle_reload_cpu_ms"] = (time.process_time() - cpu0) * 1000
+    # Opening one job: enter on the first row -> its charts painted.
+    t0 = time.perf_counter(); marks.pop("chart", None)
+    await pilot.press("enter")
+    while "chart" not in marks and time.perf_counter() - t0 < 120:
+        await pilot.pause(0.01)
+    await pilot.pause(0.3)
+    marks["open_s"] = marks.get("chart", float("nan")) - t0
+    await pilot.press("escape")
+    await pilot.pause(1.0)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    await pilot.pause(idle_seconds)
+    marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+    marks["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    app.exit()
+
+app.run(headless=True, auto_pilot=auto, size=(160, 48))
+print(json.dumps(marks))
+"""
+
+FLOOR_CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[2])
+from tui_insight.proto import summary_pb2
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.records import ScanReport, scan_records
+logdir = sys.argv[1]
+files = []
+for d, _, names in os.walk(logdir):
+    files += [os.path.join(d, n) for n in names if ".summary." in n]
+
+def floor():
+    events = 0
+    for path in files:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            for _, payload in scan_records(fh, 0, size, ScanReport()):
+                summary_pb2.Event.FromString(payload)
+                events += 1
+    return events
+
+def load():
+    SummaryCache(logdir).reload()
+
+results = {}
+for name, fn in (("floor", floor), ("load", load), ("floor", floor), ("load", load)):
+    t0 = time.perf_counter(); fn(); elapsed = time.perf_counter() - t0
+    results[name] = min(results.get(name, elapsed), elapsed)
+results["files"] = len(files)
+results["mb"] = sum(os.path.getsize(p) for p in files) / 1e6
+print(json.dumps(results))
+"""
+
+
+def child(script: str, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"benchmark child failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def floor_ratio(logdir: Path, label: str) -> None:
+    r = child(FLOOR_CHILD, str(logdir), str(ROOT))
+    print(f"  {label}: {r['files']} files, {r['mb']:.1f} MB: load {r['load']:.2f} s, parse floor "
+          f"{r['floor']:.2f} s -> ratio {r['load'] / r['floor']:.2f}x (best of 2 each, same process)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, action="append", help="sweep sizes (default 1000)")
+    parser.add_argument("--idle", type=float, default=60.0, help="seconds of idle app to measure")
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "tui-insight-bench")
+    parser.add_argument("--skip-floor", action="store_true")
+    args = parser.parse_args()
+    sizes = args.runs or [1000]
+    args.dir.mkdir(parents=True, exist_ok=True)
+    for runs in sizes:
+        t0 = time.perf_counter()
+        sweep = make_sweep(args.dir, runs)
+        print(f"sweep of {runs} runs at {sweep} (made in {time.perf_counter() - t0:.1f} s)")
+        r = child(APP_CHILD, str(sweep), str(ROOT), str(args.idle))
+        print(f"  first useful row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.1f} s, "
+              f"RSS {r['rss_loaded_mb']:.0f} MB loaded / {r['rss_peak_mb']:.0f} MB peak, open one job "
+              f"{r['open_s']:.2f} s, idle reload {r['idle_reload_cpu_ms']:.0f} ms CPU, idle app "
+              f"{r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s")
+    if not args.skip_floor:
+        from make_logs import write_big
+
+        print("load / parse floor:")
+        big = args.dir / "big"
+        if not big.exists() or not any(big.iterdir()):
+            write_big(big)
+        floor_ratio(big, "the ~100 MB run")
+        small = make_sweep(args.dir, 100)
+        floor_ratio(small, "100 small runs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

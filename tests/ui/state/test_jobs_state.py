@@ -1,0 +1,52 @@
+"""JobListState: the job list's filter, order, marks and cursor, without an app."""
+from __future__ import annotations
+
+import json
+
+from tui_insight.ui.state.jobs import SORT_KEYS, JobListState
+
+
+def test_marks_keep_their_order_and_toggle():
+    state = JobListState().toggle_mark("./c").toggle_mark("./a")
+    assert state.marked == ("./c", "./a")
+    assert state.toggle_mark("./c").marked == ("./a",)
+    assert state.toggle_mark("./c").toggle_mark("./c").marked == ("./a", "./c")  # marked again: last
+    assert state.unmark_all().marked == ()
+    assert state.without({"./a", "./x"}).marked == ("./c",)
+    assert state.with_marked(["./b", "./b", "./a"]).marked == ("./b", "./a")
+
+
+def test_compare_opens_the_marked_jobs_that_exist_in_marking_order():
+    state = JobListState(marked=("./c", "./gone", "./a"))
+    assert state.compare(["./a", "./b", "./c"]) == ("./c", "./a")
+    assert JobListState().compare(["./a"]) == ()
+
+
+def test_sort_next_reverse_and_by_a_column():
+    state = JobListState()
+    assert state.sort_key == "id" and not state.reverse
+    assert state.sort_next().sort_key == SORT_KEYS[1]
+    last = JobListState(sort_key=SORT_KEYS[-1], reverse=True).sort_next()
+    assert (last.sort_key, last.reverse) == ("id", False)  # wraps around, ascending
+    assert state.sort_reverse().reverse
+    assert state.sort_by("step") == JobListState(sort_key="step")
+    assert state.sort_by("step").sort_by("step").reverse  # again: the other way
+    assert state.sort_by("step", reverse=False).sort_by("step", reverse=False).reverse is False
+    assert state.sort_by("trend") is state  # not a sortable column
+
+
+def test_filter_and_cursor():
+    state = JobListState()
+    assert state.with_filter("") is state and state.with_filter("lenet").filter == "lenet"
+    assert state.with_cursor("./a").cursor == "./a" and state.with_cursor(None) is state
+
+
+def test_json_round_trip():
+    state = JobListState(filter="lr", sort_key="updated", reverse=True, marked=("./b", "./a"), cursor="./b")
+    assert JobListState.from_json(json.loads(json.dumps(state.to_json()))) == state
+
+
+def test_from_json_never_raises_and_falls_back_to_defaults():
+    for junk in (None, 3, [], {"sort_key": "trend", "reverse": "yes", "marked": "./a", "cursor": 5, "filter": 1}):
+        assert JobListState.from_json(junk) == JobListState()
+    assert JobListState.from_json({"marked": ["./a", 1, "./a", "./b"]}).marked == ("./a", "./b")

@@ -1,0 +1,196 @@
+"""The shims of `tui_insight/ui/_textual_compat.py` do what they are there for.
+
+Each test checks the behaviour a shim guards and, with the shim switched off, that the same
+check fails: on a Textual (or plotext) where a shim's internal is gone, these go red instead of
+the program quietly losing the behaviour. The footer's coalescing is tested in test_footer.py.
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import plotext as plt
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Input, Static
+
+from tui_insight.ui import _textual_compat as compat
+from tui_insight.ui.screens import help as help_module
+from tui_insight.ui.screens.help import collect_bindings, help_text
+from tui_insight.ui.screens.jobs import JobsScreen
+from tui_insight.ui.widgets.chart import ChartOptions, Trace, draw_chart
+from uihelp import MINDSPORE_LOGS, make_app, run_pilot
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+
+# -- versions ---------------------------------------------------------------------------------------
+
+def major_minor(version: str) -> tuple[int, int]:
+    match = re.match(r"(\d+)\.(\d+)", version)
+    assert match, f"not a version: {version!r}"
+    return int(match[1]), int(match[2])
+
+
+def supported(installed: str, tested: str) -> bool:
+    """The rule: the major version the shims were tested on, and no older minor.
+
+    A newer minor of the same major is allowed (Textual keeps its API within a major; the shim
+    tests below say if an internal moved anyway). A new major fails until the shims were
+    checked against it and TEXTUAL_TESTED and the pin in pyproject moved together.
+    """
+    (major, minor), (t_major, t_minor) = major_minor(installed), major_minor(tested)
+    return major == t_major and minor >= t_minor
+
+
+def test_the_version_rule():
+    assert supported("8.2.8", "8.2") and supported("8.2.0", "8.2") and supported("8.5.1", "8.2")
+    assert not supported("9.0.0", "8.2") and not supported("8.1.3", "8.2") and not supported("7.9", "8.2")
+
+
+def test_installed_textual_is_the_one_the_shims_were_tested_on():
+    installed = importlib.metadata.version("textual")
+    assert supported(installed, compat.TEXTUAL_TESTED), (
+        f"Textual {installed} is installed; the shims in tui_insight/ui/_textual_compat.py were "
+        f"written for {compat.TEXTUAL_TESTED}: check each against it, then move TEXTUAL_TESTED and the pin")
+
+
+def test_pyproject_pins_textual_to_the_tested_major():
+    major, _minor = major_minor(compat.TEXTUAL_TESTED)
+    pins = re.findall(r'"textual([^"]*)"', PYPROJECT.read_text(encoding="utf-8"))
+    assert pins == [f">={compat.TEXTUAL_TESTED},<{major + 1}"]
+
+
+# -- keys resolved in arrival order (App._check_bindings) ------------------------------------------
+
+def burst(app, text: str) -> None:
+    """Post every key at once, without waiting for the app in between (as a terminal delivers them)."""
+    names = {"/": "slash", " ": "space"}
+    for char in text:
+        app.post_message(events.Key(names.get(char, char), char))
+
+
+def filter_burst() -> tuple[bool, str]:
+    """`/lenet` in one burst on the job list: (still on the job list, what the filter box holds)."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "/lenet")
+        await pilot.pause(0.3)
+        boxes = app.screen.query(Input)
+        return isinstance(app.screen, JobsScreen), boxes.first().value if boxes else None
+
+    return run_pilot(app, body)
+
+
+def test_a_burst_goes_where_the_user_meant_with_the_shim():
+    assert filter_burst() == (True, "lenet")
+
+
+def test_without_the_shim_the_same_burst_is_misrouted(monkeypatch):
+    """The test above can fail: with the shim off, `l` of `lenet` reaches the list (lineage opens)."""
+    async def off(app, key):
+        return False
+
+    monkeypatch.setattr(compat, "resolve_binding_now", off)
+    assert filter_burst() != (True, "lenet")
+
+
+# -- `?` lists remapped keys (App._keymap, DOMNode._bindings) -----------------------------------------
+
+class Pane(Static, can_focus=True):
+    HELP_GROUP = "Pane"
+    BINDINGS = [Binding("b", "noop", "Bee", id="pane.bee")]
+
+
+class Other(Static, can_focus=True):
+    pass
+
+
+class KeyHost(App):
+    BINDINGS = [Binding("x", "noop", "Ex", id="host.ex")]
+
+    def compose(self) -> ComposeResult:
+        yield Other("other", id="other")
+        yield Pane("pane", id="pane")
+
+
+def help_for_unfocused_pane() -> tuple[dict[str, str], str]:
+    """{binding id: key} of `?` while the pane with remapped keys is not focused, and the help text."""
+    async def main():
+        app = KeyHost()
+        async with app.run_test(size=(80, 12)) as pilot:
+            app.set_keymap({"pane.bee": "z", "host.ex": "y"})
+            app.screen.set_focus(app.query_one("#other"))
+            await pilot.pause()
+            groups = collect_bindings(app.screen, extra=[app.query_one(Pane)])
+            keys = {binding.id: key for entries in groups.values() for key, binding, _node in entries}
+            return keys, help_text(groups, app)
+
+    return asyncio.run(main())
+
+
+def test_help_lists_remapped_keys_of_unfocused_nodes():
+    keys, text = help_for_unfocused_pane()
+    assert keys["pane.bee"] == "z" and keys["host.ex"] == "y"
+    plain = re.sub(r"\[/?[^\]]*\]", "", text)  # the markup's tags dropped
+    assert re.search(r"\bz\s+Bee", plain) and not re.search(r"\bb\s+Bee", plain)
+
+
+def test_without_the_keymap_shim_help_shows_the_old_keys(monkeypatch):
+    monkeypatch.setattr(help_module, "app_keymap", lambda app: {})
+    keys, _text = help_for_unfocused_pane()
+    assert keys["pane.bee"] == "b"
+
+
+def test_without_the_bindings_shim_help_misses_unfocused_keys(monkeypatch):
+    monkeypatch.setattr(help_module, "own_bindings", lambda node: iter(()))
+    keys, _text = help_for_unfocused_pane()
+    assert "pane.bee" not in keys
+
+
+# -- plotext's shortcut (fig._signals._add) --------------------------------------------------------
+
+def chart(n: int = 50):
+    x = np.arange(n, dtype=np.float64)
+    traces = [Trace(x, np.sin(x / 5), "#ff0000"), Trace(x, np.cos(x / 5), "#00ff00", kind="smoothed")]
+    return draw_chart(traces, ChartOptions(hlines=(0.5,)), 60, 14)
+
+
+def test_charts_take_plotexts_shortcut(monkeypatch):
+    fig = plt.figure
+    added, drawn = [], []
+    shortcut, draw = fig._signals._add, fig.draw
+
+    def counted_add(signal):
+        added.append(signal)
+        return shortcut(signal)
+
+    def counted_draw(*args, **kwargs):
+        drawn.append(args)
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(fig._signals, "_add", counted_add)
+    monkeypatch.setattr(fig, "draw", counted_draw)
+    picture = chart().plain
+    assert len(added) == 3 and drawn == []  # two traces and the threshold line, none through draw
+    assert picture.strip()
+
+
+def test_the_shortcut_draws_what_draw_would(monkeypatch):
+    with_shortcut = chart().lines
+    drawn = []
+
+    def through_draw(fig, signal):
+        drawn.append(signal)
+        fig.draw(signal)
+        return False
+
+    monkeypatch.setattr(compat, "add_signal", through_draw)  # a plotext without the shortcut
+    assert chart().lines == with_shortcut and len(drawn) == 3

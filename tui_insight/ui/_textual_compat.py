@@ -1,0 +1,192 @@
+"""Every place tui-insight leans on Textual (or plotext) internals, in one file.
+
+Each shim below names the version it was written and tested against. On an upgrade, read this
+file against the new release and run `tests/ui/test_textual_compat.py` and
+`tests/ui/test_footer.py`: their tests fail when the behaviour a shim guards is gone (they
+check the outcome, not that a private name still exists). pyproject pins Textual to the major
+version tested here (`textual>=8.2,<9`); `test_textual_compat.py` checks the pin and this
+constant agree and that the installed Textual is one they allow.
+
+Shims:
+- `resolve_binding_now` (Textual 8.2): resolve a key's bindings in arrival order (`App._check_bindings`).
+- `app_keymap` (Textual 8.2): the keymap the app was given (`App._keymap`), for `?`.
+- `own_bindings` (Textual 8.2): a node's own bindings, focused or not (`DOMNode._bindings`), for `?`.
+- `CoalescingFooter` (Textual 8.2): a Footer that rebuilds once per burst of binding changes
+  (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`)
+  and shows only the keys that fit whole (filters what `Footer.compose` yields: `FooterKey`).
+- `add_signal` (plotext 6.1): register a plot signal without `draw`'s colour scan (`fig._signals._add`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterator
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.screen import Screen
+from rich.cells import cell_len
+from textual import events
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins >=8.2,<9
+PLOTEXT_TESTED = "6.1"  # major.minor of plotext `add_signal` was written for
+
+
+# -- key bindings (Textual 8.2) ----------------------------------------------------------------
+
+async def resolve_binding_now(app: "App", key: str) -> bool:
+    """Run `key`'s binding at once, as Textual would once the key bubbled back up. True if one ran.
+
+    Textual 8.2: `App._check_bindings(key, priority)` walks the screen's binding chain (priority
+    bindings from the app down, then the others from the focused widget up) and runs the first
+    binding whose action is allowed. Textual calls it only after the key went to the focused
+    widget, i.e. after keys that arrived behind it were forwarded too; the app calls it here, in
+    arrival order (see `InsightApp.on_event`). A Textual without it: False (its own order).
+    """
+    check = getattr(app, "_check_bindings", None)
+    if check is None:
+        return False
+    return await check(key, priority=True) or await check(key)
+
+
+def app_keymap(app: "App") -> dict[str, str]:
+    """{binding id: keys} given to `app.set_keymap` (Textual 8.2 keeps it in `App._keymap`)."""
+    return dict(getattr(app, "_keymap", None) or {})
+
+
+def own_bindings(node: DOMNode) -> Iterator[tuple[str, Binding]]:
+    """(key, binding) for the bindings `node` declares (with those it inherits), keymap not applied.
+
+    Textual 8.2 keeps them in `DOMNode._bindings` (a `BindingsMap`, iterated as (key, binding));
+    `Screen.active_bindings` only lists those of the focused widget's ancestors, and `?` also
+    lists an unfocused view's keys.
+    """
+    bindings = getattr(node, "_bindings", None)
+    if bindings is None:
+        return iter(())
+    return iter(bindings)
+
+
+# -- the key footer (Textual 8.2) ----------------------------------------------------------------
+
+class CoalescingFooter(Footer):
+    """The key footer, rebuilt once per burst of binding changes.
+
+    Textual 8.2's Footer schedules a full recompose (~35 key widgets, each styled) for every
+    bindings change (`Footer.bindings_changed`, subscribed to `Screen.bindings_updated_signal`),
+    and switching views publishes several in a row (focus leaves, focus arrives, the view
+    refreshes its keys): opening the graph view rebuilt the footer four times while the graph
+    was being built. Here changes that arrive before a pending rebuild has read the bindings join
+    it; one that arrives after schedules one more, so the footer always ends on the current
+    keys. And a rebuild that would show the same keys (focus moving between widgets of one view,
+    or into a text box whose own keys are hidden) is skipped.
+
+    Keys are shown in their order while they fit whole, so the bar never cuts a word; `? Help`
+    (which lists every key) is kept whenever the screen shows it. Textual 8.2 lays each
+    `FooterKey` out as " key " + "description " (`footer-key--key` padding 0 1,
+    `footer-key--description` padding 0 1 0 0), the command palette key docked right.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._rebuild_pending = False  # a recompose is scheduled and has not finished
+        self._changed_meanwhile = False  # bindings changed after the pending one was scheduled
+        self._composed: tuple | None = None  # what the last rebuild showed (see _shown)
+
+    @property
+    def rebuild_pending(self) -> bool:
+        """True while a rebuild is scheduled and has not finished (tests check none is left)."""
+        return self._rebuild_pending
+
+    def bindings_changed(self, screen: Screen) -> None:
+        if self._rebuild_pending:
+            self._changed_meanwhile = True
+            return
+        self._rebuild_pending = True
+        self._changed_meanwhile = False
+        super().bindings_changed(screen)  # schedules the recompose (or nothing, when unfocused)
+        self.call_after_refresh(self._rebuilt, screen)  # runs after the recompose
+
+    def compose(self) -> ComposeResult:
+        self._changed_meanwhile = False  # this build reads the bindings as they are now
+        self._composed = self._shown()
+        yield from fitting_keys(list(super().compose()), self.app.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.children and self._shown() != self._composed:
+            self.refresh(recompose=True)  # another width: other keys fit
+
+    async def recompose(self) -> None:
+        if self.children and self._shown() == self._composed:
+            return  # the same keys as shown (focus moved between widgets with the same keys)
+        await super().recompose()
+
+    def _shown(self) -> tuple | None:
+        """What the footer would show: the shown bindings as displayed, and the palette key."""
+        if not self.is_attached:
+            return None
+        app, active = self.app, self.screen.active_bindings
+        keys = tuple((b.key, app.get_key_display(b), b.description, b.action, b.group, enabled, tooltip)
+                     for _node, b, enabled, tooltip in active.values() if b.show)
+        palette = active.get(app.COMMAND_PALETTE_BINDING)
+        return keys, self.show_command_palette, palette[1:] if palette else None, app.size.width
+
+    def _rebuilt(self, screen: Screen) -> None:
+        self._rebuild_pending = False
+        if self._changed_meanwhile:
+            self.bindings_changed(screen)
+
+
+def footer_key_width(key: Any) -> int:
+    """Cells a `FooterKey` takes in Textual 8.2's default footer style (see `CoalescingFooter`)."""
+    if not isinstance(key, FooterKey):
+        return 0
+    if not key.description:
+        return cell_len(key.key_display)
+    return cell_len(key.key_display) + cell_len(key.description) + 3
+
+
+def fitting_keys(items: list[Any], width: int) -> list[Any]:
+    """The footer's items whose keys fit in `width` cells, whole and in order, `?` kept."""
+    keys = [w for w in items if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
+    others = [w for w in items if w not in keys]
+    budget = width - sum(footer_key_width(w) + 2 for w in others)
+    help_key = next((k for k in keys if k.action.endswith("help")), None)
+    if help_key is not None:
+        budget -= footer_key_width(help_key)
+    kept = []
+    for key in keys:
+        if key is help_key:
+            continue
+        size = footer_key_width(key)
+        if size > budget:
+            break
+        budget -= size
+        kept.append(key)
+    if help_key is not None:
+        kept.append(help_key)
+    return kept + others
+
+
+# -- plotext 6.1 --------------------------------------------------------------------------------
+
+def add_signal(fig: Any, signal: Any) -> bool:
+    """Register a plot signal on a plotext figure. True if plotext's shortcut was taken.
+
+    plotext 6.1: `fig.draw(signal)` scans every point for colours we set ourselves;
+    `fig._signals._add(signal)` registers it as is. A plotext without the shortcut: `draw`.
+    """
+    signals = getattr(fig, "_signals", None)
+    if signals is not None and hasattr(signals, "_add"):
+        signals._add(signal)
+        return True
+    fig.draw(signal)
+    return False
+
+
+__all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
+           "CoalescingFooter", "add_signal", "fitting_keys"]
