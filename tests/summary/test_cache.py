@@ -307,6 +307,16 @@ def test_a_file_with_no_valid_record_is_not_a_summary_file(tmp_path, content):
     assert cache.job("./").state == "unreadable: not a summary file"
 
 
+def test_a_job_with_readable_files_names_the_one_that_is_not_a_summary_file(tmp_path):
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1, 2])
+    (tmp_path / "x.summary.123").write_bytes(b"loss,acc\n" * 50)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "unreadable: x.summary.123: not a summary file"
+    assert view.series("scalar", "loss").steps.tolist() == [1, 2]  # what could be read is kept
+
+
 def test_one_valid_record_makes_a_damaged_file_corrupt_not_unreadable(tmp_path):
     writer = SummaryWriter(tmp_path, timestamp=123)
     write_steps(writer, [1])

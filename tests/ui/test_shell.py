@@ -548,3 +548,25 @@ def test_help_shows_bracket_keys_as_they_are():
     lines = to_content(help_text(groups, Keys())).plain.splitlines()
     assert lines[1] == f"{'[':>14}  {'Pan left':<26} scalars.pan_left"
     assert lines[2] == f"{']':>14}  {'Pan right':<26} scalars.pan_right"
+
+
+def test_cache_changes_that_come_before_a_view_is_ready_wait_for_it():
+    """A reload can land between building a view and its widgets being composed (seen as
+    "No nodes match 'TensorChart'" when opening straight on tensors): the view gets them later."""
+    app = make_app(MINDSPORE_LOGS)
+    job = ("./lenet_lr0.01",)
+
+    async def body(pilot):
+        screen = app.screen
+        delivered = []
+        for cls in VIEW_CLASSES:
+            view = cls(app.cache, job)
+            view.cache_changed = lambda changes, name=cls.__name__: delivered.append(name)
+            view.deliver_changes(Changes(updated={job[0]: set()}))  # not composed: kept
+            assert cls.__name__ not in delivered
+            await screen.mount(view)
+            assert await wait_for(pilot, lambda name=cls.__name__: name in delivered)
+            await view.remove()
+        return delivered
+
+    assert run_pilot(app, body) == [cls.__name__ for cls in VIEW_CLASSES]

@@ -114,9 +114,11 @@ class JobView:
         """`loading`, `unreadable: <reason>`, `corrupt: N records`, `truncated`, `growing` or `ok`."""
         if not self.loaded:
             return "loading"
-        errors = [f.error for f in self.file_status if f.error]
+        errors = [f for f in self.file_status if f.error]
         if errors:
-            return f"unreadable: {errors[0]}"
+            if len(self.file_status) > 1:  # say which, when the job's other files were read
+                return f"unreadable: {os.path.basename(errors[0].name)}: {errors[0].error}"
+            return f"unreadable: {errors[0].error}"
         if self.bad_records:
             return f"corrupt: {self.bad_records} record{'s' if self.bad_records != 1 else ''}"
         if any(f.truncated for f in self.file_status):

@@ -143,7 +143,7 @@ class DashboardScreen(Screen):
         if titles and (set(changes.updated) | changes.added | changes.removed) & mine:
             titles.first(Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
         for view in self.query(DataView):
-            view.cache_changed(changes)
+            view.deliver_changes(changes)
         if changes.graphs & mine:
             self.prefetch_graph()  # a job that was still loading when the dashboard opened
 
@@ -175,7 +175,7 @@ class ViewScreen(Screen):
         view = self.query_one(DataView)
         if changes.added or changes.removed:
             view.train_ids = tuple(self.app.cache.jobs)
-        view.cache_changed(changes)
+        view.deliver_changes(changes)
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         view = self.query_one(DataView)

@@ -60,6 +60,7 @@ class DataView(LoaderHost, Widget):
         self.saved: dict[str, Any] = dict(saved or {})  # what the workspace remembered
         self.loader = Loader(self, self.SPEC.view_id)
         self._keys_ready = False
+        self._missed = Changes()  # cache changes that came before the view was ready
 
     @property
     def spec(self) -> ViewSpec:
@@ -93,6 +94,14 @@ class DataView(LoaderHost, Widget):
     def cache_changed(self, changes: Changes) -> None:
         """Called on the UI thread after the cache changed (notices coalesced). Default: nothing."""
 
+    def deliver_changes(self, changes: Changes) -> None:
+        """What screens call: `cache_changed` once the view is ready; before that (its widgets
+        are still being composed) the changes are kept and handed over when it is."""
+        if self._keys_ready:
+            self.cache_changed(changes)
+        else:
+            self._missed.merge(changes)
+
     # -- export ---------------------------------------------------------------------------------
 
     def export_scope(self) -> dict[str, Any]:
@@ -107,9 +116,13 @@ class DataView(LoaderHost, Widget):
 
     def ready_for_keys(self) -> None:
         """Subclasses call this once their widgets are composed and filled (usually at the end
-        of `on_mount`). From then on `focus_view` works; if the view is showing and nothing of
-        it has the keyboard yet, it takes it now."""
+        of `on_mount`). From then on `focus_view` works and cache changes are delivered (those
+        that came before are handed over now); if the view is showing and nothing of it has the
+        keyboard yet, it takes it now."""
         self._keys_ready = True
+        if self._missed:
+            missed, self._missed = self._missed, Changes()
+            self.cache_changed(missed)
         if self.display and self.is_attached:
             focused = self.screen.focused
             if focused is None or self not in focused.ancestors_with_self:
