@@ -570,3 +570,17 @@ def test_cache_changes_that_come_before_a_view_is_ready_wait_for_it():
         return delivered
 
     assert run_pilot(app, body) == [cls.__name__ for cls in VIEW_CLASSES]
+
+
+def test_help_on_a_view_ends_with_the_view_s_note(ui_logs):
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        app.open_jobs(("./run_a",))
+        await wait_for_view(pilot, app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        return str(app.screen.query_one("#help-text", Static).render())
+
+    text = run_pilot(app, body)
+    assert "Reading the charts" in text and "× NaN" in text

@@ -658,3 +658,26 @@ def test_snapshot_80x24(snap_compare):
 def test_snapshot_160x48(snap_compare):
     app, before = snapshot_app("./lenet_lr0.01", "custom/t4d", ("down", "right", "right"))
     assert snap_compare(app, terminal_size=(160, 48), run_before=before)
+
+
+def test_tab_and_shift_tab_move_between_panes_never_into_a_text_box():
+    app, run = tensor_app()
+
+    async def body(pilot, view):
+        table = view.query_one(SliceTable)
+        table.focus()
+        await pilot.pause()
+        seen = []
+        for key in ("shift+tab", "shift+tab", "tab", "tab"):
+            await pilot.press(key)
+            await pilot.pause()
+            seen.append(app.focused.id or type(app.focused).__name__)
+        await pilot.press("d")  # the slice box is reached by its key
+        await pilot.pause()
+        seen.append(app.focused.id)
+        return seen
+
+    seen = run(body)
+    assert "tensor-slice" not in seen[:4] and "tensor-filter" not in seen[:4]
+    assert seen[0] == "tensor-list"
+    assert seen[-1] == "tensor-slice"

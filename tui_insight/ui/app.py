@@ -336,9 +336,12 @@ class InsightApp(App):
         screen = self.screen
         if isinstance(screen, HelpScreen):
             return
-        groups = collect_bindings(screen, self.extra_binding_nodes(screen))
+        nodes = self.extra_binding_nodes(screen)
+        groups = collect_bindings(screen, nodes)
         title = getattr(screen, "HELP_GROUP", type(screen).__name__)
-        self.push_screen(HelpScreen(help_text(groups, self, getattr(screen, "HELP_NOTE", "")), title))
+        # The screen's note, else the active view's (nodes[0] when a view is shown).
+        note = getattr(screen, "HELP_NOTE", "") or (getattr(nodes[0], "HELP_NOTE", "") if nodes else "")
+        self.push_screen(HelpScreen(help_text(groups, self, note), title))
 
     def action_export(self) -> None:
         scope_of = getattr(self.screen, "export_scope", None)
@@ -379,6 +382,28 @@ class InsightApp(App):
             self.notify("Mark jobs with space in the job list first", severity="warning")
 
 
+def log_to_state_dir() -> str:
+    """Send warnings and the exceptions the app catches to `$XDG_STATE_HOME/tui-insight/tui-insight.log`
+    (a terminal UI has no stderr to show them on). "" or why not."""
+    from logging.handlers import RotatingFileHandler
+
+    from ..workspace import state_home
+
+    root = logging.getLogger()
+    if any(isinstance(h, RotatingFileHandler) for h in root.handlers):
+        return ""
+    path = state_home() / "tui-insight.log"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1, encoding="utf-8")
+    except OSError as exc:
+        return f"cannot write the log {path}: {exc.strerror or exc}"
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    return ""
+
+
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
             fresh: bool = False, start_at: StartAt | None = None, remember: bool = True) -> int:
     """Run the UI until the user quits; starts and stops the cache's loading thread.
@@ -387,11 +412,12 @@ def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: f
     directory (`remember=False`: kept in memory only); `fresh` starts clean.
     """
     keymap, problem = load_keymap(keymap_path())
+    log_problem = log_to_state_dir() if remember else ""
     if remember:
         workspace, workspace_problem = Workspace.open(cache.logdir, fresh=fresh)
     else:
         workspace, workspace_problem = Workspace(cache.logdir, None), ""
-    notices = [text for text in (problem, workspace_problem) if text]
+    notices = [text for text in (problem, workspace_problem, log_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
                      notices=notices, workspace=workspace, start_at=start_at)
     try:

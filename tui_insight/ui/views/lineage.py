@@ -94,6 +94,11 @@ def is_numeric(column: str, rows: list[LineageRow]) -> bool:
 class LineageView(DataView):
     SPEC = ViewSpec("lineage", "Lineage", "l", (), "all")
     HELP_GROUP = "Lineage"
+    HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
+                 "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
+                 "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
+                 "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss and\n"
+                 "  metrics; dataset paths and the rest are a keypress away")
     DEFAULT_CSS = """
     LineageView { layout: vertical; }
     LineageView #lineage-tabs { height: 2; }

@@ -65,6 +65,11 @@ class ChartGrid(ViewGrid):
 class ScalarsView(DataView):
     SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
     HELP_GROUP = "Scalars"
+    HELP_NOTE = ("[b]Reading the charts[/b]\n"
+                 "  ✓ / · in the tag list: drawn / not drawn (space toggles, a all or none)\n"
+                 "  × NaN and ▲ +Inf at the top edge, ▼ -Inf at the bottom: steps with no number\n"
+                 "  t and y apply to the focused chart; Y toggles log y on every chart\n"
+                 "  Settings are remembered per job (start with --fresh to forget them)")
     DEFAULT_CSS = """
     ScalarsView { layout: horizontal; }
     ScalarsView.-fullscreen #scalar-tags { display: none; }

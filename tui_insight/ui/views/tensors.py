@@ -53,6 +53,7 @@ from ..common.text import literal, markup
 from ..loader import Loaded, LoadProblem
 from ..state.tensors import Key, TensorsState, dims_text
 from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
+from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.slice_table import SliceTable, column_width_for
 from .base import DataView, ViewSpec
 
@@ -262,13 +263,13 @@ class TensorsView(DataView):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="tensor-tags"):
-            yield Input(self.state.filter, placeholder="/ filter tags (regex)", id="tensor-filter")
+            yield OnDemandInput(self.state.filter, placeholder="/ filter tags (regex)", id="tensor-filter")
             yield OptionList(id="tensor-list")
         with Vertical(id="tensor-main"):
             yield Static("", id="tensor-title")
             with Horizontal(id="tensor-slicebar"):
                 yield Static("slice", id="tensor-slice-label")
-                yield Input(placeholder="[0,:,:]", id="tensor-slice")  # focus selects it: typing replaces
+                yield OnDemandInput(placeholder="[0,:,:]", id="tensor-slice")  # focus selects it: typing replaces
                 yield Static("", id="tensor-slice-error")
             yield StepSlider(id="tensor-steps")
             with Horizontal(id="tensor-body"):
@@ -399,7 +400,7 @@ class TensorsView(DataView):
         focus_now(self.query_one("#tensor-list"))
 
     def action_filter_tags(self) -> None:
-        focus_now(self.query_one("#tensor-filter", Input))
+        self.query_one("#tensor-filter", OnDemandInput).open()
 
     # -- decoding the chosen step -----------------------------------------------------------------
 
@@ -518,7 +519,7 @@ class TensorsView(DataView):
     def action_edit_slice(self) -> None:
         if self.state.histogram:
             self.action_toggle_histogram()
-        focus_now(self.query_one("#tensor-slice", Input))
+        self.query_one("#tensor-slice", OnDemandInput).open()
 
     @on(Input.Submitted, "#tensor-slice")
     def _slice_entered(self, event: Input.Submitted) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -24,6 +23,7 @@ from textual.widgets.option_list import Option
 from ..common.focus import focus_now
 from ..common.text import literal
 from ..state.tags import TagSelection
+from .on_demand_input import OnDemandInput
 
 SELECTED_MARK = "✓"
 UNSELECTED_MARK = "·"
@@ -50,21 +50,17 @@ class TagList(OptionList):
                 self.post_message(self.Toggled(option_id.removeprefix("tag:")))
 
 
-class FilterBox(Input):
+class FilterBox(OnDemandInput):
     """The `/` filter: out of the tab order until `/` asks for it; escape clears it."""
 
     BINDINGS = [Binding("escape", "clear_filter", "Clear filter", id="tags.clear_filter")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(placeholder="/ filter tags (regex)", **kwargs)
-        self.can_focus = False
 
     def action_clear_filter(self) -> None:
         self.value = ""
         self.post_message(Input.Submitted(self, self.value))
-
-    def on_blur(self, event: events.Blur) -> None:
-        self.can_focus = False
 
 
 class TagPicker(Vertical):
@@ -177,9 +173,7 @@ class TagPicker(Vertical):
     # -- actions (bound by the views, which own the keys) ------------------------------------------
 
     def focus_filter(self) -> None:
-        box = self.filter_box
-        box.can_focus = True
-        focus_now(box)
+        self.filter_box.open()
 
     def focus_list(self) -> None:
         focus_now(self.listing)
