@@ -84,7 +84,7 @@ def key_to_paint(logdir: Path) -> list[float]:
     async def auto(pilot):
         while not (app.screen.query(JobTable) and app.screen.query_one(JobTable).row_count == 5):
             await pilot.pause(0.01)
-        await pilot.press("space", "space", "space", "space", "space", "c")
+        await pilot.press("space", "down", "space", "down", "space", "down", "space", "down", "space", "c")
         await pilot.pause(1.0)
         for _ in range(10):
             painted.clear()

@@ -23,7 +23,7 @@ SIZE = (140, 40)
 SHOTS = {
     "jobs": ([], 0.8),
     "scalars": (["down", "down", "enter", "s", "s", "s", "s", "s", "right", "right"], 0.8),
-    "compare": (["space", "space", "space", "c", "s", "s", "s", "s"], 0.8),
+    "compare": (["space", "down", "space", "down", "space", "c", "s", "s", "s", "s"], 0.8),
     "histograms": (["down", "down", "enter", "2"], 1.5),
     "tensors": (["down", "down", "enter", "3"], 1.0),
     "images": (["down", "down", "enter", "4"], 1.5),
