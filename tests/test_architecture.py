@@ -243,3 +243,19 @@ def test_tests_run_with_a_private_home(tmp_path_factory):
         assert Path(os.environ[name]).is_relative_to(base), name
     assert state_home().is_relative_to(base)
     assert "TUI_INSIGHT_KEYMAP" not in os.environ
+
+
+def test_one_escaping_helper_for_text_from_files():
+    """Text from files meets markup through `ui/common/text.py` only: no other escaper in ui/."""
+    others = []
+    for path in UI:
+        if path.name == "text.py" and path.parent.name == "common":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in ("rich.markup", "textual.markup") \
+                    and any(alias.name == "escape" for alias in node.names):
+                others.append(f"{path.relative_to(REPO)}:{node.lineno} imports {node.module}.escape")
+            if isinstance(node, ast.FunctionDef) and node.name == "escape":
+                others.append(f"{path.relative_to(REPO)}:{node.lineno} defines escape()")
+    assert others == []

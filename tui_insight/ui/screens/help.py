@@ -11,6 +11,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 from .._textual_compat import app_keymap, own_bindings
 from ..common.focus import focus_now
+from ..common.text import markup
 
 
 def group_name(node: DOMNode) -> str:
@@ -43,22 +44,17 @@ def collect_bindings(screen: Screen, extra: Iterable[DOMNode] = ()) -> dict[str,
     return groups
 
 
-def escape(text: str) -> str:
-    """Text shown as it is in Textual markup (its own escape misses `[` before a tag)."""
-    return text.replace("[", "\\[")
-
-
 def help_text(groups: dict[str, list[tuple[str, Binding, DOMNode]]], app, note: str = "") -> str:
     """The keys of `groups`, then the screen's `note` (markup) if it has one."""
     lines = []
     order = sorted(groups, key=lambda g: (g == "Everywhere", g))
     for group in order:
-        lines.append(f"[b]{escape(group)}[/b]")
+        lines.append(f"[b]{markup(group)}[/b]")
         for key, binding, _node in sorted(groups[group], key=lambda item: item[1].description.lower()):
             shown = binding.key_display or app.get_key_display(binding.with_key(key))
             # Pad the plain text, then escape it: `[` is markup and its escape is longer.
-            lines.append(f"  [b $accent]{escape(f'{shown:>12}')}[/]  {escape(f'{binding.description or binding.action:<26}')}"
-                         f" [dim]{escape(binding.id or '')}[/dim]")
+            lines.append(f"  [b $accent]{markup(f'{shown:>12}')}[/]  {markup(f'{binding.description or binding.action:<26}')}"
+                         f" [dim]{markup(binding.id or '')}[/dim]")
         lines.append("")
     if note:
         lines += [note, ""]
@@ -91,7 +87,7 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"[b]Keys: {escape(self.title_text)}[/b]  [dim](escape closes)[/dim]")
+            yield Static(f"[b]Keys: {markup(self.title_text)}[/b]  [dim](escape closes)[/dim]")
             with VerticalScroll(can_focus=True):
                 yield Static(self.text, id="help-text")
 
