@@ -12,11 +12,12 @@ import bisect
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from ...summary.scalars import X_AXES
 from .persist import get_dict, get_str
 from .tags import TagSelection
 
 MODES = ("offset", "overlay")
-STEP_AXES = ("step", "relative", "wall")  # as `summary.scalars.X_AXES`
+STEP_AXES = X_AXES
 BIN_JUMP = 5  # shift+left/right move the cursor by this many buckets
 
 ChartKey = tuple[str, str]  # (train id, tag)

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from ...summary.scalars import X_AXES
 from ..common.format import number
 from .persist import get_bool, get_dict, get_float, get_range, get_str
 from .tags import TagSelection
 
-X_AXES = ("step", "relative", "wall")  # as `summary.scalars.X_AXES`
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 OVERLAY = "__overlay__"  # chart id of the combined chart
 CURSOR_JUMP = 20  # a jump of the cursor is 1/CURSOR_JUMP of the visible range

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from ...summary.scalars import X_AXES
 from ...summary import limits
 from ...summary.tensors import SliceError, default_slice, parse_slice, slice_text
 from .persist import get_bool, get_dict, get_int, get_str
@@ -25,7 +26,6 @@ from .persist import get_bool, get_dict, get_int, get_str
 Key = tuple[str, str]  # (train id, tag)
 
 MODES = ("offset", "overlay")  # as `widgets.ridgeline.MODES`
-X_AXES = ("step", "relative", "wall")  # as `summary.scalars.X_AXES`
 MIN_COLUMN_WIDTH = 4
 MAX_COLUMN_WIDTH = 24
 DEFAULT_COLUMN_WIDTH = 10  # "-1.2345e-5" and a space
