@@ -116,7 +116,9 @@ class PayloadStore:
     def cached_bytes(self) -> int:
         return self._bytes
 
-    def _get(self, kind: str, loc: Locator, build: Callable[[summary_pb2.Summary.Value], Any]) -> Any:
+    def decoded(self, kind: str, loc: Locator, build: Callable[[summary_pb2.Summary.Value], Any]) -> Any:
+        """The payload at `loc` turned into an object by `build` (which has an `nbytes`), kept in
+        the byte-bounded LRU under (kind, loc). Every kind of payload shares the one budget."""
         key = (kind, loc)
         with self._lock:
             if key in self._items:
@@ -133,13 +135,13 @@ class PayloadStore:
         return item
 
     def tensor(self, loc: Locator) -> TensorData:
-        return self._get("tensor", loc, lambda v: tensor_from_proto(v.tensor))
+        return self.decoded("tensor", loc, lambda v: tensor_from_proto(v.tensor))
 
     def histogram(self, loc: Locator) -> HistogramData:
-        return self._get("histogram", loc, lambda v: histogram_from_proto(v.histogram))
+        return self.decoded("histogram", loc, lambda v: histogram_from_proto(v.histogram))
 
     def image(self, loc: Locator) -> ImageData:
-        return self._get("image", loc, lambda v: ImageData(v.image.width, v.image.height,
+        return self.decoded("image", loc, lambda v: ImageData(v.image.width, v.image.height,
                                                            v.image.colorspace, v.image.encoded_image))
 
     def clear(self) -> None:

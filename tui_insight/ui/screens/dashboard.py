@@ -18,6 +18,8 @@ from ...summary.cache import Changes
 from ..common.palette import job_colour
 from ..common.text import markup
 from ..views.base import DataView, ViewSpec, workspace_scope
+from ..views.graph import GraphView
+from ..views.profiler import ProfilerView
 from ..views.registry import JOB_VIEWS, spec_by_id, view_class
 from ..widgets.footer import InsightFooter
 
@@ -126,6 +128,18 @@ class DashboardScreen(Screen):
     def action_show_view(self, view_id: str) -> None:
         self.show_view(view_id)
 
+    def on_profiler_view_show_node(self, message: ProfilerView.ShowNode) -> None:
+        """The profiler's `g` on an op: the op's node in the graph view, if the job has a graph."""
+        message.stop()
+        job = self.app.cache.job(message.train_id)
+        if job is None or not job.graphs:
+            self.notify(markup(f"{message.train_id} has no graph to show {message.node} in"), severity="warning")
+            return
+        self.show_view("graph")
+        view = self.active_view
+        if isinstance(view, GraphView):
+            view.show_node(message.node)
+
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         event.stop()
         if event.tab is None or event.tab.id != self.query_one(Tabs).active:
@@ -139,10 +153,13 @@ class DashboardScreen(Screen):
         if changes.removed & mine:
             self.notify(markup(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR"),
                         severity="warning")
-        titles = self.query("#dashboard-title")  # none before the screen is composed
+        titles = self.query_children("#dashboard-title")  # none before the screen is composed
         if titles and (set(changes.updated) | changes.added | changes.removed) & mine:
-            titles.first(Static).update(jobs_title(self.train_ids, self.app.cache.jobs))
-        for view in self.query(DataView):
+            title = jobs_title(self.train_ids, self.app.cache.jobs)
+            if titles.first(Static).content != title:  # an update lays the screen out again
+                titles.first(Static).update(title)
+        # The views are the switcher's children: not a walk through every widget of every view.
+        for view in [v for switcher in self.query_children(ContentSwitcher) for v in switcher.query_children(DataView)]:
             view.deliver_changes(changes)
         if changes.graphs & mine:
             self.prefetch_graph()  # a job that was still loading when the dashboard opened

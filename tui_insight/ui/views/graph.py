@@ -561,6 +561,20 @@ class GraphView(DataView):
         self.state = self.state.select(tree.cursor_name).jump(event.name)
         tree.reveal(event.name)
 
+    def show_node(self, name: str) -> None:
+        """Put the cursor on `name` (another view asked, e.g. the profiler's `g` on an op): at once
+        when the graph is shown, else once it is built (the selection is part of the state)."""
+        trees = self.query(GraphTree)  # none before the view is composed
+        tree = trees.first() if trees else None
+        if tree is not None and self.state.mode == "graph" and self._tree_is_current() and tree.graph is not None:
+            if name not in tree.graph:
+                self.notify(f"{markup(name)} is not in this graph", severity="warning")
+                return
+            self.state = self.state.select(tree.cursor_name).jump(name)
+            tree.reveal(name)
+        else:  # choose the graph first: choosing one later starts its selection afresh
+            self.state = self._with_default_graph(self.state).jump(name)
+
     def action_jump_back(self) -> None:
         tree = self.tree
         if self.state.mode != "graph" or not self.state.history:

@@ -5,12 +5,14 @@ from .base import DataView, ViewSpec
 from .graph import GraphView
 from .histograms import HistogramsView
 from .images import ImagesView
+from .landscape import LandscapeView
 from .lineage import LineageView
+from .profiler import ProfilerView
 from .scalars import ScalarsView
 from .tensors import TensorsView
 
 VIEW_CLASSES: tuple[type[DataView], ...] = (
-    ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LineageView,
+    ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, LineageView,
 )
 VIEWS: tuple[ViewSpec, ...] = tuple(cls.SPEC for cls in VIEW_CLASSES)
 JOB_VIEWS: tuple[ViewSpec, ...] = tuple(spec for spec in VIEWS if spec.scope == "job")

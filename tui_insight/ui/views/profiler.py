@@ -1,0 +1,645 @@
+"""The profiler view (`7`): a job's performance profile in five sections.
+
+- **Operator types**: time share per op type as bars (top 20 and "other"), with calls,
+  calls per step, total and average milliseconds.
+- **Operators**: every op in a table sortable by any column (`s`/`S` column, `r` direction),
+  `/` filters by name, type or scope (substring or regex), `enter` shows the op's calls over
+  time and its input shapes, `g` asks the dashboard for the op's node in the graph view.
+- **Steps**: time per step from the execute timestamps (graph mode: the k-th call of each op is
+  step k; the view says so), the first step (compilation) marked.
+- **Memory** (when the profile has allocator samples): allocated / reserved / active bytes over
+  time, the peak marked.
+- **Timeline**: `trace_view.json`'s spans per thread (`profile_timeline.TimelineChart`).
+
+`[`/`]` change section, `p` picks a profile when the job has several (newest first). Reading
+goes through the loader and `summary.profiler` (the data layer reads the files): the profile
+without its shapes and trace first, then the shapes, and the trace when the timeline is shown.
+What could not be read is named on a line of its own; the rest shows.
+"""
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...summary import profiler as data
+from ...summary.cache import Changes
+from ...summary.profiler import Profile, ProfileRef, Shapes, Timeline
+from ..common.focus import focus_now
+from ..common.format import clock_time
+from ..common.palette import SERIES_COLOURS
+from ..common.text import literal, markup
+from ..loader import Loaded, LoadProblem
+from ..state.profiler import SECTION_TITLES, SECTIONS, ProfilerState
+from ..widgets.on_demand_input import OnDemandInput
+from ..widgets.profile_charts import column_chart, fmt_bytes, fmt_ms, line_chart, share_bars
+from ..widgets.profile_table import OpTable
+from ..widgets.profile_timeline import TimelineChart
+from .base import DataView, ViewSpec
+
+STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profiles have no step "
+             "markers); step 1 includes graph compilation")
+
+
+def job_dir(cache, train_id: str) -> str:
+    """Where a job's files are: its `JobView.path`, else (a directory holding only a profile,
+    before discovery knows such jobs) the train id under the log directory."""
+    view = cache.job(train_id)
+    if view is not None:
+        return view.path
+    return os.path.normpath(os.path.join(cache.logdir, train_id))
+
+
+def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]:
+    """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
+    found = [(tid, ref) for tid in train_ids for ref in data.find_profiles(job_dir(cache, tid))]
+    return sorted(found, key=lambda item: -item[1].created)
+
+
+def open_profile(ref: ProfileRef) -> Profile:
+    """What the first screen shows: op types, ops, memory (calls, shapes and trace come next)."""
+    return data.load_profile(ref, calls=False, shapes=False, timeline=False)
+
+
+class ProfilePicker(ModalScreen[int | None]):
+    """`p`: choose one of the job's profiles (newest first)."""
+
+    HELP_GROUP = "Pick a profile"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="profile_picker.cancel")]
+    DEFAULT_CSS = """
+    ProfilePicker { align: center middle; }
+    ProfilePicker > Vertical {
+        width: 100; max-width: 100%; height: auto; max-height: 80%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    ProfilePicker OptionList { height: auto; max-height: 20; border: none; }
+    """
+
+    def __init__(self, labels: list[Text], current: int):
+        super().__init__()
+        self.labels = labels
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("[b]Profiles, newest first[/b]  [dim](enter: show, escape: cancel)[/dim]")
+            yield OptionList(*(Option(label) for label in self.labels), id="profile-picker-list")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = max(0, self.current)
+        focus_now(options)
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Pane(VerticalScroll, can_focus=True):
+    """A scrollable section (types, steps, memory): takes the keyboard so arrows scroll it."""
+
+    HELP_GROUP = "Profiler"
+
+
+class ProfilerView(DataView):
+    SPEC = ViewSpec("profiler", "Profiler", "7", (), "job")
+    HELP_GROUP = "Profiler"
+    DEFAULT_CSS = """
+    ProfilerView { layout: vertical; }
+    ProfilerView #profiler-status { height: 1; padding: 0 1; background: $panel; }
+    ProfilerView #profiler-tabs { height: 1; padding: 0 1; }
+    ProfilerView #profiler-problems { height: auto; max-height: 4; padding: 0 1; color: $warning; display: none; }
+    ProfilerView .section { height: 1fr; display: none; }
+    ProfilerView .section.-shown { display: block; }
+    ProfilerView Pane { padding: 0 1; }
+    ProfilerView #profiler-ops { layout: vertical; }
+    ProfilerView #profiler-filter { height: 1; border: none; padding: 0 1; display: none; }
+    ProfilerView #profiler-filter.-open { display: block; }
+    ProfilerView #profiler-op-detail { height: 12; padding: 0 1; border-top: solid $panel; display: none; }
+    ProfilerView #profiler-op-detail.-open { display: block; }
+    ProfilerView #profiler-timeline { layout: vertical; }
+    ProfilerView #profiler-span { height: 2; padding: 0 1; background: $panel; }
+    ProfilerView #profiler-empty { height: 1fr; padding: 1 2; color: $text-muted; display: none; }
+    """
+    BINDINGS = [
+        Binding("right_square_bracket", "section(1)", "Next section", id="profiler.next_section"),
+        Binding("left_square_bracket", "section(-1)", "Previous section", id="profiler.previous_section"),
+        Binding("p", "pick", "Pick profile", id="profiler.pick"),
+        Binding("slash", "filter", "Filter ops", id="profiler.filter"),
+        Binding("s", "sort(1)", "Sort column", id="profiler.sort_next"),
+        Binding("S", "sort(-1)", "Sort column back", show=False, id="profiler.sort_previous"),
+        Binding("r", "reverse", "Reverse order", id="profiler.reverse"),
+        Binding("g", "graph_node", "Op in graph", id="profiler.graph_node"),
+        Binding("escape", "leave", "Close detail", show=False, id="profiler.leave"),
+    ]
+
+    class ShowNode(Message):
+        """Asks the dashboard to show `node` (an op's full name) in the graph view of `train_id`."""
+
+        def __init__(self, train_id: str, node: str) -> None:
+            super().__init__()
+            self.train_id, self.node = train_id, node
+
+    state: reactive[ProfilerState] = reactive(ProfilerState, init=False)
+
+    def __init__(self, cache, train_ids, **kwargs: Any):
+        super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(ProfilerView.state, ProfilerState.from_json(self.saved))
+        self.refs: list[tuple[str, ProfileRef]] | None = None  # None: still looking
+        self.profile: Profile | None = None
+        self.shapes: Shapes | None = None
+        self.timeline: Timeline | None = None
+        self.error = ""  # why no profile shows
+        self.timeline_error = ""
+        self._rows_key: tuple | None = None
+        self._rows: list[data.Operator] = []
+        self._steps: data.StepTimes | None = None
+
+    # -- building -----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="profiler-status")
+        yield Static("", id="profiler-tabs")
+        yield Static("", id="profiler-problems")
+        yield Static("", id="profiler-empty")
+        with Pane(id="profiler-types", classes="section"):
+            yield Static("", id="profiler-types-chart")
+        with Vertical(id="profiler-ops", classes="section"):
+            yield OnDemandInput(placeholder="filter ops by name, type or scope (regex or text)", id="profiler-filter")
+            yield OpTable(id="profiler-table")
+            yield Static("", id="profiler-op-detail")
+        with Pane(id="profiler-steps", classes="section"):
+            yield Static("", id="profiler-steps-chart")
+        with Pane(id="profiler-memory", classes="section"):
+            yield Static("", id="profiler-memory-chart")
+        with Vertical(id="profiler-timeline", classes="section"):
+            yield TimelineChart(id="profiler-timeline-chart")
+            yield Static("", id="profiler-span")
+
+    def on_mount(self) -> None:
+        self._redraw()
+        self.loader.request("refs", partial(find_refs, self.cache, self.train_ids), self._found)
+        self.ready_for_keys()
+
+    def first_focus(self) -> Widget | None:
+        target = {"types": "#profiler-types", "ops": "#profiler-table", "steps": "#profiler-steps",
+                  "memory": "#profiler-memory", "timeline": "#profiler-timeline-chart"}[self.state.section]
+        found = self.query(target)
+        return found.first() if found else None
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    def current_ref(self) -> tuple[str, ProfileRef] | None:
+        if not self.refs:
+            return None
+        for tid, ref in self.refs:
+            if ref.key == self.state.profile:
+                return tid, ref
+        return self.refs[0]
+
+    def _found(self, result: Loaded) -> None:
+        if not result.ok:
+            self.refs, self.error = [], result.error
+        else:
+            self.refs = result.value
+            self.error = "" if self.refs else "no profile in this job (a `*_ascend_ms` or `profiler*` directory)"
+        self._open()
+
+    def _open(self) -> None:
+        chosen = self.current_ref()
+        self.profile, self.shapes, self.timeline, self.timeline_error = None, None, None, ""
+        self._rows_key, self._steps = None, None
+        if chosen is not None:
+            self.loader.request("profile", partial(open_profile, chosen[1]), partial(self._opened, chosen[1].key))
+        self._redraw()
+
+    def _opened(self, key: str, result: Loaded) -> None:
+        chosen = self.current_ref()
+        if chosen is None or chosen[1].key != key:
+            return
+        if not result.ok:
+            self.error = result.error
+            self._redraw()
+            return
+        self.profile = result.value
+        self.set_reactive(ProfilerView.state, self.state.settled(self.sections()))
+        ref = chosen[1]
+        if self.profile.calls_read:
+            self._calls_ready(ref)
+        else:
+            self.loader.request("calls", partial(data.load_calls, ref), partial(self._calls_read, key))
+        if self.state.section == "timeline":
+            self._ask_timeline()
+        self._redraw()
+
+    def _calls_read(self, key: str, result: Loaded) -> None:
+        chosen = self.current_ref()
+        if chosen is None or chosen[1].key != key or self.profile is None:
+            return
+        calls, problems = result.value if result.ok else (data.Calls(), (f"execute timestamps: {result.error}",))
+        self.profile = data.with_calls(self.profile, calls, problems)
+        self._calls_ready(chosen[1])
+        self._redraw()
+
+    def _calls_ready(self, ref: ProfileRef) -> None:
+        assert self.profile is not None
+        self._steps = data.step_times(self.profile.calls)
+        self.loader.request("shapes", partial(data.load_shapes, ref, self.profile),
+                            partial(self._shapes_read, ref.key))
+
+    def _shapes_read(self, key: str, result: Loaded) -> None:
+        chosen = self.current_ref()
+        if chosen is None or chosen[1].key != key:
+            return
+        self.shapes = result.value if result.ok else Shapes({}, True, (f"shapes: {result.error}",))
+        self._redraw()
+
+    def _ask_timeline(self) -> None:
+        chosen = self.current_ref()
+        if chosen is None or self.timeline is not None or self.loader.is_wanted("timeline"):
+            return
+        ref = chosen[1]
+
+        def read() -> Timeline:
+            if ref.layout != "ascend_ms":
+                raise LoadProblem("no timeline: MindInsight's older layout has no trace_view.json")
+            return data.load_timeline(ref)
+
+        def done(result: Loaded) -> None:
+            now = self.current_ref()
+            if now is None or now[1].key != ref.key:
+                return
+            if result.ok:
+                self.timeline = result.value
+            else:
+                self.timeline_error = result.error
+                self.timeline = Timeline()
+            self._redraw()
+
+        self.loader.request("timeline", read, done)
+
+    def pending(self) -> int:
+        return self.loader.pending()
+
+    # -- state --------------------------------------------------------------------------------------
+
+    def sections(self) -> list[str]:
+        has_memory = self.profile is not None and self.profile.memory is not None and len(self.profile.memory) > 0
+        return [s for s in SECTIONS if s != "memory" or has_memory]
+
+    def watch_state(self, old: ProfilerState, new: ProfilerState) -> None:
+        if old.profile != new.profile:
+            self._open()
+        elif old.section != new.section:
+            if new.section == "timeline":
+                self._ask_timeline()
+            self._redraw()
+            target = self.first_focus()
+            if target is not None:
+                focus_now(target)
+        else:
+            self._redraw()
+        self.remember(new)
+
+    def timeline_state(self, state: ProfilerState) -> None:
+        """What the timeline's keys call."""
+        self.state = state
+
+    def rows(self) -> list[data.Operator]:
+        """The op table's rows for the current state (kept while profile, sort and filter stay)."""
+        profile = self.profile
+        if profile is None:
+            return []
+        key = (id(profile), self.state.sort, self.state.descending, self.state.filter)
+        if key != self._rows_key:
+            self._rows = self.state.ops(profile.operators)
+            self._rows_key = key
+        return self._rows
+
+    # -- drawing ------------------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        if not self.is_mounted:
+            return
+        state = self.state
+        self._draw_status()
+        available = self.sections()
+        tabs = Text()
+        for i, section in enumerate(available):
+            if i:
+                tabs.append(" │ ", style="dim")
+            tabs.append(SECTION_TITLES[section], style="bold reverse" if section == state.section else "")
+        tabs.append("   [ ] change section", style="dim")
+        self.query_one("#profiler-tabs", Static).update(tabs)
+        problems = self.profile.problems + (self.shapes.problems if self.shapes else ()) if self.profile else ()
+        if self.timeline is not None and state.section == "timeline":
+            problems += self.timeline.problems
+        problems_widget = self.query_one("#profiler-problems", Static)
+        problems_widget.display = bool(problems)
+        if problems:
+            problems_widget.update(literal("could not read: " + "; ".join(problems)))
+        empty = self.query_one("#profiler-empty", Static)
+        showing = self.profile is not None
+        empty.display = not showing
+        if not showing:
+            waiting = "looking for profiles…" if self.refs is None else "reading the profile…"
+            empty.update(literal(self.error or waiting))
+        for section in SECTIONS:
+            self.query_one(f"#profiler-{section}").set_class(showing and section == state.section, "-shown")
+        if not showing:
+            return
+        {"types": self._draw_types, "ops": self._draw_ops, "steps": self._draw_steps,
+         "memory": self._draw_memory, "timeline": self._draw_timeline}[state.section]()
+
+    def _draw_status(self) -> None:
+        chosen = self.current_ref()
+        parts = []
+        if chosen is not None:
+            tid, ref = chosen
+            label = ref.name if len(self.train_ids) == 1 else f"{tid} · {ref.name}"
+            parts.append(f"[b]{markup(label)}[/b]")
+            parts.append(f"{ref.target.upper()} · {clock_time(ref.created)}")
+            if len(self.refs or ()) > 1:
+                parts.append(f"{len(self.refs)} profiles (p: pick)")
+        if self.profile is not None:
+            calls = f"{len(self.profile.calls)} calls" if self.profile.calls_read else "reading calls…"
+            parts.append(f"{len(self.profile.operators)} ops · {calls} · {fmt_ms(self.profile.total_ms)} ms")
+        pending = self.loader.pending()
+        if pending:
+            parts.append("reading…")
+        self.query_one("#profiler-status", Static).update(" · ".join(parts) or "Profiler")
+
+    def _width(self) -> int:
+        return max(20, self.size.width - 4)
+
+    def _draw_types(self) -> None:
+        profile = self.profile
+        assert profile is not None
+        rows = data.top_types(profile.op_types)
+        lines = []
+        for t in rows:
+            per_step = "" if t.per_step != t.per_step else f"{t.per_step:g}/step"
+            lines.append((t.op_type, t.share,
+                          f"{t.share * 100:6.2f}%  {t.occurrences:>6} calls {per_step:>9}  "
+                          f"total {fmt_ms(t.total_ms):>8} ms  avg {fmt_ms(t.avg_ms):>8} ms"))
+        head = Text(f"Time share per op type ({len(profile.op_types)} types"
+                    + (", top 20 and other" if len(profile.op_types) > 20 else "") + ")"
+                    + (" — summed from the operators: the op-type file could not be read"
+                       if profile.op_types_derived else ""),
+                    style="bold")
+        body = share_bars(lines, self._width()) if lines else Text("no op types", style="dim")
+        self.query_one("#profiler-types-chart", Static).update(Text("\n").join([head, body]))
+
+    def _draw_ops(self) -> None:
+        state = self.state
+        rows = self.rows()
+        index = state.cursor_index(rows)
+        table = self.query_one(OpTable)
+        table.show(rows, index, (state.sort, state.descending))
+        field = self.query_one("#profiler-filter", OnDemandInput)
+        field.set_class(bool(state.filter) or field.has_focus, "-open")
+        if field.value != state.filter and not field.has_focus:
+            field.value = state.filter
+        detail = self.query_one("#profiler-op-detail", Static)
+        detail.set_class(state.detail and index is not None, "-open")
+        if state.detail and index is not None:
+            detail.update(self.op_detail(rows[index]))
+
+    def op_detail(self, op: data.Operator) -> Text:
+        profile = self.profile
+        assert profile is not None
+        starts, durations = profile.calls.of(op.full_name)
+        reading = not profile.calls_read
+        out = Text()
+        out.append_text(literal(op.full_name, "bold"))
+        out.append(f"\n{op.op_type} · {op.occurrences} calls · total {fmt_ms(op.total_ms)} ms · "
+                   f"avg {fmt_ms(op.avg_ms)} ms · {op.share * 100:.2f}% of op time")
+        if durations.size:
+            out.append(f" · min {fmt_ms(float(durations.min()))} · max {fmt_ms(float(durations.max()))} ms")
+        out.append("\nCalls over time (ms per call, first call marked):\n", style="dim")
+        if durations.size:
+            out.append_text(column_chart(durations, self._width(), 5, marked=0, x_name="call"))
+        else:
+            out.append("reading the execute timestamps…" if reading else "no timed calls", style="dim")
+        out.append("\nInput shapes: ", style="dim")
+        if self.shapes is None:
+            out.append("reading…", style="dim")
+        else:
+            shapes = self.shapes.of(op)
+            if not shapes:
+                out.append("not recorded", style="dim")
+            for i, (text, count) in enumerate(shapes[:4]):
+                out.append(("  " if i else ""))
+                out.append_text(literal(text))
+                out.append(f" ×{count}", style="dim")
+            if not self.shapes.by_call and shapes:
+                out.append("  (matched by op name)", style="dim")
+        return out
+
+    def _draw_steps(self) -> None:
+        steps = self._steps
+        chart = self.query_one("#profiler-steps-chart", Static)
+        if steps is None:
+            chart.update(Text("reading the execute timestamps…", style="dim"))
+            return
+        if not len(steps):
+            chart.update(Text("no execute timestamps: steps cannot be derived", style="dim"))
+            return
+        spans = steps.span_ms
+        out = Text(f"Time per step (ms, wall time from the step's first op to its last), {len(steps)} steps\n",
+                   style="bold")
+        out.append(STEP_NOTE + "\n", style="dim")
+        out.append_text(column_chart(spans, self._width(), 12, marked=0))
+        rest = spans[1:]
+        out.append("\n")
+        out.append("▒", style=SERIES_COLOURS[3])
+        out.append(f" step 1 (compilation): {fmt_ms(float(spans[0]))} ms, op time {fmt_ms(float(steps.busy_ms[0]))} ms")
+        if rest.size:
+            out.append(f"\nsteps 2–{len(steps)}: mean {fmt_ms(float(rest.mean()))} ms · "
+                       f"min {fmt_ms(float(rest.min()))} · max {fmt_ms(float(rest.max()))} · "
+                       f"op time mean {fmt_ms(float(steps.busy_ms[1:].mean()))} ms")
+        if steps.unplaced:
+            out.append(f"\n{len(steps.unplaced)} ops left out (their call count is not a multiple of the steps): ",
+                       style="dim")
+            out.append_text(literal(", ".join(steps.unplaced[:5]) + (" …" if len(steps.unplaced) > 5 else ""), "dim"))
+        chart.update(out)
+
+    def _draw_memory(self) -> None:
+        chart = self.query_one("#profiler-memory-chart", Static)
+        memory = self.profile.memory if self.profile else None
+        if memory is None or not len(memory):
+            chart.update(Text("no memory record in this profile", style="dim"))
+            return
+        peak = memory.peak("allocated")
+        top = max(int(memory.allocated.max()), int(memory.active.max()))
+        series = [("allocated", memory.allocated, SERIES_COLOURS[0], "█" if self.app.no_color else "•"),
+                  ("active", memory.active, SERIES_COLOURS[1], "+")]
+        reserved_max = int(memory.reserved.max())
+        note = ""
+        if reserved_max <= 4 * max(top, 1):
+            series.append(("reserved", memory.reserved, SERIES_COLOURS[2], "─"))
+        else:
+            note = f"reserved: {fmt_bytes(reserved_max)} (off this scale)"
+        seconds = (int(memory.times[-1]) - int(memory.times[0])) / 1e6
+        out = Text(f"Memory over time ({len(memory)} samples)\n", style="bold")
+        out.append_text(line_chart(series, self._width(), 16, peak=peak,
+                                   x_labels=("0 ms", f"{fmt_ms(seconds)} ms")))
+        if peak is not None:
+            at = (int(memory.times[peak[0]]) - int(memory.times[0])) / 1e6
+            out.append(f"\npeak allocated {fmt_bytes(peak[1])} at {fmt_ms(at)} ms (sample {peak[0] + 1})")
+        if note:
+            out.append("\n" + note, style="dim")
+        chart.update(out)
+
+    def _draw_timeline(self) -> None:
+        chart = self.query_one(TimelineChart)
+        message = self.timeline_error or ("reading trace_view.json…" if self.timeline is None else "no spans")
+        chart.show(self.timeline, self.state, message)
+        readout = self.query_one("#profiler-span", Static)
+        timeline = self.timeline
+        if timeline is None or not timeline.tracks:
+            readout.update("")
+            return
+        span = self.state.selected_span(timeline)
+        start, width = self.state.window
+        whole = (timeline.end_us - timeline.start_us) / 1000
+        text = Text()
+        if span is not None:
+            track = timeline.tracks[self.state.track]
+            text.append_text(literal(span.name, "bold"))
+            text.append(f"\n{fmt_ms(span.duration_us / 1000)} ms · starts at "
+                        f"{fmt_ms((span.start_us - timeline.start_us) / 1000)} ms · ")
+            text.append_text(literal(track.label))
+        else:
+            text.append("←/→ select a span · ↑/↓ row · +/- zoom · ,/. pan · z fit span · 0 all", style="dim")
+            text.append(f"\nshowing {fmt_ms(start * whole)}–{fmt_ms((start + width) * whole)} ms of "
+                        f"{fmt_ms(whole)} ms · {timeline.span_count} spans in {len(timeline.tracks)} rows", style="dim")
+        readout.update(text)
+
+    # -- events and actions -------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self._redraw()
+
+    @on(OpTable.Moved)
+    def _table_moved(self, event: OpTable.Moved) -> None:
+        event.stop()
+        rows = self.rows()
+        if 0 <= event.index < len(rows):
+            self.state = self.state.with_cursor(rows[event.index].full_name)
+
+    @on(OpTable.Chosen)
+    def _table_chosen(self, event: OpTable.Chosen) -> None:
+        event.stop()
+        rows = self.rows()
+        if 0 <= event.index < len(rows):
+            self.state = self.state.with_cursor(rows[event.index].full_name).toggle_detail()
+
+    @on(Input.Changed, "#profiler-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.state = self.state.with_filter(event.value)
+
+    @on(Input.Submitted, "#profiler-filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        focus_now(self.query_one(OpTable))
+        self._redraw()
+
+    def action_section(self, move: int) -> None:
+        self.state = self.state.next_section(self.sections(), move)
+
+    def action_pick(self) -> None:
+        if not self.refs or len(self.refs) < 2:
+            self.notify("this job has one profile" if self.refs else "no profile to pick", timeout=2)
+            return
+        chosen = self.current_ref()
+        labels = []
+        for tid, ref in self.refs:
+            label = Text()
+            if len(self.train_ids) > 1:
+                label.append_text(literal(tid + "  ", "dim"))
+            label.append_text(literal(ref.name))
+            label.append(f"  {ref.target.upper()} · {clock_time(ref.created)}", style="dim")
+            labels.append(label)
+        current = next((i for i, item in enumerate(self.refs) if chosen and item[1].key == chosen[1].key), 0)
+
+        def picked(index: int | None) -> None:
+            if index is not None and self.refs and 0 <= index < len(self.refs):
+                self.state = self.state.with_profile(self.refs[index][1].key)
+
+        self.app.push_screen(ProfilePicker(labels, current), picked)
+
+    def action_filter(self) -> None:
+        if self.profile is None:
+            return
+        self.state = self.state.with_section("ops")
+        field = self.query_one("#profiler-filter", OnDemandInput)
+        field.add_class("-open")
+        field.open()
+
+    def action_sort(self, move: int) -> None:
+        if self.state.section != "ops":
+            raise SkipAction()
+        self.state = self.state.next_sort(move)
+
+    def action_reverse(self) -> None:
+        if self.state.section != "ops":
+            raise SkipAction()
+        self.state = self.state.sorted_by(self.state.sort)
+
+    def action_graph_node(self) -> None:
+        rows = self.rows()
+        index = self.state.cursor_index(rows)
+        chosen = self.current_ref()
+        if self.state.section != "ops" or index is None or chosen is None:
+            raise SkipAction()
+        self.post_message(self.ShowNode(chosen[0], rows[index].full_name))
+
+    def action_leave(self) -> None:
+        if self.state.section == "ops" and self.state.detail:
+            self.state = self.state.toggle_detail()
+            return
+        if self.state.section == "ops" and self.state.filter:
+            self.state = self.state.with_filter("")
+            self.query_one("#profiler-filter", OnDemandInput).value = ""
+            return
+        raise SkipAction()
+
+    # -- live updates and export --------------------------------------------------------------------
+
+    def cache_changed(self, changes: Changes) -> None:
+        mine = set(self.train_ids)
+        if mine & (changes.added | changes.removed) and not self.loader.is_wanted("refs"):
+            self.loader.request("refs", partial(find_refs, self.cache, self.train_ids), self._refound)
+
+    def _refound(self, result: Loaded) -> None:
+        old = [ref.key for _, ref in self.refs or ()]
+        if result.ok and [ref.key for _, ref in result.value] != old:
+            self._found(result)
+
+    def export_scope(self) -> dict[str, Any]:
+        return {"train_ids": list(self.train_ids), "plugins": {"profiler"}}
+
+    def describe_export(self) -> str:
+        return f"profiles of {', '.join(self.train_ids)}"
+
+
+__all__ = ["ProfilerView", "ProfilePicker", "find_refs", "job_dir", "open_profile", "STEP_NOTE"]
