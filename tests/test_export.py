@@ -14,7 +14,8 @@ from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 
-FILES = ["histograms.csv", "images.csv", "jobs.csv", "lineage.csv", "scalars.csv", "tensors.csv"]
+FILES = ["histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv", "profile_op_types.csv",
+         "profile_ops.csv", "scalars.csv", "tensors.csv"]
 
 
 def read(path: Path) -> list[dict]:
@@ -41,7 +42,7 @@ def full_snapshot(tmp_path_factory, fixture_cache):
     return out
 
 
-def test_exactly_six_files_with_headers(snapshot):
+def test_exactly_nine_files_with_headers(snapshot):
     assert sorted(os.listdir(snapshot)) == FILES
     for name, header in HEADERS.items():
         with open(snapshot / f"{name}.csv", encoding="utf-8") as fh:
@@ -202,7 +203,7 @@ def test_cli_export_end_to_end(tmp_path):
     result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(tmp_path / "snap")) == FILES
-    assert "wrote 6 files" in result.stdout
+    assert "wrote 9 files" in result.stdout
     cut = next((MINDSPORE_LOGS / "damaged_truncated").iterdir()).stat().st_mtime
     state = "truncated" if time.time() - cut > 600 else "growing"  # the fixture's age decides
     assert f"./damaged_truncated: {state} (its last record is incomplete" in result.stderr
@@ -233,3 +234,64 @@ def test_cli_version_and_help():
     help_text = run_cli("--help").stdout
     for option in ("--demo", "--reload-interval", "--theme", "--export", "--out", "--all-steps", "--force", "--version"):
         assert option in help_text
+
+
+@pytest.mark.parametrize("all_steps", [False, True])
+def test_streaming_export_is_the_same_files_job_by_job(tmp_path, fixture_cache, all_steps):
+    from tui_insight.export import export_streaming
+
+    whole = tmp_path / "whole"
+    export_snapshot(fixture_cache, whole, all_steps=all_steps)
+    cache = SummaryCache(str(MINDSPORE_LOGS), clock=fixture_cache.clock)
+    loaded_at_once = []
+    done = []
+
+    def on_job(view):
+        loaded_at_once.append(sum(v.loaded for v in cache.jobs.values()))
+
+    streamed = tmp_path / "streamed"
+    export_streaming(cache, streamed, all_steps=all_steps, on_job=on_job, progress=lambda d, t: done.append((d, t)))
+    for name in FILES:
+        assert (streamed / name).read_bytes() == (whole / name).read_bytes(), name
+    assert max(loaded_at_once) == 1  # one job held at a time
+    assert not any(v.loaded for v in cache.jobs.values()) and not any(v.tags for v in cache.jobs.values())
+    assert done[-1] == (len(fixture_cache.jobs), len(fixture_cache.jobs))
+
+
+def test_cli_export_shows_progress(tmp_path):
+    result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
+    assert result.returncode == 0, result.stderr
+    total = len(SummaryCache(str(MINDSPORE_LOGS)).discover_jobs())
+    assert f"exported {total}/{total} jobs" in result.stderr
+
+
+def test_landscapes_and_profiles_are_exported_as_mindinsight_and_the_profiler_wrote_them(tmp_path):
+    """landscapes.csv: every grid point of every landscape with the loss MindInsight serves; the
+    profile CSVs: the op types as the profiler wrote them (`percent` a fraction, times in ms)."""
+    import json
+
+    from fixture_paths import EXTRAS_LOGS, FIXTURES
+    from tui_insight.summary.cache import SummaryCache
+
+    truth = json.loads((FIXTURES / "mindspore_extras.truth.json").read_text())
+    cache = SummaryCache(str(EXTRAS_LOGS))
+    cache.reload()
+    export_snapshot(cache, tmp_path / "out")
+    grid = [r for r in read(tmp_path / "out" / "landscapes.csv") if r["kind"] == "grid"]
+    assert {r["train_id"] for r in grid} == set(truth["landscapes"])
+    for train_id, served in truth["landscapes"].items():
+        landscapes = [item["landscape"] for item in served["intervals"]] + [served["final"]]
+        expected = sorted(z for ls in landscapes for row in ls["points"]["z"] for z in row)
+        mine = sorted(float(r["loss"]) for r in grid if r["train_id"] == train_id)
+        assert mine == pytest.approx(expected, rel=1e-6), train_id
+    types = read(tmp_path / "out" / "profile_op_types.csv")
+    assert {r["train_id"] for r in types} == set(truth["profiles"])
+    for train_id, written in truth["profiles"].items():
+        mine = {r["op_type"]: r for r in types if r["train_id"] == train_id}
+        assert sorted(mine) == sorted(t["op_type"] for t in written["op_types"])
+        for t in written["op_types"]:
+            assert float(mine[t["op_type"]]["total_ms"]) == pytest.approx(float(t["total_compute_time"]))
+            assert float(mine[t["op_type"]]["share"]) == pytest.approx(float(t["percent"]))
+    ops = read(tmp_path / "out" / "profile_ops.csv")
+    for train_id, written in truth["profiles"].items():
+        assert len([r for r in ops if r["train_id"] == train_id]) == written["ops"]

@@ -132,22 +132,47 @@ def explain_state(state: str) -> str:
 
 
 def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
-    from .export import ExportError, export_snapshot
+    """The headless export: job by job (bounded memory), with a progress line on stderr."""
+    import time
+
+    from .export import ExportError, export_streaming
     from .summary.cache import SummaryCache
 
     cache = SummaryCache(logdir)
-    cache.reload()
-    if cache.error:
-        return fail(cache.error)
-    for problem in cache.problems:
-        print(f"tui-insight: warning: {problem}", file=sys.stderr)
-    for view in cache.jobs.values():
+    tty = sys.stderr.isatty()
+    shown = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
+
+    def warn(view) -> None:
         if view.state != "ok":
+            if shown[1]:
+                print(file=sys.stderr)
+                shown[1] = False
             print(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}", file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown[0] < (0.1 if tty else 1.0):
+            return
+        shown[0] = now
+        if tty:
+            print(f"\rexported {done}/{total} jobs", end="" if done < total else "\n", file=sys.stderr, flush=True)
+            shown[1] = done < total
+        else:
+            print(f"exported {done}/{total} jobs", file=sys.stderr, flush=True)
+
     try:
-        result = export_snapshot(cache, out, all_steps=all_steps, force=force)
+        cache.discover_jobs()
+        if cache.error:
+            return fail(cache.error)
+        for problem in cache.problems:
+            print(f"tui-insight: warning: {problem}", file=sys.stderr)
+        result = export_streaming(cache, out, all_steps=all_steps, force=force, on_job=warn, progress=progress)
     except ExportError as exc:
+        if shown[1]:
+            print(file=sys.stderr)
         return fail(str(exc))
+    for problem in result.problems:
+        print(f"tui-insight: warning: {problem}", file=sys.stderr)
     counts = ", ".join(f"{n} {name}" for name, n in result.rows.items())
     print(f"wrote {len(result.files)} files to {Path(out).resolve()} ({counts} rows)")
     return 0

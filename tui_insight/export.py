@@ -13,14 +13,16 @@ import csv
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from .proto import summary_pb2
+from .summary import landscape, profiler
 from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache
 from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
 from .summary.records import ScanReport, scan_records
@@ -32,6 +34,9 @@ HEADERS = {
     "tensors": ["train_id", "tag", "step", "wall_time", "dtype", "shape", "count", "min", "max", "avg",
                 "nan_count", "pos_inf_count", "neg_inf_count"],
     "images": ["train_id", "tag", "step", "wall_time", "width", "height"],
+    "landscapes": list(landscape.CSV_COLUMNS),
+    "profile_ops": list(profiler.OP_COLUMNS),
+    "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
 }
 PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images"}
 TagKey = tuple[str, str]
@@ -45,6 +50,7 @@ class ExportError(Exception):
 class ExportResult:
     files: list[Path] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # what could not be read (a profile's file...)
 
 
 def fmt_float(value: float) -> str:
@@ -95,6 +101,7 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
         return (plugins is None or key[0] in plugins) and (tags is None or key in tags)
 
     result = ExportResult()
+    problems = result.problems
     try:
         with _CsvFiles(out, result) as files:
             for view in views:
@@ -104,11 +111,56 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
                 rows = _stream_job(view, keep) if all_steps else _cached_job(cache, view, keep)
                 for name, row in rows:
                     files.row(name, row)
+                for name, row in _extras(cache, view, keep, problems):
+                    files.row(name, row)
             with_lineage = (plugins is None or "lineage" in plugins) and tags is None
             _write_lineage(out / "lineage.csv", views if with_lineage else [], result)
     except OSError as exc:
         raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     return result
+
+
+def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
+                     on_job: Callable[[JobView], None] | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> ExportResult:
+    """`export_snapshot` of every job of a cache that has not loaded them, in bounded memory:
+    each job is read, written and forgotten in turn (train id order, so every file is the
+    same as `export_snapshot`'s). `on_job(view)` is called as each job is read (warnings),
+    `progress(done, total)` after each job is written."""
+    out = check_destination(cache, out, force)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from exc
+    train_ids = cache.discover_jobs()
+    lineage_views: list[JobView] = []  # what lineage.csv needs of each job, without its series
+    result = ExportResult()
+    try:
+        with _CsvFiles(out, result) as files:
+            for done, train_id in enumerate(train_ids, 1):
+                view = cache.load_job(train_id)
+                if view is not None:
+                    if on_job is not None:
+                        on_job(view)
+                    files.row("jobs", [view.train_id, len(view.summary_files), len(view.lineage_files),
+                                       len(view.graph_files), view.records, view.bad_records, view.state])
+                    rows = _stream_job(view, _everything) if all_steps else _cached_job(cache, view, _everything)
+                    for name, row in rows:
+                        files.row(name, row)
+                    for name, row in _extras(cache, view, _everything, result.problems):
+                        files.row(name, row)
+                    lineage_views.append(replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({})))
+                    cache.forget(train_id)
+                if progress is not None:
+                    progress(done, len(train_ids))
+            _write_lineage(out / "lineage.csv", lineage_views, result)
+    except OSError as exc:
+        raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    return result
+
+
+def _everything(key: TagKey) -> bool:
+    return True
 
 
 class _CsvFiles:
@@ -163,6 +215,24 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         yield name, head + [image.width, image.height]
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
+
+
+def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
+            problems: list[str]) -> Iterator[tuple[str, list]]:
+    """Loss landscapes (one row per grid point, path point and convergence point) and the job's
+    profiles (operators, operator types): every step of them either way, they are small."""
+    if view.tag_names("loss_landscape"):
+        for row in landscape.landscape_rows(view, cache.payloads):
+            if keep(("loss_landscape", row.tag)):
+                yield "landscapes", [row.train_id, row.tag, row.kind, row.interval,
+                                     fmt_float(row.x), fmt_float(row.y), fmt_float(row.loss)]
+    if view.profile_dirs and keep(("profiler", "")):
+        ops, types, found = profiler.profile_rows(view.train_id, view.path)
+        problems.extend(found)
+        for name, rows, columns in (("profile_ops", ops, profiler.OP_COLUMNS),
+                                    ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):
+            for row in rows:
+                yield name, [fmt_float(row[c]) if isinstance(row[c], float) else row[c] for c in columns]
 
 
 def _tensor_columns(tensor) -> list:

@@ -70,3 +70,18 @@ def test_unreadable_directory_is_reported(tmp_path, monkeypatch):
 def test_missing_logdir_raises(tmp_path):
     with pytest.raises(OSError):
         discover(str(tmp_path / "nope"))
+
+
+def test_a_profile_belongs_to_its_directory_s_job_and_a_lone_profile_is_a_job(tmp_path):
+    from fixture_paths import EXTRAS_LOGS
+    from tui_insight.summary.discovery import discover
+
+    found = discover(str(EXTRAS_LOGS)).jobs
+    assert found["./profiled"].summary_files and found["./profiled"].profile_dirs  # summaries and a profile
+    assert not found["./profiled_legacy"].summary_files and found["./profiled_legacy"].profile_dirs
+    assert not any(tid.endswith("_ascend_ms") for tid in found)  # the profile is no job of its own
+    legacy = tmp_path / "old" / "profiler"
+    legacy.mkdir(parents=True)
+    (legacy / "profiler_info_0.json").write_text("{}")
+    (tmp_path / "old" / "profiler_not").mkdir()  # no profiler_info_*.json: an ordinary directory
+    assert discover(str(tmp_path)).jobs["./old"].profile_dirs == ["profiler"]

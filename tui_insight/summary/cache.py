@@ -11,19 +11,20 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
 from . import limits
-from .discovery import Discovery, FoundJob, discover, file_timestamp, summary_sort_key
+from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
-from .records import ScanReport, scan_records
+from .records import LayoutBook, ScanReport, scan_records
 from .series import Batch, Series
 
 PLUGIN_OF_FIELD = {
@@ -35,6 +36,9 @@ PLUGIN_OF_FIELD = {
 }
 TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
+_BATCH_BYTES = 4 << 20  # ... or bytes of records (bounds the memory of a batch)
+PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
+MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
 log = logging.getLogger(__name__)
 
@@ -87,6 +91,7 @@ class JobView:
     summary_files: tuple[str, ...] = ()
     lineage_files: tuple[str, ...] = ()
     graph_files: tuple[str, ...] = ()
+    profile_dirs: tuple[str, ...] = ()  # child directories holding a profiler's output
     files: tuple[str, ...] = ()  # summary file paths by file id (Series' `fid` column)
     tags: Mapping[TagKey, Series] = field(default_factory=dict)  # first-seen order
     graphs: Mapping[str, GraphSource] = field(default_factory=dict)
@@ -191,34 +196,102 @@ class _FileState:
 class _ScalarBlock:
     """Scalars of the events that share one layout (same tags in the same order).
 
-    Training logs repeat the same layout step after step, so one list of values per event is
-    appended and numpy splits it into per-tag columns at merge time.
+    Training logs repeat the same layout step after step: events decoded one by one append one
+    list of values each, events read in bulk (`records.Layout`) append numpy chunks, and both
+    become per-tag columns at merge time.
     """
 
-    def __init__(self, keys: tuple[TagKey, ...]):
+    def __init__(self, keys: tuple[TagKey, ...], payloads: tuple[tuple[int, TagKey], ...] = ()):
         self.keys = keys
+        self.payloads = payloads  # (index of the value in the event, tag) of values read on demand
+        self.histograms = tuple(p for p in payloads if p[1][0] == "histogram")
         self._clear()
 
     def _clear(self) -> None:
+        self._clear_scalars()
+        self.p_seq: list[int] = []  # events of this layout with payloads: one entry per event
+        self.p_step: list[int] = []
+        self.p_wall_time: list[float] = []
+        self.p_fid: list[int] = []
+        self.p_offset: list[int] = []
+        self.dropped: list[tuple[int, int]] = []  # (event row, value index): a value left out
+
+    def _clear_scalars(self) -> None:
         self.seq: list[int] = []
         self.step: list[int] = []
         self.wall_time: list[float] = []
         self.fid: list[int] = []
         self.values: list[list[float]] = []
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add_payload_event(self, seq: int, step: int, wall_time: float, fid: int, offset: int) -> None:
+        self.p_seq.append(seq)
+        self.p_step.append(step)
+        self.p_wall_time.append(wall_time)
+        self.p_fid.append(fid)
+        self.p_offset.append(offset)
+
+    def drop(self, index: int) -> None:
+        """The last event's value at `index` is left out (a histogram with too many buckets)."""
+        self.dropped.append((len(self.p_seq) - 1, index))
+
+    def drain_payloads(self) -> Iterator[tuple[TagKey, dict[str, np.ndarray]]]:
+        if not self.p_seq:
+            return
+        n = len(self.p_seq)
+        common = {
+            "seq": np.array(self.p_seq, dtype=np.int64),
+            "step": np.array(self.p_step, dtype=np.int64),
+            "wall_time": np.array(self.p_wall_time, dtype=np.float64),
+            "fid": np.array(self.p_fid, dtype=np.int32),
+            "offset": np.array(self.p_offset, dtype=np.int64),
+        }
+        dropped = self.dropped
+        self.p_seq, self.p_step, self.p_wall_time, self.p_fid, self.p_offset = [], [], [], [], []
+        self.dropped = []
+        for index, key in self.payloads:
+            cols = {**common, "index": np.full(n, index, dtype=np.int32)}
+            rows = [row for row, i in dropped if i == index]
+            if rows:
+                keep = np.ones(n, dtype=bool)
+                keep[rows] = False
+                cols = {name: col[keep] for name, col in cols.items()}
+            yield key, cols
+
+    def add_chunk(self, seq: np.ndarray, step: np.ndarray, wall_time: np.ndarray, fid: int,
+                  values: np.ndarray) -> None:
+        self.chunks.append((seq, step, wall_time, np.full(len(seq), fid, dtype=np.int32), values))
 
     def drain(self) -> Iterator[tuple[TagKey, dict[str, np.ndarray]]]:
-        if not self.step:
+        chunks = self.chunks
+        if self.step:
+            chunks = chunks + [(
+                np.array(self.seq, dtype=np.int64),
+                np.array(self.step, dtype=np.int64),
+                np.array(self.wall_time, dtype=np.float64),
+                np.array(self.fid, dtype=np.int32),
+                np.array(self.values, dtype=np.float64).reshape(len(self.step), len(self.keys)),
+            )]
+        if not chunks:
             return
-        common = {
-            "seq": np.array(self.seq, dtype=np.int64),
-            "step": np.array(self.step, dtype=np.int64),
-            "wall_time": np.array(self.wall_time, dtype=np.float64),
-            "fid": np.array(self.fid, dtype=np.int32),
-        }
-        table = np.array(self.values, dtype=np.float64).reshape(len(self.step), len(self.keys))
-        self._clear()
+        self._clear_scalars()
+        if len(chunks) == 1:
+            seq, step, wall_time, fid, table = chunks[0]
+        else:
+            seq, step, wall_time, fid, table = (np.concatenate(parts) for parts in zip(*chunks))
+            if len(seq) > 1 and not bool(np.all(seq[1:] > seq[:-1])):
+                order = np.argsort(seq, kind="stable")  # back into read order
+                seq, step, wall_time, fid, table = seq[order], step[order], wall_time[order], fid[order], table[order]
+        common = {"seq": seq, "step": step, "wall_time": wall_time, "fid": fid}
         for j, key in enumerate(self.keys):
-            yield key, {**common, "value": table[:, j]}
+            yield key, {**common, "value": np.ascontiguousarray(table[:, j])}
+
+
+def _decode(payload: bytes) -> summary_pb2.Event | None:
+    try:
+        return summary_pb2.Event.FromString(payload)
+    except DecodeError:
+        return None
 
 
 def _describe(exc: OSError) -> str:
@@ -228,8 +301,10 @@ def _describe(exc: OSError) -> str:
 class _JobLoader:
     """Loader-side state of one job. Used by the loading thread only."""
 
-    def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time):
+    def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
+                 layouts: LayoutBook | None = None):
         self.train_id = train_id
+        self.layouts = layouts if layouts is not None else LayoutBook()
         self.path = path
         self.clock = clock
         self._reset()
@@ -237,6 +312,11 @@ class _JobLoader:
         self._lineage_sizes: tuple = ()
         self._pb_stamps: dict[str, tuple[int, float]] = {}
         self._stats: dict[str, os.stat_result | OSError] = {}  # this reload's stat of each file
+        self._stamp: tuple = ()  # what the files were at the last refresh: unchanged -> no work
+        self._next_stamp: tuple = ()
+        self._found: FoundJob | None = None  # the job being refreshed, for progress views
+        self._on_progress: Callable[[Changes], None] | None = None
+        self._next_progress = 0.0
 
     def _reset(self) -> None:
         self.files: dict[str, _FileState] = {}
@@ -253,12 +333,52 @@ class _JobLoader:
 
     # -- summary files ------------------------------------------------------------------
 
-    def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress") -> Changes:
+    def unchanged(self, found: FoundJob) -> dict[str, os.stat_result | OSError] | None:
+        """None when no file of the job changed since the last refresh (and time alone cannot
+        change its state); else this reload's stat of each file, for `refresh`."""
+        stats: dict[str, os.stat_result | OSError] = {}
+        stamp: list = [len(found.summary_files), len(found.lineage_files)]
+        base = found.path + os.sep
+        for name in (*found.summary_files, *found.lineage_files, *found.graph_files):
+            try:
+                st = stats[name] = os.stat(base + name)
+                stamp += (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            except OSError as exc:
+                stats[name] = exc
+                stamp += (name, type(exc), exc.errno)
+        if stamp == self._stamp and self.view.loaded and not any(
+                f.tail_bytes and not f.truncated for f in self.view.file_status):
+            return None
+        self._next_stamp = stamp  # kept by `refresh` once it has read the files
+        return stats
+
+    def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress",
+                stats: dict[str, os.stat_result | OSError] | None = None,
+                on_progress: Callable[[Changes], None] | None = None) -> Changes:
+        """Read what was appended to the job's files and publish the new view. `on_progress`
+        is called with what changed after the view is published while a file is still being
+        read (about once a second: the charts of a big job fill from the left)."""
+        self._found, self._on_progress = found, on_progress
+        self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
+        try:
+            return self._refresh(found, progress, stats)
+        finally:
+            self._found = self._on_progress = None
+
+    def _progress_view(self, reading: _FileState) -> Changes:
+        """Publish the view as read so far (still `loading` on a first load)."""
+        # Tags changed so far in this refresh (its final changes name them again).
+        changes = Changes(updated={self.train_id: set(self.changed)}) if self.changed else Changes()
+        self._publish(self._found, None, loaded=self.view.loaded)
+        return changes
+
+    def _refresh(self, found: FoundJob, progress: "LoadProgress",
+                 stats: dict[str, os.stat_result | OSError] | None) -> Changes:
         changes = Changes()
         graphs_before = dict(self.graphs)
         # One stat per file per reload, shared by every step below (each stat is a round trip on
         # the network file systems training logs often live on).
-        self._stats = _stat_files(found)
+        self._stats = stats if stats is not None else _stat_files(found)
         names = found.summary_files
         for name, state in list(self.files.items()):
             if name not in names or self._replaced(state):
@@ -283,6 +403,7 @@ class _JobLoader:
             changes.lineage.add(self.train_id)
         published = self.view
         self._publish(found, lineage, unchanged=not (self.changed or changes))
+        self._stamp, self._next_stamp = self._next_stamp, ()
         self.changed = set()
         if self.view.state != published.state and published.state != "loading":
             changes.updated.setdefault(self.train_id, set())  # e.g. a tail left incomplete is now "truncated"
@@ -318,11 +439,28 @@ class _JobLoader:
                 state.error = ""
                 report = ScanReport()
                 start = state.end
-                for offset, payload in scan_records(fh, state.end, st.st_size, report):
-                    state.records += 1
-                    self._event(payload, state, offset)
-                    if state.records % _MERGE_EVERY == 0:
-                        self._merge(ranks)
+                batch: list[tuple[int, bytes]] = []
+                batch_bytes = 0
+                counted = start  # bytes up to here are in progress.bytes_read
+                unmerged = 0  # records read since the last merge
+                for record in scan_records(fh, state.end, st.st_size, report):
+                    batch.append(record)
+                    batch_bytes += len(record[1])
+                    if len(batch) >= _MERGE_EVERY or batch_bytes >= _BATCH_BYTES:
+                        self._events(batch, state)
+                        unmerged += len(batch)
+                        batch, batch_bytes = [], 0
+                        progress.bytes_read += report.end - counted  # counted as read, not per file
+                        counted = report.end
+                        publish = self._on_progress is not None and time.monotonic() >= self._next_progress
+                        if unmerged >= _MERGE_EVERY or publish:
+                            self._merge(ranks)
+                            unmerged = 0
+                        if publish:
+                            self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
+                            self._on_progress(self._progress_view(state))
+                if batch:
+                    self._events(batch, state)
                 state.end = report.end
                 state.bad_records += report.bad_records
                 state.tail_bytes = report.tail_bytes
@@ -330,14 +468,58 @@ class _JobLoader:
                 del self.problems[:-50]
                 if start == 0:
                     progress.files_read += 1  # once per file, not per retry of an incomplete tail
-                progress.bytes_read += report.end - start
+                progress.bytes_read += report.end - counted
         except OSError as exc:
             state.error = _describe(exc)
 
-    def _event(self, payload: bytes, state: _FileState, offset: int) -> None:
-        try:
-            event = summary_pb2.Event.FromString(payload)
-        except DecodeError:
+    def _events(self, batch: list[tuple[int, bytes]], state: _FileState) -> None:
+        """Route the events of `batch` (records in read order): the ones with a known layout in
+        bulk, the others one by one, in an order that admits tags as a one-by-one read would."""
+        state.records += len(batch)
+        payloads = [payload for _, payload in batch]
+        which, layouts, decoded = self.layouts.classify(payloads, _decode)
+        base = self.seq
+        self.seq += len(batch)
+        singles = np.flatnonzero(which < 0).tolist()
+        if layouts:
+            numbers, firsts = np.unique(which, return_index=True)
+            starts = {int(i): int(n) for n, i in zip(numbers.tolist(), firsts.tolist()) if n >= 0}
+        else:
+            starts = {}
+        # Visit each layout's first event and every event decoded one by one in read order.
+        for i in sorted([*starts, *singles]):
+            if i in starts:
+                number = starts[i]
+                layout = layouts[number]
+                rows_at = np.flatnonzero(which == number)
+                self._bulk(layout, rows_at, payloads, base, state)
+            else:
+                event = decoded[i] if i in decoded else _decode(payloads[i])
+                self._event(event, state, batch[i][0], base + i + 1)
+
+    def _bulk(self, layout, rows_at: np.ndarray, payloads: list[bytes], base: int, state: _FileState) -> None:
+        """The events at `rows_at` of the batch, all of `layout`."""
+        plan = self._layouts.get((layout.tags, layout.kinds))
+        if plan is None:
+            plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
+        scalar_idx, block, _ = plan
+        rows = np.frombuffer(b"".join([payloads[i] for i in rows_at.tolist()]), dtype=np.uint8)
+        rows = rows.reshape(len(rows_at), layout.size)
+        steps, walls, floats = layout.numbers(rows)
+        if len(walls):
+            first = float(walls.min()) if not np.isnan(walls).any() else None
+            if first is None:  # NaN wall times compare as one by one reads would
+                for wall in walls.tolist():
+                    if self.first_wall_time is None or wall < self.first_wall_time:
+                        self.first_wall_time = wall
+            elif self.first_wall_time is None or first < self.first_wall_time:
+                self.first_wall_time = first
+        if scalar_idx:
+            cols = [layout.float_of_value[i] for i in scalar_idx]
+            block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, floats[:, cols])
+
+    def _event(self, event: summary_pb2.Event | None, state: _FileState, offset: int, seq: int) -> None:
+        if event is None:
             state.bad_records += 1
             return
         wall_time = event.wall_time
@@ -345,37 +527,28 @@ class _JobLoader:
             self.first_wall_time = wall_time
         kind = event.WhichOneof("what")
         if kind == "summary":
-            self._summary(event, state, offset)
+            self._summary(event, state, offset, seq)
         elif kind == "graph_def":
             self._summary_graph(event, state, offset)
 
-    def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int) -> None:
-        values = event.summary.value
-        tags = tuple([v.tag for v in values])
-        kinds = tuple([v.WhichOneof("value") for v in values])
-        layout = self._layouts.get((tags, kinds))
+    def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int, seq: int) -> None:
+        values = list(event.summary.value)  # one wrapper per value, reused below
+        key = (tuple([v.tag for v in values]), tuple([v.WhichOneof("value") for v in values]))
+        layout = self._layouts.get(key)
         if layout is None:
-            layout = self._layouts[(tags, kinds)] = self._plan(tags, kinds)
-        self.seq += 1
+            layout = self._layouts[key] = self._plan(*key)
         scalar_idx, block, payloads = layout
         if scalar_idx:
-            block.seq.append(self.seq)
+            block.seq.append(seq)
             block.step.append(event.step)
             block.wall_time.append(event.wall_time)
             block.fid.append(state.fid)
             block.values.append([values[i].scalar_value for i in scalar_idx])
-        for index, key in payloads:
-            if key[0] == "histogram" and len(values[index].histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS:
-                continue
-            batch = self.pending.get(key)
-            if batch is None:
-                batch = self.pending[key] = Batch()
-            batch.seq.append(self.seq)
-            batch.step.append(event.step)
-            batch.wall_time.append(event.wall_time)
-            batch.fid.append(state.fid)
-            batch.offset.append(offset)
-            batch.index.append(index)
+        if payloads:
+            block.add_payload_event(seq, event.step, event.wall_time, state.fid, offset)
+            for index, key in block.histograms:
+                if len(values[index].histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS:
+                    block.drop(index)
 
     def _plan(self, tags: tuple[str, ...], kinds: tuple[str | None, ...]) -> tuple:
         """How to route the values of events with this layout; admits their tags once."""
@@ -391,7 +564,7 @@ class _JobLoader:
                 scalar_keys.append(key)
             else:
                 payloads.append((index, key))
-        block = _ScalarBlock(tuple(scalar_keys))
+        block = _ScalarBlock(tuple(scalar_keys), tuple(payloads))
         self.blocks.append(block)
         return tuple(scalar_idx), block, tuple(payloads)
 
@@ -424,6 +597,9 @@ class _JobLoader:
         for block in self.blocks:
             for key, cols in block.drain():
                 pieces.setdefault(key, []).append(cols)
+            for key, cols in block.drain_payloads():
+                if len(cols["step"]):
+                    pieces.setdefault(key, []).append(cols)
         for key, batch in self.pending.items():
             if len(batch):
                 pieces.setdefault(key, []).append(batch.arrays())
@@ -487,7 +663,8 @@ class _JobLoader:
 
     # -- publishing ---------------------------------------------------------------------
 
-    def _publish(self, found: FoundJob, lineage: JobLineage | None, unchanged: bool = False) -> None:
+    def _publish(self, found: FoundJob, lineage: JobLineage | None, unchanged: bool = False,
+                 loaded: bool = True) -> None:
         """Replace the view; or keep it when `unchanged` (no new data) and what it shows of the
         files (sizes, states, times) is the same: an idle reload then publishes nothing new."""
         now = self.clock()
@@ -496,7 +673,8 @@ class _JobLoader:
         view = self.view
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
-                and view.graph_files == tuple(found.graph_files) and view.problems == tuple(self.problems)):
+                and view.graph_files == tuple(found.graph_files) and view.problems == tuple(self.problems)
+                and view.profile_dirs == tuple(found.profile_dirs)):
             return
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
@@ -507,6 +685,7 @@ class _JobLoader:
             summary_files=tuple(found.summary_files),
             lineage_files=tuple(found.lineage_files),
             graph_files=tuple(found.graph_files),
+            profile_dirs=tuple(found.profile_dirs),
             files=tuple(files_by_fid),
             tags=MappingProxyType(dict(self.tags)),
             graphs=MappingProxyType(dict(self.graphs)),
@@ -514,7 +693,7 @@ class _JobLoader:
             file_status=file_status,
             first_wall_time=self.first_wall_time,
             update_time=update_time,
-            loaded=True,
+            loaded=loaded,
             problems=tuple(self.problems),
         )
 
@@ -560,11 +739,16 @@ class SummaryCache:
         self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan
         self.error: str = ""  # set when LOGDIR itself cannot be read
         self._loaders: dict[str, _JobLoader] = {}
+        self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
         self._views: Mapping[str, JobView] = MappingProxyType({})
         self._subscribers: list[Subscriber] = []
         self._load_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._listings: dict = {}  # directory listings discovery may reuse
+        self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
+        self._watching = False  # change notices arrive: the interval poll may back off
+        self._found: dict[str, FoundJob] = {}  # the last full discovery
 
     # -- reading --------------------------------------------------------------------------
 
@@ -588,48 +772,170 @@ class SummaryCache:
         with self._load_lock:
             return self._reload()
 
-    def _reload(self) -> Changes:
+    def reload_changed(self, paths: Iterable[str]) -> Changes:
+        """Reload only the jobs whose directories hold `paths` (file change notices); a full
+        `reload` when a path may mean a new or removed job. Safe to call from any thread."""
+        with self._load_lock:
+            jobs = self._jobs_at(paths)
+            if jobs is None:
+                return self._reload()
+            found = {}
+            for train_id in jobs:
+                loader = self._loaders[train_id]
+                job = rediscover(loader.path, train_id, self._listings)
+                if job is None:
+                    return self._reload()
+                found[train_id] = job
+            return self._reload(found)
+
+    def _jobs_at(self, paths: Iterable[str]) -> set[str] | None:
+        """Train ids of the job directories holding `paths`; None when that is not clear."""
+        paths = list(paths)
+        if len(paths) > 256 or not self._loaders:
+            return None
+        dirs = {loader.path: tid for tid, loader in self._loaders.items()}
+        jobs = set()
+        for path in paths:
+            if classify(os.path.basename(path)) is None and not os.path.isdir(path):
+                prefix = path + os.sep
+                if not any(d.startswith(prefix) for d in dirs):
+                    continue  # a checkpoint, a log...: no job file, and no job went with it
+            for candidate in (path, os.path.realpath(path)):
+                if candidate in dirs:  # the job directory itself: its entries changed
+                    jobs.add(dirs[candidate])
+                    break
+                parent = os.path.dirname(candidate)
+                if parent in dirs and not os.path.isdir(candidate):
+                    prefix = candidate + os.sep
+                    if any(d.startswith(prefix) for d in dirs):
+                        return None  # a directory that held jobs went
+                    jobs.add(dirs[parent])
+                    break
+            else:
+                return None
+        return jobs
+
+    # -- one job at a time (a streaming export) ---------------------------------------------
+
+    def discover_jobs(self) -> list[str]:
+        """Find the jobs (listed as "loading") without reading any file; their train ids, sorted."""
+        with self._load_lock:
+            self._reload(read=False)
+            return sorted(self._loaders)
+
+    def load_job(self, train_id: str) -> JobView | None:
+        """Read one job found by the last discovery; its view, or None if it is unknown."""
+        with self._load_lock:
+            found = self._found.get(train_id)
+            if found is None or train_id not in self._loaders:
+                return None
+            self._reload(only={train_id: found})
+            return self._views.get(train_id)
+
+    def forget(self, train_id: str) -> None:
+        """Drop what was read of a job (memory): it is listed as not loaded, as if just found."""
+        with self._load_lock:
+            loader = self._loaders.get(train_id)
+            if loader is not None:
+                self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book)
+                self._set_view(train_id, self._loaders[train_id].view)
+
+    def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True) -> Changes:
         total = Changes()
         self.progress.loading = True
         try:
-            try:
-                found: Discovery = discover(self.logdir)
-                self.error = ""
-            except OSError as exc:
-                self.error = f"cannot read {self.logdir}: {_describe(exc)}"
-                found = Discovery({}, [])
+            if only is not None:
+                found = Discovery(only, list(self.problems))
+            else:
+                try:
+                    found = discover(self.logdir, self._listings)
+                    self.error = ""
+                except OSError as exc:
+                    self.error = f"cannot read {self.logdir}: {_describe(exc)}"
+                    found = Discovery({}, [])
             self.problems = tuple(found.problems)
-            removed = set(self._loaders) - set(found.jobs)
+            if only is None:
+                self._found = found.jobs
+            known = set(self._loaders) if only is None else set(only)
+            removed = known - set(found.jobs)
             added = set(found.jobs) - set(self._loaders)
             for train_id in removed:
                 del self._loaders[train_id]
             for train_id in added:
-                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock)
-            self.progress.jobs_found = len(found.jobs)
+                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book)
+            self.progress.jobs_found = len(self._loaders)
             if added or removed:
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            # Newest jobs first: they are the ones a user is waiting for.
-            order = sorted(found.jobs.values(), key=lambda j: -_newest_stamp(j))
-            for i, item in enumerate(order):
+            loaded = 0
+            for item in self._order(found.jobs if read else {}):
                 if self._stop.is_set() and self._thread is not None:
                     break
-                changes = self._loaders[item.train_id].refresh(item, self.payloads, self.progress)
-                self.progress.jobs_loaded = i + 1
-                if changes or not self._views.get(item.train_id, JobView("", "")).loaded:
-                    self._set_views()
+                loader = self._loaders[item.train_id]
+                stats = loader.unchanged(item)
+                loaded += 1
+                if stats is None:
+                    continue  # no file of the job changed: no work, nothing published
+                changes = loader.refresh(item, self.payloads, self.progress, stats,
+                                         lambda partial, loader=loader: self._progressed(loader, partial))
+                if only is None:
+                    self.progress.jobs_loaded = loaded
+                if changes or self._views.get(item.train_id) is not loader.view:
+                    self._set_view(item.train_id, loader.view)
                     self._notify(changes)
                     total.merge(changes)
-            self.progress.reloads += 1
+            if only is None and read:
+                self.progress.jobs_loaded = loaded
+                self.progress.reloads += 1
         finally:
             self.progress.loading = False
         return total
 
+    def _progressed(self, loader: _JobLoader, changes: Changes) -> None:
+        """A job's view published while its files are still being read."""
+        self._set_view(loader.train_id, loader.view)
+        self._notify(changes)
+
+    def prioritize(self, train_ids: Sequence[str]) -> None:
+        """A hint from any thread: read these jobs next (the rows a user sees, the filter's
+        matches), in this order, before the rest. The latest hint replaces earlier ones; ids
+        the cache does not know, or has read already, are ignored."""
+        self._hint = tuple(train_ids)
+
+    def _order(self, jobs: Mapping[str, FoundJob]) -> Iterator[FoundJob]:
+        """The jobs of one pass, by train id (the job list's default order), hinted ones first,
+        following the latest hint while the pass goes on."""
+        queue = deque(sorted(jobs))
+        hint_seen = None
+        done: set[str] = set()
+        while queue:
+            hint = self._hint
+            if hint is not hint_seen:
+                hint_seen = hint
+                first = [tid for tid in dict.fromkeys(hint) if tid in jobs and tid not in done]
+                if first:
+                    chosen = set(first)
+                    queue = deque([*first, *(tid for tid in queue if tid not in chosen)])
+            train_id = queue.popleft()
+            if train_id in done:
+                continue
+            done.add(train_id)
+            yield jobs[train_id]
+
     def _set_views(self) -> None:
         self._views = MappingProxyType({tid: self._loaders[tid].view for tid in sorted(self._loaders)})
+
+    def _set_view(self, train_id: str, view: JobView) -> None:
+        """Replace one job's view (the set of jobs is the same: the order stays sorted)."""
+        views = dict(self._views)
+        if train_id not in views:
+            self._set_views()
+            return
+        views[train_id] = view
+        self._views = MappingProxyType(views)
 
     def _notify(self, changes: Changes) -> None:
         for callback in list(self._subscribers):
@@ -661,34 +967,44 @@ class SummaryCache:
         self._reload_logged()
         if interval <= 0:
             return
-        for _ in self._wakeups(interval):
+        poll, last_full = interval, time.monotonic()
+        for changed in self._wakeups(interval):
             if self._stop.is_set():
                 return
-            self._reload_logged()
+            if changed:
+                self._reload_logged(changed)
+                continue
+            # A timeout. While change notices work, the full poll (a safety net for what
+            # notices miss: network file systems, symlinked directories) backs off.
+            if self._watching and time.monotonic() - last_full < poll:
+                continue
+            changes = self._reload_logged()
+            last_full = time.monotonic()
+            poll = interval if changes or not self._watching else min(MAX_POLL_SECONDS, poll * 2)
 
-    def _reload_logged(self) -> None:
+    def _reload_logged(self, paths: set[str] | None = None) -> Changes | None:
         """`reload` on the loop's thread: a failure is logged and the next wakeup tries again."""
         try:
-            self.reload()
+            return self.reload() if paths is None else self.reload_changed(paths)
         except Exception:
             log.exception("reloading %s failed", self.logdir)
+            return None
 
-    def _wakeups(self, interval: float) -> Iterator[None]:
-        """Yields when files changed (watchfiles) or `interval` passed; polls if watching fails."""
+    def _wakeups(self, interval: float) -> Iterator[set[str] | None]:
+        """Yields the changed paths when files changed (watchfiles), or None when `interval`
+        passed; polls if watching fails."""
         try:
             from watchfiles import watch
 
-            for _ in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
-                           yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False):
-                yield
+            for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
+                                 yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False):
+                self._watching = True
+                yield {path for _, path in changes} or None
         except Exception:  # no notices on this file system, or it went away: poll instead
             log.exception("watching %s for changes failed; polling every %gs instead", self.logdir, interval)
+        self._watching = False
         while not self._stop.wait(interval):
-            yield
-
-
-def _newest_stamp(job: FoundJob) -> int:
-    return max((file_timestamp(n) for n in job.summary_files + job.lineage_files), default=0)
+            yield None
 
 
 def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:

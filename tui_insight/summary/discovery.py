@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
@@ -25,6 +26,7 @@ class FoundJob:
     summary_files: list[str] = field(default_factory=list)  # file names, read order
     lineage_files: list[str] = field(default_factory=list)
     graph_files: list[str] = field(default_factory=list)
+    profile_dirs: list[str] = field(default_factory=list)  # child directories holding a profile
 
 
 @dataclass
@@ -56,16 +58,52 @@ def classify(name: str) -> str | None:
     return None
 
 
+PROFILE_SUFFIX = "_ascend_ms"  # MindSpore 2.x profiler output (`summary/profiler.py` reads it)
+
+
+def is_profile_dir(path: str, name: str) -> bool:
+    """A profiler output directory: `*_ascend_ms`, or MindInsight's older `profiler*` holding a
+    `profiler_info_*.json`. It belongs to the job of the directory it sits in (never a job itself)."""
+    if name.endswith(PROFILE_SUFFIX):
+        return True
+    if name.startswith("profiler"):
+        try:
+            return any(n.startswith("profiler_info_") and n.endswith(".json") for n in os.listdir(path))
+        except OSError:
+            return False
+    return False
+
+
 def train_id_for(rel: str) -> str:
     return "./" if rel in ("", ".") else "./" + rel.replace(os.sep, "/")
 
 
-def discover(logdir: str) -> Discovery:
-    """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed."""
+# A directory listing is reused while the directory's own stat is unchanged (entries were
+# neither added, removed nor renamed), unless it changed less than this long before it was
+# listed: a file created within the same timestamp tick would not move the mtime.
+RACY_SECONDS = 2.0
+
+
+@dataclass
+class _Listing:
+    stamp: tuple  # the directory's (dev, ino, mtime_ns, ctime_ns)
+    files: dict[str, list[str]]  # kind -> sorted file names
+    subdirs: list[tuple[str, str]]  # (name, path), sorted by name
+    racy: bool = False  # listed too soon after a change to be reused on its stamp alone
+    job: FoundJob | None = None  # the job it makes, once made (reused while the listing is)
+
+
+def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discovery:
+    """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed.
+
+    `listings` (kept by the caller between calls) lets an unchanged directory be known by one
+    stat instead of a scan of its entries.
+    """
     root = os.path.realpath(logdir)
     jobs: dict[str, FoundJob] = {}
     problems: list[str] = []
     visited: set[tuple[int, int]] = set()
+    seen: set[str] = set()
 
     def walk(path: str, rel: str, depth: int) -> None:
         try:
@@ -74,35 +112,84 @@ def discover(logdir: str) -> Discovery:
             if key in visited:
                 return
             visited.add(key)
-            entries = list(os.scandir(path))
+            stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            listing = listings.get(path) if listings is not None else None
+            if listing is None or listing.racy or listing.stamp != stamp:
+                listing = _list(path, stamp, time.time() - st.st_mtime <= RACY_SECONDS)
+                if listings is not None:
+                    listings[path] = listing
         except OSError as exc:
             if depth == 0:
                 raise
             problems.append(f"{train_id_for(rel)}: unreadable directory ({exc.strerror or exc})")
             return
-        job = FoundJob(train_id_for(rel), path)
-        subdirs = []
-        for entry in entries:
-            try:
-                if entry.is_dir():  # follows symlinks
-                    if not entry.name.startswith("."):
-                        subdirs.append(entry)
-                    continue
-                if not entry.is_file():
-                    continue
-            except OSError:
-                continue
-            kind = classify(entry.name)
-            if kind:
-                getattr(job, f"{kind}_files").append(entry.name)
-        if job.summary_files or job.lineage_files or job.graph_files:
-            job.summary_files.sort(key=summary_sort_key)
-            job.lineage_files.sort(key=summary_sort_key)
-            job.graph_files.sort()
+        seen.add(path)
+        files = listing.files
+        if files:
+            job = listing.job
+            if job is None or job.path != path:
+                train_id = train_id_for(rel)
+                job = listing.job = FoundJob(train_id, path, list(files.get("summary", ())),
+                                             list(files.get("lineage", ())), list(files.get("graph", ())),
+                                             sorted(files.get("profile", ())))
             jobs[job.train_id] = job
         if depth < MAX_DEPTH:
-            for entry in sorted(subdirs, key=lambda e: e.name):
-                walk(entry.path, os.path.join(rel, entry.name) if rel else entry.name, depth + 1)
+            for name, sub in listing.subdirs:
+                walk(sub, os.path.join(rel, name) if rel else name, depth + 1)
 
     walk(root, "", 0)
+    if listings is not None and len(listings) > len(seen):
+        for path in [p for p in listings if p not in seen]:
+            del listings[path]
     return Discovery(jobs, problems)
+
+
+def _list(path: str, stamp: tuple, racy: bool = False) -> _Listing:
+    files: dict[str, list[str]] = {}
+    subdirs = []
+    with os.scandir(path) as it:
+        entries = list(it)
+    for entry in entries:
+        try:
+            if entry.is_dir():  # follows symlinks
+                if is_profile_dir(entry.path, entry.name):
+                    files.setdefault("profile", []).append(entry.name)
+                elif not entry.name.startswith("."):
+                    subdirs.append((entry.name, entry.path))
+                continue
+            if not entry.is_file():
+                continue
+        except OSError:
+            continue
+        kind = classify(entry.name)
+        if kind:
+            files.setdefault(kind, []).append(entry.name)
+    files.get("summary", []).sort(key=summary_sort_key)
+    files.get("lineage", []).sort(key=summary_sort_key)
+    files.get("graph", []).sort()
+    subdirs.sort()
+    return _Listing(stamp, files, subdirs, racy)
+
+
+def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> FoundJob | None:
+    """The job in directory `path` again (after a change notice), or None when a full
+    `discover` is needed: the directory went, holds no job files any more, or its
+    subdirectories changed (a new job may be below)."""
+    try:
+        st = os.stat(path)
+        stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        old = listings.get(path)
+        if old is not None and old.stamp == stamp and not old.racy:
+            listing = old
+        else:
+            listing = _list(path, stamp, time.time() - st.st_mtime <= RACY_SECONDS)
+            if old is None or listing.subdirs != old.subdirs:
+                return None
+            listings[path] = listing
+    except OSError:
+        return None
+    files = listing.files
+    if not files:
+        return None
+    return FoundJob(train_id, path, list(files.get("summary", ())), list(files.get("lineage", ())),
+                    list(files.get("graph", ())))

@@ -1,0 +1,127 @@
+"""Events read in bulk by their repeated layout give exactly what one-by-one decoding gives."""
+import math
+import struct
+
+import numpy as np
+import pytest
+
+from tui_insight.proto import summary_pb2
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.records import Layout, LayoutBook, frame
+from tui_insight.summary.writer import SummaryWriter
+
+
+def scalar_event(step, wall, values):
+    event = summary_pb2.Event(wall_time=wall, step=step)
+    for tag, value in values:
+        event.summary.value.add(tag=tag, scalar_value=value)
+    return event
+
+
+def load(logdir, bulk, monkeypatch):
+    with monkeypatch.context() as m:
+        if not bulk:
+            m.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+        cache = SummaryCache(str(logdir))
+        cache.reload()
+    return cache
+
+
+def assert_same(a, b):
+    assert list(a.jobs) == list(b.jobs)
+    for tid, va in a.jobs.items():
+        vb = b.job(tid)
+        assert list(va.tags) == list(vb.tags), tid  # first-seen order too
+        assert va.file_status == vb.file_status
+        assert va.first_wall_time == vb.first_wall_time or (math.isnan(va.first_wall_time)
+                                                            and math.isnan(vb.first_wall_time))
+        for key, sa in va.tags.items():
+            sb = vb.tags[key]
+            assert sa.seen == sb.seen, key
+            for name, col in sa.columns.items():
+                assert col.dtype == sb.columns[name].dtype, (key, name)
+                assert col.tobytes() == sb.columns[name].tobytes(), (key, name)
+
+
+def test_mixed_events_bulk_equals_one_by_one(tmp_path, monkeypatch):
+    rng = np.random.default_rng(1)
+    writer = SummaryWriter(tmp_path / "run", timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    special = [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e-45, 3.4e38]
+    steps = [0, 1, 2, 127, 128, 16383, 16384, 2**40, -1, -(2**62), 5, 5, 3]  # replays, restarts, negatives
+    for n in range(600):
+        step = steps[n % len(steps)] if n < 2 * len(steps) else n * 7
+        names = ["loss", "acc"] if n % 50 else ["loss", "acc", "lr"]  # another layout now and then
+        for i, name in enumerate(names):
+            writer.add_scalar(name, special[(n + i) % len(special)] if n % 3 == 0 else rng.normal())
+        if n % 40 == 0:
+            writer.add_histogram("w", rng.normal(size=100))
+        if n % 90 == 0:
+            writer._pending.value.add(tag="empty")  # a value with no data
+        wall = 0.0 if n == 17 else float("nan") if n == 33 else 1_700_000_000.0 + n
+        writer.record(step, wall_time=wall)
+    writer.close()
+    # Same length, other tags: bytes must decide, not sizes.
+    with open(writer.path, "ab") as fh:
+        for n in range(20):
+            fh.write(frame(scalar_event(1000 + n, 5.0, [("lossX", 1.0), ("acc", 2.0)]).SerializeToString()))
+            fh.write(frame(scalar_event(1000 + n, 5.0, [("lossY", 1.0), ("acc", 2.0)]).SerializeToString()))
+            fh.write(frame(b"\x01garbage that is not an event"))
+    bulk = load(tmp_path, True, monkeypatch)
+    assert bulk._layout_book.count >= 3  # the bulk path was taken
+    assert_same(bulk, load(tmp_path, False, monkeypatch))
+
+
+def test_many_jobs_share_layouts_and_stay_apart(tmp_path, monkeypatch):
+    for j in range(5):
+        writer = SummaryWriter(tmp_path / f"run{j}", timestamp=1_700_000_000 + j)
+        for step in range(1, 300):
+            writer.add_scalar("loss", 1.0 / step + j)
+            writer.add_scalar("acc", j * 0.1)
+            writer.record(step, wall_time=1000.0 + step)
+        writer.close()
+    bulk = load(tmp_path, True, monkeypatch)
+    assert_same(bulk, load(tmp_path, False, monkeypatch))
+    assert bulk.job("./run3").series("scalar", "acc").values[0] == np.float32(0.3)
+
+
+def test_layout_of_a_scalar_event_and_what_it_refuses():
+    event = scalar_event(300, 12.5, [("a", 1.5), ("bb", -2.0)])
+    payload = event.SerializeToString()
+    layout = Layout.make(payload, event)
+    assert layout is not None and layout.tags == ("a", "bb") and layout.step_len == 2
+    other = scalar_event(301, 13.5, [("a", 7.0), ("bb", 8.0)]).SerializeToString()
+    rows = np.frombuffer(payload + other, dtype=np.uint8).reshape(2, -1)
+    assert layout.matches(rows).all()
+    steps, walls, floats = layout.numbers(rows)
+    assert steps.tolist() == [300, 301] and walls.tolist() == [12.5, 13.5]
+    assert floats.tolist() == [[1.5, -2.0], [7.0, 8.0]]
+    # A step whose varint is one byte shorter + a longer tag: same size, not this layout.
+    shifted = scalar_event(3, 12.5, [("aa", 1.5), ("bb", -2.0)]).SerializeToString()
+    assert len(shifted) == len(payload)
+    assert not layout.matches(np.frombuffer(shifted, dtype=np.uint8).reshape(1, -1)).any()
+    # Histograms, versions and graphs have no layout.
+    hist = summary_pb2.Event(step=1)
+    hist.summary.value.add(tag="h").histogram.count = 3
+    assert Layout.make(hist.SerializeToString(), hist) is None
+    version = summary_pb2.Event(wall_time=1.0, version="v")
+    assert Layout.make(version.SerializeToString(), version) is None
+
+
+@pytest.mark.parametrize("flip", range(0, 40, 3))
+def test_a_bit_flip_in_fixed_bytes_is_not_matched(flip):
+    event = scalar_event(300, 12.5, [("loss", 1.5), ("acc", -2.0)])
+    payload = event.SerializeToString()
+    layout = Layout.make(payload, event)
+    changed = bytearray(payload)
+    at = flip % len(payload)
+    changed[at] ^= 0x40
+    row = np.frombuffer(bytes(changed), dtype=np.uint8).reshape(1, -1)
+    variable = layout.mask[at] != 0xFF
+    if layout.mask[at] & 0x40:
+        assert not layout.matches(row).any()
+    elif variable:
+        assert layout.matches(row).all()  # a number changed: still the layout
+        decoded = summary_pb2.Event.FromString(bytes(changed))
+        steps, walls, floats = layout.numbers(row)
+        assert int(steps[0]) == decoded.step
+        assert struct.pack("<d", walls[0]) == struct.pack("<d", decoded.wall_time)
