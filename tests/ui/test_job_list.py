@@ -112,7 +112,7 @@ def test_help_says_what_space_does_and_what_the_columns_mean(ui_logs):
 
     text = run_pilot(app, body)
     assert "without moving the cursor" in text and "space ↓ space c" in text
-    assert "files s/l/g  summary files / lineage files / graph (.pb) files" in text
+    assert "files s/l/g/p  summary files / lineage files / graph (.pb) files / profiles" in text
     assert "tags s/h/t/i  scalar / histogram / tensor / image tags" in text
     assert "trend" in text and "loss" in text and "first scalar tag" in text
 
@@ -246,3 +246,201 @@ def test_sorting_by_clicking_a_header_goes_through_the_state(ui_logs):
     assert run_pilot(app, body) == ("step", "step")
 
 
+
+
+# -- thousands of jobs: incremental rows, what is read first, coalesced changes (issue 14) ----------
+
+def _snapshot(t: JobTable) -> tuple:
+    return (list(t.order), dict(t.widths), t.trend_header, {tid: dict(row.cells) for tid, row in t.rows_by_id.items()},
+            {tid: dict(row.sort) for tid, row in t.rows_by_id.items()}, t.current_job)
+
+
+def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch(tmp_path, monkeypatch):
+    import random
+
+    from tui_insight.summary.cache import JobView
+    from tui_insight.ui.widgets import job_table
+    from uihelp import NOW
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = make_app(root)
+    n = 400
+    rng = random.Random(14)
+    names = [f"./job_{i}" + ("_with_a_longer_name" if i == 77 else "") for i in range(n)]  # widths vary
+    built = []
+    real_job_row = job_table.job_row
+
+    def counting_job_row(view, now, mark_index):
+        built.append(view.train_id)
+        return real_job_row(view, now, mark_index)
+
+    monkeypatch.setattr(job_table, "job_row", counting_job_row)
+
+    def loaded(tid: str, age: float) -> JobView:
+        i = names.index(tid)
+        return JobView(tid, "/logs/" + tid, summary_files=("a",) * (i % 3 + 1), lineage_files=("l",) * (i % 2),
+                       update_time=NOW - age, loaded=True)
+
+    async def body(pilot):
+        t = table(app)
+        t.work.clear()
+        built.clear()
+        views: dict = {}
+        for tid in rng.sample(names, n):  # found: a "loading" row each
+            views[tid] = JobView(tid, "/logs/" + tid)
+            t.refresh_jobs(views, NOW, [tid])
+        for tid in rng.sample(names, n):  # read, in another order
+            views[tid] = loaded(tid, rng.uniform(0, 300))
+            t.refresh_jobs(views, NOW, [tid])
+        work, rows_built = dict(t.work), len(built)
+        checks = [_snapshot(t)]
+        t.refresh_jobs(views, NOW)  # from scratch
+        checks.append(_snapshot(t))
+        # Sorted by update time, newest first: then jobs change one by one again, one goes away.
+        app.screen.state = app.screen.state.sort_by("updated", reverse=True)
+        await pilot.pause()
+        t.work.clear()
+        for tid in rng.sample(names, 50):
+            views[tid] = loaded(tid, rng.uniform(0, 300))
+            t.refresh_jobs(views, NOW, [tid])
+        del views["./job_77_with_a_longer_name"]
+        t.refresh_jobs(views, NOW, [])
+        later_work = dict(t.work)
+        checks.append(_snapshot(t))
+        t.refresh_jobs(views, NOW)
+        checks.append(_snapshot(t))
+        return work, rows_built, later_work, checks
+
+    work, rows_built, later_work, checks = run_pilot(app, body)
+    # Linear: each change builds and measures its own row once (an out and an in), no full sort.
+    assert rows_built == work["rows_built"] == 2 * n
+    assert work["rows_measured"] <= 2 * work["rows_built"]
+    assert work.get("full_sorts", 0) == 0
+    assert later_work.get("full_sorts", 0) == 0 and later_work["rows_built"] == 50
+    incremental, scratch, incremental_later, scratch_later = checks
+    assert incremental == scratch
+    assert incremental[0] == sorted(names)
+    assert incremental_later == scratch_later
+    assert "./job_77_with_a_longer_name" not in incremental_later[0]
+    assert incremental_later[1]["id"] < incremental[1]["id"]  # the widest job went: the column narrows
+    order = incremental_later[0]
+    updates = [incremental_later[4][tid]["updated"] for tid in order]
+    assert updates == sorted(updates, reverse=True)
+
+
+def test_the_job_list_asks_the_cache_to_read_the_visible_rows_first(tmp_path):
+    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+    from uihelp import NOW
+
+    class RecordingCache(SummaryCache):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.prioritized: list[list[str]] = []
+
+        def prioritize(self, train_ids):
+            self.prioritized.append(list(train_ids))
+
+    root = tmp_path / "logs"
+    for i in range(12):
+        write_run(root, f"run_{i:02d}", steps=3)
+    cache = RecordingCache(str(root), clock=lambda: NOW)
+    cache.reload()
+    app = InsightApp(cache, start_loading=False, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR",
+                     graph_prefetch_delay=None)
+
+    async def body(pilot):
+        t = table(app)
+        await pilot.pause()
+        visible = t.size.height - 1
+        first = (list(cache.prioritized[-1]), list(t.order[:visible]))
+        await pilot.press("end")
+        await pilot.pause()
+        scrolled = (list(cache.prioritized[-1]), t.order[-1])
+        await pilot.press("slash", *"run_1", "enter")
+        await pilot.pause()
+        filtered = (list(cache.prioritized[-1]), list(t.order))
+        return visible, first, scrolled, filtered
+
+    visible, first, scrolled, filtered = run_pilot(app, body, size=(100, 10))
+    assert 0 < visible < 12
+    assert first[0] == first[1]  # the first paint: the rows on screen
+    assert scrolled[1] == "./run_11" and scrolled[0][-1] == "./run_11" and len(scrolled[0]) == visible
+    assert filtered[0][:len(filtered[1])] == filtered[1] == ["./run_10", "./run_11"]
+
+
+def test_a_burst_of_changes_reaches_the_job_list_a_few_times_and_the_last_one_is_shown(ui_logs):
+    import threading
+    import time
+
+    from tui_insight.summary.writer import SummaryWriter
+    from uihelp import T0
+
+    app = make_app(ui_logs)
+    bursts = 40
+
+    def write_and_reload():
+        with SummaryWriter(ui_logs / "run_a", timestamp=int(T0) + 100, wall_time=T0 + 100) as writer:
+            for step in range(STEPS + 1, STEPS + bursts + 1):
+                writer.add_scalar("loss", 0.1)
+                writer.record(step, wall_time=T0 + 2.0 * step)
+                writer.flush()
+                app.cache.reload()  # one notice per step, from another thread as the loading thread does
+                time.sleep(0.01)
+
+    async def body(pilot):
+        screen = app.screen
+        delivered = []
+        handler = screen.cache_changed
+
+        def counting(changes):
+            delivered.append(changes)
+            return handler(changes)
+
+        screen.cache_changed = counting
+        notices = []
+        app.cache.subscribe(notices.append)
+        started = time.monotonic()
+        writer = threading.Thread(target=write_and_reload)
+        writer.start()
+        while writer.is_alive():
+            await pilot.pause(0.02)
+        took = time.monotonic() - started
+        shown = await wait_for(pilot, lambda: table(app).cell("./run_a", "step") == str(STEPS + bursts), timeout=3)
+        await pilot.pause(0.4)
+        return len(notices), len(delivered), took, shown, table(app).cell("./run_a", "step")
+
+    notices, delivered, took, shown, step = run_pilot(app, body)
+    assert notices >= bursts
+    assert delivered <= took / 0.25 + 3  # at most ~4 a second, not one per notice
+    assert shown and step == str(STEPS + bursts)  # the last change is never lost
+
+
+def test_changes_that_come_while_a_job_is_open_reach_the_job_list_when_it_shows_again(ui_logs):
+    from tui_insight.summary.writer import SummaryWriter
+    from uihelp import T0
+
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DashboardScreen)
+        jobs_screen = app.screen_stack[0]
+        with SummaryWriter(ui_logs / "run_b", timestamp=int(T0) + 100, wall_time=T0 + 100) as writer:
+            writer.add_scalar("loss", 0.1)
+            writer.record(STEPS + 7, wall_time=T0 + 2.0 * (STEPS + 7))
+        app.cache.reload()
+        await pilot.pause(0.4)
+        covered = jobs_screen.covered(), table_of(jobs_screen).cell("./run_b", "step")
+        await pilot.press("escape")
+        await pilot.pause()
+        return covered, table(app).cell("./run_b", "step")
+
+    def table_of(screen):
+        return screen.query_one(JobTable)
+
+    (covered, step_while_covered), step_after = run_pilot(app, body)
+    assert covered and step_while_covered == str(STEPS)  # nothing repainted under the dashboard
+    assert step_after == str(STEPS + 7)

@@ -549,6 +549,49 @@ def test_live_steps_reach_the_chart_without_losing_zoom_cursor_or_redrawing_the_
     assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # the others not at all
 
 
+def test_a_burst_of_live_steps_redraws_the_changed_chart_a_few_times_and_ends_on_the_last_step(ui_logs):
+    import threading
+    import time
+
+    app, run = scalar_app(ui_logs)
+    bursts = 40
+
+    def write_and_reload():
+        with SummaryWriter(ui_logs / "run_a", timestamp=int(T0) + 100, wall_time=T0 + 100) as writer:
+            for step in range(STEPS + 1, STEPS + bursts + 1):
+                writer.add_scalar("loss", 0.1 + step / 1000)
+                writer.record(step, wall_time=T0 + 2.0 * step)
+                writer.flush()
+                app.cache.reload()  # a notice per step, from another thread as the loading thread does
+                time.sleep(0.01)
+
+    async def body(pilot, view):
+        await pilot.pause(0.3)
+        before = {cid: chart.draws for cid, chart in view.charts.items()}
+        delivered = app.changes_delivered
+        started = time.monotonic()
+        writer = threading.Thread(target=write_and_reload)
+        writer.start()
+        while writer.is_alive():
+            await pilot.pause(0.02)
+        took = time.monotonic() - started
+        arrived = await wait_for(pilot, lambda: len(traces_of(view, "loss")[0].x) == STEPS + bursts, timeout=5)
+        await pilot.pause(0.5)
+        after = {cid: chart.draws for cid, chart in view.charts.items()}
+        chart = view.charts["loss"]
+        fresh = draw_chart(list(chart.traces), chart.options, chart.content_size.width, chart.content_size.height,
+                           no_color=app.no_color)
+        return (arrived, took, app.changes_delivered - delivered, before, after,
+                float(traces_of(view, "loss")[0].x[-1]), chart.image().plain, fresh.plain)
+
+    arrived, took, delivered, before, after, last_x, drawn, view_plain = run(body)
+    assert arrived and last_x == STEPS + bursts  # the last step is never lost
+    assert delivered <= took / 0.25 + 3  # changes reach the screens at most ~4 times a second
+    assert 1 <= after["loss"] - before["loss"] <= took / 0.25 + 3  # not once per step
+    assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # unchanged charts not redrawn
+    assert drawn == view_plain  # what is painted is the plot of the last step
+
+
 # -- drawing cost ------------------------------------------------------------------------------------
 
 def test_plotext_is_fed_at_most_two_points_per_column_and_spikes_survive(monkeypatch):

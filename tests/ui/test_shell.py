@@ -93,7 +93,7 @@ def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):
                 for tid in table(app).order}
 
     rows = run_pilot(app, body)
-    assert rows["./run_a"]["files"] == "1/0/0"
+    assert rows["./run_a"]["files"] == "1/0/0/0"
     assert rows["./run_a"]["tags"] == "3/0/0/0"
     assert rows["./run_c"]["tags"] == "2/0/0/0"
     assert rows["./run_a"]["step"] == "40"
@@ -585,3 +585,17 @@ def test_help_on_a_view_ends_with_the_view_s_note(ui_logs):
 
     text = run_pilot(app, body)
     assert "Reading the charts" in text and "× NaN" in text
+
+
+def test_a_job_with_a_profile_counts_it_and_a_lone_profile_is_a_job():
+    from fixture_paths import EXTRAS_LOGS
+
+    app = make_app(EXTRAS_LOGS)
+
+    async def body(pilot):
+        return {tid: cell_text(app, tid, "files") for tid in table(app).order}
+
+    files = run_pilot(app, body)
+    assert files["./profiled"].endswith("/1") and files["./profiled"].startswith("1/")
+    assert files["./profiled_legacy"] == "0/0/0/1"
+    assert files["./landscape_step"].endswith("/0")

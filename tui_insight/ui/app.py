@@ -104,6 +104,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
 
 TAG_PLUGINS = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image"}
 WORKSPACE_SAVE_SECONDS = 2.0
+CHANGES_EVERY = 0.25  # seconds: cache changes reach the screens at most 4 times a second
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,9 @@ class InsightApp(App):
         self._pending = Changes()
         self._pending_lock = threading.Lock()
         self._notice_posted = False
+        self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
+        self._changes_timer: Any = None  # the timer that hands over what waits
+        self.changes_delivered = 0  # how many times the screens were handed changes
         self._unsubscribe: Callable[[], None] | None = None
         for theme_obj in load_themes():
             self.register_theme(theme_obj)
@@ -282,9 +286,24 @@ class InsightApp(App):
         self.post_message(CacheChanged())
 
     def on_cache_changed(self, message: CacheChanged) -> None:
+        """Hand the pending changes to the screens at most every `CHANGES_EVERY` seconds: a change
+        after a quiet spell goes at once, the ones that follow wait for the timer and go together
+        (a run appending 100 steps/s would otherwise redraw its charts ~10 times a second). The
+        pending changes stay pending until the timer hands them over, so the last one is never lost."""
+        wait = self._changes_delivered + CHANGES_EVERY - time.monotonic()
+        if wait > 0:
+            if self._changes_timer is None:
+                self._changes_timer = self.set_timer(wait, self._deliver_changes, name="cache-changes")
+            return
+        self._deliver_changes()
+
+    def _deliver_changes(self) -> None:
+        self._changes_timer = None
         with self._pending_lock:
             changes, self._pending = self._pending, Changes()
             self._notice_posted = False
+        self._changes_delivered = time.monotonic()
+        self.changes_delivered += 1
         if changes.removed:
             self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]
         if self.start_at is not None:

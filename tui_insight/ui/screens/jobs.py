@@ -7,6 +7,7 @@ palette and the app read, follows the state's marks.
 """
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -25,6 +26,8 @@ from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
 from ..widgets.progress import ProgressLine
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from ..app import InsightApp
 
@@ -40,7 +43,7 @@ HELP_NOTE = "\n".join([
     "  [b]trend[/b]  the job's loss: its first scalar tag whose name contains \"loss\",",
     "         else its first scalar tag. The header says which: (loss), (1st tag),",
     "         or (loss|1st) when some jobs have a loss tag and others do not.",
-    "  [b]files s/l/g[/b]  summary files / lineage files / graph (.pb) files",
+    "  [b]files s/l/g/p[/b]  summary files / lineage files / graph (.pb) files / profiles",
     "  [b]tags s/h/t/i[/b]  scalar / histogram / tensor / image tags",
     "",
     "[b]Job states[/b]",
@@ -117,9 +120,31 @@ class JobsScreen(Screen):
         tables = self.query(JobTable)  # none yet while composing, none left at teardown
         return tables.first() if tables else None
 
+    _missed: Changes | None = None  # changes that came while another screen covered this one
+
+    def covered(self) -> bool:
+        """Another screen with an opaque background is above this one: nothing here is seen, so
+        changes wait (a repaint here would repaint the screen above, charts and all)."""
+        stack = self.app.screen_stack
+        if self not in stack:
+            return False
+        return any(screen.styles.background.a == 1 for screen in stack[stack.index(self) + 1:])
+
+    def on_screen_resume(self) -> None:
+        missed, self._missed = self._missed, None
+        if missed is not None:
+            self.cache_changed(missed)
+        self.tick()
+        self.update_progress()
+
     def cache_changed(self, changes: Changes) -> None:
         table = self._table_if_there()
         if table is None:
+            return
+        if self.covered():
+            if self._missed is None:
+                self._missed = Changes()
+            self._missed.merge(changes)
             return
         if changes.removed:
             self.state = self.state.without(changes.removed)
@@ -127,11 +152,18 @@ class JobsScreen(Screen):
             self.state = self.state.with_marked(self.app.marked)
         touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
         views = self.app.cache.jobs
-        # A job without data loads without naming itself in the changes: catch rows still "loading".
-        touched |= {tid for tid, row in table.rows_by_id.items()
-                    if row.sort["state"] == "loading" and tid in views and views[tid].loaded}
-        touched |= {tid for tid in views if tid not in table.rows_by_id}
+        # A job without data loads without naming itself in the changes: catch rows still "loading"
+        # (the table keeps the set of them, so this looks at those rows only).
+        touched |= {tid for tid in table.loading_ids if tid in views and views[tid].loaded}
+        if len(views) != len(table.rows_by_id) or changes.added:
+            touched |= {tid for tid in views if tid not in table.rows_by_id}
         table.refresh_jobs(views, self.app.clock(), touched)
+        self._invalidate_progress()
+
+    def _invalidate_progress(self) -> None:
+        lines = self.query(ProgressLine)
+        if lines:
+            lines.first().invalidate()
 
     def tick(self) -> None:
         """Once a second: relative times and live markers move on."""
@@ -140,6 +172,8 @@ class JobsScreen(Screen):
             table.refresh_times(self.app.clock())
 
     def update_progress(self) -> None:
+        if self.covered():
+            return
         lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
         if lines:
             lines.first().show(self.app.cache, self.app.reload_interval)
@@ -162,6 +196,24 @@ class JobsScreen(Screen):
     def _row_opened(self, event: JobTable.Opened) -> None:
         event.stop()
         self.app.open_jobs((event.train_id,))
+
+    @on(JobTable.VisibleChanged)
+    def _visible_changed(self, event: JobTable.VisibleChanged) -> None:
+        """Ask the cache to read what the user sees first: the visible rows, then the filter's
+        matches still loading (a hint; a cache without `prioritize` ignores it)."""
+        event.stop()
+        prioritize = getattr(self.app.cache, "prioritize", None)
+        if prioritize is None:
+            return
+        ids = list(event.train_ids)
+        table = self._table_if_there()
+        if self.state.filter and table is not None:
+            shown = set(ids)
+            ids += [tid for tid in table.order if tid in table.loading_ids and tid not in shown]
+        try:
+            prioritize(ids)
+        except Exception:  # a hint: loading goes on in its own order
+            log.exception("the cache's prioritize failed")
 
     @on(JobTable.SortChosen)
     def _sort_chosen(self, event: JobTable.SortChosen) -> None:

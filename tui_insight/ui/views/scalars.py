@@ -9,6 +9,7 @@ version of the data it came from.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Awaitable
 
@@ -38,6 +39,11 @@ from .base import DataView, ViewSpec
 __all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold"]
 
 MIN_CHART_WIDTH = 56
+# Newer data (a run being written) redraws the charts at most 4 times a second, and less often
+# when drawing and painting them would cost more than `LIVE_DRAW_SHARE` of a core.
+LIVE_REDRAW_SECONDS = 0.25
+LIVE_REDRAW_MAX_SECONDS = 2.0
+LIVE_DRAW_SHARE = 0.05
 MIN_CHART_HEIGHT = 10
 
 
@@ -121,6 +127,9 @@ class ScalarsView(DataView):
         self._lines: dict[tuple[str, str], Line] = {}
         self._versions = 0
         self._charts: dict[str, ScalarChart] = {}
+        self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)
+        self._live_drawn = -LIVE_REDRAW_SECONDS  # time.monotonic() of the last live redraw
+        self._live_timer: Any = None
 
     @property
     def charts(self) -> dict[str, ScalarChart]:
@@ -212,10 +221,33 @@ class ScalarsView(DataView):
             return
         state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
         if state is self.state:  # same tags, newer data: only the charts it touched redraw
-            self._bind_charts(state)
-            self._show_texts(state)
+            self._live_redraw()
         else:
             self.state = state
+
+    def live_interval(self) -> float:
+        """Seconds between live redraws: at least `LIVE_REDRAW_SECONDS`, longer when drawing the
+        charts the last live redraw drew took more than `LIVE_DRAW_SHARE` of that time (many
+        or big charts), at most `LIVE_REDRAW_MAX_SECONDS`."""
+        cost = sum(chart.draw_seconds for chart in self._charts.values() if chart.drawn_at >= self._live_drawn)
+        return min(LIVE_REDRAW_MAX_SECONDS, max(LIVE_REDRAW_SECONDS, cost / LIVE_DRAW_SHARE))
+
+    def _live_redraw(self) -> None:
+        """Newer data: rebind the charts (only those whose series changed redraw) at most every
+        `live_interval()`; what comes meanwhile waits for the timer, which draws the newest."""
+        wait = self._live_drawn + self.live_interval() - time.monotonic()
+        if wait > 0:
+            if self._live_timer is None:
+                self._live_timer = self.set_timer(wait, self._live_redraw_now, name="scalars-live")
+            return
+        self._live_redraw_now()
+
+    def _live_redraw_now(self) -> None:
+        self._live_timer = None
+        self._live_drawn = time.monotonic()
+        if self.is_mounted:
+            self._bind_charts(self.state)
+            self._show_texts(self.state)
 
     # -- drawing from the state -------------------------------------------------------------------
 
@@ -382,10 +414,17 @@ class ScalarsView(DataView):
     # -- status, read-out, empty chart area --------------------------------------------------------
 
     def _show_texts(self, state: ScalarsState) -> None:
-        self.query_one("#scalar-status", Static).update(self._status(state))
-        self.query_one("#scalar-readout", Static).update(self._readout(state))
+        self._show_text("#scalar-status", self._status(state))
+        self._show_text("#scalar-readout", self._readout(state))
         if not state.chart_ids():
-            self.query_one("#scalar-empty", Static).update(literal(self._empty_reason(state)))
+            self._show_text("#scalar-empty", literal(self._empty_reason(state)))
+
+    def _show_text(self, selector: str, text: Any) -> None:
+        """Update a line only when its text changed: an update lays the screen out again (every
+        chart repainted), which live data must not cost several times a second."""
+        if self._texts.get(selector) != text:
+            self._texts[selector] = text
+            self.query_one(selector, Static).update(text)
 
     def _empty_reason(self, state: ScalarsState) -> str:
         if not state.tags.tags:

@@ -19,6 +19,7 @@ import plotext as plt
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -369,6 +370,9 @@ class ScalarChart(Widget, can_focus=True):
         self.set_title(title)
         self._drawn: tuple[Any, ChartImage] | None = None
         self.draws = 0  # how many times it was really drawn (tests check live redraws)
+        self.draw_seconds = 0.0  # what the last drawing (and painting it) took: live redraws are paced by it
+        self.drawn_at = 0.0  # time.monotonic() of the last drawing
+        self._line_style: Style | None = None  # the widget's style during a paint
 
     def set_title(self, title: str) -> None:
         """The border title: text from the logs, shown literally."""
@@ -394,14 +398,29 @@ class ScalarChart(Widget, can_focus=True):
         background = str(theme.background or "")
         if not background.startswith("#") or len(background) != 7:
             background = "#000000" if theme.dark else "#ffffff"
+        started = time.perf_counter()
         image = draw_chart(list(self.plot.traces), self.plot.options, size.width, size.height, background,
                            self.app.no_color)
+        self.draw_seconds = time.perf_counter() - started
+        self.drawn_at = time.monotonic()
         self.draws += 1
         self._drawn = (cache_key, image)
         return image
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's style once per paint, not once per line (it walks up the DOM).
+        self._line_style = self.rich_style
+        draws, started = self.draws, time.perf_counter()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+            if self.draws != draws:  # what a new drawing really costs: drawn, then its lines painted
+                self.draw_seconds = time.perf_counter() - started
 
     def render_line(self, y: int) -> Strip:
         image = self.image()
         width = self.content_size.width
         segments = image.lines[y] if 0 <= y < len(image.lines) else []
-        return Strip(segments).adjust_cell_length(width).apply_style(self.rich_style)
+        style = self._line_style or self.rich_style
+        return Strip(segments).adjust_cell_length(width).apply_style(style)

@@ -4,13 +4,22 @@ A Line-API table rather than Textual's DataTable: DataTable measures every cell 
 updates, which for hundreds of jobs reloading live costs tenths of a second; here a row is a
 cached strip, rebuilt only when what it says changes, and only visible rows are drawn.
 
+Incremental: a job's change rebuilds its row only. The row moves to its sorted place by bisection
+(the shown rows' sort keys are kept sorted beside `order`); column widths come from a count of
+cell lengths per column, updated from that row. Only a new filter or order sorts every row again.
+The clock moves only visible rows' times (a row scrolled into view is brought up to date before
+it is drawn); a live marker that runs out is found in a heap of expiries, not by visiting every row.
+
 The table draws a `JobListState` (`show(state)`: filter, order, marks, the job the cursor goes
 to); what the user asks of it (a header click, a cursor move) comes back as messages for the
 screen to put in its state. Job ids are drawn as segments: never read as markup.
 """
 from __future__ import annotations
 
+import bisect
+import heapq
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
@@ -19,7 +28,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -47,7 +56,7 @@ COLUMNS: tuple[tuple[str, str, bool, bool], ...] = (
     ("step", "last step", True, True),
     ("updated", "updated", True, True),
     ("trend", "trend", False, False),
-    ("files", "files s/l/g", True, False),
+    ("files", "files s/l/g/p", True, False),
     ("tags", "tags s/h/t/i", True, False),
 )
 SORTABLE = tuple(key for key, _, sortable, _ in COLUMNS if sortable)
@@ -65,7 +74,11 @@ def trend_of(view: JobView) -> tuple[str | None, Any]:
 
 def trend_header(tags: Iterable[str | None]) -> str:
     """The trend column's header: which tag the sparklines draw ("trend (loss)")."""
-    kinds = {"loss" in tag.lower() for tag in tags if tag is not None}
+    return header_of_kinds({"loss" in tag.lower() for tag in tags if tag is not None})
+
+
+def header_of_kinds(kinds: set[bool]) -> str:
+    """The trend header when the jobs' trend tags have "loss" in them (True), or not (False)."""
     if kinds == {True}:
         return "trend (loss)"
     if kinds == {False}:
@@ -90,6 +103,15 @@ class JobRow:
     cells: dict[str, Cell]
     sort: dict[str, Any]
     trend_tag: str | None = None
+    at: float = 0.0  # the clock its "updated" and "live" cells were computed at
+
+
+def time_cells(row: JobRow, now: float) -> tuple[Cell, Cell, bool]:
+    """The "updated" and "live" cells of `row` at `now`, and whether it is live."""
+    update_time = row.sort["updated"]
+    live = bool(update_time) and now - update_time < LIVE_SECONDS
+    updated = (relative_time(update_time, now) if row.cells["updated"][0] != "-" else "-", "")
+    return updated, (("● live", "bold green") if live else ("", "")), live
 
 
 def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
@@ -97,11 +119,11 @@ def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
     last = view.last_step
     live = bool(view.update_time) and now - view.update_time < LIVE_SECONDS
     tag, values = trend_of(view)
-    files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files))
+    files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files), len(view.profile_dirs))
     cells = {
         "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
         "id": (shown(view.train_id), ""),
-        "state": (view.state, state_style(view.state)),
+        "state": (shown(view.state), state_style(view.state)),
         "live": ("● live", "bold green") if live else ("", ""),
         "step": (str(last) if last is not None else "-", ""),
         "updated": (relative_time(view.update_time, now) if view.loaded else "-", ""),
@@ -118,7 +140,7 @@ def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
         "files": sum(files),
         "tags": sum(counts),
     }
-    return JobRow(cells, sort, tag)
+    return JobRow(cells, sort, tag, now)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -173,6 +195,14 @@ class JobTable(ScrollView, can_focus=True):
             super().__init__()
             self.train_id = train_id
 
+    class VisibleChanged(Message):
+        """The rows on screen changed (a scroll, the filter, the order, the first paint):
+        `train_ids` top to bottom, for the owner to ask the cache to read them first."""
+
+        def __init__(self, train_ids: tuple[str, ...]):
+            super().__init__()
+            self.train_ids = train_ids
+
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
         self.rows_by_id: dict[str, JobRow] = {}
@@ -182,7 +212,17 @@ class JobTable(ScrollView, can_focus=True):
         self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
                                        for key, header, _, _ in COLUMNS}  # the header's sort arrow
         self.trend_header = "trend"
+        self.loading_ids: set[str] = set()  # jobs whose row says "loading"
+        # What it did, for tests and benchmarks: rows built, measured, placed; full sorts.
+        self.work: Counter[str] = Counter()
         self._strips: dict[tuple, Strip] = {}  # rendered rows
+        self._keys: list[tuple] = []  # the shown rows' (sort value, train id), ascending
+        self._match: Callable[[str], bool] = compile_filter("")
+        self._lengths: dict[str, Counter[int]] = {key: Counter() for key, _, _, _ in COLUMNS}
+        self._trend_kinds: Counter[bool] = Counter()  # rows whose trend tag has "loss" in it, or not
+        self._expiries: list[tuple[float, str]] = []  # (when the live marker runs out, train id)
+        self._now = 0.0  # the clock of the latest refresh
+        self._window: tuple[str, ...] | None = None  # the rows last said to be visible
 
     # -- what the owner calls ---------------------------------------------------------------
 
@@ -226,12 +266,16 @@ class JobTable(ScrollView, can_focus=True):
         """Draw `state`: its filter and order; its marks (their colours); the cursor goes to its
         job when the job is shown."""
         old, self.state = self.state, state
+        keep = self.current_job
+        if (state.filter, state.sort_key, state.reverse) != (old.filter, old.sort_key, old.reverse):
+            self._reorder()
         if state.marked != old.marked:
-            self.refresh_jobs(views, now, [tid for tid in self.rows_by_id
-                                           if (tid in state.marked) or (tid in old.marked)], force=True)
-        elif (state.filter, state.sort_key, state.reverse, state.cursor) != (
+            changed = [tid for tid in self.rows_by_id if (tid in state.marked) or (tid in old.marked)]
+            self._update_rows(views, now, changed, force=True)
+        elif (state.filter, state.sort_key, state.reverse, state.cursor) == (
                 old.filter, old.sort_key, old.reverse, old.cursor):
-            self._sync()
+            return
+        self._settle(keep)
 
     def set_empty_text(self, text: str) -> None:
         if text != self.empty_text:
@@ -245,40 +289,211 @@ class JobTable(ScrollView, can_focus=True):
 
     def refresh_jobs(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str] | None = None,
                      force: bool = False) -> None:
-        """Recompute the rows of `train_ids` (all jobs if None), drop vanished jobs, redraw."""
+        """Recompute the rows of `train_ids` (all jobs if None), drop vanished jobs, redraw.
+
+        Each row is rebuilt alone and moved to its sorted place; all rows are sorted again only
+        when `train_ids` is None (or most of the rows changed)."""
+        keep = self.current_job
         if train_ids is None:
-            self.rows_by_id = {}
-            train_ids = views.keys()
-        for tid in list(self.rows_by_id):
-            if tid not in views:
-                del self.rows_by_id[tid]
+            self._rebuild(views, now)
+        else:
+            changed = self._update_rows(views, now, train_ids, force)
+            if len(self.rows_by_id) != len(views):
+                gone = [tid for tid in self.rows_by_id if tid not in views]
+                for tid in gone:
+                    self._drop(tid)
+                if gone:
+                    self._update_widths()
+                    changed = True
+            if not changed:
+                return
+        self._settle(keep)
+
+    def refresh_times(self, now: float) -> None:
+        """Once a second: only "updated" and "live" move with the clock, and only the visible
+        rows are redone (a row is brought up to date when it scrolls into view). A live marker
+        that ran out moves its row wherever it is, as the order by "live" depends on it."""
+        self._now = now
+        keep = self.current_job
+        changed = False
+        while self._expiries and self._expiries[0][0] <= now:
+            _, tid = heapq.heappop(self._expiries)
+            row = self.rows_by_id.get(tid)
+            if row is not None and row.sort["live"][0]:
+                changed = self._freshen(tid, now) or changed
+        for tid in self._visible_ids():
+            changed = self._freshen(tid, now) or changed
+        if changed:
+            self._settle(keep)
+
+    # -- rows, one at a time ------------------------------------------------------------------
+
+    def _sort_key(self, tid: str, row: JobRow) -> tuple:
+        return (row.sort[self.state.sort_key], tid)
+
+    def _rebuild(self, views: Mapping[str, JobView], now: float) -> None:
+        """Every row from scratch (first paint)."""
+        self.rows_by_id = {}
+        self.loading_ids = set()
+        self._lengths = {key: Counter() for key, _, _, _ in COLUMNS}
+        self._trend_kinds = Counter()
+        self._expiries = []
+        self._now = max(self._now, now)
+        for tid, view in views.items():
+            row = job_row(view, now, self._mark_index(tid))
+            self.work["rows_built"] += 1
+            self.rows_by_id[tid] = row
+            self._measure(tid, row, 1)
+        self._reorder()
+        self._update_widths()
+
+    def _reorder(self) -> None:
+        """The shown rows from scratch: a new filter or order."""
+        self.work["full_sorts"] += 1
+        self._match = compile_filter(self.state.filter)
+        match = self._match
+        self._keys = sorted(self._sort_key(tid, row) for tid, row in self.rows_by_id.items() if match(tid))
+        ids = [key[1] for key in self._keys]
+        self.order = ids[::-1] if self.state.reverse else ids
+        self._window = None  # say which rows are visible at the next paint, even if the same
+        self._update_widths()  # the sort arrow widens its column's header
+
+    def _update_rows(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str],
+                     force: bool) -> bool:
+        self._now = max(self._now, now)
         changed = force
         for tid in train_ids:
             view = views.get(tid)
             if view is None:
                 continue
             row = job_row(view, now, self._mark_index(tid))
+            self.work["rows_built"] += 1
             old = self.rows_by_id.get(tid)
-            if old is None or old.cells != row.cells or old.sort != row.sort:
-                self.rows_by_id[tid] = row
+            if (old is None or old.cells != row.cells or old.sort != row.sort
+                    or old.trend_tag != row.trend_tag):
+                self._set_row(tid, row)
                 changed = True
-        if changed or len(self.rows_by_id) != len(self.order):
-            self._sync()
-
-    def refresh_times(self, now: float) -> None:
-        """Once a second: only "updated" and "live" move with the clock, so only they are redone."""
-        changed = False
-        for row in self.rows_by_id.values():
-            update_time = row.sort["updated"]
-            live = bool(update_time) and now - update_time < LIVE_SECONDS
-            updated = (relative_time(update_time, now) if row.cells["updated"][0] != "-" else "-", "")
-            live_cell = ("● live", "bold green") if live else ("", "")
-            if row.cells["updated"] != updated or row.cells["live"] != live_cell:
-                row.cells = {**row.cells, "updated": updated, "live": live_cell}
-                row.sort = {**row.sort, "live": (live, update_time)}
-                changed = True
+            else:
+                old.at = row.at
         if changed:
-            self._sync()
+            self._update_widths()
+        return changed
+
+    def _set_row(self, tid: str, row: JobRow) -> None:
+        """Put `row` in the table: its old version out, the new one measured and in its place."""
+        old = self.rows_by_id.get(tid)
+        if old is not None:
+            self._measure(tid, old, -1)
+            if old.sort[self.state.sort_key] == row.sort[self.state.sort_key]:
+                self.rows_by_id[tid] = row  # same place
+                self._measure(tid, row, 1)
+                return
+            self._unplace(tid, old)
+        self.rows_by_id[tid] = row
+        self._measure(tid, row, 1)
+        self._place(tid, row)
+
+    def _drop(self, tid: str) -> None:
+        row = self.rows_by_id.pop(tid)
+        self._measure(tid, row, -1)
+        self._unplace(tid, row)
+
+    def _place(self, tid: str, row: JobRow) -> None:
+        if not self._match(tid):
+            return
+        self.work["rows_placed"] += 1
+        key = self._sort_key(tid, row)
+        i = bisect.bisect_left(self._keys, key)
+        self._keys.insert(i, key)
+        self.order.insert(len(self._keys) - 1 - i if self.state.reverse else i, tid)
+
+    def _unplace(self, tid: str, row: JobRow) -> None:
+        if not self._match(tid):
+            return
+        key = self._sort_key(tid, row)
+        i = bisect.bisect_left(self._keys, key)
+        if i < len(self._keys) and self._keys[i] == key:
+            del self._keys[i]
+            del self.order[len(self._keys) - i if self.state.reverse else i]
+        else:  # not where it should be: cannot happen, but never leave a wrong order
+            self._keys = [k for k in self._keys if k[1] != tid]
+            self.order = [t for t in self.order if t != tid]
+
+    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
+        """Count (sign 1) or uncount (-1) the row's cell lengths, trend tag, loading state, live marker."""
+        self.work["rows_measured"] += 1
+        for key, (text, _) in row.cells.items():
+            lengths = self._lengths[key]
+            n = len(text)
+            lengths[n] += sign
+            if not lengths[n]:
+                del lengths[n]
+        if row.trend_tag is not None:
+            kind = "loss" in row.trend_tag.lower()
+            self._trend_kinds[kind] += sign
+            if not self._trend_kinds[kind]:
+                del self._trend_kinds[kind]
+        if sign > 0:
+            if row.sort["state"] == "loading":
+                self.loading_ids.add(tid)
+            else:
+                self.loading_ids.discard(tid)
+            live, update_time = row.sort["live"]
+            if live:
+                heapq.heappush(self._expiries, (update_time + LIVE_SECONDS, tid))
+                if len(self._expiries) > 2 * len(self.rows_by_id) + 64:  # stale entries: keep it small
+                    self._expiries = [(r.sort["updated"] + LIVE_SECONDS, t)
+                                      for t, r in self.rows_by_id.items() if r.sort["live"][0]]
+                    heapq.heapify(self._expiries)
+        elif tid not in self.rows_by_id:
+            self.loading_ids.discard(tid)
+
+    def _update_widths(self) -> None:
+        self.trend_header = header_of_kinds(set(self._trend_kinds))
+        widths = {}
+        for key, _, _, _ in COLUMNS:
+            cell_width = max(self._lengths[key], default=0)
+            widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
+        widths["id"] = min(widths["id"], MAX_ID_WIDTH)
+        if widths != self.widths:
+            self.widths = widths
+            self._strips.clear()
+
+    def _freshen(self, tid: str, now: float) -> bool:
+        """Bring the row's "updated" and "live" cells to `now`; True if they changed."""
+        row = self.rows_by_id.get(tid)
+        if row is None or row.at == now:
+            return False
+        updated, live_cell, live = time_cells(row, now)
+        if row.cells["updated"] == updated and row.cells["live"] == live_cell:
+            row.at = now
+            return False
+        cells = {**row.cells, "updated": updated, "live": live_cell}
+        sort = {**row.sort, "live": (live, row.sort["updated"])}
+        self._set_row(tid, JobRow(cells, sort, row.trend_tag, now))
+        self._update_widths()
+        return True
+
+    def _visible_ids(self) -> list[str]:
+        top = max(0, int(self.scroll_y))
+        return self.order[top:top + max(1, self.size.height - 1)]
+
+    def _settle(self, keep: str | None) -> None:
+        """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`."""
+        total = sum(w + 2 for w in self.widths.values())
+        self.virtual_size = Size(total, len(self.order) + 1)
+        if self.order:
+            wanted = self.state.cursor if self.state.cursor is not None and self.state.cursor in self.order else keep
+            try:
+                row = self.order.index(wanted) if wanted is not None else -1
+            except ValueError:
+                row = -1
+            self.cursor_row = row if row >= 0 else min(self.cursor_row, len(self.order) - 1)
+        else:
+            self.cursor_row = 0
+        if len(self._strips) > 4 * max(len(self.rows_by_id), 64):
+            self._strips.clear()
+        self.refresh()
 
     # -- keys and mouse ---------------------------------------------------------------------
 
@@ -342,38 +557,19 @@ class JobTable(ScrollView, can_focus=True):
     def _mark_index(self, tid: str) -> int | None:
         return self.state.marked.index(tid) if tid in self.state.marked else None
 
-    def _visible_order(self) -> list[str]:
-        match = compile_filter(self.state.filter)
-        ids = [tid for tid in self.rows_by_id if match(tid)]
-        key = self.state.sort_key
-        ids.sort(key=lambda tid: (self.rows_by_id[tid].sort[key], tid), reverse=self.state.reverse)
-        return ids
-
-    def _sync(self) -> None:
-        """Order, widths and size from the rows; the cursor goes to the state's job if shown,
-        else stays on its job."""
-        keep = self.current_job
-        self.order = self._visible_order()
-        self.trend_header = trend_header(row.trend_tag for row in self.rows_by_id.values())
-        widths = {}
-        for key, _, _, _ in COLUMNS:
-            cell_width = max((len(row.cells[key][0]) for row in self.rows_by_id.values()), default=0)
-            widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
-        widths["id"] = min(widths["id"], MAX_ID_WIDTH)
-        if widths != self.widths:
-            self.widths = widths
-            self._strips.clear()
-        total = sum(w + 2 for w in self.widths.values())
-        self.virtual_size = Size(total, len(self.order) + 1)
-        if self.order:
-            wanted = self.state.cursor if self.state.cursor in self.order else keep
-            row = self.order.index(wanted) if wanted in self.order else min(self.cursor_row, len(self.order) - 1)
-            self.cursor_row = row
-        else:
-            self.cursor_row = 0
-        if len(self._strips) > 4 * max(len(self.rows_by_id), 64):
-            self._strips.clear()
-        self.refresh()
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Before a paint: the visible rows' times are brought to the latest clock, and the owner
+        hears when the visible rows changed."""
+        if self._now:
+            visible = self._visible_ids()
+            keep = self.current_job
+            if True in [self._freshen(tid, self._now) for tid in visible]:
+                self._settle(keep)
+        window = tuple(self._visible_ids())
+        if window != self._window:
+            self._window = window
+            self.post_message(self.VisibleChanged(window))
+        return super().render_lines(crop)
 
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)

@@ -5,21 +5,28 @@ so `/data/[exp]/logs` shows as written.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping
+
 from textual.widgets import Static
 
-from ...summary.cache import SummaryCache
+from ...summary.cache import JobView, SummaryCache
 from ..common.format import megabytes
 from ..common.text import markup
 
 
-def progress_text(cache: SummaryCache, reload_interval: float) -> str:
+def files_total(jobs: Mapping[str, JobView]) -> int:
+    return sum(len(v.summary_files) + len(v.lineage_files) + len(v.graph_files) for v in jobs.values())
+
+
+def progress_text(cache: SummaryCache, reload_interval: float,
+                  total_of: Callable[[Mapping[str, JobView]], int] = files_total) -> str:
     p = cache.progress
     if cache.error:
         return f"[b red]{markup(cache.error)}[/]"
     files = f"{p.files_read} file{'s' if p.files_read != 1 else ''}"
     if p.reloads == 0 or (p.loading and p.jobs_loaded < p.jobs_found):
         return f"[b]loading[/b] {p.jobs_loaded}/{p.jobs_found} jobs · {files} read · {megabytes(p.bytes_read)}"
-    total = sum(len(v.summary_files) + len(v.lineage_files) + len(v.graph_files) for v in cache.jobs.values())
+    total = total_of(cache.jobs)
     files = f"{total} file{'s' if total != 1 else ''}"
     again = f" · reload every {reload_interval:g}s" if reload_interval > 0 else ""
     problems = f" · [yellow]{len(cache.problems)} problem(s) in LOGDIR[/]" if cache.problems else ""
@@ -27,14 +34,26 @@ def progress_text(cache: SummaryCache, reload_interval: float) -> str:
 
 
 class ProgressLine(Static):
-    """Refreshed by the app's timer; reads only the cache's counters."""
+    """Refreshed by the app's timer; reads only the cache's counters. The files of every job are
+    counted again only when the cache's jobs changed (a new mapping), not on every tick."""
 
     DEFAULT_CSS = """
-    ProgressLine { height: 1; padding: 0 1; }
+    ProgressLine { height: 1; width: 1fr; padding: 0 1; }
     """
 
+    _counted: tuple[Any, int] | None = None  # (the jobs mapping counted, its files)
+
+    def _total(self, jobs: Mapping[str, JobView]) -> int:
+        if self._counted is None or self._counted[0] is not jobs:
+            self._counted = (jobs, files_total(jobs))
+        return self._counted[1]
+
+    def invalidate(self) -> None:
+        """The jobs changed: count their files again at the next tick."""
+        self._counted = None
+
     def show(self, cache: SummaryCache, reload_interval: float) -> None:
-        text = progress_text(cache, reload_interval)
+        text = progress_text(cache, reload_interval, self._total)
         if text != getattr(self, "_last", None):
             self._last = text
-            self.update(text)
+            self.update(text, layout=False)  # one line of fixed size: no layout of the screen
