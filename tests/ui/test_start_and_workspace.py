@@ -135,3 +135,10 @@ def _opener(app):
         await wait_for_view(pilot, app)
         return scalar_settings(app)
     return body
+
+
+def test_the_command_line_offers_every_view_of_the_registry():
+    from tui_insight.cli import VIEW_CHOICES
+    from tui_insight.ui.views.registry import VIEWS
+
+    assert sorted(VIEW_CHOICES) == sorted(spec.view_id for spec in VIEWS)
