@@ -9,12 +9,10 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import plotext as plt
-import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding

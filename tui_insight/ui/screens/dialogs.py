@@ -10,7 +10,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Static
+from textual.widgets import Button, Checkbox, Input, OptionList, Static
+from textual.widgets.option_list import Option
 from ..common.focus import focus_now
 from ..common.text import markup
 
@@ -155,4 +156,46 @@ class ExportScreen(ModalScreen[None]):
 
     def _done(self, message: str) -> None:
         self.app.notify(markup(message), title="Export")
+        self.dismiss(None)
+
+
+class ListPicker(ModalScreen[int | None]):
+    """Choose one of a list (graphs, pipelines, profiles): dismisses with its index, or None.
+
+    Subclasses name their help group and the id of their cancel binding."""
+
+    HELP_GROUP = "Pick one"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
+    DEFAULT_CSS = """
+    ListPicker { align: center middle; }
+    ListPicker > Vertical {
+        width: 100; max-width: 100%; height: auto; max-height: 80%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    ListPicker OptionList { height: auto; max-height: 20; border: none; }
+    """
+
+    def __init__(self, title: str, labels: list, current: int, list_id: str = "picker-list"):
+        super().__init__()
+        self.title_text = title  # markup: callers escape text from files in it
+        self.labels = labels
+        self.current = current
+        self.list_id = list_id
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]{self.title_text}[/b]  [dim](enter: show, escape: cancel)[/dim]")
+            yield OptionList(*(Option(label) for label in self.labels), id=self.list_id)
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.highlighted = max(0, self.current)
+        focus_now(options)
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option_index)
+
+    def action_cancel(self) -> None:
         self.dismiss(None)

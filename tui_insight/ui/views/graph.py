@@ -28,10 +28,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
-from textual.widgets.option_list import Option
 
 from ...summary.cache import Changes, GraphSource
 from ...summary.graph import Graph, GraphError, build_graph, load_graph
@@ -42,6 +40,7 @@ from ..loader import Loaded, Loader
 from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
+from ..screens.dialogs import ListPicker
 from .base import DataView, ViewSpec
 
 GraphKey = tuple[str, str, bool]  # (train id, tag, optimized): what a built graph is kept under
@@ -89,43 +88,14 @@ class Shown:
     matches: list[str] = field(default_factory=list)
 
 
-class GraphPicker(ModalScreen[int | None]):
+class GraphPicker(ListPicker):
     """`g`: choose one of several graphs (or pipelines); dismisses with the chosen index."""
 
     HELP_GROUP = "Pick a graph"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="graph_picker.cancel")]
-    DEFAULT_CSS = """
-    GraphPicker { align: center middle; }
-    GraphPicker > Vertical {
-        width: 100; max-width: 100%; height: auto; max-height: 80%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    GraphPicker OptionList { height: auto; max-height: 20; border: none; }
-    """
 
     def __init__(self, title: str, labels: list[Text], current: int):
-        super().__init__()
-        self.title_text = title
-        self.labels = labels
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(f"[b]{markup(self.title_text)}[/b]  [dim](enter: show, escape: cancel)[/dim]")
-            yield OptionList(*(Option(label) for label in self.labels), id="graph-picker-list")
-
-    def on_mount(self) -> None:
-        options = self.query_one(OptionList)
-        options.highlighted = max(0, self.current)
-        focus_now(options)
-
-    @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(event.option_index)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        super().__init__(markup(title), labels, current, "graph-picker-list")
 
 
 def _status_part(state: GraphState) -> tuple[Any, ...]:

@@ -49,7 +49,7 @@ from ...summary.lineage import (
 )
 from ..common.focus import focus_now
 from ..common.format import number
-from ..common.text import literal, markup, shown
+from ..common.text import markup, shown
 from ..state.lineage import DATASET, KEY_COLUMN, MODEL, LineageState, default_columns
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, stage_columns, value_text

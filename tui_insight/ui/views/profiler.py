@@ -30,10 +30,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Static
 
 from ...summary import profiler as data
 from ...summary.cache import Changes
@@ -48,6 +46,7 @@ from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.profile_charts import column_chart, fmt_bytes, fmt_ms, line_chart, share_bars
 from ..widgets.profile_table import OpTable
 from ..widgets.profile_timeline import TimelineChart
+from ..screens.dialogs import ListPicker
 from .base import DataView, ViewSpec
 
 STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profiles have no step "
@@ -74,42 +73,14 @@ def open_profile(ref: ProfileRef) -> Profile:
     return data.load_profile(ref, calls=False, shapes=False, timeline=False)
 
 
-class ProfilePicker(ModalScreen[int | None]):
+class ProfilePicker(ListPicker):
     """`p`: choose one of the job's profiles (newest first)."""
 
     HELP_GROUP = "Pick a profile"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="profile_picker.cancel")]
-    DEFAULT_CSS = """
-    ProfilePicker { align: center middle; }
-    ProfilePicker > Vertical {
-        width: 100; max-width: 100%; height: auto; max-height: 80%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    ProfilePicker OptionList { height: auto; max-height: 20; border: none; }
-    """
 
     def __init__(self, labels: list[Text], current: int):
-        super().__init__()
-        self.labels = labels
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static("[b]Profiles, newest first[/b]  [dim](enter: show, escape: cancel)[/dim]")
-            yield OptionList(*(Option(label) for label in self.labels), id="profile-picker-list")
-
-    def on_mount(self) -> None:
-        options = self.query_one(OptionList)
-        options.highlighted = max(0, self.current)
-        focus_now(options)
-
-    @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(event.option_index)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        super().__init__("Profiles, newest first", labels, current, "profile-picker-list")
 
 
 class Pane(VerticalScroll, can_focus=True):
