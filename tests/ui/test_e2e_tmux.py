@@ -137,3 +137,34 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
         term.wait_for("EXITED-0")
     finally:
         term.kill()
+
+
+def test_loss_landscape_and_profiler_in_tmux(tmp_path: Path):
+    """Views 6 and 7 on real MindSpore output: straight to a landscape from the command line,
+    its relief, then another job's profile and its operator table."""
+    from fixture_paths import EXTRAS_LOGS
+
+    _tmux, executable = required_commands()
+    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(executable),
+                        shlex.quote(str(EXTRAS_LOGS)), "--reload-interval", "0",
+                        "--job", "landscape_step", "--view", "landscape"])
+    term = Tmux(width=120, height=40)
+    try:
+        term.start(command)
+        term.wait_for("steps 1–5", "steps 6–8", "final (step 8)", "decomposition PCA")
+        term.keys("v")
+        term.wait_for("relief 30°", "azimuth 30°")
+        term.keys("Escape")
+        term.wait_for("job ▲", "./profiled_legacy")
+        term.keys("/", "l", "e", "g", "a", "c", "y", "Enter")
+        term.wait_for("./profiled_legacy", absent=("./landscape_step",))
+        term.keys("Enter", "7")
+        term.wait_for("Operator types │ Operators", "Conv2D", "48.77%")
+        term.keys("]")
+        term.wait_for("total ms ▼", "Conv2D-op0")
+        term.keys("q")
+        term.wait_for("EXITED-0")
+    finally:
+        term.kill()
