@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 
 from .proto import summary_pb2
 from .summary import landscape, profiler
-from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache
+from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache, text_of
 from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
 from .summary.records import ScanReport, scan_records
 
@@ -307,7 +307,7 @@ def _values_in_file(path: str) -> Iterator[tuple[int, float, TagKey, object]]:
                     field_name = value.WhichOneof("value")
                     plugin = PLUGIN_OF_FIELD.get(field_name or "")
                     if plugin in PLUGIN_FILES:
-                        yield event.step, event.wall_time, (plugin, value.tag), value
+                        yield event.step, event.wall_time, (plugin, text_of(value.tag)), value
     except OSError:
         return  # the job's state already says the file is unreadable
 

@@ -528,3 +528,17 @@ def test_appends_to_an_older_file_are_still_read(tmp_path):
     write_steps(old, [3], tag="old")
     cache.reload()
     assert cache.job("./").series("scalar", "old").steps.tolist() == [1, 2, 3]
+
+
+def test_a_tag_that_is_not_utf8_is_text_with_its_bytes_visible(tmp_path):
+    from hostile_logs import write_invalid_utf8_tag
+
+    write_invalid_utf8_tag(tmp_path)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "ok"
+    assert sorted(view.tag_names("scalar")) == ["acc", "loss\\xff\\xfe"]  # all str: they sort
+    assert all(isinstance(tag, str) for _, tag in view.tags)
+    assert "loss\\xff\\xfe" in view.tag_names("scalar")
+    assert len(view.series("scalar", "loss\\xff\\xfe")) == 5

@@ -599,3 +599,25 @@ def test_a_job_with_a_profile_counts_it_and_a_lone_profile_is_a_job():
     assert files["./profiled"].endswith("/1") and files["./profiled"].startswith("1/")
     assert files["./profiled_legacy"] == "0/0/0/1"
     assert files["./landscape_step"].endswith("/0")
+
+
+def test_a_tag_that_is_not_utf8_neither_stops_the_job_list_nor_its_view(tmp_path):
+    from hostile_logs import write_invalid_utf8_tag
+
+    (tmp_path / "bad").mkdir()
+    write_invalid_utf8_tag(tmp_path / "bad")
+    write_run(tmp_path, "good")
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        rows = list(table(app).order)
+        app.open_jobs(("./bad",))
+        await wait_for_view(pilot, app)
+        view = app.screen.active_view
+        titles = [str(chart.border_title) for chart in view.query("ScalarChart")]
+        return rows, view.state.tags.visible(), titles
+
+    rows, visible, titles = run_pilot(app, body)
+    assert rows == ["./bad", "./good"]
+    assert visible == ("acc", "loss\\xff\\xfe")
+    assert any("loss\\xff\\xfe" in title for title in titles)

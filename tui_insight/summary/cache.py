@@ -77,6 +77,13 @@ STATE_MEANINGS = {
 }
 
 
+def text_of(value: str | bytes) -> str:
+    """A string field as text. protobuf hands over the raw bytes of a proto2 `string` that is not
+    valid UTF-8 (a tag written by a buggy or hostile writer): the invalid bytes are shown as `\\xff`,
+    so every tag is a `str` that sorts and compares with the others."""
+    return value if isinstance(value, str) else value.decode("utf-8", "backslashreplace")
+
+
 def state_meaning(state: str) -> str:
     """What a `JobView.state` says ("corrupt: 3 records" -> the meaning of "corrupt")."""
     return STATE_MEANINGS.get(state.split(":")[0], "")
@@ -533,7 +540,7 @@ class _JobLoader:
 
     def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int, seq: int) -> None:
         values = list(event.summary.value)  # one wrapper per value, reused below
-        key = (tuple([v.tag for v in values]), tuple([v.WhichOneof("value") for v in values]))
+        key = (tuple([text_of(v.tag) for v in values]), tuple([v.WhichOneof("value") for v in values]))
         layout = self._layouts.get(key)
         if layout is None:
             layout = self._layouts[key] = self._plan(*key)

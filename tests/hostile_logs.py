@@ -1,0 +1,34 @@
+"""Logs a buggy or hostile writer could leave, built byte by byte (our writer would refuse them)."""
+from __future__ import annotations
+
+
+def write_invalid_utf8_tag(directory, steps=5):
+    """A summary file whose first tag is not valid UTF-8 (protobuf hands such a proto2 string
+    over as bytes), beside an ordinary tag: framed by hand, as a buggy writer would."""
+    import struct
+
+    from tui_insight.proto import summary_pb2
+    from tui_insight.summary.records import frame
+
+    def varint(n):
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            if not n:
+                return out + bytes([low])
+            out += bytes([low | 0x80])
+
+    def field(number, payload):
+        return varint((number << 3) | 2) + varint(len(payload)) + payload
+
+    def scalar(tag, value):
+        return field(1, tag) + varint((3 << 3) | 5) + struct.pack("<f", value)
+
+    path = directory / "events.summary.1700000000.host_MS"
+    with open(path, "wb") as fh:
+        fh.write(frame(summary_pb2.Event(wall_time=1.0, version="Mindspore.Event:1").SerializeToString()))
+        for step in range(1, steps + 1):
+            summary = field(1, scalar(b"loss\xff\xfe", 1.0 / step)) + field(1, scalar(b"acc", 0.5))
+            event = varint((1 << 3) | 1) + struct.pack("<d", 1.0 + step) + varint(2 << 3) + varint(step) + field(5, summary)
+            fh.write(frame(event))
+    return path
