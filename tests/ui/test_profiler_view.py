@@ -263,3 +263,16 @@ def test_g_on_an_op_shows_its_node_in_the_job_s_graph():
 
     op, selected = run_pilot(app, body, size=(160, 48))
     assert selected == op and "/" in op
+
+
+def test_op_type_bars_drop_columns_instead_of_wrapping_on_a_narrow_terminal():
+    from tui_insight.ui.widgets.profile_charts import share_bars
+
+    rows = [("MatMul", 0.46, "46.22%\t    12 calls\t 3/step\ttotal    36.08 ms\tavg    3.007 ms"),
+            ("SparseSoftmaxCrossEntropyWithLogits", 0.01, " 0.10%\t     8 calls\t 2/step\ttotal  0.08 ms\tavg 0.01 ms")]
+    for width in (40, 76, 156):
+        lines = share_bars(rows, width).plain.split("\n")
+        assert len(lines) == 2 and all(len(line) <= width for line in lines), width
+    wide = share_bars(rows, 156).plain
+    narrow = share_bars(rows, 76).plain
+    assert "avg    3.007 ms" in wide and "total" not in narrow and "3/step" in narrow

@@ -368,8 +368,8 @@ class ProfilerView(DataView):
         for t in rows:
             per_step = "" if t.per_step != t.per_step else f"{t.per_step:g}/step"
             lines.append((t.op_type, t.share,
-                          f"{t.share * 100:6.2f}%  {t.occurrences:>6} calls {per_step:>9}  "
-                          f"total {fmt_ms(t.total_ms):>8} ms  avg {fmt_ms(t.avg_ms):>8} ms"))
+                          f"{t.share * 100:6.2f}%\t{t.occurrences:>6} calls\t{per_step:>7}\t"
+                          f"total {fmt_ms(t.total_ms):>8} ms\tavg {fmt_ms(t.avg_ms):>8} ms"))
         head = Text(f"Time share per op type ({len(profile.op_types)} types"
                     + (", top 20 and other" if len(profile.op_types) > 20 else "") + ")"
                     + (" — summed from the operators: the op-type file could not be read"

@@ -51,11 +51,14 @@ def fmt_bytes(value: float) -> str:
 def share_bars(rows: Sequence[tuple[str, float, str]], width: int, colour: str = SERIES_COLOURS[0],
                label_width: int | None = None, selected: int | None = None) -> Text:
     """One line per row: label, a bar of its share (a fraction of the whole, 0..1, bars scaled
-    to the largest) and the text `right` after it."""
+    to the largest) and the text `right` after it (tab-separated columns: the last ones are
+    dropped where the line would not fit)."""
     text = Text()
     if not rows:
         return text
     label_width = label_width or min(26, max(len(label) for label, _, _ in rows))
+    room = width - label_width - 4 - 3  # what the text after the bar may take on one line
+    rows = [(label, share, _fit_columns(right, room)) for label, share, right in rows]
     right_width = max(len(right) for _, _, right in rows)
     bar_width = max(4, width - label_width - right_width - 3)
     top = max((share for _, share, _ in rows), default=0.0) or 1.0
@@ -71,6 +74,18 @@ def share_bars(rows: Sequence[tuple[str, float, str]], width: int, colour: str =
         if i < len(rows) - 1:
             text.append("\n")
     return text
+
+
+def _fit_columns(text: str, width: int) -> str:
+    """The tab-separated columns of `text` joined by two spaces, as many leading ones as fit in
+    `width` (a narrow terminal drops the last columns instead of wrapping the line)."""
+    parts = text.split("\t")
+    shown = parts[0]
+    for part in parts[1:]:
+        if len(shown) + 2 + len(part) > width:
+            break
+        shown += "  " + part
+    return shown
 
 
 def bucket(values: np.ndarray, columns: int, how: str = "max") -> tuple[np.ndarray, np.ndarray]:
