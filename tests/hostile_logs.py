@@ -32,3 +32,31 @@ def write_invalid_utf8_tag(directory, steps=5):
             event = varint((1 << 3) | 1) + struct.pack("<d", 1.0 + step) + varint(2 << 3) + varint(step) + field(5, summary)
             fh.write(frame(event))
     return path
+
+
+HOSTILE_SHAPES = {  # tag: (dims, number of float values written)
+    "neg": ((-2, 3), 6),
+    "neg_twice": ((-1, -1), 1),
+    "overflow": ((2 ** 40, 2 ** 40), 4),
+    "too_many_dims": ((1,) * 70, 1),
+    "zero_and_huge": ((0, 10 ** 9), 0),
+    "fine": ((2, 3), 6),
+}
+
+
+def write_hostile_tensors(directory, steps: int = 2):
+    """Tensors whose declared shapes do not make sense, beside one that does."""
+    from tui_insight.proto import anf_ir_pb2, summary_pb2
+    from tui_insight.summary.records import frame
+
+    path = directory / "events.summary.1700000001.host_MS"
+    with open(path, "wb") as fh:
+        fh.write(frame(summary_pb2.Event(wall_time=1.0, version="Mindspore.Event:1").SerializeToString()))
+        for step in range(1, steps + 1):
+            event = summary_pb2.Event(wall_time=1.0 + step, step=step)
+            for tag, (dims, values) in HOSTILE_SHAPES.items():
+                tensor = anf_ir_pb2.TensorProto(dims=list(dims), data_type=anf_ir_pb2.DT_FLOAT32,
+                                                float_data=[0.5] * values)
+                event.summary.value.add(tag=tag, tensor=tensor)
+            fh.write(frame(event.SerializeToString()))
+    return path

@@ -238,7 +238,8 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
 def _tensor_columns(tensor) -> list:
     from .summary.tensors import statistics
 
-    count = int(np.prod(tensor.dims)) if tensor.dims else 1
+    # The declared count, without overflow; none for a shape that is not one (negative dims).
+    count = math.prod(tensor.dims) if all(d >= 0 for d in tensor.dims) else ""
     shape = "x".join(str(d) for d in tensor.dims)
     if tensor.array is None:
         return [tensor.dtype, shape, count, "", "", "", "", "", ""]

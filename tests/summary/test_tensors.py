@@ -305,3 +305,23 @@ def test_format_value_always_fits_and_keeps_value():
             assert len(text) <= width
             if "#" not in text:
                 assert float(text) == pytest.approx(x, rel=rel, abs=1e-300), (x, width, text)
+
+
+def test_shapes_that_make_no_sense_are_a_sentence_not_a_crash(tmp_path):
+    from hostile_logs import HOSTILE_SHAPES, write_hostile_tensors
+    from tui_insight.summary.cache import SummaryCache
+
+    write_hostile_tensors(tmp_path)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./")
+    problems = {}
+    for tag in HOSTILE_SHAPES:
+        series = view.series("tensor", tag)
+        assert series is not None, tag
+        tensor = cache.payloads.tensor(view.locator(series, len(series) - 1))
+        problems[tag] = tensor.reason if tensor.array is None else ""
+    assert problems["fine"] == "" and problems["zero_and_huge"] == ""
+    assert "negative" in problems["neg"] and "negative" in problems["neg_twice"]
+    assert "over the limit" in problems["overflow"]
+    assert "70 dimensions" in problems["too_many_dims"]

@@ -5,6 +5,7 @@ memory does not grow with tensor size. Decoded payloads sit in a small LRU bound
 """
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -74,10 +75,20 @@ def dtype_name(value: int) -> str:
         return "DT_UNDEFINED"  # a type newer than our proto, as MindInsight shows it
 
 
+MAX_TENSOR_DIMS = 32  # numpy takes 64; no model writes more than a handful
+
+
 def tensor_from_proto(proto: anf_ir_pb2.TensorProto) -> TensorData:
     dims = tuple(int(d) for d in proto.dims)
     dtype = dtype_name(proto.data_type)
-    count = int(np.prod(dims)) if dims else 1
+    # The shape is checked before numpy sees it: a hostile or broken record could hold negative
+    # dims, a product past int64, or more dims than numpy can reshape to.
+    shown = "x".join(map(str, dims[:8])) + ("x…" if len(dims) > 8 else "")
+    if len(dims) > MAX_TENSOR_DIMS:
+        return TensorData(dims, dtype, None, f"{len(dims)} dimensions (at most {MAX_TENSOR_DIMS} are read)")
+    if any(d < 0 for d in dims):
+        return TensorData(dims, dtype, None, f"dims {shown} are negative: not a shape")
+    count = math.prod(dims)  # a Python int: no overflow
     if count > limits.MAX_TENSOR_ELEMENTS:
         return TensorData(dims, dtype, None, f"{count:,} elements: over the limit of "
                           f"{limits.MAX_TENSOR_ELEMENTS:,}, only shape and type are kept")
