@@ -276,3 +276,35 @@ def test_op_type_bars_drop_columns_instead_of_wrapping_on_a_narrow_terminal():
     wide = share_bars(rows, 156).plain
     narrow = share_bars(rows, 76).plain
     assert "avg    3.007 ms" in wide and "total" not in narrow and "3/step" in narrow
+
+
+# -- snapshots, in the real dashboard ----------------------------------------------------------------
+
+def _profiler_at(section_keys: tuple[str, ...]):
+    from uihelp import wait_for_view
+
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_jobs(("./profiled_legacy",), "profiler")
+        await wait_for_view(pilot, app, "ProfilerView")
+        view = app.screen.active_view
+        assert await wait_for(pilot, lambda: view.profile is not None and not view.loader.pending())
+        await pilot.press(*section_keys)
+        await settle(pilot, view)
+        await pilot.pause(0.2)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_operator_types(snap_compare, size):
+    from uihelp import make_app
+
+    assert snap_compare(make_app(EXTRAS_LOGS), terminal_size=size, run_before=_profiler_at(()))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_operators(snap_compare, size):
+    from uihelp import make_app
+
+    assert snap_compare(make_app(EXTRAS_LOGS), terminal_size=size, run_before=_profiler_at(("right_square_bracket",)))
