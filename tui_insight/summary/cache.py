@@ -25,7 +25,7 @@ from .discovery import Discovery, FoundJob, classify, discover, rediscover, summ
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .records import LayoutBook, ScanReport, scan_records
-from .series import Batch, Series
+from .series import Series
 
 PLUGIN_OF_FIELD = {
     "scalar_value": "scalar",
@@ -331,7 +331,6 @@ class _JobLoader:
         self.evicted: set[TagKey] = set()
         self.graphs: dict[str, GraphSource] = {}
         self.first_wall_time: float | None = None
-        self.pending: dict[TagKey, Batch] = {}  # payload values read since the last merge
         self.blocks: list[_ScalarBlock] = []  # scalar values read since the last merge
         self._layouts: dict[tuple, tuple] = {}
         self.seq = 0  # events read: orders values of different layouts
@@ -594,7 +593,6 @@ class _JobLoader:
     def _evict(self, key: TagKey) -> None:
         """The earliest-seen tag leaves; its later values are ignored (MindInsight does the same)."""
         self.tags.pop(key, None)
-        self.pending.pop(key, None)
         self.changed.discard(key)
         self.evicted.add(key)
 
@@ -607,10 +605,6 @@ class _JobLoader:
             for key, cols in block.drain_payloads():
                 if len(cols["step"]):
                     pieces.setdefault(key, []).append(cols)
-        for key, batch in self.pending.items():
-            if len(batch):
-                pieces.setdefault(key, []).append(batch.arrays())
-        self.pending = {}
         for key, parts in pieces.items():
             if key not in self.tags:
                 continue  # evicted meanwhile

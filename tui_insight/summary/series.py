@@ -26,7 +26,7 @@ evenly over the step range (MindInsight's reservoir drops the first step, §3.7)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -146,28 +146,3 @@ def _first_per_slot(steps: np.ndarray, width: int) -> np.ndarray:
     first[1:] = slots[1:] != slots[:-1]
     first[-1] = True  # the newest step is always kept
     return np.flatnonzero(first)
-
-
-@dataclass
-class Batch:
-    """Payload locations read since the last merge, in plain lists (cheap to append to)."""
-
-    seq: list = field(default_factory=list)  # event sequence numbers: read order across batches
-    step: list = field(default_factory=list)
-    wall_time: list = field(default_factory=list)
-    fid: list = field(default_factory=list)
-    offset: list = field(default_factory=list)
-    index: list = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return len(self.step)
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        return {
-            "seq": np.array(self.seq, dtype=np.int64),
-            "step": np.array(self.step, dtype=np.int64),
-            "wall_time": np.array(self.wall_time, dtype=np.float64),
-            "fid": np.array(self.fid, dtype=np.int32),
-            "offset": np.array(self.offset, dtype=np.int64),
-            "index": np.array(self.index, dtype=np.int32),
-        }
