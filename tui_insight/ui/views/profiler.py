@@ -18,7 +18,6 @@ What could not be read is named on a line of its own; the rest shows.
 """
 from __future__ import annotations
 
-import os
 from functools import partial
 from typing import Any
 
@@ -53,18 +52,11 @@ STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profil
              "markers); step 1 includes graph compilation")
 
 
-def job_dir(cache, train_id: str) -> str:
-    """Where a job's files are: its `JobView.path`, else (a directory holding only a profile,
-    before discovery knows such jobs) the train id under the log directory."""
-    view = cache.job(train_id)
-    if view is not None:
-        return view.path
-    return os.path.normpath(os.path.join(cache.logdir, train_id))
-
-
 def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]:
     """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
-    found = [(tid, ref) for tid in train_ids for ref in data.find_profiles(job_dir(cache, tid))]
+    jobs = [cache.job(tid) for tid in train_ids]
+    found = [(job.train_id, ref) for job in jobs if job is not None
+             for ref in data.find_profiles(job.path)]
     return sorted(found, key=lambda item: -item[1].created)
 
 
@@ -613,4 +605,4 @@ class ProfilerView(DataView):
         return f"profiles of {', '.join(self.train_ids)}"
 
 
-__all__ = ["ProfilerView", "ProfilePicker", "find_refs", "job_dir", "open_profile", "STEP_NOTE"]
+__all__ = ["ProfilerView", "ProfilePicker", "find_refs", "open_profile", "STEP_NOTE"]
