@@ -30,6 +30,8 @@ SHOTS = {
     "graph": (["down", "down", "enter", "5"], 1.5),
     "graph_search": (["down", "down", "enter", "5", "wait", "slash", *"conv", "enter"], 1.0),
     "dataset_pipeline": (["down", "down", "enter", "5", "wait", "d"], 1.0),
+    "landscape": (["down", "down", "enter", "6"], 1.5),
+    "profiler": (["down", "down", "enter", "7", "wait", "right_square_bracket"], 1.5),
     "lineage": (["l"], 0.8),
     "lineage_dataset": (["l", "wait", "t"], 0.8),
     "help": (["down", "down", "enter", "question_mark"], 0.5),

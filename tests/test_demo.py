@@ -20,6 +20,34 @@ def test_demo_runs_hold_every_kind_of_data(tmp_path):
     assert all(view.update_time < time.time() - 600 for view in cache.jobs.values())  # finished, not live
 
 
+def test_demo_holds_a_profile_and_loss_landscapes(tmp_path):
+    import os
+
+    from tui_insight.summary.landscape import FINAL, INTERVAL, landscape_at, list_landscapes
+    from tui_insight.summary.profiler import find_profiles, load_profile
+
+    write_demo(tmp_path)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    profiled = [view for view in cache.jobs.values() if view.profile_dirs]
+    assert profiled
+    for view in profiled:
+        refs = find_profiles(os.path.join(str(tmp_path), view.train_id))
+        assert refs
+        profile = load_profile(refs[0])
+        assert profile.all_problems() == ()
+        assert profile.operators and profile.op_types and len(profile.calls) > 0
+        assert profile.shapes.by_op and profile.timeline.tracks
+    with_landscapes = [view for view in cache.jobs.values() if view.tag_names("loss_landscape")]
+    assert with_landscapes
+    for view in with_landscapes:
+        entries = list_landscapes(cache.payloads, view)
+        assert not any(e.error for e in entries)
+        assert [e.kind for e in entries] == [INTERVAL, INTERVAL, FINAL]
+        assert all(landscape_at(cache.payloads, view, e.tag, e.index).z.shape == (21, 21) for e in entries)
+    assert all(view.update_time < time.time() - 600 for view in cache.jobs.values())
+
+
 def test_live_run_keeps_appending(tmp_path):
     live = LiveRun(tmp_path, period=0.05)
     live.start()

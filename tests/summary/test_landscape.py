@@ -190,3 +190,42 @@ def test_landscape_rows_for_the_csv(cache):
     writer.writerow(CSV_COLUMNS)
     writer.writerows(rows)
     assert out.getvalue().splitlines()[1].startswith("./landscape_step,\"landscape_[1, 5]\",grid,1-5,")
+
+
+def test_the_writer_writes_landscapes_the_decoder_reads(tmp_path):
+    from tui_insight.summary.writer import SummaryWriter
+
+    x = np.linspace(-1, 1, 4).astype(np.float32)
+    y = np.linspace(-0.5, 0.5, 3).astype(np.float32)
+    z = (x[None, :] ** 2 + 2 * y[:, None] ** 2 + 0.25).astype(np.float32)  # (3, 4): rows follow y
+    path = ((1, 5, 10), np.float32([-1.0, -0.5, 0.0]), np.float32([0.5, 0.25, 0.0]), np.float32([1.5, 0.6, 0.25]))
+    with SummaryWriter(tmp_path / "job", timestamp=1000, wall_time=1000.0) as writer:
+        writer.add_scalar("loss", 1.0)
+        writer.record(1, wall_time=1001.0)
+    with SummaryWriter(tmp_path / "job", timestamp=1010, wall_time=1010.0) as writer:
+        writer.add_landscape("landscape_[1, 10]", x, y, z, path=path, convergence=(0.0, 0.0, 0.25),
+                             metadata={"decomposition": "PCA", "unit": "step", "step_per_epoch": 10})
+        writer.record(0, wall_time=1011.0)
+        writer.add_landscape("landscape_[10]", x, y, z * 2, convergence=(0.0, 0.0, 0.25),
+                             metadata={"decomposition": "Random", "unit": "step", "step_per_epoch": 10})
+        writer.record(0, wall_time=1012.0)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./job")
+    entries = list_landscapes(cache.payloads, view)
+    assert [(e.tag, e.kind, e.interval, e.error) for e in entries] == [
+        ("landscape_[1, 10]", INTERVAL, (1, 10), ""), ("landscape_[10]", FINAL, None, "")]
+    interval = landscape_at(cache.payloads, view, entries[0].tag, entries[0].index)
+    assert interval.step == 0
+    assert interval.x.tolist() == x.tolist() and interval.y.tolist() == y.tolist()
+    assert interval.z.tolist() == z.tolist()
+    assert interval.path.intervals == (1, 5, 10)
+    assert [interval.path.x.tolist(), interval.path.y.tolist(), interval.path.z.tolist()] == [
+        path[1].tolist(), path[2].tolist(), path[3].tolist()]
+    assert interval.convergence == (0.0, 0.0, 0.25)
+    assert (interval.metadata.decomposition, interval.metadata.unit, interval.metadata.step_per_epoch) == (
+        "PCA", "step", 10)
+    final = landscape_at(cache.payloads, view, entries[1].tag, entries[1].index)
+    assert final.path is None and final.z.tolist() == (z * 2).tolist()
+    assert final.metadata.decomposition == "Random"
+    assert view.series("scalar", "loss") is not None  # the training file is still read

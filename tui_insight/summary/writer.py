@@ -80,6 +80,13 @@ def fill_tensor(proto: anf_ir_pb2.TensorProto, array: Any) -> None:
     proto.float_data.extend(array.astype(np.float32).ravel().tolist())
 
 
+def _fill_floats(proto: anf_ir_pb2.TensorProto, array: np.ndarray) -> None:
+    """A landscape tensor as MindSpore writes one: its shape, DT_FLOAT64, the numbers in `float_data`."""
+    proto.dims.extend(array.shape)
+    proto.data_type = anf_ir_pb2.DT_FLOAT64
+    proto.float_data.extend(array.ravel().tolist())
+
+
 def encode_image(array: np.ndarray) -> tuple[bytes, int, int]:
     """MindSpore's image encoding: NCHW (C 1 or 3) tiled into <= 8 columns, scaled to uint8, PNG."""
     from PIL import Image
@@ -157,6 +164,36 @@ class SummaryWriter(_RecordFile):
             png, height, width = encode_image(array)
         self._pending.value.add(tag=tag, image=summary_pb2.Summary.Image(
             height=height, width=width, colorspace=3, encoded_image=png))
+
+    def add_landscape(self, tag: str, x: Any, y: Any, z: Any, path: Any = None,
+                      convergence: Any = None, metadata: Mapping[str, Any] | None = None) -> None:
+        """A loss landscape as MindSpore's `SummaryLandscape` writes it (compat §2): axes `x` (n,)
+        and `y` (m,), the loss grid `z` (m, n) with `z[i, j]` the loss at `(x[j], y[i])`; `path`
+        (interval landscapes only) is `(intervals, xs, ys, losses)`, one of each per checkpoint;
+        `convergence` is `(x, y, loss)`; `metadata` holds `decomposition` ("PCA"/"Random"),
+        `unit` ("step"/"epoch") and `step_per_epoch`. Every number goes in `float_data`.
+        MindSpore records each landscape as its own event at step 0: call `record(0)` after."""
+        proto = self._pending.value.add(tag=tag).loss_landscape
+        x, y = np.asarray(x, dtype=np.float64).ravel(), np.asarray(y, dtype=np.float64).ravel()
+        z = np.asarray(z, dtype=np.float64).reshape(y.size, x.size)
+        _fill_floats(proto.landscape.x, x)
+        _fill_floats(proto.landscape.y, y)
+        _fill_floats(proto.landscape.z, z)
+        if path is not None:
+            intervals, px, py, pz = path
+            proto.loss_path.intervals.extend(int(i) for i in intervals)
+            for target, values in ((proto.loss_path.points.x, px), (proto.loss_path.points.y, py),
+                                   (proto.loss_path.points.z, pz)):
+                _fill_floats(target, np.asarray(values, dtype=np.float64).ravel())
+        if convergence is not None:
+            cx, cy, cz = convergence
+            for target, value in ((proto.convergence_point.x, cx), (proto.convergence_point.y, cy),
+                                  (proto.convergence_point.z, cz)):
+                _fill_floats(target, np.array([value], dtype=np.float64))
+        meta = dict(metadata or {})
+        proto.metadata.decomposition = str(meta.get("decomposition", "PCA"))
+        proto.metadata.unit = str(meta.get("unit", "step"))
+        proto.metadata.step_per_epoch = int(meta.get("step_per_epoch", 0))
 
     def record(self, step: int, wall_time: float | None = None) -> None:
         event = summary_pb2.Event(wall_time=wall_time if wall_time is not None else time.time(), step=step)
