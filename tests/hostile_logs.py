@@ -60,3 +60,18 @@ def write_hostile_tensors(directory, steps: int = 2):
                 event.summary.value.add(tag=tag, tensor=tensor)
             fh.write(frame(event.SerializeToString()))
     return path
+
+
+def write_deep_lineage(directory, depth: int = 100_000):
+    """A lineage file whose evaluation metric is JSON nested `depth` levels deep, and one whose
+    metric holds a nested list, beside an ordinary job: written with our writer's framing."""
+    from tui_insight.proto import lineage_pb2
+    from tui_insight.summary.records import frame
+
+    for name, metric in (("deep", '{"acc": ' + "[" * depth + "]" * depth + "}"),
+                         ("nested", '{"acc": 0.5, "per_class": [[0.1, 0.2], [0.3]]}')):
+        job = directory / name
+        job.mkdir(parents=True)
+        event = lineage_pb2.LineageEvent(wall_time=1.0)
+        event.evaluation_lineage.metric = metric
+        (job / "events.summary.1700000000.host_lineage").write_bytes(frame(event.SerializeToString()))

@@ -259,3 +259,19 @@ def test_thousand_rows_sort_and_filter():
     assert 0 < len(kept) < 1000 and len(ordered) == len(mixed) == 1000
     assert ordered[-1].get("loss") is None and ordered[0].get("loss") == max(
         r.get("loss") for r in rows if r.get("loss") is not None)
+
+
+def test_metric_json_nested_too_deep_is_a_problem_not_a_crash(tmp_path):
+    from hostile_logs import write_deep_lineage
+    from tui_insight.export import export_snapshot
+    from tui_insight.summary.cache import SummaryCache
+
+    write_deep_lineage(tmp_path / "logs")
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    deep, nested = cache.job("./deep"), cache.job("./nested")
+    assert deep.lineage.evaluation.get("metric") == {}
+    assert any("nested too deeply" in p for p in deep.lineage.problems)
+    assert nested.lineage.evaluation["metric"] == {"acc": 0.5, "per_class": "[[0.1,0.2],[0.3]]"}
+    result = export_snapshot(cache, tmp_path / "out")  # the whole export is not lost
+    assert result.rows["lineage"] >= 1

@@ -64,16 +64,31 @@ def _eval_fields(evaluation: lineage_pb2.EvaluationLineage) -> tuple[dict[str, A
     if evaluation.HasField("metric"):
         try:
             metric = json.loads(evaluation.metric) if evaluation.metric else {}
-            out["metric"] = metric if isinstance(metric, dict) else {}
+            out["metric"] = {str(k): _flat(v) for k, v in metric.items()} if isinstance(metric, dict) else {}
         except ValueError:
             out["metric"] = {}
             problem = "evaluation metric is not JSON"
+        except RecursionError:  # a hostile file: JSON nested past Python's recursion limit
+            out["metric"] = {}
+            problem = "evaluation metric is JSON nested too deeply to read"
     valid = evaluation.valid_dataset
     if valid.HasField("valid_dataset_path"):
         out["test_dataset_path"] = valid.valid_dataset_path
     if valid.HasField("valid_dataset_size"):
         out["test_dataset_count"] = valid.valid_dataset_size
     return out, problem
+
+
+def _flat(value: Any) -> Any:
+    """A metric as a cell can show it: numbers, text and booleans as they are; a list or object
+    as short JSON text (a deep one as "…"), so nothing downstream walks a nested structure."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    try:
+        text = json.dumps(value, separators=(",", ":"))
+    except (RecursionError, ValueError):
+        return "…"
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def user_info_dict(info: lineage_pb2.UserDefinedInfo) -> dict[str, Any]:
