@@ -6,11 +6,10 @@ import numpy as np
 from textual.widgets import Input, Static
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
-from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline, trend_tag
-from uihelp import STEPS, make_app, run_pilot, run_values, wait_for, write_run
+from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values, wait_for, write_run
 
 
 def table(app) -> JobTable:
@@ -105,10 +104,7 @@ def test_help_says_what_space_does_and_what_the_columns_mean(ui_logs):
     app = make_app(ui_logs)
 
     async def body(pilot):
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        return str(app.screen.query_one("#help-text", Static).render())
+        return await open_help(pilot)
 
     text = run_pilot(app, body)
     assert "without moving the cursor" in text and "space ↓ space c" in text
@@ -371,7 +367,6 @@ def test_the_job_list_asks_the_cache_to_read_the_visible_rows_first(tmp_path):
 
 
 def test_a_burst_of_changes_reaches_the_job_list_a_few_times_and_the_last_one_is_shown(ui_logs):
-    import threading
     import time
 
     from tui_insight.summary.writer import SummaryWriter
@@ -401,12 +396,7 @@ def test_a_burst_of_changes_reaches_the_job_list_a_few_times_and_the_last_one_is
         screen.cache_changed = counting
         notices = []
         app.cache.subscribe(notices.append)
-        started = time.monotonic()
-        writer = threading.Thread(target=write_and_reload)
-        writer.start()
-        while writer.is_alive():
-            await pilot.pause(0.02)
-        took = time.monotonic() - started
+        took = await run_beside(pilot, write_and_reload)
         shown = await wait_for(pilot, lambda: table(app).cell("./run_a", "step") == str(STEPS + bursts), timeout=3)
         await pilot.pause(0.4)
         return len(notices), len(delivered), took, shown, table(app).cell("./run_a", "step")

@@ -18,7 +18,7 @@ from tui_insight.ui.screens.dialogs import PromptScreen
 from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView
 from tui_insight.ui.widgets.chart import NAN_MARK, NEG_INF_MARK, POS_INF_MARK, ChartOptions, Trace, draw_chart
 from tui_insight.ui.widgets.tag_picker import TagList
-from uihelp import STEPS, T0, make_app, run_pilot, run_values, wait_for, wait_for_view
+from uihelp import STEPS, T0, make_app, run_beside, run_pilot, run_values, wait_for, wait_for_view
 
 STEP_NUMBERS = np.arange(1, STEPS + 1)
 
@@ -550,7 +550,6 @@ def test_live_steps_reach_the_chart_without_losing_zoom_cursor_or_redrawing_the_
 
 
 def test_a_burst_of_live_steps_redraws_the_changed_chart_a_few_times_and_ends_on_the_last_step(ui_logs):
-    import threading
     import time
 
     app, run = scalar_app(ui_logs)
@@ -569,12 +568,7 @@ def test_a_burst_of_live_steps_redraws_the_changed_chart_a_few_times_and_ends_on
         await pilot.pause(0.3)
         before = {cid: chart.draws for cid, chart in view.charts.items()}
         delivered = app.changes_delivered
-        started = time.monotonic()
-        writer = threading.Thread(target=write_and_reload)
-        writer.start()
-        while writer.is_alive():
-            await pilot.pause(0.02)
-        took = time.monotonic() - started
+        took = await run_beside(pilot, write_and_reload)
         arrived = await wait_for(pilot, lambda: len(traces_of(view, "loss")[0].x) == STEPS + bursts, timeout=5)
         await pilot.pause(0.5)
         after = {cid: chart.draws for cid, chart in view.charts.items()}
@@ -587,7 +581,8 @@ def test_a_burst_of_live_steps_redraws_the_changed_chart_a_few_times_and_ends_on
     arrived, took, delivered, before, after, last_x, drawn, view_plain = run(body)
     assert arrived and last_x == STEPS + bursts  # the last step is never lost
     assert delivered <= took / 0.25 + 3  # changes reach the screens at most ~4 times a second
-    assert 1 <= after["loss"] - before["loss"] <= took / 0.25 + 3  # not once per step
+    redraws = after["loss"] - before["loss"]
+    assert redraws >= 1 and redraws <= took / 0.25 + 3  # redrawn, but not once per step
     assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # unchanged charts not redrawn
     assert drawn == view_plain  # what is painted is the plot of the last step
 

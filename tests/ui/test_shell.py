@@ -10,14 +10,13 @@ from tui_insight.summary.cache import STATE_MEANINGS, Changes, SummaryCache
 from tui_insight.ui.app import InsightApp, load_keymap
 from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.dialogs import ExportScreen
-from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES, VIEWS, view_class
 from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
 from tui_insight.summary.writer import SummaryWriter
-from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, run_pilot, wait_for, wait_for_view, write_run
+from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, open_help, run_pilot, wait_for, wait_for_view, write_run
 
 
 def table(app) -> JobTable:
@@ -148,10 +147,7 @@ def test_help_lists_the_bindings_of_the_screen_grouped(ui_logs):
     app = make_app(ui_logs)
 
     async def body(pilot):
-        await pilot.press("question_mark")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        text = str(app.screen.query_one("#help-text", Static).render())
+        text = await open_help(pilot)
         await pilot.press("escape")
         await pilot.pause()
         return text, type(app.screen)
@@ -167,9 +163,7 @@ def test_the_job_list_help_says_what_each_state_means(ui_logs):
     app = make_app(ui_logs)
 
     async def body(pilot):
-        await pilot.press("question_mark")
-        await pilot.pause()
-        return str(app.screen.query_one("#help-text", Static).render())
+        return await open_help(pilot)
 
     text = run_pilot(app, body)
     assert "Job states" in text
@@ -183,9 +177,7 @@ def test_help_on_the_scalar_view_lists_its_keys(ui_logs):
     async def body(pilot):
         await pilot.press("enter")
         await wait_for_view(pilot, app)
-        await pilot.press("question_mark")
-        assert await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
-        return str(app.screen.query_one("#help-text", Static).render())
+        return await open_help(pilot)
 
     text = run_pilot(app, body)
     assert "Scalars" in text and "Dashboard" in text
@@ -579,9 +571,7 @@ def test_help_on_a_view_ends_with_the_view_s_note(ui_logs):
     async def body(pilot):
         app.open_jobs(("./run_a",))
         await wait_for_view(pilot, app)
-        await pilot.press("question_mark")
-        await pilot.pause()
-        return str(app.screen.query_one("#help-text", Static).render())
+        return await open_help(pilot)
 
     text = run_pilot(app, body)
     assert "Reading the charts" in text and "× NaN" in text

@@ -102,3 +102,24 @@ def notices(app: InsightApp) -> list[str]:
 
     Needs `run_pilot(..., notifications=True)`."""
     return [str(toast.render().plain) for toast in app.screen.query("Toast")]
+
+
+async def run_beside(pilot, work: Callable[[], None]) -> float:
+    """Run `work` in a thread (a writer appending to logs) while the app keeps handling events;
+    the seconds it took."""
+    import threading
+
+    started = time.monotonic()
+    thread = threading.Thread(target=work)
+    thread.start()
+    while thread.is_alive():
+        await pilot.pause(0.02)
+    return time.monotonic() - started
+
+
+async def open_help(pilot) -> str:
+    """Press `?` and return the help screen's text, as the user reads it."""
+    app = pilot.app
+    await pilot.press("question_mark")
+    assert await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen"), "? opened no help"
+    return str(app.screen.query_one("#help-text").render())
