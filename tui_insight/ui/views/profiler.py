@@ -182,7 +182,7 @@ class ProfilerView(DataView):
             self.refs, self.error = [], result.error
         else:
             self.refs = result.value
-            self.error = "" if self.refs else "no profile in this job (a `*_ascend_ms` or `profiler*` directory)"
+            self.error = "" if self.refs else "no profile in this job: MindSpore's profiler writes a *_ascend_ms directory next to the logs"
         self._open()
 
     def _open(self) -> None:
