@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
 from . import limits
+from .digest import TagDigest, digest
 from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
@@ -108,6 +109,11 @@ class JobView:
     update_time: float = 0.0  # mtime of the newest file
     loaded: bool = False  # False until the first load of the job has finished
     problems: tuple[str, ...] = ()
+    # What the job list reads; kept when the details (`tags`) are dropped under the memory budget.
+    digests: Mapping[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest, first-seen order
+    tag_counts: Mapping[str, int] = field(default_factory=dict)  # plugin -> number of tags
+    last_step: int | None = None  # the newest step of any tag
+    detailed: bool = True  # False: `tags` is empty until the job is opened again (`SummaryCache.open`)
 
     @property
     def records(self) -> int:
@@ -149,10 +155,8 @@ class JobView:
         cols = series.columns
         return Locator(self.files[int(cols["fid"][i])], int(cols["offset"][i]), int(cols["index"][i]))
 
-    @property
-    def last_step(self) -> int | None:
-        steps = [s.last_step for s in self.tags.values() if len(s)]
-        return max(steps) if steps else None
+    def tag_count(self, plugin: str) -> int:
+        return self.tag_counts.get(plugin, 0)
 
 
 @dataclass
@@ -680,6 +684,11 @@ class _JobLoader:
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
+        digests = self._digests(view)
+        counts: dict[str, int] = {}
+        for plugin, _ in self.tags:
+            counts[plugin] = counts.get(plugin, 0) + 1
+        last_steps = [s.last_step for s in self.tags.values() if len(s)]
         self.view = JobView(
             train_id=self.train_id,
             path=self.path,
@@ -696,7 +705,25 @@ class _JobLoader:
             update_time=update_time,
             loaded=loaded,
             problems=tuple(self.problems),
+            digests=MappingProxyType(digests),
+            tag_counts=MappingProxyType(counts),
+            last_step=max(last_steps) if last_steps else None,
         )
+
+    def _digests(self, view: JobView) -> dict[str, TagDigest]:
+        """Digests of the scalar tags, recomputed only for the tags that changed since `view`."""
+        digests: dict[str, TagDigest] = {}
+        for (plugin, tag), series in self.tags.items():
+            if plugin != "scalar":
+                continue
+            old = view.digests.get(tag)
+            if old is not None and ("scalar", tag) not in self.changed and old.seen == series.seen:
+                digests[tag] = old
+            else:
+                new = digest(series)
+                if new is not None:
+                    digests[tag] = new
+        return digests
 
 
 def _stat_files(found: FoundJob) -> dict[str, os.stat_result | OSError]:

@@ -66,10 +66,10 @@ parse_style = lru_cache(maxsize=256)(Style.parse)
 
 def trend_of(view: JobView) -> tuple[str | None, Any]:
     """The tag the trend column draws (`sparkline.trend_tag`) and its values; (None, None) if none."""
-    tag = trend_tag(tag for (plugin, tag), series in view.tags.items() if plugin == "scalar" and len(series))
+    tag = trend_tag(view.digests)  # digests: kept when the job's details are not in memory
     if tag is None:
         return None, None
-    return tag, view.tags[("scalar", tag)].values
+    return tag, view.digests[tag].spark
 
 
 def trend_header(tags: Iterable[str | None]) -> str:
@@ -115,7 +115,7 @@ def time_cells(row: JobRow, now: float) -> tuple[Cell, Cell, bool]:
 
 
 def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
-    counts = [len(view.tag_names(p)) for p in PLUGINS]
+    counts = [view.tag_count(p) for p in PLUGINS]
     last = view.last_step
     live = bool(view.update_time) and now - view.update_time < LIVE_SECONDS
     tag, values = trend_of(view)

@@ -5,6 +5,8 @@ from typing import Iterable
 
 import numpy as np
 
+from ...summary.digest import bucket_means
+
 BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -26,9 +28,7 @@ def sparkline(values: np.ndarray, width: int = 10) -> str:
     values = values[np.isfinite(values)]
     if values.size == 0:
         return ""
-    if values.size > width:
-        edges = np.linspace(0, values.size, width + 1).astype(np.int64)
-        values = np.add.reduceat(values, edges[:-1]) / np.diff(edges)
+    values = bucket_means(values, width)
     lo, hi = float(values.min()), float(values.max())
     if hi == lo:
         return BARS[3] * len(values)

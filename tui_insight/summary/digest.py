@@ -1,0 +1,85 @@
+"""What a job list row needs of a scalar tag, in a few numbers: a `TagDigest`.
+
+A job's full series are details, built when the job is opened and dropped again under the memory
+budget; the job list, the run-health columns and the exporter's summaries read digests, which
+every `JobView` carries for all its scalar tags whether its details are in memory or not.
+A digest is about 30 numbers, so 5,000 jobs of 10 tags cost a few MB.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .series import Series
+
+SPARK_POINTS = 10  # the bucket means kept for sparklines: the job table's trend cell, exactly
+RECENT_FRACTION = 0.1  # "the change over the last 10% of steps"
+
+
+@dataclass(frozen=True)
+class TagDigest:
+    """One scalar tag of one job, summarised from its kept steps (NaN and inf values are skipped
+    by min/max; `last_value` is the newest step's value as written)."""
+
+    count: int  # steps kept (at most the scalar limit)
+    seen: int  # values ever read
+    first_step: int
+    last_step: int
+    first_wall: float
+    last_wall: float
+    last_value: float
+    min_value: float  # NaN when no value is finite
+    min_step: int
+    max_value: float
+    max_step: int
+    recent_change: float  # last value minus the value at the start of the last 10% of steps
+    spark: tuple[float, ...]  # up to SPARK_POINTS bucket means of the finite values, in step order
+
+    @property
+    def steps_per_second(self) -> float | None:
+        """Training speed over the kept steps; None without two distinct wall times."""
+        seconds = self.last_wall - self.first_wall
+        if not np.isfinite(seconds) or seconds <= 0 or self.last_step <= self.first_step:
+            return None
+        return (self.last_step - self.first_step) / seconds
+
+    def best(self, lower_is_better: bool) -> tuple[float, int]:
+        """(value, step) of the best value."""
+        return (self.min_value, self.min_step) if lower_is_better else (self.max_value, self.max_step)
+
+
+def digest(series: Series) -> TagDigest | None:
+    """The digest of a scalar series; None when it has no steps."""
+    n = len(series)
+    if n == 0:
+        return None
+    steps, walls, values = series.steps, series.wall_times, series.values
+    finite = np.isfinite(values)
+    if finite.any():
+        fvalues, fsteps = values[finite], steps[finite]
+        lo, hi = int(np.argmin(fvalues)), int(np.argmax(fvalues))
+        min_value, min_step = float(fvalues[lo]), int(fsteps[lo])
+        max_value, max_step = float(fvalues[hi]), int(fsteps[hi])
+    else:
+        fvalues = values[:0]
+        min_value = max_value = float("nan")
+        min_step = max_step = int(steps[-1])
+    first, last = int(steps[0]), int(steps[-1])
+    since = last - (last - first) * RECENT_FRACTION
+    start = min(int(np.searchsorted(steps, since, side="left")), n - 1)
+    recent_change = float(values[-1] - values[start]) if n > 1 else 0.0
+    return TagDigest(
+        count=n, seen=series.seen, first_step=first, last_step=last,
+        first_wall=float(walls[0]), last_wall=float(walls[-1]), last_value=float(values[-1]),
+        min_value=min_value, min_step=min_step, max_value=max_value, max_step=max_step,
+        recent_change=recent_change, spark=tuple(bucket_means(fvalues, SPARK_POINTS).tolist()),
+    )
+
+
+def bucket_means(values: np.ndarray, n: int) -> np.ndarray:
+    """The means of `n` equal slices of `values` (the values themselves when there are <= n)."""
+    if values.size <= n:
+        return values
+    edges = np.linspace(0, values.size, n + 1).astype(np.int64)
+    return np.add.reduceat(values, edges[:-1]) / np.diff(edges)
