@@ -7,9 +7,12 @@ between invocations): each run 10 scalar tags x 2,000 steps + 2 histogram tags x
 (~0.93 MB), written once with our writer and hard-linked into every run directory (the reader
 still opens and reads every file; hard links only save disk). Then, each in a fresh process:
 
-- the app (headless, 160x48): time to the first painted row whose job is read, time to all rows
-  loaded, peak RSS, opening one job (enter -> its scalar charts painted), CPU of an idle reload,
-  CPU of the idle app over `--idle` seconds;
+- the app (headless, 160x48) three times, as the command line sets it up (default memory
+  budget): cold with one process (`--workers 1`), cold with a process per core, then warm (the
+  disk cache the second run wrote; a cache directory of the benchmark's own, never the user's).
+  Each: time to the first painted row whose job is read, time to all rows loaded, peak RSS,
+  opening one job (enter -> its scalar charts painted; under the budget its series may have to
+  come back first), CPU of an idle reload, CPU of the idle app over `--idle` seconds;
 - the load/parse-floor ratio, side by side in one process: the cache's full load against the
   floor (read every file, frame and CRC-check the records, decode each Event with protobuf), on
   the ~100 MB run of bench/make_logs.py and on 100 of the sweep's runs.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,8 +87,9 @@ def make_sweep(base: Path, runs: int) -> Path:
 APP_CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, sys.argv[2])
-logdir, idle_seconds = sys.argv[1], float(sys.argv[3])
+logdir, idle_seconds, workers, cache_dir = sys.argv[1], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.chart import ScalarChart
@@ -105,7 +110,7 @@ def chart_timed(self, y):
     return chart_line(self, y)
 ScalarChart.render_line = chart_timed
 
-cache = SummaryCache(logdir)
+cache = SummaryCache(logdir, workers=workers, disk_cache=DiskCache(cache_dir) if cache_dir else None)
 app = InsightApp(cache, reload_interval=3.0, graph_prefetch_delay=None)
 
 async def auto(pilot):
@@ -136,6 +141,8 @@ async def auto(pilot):
     await pilot.pause(idle_seconds)
     marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / (time.perf_counter() - wall0)
     marks["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    marks["detailed"] = sum(v.detailed for v in cache.jobs.values())
+    marks["detail_mb"] = cache._budget.total / 1e6
     app.exit()
 
 app.run(headless=True, auto_pilot=auto, size=(160, 48))
@@ -202,12 +209,20 @@ def main() -> int:
         t0 = time.perf_counter()
         sweep = make_sweep(args.dir, runs)
         print(f"sweep of {runs} runs at {sweep} (made in {time.perf_counter() - t0:.1f} s)")
-        r = child(APP_CHILD, str(sweep), str(ROOT), str(args.idle))
-        print(f"  first useful row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.1f} s, "
-              f"RSS {r['rss_loaded_mb']:.0f} MB loaded / {r['rss_peak_mb']:.0f} MB peak, open one job "
-              f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU "
-              f"({r['idle_reload_process_ms']:.0f} ms process), idle app "
-              f"{r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s")
+        cache_dir = args.dir / f"cache-{runs}"  # the benchmark's own disk cache, emptied first
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        cores = os.cpu_count() or 1
+        for label, workers in (("cold, 1 process", 1), (f"cold, {cores} workers", cores), ("warm", cores)):
+            if label.startswith("cold"):
+                shutil.rmtree(cache_dir, ignore_errors=True)
+            r = child(APP_CHILD, str(sweep), str(ROOT), str(args.idle), str(workers), str(cache_dir))
+            print(f"  {label}: first useful row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.1f} s, "
+                  f"RSS {r['rss_loaded_mb']:.0f} MB loaded / {r['rss_peak_mb']:.0f} MB peak "
+                  f"({r['detailed']} jobs with details, {r['detail_mb']:.0f} MB), open one job "
+                  f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU "
+                  f"({r['idle_reload_process_ms']:.0f} ms process), idle app "
+                  f"{r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s")
+        print(f"  disk cache: {sum(p.stat().st_size for p in cache_dir.rglob('*') if p.is_file()) / 1e6:.0f} MB")
     if not args.skip_floor:
         from make_logs import write_big
 

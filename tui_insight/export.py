@@ -108,6 +108,8 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
                 files.row("jobs", [view.train_id, len(view.summary_files), len(view.lineage_files),
                                    len(view.graph_files), view.records, view.bad_records, view.state])
             for view in views:
+                if not view.detailed:  # evicted under the memory budget: its series read back
+                    view = cache.details(view.train_id) or view
                 rows = _stream_job(view, keep) if all_steps else _cached_job(cache, view, keep)
                 for name, row in rows:
                     files.row(name, row)

@@ -9,24 +9,31 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field, replace
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
 from . import limits
+from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
 from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
+from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
+from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, ScanReport, scan_records
 from .series import Series
+from .snapshot import JobSnapshot, decode, encode
 
 PLUGIN_OF_FIELD = {
     "scalar_value": "scalar",
@@ -113,7 +120,12 @@ class JobView:
     digests: Mapping[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest, first-seen order
     tag_counts: Mapping[str, int] = field(default_factory=dict)  # plugin -> number of tags
     last_step: int | None = None  # the newest step of any tag
-    detailed: bool = True  # False: `tags` is empty until the job is opened again (`SummaryCache.open`)
+    detailed: bool = True  # False: `tags` is empty (memory budget) until the job is held again (`SummaryCache.hold`)
+
+    @property
+    def ready(self) -> bool:
+        """Loaded, with its details in memory: what a view of its tags needs (else it shows "loading")."""
+        return self.loaded and self.detailed
 
     @property
     def records(self) -> int:
@@ -320,8 +332,11 @@ class _JobLoader:
         self.clock = clock
         self._reset()
         self.view = JobView(train_id, path)
+        self.found: FoundJob | None = None  # the job as the last refresh saw it
+        self.detailed = True  # False: the series were dropped under the memory budget
+        self.saved: tuple | None = None  # `_read_stamp()` of what the disk cache holds of the job
+        self.notes: list[str] = []  # problems of this session only (never in a snapshot)
         self._lineage_sizes: tuple = ()
-        self._pb_stamps: dict[str, tuple[int, float]] = {}
         self._stats: dict[str, os.stat_result | OSError] = {}  # this reload's stat of each file
         self._stamp: tuple = ()  # what the files were at the last refresh: unchanged -> no work
         self._next_stamp: tuple = ()
@@ -340,12 +355,21 @@ class _JobLoader:
         self.seq = 0  # events read: orders values of different layouts
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
+        self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
 
     # -- summary files ------------------------------------------------------------------
 
     def unchanged(self, found: FoundJob) -> dict[str, os.stat_result | OSError] | None:
         """None when no file of the job changed since the last refresh (and time alone cannot
         change its state); else this reload's stat of each file, for `refresh`."""
+        stats = self.stat_files(found)
+        if self._next_stamp == self._stamp and self.view.loaded and not any(
+                f.tail_bytes and not f.truncated for f in self.view.file_status):
+            return None
+        return stats
+
+    def stat_files(self, found: FoundJob) -> dict[str, os.stat_result | OSError]:
+        """This reload's stat of each file of the job (kept for `refresh` to compare next time)."""
         stats: dict[str, os.stat_result | OSError] = {}
         stamp: list = [len(found.summary_files), len(found.lineage_files)]
         base = found.path + os.sep
@@ -356,11 +380,25 @@ class _JobLoader:
             except OSError as exc:
                 stats[name] = exc
                 stamp += (name, type(exc), exc.errno)
-        if stamp == self._stamp and self.view.loaded and not any(
-                f.tail_bytes and not f.truncated for f in self.view.file_status):
-            return None
-        self._next_stamp = stamp  # kept by `refresh` once it has read the files
+        self._next_stamp = tuple(stamp)  # kept by `refresh` once it has read the files
         return stats
+
+    def needs_reading(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """Would a refresh read records (new, appended, replaced or recovered files)? A job
+        without its details needs them back first; one whose files only changed mtime does not."""
+        if set(found.summary_files) != set(self.files):
+            return True
+        for name, state in self.files.items():
+            st = stats.get(name)
+            if not isinstance(st, os.stat_result):
+                if not state.error:
+                    return True  # gone: the job is read again
+                continue
+            if (st.st_dev, st.st_ino) != state.inode or st.st_size != state.size:
+                return True
+            if state.error and st.st_mtime != state.mtime:
+                return True  # an unreadable file may have become readable
+        return False
 
     def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress",
                 stats: dict[str, os.stat_result | OSError] | None = None,
@@ -369,6 +407,7 @@ class _JobLoader:
         is called with what changed after the view is published while a file is still being
         read (about once a second: the charts of a big job fill from the left)."""
         self._found, self._on_progress = found, on_progress
+        self.found = found
         self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
         try:
             return self._refresh(found, progress, stats)
@@ -388,7 +427,7 @@ class _JobLoader:
         graphs_before = dict(self.graphs)
         # One stat per file per reload, shared by every step below (each stat is a round trip on
         # the network file systems training logs often live on).
-        self._stats = stats if stats is not None else _stat_files(found)
+        self._stats = stats if stats is not None else self.stat_files(found)
         names = found.summary_files
         for name, state in list(self.files.items()):
             if name not in names or self._replaced(state):
@@ -439,6 +478,9 @@ class _JobLoader:
             if isinstance(st, OSError):
                 raise st
             state.mtime = st.st_mtime
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+                state.error = "not a regular file"
+                return
             if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
                 state.size, state.tail_bytes, state.error = st.st_size, 0, ""
                 return  # nothing appended: no need to open the file
@@ -676,19 +718,22 @@ class _JobLoader:
         file_status = tuple(self.files[name].status(now) for name in found.summary_files)
         update_time = _update_time(self._stats)
         view = self.view
+        problems = tuple(self.problems + self.notes)
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
-                and view.graph_files == tuple(found.graph_files) and view.problems == tuple(self.problems)
-                and view.profile_dirs == tuple(found.profile_dirs)):
+                and view.graph_files == tuple(found.graph_files) and view.problems == problems
+                and view.profile_dirs == tuple(found.profile_dirs) and view.detailed == self.detailed):
             return
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
-        digests = self._digests(view)
-        counts: dict[str, int] = {}
-        for plugin, _ in self.tags:
-            counts[plugin] = counts.get(plugin, 0) + 1
-        last_steps = [s.last_step for s in self.tags.values() if len(s)]
+        if self.detailed:
+            digests = MappingProxyType(self._digests(view))
+            counts = MappingProxyType(dict(Counter(plugin for plugin, _ in self.tags)))
+            last_steps = [s.last_step for s in self.tags.values() if len(s)]
+            last_step = max(last_steps) if last_steps else None
+        else:  # no series to read them from: what the job list shows stays as it was
+            digests, counts, last_step = view.digests, view.tag_counts, view.last_step
         self.view = JobView(
             train_id=self.train_id,
             path=self.path,
@@ -704,10 +749,11 @@ class _JobLoader:
             first_wall_time=self.first_wall_time,
             update_time=update_time,
             loaded=loaded,
-            problems=tuple(self.problems),
-            digests=MappingProxyType(digests),
-            tag_counts=MappingProxyType(counts),
-            last_step=max(last_steps) if last_steps else None,
+            problems=problems,
+            digests=digests,
+            tag_counts=counts,
+            last_step=last_step,
+            detailed=self.detailed,
         )
 
     def _digests(self, view: JobView) -> dict[str, TagDigest]:
@@ -726,15 +772,84 @@ class _JobLoader:
         return digests
 
 
-def _stat_files(found: FoundJob) -> dict[str, os.stat_result | OSError]:
-    """{file name: its stat, or why it has none} for every file of the job."""
-    stats: dict[str, os.stat_result | OSError] = {}
-    for name in (*found.summary_files, *found.lineage_files, *found.graph_files):
-        try:
-            stats[name] = os.stat(os.path.join(found.path, name))
-        except OSError as exc:
-            stats[name] = exc
-    return stats
+    # -- details and snapshots ----------------------------------------------------------
+
+    def detail_bytes(self) -> int:
+        """Memory held by the series (what the memory budget counts)."""
+        return sum(series.nbytes for series in self.tags.values())
+
+    def _read_stamp(self) -> tuple:
+        """How far each file was read: a snapshot taken at another stamp says something else."""
+        return tuple((s.name, s.inode, s.end, s.records, s.bad_records, s.tail_bytes, s.error)
+                     for s in self.files.values())
+
+    @property
+    def unsaved(self) -> bool:
+        """The disk cache does not hold what was read (nothing, or less)."""
+        return self.saved != self._read_stamp()
+
+    def mark_saved(self) -> None:
+        self.saved = self._read_stamp()
+
+    def snapshot(self) -> JobSnapshot:
+        """What was read, details included (for the disk cache and from loading processes)."""
+        files = [{**asdict(state), "inode": list(state.inode)} for state in self.files.values()]
+        return JobSnapshot(
+            path=self.path, files=files, tag_keys=list(self.tags), series=dict(self.tags),
+            evicted=sorted(self.evicted), graphs=[asdict(g) for g in self.graphs.values()],
+            first_wall_time=self.first_wall_time, problems=list(self.problems), seq=self.seq,
+            digests=dict(self.view.digests), last_step=self.view.last_step,
+        )
+
+    def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """May reading go on from `snapshot`? Every file it describes must still be the same file
+        (device, inode) and at least as long as what it read; else the job is read from scratch."""
+        if snapshot.path != self.path or sorted(f["fid"] for f in snapshot.files) != list(range(len(snapshot.files))):
+            return False
+        for record in snapshot.files:
+            st = stats.get(record["name"])
+            if record["name"] not in found.summary_files or not isinstance(st, os.stat_result):
+                return False
+            if (st.st_dev, st.st_ino) != tuple(record["inode"]) or st.st_size < record["end"]:
+                return False
+        n = len(snapshot.files)
+        return all(not len(s.candidates["fid"]) or 0 <= int(s.candidates["fid"].min()) <= int(s.candidates["fid"].max()) < n
+                   for s in snapshot.series.values())
+
+    def install(self, snapshot: JobSnapshot, from_disk: bool) -> None:
+        """Take `snapshot` (which `fits`) as what was read so far; with only its header, the job
+        is listed from it and its details stay on disk (`detailed` False)."""
+        view = self.view
+        self._reset()
+        for record in snapshot.files:
+            self.files[record["name"]] = _FileState(**{**record, "inode": tuple(record["inode"])})
+        self.tags = {key: snapshot.series[key] for key in snapshot.tag_keys} if snapshot.detailed else {}
+        self.evicted = set(snapshot.evicted)
+        self.graphs = {g["tag"]: GraphSource(**g) for g in snapshot.graphs}
+        self.first_wall_time = snapshot.first_wall_time
+        self.problems = list(snapshot.problems)
+        self.seq = snapshot.seq
+        self.detailed = snapshot.detailed
+        self.saved = self._read_stamp() if from_disk else None
+        self._stamp = ()  # the next refresh compares the files with what the snapshot read
+        self.view = replace(view, tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
+                            digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
+                            tag_counts=MappingProxyType(snapshot.tag_counts))
+
+    def start_over(self) -> None:
+        """Forget what was read: the next refresh reads every file from its start."""
+        self._reset()
+        self.detailed = True
+        self.saved = None
+        self._stamp = ()
+
+    def drop_details(self) -> None:
+        """Let the series go (memory budget): the files' states, digests and counts stay."""
+        self.tags = {}
+        self._layouts = {}  # their blocks admitted tags into the dropped series
+        self.blocks = []
+        self.detailed = False
+        self.view = replace(self.view, tags=MappingProxyType({}), detailed=False)
 
 
 def _update_time(stats: Mapping[str, os.stat_result | OSError]) -> float:
@@ -756,19 +871,42 @@ Subscriber = Callable[[Changes], None]
 
 
 class SummaryCache:
-    """Jobs of one log directory, loaded in the background and read as snapshots."""
+    """Jobs of one log directory, loaded in the background and read as snapshots.
+
+    Memory: every job keeps what the job list shows; the series of a job ("details") are kept
+    while someone holds the job (`hold`) and after that while they fit `memory_budget` bytes,
+    least recently used out first. A job without details in memory is published with
+    `detailed=False` and an empty `tags`; holding it brings them back.
+
+    `disk_cache` (a `DiskCache`, None for none) keeps each job's snapshot between runs: a job
+    whose files only grew since is restored from it and reads only what was appended.
+    `workers` > 1 reads the first load of jobs in that many processes.
+    """
 
     def __init__(self, logdir: str, payload_bytes: int = limits.PAYLOAD_CACHE_BYTES,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, memory_budget: int = DEFAULT_BUDGET,
+                 disk_cache: DiskCache | None = None, workers: int = 1):
         self.logdir = os.path.abspath(logdir)
         self.clock = clock  # tells a file still being written from one cut short (tests fix it)
         self.payloads = PayloadStore(payload_bytes)
         self.progress = LoadProgress()
-        self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan
+        self._notes: list[str] = []  # problems of the cache itself (the disk cache, a loading process)
+        self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan, and the notes
         self.error: str = ""  # set when LOGDIR itself cannot be read
+        self.disk = disk_cache
+        if disk_cache is not None and inside(disk_cache.root, self.logdir):
+            self.disk = None  # nothing is ever written inside LOGDIR
+            self._note(f"the cache directory {disk_cache.root} is inside LOGDIR: it is not used")
+        self._budget = DetailBudget(memory_budget)
+        self._pool = JobPool(workers) if workers > 1 else None
+        self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
+        self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
+        self._errand_lock = threading.Lock()
+        self._errand_queued = False
         self._loaders: dict[str, _JobLoader] = {}
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
-        self._views: Mapping[str, JobView] = MappingProxyType({})
+        self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
+        self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
         self._load_lock = threading.Lock()
         self._stop = threading.Event()
@@ -782,16 +920,150 @@ class SummaryCache:
 
     @property
     def jobs(self) -> Mapping[str, JobView]:
-        """Every job's current view, by train id (sorted)."""
-        return self._views
+        """Every job's current view, by train id (sorted); read-only."""
+        return self._jobs
 
     def job(self, train_id: str) -> JobView | None:
         return self._views.get(train_id)
+
+    @property
+    def memory_budget(self) -> int:
+        """Bytes of details kept for jobs nobody holds."""
+        return self._budget.max_bytes
+
+    @property
+    def workers(self) -> int:
+        """Processes reading first loads (1: none, all in this process)."""
+        return self._pool.workers if self._pool is not None else 1
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(changes)` (on the loading thread) after each change; returns unsubscribe."""
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _note(self, text: str) -> None:
+        """A problem of the cache itself: logged, and listed with the directory's problems."""
+        log.warning("%s: %s", self.logdir, text)
+        if text not in self._notes:
+            self._notes = [*self._notes[-4:], text]
+            self.problems = (*[p for p in self.problems if p != text], text)
+
+    # -- details on demand ----------------------------------------------------------------
+
+    def hold(self, owner: Hashable, train_ids: Iterable[str]) -> None:
+        """Keep these jobs' details in memory while `owner` (a screen...) shows them: never
+        evicted, and brought back first if they were (published with a `Changes` naming all
+        their tags). Replaces the owner's earlier hold. Safe to call from any thread."""
+        ids = tuple(dict.fromkeys(train_ids))
+        self._budget.hold(owner, ids)
+        self._budget.touch(ids)
+        self._urgent = ids  # not read yet: read them next
+        self._request_errand()
+
+    def release(self, owner: Hashable) -> None:
+        """The owner no longer shows its jobs: they may be evicted (the last, being just used)."""
+        self._budget.touch(self._budget.release(owner))
+        self._request_errand()
+
+    def details(self, train_id: str, timeout: float = 120.0) -> JobView | None:
+        """The job's view with its details (`detailed`), brought back if they were evicted; None
+        for an unknown job. Blocks; never call it on the loading thread (a subscriber)."""
+        owner = ("details", object())
+        self.hold(owner, [train_id])
+        deadline = time.monotonic() + timeout
+        try:
+            with self._published:
+                while True:
+                    view = self._views.get(train_id)
+                    remaining = deadline - time.monotonic()
+                    if view is None or view.detailed or remaining <= 0:
+                        return view
+                    self._published.wait(min(remaining, 0.5))
+        finally:
+            self.release(owner)
+
+    def _request_errand(self) -> None:
+        """Serve holds and the budget soon, on a thread of the cache's own: a reload going on
+        serves them between jobs, an idle cache at once."""
+        with self._errand_lock:
+            if self._errand_queued:
+                return
+            self._errand_queued = True
+        threading.Thread(target=self._run_errand, name="summary-cache-details", daemon=True).start()
+
+    def _run_errand(self) -> None:
+        with self._load_lock:
+            with self._errand_lock:
+                self._errand_queued = False
+            try:
+                self._serve_held(Changes())
+                self._enforce_budget()
+            except Exception:
+                log.exception("bringing back the details of held jobs of %s failed", self.logdir)
+
+    def _serve_held(self, total: Changes) -> None:
+        """Bring back the details of held jobs that were evicted (under the load lock)."""
+        for train_id in sorted(self._budget.held()):
+            loader = self._loaders.get(train_id)
+            if loader is None or loader.detailed or loader.found is None:
+                continue
+            found = loader.found
+            stats = loader.stat_files(found)
+            self._restore_details(loader, found, stats)
+            changes = loader.refresh(found, self.payloads, self.progress, stats)
+            changes.updated.setdefault(train_id, set()).update(loader.tags)  # open views redraw every tag
+            self._published_refresh(loader, changes, total, first=False)
+
+    def _restore_details(self, loader: _JobLoader, found: FoundJob,
+                         stats: Mapping[str, os.stat_result | OSError]) -> None:
+        """Give a job without details its series back: from the disk cache when its entry fits
+        the files (the refresh that follows reads what was appended since), else from scratch."""
+        snapshot = self.disk.load(loader.path, details=True) if self.disk is not None else None
+        if snapshot is not None and loader.fits(snapshot, found, stats):
+            loader.install(snapshot, from_disk=True)
+        else:
+            loader.start_over()
+
+    def _restore_listed(self, loader: _JobLoader, found: FoundJob,
+                        stats: Mapping[str, os.stat_result | OSError]) -> None:
+        """A job seen for the first time: listed from its disk cache entry's header when it fits."""
+        snapshot = self.disk.load(loader.path, details=False) if self.disk is not None else None
+        if snapshot is not None and loader.fits(snapshot, found, stats):
+            loader.install(snapshot, from_disk=True)
+
+    def _published_refresh(self, loader: _JobLoader, changes: Changes, total: Changes, first: bool) -> None:
+        """After a refresh: save a first load, or a job read from scratch, to the disk cache,
+        count the details against the budget, evict if over, then publish (whoever waits for
+        this view finds the budget kept)."""
+        train_id = loader.train_id
+        if first:  # restored or installed without reading: still news, for every tag
+            changes.updated.setdefault(train_id, set()).update(loader.tags)
+        if loader.detailed and loader.view.loaded:
+            if (first or loader.saved is None) and loader.unsaved:
+                self._save(loader)
+            if first:
+                self._budget.touch([train_id])
+        if loader.detailed:
+            self._budget.set_size(train_id, loader.detail_bytes())
+        self._enforce_budget()
+        if changes or self._views.get(train_id) is not loader.view:
+            self._publish(train_id, loader.view, changes)
+            total.merge(changes)
+
+    def _save(self, loader: _JobLoader) -> None:
+        if self.disk is not None and self.disk.save(loader.path, encode(loader.snapshot())):
+            loader.mark_saved()
+
+    def _enforce_budget(self) -> None:
+        """Evict the details of the least recently used jobs nobody holds until the rest fit."""
+        for train_id in self._budget.victims():
+            loader = self._loaders.get(train_id)
+            if loader is not None and loader.detailed:
+                if loader.unsaved:
+                    self._save(loader)  # what was read since the last save is not read again
+                loader.drop_details()
+                self._publish(train_id, loader.view)  # no notice: what the job list shows is the same
+            self._budget.drop(train_id)
 
     # -- loading --------------------------------------------------------------------------
 
@@ -857,8 +1129,13 @@ class SummaryCache:
             found = self._found.get(train_id)
             if found is None or train_id not in self._loaders:
                 return None
-            self._reload(only={train_id: found})
-            return self._views.get(train_id)
+            self._budget.hold(_LOADING_ONE, [train_id])  # kept in memory for the caller whatever its size
+            try:
+                self._reload(only={train_id: found})
+                self._serve_held(Changes())  # read before and evicted since: its details back
+                return self._views.get(train_id)
+            finally:
+                self._budget.release(_LOADING_ONE)
 
     def forget(self, train_id: str) -> None:
         """Drop what was read of a job (memory): it is listed as not loaded, as if just found."""
@@ -866,6 +1143,7 @@ class SummaryCache:
             loader = self._loaders.get(train_id)
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book)
+                self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
     def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True) -> Changes:
@@ -881,7 +1159,7 @@ class SummaryCache:
                 except OSError as exc:
                     self.error = f"cannot read {self.logdir}: {_describe(exc)}"
                     found = Discovery({}, [])
-            self.problems = tuple(found.problems)
+            self.problems = (*[p for p in found.problems if p not in self._notes], *self._notes)
             if only is None:
                 self._found = found.jobs
             known = set(self._loaders) if only is None else set(only)
@@ -889,6 +1167,7 @@ class SummaryCache:
             added = set(found.jobs) - set(self._loaders)
             for train_id in removed:
                 del self._loaders[train_id]
+                self._budget.drop(train_id)
             for train_id in added:
                 self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book)
             self.progress.jobs_found = len(self._loaders)
@@ -898,23 +1177,7 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            loaded = 0
-            for item in self._order(found.jobs if read else {}):
-                if self._stop.is_set() and self._thread is not None:
-                    break
-                loader = self._loaders[item.train_id]
-                stats = loader.unchanged(item)
-                loaded += 1
-                if stats is None:
-                    continue  # no file of the job changed: no work, nothing published
-                changes = loader.refresh(item, self.payloads, self.progress, stats,
-                                         lambda partial, loader=loader: self._progressed(loader, partial))
-                if only is None:
-                    self.progress.jobs_loaded = loaded
-                if changes or self._views.get(item.train_id) is not loader.view:
-                    self._set_view(item.train_id, loader.view)
-                    self._notify(changes)
-                    total.merge(changes)
+            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
@@ -922,10 +1185,136 @@ class SummaryCache:
             self.progress.loading = False
         return total
 
+    def _stopping(self) -> bool:
+        return self._stop.is_set() and self._thread is not None
+
+    def _read_jobs(self, jobs: Mapping[str, FoundJob], total: Changes, full: bool) -> int:
+        """Bring every job of `jobs` up to date, in `_order`; on a `full` pass over enough jobs,
+        first loads go to the process pool when there is one. Held jobs without details are
+        served between jobs. The number of jobs done (counted in the progress on a full pass)."""
+        pooled = full and len(jobs) >= MIN_JOBS
+        pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
+        used_pool = False
+        done = 0
+        try:
+            for item in self._order(jobs):
+                if self._stopping():
+                    break
+                if full:
+                    self.progress.jobs_loaded = done
+                self._serve_held(total)
+                done += self._install_done(pending, total, block=False)
+                loader = self._loaders[item.train_id]
+                stats = loader.unchanged(item)
+                if stats is None:
+                    done += 1
+                    continue  # no file of the job changed: no work, nothing published
+                first = not loader.view.loaded
+                if first and not loader.files:
+                    self._restore_listed(loader, item, stats)
+                if pooled and self._poolable(loader, item, stats):
+                    while len(pending) >= 2 * self._pool.workers and not self._stopping():
+                        done += self._install_done(pending, total, block=True)
+                    sent = self._submit(item)
+                    if sent is not None:
+                        pending[sent[0]] = (item, sent[1])
+                        used_pool = True
+                        continue
+                self._read_in_process(loader, item, stats, total, first)
+                done += 1
+            while pending and not self._stopping():
+                done += self._install_done(pending, total, block=True)
+                if full:
+                    self.progress.jobs_loaded = done
+        finally:
+            for future in pending:
+                future.cancel()
+            if used_pool:
+                self._pool.close()  # idle workers hold memory; later first loads start new ones
+        return done
+
+    def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
+                         total: Changes, first: bool) -> None:
+        if not loader.detailed and loader.needs_reading(item, stats):
+            self._restore_details(loader, item, stats)  # an evicted job that grew: read, publish, evict again
+        changes = loader.refresh(item, self.payloads, self.progress, stats,
+                                 lambda partial, loader=loader: self._progressed(loader, partial))
+        self._published_refresh(loader, changes, total, first)
+
+    # -- the process pool ---------------------------------------------------------------------
+
+    def _poolable(self, loader: _JobLoader, item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """A first load with nothing to go on (no snapshot) and not big: for the pool."""
+        if self._pool is None or self._pool.disabled or loader.files or loader.view.loaded or not item.summary_files:
+            return False
+        size = sum(st.st_size for st in (stats.get(name) for name in item.summary_files) if isinstance(st, os.stat_result))
+        return size <= BIG_JOB_BYTES
+
+    def _submit(self, item: FoundJob) -> tuple[Future, int] | None:
+        """The job sent to a loading process; None when the pool cannot take it (read it here)."""
+        for _ in range(2):
+            generation = self._pool.generation
+            try:
+                return self._pool.submit(item)
+            except BrokenProcessPool:  # a worker died since the last submit: a new pool
+                self._pool_died(generation)
+            except Exception as exc:  # the processes cannot be started here
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                self._note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
+                self._pool.disabled = True
+                return None
+        return None
+
+    def _pool_died(self, generation: int) -> str:
+        note = "a loading process died; its jobs were read again in this process"
+        self._note(note)
+        self._pool.broke(generation)
+        return note
+
+    def _install_done(self, pending: dict[Future, tuple[FoundJob, int]], total: Changes, block: bool) -> int:
+        """Install the first loads the pool has finished (waiting a little for one when `block`),
+        in the order they were sent, and read here the ones a dead pool lost; how many."""
+        if not pending:
+            return 0
+        finished, _ = wait(list(pending), timeout=0.1 if block else 0, return_when=FIRST_COMPLETED)
+        count = 0
+        for future, (item, generation) in list(pending.items()):
+            if future in finished or not self._pool.live(generation):
+                del pending[future]
+                self._install(future, item, generation, total)
+                count += 1
+        if block:
+            self._serve_held(total)
+        return count
+
+    def _install(self, future: Future, item: FoundJob, generation: int, total: Changes) -> None:
+        loader = self._loaders.get(item.train_id)
+        if loader is None:
+            return
+        snapshot = None
+        try:
+            if future.cancel() or not future.done():  # its pool died before it ran, or while it did
+                raise BrokenProcessPool("lost with its pool")
+            data, nbytes, nfiles = future.result()
+            # With a disk cache the series go there as they are and only the header is read
+            # here: most jobs of a big first load would be evicted at once anyway.
+            on_disk = self.disk is not None and self.disk.save(loader.path, data)
+            snapshot = decode(data, details=not on_disk)
+        except BrokenProcessPool:
+            loader.notes.append(self._pool_died(generation))
+        except Exception as exc:  # a bug in a worker: read the job here, and say why
+            log.exception("reading %s in a loading process failed", item.train_id)
+            loader.notes.append(f"reading in a loading process failed ({type(exc).__name__}); read in this process")
+        stats = loader.stat_files(item)  # now: the files may have grown since the worker read them
+        if snapshot is not None and loader.fits(snapshot, item, stats):
+            loader.install(snapshot, from_disk=on_disk)
+            self.progress.bytes_read += nbytes
+            self.progress.files_read += nfiles
+        self._read_in_process(loader, item, stats, total, first=True)
+
     def _progressed(self, loader: _JobLoader, changes: Changes) -> None:
         """A job's view published while its files are still being read."""
-        self._set_view(loader.train_id, loader.view)
-        self._notify(changes)
+        self._publish(loader.train_id, loader.view, changes)
 
     def prioritize(self, train_ids: Sequence[str]) -> None:
         """A hint from any thread: read these jobs next (the rows a user sees, the filter's
@@ -934,16 +1323,16 @@ class SummaryCache:
         self._hint = tuple(train_ids)
 
     def _order(self, jobs: Mapping[str, FoundJob]) -> Iterator[FoundJob]:
-        """The jobs of one pass, by train id (the job list's default order), hinted ones first,
-        following the latest hint while the pass goes on."""
+        """The jobs of one pass, by train id (the job list's default order), held then hinted
+        ones first, following the latest hold and hint while the pass goes on."""
         queue = deque(sorted(jobs))
-        hint_seen = None
+        urgent_seen = hint_seen = None
         done: set[str] = set()
         while queue:
-            hint = self._hint
-            if hint is not hint_seen:
-                hint_seen = hint
-                first = [tid for tid in dict.fromkeys(hint) if tid in jobs and tid not in done]
+            urgent, hint = self._urgent, self._hint
+            if hint is not hint_seen or urgent is not urgent_seen:
+                urgent_seen, hint_seen = urgent, hint
+                first = [tid for tid in dict.fromkeys((*urgent, *hint)) if tid in jobs and tid not in done]
                 if first:
                     chosen = set(first)
                     queue = deque([*first, *(tid for tid in queue if tid not in chosen)])
@@ -953,17 +1342,30 @@ class SummaryCache:
             done.add(train_id)
             yield jobs[train_id]
 
+    def _publish(self, train_id: str, view: JobView, changes: Changes | None = None) -> None:
+        """Replace a job's view and tell subscribers (`changes`; None: nobody needs to know)."""
+        self._set_view(train_id, view)
+        if changes is not None:
+            self._notify(changes)
+
     def _set_views(self) -> None:
-        self._views = MappingProxyType({tid: self._loaders[tid].view for tid in sorted(self._loaders)})
+        """A new mapping: jobs came or went (readers holding the old one keep a stable set)."""
+        self._views = {tid: self._loaders[tid].view for tid in sorted(self._loaders)}
+        self._jobs = MappingProxyType(self._views)
+        with self._published:
+            self._published.notify_all()
 
     def _set_view(self, train_id: str, view: JobView) -> None:
-        """Replace one job's view (the set of jobs is the same: the order stays sorted)."""
-        views = dict(self._views)
+        """Replace one job's view. In place: the set of jobs is the same (readers iterating the
+        mapping see each job's old view or its new one, each whole), and a copy of thousands of
+        entries per job published would cost more than restoring a job from the disk cache."""
+        views = self._views
         if train_id not in views:
             self._set_views()
             return
         views[train_id] = view
-        self._views = MappingProxyType(views)
+        with self._published:
+            self._published.notify_all()
 
     def _notify(self, changes: Changes) -> None:
         for callback in list(self._subscribers):
@@ -990,6 +1392,11 @@ class SummaryCache:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        if self._pool is not None and self._load_lock.acquire(timeout=5):
+            try:
+                self._pool.close()
+            finally:
+                self._load_lock.release()
 
     def _loop(self, interval: float) -> None:
         self._reload_logged()
@@ -1044,5 +1451,7 @@ def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
         time.sleep(0.01)
     return False
 
+
+_LOADING_ONE = "load_job"  # the hold of `load_job` on the job it reads
 
 __all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded"]

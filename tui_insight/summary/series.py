@@ -38,6 +38,7 @@ class Series:
     candidates: dict[str, np.ndarray]  # the doubling grid: at most 2 * `limit`
     width: int = 1  # slot width of the candidates, in steps, a power of two
     seen: int = 0  # values ever offered, kept or not
+    nonfinite: int = 0  # of those, NaN or infinite scalar values (sampling may drop them; this count stays)
 
     @classmethod
     def empty(cls, limit: int, names: tuple[str, ...]) -> "Series":
@@ -45,6 +46,12 @@ class Series:
                   "offset": np.int64, "index": np.int32}
         cols = {name: np.empty(0, dtype=dtypes[name]) for name in ("step", "wall_time", "fid", *names)}
         return cls(limit, cols, cols)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its arrays (kept steps and candidates; an array shared by both counts once)."""
+        arrays = {id(a): a for a in (*self.columns.values(), *self.candidates.values())}
+        return sum(a.nbytes for a in arrays.values())
 
     def __len__(self) -> int:
         return len(self.columns["step"])
@@ -91,7 +98,9 @@ class Series:
             cols = {name: col[picked] for name, col in cols.items()}
         kept = _even_pick(cols["step"], self.limit)
         published = cols if kept is None else {name: col[kept] for name, col in cols.items()}
-        return Series(self.limit, published, cols, width, self.seen + n_new)
+        values = batch.get("value")
+        nonfinite = self.nonfinite + (int(n_new - np.count_nonzero(np.isfinite(values))) if values is not None else 0)
+        return Series(self.limit, published, cols, width, self.seen + n_new, nonfinite)
 
 
 def _survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:

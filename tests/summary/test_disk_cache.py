@@ -1,0 +1,169 @@
+"""The disk cache: a second start restores jobs from their snapshots and reads only what was
+appended; stale, damaged, replaced or other-version entries are never used as they are."""
+import os
+
+import numpy as np
+import pytest
+from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
+
+from tui_insight.summary import snapshot as snapshot_module
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.series import Series
+from tui_insight.summary.snapshot import SnapshotError, decode, encode
+
+
+def summary_file(run_dir):
+    return next(p for p in run_dir.iterdir() if ".summary." in p.name)
+
+
+def open_cache(logs, disk):
+    cache = SummaryCache(str(logs), disk_cache=disk)
+    cache.reload()
+    return cache
+
+
+def same_as_plain(cache, logs) -> None:
+    """Every job, with its details brought back, equals a plain load of the same logs."""
+    reference = loaded_reference(logs)
+    assert list(cache.jobs) == list(reference.jobs)
+    for tid in reference.jobs:
+        view = cache.details(tid)
+        assert contents(view) == contents(reference.job(tid)) and contents(view)
+        assert row(view) == row(reference.job(tid))
+
+
+@pytest.fixture
+def disk(tmp_path):
+    return DiskCache(tmp_path / "cache")
+
+
+def test_a_second_start_restores_every_job_and_reads_nothing(tmp_path, disk):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 4)
+    first = open_cache(logs, disk)
+    assert first.progress.bytes_read > 0 and len(list(disk.dir.iterdir())) == 4
+    second = open_cache(logs, disk)
+    assert second.progress.bytes_read == 0  # not one old byte read again
+    assert all(view.loaded and not view.detailed for view in second.jobs.values())  # listed from the headers
+    for tid, view in first.jobs.items():
+        assert row(second.job(tid)) == row(view)
+    same_as_plain(second, logs)
+    assert second.progress.bytes_read == 0  # the details came from the snapshots too
+
+
+def test_a_stale_entry_reads_only_the_appended_tail(tmp_path, disk):
+    logs = tmp_path / "logs"
+    writer = write_run(logs / "live", 3)
+    open_cache(logs, disk)
+    size = summary_file(logs / "live").stat().st_size
+    append(writer, 3, range(2501, 2701))
+    writer.close()
+    grown = summary_file(logs / "live").stat().st_size - size
+    second = open_cache(logs, disk)
+    assert second.progress.bytes_read == grown
+    assert second.job("./live").last_step == 2700
+    same_as_plain(second, logs)
+    third = open_cache(logs, disk)  # the entry was brought up to date
+    assert third.progress.bytes_read == 0
+
+
+@pytest.mark.parametrize("change", ["truncated", "replaced"])
+def test_a_truncated_or_replaced_file_makes_the_entry_useless(tmp_path, disk, change):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 2)
+    open_cache(logs, disk)
+    path = summary_file(logs / "run_01")
+    if change == "truncated":
+        data = path.read_bytes()
+        with open(path, "r+b") as fh:  # the same file, shorter than what the entry read
+            fh.truncate(len(data) // 2)
+    else:
+        path.unlink()  # a new file under the same name (another inode), a run of other values
+        write_run(logs / "run_01", 9, steps=700).close()
+        path = summary_file(logs / "run_01")
+    second = open_cache(logs, disk)
+    complete = path.stat().st_size - second.job("./run_01").tail_bytes  # a cut record is left unread
+    assert second.progress.bytes_read == complete  # that job read from scratch, the other not
+    same_as_plain(second, logs)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "cut short", "flipped byte", "empty"])
+def test_a_damaged_entry_is_discarded_and_the_job_read_again(tmp_path, disk, damage):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 1)
+    open_cache(logs, disk)
+    entry = disk.entry(str(logs / "run_00"))
+    data = entry.read_bytes()
+    entry.write_bytes({"garbage": os.urandom(len(data)), "cut short": data[: len(data) // 2],
+                       "flipped byte": data[:-10] + bytes([data[-10] ^ 0xFF]) + data[-9:], "empty": b""}[damage])
+    second = open_cache(logs, disk)
+    # A damaged header is found at once; damaged arrays when the series are needed: then or
+    # there, the job is read from its file again, and its entry written again whole.
+    same_as_plain(second, logs)
+    assert second.progress.bytes_read == summary_file(logs / "run_00").stat().st_size
+    assert decode(entry.read_bytes()).path == str(logs / "run_00")
+
+
+def test_an_entry_of_another_format_version_is_discarded(tmp_path, disk, monkeypatch):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 1)
+    open_cache(logs, disk)
+    monkeypatch.setattr(snapshot_module, "FORMAT_VERSION", snapshot_module.FORMAT_VERSION + 1)
+    entry = disk.entry(str(logs / "run_00"))
+    with pytest.raises(SnapshotError, match="version"):
+        decode(entry.read_bytes())
+    second = open_cache(logs, disk)
+    assert second.progress.bytes_read == summary_file(logs / "run_00").stat().st_size
+    same_as_plain(second, logs)
+
+
+def test_the_cache_directory_is_never_inside_logdir(tmp_path):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 1)
+    cache = SummaryCache(str(logs), disk_cache=DiskCache(logs / "sub" / ".cache"))
+    cache.reload()
+    assert cache.disk is None and any("inside LOGDIR" in p for p in cache.problems)
+    assert not (logs / "sub").exists()
+    assert cache.job("./run_00").loaded
+
+
+def test_cleanup_keeps_the_directory_under_its_bound_dropping_the_least_recently_used(tmp_path):
+    logs = tmp_path / "logs"
+    ids = write_sweep(logs, 6, steps=400)
+    probe = DiskCache(tmp_path / "probe")
+    open_cache(logs, probe)
+    entry_size = max(p.stat().st_size for p in probe.dir.iterdir())
+    disk = DiskCache(tmp_path / "cache", max_bytes=int(3.5 * entry_size))
+    open_cache(logs, disk)  # read in train id order: the first entries are the oldest
+    assert disk.size() <= disk.max_bytes
+    kept = {tid for tid in ids if disk.entry(str(logs / tid[2:])).exists()}
+    assert kept and kept == set(ids[len(ids) - len(kept):])
+
+
+def test_a_snapshot_holds_every_value_exactly():
+    steps = np.array([1, 5, 9, 2**40], dtype=np.int64)
+    values = np.array([np.nan, -np.inf, 0.1, 1e300])  # 0.1 and 1e300 are no float32: kept as float64
+    candidates = {"step": steps, "wall_time": np.array([1.5, 2.25, 3.0, 1e9 + 0.123]),
+                  "fid": np.array([0, 0, 1, 1], dtype=np.int32), "value": values}
+    series = Series.empty(2, ("value",)).merge(candidates, np.array([0, 1]))
+    snap = snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[("scalar", "t\\xff")],
+                                       series={("scalar", "t\\xff"): series})
+    back = decode(encode(snap)).series[("scalar", "t\\xff")]
+    for name, col in candidates.items():
+        assert back.candidates[name].dtype == col.dtype
+        assert back.candidates[name].tobytes() == col.tobytes()
+    assert back.steps.tolist() == [1, 2**40] and back.values.tobytes() == values[[0, 3]].tobytes()
+    assert (back.width, back.seen, back.nonfinite) == (series.width, 4, 2)
+
+
+def test_a_snapshot_refuses_object_arrays_and_out_of_range_columns():
+    series = Series.empty(5, ("value",)).merge({"step": np.arange(3), "wall_time": np.zeros(3),
+                                                "fid": np.zeros(3, dtype=np.int32), "value": np.ones(3)}, np.array([0]))
+    snap = snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[("scalar", "a")], series={("scalar", "a"): series})
+    data = encode(snap)
+    for old, new in ((b'"int8"', b'"object"'), (b'"float32"', b'"<U99"')):
+        forged = data.replace(old, new, 1)
+        assert forged != data
+        with pytest.raises(SnapshotError):  # the header's CRC, and the type list behind it
+            decode(forged)

@@ -1,0 +1,86 @@
+"""First loads in worker processes: the same views as one process; a worker that dies is said
+and its jobs read again; special files do not block the pool."""
+import multiprocessing
+import os
+import threading
+
+import pytest
+from sweep_logs import contents, loaded_reference, row, write_sweep
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.disk_cache import DiskCache
+
+RUNS = 12  # a pool is used for passes of at least pool.MIN_JOBS jobs
+
+
+def same_as_plain(cache, logs) -> None:
+    reference = loaded_reference(logs)
+    assert list(cache.jobs) == list(reference.jobs)
+    for tid, view in reference.jobs.items():
+        assert row(cache.job(tid)) == row(view)
+        assert contents(cache.details(tid)) == contents(view) and contents(view)
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    logs = tmp_path_factory.mktemp("sweep")
+    write_sweep(logs, RUNS, steps=1200)
+    return logs
+
+
+def test_a_pooled_load_gives_what_one_process_gives(sweep, tmp_path):
+    cache = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    heard = []
+    cache.subscribe(lambda changes: heard.extend(changes.updated))
+    try:
+        cache.reload()
+    finally:
+        cache.stop()
+    assert sorted(heard) == sorted(cache.jobs)  # each job published once, as it arrived
+    assert cache.progress.bytes_read == sum(os.path.getsize(f) for v in cache.jobs.values() for f in v.files)
+    assert len(list((tmp_path / "cache" / "snapshots").iterdir())) == RUNS  # and saved for the next start
+    same_as_plain(cache, sweep)  # the series read back from there
+    assert not cache.problems and all(not view.problems for view in cache.jobs.values())
+
+
+def test_a_worker_that_dies_is_reported_and_its_jobs_read_again(sweep):
+    cache = SummaryCache(str(sweep), workers=2)
+    killed = []
+
+    def kill_the_workers(changes):
+        # On the loading thread, after the first job arrived: more are in the pool or waiting.
+        if changes.updated and not killed:
+            killed.extend(multiprocessing.active_children())
+            for process in killed:
+                process.kill()
+
+    cache.subscribe(kill_the_workers)
+    try:
+        cache.reload()
+    finally:
+        cache.stop()
+    assert killed
+    assert any("loading process died" in p for p in cache.problems)
+    affected = [tid for tid, view in cache.jobs.items() if any("loading process died" in p for p in view.problems)]
+    assert affected
+    assert all(view.loaded for view in cache.jobs.values())
+    same_as_plain(cache, sweep)  # every job, lost or not, as a plain load reads it
+
+
+def test_a_fifo_named_like_a_summary_file_does_not_block_a_pooled_load(sweep, tmp_path):
+    logs = tmp_path / "logs"
+    write_sweep(logs, RUNS, steps=50)
+    os.mkfifo(logs / "run_03" / "events.out.events.summary.1800000000.0.localhost_MS")
+    (logs / "fifo_only").mkdir()
+    os.mkfifo(logs / "fifo_only" / "events.out.events.summary.1.0.localhost_MS")
+    cache = SummaryCache(str(logs), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (cache.reload(), done.set()), daemon=True)
+    thread.start()
+    try:
+        assert done.wait(60), "the load blocked"
+    finally:
+        cache.stop()
+    assert "./fifo_only" not in cache.jobs
+    assert all(view.state == "ok" for view in cache.jobs.values())
+    assert len(cache.job("./run_03").summary_files) == 1

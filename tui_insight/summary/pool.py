@@ -1,0 +1,93 @@
+"""First loads of many jobs in worker processes (`SummaryCache(..., workers=N)`).
+
+Each worker reads one job from scratch with a loader of its own and hands back the job's
+snapshot (`summary/snapshot.py`): compact arrays, no pickled objects of ours. The loading thread
+installs it and publishes the job. Workers are started with "forkserver" (or "spawn" where
+there is none), never fork: the app has threads, and a forked child could inherit a lock held
+by one of them. A worker that dies breaks the whole pool (`BrokenProcessPool`); `JobPool` then
+starts a new one for later work, and the caller reads the lost jobs in its own process.
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import resource_tracker
+
+from .discovery import FoundJob
+
+BIG_JOB_BYTES = 64 << 20  # bigger jobs are read in-process: their progress views fill the charts
+MIN_JOBS = 8  # a pass over fewer jobs reads them in-process: starting processes would cost more
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(["tui_insight.summary.cache"])  # workers start with it imported
+    return ctx
+
+
+_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
+
+
+def read_job(found: FoundJob) -> tuple[bytes, int, int]:
+    """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
+    global _layouts
+    from .cache import LoadProgress, _JobLoader
+    from .records import LayoutBook
+    from .snapshot import encode
+
+    if _layouts is None:
+        _layouts = LayoutBook()
+    loader = _JobLoader(found.train_id, found.path, layouts=_layouts)
+    progress = LoadProgress()
+    loader.refresh(found, None, progress)
+    return encode(loader.snapshot()), progress.bytes_read, progress.files_read
+
+
+class JobPool:
+    """A process pool started on first use, and again after it broke or was closed. Each start
+    is a new generation: a future of an older one that never finished is lost, not waited for."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.disabled = False  # processes could not be started here: read in the caller's process
+        self.generation = 0
+        self._executor: ProcessPoolExecutor | None = None
+        # multiprocessing's resource tracker hands it our stderr when it starts: now, that is a
+        # file; once a full-screen UI has replaced sys.stderr, it is not (and starting fails).
+        try:
+            resource_tracker.ensure_running()
+        except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
+            pass
+
+    def submit(self, found: FoundJob) -> tuple[Future, int]:
+        """Read `found` in a worker: (its future, the pool's generation). Raises BrokenProcessPool
+        when a worker died since the last call."""
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
+            self.generation += 1
+        return self._executor.submit(read_job, found), self.generation
+
+    def live(self, generation: int) -> bool:
+        """Is the pool of `generation` still the one at work, and whole? A job sent in the very
+        moment a worker died may never be answered (the executor fails the jobs it knows of, and
+        not one added while it does): the pool saying it is broken is then the only sign."""
+        if generation != self.generation or self._executor is None:
+            return False
+        if getattr(self._executor, "_broken", False):
+            self.broke(generation)
+            return False
+        return True
+
+    def broke(self, generation: int) -> None:
+        """A worker of `generation` died: if that is the current pool, the next `submit` starts a new one."""
+        if generation == self.generation and self._executor is not None:
+            executor, self._executor = self._executor, None
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers (idle processes hold memory); the next `submit` starts them again."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,270 @@
+"""A job's loaded state as bytes and back: what the disk cache keeps and the loading processes return.
+
+A snapshot holds what a job's loader needs to go on reading where it stopped: per summary file
+its identity and how far it was read, each tag's series (its candidates, and which of them are
+the kept steps), the tags left out under the tag limits, graphs, the first wall time,
+problems and the event count. It also holds what the job list shows (digests, the newest step),
+so a job can be listed from the header alone and its series read only when it is opened.
+
+Layout (little-endian), with no pickle anywhere, so a cache file can never run code:
+
+    magic (8) | version u32 | header length u32 | crc32c(header) u32 | crc32c(details) u32
+    header: JSON, what listing the job needs (files, digests, counts, graphs, problems)
+    details: table length u32 | table: JSON (each tag's series and where its arrays are)
+             | arrays: the raw bytes of every series column, one after another
+
+Integer columns are stored in the smallest integer type that holds their values and float64
+columns as float32 when every value is exactly a float32 (scalars are written as float32), so
+an entry is about half the size of the arrays in memory. Anything damaged, or written by
+another version, raises `SnapshotError`: callers treat it as "no snapshot".
+"""
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field, fields
+
+import google_crc32c
+import numpy as np
+
+from .digest import TagDigest
+from .series import Series
+
+FORMAT_VERSION = 2
+MAGIC = b"TUISNAP\x00"
+PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
+_U32 = struct.Struct("<I")
+MAX_HEADER = 64 << 20
+
+TagKey = tuple[str, str]
+
+# A summary file's state (the loader's `_FileState`), field by field, with its JSON type.
+FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, "records": int,
+               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float}
+# A graph (`cache.GraphSource`).
+GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
+_STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+_COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
+                 "offset": "int64", "index": "int32", "kept": "int64"}  # kept: indices of the kept candidates
+_DIGEST_FIELDS = [(f.name, f.type) for f in fields(TagDigest)]
+
+
+class SnapshotError(Exception):
+    """A snapshot that cannot be used: damaged, cut short or of another format version."""
+
+
+@dataclass
+class JobSnapshot:
+    path: str  # the job directory it describes
+    files: list[dict]  # FILE_FIELDS of each summary file
+    tag_keys: list[TagKey]  # every tag, first-seen order (empty when only the header was read)
+    series: dict[TagKey, Series]  # the tags' series (empty when only the header was read)
+    evicted: list[TagKey] = field(default_factory=list)  # tags left out under the tag limits
+    graphs: list[dict] = field(default_factory=list)  # GRAPH_FIELDS of each graph
+    first_wall_time: float | None = None
+    problems: list[str] = field(default_factory=list)
+    seq: int = 0  # events read
+    digests: dict[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest
+    last_step: int | None = None
+    tag_counts: dict[str, int] = field(default_factory=dict)  # plugin -> tags (filled in on reading)
+    detailed: bool = True  # False: read from the header only (`series` is empty)
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+def encode(snapshot: JobSnapshot) -> bytes:
+    """The snapshot as bytes (its series must be there: `detailed`)."""
+    chunks: list[bytes] = []
+    at = 0
+    tags = []
+    for key in snapshot.tag_keys:
+        series = snapshot.series[key]
+        arrays = dict(series.candidates)
+        if len(series) != len(series.candidates["step"]):  # which candidates are kept (steps are unique)
+            arrays["kept"] = np.searchsorted(series.candidates["step"], series.steps)
+        columns = []
+        for name, col in arrays.items():
+            stored = _compact(col)
+            data = stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes()
+            columns.append([name, stored.dtype.name, len(col), at])
+            chunks.append(data)
+            at += len(data)
+        tags.append({"key": list(key), "limit": series.limit, "width": series.width, "seen": series.seen,
+                     "nonfinite": series.nonfinite, "columns": columns})
+    counts: dict[str, int] = {}
+    for plugin, _ in snapshot.tag_keys:
+        counts[plugin] = counts.get(plugin, 0) + 1
+    header = {
+        "path": snapshot.path,
+        "files": snapshot.files,
+        "tag_counts": counts,
+        "graphs": snapshot.graphs,
+        "first_wall_time": snapshot.first_wall_time,
+        "problems": snapshot.problems,
+        # Column by column: one type check per field on reading, not one per value.
+        "digests": {"tags": list(snapshot.digests),
+                    "fields": {name: [getattr(d, name) for d in snapshot.digests.values()] for name, _ in _DIGEST_FIELDS}},
+        "last_step": snapshot.last_step,
+    }
+    table = {"tags": tags, "evicted": [list(key) for key in snapshot.evicted], "seq": snapshot.seq}
+    head = json.dumps(header, separators=(",", ":")).encode()
+    table_bytes = json.dumps(table, separators=(",", ":")).encode()
+    details = _U32.pack(len(table_bytes)) + table_bytes + b"".join(chunks)
+    return PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), google_crc32c.value(head),
+                       google_crc32c.value(details)) + head + details
+
+
+def _compact(col: np.ndarray) -> np.ndarray:
+    """`col` in the smallest type that gives back exactly the same values."""
+    if not len(col):
+        return col
+    if col.dtype.kind in "iu":
+        lo, hi = int(col.min()), int(col.max())
+        for small in (np.int8, np.int16, np.int32):
+            info = np.iinfo(small)
+            if np.dtype(small).itemsize >= col.dtype.itemsize:
+                break
+            if info.min <= lo and hi <= info.max:
+                return col.astype(small)
+    elif col.dtype == np.float64:
+        with np.errstate(over="ignore"):  # a value past float32's range: kept as float64 below
+            small = col.astype(np.float32)
+        if np.array_equal(small.astype(np.float64).view(np.int64), col.view(np.int64)):
+            return small
+    return col
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+def header_end(prefix: bytes) -> int:
+    """How many bytes from the start hold the prefix and the header (for reading only those)."""
+    return PREFIX.size + _prefix(prefix)[1]
+
+
+def decode(data: bytes, details: bool = True) -> JobSnapshot:
+    """The snapshot in `data`; with `details=False` only the header is read (`data` may stop
+    after it: `header_end`) and the series are left out."""
+    version, head_len, head_crc, details_crc = _prefix(data)
+    head = data[PREFIX.size:PREFIX.size + head_len]
+    if len(head) < head_len or google_crc32c.value(head) != head_crc:
+        raise SnapshotError("damaged header")
+    rest = data[PREFIX.size + head_len:] if details else None
+    if rest is not None and google_crc32c.value(rest) != details_crc:
+        raise SnapshotError("damaged details")
+    try:
+        snapshot = _listed(json.loads(head))
+        if rest is not None:
+            table_len = _U32.unpack_from(rest)[0]
+            _details(snapshot, json.loads(rest[_U32.size:_U32.size + table_len]), rest[_U32.size + table_len:])
+        return snapshot
+    except SnapshotError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, struct.error) as exc:
+        raise SnapshotError(f"malformed: {type(exc).__name__}: {exc}") from exc
+
+
+def _prefix(data: bytes) -> tuple[int, int, int, int]:
+    if len(data) < PREFIX.size:
+        raise SnapshotError("cut short")
+    magic, version, head_len, head_crc, details_crc = PREFIX.unpack_from(data)
+    if magic != MAGIC:
+        raise SnapshotError("not a snapshot")
+    if version != FORMAT_VERSION:
+        raise SnapshotError(f"format version {version}, not {FORMAT_VERSION}")
+    if head_len > MAX_HEADER:
+        raise SnapshotError("header too long")
+    return version, head_len, head_crc, details_crc
+
+
+def _listed(header: dict) -> JobSnapshot:
+    """The snapshot as far as the header says: enough to list the job (`detailed` False)."""
+    files = [_record(f, FILE_FIELDS) for f in header["files"]]
+    for f in files:
+        _expect(len(f["inode"]) == 2 and all(type(i) is int for i in f["inode"]), "inode")
+    counts = header["tag_counts"]
+    _expect({type(k) for k in counts} <= {str} and {type(n) for n in counts.values()} <= {int}, "tag counts")
+    first_wall, last_step, problems = header["first_wall_time"], header["last_step"], header["problems"]
+    _expect(type(first_wall) in (float, int, type(None)) and type(last_step) in (int, type(None)), "numbers")
+    _expect({type(p) for p in problems} <= {str} and type(header["path"]) is str, "problems")
+    return JobSnapshot(
+        path=header["path"], files=files, tag_keys=[], series={},
+        graphs=[_record(g, GRAPH_FIELDS) for g in header["graphs"]],
+        first_wall_time=None if first_wall is None else float(first_wall), problems=list(problems),
+        digests=_digests(header["digests"]), last_step=last_step, tag_counts=counts, detailed=False,
+    )
+
+
+def _details(snapshot: JobSnapshot, table: dict, arrays: bytes) -> None:
+    """Add the series (and what else only reading on needs) from the details' table and arrays."""
+    for entry in table["tags"]:
+        key = _key(entry["key"])
+        snapshot.tag_keys.append(key)
+        snapshot.series[key] = _series(entry, arrays)
+    snapshot.evicted = [_key(k) for k in table["evicted"]]
+    _expect(type(table["seq"]) is int, "seq")
+    snapshot.seq = table["seq"]
+    snapshot.detailed = True
+
+
+def _series(entry: dict, arrays: bytes) -> Series:
+    limit, width, seen, nonfinite = entry["limit"], entry["width"], entry["seen"], entry["nonfinite"]
+    _expect(all(isinstance(n, int) and n >= 0 for n in (limit, width, seen, nonfinite)) and limit > 0 and width > 0,
+            "series")
+    candidates: dict[str, np.ndarray] = {}
+    for name, stored, count, at in entry["columns"]:
+        _expect(name in _COLUMN_TYPES and stored in _STORED and isinstance(count, int) and isinstance(at, int), "column")
+        dtype = np.dtype(stored).newbyteorder("<")
+        _expect(count >= 0 and 0 <= at and at + count * dtype.itemsize <= len(arrays), "column bounds")
+        candidates[name] = np.frombuffer(arrays, dtype=dtype, count=count, offset=at).astype(_COLUMN_TYPES[name])
+    kept = candidates.pop("kept", None)
+    _expect("step" in candidates and len({len(c) for c in candidates.values()}) == 1, "columns")
+    steps = candidates["step"]
+    _expect(bool(np.all(steps[1:] > steps[:-1])), "steps out of order")
+    if kept is None:
+        columns = candidates
+    else:
+        _expect(not len(kept) or (kept[0] >= 0 and kept[-1] < len(steps) and bool(np.all(kept[1:] > kept[:-1]))),
+                "kept steps")
+        columns = {name: col[kept] for name, col in candidates.items()}
+    return Series(limit, columns, candidates, width, seen, nonfinite)
+
+
+_DIGEST_TYPES = {"int": {int}, "float": {float}, "float | None": {float, type(None)}, "int | None": {int, type(None)}}
+
+
+def _digests(table: dict) -> dict[str, TagDigest]:
+    tags, columns = table["tags"], table["fields"]
+    _expect(list(columns) == [name for name, _ in _DIGEST_FIELDS], "digest fields (another version)")
+    _expect({type(t) for t in tags} <= {str} and all(len(col) == len(tags) for col in columns.values()), "digests")
+    for name, kind in _DIGEST_FIELDS:
+        col = columns[name]
+        if kind == "tuple[float, ...]":
+            _expect({type(v) for v in col} <= {list}, name)
+            columns[name] = [tuple(map(float, v)) for v in col]  # anything else raises
+        else:
+            _expect({type(v) for v in col} <= _DIGEST_TYPES[kind], name)
+    return {tag: TagDigest(*values) for tag, values in zip(tags, zip(*columns.values()))}
+
+
+def _record(value: dict, kinds: dict[str, type]) -> dict:
+    _expect(isinstance(value, dict) and set(value) == set(kinds), "record")
+    return {name: _typed(value[name], kind) for name, kind in kinds.items()}
+
+
+def _typed(value, kind: type):
+    """`value` as `kind`; else SnapshotError."""
+    if kind is float and type(value) in (int, float):
+        return float(value)
+    if type(value) is kind:
+        return value
+    raise SnapshotError(f"expected {kind.__name__}, found {type(value).__name__}")
+
+
+def _key(value) -> TagKey:
+    _expect(isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value), "tag key")
+    return value[0], value[1]
+
+
+def _expect(condition: bool, what: str) -> None:
+    if not condition:
+        raise SnapshotError(f"malformed {what}")
