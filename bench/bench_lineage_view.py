@@ -124,7 +124,7 @@ async def measure(logdir: Path, size: tuple[int, int]) -> None:
         def sort_next() -> None:
             column = columns[state["i"] % len(columns)]
             state["i"] += 1
-            view._sort_by(column)
+            view.state = view.state.sort_by(column)  # the view redraws in watch_state
 
         await timed("sort (a column, then the next)", sort_next)
         filters = ["learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5", "learning_rate>=0.01",
@@ -133,14 +133,12 @@ async def measure(logdir: Path, size: tuple[int, int]) -> None:
         def filter_next() -> None:
             text = filters[state["i"] % len(filters)]
             state["i"] += 1
-            view.filter_text = text
-            if view._read_filter(text):
-                view._apply_order()
+            view.state = view.state.with_filter(text)
 
         await timed("filter (a condition text)", filter_next)
 
         def bad_filter() -> None:
-            view._read_filter("lerning_rate>=0.01")
+            view.state = view.state.with_filter("lerning_rate>=0.01")
 
         await timed("filter that cannot be read", bad_filter)
         await timed("live update (rows rebuilt)", view.refresh_rows)

@@ -34,6 +34,8 @@ SHOTS = {
     "profiler": (["down", "down", "enter", "7", "wait", "right_square_bracket"], 1.5),
     "lineage": (["l"], 0.8),
     "lineage_dataset": (["l", "wait", "t"], 0.8),
+    "parallel": (["l", "wait", "p", "right", "right", "right_square_bracket"], 0.8),
+    "importance": (["l", "wait", "i"], 0.8),
     "help": (["down", "down", "enter", "question_mark"], 0.5),
 }
 

@@ -17,6 +17,7 @@ examples:
   tui-insight --demo                                   open it on demo logs, one run still training
   tui-insight ./logs --export csv --out ./snapshot     write jobs/scalars/histograms/tensors/images/lineage .csv
   tui-insight ./logs --export csv --out ./s --all-steps --force
+  tui-insight ./logs --summary [--json]                print each job's health once; exit 1 on NaN/diverging
 
 LOGDIR and every directory below it that holds MindSpore summary files (names with
 'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
@@ -45,6 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="reload at least this often, besides reloading on file-change notices "
                              "(default 3; 0 loads once)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
+    parser.add_argument("--bell", action="store_true",
+                        help="ring the terminal bell when a job gains a badge (NaN, diverging, stalled...), "
+                             "so a background tmux window flags it")
+    scale = parser.add_argument_group("many runs")
+    scale.add_argument("--memory-budget", type=byte_size, default=None, metavar="SIZE",
+                       help="memory for the series of jobs not on screen, e.g. 300M or 1G (default 256M); "
+                            "past it, jobs used longest ago keep only their job-list row")
+    scale.add_argument("--workers", type=int, default=None, metavar="N",
+                       help="processes reading jobs on their first load (default: one per core; 1: none)")
+    scale.add_argument("--no-cache", action="store_true",
+                       help="do not keep what was read in $XDG_CACHE_HOME/tui-insight/ (~/.cache/tui-insight), "
+                            "from which a second start reads only what is new")
     start = parser.add_argument_group("where to open")
     jobs = start.add_mutually_exclusive_group()
     jobs.add_argument("--job", metavar="ID", help="open this job's dashboard (./lenet, or lenet)")
@@ -64,7 +77,26 @@ def build_parser() -> argparse.ArgumentParser:
                         help="export every step in the files instead of what the cache keeps "
                              "(1000 scalar, 50 histogram, 20 tensor, 10 image steps a tag)")
     export.add_argument("--force", action="store_true", help="write into a non-empty --out directory")
+    summary = parser.add_argument_group("headless health summary")
+    summary.add_argument("--summary", action="store_true",
+                         help="print the job list's health table once (headline metric, badges) and exit: "
+                              "status 1 when a job has a NaN or diverging badge, else 0")
+    summary.add_argument("--json", action="store_true", help="with --summary: print JSON instead of a table")
     return parser
+
+
+def byte_size(text: str) -> int:
+    """`300M`, `1.5G`, `512k`, `1000000` (bytes; powers of 1024) as a positive number of bytes."""
+    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    number = text.strip().lower().removesuffix("b").removesuffix("i")
+    unit = number[-1:] if number[-1:] in units else ""
+    try:
+        value = float(number[:len(number) - len(unit)]) * units[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (like 300M or 1G)") from None
+    if not value >= 1 or value > 1 << 50:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive size")
+    return int(value)
 
 
 def fail(message: str) -> int:
@@ -88,12 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reload_interval < 0:
         return fail("--reload-interval must be 0 or more seconds")
+    if args.workers is not None and args.workers < 1:
+        return fail("--workers must be 1 or more")
     if args.export and not args.out:
         return fail("--export needs --out DIR")
     if (args.out or args.all_steps or args.force) and not args.export:
         return fail("--out, --all-steps and --force go with --export csv")
     if args.export and (args.job or args.compare or args.view or args.tags or args.fresh):
         return fail("--job, --compare, --view, --tags and --fresh are for the dashboard, not --export")
+    if args.json and not args.summary:
+        return fail("--json goes with --summary")
+    if args.summary and (args.demo or args.export or args.job or args.compare or args.view or args.tags
+                         or args.fresh or args.bell):
+        return fail("--summary prints a table and exits: it takes only LOGDIR (and --json)")
     if args.tags and not (args.job or args.compare):
         return fail("--tags goes with --job or --compare")
     if args.view and args.view != "lineage" and not (args.job or args.compare):
@@ -111,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             return fail(problem)
         if args.export:
             return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force)
+        if args.summary:
+            from .health_report import run
+
+            return run(args.logdir, as_json=args.json)
         return open_ui(args.logdir, args)
     except KeyboardInterrupt:
         return 130
@@ -189,13 +232,24 @@ def start_at(args: argparse.Namespace):
     return StartAt(jobs, args.view or "scalars", args.tags or "")
 
 
+def dashboard_cache(logdir: str, args: argparse.Namespace, remember: bool = True):
+    """The dashboard's cache as the command line sets it up: memory budget, loading processes and
+    the disk cache (not for logs that are temporary, like the demo's)."""
+    from .summary.budget import DEFAULT_BUDGET
+    from .summary.cache import SummaryCache
+    from .summary.disk_cache import DiskCache
+
+    workers = args.workers if args.workers is not None else os.cpu_count() or 1
+    disk = DiskCache() if remember and not args.no_cache else None
+    return SummaryCache(logdir, memory_budget=args.memory_budget or DEFAULT_BUDGET, disk_cache=disk, workers=workers)
+
+
 def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True) -> int:
     """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary)."""
-    from .summary.cache import SummaryCache
     from .ui.app import run_app
 
-    return run_app(SummaryCache(logdir), theme=args.theme, reload_interval=args.reload_interval,
-                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember)
+    return run_app(dashboard_cache(logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
+                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=args.bell)
 
 
 if __name__ == "__main__":

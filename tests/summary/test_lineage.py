@@ -8,7 +8,7 @@ import pytest
 from tui_insight.summary.cache import JobView, SummaryCache
 from tui_insight.summary.lineage import (DEFAULT_COLUMNS, FIXED_COLUMNS, Condition, JobLineage,
                                          LineageQueryError, LineageRow, columns, customized,
-                                         default_columns, filter_rows, model_rows, page,
+                                         conditions_text, default_columns, filter_rows, model_rows, page,
                                          parse_conditions, sort_rows)
 from tui_insight.summary.writer import LineageWriter
 
@@ -173,8 +173,8 @@ def test_parse_operators_spacing_and_quotes():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("lr>0.1", "unknown column 'lr'; did you mean learning_rate?"),
-    ("batch>2", "did you mean batch_size?"),
+    ("lern_rate>0.1", "unknown column 'lern_rate'; did you mean learning_rate?"),
+    ("batchsize>2", "did you mean batch_size?"),
     ("optimiser=SGD", "did you mean optimizer?"),
     ("foo=1", "unknown column 'foo'"),
     ("optimizer>SGD", "optimizer is text: use =, !=, in or not_in"),
@@ -193,6 +193,26 @@ def test_parse_operators_spacing_and_quotes():
 def test_bad_conditions_say_why(text, message):
     with pytest.raises(LineageQueryError, match=message.replace("?", r"\?").replace("(", r"\(")):
         parse_conditions(text)
+
+
+def test_aliases_and_ranges_read_as_the_columns_they_name():
+    assert parse_conditions("lr 0.01..0.1 bs>=32 opt=Adam") == [
+        Condition("learning_rate", "ge", 0.01), Condition("learning_rate", "le", 0.1),
+        Condition("batch_size", "ge", 32), Condition("optimizer", "eq", "Adam")]
+    assert parse_conditions("epoch 3.. loss ..0.5") == [Condition("epoch", "ge", 3), Condition("loss", "le", 0.5)]
+    for text, message in (("optimizer a..b", "expected an operator"), ("lr 0.01..x", "or a range"),
+                          ("epoch 1.5..3", "whole number"), ("summary_dir 1..2", "summary_dir is text")):
+        with pytest.raises(LineageQueryError, match=message):
+            parse_conditions(text)
+
+
+def test_conditions_read_back_from_their_text():
+    text = ('learning_rate>=0.001 loss<2.4609091 network in "Le Net",ResNet optimizer!=SGD '
+            'user_defined/tag="7" user_defined/seed=7 user_defined/note="it\'s, a=b" '
+            'dataset/Batch.drop_remainder=True dataset/Map.input_columns="[image]"')
+    conditions = parse_conditions(text)
+    assert len(conditions) == 9
+    assert parse_conditions(conditions_text(conditions)) == conditions
 
 
 def test_known_columns_check_metric_names():
@@ -275,3 +295,20 @@ def test_metric_json_nested_too_deep_is_a_problem_not_a_crash(tmp_path):
     assert nested.lineage.evaluation["metric"] == {"acc": 0.5, "per_class": "[[0.1,0.2],[0.3]]"}
     result = export_snapshot(cache, tmp_path / "out")  # the whole export is not lost
     assert result.rows["lineage"] >= 1
+
+
+def test_lineage_strings_that_are_not_utf8_are_text(tmp_path):
+    """protobuf hands over strings that are not UTF-8 as bytes, and raises on a map key that is
+    not: the strings read as text with their bytes shown, the unreadable entry is left out."""
+    from hostile_logs import write_non_utf8_lineage
+    from tui_insight.summary.lineage import read_lineage
+
+    write_non_utf8_lineage(tmp_path)
+    lineage = read_lineage([str(next(tmp_path.iterdir()))])
+    assert lineage.train["optimizer"] == "Momentum\\xff" and lineage.train["network"] == "LeNet\\xfe"
+    assert lineage.user_defined == {"fine": "v\\xff"}
+    assert lineage.dataset_graph["op"] == "Map\\xff" and "k\\xe8" not in lineage.dataset_graph
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    rows = model_rows(cache.jobs)
+    assert cache.job("./").state == "ok" and rows[0].get("optimizer") == "Momentum\\xff"

@@ -127,10 +127,24 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
         term.keys("5")
         term.wait_for("Default (117)")  # the graph's top scope and how many nodes it holds
         term.keys("Escape")  # back to the job list
-        term.wait_for("job ▲")
+        term.wait_for("job ▲", "headline", "best@step")  # the health columns: jobs' losses differ in name
+        term.keys("m")
+        term.wait_for("Headline metric of every job", "each job's loss (the default)", "loss/auto")
+        term.keys("Escape")
+        term.wait_for("job ▲", absent=("Headline metric of every job",))
         term.keys("l")
         # Lineage of all jobs: only those that have lineage.
         term.wait_for("summary_dir", "./resnetish_bs32", "./lenet_lr0.01", absent=("./limits",))
+        term.keys("p")  # parallel coordinates over the table's columns
+        term.wait_for("3/3 runs inside", "colour metric/Accuracy")
+        term.keys("]", "]")  # brush: the low end of the picked axis (network) up: only one network left
+        term.wait_for("1/3 runs inside", "1 shown by network=ResNetish")
+        term.keys("Escape")  # the brush is the filter: escape clears it
+        term.wait_for("3/3 runs inside", absent=("shown by",))
+        term.keys("i")  # parameter importance, MindInsight's measure beside Spearman and n
+        term.wait_for("importance", "Pearson", "Spearman", "too few runs (n=2)")
+        term.keys("Escape")  # closes the panel
+        term.wait_for("summary_dir", absent=("Spearman",))
         term.keys("Escape")
         term.wait_for("job ▲", absent=("summary_dir",))
         term.keys("q")

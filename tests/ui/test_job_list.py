@@ -1,5 +1,5 @@
 """Pilot tests of the job list: marking, the trend column, its help, empty LOGDIR, literal text,
-and the state the workspace remembers."""
+and the state the workspace remembers. The health columns and badges: test_job_health.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,8 @@ from textual.widgets import Input, Static
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.widgets.job_table import JobTable
-from tui_insight.ui.widgets.sparkline import sparkline, trend_tag
+from tui_insight.ui.state.jobs import SORT_KEYS
+from tui_insight.ui.widgets.sparkline import sparkline
 from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values, wait_for, write_run
 
 
@@ -59,45 +60,35 @@ def test_marks_are_drawn_kept_in_the_apps_list_and_unmarked(ui_logs):
 
 # -- the trend column -------------------------------------------------------------------------------
 
-def test_the_trend_draws_the_loss_tag_when_there_is_one_and_the_header_says_so(tmp_path):
+def test_the_trend_draws_the_headline_loss_and_its_column_is_named_after_it(tmp_path):
     root = tmp_path / "logs"
     write_run(root, "acc_first", tags=("acc", "loss"))  # loss is not the first tag
     app = make_app(root)
 
     async def body(pilot):
-        return table(app).cell("./acc_first", "trend"), table(app).header("trend"), screen_text(table(app))
+        return table(app).cell("./acc_first", "trend"), table(app).header("value"), screen_text(table(app))
 
     trend, header, drawn = run_pilot(app, body)
     loss = run_values("acc_first", np.arange(1, STEPS + 1))["loss"]
     assert trend == sparkline(loss, 10) != sparkline(run_values("acc_first", np.arange(1, STEPS + 1))["acc"], 10)
-    assert header == "trend (loss)" and "trend (loss)" in drawn
+    assert header == "loss" and " loss " in drawn.splitlines()[0]
 
 
-def test_without_a_loss_tag_the_trend_is_the_first_tag_and_the_header_says_which(tmp_path):
+def test_without_a_loss_tag_a_job_has_no_headline_and_no_trend(tmp_path):
     root = tmp_path / "logs"
     write_run(root, "acc_only", tags=("acc", "lr"))
+    write_run(root, "with_loss", tags=("loss",))
     app = make_app(root)
 
-    async def header(pilot):
-        return table(app).cell("./acc_only", "trend"), table(app).header("trend")
+    async def body(pilot):
+        t = table(app)
+        return ([t.cell("./acc_only", c) for c in ("trend", "value", "best")], t.cell("./with_loss", "trend"),
+                t.header("value"))
 
-    trend, only_first = run_pilot(app, header)
-    assert trend == sparkline(run_values("acc_only", np.arange(1, STEPS + 1))["acc"], 10)
-    assert only_first == "trend (1st tag)"
-
-    write_run(root, "with_loss", tags=("loss",))
-    mixed = make_app(root)
-
-    async def mixed_header(pilot):
-        return table(mixed).header("trend")
-
-    assert run_pilot(mixed, mixed_header) == "trend (loss|1st)"
-
-
-def test_the_trend_tag_is_the_first_with_loss_in_its_name_in_any_case():
-    assert trend_tag(["acc", "train/Loss", "loss"]) == "train/Loss"
-    assert trend_tag(["acc", "lr"]) == "acc"
-    assert trend_tag([]) is None
+    acc_only, with_loss, header = run_pilot(app, body)
+    assert acc_only == ["", "-", "-"]
+    assert with_loss == sparkline(run_values("with_loss", np.arange(1, STEPS + 1))["loss"], 10)
+    assert header == "loss"  # the only headline tag of the jobs
 
 
 def test_help_says_what_space_does_and_what_the_columns_mean(ui_logs):
@@ -110,7 +101,7 @@ def test_help_says_what_space_does_and_what_the_columns_mean(ui_logs):
     assert "without moving the cursor" in text and "space ↓ space c" in text
     assert "files s/l/g/p  summary files / lineage files / graph (.pb) files / profiles" in text
     assert "tags s/h/t/i  scalar / histogram / tensor / image tags" in text
-    assert "trend" in text and "loss" in text and "first scalar tag" in text
+    assert "trend  the headline over the kept steps" in text and "named loss or ending in /loss" in text
 
 
 # -- empty and blocked states -------------------------------------------------------------------------
@@ -178,7 +169,7 @@ def test_filter_sort_marks_and_cursor_are_remembered_and_come_back(ui_logs):
 
     async def change(pilot):
         await pilot.press("space", "down", "down", "space")  # marks ./run_a, ./run_c
-        await pilot.press("s", "s", "s", "S")  # by last step (after state, live), reversed
+        await pilot.press(*["s"] * SORT_KEYS.index("step"), "S")  # by last step, reversed
         await pilot.press("slash", *"run", "enter")
         await pilot.press("home", "down")
         await pilot.pause()
@@ -234,7 +225,7 @@ def test_sorting_by_clicking_a_header_goes_through_the_state(ui_logs):
 
     async def body(pilot):
         t = table(app)
-        x = sum(t.widths[key] + 2 for key in ("mark", "id", "state", "live")) + 1  # inside "last step"
+        x = t.column_x("step") + 1  # inside "last step"
         await pilot.click(JobTable, offset=(x, 0))
         await pilot.pause()
         return app.screen.state.sort_key, t.sort_key
@@ -247,7 +238,7 @@ def test_sorting_by_clicking_a_header_goes_through_the_state(ui_logs):
 # -- thousands of jobs: incremental rows, what is read first, coalesced changes (issue 14) ----------
 
 def _snapshot(t: JobTable) -> tuple:
-    return (list(t.order), dict(t.widths), t.trend_header, {tid: dict(row.cells) for tid, row in t.rows_by_id.items()},
+    return (list(t.order), dict(t.widths), t.value_header, {tid: dict(row.cells) for tid, row in t.rows_by_id.items()},
             {tid: dict(row.sort) for tid, row in t.rows_by_id.items()}, t.current_job)
 
 
@@ -255,8 +246,10 @@ def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch
     import random
 
     from tui_insight.summary.cache import JobView
+    from tui_insight.summary.digest import digest
+    from tui_insight.summary.series import Series
     from tui_insight.ui.widgets import job_table
-    from uihelp import NOW
+    from uihelp import NOW, T0
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -267,16 +260,21 @@ def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch
     built = []
     real_job_row = job_table.job_row
 
-    def counting_job_row(view, now, mark_index):
+    def counting_job_row(view, *args):
         built.append(view.train_id)
-        return real_job_row(view, now, mark_index)
+        return real_job_row(view, *args)
 
     monkeypatch.setattr(job_table, "job_row", counting_job_row)
+    # Headline digests of several lengths and values (the health columns' widths vary too).
+    losses = [{"loss": digest(Series.empty(1000, ("value",)).merge(
+        {"step": np.arange(1, k + 2), "wall_time": T0 + np.arange(1, k + 2, dtype=float),
+         "fid": np.zeros(k + 1, dtype=np.int32), "value": np.linspace(10.0 ** k, 0.5, k + 1)}, np.zeros(1, np.int64)))}
+        for k in range(6)] + [{}]
 
     def loaded(tid: str, age: float) -> JobView:
         i = names.index(tid)
         return JobView(tid, "/logs/" + tid, summary_files=("a",) * (i % 3 + 1), lineage_files=("l",) * (i % 2),
-                       update_time=NOW - age, loaded=True)
+                       update_time=NOW - age, loaded=True, digests=losses[(i + int(age)) % len(losses)])
 
     async def body(pilot):
         t = table(app)

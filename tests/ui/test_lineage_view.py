@@ -656,5 +656,5 @@ def test_snapshot_dataset_lineage(snap_compare, lineage_logs, size):
 
 
 def test_snapshot_filter_error(snap_compare, lineage_logs):
-    assert snap_compare(make_app(lineage_logs), press=["l", "_", "slash", *"lr>0.01 opt=Adam"],
+    assert snap_compare(make_app(lineage_logs), press=["l", "_", "slash", *"lern_rate>0.01 opt=Adam"],
                         terminal_size=(80, 24))

@@ -498,6 +498,82 @@ def test_comparison_overlays_jobs_with_stable_colours_and_a_legend(ui_logs):
     assert colours["lr"] == [SERIES_COLOURS[1]]  # run_c has no lr; run_a keeps its colour
 
 
+# -- summary table ---------------------------------------------------------------------------------------
+
+GOOD = {"loss": [1.5, 1.0, 0.5, 0.7], "acc": [0.1, 0.5, 0.7, 0.6], "lr": [0.1, 0.09, 0.08, 0.07]}
+# -inf would be the lowest loss and +inf the highest accuracy, NaN the last loss: none may win.
+BAD = {"loss": [2.0, -math.inf, 0.9, math.nan], "acc": [0.2, 0.4, math.inf, 0.3], "lr": [0.2, 0.1, 0.05, 0.01]}
+
+
+def summary_cells(view) -> dict[tuple[str, str], list[str]]:
+    """What the summary table shows, by (tag, run): each cell's text ("-": no value)."""
+    table = view.summary
+    return {table.key_parts(key): ["-" if cell is None else str(getattr(cell, "plain", cell))
+                                   for cell in table.cells[key]] for key in table.order}
+
+
+def expected_cells(values: list[float], cursor_index: int) -> list[str]:
+    """last, min, max (finite values only) and the value at the cursor, computed with numpy."""
+    v = np.asarray(values, dtype=np.float32).astype(np.float64)  # the writer stores float32
+    steps = np.arange(1, len(v) + 1)
+    finite = np.isfinite(v)
+    lo = int(np.argmin(np.where(finite, v, np.inf)))
+    hi = int(np.argmax(np.where(finite, v, -np.inf)))
+    return [f"{number(v[i])} @{steps[i]}" for i in (len(v) - 1, lo, hi, cursor_index)]
+
+
+def test_summary_table_shows_last_min_max_and_cursor_value_and_stars_the_best_run_both_ways(tmp_path):
+    write_scalars(tmp_path, "good", GOOD)
+    write_scalars(tmp_path, "bad", BAD)
+    app, run = scalar_app(tmp_path, jobs=("./good", "./bad"))
+
+    async def body(pilot, view):
+        await pilot.press("right", "right")  # the cursor on the second point of the focused chart (acc)
+        await wait_for(pilot, lambda: summary_cells(view)[("acc", "./good")][-1] != "-")
+        seen = {"default": summary_cells(view), "headers": view.summary.header_labels()}
+        await pilot.press("B")  # every tag the other way: loss higher, acc lower
+        await wait_for(pilot, lambda: summary_cells(view)[("loss", "./good")][0] == "loss ↑")
+        seen["flipped"] = summary_cells(view)
+        await pilot.press("b")  # the focused chart's tag (acc): lower -> higher
+        await wait_for(pilot, lambda: summary_cells(view)[("acc", "./good")][0] == "acc ↑")
+        seen["acc_again"] = summary_cells(view)
+        await pilot.press("m")
+        await pilot.pause()
+        seen["hidden"] = not view.summary.display
+        return seen
+
+    seen = run(body)
+    assert seen["headers"] == ["tag", "run", "last", "min", "max", "cursor"]
+    cells = seen["default"]
+    for name, series in (("./good", GOOD), ("./bad", BAD)):
+        for tag, values in series.items():
+            assert cells[(tag, f"./{name[2:]}")][2:] == expected_cells(values, 1), (tag, name)
+    starred = {key for key, row in cells.items() if row[1].startswith("★")}
+    assert starred == {("loss", "./good"), ("acc", "./good")}  # lr: no direction, no star
+    assert cells[("loss", "./bad")][2] == "nan @4" and cells[("loss", "./bad")][3] == "0.9 @3"
+    assert [cells[("loss", "./good")][0], cells[("acc", "./good")][0], cells[("lr", "./good")][0]] == \
+        ["loss ↓", "acc ↑", "lr"]
+    flipped = {key for key, row in seen["flipped"].items() if row[1].startswith("★")}
+    assert flipped == {("loss", "./bad"), ("acc", "./good")}  # highest loss 2.0; lowest acc 0.1
+    assert {key for key, row in seen["acc_again"].items() if row[1].startswith("★")} == \
+        {("loss", "./bad"), ("acc", "./good")}  # acc highest: 0.7, the +inf of ./bad does not count
+    assert seen["hidden"]
+
+
+def test_summary_table_of_one_run_has_no_run_column_and_marks_no_run(ui_logs):
+    app, run = scalar_app(ui_logs)
+
+    async def body(pilot, view):
+        await wait_for(pilot, lambda: bool(view.summary.order))
+        return view.summary.header_labels(), summary_cells(view)
+
+    headers, cells = run(body)
+    assert headers == ["tag", "last", "min", "max", "cursor"]
+    values = run_values("run_a", STEP_NUMBERS)
+    assert cells[("loss", "./run_a")][1:] == expected_cells(list(values["loss"]), 0)[:3] + ["-"]
+    assert not any("★" in cell for row in cells.values() for cell in row)
+
+
 # -- remembered ------------------------------------------------------------------------------------------
 
 def test_the_view_starts_from_what_the_workspace_remembered(ui_logs):
@@ -539,11 +615,12 @@ def test_live_steps_reach_the_chart_without_losing_zoom_cursor_or_redrawing_the_
         arrived = await wait_for(pilot, lambda: len(view.charts["loss"].traces[0].x) == STEPS + 5, timeout=5)
         await pilot.pause(0.3)
         after = {cid: chart.draws for cid, chart in view.charts.items()}
-        return arrived, before, after, state, view.state
+        return arrived, before, after, state, view.state, summary_cells(view)[("loss", "./run_a")][1]
 
     # How soon a step arrives is measured by hand (bench/), not asserted: here only that it does.
-    arrived, before, after, state, state_after = run(body)
+    arrived, before, after, state, state_after, last_loss = run(body)
     assert arrived
+    assert last_loss == f"0.1 @{STEPS + 5}"  # the summary table follows the new steps too
     assert state == state_after and state.x_range == (2.0, 5.0) and state.active_chart == "loss"
     assert after["loss"] == before["loss"] + 1  # the changed chart, drawn once
     assert after["acc"] == before["acc"] and after["lr"] == before["lr"]  # the others not at all

@@ -311,7 +311,7 @@ def test_mouse_sorts_by_header_and_opens_a_row(ui_logs):
 
     async def body(pilot):
         t = table(app)
-        x = sum(t.widths[key] + 2 for key in ("mark", "id", "state", "live")) + 1  # inside "last step"
+        x = t.column_x("step") + 1  # inside "last step"
         await pilot.click(JobTable, offset=(x, 0))
         await pilot.pause()
         sorted_by = (t.sort_key, t.sort_reverse, list(t.order))

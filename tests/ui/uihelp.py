@@ -50,7 +50,8 @@ def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "l
     return directory
 
 
-def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
+def make_app(logdir: Path | str, *, load: bool = True, app_class: type[InsightApp] = InsightApp,
+             **kwargs) -> InsightApp:
     """An app over a cache loaded up front (no loading thread), with a fixed clock and title."""
     cache = SummaryCache(str(logdir), clock=kwargs.get("clock", lambda: NOW))
     if load:
@@ -60,7 +61,7 @@ def make_app(logdir: Path | str, *, load: bool = True, **kwargs) -> InsightApp:
     kwargs.setdefault("clock", lambda: NOW)
     kwargs.setdefault("logdir_label", "LOGDIR")
     kwargs.setdefault("graph_prefetch_delay", None)  # views appear when the test asks (test_graph_view tests it)
-    return InsightApp(cache, **kwargs)
+    return app_class(cache, **kwargs)
 
 
 def run_pilot(app: InsightApp, body: Callable, size: tuple[int, int] = (120, 36), notifications: bool = False):

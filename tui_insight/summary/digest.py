@@ -35,6 +35,8 @@ class TagDigest:
     max_step: int
     recent_change: float  # last value minus the value at the start of the last 10% of steps
     spark: tuple[float, ...]  # up to SPARK_POINTS bucket means of the finite values, in step order
+    nonfinite: int = 0  # NaN/inf values among every value read, kept or not (`Series.nonfinite`)
+    step_interval: float | None = None  # usual seconds between two logged steps (`step_interval`)
 
     @property
     def steps_per_second(self) -> float | None:
@@ -74,7 +76,24 @@ def digest(series: Series) -> TagDigest | None:
         first_wall=float(walls[0]), last_wall=float(walls[-1]), last_value=float(values[-1]),
         min_value=min_value, min_step=min_step, max_value=max_value, max_step=max_step,
         recent_change=recent_change, spark=tuple(bucket_means(fvalues, SPARK_POINTS).tolist()),
+        # Counted as values were merged (sampling drops some); the kept ones, should the series
+        # have been rebuilt without that count.
+        nonfinite=max(series.nonfinite, n - int(np.count_nonzero(finite))),
+        step_interval=step_interval(steps, walls),
     )
+
+
+def step_interval(steps: np.ndarray, walls: np.ndarray) -> float | None:
+    """The usual seconds between two logged steps: the median seconds per step between kept steps
+    times the logging stride (the gcd of their step gaps: the kept steps may be a sample of the
+    logged ones, and a run may log every 10th step). None without two gaps that took time."""
+    if len(steps) < 3:
+        return None
+    gaps, seconds = np.diff(steps), np.diff(walls)
+    took = np.isfinite(seconds) & (seconds > 0)
+    if not took.any():
+        return None
+    return float(np.median(seconds[took] / gaps[took])) * int(np.gcd.reduce(gaps))
 
 
 def bucket_means(values: np.ndarray, n: int) -> np.ndarray:

@@ -35,26 +35,37 @@ def _f32(value: float) -> float:
     return float(str(np.float32(value)))
 
 
+def _plain(value: Any) -> Any:
+    """A field's value, with a string that is not UTF-8 (protobuf hands it over as bytes) as text."""
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def _map_items(entries: Any) -> list[tuple[str, Any]]:
+    """A string-keyed map's entries, values as `_plain`. An entry whose key is not UTF-8 cannot
+    be read (protobuf raises on it) and is left out."""
+    return [(key, _plain(entries[key])) for key in entries if isinstance(key, str)]
+
+
 def _train_fields(train: lineage_pb2.TrainLineage) -> dict[str, Any]:
     out: dict[str, Any] = {}
     hp = train.hyper_parameters
     for name in ("optimizer", "loss_function", "epoch", "parallel_mode", "device_num", "batch_size"):
         if hp.HasField(name):
-            out[name] = getattr(hp, name)
+            out[name] = _plain(getattr(hp, name))
     if hp.HasField("learning_rate"):
         out["learning_rate"] = _f32(hp.learning_rate)
     if train.train_dataset.HasField("train_dataset_path"):
-        out["train_dataset_path"] = train.train_dataset.train_dataset_path
+        out["train_dataset_path"] = _plain(train.train_dataset.train_dataset_path)
     if train.train_dataset.HasField("train_dataset_size"):
         out["train_dataset_count"] = train.train_dataset.train_dataset_size
     if train.algorithm.HasField("network"):
-        out["network"] = train.algorithm.network
+        out["network"] = _plain(train.algorithm.network)
     if train.algorithm.HasField("loss"):
         out["loss"] = _f32(train.algorithm.loss)
     if train.model.HasField("size"):
         out["model_size"] = int(train.model.size)
     if train.model.HasField("path"):
-        out["model_path"] = train.model.path
+        out["model_path"] = _plain(train.model.path)
     return out
 
 
@@ -73,7 +84,7 @@ def _eval_fields(evaluation: lineage_pb2.EvaluationLineage) -> tuple[dict[str, A
             problem = "evaluation metric is JSON nested too deeply to read"
     valid = evaluation.valid_dataset
     if valid.HasField("valid_dataset_path"):
-        out["test_dataset_path"] = valid.valid_dataset_path
+        out["test_dataset_path"] = _plain(valid.valid_dataset_path)
     if valid.HasField("valid_dataset_size"):
         out["test_dataset_count"] = valid.valid_dataset_size
     return out, problem
@@ -96,26 +107,22 @@ def user_info_dict(info: lineage_pb2.UserDefinedInfo) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for element in info.user_info:
         for map_name in ("map_dict", "map_int32", "map_str", "map_double"):
-            entries = getattr(element, map_name)
-            if len(entries):
-                key = next(iter(entries))
-                value = entries[key]
+            entries = _map_items(getattr(element, map_name))
+            if entries:
+                key, value = entries[0]
                 out[key] = user_info_dict(value) if map_name == "map_dict" else value
                 break
     return out
 
 
 def _params(param: lineage_pb2.OperationParameter, into: dict[str, Any]) -> None:
-    for key, value in param.mapStr.items():
+    for key, value in _map_items(param.mapStr):
         into[key] = None if value == "None" else value
-    for key, value in param.mapStrList.items():
-        into[key] = [None if v == "" else v for v in value.strValue]
-    for key, value in param.mapBool.items():
-        into[key] = value
-    for key, value in param.mapInt.items():
-        into[key] = value
-    for key, value in param.mapDouble.items():
-        into[key] = value
+    for key, value in _map_items(param.mapStrList):
+        into[key] = [None if v == "" else _plain(v) for v in value.strValue]
+    for name in ("mapBool", "mapInt", "mapDouble"):
+        for key, value in _map_items(getattr(param, name)):
+            into[key] = value
 
 
 def dataset_graph_dict(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
@@ -215,6 +222,10 @@ INT_COLUMNS = frozenset({"train_dataset_count", "test_dataset_count", "epoch", "
 FLOAT_COLUMNS = frozenset({"learning_rate", "loss"})  # and every metric/<k>
 METRIC = "metric/"
 USER_DEFINED = "user_defined/"
+# Dataset-pipeline parameters as columns, `dataset/<stage>.<param>` (e.g. dataset/Batch.batch_size):
+# not MindInsight's; the lineage view adds their values to its rows so the filter (and the
+# brush of the dataset chart) can hold them.
+DATASET = "dataset/"
 OPERATORS = ("eq", "lt", "gt", "le", "ge", "in", "not_in")
 _TRAIN_KEYS = ("loss_function", "train_dataset_path", "train_dataset_count", "network", "optimizer",
                "learning_rate", "epoch", "batch_size", "device_num", "loss", "model_size")
@@ -369,10 +380,34 @@ class Condition:
             return False
 
     def __str__(self) -> str:
+        """The condition as the filter box reads it back (`parse_conditions(str(c)) == [c]`)."""
         symbol = {"eq": "=", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}.get(self.op)
         if symbol:
-            return f"{self.column}{symbol}{self.value}"
-        return f"{self.column} {self.op} {','.join(str(v) for v in self.value)}"
+            return f"{self.column}{symbol}{_value_text(self.column, self.value)}"
+        return f"{self.column} {self.op} {','.join(_value_text(self.column, v) for v in self.value)}"
+
+
+_PLAIN_STOPS = frozenset(" \t\n\r\"',=<>!")
+
+
+def _value_text(column: str, value: Any) -> str:
+    """A condition's value as typed: numbers in their shortest exact form, text quoted when it
+    would not read back as the same text (spaces, commas, quotes, or text that looks like a number
+    in a column where numbers are numbers)."""
+    if isinstance(value, float):
+        return repr(value)
+    if not isinstance(value, str):
+        return str(value)
+    looks_numeric = column not in STRING_COLUMNS and _number(value) is not None
+    if value and not looks_numeric and not any(ch in _PLAIN_STOPS for ch in value) and ".." not in value:
+        return value
+    quote = "'" if '"' in value else '"'
+    return f"{quote}{value}{quote}"
+
+
+def conditions_text(conditions: Iterable[Condition]) -> str:
+    """Conditions as one filter text, in their order."""
+    return " ".join(str(condition) for condition in conditions)
 
 
 _SYMBOLS = (("<=", "le"), (">=", "ge"), ("==", "eq"), ("!=", "ne"), ("=", "eq"), ("<", "lt"), (">", "gt"))
@@ -434,9 +469,11 @@ class _Scanner:
         if lowered in _WORDS:
             return _WORDS[lowered]
         self.pos = start
+        if _range_ends(word) is not None:
+            return "range"  # `lr 0.01..0.1`: the value is read next
         found = f"{word!r}" if word else "nothing"
-        raise LineageQueryError(f"expected an operator (= != < > <= >= in not_in) after {column!r}, "
-                                f"found {found}")
+        raise LineageQueryError(f"expected an operator (= != < > <= >= in not_in) or a range (0.01..0.1) "
+                                f"after {column!r}, found {found}")
 
     def values(self, column: str, listing: bool) -> list[tuple[str, bool]]:
         self.skip_space()
@@ -457,6 +494,16 @@ class _Scanner:
             if not item and not quoted:
                 raise LineageQueryError(f"missing value after {column!r}")
         return items
+
+
+def _range_ends(word: str) -> tuple[str, str] | None:
+    """`0.01..0.1`, `..0.1`, `3..`: the two ends (one may be empty); None if `word` is no range."""
+    low, dots, high = word.partition("..")
+    if not dots or not (low or high):
+        return None
+    if any(end and _number(end) is None for end in (low, high)):
+        return None
+    return low, high
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:
@@ -480,16 +527,18 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 def _check_column(name: str, known_columns: Iterable[str] | None) -> str:
     if name in FIXED_COLUMNS:
         return name
+    if name.lower() in _ALIASES:  # lr, bs, opt, ...: what people type
+        return _ALIASES[name.lower()]
     known = list(FIXED_COLUMNS) if known_columns is None else list(dict.fromkeys([*FIXED_COLUMNS,
                                                                                 *known_columns]))
-    for prefix in (METRIC, USER_DEFINED):
+    for prefix in (METRIC, USER_DEFINED, DATASET):
         if name.startswith(prefix) and len(name) > len(prefix):
             if known_columns is None or name in known:
                 return name
             break
     suggestion = _suggest(name, known)
     hint = f"; did you mean {suggestion}?" if suggestion else \
-        "; columns are the lineage fields, metric/<name> and user_defined/<name>"
+        "; columns are the lineage fields, metric/<name>, user_defined/<name> and dataset/<stage>.<param>"
     raise LineageQueryError(f"unknown column {name!r}{hint}")
 
 
@@ -521,7 +570,8 @@ def _typed(column: str, text: str, quoted: bool) -> Any:
         if value is None or quoted:
             raise LineageQueryError(f"{column} needs a number, not {text!r}")
         return value
-    # user_defined/<k>: a number if it reads as one, else text; quotes force text.
+    # user_defined/<k> and dataset/<stage>.<param>: a number if it reads as one, else text;
+    # quotes force text.
     if not quoted:
         value = _number(text)
         if value is not None:
@@ -534,6 +584,7 @@ def parse_conditions(text: str, known_columns: Iterable[str] | None = None) -> l
 
     `learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5 network!=LeNet5 summary_dir in ./a,./b`
     Operators: = == < > <= >= != in not_in ("not in" too); != means not_in one value.
+    A range, `lr 0.01..0.1` (or `epoch 3..`, `loss ..0.5`), is `>=` its low end and `<=` its high end.
     Values may be quoted ("high lr"); in/not_in take comma-separated lists. Text columns allow
     only = != in not_in; count columns need whole numbers; loss, learning_rate and metrics need
     numbers; user_defined values are numbers when they read as numbers (quote to force text).
@@ -552,6 +603,9 @@ def parse_conditions(text: str, known_columns: Iterable[str] | None = None) -> l
             raise LineageQueryError(f"expected a column name at {text[start:]!r}")
         column = _check_column(name, known)
         op = scanner.operator(column)
+        if op == "range":
+            conditions.extend(_range_conditions(column, scanner.values(column, False)[0][0]))
+            continue
         listing = op in ("in", "not_in")
         items = scanner.values(column, listing)
         if column in STRING_COLUMNS and op not in ("eq", "ne", "in", "not_in"):
@@ -566,13 +620,25 @@ def parse_conditions(text: str, known_columns: Iterable[str] | None = None) -> l
     return conditions
 
 
+def _range_conditions(column: str, word: str) -> list[Condition]:
+    if column in STRING_COLUMNS:
+        raise LineageQueryError(f"{column} is text: a range ({word}) needs a number column")
+    low, high = _range_ends(word) or ("", "")
+    out = []
+    if low:
+        out.append(Condition(column, "ge", _typed(column, low, False)))
+    if high:
+        out.append(Condition(column, "le", _typed(column, high, False)))
+    return out
+
+
 def filter_rows(rows: Iterable[LineageRow], conditions: Iterable[Condition]) -> list[LineageRow]:
     """The rows that meet every condition (§6.3), in their order."""
     conditions = list(conditions)
     return [row for row in rows if all(condition.matches(row) for condition in conditions)]
 
 
-def _sort_key(value: Any) -> tuple:
+def value_sort_key(value: Any) -> tuple:
     # Numbers before text before anything else, so that mixed columns still sort.
     if isinstance(value, (int, float)):
         return (0, value)
@@ -595,5 +661,5 @@ def sort_rows(rows: Iterable[LineageRow], column: str, descending: bool = False)
     rows = list(rows)
     present = [row for row in rows if not _missing(row.values.get(column))]
     missing = [row for row in rows if _missing(row.values.get(column))]
-    present.sort(key=lambda row: _sort_key(row.values[column]), reverse=descending)
+    present.sort(key=lambda row: value_sort_key(row.values[column]), reverse=descending)
     return present + missing

@@ -145,9 +145,10 @@ class InsightApp(App):
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
                  logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
-                 workspace: Workspace | None = None, start_at: StartAt | None = None):
+                 workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False):
         super().__init__()
         self.cache = cache
+        self.bell_on_badges = bell  # --bell: a badge appearing in the job list also rings the terminal bell
         # What the views remember; in memory only unless the caller opened the user's file.
         self.workspace = workspace if workspace is not None else Workspace(cache.logdir, None)
         self.start_at = start_at  # consumed once the jobs it names are found (see _open_start)
@@ -255,8 +256,10 @@ class InsightApp(App):
         if plugin is not None:
             # The tags are known once the jobs are read: check them before opening, so a filter
             # that matches nothing leaves the user on the job list with a sentence, not a flash.
-            if not all(jobs[tid].loaded for tid in start.jobs):
+            if not all(jobs[tid].ready for tid in start.jobs):
+                self.cache.hold("start_at", start.jobs)  # read first, their series kept until checked
                 return
+            self.cache.release("start_at")
             match = compile_filter(start.tags)
             if not any(match(tag) for tid in start.jobs for tag in jobs[tid].tag_names(plugin)):
                 self.start_at = None
@@ -424,7 +427,7 @@ def log_to_state_dir() -> str:
 
 
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
-            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True) -> int:
+            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False) -> int:
     """Run the UI until the user quits; starts and stops the cache's loading thread.
 
     The workspace (what each view was set to) is read from, and saved to, the user's state
@@ -438,7 +441,7 @@ def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: f
         workspace, workspace_problem = Workspace(cache.logdir, None), ""
     notices = [text for text in (problem, workspace_problem, log_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
-                     notices=notices, workspace=workspace, start_at=start_at)
+                     notices=notices, workspace=workspace, start_at=start_at, bell=bell)
     try:
         app.run()
     finally:

@@ -42,8 +42,17 @@ def test_filter_and_cursor():
 
 
 def test_json_round_trip():
-    state = JobListState(filter="lr", sort_key="updated", reverse=True, marked=("./b", "./a"), cursor="./b")
+    state = JobListState(filter="lr", sort_key="updated", reverse=True, marked=("./b", "./a"), cursor="./b",
+                         headline="eval/acc")
     assert JobListState.from_json(json.loads(json.dumps(state.to_json()))) == state
+
+
+def test_the_headline_is_chosen_and_back_to_each_jobs_default():
+    state = JobListState()
+    assert state.headline is None and state.with_headline(None) is state
+    assert state.with_headline("acc").headline == "acc"
+    assert state.with_headline("acc").with_headline(None) == state
+    assert JobListState.from_json({"headline": 3}).headline is None
 
 
 def test_from_json_never_raises_and_falls_back_to_defaults():

@@ -4,19 +4,14 @@ from __future__ import annotations
 import math
 import time
 
+from ...summary.health import age, compact  # the job list's and `--summary`'s short numbers and times
+
 
 def relative_time(then: float, now: float) -> str:
     """`12s ago`, `3m ago`, `5h ago`, `2d ago`; `-` for no time."""
     if not then:
         return "-"
-    seconds = max(0.0, now - then)
-    if seconds < 60:
-        return f"{int(seconds)}s ago"
-    if seconds < 3600:
-        return f"{int(seconds // 60)}m ago"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)}h ago"
-    return f"{int(seconds // 86400)}d ago"
+    return f"{age(max(0.0, now - then))} ago"
 
 
 def megabytes(n: int) -> str:
@@ -27,14 +22,7 @@ def number(value: float) -> str:
     """A value for a read-out: compact, NaN and infinities spelled out."""
     if value is None:
         return "-"
-    value = float(value)
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-4):
-        return f"{value:.4e}"
-    return f"{value:.6g}"
+    return compact(float(value), digits=6, exponent_digits=4, small=1e-4, large=1e6)
 
 
 def clock_time(wall_time: float) -> str:
@@ -62,3 +50,12 @@ def duration(seconds: float) -> str:
     if seconds < 3600:
         return f"{sign}{int(seconds // 60)}m{int(seconds % 60):02d}s"
     return f"{sign}{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+
+
+def clipped(text: str, limit: int = 400) -> str:
+    """`text`, its middle cut out if it is longer than `limit` (a name a hostile file made
+    megabytes long would cost every redraw that much)."""
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[len(text) - half:]}"

@@ -4,6 +4,11 @@ Views are built the first time they are shown (`views.registry`), so opening a j
 only the first view. Each is built with what the workspace remembered for it. One exception: the graph view of a job that has a graph is built, hidden,
 shortly after the dashboard opens (`prefetch_graph`), because a big graph takes about a second
 to build and `5` should show it at once. `ViewScreen` hosts a view of every job (lineage).
+
+A comparison shows the runs its `RunsState` lets through: `R` opens the run panel (space or a
+digit shows/hides a run, `/` filters by name), `D` the lineage columns where the shown runs
+differ. Views draw only the shown runs (`DataView.show_jobs`, or built again), keep each run's
+colour, and keep their settings under the whole comparison's name.
 """
 from __future__ import annotations
 
@@ -11,24 +16,32 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from ...summary.cache import Changes
+from ...summary.lineage_diff import lineage_rows
+from ..common.focus import focus_now
 from ..common.palette import job_colour
 from ..common.text import markup
+from ..state.runs import RunsState
 from ..views.base import DataView, ViewSpec, workspace_scope
 from ..views.graph import GraphView
 from ..views.profiler import ProfilerView
 from ..views.registry import JOB_VIEWS, spec_by_id, view_class
 from ..widgets.footer import InsightFooter
+from ..widgets.lineage_diff import LineageDiff
+from ..widgets.run_picker import RunPicker
 
 if TYPE_CHECKING:
     from ..app import InsightApp
 
 
-def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "") -> DataView:
-    """The view of `spec` over `train_ids`, with what the app's workspace remembered for it.
+def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
+               shown: tuple[str, ...] | None = None) -> DataView:
+    """The view of `spec` over `train_ids` (drawing only `shown` of them, when given), with what
+    the app's workspace remembered for it.
 
     `tag_filter` (from `--tags`) replaces the remembered tag list's filter and shows every tag
     it lets through. Views keep their tag list under "tags" (`TagSelection.to_json`).
@@ -37,15 +50,19 @@ def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filte
     saved = workspace.get(workspace_scope(train_ids, spec.scope), spec.view_id) if workspace else {}
     if tag_filter:
         saved = {**saved, "tags": {"filter": tag_filter, "deselected": []}}
-    return view_class(spec.view_id)(cache, train_ids, saved=saved)
+    if shown is None:
+        return view_class(spec.view_id)(cache, train_ids, saved=saved)
+    return view_class(spec.view_id)(cache, shown, saved=saved, compared=train_ids)
 
 
-def jobs_title(train_ids: tuple[str, ...], views) -> str:
+def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None) -> str:
+    """The job and its state, or the compared runs in their colours (those hidden: ○, dim)."""
     if len(train_ids) == 1:
         tid = train_ids[0]
         state = views[tid].state if tid in views else "gone"
         return f"[b]{markup(tid)}[/b]  [dim]{markup(state)}[/dim]"
-    parts = [f"[{job_colour(i)}]●[/] {markup(tid)}" for i, tid in enumerate(train_ids)]
+    parts = [f"[{job_colour(i)}]●[/] {markup(tid)}" if shown is None or tid in shown
+             else f"[{job_colour(i)}]○[/] [dim]{markup(tid)}[/dim]" for i, tid in enumerate(train_ids)]
     return f"[b]compare {len(train_ids)}[/b]  " + "  ".join(parts)
 
 
@@ -53,9 +70,19 @@ class DashboardScreen(Screen):
     HELP_GROUP = "Dashboard"
     AUTO_FOCUS = None  # the view decides (`focus_view`), so keys never land in a filter box by accident
     BINDINGS = [
-        Binding(spec.key, f"show_view('{spec.view_id}')", spec.title, id=f"dashboard.{spec.view_id}")
-        for spec in JOB_VIEWS
+        *(Binding(spec.key, f"show_view('{spec.view_id}')", spec.title, id=f"dashboard.{spec.view_id}")
+          for spec in JOB_VIEWS),
+        Binding("R", "toggle_runs", "Runs", id="dashboard.runs"),
+        Binding("D", "toggle_diff", "Lineage diff", id="dashboard.diff"),
     ]
+    DEFAULT_CSS = """
+    DashboardScreen #dashboard-body { height: 1fr; }
+    DashboardScreen #views { width: 1fr; }
+    DashboardScreen #run-tags, DashboardScreen LineageDiff, DashboardScreen #dashboard-no-run { display: none; }
+    DashboardScreen.-runs #run-tags, DashboardScreen.-diff LineageDiff { display: block; }
+    DashboardScreen.-no-run #views { display: none; }
+    DashboardScreen.-no-run #dashboard-no-run { display: block; width: 1fr; height: 1fr; content-align: center middle; }
+    """
 
     app: "InsightApp"
 
@@ -66,23 +93,45 @@ class DashboardScreen(Screen):
         self.tag_filter = tag_filter  # for the initial view only (`--tags`)
         self.current = ""
         self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
+        self.runs = RunsState.of(self.train_ids)  # read from the workspace in compose (the app is known there)
+        self._shown = self.train_ids  # the runs the views draw now
+        self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
+
+    @property
+    def comparing(self) -> bool:
+        return len(self.train_ids) > 1
 
     def compose(self) -> ComposeResult:
-        yield Static(jobs_title(self.train_ids, self.app.cache.jobs), id="dashboard-title", classes="screen-title")
+        workspace = getattr(self.app, "workspace", None)
+        if self.comparing and workspace is not None:
+            self.runs = RunsState.of(self.train_ids, workspace.get(workspace_scope(self.train_ids), "dashboard"))
+        self._shown = self.runs.visible() or self.train_ids
+        yield Static(self._title(), id="dashboard-title", classes="screen-title")
         # Created on the initial view: Tabs announce their first activation after mount, which
         # would otherwise switch back to the first view.
         yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
                    active=f"tab-{self.initial}", id="view-tabs")
-        yield ContentSwitcher(id="views")
+        with Horizontal(id="dashboard-body"):
+            yield ContentSwitcher(id="views")
+            yield Static("", id="dashboard-no-run")
+            if self.comparing:
+                yield RunPicker()
+        if self.comparing:
+            yield LineageDiff(id="dashboard-diff")
         yield InsightFooter()
 
     def on_mount(self) -> None:
+        self.app.cache.hold(self, self.train_ids)  # their series stay in memory while shown
         self.query_one(Tabs).can_focus = False
+        self._show_runs(None, self.runs)
         self.show_view(self.initial)
         delay = self.app.graph_prefetch_delay
         if delay is not None:
             # After the first view has painted and settled: the build holds the GIL for a while.
             self.set_timer(delay, self._prefetch_due)
+
+    def on_unmount(self) -> None:
+        self.app.cache.release(self)
 
     def _prefetch_due(self) -> None:
         self._prefetch_is_due = True
@@ -101,7 +150,7 @@ class DashboardScreen(Screen):
         jobs = self.app.cache.jobs
         if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
             return
-        view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app)
+        view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app, shown=self._shown)
         switchers.first().add_content(view)  # hidden until `5`
 
     @property
@@ -115,7 +164,8 @@ class DashboardScreen(Screen):
         switcher = self.query_one(ContentSwitcher)
         if not self.query(f"#view-{view_id}"):
             tag_filter = self.tag_filter if view_id == self.initial else ""
-            switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app, tag_filter))
+            switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app, tag_filter,
+                                      self._shown))
         self.current = view_id
         switcher.current = f"view-{view_id}"
         self.query_one(Tabs).active = f"tab-{view_id}"
@@ -153,16 +203,126 @@ class DashboardScreen(Screen):
         if changes.removed & mine:
             self.notify(markup(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR"),
                         severity="warning")
-        titles = self.query_children("#dashboard-title")  # none before the screen is composed
-        if titles and (set(changes.updated) | changes.added | changes.removed) & mine:
-            title = jobs_title(self.train_ids, self.app.cache.jobs)
-            if titles.first(Static).content != title:  # an update lays the screen out again
-                titles.first(Static).update(title)
-        # The views are the switcher's children: not a walk through every widget of every view.
-        for view in [v for switcher in self.query_children(ContentSwitcher) for v in switcher.query_children(DataView)]:
+        if (set(changes.updated) | changes.added | changes.removed) & mine:
+            self._show_title()
+        for view in self._views():
             view.deliver_changes(changes)
         if changes.graphs & mine:
             self.prefetch_graph()  # a job that was still loading when the dashboard opened
+        if self.runs.diff and (changes.lineage | changes.added | changes.removed) & mine:
+            self._show_diff()
+
+    def on_resize(self) -> None:
+        if self.comparing:
+            self.query_one(RunPicker).set_class(self.app.size.width < 100, "-narrow")
+
+    def _views(self) -> list[DataView]:
+        """The views built so far: the switcher's children, not a walk through every widget of every view."""
+        return [view for body in self.query_children("#dashboard-body")
+                for switcher in body.query_children(ContentSwitcher) for view in switcher.query_children(DataView)]
+
+    def _title(self) -> str:
+        return jobs_title(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None)
+
+    def _show_title(self) -> None:
+        titles = self.query_children("#dashboard-title")  # none before the screen is composed
+        if titles:
+            title = self._title()
+            if titles.first(Static).content != title:  # an update lays the screen out again
+                titles.first(Static).update(title)
+
+    # -- the runs of a comparison ---------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("toggle_runs", "toggle_diff"):
+            return self.comparing  # one job: nothing to pick or compare
+        return True
+
+    def action_toggle_runs(self) -> None:
+        self.set_runs(self.runs.toggle_panel())
+        if self.runs.panel:
+            self.query_one(RunPicker).focus_list()
+        else:
+            self._focus_view()
+
+    def action_toggle_diff(self) -> None:
+        self.set_runs(self.runs.toggle_diff())
+
+    def on_tag_picker_changed(self, event: RunPicker.Changed) -> None:
+        if not isinstance(event.picker, RunPicker):
+            return  # a view's tag list
+        event.stop()
+        self.set_runs(self.runs.with_runs(event.selection))
+
+    def on_run_picker_closed(self, event: RunPicker.Closed) -> None:
+        event.stop()
+        self.action_toggle_runs()
+
+    def set_runs(self, runs: RunsState) -> None:
+        """Show what `runs` says (panels, title, which runs the views draw) and remember it."""
+        old, self.runs = self.runs, runs
+        if runs != old:
+            self._show_runs(old, runs)
+            workspace = getattr(self.app, "workspace", None)
+            if workspace is not None:
+                workspace.remember(workspace_scope(self.train_ids), "dashboard", runs.to_json())
+
+    def _show_runs(self, old: RunsState | None, new: RunsState) -> None:
+        if not self.comparing:
+            return
+        self.set_class(new.panel, "-runs")
+        self.set_class(new.diff, "-diff")
+        self.query_one(RunPicker).show(new.runs)
+        visible = new.visible()
+        self.set_class(not visible, "-no-run")
+        self.query_one("#dashboard-no-run", Static).update(markup(new.describe()))
+        if old is None or old.visible() != visible:
+            self._show_title()
+            if new.diff:
+                self._show_diff()
+            if visible and visible != self._shown:
+                self._shown = visible
+                self.call_later(self._sync_views)
+        elif new.diff and not old.diff:
+            self._show_diff()
+
+    async def _sync_views(self) -> None:
+        """Views draw the shown runs: in place when they can, else they are built again (the
+        one showing now at once, the others when shown). Toggles that come meanwhile join in."""
+        if self._syncing:
+            self._sync_again = True
+            return
+        self._syncing = True
+        try:
+            while True:
+                self._sync_again = False
+                shown = self._shown
+                stale = [view for view in self._views() if not view.show_jobs(shown)]
+                for view in stale:
+                    await view.remove()
+                if not self.is_attached:
+                    return  # the dashboard was closed meanwhile
+                if self.current and not self.query(f"#view-{self.current}"):
+                    self.show_view(self.current)
+                if not self._sync_again:
+                    break
+        finally:
+            self._syncing = False
+
+    def _show_diff(self) -> None:
+        jobs = self.app.cache.jobs
+        visible = self.runs.visible()
+        rows = lineage_rows(jobs, visible)
+        with_lineage = {row.summary_dir for row in rows}
+        colours = {tid: job_colour(i) for i, tid in enumerate(self.train_ids)}
+        self.query_one(LineageDiff).show(rows, colours, [tid for tid in visible if tid not in with_lineage])
+
+    def _focus_view(self) -> None:
+        view = self.active_view
+        if view is not None and self.runs.visible():
+            view.focus_view()
+        elif self.comparing and self.runs.panel:
+            focus_now(self.query_one(RunPicker).listing)
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         view = self.active_view

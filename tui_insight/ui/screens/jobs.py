@@ -1,9 +1,13 @@
-"""The job list: every job of LOGDIR, filtered, sorted, marked for comparison.
+"""The job list: every job of LOGDIR, filtered, sorted, marked for comparison, with its health.
 
-What the list is set to (filter, order, marked jobs, the job under the cursor) is one
-`JobListState` in one reactive; the watcher draws it and hands it to the app's workspace
-(scope "app", view "jobs"), so it comes back after a restart. `self.app.marked`, which the
-palette and the app read, follows the state's marks.
+What the list is set to (filter, order, marked jobs, the job under the cursor, the headline
+metric) is one `JobListState` in one reactive; the watcher draws it and hands it to the app's
+workspace (scope "app", view "jobs"), so it comes back after a restart. `self.app.marked`, which
+the palette and the app read, follows the state's marks.
+
+A badge (`summary.health`) that appears while the app runs is announced (a notification, and the
+terminal bell with `--bell`), even while a dashboard covers the list: the screen watches every
+change the cache reports and, once a second, the jobs that may stall.
 """
 from __future__ import annotations
 
@@ -18,10 +22,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from ...summary import health
 from ...summary.cache import STATE_MEANINGS, Changes
 from ..common.focus import focus_now
-from ..common.text import markup
+from ..common.text import literal, markup
 from ..state.jobs import JobListState
+from .dialogs import ListPicker
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
 from ..widgets.progress import ProgressLine
@@ -39,16 +45,41 @@ HELP_NOTE = "\n".join([
     "  space marks the job under the cursor (or unmarks it) without moving the cursor:",
     "  [b]space ↓ space c[/b] compares two jobs. The marking order gives each job its colour.",
     "",
+    "[b]Headline metric[/b]  (m chooses it for every job; remembered for this LOGDIR)",
+    "  By default each job's scalar tag named loss or ending in /loss, else the first",
+    "  one whose name contains loss, else none. Best is the lowest value, or the highest",
+    "  for names with a word acc, accuracy, f1, auc, precision or recall in them.",
+    "",
     "[b]Columns[/b]",
-    "  [b]trend[/b]  the job's loss: its first scalar tag whose name contains \"loss\",",
-    "         else its first scalar tag. The header says which: (loss), (1st tag),",
-    "         or (loss|1st) when some jobs have a loss tag and others do not.",
+    "  [b]health[/b]  badges, below; the state column says corrupt and truncated",
+    "  [b]live[/b]  a file changed in the last minute (or 10 step intervals of a slow job)",
+    "  [b]loss[/b] (named after the headline)  its last value; [b]best@step[/b] its best value and step",
+    "  [b]trend[/b]  the headline over the kept steps: the means of ten equal slices",
+    "  [b]Δ10%[/b]  the change over the last 10% of steps; [b]steps/s[/b] training speed",
+    "  [b]since[/b]  while live, the time since the headline's last step",
     "  [b]files s/l/g/p[/b]  summary files / lineage files / graph (.pb) files / profiles",
     "  [b]tags s/h/t/i[/b]  scalar / histogram / tensor / image tags",
+    "",
+    "[b]Badges[/b]  (one appearing while the app runs is announced; --bell rings too)",
+    "  [b]      NaN[/b]  a NaN or infinite value anywhere in the headline's values",
+    f"  [b]diverging[/b]  the trend's last point is over {health.DIVERGE_FACTOR:g}x worse than its best point:",
+    f"             a loss above {health.DIVERGE_FACTOR:g}x its lowest, an accuracy under 1/{health.DIVERGE_FACTOR:g} of its highest",
+    f"             (at least {health.DIVERGE_MIN_STEPS} steps)",
+    f"  [b]  stalled[/b]  live, and no new step for {health.STALL_INTERVALS:g}x the job's usual step interval",
     "",
     "[b]Job states[/b]",
     *(f"  [b]{markup(f'{state:>10}')}[/b]  {markup(meaning)}" for state, meaning in STATE_MEANINGS.items()),
 ])
+
+
+class HeadlinePicker(ListPicker):
+    """`m`: the scalar tag the health columns show; dismisses with its index (0: each job's loss)."""
+
+    HELP_GROUP = "Pick the headline metric"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="headline_picker.cancel")]
+
+    def __init__(self, labels: list, current: int):
+        super().__init__("Headline metric of every job", labels, current, "headline-picker-list")
 
 
 class JobsScreen(Screen):
@@ -63,6 +94,7 @@ class JobsScreen(Screen):
         Binding("c", "compare", "Compare", id="jobs.compare"),
         Binding("slash", "filter", "Filter", id="jobs.filter"),
         Binding("s", "sort_next", "Sort", id="jobs.sort"),
+        Binding("m", "choose_headline", "Metric", id="jobs.headline"),
         Binding("S", "sort_reverse", "Reverse sort", show=False, id="jobs.sort_reverse"),
         Binding("u", "unmark_all", "Unmark all", show=False, id="jobs.unmark_all"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="jobs.clear_filter"),
@@ -100,10 +132,15 @@ class JobsScreen(Screen):
             box.display = True
         focus_now(table)
         self.update_progress()
+        # What each job's badges are now (nothing here is news), once the list is on screen.
+        self.call_after_refresh(lambda: self.badges.reset(self.app.cache.jobs, self.state.headline, self.app.clock()))
+        self.set_interval(1.0, self._watch_the_clock)
 
     def watch_state(self, old: JobListState, new: JobListState) -> None:
         """The one place that draws the state."""
         self.table.show(new, self.app.cache.jobs, self.app.clock())
+        if new.headline != old.headline:
+            self.badges.reset(self.app.cache.jobs, new.headline, self.app.clock())  # not news
         if list(new.marked) != self.app.marked:
             self.app.marked[:] = new.marked
         workspace = getattr(self.app, "workspace", None)
@@ -121,6 +158,11 @@ class JobsScreen(Screen):
         return tables.first() if tables else None
 
     _missed: Changes | None = None  # changes that came while another screen covered this one
+    badges: health.BadgeWatch
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.badges = health.BadgeWatch()
 
     def covered(self) -> bool:
         """Another screen with an opaque background is above this one: nothing here is seen, so
@@ -134,6 +176,8 @@ class JobsScreen(Screen):
         missed, self._missed = self._missed, None
         if missed is not None:
             self.cache_changed(missed)
+        if self.app.marked != list(self.state.marked):  # marked elsewhere (the lineage view's space)
+            self.state = self.state.with_marked(self.app.marked)
         self.tick()
         self.update_progress()
 
@@ -141,6 +185,9 @@ class JobsScreen(Screen):
         table = self._table_if_there()
         if table is None:
             return
+        views = self.app.cache.jobs
+        self._announce(self.badges.update(views, {*changes.updated, *changes.added, *changes.removed},
+                                          self.state.headline, self.app.clock()))
         if self.covered():
             if self._missed is None:
                 self._missed = Changes()
@@ -159,6 +206,20 @@ class JobsScreen(Screen):
             touched |= {tid for tid in views if tid not in table.rows_by_id}
         table.refresh_jobs(views, self.app.clock(), touched)
         self._invalidate_progress()
+
+    def _watch_the_clock(self) -> None:
+        """Once a second, also under a dashboard: a live job may have stalled."""
+        self._announce(self.badges.tick(self.app.cache.jobs, self.state.headline, self.app.clock()))
+
+    def _announce(self, news: list) -> None:
+        """A notification per job that gained a badge; the terminal bell with `--bell`."""
+        now = self.app.clock()
+        for job, new in news:
+            severe = any(b in health.FAILING for b in new)
+            self.app.notify(markup(health.notice(job, new, now)), title="Run health",
+                            severity="error" if severe else "warning", timeout=10)
+        if news and self.app.bell_on_badges:
+            self.app.bell()
 
     def _invalidate_progress(self) -> None:
         lines = self.query(ProgressLine)
@@ -268,6 +329,22 @@ class JobsScreen(Screen):
 
     def action_sort_reverse(self) -> None:
         self.state = self.state.sort_reverse()
+
+    def action_choose_headline(self) -> None:
+        """`m`: pick the headline metric among every scalar tag of every job."""
+        tags = sorted({tag for view in self.app.cache.jobs.values() for tag in view.digests})
+        if not tags:
+            self.notify("No scalar tag yet to choose from", severity="warning")
+            return
+        labels = [literal("each job's loss (the default)", "italic"), *(literal(tag) for tag in tags)]
+        chosen = self.state.headline
+        current = tags.index(chosen) + 1 if chosen in tags else 0
+        self.app.push_screen(HeadlinePicker(labels, current), lambda index: self._headline_picked(tags, index))
+
+    def _headline_picked(self, tags: list[str], index: int | None) -> None:
+        if index is None or not 0 <= index <= len(tags):
+            return
+        self.state = self.state.with_headline(tags[index - 1] if index else None)
 
     @on(Input.Changed, "#jobs-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

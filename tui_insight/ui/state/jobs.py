@@ -1,9 +1,11 @@
-"""What the job list is set to: the filter, the order, the marked jobs, the job under the cursor.
+"""What the job list is set to: the filter, the order, the marked jobs, the job under the cursor,
+the headline metric its health columns show.
 
 The job list is a screen, not a dashboard view; the app's workspace remembers this state under
 scope "app", view "jobs". Marked jobs keep their marking order: it gives each its colour in a
 comparison. A remembered mark or cursor whose job is gone (or not found yet) is harmless:
-comparing uses the marked jobs that exist, the cursor goes to its job when it appears.
+comparing uses the marked jobs that exist, the cursor goes to its job when it appears. The
+headline is one scalar tag for every job (None: each job's default, `summary.health`).
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from typing import Any, Iterable
 
 from .persist import get_bool, get_str, get_strs
 
-SORT_KEYS = ("id", "state", "live", "step", "updated", "files", "tags")  # the sortable columns, in order
+# The sortable columns, in order ("value", "best", "change", "speed": the headline metric's).
+SORT_KEYS = ("id", "state", "health", "live", "value", "best", "change", "speed", "step", "updated", "files", "tags")
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,7 @@ class JobListState:
     reverse: bool = False
     marked: tuple[str, ...] = ()  # train ids, in marking order
     cursor: str | None = None  # the train id under the cursor
+    headline: str | None = None  # the scalar tag the health columns show; None: each job's loss
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -65,6 +69,10 @@ class JobListState:
     def with_cursor(self, train_id: str | None) -> "JobListState":
         return self if train_id == self.cursor else replace(self, cursor=train_id)
 
+    def with_headline(self, tag: str | None) -> "JobListState":
+        """`m`: the health columns show `tag` for every job (None: each job's default)."""
+        return self if tag == self.headline else replace(self, headline=tag)
+
     def compare(self, existing: Iterable[str]) -> tuple[str, ...]:
         """The marked jobs that exist, in marking order (what `c` opens)."""
         there = set(existing)
@@ -74,17 +82,18 @@ class JobListState:
 
     def to_json(self) -> dict[str, Any]:
         return {"filter": self.filter, "sort_key": self.sort_key, "reverse": self.reverse,
-                "marked": list(self.marked), "cursor": self.cursor}
+                "marked": list(self.marked), "cursor": self.cursor, "headline": self.headline}
 
     @classmethod
     def from_json(cls, data: Any) -> "JobListState":
         if not isinstance(data, dict):
             return cls()
-        cursor = data.get("cursor")
+        cursor, headline = data.get("cursor"), data.get("headline")
         return cls(
             filter=get_str(data, "filter", ""),
             sort_key=get_str(data, "sort_key", "id", SORT_KEYS),
             reverse=get_bool(data, "reverse", False),
             marked=tuple(dict.fromkeys(get_strs(data, "marked"))),
             cursor=cursor if isinstance(cursor, str) else None,
+            headline=headline if isinstance(headline, str) else None,
         )

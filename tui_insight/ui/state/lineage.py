@@ -8,15 +8,24 @@ pick, the columns that existed then keep the user's choice and columns that appe
 The order: None is MindInsight's (newest first); else a column and a direction. The filter is
 the text typed after `/`; reading it into conditions is `summary.lineage`'s job (the view keeps
 the last conditions that could be read).
+
+The panel above the table (`p`, `i`): the parallel-coordinates chart, with its picked axis and
+the column its lines are coloured by, or the parameter importance, with its cursor (a target
+and a parameter) and whether the scatter of that pair is shown. The chart has no brush of its
+own: a brush step rewrites the filter (`brush`), so the table and the chart are one filter.
+The run highlighted in a panel is the table's cursor row.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
+from ...summary.lineage import conditions_text, parse_conditions
+from ...summary.parallel import Axis, Brush, brush_of, step_brush, with_brush
 from .persist import get_bool, get_str, get_strs
 
 MODEL, DATASET = "model", "dataset"
+NO_PANEL, CHART, IMPORTANCE = "", "chart", "importance"
 KEY_COLUMN = "summary_dir"  # always shown, first, fixed when scrolling sideways
 METRIC = "metric/"
 # What the table opens with (besides every metric/*): the settings runs are compared by.
@@ -39,6 +48,12 @@ class LineageState:
     filter: str = ""
     row: str | None = None  # the cursor: a summary_dir
     column: str | None = None  # and a column of the model table
+    panel: str = NO_PANEL  # above the table: the chart, the importance, or nothing
+    axis: str | None = None  # the chart's picked axis (a column); None: the first
+    colour: str | None = None  # the column the chart's lines are coloured by; None: see colour_column
+    target: str | None = None  # the importance cursor: a target (loss, metric/<k>)
+    param: str | None = None  # and one of its parameters
+    scatter: bool = False  # the scatter of that pair instead of the ranking
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -63,6 +78,16 @@ class LineageState:
         if self.sort_column is None:
             return "newest first"
         return f"sorted by {self.sort_column} {'▼' if self.descending else '▲'}"
+
+    def picked_axis(self, axes: Sequence[str]) -> str | None:
+        """The chart's picked axis among `axes` (the first when the remembered one is not there)."""
+        return self.axis if self.axis in axes else (axes[0] if axes else None)
+
+    def colour_column(self, columns: Sequence[str]) -> str | None:
+        """What the lines are coloured by: the user's pick, else the first metric, else loss."""
+        if self.colour in columns:
+            return self.colour
+        return next((c for c in columns if c.startswith(METRIC)), "loss" if "loss" in columns else None)
 
     # -- transitions -------------------------------------------------------------------------------
 
@@ -101,11 +126,72 @@ class LineageState:
             return self
         return replace(self, row=row, column=column)
 
+    def toggle_panel(self, panel: str) -> "LineageState":
+        """`p`, `i`: show that panel, or hide it when it is the one shown."""
+        panel = NO_PANEL if panel == self.panel or panel not in (CHART, IMPORTANCE) else panel
+        return replace(self, panel=panel, scatter=False)
+
+    def pick_axis(self, axes: Sequence[str], step: int) -> "LineageState":
+        """`←`/`→`: the axis `step` places over (stopping at the ends)."""
+        if not axes:
+            return self
+        current = self.picked_axis(axes)
+        index = max(0, min(len(axes) - 1, list(axes).index(current) + step))
+        return self if axes[index] == self.axis else replace(self, axis=axes[index])
+
+    def with_colour(self, column: str | None) -> "LineageState":
+        return self if column == self.colour else replace(self, colour=column)
+
+    def brush(self, axis: Axis, end: str, step: int, known_columns: Iterable[str] | None = None) -> "LineageState":
+        """`[` `]` (low end), `{` `}` (high end): move an end of the brush on `axis` one stop; the
+        filter text becomes the brushed conditions with every other condition kept. Raises
+        LineageQueryError when the filter cannot be read (a brush cannot be added to it)."""
+        known = list(known_columns) if known_columns is not None else None
+        conditions = parse_conditions(self.filter, known)
+        brush = brush_of(axis, conditions)
+        return self._rewrite(axis, conditions, step_brush(axis, brush, end, step), known)
+
+    def clear_brush(self, axis: Axis, known_columns: Iterable[str] | None = None) -> "LineageState":
+        """`backspace` on an axis: its range goes (the other conditions stay)."""
+        known = list(known_columns) if known_columns is not None else None
+        return self._rewrite(axis, parse_conditions(self.filter, known), Brush(), known)
+
+    def _rewrite(self, axis: Axis, conditions: list, brush: Brush, known: list[str] | None) -> "LineageState":
+        if brush == brush_of(axis, conditions):
+            return replace(self, axis=axis.column) if self.axis != axis.column else self
+        text = conditions_text(with_brush(conditions, axis, brush))
+        parse_conditions(text, known)  # a value the filter cannot take (text in a number column) says so here
+        return replace(self, filter=text, axis=axis.column)
+
+    def step_run(self, order: Sequence[str], step: int) -> "LineageState":
+        """The highlighted run moves `step` places along `order` (from the first when none is)."""
+        if not order:
+            return self
+        if self.row in order:
+            index = max(0, min(len(order) - 1, list(order).index(self.row) + step))
+        else:
+            index = 0 if step > 0 else len(order) - 1
+        return self.with_cursor(order[index])
+
+    def move_importance(self, entries: Sequence[tuple[str, str]], step: int) -> "LineageState":
+        """The importance cursor `step` entries (target, parameter) down, stopping at the ends."""
+        if not entries:
+            return self
+        current = (self.target, self.param)
+        index = list(entries).index(current) + step if current in entries else 0
+        target, param = entries[max(0, min(len(entries) - 1, index))]
+        return self if (target, param) == current else replace(self, target=target, param=param)
+
+    def toggle_scatter(self) -> "LineageState":
+        return replace(self, scatter=not self.scatter)
+
     # -- remembered ----------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"mode": self.mode, "sort_column": self.sort_column, "descending": self.descending,
-                                "filter": self.filter, "row": self.row, "column": self.column}
+                                "filter": self.filter, "row": self.row, "column": self.column, "panel": self.panel,
+                "axis": self.axis, "colour": self.colour, "target": self.target, "param": self.param,
+                "scatter": self.scatter}
         if self.chosen is not None:
             data["chosen"] = list(self.chosen)
             data["known"] = list(self.known)
@@ -127,4 +213,15 @@ class LineageState:
             filter=get_str(data, "filter", ""),
             row=row if isinstance(row, str) else None,
             column=column if isinstance(column, str) else None,
+            panel=get_str(data, "panel", NO_PANEL, (NO_PANEL, CHART, IMPORTANCE)),
+            axis=_optional_str(data, "axis"),
+            colour=_optional_str(data, "colour"),
+            target=_optional_str(data, "target"),
+            param=_optional_str(data, "param"),
+            scatter=get_bool(data, "scatter", False),
         )
+
+
+def _optional_str(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    return value if isinstance(value, str) else None

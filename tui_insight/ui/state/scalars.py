@@ -3,7 +3,9 @@
 Zoom, x-axis and smoothing apply to every chart (their x-axes are linked). Threshold and log-y
 belong to one chart (`ChartSettings`, keyed by chart id: the tag, or `OVERLAY` for the combined
 chart), as in MindInsight. The value cursor belongs to the active chart (the focused one, or the
-one shown full screen). Transitions that need the data (where the points are, what the whole
+one shown full screen). The summary table under the charts marks the best run of each tag, by
+the direction `summary.best` reads from the tag's name unless the user chose another (`best`).
+Transitions that need the data (where the points are, what the whole
 range is) take it as an argument, so everything here stays pure.
 """
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from ...summary.best import DIRECTIONS, HIGHER, LOWER, Direction, direction
 from ...summary.scalars import X_AXES
 from ..common.format import number
 from .persist import get_bool, get_dict, get_float, get_range, get_str
@@ -23,6 +26,7 @@ SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
 OVERLAY = "__overlay__"  # chart id of the combined chart
 CURSOR_JUMP = 20  # a jump of the cursor is 1/CURSOR_JUMP of the visible range
 MAX_ZOOM_STACK = 50
+NO_DIRECTION = "none"  # a tag the user said has no best (remembered as such: its name may say otherwise)
 
 Range = tuple[float, float]
 
@@ -110,6 +114,8 @@ class ScalarsState:
     fullscreen: str | None = None  # the chart id shown alone
     active_chart: str | None = None  # the chart the cursor and `t`/`y` act on
     charts: tuple[tuple[str, ChartSettings], ...] = ()  # per chart, sorted by id; defaults left out
+    summary: bool = True  # the summary table under the charts
+    best: tuple[tuple[str, str], ...] = ()  # tag -> "lower"/"higher"/NO_DIRECTION where the user chose; sorted
 
     # -- derived --------------------------------------------------------------------------------
 
@@ -303,6 +309,40 @@ class ScalarsState:
     def zoom_reset(self) -> "ScalarsState":
         return replace(self, x_range=None, zoom_stack=(), zoom_anchor=None)
 
+    # -- summary table ----------------------------------------------------------------------------
+
+    def toggle_summary(self) -> "ScalarsState":
+        return replace(self, summary=not self.summary)
+
+    def best_direction(self, tag: str) -> Direction | None:
+        """Which values of `tag` are best: the user's choice, else what its name says."""
+        for name, way in self.best:
+            if name == tag:
+                return None if way == NO_DIRECTION else way  # type: ignore[return-value]
+        return direction(tag)
+
+    def with_best(self, tag: str, way: Direction | None) -> "ScalarsState":
+        best = dict(self.best)
+        if way == direction(tag):
+            best.pop(tag, None)  # the name's own direction: nothing to remember
+        else:
+            best[tag] = way or NO_DIRECTION
+        return replace(self, best=tuple(sorted(best.items())))
+
+    def cycle_best(self, tag: str) -> "ScalarsState":
+        """`b`: best is lower, then higher, then no best at all, then lower again."""
+        order: tuple[Direction | None, ...] = (LOWER, HIGHER, None)
+        return self.with_best(tag, order[(order.index(self.best_direction(tag)) + 1) % len(order)])
+
+    def flip_best(self, tags: Sequence[str]) -> "ScalarsState":
+        """`B`: lower becomes higher and higher lower on every tag of `tags` (no direction stays none)."""
+        state = self
+        for tag in tags:
+            way = state.best_direction(tag)
+            if way is not None:
+                state = state.with_best(tag, HIGHER if way == LOWER else LOWER)
+        return state
+
     # -- remembered -------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -316,6 +356,8 @@ class ScalarsState:
             "overlay": self.overlay,
             "normalise": self.normalise,
             "charts": {cid: settings.to_json() for cid, settings in self.charts},
+            "summary": self.summary,
+            "best": dict(self.best),
         }
 
     @classmethod
@@ -334,6 +376,8 @@ class ScalarsState:
             settings = ChartSettings.from_json(value)
             if isinstance(cid, str) and settings != DEFAULT_CHART:
                 charts[cid] = settings
+        best = {tag: way for tag, way in get_dict(data, "best").items()
+                if isinstance(tag, str) and way in (*DIRECTIONS, NO_DIRECTION)}
         return cls(
             tags=TagSelection.from_json(get_dict(data, "tags")),
             smoothing=min(SMOOTHING_STEPS, key=lambda s: abs(s - smoothing)),
@@ -343,4 +387,6 @@ class ScalarsState:
             overlay=get_bool(data, "overlay", False),
             normalise=get_bool(data, "normalise", False),
             charts=tuple(sorted(charts.items())),
+            summary=get_bool(data, "summary", True),
+            best=tuple(sorted(best.items())),
         )

@@ -52,11 +52,12 @@ class DataView(LoaderHost, Widget):
     SPEC: ClassVar[ViewSpec]
 
     def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...], *,
-                 saved: dict[str, Any] | None = None, **kwargs: Any):
+                 saved: dict[str, Any] | None = None, compared: tuple[str, ...] = (), **kwargs: Any):
         kwargs.setdefault("id", f"view-{self.SPEC.view_id}")
         super().__init__(**kwargs)
         self.cache = cache
         self.train_ids = tuple(train_ids)
+        self._compared = tuple(compared)  # every run of the comparison, also those hidden (see `compared`)
         self.saved: dict[str, Any] = dict(saved or {})  # what the workspace remembered
         self.loader = Loader(self, self.SPEC.view_id)
         self._keys_ready = False
@@ -67,6 +68,16 @@ class DataView(LoaderHost, Widget):
         return self.SPEC
 
     @property
+    def compared(self) -> tuple[str, ...]:
+        """Every job of the dashboard, also those it hides (`train_ids` are those it shows): they
+        fix each job's colour and where the workspace keeps the view's settings."""
+        return self._compared or self.train_ids
+
+    def show_jobs(self, train_ids: tuple[str, ...]) -> bool:
+        """Show only `train_ids` (some of `compared`). False: the view cannot, build it again."""
+        return False
+
+    @property
     def jobs(self) -> list[JobView]:
         """The current snapshot of each job of the view that still exists."""
         views = self.cache.jobs
@@ -74,14 +85,14 @@ class DataView(LoaderHost, Widget):
 
     def job_colour(self, train_id: str) -> str:
         """The job's colour in this view: stable, the order in which the jobs were compared."""
-        index = self.train_ids.index(train_id) if train_id in self.train_ids else 0
+        index = self.compared.index(train_id) if train_id in self.compared else 0
         return job_colour(index)
 
     # -- the workspace --------------------------------------------------------------------------
 
     @property
     def workspace_scope(self) -> str:
-        return workspace_scope(self.train_ids, self.SPEC.scope)
+        return workspace_scope(self.compared, self.SPEC.scope)
 
     def remember(self, state: Any) -> None:
         """Hand the state's remembered part to the app's workspace (if the app keeps one)."""
@@ -125,7 +136,11 @@ class DataView(LoaderHost, Widget):
             self.cache_changed(missed)
         if self.display and self.is_attached:
             focused = self.screen.focused
-            if focused is None or self not in focused.ancestors_with_self:
+            # From nowhere, from another view or from what takes no keys (the tabs); not from a
+            # panel of the screen (the dashboard's run list).
+            if focused is None or not focused.can_focus or (
+                    self not in focused.ancestors_with_self
+                    and any(isinstance(node, DataView) for node in focused.ancestors)):
                 self.focus_view()
 
     def focus_view(self) -> None:

@@ -11,16 +11,28 @@ Dataset lineage (`t`): the same jobs, one column per parameter of each pipeline 
 (source first), so runs with different pipelines stand side by side; the pane beside it shows
 the selected job's whole pipeline. Both tables follow the same filter and order.
 
-What the user set (tab, columns, order, filter, cursor) is one `LineageState` in one reactive;
-`watch_state` redraws what changed and hands it to the workspace. The queries (rows, columns,
-conditions, sorting) are `summary.lineage`; this module only formats and lays out. Text from
-the files (summary dirs, user-defined values, dataset parameters) is shown literally.
+Above the table, `p` shows parallel coordinates (one axis per column of the table, or per
+dataset parameter where the jobs differ, one line per run) and `i` the parameter importance
+(`summary.importance`; `enter` on a parameter: its scatter against the target). On the chart
+`←`/`→` pick an axis and `[` `]` `{` `}` move the ends of a range on it: that range is written
+into the filter as conditions (`learning_rate>=0.01 learning_rate<=0.1`), so the chart and the
+table are one filter, runs outside it are faint, and a typed filter (`lr 0.01..0.1`) is drawn
+as the range. `↑`/`↓` walk the runs along the picked axis (the table's cursor follows), `enter`
+opens a run and `space` marks it for comparison, as in the job list.
+
+What the user set (tab, columns, order, filter, cursor, panel) is one `LineageState` in one
+reactive; `watch_state` redraws what changed and hands it to the workspace. The queries (rows,
+columns, conditions, sorting, axes, brushes, importance) are `summary`'s; this module only
+formats and lays out. Text from the files (summary dirs, user-defined values, dataset
+parameters) is shown literally.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+import numpy as np
 from rich.text import Text
 from textual import on
 from textual.actions import SkipAction
@@ -33,7 +45,9 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
 from ...summary.cache import Changes
+from ...summary.importance import TargetImportance, importances, scatter_points
 from ...summary.lineage import (
+    DATASET as DATASET_PREFIX,
     FLOAT_COLUMNS,
     INT_COLUMNS,
     METRIC,
@@ -47,13 +61,18 @@ from ...summary.lineage import (
     parse_conditions,
     sort_rows,
 )
+from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.focus import focus_now
 from ..common.format import number
-from ..common.text import markup, shown
-from ..state.lineage import DATASET, KEY_COLUMN, MODEL, LineageState, default_columns
+from ..common.text import literal, markup, shown
+from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns
+from ..widgets.commands import CommandKeys
+from ..widgets.importance_table import ImportanceTable, entries
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, stage_columns, value_text
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn
+from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
+from ..widgets.scatter import ScatterData, ScatterPlot
 from .base import DataView, ViewSpec
 
 if TYPE_CHECKING:
@@ -62,7 +81,8 @@ if TYPE_CHECKING:
 MARK_COLUMN = "dataset_mark"
 PATH_WIDTH = 26  # dataset paths are cut at the front: their end tells them apart
 NARROW = 110  # below this width the dataset detail goes under its table
-FILTER_HINT = "operators = != < > <= >= in not_in · all must hold · \"quote\" text · enter: done · escape: clear"
+FILTER_HINT = ("operators = != < > <= >= in not_in, ranges lr 0.01..0.1 · all must hold · \"quote\" text · "
+               "enter: done · escape: clear")
 
 
 def cell_text(value: Any, column: str = "") -> Cell:
@@ -97,8 +117,16 @@ class LineageView(DataView):
     HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
                  "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
                  "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
+                 "  ranges: lr 0.01..0.1 (>= and <=), epoch 3.., loss ..0.5\n"
                  "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss and\n"
-                 "  metrics; dataset paths and the rest are a keypress away")
+                 "  metrics; dataset paths and the rest are a keypress away\n"
+                 "[b]Parallel coordinates[/b] (p): an axis per column (dataset lineage: per pipeline\n"
+                 "  parameter where jobs differ), a line per run coloured by a column (c: this axis).\n"
+                 "  ← → pick an axis, [ ] { } move the low/high end of its range: the range is the\n"
+                 "  filter (shown in the / box), runs outside it are faint; — is the missing-value tick\n"
+                 "[b]Importance[/b] (i): per target (loss, metric/<k>), MindInsight's |Pearson| over the\n"
+                 "  runs the filter shows, with Spearman and the runs used (fewer than 3: no number);\n"
+                 "  enter: the scatter of the pair, ← → walk its runs")
     DEFAULT_CSS = """
     LineageView { layout: vertical; }
     LineageView #lineage-tabs { height: 2; }
@@ -118,6 +146,15 @@ class LineageView(DataView):
         width: 1fr; height: 40%; border-left: none; border-top: solid $panel-lighten-2;
     }
     LineageView #lineage-status { height: 1; padding: 0 1; background: $panel; }
+    LineageView #lineage-panel { height: 3fr; display: none; border-bottom: solid $panel-lighten-2; }
+    LineageView.-panel #lineage-panel { display: block; }
+    LineageView.-panel #lineage-modes { height: 2fr; }
+    LineageView.-panel #lineage-message { display: none; }
+    LineageView.-panel #lineage-message.-error { display: block; }
+    LineageView #lineage-panel > .lineage-panel-part { display: none; }
+    LineageView #lineage-panel > .lineage-panel-part.-shown { display: block; }
+    LineageView #lineage-readout { height: 1; padding: 0 1; color: $foreground-muted; text-wrap: nowrap;
+                                   text-overflow: ellipsis; }
     """
     BINDINGS = [
         Binding("enter", "open", "Open job", id="lineage.open"),
@@ -127,6 +164,9 @@ class LineageView(DataView):
         Binding("o", "sort_clear", "Newest first", show=False, id="lineage.sort_clear"),
         Binding("v", "choose_columns", "Columns", id="lineage.columns"),
         Binding("t", "switch_mode", "Model/dataset", id="lineage.mode"),
+        Binding("p", "panel('chart')", "Parallel coords", id="lineage.chart"),
+        Binding("i", "panel('importance')", "Importance", id="lineage.importance"),
+        Binding("space", "toggle_mark", "Mark", show=False, id="lineage.mark"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="lineage.clear_filter"),
     ]
 
@@ -139,12 +179,21 @@ class LineageView(DataView):
         self.set_reactive(LineageView.state, LineageState.from_json(self.saved))
         # Derived from the cache and the state (never remembered):
         self.rows: list[LineageRow] = []  # every job with lineage, MindInsight's order (newest first)
+        self.rows_version = 0  # counts rebuilds of the rows: what the panel's data was built from
         self.rows_by_id: dict[str, LineageRow] = {}
         self.shown: list[LineageRow] = []  # after filter and sort
         self.all_columns: list[str] = []
         self.conditions: list[Condition] = []  # the last filter that could be read
         self.filter_error = ""
         self.stages: dict[str, list[Stage]] = {}
+        self._detail_shown: tuple[str | None, int] | None = None  # the job whose pipeline the detail shows
+        self.dataset_columns: list[str] = []  # dataset/<stage>.<param> of every pipeline
+        # The panel's data, rebuilt when what it depends on changes (see chart() and importance_ranking()):
+        self._chart_key: tuple | None = None
+        self.chart_runs = ChartRuns((), (), np.zeros((0, 0)))
+        self.chart_values: dict[str, list[Any]] = {}  # axis column -> one value per row
+        self.ranking: list[TargetImportance] = []
+        self._ranking_key: tuple | None = None
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -157,6 +206,11 @@ class LineageView(DataView):
                         placeholder="filter: learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5",
                         id="lineage-filter")
             yield Static(FILTER_HINT, id="lineage-message")
+        with Vertical(id="lineage-panel"):
+            yield ParallelChart(id="lineage-chart", classes="lineage-panel-part")
+            yield ImportanceTable(id="lineage-importance", classes="lineage-panel-part")
+            yield ScatterPlot(id="lineage-scatter", classes="lineage-panel-part")
+            yield Static("", id="lineage-readout")
         with ContentSwitcher(initial="lineage-model" if mode == MODEL else "lineage-dataset", id="lineage-modes"):
             yield LineageTable(id="lineage-model")
             with Horizontal(id="lineage-dataset"):
@@ -188,7 +242,18 @@ class LineageView(DataView):
 
     def first_focus(self) -> Widget | None:
         tables = self.query(LineageTable)  # none before compose
-        return self.active_table if tables else None
+        if not tables:
+            return None
+        return self.panel_widget() or self.active_table
+
+    def panel_widget(self) -> Widget | None:
+        """The part of the panel that is shown (None: no panel)."""
+        state = self.state
+        if state.panel == CHART:
+            return self.query_one(ParallelChart)
+        if state.panel == IMPORTANCE:
+            return self.query_one(ScatterPlot) if state.scatter else self.query_one(ImportanceTable)
+        return None
 
     # -- the state ------------------------------------------------------------------------------
 
@@ -202,14 +267,26 @@ class LineageView(DataView):
             order_changed = self._read_filter(new.filter) or order_changed
         if new.mode != old.mode:
             keep = (self.model_table if old.mode == MODEL else self.dataset_table).current_row_key
+            table_has_keys = self.panel_widget() is None  # else the panel keeps them
             self.query_one(ContentSwitcher).current = "lineage-model" if new.mode == MODEL else "lineage-dataset"
             self.query_one(Tabs).active = f"tab-{new.mode}"
             self.active_table.move_to(row_key=keep)
-            focus_now(self.active_table)
+            if table_has_keys:
+                focus_now(self.active_table)
         if order_changed:
             self._apply_order()
         elif new.mode != old.mode:
             self._update_status()
+        if new.filter != old.filter:
+            self._show_filter_text(new.filter)
+        if new.row != old.row:
+            for table in (self.model_table, self.dataset_table):
+                if new.row is not None and table.current_row_key != new.row:
+                    table.move_to(row_key=new.row)
+        if (new.panel, new.scatter) != (old.panel, old.scatter):
+            self._show_panel(focus=True)
+        else:
+            self._update_panel()
         self.remember(new)
 
     # -- rows and columns ---------------------------------------------------------------------
@@ -221,6 +298,7 @@ class LineageView(DataView):
     def refresh_rows(self) -> None:
         """Rebuild the rows from the cache (lineage is in memory); keep filter, sort, cursors."""
         self.rows = model_rows(self._jobs())
+        self.rows_version += 1
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
         self.all_columns = columns(self.rows)
         # Jobs with equal dataset graphs share a dataset_mark: read each distinct pipeline once.
@@ -233,6 +311,7 @@ class LineageView(DataView):
                 if mark is not None:
                     by_mark[mark] = stages
             self.stages[row.summary_dir] = by_mark.get(mark) if mark is not None else stages
+        self._add_dataset_values()
         self._read_filter(self.state.filter)
         self.shown = self._ordered_rows()
         self._fill_model_table()
@@ -242,6 +321,30 @@ class LineageView(DataView):
         if state.row in self.rows_by_id:  # the remembered cursor, once its job is there
             self.model_table.move_to(row_key=state.row, column_key=state.column)
             self.dataset_table.move_to(row_key=state.row)
+        self._show_panel()
+
+    def _add_dataset_values(self) -> None:
+        """Each row gets its pipeline's parameters as `dataset/<stage>.<param>` values, so the
+        filter (and the dataset chart's brush) can hold them: numbers and text as they are,
+        anything else as the short text its table cell shows."""
+        pairs = stage_columns(self.stages[row.summary_dir] for row in self.rows)
+        self.dataset_columns = [f"{DATASET_PREFIX}{stage}.{param}" for stage, param in pairs]
+        rows = []
+        for row in self.rows:
+            values = dict(row.values)
+            for stage in self.stages[row.summary_dir]:
+                for param, value in stage.params.items():
+                    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, str))):
+                        value = value_text(value)
+                    values[f"{DATASET_PREFIX}{stage.name}.{param}"] = value
+            rows.append(replace(row, values=values))
+        self.rows = rows
+        self.rows_by_id = {row.summary_dir: row for row in rows}
+
+    @property
+    def filter_columns(self) -> list[str]:
+        """The columns a condition may name: the model columns and the dataset parameters."""
+        return [*self.all_columns, *self.dataset_columns]
 
     def visible_columns(self) -> list[str]:
         return self.state.visible_columns(self.all_columns)
@@ -306,6 +409,9 @@ class LineageView(DataView):
 
     def _update_detail(self) -> None:
         tid = self.dataset_table.current_row_key
+        if (tid, self.rows_version) == self._detail_shown:
+            return  # the same job's pipeline: no new text, no new layout (a brush step redraws often)
+        self._detail_shown = (tid, self.rows_version)
         detail = self.query_one("#lineage-detail", Static)
         if tid is None or tid not in self.rows_by_id:
             detail.update("[dim]no job selected[/dim]")
@@ -319,13 +425,16 @@ class LineageView(DataView):
         if self.conditions:
             parts.append(f"[b]{len(self.shown)}[/b] shown by [i]{markup(' '.join(map(str, self.conditions)))}[/i]")
         parts.append(markup(self.state.sort_text()))
+        marked = sum(1 for tid in self.app.marked if tid in self.rows_by_id)
+        if marked:
+            parts.append(f"{marked} marked")
         if self.state.mode == MODEL:
             hidden = len(self.all_columns) - len(self.visible_columns())
             if hidden:
                 parts.append(f"{hidden} column{'s' if hidden != 1 else ''} hidden (v)")
         if self.cache.progress.loading and not self.rows:
             parts.append("[dim]loading…[/dim]")
-        self.query_one("#lineage-status", Static).update(" · ".join(parts))
+        self.query_one("#lineage-status", Static).update(" · ".join(parts), layout=False)  # one line
 
     # -- live updates ---------------------------------------------------------------------
 
@@ -343,16 +452,17 @@ class LineageView(DataView):
         """Parse `text`; keep the last good conditions and say why when it cannot be read."""
         message = self.query_one("#lineage-message", Static)
         try:
-            conditions = parse_conditions(text, self.all_columns)
+            conditions = parse_conditions(text, self.filter_columns)
         except LineageQueryError as exc:
             self.filter_error = str(exc)
             message.update(markup(f"{exc} · the table keeps the last good filter"))
             message.add_class("-error")
             return False
-        self.filter_error = ""
         self.conditions = conditions
-        message.update(FILTER_HINT)
-        message.remove_class("-error")
+        if self.filter_error or message.has_class("-error"):
+            message.update(FILTER_HINT)
+            message.remove_class("-error")
+        self.filter_error = ""
         return True
 
     def action_filter(self) -> None:
@@ -369,15 +479,26 @@ class LineageView(DataView):
         event.stop()
         if not event.value.strip():
             self.query_one("#lineage-filter-box").remove_class("-shown")
-        focus_now(self.active_table)
+        focus_now(self.panel_widget() or self.active_table)
+
+    def _show_filter_text(self, text: str) -> None:
+        """A brush step wrote the filter: the box shows it (typing there changes it back)."""
+        box = self.query_one("#lineage-filter", Input)
+        if box.value != text:
+            box.value = text
+        if text:
+            self.query_one("#lineage-filter-box").add_class("-shown")
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#lineage-filter-box")
         if not box.has_class("-shown") and not self.state.filter:
+            if self.state.panel != NO_PANEL:  # then the panel closes, then escape goes back
+                self.state = self.state.toggle_panel(self.state.panel)
+                return
             raise SkipAction()  # escape then goes back (the app's binding)
         self.query_one("#lineage-filter", Input).value = ""
         box.remove_class("-shown")
-        focus_now(self.active_table)
+        focus_now(self.panel_widget() or self.active_table)
         self.state = self.state.with_filter("")
 
     # -- sort -----------------------------------------------------------------------------
@@ -444,8 +565,18 @@ class LineageView(DataView):
             column = event.column_key if event.table is self.model_table else None
             self.state = self.state.with_cursor(event.row_key, column)
 
+    def current_run(self) -> str | None:
+        """The run the keys act on: the highlighted one of a panel (a run the filter shows), else
+        the table's cursor row."""
+        row = self.state.row
+        if self.state.panel != NO_PANEL and row is not None and any(r.summary_dir == row for r in self.shown):
+            return row
+        return self.active_table.current_row_key
+
     def action_open(self) -> None:
-        tid = self.active_table.current_row_key
+        self._open(self.current_run())
+
+    def _open(self, tid: str | None) -> None:
         if tid is None:
             self.notify("No job with lineage to open", severity="warning")
             return
@@ -453,6 +584,238 @@ class LineageView(DataView):
             self.notify(f"{markup(tid)} is no longer in LOGDIR", severity="warning")
             return
         self.app.open_jobs((tid,))
+
+    def action_toggle_mark(self) -> None:
+        """`space`: mark the run for comparison (the job list's marks: `c` there compares them)."""
+        tid = self.current_run()
+        if tid is None:
+            return
+        marked = self.app.marked
+        if tid in marked:
+            marked.remove(tid)
+            said = f"{markup(tid)} unmarked"
+        else:
+            marked.append(tid)
+            said = f"{markup(tid)} marked for comparison"
+        count = len(marked)
+        self.notify(f"{said} · {count} marked (c in the job list compares them)", timeout=3)
+        self._update_status()
+        self._update_readout()
+
+    # -- the panel: parallel coordinates, importance, scatter --------------------------------
+
+    def action_panel(self, panel: str) -> None:
+        self.state = self.state.toggle_panel(panel)
+
+    def _show_panel(self, focus: bool = False) -> None:
+        """Show the part of the panel the state names (or none) and draw it; with `focus`, the
+        keyboard goes to it (or back to the table when the panel closes)."""
+        shown_part = self.panel_widget()
+        self.set_class(shown_part is not None, "-panel")
+        for part in self.query(".lineage-panel-part"):
+            part.set_class(part is shown_part, "-shown")
+        self._update_panel()
+        if focus:
+            focus_now(shown_part or self.active_table)
+
+    def _update_panel(self) -> None:
+        if self.state.panel == CHART:
+            self._update_chart()
+        elif self.state.panel == IMPORTANCE:
+            self._update_importance()
+        else:
+            return
+        self._update_readout()
+
+    # The chart ---------------------------------------------------------------------------------
+
+    def axis_columns(self) -> list[str]:
+        """The chart's axes: the table's columns; in dataset lineage the pipeline parameters
+        where the jobs differ (all of them when none does)."""
+        if self.state.mode == MODEL:
+            return [c for c in self.visible_columns() if c != KEY_COLUMN]
+        differ = [c for c in self.dataset_columns if len({repr(row.values.get(c)) for row in self.rows}) > 1]
+        return differ or list(self.dataset_columns)
+
+    def chart(self) -> ChartRuns:
+        """The runs' places on the axes, rebuilt when the rows, the axes or the colour change."""
+        columns = self.axis_columns()
+        colour = self.state.colour_column(self.filter_columns)
+        key = (self.rows_version, tuple(columns), colour)
+        if key != self._chart_key:
+            wanted = [*columns, *([colour] if colour else [])]
+            self.chart_values = {c: [row.values.get(c) for row in self.rows] for c in wanted}
+            axes = [axis_for(c, self.chart_values[c]) for c in columns]
+            colour_axis = axis_for(colour, self.chart_values[colour]) if colour else None
+            self.chart_runs = ChartRuns.build([row.summary_dir for row in self.rows], axes,
+                                              [self.chart_values[c] for c in columns], colour_axis,
+                                              self.chart_values.get(colour, []))
+            self._chart_key = key
+        return self.chart_runs
+
+    def picked_axis(self) -> Axis | None:
+        runs = self.chart()
+        column = self.state.picked_axis([axis.column for axis in runs.axes])
+        return next((axis for axis in runs.axes if axis.column == column), None)
+
+    def _update_chart(self) -> None:
+        runs = self.chart()
+        inside_ids = {row.summary_dir for row in self.shown}
+        inside = bytes(tid in inside_ids for tid in runs.ids)
+        axis = self.picked_axis()
+        picked = runs.axes.index(axis) if axis is not None else 0
+        brushes = tuple(brush_of(a, self.conditions) for a in runs.axes)
+        row = self.state.row
+        highlight = runs.ids.index(row) if row in inside_ids and row in runs.ids else None
+        self.query_one(ParallelChart).set_chart(runs, ChartLook(inside, picked, brushes, highlight))
+
+    def run_order(self) -> list[str]:
+        """The runs inside the filter from the bottom of the picked axis to its top (↑ goes up)."""
+        runs = self.chart()
+        axis = self.picked_axis()
+        inside_ids = {row.summary_dir for row in self.shown}
+        places = runs.positions[:, runs.axes.index(axis)] if axis is not None else np.zeros(len(runs.ids))
+        order = [i for i, tid in enumerate(runs.ids) if tid in inside_ids]
+        order.sort(key=lambda i: (-np.inf if np.isnan(places[i]) else places[i], i))
+        return [runs.ids[i] for i in order]
+
+    def _chart_command(self, name: str, step: int) -> None:
+        state = self.state
+        if name == "axis":
+            self.state = state.pick_axis([axis.column for axis in self.chart().axes], step)
+            return
+        if name == "run":
+            self.state = state.step_run(self.run_order(), step)
+            return
+        axis = self.picked_axis()
+        if axis is None:
+            return
+        if name == "colour":
+            self.state = state.with_colour(axis.column)
+            return
+        try:
+            if name == "clear":
+                self.state = state.clear_brush(axis, self.filter_columns)
+            else:
+                self.state = state.brush(axis, LOW if name == "low" else HIGH, step, self.filter_columns)
+        except LineageQueryError as exc:
+            self.notify(markup(f"No range on {axis.column}: {exc} (the filter must read first: /)"),
+                        severity="warning")
+
+    # Importance and the scatter -----------------------------------------------------------------
+
+    def importance_ranking(self) -> list[TargetImportance]:
+        """Importance over the runs the filter shows (recomputed when they change)."""
+        key = (self.rows_version, tuple(row.summary_dir for row in self.shown))
+        if key != self._ranking_key:
+            self.ranking = importances(self.shown, self.all_columns)
+            self._ranking_key = key
+        return self.ranking
+
+    def importance_cursor(self) -> tuple[str | None, str | None]:
+        """The (target, parameter) under the cursor: the remembered one, else the first."""
+        found = entries(self.importance_ranking())
+        current = (self.state.target, self.state.param)
+        return current if current in found else (found[0] if found else (None, None))
+
+    def scatter_data(self) -> ScatterData:
+        target, param = self.importance_cursor()
+        if target is None or param is None:
+            return ScatterData("", "", ())
+        item = next(i for t in self.ranking if t.target == target for i in t.params if i.param == param)
+        title = item.reason or (f"|Pearson| {item.importance:.3f} · Spearman {item.spearman:+.2f} · "
+                                f"{item.runs} runs")
+        return ScatterData(param, target, tuple(scatter_points(self.shown, param, target)), title)
+
+    def _update_importance(self) -> None:
+        ranking = self.importance_ranking()
+        cursor = self.importance_cursor()
+        self.query_one(ImportanceTable).set_ranking(ranking, cursor, len(self.shown))
+        if self.state.scatter:
+            data = self.scatter_data()
+            ids = [point[0] for point in data.points]
+            self.query_one(ScatterPlot).set_scatter(data, ids.index(self.state.row) if self.state.row in ids else None)
+
+    def _importance_command(self, name: str, step: int) -> None:
+        if name == "param":
+            found = entries(self.importance_ranking())
+            start = self.state
+            if (start.target, start.param) not in found and found:  # the first line is where the cursor is
+                start = replace(start, target=found[0][0], param=found[0][1])
+            self.state = start.move_importance(found, step)
+        elif name == "scatter" and self.importance_cursor()[0] is not None:
+            target, param = self.importance_cursor()
+            self.state = replace(self.state, target=target, param=param).toggle_scatter()
+
+    def _scatter_command(self, name: str, step: int) -> None:
+        ids = [point[0] for point in self.scatter_data().points]
+        if name == "point":
+            self.state = self.state.step_run(ids, step)
+        elif name == "open":
+            self._open(self.state.row if self.state.row in ids else None)
+        elif name == "back":
+            self.state = self.state.toggle_scatter()
+
+    @on(CommandKeys.Command)
+    def _command(self, event: CommandKeys.Command) -> None:
+        event.stop()
+        handlers = {ParallelChart: self._chart_command, ImportanceTable: self._importance_command,
+                    ScatterPlot: self._scatter_command}
+        handler = handlers.get(type(event.widget))
+        if handler is not None:
+            handler(event.name, event.step)
+
+    # The read-out under the panel ------------------------------------------------------------------
+
+    def _update_readout(self) -> None:
+        readout = self.query_one("#lineage-readout", Static)
+        state = self.state
+        text = Text()
+        if state.panel == CHART:
+            text = self._chart_readout()
+        elif state.panel == IMPORTANCE and state.scatter:
+            data = self.scatter_data()
+            point = next((p for p in data.points if p[0] == state.row), None)
+            if point is not None:
+                text = Text.assemble(literal(point[0], "bold"), literal(f"  {data.param} {short_value(point[1])}"),
+                                     literal(f" · {data.target} {short_value(point[2])}"))
+                text.append(self._marked_note(point[0]))
+            keys = "← → runs · enter opens · space marks · backspace: the ranking"
+            text.append(("  · " if text else "") + keys, style="dim")
+        elif state.panel == IMPORTANCE:
+            text = Text(f"over the {len(self.shown)} runs the filter shows · importance is MindInsight's |Pearson| "
+                        "(0 under 3 runs) · enter: scatter", style="dim")
+        readout.update(text, layout=False)  # one line
+
+    def _chart_readout(self) -> Text:
+        axis = self.picked_axis()
+        runs = self.chart_runs
+        if axis is None:
+            return Text("no column to draw: v chooses the table's columns" if self.state.mode == MODEL
+                        else "no dataset parameter to draw", style="dim")
+        text = literal(axis.column, "bold")
+        brush = brush_of(axis, self.conditions)
+        if brush.active:
+            text.append("  range ", style="bold")
+            text.append_text(literal(brush.text(), "bold"))
+        elif axis.kind == CATEGORY:
+            text.append(f"  {len(axis.categories)} values")
+        elif not axis.empty:
+            text.append(f"  {short_value(axis.low)} … {short_value(axis.high)}{' (log)' if axis.log else ''}")
+        row = self.state.row
+        if row in self.rows_by_id and row in {r.summary_dir for r in self.shown}:
+            value = self.rows_by_id[row].values.get(axis.column)
+            text.append(" · ▶ ")
+            text.append_text(literal(f"{row} {short_value(value) if value is not None else '—'}"))
+            text.append(self._marked_note(row))
+        text.append(f" · {len(self.shown)}/{len(runs.ids)} runs inside")
+        if runs.colour is not None:
+            text.append(" · colour ", style="dim")
+            text.append_text(literal(runs.colour.column, "dim"))
+        return text
+
+    def _marked_note(self, tid: str) -> str:
+        return " (marked)" if tid in self.app.marked else ""
 
     # -- export ---------------------------------------------------------------------------
 

@@ -1,10 +1,12 @@
-"""The scalar view: tag list, chart grid or one combined chart, smoothing, axes, zoom, value cursor.
+"""The scalar view: tag list, chart grid or one combined chart, smoothing, axes, zoom, value cursor,
+and under the charts a summary table (last, min, max, cursor value of each tag and run, best run starred).
 
 Everything the user sets (tags, smoothing, x-axis, zoom and its back stack, cursor, layout, each
 chart's threshold and log-y) is one `ScalarsState` (`ui/state/scalars.py`) in one reactive; the
 watcher redraws from it and binds each chart its `ChartPlot` (an equal plot does not redraw).
 What is derived from the logs (series, their x and smoothed values) stays here, keyed by the
-version of the data it came from.
+version of the data it came from; the summary table reads each tag's digest (`JobView.digests`,
+recomputed by the cache only for the tags that changed).
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ...summary.best import LOWER, best_of
 from ...summary.cache import Changes
+from ...summary.digest import TagDigest
 from ...summary.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
 from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number, short_time
@@ -32,6 +36,7 @@ from ..common.text import literal, markup
 from ..state.scalars import (CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold,
                              parse_threshold)
 from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_problem, x_limits
+from ..widgets.summary_table import SummaryRow, SummaryTable
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import DataView, ViewSpec
@@ -75,6 +80,9 @@ class ScalarsView(DataView):
                  "  ✓ / · in the tag list: drawn / not drawn (space toggles, a all or none)\n"
                  "  × NaN and ▲ +Inf at the top edge, ▼ -Inf at the bottom: steps with no number\n"
                  "  t and y apply to the focused chart; Y toggles log y on every chart\n"
+                 "  Summary table (m): last, min, max @ their step and the value at the cursor;\n"
+                 "  ↓ lower is better (loss), ↑ higher (acc, f1, auc, precision, recall), ★ best run;\n"
+                 "  b changes it for the tag of the focused chart or table row, B flips every tag\n"
                  "  Settings are remembered per job (start with --fresh to forget them)")
     DEFAULT_CSS = """
     ScalarsView { layout: horizontal; }
@@ -85,6 +93,7 @@ class ScalarsView(DataView):
     ScalarsView.-empty #scalar-empty { display: block; }
     ScalarsView.-empty ChartGrid { display: none; }
     ScalarsView #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
+    ScalarsView.-empty #scalar-summary, ScalarsView.-no-summary #scalar-summary { display: none; }
     """
     BINDINGS = [
         Binding("slash", "filter_tags", "Filter tags", id="scalars.filter"),
@@ -98,6 +107,9 @@ class ScalarsView(DataView):
         Binding("o", "overlay", "One chart", id="scalars.overlay"),
         Binding("n", "normalise", "Normalise", show=False, id="scalars.normalise"),
         Binding("f", "fullscreen", "Full screen", id="scalars.fullscreen"),
+        Binding("m", "summary", "Summary table", id="scalars.summary"),
+        Binding("b", "best", "Best: lower/higher/none", show=False, id="scalars.best"),
+        Binding("B", "best_flip_all", "Best: flip every tag", show=False, id="scalars.best_all"),
         Binding("left", "cursor(-1)", "Cursor left", show=False, id="scalars.cursor_left"),
         Binding("right", "cursor(1)", "Cursor right", show=False, id="scalars.cursor_right"),
         Binding("shift+left", f"cursor(-{CURSOR_JUMP})", "Cursor jump left", show=False, id="scalars.jump_left"),
@@ -124,6 +136,7 @@ class ScalarsView(DataView):
         self.set_reactive(ScalarsView.state, ScalarsState.from_json(self.saved))
         self.picker = TagPicker("scalar", "tags")
         self._series: dict[tuple[str, str], tuple[ScalarSeries, int]] = {}  # derived: (series, version)
+        self._digests: dict[tuple[str, str], TagDigest | None] = {}  # of the same snapshot as the series
         self._lines: dict[tuple[str, str], Line] = {}
         self._versions = 0
         self._charts: dict[str, ScalarChart] = {}
@@ -145,6 +158,7 @@ class ScalarsView(DataView):
             yield ChartGrid(id="scalar-grid")
             yield Static("", id="scalar-empty")
             yield Static("", id="scalar-readout")
+            yield SummaryTable(id="scalar-summary")
 
     async def on_mount(self) -> None:
         for job in self.jobs:
@@ -173,9 +187,11 @@ class ScalarsView(DataView):
         series = scalar_series(view, tag) if view is not None else None
         if series is None:
             self._series.pop((train_id, tag), None)
+            self._digests.pop((train_id, tag), None)
         else:
             self._versions += 1
             self._series[(train_id, tag)] = (series, self._versions)
+            self._digests[(train_id, tag)] = view.digests.get(tag)  # type: ignore[union-attr]
         self._lines.pop((train_id, tag), None)
 
     def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
@@ -205,8 +221,7 @@ class ScalarsView(DataView):
             if view is None:
                 continue
             if not keys:  # the job was read again from scratch, or just appeared
-                for key in [k for k in self._series if k[0] == tid]:
-                    self._series.pop(key, None)
+                self._forget(tid)
                 tags = view.tag_names("scalar")
             else:
                 tags = [tag for plugin, tag in keys if plugin == "scalar"]
@@ -214,16 +229,47 @@ class ScalarsView(DataView):
                 self._load(tid, tag)
                 touched = True
         for tid in mine & changes.removed:
-            for key in [k for k in self._series if k[0] == tid]:
-                self._series.pop(key, None)
-                touched = True
-        if not touched or not self.is_mounted:
-            return
+            touched = self._forget(tid) or touched
+        if touched and self.is_mounted:
+            self._tags_changed(live=True)
+
+    def _forget(self, train_id: str) -> bool:
+        """Drop what was loaded of a job; True if there was something."""
+        keys = [k for k in self._series if k[0] == train_id]
+        for key in keys:
+            self._series.pop(key, None)
+            self._digests.pop(key, None)
+        return bool(keys)
+
+    def _tags_changed(self, live: bool) -> None:
+        """The series changed: new tags go into the state; otherwise the charts whose series
+        changed redraw (at the live pace when `live`)."""
         state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
-        if state is self.state:  # same tags, newer data: only the charts it touched redraw
+        if state is not self.state:
+            self.state = state
+        elif live:  # same tags, newer data: only the charts it touched redraw
             self._live_redraw()
         else:
-            self.state = state
+            self._live_redraw_now()
+
+    def show_jobs(self, train_ids: tuple[str, ...]) -> bool:
+        """The dashboard shows other runs of the comparison: load those that appear, forget those
+        that go; zoom, cursor and settings stay."""
+        train_ids = tuple(train_ids)
+        if train_ids == self.train_ids:
+            return True
+        appearing = [tid for tid in train_ids if tid not in self.train_ids]
+        for tid in self.train_ids:
+            if tid not in train_ids:
+                self._forget(tid)
+        self.train_ids = train_ids
+        for job in self.jobs:
+            if job.train_id in appearing:
+                for tag in job.tag_names("scalar"):
+                    self._load(job.train_id, tag)
+        if self.is_mounted:
+            self._tags_changed(live=False)
+        return True
 
     def live_interval(self) -> float:
         """Seconds between live redraws: at least `LIVE_REDRAW_SECONDS`, longer when drawing the
@@ -248,6 +294,7 @@ class ScalarsView(DataView):
         if self.is_mounted:
             self._bind_charts(self.state)
             self._show_texts(self.state)
+            self._show_summary(self.state)
 
     # -- drawing from the state -------------------------------------------------------------------
 
@@ -265,8 +312,11 @@ class ScalarsView(DataView):
             self.set_class(bool(new.fullscreen), "-fullscreen")
             self.set_class(not new.chart_ids(), "-empty")
             self.layout_grid()
+        if old is None or old.summary != new.summary:
+            self.set_class(not new.summary, "-no-summary")
         self._bind_charts(new)
         self._show_texts(new)
+        self._show_summary(new)
         return mounting
 
     def _sync_charts(self, state: ScalarsState) -> list[Awaitable]:
@@ -344,11 +394,16 @@ class ScalarsView(DataView):
     def _chart_key(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> tuple:
         versions = tuple(self._series[(tid, tag)][1] if (tid, tag) in self._series else 0
                          for tag in tags for tid in self.train_ids)
-        return (tags, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
+        return (tags, self.train_ids, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
                 state.overlay, state.normalised(chart_id), state.two_axes(chart_id), self.app.no_color)
 
+    @property
+    def comparing(self) -> bool:
+        """Runs are compared (even when the dashboard shows only one of them now)."""
+        return len(self.compared) > 1
+
     def _colour_and_marker(self, state: ScalarsState, tag_index: int, job_index: int) -> tuple[str, str]:
-        many_jobs = len(self.train_ids) > 1
+        many_jobs = self.comparing
         if state.overlay and not many_jobs:
             colour = SERIES_COLOURS[tag_index % len(SERIES_COLOURS)]
             marker = SERIES_MARKERS[tag_index % len(SERIES_MARKERS)] if self.app.no_color else "braille"
@@ -388,7 +443,7 @@ class ScalarsView(DataView):
     def _chart_options(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> ChartOptions:
         legend: list[tuple[str, str]] = []
         notes = []
-        many_jobs = len(self.train_ids) > 1
+        many_jobs = self.comparing
         if chart_id == OVERLAY and not many_jobs:
             legend = [(self._colour_and_marker(state, k, 0)[0], tag) for k, tag in enumerate(tags)]
         elif many_jobs:
@@ -426,9 +481,68 @@ class ScalarsView(DataView):
             self._texts[selector] = text
             self.query_one(selector, Static).update(text)
 
+    # -- summary table ------------------------------------------------------------------------------
+
+    @property
+    def summary(self) -> SummaryTable:
+        return self.query_one("#scalar-summary", SummaryTable)
+
+    def _show_summary(self, state: ScalarsState) -> None:
+        if state.summary and state.chart_ids():
+            self.summary.show(self.summary_rows(state), runs_column=self.comparing)
+
+    def summary_rows(self, state: ScalarsState) -> list[SummaryRow]:
+        """One row per shown tag and run that has it: its digest, the point at the cursor, and
+        whether it is the tag's best run (only among two or more; NaN and inf never win)."""
+        rows: list[SummaryRow] = []
+        for tag in state.tags.visible():
+            way = state.best_direction(tag)
+            runs = [(tid, self._digests.get((tid, tag))) for tid in self.train_ids if (tid, tag) in self._series]
+            best = None
+            if len(runs) > 1 and way is not None:
+                best = best_of([d.best(way == LOWER)[0] if d is not None else None for _, d in runs], way)
+            for i, (tid, digest) in enumerate(runs):
+                rows.append(SummaryRow(tag, tid, self.job_colour(tid), digest, self._cursor_point(state, tid, tag),
+                                       way, i == best))
+        return rows
+
+    def _cursor_point(self, state: ScalarsState, train_id: str, tag: str) -> tuple[int, float] | None:
+        """(step, value) of the series' point nearest the value cursor."""
+        if state.cursor_x is None:
+            return None
+        line = self.line(train_id, tag, state)
+        if line is None or not len(line.x):
+            return None
+        i = int(np.argmin(np.abs(line.x - state.cursor_x)))  # as `value_at`, on the x kept for drawing
+        return int(line.series.steps[i]), float(line.series.values[i])
+
+    def _best_tag(self) -> str | None:
+        """The tag `b` acts on: the summary table's row when the table has the keyboard, else the
+        focused chart's tag (the combined chart: the table's row)."""
+        table = self.summary
+        target = self.state.target()
+        if self.screen.focused is table or target in (None, OVERLAY):
+            return table.current_tag
+        return target
+
+    def action_summary(self) -> None:
+        self.state = self.state.toggle_summary()
+
+    def action_best(self) -> None:
+        tag = self._best_tag()
+        if tag is None:
+            self.notify("Select a tag first", severity="warning")
+            return
+        self.state = self.state.cycle_best(tag)
+        way = self.state.best_direction(tag)
+        self.notify(markup(f"{tag}: " + (f"{way} is better" if way else "no best marked")), timeout=2)
+
+    def action_best_flip_all(self) -> None:
+        self.state = self.state.flip_best(self.state.tags.visible())
+
     def _empty_reason(self, state: ScalarsState) -> str:
         if not state.tags.tags:
-            return "no scalar tags yet" if any(not j.loaded for j in self.jobs) else "these jobs have no scalars"
+            return "no scalar tags yet" if any(not j.ready for j in self.jobs) else "these jobs have no scalars"
         return state.tags.empty_reason()
 
     def _status(self, state: ScalarsState) -> str:
@@ -486,7 +600,7 @@ class ScalarsView(DataView):
                 if i < 0:
                     continue
                 colour, _ = self._colour_and_marker(state, k, j)
-                who = (f"{tid} " if len(self.train_ids) > 1 else "") + tag
+                who = (f"{tid} " if self.comparing else "") + tag
                 wall = float(line.series.wall_times[i])
                 relative = wall - origin if origin is not None else float("nan")
                 text = Text.assemble(("● ", colour), literal(who, "bold"),

@@ -281,6 +281,9 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     columns = max(8, width - Y_AXIS_COLUMNS)
     fig = plt.figure
     fig.clear()
+    # The chart's cells, not the process's terminal, bound its size: a headless run (tests, a
+    # screenshot) has no terminal or an 80-column one, and plotext would cut wider charts to it.
+    plt.terminal.limit(False, False)
     fig.theme("colorless")
     fig.plot_size(width, max(plot_height, 2))
     drawn = False
@@ -333,7 +336,11 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     fig.ruler("x").lim(lo, hi)
     fig.ruler("x").ticks(*x_ticks(lo, hi, options.x_axis, width))
     if log_y:
-        fig.ruler("y").scale("log")
+        for right, span in y_span.items():
+            # plotext pads a flat line's range by 1 each side, below 0 for values under 2, where no
+            # log is: a flat line is drawn on a linear axis, where it looks the same.
+            if span and max(span) - min(span) > 1e-6 * max(span):
+                fig.ruler("y", "right" if right else "left").scale("log")
     plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
     return ChartImage(head + plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
 

@@ -8,7 +8,11 @@ Incremental: a job's change rebuilds its row only. The row moves to its sorted p
 (the shown rows' sort keys are kept sorted beside `order`); column widths come from a count of
 cell lengths per column, updated from that row. Only a new filter or order sorts every row again.
 The clock moves only visible rows' times (a row scrolled into view is brought up to date before
-it is drawn); a live marker that runs out is found in a heap of expiries, not by visiting every row.
+it is drawn); a live marker that runs out, or a live job that stalls, is found in a heap of the
+times rows change by the clock alone, not by visiting every row.
+
+The health columns (`summary.health`) show one headline metric per job: the state's choice (`m`),
+else each job's loss; the trend sparkline draws the same tag. Rows read the jobs' digests only.
 
 The table draws a `JobListState` (`show(state)`: filter, order, marks, the job the cursor goes
 to); what the user asks of it (a header click, a cursor move) comes back as messages for the
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
@@ -35,27 +40,36 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.cache import JobView
+from ...summary.health import JobHealth
 from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour
 from ..common.text import shown
 from ..state.jobs import JobListState
-from .sparkline import sparkline, trend_tag
+from .sparkline import sparkline
 
-LIVE_SECONDS = 60.0  # a job whose files changed this recently is being written
 SPARK_WIDTH = 10
 PLUGINS = ("scalar", "histogram", "tensor", "image")
 MAX_ID_WIDTH = 48
+MAX_STATE_WIDTH = 20  # "unreadable: <a long reason>" is cut (the help and the export say it whole)
+MAX_HEADLINE_WIDTH = 16  # the headline column's header: a long tag name is cut
 
-# (key, header, sortable, right-aligned): most telling first, so 80 columns show what matters
+# (key, header, sortable, right-aligned): most telling first, so 80 columns show the job, its
+# state and badges, whether it is live and its headline metric's last and best values.
 COLUMNS: tuple[tuple[str, str, bool, bool], ...] = (
     ("mark", " ", False, False),
     ("id", "job", True, False),
     ("state", "state", True, False),
+    ("health", "health", True, False),
     ("live", "live", True, False),
+    ("value", "headline", True, True),  # the header names the headline tag
+    ("best", "best@step", True, True),
+    ("trend", "trend", False, False),
+    ("change", "Δ10%", True, True),
+    ("speed", "steps/s", True, True),
+    ("since", "since", False, True),
     ("step", "last step", True, True),
     ("updated", "updated", True, True),
-    ("trend", "trend", False, False),
     ("files", "files s/l/g/p", True, False),
     ("tags", "tags s/h/t/i", True, False),
 )
@@ -64,28 +78,19 @@ Cell = tuple[str, str]  # text, style
 parse_style = lru_cache(maxsize=256)(Style.parse)
 
 
-def trend_of(view: JobView) -> tuple[str | None, Any]:
-    """The tag the trend column draws (`sparkline.trend_tag`) and its values; (None, None) if none."""
-    tag = trend_tag(view.digests)  # digests: kept when the job's details are not in memory
-    if tag is None:
-        return None, None
-    return tag, view.digests[tag].spark
+def headline_header(chosen: str | None, tags: Iterable[str]) -> str:
+    """The headline column's header: the chosen tag, else the jobs' default tag when they share
+    one, else "headline"."""
+    names = set(tags) if chosen is None else {chosen}
+    name = shown(next(iter(names))) if len(names) == 1 else "headline"
+    return name if len(name) <= MAX_HEADLINE_WIDTH else name[: MAX_HEADLINE_WIDTH - 1] + "…"
 
 
-def trend_header(tags: Iterable[str | None]) -> str:
-    """The trend column's header: which tag the sparklines draw ("trend (loss)")."""
-    return header_of_kinds({"loss" in tag.lower() for tag in tags if tag is not None})
-
-
-def header_of_kinds(kinds: set[bool]) -> str:
-    """The trend header when the jobs' trend tags have "loss" in them (True), or not (False)."""
-    if kinds == {True}:
-        return "trend (loss)"
-    if kinds == {False}:
-        return "trend (1st tag)"
-    if kinds:
-        return "trend (loss|1st)"
-    return "trend"
+def _order_value(value: float | None) -> tuple[int, float]:
+    """A number as a sort key: finite values in order, then NaN, inf and missing ones."""
+    if value is None or not math.isfinite(value):
+        return (1, 0.0)
+    return (0, value)
 
 
 def state_style(state: str) -> str:
@@ -102,45 +107,62 @@ def state_style(state: str) -> str:
 class JobRow:
     cells: dict[str, Cell]
     sort: dict[str, Any]
-    trend_tag: str | None = None
-    at: float = 0.0  # the clock its "updated" and "live" cells were computed at
+    health: JobHealth  # the headline and what the clock cells are computed from
+    at: float = 0.0  # the clock its clock cells were computed at
 
 
-def time_cells(row: JobRow, now: float) -> tuple[Cell, Cell, bool]:
-    """The "updated" and "live" cells of `row` at `now`, and whether it is live."""
-    update_time = row.sort["updated"]
-    live = bool(update_time) and now - update_time < LIVE_SECONDS
-    updated = (relative_time(update_time, now) if row.cells["updated"][0] != "-" else "-", "")
-    return updated, (("● live", "bold green") if live else ("", "")), live
+def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[str, Any]]:
+    """The cells that move with the clock alone ("updated", "live", "since", "health") at `now`,
+    and their sort values."""
+    text, badges, live = health.clock_cells(now)
+    cells = {
+        "updated": (relative_time(health.update_time, now) if health.loaded else "-", ""),
+        "live": ("● live", "bold green") if live else ("", ""),
+        "since": (text["since"], ""),
+        "health": (text["health"], "bold red" if text["health"] else ""),
+    }
+    return cells, {"live": (live, health.update_time), "health": (len(badges), badges)}
 
 
-def job_row(view: JobView, now: float, mark_index: int | None) -> JobRow:
+def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None) -> JobRow:
+    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's loss)."""
+    health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
+    state = health.state
     counts = [view.tag_count(p) for p in PLUGINS]
     last = view.last_step
-    live = bool(view.update_time) and now - view.update_time < LIVE_SECONDS
-    tag, values = trend_of(view)
+    digest = health.digest
     files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files), len(view.profile_dirs))
+    text = health.metric_cells()
+    best = health.best()
     cells = {
         "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
         "id": (shown(view.train_id), ""),
-        "state": (shown(view.state), state_style(view.state)),
-        "live": ("● live", "bold green") if live else ("", ""),
+        "state": (shown(state), state_style(state)),
+        "value": (text["value"], ""),
+        "best": (text["best"], ""),
+        "trend": (sparkline(digest.spark, SPARK_WIDTH) if digest is not None else "", "cyan"),
+        "change": (text["change"], ""),
+        "speed": (text["speed"], ""),
         "step": (str(last) if last is not None else "-", ""),
-        "updated": (relative_time(view.update_time, now) if view.loaded else "-", ""),
-        "trend": (sparkline(values, SPARK_WIDTH) if values is not None else "", "cyan"),
         "files": ("/".join(str(n) for n in files), ""),
         "tags": ("/".join(str(n) for n in counts), ""),
     }
     sort = {
         "id": view.train_id,
-        "state": view.state,
-        "live": (live, view.update_time),
+        "state": state,
+        "value": _order_value(digest.last_value if digest is not None else None),
+        "best": _order_value(best[0] if best is not None else None),
+        "change": _order_value(digest.recent_change if digest is not None else None),
+        "speed": _order_value(digest.steps_per_second if digest is not None else None),
         "step": last if last is not None else -1,
         "updated": view.update_time,
         "files": sum(files),
         "tags": sum(counts),
     }
-    return JobRow(cells, sort, tag, now)
+    timed, timed_sort = clock_cells(health, now)
+    cells.update(timed)  # (cells are looked up by column: their order does not matter)
+    sort.update(timed_sort)
+    return JobRow(cells, sort, health, now)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -211,7 +233,7 @@ class JobTable(ScrollView, can_focus=True):
         self.empty_text = ""  # what the table says when it has no job at all
         self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
                                        for key, header, _, _ in COLUMNS}  # the header's sort arrow
-        self.trend_header = "trend"
+        self.value_header = "headline"
         self.loading_ids: set[str] = set()  # jobs whose row says "loading"
         # What it did, for tests and benchmarks: rows built, measured, placed; full sorts.
         self.work: Counter[str] = Counter()
@@ -219,8 +241,8 @@ class JobTable(ScrollView, can_focus=True):
         self._keys: list[tuple] = []  # the shown rows' (sort value, train id), ascending
         self._match: Callable[[str], bool] = compile_filter("")
         self._lengths: dict[str, Counter[int]] = {key: Counter() for key, _, _, _ in COLUMNS}
-        self._trend_kinds: Counter[bool] = Counter()  # rows whose trend tag has "loss" in it, or not
-        self._expiries: list[tuple[float, str]] = []  # (when the live marker runs out, train id)
+        self._headlines: Counter[str] = Counter()  # rows by their headline tag (the column's header)
+        self._expiries: list[tuple[float, str]] = []  # (when the row's clock cells change next, train id)
         self._now = 0.0  # the clock of the latest refresh
         self._window: tuple[str, ...] | None = None  # the rows last said to be visible
 
@@ -258,22 +280,33 @@ class JobTable(ScrollView, can_focus=True):
 
     def header(self, column: str) -> str:
         """What a column's header says (without the sort arrow)."""
-        if column == "trend":
-            return self.trend_header
+        if column == "value":
+            return self.value_header
         return next(header for key, header, _, _ in COLUMNS if key == column)
+
+    def column_x(self, column: str) -> int:
+        """Where `column` starts, in cells from the table's left edge (before scrolling)."""
+        left = 0
+        for key, _, _, _ in COLUMNS:
+            if key == column:
+                return left
+            left += self.widths[key] + 2
+        raise KeyError(column)
 
     def show(self, state: JobListState, views: Mapping[str, JobView], now: float) -> None:
         """Draw `state`: its filter and order; its marks (their colours); the cursor goes to its
         job when the job is shown."""
         old, self.state = self.state, state
         keep = self.current_job
-        if (state.filter, state.sort_key, state.reverse) != (old.filter, old.sort_key, old.reverse):
+        if state.headline != old.headline:
+            self._rebuild(views, now)  # every row shows another tag
+        elif (state.filter, state.sort_key, state.reverse) != (old.filter, old.sort_key, old.reverse):
             self._reorder()
         if state.marked != old.marked:
             changed = [tid for tid in self.rows_by_id if (tid in state.marked) or (tid in old.marked)]
             self._update_rows(views, now, changed, force=True)
-        elif (state.filter, state.sort_key, state.reverse, state.cursor) == (
-                old.filter, old.sort_key, old.reverse, old.cursor):
+        elif (state.filter, state.sort_key, state.reverse, state.cursor, state.headline) == (
+                old.filter, old.sort_key, old.reverse, old.cursor, old.headline):
             return
         self._settle(keep)
 
@@ -310,17 +343,20 @@ class JobTable(ScrollView, can_focus=True):
         self._settle(keep)
 
     def refresh_times(self, now: float) -> None:
-        """Once a second: only "updated" and "live" move with the clock, and only the visible
-        rows are redone (a row is brought up to date when it scrolls into view). A live marker
-        that ran out moves its row wherever it is, as the order by "live" depends on it."""
+        """Once a second: only the clock cells ("updated", "live", "since", "health") move, and
+        only the visible rows are redone (a row is brought up to date when it scrolls into view).
+        A live marker that ran out, or a job that stalled, moves its row wherever it is, as the
+        order by "live" or "health" depends on it."""
         self._now = now
         keep = self.current_job
         changed = False
         while self._expiries and self._expiries[0][0] <= now:
             _, tid = heapq.heappop(self._expiries)
-            row = self.rows_by_id.get(tid)
-            if row is not None and row.sort["live"][0]:
-                changed = self._freshen(tid, now) or changed
+            if tid in self.rows_by_id:
+                freshened = self._freshen(tid, now)
+                changed = freshened or changed
+                if not freshened:
+                    self._schedule(tid, self.rows_by_id[tid])
         for tid in self._visible_ids():
             changed = self._freshen(tid, now) or changed
         if changed:
@@ -336,11 +372,11 @@ class JobTable(ScrollView, can_focus=True):
         self.rows_by_id = {}
         self.loading_ids = set()
         self._lengths = {key: Counter() for key, _, _, _ in COLUMNS}
-        self._trend_kinds = Counter()
+        self._headlines = Counter()
         self._expiries = []
         self._now = max(self._now, now)
         for tid, view in views.items():
-            row = job_row(view, now, self._mark_index(tid))
+            row = job_row(view, now, self._mark_index(tid), self.state.headline)
             self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
             self._measure(tid, row, 1)
@@ -366,11 +402,10 @@ class JobTable(ScrollView, can_focus=True):
             view = views.get(tid)
             if view is None:
                 continue
-            row = job_row(view, now, self._mark_index(tid))
+            row = job_row(view, now, self._mark_index(tid), self.state.headline)
             self.work["rows_built"] += 1
             old = self.rows_by_id.get(tid)
-            if (old is None or old.cells != row.cells or old.sort != row.sort
-                    or old.trend_tag != row.trend_tag):
+            if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
                 self._set_row(tid, row)
                 changed = True
             else:
@@ -420,7 +455,8 @@ class JobTable(ScrollView, can_focus=True):
             self.order = [t for t in self.order if t != tid]
 
     def _measure(self, tid: str, row: JobRow, sign: int) -> None:
-        """Count (sign 1) or uncount (-1) the row's cell lengths, trend tag, loading state, live marker."""
+        """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
+        when its clock cells change next."""
         self.work["rows_measured"] += 1
         for key, (text, _) in row.cells.items():
             lengths = self._lengths[key]
@@ -428,49 +464,54 @@ class JobTable(ScrollView, can_focus=True):
             lengths[n] += sign
             if not lengths[n]:
                 del lengths[n]
-        if row.trend_tag is not None:
-            kind = "loss" in row.trend_tag.lower()
-            self._trend_kinds[kind] += sign
-            if not self._trend_kinds[kind]:
-                del self._trend_kinds[kind]
+        tag = row.health.tag if row.health.digest is not None else None
+        if tag is not None:
+            self._headlines[tag] += sign
+            if not self._headlines[tag]:
+                del self._headlines[tag]
         if sign > 0:
             if row.sort["state"] == "loading":
                 self.loading_ids.add(tid)
             else:
                 self.loading_ids.discard(tid)
-            live, update_time = row.sort["live"]
-            if live:
-                heapq.heappush(self._expiries, (update_time + LIVE_SECONDS, tid))
-                if len(self._expiries) > 2 * len(self.rows_by_id) + 64:  # stale entries: keep it small
-                    self._expiries = [(r.sort["updated"] + LIVE_SECONDS, t)
-                                      for t, r in self.rows_by_id.items() if r.sort["live"][0]]
-                    heapq.heapify(self._expiries)
+            self._schedule(tid, row)
         elif tid not in self.rows_by_id:
             self.loading_ids.discard(tid)
 
+    def _schedule(self, tid: str, row: JobRow) -> None:
+        """Remember when the row's clock cells change next (its live marker runs out, it stalls)."""
+        when = row.health.next_change(row.at)
+        if when is None:
+            return
+        heapq.heappush(self._expiries, (when, tid))
+        if len(self._expiries) > 2 * len(self.rows_by_id) + 64:  # stale entries: keep it small
+            entries = ((r.health.next_change(r.at), t) for t, r in self.rows_by_id.items())
+            self._expiries = [(w, t) for w, t in entries if w is not None]
+            heapq.heapify(self._expiries)
+
     def _update_widths(self) -> None:
-        self.trend_header = header_of_kinds(set(self._trend_kinds))
+        self.value_header = headline_header(self.state.headline, self._headlines)
         widths = {}
         for key, _, _, _ in COLUMNS:
             cell_width = max(self._lengths[key], default=0)
             widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
         widths["id"] = min(widths["id"], MAX_ID_WIDTH)
+        widths["state"] = min(widths["state"], MAX_STATE_WIDTH)
         if widths != self.widths:
             self.widths = widths
             self._strips.clear()
 
     def _freshen(self, tid: str, now: float) -> bool:
-        """Bring the row's "updated" and "live" cells to `now`; True if they changed."""
+        """Bring the row's clock cells to `now`; True if they changed."""
         row = self.rows_by_id.get(tid)
         if row is None or row.at == now:
             return False
-        updated, live_cell, live = time_cells(row, now)
-        if row.cells["updated"] == updated and row.cells["live"] == live_cell:
+        timed, timed_sort = clock_cells(row.health, now)
+        if all(row.cells[key] == cell for key, cell in timed.items()) and all(
+                row.sort[key] == value for key, value in timed_sort.items()):
             row.at = now
             return False
-        cells = {**row.cells, "updated": updated, "live": live_cell}
-        sort = {**row.sort, "live": (live, row.sort["updated"])}
-        self._set_row(tid, JobRow(cells, sort, row.trend_tag, now))
+        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now))
         self._update_widths()
         return True
 
@@ -589,7 +630,18 @@ class JobTable(ScrollView, can_focus=True):
                     return Strip([Segment(lines[row], style)]).adjust_cell_length(width, base)
                 return Strip.blank(width, base)
             strip = self._row_strip(row, base)
-        return strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, base)
+        return strip.crop(scroll_x, self._last_whole_column(scroll_x, width)).adjust_cell_length(width, base)
+
+    def _last_whole_column(self, left: int, width: int) -> int:
+        """The right edge of the last column shown whole from `left` in `width` cells: a column the
+        edge of the screen would cut is left blank (scroll right to see it)."""
+        edge = 0
+        for key, _, _, _ in COLUMNS:
+            right = edge + self.widths[key] + 2
+            if right > left + width:
+                return edge if edge > left else left + width
+            edge = right
+        return left + width
 
     def empty_message(self) -> str:
         """Why no row is shown: the filter, or what the owner says (an empty LOGDIR)."""

@@ -1,7 +1,8 @@
-"""A one-line sparkline of a series, as text (for table cells), and which tag a job's trend draws."""
+"""A one-line sparkline of a series, as text (for table cells: the job list's trend of its
+headline metric, `summary.health`)."""
 from __future__ import annotations
 
-from typing import Iterable
+import math
 
 import numpy as np
 
@@ -10,27 +11,15 @@ from ...summary.digest import bucket_means
 BARS = "▁▂▃▄▅▆▇█"
 
 
-def trend_tag(scalar_tags: Iterable[str]) -> str | None:
-    """The tag a job's trend shows: its loss (the first tag whose name contains "loss", any case),
-    else its first tag; None when it has none. `scalar_tags` in first-seen order."""
-    first = None
-    for tag in scalar_tags:
-        if "loss" in tag.lower():
-            return tag
-        if first is None:
-            first = tag
-    return first
-
-
-def sparkline(values: np.ndarray, width: int = 10) -> str:
+def sparkline(values: np.ndarray | tuple[float, ...], width: int = 10) -> str:
     """`width` block characters: the mean of each slice of the finite values, scaled to min..max."""
-    values = np.asarray(values, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
+    if not (isinstance(values, tuple) and len(values) <= width):  # a digest's spark is ready as it is
+        array = np.asarray(values, dtype=np.float64)
+        values = tuple(bucket_means(array[np.isfinite(array)], width).tolist())
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
         return ""
-    values = bucket_means(values, width)
-    lo, hi = float(values.min()), float(values.max())
+    lo, hi = min(finite), max(finite)
     if hi == lo:
-        return BARS[3] * len(values)
-    levels = np.round((values - lo) / (hi - lo) * (len(BARS) - 1)).astype(np.int64)
-    return "".join(BARS[i] for i in levels)
+        return BARS[3] * len(finite)
+    return "".join(BARS[round((v - lo) / (hi - lo) * (len(BARS) - 1))] for v in finite)

@@ -1,0 +1,222 @@
+"""Run health (summary/health.py): the headline metric and the badge rules, on logs written by our
+writer and read by the cache, with a fake clock."""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from health_logs import T0, cut_short, falling, write_scalars
+from tui_insight.summary import health
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.health import BadgeWatch, JobHealth, default_headline, lower_is_better
+from tui_insight.summary.writer import SummaryWriter
+
+
+def write_log(root: Path, name: str, values: dict[str, np.ndarray], seconds_per_step: float = 1.0,
+              mtime: float | None = None) -> Path:
+    """Steps 1..n, step k at T0 + k * seconds_per_step."""
+    n = len(next(iter(values.values())))
+    return write_scalars(root, name, values, T0 + n * seconds_per_step, seconds_per_step, mtime)
+
+
+def load(root: Path, now: float) -> SummaryCache:
+    cache = SummaryCache(str(root), clock=lambda: now)
+    cache.reload()
+    return cache
+
+
+# -- the headline -----------------------------------------------------------------------------------------
+
+def test_the_default_headline_is_loss_or_a_tag_ending_in_slash_loss_else_one_containing_loss():
+    assert default_headline(["acc", "train/Loss", "loss"]) == "loss"
+    assert default_headline(["acc", "eval/loss", "loss"]) == "eval/loss"  # the first of either
+    assert default_headline(["acc", "train/Loss", "loss_scale"]) == "train/Loss"
+    assert default_headline(["acc", "lr"]) is None
+    assert default_headline([]) is None
+
+
+def test_better_is_lower_for_losses_and_unknown_names_higher_for_accuracies():
+    assert lower_is_better("loss") and lower_is_better("train/val_loss") and lower_is_better("lr")
+    assert not any(lower_is_better(t) for t in ("acc", "val_acc", "metric/Accuracy", "f1_score", "auc",
+                                                  "eval/precision", "recall"))
+
+
+def test_a_job_reports_its_headline_last_best_change_speed(tmp_path):
+    loss = falling(100)
+    write_log(tmp_path, "run", {"acc": 1 - loss / 2, "loss": loss}, seconds_per_step=0.5)
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    job = JobHealth.of(view)
+    assert job.tag == "loss" and job.lower
+    cells = job.cells(T0 + 10_000)
+    assert cells["value"] == f"{np.float32(loss[-1]):.4g}"
+    assert cells["best"] == f"{np.float32(loss.min()):.4g}@100"
+    assert cells["speed"] == "2"  # steps per second
+    assert cells["change"].startswith("-")
+    assert cells["since"] == ""  # not live
+    acc = JobHealth.of(view, "acc")
+    assert not acc.lower and acc.cells(T0 + 10_000)["best"] == f"{np.float32(1 - loss.min() / 2):.4g}@100"
+    missing = JobHealth.of(view, "no_such_tag")
+    assert missing.digest is None and missing.cells(T0)["value"] == "-" and missing.badges(T0) == ()
+
+
+# -- NaN ----------------------------------------------------------------------------------------------------
+
+def test_a_nan_anywhere_in_the_headline_counts_even_a_step_that_sampling_dropped(tmp_path):
+    loss = falling(5000)
+    loss[1234] = np.nan  # step 1235: not one of the 1000 kept steps
+    acc = 1 - falling(5000) / 2
+    acc[10] = np.inf
+    write_log(tmp_path, "run", {"loss": loss, "acc": acc})
+    view = load(tmp_path, T0 + 100_000).job("./run")
+    kept = view.series("scalar", "loss")
+    assert 1235 not in kept.steps.tolist() and np.isfinite(kept.values).all()
+    now = T0 + 100_000
+    assert JobHealth.of(view).badges(now) == ("NaN",)
+    assert JobHealth.of(view, "acc").badges(now) == ("NaN",)  # inf counts too
+    write_log(tmp_path, "clean", {"loss": falling(5000)})
+    clean = load(tmp_path, now).job("./clean")
+    assert JobHealth.of(clean).badges(now) == ()
+
+
+def test_nan_only_in_another_tag_is_not_a_headline_badge(tmp_path):
+    lr = np.full(50, 0.1)
+    lr[3] = np.nan
+    write_log(tmp_path, "run", {"loss": falling(50), "lr": lr})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert JobHealth.of(view).badges(T0 + 10_000) == ()
+    assert JobHealth.of(view, "lr").badges(T0 + 10_000) == ("NaN",)
+
+
+# -- diverging ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("rise, diverging", [(1.8, False), (2.3, True)])
+def test_a_loss_whose_trend_ends_over_twice_its_best_is_diverging(tmp_path, rise, diverging):
+    n = 200
+    loss = falling(n)
+    best = loss[int(n * 0.8):int(n * 0.9)].mean()
+    loss[int(n * 0.9):] = best * rise  # the last tenth rose
+    write_log(tmp_path, "run", {"loss": loss})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert ("diverging" in JobHealth.of(view).badges(T0 + 10_000)) is diverging
+
+
+def test_an_accuracy_diverges_when_it_falls_under_half_its_best_and_a_loss_that_falls_does_not(tmp_path):
+    n = 200
+    acc = np.linspace(0.1, 0.9, n)
+    acc[int(n * 0.9):] = 0.3
+    write_log(tmp_path, "run", {"loss": falling(n), "acc": acc})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert JobHealth.of(view).badges(T0 + 10_000) == ()
+    assert JobHealth.of(view, "acc").badges(T0 + 10_000) == ("diverging",)
+
+
+def test_a_short_run_is_not_called_diverging(tmp_path):
+    write_log(tmp_path, "run", {"loss": np.array([1.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 5.0])})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert view.digests["loss"].count < health.DIVERGE_MIN_STEPS
+    assert JobHealth.of(view).badges(T0 + 10_000) == ()
+
+
+def test_a_negative_loss_diverges_by_its_distance_from_the_best(tmp_path):
+    n = 100
+    loss = -2.0 - np.linspace(0, 1, n)  # falls to -3
+    loss[int(n * 0.9):] = 0.5  # 3.5 above a best of about -2.9: over |best|
+    write_log(tmp_path, "run", {"loss": loss})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert JobHealth.of(view).badges(T0 + 10_000) == ("diverging",)
+
+
+# -- stalled ------------------------------------------------------------------------------------------------
+
+def test_a_live_job_stalls_after_five_step_intervals_and_stops_being_live_after_a_minute(tmp_path):
+    write_log(tmp_path, "run", {"loss": falling(30)}, seconds_per_step=2.0)  # last step at T0 + 60
+    last = T0 + 60
+    cache = SummaryCache(str(tmp_path), clock=lambda: last)
+    cache.reload()
+    view = cache.job("./run")
+    assert view.digests["loss"].step_interval == pytest.approx(2.0)
+    job = JobHealth.of(view)
+    at = {dt: (job.live(last + dt), job.badges(last + dt), job.cells(last + dt)["since"]) for dt in (9, 11, 59, 61)}
+    assert at[9] == (True, (), "9s")
+    assert at[11] == (True, ("stalled",), "11s")
+    assert at[59] == (True, ("stalled",), "59s")
+    assert at[61] == (False, (), "")  # a minute without a write: not live, not stalled
+    assert job.next_change(last + 1) == last + 10 and job.next_change(last + 11) == last + 60
+    assert job.next_change(last + 61) is None
+
+
+def test_a_slow_job_stays_live_for_ten_of_its_intervals_and_stalls_after_five(tmp_path):
+    write_log(tmp_path, "run", {"loss": falling(10)}, seconds_per_step=30.0)
+    last = T0 + 300
+    view = load(tmp_path, last).job("./run")
+    job = JobHealth.of(view)
+    assert job.badges(last + 140) == () and job.live(last + 140)
+    assert job.badges(last + 160) == ("stalled",)
+    assert job.badges(last + 301) == () and not job.live(last + 301)
+
+
+def test_the_interval_is_the_logging_stride_even_when_the_kept_steps_are_a_sample(tmp_path):
+    n = 3000  # every 10th step for 30,000 steps, a step every 0.1 s: a record every second
+    write_scalars(tmp_path, "run", {"loss": falling(n)}, T0 + n, interval=1.0, stride=10)
+    view = load(tmp_path, T0 + n).job("./run")
+    d = view.digests["loss"]
+    assert d.count == 1000 < d.seen
+    assert d.step_interval == pytest.approx(1.0)
+
+
+# -- from the job's state -----------------------------------------------------------------------------------
+
+def test_truncated_and_corrupt_come_from_the_state(tmp_path):
+    cut_short(write_log(tmp_path, "cut", {"loss": falling(30)}), T0)
+    bad = write_log(tmp_path, "bad", {"loss": falling(30)})
+    path = next(bad.iterdir())
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    os.utime(path, (T0 + 30, T0 + 30))
+    now = T0 + 3600
+    cache = load(tmp_path, now)
+    assert JobHealth.of(cache.job("./cut")).badges(now) == ("truncated",)
+    assert cache.job("./bad").state.startswith("corrupt")
+    bad_health = JobHealth.of(cache.job("./bad"))
+    assert bad_health.badges(now) == ("corrupt",)
+    assert bad_health.cells(now)["health"] == ""  # the state column says it
+
+
+# -- the watch that announces badges ------------------------------------------------------------------------
+
+def test_the_watch_announces_badges_that_appear_not_the_ones_a_job_started_with(tmp_path):
+    loss = falling(40)
+    loss[5] = np.nan
+    write_log(tmp_path, "had_nan", {"loss": loss}, mtime=T0 - 3600)  # not live: it cannot stall
+    run = write_log(tmp_path, "run", {"loss": falling(40)}, seconds_per_step=1.0)
+    now = [T0 + 40]
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    watch = BadgeWatch()
+    watch.reset(cache.jobs, None, now[0])
+    assert watch.tick(cache.jobs, None, now[0]) == []
+    with SummaryWriter(run, timestamp=int(T0) + 100, wall_time=T0 + 41) as writer:
+        writer.add_scalar("loss", math.nan)
+        writer.record(41, wall_time=T0 + 41)
+    now[0] = T0 + 41
+    changes = cache.reload()
+    news = watch.update(cache.jobs, changes.updated, None, now[0])
+    assert [(job.train_id, new) for job, new in news] == [("./run", ("NaN",))]
+    assert "./run: a NaN or infinite value in loss" == health.notice(news[0][0], news[0][1], now[0])
+    assert watch.update(cache.jobs, ["./run", "./had_nan"], None, now[0]) == []  # said once
+    now[0] = T0 + 41 + 6  # no new step for 6 intervals: the clock alone brings "stalled"
+    news = watch.tick(cache.jobs, None, now[0])
+    assert [(job.train_id, new) for job, new in news] == [("./run", ("stalled",))]
+    assert health.notice(news[0][0], news[0][1], now[0]) == "./run: stalled: no new step of loss for 6s"
+
+
+def test_numbers_are_short():
+    assert [health.compact(v) for v in (0.213456, 1234.5, 123456.0, 0.0000123, 0.0, math.nan, -math.inf)] == [
+        "0.2135", "1234", "1.23e+05", "1.23e-05", "0", "nan", "-inf"]
+    assert [health.signed(v) for v in (0.5, -0.25, 0.0, math.nan)] == ["+0.5", "-0.25", "0", "nan"]
+    assert [health.age(s) for s in (5, 125, 7300, 200_000)] == ["5s", "2m", "2h", "2d"]

@@ -1,0 +1,149 @@
+"""`tui-insight LOGDIR --summary`: the job list's health table, printed once, for scripts and CI logs.
+
+Every job is read through the same cache as the app, one at a time (only its digests are kept, so
+memory stays small however many jobs there are), with a progress line on stderr. The headline
+metric is the one chosen in the app for this LOGDIR (`m`, remembered in the workspace), else each
+job's loss. Exit status: 1 when a job has a NaN or diverging badge, 0 otherwise (2 for errors,
+from the CLI). With `--json`, a list of one object per job; numbers that are not finite are null
+(the `NaN` badge says so).
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any, Callable, TextIO
+
+from .summary import health
+from .summary.cache import JobView, SummaryCache
+from .summary.health import JobHealth
+from .ui.widgets.sparkline import sparkline  # numpy only: no Textual
+
+HEADERS = ("job", "state", "health", "live", "metric", "last", "best@step", "trend", "Δ10%", "steps/s", "since",
+           "last step", "updated")
+RIGHT = {"last", "best@step", "Δ10%", "steps/s", "since", "last step", "updated"}
+
+
+def read_jobs(cache: SummaryCache, progress: Callable[[int, int], None] | None = None) -> list[JobView]:
+    """Every job of the cache, read one at a time and kept without its series (digests only)."""
+    train_ids = cache.discover_jobs()
+    views = []
+    for done, train_id in enumerate(train_ids, 1):
+        view = cache.load_job(train_id)
+        if view is not None:
+            views.append(replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False))
+            cache.forget(train_id)
+        if progress is not None:
+            progress(done, len(train_ids))
+    return views
+
+
+def row(view: JobView, job: JobHealth, now: float) -> dict[str, str]:
+    """The text of one job's row, by header."""
+    cells = job.cells(now)
+    digest = job.digest
+    return {
+        "job": view.train_id, "state": view.state, "health": " ".join(job.badges(now)),
+        "live": "live" if job.live(now) else "", "metric": job.tag or "-", "last": cells["value"],
+        "best@step": cells["best"], "trend": sparkline(digest.spark) if digest is not None else "",
+        "Δ10%": cells["change"], "steps/s": cells["speed"], "since": cells["since"],
+        "last step": str(view.last_step) if view.last_step is not None else "-",
+        "updated": f"{health.age(max(0.0, now - view.update_time))} ago" if view.update_time else "-",
+    }
+
+
+def text_table(rows: list[dict[str, str]]) -> str:
+    """Aligned columns, two spaces apart; the control characters of job names escaped."""
+    from .ui.common.text import shown  # a pure function: escapes what a terminal would act on
+
+    rows = [{key: shown(value) for key, value in r.items()} for r in rows]
+    widths = {h: max([len(h), *(len(r[h]) for r in rows)]) for h in HEADERS}
+    lines = []
+    for cells in [dict(zip(HEADERS, HEADERS)), *rows]:
+        parts = [cells[h].rjust(widths[h]) if h in RIGHT else cells[h].ljust(widths[h]) for h in HEADERS]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def json_row(view: JobView, job: JobHealth, now: float) -> dict[str, Any]:
+    digest = job.digest
+    best = job.best()
+    since = job.since_step(now)
+    live = job.live(now)
+    return {
+        "train_id": view.train_id,
+        "state": view.state,
+        "badges": list(job.badges(now)),
+        "live": live,
+        "metric": job.tag,
+        "last": _number(digest.last_value) if digest else None,
+        "best": _number(best[0]) if best else None,
+        "best_step": best[1] if best and math.isfinite(best[0]) else None,
+        "lower_is_better": job.lower,
+        "change_last_10pct": _number(digest.recent_change) if digest else None,
+        "steps_per_second": _number(digest.steps_per_second) if digest else None,
+        "seconds_since_last_step": round(since, 3) if since is not None and live else None,
+        "last_step": view.last_step,
+        "update_time": view.update_time or None,
+    }
+
+
+def _number(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: TextIO | None = None,
+        clock: Callable[[], float] = time.time) -> int:
+    """Print the table (or JSON) of `logdir` to `out` (stdout), progress and warnings to `err`
+    (stderr); the exit status (see the module doc)."""
+    from .workspace import Workspace
+
+    out, err = out or sys.stdout, err or sys.stderr
+    workspace, problem = Workspace.open(logdir)
+    if problem:
+        print(f"tui-insight: warning: {problem}", file=err)
+    chosen = workspace.get("app", "jobs").get("headline")
+    chosen = chosen if isinstance(chosen, str) else None
+    cache = SummaryCache(logdir, clock=clock)
+    cache.discover_jobs()
+    if cache.error:
+        print(f"tui-insight: error: {cache.error}", file=err)
+        return 2
+    for warning in cache.problems:
+        print(f"tui-insight: warning: {warning}", file=err)
+    views = read_jobs(cache, _progress(err))
+    now = clock()
+    jobs = [(view, JobHealth.of(view, chosen)) for view in views]
+    if as_json:
+        json.dump([json_row(view, job, now) for view, job in jobs], out, indent=1, allow_nan=False)
+        out.write("\n")
+    else:
+        if chosen is not None:
+            print(f"headline metric: {chosen} (chosen with m in the app)", file=out)
+        print(text_table([row(view, job, now) for view, job in jobs]), file=out)
+    failing = any(b in health.FAILING for _, job in jobs for b in job.badges(now))
+    return 1 if failing else 0
+
+
+def _progress(err: TextIO) -> Callable[[int, int], None]:
+    """`read N/M jobs` on stderr: rewritten in place on a terminal (10 a second), a line a second
+    in a log."""
+    tty = err.isatty()
+    shown_at = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - shown_at[0] < (0.1 if tty else 1.0):
+            return
+        shown_at[0] = now
+        text = f"read {done}/{total} jobs"
+        if tty:
+            err.write(f"\r{text}" + ("\n" if done == total else ""))
+        else:
+            err.write(text + "\n")
+        err.flush()
+
+    return show

@@ -1,0 +1,282 @@
+"""Run health: a job's headline metric and the badges a user would otherwise miss.
+
+Pure functions of a `TagDigest`, a clock value and the job's state (no file, no UI), shared by
+the job list and `tui-insight LOGDIR --summary`. They read digests only, never series, so they
+work the same on jobs whose details were dropped from memory.
+
+The rules (the job list's help says the same):
+- headline: the scalar tag named `loss` or ending in `/loss`, else the first tag whose name
+  contains "loss", else none; the user may choose any tag instead (`m`).
+- better: as `best.direction` says (higher for names with a word acc, accuracy, f1, auc,
+  precision or recall in them, lower for losses); lower for names that say neither.
+- `NaN`: a NaN or infinite value anywhere in the headline's values read (sampling keeps no
+  count of what it drops, so this is counted as values are merged, `Series.nonfinite`).
+- `diverging`: the trend's last point (the mean of the last tenth of the kept steps) is more than
+  DIVERGE_FACTOR times worse than its best point: a loss above twice its lowest, an accuracy below
+  half its highest (distance from the best against the best's magnitude, so negative values
+  work too); not before DIVERGE_MIN_STEPS kept steps.
+- live: a file of the job changed within LIVE_SECONDS, or within LIVE_INTERVALS of its usual
+  step interval when that is longer (a slow job stays live between its steps).
+- `stalled`: a live job whose headline has had no new step for STALL_INTERVALS times its usual
+  step interval (`TagDigest.step_interval`), by the step's own wall time.
+- `corrupt`, `truncated`: from the job's state.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Mapping
+
+from .best import HIGHER, direction
+from .digest import TagDigest
+
+LIVE_SECONDS = 60.0
+LIVE_INTERVALS = 10.0
+STALL_INTERVALS = 5.0
+DIVERGE_FACTOR = 2.0
+DIVERGE_MIN_STEPS = 20
+BADGES = ("NaN", "diverging", "stalled", "corrupt", "truncated")
+FAILING = ("NaN", "diverging")  # `--summary` exits with status 1 when a job has one of these
+STATE_BADGES = ("corrupt", "truncated")  # the job list's state column already says these
+
+
+def default_headline(tags: Iterable[str]) -> str | None:
+    """`loss` or a tag ending in `/loss`, else the first tag with "loss" in its name (any case);
+    None when there is none. `tags` in first-seen order."""
+    fallback = None
+    for tag in tags:
+        if tag == "loss" or tag.endswith("/loss"):
+            return tag
+        if fallback is None and "loss" in tag.lower():
+            fallback = tag
+    return fallback
+
+
+@lru_cache(maxsize=1024)
+def lower_is_better(tag: str) -> bool:
+    """False for accuracy-like names (`best.direction`), else True (also for names that say neither)."""
+    return direction(tag) != HIGHER
+
+
+def live_until(update_time: float, digest: TagDigest | None) -> float:
+    """When the job stops being live if nothing changes (0 for a job never updated)."""
+    if not update_time:
+        return 0.0
+    interval = digest.step_interval if digest is not None and digest.step_interval else 0.0
+    return update_time + max(LIVE_SECONDS, LIVE_INTERVALS * interval)
+
+
+def stalls_at(digest: TagDigest | None) -> float | None:
+    """When the headline counts as stalled if no new step comes (None: it cannot stall)."""
+    if digest is None or not digest.step_interval or not math.isfinite(digest.last_wall):
+        return None
+    return digest.last_wall + STALL_INTERVALS * digest.step_interval
+
+
+def has_nan(digest: TagDigest) -> bool:
+    return digest.nonfinite > 0
+
+
+def is_diverging(digest: TagDigest, lower: bool) -> bool:
+    """The trend's last point is more than DIVERGE_FACTOR times worse than its best (see above)."""
+    spark = digest.spark
+    if digest.count < DIVERGE_MIN_STEPS or len(spark) < 2:
+        return False
+    last = spark[-1]
+    if lower:
+        best = min(spark)
+        return last - best > (DIVERGE_FACTOR - 1) * abs(best)
+    best = max(spark)
+    return best - last > (1 - 1 / DIVERGE_FACTOR) * abs(best)
+
+
+def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
+           lower: bool = True) -> tuple[str, ...]:
+    """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
+    has no headline), its state and when its files last changed."""
+    found = set()
+    if digest is not None:
+        if has_nan(digest):
+            found.add("NaN")
+        if is_diverging(digest, lower):
+            found.add("diverging")
+        stall = stalls_at(digest)
+        if stall is not None and now >= stall and now < live_until(update_time, digest):
+            found.add("stalled")
+    kind = state.split(":")[0]
+    if kind in STATE_BADGES:
+        found.add(kind)
+    return tuple(b for b in BADGES if b in found)
+
+
+@dataclass(frozen=True)
+class JobHealth:
+    """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock."""
+
+    train_id: str
+    tag: str | None  # the headline metric (None: the job has none)
+    digest: TagDigest | None  # its digest (None: no headline, or the chosen tag is not in this job)
+    lower: bool
+    state: str
+    update_time: float
+    loaded: bool = True
+
+    @classmethod
+    def of(cls, view, chosen: str | None = None) -> "JobHealth":
+        """The health of a `JobView` (or anything with `train_id`, `digests`, `state`,
+        `update_time`, `loaded`) with the headline `chosen` by the user (None: the default)."""
+        tag = chosen if chosen is not None else default_headline(view.digests)
+        digest = view.digests.get(tag) if tag is not None else None
+        return cls(view.train_id, tag, digest, lower_is_better(tag) if tag else True, view.state,
+                   view.update_time, view.loaded)
+
+    def badges(self, now: float) -> tuple[str, ...]:
+        if not self.loaded:
+            return ()
+        return badges(self.digest, now, self.state, self.update_time, self.lower)
+
+    def live(self, now: float) -> bool:
+        return now < live_until(self.update_time, self.digest)
+
+    def since_step(self, now: float) -> float | None:
+        """Seconds since the headline's last step (by its wall time), or None."""
+        if self.digest is None or not math.isfinite(self.digest.last_wall):
+            return None
+        return max(0.0, now - self.digest.last_wall)
+
+    def next_change(self, now: float) -> float | None:
+        """The next time after `now` when the clock alone changes `live` or the badges."""
+        times = [live_until(self.update_time, self.digest), stalls_at(self.digest)]
+        later = [t for t in times if t is not None and t > now]
+        return min(later) if later else None
+
+    def best(self) -> tuple[float, int] | None:
+        return self.digest.best(self.lower) if self.digest is not None else None
+
+    def metric_cells(self) -> dict[str, str]:
+        """The text of the headline's columns that only new data changes: its last value, best
+        value and its step, change over the last 10% of steps, steps per second."""
+        d = self.digest
+        if d is None:
+            return {"value": "-", "best": "-", "change": "", "speed": ""}
+        best, step = d.best(self.lower)
+        speed = d.steps_per_second
+        return {
+            "value": compact(d.last_value),
+            "best": f"{compact(best)}@{step}" if math.isfinite(best) else "-",
+            "change": signed(d.recent_change) if d.count > 1 else "",
+            "speed": compact(speed) if speed is not None else "",
+        }
+
+    def clock_cells(self, now: float) -> tuple[dict[str, str], tuple[str, ...], bool]:
+        """The text of the columns the clock alone changes ("health": the badges but the state's,
+        "since": while live, the time since the headline's last step), the badges, and whether
+        the job is live."""
+        badges = self.badges(now)
+        live = self.live(now)
+        since = self.since_step(now) if live else None
+        return ({"health": " ".join(b for b in badges if b not in STATE_BADGES),
+                 "since": age(since) if since is not None else ""}, badges, live)
+
+    def cells(self, now: float) -> dict[str, str]:
+        """The text of every health column at `now`."""
+        return {**self.metric_cells(), **self.clock_cells(now)[0]}
+
+
+def compact(value: float, digits: int = 4, exponent_digits: int = 2, small: float = 1e-3,
+            large: float = 1e5) -> str:
+    """A number in a few characters (at most 9 by default: 0.2135, 1234, 1.23e-05); NaN and
+    infinities spelled out; under `small` or from `large` on, in exponent notation."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value != 0 and (abs(value) >= large or abs(value) < small):
+        return f"{value:.{exponent_digits}e}"
+    return f"{value:.{digits}g}"
+
+
+def signed(value: float) -> str:
+    """A change, with its sign and 3 digits: +0.0134, -1.20e-04, 0."""
+    if value == 0:
+        return "0"
+    text = compact(value, 3)
+    return text if text.startswith("-") or math.isnan(value) else "+" + text
+
+
+def age(seconds: float) -> str:
+    """A short duration: 12s, 3m, 5h, 2d."""
+    if seconds < 60:
+        return f"{int(seconds)}s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    return f"{int(seconds // 86400)}d"
+
+
+def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
+    """One sentence about badges that just appeared on a job (a notification)."""
+    tag = health.tag or "the headline"
+    parts = []
+    for badge in new:
+        if badge == "NaN":
+            parts.append(f"a NaN or infinite value in {tag}")
+        elif badge == "diverging":
+            parts.append(f"{tag} is diverging (over {DIVERGE_FACTOR:g}x worse than its best)")
+        elif badge == "stalled":
+            since = health.since_step(now)
+            parts.append(f"stalled: no new step of {tag} for {age(since or 0)}")
+        else:
+            parts.append(health.state)
+    return f"{health.train_id}: " + "; ".join(parts)
+
+
+class BadgeWatch:
+    """Which badges each job has, to tell when one appears while the app runs.
+
+    A job's first loaded view only sets what it has (a job that had NaN when the app started is
+    shown, not announced); later views and the clock (`tick`: a live job stalls) report badges
+    that were not there before."""
+
+    def __init__(self) -> None:
+        self._badges: dict[str, tuple[str, ...]] = {}
+        self._timed: set[str] = set()  # jobs whose badges may change with the clock alone
+
+    def reset(self, views: Mapping, chosen: str | None, now: float) -> None:
+        """Start again from what `views` show (the headline changed: nothing is news)."""
+        self._badges.clear()
+        self._timed.clear()
+        self.update(views, views, chosen, now)
+
+    def update(self, views: Mapping, train_ids: Iterable[str], chosen: str | None,
+               now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
+        """(health, badges that appeared) of the jobs `train_ids` that gained a badge."""
+        news = []
+        for tid in train_ids:
+            view = views.get(tid)
+            if view is None:
+                self._badges.pop(tid, None)
+                self._timed.discard(tid)
+                continue
+            if not view.loaded:
+                continue
+            news += self._check(JobHealth.of(view, chosen), now)
+        return news
+
+    def tick(self, views: Mapping, chosen: str | None, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
+        """Badges the clock brought (only jobs that were live are looked at)."""
+        return self.update(views, list(self._timed), chosen, now)
+
+    def _check(self, health: JobHealth, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
+        tid = health.train_id
+        found = health.badges(now)
+        before = self._badges.get(tid)
+        self._badges[tid] = found
+        if health.next_change(now) is not None:
+            self._timed.add(tid)
+        else:
+            self._timed.discard(tid)
+        new = tuple(b for b in found if before is not None and b not in before)
+        return [(health, new)] if new else []

@@ -1,0 +1,25 @@
+"""Keys that a drawing widget hands to its view: the widget stays thin, the view owns the state.
+
+A widget mixes in `CommandKeys` and binds keys to `command('<name>', <step>)`; the view handles
+`CommandKeys.Command` (`event.widget` says which widget asked).
+"""
+from __future__ import annotations
+
+from textual.message import Message
+from textual.widget import Widget
+
+
+class CommandKeys:
+    class Command(Message):
+        """A key of `widget`: a command name (`axis`, `low`, `scatter`, ...) and a step."""
+
+        def __init__(self, widget: Widget, name: str, step: int):
+            super().__init__()
+            self.widget, self.name, self.step = widget, name, step
+
+        @property
+        def control(self) -> Widget:
+            return self.widget
+
+    def action_command(self, name: str, step: int) -> None:
+        self.post_message(CommandKeys.Command(self, name, step))  # type: ignore[attr-defined, arg-type]
