@@ -481,3 +481,77 @@ def test_graph_file_in_fixture_is_decodable(fixture_cache):
         for source in fixture_cache.job(tid).graphs.values():
             assert Path(source.path).exists()
             assert len(load_graph(source).node) > 50
+
+
+# -- hostile graphs (issue 15) ------------------------------------------------------------------
+
+def test_a_graph_of_100000_nested_scopes_builds_and_answers_every_query(tmp_path):
+    """Node names are full paths, so 10^5 nested scopes would be 10^5 names of up to 10^5 levels:
+    the levels past MAX_SCOPE_DEPTH are folded into the last one, which the graph says."""
+    import time
+    import tracemalloc
+
+    from hostile_logs import write_deep_graph
+    from tui_insight.summary.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+
+    write_deep_graph(tmp_path / "job", depth=100_000)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    proto = load_graph(next(iter(cache.job("./job").graphs.values())))
+    for optimized in (False, True):
+        tracemalloc.start()
+        started = time.perf_counter()
+        try:
+            graph = build_graph(proto, optimized=optimized)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert time.perf_counter() - started < 5 and peak < 64 << 20, (optimized, peak)
+        assert graph.problems and f"nested past {MAX_SCOPE_DEPTH} scopes" in graph.problems[0]
+        assert [n.name for n in graph.children("")][:2] == ["Default", "s0"]
+        relu = graph.search("relu")
+        assert len(relu) == 1 and relu[0].endswith(f"s99999{FOLDED_SLASH}ReLU-op2")
+        chain = graph.ancestors(relu[0]) + relu
+        assert len(chain) == MAX_SCOPE_DEPTH and relu[0].count("/") == MAX_SCOPE_DEPTH - 1
+        parent = ""
+        for name in chain:  # down the chain, one level at a time, as the tree expands it
+            assert name in [node.name for node in graph.children(parent)]
+            parent = name
+        assert len(graph.expand_path(relu[0])) == MAX_SCOPE_DEPTH
+        tree = graph.search_tree("relu")
+        levels = 0
+        while tree:
+            levels, tree = levels + 1, tree[0]["nodes"]
+        assert levels == MAX_SCOPE_DEPTH
+        graph.node(relu[0]).to_dict()
+    # the parameter named 10^5 levels deep is folded too, and its copy sits with its user
+    weights = [n for n in graph.names if n.endswith("weight")]
+    assert len(weights) == 1 and weights[0].count("/") == 2 * MAX_SCOPE_DEPTH - 2
+    assert weights[0] in graph.node(graph.search("add-op3")[0]).inputs
+
+
+def test_operators_in_each_others_scope_do_not_loop():
+    graph = build_graph(make_graph([
+        {"name": "1", "op_type": "ReLU", "scope": "b", "full_name": "a"},
+        {"name": "2", "op_type": "ReLU", "scope": "a", "full_name": "b"},
+        {"name": "3", "op_type": "Add", "scope": "Default", "full_name": "Default/Add-op3"},
+    ]))
+    assert graph.ancestors("a") == ["b"] and graph.ancestors("b") == ["a"]
+    assert [n.name for n in graph.children("")] == ["Default"]
+
+
+def test_names_that_are_not_utf8_are_text():
+    """protobuf hands over a string that is not UTF-8 as bytes: every name becomes text, with the
+    bytes shown (`\\xff`)."""
+    from hostile_logs import field
+
+    node = field(2, b"7") + field(3, b"Re\xffLU") + field(4, b"Default/\xfe") + field(8, b"Default/\xfe/x\xff")
+    node += field(1, field(1, b"w\xff")) + field(1, field(1, b"c\xfe"))
+    raw = field(1, node) + field(3, field(1, b"w\xff")) + field(5, field(1, b"c\xfe"))
+    graph = build_graph(anf_ir_pb2.GraphProto.FromString(raw))
+    names = graph.names
+    assert all(isinstance(name, str) for name in names)
+    assert "Default/\\xfe/x\\xff" in names and "Default/\\xfe/c\\xfe" in names
+    op = graph.node("Default/\\xfe/x\\xff")
+    assert op.type == "Re\\xffLU" and "Default/\\xfe/w\\xff" in op.inputs
+    assert graph.search("x\\xff") == ["Default/\\xfe/x\\xff"]

@@ -248,3 +248,68 @@ def test_histogram_steps_from_written_log(tmp_path):
     assert ridge.bins == bin_count(20) and ridge.edges[0] == 0.0 and ridge.edges[-1] == pytest.approx(19.0)
     assert ridge.counts[0].sum() >= 20 and ridge.counts[1].sum() >= 3
     assert list(ridge.nan_counts) == [0, 1]
+
+
+# -- histograms no writer should make (issue 15) ----------------------------------------------
+
+def test_buckets_no_histogram_holds_are_dropped_and_named():
+    from tui_insight.proto import summary_pb2
+    from tui_insight.summary.payloads import histogram_from_proto
+
+    proto = summary_pb2.Summary.Histogram(min=0.0, max=4.0, nan_count=2, pos_inf_count=-3)
+    for left, width, count in [(3.0, 1.0, 5), (math.nan, 1.0, 1), (0.0, math.inf, 1), (1.0, -1.0, 1),
+                               (2.0, 1.0, -7), (0.0, 1.0, 2), (1e308, 1e308, 1), (1.0, 1.0, 2 ** 60)]:
+        proto.buckets.add(left=left, width=width, count=count)
+    data = histogram_from_proto(proto)
+    np.testing.assert_array_equal(data.buckets, [[0.0, 1.0, 2], [3.0, 1.0, 5]])  # sorted, the rest dropped
+    assert data.problem == ("6 buckets dropped: non-finite edge, negative width, negative count, count past 2**53; "
+                            "negative NaN/Inf counts read as 0")
+    assert (data.nan_count, data.pos_inf_count, data.neg_inf_count) == (2, 0, 0)
+    sound = summary_pb2.Summary.Histogram(min=0.0, max=1.0)
+    sound.buckets.add(left=0.0, width=1.0, count=3)
+    assert histogram_from_proto(sound).problem == ""
+
+
+def test_contradicting_or_huge_ranges_still_rebin_to_finite_sorted_edges():
+    crossed = rebin(_steps([_hist([[0.0, 1.0, 3]], 5.0, -5.0)]))  # min above max
+    wide = rebin(_steps([_hist([[-1e308, 1e308, 3], [0.0, 1e308, 1]], -1e308, 1e308)]))
+    for ridge in (crossed, wide):
+        assert np.all(np.isfinite(ridge.edges)) and np.all(np.diff(ridge.edges) > 0)
+        assert ridge.counts.min() >= 0
+    assert crossed.edges[0] == -5.0 and crossed.edges[-1] == 5.0
+    assert crossed.counts.sum() == 3 and wide.counts.sum() > 0  # the range is cut to +-1e300: counts, roughly
+
+
+def test_hostile_histograms_load_rebin_draw_and_export(tmp_path):
+    """Every kind of damaged histogram beside a sound one: each tag re-bins to a ridgeline that
+    draws at any size, the damaged steps say what was dropped, and the export writes the rest."""
+    from hostile_logs import HOSTILE_HISTOGRAMS, write_hostile_histograms
+    from tui_insight.export import export_snapshot
+    from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline, ridge_readout, undrawable
+
+    (tmp_path / "logs").mkdir()
+    write_hostile_histograms(tmp_path / "logs")
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    view = cache.job("./")
+    assert view.state == "ok" and sorted(view.tag_names("histogram")) == sorted(HOSTILE_HISTOGRAMS)
+    problems = {}
+    for tag in HOSTILE_HISTOGRAMS:
+        ridge = rebin(histogram_steps(cache, view, tag))
+        assert undrawable(ridge) == "", tag
+        for mode in ("offset", "overlay"):
+            for width, height in ((20, 6), (80, 24), (200, 60)):
+                strips = draw_ridgeline(ridge, RidgeOptions(mode=mode, cursor_step=1, cursor_bin=0), width, height)
+                assert len(strips) == height and all(strip.cell_length == width for strip in strips)
+        problems[tag] = ridge.problems[0]
+        assert ridge.problems[0] in ridge_readout(ridge, 0, 0, 0.0).plain
+    assert problems["fine"] == problems["unsorted"] == problems["nan_min_max"] == problems["min_over_max"] == \
+        "negative NaN/Inf counts read as 0"  # every step is written with neg_inf_count -4
+    assert problems["nan_edge"].startswith("1 bucket dropped: non-finite edge")
+    assert problems["negative_width"].startswith("1 bucket dropped: negative width")
+    assert problems["negative_count"].startswith("1 bucket dropped: negative count")
+    assert problems["huge_count"].startswith("2 buckets dropped: count past 2**53")
+    result = export_snapshot(cache, tmp_path / "out")
+    kept = sum(len(buckets) - (tag in ("nan_edge", "inf_width", "negative_width", "negative_count"))
+               - 2 * (tag == "huge_count") for tag, (buckets, _, _) in HOSTILE_HISTOGRAMS.items())
+    assert result.rows["histograms"] == 2 * kept  # two steps of each

@@ -229,3 +229,16 @@ def test_the_writer_writes_landscapes_the_decoder_reads(tmp_path):
     assert final.path is None and final.z.tolist() == (z * 2).tolist()
     assert final.metadata.decomposition == "Random"
     assert view.series("scalar", "loss") is not None  # the training file is still read
+
+
+def test_a_landscape_named_in_bytes_that_are_not_utf8_lists_and_exports(tmp_path):
+    from hostile_logs import write_non_utf8_landscape
+    from tui_insight.summary.landscape import landscape_rows, list_landscapes
+
+    write_non_utf8_landscape(tmp_path)
+    logs = SummaryCache(str(tmp_path))
+    logs.reload()
+    view = logs.job("./")
+    [entry] = list_landscapes(logs.payloads, view)
+    assert entry.tag == "landscape_[8]\\xfe" and entry.error == "" and entry.unit == "st\\xffep"
+    assert len(list(landscape_rows(view, logs.payloads))) == 4 + 1  # the grid, the convergence point

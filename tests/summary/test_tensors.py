@@ -325,3 +325,36 @@ def test_shapes_that_make_no_sense_are_a_sentence_not_a_crash(tmp_path):
     assert "negative" in problems["neg"] and "negative" in problems["neg_twice"]
     assert "over the limit" in problems["overflow"]
     assert "70 dimensions" in problems["too_many_dims"]
+
+
+def test_slicing_an_empty_tensor_with_a_huge_axis_costs_what_it_shows():
+    """(0, 10^9): no values, but numpy arrays of every index along the huge axis would take 8 GB."""
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        array = np.empty((0, 10 ** 9))
+        found = apply_slice(array, default_slice(array.shape))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.data.shape == (0, 1000) and found.col_index.tolist()[:3] == [0, 1, 2]
+    assert peak < 1 << 20 and time.perf_counter() - started < 1.0
+
+
+def test_dims_too_large_for_numpy_even_without_values_are_a_sentence():
+    from tui_insight.proto import anf_ir_pb2
+    from tui_insight.summary.payloads import tensor_from_proto
+
+    for dims in ([2 ** 40, 10 ** 9, 0], [0, 2, 10 ** 9, 10 ** 9]):
+        tensor = tensor_from_proto(anf_ir_pb2.TensorProto(dims=dims, data_type=anf_ir_pb2.DT_FLOAT32))
+        assert tensor.array is None and "too large to be a shape" in tensor.reason
+
+
+def test_a_tensor_spanning_all_of_float64_still_has_a_histogram():
+    data = tensor_histogram(np.array([-1e308, 0.0, 1e308]))
+    edges = np.append(data.buckets[:, 0], data.buckets[-1, 0] + data.buckets[-1, 1])
+    assert np.all(np.isfinite(edges)) and edges[0] == -1e308 and edges[-1] == 1e308
+    assert data.buckets[:, 2].sum() == 3

@@ -942,3 +942,32 @@ def test_snapshot_pipeline_80x24(snap_compare):
 
 def test_snapshot_pipeline_160x48(snap_compare):
     assert snap_compare(make_app(MINDSPORE_LOGS), terminal_size=(160, 48), run_before=_lenet_pipeline)
+
+
+def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
+    """Scopes past MAX_SCOPE_DEPTH are folded into one name (the status says so); the tree opens
+    lazily, a search reveals the deepest node and collapsing goes back to the top."""
+    from hostile_logs import write_deep_graph
+    from tui_insight.summary.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+
+    write_deep_graph(tmp_path / "job", depth=100_000)
+    cache = loaded(tmp_path)
+
+    async def body(pilot, view):
+        tree = view.tree
+        assert root_names(tree)[:2] == ["Default", "s0"]
+        hint = str(view.query_one("#graph-hint", Static).render())
+        assert f"3 names nested past {MAX_SCOPE_DEPTH} scopes" in hint  # two operators, one parameter
+        view.run_search("relu")
+        assert await wait_for(pilot, lambda: tree.cursor_name is not None and "ReLU" in tree.cursor_name)
+        leaf = tree.cursor_name
+        assert leaf.endswith(f"s99999{FOLDED_SLASH}ReLU-op2") and leaf.count("/") == MAX_SCOPE_DEPTH - 1
+        label = tree.cursor_node.label.plain
+        assert len(label) < 300 and "…" in label  # a name 600,000 characters long, cut in the middle
+        await pilot.press("minus")
+        assert tree.cursor_name == "s0" and not tree.tree_node("s0").is_expanded
+        await pilot.press("right", "right", "right", "right")  # open s0, go in, open s0/s1, go in
+        assert tree.cursor_name == "s0/s1/s2"
+        return True
+
+    assert run_view(cache, ["./job"], body)

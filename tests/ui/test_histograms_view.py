@@ -6,6 +6,7 @@ values the test wrote; drawing tests read the drawn characters and colours back.
 from __future__ import annotations
 
 import html
+import math
 import re
 from pathlib import Path
 
@@ -577,3 +578,36 @@ def test_snapshot_80x24(snap_compare):
 def test_snapshot_160x48(snap_compare):
     app, before = snapshot_app("./lenet_lr0.01")
     assert snap_compare(app, terminal_size=(160, 48), run_before=before)
+
+
+def test_damaged_histograms_draw_with_their_bad_buckets_dropped_and_said(tmp_path):
+    """Histograms with NaN/Inf or unsorted edges, negative widths or counts, crossed min/max: every
+    chart draws, its subtitle counts the damaged steps and the cursor's read-out says what was dropped."""
+    from hostile_logs import HOSTILE_HISTOGRAMS, write_hostile_histograms
+
+    job = tmp_path / "logs" / "bad"
+    job.mkdir(parents=True)
+    write_hostile_histograms(job)
+    _, run = histogram_app(tmp_path / "logs", jobs=("./bad",))
+
+    async def body(pilot, view):
+        assert await wait_for(pilot, lambda: len(charts_of(view)) == len(HOSTILE_HISTOGRAMS)
+                              and all(c.ridge is not None for c in charts_of(view).values()))
+        charts = charts_of(view)
+        for (_, tag), chart in charts.items():
+            assert "cannot" not in "\n".join(strip.text for strip in chart.strips()), tag
+        assert "damaged in 2 steps" in str(charts[("./bad", "negative_count")].border_subtitle)
+        chart = charts[("./bad", "nan_edge")]
+        chart.focus()
+        await pilot.press("down")
+        assert await wait_for(pilot, lambda: "1 bucket dropped: non-finite edge" in readout_of(view)), readout_of(view)
+        return True
+
+    assert run(body)
+
+
+def test_tick_labels_of_values_or_spans_past_float64():
+    from tui_insight.ui.widgets.ridgeline import tick_label
+
+    assert [tick_label(v, 1.0) for v in (math.inf, -math.inf, math.nan)] == ["inf", "-inf", "nan"]
+    assert tick_label(-1e308, math.inf) == "-1e308" and tick_label(0.5, math.inf) == "0.5"

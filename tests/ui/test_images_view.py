@@ -777,3 +777,49 @@ def test_snapshot_compare_160x48(snap_compare):
 def test_snapshot_edge_cases_grey_80x24(snap_compare):
     app, run_before = snapshot_app(["./edge_cases"])
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+# -- images no writer should make (issue 15) ----------------------------------------------------
+
+def test_a_decompression_bomb_is_refused_by_its_declared_size_before_decoding():
+    import time
+    import tracemalloc
+
+    from hostile_logs import png_bomb
+
+    bomb = png_bomb(20_000, 20_000)  # 400 million pixels in ~60 KB: 1.2 GB as RGB
+    assert len(bomb) < 200_000 and halfblock.png_size(bomb) == (20_000, 20_000)
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        with pytest.raises(ImageDecodeError, match="20000×20000 is 400,000,000 pixels"):
+            decode_image(bomb)
+        took, peak = time.perf_counter() - started, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5 << 20 and took < 1.0, (peak, took)
+    just_under = png_bomb(5_000, 6_000)  # 30 million pixels: under the bound, decoded and reduced
+    image = decode_image(just_under)
+    assert (image.width, image.height) == (5_000, 6_000) and max(image.pixels.shape[:2]) == 1024
+
+
+def test_hostile_images_each_say_what_is_wrong_and_the_rest_show(tmp_path):
+    from hostile_logs import write_hostile_images
+
+    job = tmp_path / "logs" / "bad"
+    job.mkdir(parents=True)
+    write_hostile_images(job)
+
+    async def body(pilot, view):
+        cards = {tag: state for (_, tag), state in card_state(view).items()}
+        assert cards["fine"]["image"] is not None and "8×6" in cards["fine"]["subtitle"]
+        # the PNG is shown at its own size, and the card says what the record declared
+        assert cards["wrong_size"]["image"] is not None
+        assert "8×6 (record says 300×2)" in cards["wrong_size"]["subtitle"]
+        assert "not an image" in cards["not_png"]["message"]
+        assert "400,000,000 pixels: images over 32,000,000 pixels are not decoded" in cards["bomb"]["message"]
+        assert "20000×20000 declared" in cards["bomb"]["message"]
+        assert "cannot decode" in cards["half_png"]["message"] and "empty" in cards["empty"]["message"]
+        return True
+
+    assert run_view(tmp_path / "logs", ["./bad"], body, size=(160, 60))

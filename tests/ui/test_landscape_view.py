@@ -378,3 +378,54 @@ def test_snapshot_80x24(snap_compare):
 def test_snapshot_160x48(snap_compare):
     app, before = snapshot_app((STEP,), ("c", "c", "right", "up"))
     assert snap_compare(app, terminal_size=(160, 48), run_before=before)
+
+
+def test_broken_landscapes_and_axes_at_float64_ends_draw_or_say_why(tmp_path):
+    """Grids of the wrong size, a short path, NaN and infinite losses, axes from -1e308 to 1e308
+    (whose span overflows: the tick labels raised before) and a tag that is not UTF-8: every
+    landscape draws in every mode and size, or the job says what is wrong."""
+    from hostile_logs import write_broken_landscapes, write_non_utf8_landscape
+
+    (tmp_path / "bad").mkdir()
+    write_broken_landscapes(tmp_path / "bad")
+    write_non_utf8_landscape(tmp_path / "bad")
+    c = SummaryCache(str(tmp_path))
+    c.reload()
+    app = Host(c, ("./bad",))
+
+    async def body(pilot):
+        view = await ready(pilot)
+        assert len(view.shown_landscapes()) >= 1
+        for size in ((120, 36), (30, 10)):
+            await pilot.resize_terminal(*size)
+            for _ in range(6):
+                await pilot.press("full_stop", "c", "v", "n", "right", "c", "v", "m", "m")
+        assert pilot.app.return_code is None
+        return True
+
+    assert run_pilot(app, body)
+
+
+def extreme(x, y, z, path=None) -> Landscape:
+    x, y = np.array(x, dtype=float), np.array(y, dtype=float)
+    return Landscape("t", 0, x, y, np.array(z, dtype=float).reshape(len(y), len(x)), path, (0.0, 0.0, 0.0),
+                     LandscapeMetadata("PCA", "step", 0), (1, 2) if path else ())
+
+
+@pytest.mark.parametrize("landscape", [
+    extreme([-1e308, 1e308], [-1e308, 1e308], [1e308, -1e308, 0, 1]),  # spans that overflow
+    extreme([0, 1], [0, 1], [1e308, -1e308, 0, 1]),
+    extreme([0, 5e-324], [0, 5e-324], [5e-324, 0, 0, 1]),  # spans too small for round ticks
+    extreme([0, 1], [0, 1], [np.nan, np.inf, -np.inf, np.nan]),
+    extreme([np.nan, 1], [0, np.nan], [1, 2, 3, 4],
+            LossPath((1, 2), np.array([0.5, 1e308]), np.array([0.5, np.nan]), np.array([1.0, 2.0]))),
+], ids=["huge-axes", "huge-losses", "tiny-axes", "no-finite-loss", "nan-axes-and-path"])
+def test_extreme_landscapes_draw_at_any_size(landscape):
+    """Found while building the chaos test's hostile LOGDIR: axes or losses near float64's ends
+    raised in the tick labels, the colour bar and the tick spacing; a pane squeezed to no columns
+    raised in the canvas."""
+    for width, height in ((0, 5), (8, 3), (9, 4), (80, 20)):
+        for drawing in ("heat", "contour", "both"):
+            picture = draw_heatmap(landscape, width, height, HeatOptions(drawing=drawing, cursor=(0, 0)))
+            assert len(picture.strips) == height
+        assert len(draw_relief(landscape, width, height)) == height

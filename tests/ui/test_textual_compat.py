@@ -192,3 +192,43 @@ def test_the_shortcut_draws_what_draw_would(monkeypatch):
 
     monkeypatch.setattr(compat, "add_signal", through_draw)  # a plotext without the shortcut
     assert chart().lines == with_shortcut and len(drawn) == 3
+
+
+# -- option lists ---------------------------------------------------------------------------------
+
+class SqueezedList(App):
+    """An option list with no room at all, as a 20x6 terminal leaves the views' lists."""
+
+    CSS = "OptionList { height: 0; }"
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import OptionList
+
+        yield OptionList(*[f"option {i}" for i in range(50)])
+
+
+def press_page_keys(app: App):
+    async def body(pilot):
+        from textual.widgets import OptionList
+
+        options = app.query_one(OptionList)
+        options.focus()
+        options.highlighted = 3
+        await pilot.pause()
+        await pilot.press("pagedown", "pageup")
+        return options.highlighted
+
+    return run_pilot(app, body)
+
+
+def test_page_keys_on_a_squeezed_option_list_do_nothing():
+    assert press_page_keys(SqueezedList()) == 3
+
+
+def test_without_the_paging_guard_page_keys_on_a_squeezed_list_raise(monkeypatch):
+    import pytest
+    from textual.widgets import OptionList
+
+    monkeypatch.setattr(OptionList, "_move_page", OptionList._move_page.__wrapped__)
+    with pytest.raises(KeyError):
+        press_page_keys(SqueezedList())

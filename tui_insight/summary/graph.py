@@ -36,9 +36,15 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 from google.protobuf.message import DecodeError
 
 from ..proto import anf_ir_pb2, summary_pb2
-from .records import read_record_at
+from .cache import text_of
+from .records import open_regular, read_record_at
 
 MAX_ATTR_BYTES = 1024  # MindInsight's MAX_NODE_ATTRIBUTE_VALUE_BYTES
+# Scope levels a node name may have. A name is a full path, so scopes nested N deep cost N
+# names of up to N levels each: deeper levels are folded into the last one (`_fold`), which
+# keeps a hostile graph's memory linear. Real models nest a few dozen levels at most.
+MAX_SCOPE_DEPTH = 100
+FOLDED_SLASH = "\u2215"  # "∕": stands for "/" inside a folded name
 GROUP_THRESHOLD = 5  # same-type siblings needed for an aggregation node
 GROUP_THRESHOLD_OPTIMIZED = 10
 
@@ -77,7 +83,7 @@ def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
                 raise GraphError(f"{name}: the record at byte {source.offset} holds no graph any more")
             return event.graph_def
         if source.kind == "pb":
-            with open(source.path, "rb") as fh:
+            with open_regular(source.path) as fh:
                 return anf_ir_pb2.ModelProto.FromString(fh.read()).graph
     except OSError as exc:
         raise GraphError(f"{name}: cannot read the graph ({exc.strerror or exc})") from exc
@@ -291,8 +297,9 @@ def _dynamic(shape: list[list[int]]) -> bool:
 class Graph:
     """A built graph: nodes by name in MindInsight's order, with a scope index."""
 
-    def __init__(self, nodes: dict[str, Node], optimized: bool):
+    def __init__(self, nodes: dict[str, Node], optimized: bool, problems: tuple[str, ...] = ()):
         self.optimized = optimized
+        self.problems = problems  # what the build changed in a graph it could not take as it is
         self._nodes = nodes
         self._children: dict[str, list[Node]] = defaultdict(list)
         for node in nodes.values():
@@ -337,7 +344,9 @@ class Graph:
         """The scopes from the root down to the parent of `name` (what to expand to show it)."""
         chain = []
         scope = self.node(name).scope
-        while scope:
+        seen = {name}  # a graph can place two operators in each other's scope: stop at a cycle
+        while scope and scope not in seen:
+            seen.add(scope)
             chain.append(scope)
             parent = self._nodes.get(scope)
             if parent is None:
@@ -411,8 +420,17 @@ def _tree_item(name: str, type_: str, dynamic: bool) -> dict[str, Any]:
 
 
 def _tree_list(item: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"name": c["name"], "type": c["type"], "is_dynamic_shape_node": c["is_dynamic_shape_node"],
-             "nodes": _tree_list(c)} for c in item["children"].values()]
+    """The `children` dicts as nested lists under `nodes` (a loop: a tree may be deep)."""
+    out: list[dict[str, Any]] = []
+    stack = [(item, out)]
+    while stack:
+        parent, into = stack.pop()
+        for c in parent["children"].values():
+            nodes: list[dict[str, Any]] = []
+            into.append({"name": c["name"], "type": c["type"],
+                         "is_dynamic_shape_node": c["is_dynamic_shape_node"], "nodes": nodes})
+            stack.append((c, nodes))
+    return out
 
 
 # -- building -------------------------------------------------------------------------------
@@ -427,7 +445,12 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
     gc.disable()  # the build makes ~10 objects per node and no cycles; GC passes would halve its speed
     try:
         builder.build(proto)
-        return Graph(builder.nodes, optimized)
+        problems = ()
+        if builder.folded:
+            n = builder.folded
+            problems = (f"{n:,} name{'s' if n != 1 else ''} nested past {MAX_SCOPE_DEPTH} scopes: "
+                        f"deeper levels folded, {FOLDED_SLASH} for /",)
+        return Graph(builder.nodes, optimized, problems)
     finally:
         if collecting:
             gc.enable()
@@ -435,6 +458,22 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
 
 def _join(scope: str, base: str) -> str:
     return f"{scope}/{base}" if scope else base
+
+
+def _too_deep(path: str, levels: int) -> bool:
+    """More than `levels` levels in `path` (the length test first: it is the common answer)."""
+    return len(path) > levels and path.count("/") >= levels
+
+
+def _fold(name: str) -> str:
+    """`name` with at most MAX_SCOPE_DEPTH levels: the levels past the last one join it."""
+    head = name.split("/", MAX_SCOPE_DEPTH - 1)
+    return "/".join(head[:-1] + [head[-1].replace("/", FOLDED_SLASH)])
+
+
+def _cut_scope(scope: str) -> str:
+    """A scope cut to the levels a folded name keeps above it (MAX_SCOPE_DEPTH - 1)."""
+    return "/".join(scope.split("/", MAX_SCOPE_DEPTH - 1)[:MAX_SCOPE_DEPTH - 1])
 
 
 def _check_name(name: str) -> None:
@@ -495,16 +534,17 @@ def _op_attrs(node_proto: anf_ir_pb2.NodeProto) -> tuple[dict[str, str], bool]:
     for attribute in node_proto.attribute:
         if attribute.value.ByteSize() > MAX_ATTR_BYTES:
             continue  # MindInsight drops big attribute values
-        if attribute.name in _DYNAMIC_FLAGS and attribute.value.bool_val:
+        name = text_of(attribute.name)
+        if name in _DYNAMIC_FLAGS and attribute.value.bool_val:
             flags = True
-        attrs[attribute.name] = str(attribute.value)
+        attrs[name] = str(attribute.value)
     return attrs, flags
 
 
 def _const_attrs(proto: anf_ir_pb2.NamedValueProto) -> dict[str, str]:
     if proto.value.ByteSize() > MAX_ATTR_BYTES:
-        return {proto.key: "dtype: " + _type_name(proto.value.dtype)}
-    return {proto.key: str(proto.value)}
+        return {text_of(proto.key): "dtype: " + _type_name(proto.value.dtype)}
+    return {text_of(proto.key): str(proto.value)}
 
 
 def _drop(node: Node, edge: int) -> None:
@@ -526,6 +566,14 @@ class _Builder:
         self.snapshot: list[Node] = []  # nodes whose edges name scopes inherit
         self.table = _EdgeTable()
         self.by_name: tuple[list[str], list[int]] | None = None
+        self.folded = 0  # names cut to MAX_SCOPE_DEPTH levels (`_fold`)
+
+    def fold(self, name: str) -> str:
+        """`name`, folded if it is nested too deep (counted)."""
+        if not _too_deep(name, MAX_SCOPE_DEPTH):
+            return name
+        self.folded += 1
+        return _fold(name)
 
     # cache bookkeeping ----------------------------------------------------------------------
     def add(self, node: Node) -> None:
@@ -605,22 +653,27 @@ class _Builder:
             proto_name = proto.name
             if not proto_name:
                 continue
-            full_name = proto.full_name
+            full_name, scope, op_type = proto.full_name, proto.scope, proto.op_type
+            if str is not type(proto_name) or str is not type(full_name) or str is not type(scope) \
+                    or str is not type(op_type):  # protobuf hands over strings that are not UTF-8 as bytes
+                proto_name, full_name, scope, op_type = map(text_of, (proto_name, full_name, scope, op_type))
             if optimized and (full_name.startswith("Gradients") or "optimizer" in full_name
-                              or "opt" in proto.instance_name):
+                              or "opt" in text_of(proto.instance_name)):
                 continue
             # MindSpore names nodes by number ("17"); older graphs "Default/Conv2D-op17".
             node_id = proto_name if proto_name.isdigit() else proto_name.rsplit("/", 1)[-1].split("op")[-1]
-            scope = proto.scope
             scope = scopes.setdefault(scope, scope)
             if not full_name:
-                name = _join(scope, f"{proto.op_type}-op{node_id}")
+                name = _join(scope, f"{op_type}-op{node_id}")
             elif full_name[-1] == "]" and full_name.lower().endswith(_SUMMARY_OP_SUFFIXES):
-                name = _join(scope, f"{proto.op_type}-op{proto_name}")
+                name = _join(scope, f"{op_type}-op{proto_name}")
             else:
                 name = full_name
+            if _too_deep(name, MAX_SCOPE_DEPTH) or _too_deep(scope, MAX_SCOPE_DEPTH - 1):
+                name = self.fold(name)
+                scope = _cut_scope(scope)
             names.append(name)
-            node = Node(name, node_id, proto.op_type, scope, table)
+            node = Node(name, node_id, op_type, scope, table)
             node.full_name = full_name
             node.topo = index
             node.output_i = proto.output_i
@@ -631,6 +684,8 @@ class _Builder:
             for inp in proto.input:
                 src = inp.name
                 if src:
+                    if str is not type(src):
+                        src = text_of(src)
                     if "/" in src:
                         src = src.split("op")[-1]
                     # The source is found from its id in resolve_inputs.
@@ -644,11 +699,11 @@ class _Builder:
 
     def parse_parameters(self, protos: Iterable[anf_ir_pb2.ParameterProto]) -> None:
         for index, proto in enumerate(protos):
-            name = proto.name
-            if not name:
+            if not proto.name:
                 continue
-            _check_name(name)
-            node = Node(name, name, PARAMETER, "", self.table)
+            proto_name = text_of(proto.name)
+            _check_name(proto_name)
+            node = Node(self.fold(proto_name), proto_name, PARAMETER, "", self.table)
             node._attr = None  # type, shape and attributes are read from the proto when asked
             node._shape = None
             node._proto = index
@@ -658,8 +713,9 @@ class _Builder:
         for index, proto in enumerate(protos):
             if not proto.key:
                 continue
-            _check_name(proto.key)
-            node = Node(proto.key, proto.key, CONST, "", self.table)
+            key = text_of(proto.key)
+            _check_name(key)
+            node = Node(self.fold(key), key, CONST, "", self.table)
             node.full_name = ""
             value = proto.value
             if value.dtype == anf_ir_pb2.DT_TENSOR:

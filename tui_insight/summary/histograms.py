@@ -63,6 +63,7 @@ class Ridgeline:
     pos_inf_counts: np.ndarray
     neg_inf_counts: np.ndarray
     bin_width: float = 0.0  # every bucket's width, exactly as MindInsight computes it
+    problems: tuple[str, ...] = ()  # per step: what was left out of its damaged histogram, or ""
 
     @property
     def bins(self) -> int:
@@ -75,6 +76,9 @@ class Ridgeline:
     def buckets(self, i: int) -> list[list[float]]:
         """Step i as MindInsight serves it: [[left, width, count], ...]."""
         return [[float(left), self.bin_width, int(count)] for left, count in zip(self.lefts, self.counts[i])]
+
+
+_WIDEST = 1e300  # |edges| of a re-binned range: the width of [-_WIDEST, _WIDEST] is finite
 
 
 def _finite_or_zero(x: float) -> float:
@@ -96,6 +100,10 @@ def rebin(steps: list[HistogramStep]) -> Ridgeline:
     lo = min((_finite_or_zero(s.data.min) for s in with_values), default=0.0)
     hi = max((_finite_or_zero(s.data.max) for s in with_values), default=0.0)
     bins = bin_count(int(totals.max()) if n else 0)
+    if hi < lo:  # min and max that contradict each other (a broken writer): still a range
+        lo, hi = hi, lo
+    # A range so wide that its width overflows float64 is cut to one that does not.
+    lo, hi = max(lo, -_WIDEST), min(hi, _WIDEST)
     if hi == lo:
         lo, hi = lo - 0.5, hi + 0.5
     width = (hi - lo) / bins
@@ -109,7 +117,8 @@ def rebin(steps: list[HistogramStep]) -> Ridgeline:
     return Ridgeline(edges, counts,
                      np.array([s.step for s in steps], dtype=np.int64),
                      np.array([s.wall_time for s in steps], dtype=np.float64),
-                     column("nan_count"), column("pos_inf_count"), column("neg_inf_count"), width)
+                     column("nan_count"), column("pos_inf_count"), column("neg_inf_count"), width,
+                     tuple(s.data.problem for s in steps))
 
 
 def _resample(steps: list[HistogramStep], totals: np.ndarray, cur_left: np.ndarray,
@@ -160,9 +169,13 @@ def _resample(steps: list[HistogramStep], totals: np.ndarray, cur_left: np.ndarr
         # cumsum adds strictly left to right, as MindInsight's loop does (np.sum would not)
         total = np.cumsum(np.where(visited, share, 0.0), axis=1)[:, -1]
         counted = ~before_all & (totals > 0)
-        out[:, i] = np.where(counted, np.ceil(np.nan_to_num(total, nan=0.0, posinf=0.0, neginf=0.0)), 0)
+        total = np.clip(np.nan_to_num(total, nan=0.0, posinf=0.0, neginf=0.0), 0.0, _MAX_COUNT)
+        out[:, i] = np.where(counted, np.ceil(total), 0)
         pos = np.where(before_all, pos, np.minimum(stop, n_buckets))
     return out
+
+
+_MAX_COUNT = float(2 ** 62)  # re-binned counts stay within int64 (a bucket count is at most 2**53)
 
 
 def _first(mask: np.ndarray, default: np.ndarray) -> np.ndarray:

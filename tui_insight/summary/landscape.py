@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from ..proto import anf_ir_pb2, summary_pb2
-from .cache import JobView
+from .cache import JobView, text_of
 from .payloads import Locator, PayloadError, PayloadStore
 
 PLUGIN = "loss_landscape"
@@ -137,7 +137,7 @@ def _point(value: Any, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def decode_landscape(value: summary_pb2.Summary.Value, step: int = 0) -> Landscape:
     """The landscape of one summary value; raises LandscapeError if its numbers do not fit."""
     if value.WhichOneof("value") != "loss_landscape":
-        raise LandscapeError(f"{value.tag!r} holds no loss landscape")
+        raise LandscapeError(f"{text_of(value.tag)!r} holds no loss landscape")
     proto = value.loss_landscape
     x, y, z = _point(proto.landscape, "landscape")
     dims = tuple(int(d) for d in proto.landscape.z.dims)
@@ -163,8 +163,8 @@ def decode_landscape(value: summary_pb2.Summary.Value, step: int = 0) -> Landsca
     else:
         convergence = (0.0, 0.0, 0.0)
     meta = proto.metadata
-    metadata = LandscapeMetadata(meta.decomposition, meta.unit, int(meta.step_per_epoch))
-    return Landscape(value.tag, int(step), x, y, z, path, convergence, metadata, intervals)
+    metadata = LandscapeMetadata(text_of(meta.decomposition), text_of(meta.unit), int(meta.step_per_epoch))
+    return Landscape(text_of(value.tag), int(step), x, y, z, path, convergence, metadata, intervals)
 
 
 # -- the cache ------------------------------------------------------------------------------

@@ -44,12 +44,13 @@ class TensorData:
 
 @dataclass(frozen=True)
 class HistogramData:
-    buckets: np.ndarray  # (n, 3): left, width, count, sorted by left
+    buckets: np.ndarray  # (n, 3): left, width, count, sorted by left; every number finite, none negative but left
     nan_count: int
     pos_inf_count: int
     neg_inf_count: int
     min: float
     max: float
+    problem: str = ""  # what was left out of a damaged histogram ("2 buckets dropped: negative count")
 
     @property
     def nbytes(self) -> int:
@@ -92,6 +93,8 @@ def tensor_from_proto(proto: anf_ir_pb2.TensorProto) -> TensorData:
     if count > limits.MAX_TENSOR_ELEMENTS:
         return TensorData(dims, dtype, None, f"{count:,} elements: over the limit of "
                           f"{limits.MAX_TENSOR_ELEMENTS:,}, only shape and type are kept")
+    if math.prod(d for d in dims if d) * 8 > np.iinfo(np.intp).max:  # numpy cannot shape even 0 float64s so
+        return TensorData(dims, dtype, None, f"dims {shown} are too large to be a shape")
     # MindSpore writes every element to float_data; read the other arrays too (MindInsight
     # shows those tensors as empty).
     for field_name in ("float_data", "double_data", "int32_data", "int64_data", "uint64_data"):
@@ -107,11 +110,43 @@ def tensor_from_proto(proto: anf_ir_pb2.TensorProto) -> TensorData:
     return TensorData(dims, dtype, array.reshape(dims))
 
 
+MAX_BUCKET_COUNT = 2 ** 53  # counts past this are not exact in float64, where re-binning sums them
+
+# Buckets a histogram cannot hold, each with the words that name it (checked in this order).
+_BAD_BUCKETS = (
+    ("non-finite edge", lambda left, width, count: ~(np.isfinite(left) & np.isfinite(width)
+                                                     & np.isfinite(left + width))),
+    ("negative width", lambda left, width, count: width < 0),
+    ("negative count", lambda left, width, count: count < 0),
+    ("count past 2**53", lambda left, width, count: count > MAX_BUCKET_COUNT),
+)
+
+
 def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
+    """The buckets sorted by left edge (MindInsight's load-time normalisation). A hostile or
+    broken writer's buckets that no histogram holds (non-finite edges, negative widths or counts)
+    are left out, and negative NaN/Inf counts read as 0; `problem` says what was left out."""
     buckets = np.array([(b.left, b.width, b.count) for b in proto.buckets], dtype=np.float64).reshape(-1, 3)
+    left, width, count = buckets[:, 0], buckets[:, 1], buckets[:, 2]
+    bad = np.zeros(len(buckets), dtype=bool)
+    why = []
+    with np.errstate(invalid="ignore", over="ignore"):
+        for words, test in _BAD_BUCKETS:
+            hit = test(left, width, count) & ~bad
+            if hit.any():
+                why.append(words)
+                bad |= hit
+    problem = ""
+    if bad.any():
+        dropped = int(bad.sum())
+        problem = f"{dropped} bucket{'s' if dropped != 1 else ''} dropped: {', '.join(why)}"
+        buckets = buckets[~bad]
     buckets = buckets[np.argsort(buckets[:, 0], kind="stable")]
-    return HistogramData(buckets, proto.nan_count, proto.pos_inf_count, proto.neg_inf_count,
-                         proto.min, proto.max)
+    nonfinite = [proto.nan_count, proto.pos_inf_count, proto.neg_inf_count]
+    if min(nonfinite) < 0:
+        problem = "; ".join(filter(None, [problem, "negative NaN/Inf counts read as 0"]))
+        nonfinite = [max(n, 0) for n in nonfinite]
+    return HistogramData(buckets, *nonfinite, proto.min, proto.max, problem)
 
 
 class PayloadStore:

@@ -10,7 +10,9 @@ before it so the next reload can retry once the writer has finished it.
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
@@ -140,12 +142,25 @@ def _resync(fh: BinaryIO, start: int, size: int) -> int | None:
     return None
 
 
+def open_regular(path: str) -> BinaryIO:
+    """`open(path, "rb")` for a regular file only: a FIFO put where a log file was would block
+    the reader, a device never ends. Raises OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_record_at(path: str, offset: int) -> bytes:
     """The payload of the record at `offset` (for payloads decoded on demand).
 
     Raises OSError or ValueError when the record is no longer there as it was.
     """
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         fh.seek(offset)
         header = fh.read(HEADER_SIZE)
         if len(header) < HEADER_SIZE or not _header_ok(header):

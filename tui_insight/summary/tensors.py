@@ -119,14 +119,17 @@ def apply_slice(array: np.ndarray, text: str) -> TensorSlice:
     """The values of `array` selected by `text`; raises SliceError (also past 100,000 values)."""
     array = np.asarray(array, dtype=np.float64)
     index = parse_slice(text, array.shape)
-    free = [np.arange(size)[item] for item, size in zip(index, array.shape) if isinstance(item, slice)]
+    # Ranges, not arrays, until the count is checked: an axis may be huge beside an empty one.
+    free = [range(size)[item] for item, size in zip(index, array.shape) if isinstance(item, slice)]
     count = math.prod(len(f) for f in free)
     if count > limits.MAX_TENSOR_RESPONSE_VALUES:
         raise SliceError(f"slice has {count:,} values; at most {limits.MAX_TENSOR_RESPONSE_VALUES:,} can be shown")
+    positions = [np.arange(f.start, f.stop, f.step, dtype=np.int64) if len(f) else np.empty(0, dtype=np.int64)
+                 for f in free]
     empty = np.empty(0, dtype=np.int64)
     return TensorSlice(np.asarray(array[index]),
-                       free[0] if free else empty,
-                       free[1] if len(free) > 1 else empty,
+                       positions[0] if positions else empty,
+                       positions[1] if len(positions) > 1 else empty,
                        slice_text(index))
 
 
@@ -187,8 +190,13 @@ def tensor_histogram(array: np.ndarray) -> HistogramData:
         lo, hi = stats["min"], stats["max"]
         if not lo < hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = np.linspace(lo, hi, bin_count(values.size) + 1)
-        counts, edges = np.histogram(values, bins=edges)
+        bins = bin_count(values.size)
+        if math.isfinite(hi - lo):
+            counts, edges = np.histogram(values, bins=np.linspace(lo, hi, bins + 1))
+        else:  # values near both ends of float64: their span overflows, half of it does not
+            halves = np.linspace(lo / 2, hi / 2, bins + 1)
+            counts, _ = np.histogram(values / 2, bins=halves)
+            edges = halves * 2
         buckets = np.column_stack((edges[:-1], edges[1:] - edges[:-1], counts.astype(np.float64)))
     return HistogramData(buckets, stats["nan_count"], stats["pos_inf_count"], stats["neg_inf_count"],
                          stats["min"], stats["max"])

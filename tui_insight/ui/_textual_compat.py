@@ -15,6 +15,9 @@ Shims:
   (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`)
   and shows only the keys that fit whole (filters what `Footer.compose` yields: `FooterKey`).
 - `add_signal` (plotext 6.1): register a plot signal without `draw`'s colour scan (`fig._signals._add`).
+- `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
+  nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
+  this module is imported, to OptionList itself: every list is covered, Textual's own included.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from rich.cells import cell_len
 from textual import events
-from textual.widgets import Footer
+from textual.widgets import Footer, OptionList
 from textual.widgets._footer import FooterKey
 
 if TYPE_CHECKING:
@@ -172,6 +175,32 @@ def fitting_keys(items: list[Any], width: int) -> list[Any]:
     return kept + others
 
 
+# -- option lists (Textual 8.2) -----------------------------------------------------------------
+
+def guard_option_list_paging() -> None:
+    """Make page up/down do nothing on an OptionList that has no lines laid out.
+
+    Textual 8.2: `OptionList._move_page` looks the highlighted option up in `_index_to_line`,
+    which is filled only once the list has a size. On a list squeezed to nothing (a terminal
+    resized to 20x6) page up/down raised KeyError, which ended the app (found by the chaos test).
+    The original stays reachable as `OptionList._move_page.__wrapped__`.
+    """
+    move = OptionList._move_page
+    if hasattr(move, "__wrapped__"):
+        return
+
+    def _move_page(self: OptionList, direction: Any) -> None:
+        if self.highlighted is not None and self.highlighted not in self._index_to_line:
+            return
+        move(self, direction)
+
+    _move_page.__wrapped__ = move  # type: ignore[attr-defined]
+    OptionList._move_page = _move_page  # type: ignore[method-assign]
+
+
+guard_option_list_paging()
+
+
 # -- plotext 6.1 --------------------------------------------------------------------------------
 
 def add_signal(fig: Any, signal: Any) -> bool:
@@ -189,4 +218,4 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
-           "CoalescingFooter", "add_signal", "fitting_keys"]
+           "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging"]

@@ -425,6 +425,7 @@ class GraphView(DataView):
             parts.append("building…")
         elif built.graph is not None:
             parts.append(f"{len(built.graph):,} nodes")
+            parts.extend(f"[b]{markup(problem)}[/b]" for problem in built.graph.problems)
         parts.append("[b]optimized[/b] (o)" if state.optimized else "normal (o: optimized)")
         text = markup(state.search)
         if state.search and built is None:

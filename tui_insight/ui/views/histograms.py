@@ -338,7 +338,7 @@ class HistogramsView(DataView):
         empty.display = bool(reason)
         self.query_one(HistogramGrid).display = not reason
         if not state.tags.tags:
-            loading = any(not job.loaded for job in self.jobs)
+            loading = any(not job.ready for job in self.jobs)
             text = "no histogram tags yet" if loading else "these jobs have no histograms"
         else:
             parts = [state.mode, f"step axis: {state.axis}"]

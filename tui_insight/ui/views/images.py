@@ -443,7 +443,7 @@ class ImagesView(DataView):
         if series is None or not len(series):
             card.want(None)
             card.border_subtitle = ""
-            card.set_message("no image for this tag in this job" if job.loaded else "loading…")
+            card.set_message("no image for this tag in this job" if job.ready else "loading…")
             return
         i = pick_index(series.steps, state.step)
         shown = Shown(int(series.steps[i]), i, len(series), job.locator(series, i))
@@ -455,24 +455,25 @@ class ImagesView(DataView):
             card.set_message("decoding…")
             card.border_subtitle = self._subtitle(shown, None)
 
-    def _subtitle(self, shown: Shown, image: DecodedImage | None, grey: bool = False) -> str:
+    def _subtitle(self, shown: Shown, image: DecodedImage | None, grey: bool = False, note: str = "") -> str:
         """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off."""
         step = self.state.step
         parts = [f"step {shown.step}"]
         if step is not None and shown.step != step:
             parts[0] += f" (for {step})"
         if image is not None:
-            parts.append(size_text(image.width, image.height) + (" grey" if grey else ""))
+            parts.append(size_text(image.width, image.height) + (" grey" if grey else "")
+                         + (f" ({note})" if note else ""))
         parts.append(f"{shown.index + 1}/{shown.count}")
         return " · ".join(parts)
 
     def _show(self, card: ImageCard, shown: Shown, result: Loaded) -> None:
         """What the loader gave for `shown`: its pixels, or why not where they would be."""
         if result.ok:
-            image, grey = result.value
+            image, grey, note = result.value
             resized = card.image is None or (card.image.width, card.image.height) != (image.width, image.height)
             card.set_image(image)
-            card.border_subtitle = self._subtitle(shown, image, grey)
+            card.border_subtitle = self._subtitle(shown, image, grey, note)
             if resized:
                 self.call_after_refresh(self.layout_grid)  # the best layout depends on the shapes
         else:
@@ -512,7 +513,7 @@ class ImagesView(DataView):
         state = self.state
         empty = self.query_one("#image-empty", Static)
         if not state.tags.tags:
-            loading = any(not job.loaded for job in self.jobs)
+            loading = any(not job.ready for job in self.jobs)
             message = "no image tags yet: loading…" if loading else (
                 "this job has no images" if len(self.train_ids) == 1 else "these jobs have no images")
         else:
@@ -609,8 +610,9 @@ class ImagesView(DataView):
         return f"{len(tags)} image tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 
-def decode_at(cache, loc: Locator) -> tuple[DecodedImage, bool]:
-    """The image at `loc` and whether it is grey (slow: in the loader's thread, never the UI's).
+def decode_at(cache, loc: Locator) -> tuple[DecodedImage, bool, str]:
+    """The image at `loc`, whether it is grey, and a note when the record declares another size
+    than the PNG has (the PNG is shown). Slow: in the loader's thread, never the UI's.
     Raises `LoadProblem` with the sentence the card shows instead."""
     try:
         data = cache.payloads.image(loc)
@@ -625,7 +627,10 @@ def decode_at(cache, loc: Locator) -> tuple[DecodedImage, bool]:
         raise LoadProblem(f"cannot decode this image{declared}: {exc}") from None
     except Exception as exc:  # e.g. out of memory: still a sentence in the card
         raise LoadProblem(f"cannot decode this image{declared}: {type(exc).__name__}: {exc}") from None
-    return image, image.grey or data.colorspace == 1 or _equal_channels(image.pixels)
+    note = ""
+    if (data.width, data.height) != (image.width, image.height) and (data.width or data.height):
+        note = f"record says {size_text(data.width, data.height)}"
+    return image, image.grey or data.colorspace == 1 or _equal_channels(image.pixels), note
 
 
 def _fitted_area(width: int, height: int, cols: int, rows: int) -> float:

@@ -372,7 +372,7 @@ class LandscapeView(DataView):
         loading = any(self.loader.is_wanted(tid) for tid in self.train_ids)
         reason = ""
         if not keys:
-            if loading or any(not job.loaded for job in self.jobs):
+            if loading or any(not job.ready for job in self.jobs):
                 reason = "reading the landscapes…"
             elif self.errors:
                 reason = "; ".join(f"{tid}: {err}" for tid, err in self.errors.items())

@@ -330,7 +330,7 @@ class TensorsView(DataView):
         current = self.state.current
         if not self.keys or current in self.keys:
             return
-        loading = any(not job.loaded for job in self.jobs)
+        loading = any(not job.ready for job in self.jobs)
         if current is None or not loading:
             self.state = self.state.choose(self.keys[0])
 
@@ -419,7 +419,7 @@ class TensorsView(DataView):
                 if series is not None:
                     problem = "no kept steps"
                 else:
-                    problem = "this tag is no longer in the job" if job is None or job.loaded else "loading…"
+                    problem = "this tag is no longer in the job" if job is None or job.ready else "loading…"
                 self.decoded = StepData(key, 0, None, problem=problem)
             self._clear_table()
             return
@@ -689,7 +689,7 @@ class TensorsView(DataView):
 
     def _message_text(self) -> str:
         if self.current is None:
-            loading = any(not job.loaded for job in self.jobs)
+            loading = any(not job.ready for job in self.jobs)
             return "no tensor tags yet" if loading else "these jobs have no tensors"
         tensor = self.tensor
         if tensor is None:

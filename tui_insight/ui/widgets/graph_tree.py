@@ -20,6 +20,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
+from ..common.format import clipped
 from ..common.palette import SERIES_COLOURS
 from ..common.text import shown
 
@@ -66,7 +67,7 @@ GraphData = Union[str, More]  # a tree node holds its graph node's name, or a Mo
 
 def graph_label(node: Node, size: int, matched: bool = False) -> Text:
     """`conv1-Conv2d (3)` for a scope, `Conv2D[12]_3` for an aggregation, `conv1.weight Parameter`."""
-    base = shown(node.name.rsplit("/", 1)[-1])  # a name from a file: plain text, controls escaped
+    base = shown(clipped(node.name.rsplit("/", 1)[-1], 200))  # a name from a file: plain text, controls escaped
     label = Text()
     style = MATCH_STYLE if matched else ""
     if node.type == AGGREGATION_SCOPE:
@@ -82,7 +83,7 @@ def graph_label(node: Node, size: int, matched: bool = False) -> Text:
     else:
         label.append(base, style)
         if not base.startswith(node.type):
-            label.append(f"  {shown(node.type)}", DIM)
+            label.append(f"  {shown(clipped(node.type, 200))}", DIM)
     return label
 
 

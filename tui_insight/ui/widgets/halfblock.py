@@ -31,6 +31,10 @@ from textual.widget import Widget
 
 UPPER_HALF = "▀"
 MAX_DECODED_SIDE = 1024  # larger images are reduced once when decoded: no terminal shows more
+# Images with more pixels are refused from their declared size, before any is decoded: a small
+# file can declare a huge image (a decompression bomb). MindSpore's tiled batches stay far below.
+MAX_IMAGE_PIXELS = 32_000_000
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _CUBE = np.array([0, 95, 135, 175, 215, 255], dtype=np.int32)  # xterm 256: levels of the 6x6x6 cube
 
 
@@ -56,8 +60,10 @@ def decode_image(data: bytes, max_side: int = MAX_DECODED_SIDE) -> DecodedImage:
 
     if not data:
         raise ImageDecodeError("the image is empty (0 bytes)")
+    _check_size(png_size(data))  # before Pillow, which warns on stderr about very large images
     try:
         with Image.open(io.BytesIO(data)) as im:
+            _check_size(im.size)  # other formats: the size in their header, still before decoding
             im.load()
             mode = im.mode
             grey = mode in ("1", "L", "LA", "I", "I;16", "I;16B", "I;16L", "F")
@@ -76,6 +82,22 @@ def decode_image(data: bytes, max_side: int = MAX_DECODED_SIDE) -> DecodedImage:
         cols, rows = _fit_pixels(width, height, max_side, max_side)
         rgb = scale(rgb, cols, rows)
     return DecodedImage(np.ascontiguousarray(rgb, dtype=np.uint8), width, height, grey)
+
+
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's header, None if `data` does not start like a PNG."""
+    if len(data) < 24 or data[:8] != _PNG_SIGNATURE or data[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def _check_size(size: tuple[int, int] | None) -> None:
+    if size is None:
+        return
+    width, height = size
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ImageDecodeError(f"{width}×{height} is {width * height:,} pixels: images over "
+                               f"{MAX_IMAGE_PIXELS:,} pixels are not decoded")
 
 
 def _flatten_alpha(im: Any) -> Any:
@@ -99,7 +121,7 @@ def _wide_grey_to_rgb(values: np.ndarray) -> np.ndarray:
 
 def _decode_problem(data: bytes, exc: Exception) -> str:
     head = data[:8].hex(" ")
-    if data[:8] != b"\x89PNG\r\n\x1a\n" and "identify" in str(exc):
+    if data[:8] != _PNG_SIGNATURE and "identify" in str(exc):
         return f"not an image ({len(data):,} bytes starting {head})"
     return f"{exc} ({len(data):,} bytes)"
 

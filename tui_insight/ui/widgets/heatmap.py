@@ -202,6 +202,8 @@ class Canvas:
                 self.attr[row, c] = attr
 
     def strips(self, base: Style | None = None, no_color: bool = False) -> list[Strip]:
+        if not self.width:  # a pane squeezed to no columns: its rows are empty
+            return [Strip([], 0) for _ in range(self.height)]
         if no_color:
             fg = np.full_like(self.fg, -1)
             bg = np.full_like(self.bg, -1)
@@ -271,6 +273,15 @@ class HeatPicture:
     value_range: tuple[float, float] | None
 
 
+def colour_range(ls: Landscape, asked: tuple[float, float] | None) -> tuple[float, float]:
+    """The losses the colours span: those asked for (one scale for compared jobs), else the
+    grid's finite ones; cut to +-1e300 where the span would overflow (losses near float64's ends)."""
+    lo, hi = asked or ls.finite_range() or (0.0, 1.0)
+    if not math.isfinite(hi - lo):
+        lo, hi = max(lo, -1e300), min(hi, 1e300)
+    return lo, hi
+
+
 def _label_width(values: Sequence[float]) -> int:
     return max((len(v) for v in values), default=1)
 
@@ -296,7 +307,7 @@ def draw_heatmap(ls: Landscape | None, width: int, height: int, options: HeatOpt
             canvas.text(height // 2, max(0, (width - len(text)) // 2), text[:width], attr=DIM)
         empty.strips = canvas.strips(base, options.no_color)
         return empty
-    value_range = options.value_range or ls.finite_range() or (0.0, 1.0)
+    value_range = colour_range(ls, options.value_range)
     x_axis, y_axis = np.asarray(ls.x, dtype=np.float64), np.asarray(ls.y, dtype=np.float64)
     # y labels on the left, the colour bar on the right, x labels below
     y_ticks = _ticks(float(np.nanmin(y_axis)), float(np.nanmax(y_axis)), max(1, (height - 1) // 3)) if options.axes else []
@@ -517,7 +528,7 @@ def project(ls: Landscape, options: ReliefOptions, width: int, height: int):
     gx = np.linspace(-1, 1, n) if n > 1 else np.zeros(1)
     gy = np.linspace(-1, 1, m) if m > 1 else np.zeros(1)
     X, Y = np.meshgrid(gx, gy)
-    value_range = options.value_range or ls.finite_range() or (0.0, 1.0)
+    value_range = colour_range(ls, options.value_range)
     Z = np.nan_to_num(normalised(np.asarray(ls.z, dtype=np.float64), value_range), nan=0.0)
     a, e = math.radians(options.angle), math.radians(options.elevation)
     xr = X * math.cos(a) - Y * math.sin(a)
@@ -547,7 +558,7 @@ def draw_relief(ls: Landscape | None, width: int, height: int, options: ReliefOp
     rows = height - 1
     sx, sy, depth = project(ls, options, width, rows)
     m, n = ls.z.shape
-    value_range = options.value_range or ls.finite_range() or (0.0, 1.0)
+    value_range = colour_range(ls, options.value_range)
     colours = lut_colours(np.asarray(ls.z, dtype=np.float64), value_range)
     pick_i = np.unique(np.linspace(0, m - 1, min(m, options.lines)).round().astype(int))
     pick_j = np.unique(np.linspace(0, n - 1, min(n, options.lines)).round().astype(int))

@@ -24,6 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ...summary.graph import Edge, Graph, Node
+from ..common.format import clipped
 from ..common.text import shown
 from .graph_tree import PipelineStep
 
@@ -51,7 +52,7 @@ def fit(text: Text, width: int) -> Text:
 def _field(key: str, value: str, value_style: str = "") -> DetailRow:
     text = Text()
     text.append(f"{key:<{KEY_WIDTH}}", DIM)
-    text.append(shown(value), value_style)
+    text.append(shown(clipped(value)), value_style)
     return DetailRow(text)
 
 
@@ -121,7 +122,7 @@ def _edge_text(arrow: str, name: str, first: str, second: str, here: str) -> Tex
     scope, _, base = name.rpartition("/")
     text = Text()
     text.append(f"{arrow} ")
-    text.append(shown(base), "bold")
+    text.append(shown(clipped(base)), "bold")
     if first:
         text.append(f"  {first}")
     where = f" · in {short_scope(scope)}" if scope and scope != here else ""
@@ -149,7 +150,7 @@ def _proxy_rows(arrow: str, edges: dict[str, str], here: str) -> list[DetailRow]
 
 def graph_node_rows(graph: Graph, node: Node, sizes: dict[str, int] | None = None) -> list[DetailRow]:
     """Full name, type, attributes, inputs and outputs (shape, data type, edge kind) of `node`."""
-    rows = [DetailRow(Text(shown(node.name), HEAD)), _field("type", node.type)]
+    rows = [DetailRow(Text(shown(clipped(node.name)), HEAD)), _field("type", node.type)]
     if node.scope:
         rows.append(_field("scope", node.scope))
     if node.is_scope:

@@ -94,7 +94,9 @@ def nice_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo or max_ticks < 1:
         return []
     raw = (hi - lo) / max(max_ticks, 1)
-    power = 10.0 ** math.floor(math.log10(raw))
+    power = 10.0 ** math.floor(math.log10(raw)) if math.isfinite(raw) and raw > 0 else 0.0
+    if not power > 0:  # a span past float64's largest or below its smallest steps: no round ticks
+        return []
     for mult in (1, 2, 2.5, 5, 10):
         step = mult * power
         if (hi - lo) / step <= max_ticks:
@@ -106,6 +108,10 @@ def nice_ticks(lo: float, hi: float, max_ticks: int) -> list[float]:
 
 def tick_label(value: float, spacing: float) -> str:
     """A tick value with as many decimals as the tick spacing needs."""
+    if not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if not (math.isfinite(spacing) and spacing > 0):  # ends near float64's: the span overflows
+        spacing = abs(value) or 1.0
     if value == 0 or abs(value) < spacing * 1e-6:
         return "0"
     if abs(value) >= 1e5 or spacing < 1e-4:
@@ -348,6 +354,9 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
         text = message or ("no data" if ridge is None or not len(ridge.steps) else "too small to draw")
         return _centred(text, width, height, on(dim), on(None))
+    problem = undrawable(ridge)
+    if problem:
+        return _centred(problem, width, height, on(dim), on(None))
     n = len(ridge.steps)
     palette = _Palette(n, options, background, no_color)
     plot_rows = height - AXIS_ROWS
@@ -425,6 +434,19 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
     strips.extend(_x_axis(ridge, options if cursor is not None else RidgeOptions(), left_width, columns,
                           right_width, dim, highlight, on(None)))
     return strips
+
+
+def undrawable(ridge: Ridgeline) -> str:
+    """Why `ridge` cannot be drawn, or "". `rebin` never makes such a ridgeline; a chart says so
+    rather than raise if one comes from elsewhere."""
+    edges, counts = ridge.edges, ridge.counts
+    if len(edges) < 2 or counts.shape != (len(ridge.steps), len(edges) - 1):
+        return "cannot draw: the buckets do not match the steps"
+    if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) < 0):
+        return "cannot draw: bucket edges are not finite and sorted"
+    if counts.size and (counts.min() < 0 or not np.all(np.isfinite(counts))):
+        return "cannot draw: negative bucket counts"
+    return ""
 
 
 def _positions(ridge: Ridgeline, axis: str) -> np.ndarray:
@@ -513,6 +535,10 @@ def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Tex
     bad = nonfinite_text(int(ridge.nan_counts[i]), int(ridge.pos_inf_counts[i]), int(ridge.neg_inf_counts[i]))
     text.append(" │ ")
     text.append(bad or "no nan/inf", style=NONFINITE_COLOUR if bad else "dim")
+    problem = ridge.problems[i] if i < len(ridge.problems) else ""
+    if problem:
+        text.append(" │ ")
+        text.append(problem, style=NONFINITE_COLOUR)
     return text
 
 
@@ -668,6 +694,9 @@ class RidgelineChart(Widget, can_focus=True):
         if bad or (n and (ridge.pos_inf_counts.any() or ridge.neg_inf_counts.any())):
             steps_bad = int(((ridge.nan_counts + ridge.pos_inf_counts + ridge.neg_inf_counts) > 0).sum())
             parts.append(f"nan/inf in {steps_bad}")
+        damaged = sum(1 for problem in ridge.problems if problem)
+        if damaged:
+            parts.append(f"damaged in {damaged} step{'s' if damaged != 1 else ''}")  # the read-out says how
         self.border_subtitle = " · ".join(parts)
 
     def _background(self) -> str:
