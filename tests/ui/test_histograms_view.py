@@ -611,3 +611,18 @@ def test_tick_labels_of_values_or_spans_past_float64():
 
     assert [tick_label(v, 1.0) for v in (math.inf, -math.inf, math.nan)] == ["inf", "-inf", "nan"]
     assert tick_label(-1e308, math.inf) == "-1e308" and tick_label(0.5, math.inf) == "0.5"
+
+
+@pytest.mark.parametrize("theme", ["ansi-dark", "ansi-light"])
+def test_charts_draw_in_themes_of_ansi_colours(theme):
+    """Found by the chaos test (palette, "an", enter picks the ansi-dark theme): an ANSI
+    background has no RGB, and reading one as "#rrggbb" raised in every ridgeline's render."""
+    _, run = histogram_app(theme=theme)
+
+    async def body(pilot, view):
+        assert pilot.app.theme == theme
+        for chart in charts_of(view).values():
+            assert chart.ridge is not None and len(chart.strips()) == chart.content_size.height
+        return True
+
+    assert run(body)

@@ -705,7 +705,9 @@ class RidgelineChart(Widget, can_focus=True):
         theme = self.app.current_theme
         if self._background_cache is None or self._background_cache[0] != theme.name:
             _, background = self.background_colors
-            colour = background.hex[:7] if background.a > 0 else ("#000000" if theme.dark else "#ffffff")
+            # A theme of ANSI colours (textual-ansi) has no RGB to mix with: black or white then.
+            known = background.a > 0 and background.ansi is None
+            colour = background.hex[:7] if known else ("#000000" if theme.dark else "#ffffff")
             self._background_cache = (theme.name, colour)
         return self._background_cache[1]
 
