@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import threading
 import time
 from collections import Counter, deque
@@ -31,8 +30,9 @@ from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, ScanReport, scan_records
+from .records import LayoutBook, ScanReport, open_regular, scan_records
 from .series import Series
+from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
 
 PLUGIN_OF_FIELD = {
@@ -83,13 +83,6 @@ STATE_MEANINGS = {
     "corrupt": "records that failed their checksum were skipped",
     "unreadable": "a file of the job cannot be read (the reason follows)",
 }
-
-
-def text_of(value: str | bytes) -> str:
-    """A string field as text. protobuf hands over the raw bytes of a proto2 `string` that is not
-    valid UTF-8 (a tag written by a buggy or hostile writer): the invalid bytes are shown as `\\xff`,
-    so every tag is a `str` that sorts and compares with the others."""
-    return value if isinstance(value, str) else value.decode("utf-8", "backslashreplace")
 
 
 def state_meaning(state: str) -> str:
@@ -478,13 +471,10 @@ class _JobLoader:
             if isinstance(st, OSError):
                 raise st
             state.mtime = st.st_mtime
-            if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
-                state.error = "not a regular file"
-                return
             if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
                 state.size, state.tail_bytes, state.error = st.st_size, 0, ""
                 return  # nothing appended: no need to open the file
-            with open(path, "rb", buffering=1 << 20) as fh:
+            with open_regular(path, buffering=1 << 20) as fh:  # a FIFO or device would block or never end
                 st = os.fstat(fh.fileno())
                 state.inode = (st.st_dev, st.st_ino)
                 state.size = st.st_size

@@ -36,8 +36,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 from google.protobuf.message import DecodeError
 
 from ..proto import anf_ir_pb2, summary_pb2
-from .cache import text_of
 from .records import open_regular, read_record_at
+from .text import text_of
 
 MAX_ATTR_BYTES = 1024  # MindInsight's MAX_NODE_ATTRIBUTE_VALUE_BYTES
 # Scope levels a node name may have. A name is a full path, so scopes nested N deep cost N

@@ -30,8 +30,9 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from ..proto import anf_ir_pb2, summary_pb2
-from .cache import JobView, text_of
+from .cache import JobView
 from .payloads import Locator, PayloadError, PayloadStore
+from .text import text_of
 
 PLUGIN = "loss_landscape"
 INTERVAL, FINAL = "interval", "final"

@@ -12,6 +12,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import lineage_pb2
 from .records import ScanReport, scan_records
+from .text import text_of
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def _f32(value: float) -> float:
 
 def _plain(value: Any) -> Any:
     """A field's value, with a string that is not UTF-8 (protobuf hands it over as bytes) as text."""
-    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+    return text_of(value) if isinstance(value, bytes) else value
 
 
 def _map_items(entries: Any) -> list[tuple[str, Any]]:

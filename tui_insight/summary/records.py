@@ -142,14 +142,14 @@ def _resync(fh: BinaryIO, start: int, size: int) -> int | None:
     return None
 
 
-def open_regular(path: str) -> BinaryIO:
+def open_regular(path: str, buffering: int = -1) -> BinaryIO:
     """`open(path, "rb")` for a regular file only: a FIFO put where a log file was would block
     the reader, a device never ends. Raises OSError."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens without a writer
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)
         raise

@@ -48,6 +48,7 @@ from ..proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from . import limits
 from .payloads import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
 from .records import ScanReport, read_record_at, scan_records
+from .text import text_of
 
 PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
@@ -135,11 +136,6 @@ def _parsed(message_type, data: bytes, problem: str):
         return Problem(f"{problem} ({exc})")
 
 
-def _text(value: str | bytes) -> str:
-    """A proto2 string field: protobuf hands over the bytes of one that is not UTF-8."""
-    return value if isinstance(value, str) else value.decode("utf-8", "backslashreplace")
-
-
 # -- records --------------------------------------------------------------------------------
 
 def read_event(payload: bytes, plugins: TagPlugins) -> TBEvent | Problem:
@@ -169,8 +165,8 @@ def read_event(payload: bytes, plugins: TagPlugins) -> TBEvent | Problem:
 
 
 def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -> TBValue | Problem | None:
-    tag = _text(value.tag)
-    written = _text(value.metadata.plugin_data.plugin_name) if value.HasField("metadata") else ""
+    tag = text_of(value.tag)
+    written = text_of(value.metadata.plugin_data.plugin_name) if value.HasField("metadata") else ""
     name = plugins.plugin(tag, written)
     field = value.WhichOneof("value")
     if field == "simple_value":  # the common case; TensorBoard too reads it whatever the plugin
@@ -466,7 +462,7 @@ def text_data(value: tb_event_pb2.Summary.Value) -> str | Problem:
     dims = _dims(tensor)
     if isinstance(dims, Problem):
         return dims
-    strings = [_text(s) for s in tensor.string_val]
+    strings = [text_of(s) for s in tensor.string_val]
     if len(dims) == 2 and dims[0] * dims[1] == len(strings) and dims[1] > 0:
         return "\n".join("\t".join(strings[r * dims[1]:(r + 1) * dims[1]]) for r in range(dims[0]))
     return "\n".join(strings)
@@ -497,12 +493,12 @@ def hparams_data(value: tb_event_pb2.Summary.Value) -> HParams | Problem:
         return data
     kind = data.WhichOneof("data")
     if kind == "experiment":
-        metrics = tuple((_text(m.name.group), _text(m.name.tag)) for m in data.experiment.metric_infos)
+        metrics = tuple((text_of(m.name.group), text_of(m.name.tag)) for m in data.experiment.metric_infos)
         return HParams("experiment", {}, metrics, time=data.experiment.time_created_secs)
     if kind == "session_start_info":
         start = data.session_start_info
-        values = {_text(entry.key): _plain(entry.value) for entry in start.hparams}
-        return HParams("session_start", values, group=_text(start.group_name), time=start.start_time_secs)
+        values = {text_of(entry.key): _plain(entry.value) for entry in start.hparams}
+        return HParams("session_start", values, group=text_of(start.group_name), time=start.start_time_secs)
     if kind == "session_end_info":
         end = data.session_end_info
         return HParams("session_end", {}, status=_STATUS.get(end.status, "unknown"), time=end.end_time_secs)
@@ -553,15 +549,15 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
         return graph
     nodes: dict[str, tb_event_pb2.NodeDef] = {}  # name -> its first node, in file order
     for node in graph.node:
-        nodes.setdefault(_text(node.name), node)
+        nodes.setdefault(text_of(node.name), node)
     nodes.pop("", None)
     ids = {name: str(number) for number, name in enumerate(nodes, 1)}
     out = anf_ir_pb2.GraphProto(name="tensorboard")
     for name, node in nodes.items():
-        proto = out.node.add(name=ids[name], op_type=_text(node.op) or "?", full_name=name,
+        proto = out.node.add(name=ids[name], op_type=text_of(node.op) or "?", full_name=name,
                              scope=name.rpartition("/")[0])
         for source in node.input:
-            source = _text(source)
+            source = text_of(source)
             control = source.startswith("^")
             source = source[1:] if control else source
             base, colon, output = source.rpartition(":")

@@ -28,6 +28,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.landscape import Landscape
+from .braille import cell_bits
 from .ridgeline import nice_ticks, tick_label
 
 UPPER_HALF = "▀"
@@ -40,7 +41,6 @@ NAN_COLOUR = 0x808080
 # viridis at tenths (matplotlib's values), interpolated to 256 entries
 _VIRIDIS = ("#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884",
             "#44bf70", "#7ad151", "#bddf26", "#fde725")
-_BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # [row][col] of a cell
 
 
 def _lut() -> np.ndarray:
@@ -365,10 +365,7 @@ def _contours(canvas: Canvas, g: MapGeometry, pixels: np.ndarray, fine: np.ndarr
     on = np.zeros(band.shape, dtype=bool)
     on[:, :-1] |= band[:, :-1] != band[:, 1:]
     on[:-1, :] |= band[:-1, :] != band[1:, :]
-    bits = np.zeros((g.rows, g.columns), dtype=np.uint32)
-    for dr in range(4):
-        for dc in range(2):
-            bits |= np.where(on[dr::4, dc::2], _BRAILLE_BITS[dr][dc], 0).astype(np.uint32)
+    bits = cell_bits(on)
     lines = bits > 0
     area = (slice(g.top, g.top + g.rows), slice(g.left, g.left + g.columns))
     chars = canvas.chars[area]
@@ -588,10 +585,7 @@ def draw_relief(ls: Landscape | None, width: int, height: int, options: ReliefOp
     py = np.clip(np.rint(y0[owner] + (y1[owner] - y0[owner]) * t).astype(np.int64), 0, rows * 4 - 1)
     dots[py, px] = True
     cell_colour[py // 4, px // 2] = colour[owner]  # numpy keeps the last write: the nearest segment
-    bits = np.zeros((rows, width), dtype=np.uint32)
-    for dr in range(4):
-        for dc in range(2):
-            bits |= np.where(dots[dr::4, dc::2], _BRAILLE_BITS[dr][dc], 0).astype(np.uint32)
+    bits = cell_bits(dots)
     lit = bits > 0
     canvas.chars[:rows][lit] = 0x2800 + bits[lit]
     if not options.no_color:
