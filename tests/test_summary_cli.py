@@ -88,9 +88,22 @@ def test_the_metric_chosen_in_the_app_is_the_summarys_headline(healthy, capsys):
     assert lines[2].split()[:3] == ["./run_a", "ok", "acc"] and lines[3].split()[:3] == ["./run_b", "ok", "acc"]
 
 
+def test_metric_overrides_the_headline_chosen_in_the_app(healthy, capsys):
+    workspace, _ = Workspace.open(str(healthy))
+    workspace.remember("app", "jobs", {"headline": "acc"})
+    assert workspace.save() == ""
+    status, out, _ = summary(capsys, healthy, "--metric", "loss")
+    lines = out.splitlines()
+    assert status == 0 and lines[0] == "headline metric: loss (--metric)"
+    assert lines[2].split()[:3] == ["./run_a", "ok", "loss"]
+    status, out, _ = summary(capsys, healthy, "--json", "--metric", "acc")
+    assert {row["metric"] for row in json.loads(out)} == {"acc"}
+
+
 @pytest.mark.parametrize("args, message", [
     (["/no/such/dir", "--summary"], "does not exist"),
-    ([".", "--json"], "--json goes with --summary"),
+    ([".", "--json"], "--json and --metric go with --summary"),
+    ([".", "--metric", "loss"], "--json and --metric go with --summary"),
     ([".", "--summary", "--export", "csv", "--out", "x"], "--summary prints a table"),
 ])
 def test_errors_exit_2_with_one_line(args, message, capsys):

@@ -17,7 +17,7 @@ examples:
   tui-insight --demo                                   open it on demo logs, one run still training
   tui-insight ./logs --export csv --out ./snapshot     write jobs/scalars/histograms/tensors/images/lineage .csv
   tui-insight ./logs --export csv --out ./s --all-steps --force
-  tui-insight ./logs --summary [--json]                print each job's health once; exit 1 on NaN/diverging
+  tui-insight ./logs --summary [--json] [--metric T]   print each job's health once; exit 1 on NaN/diverging
 
 LOGDIR and every directory below it that holds MindSpore summary files (names with
 'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="print the job list's health table once (headline metric, badges) and exit: "
                               "status 1 when a job has a NaN or diverging badge, else 0")
     summary.add_argument("--json", action="store_true", help="with --summary: print JSON instead of a table")
+    summary.add_argument("--metric", metavar="TAG",
+                         help="with --summary: the headline metric (a scalar tag) instead of the one chosen "
+                              "with m in the app, or each job's loss")
     return parser
 
 
@@ -128,11 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         return fail("--out, --all-steps and --force go with --export csv")
     if args.export and (args.job or args.compare or args.view or args.tags or args.fresh):
         return fail("--job, --compare, --view, --tags and --fresh are for the dashboard, not --export")
-    if args.json and not args.summary:
-        return fail("--json goes with --summary")
+    if (args.json or args.metric) and not args.summary:
+        return fail("--json and --metric go with --summary")
     if args.summary and (args.demo or args.export or args.job or args.compare or args.view or args.tags
                          or args.fresh or args.bell):
-        return fail("--summary prints a table and exits: it takes only LOGDIR (and --json)")
+        return fail("--summary prints a table and exits: it takes only LOGDIR (and --json, --metric)")
     if args.tags and not (args.job or args.compare):
         return fail("--tags goes with --job or --compare")
     if args.view and args.view != "lineage" and not (args.job or args.compare):
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.summary:
             from .health_report import run
 
-            return run(args.logdir, as_json=args.json)
+            return run(args.logdir, as_json=args.json, metric=args.metric)
         return open_ui(args.logdir, args)
     except KeyboardInterrupt:
         return 130

@@ -2,8 +2,8 @@
 
 Every job is read through the same cache as the app, one at a time (only its digests are kept, so
 memory stays small however many jobs there are), with a progress line on stderr. The headline
-metric is the one chosen in the app for this LOGDIR (`m`, remembered in the workspace), else each
-job's loss. Exit status: 1 when a job has a NaN or diverging badge, 0 otherwise (2 for errors,
+metric is `--metric TAG`, else the one chosen in the app for this LOGDIR (`m`, remembered in the
+workspace), else each job's loss. Exit status: 1 when a job has a NaN or diverging badge, 0 otherwise (2 for errors,
 from the CLI). With `--json`, a list of one object per job; numbers that are not finite are null
 (the `NaN` badge says so).
 """
@@ -96,7 +96,7 @@ def _number(value: float | None) -> float | None:
 
 
 def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: TextIO | None = None,
-        clock: Callable[[], float] = time.time) -> int:
+        clock: Callable[[], float] = time.time, metric: str | None = None) -> int:
     """Print the table (or JSON) of `logdir` to `out` (stdout), progress and warnings to `err`
     (stderr); the exit status (see the module doc)."""
     from .workspace import Workspace
@@ -106,7 +106,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     if problem:
         print(f"tui-insight: warning: {problem}", file=err)
     chosen = workspace.get("app", "jobs").get("headline")
-    chosen = chosen if isinstance(chosen, str) else None
+    chosen = metric if metric else chosen if isinstance(chosen, str) else None
     cache = SummaryCache(logdir, clock=clock)
     cache.discover_jobs()
     if cache.error:
@@ -122,7 +122,8 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
         out.write("\n")
     else:
         if chosen is not None:
-            print(f"headline metric: {chosen} (chosen with m in the app)", file=out)
+            how = "--metric" if metric else "chosen with m in the app"
+            print(f"headline metric: {chosen} ({how})", file=out)
         print(text_table([row(view, job, now) for view, job in jobs]), file=out)
     failing = any(b in health.FAILING for _, job in jobs for b in job.badges(now))
     return 1 if failing else 0
