@@ -15,7 +15,7 @@ import os
 import stat
 import struct
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Iterator, Sequence
 
 import google_crc32c
 import numpy as np
@@ -140,6 +140,335 @@ def _resync(fh: BinaryIO, start: int, size: int) -> int | None:
                 return pos + i
         pos += n
     return None
+
+
+# -- bulk framing -------------------------------------------------------------------------------
+#
+# `scan_batches` reads what `scan_records` reads, block by block, with as little Python per
+# record as it can: a training log repeats a cycle of record lengths (tag after tag, step after
+# step), so once the walk has seen the cycle it guesses where the next records of the block
+# start and checks the guess for all of them at once with numpy (a header is its length and
+# the CRC of that length, so a guessed header is right when its 12 bytes are the expected
+# ones). Where the guess fails the walk goes on record by record. Payload CRCs are checked per
+# payload length: CRC-32C is affine, so for rows of equal length crc(row) = crc(first row) xor
+# the contributions of the bytes where the row differs from the first, read from a 256-entry
+# table per byte position; only the few positions that vary (wall time, step, values) cost a
+# numpy operation over all rows. Long payloads are checked one by one by google_crc32c.
+
+BLOCK_SIZE = 4 << 20  # bytes read at once
+MAX_CYCLE = 4096  # longest cycle of record lengths guessed (records of a step)
+_GUESS_CHUNK = 1 << 16  # records checked per guess
+_TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
+_TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
+_TABLE_MIN_ROWS = 8
+_HEADER = struct.Struct("<QI")
+_header_words: dict[int, int] = {}  # payload length -> masked CRC of its header
+_crc_tables: dict[tuple[int, int], np.ndarray] = {}  # (payload length, position) -> uint32[256]
+
+
+def _header_word(length: int) -> int:
+    word = _header_words.get(length)
+    if word is None:
+        if len(_header_words) > 100_000:
+            _header_words.clear()
+        word = _header_words[length] = masked_crc(_U64.pack(length))
+    return word
+
+
+def _crc_table(length: int, at: int) -> np.ndarray:
+    """What each value of the byte at `at` of a `length`-byte message xors into its CRC-32C."""
+    table = _crc_tables.get((length, at))
+    if table is None:
+        zeros = bytearray(length)
+        base = google_crc32c.value(bytes(zeros))
+        basis = []
+        for bit in range(8):
+            zeros[at] = 1 << bit
+            basis.append(google_crc32c.value(bytes(zeros)) ^ base)
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+        table = np.bitwise_xor.reduce(bits.astype(np.uint32) * np.asarray(basis, dtype=np.uint32), axis=1)
+        if len(_crc_tables) > 8192:
+            _crc_tables.clear()
+        _crc_tables[(length, at)] = table = table.astype(np.uint32)
+    return table
+
+
+def _mask(crc: np.ndarray) -> np.ndarray:
+    """`masked_crc`'s rotation and offset over an array of uint32 CRCs."""
+    return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(_MASK_DELTA)
+
+
+def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+    count = len(starts)
+    if count == 1:
+        return array[int(starts[0]):int(starts[0]) + size].reshape(1, size)
+    steps = np.diff(starts)
+    stride = int(steps[0])
+    if stride >= size and (steps == stride).all():
+        return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
+                                               strides=(stride, 1), writeable=False)
+    if count * size <= 1 << 20:
+        return array[starts[:, None] + np.arange(size)]
+    return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
+
+
+def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+    """Which payloads of `size` bytes at `starts` carry the right masked CRC after them."""
+    stored = _rows(data, array, starts + size, 4).copy().view("<u4").reshape(-1)
+    if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
+        rows = _rows(data, array, starts, size)
+        diff = rows ^ rows[0]
+        varying = np.flatnonzero(np.bitwise_or.reduce(diff, axis=0))
+        if len(varying) <= _TABLE_MAX_VARYING:
+            first = int(starts[0])
+            crc = np.full(len(starts), google_crc32c.value(data[first:first + size]), dtype=np.uint32)
+            for at in varying.tolist():
+                crc ^= _crc_table(size, at)[diff[:, at]]
+            return _mask(crc) == stored
+    crcs = [masked_crc(data[s:s + size]) for s in starts.tolist()]
+    return np.asarray(crcs, dtype=np.uint32) == stored
+
+
+class Payloads(Sequence[bytes]):
+    """Payloads held in one buffer: `payloads[i]` is bytes, `rows` reads many at once."""
+
+    def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray) -> None:
+        self.data = data
+        self.array = np.frombuffer(data, dtype=np.uint8)
+        self.starts = starts  # int64: where each payload starts in `data`
+        self.lengths = lengths  # int64
+
+    @classmethod
+    def of(cls, payloads: Sequence[bytes]) -> "Payloads":
+        if isinstance(payloads, Payloads):
+            return payloads
+        lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
+        starts = np.zeros(len(payloads), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        return cls(b"".join(payloads), starts, lengths)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        start = int(self.starts[i])
+        return self.data[start:start + int(self.lengths[i])]
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self.data
+        for start, length in zip(self.starts.tolist(), self.lengths.tolist()):
+            yield data[start:start + length]
+
+    def rows(self, indices: np.ndarray, size: int) -> np.ndarray:
+        """uint8[len(indices), size] of the payloads at `indices`, all `size` bytes long."""
+        return _rows(self.data, self.array, self.starts[indices], size)
+
+
+class RecordBatch(Sequence[tuple[int, bytes]]):
+    """Good records of one block of a file, in file order: `batch[i]` is (offset, payload)."""
+
+    def __init__(self, offsets: np.ndarray, payloads: Payloads) -> None:
+        self.offsets = offsets  # int64: each record's offset in the file
+        self.payloads = payloads
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return int(self.offsets[i]), self.payloads[i]
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return zip(self.offsets.tolist(), self.payloads)
+
+
+class _Walk:
+    """Finds the records of one block: record by record, or by guessing the cycle of lengths."""
+
+    def __init__(self) -> None:
+        self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
+        self.next_guess = 0  # records to walk before guessing again
+
+    def block(self, data: bytes, base: int, size: int, report: ScanReport,
+              notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
+        """(chunks of record starts, chunks of lengths, where the walk stopped, why, length there).
+
+        Why: "end" (the file is read), "tail" (an incomplete record), "block" (the next record
+        is past the block: read on from there; length is its payload's), "header" (a bad header).
+        """
+        n = len(data)
+        array = np.frombuffer(data, dtype=np.uint8)
+        at_chunks: list[np.ndarray] = []
+        length_chunks: list[np.ndarray] = []
+        at: list[int] = []
+        lengths: list[int] = []
+        history = self.lengths
+        walked = 0
+        p = 0
+        unpack = _HEADER.unpack_from
+        while True:
+            remaining = size - base - p
+            if remaining <= 0:
+                why, length = "end", 0
+                break
+            if remaining < HEADER_SIZE:
+                why, length = "tail", 0
+                break
+            if p + HEADER_SIZE > n:
+                why, length = "block", 0
+                break
+            if walked >= self.next_guess and len(history) >= 2:
+                found_at, found_lengths = self._guess(array, p, n)
+                walked = 0
+                if len(found_at):
+                    at_chunks.append(np.asarray(at, dtype=np.int64))
+                    length_chunks.append(np.asarray(lengths, dtype=np.int64))
+                    at, lengths = [], []
+                    at_chunks.append(found_at)
+                    length_chunks.append(found_lengths)
+                    p = int(found_at[-1] + found_lengths[-1]) + HEADER_SIZE + FOOTER_SIZE
+                    report.end = base + p
+                    if len(found_at) >= 64:  # worth guessing again soon
+                        self.next_guess = 8
+                        continue
+                self.next_guess = min(max(8, 2 * self.next_guess), 2 * MAX_CYCLE)
+                if len(found_at):
+                    continue
+            length, word = unpack(data, p)
+            if word != _header_word(length):
+                why = "header"
+                break
+            if length > remaining - HEADER_SIZE - FOOTER_SIZE:
+                why = "tail"
+                break
+            if length == 0 or length > MAX_PAYLOAD:
+                notes.append((base + p, f"{'empty' if length == 0 else 'oversized'} record at byte {base + p}"))
+                report.bad_records += 1
+                history.clear()
+                p += HEADER_SIZE + length + FOOTER_SIZE
+                report.end = base + p
+                if p > n:
+                    why, length = "block", 0
+                    break
+                continue
+            if p + HEADER_SIZE + length + FOOTER_SIZE > n:
+                why = "block"
+                break
+            at.append(p)
+            lengths.append(length)
+            history.append(length)
+            walked += 1
+            p += HEADER_SIZE + length + FOOTER_SIZE
+            report.end = base + p
+        at_chunks.append(np.asarray(at, dtype=np.int64))
+        length_chunks.append(np.asarray(lengths, dtype=np.int64))
+        if len(history) > 4 * MAX_CYCLE:
+            del history[:-2 * MAX_CYCLE]
+        return at_chunks, length_chunks, p, why, length
+
+    def _period(self) -> int:
+        """The shortest cycle the last record lengths repeat (seen twice), 0 if none."""
+        h = self.lengths
+        last = h[-1]
+        for period in range(1, min(len(h) // 2, MAX_CYCLE) + 1):
+            if h[-1 - period] == last and h[-period:] == h[-2 * period:-period]:
+                return period
+        return 0
+
+    def _guess(self, array: np.ndarray, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The records from `p` on that continue the cycle, as far as their headers check out."""
+        period = self._period()
+        empty = np.zeros(0, dtype=np.int64)
+        if not period:
+            return empty, empty
+        cycle = np.asarray(self.lengths[-period:], dtype=np.int64)
+        spans = cycle + HEADER_SIZE + FOOTER_SIZE
+        cycle_bytes = int(spans.sum())
+        within = np.zeros(period, dtype=np.int64)
+        np.cumsum(spans[:-1], out=within[1:])
+        cycles = min((n - p) // cycle_bytes + 1, max(1, _GUESS_CHUNK // period))
+        at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
+        lengths = np.tile(cycle, cycles)
+        fits = int(np.count_nonzero(at + lengths + HEADER_SIZE + FOOTER_SIZE <= n))
+        if not fits:
+            return empty, empty
+        at, lengths = at[:fits], lengths[:fits]
+        expected = np.frombuffer(b"".join([_HEADER.pack(n_, _header_word(n_)) for n_ in cycle.tolist()]),
+                                 dtype=np.uint8).reshape(period, HEADER_SIZE)
+        # Whole cycles through a strided view (no index array per byte), the last part one by one.
+        whole = fits // period
+        cells = within[:, None] + np.arange(HEADER_SIZE)
+        by_cycle = np.lib.stride_tricks.as_strided(array[p:], shape=(whole, cycle_bytes),
+                                                   strides=(cycle_bytes, 1), writeable=False)
+        wrong = (by_cycle[:, cells] != expected).any(axis=2).reshape(-1)
+        rest = array[at[whole * period:, None] + np.arange(HEADER_SIZE)]
+        wrong = np.concatenate([wrong, (rest != expected[:fits - whole * period]).any(axis=1)])
+        wrong = np.flatnonzero(wrong)
+        good = int(wrong[0]) if len(wrong) else fits
+        if good:
+            self.lengths.extend(lengths[max(0, good - 2 * MAX_CYCLE):good].tolist())
+        return at[:good], lengths[:good]
+
+
+def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_records: int = 1 << 16,
+                 max_bytes: int = BLOCK_SIZE) -> Iterator[RecordBatch]:
+    """`scan_records` by blocks of about `max_bytes`: the same records and report, in batches
+    of at most `max_records` (a record longer than a block is read in a block of its own)."""
+    pos = start
+    report.end = start
+    walk = _Walk()
+    want = max_bytes
+    while pos < size:
+        fh.seek(pos)
+        want = min(max(want, HEADER_SIZE), size - pos)
+        data = fh.read(want)
+        if not data:
+            break
+        notes: list[tuple[int, str]] = []
+        at_chunks, length_chunks, stop, why, length = walk.block(data, pos, size, report, notes)
+        at = np.concatenate(at_chunks)
+        lengths = np.concatenate(length_chunks)
+        good = np.ones(len(at), dtype=bool)
+        if len(at):
+            array = np.frombuffer(data, dtype=np.uint8)
+            order = np.argsort(lengths, kind="stable")
+            sizes = lengths[order]
+            edges = np.flatnonzero(np.diff(sizes)) + 1
+            for group in np.split(order, edges):
+                good[group] = _crc_ok(data, array, at[group] + HEADER_SIZE, int(lengths[group[0]]))
+        bad = np.flatnonzero(~good)
+        if len(bad):
+            report.bad_records += len(bad)
+            notes += [(pos + a, f"bad payload CRC at byte {pos + a}") for a in at[bad].tolist()]
+            at, lengths = at[good], lengths[good]
+        for _, text in sorted(notes):
+            report.note(text)
+        end = report.end
+        for first in range(0, len(at), max_records):
+            part = slice(first, first + max_records)
+            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part]))
+            last = first + len(batch) - 1
+            report.end = end if last == len(at) - 1 else pos + int(at[last] + lengths[last]) + HEADER_SIZE + FOOTER_SIZE
+            yield batch
+        report.end = end
+        if why == "header":
+            bad_at = pos + stop
+            report.bad_records += 1
+            report.note(f"bad header CRC at byte {bad_at}")
+            walk.lengths.clear()
+            nxt = _resync(fh, bad_at + 1, size)
+            if nxt is None:
+                report.note(f"no valid record after byte {bad_at}; rest of file skipped")
+                report.end = size
+                return
+            pos = report.end = nxt
+            want = max_bytes
+            continue
+        if why != "block" or len(data) < want:
+            break  # the end, an incomplete tail, or the file shrank under us
+        pos = pos + stop
+        want = max(max_bytes, HEADER_SIZE + length + FOOTER_SIZE)
+    report.tail_bytes = size - report.end
 
 
 def open_regular(path: str, buffering: int = -1) -> BinaryIO:
