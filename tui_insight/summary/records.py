@@ -15,7 +15,7 @@ import os
 import stat
 import struct
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator, Sequence
+from typing import BinaryIO, Iterator, NamedTuple, Sequence
 
 import google_crc32c
 import numpy as np
@@ -208,8 +208,8 @@ def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.n
     if stride >= size and (steps == stride).all():
         return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
                                                strides=(stride, 1), writeable=False)
-    if count * size <= 1 << 20:
-        return array[starts[:, None] + np.arange(size)]
+    if size < 1024:  # a row copy each, by one index per row into overlapping windows
+        return np.lib.stride_tricks.sliding_window_view(array, size)[starts]
     return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
 
 
@@ -518,7 +518,18 @@ def read_record_at(path: str, offset: int) -> bytes:
 
 _WALL_TAG, _STEP_TAG, _SUMMARY_TAG = 0x09, 0x10, 0x2A  # Event fields 1 (double), 2 (varint), 5 (message)
 _VALUE_TAG = 0x0A  # Summary field 1 (message), and Value field 1 (string)
-_SCALAR_TAG = 0x1D  # Value field 3 (float)
+
+
+class Dialect(NamedTuple):
+    """Where an event's scalar sits: the key of the float field of `Summary.Value`, and its name."""
+
+    scalar_key: int
+    scalar_field: str
+
+
+# Both write Event fields 1, 2, 5 and Summary.Value's tag (field 1) alike; the float differs:
+# MindSpore's `scalar_value` is field 3, TensorBoard's `simple_value` field 2.
+DIALECTS = {"mindspore": Dialect(0x1D, "scalar_value"), "tensorboard": Dialect(0x15, "simple_value")}
 
 
 def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
@@ -546,15 +557,17 @@ class Layout:
     step_at: int  # offset of the step varint, -1 if absent (0)
     step_len: int
     tags: tuple[str, ...]  # every value's tag, in order
-    kinds: tuple[str | None, ...]  # "scalar_value" or None (a value with no data)
+    kinds: tuple[str | None, ...]  # the dialect's scalar field ("scalar_value") or None (no data)
     float_at: np.ndarray  # int64[number of scalar values]: offsets of the float32s
     float_of_value: tuple[int, ...]  # value index -> column in `float_at`, -1 for none
 
     @classmethod
-    def make(cls, payload: bytes, event) -> "Layout | None":
-        """The layout of `payload`, decoded by protobuf as `event`; None if it has none."""
+    def make(cls, payload: bytes, event, dialect: str = "mindspore") -> "Layout | None":
+        """The layout of `payload`, decoded by protobuf as `event` (of `dialect`'s protos);
+        None if it has none."""
+        scalar_key, scalar_field = DIALECTS[dialect]
         try:
-            layout = cls._walk(payload)
+            layout = cls._walk(payload, scalar_key, scalar_field)
         except (ValueError, IndexError, UnicodeDecodeError):
             return None
         if layout is None or event.WhichOneof("what") != "summary":
@@ -568,13 +581,13 @@ class Layout:
         steps, walls, floats = layout.numbers(rows)
         if int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
             return None
-        expected = [values[i].scalar_value for i, col in enumerate(layout.float_of_value) if col >= 0]
+        expected = [getattr(values[i], scalar_field) for i, col in enumerate(layout.float_of_value) if col >= 0]
         if np.asarray(expected, dtype=np.float64).tobytes() != floats[0].tobytes():
             return None
         return layout
 
     @classmethod
-    def _walk(cls, data: bytes) -> "Layout | None":
+    def _walk(cls, data: bytes, scalar_key: int, scalar_field: str) -> "Layout | None":
         size = len(data)
         mask = np.full(size, 0xFF, dtype=np.uint8)
         wall_at = step_at = -1
@@ -622,7 +635,7 @@ class Layout:
                                 return None
                             tag = data[pos:pos + length].decode("utf-8")
                             pos += length
-                        elif field_key == _SCALAR_TAG and scalar_at < 0:
+                        elif field_key == scalar_key and scalar_at < 0:
                             if pos + 4 > value_end:
                                 return None
                             scalar_at = pos
@@ -632,7 +645,7 @@ class Layout:
                             return None  # a histogram, tensor, image... or an unusual encoding
                     tags.append(tag or "")
                     if scalar_at >= 0:
-                        kinds.append("scalar_value")
+                        kinds.append(scalar_field)
                         float_of_value.append(len(float_at))
                         float_at.append(scalar_at)
                     else:
@@ -673,65 +686,170 @@ class Layout:
         return steps, walls, floats
 
 
+class _LayoutIndex:
+    """Layouts of one payload size and mask, found for many rows at once: a row's key is a hash
+    of the few fixed bytes that tell these layouts apart, looked up among the layouts' keys,
+    and the layout found is checked against the whole row, eight bytes at a time."""
+
+    def __init__(self, layouts: list[Layout]) -> None:
+        self.layouts = layouts
+        self.mask = layouts[0].mask
+        size = len(self.mask)
+        self.width = -(-size // 8) * 8  # rows padded to whole words
+        templates = np.zeros((len(layouts), self.width), dtype=np.uint8)
+        templates[:, :size] = np.stack([layout.template & self.mask for layout in layouts])
+        mask = np.zeros(self.width, dtype=np.uint8)
+        mask[:size] = self.mask
+        self.word_templates = templates.view("<u8")
+        self.word_mask = mask.view("<u8")
+        differ = np.flatnonzero((templates != templates[0]).any(axis=0))
+        # The most telling bytes first, as few as make every layout's key its own.
+        distinct = [len(np.unique(templates[:, c])) for c in differ.tolist()]
+        differ = differ[np.argsort(distinct, kind="stable")[::-1]]
+        weights = np.random.default_rng(len(layouts)).integers(1, 1 << 63, size=len(differ), dtype=np.uint64) | 1
+        keys = np.zeros(len(layouts), dtype=np.uint64)
+        used = 0
+        while used < len(differ) and len(np.unique(keys)) < len(layouts):
+            keys += templates[:, differ[used]].astype(np.uint64) * weights[used]
+            used += 1
+        self.columns, self.weights = differ[:used].tolist(), weights[:used]
+        self.order = np.argsort(keys, kind="stable")
+        self.keys = keys[self.order]
+
+    def find(self, rows: np.ndarray) -> np.ndarray:
+        """Per row of `rows` (uint8[n, size]), the index in `layouts` of its layout, or -1."""
+        count, size = rows.shape
+        if self.columns:
+            key = np.zeros(count, dtype=np.uint64)
+            for column, weight in zip(self.columns, self.weights):
+                key += (rows[:, column] & self.mask[column]).astype(np.uint64) * weight
+            at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+            found = np.where(self.keys[at] == key, self.order[at], -1)
+        else:
+            found = np.zeros(count, dtype=np.int64)
+        padded = np.zeros((count, self.width), dtype=np.uint8)
+        padded[:, :size] = rows
+        words = padded.view("<u8")
+        templates = self.word_templates[np.maximum(found, 0)]
+        wrong = np.zeros(count, dtype=np.uint64)
+        for j, mask in enumerate(self.word_mask.tolist()):
+            if mask:
+                wrong |= (words[:, j] & np.uint64(mask)) ^ templates[:, j]
+        found[wrong != 0] = -1
+        return found
+
+
 class LayoutBook:
-    """Layouts seen so far, by payload size (shared by the files of one cache: sweeps repeat them)."""
+    """Layouts seen so far, by payload size (shared by the files of one cache: sweeps repeat them).
+
+    `dialect` names the protos of the events: "mindspore" (summary_pb2) or "tensorboard"
+    (tb_event_pb2), whose scalar values are `scalar_value` and `simple_value`.
+    """
 
     MAX_LAYOUTS = 4096
-    NEW_PER_SIZE = 3  # layouts tried per payload size and batch before the rest is decoded one by one
+    NEW_PER_SIZE = 3  # new layouts that may fail per payload size and batch before the rest is decoded one by one
+    PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
+    MAX_NEW_PER_SIZE = 128
+    WINDOW_BYTES = 1 << 20  # new layouts are matched against this much of the rows left
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: str = "mindspore") -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown event dialect {dialect!r}")
+        self.dialect = dialect
         self.by_size: dict[int, list[Layout]] = {}
         self.count = 0
+        self._indexes: dict[int, list[_LayoutIndex]] = {}  # by size; rebuilt when a layout is added
 
-    def classify(self, payloads: list[bytes], decode) -> tuple[np.ndarray, list[Layout], dict[int, object]]:
+    def classify(self, payloads: Sequence[bytes], decode) -> tuple[np.ndarray, list[Layout], dict[int, object]]:
         """(layout number per payload, -1 for none; the layouts; events decoded on the way).
 
+        `payloads` is a list of bytes or a batch's `Payloads` (rows read without copies).
         `decode(payload)` is protobuf's decoding (an Event, or None if it fails); it is called
         for the payloads used to make layouts, and what it returned is handed back by index.
         """
+        payloads = Payloads.of(payloads)
         which = np.full(len(payloads), -1, dtype=np.int64)
         used: list[Layout] = []
         number: dict[int, int] = {}  # id(layout) -> its index in `used`
-        decoded: dict[int, object] = {}
-        groups: dict[int, list[int]] = {}
-        for i, payload in enumerate(payloads):
-            groups.setdefault(len(payload), []).append(i)
-        for size, members in groups.items():
-            if size < 4 or len(members) < 2 and size not in self.by_size:
-                continue  # a lone event of its size: one protobuf decode is as cheap
-            index = np.asarray(members, dtype=np.int64)
-            rows = np.frombuffer(b"".join([payloads[i] for i in members]), dtype=np.uint8).reshape(len(members), size)
-            left = np.ones(len(members), dtype=bool)
-            known = self.by_size.get(size, [])
-            for layout in known:
-                hit = left & layout.matches(rows)
-                if hit.any():
-                    if id(layout) not in number:
-                        number[id(layout)] = len(used)
-                        used.append(layout)
-                    which[index[hit]] = number[id(layout)]
-                    left &= ~hit
-                if not left.any():
-                    break
-            tries = 0
-            while left.any() and tries < self.NEW_PER_SIZE:
-                tries += 1
-                first = int(np.flatnonzero(left)[0])
-                event = decode(payloads[members[first]])
-                decoded[members[first]] = event
-                left[first] = False
-                layout = Layout.make(payloads[members[first]], event) if event is not None else None
-                if layout is None:
-                    continue
-                if self.count >= self.MAX_LAYOUTS:
-                    self.by_size.clear()
-                    self.count = 0
-                self.by_size.setdefault(size, []).append(layout)
-                self.count += 1
+
+        def number_of(layout: Layout) -> int:
+            if id(layout) not in number:
                 number[id(layout)] = len(used)
                 used.append(layout)
-                which[members[first]] = number[id(layout)]
-                hit = left & layout.matches(rows)
-                which[index[hit]] = number[id(layout)]
-                left &= ~hit
+            return number[id(layout)]
+
+        decoded: dict[int, object] = {}
+        if not len(payloads):
+            return which, used, decoded
+        lengths = payloads.lengths
+        order = np.argsort(lengths, kind="stable")
+        for members in np.split(order, np.flatnonzero(np.diff(lengths[order])) + 1):
+            size = int(lengths[members[0]])
+            if size < 4 or len(members) < 2 and size not in self.by_size:
+                continue  # a lone event of its size: one protobuf decode is as cheap
+            rows = payloads.rows(members, size)
+            left = np.ones(len(members), dtype=bool)
+            budget, tries = self.NEW_PER_SIZE, 0
+            while True:
+                # The known layouts, for all rows at once ...
+                for index in self._indexes_of(size):
+                    at = np.flatnonzero(left)
+                    if not len(at):
+                        break
+                    found = index.find(rows if len(at) == len(members) else rows[at])
+                    hit = found >= 0
+                    if hit.any():
+                        numbers = np.full(len(index.layouts), -1, dtype=np.int64)
+                        for k in np.flatnonzero(np.bincount(found[hit], minlength=len(index.layouts))).tolist():
+                            numbers[k] = number_of(index.layouts[k])
+                        which[members[at[hit]]] = numbers[found[hit]]
+                        left[at[hit]] = False
+                if budget <= 0 or tries >= self.MAX_NEW_PER_SIZE or not left.any():
+                    break
+                # ... then new layouts from the first rows left, each matched against those rows
+                # only (a training loop's tags all show up in a window of a few cycles).
+                window = np.flatnonzero(left)[:max(64, self.WINDOW_BYTES // size)]
+                window_rows = rows[window]
+                open_ = np.ones(len(window), dtype=bool)
+                made = False
+                while budget > 0 and tries < self.MAX_NEW_PER_SIZE and open_.any():
+                    budget -= 1
+                    tries += 1
+                    first = int(np.argmax(open_))
+                    i = int(members[window[first]])
+                    payload = payloads[i]
+                    event = decoded[i] = decode(payload)
+                    open_[first] = left[window[first]] = False
+                    layout = Layout.make(payload, event, self.dialect) if event is not None else None
+                    if layout is None:
+                        continue
+                    self._add(size, layout)
+                    made = True
+                    which[i] = number_of(layout)
+                    rest = np.flatnonzero(open_)
+                    hit = rest[layout.matches(window_rows[rest])]
+                    which[members[window[hit]]] = which[i]
+                    open_[hit] = left[window[hit]] = False
+                    if len(hit) >= self.PAYING_MATCHES:
+                        budget += 1
+                if not made:
+                    break
         return which, used, decoded
+
+    def _add(self, size: int, layout: Layout) -> None:
+        if self.count >= self.MAX_LAYOUTS:
+            self.by_size.clear()
+            self._indexes.clear()
+            self.count = 0
+        self.by_size.setdefault(size, []).append(layout)
+        self._indexes.pop(size, None)
+        self.count += 1
+
+    def _indexes_of(self, size: int) -> list[_LayoutIndex]:
+        indexes = self._indexes.get(size)
+        if indexes is None:
+            by_mask: dict[bytes, list[Layout]] = {}
+            for layout in self.by_size.get(size, []):
+                by_mask.setdefault(layout.mask.tobytes(), []).append(layout)
+            indexes = self._indexes[size] = [_LayoutIndex(group) for group in by_mask.values()]
+        return indexes
