@@ -169,9 +169,11 @@ _crc_tables: dict[tuple[int, int], np.ndarray] = {}  # (payload length, position
 def _header_word(length: int) -> int:
     word = _header_words.get(length)
     if word is None:
-        if len(_header_words) > 100_000:
-            _header_words.clear()
-        word = _header_words[length] = masked_crc(_U64.pack(length))
+        word = masked_crc(_U64.pack(length))
+        if 0 < length <= MAX_PAYLOAD:  # the walk takes a length found here as a good one
+            if len(_header_words) > 100_000:
+                _header_words.clear()
+            _header_words[length] = word
     return word
 
 
@@ -252,8 +254,8 @@ class Payloads(Sequence[bytes]):
         return len(self.starts)
 
     def __getitem__(self, i):  # type: ignore[override]
-        start = int(self.starts[i])
-        return self.data[start:start + int(self.lengths[i])]
+        start = self.starts.item(i)
+        return self.data[start:start + self.lengths.item(i)]
 
     def __iter__(self) -> Iterator[bytes]:
         data = self.data
@@ -276,7 +278,7 @@ class RecordBatch(Sequence[tuple[int, bytes]]):
         return len(self.offsets)
 
     def __getitem__(self, i):  # type: ignore[override]
-        return int(self.offsets[i]), self.payloads[i]
+        return self.offsets.item(i), self.payloads[i]
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         return zip(self.offsets.tolist(), self.payloads)
@@ -287,7 +289,7 @@ class _Walk:
 
     def __init__(self) -> None:
         self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
-        self.next_guess = 0  # records to walk before guessing again
+        self.next_guess = 8  # records to walk before guessing again
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -303,10 +305,38 @@ class _Walk:
         at: list[int] = []
         lengths: list[int] = []
         history = self.lengths
-        walked = 0
-        p = 0
+        words = _header_words  # good payload lengths -> their header's CRC
         unpack = _HEADER.unpack_from
+        at_append, length_append = at.append, lengths.append
+        remembered = 0  # lengths[:remembered] are in the history already
+        p = 0
         while True:
+            # Record by record while the headers are the usual ones, up to the next guess.
+            for _ in range(self.next_guess):
+                if p + HEADER_SIZE > n:
+                    break
+                length, word = unpack(data, p)
+                if words.get(length) != word:
+                    break
+                end = p + HEADER_SIZE + length + FOOTER_SIZE
+                if end > n:
+                    break
+                at_append(p)
+                length_append(length)
+                p = end
+            else:
+                found_at, found_lengths = self._guess(array, p, n, lengths[remembered:])
+                remembered = len(lengths)
+                if len(found_at):
+                    at_chunks += [np.asarray(at, dtype=np.int64), found_at]
+                    length_chunks += [np.asarray(lengths, dtype=np.int64), found_lengths]
+                    at.clear()
+                    lengths.clear()
+                    remembered = 0
+                    p = int(found_at[-1] + found_lengths[-1]) + HEADER_SIZE + FOOTER_SIZE
+                self.next_guess = 8 if len(found_at) >= 64 else min(2 * self.next_guess, 2 * MAX_CYCLE)
+                continue
+            # Anything unusual, by the rules of `scan_records`.
             remaining = size - base - p
             if remaining <= 0:
                 why, length = "end", 0
@@ -317,23 +347,6 @@ class _Walk:
             if p + HEADER_SIZE > n:
                 why, length = "block", 0
                 break
-            if walked >= self.next_guess and len(history) >= 2:
-                found_at, found_lengths = self._guess(array, p, n)
-                walked = 0
-                if len(found_at):
-                    at_chunks.append(np.asarray(at, dtype=np.int64))
-                    length_chunks.append(np.asarray(lengths, dtype=np.int64))
-                    at, lengths = [], []
-                    at_chunks.append(found_at)
-                    length_chunks.append(found_lengths)
-                    p = int(found_at[-1] + found_lengths[-1]) + HEADER_SIZE + FOOTER_SIZE
-                    report.end = base + p
-                    if len(found_at) >= 64:  # worth guessing again soon
-                        self.next_guess = 8
-                        continue
-                self.next_guess = min(max(8, 2 * self.next_guess), 2 * MAX_CYCLE)
-                if len(found_at):
-                    continue
             length, word = unpack(data, p)
             if word != _header_word(length):
                 why = "header"
@@ -346,7 +359,6 @@ class _Walk:
                 report.bad_records += 1
                 history.clear()
                 p += HEADER_SIZE + length + FOOTER_SIZE
-                report.end = base + p
                 if p > n:
                     why, length = "block", 0
                     break
@@ -354,29 +366,37 @@ class _Walk:
             if p + HEADER_SIZE + length + FOOTER_SIZE > n:
                 why = "block"
                 break
-            at.append(p)
-            lengths.append(length)
-            history.append(length)
-            walked += 1
+            at_append(p)  # a length seen for the first time
+            length_append(length)
             p += HEADER_SIZE + length + FOOTER_SIZE
-            report.end = base + p
+        report.end = base + p
         at_chunks.append(np.asarray(at, dtype=np.int64))
         length_chunks.append(np.asarray(lengths, dtype=np.int64))
+        self._remember(lengths[remembered:])
+        return at_chunks, length_chunks, p, why, length
+
+    def _remember(self, lengths: list[int]) -> None:
+        """Keep the last lengths seen: the cycle the next guess continues."""
+        history = self.lengths
+        history += lengths[-2 * MAX_CYCLE:]
         if len(history) > 4 * MAX_CYCLE:
             del history[:-2 * MAX_CYCLE]
-        return at_chunks, length_chunks, p, why, length
 
     def _period(self) -> int:
         """The shortest cycle the last record lengths repeat (seen twice), 0 if none."""
         h = self.lengths
+        if len(h) < 2:
+            return 0
         last = h[-1]
         for period in range(1, min(len(h) // 2, MAX_CYCLE) + 1):
             if h[-1 - period] == last and h[-period:] == h[-2 * period:-period]:
                 return period
         return 0
 
-    def _guess(self, array: np.ndarray, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The records from `p` on that continue the cycle, as far as their headers check out."""
+    def _guess(self, array: np.ndarray, p: int, n: int, walked: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The records from `p` on that continue the cycle, as far as their headers check out
+        (`walked`: the lengths walked since the last guess, not yet remembered)."""
+        self._remember(walked)
         period = self._period()
         empty = np.zeros(0, dtype=np.int64)
         if not period:
@@ -727,6 +747,15 @@ class _LayoutIndex:
             found = np.where(self.keys[at] == key, self.order[at], -1)
         else:
             found = np.zeros(count, dtype=np.int64)
+        if self.width > 128:  # long rows: a few layouts, each checked over its rows
+            for k in np.flatnonzero(np.bincount(found[found >= 0], minlength=len(self.layouts))).tolist():
+                which = np.flatnonzero(found == k)
+                if len(which) == count:
+                    found[~self.layouts[k].matches(rows)] = -1
+                else:
+                    found[which[~self.layouts[k].matches(rows[which])]] = -1
+            return found
+        # Short rows (one value per event): possibly many layouts, all checked at once by words.
         padded = np.zeros((count, self.width), dtype=np.uint8)
         padded[:, :size] = rows
         words = padded.view("<u8")
