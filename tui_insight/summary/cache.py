@@ -484,17 +484,18 @@ class _JobLoader:
                 counted = start  # bytes up to here are in progress.bytes_read
                 unmerged = 0  # records read since the last merge
                 for batch in scan_batches(fh, state.end, st.st_size, report, max_bytes=_BATCH_BYTES):
+                    if unmerged:  # the batches before this one: merged and published while reading
+                        publish = self._on_progress is not None and time.monotonic() >= self._next_progress
+                        if unmerged >= _MERGE_EVERY or publish:
+                            self._merge(ranks)
+                            unmerged = 0
+                        if publish:
+                            self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
+                            self._on_progress(self._progress_view(state))
                     self._events(batch, state)
                     unmerged += len(batch)
                     progress.bytes_read += report.end - counted  # counted as read, not per file
                     counted = report.end
-                    publish = self._on_progress is not None and time.monotonic() >= self._next_progress
-                    if unmerged >= _MERGE_EVERY or publish:
-                        self._merge(ranks)
-                        unmerged = 0
-                    if publish:
-                        self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
-                        self._on_progress(self._progress_view(state))
                 state.end = report.end
                 state.bad_records += report.bad_records
                 state.tail_bytes = report.tail_bytes

@@ -7,6 +7,11 @@ every record and never allocates more than the file holds. A bad header CRC mean
 trust the length, so we search forward for the next header that checks out (resync); a bad
 payload CRC skips just that record. An incomplete last record is not an error: the scan stops
 before it so the next reload can retry once the writer has finished it.
+
+`scan_batches` reads the same records by blocks of a few MB with little Python per record (the
+cache reads through it: a TensorBoard file holds a million 80-byte records per 100 MB);
+`scan_records` is the plain walk, the reference the bulk scan is tested against. `LayoutBook`
+then reads the numbers of repeated scalar events, MindSpore's or TensorBoard's, in bulk.
 """
 from __future__ import annotations
 
