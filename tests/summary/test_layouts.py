@@ -210,3 +210,29 @@ def test_a_value_with_plugin_metadata_has_no_layout():
     assert Layout.make(payload, event) is None  # field 2 is no MindSpore scalar
     value.metadata.plugin_data.plugin_name = "scalars"
     assert Layout.make(event.SerializeToString(), event, "tensorboard") is None
+
+
+def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
+    """Layouts "ab" and "cd" are told apart by one byte; events of tag "ad" share "ab"'s, and
+    must not be read as "ab" (neither with the framing's `same` hint nor without it)."""
+    import io
+
+    from tui_insight.summary.records import ScanReport, scan_batches
+
+    def batch(tags):
+        data = b"".join(frame(scalar_event(100 + n, 1.0 + n, [(tag, float(n))]).SerializeToString())
+                        for n in range(30) for tag in tags)
+        (found,) = scan_batches(io.BytesIO(data), 0, len(data), ScanReport())
+        return found.payloads
+
+    def decode(payload):
+        return summary_pb2.Event.FromString(payload)
+
+    for payloads_of in (batch, lambda tags: list(batch(tags))):
+        book = LayoutBook()
+        book.classify(payloads_of(["ab", "cd"]), decode)
+        payloads = payloads_of(["ab", "ad", "cd"])
+        which, layouts, _ = book.classify(payloads, decode)
+        assert (which >= 0).all()
+        for i, payload in enumerate(payloads):
+            assert layouts[which[i]].tags == (decode(payload).summary.value[0].tag,)

@@ -220,8 +220,10 @@ def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.n
     return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
 
 
-def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
-    """Which payloads of `size` bytes at `starts` carry the right masked CRC after them."""
+def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
+            size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Which payloads of `size` bytes at `starts` carry the right masked CRC after them; and,
+    when found on the way, (a payload, the byte positions where any other differs from it)."""
     stored = _rows(data, array, starts + size, 4).copy().view("<u4").reshape(-1)
     if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
         rows = _rows(data, array, starts, size)
@@ -232,19 +234,23 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np
             crc = np.full(len(starts), google_crc32c.value(data[first:first + size]), dtype=np.uint32)
             for at in varying.tolist():
                 crc ^= _crc_table(size, at)[diff[:, at]]
-            return _mask(crc) == stored
+            return _mask(crc) == stored, (rows[0].copy(), varying)
     crcs = [masked_crc(data[s:s + size]) for s in starts.tolist()]
-    return np.asarray(crcs, dtype=np.uint32) == stored
+    return np.asarray(crcs, dtype=np.uint32) == stored, None
 
 
 class Payloads(Sequence[bytes]):
     """Payloads held in one buffer: `payloads[i]` is bytes, `rows` reads many at once."""
 
-    def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray) -> None:
+    def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray,
+                 same: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
         self.data = data
         self.array = np.frombuffer(data, dtype=np.uint8)
         self.starts = starts  # int64: where each payload starts in `data`
         self.lengths = lengths  # int64
+        # size -> (reference, varying): every payload of that size is `reference` outside the
+        # byte positions `varying` (found by the framing's CRC check; spares the layouts a pass)
+        self.same = same or {}
 
     @classmethod
     def of(cls, payloads: Sequence[bytes]) -> "Payloads":
@@ -454,13 +460,17 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         at = np.concatenate(at_chunks)
         lengths = np.concatenate(length_chunks)
         good = np.ones(len(at), dtype=bool)
+        same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if len(at):
             array = np.frombuffer(data, dtype=np.uint8)
             order = np.argsort(lengths, kind="stable")
             sizes = lengths[order]
             edges = np.flatnonzero(np.diff(sizes)) + 1
             for group in np.split(order, edges):
-                good[group] = _crc_ok(data, array, at[group] + HEADER_SIZE, int(lengths[group[0]]))
+                length = int(lengths[group[0]])
+                good[group], found = _crc_ok(data, array, at[group] + HEADER_SIZE, length)
+                if found is not None:
+                    same[length] = found
         bad = np.flatnonzero(~good)
         if len(bad):
             report.bad_records += len(bad)
@@ -471,7 +481,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         end = report.end
         for first in range(0, len(at), max_records):
             part = slice(first, first + max_records)
-            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part]))
+            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same))
             last = first + len(batch) - 1
             report.end = end if last == len(at) - 1 else pos + int(at[last] + lengths[last]) + HEADER_SIZE + FOOTER_SIZE
             yield batch
@@ -726,6 +736,7 @@ class _LayoutIndex:
         mask = np.zeros(self.width, dtype=np.uint8)
         mask[:size] = self.mask
         self.word_templates = templates.view("<u8")
+        self.templates = templates[:, :size]
         self.word_mask = mask.view("<u8")
         differ = np.flatnonzero((templates != templates[0]).any(axis=0))
         # The most telling bytes first, as few as make every layout's key its own.
@@ -741,8 +752,9 @@ class _LayoutIndex:
         self.order = np.argsort(keys, kind="stable")
         self.keys = keys[self.order]
 
-    def find(self, rows: np.ndarray) -> np.ndarray:
-        """Per row of `rows` (uint8[n, size]), the index in `layouts` of its layout, or -1."""
+    def find(self, rows: np.ndarray, same: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """Per row of `rows` (uint8[n, size]), the index in `layouts` of its layout, or -1.
+        `same` is `Payloads.same` of the rows' size, if known."""
         count, size = rows.shape
         if self.columns:
             key = np.zeros(count, dtype=np.uint64)
@@ -752,6 +764,20 @@ class _LayoutIndex:
             found = np.where(self.keys[at] == key, self.order[at], -1)
         else:
             found = np.zeros(count, dtype=np.int64)
+        if same is not None:
+            # Outside `varying` every row is `reference`: one comparison per layout there ...
+            reference, varying = same
+            outside = np.ones(size, dtype=bool)
+            outside[varying] = False
+            fits = ~((self.templates[:, outside] ^ (reference[outside] & self.mask[outside])).any(axis=1))
+            layout_of = np.maximum(found, 0)
+            found[~fits[layout_of]] = -1
+            # ... and the few varying positions with fixed bits (a tag's letters, a step's length) row by row.
+            for column in varying.tolist():
+                bits = self.mask[column]
+                if bits:
+                    found[(rows[:, column] & bits) != self.templates[layout_of, column]] = -1
+            return found
         if self.width > 128:  # long rows: a few layouts, each checked over its rows
             for k in np.flatnonzero(np.bincount(found[found >= 0], minlength=len(self.layouts))).tolist():
                 which = np.flatnonzero(found == k)
@@ -830,7 +856,7 @@ class LayoutBook:
                     at = np.flatnonzero(left)
                     if not len(at):
                         break
-                    found = index.find(rows if len(at) == len(members) else rows[at])
+                    found = index.find(rows if len(at) == len(members) else rows[at], payloads.same.get(size))
                     hit = found >= 0
                     if hit.any():
                         numbers = np.full(len(index.layouts), -1, dtype=np.int64)
