@@ -703,7 +703,7 @@ class Layout:
         n = len(rows)
         if self.wall_at >= 0:
             walls = np.ascontiguousarray(rows[:, self.wall_at:self.wall_at + 8]).view("<f8").reshape(n)
-            walls = walls.astype(np.float64)
+            walls = walls.astype(np.float64, copy=False)
         else:
             walls = np.zeros(n, dtype=np.float64)
         steps = np.zeros(n, dtype=np.uint64)
