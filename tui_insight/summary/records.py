@@ -703,19 +703,23 @@ class Layout:
         n = len(rows)
         if self.wall_at >= 0:
             walls = np.ascontiguousarray(rows[:, self.wall_at:self.wall_at + 8]).view("<f8").reshape(n)
-            walls = walls.astype(np.float64, copy=False)
         else:
             walls = np.zeros(n, dtype=np.float64)
-        steps = np.zeros(n, dtype=np.uint64)
         if self.step_at >= 0:
             raw = rows[:, self.step_at:self.step_at + self.step_len].astype(np.uint64)
-            for j in range(self.step_len):
+            steps = raw[:, 0] & np.uint64(0x7F)
+            for j in range(1, self.step_len):
                 steps |= (raw[:, j] & np.uint64(0x7F)) << np.uint64(7 * j)
-        steps = steps.view(np.int64)
-        if len(self.float_at):
+            steps = steps.view(np.int64)
+        else:
+            steps = np.zeros(n, dtype=np.int64)
+        k = len(self.float_at)
+        if k == 1:  # one value per event (TensorBoard): a slice, no index array
+            at = int(self.float_at[0])
+            floats = np.ascontiguousarray(rows[:, at:at + 4]).view("<f4").astype(np.float64)
+        elif k:
             cols = self.float_at[:, None] + np.arange(4)
-            floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(self.float_at))
-            floats = floats.astype(np.float64)
+            floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k).astype(np.float64)
         else:
             floats = np.zeros((n, 0), dtype=np.float64)
         return steps, walls, floats
