@@ -200,7 +200,8 @@ def main() -> int:
               f"{result['records']:>9,} records  {result['values']:>10,} values")
     tb_s, ms_s = median["tb bulk (scan_batches + layouts)"], median["ms cache (SummaryCache.reload)"]
     print(f"tb bulk / ms cache: {tb_s / ms_s:.2f}x (target <= 2x)")
-    print(f"tb per record / ms cache: {median['tb per record (read_event)'] / ms_s:.1f}x (the reader before bulk framing)")
+    per_record = median["tb per record (read_event)"]
+    print(f"tb per record / ms cache: {per_record / ms_s:.1f}x (the reader before bulk framing)")
     if "tb EventAccumulator.Reload (once)" in median:
         print(f"tb bulk / EventAccumulator: {tb_s / median['tb EventAccumulator.Reload (once)']:.3f} (target <= 0.1)")
     return 0
