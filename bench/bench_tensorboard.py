@@ -1,28 +1,30 @@
 """Reading a TensorBoard file against the same data in MindSpore's format (issue 12). Run by hand:
 
-    python bench/bench_tensorboard.py [--tags 50] [--steps 20000] [--no-accumulator]
+    python bench/bench_tensorboard.py [--tags 50] [--steps 20000] [--repeat 3] [--no-accumulator]
 
 Writes, under $TMPDIR/tui-insight-bench/tensorboard (kept for the next run), 50 scalar tags x
 20,000 steps with the real tensorboardX writer (one event per add_scalar, as PyTorch writes:
 1,000,000 records, ~100 MB with these tag names; writing takes minutes, tensorboardX frames in
 pure Python unless the `crc32c` package is installed) and the same numbers with our MindSpore
 writer (one event per step holding the 50 values, as MindSpore writes). Then times, each in a
-fresh process:
+fresh process, side by side (interleaved `--repeat` times, medians reported):
 
-- tb: framing (`records.scan_records`) + `tensorboard.read_event` per record, the raw reader;
-- ms (per event): framing + protobuf decoding of each MindSpore event and its values;
-- ms (layouts): framing + the cache's bulk decoding (`records.LayoutBook`), what the cache does;
-- the framing alone of each file;
-- TensorBoard's own `EventAccumulator.Reload()` on the TensorBoard file (if tensorboard is installed).
+- ms cache: our MindSpore-format load of the same data, `SummaryCache.reload()`;
+- tb bulk: the TensorBoard file through the cache's reading path: `records.scan_batches` +
+  `LayoutBook(dialect="tensorboard")` + `Layout.numbers`, `tensorboard.read_event` for the
+  events without a layout (each tag's first, the file version);
+- tb per record: `records.scan_records` + `tensorboard.read_event` per record (the raw reader);
+- the framing alone of the TensorBoard file, record by record and in bulk;
+- TensorBoard's own `EventAccumulator.Reload()` on the TensorBoard file (once: it takes a minute).
 
-Targets (issue 12, for the cache once it reads TensorBoard files): TensorBoard file <= 2x the
-MindSpore file, <= 1/10 of EventAccumulator.
+Targets (issue 12): tb bulk <= 2x ms cache, <= 1/10 of EventAccumulator.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,64 +39,63 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[3])
 import numpy as np
 from google.protobuf.message import DecodeError
-from tui_insight.proto import summary_pb2
-from tui_insight.summary.records import LayoutBook, ScanReport, scan_records
+from tui_insight.proto import tb_event_pb2
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.records import LayoutBook, ScanReport, scan_batches, scan_records
 from tui_insight.summary.tensorboard import Problem, TagPlugins, read_event
 kind, path = sys.argv[1], sys.argv[2]
 if kind == "accumulator":
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 
-def records():
+def tb_decode(payload):
+    try:
+        return tb_event_pb2.Event.FromString(payload)
+    except DecodeError:
+        return None
+
+
+def framed(scan):
     report = ScanReport()
-    with open(path, "rb", buffering=1 << 20) as fh:
-        yield from scan_records(fh, 0, os.fstat(fh.fileno()).st_size, report)
+    with open(path, "rb") as fh:
+        yield from scan(fh, 0, os.fstat(fh.fileno()).st_size, report)
     assert report.bad_records == 0, report.problems
 
 
 t0 = time.perf_counter()
 count = values = 0
-if kind == "framing":
-    for _ in records():
+if kind == "framing-records":
+    for _ in framed(scan_records):
         count += 1
-elif kind == "tb":
+elif kind == "framing-batches":
+    for batch in framed(scan_batches):
+        count += len(batch)
+elif kind == "tb-records":
     plugins = TagPlugins()
-    for _, payload in records():
+    for _, payload in framed(scan_records):
         event = read_event(payload, plugins)
         count += 1
         if not isinstance(event, Problem):
             values += sum(1 for v in event.values if v.scalar is not None)
-elif kind == "ms-events":
-    for _, payload in records():
-        event = summary_pb2.Event.FromString(payload)
-        count += 1
-        values += len([(v.tag, v.scalar_value) for v in event.summary.value if v.WhichOneof("value") == "scalar_value"])
-elif kind == "ms-layouts":
-    def decode(payload):
-        try:
-            return summary_pb2.Event.FromString(payload)
-        except DecodeError:
-            return None
-
-    def decoded_values(batch, book):
-        which, layouts, decoded = book.classify(batch, decode)
-        found = 0
+elif kind == "tb-bulk":
+    book, plugins = LayoutBook(dialect="tensorboard"), TagPlugins()
+    for batch in framed(scan_batches):
+        payloads = batch.payloads
+        count += len(batch)
+        which, layouts, decoded = book.classify(payloads, tb_decode)
         for number, layout in enumerate(layouts):
-            rows = b"".join([batch[i] for i in np.flatnonzero(which == number).tolist()])
-            found += layout.numbers(np.frombuffer(rows, dtype=np.uint8).reshape(-1, layout.size))[2].size
+            steps, walls, floats = layout.numbers(payloads.rows(np.flatnonzero(which == number), layout.size))
+            values += floats.size
         for i in np.flatnonzero(which < 0).tolist():
-            event = decoded[i] if i in decoded else decode(batch[i])
-            found += len(event.summary.value) if event is not None else 0
-        return found
-
-    book, batch = LayoutBook(), []
-    for _, payload in records():
-        batch.append(payload)
-        count += 1
-        if len(batch) >= 4096:
-            values += decoded_values(batch, book)
-            batch = []
-    values += decoded_values(batch, book)
+            event = read_event(payloads[i], plugins)
+            if not isinstance(event, Problem):
+                values += sum(1 for v in event.values if v.scalar is not None)
+elif kind == "ms-cache":
+    cache = SummaryCache(os.path.dirname(path))
+    cache.reload()
+    (job,) = cache.jobs.values()
+    count = sum(status.records for status in job.file_status)
+    values = sum(len(series) for series in job.tags.values())  # kept (sampled) values
 elif kind == "accumulator":
     accumulator = EventAccumulator(path)
     accumulator.Reload()
@@ -166,32 +167,43 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tags", type=int, default=50)
     parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each (medians reported)")
     parser.add_argument("--no-accumulator", action="store_true", help="skip EventAccumulator (slow)")
     args = parser.parse_args()
     tb, ms = logs(args.tags, args.steps)
     print(f"TensorBoard file {tb.stat().st_size / 1e6:.1f} MB, MindSpore file {ms.stat().st_size / 1e6:.1f} MB")
-    results = {
-        "tb framing": timed("framing", tb),
-        "tb framing + read_event": timed("tb", tb),
-        "ms framing": timed("framing", ms),
-        "ms framing + per-event decode": timed("ms-events", ms),
-        "ms framing + layouts (the cache)": timed("ms-layouts", ms),
+    runs = {
+        "ms cache (SummaryCache.reload)": ("ms-cache", ms),
+        "tb bulk (scan_batches + layouts)": ("tb-bulk", tb),
+        "tb per record (read_event)": ("tb-records", tb),
+        "tb framing, record by record": ("framing-records", tb),
+        "tb framing, bulk": ("framing-batches", tb),
     }
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    last: dict[str, dict] = {}
+    for _ in range(args.repeat):
+        for name, (kind, path) in runs.items():
+            last[name] = timed(kind, path)
+            seconds[name].append(last[name]["seconds"])
     if not args.no_accumulator:
         try:
             import tensorboard  # noqa: F401
         except ImportError:
             print("tensorboard is not installed: no EventAccumulator figure")
         else:
-            results["tb EventAccumulator.Reload"] = timed("accumulator", tb)
-    for name, result in results.items():
-        print(f"{name:36s} {result['seconds']:8.2f} s  {result['records']:>9,} records  {result['values']:>10,} values")
-    tb_s = results["tb framing + read_event"]["seconds"]
-    ms_s = results["ms framing + layouts (the cache)"]["seconds"]
-    print(f"tb / ms (layouts): {tb_s / ms_s:.1f}x (target <= 2x)")
-    print(f"tb / ms (per-event decode): {tb_s / results['ms framing + per-event decode']['seconds']:.1f}x")
-    if "tb EventAccumulator.Reload" in results:
-        print(f"tb / EventAccumulator: {tb_s / results['tb EventAccumulator.Reload']['seconds']:.3f} (target <= 0.1)")
+            name = "tb EventAccumulator.Reload (once)"
+            last[name] = timed("accumulator", tb)
+            seconds[name] = [last[name]["seconds"]]
+    median = {name: statistics.median(times) for name, times in seconds.items()}
+    for name, result in last.items():
+        print(f"{name:36s} {median[name]:8.2f} s  (runs: {', '.join(f'{t:.2f}' for t in seconds[name])})  "
+              f"{result['records']:>9,} records  {result['values']:>10,} values")
+    tb_s, ms_s = median["tb bulk (scan_batches + layouts)"], median["ms cache (SummaryCache.reload)"]
+    print(f"tb bulk / ms cache: {tb_s / ms_s:.2f}x (target <= 2x)")
+    per_record = median["tb per record (read_event)"]
+    print(f"tb per record / ms cache: {per_record / ms_s:.1f}x (the reader before bulk framing)")
+    if "tb EventAccumulator.Reload (once)" in median:
+        print(f"tb bulk / EventAccumulator: {tb_s / median['tb EventAccumulator.Reload (once)']:.3f} (target <= 0.1)")
     return 0
 
 

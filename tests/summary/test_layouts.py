@@ -125,3 +125,114 @@ def test_a_bit_flip_in_fixed_bytes_is_not_matched(flip):
         steps, walls, floats = layout.numbers(row)
         assert int(steps[0]) == decoded.step
         assert struct.pack("<d", walls[0]) == struct.pack("<d", decoded.wall_time)
+
+
+# -- TensorBoard events (one value per event, as tensorboardX and torch write them) -------------
+
+def tb_decode(payload):
+    from google.protobuf.message import DecodeError
+
+    from tui_insight.proto import tb_event_pb2
+    try:
+        return tb_event_pb2.Event.FromString(payload)
+    except DecodeError:
+        return None
+
+
+def tb_payloads(directory, tags, steps, histogram_every=0):
+    """The payloads of a tensorboardX log, as the cache's framing reads them."""
+    import io
+
+    from tensorboardX import SummaryWriter as TBWriter
+
+    from tui_insight.summary.records import ScanReport, scan_batches
+
+    special = [0.0, -0.0, float("nan"), float("inf"), 1e-45, 3.4e38]
+    with TBWriter(str(directory), max_queue=10_000, flush_secs=3600) as writer:
+        for step in steps:
+            for i, tag in enumerate(tags):
+                number = special[(step + i) % len(special)] if step % 7 == 0 else 1.0 / (1 + step + i)
+                writer.add_scalar(tag, number, step, walltime=1.7e9 + step * 0.25)
+            if histogram_every and step % histogram_every == 0:
+                writer.add_histogram("weights", np.arange(10.0) * step, step, walltime=1.7e9 + step * 0.25)
+    (path,) = directory.glob("*tfevents*")
+    data = path.read_bytes()
+    batches = list(scan_batches(io.BytesIO(data), 0, len(data), ScanReport()))
+    assert len(batches) == 1
+    return batches[0].payloads
+
+
+def test_tensorboard_layouts_read_what_tensorboard_reads(tmp_path):
+    from tui_insight.summary.tensorboard import TagPlugins, read_event
+
+    tags = ["loss", "accuracy", "lr", "train/a_much_longer_tag_name"]
+    payloads = tb_payloads(tmp_path, tags, [*range(0, 140), 16383, 16384, 2**40], histogram_every=50)
+    book = LayoutBook(dialect="tensorboard")
+    which, layouts, decoded = book.classify(payloads, tb_decode)
+    assert all(layout.kinds == ("simple_value",) for layout in layouts)
+    plugins = TagPlugins()
+    bulk = 0
+    for i, payload in enumerate(payloads):
+        event = read_event(payload, plugins)
+        if which[i] < 0:
+            continue
+        bulk += 1
+        layout = layouts[which[i]]
+        steps, walls, floats = layout.numbers(payloads.rows(np.asarray([i]), layout.size))
+        (value,) = event.values
+        assert layout.tags == (value.tag,)
+        assert int(steps[0]) == event.step and walls[0].tobytes() == np.float64(event.wall_time).tobytes()
+        assert floats[0, layout.float_of_value[0]].tobytes() == np.float64(value.scalar).tobytes()
+    # Every scalar event but the first of each tag and step length went in bulk; histograms did not.
+    assert bulk >= len(payloads) - len(decoded) - 1 and len(decoded) <= 4 * len(tags) + 10
+
+
+def test_fifty_tags_of_one_size_are_fifty_layouts_not_protobuf(tmp_path):
+    tags = [f"train/layer_{i:02d}/grad_norm" for i in range(50)]
+    payloads = tb_payloads(tmp_path, tags, range(1, 101))
+    book = LayoutBook(dialect="tensorboard")
+    which, layouts, decoded = book.classify(payloads, tb_decode)
+    assert len(layouts) == 50 and sorted(t for layout in layouts for t in layout.tags) == sorted(tags)
+    assert len(decoded) <= 51  # one per tag (and the file version)
+    assert np.count_nonzero(which >= 0) == 50 * 100
+    # The next batch of the same run: all known, nothing decoded.
+    which, layouts, decoded = book.classify(payloads, tb_decode)
+    assert not decoded and np.count_nonzero(which >= 0) == 50 * 100
+
+
+def test_a_value_with_plugin_metadata_has_no_layout():
+    from tui_insight.proto import tb_event_pb2
+
+    event = tb_event_pb2.Event(wall_time=1.0, step=3)
+    value = event.summary.value.add(tag="loss", simple_value=0.5)
+    payload = event.SerializeToString()
+    assert Layout.make(payload, event, "tensorboard").tags == ("loss",)
+    assert Layout.make(payload, event) is None  # field 2 is no MindSpore scalar
+    value.metadata.plugin_data.plugin_name = "scalars"
+    assert Layout.make(event.SerializeToString(), event, "tensorboard") is None
+
+
+def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
+    """Layouts "ab" and "cd" are told apart by one byte; events of tag "ad" share "ab"'s, and
+    must not be read as "ab" (neither with the framing's `same` hint nor without it)."""
+    import io
+
+    from tui_insight.summary.records import ScanReport, scan_batches
+
+    def batch(tags):
+        data = b"".join(frame(scalar_event(100 + n, 1.0 + n, [(tag, float(n))]).SerializeToString())
+                        for n in range(30) for tag in tags)
+        (found,) = scan_batches(io.BytesIO(data), 0, len(data), ScanReport())
+        return found.payloads
+
+    def decode(payload):
+        return summary_pb2.Event.FromString(payload)
+
+    for payloads_of in (batch, lambda tags: list(batch(tags))):
+        book = LayoutBook()
+        book.classify(payloads_of(["ab", "cd"]), decode)
+        payloads = payloads_of(["ab", "ad", "cd"])
+        which, layouts, _ = book.classify(payloads, decode)
+        assert (which >= 0).all()
+        for i, payload in enumerate(payloads):
+            assert layouts[which[i]].tags == (decode(payload).summary.value[0].tag,)

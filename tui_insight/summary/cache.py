@@ -30,7 +30,7 @@ from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, ScanReport, open_regular, scan_records
+from .records import LayoutBook, Payloads, RecordBatch, ScanReport, open_regular, scan_batches
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
@@ -44,7 +44,7 @@ PLUGIN_OF_FIELD = {
 }
 TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
-_BATCH_BYTES = 4 << 20  # ... or bytes of records (bounds the memory of a batch)
+_BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
@@ -481,19 +481,10 @@ class _JobLoader:
                 state.error = ""
                 report = ScanReport()
                 start = state.end
-                batch: list[tuple[int, bytes]] = []
-                batch_bytes = 0
                 counted = start  # bytes up to here are in progress.bytes_read
                 unmerged = 0  # records read since the last merge
-                for record in scan_records(fh, state.end, st.st_size, report):
-                    batch.append(record)
-                    batch_bytes += len(record[1])
-                    if len(batch) >= _MERGE_EVERY or batch_bytes >= _BATCH_BYTES:
-                        self._events(batch, state)
-                        unmerged += len(batch)
-                        batch, batch_bytes = [], 0
-                        progress.bytes_read += report.end - counted  # counted as read, not per file
-                        counted = report.end
+                for batch in scan_batches(fh, state.end, st.st_size, report, max_bytes=_BATCH_BYTES):
+                    if unmerged:  # the batches before this one: merged and published while reading
                         publish = self._on_progress is not None and time.monotonic() >= self._next_progress
                         if unmerged >= _MERGE_EVERY or publish:
                             self._merge(ranks)
@@ -501,8 +492,10 @@ class _JobLoader:
                         if publish:
                             self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
                             self._on_progress(self._progress_view(state))
-                if batch:
                     self._events(batch, state)
+                    unmerged += len(batch)
+                    progress.bytes_read += report.end - counted  # counted as read, not per file
+                    counted = report.end
                 state.end = report.end
                 state.bad_records += report.bad_records
                 state.tail_bytes = report.tail_bytes
@@ -514,11 +507,11 @@ class _JobLoader:
         except OSError as exc:
             state.error = _describe(exc)
 
-    def _events(self, batch: list[tuple[int, bytes]], state: _FileState) -> None:
+    def _events(self, batch: RecordBatch, state: _FileState) -> None:
         """Route the events of `batch` (records in read order): the ones with a known layout in
         bulk, the others one by one, in an order that admits tags as a one-by-one read would."""
         state.records += len(batch)
-        payloads = [payload for _, payload in batch]
+        payloads = batch.payloads
         which, layouts, decoded = self.layouts.classify(payloads, _decode)
         base = self.seq
         self.seq += len(batch)
@@ -539,14 +532,13 @@ class _JobLoader:
                 event = decoded[i] if i in decoded else _decode(payloads[i])
                 self._event(event, state, batch[i][0], base + i + 1)
 
-    def _bulk(self, layout, rows_at: np.ndarray, payloads: list[bytes], base: int, state: _FileState) -> None:
+    def _bulk(self, layout, rows_at: np.ndarray, payloads: Payloads, base: int, state: _FileState) -> None:
         """The events at `rows_at` of the batch, all of `layout`."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
         scalar_idx, block, _ = plan
-        rows = np.frombuffer(b"".join([payloads[i] for i in rows_at.tolist()]), dtype=np.uint8)
-        rows = rows.reshape(len(rows_at), layout.size)
+        rows = payloads.rows(rows_at, layout.size)
         steps, walls, floats = layout.numbers(rows)
         if len(walls):
             first = float(walls.min()) if not np.isnan(walls).any() else None

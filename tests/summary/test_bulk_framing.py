@@ -1,0 +1,138 @@
+"""Bulk framing (`scan_batches`) reads exactly what the record-by-record scan (`scan_records`)
+reads: the same offsets and payloads and the same report, on real files written by MindSpore's
+format and by tensorboardX, on damaged copies of them and from any start and end."""
+import io
+import struct
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fixture_paths import FIXTURES
+from tui_insight.proto import summary_pb2
+from tui_insight.summary.records import ScanReport, frame, masked_crc, scan_batches, scan_records
+
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+REAL_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file()
+                    and ("tfevents" in p.name or ".summary." in p.name))
+
+
+class BoundedFile(io.BytesIO):
+    """A file that fails the test if asked for more bytes than it holds."""
+
+    def read(self, n=-1):
+        assert n is None or n < 0 or n <= len(self.getbuffer()), f"asked for {n} bytes of {len(self.getbuffer())}"
+        return super().read(n)
+
+
+def by_records(data: bytes, start: int = 0):
+    report = ScanReport()
+    return list(scan_records(io.BytesIO(data), start, len(data), report)), report
+
+
+def by_batches(data: bytes, start: int = 0, max_bytes: int = 1 << 22, max_records: int = 1 << 16):
+    report = ScanReport()
+    records = []
+    for batch in scan_batches(BoundedFile(data), start, len(data), report, max_records, max_bytes):
+        assert 0 < len(batch) <= max_records
+        records += list(batch)
+        assert [batch[i] for i in range(len(batch))] == list(batch)[:len(batch)]
+    return records, report
+
+
+def assert_same(data: bytes, start: int = 0, **kwargs):
+    expected = by_records(data, start)
+    assert by_batches(data, start, **kwargs) == expected
+    return expected
+
+
+def cyclic_log(tags: int, steps: int, tag_lengths_vary: bool = True) -> bytes:
+    """One scalar per event, tag after tag, step after step (as tensorboardX writes)."""
+    out = []
+    for step in range(steps):
+        for t in range(tags):
+            event = summary_pb2.Event(wall_time=1.7e9 + step * 0.37, step=step)
+            name = f"tag{'x' * (t % 3) if tag_lengths_vary else ''}/{t}"
+            event.summary.value.add(tag=name, scalar_value=1.0 / (step + t + 1))
+            out.append(frame(event.SerializeToString()))
+    return b"".join(out)
+
+
+CYCLIC = cyclic_log(7, 60)
+SAME_LENGTHS = cyclic_log(5, 300, tag_lengths_vary=False)
+
+
+@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+@pytest.mark.parametrize("max_bytes", [64, 4096, 1 << 22])
+def test_real_files_read_alike(path, max_bytes):
+    records, _ = assert_same(path.read_bytes(), max_bytes=max_bytes, max_records=50)
+    assert records or path.stat().st_size < 64
+
+
+@pytest.mark.parametrize("data", [CYCLIC, SAME_LENGTHS], ids=["lengths cycle", "one length"])
+@pytest.mark.parametrize("max_bytes", [200, 1000, 1 << 16])
+def test_cyclic_logs_read_alike(data, max_bytes):
+    records, report = assert_same(data, max_bytes=max_bytes)
+    assert report.bad_records == 0 and report.end == len(data) and len(records) > 400
+
+
+def damaged(data: bytes, draw) -> bytes:
+    """`data` with a few bit flips, garbage inserted or records cut out, and maybe a cut tail."""
+    out = bytearray(data)
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["flip", "garbage", "cut"]))
+        at = draw(st.integers(0, max(0, len(out) - 1)))
+        if kind == "flip" and out:
+            out[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "garbage":
+            out[at:at] = draw(st.binary(min_size=1, max_size=40))
+        else:
+            del out[at:at + draw(st.integers(1, 60))]
+    end = draw(st.integers(0, len(out)))
+    return bytes(out[:end]) if draw(st.booleans()) else bytes(out)
+
+
+@PROPERTY
+@given(st.data())
+def test_damaged_cyclic_logs_read_alike(data):
+    source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS]))
+    stream = damaged(source, data.draw)
+    start = data.draw(st.sampled_from([0, data.draw(st.integers(0, len(stream)))]))
+    assert_same(stream, start, max_bytes=data.draw(st.sampled_from([100, 700, 5000, 1 << 20])),
+                max_records=data.draw(st.sampled_from([1, 7, 1 << 16])))
+
+
+@PROPERTY
+@given(st.data())
+def test_damaged_real_files_read_alike(data):
+    path = data.draw(st.sampled_from(REAL_FILES))
+    stream = damaged(path.read_bytes(), data.draw)
+    assert_same(stream, max_bytes=data.draw(st.sampled_from([64, 999, 1 << 20])))
+
+
+@PROPERTY
+@given(st.lists(st.binary(min_size=0, max_size=120), max_size=30), st.data())
+def test_random_records_and_cuts_read_alike(payloads, data):
+    stream = b"".join(frame(p) for p in payloads)
+    cut = data.draw(st.integers(0, len(stream)))
+    assert_same(stream[:cut], max_bytes=data.draw(st.integers(12, 300)))
+
+
+def test_oversized_and_empty_records_and_a_lost_header():
+    header = struct.pack("<Q", 600_000_000)
+    oversized = header + struct.pack("<I", masked_crc(header))
+    stream = CYCLIC[:3000] + frame(b"") + CYCLIC[3000:6000]
+    bad = bytearray(stream)
+    bad[3000 + 20] ^= 0x10  # a payload CRC fails ...
+    bad[40] ^= 0x01  # ... and a header: resync
+    for data in (stream, bytes(bad), stream + oversized + b"x" * 100):
+        records, report = assert_same(data, max_bytes=512)
+        assert records
+    _, report = by_records(bytes(bad))
+    assert report.bad_records >= 3 and any("header" in p for p in report.problems)
+
+
+def test_a_record_longer_than_a_block_is_read_whole():
+    stream = frame(b"a" * 10) + frame(b"b" * 100_000) + frame(b"c" * 10)
+    records, report = assert_same(stream, max_bytes=1000)
+    assert [len(p) for _, p in records] == [10, 100_000, 10] and report.tail_bytes == 0
