@@ -37,3 +37,62 @@ def test_text_view_lists_steps_and_their_text_newest_first_and_turns_the_order()
 
     status = run_pilot(app, body)
     assert "notes" in status and "3 steps" in status and "oldest first" in status
+
+
+def test_a_mindspore_run_beside_a_tensorboard_run_in_the_scalar_view(tmp_path):
+    logs = tmp_path / "logs"
+    write_run(logs, "mindspore", tags=("loss", "acc"))
+    shutil.copytree(TB / "restart", logs / "torch")
+    app = make_app(logs)
+
+    async def body(pilot):
+        app.open_jobs(("./mindspore", "./torch"), "scalars")
+        await wait_for_view(pilot, app)
+        from tui_insight.ui.views.scalars import ScalarsView
+
+        view = app.screen.query_one(ScalarsView)
+        assert await wait_for(pilot, lambda: "loss" in view.charts and len(view.charts["loss"].traces) == 2)
+        chart = view.charts["loss"]
+        return [run for _, run in chart.options.legend], [trace.y.tolist() for trace in chart.traces]
+
+    runs, ys = run_pilot(app, body)
+    assert runs == ["./mindspore", "./torch"]
+    # The TensorBoard run after its restart: steps 0-4 of the first file, 5-7 of the second.
+    assert [0.0, 1.0, 2.0, 3.0, 4.0, 105.0, 106.0, 107.0] in ys
+
+
+def test_histograms_of_600_buckets_are_drawn_rebinned():
+    from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
+
+    app = make_app(TB)
+
+    async def body(pilot):
+        app.open_jobs(("./tensorboardx",), "histograms")
+        await wait_for_view(pilot, app, "HistogramsView")
+        view = app.screen.query_one(HistogramsView)
+        charts = lambda: {chart.chart_key[1]: chart for chart in view.query(HistogramChart)}  # noqa: E731
+        assert await wait_for(pilot, lambda: view.loader.pending() == 0 and all(
+            c.ridge is not None for c in charts().values()) and "weights" in charts())
+        ridge = charts()["weights"].ridge
+        return ridge.steps.tolist(), ridge.counts.sum(axis=1).tolist(), ridge.counts.shape[1]
+
+    steps, totals, bins = run_pilot(app, body)
+    assert steps == [0, 1, 2] and bins <= 30
+    # Every value of the 605+ buckets is kept; MindInsight's re-binning rounds each bin up.
+    assert all(500 <= total <= 500 + bins for total in totals)
+
+
+def test_images_of_a_tensorboard_run_are_shown():
+    from tui_insight.ui.views.images import ImageCard
+
+    app = make_app(TB)
+
+    async def body(pilot):
+        app.open_jobs(("./tf2",), "images")
+        await wait_for_view(pilot, app, "ImagesView")
+        assert await wait_for(pilot, lambda: all(card.image is not None for card in app.screen.query(ImageCard)))
+        card = app.screen.query_one(ImageCard)
+        return card.tag, card.shown.step, card.image.pixels.shape
+
+    tag, step, shape = run_pilot(app, body)
+    assert (tag, step) == ("samples", 1) and shape[:2] == (6, 10)
