@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 
+from textual.app import App, ComposeResult
+
 from fixture_paths import FIXTURES
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.text import TextView
 from uihelp import make_app, run_pilot, wait_for, wait_for_view, write_run
 
@@ -96,3 +100,46 @@ def test_images_of_a_tensorboard_run_are_shown():
 
     tag, step, shape = run_pilot(app, body)
     assert (tag, step) == ("samples", 1) and shape[:2] == (6, 10)
+
+
+def test_text_view_says_when_the_jobs_hold_no_text_and_keys_do_nothing():
+    app = make_app(TB)
+
+    async def body(pilot):
+        app.open_jobs(("./restart",), "text")
+        await wait_for_view(pilot, app, "TextView")
+        view = app.screen.query_one(TextView)
+        await pilot.press("right_square_bracket", "o", "left_square_bracket")
+        return text_of_view(view), view.state.tag
+
+    shown, tag = run_pilot(app, body)
+    assert tag is None and shown.startswith("No text in ./restart")
+
+
+class Host(App):
+    """The text view alone, as the dashboard builds it (no clock-dependent title in the snapshot)."""
+
+    CSS_PATH = InsightApp.CSS_PATH
+
+    def __init__(self, cache: SummaryCache, train_ids: tuple[str, ...]):
+        super().__init__()
+        self.cache, self.train_ids = cache, train_ids
+
+    def compose(self) -> ComposeResult:
+        yield TextView(self.cache, self.train_ids)
+
+
+def test_snapshot_text_80x24(snap_compare):
+    """Two jobs' texts: markdown shown as written, unicode, a text of two lines."""
+    cache = SummaryCache(str(TB))
+    cache.reload()
+    app = Host(cache, ("./tensorboardx", "./tf2"))
+
+    async def before(pilot):
+        view = app.query_one(TextView)
+        assert await wait_for(pilot, lambda: view.pending() == 0 and "step 0" in text_of_view(view))
+        await pilot.press("right_square_bracket")  # tensorboardX's tag: notes/text_summary
+        assert await wait_for(pilot, lambda: view.pending() == 0 and "two lines" in text_of_view(view))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=before)
