@@ -22,12 +22,21 @@ def text_of_view(view: TextView) -> str:
     return str(view.query_one("#text-content").render())
 
 
-def test_text_view_lists_steps_and_their_text_newest_first_and_turns_the_order():
-    app = make_app(TB)
+def run_on(jobs, view_id: str, view_class: str, body, logs=TB):
+    """`await body(pilot, view)` on the dashboard of `jobs` opened on a view, once it has the keys."""
+    app = make_app(logs)
 
-    async def body(pilot):
-        app.open_jobs(("./tf2",), "scalars")
-        await wait_for_view(pilot, app)
+    async def wrapped(pilot):
+        app.open_jobs(tuple(jobs), view_id)
+        await wait_for_view(pilot, app, view_class)
+        return await body(pilot, app.screen.query_one(view_class))
+
+    return run_pilot(app, wrapped)
+
+
+def test_text_view_lists_steps_and_their_text_newest_first_and_turns_the_order():
+    async def body(pilot, _):
+        app = pilot.app
         await pilot.press("8")
         await wait_for_view(pilot, app, "TextView")
         view = app.screen.query_one(TextView)
@@ -39,7 +48,7 @@ def test_text_view_lists_steps_and_their_text_newest_first_and_turns_the_order()
         assert await wait_for(pilot, lambda: text_of_view(view).index("step 0") < text_of_view(view).index("step 2"))
         return str(view.query_one("#text-status").render())
 
-    status = run_pilot(app, body)
+    status = run_on(("./tf2",), "scalars", "ScalarsView", body)
     assert "notes" in status and "3 steps" in status and "oldest first" in status
 
 
@@ -47,40 +56,29 @@ def test_a_mindspore_run_beside_a_tensorboard_run_in_the_scalar_view(tmp_path):
     logs = tmp_path / "logs"
     write_run(logs, "mindspore", tags=("loss", "acc"))
     shutil.copytree(TB / "restart", logs / "torch")
-    app = make_app(logs)
 
-    async def body(pilot):
-        app.open_jobs(("./mindspore", "./torch"), "scalars")
-        await wait_for_view(pilot, app)
-        from tui_insight.ui.views.scalars import ScalarsView
-
-        view = app.screen.query_one(ScalarsView)
+    async def body(pilot, view):
         assert await wait_for(pilot, lambda: "loss" in view.charts and len(view.charts["loss"].traces) == 2)
         chart = view.charts["loss"]
         return [run for _, run in chart.options.legend], [trace.y.tolist() for trace in chart.traces]
 
-    runs, ys = run_pilot(app, body)
+    runs, ys = run_on(("./mindspore", "./torch"), "scalars", "ScalarsView", body, logs)
     assert runs == ["./mindspore", "./torch"]
     # The TensorBoard run after its restart: steps 0-4 of the first file, 5-7 of the second.
     assert [0.0, 1.0, 2.0, 3.0, 4.0, 105.0, 106.0, 107.0] in ys
 
 
 def test_histograms_of_600_buckets_are_drawn_rebinned():
-    from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
+    from tui_insight.ui.views.histograms import HistogramChart
 
-    app = make_app(TB)
-
-    async def body(pilot):
-        app.open_jobs(("./tensorboardx",), "histograms")
-        await wait_for_view(pilot, app, "HistogramsView")
-        view = app.screen.query_one(HistogramsView)
+    async def body(pilot, view):
         charts = lambda: {chart.chart_key[1]: chart for chart in view.query(HistogramChart)}  # noqa: E731
         assert await wait_for(pilot, lambda: view.loader.pending() == 0 and all(
             c.ridge is not None for c in charts().values()) and "weights" in charts())
         ridge = charts()["weights"].ridge
         return ridge.steps.tolist(), ridge.counts.sum(axis=1).tolist(), ridge.counts.shape[1]
 
-    steps, totals, bins = run_pilot(app, body)
+    steps, totals, bins = run_on(("./tensorboardx",), "histograms", "HistogramsView", body)
     assert steps == [0, 1, 2] and bins <= 30
     # Every value of the 605+ buckets is kept; MindInsight's re-binning rounds each bin up.
     assert all(500 <= total <= 500 + bins for total in totals)
@@ -89,30 +87,21 @@ def test_histograms_of_600_buckets_are_drawn_rebinned():
 def test_images_of_a_tensorboard_run_are_shown():
     from tui_insight.ui.views.images import ImageCard
 
-    app = make_app(TB)
-
-    async def body(pilot):
-        app.open_jobs(("./tf2",), "images")
-        await wait_for_view(pilot, app, "ImagesView")
-        assert await wait_for(pilot, lambda: all(card.image is not None for card in app.screen.query(ImageCard)))
-        card = app.screen.query_one(ImageCard)
+    async def body(pilot, view):
+        assert await wait_for(pilot, lambda: all(card.image is not None for card in view.query(ImageCard)))
+        card = view.query_one(ImageCard)
         return card.tag, card.shown.step, card.image.pixels.shape
 
-    tag, step, shape = run_pilot(app, body)
+    tag, step, shape = run_on(("./tf2",), "images", "ImagesView", body)
     assert (tag, step) == ("samples", 1) and shape[:2] == (6, 10)
 
 
 def test_text_view_says_when_the_jobs_hold_no_text_and_keys_do_nothing():
-    app = make_app(TB)
-
-    async def body(pilot):
-        app.open_jobs(("./restart",), "text")
-        await wait_for_view(pilot, app, "TextView")
-        view = app.screen.query_one(TextView)
+    async def body(pilot, view):
         await pilot.press("right_square_bracket", "o", "left_square_bracket")
         return text_of_view(view), view.state.tag
 
-    shown, tag = run_pilot(app, body)
+    shown, tag = run_on(("./restart",), "text", "TextView", body)
     assert tag is None and shown.startswith("No text in ./restart")
 
 
