@@ -12,7 +12,7 @@ from fixture_paths import FIXTURES
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.text import TextView
-from uihelp import make_app, run_pilot, wait_for, wait_for_view, write_run
+from uihelp import make_app, open_help, run_pilot, wait_for, wait_for_view, write_run
 
 TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())
@@ -132,3 +132,11 @@ def test_snapshot_text_80x24(snap_compare):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)
+
+
+def test_help_lists_the_text_views_keys():
+    async def body(pilot, view):
+        return await open_help(pilot)
+
+    text = run_on(("./tf2",), "text", "TextView", body)
+    assert all(f"text.{name}" in text for name in ("previous_tag", "next_tag", "order"))
