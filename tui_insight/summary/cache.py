@@ -249,6 +249,14 @@ class _ScalarBlock:
         self.values: list[list[float]] = []
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
+    def add_scalars(self, seq: int, step: int, wall_time: float, fid: int, values: list[float]) -> None:
+        """One event's scalar values (decoded one by one), in the order of `keys`."""
+        self.seq.append(seq)
+        self.step.append(step)
+        self.wall_time.append(wall_time)
+        self.fid.append(fid)
+        self.values.append(values)
+
     def add_payload_event(self, seq: int, step: int, wall_time: float, fid: int, offset: int) -> None:
         self.p_seq.append(seq)
         self.p_step.append(step)
@@ -619,6 +627,8 @@ class _JobLoader:
         if event is None:
             state.bad_records += 1
             return
+        if self._tb_scalar(event, state, seq):
+            return
         routed = tb.event_of(event, self.tb_plugins)
         if self.first_wall_time is None or routed.wall_time < self.first_wall_time:
             self.first_wall_time = routed.wall_time
@@ -632,6 +642,24 @@ class _JobLoader:
                 self._summary_graph(event, state, offset, kind="tensorboard")
         elif routed.values:
             self._tb_values(routed, event, state, offset, seq)
+
+    def _tb_scalar(self, event, state: _FileState, seq: int) -> bool:
+        """The common event of torch and tensorboardX, one `simple_value` without metadata, read
+        without `event_of` (what it would do, done directly); False for any other event."""
+        if event.WhichOneof("what") != "summary" or len(event.summary.value) != 1:
+            return False
+        value = event.summary.value[0]
+        if value.WhichOneof("value") != "simple_value" or value.HasField("metadata"):
+            return False
+        key = ((text_of(value.tag),), ("scalar",))
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = self._plan(*key)
+        if layout[0]:  # not a tag left out under the tag limits
+            layout[1].add_scalars(seq, event.step, event.wall_time, state.fid, [value.simple_value])
+        if self.first_wall_time is None or event.wall_time < self.first_wall_time:
+            self.first_wall_time = event.wall_time
+        return True
 
     def _tb_values(self, routed: tb.TBEvent, event, state: _FileState, offset: int, seq: int) -> None:
         values = []
@@ -661,11 +689,7 @@ class _JobLoader:
         scalar_idx, block, payloads = layout
         if scalar_idx:
             numbers = {value.index: value.scalar for value in values}
-            block.seq.append(seq)
-            block.step.append(routed.step)
-            block.wall_time.append(routed.wall_time)
-            block.fid.append(state.fid)
-            block.values.append([numbers[i] for i in scalar_idx])
+            block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
         if payloads:  # histograms of any number of buckets are kept: the screen re-bins them
             block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset)
 
@@ -687,11 +711,7 @@ class _JobLoader:
             layout = self._layouts[key] = self._plan(*key)
         scalar_idx, block, payloads = layout
         if scalar_idx:
-            block.seq.append(seq)
-            block.step.append(event.step)
-            block.wall_time.append(event.wall_time)
-            block.fid.append(state.fid)
-            block.values.append([values[i].scalar_value for i in scalar_idx])
+            block.add_scalars(seq, event.step, event.wall_time, state.fid, [values[i].scalar_value for i in scalar_idx])
         if payloads:
             block.add_payload_event(seq, event.step, event.wall_time, state.fid, offset)
             for index, key in block.histograms:
