@@ -117,11 +117,12 @@ def test_hparams_sessions_become_lineage_rows(cache):
     assert sorted(rows) == ["./keras_hparams/trial-1", "./tensorboardx/hparams_run"]
     tbx = MANIFEST["tensorboardx"]["hparams"]
     row = rows["./tensorboardx/hparams_run"]
-    assert dict(row.user_defined) == {k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
-                                      for k, v in tbx["hparams"].items()}
+    # optimizer and batch_size are model-lineage columns (shown at once); lr and augment are not
+    assert (row.get("optimizer"), row.get("batch_size")) == (tbx["hparams"]["optimizer"], tbx["hparams"]["batch_size"])
+    assert dict(row.user_defined) == {"lr": tbx["hparams"]["lr"], "augment": tbx["hparams"]["augment"]}
     assert {k: float(np.float32(v)) for k, v in tbx["metrics"].items()} == dict(row.metric)
     keras = rows["./keras_hparams/trial-1"]  # experiment above it, metric in trial-1/validation
-    assert dict(keras.user_defined) == {"units": 32.0, "optimizer": "sgd"}
+    assert keras.get("optimizer") == "sgd" and dict(keras.user_defined) == {"units": 32.0}
     assert dict(keras.metric) == {"validation/epoch_accuracy": float(np.float32(0.8))}
     assert row.get("metric/hparam/loss") == float(np.float32(0.31)) and row.get("user_defined/lr") == 0.01
 
@@ -189,7 +190,7 @@ def test_hparams_lineage_survives_the_disk_cache(tmp_path):
     again.reload()
     assert not again.job("./hparams_run").detailed
     (row,) = model_rows(again.jobs)
-    assert row.get("user_defined/optimizer") == "adam" and row.get("metric/hparam/accuracy") is not None
+    assert row.get("optimizer") == "adam" and row.get("metric/hparam/accuracy") is not None
 
 
 def test_a_tensorboard_file_that_grows_is_read_from_where_it_stopped(tmp_path):

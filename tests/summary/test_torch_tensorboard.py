@@ -63,7 +63,7 @@ def test_a_torch_run_reads_like_any_other(tmp_path):
     assert "Net" in [n.name for n in graph.children("")]
     (row,) = model_rows(cache.jobs)
     assert row.summary_dir == "./run/hp"
-    assert row.get("user_defined/lr") == 0.1 and row.get("user_defined/optimizer") == "sgd"
+    assert row.get("user_defined/lr") == 0.1 and row.get("optimizer") == "sgd"
     assert row.get("metric/hparam/acc") == float(np.float32(0.9))
 
 

@@ -140,3 +140,27 @@ def test_help_lists_the_text_views_keys():
 
     text = run_on(("./tf2",), "text", "TextView", body)
     assert all(f"text.{name}" in text for name in ("previous_tag", "next_tag", "order"))
+
+
+def test_hparams_sessions_in_the_lineage_table_and_parallel_coordinates():
+    from tui_insight.ui.views.lineage import LineageView
+    from tui_insight.ui.widgets.parallel_coords import ParallelChart
+
+    app = make_app(TB)
+
+    async def body(pilot):
+        await pilot.press("l")
+        assert await wait_for(pilot, lambda: bool(app.screen.query(LineageView)))
+        view = app.screen.query_one(LineageView)
+        table = view.model_table
+        rows, columns = sorted(table.order), [c.key for c in table.columns]
+        await pilot.press("p")
+        chart = view.query_one(ParallelChart)
+        assert await wait_for(pilot, lambda: chart.display and len(chart.runs.ids) == 2)
+        return rows, columns, sorted(chart.runs.ids), [axis.column for axis in chart.runs.axes]
+
+    rows, columns, runs, axes = run_pilot(app, body)
+    assert rows == runs == ["./keras_hparams/trial-1", "./tensorboardx/hparams_run"]
+    # the hyper-parameters named like model-lineage columns and every metric show at once
+    assert {"optimizer", "batch_size", "metric/hparam/accuracy", "metric/validation/epoch_accuracy"} <= set(columns)
+    assert {"optimizer", "metric/hparam/accuracy"} <= set(axes)

@@ -1,8 +1,10 @@
 """Lineage of a job from its `_lineage` files (compat §6.1), and the lineage queries (§6.2-6.4).
 
 TensorBoard runs have lineage too: the hparams plugin's session start (what `add_hparams` and
-Keras' hparams callback write) makes a row, its hyper-parameters `user_defined/<name>` columns
-and the experiment's metrics `metric/<tag>` columns (the last value of each metric's scalar).
+Keras' hparams callback write) makes a row. Its hyper-parameters named like a model-lineage
+column (optimizer, learning_rate, epoch, batch_size, ...) fill that column, the others are
+`user_defined/<name>` columns, and the experiment's metrics are `metric/<tag>` columns (the
+last value of each metric's scalar).
 """
 from __future__ import annotations
 
@@ -299,13 +301,19 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             marked.append((graph, mark))
         metric = lineage.evaluation.get("metric") or {}
         user_defined = dict(lineage.user_defined)
+        train = dict(lineage.train)
         if lineage.session:
             tb_metric, hparams = _session_columns(view, jobs)
             metric = {**metric, **tb_metric}
-            user_defined.update(hparams)
+            for name, value in hparams.items():  # a model-lineage column if it is one, else user-defined
+                column = _as_column(name, value)
+                if column is not None and name not in train:
+                    train[name] = column
+                else:
+                    user_defined[name] = value
         values: dict[str, Any] = {"summary_dir": view.train_id}
         for key in _TRAIN_KEYS:
-            values[key] = lineage.train.get(key)
+            values[key] = train.get(key)
         for key in _EVAL_KEYS:
             values[key] = lineage.evaluation.get(key)
         values = {column: values.get(column) for column in FIXED_COLUMNS}
@@ -316,6 +324,20 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             values[USER_DEFINED + key] = value
         rows.append(LineageRow(view.train_id, values, dict(metric), user_defined, graph, view.update_time))
     return rows
+
+
+def _as_column(name: str, value: Any) -> Any:
+    """A hyper-parameter named like a model-lineage column (optimizer, learning_rate, epoch,
+    batch_size, ...) as that column's value; None when the name or type does not fit it."""
+    if name not in _TRAIN_KEYS:
+        return None
+    if name in STRING_COLUMNS:
+        return value if isinstance(value, str) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if name in INT_COLUMNS:
+        return int(value) if float(value).is_integer() else None
+    return float(value)
 
 
 def _session_columns(view: Any, jobs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
