@@ -207,3 +207,12 @@ def test_a_tensorboard_file_that_grows_is_read_from_where_it_stopped(tmp_path):
     view = cache.job("./run")
     assert values(view, "loss") == [(0, 1.0), (1, 0.5)]
     assert ("scalar", "loss") in changes.updated["./run"] and view.file_status[0].size > size
+
+
+def test_random_bytes_under_a_tfevents_name_are_not_an_event_file(tmp_path):
+    run = tmp_path / "logs" / "run"
+    run.mkdir(parents=True)
+    (run / "events.out.tfevents.1700000000.host").write_bytes(np.random.default_rng(1).bytes(4096))
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    assert cache.job("./run").state == "unreadable: not a TensorBoard event file"

@@ -53,6 +53,7 @@ _BATCH_BYTES = 4 << 20  # ... or bytes of records (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
+NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
 log = logging.getLogger(__name__)
 
 
@@ -213,7 +214,8 @@ class _FileState:
         # Records were found and not one of them is valid (random bytes, a text file under a
         # summary file's name): the file is not a summary file, rather than "corrupt: 1 record".
         # Derived on each publish, so a valid record appended later makes it a summary file again.
-        error = self.error or (NOT_A_SUMMARY if self.bad_records and not self.records else "")
+        unread = NOT_A_SUMMARY if self.kind == "summary" else NOT_AN_EVENT_FILE
+        error = self.error or (unread if self.bad_records and not self.records else "")
         return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, error,
                           truncated)
 
