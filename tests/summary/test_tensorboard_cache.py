@@ -216,3 +216,20 @@ def test_random_bytes_under_a_tfevents_name_are_not_an_event_file(tmp_path):
     cache = SummaryCache(str(tmp_path / "logs"))
     cache.reload()
     assert cache.job("./run").state == "unreadable: not a TensorBoard event file"
+
+
+def test_loading_processes_read_tensorboard_jobs_as_this_process_does(cache):
+    """The fixtures' 10 jobs are a first load for the pool: what the workers send back (their
+    snapshots, hparams and file kinds included) is what reading here gives."""
+    pooled = SummaryCache(str(TB), workers=2)
+    try:
+        pooled.reload()
+    finally:
+        pooled.stop()
+    assert set(pooled.jobs) == set(cache.jobs)
+    for train_id, view in cache.jobs.items():
+        other = pooled.job(train_id)
+        assert (other.state, other.tag_counts, other.problems) == (view.state, view.tag_counts, view.problems)
+        assert {key: s.steps.tolist() for key, s in other.tags.items()} == {
+            key: s.steps.tolist() for key, s in view.tags.items()}
+    assert [r.summary_dir for r in model_rows(pooled.jobs)] == [r.summary_dir for r in model_rows(cache.jobs)]
