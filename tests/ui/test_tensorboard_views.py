@@ -12,7 +12,7 @@ from fixture_paths import FIXTURES
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.text import TextView
-from uihelp import make_app, open_help, run_pilot, wait_for, wait_for_view, write_run
+from uihelp import make_app, open_help, run_beside, run_pilot, wait_for, wait_for_view, write_run
 
 TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())
@@ -164,3 +164,20 @@ def test_hparams_sessions_in_the_lineage_table_and_parallel_coordinates():
     # the hyper-parameters named like model-lineage columns and every metric show at once
     assert {"optimizer", "batch_size", "metric/hparam/accuracy", "metric/validation/epoch_accuracy"} <= set(columns)
     assert {"optimizer", "metric/hparam/accuracy"} <= set(axes)
+
+
+def test_text_view_says_loading_then_shows_the_text_once_the_job_is_read():
+    app = make_app(TB, load=False)
+    app.cache.discover_jobs()  # listed, not read
+
+    async def body(pilot):
+        app.open_jobs(("./tf2",), "text")
+        await wait_for_view(pilot, app, "TextView")
+        view = app.screen.query_one(TextView)
+        before = text_of_view(view)
+        await run_beside(pilot, app.cache.reload)
+        assert await wait_for(pilot, lambda: "step 0 notes" in text_of_view(view))
+        return before, view.state.tag
+
+    before, tag = run_pilot(app, body)
+    assert before == "loading…" and tag == "notes"

@@ -156,8 +156,6 @@ class TextView(DataView):
     # -- drawing --------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
-        if not self.is_mounted:
-            return
         tag = self.state.tag
         tags = self.tags()
         if tag is None:
@@ -172,6 +170,8 @@ class TextView(DataView):
 
     def _body(self) -> Text:
         if self.state.tag is None:
+            if any(not job.ready for job in self.jobs):
+                return Text("loading…", style="dim")
             jobs = ", ".join(self.train_ids)
             return literal(f"No text in {jobs}. TensorBoard's text plugin writes it (add_text, tf.summary.text).",
                            "dim")
