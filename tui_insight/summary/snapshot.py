@@ -1,7 +1,8 @@
 """A job's loaded state as bytes and back: what the disk cache keeps and the loading processes return.
 
-A snapshot holds what a job's loader needs to go on reading where it stopped: per summary file
-its identity and how far it was read, each tag's series (its candidates, and which of them are
+A snapshot holds what a job's loader needs to go on reading where it stopped: per summary or
+TensorBoard file its identity, kind and how far it was read, the TensorBoard hparams records (in
+the header: the lineage table lists a job from the header alone), each tag's series (its candidates, and which of them are
 the kept steps), the tags left out under the tag limits, graphs, the first wall time,
 problems and the event count. It also holds what the job list shows (digests, the newest step),
 so a job can be listed from the header alone and its series read only when it is opened.
@@ -31,7 +32,7 @@ from .digest import TagDigest
 from .tensorboard import HParams
 from .series import Series
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: file kinds (summary or TensorBoard) and TensorBoard hparams records
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
