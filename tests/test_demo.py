@@ -9,8 +9,8 @@ def test_demo_runs_hold_every_kind_of_data(tmp_path):
     write_demo(tmp_path)
     cache = SummaryCache(str(tmp_path))
     cache.reload()
-    assert len(cache.jobs) == 3
-    for view in cache.jobs.values():
+    assert len(cache.jobs) == 4
+    for view in (v for v in cache.jobs.values() if not v.tensorboard_files):
         assert view.state == "ok"
         for plugin in ("scalar", "histogram", "tensor", "image"):
             assert view.tag_names(plugin), (view.train_id, plugin)
@@ -18,6 +18,26 @@ def test_demo_runs_hold_every_kind_of_data(tmp_path):
         assert view.lineage.dataset_graph["op_type"] == "Batch"
     assert {g.kind for g in cache.job("./lenet_lr0.1").graphs.values()} == {"summary", "pb"}
     assert all(view.update_time < time.time() - 600 for view in cache.jobs.values())  # finished, not live
+
+
+def test_demo_holds_a_tensorboard_run(tmp_path):
+    from tui_insight.summary.graph import build_graph, load_graph
+
+    write_demo(tmp_path)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./torch_lenet")
+    assert view.state == "ok" and view.tensorboard_files and not view.summary_files
+    assert {plugin: len(view.tag_names(plugin)) for plugin in ("scalar", "histogram", "image", "text")} == {
+        "scalar": 2, "histogram": 1, "image": 1, "text": 1}
+    assert len(view.series("scalar", "loss/auto")) == 120
+    histogram = view.series("histogram", "conv1.weight")
+    assert len(cache.payloads.histogram(view.locator(histogram, 0)).buckets) > 90  # kept whole
+    notes = view.series("text", "notes")
+    assert cache.payloads.text(view.locator(notes, 0)).text.startswith("epoch 1: loss")
+    (source,) = view.graphs.values()
+    assert [n.name for n in build_graph(load_graph(source)).children("")] == ["input", "LeNet", "output"]
+    assert view.update_time < time.time() - 600  # finished, not live
 
 
 def test_demo_holds_a_profile_and_loss_landscapes(tmp_path):

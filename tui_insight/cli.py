@@ -25,7 +25,7 @@ Nothing is ever written inside LOGDIR. What each view was set to is remembered p
 $XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
 """
 
-VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "lineage")  # the registry's ids (a test checks)
+VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "lineage")  # the registry's ids (a test checks)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,9 @@
 """Demo logs: a few finished runs with every kind of data, and one run that keeps training.
 
 One run (`lenet_lr0.1`) also holds a CPU profile and the loss landscapes written after
-training. `tui-insight --demo` writes them to a temporary directory (removed on exit) and opens them.
-Everything is written with our own writer, the same bytes MindSpore would write.
+training; one more (`torch_lenet`) is a TensorBoard run, as `torch.utils.tensorboard` writes it.
+`tui-insight --demo` writes them to a temporary directory (removed on exit) and opens them.
+Everything is written with our own writers, the same bytes MindSpore (or PyTorch) would write.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
+from .summary.writer import LineageWriter, SummaryWriter, TensorBoardWriter, make_graph, write_pb_graph
 
 RUNS = [  # name, learning rate, optimizer, batch size
     ("lenet_lr0.1", 0.1, "Momentum", 32),
@@ -82,6 +83,40 @@ def write_step(writer: SummaryWriter, step: int, lr: float, rng: np.random.Gener
     if step % 5 == 0:
         writer.add_image("input_data/auto", _images(step, rng))
     writer.record(step, wall_time=wall_time)
+
+
+TENSORBOARD_RUN = "torch_lenet"
+LENET_NODES = [  # a GraphDef as torch's add_graph names it: one name scope per module
+    ("input/x", "IO Node", []), ("LeNet/Conv2d[conv1]/weight", "prim::GetAttr", []),
+    ("LeNet/Conv2d[conv1]/_convolution", "aten::_convolution", ["input/x", "LeNet/Conv2d[conv1]/weight"]),
+    ("LeNet/ReLU[relu1]/relu", "aten::relu", ["LeNet/Conv2d[conv1]/_convolution"]),
+    ("LeNet/MaxPool2d[pool1]/max_pool2d", "aten::max_pool2d", ["LeNet/ReLU[relu1]/relu"]),
+    ("LeNet/Linear[fc1]/weight", "prim::GetAttr", []),
+    ("LeNet/Linear[fc1]/linear", "aten::linear", ["LeNet/MaxPool2d[pool1]/max_pool2d", "LeNet/Linear[fc1]/weight"]),
+    ("output/output.1", "IO Node", ["LeNet/Linear[fc1]/linear"]),
+]
+
+
+def write_tensorboard_run(base: Path, steps: int, start: int) -> None:
+    """A PyTorch-style TensorBoard run: one event per value, histograms of 600+ buckets, text."""
+    rng = np.random.default_rng(7)
+    run = base / TENSORBOARD_RUN
+    with TensorBoardWriter(run, timestamp=start, wall_time=float(start)) as writer:
+        writer.add_graph(LENET_NODES, wall_time=float(start))
+        for step in range(1, steps + 1):
+            wall = start + step * 1.5
+            loss = 2.3 * np.exp(-step * 0.03) + 0.05 * rng.normal() + 0.12
+            writer.add_scalar("loss/auto", float(loss), step, wall)
+            writer.add_scalar("accuracy", float(1 - loss / 2.5), step, wall)
+            if step % 2 == 0:
+                writer.add_histogram("conv1.weight", rng.normal(0, 1 / (1 + step / 50), 600), step, wall)
+            if step % 5 == 0:
+                writer.add_image("input_data", _images(step, rng)[0], step, wall)
+            if step % 40 == 0:
+                writer.add_text("notes", f"epoch {step // 40}: loss {loss:.3f}\nlearning rate 0.05, SGD", step, wall)
+    finished = start + steps * 1.5
+    for path in run.iterdir():
+        os.utime(path, (finished, finished))
 
 
 def _bowl(x: np.ndarray, y: np.ndarray, floor: float, tilt: float = 0.0) -> np.ndarray:
@@ -267,6 +302,7 @@ def write_demo(base: Path, now: float | None = None) -> None:
     for seed, (name, lr, optimizer, batch) in enumerate(RUNS, start=1):
         start = int(now) - (len(RUNS) + 1 - seed) * 3600
         write_run(base, name, lr, optimizer, batch, steps=120, seed=seed, start=start, extras=name == "lenet_lr0.1")
+    write_tensorboard_run(base, steps=120, start=int(now) - 3600 // 2)
     pb = base / "lenet_lr0.1" / "lenet_exported.pb"
     write_pb_graph(pb, lenet_graph())
     stamp = os.stat(base / "lenet_lr0.1" / next(n for n in os.listdir(base / "lenet_lr0.1") if n.endswith("_MS"))).st_mtime

@@ -1,7 +1,7 @@
 """CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
 
 A snapshot is a directory with exactly six files: jobs, scalars, histograms, tensors, images
-and lineage. Rows are sorted by train_id, tag, step. By default the snapshot holds what the
+and lineage (TensorBoard runs too: their histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By default the snapshot holds what the
 cache holds (MindInsight's limits), read through the same queries as the screens; with
 `all_steps` it holds every value in the files, streamed: values are spilled per tag to
 temporary files outside the log directory and written out one tag at a time, so memory does
@@ -16,19 +16,20 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from .proto import summary_pb2
-from .summary import landscape, profiler
+from .summary import landscape, profiler, tensorboard
 from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache, text_of
 from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
 from .summary.records import ScanReport, scan_records
 
 HEADERS = {
-    "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state"],
+    "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",
+             "tensorboard_files"],
     "scalars": ["train_id", "tag", "step", "wall_time", "value"],
     "histograms": ["train_id", "tag", "step", "wall_time", "left", "width", "count"],
     "tensors": ["train_id", "tag", "step", "wall_time", "dtype", "shape", "count", "min", "max", "avg",
@@ -105,8 +106,7 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
     try:
         with _CsvFiles(out, result) as files:
             for view in views:
-                files.row("jobs", [view.train_id, len(view.summary_files), len(view.lineage_files),
-                                   len(view.graph_files), view.records, view.bad_records, view.state])
+                files.row("jobs", _job_row(view))
             for view in views:
                 if not view.detailed:  # evicted under the memory budget: its series read back
                     view = cache.details(view.train_id) or view
@@ -120,6 +120,11 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
     except OSError as exc:
         raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
     return result
+
+
+def _job_row(view: JobView) -> list:
+    return [view.train_id, len(view.summary_files), len(view.lineage_files), len(view.graph_files), view.records,
+            view.bad_records, view.state, len(view.tensorboard_files)]
 
 
 def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
@@ -144,8 +149,7 @@ def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False,
                 if view is not None:
                     if on_job is not None:
                         on_job(view)
-                    files.row("jobs", [view.train_id, len(view.summary_files), len(view.lineage_files),
-                                       len(view.graph_files), view.records, view.bad_records, view.state])
+                    files.row("jobs", _job_row(view))
                     rows = _stream_job(view, _everything) if all_steps else _cached_job(cache, view, _everything)
                     for name, row in rows:
                         files.row(name, row)
@@ -260,9 +264,10 @@ def _stream_job(view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple
     """
     with tempfile.TemporaryDirectory(prefix="tui-insight-export-") as tmp:
         spills: dict[TagKey, tuple[Path, object]] = {}
+        plugins = tensorboard.TagPlugins()  # a tag's plugin is named in its first file only
         try:
-            for path in view.files:
-                for step, wall, key, value in _values_in_file(path):
+            for path in view.files:  # by file id: the order the job's files were found in
+                for step, wall, key, value in _values_in_file(path, plugins):
                     if not keep(key):
                         continue
                     if key not in spills:
@@ -285,6 +290,8 @@ def _stream_job(view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple
 
 def _value_rows(plugin: str, value) -> list[list]:
     """The plugin's own CSV columns for one value (a histogram gives one row per bucket)."""
+    if isinstance(value, _TBValue):
+        return _tb_value_rows(plugin, value)
     if plugin == "scalar":
         return [[fmt_float32(value.scalar_value)]]
     if plugin == "histogram":
@@ -295,7 +302,52 @@ def _value_rows(plugin: str, value) -> list[list]:
     return [[value.image.width, value.image.height]]
 
 
-def _values_in_file(path: str) -> Iterator[tuple[int, float, TagKey, object]]:
+class _TBValue(NamedTuple):
+    """A value of a TensorBoard event file: as routed, and as written."""
+
+    routed: tensorboard.TBValue
+    value: object  # its Summary.Value (TensorBoard's protos)
+
+
+def _tb_value_rows(plugin: str, value: _TBValue) -> list[list]:
+    """`_value_rows` of a TensorBoard value, decoded as the payload store decodes it; a value
+    that cannot be decoded gives no row (the job's state counts it)."""
+    if plugin == "scalar":
+        return [[fmt_float32(value.routed.scalar)]]
+    decoder = {"histogram": tensorboard.histogram_data, "tensor": tensorboard.tensor_data,
+               "image": tensorboard.image_data}[plugin]
+    data = decoder(value.value)
+    if isinstance(data, tensorboard.Problem):
+        return []
+    if plugin == "histogram":
+        return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
+    if plugin == "tensor":
+        return [_tensor_columns(data)]
+    return [[data.width, data.height]]
+
+
+def _tb_values_in_file(path: str, plugins: tensorboard.TagPlugins) -> Iterator[tuple[int, float, TagKey, object]]:
+    try:
+        with open(path, "rb", buffering=1 << 20) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            for _, payload in scan_records(fh, 0, size, ScanReport()):
+                event = tensorboard.decode_event(payload)
+                if event is None:
+                    continue
+                routed = tensorboard.event_of(event, plugins)
+                for value in routed.values:
+                    if value.plugin in PLUGIN_FILES:
+                        yield (routed.step, routed.wall_time, (value.plugin, value.tag),
+                               _TBValue(value, event.summary.value[value.index]))
+    except OSError:
+        return
+
+
+def _values_in_file(path: str, plugins: tensorboard.TagPlugins) -> Iterator[tuple[int, float, TagKey, object]]:
+    """Every exported value of a summary or TensorBoard file (`plugins`: the job's TensorBoard tags)."""
+    if tensorboard.is_tensorboard_file(os.path.basename(path)):
+        yield from _tb_values_in_file(path, plugins)
+        return
     try:
         with open(path, "rb", buffering=1 << 20) as fh:
             size = os.fstat(fh.fileno()).st_size

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from fixture_paths import EXTRAS_LOGS, MINDSPORE_LOGS
+from fixture_paths import EXTRAS_LOGS, FIXTURES, MINDSPORE_LOGS
 from hostile_logs import write_hostile_logdir
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.common.focus import focus_now
@@ -32,7 +32,7 @@ KEYS_PER_SCREEN = 4  # random keys pressed on each screen a run goes to (the hun
 # is tested elsewhere); escape is rarer than the others, or runs would mostly sit on the job list.
 NAVIGATION = ["up", "down", "left", "right", "pageup", "pagedown", "home", "end", "tab", "shift+tab",
               "enter", "space", "backspace", "shift+left", "shift+right", "ctrl+left", "ctrl+right"]
-VIEWS = ["1", "2", "3", "4", "5", "6", "7", "l"]
+VIEWS = ["1", "2", "3", "4", "5", "6", "7", "8", "l"]
 LETTERS = list("abcdfghijkmnoprstuvwxyzSYNCB0") + ["slash", "minus", "plus", "equals_sign", "comma",
                                                   "full_stop", "left_square_bracket", "right_square_bracket",
                                                   "colon", "ctrl+u", "delete", "question_mark", "e", "ctrl+p"]
@@ -52,8 +52,9 @@ TARGETS = {
     "tensors": ("open", "tensors", ["d", "ctrl+u", "left_square_bracket", "colon", "comma", "9"]),
     "images": ("open", "images", ["e"]), "graph": ("open", "graph", ["g", "slash", "a"]),
     "landscape": ("open", "landscape", []), "profiler": ("open", "profiler", ["p"]),
+    "text": ("open", "text", ["right_square_bracket", "o"]),
 }
-RUNS = [("fixtures", 1), ("extras", 2), ("hostile", 3)]
+RUNS = [("fixtures", 1), ("extras", 2), ("hostile", 3), ("tensorboard", 4)]
 
 
 def has_data(job, view_id: str) -> bool:
@@ -61,7 +62,7 @@ def has_data(job, view_id: str) -> bool:
     if view_id == "lineage":  # every job's: any will do
         return True
     plugin = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image",
-              "landscape": "loss_landscape"}.get(view_id)
+              "landscape": "loss_landscape", "text": "text"}.get(view_id)
     if plugin is not None:
         return job.tag_count(plugin) > 0
     return bool(job.graphs) if view_id == "graph" else bool(job.profile_dirs)
@@ -136,7 +137,7 @@ class Errors(logging.Handler):
 # lineage columns (a remembered filter box may take the key), the pickers (several graphs or
 # profiles needed).
 MUST_SEE = {"JobsScreen", "ViewScreen", "HelpScreen", "ExportScreen", "CommandPalette", "ScalarsView",
-            "HistogramsView", "TensorsView", "ImagesView", "GraphView", "LandscapeView", "ProfilerView"}
+            "HistogramsView", "TensorsView", "ImagesView", "GraphView", "LandscapeView", "ProfilerView", "TextView"}
 
 
 def where(app) -> set[str]:
@@ -147,7 +148,8 @@ def where(app) -> set[str]:
 
 @pytest.mark.parametrize("logs, seed", RUNS, ids=[f"{logs}-{seed}" for logs, seed in RUNS])
 def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir, tmp_path, monkeypatch):
-    logdir = {"fixtures": MINDSPORE_LOGS, "extras": EXTRAS_LOGS, "hostile": hostile_logdir}[logs]
+    logdir = {"fixtures": MINDSPORE_LOGS, "extras": EXTRAS_LOGS, "hostile": hostile_logdir,
+              "tensorboard": FIXTURES / "tensorboard"}[logs]
     monkeypatch.chdir(tmp_path)  # the export dialog writes its snapshots in the current directory
     app = make_app(logdir, app_class=ChaosApp)
     errors = Errors()

@@ -23,6 +23,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
 from . import limits
+from . import tensorboard as tb
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
 from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
@@ -41,13 +42,18 @@ PLUGIN_OF_FIELD = {
     "tensor": "tensor",
     "image": "image",
     "loss_landscape": "loss_landscape",
+    # TensorBoard values (`tensorboard.TBValue.plugin`, and `simple_value` for bulk-read layouts)
+    "simple_value": "scalar",
+    **{plugin: plugin for plugin in tb.PLUGINS if plugin != "graph"},
 }
+MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
+NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
 log = logging.getLogger(__name__)
 
 
@@ -56,9 +62,9 @@ class GraphSource:
     """Where a graph is: a `graph_def` record of a summary file, or a whole `.pb` file."""
 
     tag: str
-    kind: str  # "summary" or "pb"
+    kind: str  # "summary", "tensorboard" (a TensorBoard event file's GraphDef) or "pb"
     path: str
-    offset: int  # record offset for "summary"; 0 for "pb"
+    offset: int  # record offset for "summary" and "tensorboard"; 0 for "pb"
     step: int
     wall_time: float
 
@@ -100,7 +106,8 @@ class JobView:
     lineage_files: tuple[str, ...] = ()
     graph_files: tuple[str, ...] = ()
     profile_dirs: tuple[str, ...] = ()  # child directories holding a profiler's output
-    files: tuple[str, ...] = ()  # summary file paths by file id (Series' `fid` column)
+    tensorboard_files: tuple[str, ...] = ()  # TensorBoard event files
+    files: tuple[str, ...] = ()  # summary and TensorBoard file paths by file id (Series' `fid` column)
     tags: Mapping[TagKey, Series] = field(default_factory=dict)  # first-seen order
     graphs: Mapping[str, GraphSource] = field(default_factory=dict)
     lineage: JobLineage | None = None
@@ -158,7 +165,9 @@ class JobView:
 
     def locator(self, series: Series, i: int) -> Locator:
         cols = series.columns
-        return Locator(self.files[int(cols["fid"][i])], int(cols["offset"][i]), int(cols["index"][i]))
+        path = self.files[int(cols["fid"][i])]
+        kind = "tensorboard" if tb.is_tensorboard_file(os.path.basename(path)) else "summary"
+        return Locator(path, int(cols["offset"][i]), int(cols["index"][i]), kind)
 
     def tag_count(self, plugin: str) -> int:
         return self.tag_counts.get(plugin, 0)
@@ -198,13 +207,15 @@ class _FileState:
     tail_bytes: int = 0
     error: str = ""
     mtime: float = 0.0
+    kind: str = "summary"  # "summary" or "tensorboard": how its records are decoded
 
     def status(self, now: float) -> FileStatus:
         truncated = bool(self.tail_bytes) and now - self.mtime > limits.TRUNCATED_AFTER_SECONDS
         # Records were found and not one of them is valid (random bytes, a text file under a
         # summary file's name): the file is not a summary file, rather than "corrupt: 1 record".
         # Derived on each publish, so a valid record appended later makes it a summary file again.
-        error = self.error or (NOT_A_SUMMARY if self.bad_records and not self.records else "")
+        unread = NOT_A_SUMMARY if self.kind == "summary" else NOT_AN_EVENT_FILE
+        error = self.error or (unread if self.bad_records and not self.records else "")
         return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, error,
                           truncated)
 
@@ -239,6 +250,14 @@ class _ScalarBlock:
         self.fid: list[int] = []
         self.values: list[list[float]] = []
         self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add_scalars(self, seq: int, step: int, wall_time: float, fid: int, values: list[float]) -> None:
+        """One event's scalar values (decoded one by one), in the order of `keys`."""
+        self.seq.append(seq)
+        self.step.append(step)
+        self.wall_time.append(wall_time)
+        self.fid.append(fid)
+        self.values.append(values)
 
     def add_payload_event(self, seq: int, step: int, wall_time: float, fid: int, offset: int) -> None:
         self.p_seq.append(seq)
@@ -310,6 +329,26 @@ def _decode(payload: bytes) -> summary_pb2.Event | None:
         return None
 
 
+def _file_kind(name: str) -> str:
+    return "tensorboard" if tb.is_tensorboard_file(name) else "summary"
+
+
+def _read_order(state: "_FileState"):
+    """Summary files by timestamp (compat §3.4), then TensorBoard files by name (TensorBoard's order)."""
+    if state.kind == "tensorboard":
+        return (1, tb.sort_key(state.name))
+    return (0, summary_sort_key(state.name))
+
+
+def _has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
+    """Does an event decoded one by one in this batch restart the run (SessionLog START)?"""
+    for i in np.flatnonzero(which < 0).tolist():
+        event = decoded[i] if i in decoded else tb.decode_event(payloads[i])
+        if event is not None and tb.is_restart(event):
+            return True
+    return False
+
+
 def _describe(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
@@ -318,9 +357,10 @@ class _JobLoader:
     """Loader-side state of one job. Used by the loading thread only."""
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
-                 layouts: LayoutBook | None = None):
+                 layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None):
         self.train_id = train_id
         self.layouts = layouts if layouts is not None else LayoutBook()
+        self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
         self.path = path
         self.clock = clock
         self._reset()
@@ -336,6 +376,7 @@ class _JobLoader:
         self._found: FoundJob | None = None  # the job being refreshed, for progress views
         self._on_progress: Callable[[Changes], None] | None = None
         self._next_progress = 0.0
+        self._hparams_published: tuple = ()  # the hparams records in the view's lineage
 
     def _reset(self) -> None:
         self.files: dict[str, _FileState] = {}
@@ -349,6 +390,8 @@ class _JobLoader:
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
+        self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
+        self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
 
     # -- summary files ------------------------------------------------------------------
 
@@ -364,9 +407,9 @@ class _JobLoader:
     def stat_files(self, found: FoundJob) -> dict[str, os.stat_result | OSError]:
         """This reload's stat of each file of the job (kept for `refresh` to compare next time)."""
         stats: dict[str, os.stat_result | OSError] = {}
-        stamp: list = [len(found.summary_files), len(found.lineage_files)]
+        stamp: list = [len(found.event_files), len(found.lineage_files)]
         base = found.path + os.sep
-        for name in (*found.summary_files, *found.lineage_files, *found.graph_files):
+        for name in (*found.event_files, *found.lineage_files, *found.graph_files):
             try:
                 st = stats[name] = os.stat(base + name)
                 stamp += (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -379,7 +422,7 @@ class _JobLoader:
     def needs_reading(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
         """Would a refresh read records (new, appended, replaced or recovered files)? A job
         without its details needs them back first; one whose files only changed mtime does not."""
-        if set(found.summary_files) != set(self.files):
+        if set(found.event_files) != set(self.files):
             return True
         for name, state in self.files.items():
             st = stats.get(name)
@@ -421,7 +464,7 @@ class _JobLoader:
         # One stat per file per reload, shared by every step below (each stat is a round trip on
         # the network file systems training logs often live on).
         self._stats = stats if stats is not None else self.stat_files(found)
-        names = found.summary_files
+        names = found.event_files
         for name, state in list(self.files.items()):
             if name not in names or self._replaced(state):
                 self._reset()  # a deleted, truncated or replaced file: read everything again
@@ -430,13 +473,13 @@ class _JobLoader:
                 break
         for name in names:
             if name not in self.files:
-                self.files[name] = _FileState(name, len(self.files))
+                self.files[name] = _FileState(name, len(self.files), kind=_file_kind(name))
         ranks = self._file_ranks()
         for name in names:
             self._read_file(self.files[name], ranks, progress)
         self._merge(ranks)
         self._refresh_pb(found)
-        lineage = self._refresh_lineage(found)
+        lineage = self._tb_lineage(self._refresh_lineage(found))
         if self.changed:
             changes.updated.setdefault(self.train_id, set()).update(self.changed)
         if self.graphs != graphs_before:
@@ -458,7 +501,7 @@ class _JobLoader:
         return (st.st_dev, st.st_ino) != state.inode and state.inode != (0, 0) or st.st_size < state.end
 
     def _file_ranks(self) -> np.ndarray:
-        order = sorted(self.files.values(), key=lambda s: summary_sort_key(s.name))
+        order = sorted(self.files.values(), key=_read_order)
         ranks = np.zeros(len(order), dtype=np.int64)
         for rank, state in enumerate(order):
             ranks[state.fid] = rank
@@ -512,7 +555,14 @@ class _JobLoader:
         bulk, the others one by one, in an order that admits tags as a one-by-one read would."""
         state.records += len(batch)
         payloads = batch.payloads
-        which, layouts, decoded = self.layouts.classify(payloads, _decode)
+        if state.kind == "tensorboard":
+            book, decode, handle = self.tb_layouts, tb.decode_event, self._tb_event
+        else:
+            book, decode, handle = self.layouts, _decode, self._event
+        which, layouts, decoded = book.classify(payloads, decode)
+        if layouts and state.kind == "tensorboard" and _has_restart(payloads, which, decoded):
+            # A restart drops the steps read before it: read the batch one by one, in order.
+            which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
         base = self.seq
         self.seq += len(batch)
         singles = np.flatnonzero(which < 0).tolist()
@@ -529,8 +579,8 @@ class _JobLoader:
                 rows_at = np.flatnonzero(which == number)
                 self._bulk(layout, rows_at, payloads, base, state)
             else:
-                event = decoded[i] if i in decoded else _decode(payloads[i])
-                self._event(event, state, batch[i][0], base + i + 1)
+                event = decoded[i] if i in decoded else decode(payloads[i])
+                handle(event, state, batch[i][0], base + i + 1)
 
     def _bulk(self, layout, rows_at: np.ndarray, payloads: Payloads, base: int, state: _FileState) -> None:
         """The events at `rows_at` of the batch, all of `layout`."""
@@ -565,6 +615,88 @@ class _JobLoader:
         elif kind == "graph_def":
             self._summary_graph(event, state, offset)
 
+    def _tb_event(self, event, state: _FileState, offset: int, seq: int) -> None:
+        """One TensorBoard event (a `tb_event_pb2.Event`, None if undecodable), routed into the
+        same blocks as summary events: scalars by value, everything else as locators."""
+        if event is None:
+            state.bad_records += 1
+            return
+        if self._tb_scalar(event, state, seq):
+            return
+        routed = tb.event_of(event, self.tb_plugins)
+        if self.first_wall_time is None or routed.wall_time < self.first_wall_time:
+            self.first_wall_time = routed.wall_time
+        if routed.problems:  # values that cannot be read: counted, the event's others kept
+            state.bad_records += len(routed.problems)
+            self.problems.extend(f"{state.name}: step {routed.step}: {p}" for p in routed.problems)
+        if routed.restart:
+            self._restart(routed.step)
+        elif routed.graph:
+            if len(event.graph_def):
+                self._summary_graph(event, state, offset, kind="tensorboard")
+        elif routed.values:
+            self._tb_values(routed, event, state, offset, seq)
+
+    def _tb_scalar(self, event, state: _FileState, seq: int) -> bool:
+        """The common event of torch and tensorboardX, one `simple_value` without metadata, read
+        without `event_of` (what it would do, done directly); False for any other event."""
+        if event.WhichOneof("what") != "summary" or len(event.summary.value) != 1:
+            return False
+        value = event.summary.value[0]
+        if value.WhichOneof("value") != "simple_value" or value.HasField("metadata"):
+            return False
+        key = ((text_of(value.tag),), ("scalar",))
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = self._plan(*key)
+        if layout[0]:  # not a tag left out under the tag limits
+            layout[1].add_scalars(seq, event.step, event.wall_time, state.fid, [value.simple_value])
+        if self.first_wall_time is None or event.wall_time < self.first_wall_time:
+            self.first_wall_time = event.wall_time
+        return True
+
+    def _tb_values(self, routed: tb.TBEvent, event, state: _FileState, offset: int, seq: int) -> None:
+        values = []
+        for value in routed.values:
+            if value.plugin == "hparams":  # metadata only: lineage, not a tag
+                record = tb.hparams_data(event.summary.value[value.index])
+                if isinstance(record, tb.Problem):
+                    state.bad_records += 1
+                    self.problems.append(f"{state.name}: {value.tag}: {record}")
+                elif len(self.hparams) < MAX_HPARAMS_RECORDS:
+                    self.hparams.append(record)
+                continue
+            if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
+                self.problems.append(f"{value.tag}: {value.written or 'plugin'} data is not shown")
+            values.append(value)
+        if not values:
+            return
+        # The layout by value index (values left out above or unreadable have none).
+        tags: list[str] = [""] * (values[-1].index + 1)
+        kinds: list[str | None] = [None] * len(tags)
+        for value in values:
+            tags[value.index], kinds[value.index] = value.tag, value.plugin
+        key = (tuple(tags), tuple(kinds))
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = self._plan(*key)
+        scalar_idx, block, payloads = layout
+        if scalar_idx:
+            numbers = {value.index: value.scalar for value in values}
+            block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
+        if payloads:  # histograms of any number of buckets are kept: the screen re-bins them
+            block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset)
+
+    def _restart(self, step: int) -> None:
+        """A TensorBoard restart (SessionLog START at `step`, torch's `purge_step`): every tag's
+        steps >= `step` read before it are dropped, as TensorBoard drops them."""
+        self._merge(self._file_ranks())
+        for key, series in self.tags.items():
+            purged = series.before(step)
+            if purged is not series:
+                self.tags[key] = purged
+                self.changed.add(key)
+
     def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int, seq: int) -> None:
         values = list(event.summary.value)  # one wrapper per value, reused below
         key = (tuple([text_of(v.tag) for v in values]), tuple([v.WhichOneof("value") for v in values]))
@@ -573,11 +705,7 @@ class _JobLoader:
             layout = self._layouts[key] = self._plan(*key)
         scalar_idx, block, payloads = layout
         if scalar_idx:
-            block.seq.append(seq)
-            block.step.append(event.step)
-            block.wall_time.append(event.wall_time)
-            block.fid.append(state.fid)
-            block.values.append([values[i].scalar_value for i in scalar_idx])
+            block.add_scalars(seq, event.step, event.wall_time, state.fid, [values[i].scalar_value for i in scalar_idx])
         if payloads:
             block.add_payload_event(seq, event.step, event.wall_time, state.fid, offset)
             for index, key in block.histograms:
@@ -647,14 +775,14 @@ class _JobLoader:
 
     # -- graphs -------------------------------------------------------------------------
 
-    def _summary_graph(self, event: summary_pb2.Event, state: _FileState, offset: int) -> None:
-        if not len(event.graph_def.node):
+    def _summary_graph(self, event, state: _FileState, offset: int, kind: str = "summary") -> None:
+        if kind == "summary" and not len(event.graph_def.node):
             return
-        # Only the latest summary-file graph is kept; .pb graphs stay (compat §3.5).
+        # Only the latest summary-file (or TensorBoard) graph is kept; .pb graphs stay (compat §3.5).
         for tag, source in list(self.graphs.items()):
-            if source.kind == "summary":
+            if source.kind != "pb":
                 del self.graphs[tag]
-        self._add_graph(GraphSource(state.name, "summary", os.path.join(self.path, state.name), offset,
+        self._add_graph(GraphSource(state.name, kind, os.path.join(self.path, state.name), offset,
                                     event.step, event.wall_time))
 
     def _add_graph(self, source: GraphSource) -> None:
@@ -690,6 +818,15 @@ class _JobLoader:
         self._lineage_sizes = sizes
         return read_lineage(paths) if paths else JobLineage()
 
+    def _tb_lineage(self, lineage: JobLineage | None) -> JobLineage | None:
+        """The job's lineage with its TensorBoard hparams records (None: unchanged)."""
+        hparams = tuple(self.hparams)
+        if lineage is None and hparams == self._hparams_published:
+            return None
+        self._hparams_published = hparams
+        base = lineage if lineage is not None else (self.view.lineage or JobLineage())
+        return replace(base, hparams=hparams) if base.hparams != hparams else base
+
     # -- publishing ---------------------------------------------------------------------
 
     def _publish(self, found: FoundJob, lineage: JobLineage | None, unchanged: bool = False,
@@ -697,12 +834,13 @@ class _JobLoader:
         """Replace the view; or keep it when `unchanged` (no new data) and what it shows of the
         files (sizes, states, times) is the same: an idle reload then publishes nothing new."""
         now = self.clock()
-        file_status = tuple(self.files[name].status(now) for name in found.summary_files)
+        file_status = tuple(self.files[name].status(now) for name in found.event_files)
         update_time = _update_time(self._stats)
         view = self.view
         problems = tuple(self.problems + self.notes)
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
+                and view.tensorboard_files == tuple(found.tensorboard_files)
                 and view.graph_files == tuple(found.graph_files) and view.problems == problems
                 and view.profile_dirs == tuple(found.profile_dirs) and view.detailed == self.detailed):
             return
@@ -720,6 +858,7 @@ class _JobLoader:
             train_id=self.train_id,
             path=self.path,
             summary_files=tuple(found.summary_files),
+            tensorboard_files=tuple(found.tensorboard_files),
             lineage_files=tuple(found.lineage_files),
             graph_files=tuple(found.graph_files),
             profile_dirs=tuple(found.profile_dirs),
@@ -780,7 +919,7 @@ class _JobLoader:
             path=self.path, files=files, tag_keys=list(self.tags), series=dict(self.tags),
             evicted=sorted(self.evicted), graphs=[asdict(g) for g in self.graphs.values()],
             first_wall_time=self.first_wall_time, problems=list(self.problems), seq=self.seq,
-            digests=dict(self.view.digests), last_step=self.view.last_step,
+            digests=dict(self.view.digests), last_step=self.view.last_step, hparams=list(self.hparams),
         )
 
     def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
@@ -790,7 +929,7 @@ class _JobLoader:
             return False
         for record in snapshot.files:
             st = stats.get(record["name"])
-            if record["name"] not in found.summary_files or not isinstance(st, os.stat_result):
+            if record["name"] not in found.event_files or not isinstance(st, os.stat_result):
                 return False
             if (st.st_dev, st.st_ino) != tuple(record["inode"]) or st.st_size < record["end"]:
                 return False
@@ -810,6 +949,9 @@ class _JobLoader:
         self.graphs = {g["tag"]: GraphSource(**g) for g in snapshot.graphs}
         self.first_wall_time = snapshot.first_wall_time
         self.problems = list(snapshot.problems)
+        self.hparams = list(snapshot.hparams)
+        # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
+        self.tb_plugins = tb.plugin_names([*self.tags, *self.evicted])
         self.seq = snapshot.seq
         self.detailed = snapshot.detailed
         self.saved = self._read_stamp() if from_disk else None
@@ -887,6 +1029,7 @@ class SummaryCache:
         self._errand_queued = False
         self._loaders: dict[str, _JobLoader] = {}
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
+        self._tb_layout_book = LayoutBook(dialect="tensorboard")  # ... of TensorBoard events
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
@@ -1124,7 +1267,8 @@ class SummaryCache:
         with self._load_lock:
             loader = self._loaders.get(train_id)
             if loader is not None:
-                self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book)
+                self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
+                                              self._tb_layout_book)
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1151,7 +1295,8 @@ class SummaryCache:
                 del self._loaders[train_id]
                 self._budget.drop(train_id)
             for train_id in added:
-                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book)
+                self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
+                                              self._tb_layout_book)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
                 # New jobs show up at once (state "loading"), before their files are read.
@@ -1227,9 +1372,9 @@ class SummaryCache:
 
     def _poolable(self, loader: _JobLoader, item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
         """A first load with nothing to go on (no snapshot) and not big: for the pool."""
-        if self._pool is None or self._pool.disabled or loader.files or loader.view.loaded or not item.summary_files:
+        if self._pool is None or self._pool.disabled or loader.files or loader.view.loaded or not item.event_files:
             return False
-        size = sum(st.st_size for st in (stats.get(name) for name in item.summary_files) if isinstance(st, os.stat_result))
+        size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
         return size <= BIG_JOB_BYTES
 
     def _submit(self, item: FoundJob) -> tuple[Future, int] | None:

@@ -2,7 +2,8 @@
 
 A job is any directory at or below LOGDIR that holds summary files (`summary.<digits>` in the
 name, not ending `_lineage` or `_explain`), lineage files (`_lineage`) or graph files (`.pb`,
-except `memory_usage_<n>.pb`). Ids are relative paths: `./`, `./run1`, `./exp/rank_0`.
+except `memory_usage_<n>.pb`) or TensorBoard event files (`tfevents` in the name; a directory may
+hold both kinds). Ids are relative paths: `./`, `./run1`, `./exp/rank_0`.
 Symlinked directories are followed, each real directory once, so links cannot loop. There is
 no cap on the number of jobs; hidden directories (`.git`, ...) are skipped.
 """
@@ -12,6 +13,8 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+
+from .tensorboard import is_tensorboard_file, sort_key as tensorboard_sort_key
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
 PB_RE = re.compile(r"\.pb$")
@@ -27,6 +30,12 @@ class FoundJob:
     lineage_files: list[str] = field(default_factory=list)
     graph_files: list[str] = field(default_factory=list)
     profile_dirs: list[str] = field(default_factory=list)  # child directories holding a profile
+    tensorboard_files: list[str] = field(default_factory=list)  # TensorBoard event files, read order
+
+    @property
+    def event_files(self) -> list[str]:
+        """Every file of framed event records, summary files first: what the cache reads."""
+        return [*self.summary_files, *self.tensorboard_files]
 
 
 @dataclass
@@ -46,7 +55,9 @@ def summary_sort_key(name: str) -> tuple[int, list[int]]:
 
 
 def classify(name: str) -> str | None:
-    """'summary', 'lineage', 'graph' or None for a file name."""
+    """'summary', 'lineage', 'graph', 'tensorboard' or None for a file name."""
+    if is_tensorboard_file(name):
+        return "tensorboard"
     if SUMMARY_RE.search(name):
         if name.endswith("_lineage"):
             return "lineage"
@@ -131,7 +142,7 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
                 train_id = train_id_for(rel)
                 job = listing.job = FoundJob(train_id, path, list(files.get("summary", ())),
                                              list(files.get("lineage", ())), list(files.get("graph", ())),
-                                             sorted(files.get("profile", ())))
+                                             sorted(files.get("profile", ())), list(files.get("tensorboard", ())))
             jobs[job.train_id] = job
         if depth < MAX_DEPTH:
             for name, sub in listing.subdirs:
@@ -167,6 +178,7 @@ def _list(path: str, stamp: tuple, racy: bool = False) -> _Listing:
     files.get("summary", []).sort(key=summary_sort_key)
     files.get("lineage", []).sort(key=summary_sort_key)
     files.get("graph", []).sort()
+    files.get("tensorboard", []).sort(key=tensorboard_sort_key)
     subdirs.sort()
     return _Listing(stamp, files, subdirs, racy)
 
@@ -192,4 +204,4 @@ def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> Found
     if not files:
         return None
     return FoundJob(train_id, path, list(files.get("summary", ())), list(files.get("lineage", ())),
-                    list(files.get("graph", ())))
+                    list(files.get("graph", ())), tensorboard_files=list(files.get("tensorboard", ())))

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 from google.protobuf.message import DecodeError
 
 from ..proto import anf_ir_pb2, summary_pb2
+from . import tensorboard
 from .records import open_regular, read_record_at
 from .text import text_of
 
@@ -72,7 +73,9 @@ def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
     """The GraphProto of a cache `GraphSource`.
 
     `source.kind == "summary"`: the `graph_def` of the Event record at `source.offset` of
-    `source.path`; `"pb"`: a whole `ModelProto` file. Raises GraphError (file gone, changed,
+    `source.path`; `"tensorboard"`: the TensorFlow GraphDef of the TensorBoard event at that
+    offset, as a tree by name scope (`tensorboard.graph_proto`); `"pb"`: a whole `ModelProto`
+    file. Raises GraphError (file gone, changed,
     not decodable, or no graph in it).
     """
     name = os.path.basename(source.path)
@@ -82,6 +85,11 @@ def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
             if not event.HasField("graph_def"):
                 raise GraphError(f"{name}: the record at byte {source.offset} holds no graph any more")
             return event.graph_def
+        if source.kind == "tensorboard":
+            graph = tensorboard.graph_at(source.path, source.offset)
+            if isinstance(graph, tensorboard.Problem):
+                raise GraphError(f"{name}: {graph}")
+            return graph
         if source.kind == "pb":
             with open_regular(source.path) as fh:
                 return anf_ir_pb2.ModelProto.FromString(fh.read()).graph

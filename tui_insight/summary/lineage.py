@@ -1,4 +1,11 @@
-"""Lineage of a job from its `_lineage` files (compat §6.1), and the lineage queries (§6.2-6.4)."""
+"""Lineage of a job from its `_lineage` files (compat §6.1), and the lineage queries (§6.2-6.4).
+
+TensorBoard runs have lineage too: the hparams plugin's session start (what `add_hparams` and
+Keras' hparams callback write) makes a row. Its hyper-parameters named like a model-lineage
+column (optimizer, learning_rate, epoch, batch_size, ...) fill that column, the others are
+`user_defined/<name>` columns, and the experiment's metrics are `metric/<tag>` columns (the
+last value of each metric's scalar).
+"""
 from __future__ import annotations
 
 import difflib
@@ -12,6 +19,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import lineage_pb2
 from .records import ScanReport, scan_records
+from .tensorboard import HParams, hparams_columns
 from .text import text_of
 
 
@@ -25,10 +33,16 @@ class JobLineage:
     user_defined: dict[str, Any] = field(default_factory=dict)
     bad_records: int = 0
     problems: tuple[str, ...] = ()
+    hparams: tuple[HParams, ...] = ()  # TensorBoard hparams records of the job's event files, read order
+
+    @property
+    def session(self) -> bool:
+        """Holds a TensorBoard hparams session (a run with hyper-parameters), not only an experiment."""
+        return any(record.kind == "session_start" for record in self.hparams)
 
     @property
     def empty(self) -> bool:
-        return not (self.train or self.evaluation or self.dataset_graph or self.user_defined)
+        return not (self.train or self.evaluation or self.dataset_graph or self.user_defined or self.session)
 
 
 def _f32(value: float) -> float:
@@ -286,20 +300,71 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             mark = str(len(marked) + 2)
             marked.append((graph, mark))
         metric = lineage.evaluation.get("metric") or {}
+        user_defined = dict(lineage.user_defined)
+        train = dict(lineage.train)
+        if lineage.session:
+            tb_metric, hparams = _session_columns(view, jobs)
+            metric = {**metric, **tb_metric}
+            for name, value in hparams.items():  # a model-lineage column if it is one, else user-defined
+                column = _as_column(name, value)
+                if column is not None and name not in train:
+                    train[name] = column
+                else:
+                    user_defined[name] = value
         values: dict[str, Any] = {"summary_dir": view.train_id}
         for key in _TRAIN_KEYS:
-            values[key] = lineage.train.get(key)
+            values[key] = train.get(key)
         for key in _EVAL_KEYS:
             values[key] = lineage.evaluation.get(key)
         values = {column: values.get(column) for column in FIXED_COLUMNS}
         values["dataset_mark"] = mark
         for key, value in metric.items():
             values[METRIC + key] = value
-        for key, value in lineage.user_defined.items():
+        for key, value in user_defined.items():
             values[USER_DEFINED + key] = value
-        rows.append(LineageRow(view.train_id, values, dict(metric), dict(lineage.user_defined), graph,
-                               view.update_time))
+        rows.append(LineageRow(view.train_id, values, dict(metric), user_defined, graph, view.update_time))
     return rows
+
+
+def _as_column(name: str, value: Any) -> Any:
+    """A hyper-parameter named like a model-lineage column (optimizer, learning_rate, epoch,
+    batch_size, ...) as that column's value; None when the name or type does not fit it."""
+    if name not in _TRAIN_KEYS:
+        return None
+    if name in STRING_COLUMNS:
+        return value if isinstance(value, str) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if name in INT_COLUMNS:
+        return int(value) if float(value).is_integer() else None
+    return float(value)
+
+
+def _session_columns(view: Any, jobs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(metrics, hyper-parameters) of a TensorBoard hparams session. The experiment naming the
+    metrics is the job's own or its nearest ancestor's (Keras writes it at the top of the logdir,
+    each trial below); a metric of group `g` is a scalar of the job `<train id>/g`."""
+    records = list(view.lineage.hparams)
+    if not any(record.kind == "experiment" for record in records):
+        parent = view.train_id
+        while parent not in ("./", ".", ""):
+            parent = parent.rsplit("/", 1)[0] or "."
+            parent = parent if parent != "." else "./"
+            lineage = getattr(jobs.get(parent), "lineage", None)
+            found = [r for r in lineage.hparams if r.kind == "experiment"] if lineage is not None else []
+            if found:
+                records = found + records
+                break
+
+    def last_value(group: str, tag: str) -> float | None:
+        train_id = view.train_id if not group else f"{view.train_id.rstrip('/')}/{group}"
+        digest = getattr(jobs.get(train_id), "digests", {}).get(tag)
+        return None if digest is None else digest.last_value
+
+    columns = hparams_columns(records, last_value)
+    metric = {name[len(METRIC):]: value for name, value in columns.items() if name.startswith(METRIC)}
+    hparams = {name: value for name, value in columns.items() if not name.startswith(METRIC)}
+    return metric, hparams
 
 
 def columns(rows: Iterable[LineageRow]) -> list[str]:

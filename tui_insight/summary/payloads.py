@@ -1,7 +1,9 @@
 """Tensor, image and histogram payloads, decoded from the file when asked for.
 
-The cache keeps only where a payload is (file, record offset, position in the event), so
-memory does not grow with tensor size. Decoded payloads sit in a small LRU bounded in bytes.
+The cache keeps only where a payload is (file, record offset, position in the event, and which
+kind of file: a summary file or a TensorBoard event file), so memory does not grow with tensor
+size. Decoded payloads sit in a small LRU bounded in bytes. TensorBoard payloads are decoded by
+`tensorboard.py`'s decoders into the same objects, so every query reads both kinds alike.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Locator:
     path: str
     offset: int  # record offset in the file
     index: int  # position of the value in the event's summary
+    kind: str = "summary"  # "summary" or "tensorboard": which protos the record is decoded with
 
 
 class PayloadError(Exception):
@@ -55,6 +58,17 @@ class HistogramData:
     @property
     def nbytes(self) -> int:
         return self.buckets.nbytes + 64
+
+
+@dataclass(frozen=True)
+class TextData:
+    """A TensorBoard text-plugin value as text (a matrix: rows of tab-separated cells)."""
+
+    text: str
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.text) + 64
 
 
 @dataclass(frozen=True)
@@ -181,14 +195,25 @@ class PayloadStore:
         return item
 
     def tensor(self, loc: Locator) -> TensorData:
+        if loc.kind == "tensorboard":
+            return self.decoded("tensor", loc, _tensorboard("tensor_data"))
         return self.decoded("tensor", loc, lambda v: tensor_from_proto(v.tensor))
 
     def histogram(self, loc: Locator) -> HistogramData:
+        if loc.kind == "tensorboard":
+            return self.decoded("histogram", loc, _tensorboard("histogram_data"))
         return self.decoded("histogram", loc, lambda v: histogram_from_proto(v.histogram))
 
     def image(self, loc: Locator) -> ImageData:
+        if loc.kind == "tensorboard":
+            return self.decoded("image", loc, _tensorboard("image_data"))
         return self.decoded("image", loc, lambda v: ImageData(v.image.width, v.image.height,
                                                            v.image.colorspace, v.image.encoded_image))
+
+    def text(self, loc: Locator) -> TextData:
+        """A TensorBoard text value (only TensorBoard files hold text)."""
+        build = _tensorboard("text_data")
+        return self.decoded("text", loc, lambda v: TextData(build(v)))
 
     def clear(self) -> None:
         with self._lock:
@@ -196,7 +221,27 @@ class PayloadStore:
             self._bytes = 0
 
 
+def _tensorboard(decoder: str) -> Callable[[Any], Any]:
+    """`tensorboard.<decoder>` as a payload builder: its Problems raised as PayloadError."""
+    from . import tensorboard  # it builds on this module's data types
+
+    def build(value):
+        data = getattr(tensorboard, decoder)(value)
+        if isinstance(data, tensorboard.Problem):
+            raise PayloadError(str(data))
+        return data
+    return build
+
+
 def read_value(loc: Locator) -> summary_pb2.Summary.Value:
+    """The value `loc` points at: a MindSpore `Summary.Value`, or TensorBoard's for a "tensorboard" locator."""
+    if loc.kind == "tensorboard":
+        from . import tensorboard
+
+        value = tensorboard.value_at(loc.path, loc.offset, loc.index)
+        if isinstance(value, tensorboard.Problem):
+            raise PayloadError(str(value))
+        return value
     try:
         event = summary_pb2.Event.FromString(read_record_at(loc.path, loc.offset))
         return event.summary.value[loc.index]

@@ -27,19 +27,19 @@ def _context():
     return ctx
 
 
-_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
+_layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
 
 
 def read_job(found: FoundJob) -> tuple[bytes, int, int]:
     """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
-    global _layouts
+    global _layouts, _tb_layouts
     from .cache import LoadProgress, _JobLoader
     from .records import LayoutBook
     from .snapshot import encode
 
     if _layouts is None:
-        _layouts = LayoutBook()
-    loader = _JobLoader(found.train_id, found.path, layouts=_layouts)
+        _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
+    loader = _JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
     return encode(loader.snapshot()), progress.bytes_read, progress.files_read

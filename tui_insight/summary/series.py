@@ -102,6 +102,16 @@ class Series:
         nonfinite = self.nonfinite + (int(n_new - np.count_nonzero(np.isfinite(values))) if values is not None else 0)
         return Series(self.limit, published, cols, width, self.seen + n_new, nonfinite)
 
+    def before(self, step: int) -> "Series":
+        """The series without its steps >= `step` (a TensorBoard restart: its SessionLog START)."""
+        keep = self.candidates["step"] < step
+        if keep.all():
+            return self
+        cols = {name: col[keep] for name, col in self.candidates.items()}
+        kept = _even_pick(cols["step"], self.limit)
+        published = cols if kept is None else {name: col[kept] for name, col in cols.items()}
+        return Series(self.limit, published, cols, self.width, self.seen, self.nonfinite)
+
 
 def _survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Mask of values (in read order) that no later value replaces or rolls back."""

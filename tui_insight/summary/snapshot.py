@@ -1,7 +1,8 @@
 """A job's loaded state as bytes and back: what the disk cache keeps and the loading processes return.
 
-A snapshot holds what a job's loader needs to go on reading where it stopped: per summary file
-its identity and how far it was read, each tag's series (its candidates, and which of them are
+A snapshot holds what a job's loader needs to go on reading where it stopped: per summary or
+TensorBoard file its identity, kind and how far it was read, the TensorBoard hparams records (in
+the header: the lineage table lists a job from the header alone), each tag's series (its candidates, and which of them are
 the kept steps), the tags left out under the tag limits, graphs, the first wall time,
 problems and the event count. It also holds what the job list shows (digests, the newest step),
 so a job can be listed from the header alone and its series read only when it is opened.
@@ -28,9 +29,10 @@ import google_crc32c
 import numpy as np
 
 from .digest import TagDigest
+from .tensorboard import HParams
 from .series import Series
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: file kinds (summary or TensorBoard) and TensorBoard hparams records
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -40,7 +42,7 @@ TagKey = tuple[str, str]
 
 # A summary file's state (the loader's `_FileState`), field by field, with its JSON type.
 FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, "records": int,
-               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float}
+               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str}
 # A graph (`cache.GraphSource`).
 GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
 _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
@@ -68,6 +70,7 @@ class JobSnapshot:
     last_step: int | None = None
     tag_counts: dict[str, int] = field(default_factory=dict)  # plugin -> tags (filled in on reading)
     detailed: bool = True  # False: read from the header only (`series` is empty)
+    hparams: list[HParams] = field(default_factory=list)  # TensorBoard hparams records (lineage)
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -105,6 +108,8 @@ def encode(snapshot: JobSnapshot) -> bytes:
         "digests": {"tags": list(snapshot.digests),
                     "fields": {name: [getattr(d, name) for d in snapshot.digests.values()] for name, _ in _DIGEST_FIELDS}},
         "last_step": snapshot.last_step,
+        "hparams": [[h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time]
+                    for h in snapshot.hparams],
     }
     table = {"tags": tags, "evicted": [list(key) for key in snapshot.evicted], "seq": snapshot.seq}
     head = json.dumps(header, separators=(",", ":")).encode()
@@ -191,7 +196,18 @@ def _listed(header: dict) -> JobSnapshot:
         graphs=[_record(g, GRAPH_FIELDS) for g in header["graphs"]],
         first_wall_time=None if first_wall is None else float(first_wall), problems=list(problems),
         digests=_digests(header["digests"]), last_step=last_step, tag_counts=counts, detailed=False,
+        hparams=[_hparams(entry) for entry in header["hparams"]],
     )
+
+
+def _hparams(entry) -> HParams:
+    kind, values, metrics, group, status, when = entry
+    _expect(all(type(v) is str for v in (kind, group, status)) and type(when) in (int, float), "hparams")
+    _expect(type(values) is dict and all(type(v) in (str, int, float, bool, type(None)) for v in values.values()),
+            "hparams values")
+    _expect(type(metrics) is list and all(type(m) is list and len(m) == 2 and all(type(p) is str for p in m)
+                                          for m in metrics), "hparams metrics")
+    return HParams(kind, values, tuple((g, t) for g, t in metrics), group, status, float(when))
 
 
 def _details(snapshot: JobSnapshot, table: dict, arrays: bytes) -> None:

@@ -54,6 +54,7 @@ PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "hparams", "graph",
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
 _PLUGIN_OF_NAME = {"scalars": "scalar", "histograms": "histogram", "images": "image", "text": "text",
                    "hparams": "hparams"}
+_NAME_OF_PLUGIN = {**{ours: name for name, ours in _PLUGIN_OF_NAME.items()}, "other": "other"}
 # Values that are not tensors, by their oneof field (whatever their plugin, as TensorBoard reads them).
 _PLUGIN_OF_FIELD = {"histo": "histogram", "image": "image", "audio": "other",
                     "obsolete_old_style_histogram": "other"}
@@ -146,6 +147,35 @@ def read_event(payload: bytes, plugins: TagPlugins) -> TBEvent | Problem:
     event = _parsed(tb_event_pb2.Event, payload, "not a TensorBoard event")
     if isinstance(event, Problem):
         return event
+    return event_of(event, plugins)
+
+
+def decode_event(payload: bytes) -> tb_event_pb2.Event | None:
+    """The payload parsed as an Event, None if it is not one (what `records.LayoutBook` decodes with)."""
+    try:
+        return tb_event_pb2.Event.FromString(payload)
+    except DecodeError:
+        return None
+
+
+def is_restart(event: tb_event_pb2.Event) -> bool:
+    """A SessionLog START: the run restarted at `event.step` (see `TBEvent.restart`)."""
+    return event.WhichOneof("what") == "session_log" and event.session_log.status == tb_event_pb2.START
+
+
+def plugin_names(keys: Iterable[tuple[str, str]]) -> TagPlugins:
+    """TagPlugins rebuilt from what the tags became ((our plugin, tag) pairs, e.g. a cache
+    snapshot's): the first-value metadata is not read again when reading goes on from one."""
+    plugins = TagPlugins()
+    for plugin, tag in keys:
+        name = _NAME_OF_PLUGIN.get(plugin)
+        if name:
+            plugins.plugin(tag, name)
+    return plugins
+
+
+def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> TBEvent:
+    """The routable content of a parsed Event (`read_event` without the parsing)."""
     kind = event.WhichOneof("what")
     if kind == "graph_def":
         return TBEvent(event.step, event.wall_time, graph=True)
@@ -570,6 +600,6 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
 
 
 __all__ = ["PLUGINS", "Problem", "TBValue", "TBEvent", "TagPlugins", "TBScan", "HParams",
-           "is_tensorboard_file", "sort_key", "read_event", "scan_file", "value_at", "graph_at",
+           "is_tensorboard_file", "sort_key", "read_event", "decode_event", "event_of", "is_restart", "plugin_names", "scan_file", "value_at", "graph_at",
            "histogram_data", "image_data", "image_count", "tensor_data", "text_data", "hparams_data",
            "hparams_columns", "graph_proto", "dtype_name"]

@@ -1,4 +1,5 @@
 """Writes valid MindSpore summary and lineage files: for tests, the demo and the benchmark.
+(`TensorBoardWriter`, at the end, writes TensorBoard event files as torch and TF2 do.)
 
 It lays records out the way MindSpore 2.10 does (compat §1.1, §4.4, §4.5): a version event
 first, then one Event per recorded step holding every value of that step; histograms binned
@@ -18,7 +19,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..proto import anf_ir_pb2, lineage_pb2, summary_pb2
+from ..proto import anf_ir_pb2, lineage_pb2, summary_pb2, tb_event_pb2
 from .records import frame
 
 VERSION = "MindSpore.Event:1"
@@ -334,3 +335,62 @@ def make_graph(nodes: Iterable[Mapping[str, Any]], parameters: Iterable[Mapping[
         for size in spec.get("shape", []):
             param.type.tensor_type.shape.dim.add(size=size)
     return graph
+
+
+class TensorBoardWriter(_RecordFile):
+    """A TensorBoard event file, `events.out.tfevents.<timestamp>.<host>`, written with our
+    TensorBoard protos in the same framing: `simple_value` scalars and `histo` histograms as
+    torch and tensorboardX write them, TF2-style text tensors (plugin metadata on a tag's first
+    value only), PNG images, a GraphDef. One event per value, as those writers do."""
+
+    def __init__(self, directory: str | os.PathLike, timestamp: int | None = None, host: str = "localhost",
+                 wall_time: float | None = None):
+        timestamp = int(time.time()) if timestamp is None else timestamp
+        super().__init__(Path(directory) / f"events.out.tfevents.{timestamp}.{host}")
+        self._described: set[str] = set()
+        self.write_message(tb_event_pb2.Event(wall_time=wall_time or time.time(), file_version="brain.Event:2"))
+
+    def _value(self, step: int, wall_time: float | None, **value: Any) -> None:
+        event = tb_event_pb2.Event(wall_time=time.time() if wall_time is None else wall_time, step=step)
+        event.summary.value.add(**value)
+        self.write_message(event)
+
+    def add_scalar(self, tag: str, value: float, step: int, wall_time: float | None = None) -> None:
+        self._value(step, wall_time, tag=tag, simple_value=value)
+
+    def add_histogram(self, tag: str, values: Any, step: int, wall_time: float | None = None) -> None:
+        """`values` binned on TensorFlow's default edges (±1e-12 growing by 10%), as tensorboardX's
+        `bins='tensorflow'` bins them: hundreds of buckets, empty ones left out but one at each end."""
+        values = np.asarray(values, dtype=np.float64).ravel()
+        positive = 1e-12 * 1.1 ** np.arange(int(math.log(1e20 / 1e-12, 1.1)) + 1)
+        edges = np.concatenate((-positive[::-1], [0.0], positive, [np.finfo(np.float64).max]))
+        counts = np.bincount(np.searchsorted(edges, values, side="left"), minlength=len(edges))[:len(edges)]
+        filled = np.flatnonzero(counts)
+        lo, hi = max(int(filled[0]) - 1, 0), min(int(filled[-1]) + 2, len(edges))
+        histo = tb_event_pb2.HistogramProto(
+            min=float(values.min()), max=float(values.max()), num=len(values), sum=float(values.sum()),
+            sum_squares=float((values ** 2).sum()), bucket_limit=edges[lo:hi].tolist(),
+            bucket=counts[lo:hi].astype(np.float64).tolist())
+        self._value(step, wall_time, tag=tag, histo=histo)
+
+    def add_image(self, tag: str, array: Any, step: int, wall_time: float | None = None) -> None:
+        png, height, width = encode_image(np.asarray(array))
+        image = tb_event_pb2.Summary.Image(height=height, width=width, colorspace=3, encoded_image_string=png)
+        self._value(step, wall_time, tag=tag, image=image)
+
+    def add_text(self, tag: str, text: str, step: int, wall_time: float | None = None) -> None:
+        tensor = tb_event_pb2.TensorProto(dtype=tb_event_pb2.DT_STRING, string_val=[text.encode()])
+        value: dict[str, Any] = {"tag": tag, "tensor": tensor}
+        if tag not in self._described:  # TF2 names the plugin on a tag's first value only
+            self._described.add(tag)
+            value["metadata"] = tb_event_pb2.SummaryMetadata(
+                plugin_data=tb_event_pb2.SummaryMetadata.PluginData(plugin_name="text"))
+        self._value(step, wall_time, **value)
+
+    def add_graph(self, nodes: Iterable[tuple[str, str, Iterable[str]]], wall_time: float | None = None) -> None:
+        """A GraphDef of (name, op, inputs) nodes; names carry their name scopes (`scope/sub/op`)."""
+        graph = tb_event_pb2.GraphDef()
+        for name, op, inputs in nodes:
+            graph.node.add(name=name, op=op, input=list(inputs))
+        self.write_message(tb_event_pb2.Event(wall_time=time.time() if wall_time is None else wall_time,
+                                              graph_def=graph.SerializeToString()))

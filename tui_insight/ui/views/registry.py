@@ -10,9 +10,11 @@ from .lineage import LineageView
 from .profiler import ProfilerView
 from .scalars import ScalarsView
 from .tensors import TensorsView
+from .text import TextView
 
 VIEW_CLASSES: tuple[type[DataView], ...] = (
-    ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, LineageView,
+    ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, TextView,
+    LineageView,
 )
 VIEWS: tuple[ViewSpec, ...] = tuple(cls.SPEC for cls in VIEW_CLASSES)
 JOB_VIEWS: tuple[ViewSpec, ...] = tuple(spec for spec in VIEWS if spec.scope == "job")

@@ -131,7 +131,8 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     counts = [view.tag_count(p) for p in PLUGINS]
     last = view.last_step
     digest = health.digest
-    files = (len(view.summary_files), len(view.lineage_files), len(view.graph_files), len(view.profile_dirs))
+    files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
+             len(view.profile_dirs))
     text = health.metric_cells()
     best = health.best()
     cells = {

@@ -15,7 +15,8 @@ from ..common.text import markup
 
 
 def files_total(jobs: Mapping[str, JobView]) -> int:
-    return sum(len(v.summary_files) + len(v.lineage_files) + len(v.graph_files) for v in jobs.values())
+    return sum(len(v.summary_files) + len(v.tensorboard_files) + len(v.lineage_files) + len(v.graph_files)
+               for v in jobs.values())
 
 
 def progress_text(cache: SummaryCache, reload_interval: float,

@@ -1,0 +1,204 @@
+"""The text view: every step of one text tag (TensorBoard's `text` plugin, `add_text`) and its
+text, newest first; with several jobs, each job's steps under its name.
+
+Keys: `[` `]` previous / next tag · `o` oldest or newest first. The texts are read by the
+view's loader (the cache keeps where they are, not the text) and reach the screen as literal
+text (`common.text.literal`): what a file holds is never read as markup.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ...summary.cache import Changes, SummaryCache
+from ...summary.payloads import PayloadError
+from ..common.text import literal, markup, shown
+from ..loader import LoadProblem, Loaded
+from ..state.text import TextState
+from .base import DataView, ViewSpec
+
+PLUGIN = "text"
+HINT = "[ ] tag · o order"
+
+
+@dataclass(frozen=True)
+class TextStep:
+    step: int
+    text: str
+    error: str = ""  # why the text cannot be read (then `text` is "")
+
+
+def load_steps(cache: SummaryCache, train_id: str, tag: str) -> tuple[TextStep, ...]:
+    """Every kept step of `tag` in one job with its text (runs in the loader's thread)."""
+    view = cache.job(train_id)
+    if view is None:
+        raise LoadProblem(f"{shown(train_id)} is gone")
+    series = view.series(PLUGIN, tag)
+    if series is None:
+        return ()
+    steps = []
+    for i in range(len(series)):
+        step = int(series.steps[i])
+        try:
+            steps.append(TextStep(step, cache.payloads.text(view.locator(series, i)).text))
+        except PayloadError as exc:
+            steps.append(TextStep(step, "", str(exc)))
+    return tuple(steps)
+
+
+class TextView(DataView):
+    SPEC = ViewSpec("text", "Text", "8", (), "job")  # text is not exported: `e` here exports the jobs' all
+    HELP_GROUP = "Text"
+    DEFAULT_CSS = """
+    TextView { layout: vertical; }
+    TextView #text-status { height: 1; padding: 0 1; background: $panel; }
+    TextView #text-body { height: 1fr; padding: 0 1; }
+    TextView #text-body:focus { background-tint: $foreground 3%; }
+    """
+    BINDINGS = [
+        Binding("left_square_bracket", "tag(-1)", "Previous tag", id="text.previous_tag"),
+        Binding("right_square_bracket", "tag(1)", "Next tag", id="text.next_tag"),
+        Binding("o", "order", "Order", id="text.order"),
+    ]
+
+    state: reactive[TextState] = reactive(TextState, init=False)
+
+    def __init__(self, cache, train_ids, **kwargs: Any):
+        super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(TextView.state, TextState.from_json(self.saved))
+        self.steps: dict[str, tuple[TextStep, ...]] = {}  # per job, the shown tag's steps
+        self.errors: dict[str, str] = {}  # per job, why its steps could not be read
+        self._version = 0  # bumped when the shown tag gains steps
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="text-status")
+        with VerticalScroll(id="text-body"):
+            yield Static("", id="text-content")
+
+    def on_mount(self) -> None:
+        self.state = self.state.settled(self.tags())
+        self._request()
+        self._redraw()
+        self.remember(self.state)
+        self.ready_for_keys()
+
+    def first_focus(self) -> Widget | None:
+        return self.query_one("#text-body")
+
+    # -- data -----------------------------------------------------------------------------------
+
+    def tags(self) -> list[str]:
+        """The text tags of the shown jobs, sorted."""
+        return sorted({tag for job in self.jobs for tag in job.tag_names(PLUGIN)})
+
+    def pending(self) -> int:
+        return self.loader.pending()
+
+    def _request(self) -> None:
+        tag = self.state.tag
+        self.loader.forget()
+        if tag is None:
+            self.steps, self.errors = {}, {}
+            return
+        for tid in self.train_ids:
+            self.loader.request((tid, tag, self._version), partial(load_steps, self.cache, tid, tag),
+                                partial(self._loaded, tid, tag))
+
+    def _loaded(self, train_id: str, tag: str, result: Loaded) -> None:
+        if tag != self.state.tag:
+            return
+        if result.ok:
+            self.steps[train_id] = result.value
+            self.errors.pop(train_id, None)
+        else:
+            self.steps.pop(train_id, None)
+            self.errors[train_id] = result.error
+        self._redraw()
+
+    def cache_changed(self, changes: Changes) -> None:
+        ids = set(self.train_ids)
+        touched = ids & (changes.added | changes.removed) or any(
+            any(plugin == PLUGIN for plugin, _ in keys) for tid, keys in changes.updated.items() if tid in ids)
+        if not touched:
+            return
+        settled = self.state.settled(self.tags())
+        if settled != self.state:
+            self.state = settled  # the watcher asks for the new tag's steps
+            return
+        self._version += 1
+        self._request()
+        self._redraw()
+
+    # -- state ----------------------------------------------------------------------------------
+
+    def watch_state(self, old: TextState, new: TextState) -> None:
+        if new.tag != old.tag:
+            self.steps, self.errors = {}, {}
+            self._request()
+        self._redraw()
+        self.remember(new)
+
+    def action_tag(self, direction: int) -> None:
+        self.state = self.state.next_tag(self.tags(), direction)
+
+    def action_order(self) -> None:
+        self.state = self.state.toggle_order()
+
+    # -- drawing --------------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        tag = self.state.tag
+        tags = self.tags()
+        if tag is None:
+            status = "no text"
+        else:
+            count = sum(len(steps) for steps in self.steps.values())
+            where = f" ({tags.index(tag) + 1}/{len(tags)})" if tag in tags else ""
+            order = "newest first" if self.state.newest_first else "oldest first"
+            status = f"[b]{markup(tag)}[/]{where} · {count} step{'s' if count != 1 else ''} · {order} · {HINT}"
+        self.query_one("#text-status", Static).update(status)
+        self.query_one("#text-content", Static).update(self._body())
+
+    def _body(self) -> Text:
+        if self.state.tag is None:
+            if any(not job.ready for job in self.jobs):
+                return Text("loading…", style="dim")
+            jobs = ", ".join(self.train_ids)
+            return literal(f"No text in {jobs}. TensorBoard's text plugin writes it (add_text, tf.summary.text).",
+                           "dim")
+        body = Text()
+        several = len(self.train_ids) > 1
+        for tid in self.train_ids:
+            if several:
+                body.append_text(literal(tid, f"bold {self.job_colour(tid)}"))
+                body.append("\n")
+            if tid in self.errors:
+                body.append_text(literal(self.errors[tid], "red"))
+                body.append("\n\n")
+                continue
+            steps = self.steps.get(tid)
+            if steps is None:
+                body.append("reading…\n\n", style="dim")
+                continue
+            if not steps:
+                body.append("no steps of this tag\n\n", style="dim")
+                continue
+            for entry in self.state.ordered(steps):
+                body.append(f"step {entry.step}\n", style="bold")
+                if entry.error:
+                    body.append_text(literal(entry.error, "red"))
+                else:  # line by line: `literal` shows a newline or tab as an escape
+                    lines = entry.text.expandtabs(4).split("\n")
+                    body.append_text(Text("\n").join(literal(line) for line in lines))
+                body.append("\n\n")
+        body.rstrip()
+        return body
