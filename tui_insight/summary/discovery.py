@@ -61,14 +61,16 @@ def classify(name: str) -> str | None:
 PROFILE_SUFFIX = "_ascend_ms"  # MindSpore 2.x profiler output (`summary/profiler.py` reads it)
 
 
-def is_profile_dir(path: str, name: str) -> bool:
+def is_profile_dir(path: str, name: str, names=None) -> bool:
     """A profiler output directory: `*_ascend_ms`, or MindInsight's older `profiler*` holding a
-    `profiler_info_*.json`. It belongs to the job of the directory it sits in (never a job itself)."""
+    `profiler_info_*.json`. It belongs to the job of the directory it sits in (never a job itself).
+    `names`: the directory's entries when already known (a remote listing), else it is listed."""
     if name.endswith(PROFILE_SUFFIX):
         return True
     if name.startswith("profiler"):
         try:
-            return any(n.startswith("profiler_info_") and n.endswith(".json") for n in os.listdir(path))
+            names = os.listdir(path) if names is None else names
+            return any(n.startswith("profiler_info_") and n.endswith(".json") for n in names)
         except OSError:
             return False
     return False
