@@ -155,19 +155,30 @@ def open_regular(path: str, buffering: int = -1) -> BinaryIO:
         raise
 
 
-def read_record_at(path: str, offset: int) -> bytes:
-    """The payload of the record at `offset` (for payloads decoded on demand).
+def read_record_at(path: str, offset: int, source=None) -> bytes:
+    """The payload of the record at `offset` (for payloads decoded on demand); read through
+    `source` (a `source.Source`) when the file is remote.
 
     Raises OSError or ValueError when the record is no longer there as it was.
     """
-    with open_regular(path) as fh:
+    if source is not None and not source.is_local:
+        fh = source.open_range(path, offset, offset + HEADER_SIZE)  # then the rest, once its length is known
+        size = source.stat(path).st_size
+    else:
+        fh = open_regular(path)
+        size = -1
+    with fh:
         fh.seek(offset)
         header = fh.read(HEADER_SIZE)
         if len(header) < HEADER_SIZE or not _header_ok(header):
             raise ValueError(f"no record at byte {offset} of {path} any more")
         length = _U64.unpack_from(header)[0]
-        if offset + HEADER_SIZE + length + FOOTER_SIZE > os.fstat(fh.fileno()).st_size:
+        end = offset + HEADER_SIZE + length + FOOTER_SIZE
+        if end > (size if size >= 0 else os.fstat(fh.fileno()).st_size):
             raise ValueError(f"the record at byte {offset} of {path} is cut short")
+        if size >= 0:
+            fh = source.open_range(path, offset + HEADER_SIZE, end)
+            fh.seek(offset + HEADER_SIZE)
         payload = fh.read(length)
         footer = fh.read(FOOTER_SIZE)
         if len(payload) < length or len(footer) < FOOTER_SIZE or _U32.unpack(footer)[0] != masked_crc(payload):

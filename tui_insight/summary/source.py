@@ -121,3 +121,6 @@ class LocalSource:
 
     def close(self) -> None:
         pass
+
+
+LOCAL = LocalSource(os.sep)  # reads any absolute local path (readers given no source)
