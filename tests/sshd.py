@@ -1,6 +1,8 @@
 """A real OpenSSH server for tests: Debian's `/usr/sbin/sshd` on 127.0.0.1, a free port, its own
 config, host key and user key in a temp dir, and an ssh client config the program is given with
 `--ssh-config` (Host `ALIAS`). The "remote" logs are local temp dirs reached through it.
+With `busybox` installed, a second port runs each session's script under BusyBox's sh with only
+BusyBox's tools on PATH (a small remote system: no GNU find or stat).
 
 `sshd_or_skip(tmp)` starts one or skips the test with the reason (no sshd, no ssh, no ssh-keygen).
 """
@@ -42,6 +44,7 @@ class Sshd:
         self.other_key = _keygen(home / "other_key")  # a key the server does not know
         (home / "authorized_keys").write_text((home / "user_key.pub").read_text())
         host_key = _keygen(home / "host_key")
+        self.busybox_port = self._busybox(home / "busybox") if shutil.which("busybox") else None
         self.log = home / "sshd.log"
         self.config = home / "sshd_config"
         self.config.write_text("\n".join([
@@ -59,10 +62,22 @@ class Sshd:
             "MaxSessions 64",
             "MaxStartups 64",
             "LogLevel INFO",
+            *([f"Port {self.busybox_port}",  # a second port whose sessions have only BusyBox's tools
+               f"Match LocalPort {self.busybox_port}",
+               f"  ForceCommand PATH={home / 'busybox'} exec {home / 'busybox' / 'sh'} -s"]
+              if self.busybox_port else []),
             "",
         ]))
         self.client_config = self.write_client_config(home / "ssh_config", self.key)
         self.process: subprocess.Popen | None = None
+
+    @staticmethod
+    def _busybox(directory: Path) -> int:
+        """A directory of BusyBox applets (sh, find, stat, tail, ...): the tools of a small
+        remote system; the port whose sessions run the request script with only them."""
+        directory.mkdir()
+        subprocess.run(["busybox", "--install", "-s", str(directory)], check=True, capture_output=True, timeout=30)
+        return _free_port()
 
     def write_client_config(self, path: Path, key: Path, port: int | None = None) -> Path:
         """An ssh client config naming this server `ALIAS` (or another port, or another key)."""

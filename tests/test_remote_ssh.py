@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
-from sshd import ALIAS, sshd_or_skip
+from sshd import sshd_or_skip
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.source import LocalSource
 from tui_insight.summary.ssh_source import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
@@ -65,6 +65,22 @@ def test_jobs_are_the_ones_local_discovery_finds(source, logs):
     assert not any(tid.endswith("d13") for tid in got)  # deeper than MAX_DEPTH: not a job
 
 
+def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):
+    if server.busybox_port is None:
+        pytest.skip("needs busybox (apt-get install busybox)")
+    config = server.write_client_config(tmp_path / "config", server.key, port=server.busybox_port)
+    src = SshSource(server.target(logs), server.ssh_options(config))
+    try:
+        local = LocalSource(str(logs))
+        assert relative_jobs(src.discover({}), src.root) == relative_jobs(local.discover({}), local.root)
+        path = logs / ODD / "events.summary.7.host_MS"
+        assert src.stat(str(path)).st_size == path.stat().st_size
+        assert src.read_ranges([(str(path), 250, 262), (str(path), 10200, None)]) == \
+            [path.read_bytes()[250:262], path.read_bytes()[10200:]]
+    finally:
+        src.close()
+
+
 def test_stat_and_listdir_answer_from_the_listing(source, logs):
     source.discover({})
     sent = source.round_trips
@@ -110,7 +126,7 @@ def test_unreachable_port_is_one_line(server, logs, tmp_path):
         with pytest.raises(SshError) as caught:
             src.discover({})
         src.close()
-    assert_one_line(caught.value, ALIAS, "Connection refused")
+    assert_one_line(caught.value, "127.0.0.1", f"port {port}", "Connection refused")
 
 
 def test_refused_key_is_one_line_without_a_prompt(server, logs, tmp_path):
@@ -122,12 +138,16 @@ def test_refused_key_is_one_line_without_a_prompt(server, logs, tmp_path):
     assert_one_line(caught.value, "Permission denied (publickey)")
 
 
-def test_missing_path_is_one_line(server, tmp_path):
-    src = SshSource(server.target(tmp_path / "not here"), server.ssh_options())
+def test_missing_path_is_one_line_from_the_cache(server, tmp_path):
+    target = server.target(tmp_path / "not here")
+    src = SshSource(target, server.ssh_options())
     with pytest.raises(SshError) as caught:
         src.discover({})
+    assert_one_line(caught.value, "No such file or directory")
+    cache = SummaryCache(src)
+    cache.reload()
     src.close()
-    assert_one_line(caught.value, "not here", "No such file or directory")
+    assert cache.error == f"cannot read {target}: No such file or directory" and not cache.jobs
 
 
 class socket_closed:

@@ -37,7 +37,7 @@ from typing import BinaryIO
 
 from .discovery import MAX_DEPTH, Discovery
 from .remote_listing import jobs_from_listing
-from .source import RangeFile, file_stat
+from .source import RangeCache, RangeFile, SourceError, file_stat
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
 CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
@@ -49,8 +49,9 @@ RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
 MAX_MESSAGE = 200
 
 
-class SshError(OSError):
-    """The host cannot be reached, refused the key, or has no such directory: one line."""
+class SshError(SourceError):
+    """The host cannot be reached, refused the key, or has no such directory: one line (the
+    cache prefixes "cannot read LOCATION: ")."""
 
 
 class ConnectionLost(SshError):
@@ -178,6 +179,8 @@ class SshSource:
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
         self._stats: dict[str, tuple[int, float]] = {}  # path -> (size, mtime) of the last listing
+        self._ino: dict[str, int] = {}  # path -> its "inode": a new one when the file was rewritten
+        self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
         self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
         self._discovery: Discovery | None = None
         self.status = ""
@@ -221,7 +224,7 @@ class SshSource:
         with self._lock:
             self._dropped = True
             self.status = RECONNECTING
-        return ConnectionLost(f"{self.location}: connection lost ({why}); reconnecting")
+        return ConnectionLost(f"connection lost ({why}); reconnecting")
 
     def _run(self, script: bytes, connect: bool = False) -> bytes:
         """Run `script` on the host; its standard output after MARK. `connect`: a listing, which
@@ -251,14 +254,14 @@ class SshSource:
             line = _one_line(done.stderr, "ssh failed")
             if self._discovery is not None and (connect or not self._master_alive()):
                 raise self._lose(line)  # it worked before: the connection went
-            raise SshError(f"{self.location}: {line}")
+            raise SshError(line)
         if done.returncode != 0:
-            raise SshError(f"{self.location}: {_one_line(done.stderr, f'the remote script failed ({done.returncode})')}")
+            raise SshError(_one_line(done.stderr, f"the remote script failed ({done.returncode})"))
         if connect and not alive:
             self._master_pid = self._find_master()
         at = done.stdout.find(MARK)
         if at < 0:
-            raise SshError(f"{self.location}: the remote shell answered nothing readable")
+            raise SshError("the remote shell answered nothing readable")
         return done.stdout[at + len(MARK):]
 
     @property
@@ -310,12 +313,18 @@ class SshSource:
         for rel, size, mtime in entries:
             path = posixpath.join(self.root, rel)
             stats[path] = (size, mtime)
+            old = self._stats.get(path)
+            if old is None or size < old[0] or (size == old[0] and mtime != old[1]):
+                self._ino[path] = self._ino.get(path, 0) + 1  # new, or rewritten: read from its start
+                self._ranges.forget(path)
             parent, name = posixpath.split(path)
             while True:
                 dirs.setdefault(parent, set()).add(name)
                 if len(parent) <= len(self.root):
                     break
                 parent, name = posixpath.split(parent)
+        for gone in self._stats.keys() - stats.keys():
+            self._ranges.forget(gone)
         self._stats, self._dirs = stats, dirs
         return jobs_from_listing(self.root, entries)
 
@@ -323,7 +332,7 @@ class SshSource:
         known = self._stats.get(path)
         if known is None:
             raise FileNotFoundError(2, "No such file or directory", path)
-        return file_stat(*known)
+        return file_stat(*known, self._ino[path])
 
     def listdir(self, path: str) -> list[str]:
         names = self._dirs.get(path.rstrip("/") or "/")
@@ -359,14 +368,24 @@ class SshSource:
             at = eol + 1
         return results
 
-    def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
+    def _fetch(self, path: str, start: int, end: int | None) -> bytes:
         result = self.read_ranges([(path, start, end)])[0]
         if isinstance(result, OSError):
             raise result
         return result
 
+    def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
+        """Bytes of a file (payloads, graphs, lineage, profiles): through a cache of recently read
+        blocks, so reading a record's header and then its body is one request."""
+        if end is None:
+            known = self._stats.get(path)
+            if known is None:
+                return self._fetch(path, start, None)
+            end = known[0]
+        return self._ranges.read(path, start, end)
+
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
-        return RangeFile(self.read(path, start, end), start)
+        return RangeFile(self._fetch(path, start, end) if end > start else b"", start)
 
     def close(self) -> None:
         """Stop the master (`ssh -O exit`) and remove the socket's directory."""
