@@ -120,6 +120,7 @@ class FsspecSource:
 
     def discover(self, listings: dict) -> Discovery:
         try:
+            self.fs.invalidate_cache(self.root)  # backends keep listings: this one must be new
             found = self.fs.find(self.root, withdirs=False, detail=True)
         except Exception as exc:  # noqa: BLE001 (backends raise their own errors, not only OSError)
             if self._last is None:
