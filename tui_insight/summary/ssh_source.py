@@ -155,12 +155,17 @@ printf '%(mark)s'
 """
 
 
+SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
+
+
 def _private_dir() -> str:
-    """A 0700 directory for the control socket: only this user can reach the connection."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    if not os.path.isdir(base):
-        base = tempfile.gettempdir()
-    return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
+    """A 0700 directory for the control socket (only this user can reach the connection): in
+    $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
+    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
+        if base and os.path.isdir(base) and len(os.path.join(base, "tui-insight-ssh-12345678", "master")) \
+                <= SOCKET_PATH_MAX:
+            return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
+    raise SshError("no directory with a path short enough for ssh's control socket (set TMPDIR=/tmp)")
 
 
 class SshSource:
@@ -170,7 +175,10 @@ class SshSource:
 
     def __init__(self, target: str, ssh_options: Sequence[str] = ()):
         self.location = target
-        self.host, self.root = parse_target(target)
+        try:
+            self.host, self.root = parse_target(target)
+        except ValueError as exc:
+            raise SshError(str(exc)) from None
         self._options = list(ssh_options)
         self._dir = _private_dir()
         self._socket = os.path.join(self._dir, "master")
