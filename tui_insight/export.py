@@ -229,7 +229,7 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
                 yield "landscapes", [row.train_id, row.tag, row.kind, row.interval,
                                      fmt_float(row.x), fmt_float(row.y), fmt_float(row.loss)]
     if view.profile_dirs and keep(("profiler", "")):
-        ops, types, found = profiler.profile_rows(view.train_id, view.path)
+        ops, types, found = profiler.profile_rows(view.train_id, view.path, cache.source)
         problems.extend(found)
         for name, rows, columns in (("profile_ops", ops, profiler.OP_COLUMNS),
                                     ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):

@@ -197,3 +197,26 @@ def test_a_protocol_without_its_backend_says_what_to_install(monkeypatch):
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     with pytest.raises(SourceError, match="obs:// needs its endpoint"):
         FsspecSource("obs://bucket/logs")
+
+
+def test_profiles_are_found_and_read_through_the_source(bucket):
+    from fixture_paths import EXTRAS_LOGS
+    from tui_insight.summary.profiler import find_profiles, load_profile, profile_rows
+
+    url, root = bucket
+    upload(EXTRAS_LOGS, root)
+    cache = SummaryCache(FsspecSource(url))
+    cache.reload()
+    local = SummaryCache(str(EXTRAS_LOGS))
+    local.reload()
+    profiled = [tid for tid, view in local.jobs.items() if view.profile_dirs]
+    assert profiled and [tid for tid, view in cache.jobs.items() if view.profile_dirs] == profiled
+    for tid in profiled:
+        rview, lview = cache.job(tid), local.job(tid)
+        refs = find_profiles(rview.path, cache.source)
+        assert [(r.name, r.device, r.layout) for r in refs] == \
+            [(r.name, r.device, r.layout) for r in find_profiles(lview.path)] and refs
+        assert profile_rows(tid, rview.path, cache.source)[:2] == profile_rows(tid, lview.path)[:2]
+        got, want = load_profile(refs[0]), load_profile(find_profiles(lview.path)[0])
+        assert got.problems == want.problems
+        assert [t.spans for t in got.timeline.tracks] == [t.spans for t in want.timeline.tracks]
