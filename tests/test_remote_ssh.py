@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -284,3 +286,20 @@ def wait_gone(pid: int, timeout: float = 10.0) -> None:
             return
         assert time.monotonic() < deadline, f"process {pid} is still running"
         time.sleep(0.02)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui_insight", *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+
+
+def test_export_over_ssh_writes_locally_and_a_refused_key_exits_2(server, logs, tmp_path):
+    done = run_cli(server.target(logs), "--ssh-config", str(server.client_config),
+                   "--export", "csv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "./lenet_lr0.01" in (tmp_path / "out" / "jobs.csv").read_text()
+
+    refused = server.write_client_config(tmp_path / "refused", server.other_key)
+    done = run_cli(server.target(logs), "--ssh-config", str(refused), "--export", "csv", "--out", str(tmp_path / "x"))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Permission denied (publickey)" in done.stderr, done.stderr
