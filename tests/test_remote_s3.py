@@ -11,6 +11,7 @@ from tui_insight.cli import main
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.fsspec_source import RECONNECTING, FsspecSource
 from tui_insight.summary.writer import LineageWriter, SummaryWriter
+from tui_insight.ui.widgets.progress import progress_text
 
 
 def write_steps(writer, steps, scale=0.5):
@@ -68,12 +69,13 @@ def test_live_rewritten_objects_and_a_dropped_connection(tmp_path, s3_server):
         changes = cache.reload()  # the server is gone: what was read stays
         assert source.status == RECONNECTING and not changes and cache.error == ""
         assert list(cache.jobs) == ["./a", "./exp/b"]
+        assert progress_text(cache, 30.0).startswith(f"s3://{prefix} · [b yellow]reconnecting…[/] · 2 jobs")
     finally:
         s3_server.start_again()
     write_steps(live, range(21, 26))
     s3_server.upload(tmp_path, prefix)
     cache.reload()
-    assert source.status == ""
+    assert source.status == "" and "reconnecting" not in progress_text(cache, 30.0)
     assert cache.job("./exp/b").series("scalar", "loss").steps.tolist() == list(range(1, 26))
 
 

@@ -220,3 +220,34 @@ def test_profiles_are_found_and_read_through_the_source(bucket):
         got, want = load_profile(refs[0]), load_profile(find_profiles(lview.path)[0])
         assert got.problems == want.problems
         assert [t.spans for t in got.timeline.tracks] == [t.spans for t in want.timeline.tracks]
+
+
+def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_record(tmp_path, bucket, monkeypatch):
+    from tui_insight.summary import fsspec_source
+    from tui_insight.summary.records import ScanReport, scan_records
+
+    monkeypatch.setattr(fsspec_source, "WINDOW", 4096)  # the file spans many windows
+    url, root = bucket
+    writer = SummaryWriter(tmp_path / "run", timestamp=1)
+    write_steps(writer, range(1, 201))
+    writer.close()
+    upload(tmp_path, root)
+    local, remote = SummaryCache(str(tmp_path)), SummaryCache(FsspecSource(url))
+    local.reload(), remote.reload()
+    assert values(remote) == values(local) and len(values(local)) == 200
+    assert remote.job("./run").series("histogram", "w").steps.tolist() == \
+        local.job("./run").series("histogram", "w").steps.tolist()
+
+    source = FsspecSource(url)
+    source.discover({})
+    path = f"{root}/run/{os.path.basename(writer.path)}"
+    size = source.stat(path).st_size
+    fh = source.open_range(path, 0, size)
+    MEMORY.rm(path)  # gone after the first windows were fetched: later ones fail
+    report = ScanReport()
+    records = list(scan_records(fh, 0, size, report))
+    with open(writer.path, "rb") as local_fh:
+        whole = list(scan_records(local_fh, 0, size, ScanReport()))
+    assert 0 < len(records) < len(whole) and records == whole[:len(records)]
+    last_offset, last_payload = records[-1]
+    assert report.end == last_offset + 16 + len(last_payload) and report.tail_bytes == size - report.end

@@ -2,9 +2,10 @@
 `hdfs://...`, any fsspec protocol (`pip install 'tui-insight[remote]'`).
 
 Each reload is one listing of the whole tree (`find` with details: one paged LIST on object
-stores) that gives every file's size and mtime; the cache then reads, in one ranged request per
-file, only the bytes from its saved offset to the listed size. Payloads decoded on demand are
-ranged reads through a small cache of recently read blocks.
+stores) that gives every file's size and mtime; the cache then reads only the bytes from its
+saved offset to the listed size, in ranged requests of `WINDOW` bytes (one for what a reload
+usually finds; a first load of a big file in a few, so memory stays bounded). Payloads decoded
+on demand are ranged reads through a small cache of recently read blocks.
 
 Objects have no append: a writer uploads the whole file again. An object that grew is taken to
 be the old bytes with more after them (MindSpore only appends, and checking the old bytes would
@@ -13,8 +14,10 @@ changed (mtime, ETag) at the same size, is another file and is read from its sta
 """
 from __future__ import annotations
 
+import io
 import os
 import posixpath
+import threading
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -26,6 +29,7 @@ EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
             "hdfs": "pyarrow", "sftp": "paramiko"}
 RECONNECTING = "reconnecting…"
+WINDOW = 16 << 20  # bytes of a file fetched per request while the cache scans it
 
 
 def is_url(logdir: str) -> bool:
@@ -174,7 +178,10 @@ class FsspecSource:
             raise OSError(_describe(exc)) from None
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
-        return RangeFile(self._fetch(path, start, end) if end > start else b"", start)
+        first = self._fetch(path, start, min(end, start + WINDOW)) if end > start else b""  # fails here: the file's error
+        if start + len(first) >= end:
+            return RangeFile(first, start)
+        return WindowedRange(self._fetch, path, start, end, first)
 
     def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
         if end is None:
@@ -191,6 +198,87 @@ class FsspecSource:
 
     def close(self) -> None:
         pass
+
+
+class _Prefetch:
+    """One window fetched in a thread while the previous one is scanned."""
+
+    def __init__(self, fetch, path: str, start: int, end: int):
+        self.start = start
+        self._result: bytes | OSError = OSError("not fetched")
+        self._thread = threading.Thread(target=self._run, args=(fetch, path, start, end), daemon=True)
+        self._thread.start()
+
+    def _run(self, fetch, path: str, start: int, end: int) -> None:
+        try:
+            self._result = fetch(path, start, end)
+        except OSError as exc:
+            self._result = exc
+
+    def get(self) -> bytes:
+        self._thread.join()
+        if isinstance(self._result, OSError):
+            raise self._result
+        return self._result
+
+
+class WindowedRange(io.RawIOBase):
+    """Bytes [start, end) of a remote file, fetched `WINDOW` bytes at a time as they are read
+    (the next window while this one is scanned). A later window that cannot be fetched reads as
+    the end of the file: the scan stops at the last whole record, which is where the next reload
+    goes on from (nothing lost or read twice)."""
+
+    def __init__(self, fetch, path: str, start: int, end: int, first: bytes):
+        self._fetch, self._path, self._end = fetch, path, end
+        self._base, self._data, self._pos = start, first, start
+        self._next = self._prefetch(start + len(first))
+
+    def _prefetch(self, start: int) -> _Prefetch | None:
+        return _Prefetch(self._fetch, self._path, start, min(self._end, start + WINDOW)) if start < self._end else None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
+        if size <= 0:
+            return b""
+        at = self._pos - self._base
+        if at < 0 or at + size > len(self._data):
+            kept = bytes(self._data[at:]) if 0 <= at < len(self._data) else b""
+            start = self._pos + len(kept)
+            try:
+                if self._next is not None and self._next.start == start:
+                    more = self._next.get()
+                else:  # a seek elsewhere (a resync), or a record bigger than a window
+                    more = self._fetch(self._path, start, min(self._end, self._pos + max(WINDOW, size)))
+            except OSError:
+                return b""
+            if start + len(more) < self._pos + size:  # still short: one record spans windows
+                try:
+                    more += self._fetch(self._path, start + len(more), min(self._end, self._pos + size))
+                except OSError:
+                    return b""
+            self._base, self._data, at = self._pos, kept + more, 0
+            self._next = self._prefetch(start + len(more))
+        chunk = self._data[at:at + size]
+        self._pos += len(chunk)
+        return chunk
+
+    def readinto(self, buffer) -> int:
+        chunk = self.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
 
 
 def _describe(exc: BaseException) -> str:
