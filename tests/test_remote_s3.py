@@ -103,3 +103,14 @@ def test_a_missing_bucket_is_one_clear_line_and_status_2(tmp_path, s3_server, ca
     assert code == 2
     assert err.strip().splitlines() == [err.strip()] and "s3://no-such-bucket-here/logs" in err
     assert "Traceback" not in err
+
+
+def test_logdir_kinds(tmp_path, monkeypatch):
+    from tui_insight.cli import remote_kind
+
+    monkeypatch.chdir(tmp_path)
+    assert remote_kind("s3://bucket/logs") == remote_kind("obs://b/p") == remote_kind("hdfs://nn:8020/x") == "url"
+    assert remote_kind("user@host:/data/logs") == remote_kind("host:logs") == remote_kind("host:") == "ssh"
+    assert remote_kind("/data/logs") is remote_kind("./a:b") is remote_kind("C:\\logs") is None
+    (tmp_path / "run:1").mkdir()
+    assert remote_kind("run:1") is None  # a local directory with a colon in its name

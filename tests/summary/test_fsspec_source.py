@@ -251,3 +251,29 @@ def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_reco
     assert 0 < len(records) < len(whole) and records == whole[:len(records)]
     last_offset, last_payload = records[-1]
     assert report.end == last_offset + 16 + len(last_payload) and report.tail_bytes == size - report.end
+
+
+def test_the_disk_cache_keys_remote_jobs_by_their_location(tmp_path, bucket):
+    from tui_insight.summary.disk_cache import DiskCache
+
+    url, root = bucket
+    logs = tmp_path / "logs"
+    write_steps(SummaryWriter(logs / "run", timestamp=1), range(1, 11))
+    upload(logs, root)
+    disk = DiskCache(tmp_path / "cache")
+    first = SummaryCache(FsspecSource(url), disk_cache=disk)
+    first.reload()
+    again = SummaryCache(FsspecSource(url), disk_cache=DiskCache(tmp_path / "cache"))
+    again.reload()
+    assert again.progress.bytes_read == 0  # restored from the disk cache: nothing read again
+    assert again.job("./run").last_step == 10
+    series = again.details("./run", timeout=20).series("scalar", "loss")  # its details, from the disk
+    assert series.steps.tolist() == list(range(1, 11)) and again.progress.bytes_read == 0
+
+    # A local directory at the very path a remote tree has: each keeps its own entry.
+    twin = str(tmp_path / "twin")
+    write_steps(SummaryWriter(tmp_path / "twin" / "run", timestamp=1), range(1, 4))
+    upload(tmp_path / "twin", twin)
+    SummaryCache(FsspecSource(f"memory://{twin}"), disk_cache=disk).reload()
+    SummaryCache(twin, disk_cache=disk).reload()
+    assert len(list(disk.dir.glob("*.snap"))) == 3  # ./run of the bucket, of memory://twin and of twin
