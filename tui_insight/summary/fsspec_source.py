@@ -222,32 +222,22 @@ class _Prefetch:
         return self._result
 
 
-class WindowedRange(io.RawIOBase):
+class WindowedRange(RangeFile):
     """Bytes [start, end) of a remote file, fetched `WINDOW` bytes at a time as they are read
     (the next window while this one is scanned). A later window that cannot be fetched reads as
     the end of the file: the scan stops at the last whole record, which is where the next reload
     goes on from (nothing lost or read twice)."""
 
     def __init__(self, fetch, path: str, start: int, end: int, first: bytes):
+        super().__init__(first, start)
         self._fetch, self._path, self._end = fetch, path, end
-        self._base, self._data, self._pos = start, first, start
         self._next = self._prefetch(start + len(first))
 
     def _prefetch(self, start: int) -> _Prefetch | None:
         return _Prefetch(self._fetch, self._path, start, min(self._end, start + WINDOW)) if start < self._end else None
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
+        return super().seek(offset + self._end - self._base - len(self._data) if whence == io.SEEK_END else offset, whence)
 
     def read(self, size: int = -1) -> bytes:
         size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
@@ -262,23 +252,13 @@ class WindowedRange(io.RawIOBase):
                     more = self._next.get()
                 else:  # a seek elsewhere (a resync), or a record bigger than a window
                     more = self._fetch(self._path, start, min(self._end, self._pos + max(WINDOW, size)))
+                if start + len(more) < self._pos + size:  # still short: one record spans windows
+                    more += self._fetch(self._path, start + len(more), min(self._end, self._pos + size))
             except OSError:
                 return b""
-            if start + len(more) < self._pos + size:  # still short: one record spans windows
-                try:
-                    more += self._fetch(self._path, start + len(more), min(self._end, self._pos + size))
-                except OSError:
-                    return b""
-            self._base, self._data, at = self._pos, kept + more, 0
+            self._base, self._data = self._pos, memoryview(kept + more)
             self._next = self._prefetch(start + len(more))
-        chunk = self._data[at:at + size]
-        self._pos += len(chunk)
-        return chunk
-
-    def readinto(self, buffer) -> int:
-        chunk = self.read(len(buffer))
-        buffer[:len(chunk)] = chunk
-        return len(chunk)
+        return super().read(size)
 
 
 def _describe(exc: BaseException) -> str:
