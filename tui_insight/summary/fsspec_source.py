@@ -29,7 +29,7 @@ EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
             "hdfs": "pyarrow", "sftp": "paramiko"}
 RECONNECTING = "reconnecting…"
-WINDOW = 16 << 20  # bytes of a file fetched per request while the cache scans it
+WINDOW = 32 << 20  # bytes of a file fetched per request while the cache scans it
 
 
 def is_url(logdir: str) -> bool:
