@@ -114,3 +114,13 @@ def test_logdir_kinds(tmp_path, monkeypatch):
     assert remote_kind("/data/logs") is remote_kind("./a:b") is remote_kind("C:\\logs") is None
     (tmp_path / "run:1").mkdir()
     assert remote_kind("run:1") is None  # a local directory with a colon in its name
+
+
+def test_obs_urls_read_the_s3_compatible_endpoint_named_in_the_environment(tmp_path, s3_server, monkeypatch):
+    two_jobs(tmp_path)
+    prefix = f"{s3_server.bucket()}/runs"
+    s3_server.upload(tmp_path, prefix)
+    monkeypatch.setenv("OBS_ENDPOINT", s3_server.endpoint)
+    cache = SummaryCache(FsspecSource(f"obs://{prefix}", {"skip_instance_cache": True}))
+    cache.reload()
+    assert cache.error == "" and list(cache.jobs) == ["./a", "./exp/b"] and cache.logdir == f"obs://{prefix}"
