@@ -236,29 +236,37 @@ class WindowedRange(RangeFile):
     def _prefetch(self, start: int) -> _Prefetch | None:
         return _Prefetch(self._fetch, self._path, start, min(self._end, start + WINDOW)) if start < self._end else None
 
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        return super().seek(offset + self._end - self._base - len(self._data) if whence == io.SEEK_END else offset, whence)
+    def _load(self, base: int, data: bytes) -> None:
+        io.BytesIO.__init__(self, data)  # the window now: `data` at `base`
+        self._base = base
 
-    def read(self, size: int = -1) -> bytes:
-        size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
-        if size <= 0:
-            return b""
-        at = self._pos - self._base
-        if at < 0 or at + size > len(self._data):
-            kept = bytes(self._data[at:]) if 0 <= at < len(self._data) else b""
-            start = self._pos + len(kept)
-            try:
-                if self._next is not None and self._next.start == start:
-                    more = self._next.get()
-                else:  # a seek elsewhere (a resync), or a record bigger than a window
-                    more = self._fetch(self._path, start, min(self._end, self._pos + max(WINDOW, size)))
-                if start + len(more) < self._pos + size:  # still short: one record spans windows
-                    more += self._fetch(self._path, start + len(more), min(self._end, self._pos + size))
-            except OSError:
-                return b""
-            self._base, self._data = self._pos, memoryview(kept + more)
-            self._next = self._prefetch(start + len(more))
-        return super().read(size)
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_END:
+            offset, whence = self._end + offset, io.SEEK_SET
+        if whence == io.SEEK_SET and offset < self._base:
+            self._load(offset, b"")  # back before the window (a resync): read from there again
+        return super().seek(offset, whence)
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            size = self._end - self.tell()
+        chunk = super().read(size)
+        pos = self.tell()
+        if len(chunk) == size or pos >= self._end:
+            return chunk
+        need = size - len(chunk)  # the window ran out: the next one
+        try:
+            if self._next is not None and self._next.start == pos:
+                more = self._next.get()
+            else:  # a seek elsewhere, or a record bigger than a window
+                more = self._fetch(self._path, pos, min(self._end, pos + max(WINDOW, need)))
+            if len(more) < need:  # one record spans windows
+                more += self._fetch(self._path, pos + len(more), min(self._end, pos + need))
+        except OSError:
+            return chunk
+        self._load(pos, more)
+        self._next = self._prefetch(pos + len(more))
+        return chunk + super().read(need)
 
 
 def _describe(exc: BaseException) -> str:
