@@ -3,6 +3,7 @@ real S3 server (moto, on 127.0.0.1) through s3fs, against the same files read lo
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
 

@@ -25,12 +25,12 @@ from ..proto import summary_pb2
 from . import limits
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
-from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
+from .discovery import Discovery, FoundJob, classify, rediscover, summary_sort_key
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, ScanReport, open_regular, scan_records
+from .records import LayoutBook, ScanReport, scan_records
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
