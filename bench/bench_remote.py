@@ -128,9 +128,64 @@ def s3_figures(runs: int) -> None:
 
 
 def ssh_figures(runs: int) -> None:
-    """The ssh helper's figures: the 100 MB run through `user@127.0.0.1:/path` vs local, and
-    an idle reload of 100 jobs (round trips, ms)."""
-    print("ssh: not measured here yet")
+    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
+    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
+    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
+    shared connection (what the remote login shell's startup costs on this machine)."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from sshd import Sshd, missing_tools
+
+    from tui_insight.summary.ssh_source import SshSource
+
+    if missing_tools():
+        print(f"ssh: not measured: needs {', '.join(missing_tools())}")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-ssh-", dir="/tmp") as tmp:
+        tmp = Path(tmp)
+        (tmp / "sshd").mkdir()
+        server = Sshd(tmp / "sshd")
+        server.start()
+        try:
+            big = tmp / "big"
+            path = write_big(big)
+            print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
+            local, remote = [], []
+            for _ in range(runs):
+                local.append(load_seconds(str(big)))
+                source = SshSource(server.target(big), server.ssh_options())
+                try:
+                    remote.append(load_seconds(source))  # includes starting the connection
+                finally:
+                    source.close()
+            lm, rm = statistics.median(local), statistics.median(remote)
+            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s")
+            print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2)")
+
+            many = tmp / "many"
+            write_many(many, jobs=100, steps=20)
+            source = SshSource(server.target(many), server.ssh_options())
+            try:
+                cache = SummaryCache(source)
+                cache.reload()
+                times, trips = [], []
+                for _ in range(5):
+                    before = source.round_trips
+                    t0 = time.perf_counter()
+                    cache.reload()
+                    times.append(time.perf_counter() - t0)
+                    trips.append(source.round_trips - before)
+                bare = []
+                for _ in range(5):
+                    t0 = time.perf_counter()
+                    subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
+                    bare.append(time.perf_counter() - t0)
+                print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
+                      f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
+                      f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
+            finally:
+                source.close()
+        finally:
+            server.stop()
 
 
 def main() -> int:

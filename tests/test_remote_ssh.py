@@ -239,10 +239,12 @@ def test_live_writer_and_a_dropped_connection(server, tmp_path):
         writer.close()
 
 
-def test_a_read_cut_by_a_dropped_connection_is_that_files_error(server, tmp_path):
+def test_a_read_after_the_connection_dropped_is_that_files_error(server, tmp_path):
     root = tmp_path / "live"
     writer = SummaryWriter(root, timestamp=1)
     write_steps(writer, range(1, 4))
+    other = root / "profile.json"  # not a job file: not fetched with the listing
+    other.write_text("{}")
     source = SshSource(server.target(root), server.ssh_options())
     try:
         source.discover({})
@@ -250,16 +252,61 @@ def test_a_read_cut_by_a_dropped_connection_is_that_files_error(server, tmp_path
         os.kill(pid, signal.SIGKILL)
         wait_gone(pid)
         with pytest.raises(ConnectionLost) as caught:
-            source.read(str(writer.path))
+            source.read(str(other))
         assert_one_line(caught.value, "reconnecting")
         assert source.status == RECONNECTING
         with pytest.raises(ConnectionLost):  # the rest of this reload fails at once: no new master yet
-            source.read(str(writer.path))
+            source.read_ranges([(str(writer.path), 0, 5)])
         source.discover({})
-        assert source.status == "" and source.read(str(writer.path)) == writer.path.read_bytes()
+        assert source.status == "" and source.read(str(other)) == b"{}"
+        assert source.master_pid != pid
     finally:
         source.close()
         writer.close()
+
+
+def test_a_reload_of_many_live_jobs_is_two_round_trips(server, tmp_path):
+    writers = [SummaryWriter(tmp_path / f"run{i}", timestamp=1) for i in range(20)]
+    try:
+        for writer in writers:
+            write_steps(writer, [1, 2])
+        source = SshSource(server.target(tmp_path), server.ssh_options())
+        cache = SummaryCache(source)
+        cache.reload()
+        for writer in writers:
+            write_steps(writer, [3])
+        sent = source.round_trips
+        cache.reload()  # the listing, then every appended range in one request
+        assert source.round_trips - sent == 2
+        assert all(cache.job(f"./run{i}").series("scalar", "loss").steps.tolist() == [1, 2, 3] for i in range(20))
+        sent = source.round_trips
+        cache.reload()  # nothing changed: the listing alone
+        assert source.round_trips - sent == 1
+        source.close()
+    finally:
+        for writer in writers:
+            writer.close()
+
+
+def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
+    path = tmp_path / "big.summary.1"
+    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})
+        fh = source.open_range(str(path), 1000, len(data))
+        fh.seek(1000)
+        assert fh.read(1 << 20) == data[1000:1000 + (1 << 20)]
+        os.kill(source.master_pid, signal.SIGKILL)
+        rest = fh.read()  # what arrived before the connection went, then the end
+        at = 1000 + (1 << 20)
+        assert len(rest) < len(data) - at and rest == data[at:at + len(rest)]
+        with pytest.raises(ConnectionLost):
+            fh.close()
+        assert source.status == RECONNECTING
+    finally:
+        source.close()
 
 
 def test_close_stops_the_master(server, logs):

@@ -23,6 +23,7 @@ lists again; the cache then reads from its saved offsets.
 """
 from __future__ import annotations
 
+import io
 import os
 import posixpath
 import re
@@ -44,6 +45,7 @@ CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program le
 SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
 CONNECT_TIMEOUT = 15
 REQUEST_TIMEOUT = 600  # a last resort: keepalives end a dead connection long before
+PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
 MARK = b"TUI-INSIGHT-SSH-1\n"  # what the script prints first: lines a login script prints go before it
 RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
 MAX_MESSAGE = 200
@@ -191,6 +193,7 @@ class SshSource:
         self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
         self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
         self._discovery: Discovery | None = None
+        self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
         self.status = ""
         self.round_trips = 0  # requests sent (the benchmark counts them)
 
@@ -234,39 +237,45 @@ class SshSource:
             self.status = RECONNECTING
         return ConnectionLost(f"connection lost ({why}); reconnecting")
 
-    def _run(self, script: bytes, connect: bool = False) -> bytes:
-        """Run `script` on the host; its standard output after MARK. `connect`: a listing, which
-        may start a new master; other requests go only through the live one (the first of all
-        starts it)."""
+    def _command(self, connect: bool) -> list[str]:
+        """The ssh command of one request. `connect`: a listing, which may start a new master;
+        other requests go only through the live one (the first of all starts it)."""
         with self._lock:
             alive = self._master_alive()
             connect = connect or (self._discovery is None and not self._dropped)
-            if not connect and (self._dropped or not alive):
-                dropped = True
-            else:
-                dropped = False
-                if connect and not alive and os.path.exists(self._socket):
-                    os.unlink(self._socket)  # a killed master leaves its socket behind
-        if dropped:
+            gone = not connect and (self._dropped or not alive)
+            if connect and not alive and os.path.exists(self._socket):
+                os.unlink(self._socket)  # a killed master leaves its socket behind
+        if gone:
             raise self._lose("the shared connection is gone")
-        command = [*self._ssh("auto" if connect else "no"), self.host, "sh -s"]
+        if shutil.which("ssh") is None:
+            raise SshError("ssh is not installed (the ssh client runs every remote request)")
         self.round_trips += 1
+        return [*self._ssh("auto" if connect else "no"), self.host, "sh -s"]
+
+    def _check(self, returncode: int, stderr: bytes, connected: bool) -> None:
+        """After a request: its failure as an SshError (ConnectionLost if it worked before), and
+        the pid of a master it started."""
+        self._last_used = time.monotonic()
+        if returncode == 255:  # ssh's own failure, not the script's
+            line = _one_line(stderr, "ssh failed")
+            if self._discovery is not None:
+                raise self._lose(line)  # it worked before: the connection went
+            raise SshError(line)
+        if returncode != 0:
+            raise SshError(_one_line(stderr, f"the remote script failed ({returncode})"))
+        if not connected:
+            self._master_pid = self._find_master()
+
+    def _run(self, script: bytes, connect: bool = False) -> bytes:
+        """Run `script` on the host; its standard output after MARK."""
+        connected = self._master_alive()
+        command = self._command(connect)
         try:
             done = subprocess.run(command, input=script, capture_output=True, timeout=REQUEST_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
-        except FileNotFoundError:
-            raise SshError("ssh is not installed (the ssh client runs every remote request)") from None
-        self._last_used = time.monotonic()
-        if done.returncode == 255:  # ssh's own failure, not the script's
-            line = _one_line(done.stderr, "ssh failed")
-            if self._discovery is not None and (connect or not self._master_alive()):
-                raise self._lose(line)  # it worked before: the connection went
-            raise SshError(line)
-        if done.returncode != 0:
-            raise SshError(_one_line(done.stderr, f"the remote script failed ({done.returncode})"))
-        if connect and not alive:
-            self._master_pid = self._find_master()
+        self._check(done.returncode, done.stderr, connected)
         at = done.stdout.find(MARK)
         if at < 0:
             raise SshError("the remote shell answered nothing readable")
@@ -295,8 +304,52 @@ class SshSource:
             return self._last_jobs()  # still unreachable: keep what was listed, try again next time
         with self._lock:
             self._dropped, self.status = False, ""
+        before = (self._stats, dict(self._ino))
         self._discovery = self._parse_listing(out)
+        self._prefetch(self._discovery, *before)
         return self._discovery
+
+    def _prefetch(self, discovery: Discovery, before: dict[str, tuple[int, float]], inos: dict[str, int]) -> None:
+        """Fetch, in one request, what the cache is about to read: the bytes of every job file
+        that grew since the last listing (all of a new file), PREFETCH_BYTES held in all. They
+        stay held while the file is unchanged, for the payloads decoded later; a reload of many
+        live jobs is then two round trips, not one per file. What is not held is streamed by
+        `open_range` or read by `read`."""
+        held: dict[str, tuple[int, bytes]] = {}
+        wanted, total = [], 0
+        for job in discovery.jobs.values():
+            for name in (*job.summary_files, *job.lineage_files, *job.graph_files):
+                path = posixpath.join(job.path, name)
+                size, same = self._stats[path][0], inos.get(path) == self._ino[path]
+                kept = self._prefetched.get(path) if same else None
+                start = kept[0] if kept else before[path][0] if same else 0
+                have = kept[1] if kept else b""
+                if start + len(have) > size or total + size - start > PREFETCH_BYTES:
+                    continue
+                total += size - start
+                if start + len(have) == size:
+                    held[path] = (start, have)
+                else:
+                    wanted.append((path, start + len(have), size, start, have))
+        try:
+            fetched = self.read_ranges([(path, at, size) for path, at, size, _, _ in wanted])
+        except OSError:
+            fetched = []  # each file's own read says what is wrong
+        for (path, _, _, start, have), data in zip(wanted, fetched):
+            if isinstance(data, bytes):
+                held[path] = (start, have + data)
+        self._prefetched = held
+
+    def _held(self, path: str, start: int, end: int) -> bytes | None:
+        """Bytes [start, end) of `path` if the prefetch holds them (fewer where the listed file
+        ends: the end of the file as the cache knows it)."""
+        held = self._prefetched.get(path)
+        if held is None or start < held[0]:
+            return None
+        stop = held[0] + len(held[1])
+        if stop < end and stop != self._stats.get(path, (-1,))[0]:
+            return None
+        return held[1][start - held[0]:end - held[0]]
 
     def _last_jobs(self) -> Discovery:
         assert self._discovery is not None  # only a connection that once listed is lost
@@ -377,6 +430,9 @@ class SshSource:
         return results
 
     def _fetch(self, path: str, start: int, end: int | None) -> bytes:
+        held = self._held(path, start, end) if end is not None else None
+        if held is not None:
+            return held
         result = self.read_ranges([(path, start, end)])[0]
         if isinstance(result, OSError):
             raise result
@@ -393,7 +449,39 @@ class SshSource:
         return self._ranges.read(path, start, end)
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
-        return RangeFile(self._fetch(path, start, end) if end > start else b"", start)
+        """Bytes [start, end) of a file: prefetched with the listing, or streamed by a request of
+        its own (the cache scans records while the rest is still on its way)."""
+        held = self._held(path, start, end) if end > start else b""
+        if held is not None:
+            return RangeFile(held, start)
+        connected = self._master_alive()
+        command = self._command(False)
+        script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
+        errors = tempfile.TemporaryFile()  # not a pipe: nothing to drain while stdout streams
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        try:
+            proc.stdin.write(script)
+            proc.stdin.close()
+        except OSError:
+            pass  # ssh already exited: its status says why
+        stream = _StreamedRange(proc, start, lambda returncode: self._finished(returncode, errors, connected))
+        try:
+            header = stream.header()
+        except BaseException:
+            stream.close()
+            raise
+        if header.startswith("E "):
+            stream.close()
+            raise OSError(f"{header[2:]}: {path}")
+        return stream
+
+    def _finished(self, returncode: int | None, errors, connected: bool) -> None:
+        """A streamed read ended: ssh's failure, if it failed (`_check`); None: we stopped it."""
+        with errors:
+            errors.seek(0)
+            stderr = errors.read()
+        if returncode is not None:
+            self._check(returncode, stderr, connected)
 
     def close(self) -> None:
         """Stop the master (`ssh -O exit`) and remove the socket's directory."""
@@ -405,3 +493,96 @@ class SshSource:
                 pass
         self._master_pid = None
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+STREAM_CHUNK = 1 << 20
+STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
+
+
+class _StreamedRange(io.RawIOBase):
+    """A range of a remote file read from the stdout of the request that sends it: reads block
+    until the bytes have arrived; the last STREAM_KEEP bytes stay for seeks back. A stream that
+    ends early (the connection went, the file was cut) reads as the end of the file: the scan
+    stops at the last whole record, where the next reload goes on; `close` then raises the
+    request's error, if any."""
+
+    def __init__(self, proc: subprocess.Popen, start: int, finished):
+        self._proc, self._finished = proc, finished
+        self._base = self._pos = self._received = self._end = start
+        self._data = bytearray()
+        self._pending = b""
+
+    def header(self) -> str:
+        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK."""
+        seen = b""
+        while True:
+            chunk = self._proc.stdout.read1(STREAM_CHUNK)
+            seen += chunk
+            at = seen.find(MARK)
+            eol = seen.find(b"\n", at + len(MARK)) if at >= 0 else -1
+            if eol >= 0:
+                break
+            if not chunk:
+                self.close()  # raises ssh's error; else the answer was cut short
+                raise SshError("the remote shell answered nothing readable")
+        header = seen[at + len(MARK):eol].decode("utf-8", "replace")
+        if header.startswith("D ") and header[2:].isdigit():
+            self._end = self._base + int(header[2:])
+            self._take(seen[eol + 1:])
+        return header
+
+    def _take(self, chunk: bytes) -> None:
+        self._data += chunk
+        self._received += len(chunk)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
+        if size <= 0:
+            return b""
+        while self._received < self._pos + size:
+            chunk = self._proc.stdout.read1(STREAM_CHUNK)
+            if not chunk:
+                self._end = self._received  # ended early: what arrived is all there is
+                size = max(0, min(size, self._end - self._pos))
+                break
+            self._take(chunk)
+        at = self._pos - self._base
+        if at < 0:
+            raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
+        chunk = bytes(self._data[at:at + size])
+        self._pos += len(chunk)
+        behind = self._pos - STREAM_KEEP - self._base
+        if behind > STREAM_KEEP:  # drop what no seek goes back to (in big steps: a copy each time)
+            del self._data[:behind]
+            self._base += behind
+        return chunk
+
+    def readinto(self, buffer) -> int:
+        chunk = self.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        super().close()
+        complete = self._received >= self._end
+        if self._proc.poll() is None and not complete:
+            self._proc.kill()  # the scan stopped early (an incomplete tail): the rest is not wanted
+        self._proc.stdout.close()
+        returncode = self._proc.wait()
+        self._data = bytearray()
+        self._finished(None if returncode < 0 and not complete else max(returncode, 0))
