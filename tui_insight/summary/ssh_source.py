@@ -5,15 +5,22 @@ and reads its standard output. The user's `~/.ssh/config`, agent, keys and Proxy
 any ssh command; `BatchMode` means a missing key is an error, never a password prompt.
 
 One shared connection: the first listing starts a ControlMaster (socket in a private 0700
-directory), every later request is a session over it (no new handshake, ~10 ms on a LAN).
+directory), every later request is a session over it (no new handshake).
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
   `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
   directories nest); `stat` answers from that listing without a round trip.
-- **read** (`read`, `open_range`, `read_ranges`): bytes [start, end) with `tail -c +N | head -c M`
-  (`head -c` is not POSIX but is in GNU, BusyBox and BSD), several ranges in one request, each
-  behind a header that says how many bytes follow (the file's size at that moment bounds it).
+- **read**: bytes [start, end) with `tail -c +N | head -c M` (`head -c` is not POSIX but is in
+  GNU, BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
+  size at that moment bounds it), several ranges in one request (`read_ranges`).
+  Right after each listing, one request fetches what grew in every job file since the last
+  listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
+  the cache's reads and the payloads it decodes later are then answered from memory, so a
+  reload of many live jobs is two round trips. A range not held is streamed by `open_range`
+  (the cache parses while the rest is still arriving) or read by `read` through a block cache.
+  The remote login shell's startup files run once per request: on a host whose `.bashrc` is
+  slow that, not the network, is what a round trip costs.
 
 A connection that drops (the master exits, the network goes) makes `status` say
 "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
@@ -474,7 +481,7 @@ class SshSource:
         if header.startswith("E "):
             stream.close()
             raise OSError(f"{header[2:]}: {path}")
-        return stream
+        return io.BufferedReader(stream, STREAM_CHUNK)  # the scanner's small reads are C reads
 
     def _finished(self, returncode: int | None, errors, connected: bool) -> None:
         """A streamed read ended: ssh's failure, if it failed (`_check`); None: we stopped it."""
