@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
-from sshd import sshd_or_skip
+from sshd import ALIAS, sshd_or_skip
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.source import LocalSource
 from tui_insight.summary.ssh_source import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
@@ -65,6 +65,20 @@ def test_jobs_are_the_ones_local_discovery_finds(source, logs):
     assert got == expected
     assert f"./{ODD}" in got and "./.git" not in got
     assert not any(tid.endswith("d13") for tid in got)  # deeper than MAX_DEPTH: not a job
+
+
+def test_a_relative_path_is_relative_to_the_remote_home(server, logs):
+    relative = os.path.relpath(logs, os.path.expanduser("~"))  # the sshd runs as this user, on this machine
+    src = SshSource(f"{server.user}@{ALIAS}:{relative}", server.ssh_options())
+    try:
+        local = LocalSource(str(logs))
+        assert relative_jobs(src.discover({}), src.root) == relative_jobs(local.discover({}), local.root)
+        job = src.discover({}).jobs["./lenet_lr0.1"]
+        name = job.summary_files[0]
+        assert not job.path.startswith("/")
+        assert src.read(f"{job.path}/{name}") == (logs / "lenet_lr0.1" / name).read_bytes()
+    finally:
+        src.close()
 
 
 def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):

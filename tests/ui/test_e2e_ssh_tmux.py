@@ -17,6 +17,7 @@ import pytest
 
 from sshd import sshd_or_skip
 from test_e2e_tmux import Tmux
+from test_remote_ssh import write_steps
 from tui_insight.summary.writer import SummaryWriter
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,13 +28,6 @@ def server(tmp_path_factory):
     sshd = sshd_or_skip(tmp_path_factory.mktemp("sshd"))
     yield sshd
     sshd.stop()
-
-
-def write_steps(writer: SummaryWriter, steps) -> None:
-    for step in steps:
-        writer.add_scalar("loss", 1.0 / step)
-        writer.record(step)
-    writer.flush()
 
 
 def drop_connections(server) -> None:
