@@ -160,9 +160,12 @@ def test_missing_path_is_one_line_from_the_cache(server, tmp_path):
     with pytest.raises(SshError) as caught:
         src.discover({})
     assert_one_line(caught.value, "No such file or directory")
+    master = src.master_pid  # the host was reached: the connection stays for the next try
     cache = SummaryCache(src)
     cache.reload()
+    assert src.master_pid == master is not None  # the same connection, not a second one
     src.close()
+    wait_gone(master)  # and none is left behind
     assert cache.error == f"cannot read {target}: No such file or directory" and not cache.jobs
 
 

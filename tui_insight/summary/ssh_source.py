@@ -269,10 +269,10 @@ class SshSource:
             if self._discovery is not None:
                 raise self._lose(line)  # it worked before: the connection went
             raise SshError(line)
+        if not connected:  # the request started a master (even if its script then failed)
+            self._master_pid = self._find_master()
         if returncode != 0:
             raise SshError(_one_line(stderr, f"the remote script failed ({returncode})"))
-        if not connected:
-            self._master_pid = self._find_master()
 
     def _run(self, script: bytes, connect: bool = False) -> bytes:
         """Run `script` on the host; its standard output after MARK."""
@@ -493,7 +493,7 @@ class SshSource:
 
     def close(self) -> None:
         """Stop the master (`ssh -O exit`) and remove the socket's directory."""
-        if self._master_alive():
+        if os.path.exists(self._socket):  # a master, perhaps one whose pid was never learnt
             try:
                 subprocess.run([*self._ssh("no"), "-O", "exit", self.host], stdin=subprocess.DEVNULL,
                                capture_output=True, timeout=CONNECT_TIMEOUT)
