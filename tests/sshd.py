@@ -11,6 +11,7 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -117,7 +118,15 @@ class Sshd:
         return f"{self.user}@{ALIAS}:{path}"
 
     def stop(self) -> None:
+        """The listener and the connections still open (a test that failed before closing its
+        source): sshd -D leaves those running when only the listener goes."""
         if self.process is not None and self.process.poll() is None:
+            children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+            for pid in children.split():
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
             self.process.terminate()
             self.process.wait(timeout=10)
 
