@@ -18,10 +18,15 @@ examples:
   tui-insight ./logs --export csv --out ./snapshot     write jobs/scalars/histograms/tensors/images/lineage .csv
   tui-insight ./logs --export csv --out ./s --all-steps --force
   tui-insight ./logs --summary [--json] [--metric T]   print each job's health once; exit 1 on NaN/diverging
+  tui-insight user@host:/data/logs                     read logs on another machine through the system ssh
+  tui-insight s3://bucket/logs --storage-option client_kwargs.endpoint_url=https://...
+                                                       read logs in object storage (pip install 'tui-insight[remote]')
 
 LOGDIR and every directory below it that holds MindSpore summary files (names with
 'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
-Nothing is ever written inside LOGDIR. What each view was set to is remembered per LOGDIR in
+LOGDIR may be a path, user@host:/path or host:path (ssh: nothing is installed there), or a
+URL such as s3://bucket/prefix, obs://bucket/prefix or hdfs://... (fsspec). Nothing is ever
+written inside LOGDIR. What each view was set to is remembered per LOGDIR in
 $XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
 """
 
@@ -37,14 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("logdir", nargs="?", metavar="LOGDIR",
-                        help="directory of training logs (searched recursively for jobs)")
+                        help="directory of training logs (searched recursively for jobs): a path, "
+                             "user@host:/path (ssh) or a URL (s3://, obs://, hdfs://...)")
     parser.add_argument("--version", action="version", version=f"tui-insight {__version__}")
     parser.add_argument("--demo", action="store_true",
                         help="write demo logs to a temporary directory (several runs, every kind of data, "
                              "one run that keeps training) and open them")
-    parser.add_argument("--reload-interval", type=float, default=3.0, metavar="SECONDS",
+    parser.add_argument("--reload-interval", type=float, default=None, metavar="SECONDS",
                         help="reload at least this often, besides reloading on file-change notices "
-                             "(default 3; 0 loads once)")
+                             "(default 3; 30 for URLs, where every listing costs a request; 0 loads once)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action="store_true",
                         help="ring the terminal bell when a job gains a badge (NaN, diverging, stalled...), "
@@ -58,6 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     scale.add_argument("--no-cache", action="store_true",
                        help="do not keep what was read in $XDG_CACHE_HOME/tui-insight/ (~/.cache/tui-insight), "
                             "from which a second start reads only what is new")
+    remote = parser.add_argument_group("logs elsewhere")
+    remote.add_argument("--storage-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an fsspec storage option for a URL LOGDIR, repeatable; dotted keys nest "
+                             "(client_kwargs.endpoint_url=http://...); credentials also come from the "
+                             "environment and config files as the backend reads them")
+    remote.add_argument("--ssh-option", action="append", default=[], metavar="OPT",
+                        help="passed to ssh as -o OPT (repeatable), for a user@host:/path LOGDIR")
+    remote.add_argument("--ssh-config", metavar="FILE", help="passed to ssh as -F FILE")
     start = parser.add_argument_group("where to open")
     jobs = start.add_mutually_exclusive_group()
     jobs.add_argument("--job", metavar="ID", help="open this job's dashboard (./lenet, or lenet)")
@@ -118,9 +132,40 @@ def check_logdir(logdir: str) -> str | None:
     return None
 
 
+def remote_kind(logdir: str) -> str | None:
+    """"url" (scheme://...), "ssh" (user@host:/path, or host:path as scp writes it: a colon
+    before the first slash, not a drive letter, not a local path that exists) or None (local)."""
+    from .summary.fsspec_source import is_url
+
+    if is_url(logdir):
+        return "url"
+    colon, slash = logdir.find(":"), logdir.find("/")
+    if colon > 0 and (slash < 0 or colon < slash) and not (colon == 1 and logdir[0].isalpha()) \
+            and not os.path.exists(logdir):
+        return "ssh"
+    return None
+
+
+def make_source(logdir: str, args: argparse.Namespace):
+    """The cache's source for LOGDIR (a local path stays a path). Raises SourceError."""
+    kind = remote_kind(logdir)
+    if kind == "url":
+        from .summary.fsspec_source import FsspecSource, parse_storage_options
+
+        return FsspecSource(logdir, parse_storage_options(args.storage_option))
+    if kind == "ssh":
+        from .summary.ssh_source import SshSource
+
+        options = [arg for opt in args.ssh_option for arg in ("-o", opt)]
+        return SshSource(logdir, options + (["-F", args.ssh_config] if args.ssh_config else []))
+    return logdir
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.reload_interval is None:
+        args.reload_interval = 30.0 if args.logdir and remote_kind(args.logdir) == "url" else 3.0
     if args.reload_interval < 0:
         return fail("--reload-interval must be 0 or more seconds")
     if args.workers is not None and args.workers < 1:
@@ -148,16 +193,30 @@ def main(argv: list[str] | None = None) -> int:
         if not args.logdir:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")
-        problem = check_logdir(args.logdir)
-        if problem:
-            return fail(problem)
-        if args.export:
-            return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force)
-        if args.summary:
-            from .health_report import run
+        if remote_kind(args.logdir) is None:
+            problem = check_logdir(args.logdir)
+            if problem:
+                return fail(problem)
+        elif (args.storage_option and remote_kind(args.logdir) != "url") or \
+                ((args.ssh_option or args.ssh_config) and remote_kind(args.logdir) != "ssh"):
+            return fail("--storage-option goes with a URL LOGDIR, --ssh-option and --ssh-config with user@host:/path")
+        from .summary.source import SourceError
 
-            return run(args.logdir, as_json=args.json, metric=args.metric)
-        return open_ui(args.logdir, args)
+        try:
+            source = make_source(args.logdir, args)
+        except SourceError as exc:
+            return fail(str(exc))
+        try:
+            if args.export:
+                return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source)
+            if args.summary:
+                from .health_report import run
+
+                return run(args.logdir, as_json=args.json, metric=args.metric, source=source)
+            return open_ui(args.logdir, args, source=source)
+        finally:
+            if not isinstance(source, str):
+                source.close()  # an ssh connection kept open for the reloads
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: one line for the user, the traceback on request
@@ -177,14 +236,15 @@ def explain_state(state: str) -> str:
     return state
 
 
-def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool) -> int:
-    """The headless export: job by job (bounded memory), with a progress line on stderr."""
+def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=None) -> int:
+    """The headless export: job by job (bounded memory), with a progress line on stderr.
+    `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     import time
 
     from .export import ExportError, export_streaming
     from .summary.cache import SummaryCache
 
-    cache = SummaryCache(logdir)
+    cache = SummaryCache(source if source is not None else logdir)
     tty = sys.stderr.isatty()
     shown = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
 
@@ -235,7 +295,7 @@ def start_at(args: argparse.Namespace):
     return StartAt(jobs, args.view or "scalars", args.tags or "")
 
 
-def dashboard_cache(logdir: str, args: argparse.Namespace, remember: bool = True):
+def dashboard_cache(logdir, args: argparse.Namespace, remember: bool = True):
     """The dashboard's cache as the command line sets it up: memory budget, loading processes and
     the disk cache (not for logs that are temporary, like the demo's)."""
     from .summary.budget import DEFAULT_BUDGET
@@ -247,11 +307,12 @@ def dashboard_cache(logdir: str, args: argparse.Namespace, remember: bool = True
     return SummaryCache(logdir, memory_budget=args.memory_budget or DEFAULT_BUDGET, disk_cache=disk, workers=workers)
 
 
-def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True) -> int:
-    """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary)."""
+def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True, source=None) -> int:
+    """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary).
+    `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     from .ui.app import run_app
 
-    return run_app(dashboard_cache(logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
+    return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
                    fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=args.bell)
 
 

@@ -26,6 +26,7 @@ from .summary import landscape, profiler, tensorboard
 from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache, text_of
 from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
 from .summary.records import ScanReport, scan_records
+from .summary.source import Source
 
 HEADERS = {
     "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",
@@ -110,7 +111,7 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
             for view in views:
                 if not view.detailed:  # evicted under the memory budget: its series read back
                     view = cache.details(view.train_id) or view
-                rows = _stream_job(view, keep) if all_steps else _cached_job(cache, view, keep)
+                rows = _stream_job(view, keep, cache.source) if all_steps else _cached_job(cache, view, keep)
                 for name, row in rows:
                     files.row(name, row)
                 for name, row in _extras(cache, view, keep, problems):
@@ -150,7 +151,7 @@ def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False,
                     if on_job is not None:
                         on_job(view)
                     files.row("jobs", _job_row(view))
-                    rows = _stream_job(view, _everything) if all_steps else _cached_job(cache, view, _everything)
+                    rows = _stream_job(view, _everything, cache.source) if all_steps else _cached_job(cache, view, _everything)
                     for name, row in rows:
                         files.row(name, row)
                     for name, row in _extras(cache, view, _everything, result.problems):
@@ -233,7 +234,7 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
                 yield "landscapes", [row.train_id, row.tag, row.kind, row.interval,
                                      fmt_float(row.x), fmt_float(row.y), fmt_float(row.loss)]
     if view.profile_dirs and keep(("profiler", "")):
-        ops, types, found = profiler.profile_rows(view.train_id, view.path)
+        ops, types, found = profiler.profile_rows(view.train_id, view.path, cache.source)
         problems.extend(found)
         for name, rows, columns in (("profile_ops", ops, profiler.OP_COLUMNS),
                                     ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):
@@ -256,7 +257,7 @@ def _tensor_columns(tensor) -> list:
 
 # -- every step in the files ----------------------------------------------------------------
 
-def _stream_job(view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, list]]:
+def _stream_job(view: JobView, keep: Callable[[TagKey], bool], source: Source) -> Iterator[tuple[str, list]]:
     """Every value of every kept tag in the job's files, per tag, sorted by step (stable).
 
     Rows are spilled as CSV lines to one temporary file per tag, then each tag is read back,
@@ -267,7 +268,7 @@ def _stream_job(view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple
         plugins = tensorboard.TagPlugins()  # a tag's plugin is named in its first file only
         try:
             for path in view.files:  # by file id: the order the job's files were found in
-                for step, wall, key, value in _values_in_file(path, plugins):
+                for step, wall, key, value in _values_in_file(path, plugins, source):
                     if not keep(key):
                         continue
                     if key not in spills:
@@ -326,45 +327,48 @@ def _tb_value_rows(plugin: str, value: _TBValue) -> list[list]:
     return [[data.width, data.height]]
 
 
-def _tb_values_in_file(path: str, plugins: tensorboard.TagPlugins) -> Iterator[tuple[int, float, TagKey, object]]:
+def _records_of(path: str, source: Source) -> Iterator[bytes]:
+    """Every good record's payload of a file, read through the cache's source (local or remote);
+    none when it cannot be read (the job's state already says the file is unreadable)."""
     try:
-        with open(path, "rb", buffering=1 << 20) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            for _, payload in scan_records(fh, 0, size, ScanReport()):
-                event = tensorboard.decode_event(payload)
-                if event is None:
-                    continue
-                routed = tensorboard.event_of(event, plugins)
-                for value in routed.values:
-                    if value.plugin in PLUGIN_FILES:
-                        yield (routed.step, routed.wall_time, (value.plugin, value.tag),
-                               _TBValue(value, event.summary.value[value.index]))
+        size = source.stat(path).st_size
+        with source.open_range(path, 0, size) as fh:
+            yield from (payload for _, payload in scan_records(fh, 0, size, ScanReport()))
     except OSError:
         return
 
 
-def _values_in_file(path: str, plugins: tensorboard.TagPlugins) -> Iterator[tuple[int, float, TagKey, object]]:
+def _tb_values_in_file(path: str, plugins: tensorboard.TagPlugins,
+                       source: Source) -> Iterator[tuple[int, float, TagKey, object]]:
+    for payload in _records_of(path, source):
+        event = tensorboard.decode_event(payload)
+        if event is None:
+            continue
+        routed = tensorboard.event_of(event, plugins)
+        for value in routed.values:
+            if value.plugin in PLUGIN_FILES:
+                yield (routed.step, routed.wall_time, (value.plugin, value.tag),
+                       _TBValue(value, event.summary.value[value.index]))
+
+
+def _values_in_file(path: str, plugins: tensorboard.TagPlugins,
+                    source: Source) -> Iterator[tuple[int, float, TagKey, object]]:
     """Every exported value of a summary or TensorBoard file (`plugins`: the job's TensorBoard tags)."""
     if tensorboard.is_tensorboard_file(os.path.basename(path)):
-        yield from _tb_values_in_file(path, plugins)
+        yield from _tb_values_in_file(path, plugins, source)
         return
-    try:
-        with open(path, "rb", buffering=1 << 20) as fh:
-            size = os.fstat(fh.fileno()).st_size
-            for _, payload in scan_records(fh, 0, size, ScanReport()):
-                try:
-                    event = summary_pb2.Event.FromString(payload)
-                except DecodeError:
-                    continue
-                if event.WhichOneof("what") != "summary":
-                    continue
-                for value in event.summary.value:
-                    field_name = value.WhichOneof("value")
-                    plugin = PLUGIN_OF_FIELD.get(field_name or "")
-                    if plugin in PLUGIN_FILES:
-                        yield event.step, event.wall_time, (plugin, text_of(value.tag)), value
-    except OSError:
-        return  # the job's state already says the file is unreadable
+    for payload in _records_of(path, source):
+        try:
+            event = summary_pb2.Event.FromString(payload)
+        except DecodeError:
+            continue
+        if event.WhichOneof("what") != "summary":
+            continue
+        for value in event.summary.value:
+            field_name = value.WhichOneof("value")
+            plugin = PLUGIN_OF_FIELD.get(field_name or "")
+            if plugin in PLUGIN_FILES:
+                yield event.step, event.wall_time, (plugin, text_of(value.tag)), value
 
 
 # -- lineage ----------------------------------------------------------------------------------

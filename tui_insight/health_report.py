@@ -96,9 +96,9 @@ def _number(value: float | None) -> float | None:
 
 
 def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: TextIO | None = None,
-        clock: Callable[[], float] = time.time, metric: str | None = None) -> int:
+        clock: Callable[[], float] = time.time, metric: str | None = None, source=None) -> int:
     """Print the table (or JSON) of `logdir` to `out` (stdout), progress and warnings to `err`
-    (stderr); the exit status (see the module doc)."""
+    (stderr); the exit status (see the module doc). `source`: where it is read from (remote)."""
     from .workspace import Workspace
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -107,7 +107,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
         print(f"tui-insight: warning: {problem}", file=err)
     chosen = workspace.get("app", "jobs").get("headline")
     chosen = metric if metric else chosen if isinstance(chosen, str) else None
-    cache = SummaryCache(logdir, clock=clock)
+    cache = SummaryCache(source if source is not None else logdir, clock=clock)
     cache.discover_jobs()
     if cache.error:
         print(f"tui-insight: error: {cache.error}", file=err)

@@ -280,14 +280,16 @@ def test_deleted_job_disappears(tmp_path):
 
 def test_unreadable_file_is_a_state_not_a_crash(tmp_path, monkeypatch):
     write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
-    real_open = cache_module.open_regular
+    from tui_insight.summary import source as source_module  # the local source opens the files
+
+    real_open = source_module.open_regular
 
     def deny(path, *args, **kwargs):  # tests run as root: chmod cannot lock the file
         if "summary" in str(path):
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(cache_module, "open_regular", deny)
+    monkeypatch.setattr(source_module, "open_regular", deny)
     cache = SummaryCache(str(tmp_path))
     cache.reload()
     assert cache.job("./").state == "unreadable: Permission denied"

@@ -378,9 +378,9 @@ def test_a_search_typed_while_the_graph_builds_runs_when_it_is_shown(fixture_cac
     release = threading.Event()
     real_build = graph_screen.build_source
 
-    def slow_build(source, optimized):
+    def slow_build(source, optimized, files=None):
         release.wait(10)
-        return real_build(source, optimized)
+        return real_build(source, optimized, files)
 
     monkeypatch.setattr(graph_screen, "build_source", slow_build)
 
@@ -797,10 +797,10 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
     real_build = graph_screen.build_source
     built = threading.Event()
 
-    def held_build(source, optimized):
+    def held_build(source, optimized, files=None):
         release.wait(10)
         try:
-            return real_build(source, optimized)
+            return real_build(source, optimized, files)
         finally:
             built.set()
 

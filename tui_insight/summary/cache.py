@@ -26,15 +26,16 @@ from . import limits
 from . import tensorboard as tb
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
-from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
+from .discovery import Discovery, FoundJob, classify, rediscover, summary_sort_key
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, Payloads, RecordBatch, ScanReport, open_regular, scan_batches
+from .records import LayoutBook, Payloads, RecordBatch, ScanReport, scan_batches
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
+from .source import LOCAL, LocalSource, Source
 
 PLUGIN_OF_FIELD = {
     "scalar_value": "scalar",
@@ -359,8 +360,10 @@ class _JobLoader:
     """Loader-side state of one job. Used by the loading thread only."""
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
-                 layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None):
+                 layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None,
+                 source: Source = LOCAL):
         self.train_id = train_id
+        self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
         self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
         self.path = path
@@ -413,7 +416,7 @@ class _JobLoader:
         base = found.path + os.sep
         for name in (*found.event_files, *found.lineage_files, *found.graph_files):
             try:
-                st = stats[name] = os.stat(base + name)
+                st = stats[name] = self.source.stat(base + name)
                 stamp += (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             except OSError as exc:
                 stats[name] = exc
@@ -512,15 +515,16 @@ class _JobLoader:
     def _read_file(self, state: _FileState, ranks: np.ndarray, progress: "LoadProgress") -> None:
         path = os.path.join(self.path, state.name)
         try:
-            st = self._stats.get(state.name) or os.stat(path)
+            st = self._stats.get(state.name) or self.source.stat(path)
             if isinstance(st, OSError):
                 raise st
             state.mtime = st.st_mtime
             if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
                 state.size, state.tail_bytes, state.error = st.st_size, 0, ""
                 return  # nothing appended: no need to open the file
-            with open_regular(path, buffering=1 << 20) as fh:  # a FIFO or device would block or never end
-                st = os.fstat(fh.fileno())
+            with self.source.open_range(path, state.end, st.st_size) as fh:
+                if self.source.is_local:
+                    st = os.fstat(fh.fileno())  # the file as opened (it may have grown since its stat)
                 state.inode = (st.st_dev, st.st_ino)
                 state.size = st.st_size
                 state.error = ""
@@ -818,7 +822,7 @@ class _JobLoader:
         if sizes == self._lineage_sizes:
             return None
         self._lineage_sizes = sizes
-        return read_lineage(paths) if paths else JobLineage()
+        return read_lineage(paths, self.source) if paths else JobLineage()
 
     def _tb_lineage(self, lineage: JobLineage | None) -> JobLineage | None:
         """The job's lineage with its TensorBoard hparams records (None: unchanged)."""
@@ -1009,22 +1013,25 @@ class SummaryCache:
     `workers` > 1 reads the first load of jobs in that many processes.
     """
 
-    def __init__(self, logdir: str, payload_bytes: int = limits.PAYLOAD_CACHE_BYTES,
+    def __init__(self, logdir: "str | os.PathLike | Source", payload_bytes: int = limits.PAYLOAD_CACHE_BYTES,
                  clock: Callable[[], float] = time.time, memory_budget: int = DEFAULT_BUDGET,
                  disk_cache: DiskCache | None = None, workers: int = 1):
-        self.logdir = os.path.abspath(logdir)
+        # `logdir`: a local path, or a `Source` (a remote tree); `logdir` is then its location.
+        self.source: Source = LocalSource(os.fspath(logdir)) if isinstance(logdir, (str, os.PathLike)) else logdir
+        self.logdir = self.source.root if self.source.is_local else self.source.location
         self.clock = clock  # tells a file still being written from one cut short (tests fix it)
-        self.payloads = PayloadStore(payload_bytes)
+        self.payloads = PayloadStore(payload_bytes, self.source)
+        self._where = "" if self.source.is_local else self.source.location  # keys the disk cache's entries
         self.progress = LoadProgress()
         self._notes: list[str] = []  # problems of the cache itself (the disk cache, a loading process)
         self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan, and the notes
         self.error: str = ""  # set when LOGDIR itself cannot be read
         self.disk = disk_cache
-        if disk_cache is not None and inside(disk_cache.root, self.logdir):
+        if disk_cache is not None and self.source.is_local and inside(disk_cache.root, self.logdir):
             self.disk = None  # nothing is ever written inside LOGDIR
             self._note(f"the cache directory {disk_cache.root} is inside LOGDIR: it is not used")
         self._budget = DetailBudget(memory_budget)
-        self._pool = JobPool(workers) if workers > 1 else None
+        self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
         self._errand_lock = threading.Lock()
@@ -1145,7 +1152,7 @@ class SummaryCache:
                          stats: Mapping[str, os.stat_result | OSError]) -> None:
         """Give a job without details its series back: from the disk cache when its entry fits
         the files (the refresh that follows reads what was appended since), else from scratch."""
-        snapshot = self.disk.load(loader.path, details=True) if self.disk is not None else None
+        snapshot = self.disk.load(loader.path, details=True, where=self._where) if self.disk is not None else None
         if snapshot is not None and loader.fits(snapshot, found, stats):
             loader.install(snapshot, from_disk=True)
         else:
@@ -1154,7 +1161,7 @@ class SummaryCache:
     def _restore_listed(self, loader: _JobLoader, found: FoundJob,
                         stats: Mapping[str, os.stat_result | OSError]) -> None:
         """A job seen for the first time: listed from its disk cache entry's header when it fits."""
-        snapshot = self.disk.load(loader.path, details=False) if self.disk is not None else None
+        snapshot = self.disk.load(loader.path, details=False, where=self._where) if self.disk is not None else None
         if snapshot is not None and loader.fits(snapshot, found, stats):
             loader.install(snapshot, from_disk=True)
 
@@ -1178,7 +1185,7 @@ class SummaryCache:
             total.merge(changes)
 
     def _save(self, loader: _JobLoader) -> None:
-        if self.disk is not None and self.disk.save(loader.path, encode(loader.snapshot())):
+        if self.disk is not None and self.disk.save(loader.path, encode(loader.snapshot()), self._where):
             loader.mark_saved()
 
     def _enforce_budget(self) -> None:
@@ -1270,7 +1277,7 @@ class SummaryCache:
             loader = self._loaders.get(train_id)
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                              self._tb_layout_book)
+                                                     self._tb_layout_book, self.source)
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1282,7 +1289,7 @@ class SummaryCache:
                 found = Discovery(only, list(self.problems))
             else:
                 try:
-                    found = discover(self.logdir, self._listings)
+                    found = self.source.discover(self._listings)
                     self.error = ""
                 except OSError as exc:
                     self.error = f"cannot read {self.logdir}: {_describe(exc)}"
@@ -1298,7 +1305,7 @@ class SummaryCache:
                 self._budget.drop(train_id)
             for train_id in added:
                 self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
-                                              self._tb_layout_book)
+                                                     self._tb_layout_book, self.source)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
                 # New jobs show up at once (state "loading"), before their files are read.
@@ -1427,7 +1434,7 @@ class SummaryCache:
             data, nbytes, nfiles = future.result()
             # With a disk cache the series go there as they are and only the header is read
             # here: most jobs of a big first load would be evicted at once anyway.
-            on_disk = self.disk is not None and self.disk.save(loader.path, data)
+            on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
             snapshot = decode(data, details=not on_disk)
         except BrokenProcessPool:
             loader.notes.append(self._pool_died(generation))
@@ -1561,7 +1568,8 @@ class SummaryCache:
             from watchfiles import watch
 
             for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
-                                 yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False):
+                                 yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
+                    if self.source.is_local else ():  # a remote source is polled
                 self._watching = True
                 yield {path for _, path in changes} or None
         except Exception:  # no notices on this file system, or it went away: poll instead

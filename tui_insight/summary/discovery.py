@@ -72,14 +72,16 @@ def classify(name: str) -> str | None:
 PROFILE_SUFFIX = "_ascend_ms"  # MindSpore 2.x profiler output (`summary/profiler.py` reads it)
 
 
-def is_profile_dir(path: str, name: str) -> bool:
+def is_profile_dir(path: str, name: str, names=None) -> bool:
     """A profiler output directory: `*_ascend_ms`, or MindInsight's older `profiler*` holding a
-    `profiler_info_*.json`. It belongs to the job of the directory it sits in (never a job itself)."""
+    `profiler_info_*.json`. It belongs to the job of the directory it sits in (never a job itself).
+    `names`: the directory's entries when already known (a remote listing), else it is listed."""
     if name.endswith(PROFILE_SUFFIX):
         return True
     if name.startswith("profiler"):
         try:
-            return any(n.startswith("profiler_info_") and n.endswith(".json") for n in os.listdir(path))
+            names = os.listdir(path) if names is None else names
+            return any(n.startswith("profiler_info_") and n.endswith(".json") for n in names)
         except OSError:
             return False
     return False
@@ -140,9 +142,7 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
             job = listing.job
             if job is None or job.path != path:
                 train_id = train_id_for(rel)
-                job = listing.job = FoundJob(train_id, path, list(files.get("summary", ())),
-                                             list(files.get("lineage", ())), list(files.get("graph", ())),
-                                             sorted(files.get("profile", ())), list(files.get("tensorboard", ())))
+                job = listing.job = job_of(train_id, path, files)
             jobs[job.train_id] = job
         if depth < MAX_DEPTH:
             for name, sub in listing.subdirs:
@@ -175,12 +175,25 @@ def _list(path: str, stamp: tuple, racy: bool = False) -> _Listing:
         kind = classify(entry.name)
         if kind:
             files.setdefault(kind, []).append(entry.name)
+    sort_files(files)
+    subdirs.sort()
+    return _Listing(stamp, files, subdirs, racy)
+
+
+def sort_files(files: dict[str, list[str]]) -> None:
+    """Put each kind's file names (as `classify` names kinds) in read order, in place."""
     files.get("summary", []).sort(key=summary_sort_key)
     files.get("lineage", []).sort(key=summary_sort_key)
     files.get("graph", []).sort()
+    files.get("profile", []).sort()
     files.get("tensorboard", []).sort(key=tensorboard_sort_key)
-    subdirs.sort()
-    return _Listing(stamp, files, subdirs, racy)
+
+
+def job_of(train_id: str, path: str, files: dict[str, list[str]]) -> FoundJob:
+    """The job of a directory whose files are `files` (kind -> names in read order)."""
+    return FoundJob(train_id, path, list(files.get("summary", ())), list(files.get("lineage", ())),
+                    list(files.get("graph", ())), list(files.get("profile", ())),
+                    list(files.get("tensorboard", ())))
 
 
 def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> FoundJob | None:
@@ -203,5 +216,4 @@ def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> Found
     files = listing.files
     if not files:
         return None
-    return FoundJob(train_id, path, list(files.get("summary", ())), list(files.get("lineage", ())),
-                    list(files.get("graph", ())), tensorboard_files=list(files.get("tensorboard", ())))
+    return job_of(train_id, path, files)

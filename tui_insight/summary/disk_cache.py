@@ -43,23 +43,26 @@ class DiskCache:
         self.root = Path(root) if root is not None else default_root()
         self.dir = self.root / "snapshots"
         self._dir = str(self.dir)
-        self._names: dict[str, Path] = {}  # job path -> its entry (a real path costs a stat per component)
+        self._names: dict[tuple[str, str], Path] = {}  # (where, job path) -> its entry (a real path costs a stat per component)
         self._made = False  # the directory exists
         self.max_bytes = max_bytes
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
 
-    def entry(self, job_path: str) -> Path:
-        path = self._names.get(job_path)
+    def entry(self, job_path: str, where: str = "") -> Path:
+        """`where`: the remote tree a job path is in ("" on this machine), so `host:/logs` and a
+        local `/logs` never share entries."""
+        path = self._names.get((where, job_path))
         if path is None:
-            digest = hashlib.sha256(os.path.realpath(job_path).encode("utf-8", "surrogateescape")).hexdigest()
-            path = self._names[job_path] = Path(os.path.join(self._dir, digest[:40] + SUFFIX))
+            key = f"{where}\n{job_path}" if where else os.path.realpath(job_path)
+            digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+            path = self._names[(where, job_path)] = Path(os.path.join(self._dir, digest[:40] + SUFFIX))
         return path
 
-    def load(self, job_path: str, details: bool) -> JobSnapshot | None:
+    def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
         it is damaged (then it is deleted)."""
-        path = self.entry(job_path)
+        path = self.entry(job_path, where)
         try:
             with open(path, "rb") as fh:
                 if details:
@@ -91,9 +94,9 @@ class DiskCache:
         self._remove(path)
         return None
 
-    def save(self, job_path: str, data: bytes) -> bool:
+    def save(self, job_path: str, data: bytes, where: str = "") -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
-        path = self.entry(job_path)
+        path = self.entry(job_path, where)
         tmp = None
         try:
             if not self._made:

@@ -69,8 +69,9 @@ class GraphError(Exception):
 
 # -- reading --------------------------------------------------------------------------------
 
-def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
-    """The GraphProto of a cache `GraphSource`.
+def load_graph(source: Any, files: Any = None) -> anf_ir_pb2.GraphProto:
+    """The GraphProto of a cache `GraphSource`, read through `files` (the cache's `source.Source`)
+    when it is remote.
 
     `source.kind == "summary"`: the `graph_def` of the Event record at `source.offset` of
     `source.path`; `"tensorboard"`: the TensorFlow GraphDef of the TensorBoard event at that
@@ -81,16 +82,18 @@ def load_graph(source: Any) -> anf_ir_pb2.GraphProto:
     name = os.path.basename(source.path)
     try:
         if source.kind == "summary":
-            event = summary_pb2.Event.FromString(read_record_at(source.path, source.offset))
+            event = summary_pb2.Event.FromString(read_record_at(source.path, source.offset, files))
             if not event.HasField("graph_def"):
                 raise GraphError(f"{name}: the record at byte {source.offset} holds no graph any more")
             return event.graph_def
         if source.kind == "tensorboard":
-            graph = tensorboard.graph_at(source.path, source.offset)
+            graph = tensorboard.graph_at(source.path, source.offset, files)
             if isinstance(graph, tensorboard.Problem):
                 raise GraphError(f"{name}: {graph}")
             return graph
         if source.kind == "pb":
+            if files is not None and not files.is_local:
+                return anf_ir_pb2.ModelProto.FromString(files.read(source.path)).graph
             with open_regular(source.path) as fh:
                 return anf_ir_pb2.ModelProto.FromString(fh.read()).graph
     except OSError as exc:

@@ -167,8 +167,9 @@ def dataset_graph_dict(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
     return out
 
 
-def read_lineage(paths: list[str]) -> JobLineage:
-    """Merge a job's lineage files, given in read order (timestamp ascending)."""
+def read_lineage(paths: list[str], source=None) -> JobLineage:
+    """Merge a job's lineage files, given in read order (timestamp ascending); read through
+    `source` (a `source.Source`) when they are remote."""
     train: dict[str, Any] = {}
     evaluation: dict[str, Any] = {}
     dataset: dict[str, Any] = {}
@@ -181,8 +182,9 @@ def read_lineage(paths: list[str]) -> JobLineage:
         users: list[lineage_pb2.UserDefinedInfo] = []
         report = ScanReport()
         try:
-            with open(path, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
+            size = -1 if source is None or source.is_local else source.stat(path).st_size
+            with open(path, "rb") if size < 0 else source.open_range(path, 0, size) as fh:
+                size = os.fstat(fh.fileno()).st_size if size < 0 else size
                 for _, payload in scan_records(fh, 0, size, report):
                     try:
                         event = lineage_pb2.LineageEvent.FromString(payload)

@@ -166,8 +166,9 @@ def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
 class PayloadStore:
     """Decodes payloads on demand; a thread-safe LRU bounded by `max_bytes`."""
 
-    def __init__(self, max_bytes: int = limits.PAYLOAD_CACHE_BYTES):
+    def __init__(self, max_bytes: int = limits.PAYLOAD_CACHE_BYTES, source=None):
         self.max_bytes = max_bytes
+        self.source = source  # where the files are read from (`source.Source`; None: this machine)
         self._items: OrderedDict[tuple[str, Locator], Any] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
@@ -184,7 +185,7 @@ class PayloadStore:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        item = build(read_value(loc))
+        item = build(read_value(loc, self.source))
         with self._lock:
             if key not in self._items:
                 self._items[key] = item
@@ -233,17 +234,17 @@ def _tensorboard(decoder: str) -> Callable[[Any], Any]:
     return build
 
 
-def read_value(loc: Locator) -> summary_pb2.Summary.Value:
+def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value:
     """The value `loc` points at: a MindSpore `Summary.Value`, or TensorBoard's for a "tensorboard" locator."""
     if loc.kind == "tensorboard":
         from . import tensorboard
 
-        value = tensorboard.value_at(loc.path, loc.offset, loc.index)
+        value = tensorboard.value_at(loc.path, loc.offset, loc.index, source)
         if isinstance(value, tensorboard.Problem):
             raise PayloadError(str(value))
         return value
     try:
-        event = summary_pb2.Event.FromString(read_record_at(loc.path, loc.offset))
+        event = summary_pb2.Event.FromString(read_record_at(loc.path, loc.offset, source))
         return event.summary.value[loc.index]
     except (OSError, ValueError, DecodeError, IndexError) as exc:
         raise PayloadError(f"cannot read the value any more: {exc}") from exc

@@ -57,6 +57,7 @@ class ProfileRef:
     target: str  # "cpu" or "gpu"
     created: float  # seconds since the epoch: from the directory name, else the newest file's mtime
     job_dir: str = ""
+    source: Any = field(default=None, compare=False, repr=False)  # a remote `source.Source`; None: local
 
     @property
     def key(self) -> str:
@@ -76,18 +77,22 @@ class ProfileRef:
         return os.path.join(self.path, "ASCEND_PROFILER_OUTPUT", "trace_view.json")
 
 
-def _listdir(path: str) -> list[str]:
+def _listdir(path: str, source: Any = None) -> list[str]:
     try:
-        return sorted(os.listdir(path))
+        return sorted(os.listdir(path)) if source is None else source.listdir(path)
     except OSError:
         return []
 
 
-def _newest_mtime(path: str, names: Iterable[str]) -> float:
+def _isdir(path: str, source: Any = None) -> bool:
+    return os.path.isdir(path) if source is None else bool(_listdir(path, source))  # remote: no empty dirs
+
+
+def _newest_mtime(path: str, names: Iterable[str], source: Any = None) -> float:
     times = []
     for name in names:
         try:
-            times.append(os.stat(os.path.join(path, name)).st_mtime)
+            times.append((os.stat if source is None else source.stat)(os.path.join(path, name)).st_mtime)
         except OSError:
             pass
     return max(times, default=0.0)
@@ -107,22 +112,22 @@ def _created_from_name(name: str) -> float | None:
     return _time.mktime(parts) + int(digits[14:]) / 1000
 
 
-def _ascend_refs(path: str, job_dir: str) -> list[ProfileRef]:
+def _ascend_refs(path: str, job_dir: str, source: Any = None) -> list[ProfileRef]:
     framework = os.path.join(path, "FRAMEWORK")
-    names = _listdir(framework)
+    names = _listdir(framework, source)
     devices = sorted({m.group(1) for n in names for m in [CPU_TYPE_RE.match(n) or CPU_DETAIL_RE.match(n)] if m}
                      | {n[len("cpu_op_execute_timestamp_"):-4] for n in names
                         if n.startswith("cpu_op_execute_timestamp_") and n.endswith(".txt")})
-    if not devices and not os.path.isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT")):
+    if not devices and not _isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT"), source):
         return []
     created = _created_from_name(os.path.basename(path))
     if created is None:
-        created = _newest_mtime(framework, names)
-    return [ProfileRef(path, framework, dev, "ascend_ms", "cpu", created, job_dir) for dev in devices or ["0"]]
+        created = _newest_mtime(framework, names, source)
+    return [ProfileRef(path, framework, dev, "ascend_ms", "cpu", created, job_dir, source) for dev in devices or ["0"]]
 
 
-def _legacy_refs(path: str, job_dir: str) -> list[ProfileRef]:
-    names = _listdir(path)
+def _legacy_refs(path: str, job_dir: str, source: Any = None) -> list[ProfileRef]:
+    names = _listdir(path, source)
     infos = [m.group(1) for n in names for m in [PROFILER_INFO_RE.match(n)] if m]
     if not infos:
         return []
@@ -130,30 +135,32 @@ def _legacy_refs(path: str, job_dir: str) -> list[ProfileRef]:
     for dev in infos:
         target = "gpu" if f"gpu_op_type_info_{dev}.csv" in names or f"gpu_op_detail_info_{dev}.csv" in names else "cpu"
         files = [n for n in names if n.endswith((f"_{dev}.csv", f"_{dev}.txt", f"_{dev}.json"))]
-        refs.append(ProfileRef(path, path, dev, "legacy", target, _newest_mtime(path, files), job_dir))
+        refs.append(ProfileRef(path, path, dev, "legacy", target, _newest_mtime(path, files, source), job_dir, source))
     return refs
 
 
-def profile_refs_in(path: str, job_dir: str = "") -> list[ProfileRef]:
+def profile_refs_in(path: str, job_dir: str = "", source: Any = None) -> list[ProfileRef]:
     """The profiles directory `path` is itself (an `*_ascend_ms` or a `profiler*` directory)."""
     base = os.path.basename(os.path.normpath(path))
     if base.endswith(ASCEND_MS_SUFFIX):
-        return _ascend_refs(path, job_dir)
+        return _ascend_refs(path, job_dir, source)
     if base.startswith("profiler"):
-        return _legacy_refs(path, job_dir)
+        return _legacy_refs(path, job_dir, source)
     return []
 
 
-def find_profiles(job_dir: str) -> list[ProfileRef]:
+def find_profiles(job_dir: str, source: Any = None) -> list[ProfileRef]:
     """Every profile of the job at `job_dir`, newest first: `job_dir` itself when it is one, and
-    its direct children named `*_ascend_ms` or `profiler*`. Unreadable directories are skipped."""
-    job_dir = os.path.abspath(job_dir)
-    refs = profile_refs_in(job_dir, os.path.dirname(job_dir))
-    for name in _listdir(job_dir):
+    its direct children named `*_ascend_ms` or `profiler*`. Unreadable directories are skipped.
+    `source`: the cache's `source.Source`, read through when it is remote."""
+    source = None if source is None or source.is_local else source
+    job_dir = os.path.abspath(job_dir) if source is None else job_dir
+    refs = profile_refs_in(job_dir, os.path.dirname(job_dir), source)
+    for name in _listdir(job_dir, source):
         child = os.path.join(job_dir, name)
-        if name.startswith(".") or not os.path.isdir(child):
+        if name.startswith(".") or not _isdir(child, source):
             continue
-        refs.extend(profile_refs_in(child, job_dir))
+        refs.extend(profile_refs_in(child, job_dir, source))
     return sorted(refs, key=lambda r: (-r.created, r.path, r.device))
 
 
@@ -320,10 +327,13 @@ class Profile:
 
 # -- reading ----------------------------------------------------------------------------------------
 
-def _read_text(path: str, label: str, problems: list[str], required: bool = True) -> str | None:
+def _read_text(path: str, label: str, problems: list[str], required: bool = True, source: Any = None) -> str | None:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        if source is not None:
+            data = source.read(path)
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
     except FileNotFoundError:
         if required:
             problems.append(f"{label}: missing")
@@ -749,7 +759,7 @@ def load_timeline(ref: ProfileRef) -> Timeline:
     path = ref.trace_path if ref.layout == "ascend_ms" else ""
     if not path:
         return Timeline(problems=("no trace_view.json in this layout",))
-    text = _read_text(path, _label(ref, path), problems)
+    text = _read_text(path, _label(ref, path), problems, source=ref.source)
     if text is None:
         return Timeline(problems=tuple(problems))
     return parse_trace(text, _label(ref, path))
@@ -759,7 +769,7 @@ def load_shapes(ref: ProfileRef, profile: Profile) -> Shapes:
     """Input shapes from the profile's `<target>_framework_<n>.txt` (never raises)."""
     problems: list[str] = []
     path = ref.file(f"{ref.target}_framework") + ".txt"
-    text = _read_text(path, _label(ref, path), problems)
+    text = _read_text(path, _label(ref, path), problems, source=ref.source)
     if text is None:
         return Shapes({}, True, tuple(problems))
     return parse_framework(text, _label(ref, path), profile.calls, profile.operators)
@@ -770,7 +780,7 @@ def load_calls(ref: ProfileRef) -> tuple[Calls, tuple[str, ...]]:
     problems: list[str] = []
     path = ref.file(f"{ref.target}_op_execute_timestamp") + ".txt"
     label = _label(ref, path)
-    text = _read_text(path, label, problems, required=ref.target == "cpu")
+    text = _read_text(path, label, problems, required=ref.target == "cpu", source=ref.source)
     calls = parse_execute_timestamps(text, label, problems) if text is not None else Calls()
     return calls, tuple(problems)
 
@@ -797,7 +807,7 @@ def load_profile(ref: ProfileRef, *, calls: bool = True, shapes: bool = True, ti
     def read(stem: str, ext: str, required: bool = True) -> tuple[str | None, str]:
         path = ref.file(stem) + ext
         label = _label(ref, path)
-        return _read_text(path, label, problems, required), label
+        return _read_text(path, label, problems, required, ref.source), label
 
     text, label = read(f"{prefix}_op_detail_info", ".csv")
     operators = parse_operators(text, label, problems, unit=unit) if text is not None else []
@@ -922,12 +932,13 @@ def profile_op_type_rows(train_id: str, profile: Profile) -> list[dict[str, Any]
              "avg_ms": t.avg_ms, "share": t.share} for t in types]
 
 
-def profile_rows(train_id: str, job_dir: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """For export: (op rows, op-type rows, problems) of every profile of a job (newest first)."""
+def profile_rows(train_id: str, job_dir: str, source: Any = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """For export: (op rows, op-type rows, problems) of every profile of a job (newest first);
+    `source`: the cache's, read through when remote."""
     ops: list[dict[str, Any]] = []
     types: list[dict[str, Any]] = []
     problems: list[str] = []
-    for ref in find_profiles(job_dir):
+    for ref in find_profiles(job_dir, source):
         profile = load_profile(ref, calls=False, shapes=False, timeline=False)
         ops += profile_op_rows(train_id, profile)
         types += profile_op_type_rows(train_id, profile)

@@ -519,24 +519,38 @@ def open_regular(path: str, buffering: int = -1) -> BinaryIO:
         raise
 
 
-def read_record_at(path: str, offset: int) -> bytes:
-    """The payload of the record at `offset` (for payloads decoded on demand).
+def read_record_at(path: str, offset: int, source=None) -> bytes:
+    """The payload of the record at `offset` (for payloads decoded on demand); read through
+    `source` (a `source.Source`) when the file is remote.
 
     Raises OSError or ValueError when the record is no longer there as it was.
     """
+    if source is not None and not source.is_local:
+        size = source.stat(path).st_size
+        header = source.read(path, offset, offset + HEADER_SIZE)
+        length = _record_length(header, path, offset, size)
+        rest = source.read(path, offset + HEADER_SIZE, offset + HEADER_SIZE + length + FOOTER_SIZE)
+        return _record_payload(rest[:length], rest[length:], length, path, offset)
     with open_regular(path) as fh:
         fh.seek(offset)
-        header = fh.read(HEADER_SIZE)
-        if len(header) < HEADER_SIZE or not _header_ok(header):
-            raise ValueError(f"no record at byte {offset} of {path} any more")
-        length = _U64.unpack_from(header)[0]
-        if offset + HEADER_SIZE + length + FOOTER_SIZE > os.fstat(fh.fileno()).st_size:
-            raise ValueError(f"the record at byte {offset} of {path} is cut short")
+        length = _record_length(fh.read(HEADER_SIZE), path, offset, os.fstat(fh.fileno()).st_size)
         payload = fh.read(length)
-        footer = fh.read(FOOTER_SIZE)
-        if len(payload) < length or len(footer) < FOOTER_SIZE or _U32.unpack(footer)[0] != masked_crc(payload):
-            raise ValueError(f"the record at byte {offset} of {path} changed")
-        return payload
+        return _record_payload(payload, fh.read(FOOTER_SIZE), length, path, offset)
+
+
+def _record_length(header: bytes, path: str, offset: int, size: int) -> int:
+    if len(header) < HEADER_SIZE or not _header_ok(header):
+        raise ValueError(f"no record at byte {offset} of {path} any more")
+    length = _U64.unpack_from(header)[0]
+    if offset + HEADER_SIZE + length + FOOTER_SIZE > size:
+        raise ValueError(f"the record at byte {offset} of {path} is cut short")
+    return length
+
+
+def _record_payload(payload: bytes, footer: bytes, length: int, path: str, offset: int) -> bytes:
+    if len(payload) < length or len(footer) < FOOTER_SIZE or _U32.unpack(footer)[0] != masked_crc(payload):
+        raise ValueError(f"the record at byte {offset} of {path} changed")
+    return payload
 
 
 # -- repeated event layouts -------------------------------------------------------------------

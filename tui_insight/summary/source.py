@@ -13,13 +13,20 @@ through a `Source`:
 - `listdir(path)`: names in a directory (profiler output).
 
 Paths are strings the source understands: absolute local paths, or POSIX paths under the remote
-root. `location` is what the user typed, for messages.
+root. `location` is what the user typed, for messages. `status` is "" while the source is fine,
+else a few words for the status line ("reconnecting…").
+
+A remote source that cannot be reached or read at all raises `SourceError` (one line, for the
+user) when it is made or on its first `discover`; later failures are OSErrors of the file read
+(the cache keeps what it had and tries again at the next reload).
 """
 from __future__ import annotations
 
 import io
 import os
-from typing import BinaryIO, Protocol
+import threading
+from collections import OrderedDict
+from typing import BinaryIO, Callable, Protocol
 
 from .discovery import Discovery, discover
 from .records import open_regular
@@ -27,18 +34,24 @@ from .records import open_regular
 REGULAR_FILE = 0o100644
 
 
-def file_stat(size: int, mtime: float) -> os.stat_result:
+def file_stat(size: int, mtime: float, ino: int = 0) -> os.stat_result:
     """A stat result for a file known only by its size and mtime (a remote listing): no device
-    or inode, so a replaced file is known by its size going down (or its mtime, by the caller)."""
+    or inode, so a replaced file is known by its size going down (or its mtime, by the caller,
+    who may then give it a new `ino`: the cache reads a file of another inode from its start)."""
     ns = int(mtime * 1e9)
-    return os.stat_result((REGULAR_FILE, 0, 0, 1, 0, 0, size, int(mtime), int(mtime), int(mtime),
+    return os.stat_result((REGULAR_FILE, ino, 0, 1, 0, 0, size, int(mtime), int(mtime), int(mtime),
                            mtime, mtime, mtime, ns, ns, ns))
+
+
+class SourceError(OSError):
+    """A log directory that cannot be read at all: the message is one line for the user."""
 
 
 class Source(Protocol):
     location: str  # as the user gave it
     root: str  # the root path as the source names it
     is_local: bool
+    status: str  # "" when fine; else for the status line ("reconnecting…")
 
     def discover(self, listings: dict) -> Discovery: ...
 
@@ -53,50 +66,30 @@ class Source(Protocol):
     def close(self) -> None: ...
 
 
-class RangeFile(io.RawIOBase):
-    """Bytes [base, base + len(data)) of a file, read at their file offsets (a remote range)."""
+class RangeFile(io.BytesIO):
+    """Bytes [base, base + len(data)) of a file, read at their file offsets (a remote range).
+    Reads are BytesIO's own (C): the record scanner makes three per record."""
 
     def __init__(self, data: bytes, base: int):
-        self._data = memoryview(data)
+        super().__init__(data)
         self._base = base
-        self._pos = base
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        if whence == io.SEEK_CUR:
-            offset += self._pos
-        elif whence == io.SEEK_END:
-            offset += self._base + len(self._data)
-        self._pos = offset
-        return offset
+        if whence == io.SEEK_SET:
+            if offset < self._base:
+                raise OSError(f"byte {offset} was not fetched (the range starts at {self._base})")
+            offset -= self._base
+        return super().seek(offset, whence) + self._base
 
     def tell(self) -> int:
-        return self._pos
-
-    def read(self, size: int = -1) -> bytes:
-        at = self._pos - self._base
-        if at < 0:
-            raise OSError(f"byte {self._pos} was not fetched (the range starts at {self._base})")
-        end = len(self._data) if size is None or size < 0 else min(len(self._data), at + size)
-        chunk = bytes(self._data[at:end])
-        self._pos += len(chunk)
-        return chunk
-
-    def readinto(self, buffer) -> int:
-        chunk = self.read(len(buffer))
-        buffer[:len(chunk)] = chunk
-        return len(chunk)
+        return super().tell() + self._base
 
 
 class LocalSource:
     """Files on this machine: today's reading, unchanged (directory listings reused by stamp)."""
 
     is_local = True
+    status = ""
 
     def __init__(self, logdir: str):
         self.location = logdir
@@ -121,3 +114,68 @@ class LocalSource:
 
     def close(self) -> None:
         pass
+
+
+LOCAL = LocalSource(os.sep)  # reads any absolute local path (readers given no source)
+
+
+class RangeCache:
+    """Recently read blocks of remote files, for payloads decoded on demand: a histogram or an
+    image is a few KB, and the records near it are usually wanted next (one request fetches the
+    block). Append-only files: a block read short (the file ended there) is fetched again when
+    more of it is wanted; a rewritten file's blocks are dropped (`forget`). Thread-safe."""
+
+    def __init__(self, fetch: Callable[[str, int, int], bytes], block: int = 1 << 18, max_bytes: int = 32 << 20):
+        self._fetch = fetch  # (path, start, end) -> the bytes, in one request
+        self.block = block
+        self.max_bytes = max_bytes
+        self._blocks: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def read(self, path: str, start: int, end: int) -> bytes:
+        """Bytes [start, end) of `path` (fewer where the file ends)."""
+        if end <= start:
+            return b""
+        first, last = start // self.block, (end - 1) // self.block
+        parts: list[bytes] = []
+        i = first
+        while i <= last:
+            with self._lock:
+                data = self._blocks.get((path, i))
+                if data is not None:
+                    self._blocks.move_to_end((path, i))
+            wanted = min(end, (i + 1) * self.block) - i * self.block
+            if data is not None and len(data) >= wanted:
+                parts.append(data)
+                i += 1
+                continue
+            j = i  # fetch the run of missing blocks in one request
+            while j < last and (path, j + 1) not in self._blocks:
+                j += 1
+            fetched = self._fetch(path, i * self.block, (j + 1) * self.block)
+            for k in range(i, j + 1):
+                piece = fetched[(k - i) * self.block:(k - i + 1) * self.block]
+                parts.append(piece)
+                self._keep((path, k), piece)
+                if len(piece) < self.block:
+                    break  # the file ends here
+            if len(fetched) < (j + 1 - i) * self.block:
+                break
+            i = j + 1
+        data = b"".join(parts)
+        return data[start - first * self.block:end - first * self.block]
+
+    def _keep(self, key: tuple[str, int], data: bytes) -> None:
+        with self._lock:
+            old = self._blocks.pop(key, None)
+            self._bytes += len(data) - (len(old) if old is not None else 0)
+            self._blocks[key] = data
+            while self._bytes > self.max_bytes and len(self._blocks) > 1:
+                _, gone = self._blocks.popitem(last=False)
+                self._bytes -= len(gone)
+
+    def forget(self, path: str) -> None:
+        with self._lock:
+            for key in [k for k in self._blocks if k[0] == path]:
+                self._bytes -= len(self._blocks.pop(key))  # reads any absolute local path (readers given no source)

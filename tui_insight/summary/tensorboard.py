@@ -258,19 +258,20 @@ def scan_file(path: str | os.PathLike, plugins: TagPlugins | None = None) -> TBS
 
 # -- payloads, on demand ----------------------------------------------------------------------
 
-def value_at(path: str, offset: int, index: int) -> tb_event_pb2.Summary.Value | Problem:
-    """The value at `index` of the event in the record at `offset` of `path`."""
+def value_at(path: str, offset: int, index: int, source=None) -> tb_event_pb2.Summary.Value | Problem:
+    """The value at `index` of the event in the record at `offset` of `path` (read through
+    `source`, a `source.Source`, when the file is remote)."""
     try:
-        event = tb_event_pb2.Event.FromString(read_record_at(path, offset))
+        event = tb_event_pb2.Event.FromString(read_record_at(path, offset, source))
         return event.summary.value[index]
     except (OSError, ValueError, DecodeError, IndexError) as exc:
         return Problem(f"cannot read the value any more: {exc}")
 
 
-def graph_at(path: str, offset: int) -> anf_ir_pb2.GraphProto | Problem:
+def graph_at(path: str, offset: int, source=None) -> anf_ir_pb2.GraphProto | Problem:
     """The graph of the record at `offset` of `path`, as the graph module builds graphs from."""
     try:
-        event = tb_event_pb2.Event.FromString(read_record_at(path, offset))
+        event = tb_event_pb2.Event.FromString(read_record_at(path, offset, source))
     except (OSError, ValueError, DecodeError) as exc:
         return Problem(f"cannot read the graph any more: {exc}")
     if event.WhichOneof("what") != "graph_def":

@@ -65,11 +65,12 @@ class BuiltGraph:
     seconds: float = 0.0
 
 
-def build_source(source: GraphSource, optimized: bool) -> BuiltGraph:
-    """Read and build one graph (slow for big graphs: call it in a worker thread)."""
+def build_source(source: GraphSource, optimized: bool, files=None) -> BuiltGraph:
+    """Read and build one graph (slow for big graphs: call it in a worker thread); `files`: the
+    cache's `Source` the graph is read through."""
     start = time.perf_counter()
     try:
-        graph = build_graph(load_graph(source), optimized=optimized)
+        graph = build_graph(load_graph(source, files), optimized=optimized)
         sizes = scope_sizes(graph)
     except GraphError as exc:
         return BuiltGraph(source, None, error=str(exc))
@@ -329,7 +330,7 @@ class GraphView(DataView):
     def _build(self, source: GraphSource, optimized: bool) -> BuiltGraph:
         """In the loader's thread."""
         with long_lived.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
-            built = build_source(source, optimized)
+            built = build_source(source, optimized, self.cache.source)
         if self._closed:  # the view went while it was being built (it gave back what it held then)
             long_lived.release(self)
         return built

@@ -56,7 +56,7 @@ def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]
     """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
     jobs = [cache.job(tid) for tid in train_ids]
     found = [(job.train_id, ref) for job in jobs if job is not None
-             for ref in data.find_profiles(job.path)]
+             for ref in data.find_profiles(job.path, cache.source)]
     return sorted(found, key=lambda item: -item[1].created)
 
 

@@ -1,7 +1,8 @@
 """The loading progress line: jobs found and loaded, files and megabytes read.
 
-LOGDIR's path can appear in it (a directory that cannot be read): it goes through `markup()`,
-so `/data/[exp]/logs` shows as written.
+LOGDIR's path can appear in it (a directory that cannot be read, a remote LOGDIR's location
+first): it goes through `markup()`, so `/data/[exp]/logs` shows as written. A remote source
+that lost its connection says so (`reconnecting…`) until a reload gets through again.
 """
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ def files_total(jobs: Mapping[str, JobView]) -> int:
 
 def progress_text(cache: SummaryCache, reload_interval: float,
                   total_of: Callable[[Mapping[str, JobView]], int] = files_total) -> str:
+    source = cache.source
+    if source.is_local:
+        return _progress_text(cache, reload_interval, total_of)
+    status = f"[b yellow]{markup(source.status)}[/] · " if source.status else ""
+    return f"{markup(source.location)} · {status}{_progress_text(cache, reload_interval, total_of)}"
+
+
+def _progress_text(cache: SummaryCache, reload_interval: float,
+                   total_of: Callable[[Mapping[str, JobView]], int]) -> str:
     p = cache.progress
     if cache.error:
         return f"[b red]{markup(cache.error)}[/]"

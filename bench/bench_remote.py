@@ -1,0 +1,207 @@
+"""Remote LOGDIR benchmark (issue 13). Run by hand:
+
+    python bench/bench_remote.py [--runs 3] [--only s3|ssh]
+
+S3: a moto S3 server in its own process on 127.0.0.1; the ~100 MB run of `make_logs.write_big`
+uploaded to it; the full load through `s3://` against the same file read locally, alternated in
+one run (medians; goal: S3 <= 2x local); then 100 small jobs: the idle reload through S3 (time,
+and the requests the server saw: goal one LIST).
+ssh: see `ssh_figures` (goal: <= 2x local; an idle reload of 100 jobs one round trip, <= 200 ms).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from make_logs import write_big, write_many  # noqa: E402
+from tui_insight.summary.cache import SummaryCache  # noqa: E402
+
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class MotoProcess:
+    """`moto_server` in a process of its own (not a thread of this one: it would share the GIL
+    with the loader being measured); its request log counts the requests."""
+
+    def __init__(self, log: Path):
+        self.port = free_port()
+        self.log = log
+        self._fh = open(log, "wb")
+        self.proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                                     stdout=self._fh, stderr=subprocess.STDOUT)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.options = {"client_kwargs": {"endpoint_url": self.endpoint}}
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError(f"moto_server did not start; see {log}")
+                time.sleep(0.1)
+
+    def requests(self) -> int:
+        return sum(1 for line in self.log.read_text(errors="replace").splitlines() if '" 200 ' in line or '" 206 ' in line)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self._fh.close()
+
+
+def upload(options: dict, local: Path, prefix: str) -> None:
+    import s3fs
+
+    fs = s3fs.S3FileSystem(skip_instance_cache=True, **options)
+    bucket = prefix.split("/")[0]
+    if not fs.exists(bucket):
+        fs.mkdir(bucket)
+    for path in local.rglob("*"):
+        if path.is_file():
+            fs.pipe_file(f"{prefix}/{path.relative_to(local).as_posix()}", path.read_bytes())
+
+
+def load_seconds(logdir) -> float:
+    cache = SummaryCache(logdir)
+    t0 = time.perf_counter()
+    cache.reload()
+    elapsed = time.perf_counter() - t0
+    assert cache.error == "" and all(v.loaded for v in cache.jobs.values()), cache.error
+    return elapsed
+
+
+def s3_figures(runs: int) -> None:
+    from tui_insight.summary.fsspec_source import FsspecSource
+
+    os.environ.update(CREDENTIALS)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        server = MotoProcess(tmp / "moto.log")
+        try:
+            big = tmp / "big"
+            path = write_big(big)
+            upload(server.options, big, "bench/big")
+            print(f"S3: the {path.stat().st_size / 1e6:.0f} MB run, local vs s3:// (moto on 127.0.0.1), {runs} runs each")
+            local, remote = [], []
+            for _ in range(runs):
+                local.append(load_seconds(str(big)))
+                remote.append(load_seconds(FsspecSource("s3://bench/big", server.options)))
+            lm, rm = statistics.median(local), statistics.median(remote)
+            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; s3 {', '.join(f'{t:.2f}' for t in remote)} s")
+            print(f"  median local {lm:.2f} s, s3 {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2)")
+
+            many = tmp / "many"
+            write_many(many, jobs=100, steps=20)
+            upload(server.options, many, "bench/many")
+            cache = SummaryCache(FsspecSource("s3://bench/many", server.options))
+            cache.reload()
+            times, requests = [], []
+            for _ in range(5):
+                before = server.requests()
+                t0 = time.perf_counter()
+                cache.reload()
+                times.append(time.perf_counter() - t0)
+                time.sleep(0.2)  # the server writes its log line after answering
+                requests.append(server.requests() - before)
+            print(f"  idle reload of {len(cache.jobs)} jobs through S3: {statistics.median(times) * 1000:.0f} ms "
+                  f"(median of 5), {statistics.median(requests):.0f} request(s) each (goal: one LIST)")
+        finally:
+            server.stop()
+
+
+def ssh_figures(runs: int) -> None:
+    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
+    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
+    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
+    shared connection (what the remote login shell's startup costs on this machine)."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from sshd import Sshd, missing_tools
+
+    from tui_insight.summary.ssh_source import SshSource
+
+    if missing_tools():
+        print(f"ssh: not measured: needs {', '.join(missing_tools())}")
+        return
+    with tempfile.TemporaryDirectory(prefix="bench-ssh-", dir="/tmp") as tmp:
+        tmp = Path(tmp)
+        (tmp / "sshd").mkdir()
+        server = Sshd(tmp / "sshd")
+        server.start()
+        try:
+            big = tmp / "big"
+            path = write_big(big)
+            print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
+            local, remote, warm = [], [], []
+            for _ in range(runs):
+                local.append(load_seconds(str(big)))
+                source = SshSource(server.target(big), server.ssh_options())
+                try:
+                    remote.append(load_seconds(source))  # includes starting the connection
+                    warm.append(load_seconds(source))  # a new cache over the open connection
+                finally:
+                    source.close()
+            lm, rm, wm = statistics.median(local), statistics.median(remote), statistics.median(warm)
+            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s; "
+                  f"ssh over an open connection {', '.join(f'{t:.2f}' for t in warm)} s")
+            print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2); "
+                  f"over an open connection {wm:.2f} s: ratio {wm / lm:.2f}")
+
+            many = tmp / "many"
+            write_many(many, jobs=100, steps=20)
+            source = SshSource(server.target(many), server.ssh_options())
+            try:
+                cache = SummaryCache(source)
+                cache.reload()
+                times, trips = [], []
+                for _ in range(5):
+                    before = source.round_trips
+                    t0 = time.perf_counter()
+                    cache.reload()
+                    times.append(time.perf_counter() - t0)
+                    trips.append(source.round_trips - before)
+                bare = []
+                for _ in range(5):
+                    t0 = time.perf_counter()
+                    subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
+                    bare.append(time.perf_counter() - t0)
+                print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
+                      f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
+                      f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
+            finally:
+                source.close()
+        finally:
+            server.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", choices=["s3", "ssh"])
+    args = parser.parse_args()
+    if args.only in (None, "s3"):
+        s3_figures(args.runs)
+    if args.only in (None, "ssh"):
+        ssh_figures(args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

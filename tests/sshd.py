@@ -1,0 +1,146 @@
+"""A real OpenSSH server for tests: Debian's `/usr/sbin/sshd` on 127.0.0.1, a free port, its own
+config, host key and user key in a temp dir, and an ssh client config the program is given with
+`--ssh-config` (Host `ALIAS`). The "remote" logs are local temp dirs reached through it.
+With `busybox` installed, a second port runs each session's script under BusyBox's sh with only
+BusyBox's tools on PATH (a small remote system: no GNU find or stat).
+
+`sshd_or_skip(tmp)` starts one or skips the test with the reason (no sshd, no ssh, no ssh-keygen).
+"""
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+SSHD = "/usr/sbin/sshd"
+ALIAS = "remote-test"
+START_TIMEOUT = 20.0
+
+
+def _keygen(path: Path) -> Path:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tui-insight-test", "-f", str(path)],
+                   check=True, capture_output=True, timeout=30)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Sshd:
+    def __init__(self, home: Path):
+        self.home = home
+        self.user = getpass.getuser()
+        self.port = _free_port()
+        self.key = _keygen(home / "user_key")
+        self.other_key = _keygen(home / "other_key")  # a key the server does not know
+        (home / "authorized_keys").write_text((home / "user_key.pub").read_text())
+        host_key = _keygen(home / "host_key")
+        self.busybox_port = self._busybox(home / "busybox") if shutil.which("busybox") else None
+        self.log = home / "sshd.log"
+        self.config = home / "sshd_config"
+        self.config.write_text("\n".join([
+            f"Port {self.port}",
+            "ListenAddress 127.0.0.1",
+            f"HostKey {host_key}",
+            f"PidFile {home / 'sshd.pid'}",
+            f"AuthorizedKeysFile {home / 'authorized_keys'}",
+            "StrictModes no",
+            "PubkeyAuthentication yes",
+            "PasswordAuthentication no",
+            "KbdInteractiveAuthentication no",
+            "PermitRootLogin prohibit-password",
+            "UsePAM no",
+            "MaxSessions 64",
+            "MaxStartups 64",
+            "LogLevel INFO",
+            *([f"Port {self.busybox_port}",  # a second port whose sessions have only BusyBox's tools
+               f"Match LocalPort {self.busybox_port}",
+               f"  ForceCommand PATH={home / 'busybox'} exec {home / 'busybox' / 'sh'} -s"]
+              if self.busybox_port else []),
+            "",
+        ]))
+        self.client_config = self.write_client_config(home / "ssh_config", self.key)
+        self.process: subprocess.Popen | None = None
+
+    @staticmethod
+    def _busybox(directory: Path) -> int:
+        """A directory of BusyBox applets (sh, find, stat, tail, ...): the tools of a small
+        remote system; the port whose sessions run the request script with only them."""
+        directory.mkdir()
+        subprocess.run(["busybox", "--install", "-s", str(directory)], check=True, capture_output=True, timeout=30)
+        return _free_port()
+
+    def write_client_config(self, path: Path, key: Path, port: int | None = None) -> Path:
+        """An ssh client config naming this server `ALIAS` (or another port, or another key)."""
+        path.write_text("\n".join([
+            f"Host {ALIAS}",
+            "  HostName 127.0.0.1",
+            f"  Port {port or self.port}",
+            f"  User {self.user}",
+            f"  IdentityFile {key}",
+            "  IdentitiesOnly yes",
+            "  StrictHostKeyChecking no",
+            "  UserKnownHostsFile /dev/null",
+            "  LogLevel ERROR",
+            "",
+        ]))
+        return path
+
+    def start(self) -> None:
+        if os.geteuid() == 0:
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # privilege separation directory
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stdin=subprocess.DEVNULL,
+                                            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_TIMEOUT
+        while b"Server listening" not in self.log.read_bytes():  # sshd -e says when it listens
+            if self.process.poll() is not None:
+                raise RuntimeError(f"sshd exited ({self.process.returncode}): {self.log.read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"sshd did not listen within {START_TIMEOUT:.0f}s: {self.log.read_text()[-2000:]}")
+            time.sleep(0.02)
+
+    def ssh_options(self, config: Path | None = None) -> list[str]:
+        return ["-F", str(config or self.client_config)]
+
+    def target(self, path: os.PathLike | str) -> str:
+        return f"{self.user}@{ALIAS}:{path}"
+
+    def stop(self) -> None:
+        """The listener and the connections still open (a test that failed before closing its
+        source): sshd -D leaves those running when only the listener goes."""
+        if self.process is not None and self.process.poll() is None:
+            children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+            for pid in children.split():
+                try:
+                    os.kill(int(pid), signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def missing_tools() -> list[str]:
+    missing = [] if os.access(SSHD, os.X_OK) else [f"{SSHD} (apt-get install openssh-server)"]
+    missing += [f"{tool} (apt-get install openssh-client)" for tool in ("ssh", "ssh-keygen") if not shutil.which(tool)]
+    return missing
+
+
+def sshd_or_skip(home: Path) -> Sshd:
+    missing = missing_tools()
+    if missing:
+        pytest.skip("needs " + ", ".join(missing))
+    server = Sshd(home)
+    server.start()
+    return server

@@ -1,0 +1,71 @@
+"""Jobs from a flat remote listing (`remote_listing.jobs_from_listing`) are the jobs `discover`
+finds walking the same tree: same ids, files, read order, profiles, hidden and depth rules."""
+import os
+
+import pytest
+
+from fixture_paths import EXTRAS_LOGS, MINDSPORE_LOGS
+from tui_insight.summary.discovery import MAX_DEPTH, discover
+from tui_insight.summary.remote_listing import jobs_from_listing
+from tui_insight.summary.writer import SummaryWriter
+
+
+def flat_listing(root):
+    """(relative path, size, mtime) of every file under root, as a remote LIST gives it."""
+    entries = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            st = os.stat(path)
+            entries.append((os.path.relpath(path, root).replace(os.sep, "/"), st.st_size, st.st_mtime))
+    return entries
+
+
+def assert_same_jobs(root, remote_root="bucket/logs"):
+    local = discover(str(root)).jobs
+    remote = jobs_from_listing(remote_root, reversed(flat_listing(root))).jobs
+    assert list(remote) == list(local)  # same ids, in the same order
+    real = os.path.realpath(root)
+    for train_id, job in local.items():
+        got = remote[train_id]
+        rel = os.path.relpath(job.path, real).replace(os.sep, "/")
+        assert got.path == (remote_root if rel == "." else f"{remote_root}/{rel}")
+        assert (got.summary_files, got.lineage_files, got.graph_files, got.profile_dirs) == \
+            (job.summary_files, job.lineage_files, job.graph_files, job.profile_dirs)
+
+
+@pytest.mark.parametrize("root", [MINDSPORE_LOGS, EXTRAS_LOGS], ids=["mindspore", "extras"])
+def test_fixture_trees_give_the_jobs_discover_finds(root):
+    assert_same_jobs(root)
+
+
+def test_nested_hidden_deep_and_profile_directories(tmp_path):
+    SummaryWriter(tmp_path, timestamp=1).close()
+    SummaryWriter(tmp_path, timestamp=2).close()  # two files: read order by timestamp
+    SummaryWriter(tmp_path / "exp" / "rank_0", timestamp=2).close()
+    SummaryWriter(tmp_path / ".git" / "run", timestamp=3).close()  # hidden: skipped
+    deep = tmp_path.joinpath(*[f"d{i}" for i in range(MAX_DEPTH + 1)])
+    SummaryWriter(deep.parent, timestamp=4).close()  # at MAX_DEPTH: found
+    SummaryWriter(deep, timestamp=5).close()  # below it: not
+    (tmp_path / "exp" / "rank_0" / "net.pb").write_bytes(b"")
+    (tmp_path / "exp" / "memory_usage_0.pb").write_bytes(b"")  # not a graph
+    prof = tmp_path / "exp" / "rank_0" / "rank0_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    prof.mkdir(parents=True)
+    (prof / "op_statistic.csv").write_text("x")
+    SummaryWriter(prof, timestamp=6).close()  # inside a profile: not a job
+    old = tmp_path / "lone" / "profiler"
+    old.mkdir(parents=True)
+    (old / "profiler_info_0.json").write_text("{}")  # a lone profile is a job
+    (tmp_path / "notes" / "profiler").mkdir(parents=True)
+    (tmp_path / "notes" / "profiler" / "readme.txt").write_text("")  # not a profile
+    assert_same_jobs(tmp_path)
+    found = jobs_from_listing("/r", flat_listing(tmp_path)).jobs
+    assert set(found) == {"./", "./exp/rank_0", "./lone", "./" + "/".join(f"d{i}" for i in range(MAX_DEPTH))}
+    assert found["./exp/rank_0"].profile_dirs == ["rank0_ascend_ms"]
+    assert found["./exp/rank_0"].path == "/r/exp/rank_0"
+
+
+def test_odd_entries_are_ignored():
+    found = jobs_from_listing("/r", [("", 0, 0.0), ("../x.summary.1", 1, 0.0), ("./a//b.summary.1", 1, 0.0)])
+    assert list(found.jobs) == ["./a"]
+    assert found.jobs["./a"].summary_files == ["b.summary.1"]

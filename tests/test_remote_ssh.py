@@ -1,0 +1,369 @@
+"""`SshSource` against a real OpenSSH server on 127.0.0.1 (tests/sshd.py): the "remote" logs are
+temp dirs on this machine reached through ssh, so every answer can be checked against reading the
+same files locally (`LocalSource`, a local `SummaryCache`)."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
+from sshd import ALIAS, sshd_or_skip
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.source import LocalSource
+from tui_insight.summary.ssh_source import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
+from tui_insight.summary.writer import SummaryWriter
+
+ODD = "it's a \"$HOME\" run `x` \\ *"  # quotes, $, backquotes, a backslash, a glob and spaces
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    sshd = sshd_or_skip(tmp_path_factory.mktemp("sshd"))
+    yield sshd
+    sshd.stop()
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> Path:
+    """The fixture logs plus a job under a hostile name, a hidden and a too-deep directory."""
+    root = tmp_path_factory.mktemp("remote") / "logs"
+    shutil.copytree(MINDSPORE_LOGS, root)
+    odd = root / ODD
+    odd.mkdir()
+    (odd / "events.summary.7.host_MS").write_bytes(bytes(range(256)) * 40)
+    (root / ".git").mkdir()
+    (root / ".git" / "x.summary.1").write_bytes(b"hidden")
+    deep = root.joinpath(*[f"d{i}" for i in range(14)])
+    deep.mkdir(parents=True)
+    (deep / "deep.summary.1").write_bytes(b"too deep")
+    return root
+
+
+@pytest.fixture
+def source(server, logs):
+    src = SshSource(server.target(logs), server.ssh_options())
+    yield src
+    src.close()
+
+
+def relative_jobs(discovery, root: str) -> dict:
+    return {tid: (os.path.relpath(job.path, root), job.summary_files, job.lineage_files, job.graph_files,
+                  job.profile_dirs) for tid, job in discovery.jobs.items()}
+
+
+def test_jobs_are_the_ones_local_discovery_finds(source, logs):
+    local = LocalSource(str(logs))
+    expected = relative_jobs(local.discover({}), local.root)
+    got = relative_jobs(source.discover({}), source.root)
+    assert got == expected
+    assert f"./{ODD}" in got and "./.git" not in got
+    assert not any(tid.endswith("d13") for tid in got)  # deeper than MAX_DEPTH: not a job
+
+
+def test_a_relative_path_is_relative_to_the_remote_home(server, logs):
+    relative = os.path.relpath(logs, os.path.expanduser("~"))  # the sshd runs as this user, on this machine
+    src = SshSource(f"{server.user}@{ALIAS}:{relative}", server.ssh_options())
+    try:
+        local = LocalSource(str(logs))
+        assert relative_jobs(src.discover({}), src.root) == relative_jobs(local.discover({}), local.root)
+        job = src.discover({}).jobs["./lenet_lr0.1"]
+        name = job.summary_files[0]
+        assert not job.path.startswith("/")
+        assert src.read(f"{job.path}/{name}") == (logs / "lenet_lr0.1" / name).read_bytes()
+    finally:
+        src.close()
+
+
+def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):
+    if server.busybox_port is None:
+        pytest.skip("needs busybox (apt-get install busybox)")
+    config = server.write_client_config(tmp_path / "config", server.key, port=server.busybox_port)
+    src = SshSource(server.target(logs), server.ssh_options(config))
+    try:
+        local = LocalSource(str(logs))
+        assert relative_jobs(src.discover({}), src.root) == relative_jobs(local.discover({}), local.root)
+        path = logs / ODD / "events.summary.7.host_MS"
+        assert src.stat(str(path)).st_size == path.stat().st_size
+        assert src.read_ranges([(str(path), 250, 262), (str(path), 10200, None)]) == \
+            [path.read_bytes()[250:262], path.read_bytes()[10200:]]
+    finally:
+        src.close()
+
+
+def test_stat_and_listdir_answer_from_the_listing(source, logs):
+    source.discover({})
+    sent = source.round_trips
+    for path in logs.rglob("*.summary.*"):
+        if ".git" in path.parts or "d13" in path.parts:
+            continue
+        st = source.stat(str(path))
+        assert (st.st_size, int(st.st_mtime)) == (path.stat().st_size, int(path.stat().st_mtime))
+    assert ODD in source.listdir(str(logs))
+    with pytest.raises(FileNotFoundError):
+        source.stat(str(logs / "no such file"))
+    assert source.round_trips == sent
+
+
+def test_ranges_are_the_bytes_of_the_file(source, logs):
+    path = logs / ODD / "events.summary.7.host_MS"
+    data = path.read_bytes()
+    source.discover({})
+    assert source.read(str(path)) == data
+    assert source.read(str(path), 250, 262) == data[250:262]  # crosses 0xff -> 0x00: binary-safe
+    assert source.read(str(path), len(data) - 5, len(data) + 100) == data[-5:]  # capped at the end
+    with source.open_range(str(path), 1000, 2000) as fh:
+        fh.seek(1500)
+        assert fh.read(4) == data[1500:1504] and fh.tell() == 1504
+    sent = source.round_trips
+    batch = source.read_ranges([(str(path), 0, 3), (str(logs / "missing"), 0, 9), (str(path), 9000, None),
+                                (str(path), 10, 10)])
+    assert source.round_trips == sent + 1  # one request for all of them
+    assert batch[0] == data[:3] and batch[2] == data[9000:] and batch[3] == b""
+    assert isinstance(batch[1], OSError) and "No such file" in str(batch[1])
+
+
+def assert_one_line(error: BaseException, *words: str) -> None:
+    text = str(error)
+    assert "\n" not in text and len(text) <= 300, text
+    assert all(word in text for word in words), text
+
+
+def test_unreachable_port_is_one_line(server, logs, tmp_path):
+    with socket_closed() as port:
+        config = server.write_client_config(tmp_path / "config", server.key, port=port)
+        src = SshSource(server.target(logs), server.ssh_options(config))
+        with pytest.raises(SshError) as caught:
+            src.discover({})
+        src.close()
+    assert_one_line(caught.value, "127.0.0.1", f"port {port}", "Connection refused")
+
+
+def test_refused_key_is_one_line_without_a_prompt(server, logs, tmp_path):
+    config = server.write_client_config(tmp_path / "config", server.other_key)
+    src = SshSource(server.target(logs), server.ssh_options(config))
+    with pytest.raises(SshError) as caught:
+        src.discover({})
+    src.close()
+    assert_one_line(caught.value, "Permission denied (publickey)")
+
+
+def test_missing_path_is_one_line_from_the_cache(server, tmp_path):
+    target = server.target(tmp_path / "not here")
+    src = SshSource(target, server.ssh_options())
+    with pytest.raises(SshError) as caught:
+        src.discover({})
+    assert_one_line(caught.value, "No such file or directory")
+    master = src.master_pid  # the host was reached: the connection stays for the next try
+    cache = SummaryCache(src)
+    cache.reload()
+    assert src.master_pid == master is not None  # the same connection, not a second one
+    src.close()
+    wait_gone(master)  # and none is left behind
+    assert cache.error == f"cannot read {target}: No such file or directory" and not cache.jobs
+
+
+class socket_closed:
+    """A port on 127.0.0.1 that nothing listens on (bound, never listening, while in use)."""
+
+    def __enter__(self) -> int:
+        import socket
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc) -> None:
+        self.sock.close()
+
+
+def test_parse_target():
+    assert parse_target("me@host:/var/logs/") == ("me@host", "/var/logs")
+    assert parse_target("host:runs") == ("host", "runs")  # relative to the remote home
+    assert parse_target("host:~/runs") == ("host", "runs")
+    assert parse_target("host:") == ("host", ".")
+    assert parse_target("me@[::1]:/x") == ("me@::1", "/x")
+    assert parse_target("host:-o") == ("host", "./-o")  # never an option of a remote tool
+    for bad in ("-oProxyCommand=x:y", ":path", "no-colon"):
+        with pytest.raises(ValueError):
+            parse_target(bad)
+
+
+def views(cache: SummaryCache) -> dict:
+    """Everything a user sees of each job, by id: states, counts, every series' steps and values."""
+    out = {}
+    for train_id, view in cache.jobs.items():
+        series = {}
+        for plugin in ("scalar", "histogram", "tensor", "image"):
+            for tag in view.tag_names(plugin):
+                s = view.series(plugin, tag)
+                series[plugin, tag] = (s.steps.tolist(), [repr(v) for v in s.values.tolist()]) \
+                    if plugin == "scalar" else s.steps.tolist()
+        out[train_id] = (view.state, view.records, view.bad_records, view.tail_bytes, sorted(view.graphs), series)
+    return out
+
+
+def test_cache_over_ssh_shows_what_a_local_cache_shows(source, logs):
+    written = fixtures_written_at(logs)
+    local = SummaryCache(str(logs), clock=lambda: written)
+    local.reload()
+    remote = SummaryCache(source, clock=lambda: written)
+    remote.reload()
+    expected, got = views(local), views(remote)
+    assert set(got) == set(expected)
+    for train_id in expected:
+        assert got[train_id] == expected[train_id], train_id
+
+
+def write_steps(writer: SummaryWriter, steps) -> None:
+    for step in steps:
+        writer.add_scalar("loss", 1.0 / step)
+        writer.record(step)
+    writer.flush()
+
+
+def test_live_writer_and_a_dropped_connection(server, tmp_path):
+    root = tmp_path / "live"
+    writer = SummaryWriter(root / "run", timestamp=1)
+    write_steps(writer, range(1, 11))
+    source = SshSource(server.target(root), server.ssh_options())
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert cache.job("./run").series("scalar", "loss").steps.tolist() == list(range(1, 11))
+        write_steps(writer, range(11, 21))
+        cache.reload()
+        assert cache.job("./run").series("scalar", "loss").steps.tolist() == list(range(1, 21))
+
+        first = source.master_pid
+        os.kill(first, signal.SIGKILL)  # the connection drops between reloads
+        wait_gone(first)
+        write_steps(writer, range(21, 31))
+        cache.reload()
+        assert source.status == RECONNECTING
+        assert cache.job("./run").series("scalar", "loss").steps.tolist() == list(range(1, 21))  # kept
+
+        cache.reload()  # a new master, then only the bytes appended since the saved offset
+        assert source.status == "" and source.master_pid not in (None, first)
+        assert cache.job("./run").series("scalar", "loss").steps.tolist() == list(range(1, 31))
+    finally:
+        source.close()
+        writer.close()
+
+
+def test_a_read_after_the_connection_dropped_is_that_files_error(server, tmp_path):
+    root = tmp_path / "live"
+    writer = SummaryWriter(root, timestamp=1)
+    write_steps(writer, range(1, 4))
+    other = root / "profile.json"  # not a job file: not fetched with the listing
+    other.write_text("{}")
+    source = SshSource(server.target(root), server.ssh_options())
+    try:
+        source.discover({})
+        pid = source.master_pid
+        os.kill(pid, signal.SIGKILL)
+        wait_gone(pid)
+        with pytest.raises(ConnectionLost) as caught:
+            source.read(str(other))
+        assert_one_line(caught.value, "reconnecting")
+        assert source.status == RECONNECTING
+        with pytest.raises(ConnectionLost):  # the rest of this reload fails at once: no new master yet
+            source.read_ranges([(str(writer.path), 0, 5)])
+        source.discover({})
+        assert source.status == "" and source.read(str(other)) == b"{}"
+        assert source.master_pid != pid
+    finally:
+        source.close()
+        writer.close()
+
+
+def test_a_reload_of_many_live_jobs_is_two_round_trips(server, tmp_path):
+    writers = [SummaryWriter(tmp_path / f"run{i}", timestamp=1) for i in range(20)]
+    try:
+        for writer in writers:
+            write_steps(writer, [1, 2])
+        source = SshSource(server.target(tmp_path), server.ssh_options())
+        cache = SummaryCache(source)
+        cache.reload()
+        for writer in writers:
+            write_steps(writer, [3])
+        sent = source.round_trips
+        cache.reload()  # the listing, then every appended range in one request
+        assert source.round_trips - sent == 2
+        assert all(cache.job(f"./run{i}").series("scalar", "loss").steps.tolist() == [1, 2, 3] for i in range(20))
+        sent = source.round_trips
+        cache.reload()  # nothing changed: the listing alone
+        assert source.round_trips - sent == 1
+        source.close()
+    finally:
+        for writer in writers:
+            writer.close()
+
+
+def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
+    path = tmp_path / "big.summary.1"
+    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})
+        fh = source.open_range(str(path), 1000, len(data))
+        fh.seek(1000)
+        assert fh.read(1 << 20) == data[1000:1000 + (1 << 20)]
+        os.kill(source.master_pid, signal.SIGKILL)
+        rest = fh.read()  # what arrived before the connection went, then the end
+        at = 1000 + (1 << 20)
+        assert len(rest) < len(data) - at and rest == data[at:at + len(rest)]
+        with pytest.raises(ConnectionLost):
+            fh.close()
+        assert source.status == RECONNECTING
+    finally:
+        source.close()
+
+
+def test_close_stops_the_master(server, logs):
+    source = SshSource(server.target(logs), server.ssh_options())
+    source.discover({})
+    pid = source.master_pid
+    assert pid is not None
+    source.close()
+    wait_gone(pid)
+
+
+def wait_gone(pid: int, timeout: float = 10.0) -> None:
+    """Until process `pid` has exited (a killed master is reaped by init, not by us)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        try:  # a zombie still answers kill(0): it is gone all the same
+            if Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z"):
+                return
+        except (OSError, IndexError):
+            return
+        assert time.monotonic() < deadline, f"process {pid} is still running"
+        time.sleep(0.02)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui_insight", *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+
+
+def test_export_over_ssh_writes_locally_and_a_refused_key_exits_2(server, logs, tmp_path):
+    done = run_cli(server.target(logs), "--ssh-config", str(server.client_config),
+                   "--export", "csv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "./lenet_lr0.01" in (tmp_path / "out" / "jobs.csv").read_text()
+
+    refused = server.write_client_config(tmp_path / "refused", server.other_key)
+    done = run_cli(server.target(logs), "--ssh-config", str(refused), "--export", "csv", "--out", str(tmp_path / "x"))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Permission denied (publickey)" in done.stderr, done.stderr

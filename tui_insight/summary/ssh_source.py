@@ -1,0 +1,637 @@
+"""Logs on another host, read through the system `ssh` (`tui-insight user@host:/path`).
+
+Nothing is installed on the remote side: each request pipes a POSIX `sh` script to `ssh HOST sh -s`
+and reads its standard output. The user's `~/.ssh/config`, agent, keys and ProxyJump apply as for
+any ssh command; `BatchMode` means a missing key is an error, never a password prompt.
+
+One shared connection: the first listing starts a ControlMaster (socket in a private 0700
+directory), every later request is a session over it (no new handshake).
+
+- **list** (`discover`): one request lists every file under the root with its size and mtime
+  (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
+  `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
+  directories nest); `stat` answers from that listing without a round trip.
+- **read**: bytes [start, end) with `tail -c +N | head -c M` (`head -c` is not POSIX but is in
+  GNU, BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
+  size at that moment bounds it), several ranges in one request (`read_ranges`).
+  Right after each listing, one request fetches what grew in every job file since the last
+  listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
+  the cache's reads and the payloads it decodes later are then answered from memory, so a
+  reload of many live jobs is two round trips. A range not held is streamed by `open_range`
+  (the cache parses while the rest is still arriving) or read by `read` through a block cache.
+  The remote login shell's startup files run once per request: on a host whose `.bashrc` is
+  slow that, not the network, is what a round trip costs.
+
+A connection that drops (the master exits, the network goes) makes `status` say
+"reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
+for this reload), later requests of the same reload fail at once, and the listing returns the
+last jobs unchanged so the cache keeps what it has. The next `discover` starts a new master and
+lists again; the cache then reads from its saved offsets.
+"""
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import BinaryIO
+
+from .discovery import MAX_DEPTH, Discovery
+from .remote_listing import jobs_from_listing
+from .source import RangeCache, RangeFile, SourceError, file_stat
+
+LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
+CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
+SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
+CONNECT_TIMEOUT = 15
+REQUEST_TIMEOUT = 600  # a last resort: keepalives end a dead connection long before
+PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
+MARK = b"TUI-INSIGHT-SSH-1\n"  # what the script prints first: lines a login script prints go before it
+RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
+MAX_MESSAGE = 200
+
+
+class SshError(SourceError):
+    """The host cannot be reached, refused the key, or has no such directory: one line (the
+    cache prefixes "cannot read LOCATION: ")."""
+
+
+class ConnectionLost(SshError):
+    """The shared connection dropped; the next listing reconnects."""
+
+
+_BRACKETED = re.compile(r"^([^@:/\[]+@)?\[([^\]]+)\]:(.*)$", re.S)  # user@[::1]:path
+
+
+def parse_target(target: str) -> tuple[str, str]:
+    """`user@host:/path`, `host:path` (relative to the remote home), `[::1]:path` -> (host, path)."""
+    bracketed = _BRACKETED.match(target)
+    if bracketed:
+        host, path = (bracketed.group(1) or "") + bracketed.group(2), bracketed.group(3)
+    else:
+        host, sep, path = target.partition(":")
+        if not sep:
+            raise ValueError(f"{target}: expected host:path")
+    if host.startswith("-") or not host.rsplit("@", 1)[-1]:
+        raise ValueError(f"{target}: no host name")
+    return host, _remote_path(path)
+
+
+def _remote_path(path: str) -> str:
+    """The root as the remote shell is given it: `~/x` and `x` are relative to the home (where
+    ssh starts), a name starting with `-` is made `./-...` so no tool takes it for an option."""
+    if path in ("", "~", "~/"):
+        return "."
+    if path.startswith("~/"):
+        path = path[2:]
+    if path.startswith("-"):
+        path = "./" + path
+    return path.rstrip("/") or "/"
+
+
+def quote(path: str) -> bytes:
+    """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
+    return b"'" + path.encode("utf-8", "surrogateescape").replace(b"'", b"'\\''") + b"'"
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _one_line(stderr: bytes, fallback: str) -> str:
+    """The last line ssh (or the script) printed that says something, shortened."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("Warning: Permanently added", "debug"))]
+    line = lines[-1] if lines else fallback
+    return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
+# The listing: "<size> <mtime> <path>" per file, NUL-ended with GNU find, else newline-ended
+# (a file name holding a newline is then skipped). The first line says which.
+_LIST = b"""set -f
+root=%(root)s
+if ! cd -- "$root" 2>/dev/null; then
+  if [ ! -e "$root" ]; then echo "No such file or directory" >&2
+  elif [ ! -d "$root" ]; then echo "Not a directory" >&2
+  else echo "Permission denied" >&2; fi
+  exit 3
+fi
+printf '%(mark)s'
+if find . -maxdepth 0 -printf '' >/dev/null 2>&1; then
+  echo nul
+  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -printf '%%s %%T@ %%P\\0'
+elif stat -L -c '%%s %%Y' . >/dev/null 2>&1; then
+  echo line
+  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec stat -L -c '%%s %%Y %%n' {} +
+else
+  echo line
+  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec stat -L -f '%%z %%m %%N' {} +
+fi
+exit 0
+"""
+
+# Reading: `r PATH START END` prints "D <n>\\n" and n bytes (END capped at the file's size now),
+# or "E <reason>\\n". Every range but the last is padded to n bytes, so a file truncated between
+# the size check and the read cannot shift the ranges after it.
+_READ = b"""set -f
+r() {
+  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
+    if [ -d "$1" ]; then echo "E Is a directory"
+    elif [ -e "$1" ]; then echo "E Permission denied"
+    else echo "E No such file or directory"; fi
+    return
+  fi
+  f=$1 s=$2 e=$3 pad=$4
+  set -- $(ls -lnL -- "$f")
+  if [ "$5" -lt "$e" ]; then e=$5; fi
+  n=$((e - s)); if [ "$n" -lt 0 ]; then n=0; fi
+  echo "D $n"
+  if [ "$n" -eq 0 ]; then return; fi
+  if [ "$pad" = 1 ]; then
+    { tail -c +$((s + 1)) -- "$f" | head -c "$n"; head -c "$n" /dev/zero; } | head -c "$n"
+  else
+    tail -c +$((s + 1)) -- "$f" | head -c "$n"
+  fi
+}
+printf '%(mark)s'
+"""
+
+
+SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
+
+
+def _private_dir() -> str:
+    """A 0700 directory for the control socket (only this user can reach the connection): in
+    $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
+    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
+        if base and os.path.isdir(base) and len(os.path.join(base, "tui-insight-ssh-12345678", "master")) \
+                <= SOCKET_PATH_MAX:
+            return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
+    raise SshError("no directory with a path short enough for ssh's control socket (set TMPDIR=/tmp)")
+
+
+class SshSource:
+    """The files of `target` (`user@host:/path`) through the system ssh. See the module doc."""
+
+    is_local = False
+
+    def __init__(self, target: str, ssh_options: Sequence[str] = ()):
+        self.location = target
+        try:
+            self.host, self.root = parse_target(target)
+        except ValueError as exc:
+            raise SshError(str(exc)) from None
+        self._options = list(ssh_options)
+        self._dir = _private_dir()
+        self._socket = os.path.join(self._dir, "master")
+        self._lock = threading.Lock()
+        self._master_pid: int | None = None
+        self._dropped = False  # a request found the connection gone: reconnect at the next listing
+        self._last_used = 0.0
+        self._stats: dict[str, tuple[int, float]] = {}  # path -> (size, mtime) of the last listing
+        self._ino: dict[str, int] = {}  # path -> its "inode": a new one when the file was rewritten
+        self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
+        self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
+        self._discovery: Discovery | None = None
+        self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
+        self.status = ""
+        self.round_trips = 0  # requests sent (the benchmark counts them)
+
+    # -- the connection -----------------------------------------------------------------
+
+    def _ssh(self, master: str) -> list[str]:
+        return ["ssh", "-T", "-x", "-a",
+                "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
+                "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
+                "-o", f"ServerAliveInterval={SERVER_ALIVE}", "-o", "ServerAliveCountMax=3",
+                "-o", f"ControlMaster={master}", "-o", f"ControlPath={self._socket}",
+                "-o", f"ControlPersist={CONTROL_PERSIST}",
+                *self._options]
+
+    def _master_alive(self) -> bool:
+        """Whether the master answers on its socket (a killed one leaves the socket file, and
+        may linger as a zombie its parent never reaps)."""
+        if self._master_pid is None:
+            return False
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.connect(self._socket)
+        except OSError:
+            return False
+        return True
+
+    def _find_master(self) -> int | None:
+        """The pid of the master just started (`ssh -O check` prints it), to notice it going."""
+        done = subprocess.run([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=CONNECT_TIMEOUT)
+        text = (done.stdout + done.stderr).decode("utf-8", "replace")
+        start = text.find("pid=")
+        if start < 0:
+            return None
+        digits = text[start + 4:].split(")", 1)[0]
+        return int(digits) if digits.isdigit() else None
+
+    def _lose(self, why: str) -> ConnectionLost:
+        with self._lock:
+            self._dropped = True
+            self.status = RECONNECTING
+        return ConnectionLost(f"connection lost ({why}); reconnecting")
+
+    def _command(self, connect: bool) -> list[str]:
+        """The ssh command of one request. `connect`: a listing, which may start a new master;
+        other requests go only through the live one (the first of all starts it)."""
+        with self._lock:
+            alive = self._master_alive()
+            connect = connect or (self._discovery is None and not self._dropped)
+            gone = not connect and (self._dropped or not alive)
+            if connect and not alive and os.path.exists(self._socket):
+                os.unlink(self._socket)  # a killed master leaves its socket behind
+        if gone:
+            raise self._lose("the shared connection is gone")
+        if shutil.which("ssh") is None:
+            raise SshError("ssh is not installed (the ssh client runs every remote request)")
+        self.round_trips += 1
+        return [*self._ssh("auto" if connect else "no"), self.host, "sh -s"]
+
+    def _check(self, returncode: int, stderr: bytes, connected: bool) -> None:
+        """After a request: its failure as an SshError (ConnectionLost if it worked before), and
+        the pid of a master it started."""
+        self._last_used = time.monotonic()
+        if returncode == 255:  # ssh's own failure, not the script's
+            line = _one_line(stderr, "ssh failed")
+            if self._discovery is not None:
+                raise self._lose(line)  # it worked before: the connection went
+            raise SshError(line)
+        if not connected:  # the request started a master (even if its script then failed)
+            self._master_pid = self._find_master()
+        if returncode != 0:
+            raise SshError(_one_line(stderr, f"the remote script failed ({returncode})"))
+
+    def _run(self, script: bytes, connect: bool = False) -> bytes:
+        """Run `script` on the host; its standard output after MARK."""
+        connected = self._master_alive()
+        command = self._command(connect)
+        try:
+            done = subprocess.run(command, input=script, capture_output=True, timeout=REQUEST_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
+        self._check(done.returncode, done.stderr, connected)
+        at = done.stdout.find(MARK)
+        if at < 0:
+            raise SshError("the remote shell answered nothing readable")
+        return done.stdout[at + len(MARK):]
+
+    @property
+    def master_pid(self) -> int | None:
+        """The process holding the shared connection (None before the first request)."""
+        return self._master_pid
+
+    # -- Source -------------------------------------------------------------------------
+
+    def discover(self, listings: dict | None = None) -> Discovery:
+        """The jobs under the root, in one request. Raises SshError when the host, the key or the
+        root is wrong; when an established connection dropped, returns the last jobs instead."""
+        with self._lock:
+            if self._master_pid is not None and not self._master_alive() and not self._dropped:
+                # Gone since the last request. Idle for its ControlPersist: expected; else say so.
+                if time.monotonic() - self._last_used < CONTROL_PERSIST - SERVER_ALIVE:
+                    self._dropped, self.status = True, RECONNECTING
+                    return self._last_jobs()
+        try:
+            out = self._run(_LIST % {b"root": quote(self.root), b"mark": MARK, b"depth": LIST_DEPTH},
+                            connect=True)
+        except ConnectionLost:
+            return self._last_jobs()  # still unreachable: keep what was listed, try again next time
+        with self._lock:
+            self._dropped, self.status = False, ""
+        before = (self._stats, dict(self._ino))
+        self._discovery = self._parse_listing(out)
+        self._prefetch(self._discovery, *before)
+        return self._discovery
+
+    def _prefetch(self, discovery: Discovery, before: dict[str, tuple[int, float]], inos: dict[str, int]) -> None:
+        """Fetch, in one request, what the cache is about to read: the bytes of every job file
+        that grew since the last listing (all of a new file), PREFETCH_BYTES held in all. They
+        stay held while the file is unchanged, for the payloads decoded later; a reload of many
+        live jobs is then two round trips, not one per file. What is not held is streamed by
+        `open_range` or read by `read`."""
+        held: dict[str, tuple[int, bytes]] = {}
+        wanted, total = [], 0
+        for job in discovery.jobs.values():
+            for name in (*job.summary_files, *job.lineage_files, *job.graph_files):
+                path = posixpath.join(job.path, name)
+                size, same = self._stats[path][0], inos.get(path) == self._ino[path]
+                kept = self._prefetched.get(path) if same else None
+                start = kept[0] if kept else before[path][0] if same else 0
+                have = kept[1] if kept else b""
+                if start + len(have) > size or total + size - start > PREFETCH_BYTES:
+                    continue
+                total += size - start
+                if start + len(have) == size:
+                    held[path] = (start, have)
+                else:
+                    wanted.append((path, start + len(have), size, start, have))
+        try:
+            fetched = self.read_ranges([(path, at, size) for path, at, size, _, _ in wanted])
+        except OSError:
+            fetched = []  # each file's own read says what is wrong
+        for (path, _, _, start, have), data in zip(wanted, fetched):
+            if isinstance(data, bytes):
+                held[path] = (start, have + data)
+        self._prefetched = held
+
+    def _held(self, path: str, start: int, end: int) -> bytes | None:
+        """Bytes [start, end) of `path` if the prefetch holds them (fewer where the listed file
+        ends: the end of the file as the cache knows it)."""
+        held = self._prefetched.get(path)
+        if held is None or start < held[0]:
+            return None
+        stop = held[0] + len(held[1])
+        if stop < end and stop != self._stats.get(path, (-1,))[0]:
+            return None
+        return held[1][start - held[0]:end - held[0]]
+
+    def _last_jobs(self) -> Discovery:
+        assert self._discovery is not None  # only a connection that once listed is lost
+        return Discovery(dict(self._discovery.jobs), list(self._discovery.problems))
+
+    def _parse_listing(self, out: bytes) -> Discovery:
+        kind, _, body = out.partition(b"\n")
+        records = body.split(b"\0" if kind == b"nul" else b"\n")
+        entries: list[tuple[str, int, float]] = []
+        for record in records:
+            size, _, rest = record.partition(b" ")
+            mtime, _, name = rest.partition(b" ")
+            if not name:
+                continue
+            try:
+                entry = (_text(name[2:] if name.startswith(b"./") else name), int(size), float(mtime))
+            except ValueError:
+                continue  # part of a name holding a newline (line mode)
+            entries.append(entry)
+        stats: dict[str, tuple[int, float]] = {}
+        dirs: dict[str, set[str]] = {}
+        for rel, size, mtime in entries:
+            path = posixpath.join(self.root, rel)
+            stats[path] = (size, mtime)
+            old = self._stats.get(path)
+            if old is None or size < old[0] or (size == old[0] and mtime != old[1]):
+                self._ino[path] = self._ino.get(path, 0) + 1  # new, or rewritten: read from its start
+                self._ranges.forget(path)
+            parent, name = posixpath.split(path)
+            while True:
+                dirs.setdefault(parent, set()).add(name)
+                if len(parent) <= len(self.root):
+                    break
+                parent, name = posixpath.split(parent)
+        for gone in self._stats.keys() - stats.keys():
+            self._ranges.forget(gone)
+        self._stats, self._dirs = stats, dirs
+        return jobs_from_listing(self.root, entries)
+
+    def stat(self, path: str) -> os.stat_result:
+        known = self._stats.get(path)
+        if known is None:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return file_stat(*known, self._ino[path])
+
+    def listdir(self, path: str) -> list[str]:
+        names = self._dirs.get(path.rstrip("/") or "/")
+        if names is None:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return sorted(names)
+
+    def read_ranges(self, ranges: Iterable[tuple[str, int, int | None]]) -> list[bytes | OSError]:
+        """Bytes [start, end) of each (path, start, end) in one request (end None: to the end),
+        fewer when the file is shorter; an OSError in place of a file that cannot be read."""
+        ranges = list(ranges)
+        if not ranges:
+            return []
+        script = [_READ % {b"mark": MARK}]
+        for i, (path, start, end) in enumerate(ranges):
+            stop = (1 << 62) if end is None else end
+            pad = 0 if i == len(ranges) - 1 else 1
+            script.append(b"r %s %d %d %d\n" % (quote(path), start, stop, pad))
+        out = self._run(b"".join(script))
+        results: list[bytes | OSError] = []
+        at = 0
+        for path, _start, _end in ranges:
+            eol = out.find(b"\n", at, at + 200)
+            header = out[at:eol].decode("utf-8", "replace") if eol >= 0 else ""
+            if header.startswith("E "):
+                results.append(OSError(f"{header[2:]}: {path}"))
+            elif header.startswith("D ") and header[2:].isdigit():
+                count = int(header[2:])
+                results.append(out[eol + 1:eol + 1 + count])
+                eol += count
+            else:  # the script was cut short (the connection went as it answered)
+                raise self._lose("the answer ended early")
+            at = eol + 1
+        return results
+
+    def _fetch(self, path: str, start: int, end: int | None) -> bytes:
+        held = self._held(path, start, end) if end is not None else None
+        if held is not None:
+            return held
+        result = self.read_ranges([(path, start, end)])[0]
+        if isinstance(result, OSError):
+            raise result
+        return result
+
+    def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
+        """Bytes of a file (payloads, graphs, lineage, profiles): through a cache of recently read
+        blocks, so reading a record's header and then its body is one request."""
+        if end is None:
+            known = self._stats.get(path)
+            if known is None:
+                return self._fetch(path, start, None)
+            end = known[0]
+        return self._ranges.read(path, start, end)
+
+    def open_range(self, path: str, start: int, end: int) -> BinaryIO:
+        """Bytes [start, end) of a file: prefetched with the listing, or streamed by a request of
+        its own (the cache scans records while the rest is still on its way)."""
+        held = self._held(path, start, end) if end > start else b""
+        if held is not None:
+            return RangeFile(held, start)
+        connected = self._master_alive()
+        command = self._command(False)
+        script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
+        errors = tempfile.TemporaryFile()  # not a pipe: nothing to drain while stdout streams
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
+        _widen(proc.stdout)
+        try:
+            proc.stdin.write(script)
+            proc.stdin.close()
+        except OSError:
+            pass  # ssh already exited: its status says why
+        stream = _StreamedRange(proc, start, lambda returncode: self._finished(returncode, errors, connected))
+        try:
+            header = stream.header()
+        except BaseException:
+            stream.close()
+            raise
+        if header.startswith("E "):
+            stream.close()
+            raise OSError(f"{header[2:]}: {path}")
+        return io.BufferedReader(stream, STREAM_CHUNK)  # the scanner's small reads are C reads
+
+    def _finished(self, returncode: int | None, errors, connected: bool) -> None:
+        """A streamed read ended: ssh's failure, if it failed (`_check`); None: we stopped it."""
+        with errors:
+            errors.seek(0)
+            stderr = errors.read()
+        if returncode is not None:
+            self._check(returncode, stderr, connected)
+
+    def close(self) -> None:
+        """Stop the master (`ssh -O exit`) and remove the socket's directory."""
+        if os.path.exists(self._socket):  # a master, perhaps one whose pid was never learnt
+            try:
+                subprocess.run([*self._ssh("no"), "-O", "exit", self.host], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=CONNECT_TIMEOUT)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._master_pid = None
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+STREAM_CHUNK = 1 << 20
+
+
+def _widen(pipe) -> None:
+    """A 1 MB pipe (Linux) instead of 64 KB: the thread draining it then takes the GIL once a
+    megabyte, not once per 64 KB while the parser holds it (which halved the throughput)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, STREAM_CHUNK)
+    except (ImportError, AttributeError, OSError):
+        pass  # another system, or a lower limit: the default size works, more slowly
+STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
+
+
+class _StreamedRange(io.RawIOBase):
+    """A range of a remote file read from the stdout of the request that sends it. A thread
+    drains the pipe as bytes arrive, so the transfer goes on while the cache parses; reads wait
+    for the bytes they need; the last STREAM_KEEP bytes stay for the scanner's seeks back. A
+    stream that ends early (the connection went, the file was cut) reads as the end of the file:
+    the scan stops at the last whole record, where the next reload goes on; `close` then raises
+    the request's error, if any."""
+
+    def __init__(self, proc: subprocess.Popen, start: int, finished):
+        self._proc, self._finished = proc, finished
+        self._base = self._pos = self._received = self._end = start
+        self._data = bytearray()
+        self._arrived = threading.Condition()
+        self._eof = False
+        self._drain: threading.Thread | None = None
+
+    def header(self) -> str:
+        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK;
+        then the rest is drained in the background."""
+        seen = b""
+        while True:
+            chunk = self._proc.stdout.read1(STREAM_CHUNK)
+            seen += chunk
+            at = seen.find(MARK)
+            eol = seen.find(b"\n", at + len(MARK)) if at >= 0 else -1
+            if eol >= 0:
+                break
+            if not chunk:
+                self.close()  # raises ssh's error; else the answer was cut short
+                raise SshError("the remote shell answered nothing readable")
+        header = seen[at + len(MARK):eol].decode("utf-8", "replace")
+        if header.startswith("D ") and header[2:].isdigit():
+            self._end = self._base + int(header[2:])
+            self._data += seen[eol + 1:]
+            self._received += len(seen) - eol - 1
+            self._drain = threading.Thread(target=self._drain_pipe, name="ssh-stream", daemon=True)
+            self._drain.start()
+        return header
+
+    def _drain_pipe(self) -> None:
+        while True:
+            try:
+                chunk = self._proc.stdout.read1(STREAM_CHUNK)
+            except (OSError, ValueError):  # closed under us by `close`
+                chunk = b""
+            with self._arrived:
+                if chunk:
+                    self._data += chunk
+                    self._received += len(chunk)
+                else:
+                    self._eof = True
+                self._arrived.notify_all()
+            if not chunk:
+                return
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
+        if size <= 0:
+            return b""
+        at = self._pos - self._base
+        if self._received >= self._pos + size and 0 <= at:  # arrived: no wait, no lock (the scanner's
+            chunk = bytes(self._data[at:at + size])  # many small reads; the GIL orders them with +=)
+            self._pos += size
+            self._trim()
+            return chunk
+        with self._arrived:
+            while self._received < self._pos + size and not self._eof and self._drain is not None:
+                self._arrived.wait()
+            if self._received < self._pos + size:
+                self._end = self._received  # ended early: what arrived is all there is
+                size = max(0, self._end - self._pos)
+            at = self._pos - self._base
+            if at < 0:
+                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
+            chunk = bytes(self._data[at:at + size])
+            self._pos += len(chunk)
+            self._trim()
+        return chunk
+
+    def _trim(self) -> None:
+        """Drop what no seek goes back to (in big steps: each is a copy of what is kept)."""
+        behind = self._pos - STREAM_KEEP - self._base
+        if behind > STREAM_KEEP:
+            del self._data[:behind]
+            self._base += behind
+
+    def readinto(self, buffer) -> int:
+        chunk = self.read(len(buffer))
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        super().close()
+        complete = self._received >= self._end
+        if self._proc.poll() is None and not complete:
+            self._proc.kill()  # the scan stopped early (an incomplete tail): the rest is not wanted
+        if self._drain is not None:
+            self._drain.join()
+        self._proc.stdout.close()
+        returncode = self._proc.wait()
+        self._data = bytearray()
+        self._finished(None if returncode < 0 and not complete else max(returncode, 0))
