@@ -277,3 +277,39 @@ def test_the_disk_cache_keys_remote_jobs_by_their_location(tmp_path, bucket):
     SummaryCache(FsspecSource(f"memory://{twin}"), disk_cache=disk).reload()
     SummaryCache(twin, disk_cache=disk).reload()
     assert len(list(disk.dir.glob("*.snap"))) == 3  # ./run of the bucket, of memory://twin and of twin
+
+
+def test_tensorboard_runs_behind_a_url_read_as_they_do_locally(bucket):
+    """TensorBoard event files through the source: scalars, payloads decoded by ranged reads,
+    the graph, and hparams rows, equal to the local cache of the same fixture tree."""
+    from fixture_paths import FIXTURES
+    from tui_insight.summary.lineage import model_rows
+
+    url, root = bucket
+    local_dir = FIXTURES / "tensorboard"
+    upload(local_dir, root)
+    local, remote = SummaryCache(str(local_dir)), SummaryCache(FsspecSource(url))
+    local.reload(), remote.reload()
+    assert list(remote.jobs) == list(local.jobs) and "./tensorboardx" in remote.jobs
+    for train_id, lview in local.jobs.items():
+        rview = remote.job(train_id)
+        assert (rview.state, sorted(rview.tags)) == (lview.state, sorted(lview.tags)), train_id
+        for key, lseries in lview.tags.items():
+            rseries = rview.tags[key]
+            assert rseries.steps.tolist() == lseries.steps.tolist(), (train_id, key)
+            if key[0] == "scalar":
+                assert np.array_equal(rseries.values, lseries.values, equal_nan=True)
+    lview, rview = local.job("./tensorboardx"), remote.job("./tensorboardx")
+    lhist, rhist = lview.series("histogram", "weights"), rview.series("histogram", "weights")
+    got = remote.payloads.histogram(rview.locator(rhist, 0))
+    assert np.array_equal(got.buckets, local.payloads.histogram(lview.locator(lhist, 0)).buckets)
+    assert len(got.buckets) > 600
+    ltext, rtext = lview.series("text", "notes/text_summary"), rview.series("text", "notes/text_summary")
+    assert remote.payloads.text(rview.locator(rtext, 0)).text == local.payloads.text(lview.locator(ltext, 0)).text
+    graphs = [(train_id, tag) for train_id, v in local.jobs.items() for tag in v.graphs]
+    assert graphs
+    for train_id, tag in graphs:
+        want = load_graph(local.job(train_id).graphs[tag])
+        assert load_graph(remote.job(train_id).graphs[tag], remote.source) == want
+    rows = [sorted((row.summary_dir, row.values) for row in model_rows(dict(cache.jobs))) for cache in (remote, local)]
+    assert rows[0] == rows[1] and rows[0]  # the same hparams rows (their update times are the upload's)
