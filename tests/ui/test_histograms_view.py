@@ -561,7 +561,9 @@ def snapshot_app(train_id: str):
         app.open_jobs((train_id,), "histograms")
         await pilot.pause()
         view = app.screen.query_one(HistogramsView)
-        await wait_for(pilot, lambda: view.loader.pending() == 0 and all(c.ridge is not None for c in charts_of(view).values()))
+        # the charts exist (the job may still be loading on a busy machine) and every one is drawn
+        assert await wait_for(pilot, lambda: view.loader.pending() == 0 and charts_of(view)
+                              and all(c.ridge is not None for c in charts_of(view).values()))
         chart = next(iter(charts_of(view).values()))
         chart.focus()
         await pilot.press("down", "up", "left")  # the cursor on the step before the last
