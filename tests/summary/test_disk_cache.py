@@ -1,13 +1,16 @@
 """The disk cache: a second start restores jobs from their snapshots and reads only what was
 appended; stale, damaged, replaced or other-version entries are never used as they are."""
 import os
+import struct
 
+import google_crc32c
 import numpy as np
 import pytest
 from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
 
 from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.digest import TagDigest
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.summary.series import Series
 from tui_insight.summary.snapshot import SnapshotError, decode, encode
@@ -155,6 +158,28 @@ def test_a_snapshot_holds_every_value_exactly():
         assert back.candidates[name].tobytes() == col.tobytes()
     assert back.steps.tolist() == [1, 2**40] and back.values.tobytes() == values[[0, 3]].tobytes()
     assert (back.width, back.seen, back.nonfinite) == (series.width, 4, 2)
+
+
+def test_a_snapshot_header_holds_every_digest_exactly():
+    """The digests' numbers are binary columns: NaN, None, empty and short sparks and big steps
+    come back as they were written, and a header cut inside them is refused."""
+    digests = {
+        "loss": TagDigest(3, 7, 1, 2**40, 1.5, 2.5, float("nan"), float("nan"), 2**40, float("inf"), 1, -0.0,
+                          (0.1, float("nan"), 3.0), nonfinite=2, step_interval=None),
+        "acc": TagDigest(1, 1, 5, 5, 0.0, 0.0, 0.25, 0.25, 5, 0.25, 5, 0.0, (), step_interval=1.25),
+        "z\xff": TagDigest(2, 2, 0, 1, 0.0, 1.0, 1.0, 0.5, 0, 1.0, 1, 0.5, tuple(float(i) for i in range(10))),
+    }
+    snap = snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[], series={}, digests=digests, last_step=2**40)
+    data = encode(snap)
+    back = decode(data, details=False).digests
+    assert list(back) == list(digests)
+    assert repr(back) == repr(digests)  # repr: NaN compares unequal to itself
+    head_len = snapshot_module.PREFIX.unpack_from(data)[2]
+    cut = bytearray(data[:snapshot_module.PREFIX.size + head_len - 8])
+    struct.pack_into("<II", cut, 12, len(cut) - snapshot_module.PREFIX.size,
+                     google_crc32c.value(bytes(cut[snapshot_module.PREFIX.size:])))
+    with pytest.raises(SnapshotError):
+        decode(bytes(cut), details=False)
 
 
 def test_a_snapshot_refuses_object_arrays_and_out_of_range_columns():
