@@ -887,6 +887,7 @@ class SummaryCache:
         if disk_cache is not None and inside(disk_cache.root, self.logdir):
             self.disk = None  # nothing is ever written inside LOGDIR
             self._note(f"the cache directory {disk_cache.root} is inside LOGDIR: it is not used")
+        self._index_read = False  # the disk cache's index of this LOGDIR was read (on the first pass)
         self._budget = DetailBudget(memory_budget)
         self._pool = JobPool(workers) if workers > 1 else None
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
@@ -1167,10 +1168,15 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
+            if self.disk is not None and read and not self._index_read:
+                self._index_read = True
+                self.disk.use_index(self.logdir)  # the jobs' headers in one file
             loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
+                if self.disk is not None:
+                    self.disk.write_index(loader.path for loader in self._loaders.values())
         finally:
             self.progress.loading = False
         return total

@@ -7,20 +7,35 @@ entry or a new one, never half of one. The directory is kept under a size bound:
 entries used longest ago (by mtime, which a read refreshes) are deleted. A damaged entry, or
 one of another format version, is deleted when it is read and the job is read from its files.
 Whether an entry still fits the files is the loader's call (`SummaryCache`).
+
+Listing a LOGDIR's jobs needs only each entry's header; opening 5,000 entries for it cost more
+than reading them. So the headers of a LOGDIR's jobs are also kept together in one index file
+(`index/`, named by a hash of the LOGDIR's real path), written after a pass that saved entries.
+A header from the index is what its entry said when it was saved: the loader checks it against
+the files exactly like an entry's, and details always come from the entry itself. A damaged
+index, or a damaged header in it, is dropped and the entries are read one by one.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
 import os
+import struct
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
+import google_crc32c
+
+from . import snapshot
 from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
 
 DEFAULT_MAX_BYTES = 2 << 30
 CLEAN_TO = 0.8  # a cleanup deletes down to this fraction of the bound (not one entry per write)
 SUFFIX = ".snap"
+INDEX_MAGIC = b"TUIINDX\x00"
+_INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
+_LEN = struct.Struct("<I")
 log = logging.getLogger(__name__)
 
 
@@ -48,17 +63,75 @@ class DiskCache:
         self.max_bytes = max_bytes
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
+        self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
+        self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header
+        self._index_dirty = False
+
+    def _hashed(self, path: str) -> str:
+        return hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:40]
 
     def entry(self, job_path: str) -> Path:
         path = self._names.get(job_path)
         if path is None:
-            digest = hashlib.sha256(os.path.realpath(job_path).encode("utf-8", "surrogateescape")).hexdigest()
-            path = self._names[job_path] = Path(os.path.join(self._dir, digest[:40] + SUFFIX))
+            path = self._names[job_path] = Path(os.path.join(self._dir, self._hashed(job_path) + SUFFIX))
         return path
+
+    # -- the index of a LOGDIR's headers ----------------------------------------------------------
+
+    def use_index(self, logdir: str) -> None:
+        """Read the headers of `logdir`'s jobs from its index (once): `load` without details
+        takes them from there."""
+        path = self.root / "index" / (self._hashed(logdir) + ".index")
+        if path == self._index_path:
+            return
+        self._index_path, self._index, self._index_dirty = path, {}, False
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("cannot read the cache index %s: %s", path, exc.strerror or exc)
+            return
+        try:
+            self._index = _read_index(data)
+        except (SnapshotError, ValueError, struct.error, UnicodeDecodeError) as exc:
+            log.info("discarding the cache index %s: %s", path, exc)
+            self._remove(path)
+
+    def write_index(self, job_paths: Iterable[str]) -> None:
+        """Write the index (atomically) with the headers of `job_paths` it holds, if any changed."""
+        if self._index_path is None:
+            return
+        wanted = set(job_paths)
+        gone = [p for p in self._index if p not in wanted]
+        for p in gone:
+            del self._index[p]
+        self._index_dirty = self._index_dirty or bool(gone)
+        if not self._index_dirty:
+            return
+        chunks = []
+        for job_path, header in self._index.items():
+            name = job_path.encode("utf-8", "surrogateescape")
+            chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
+        body = b"".join(chunks)
+        data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
+        if self._write(self._index_path, data):
+            self._index_dirty = False
 
     def load(self, job_path: str, details: bool) -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
         it is damaged (then it is deleted)."""
+        if not details:
+            header = self._index.get(job_path)
+            if header is not None:
+                try:
+                    listed = decode(header, details=False)
+                    if listed.path == job_path:
+                        return listed
+                except SnapshotError as exc:
+                    log.info("a header in the cache index is damaged: %s", exc)
+                del self._index[job_path]
+                self._index_dirty = True
         path = self.entry(job_path)
         try:
             with open(path, "rb") as fh:
@@ -80,6 +153,9 @@ class DiskCache:
             return self._damaged(path, exc)
         if snapshot.path != job_path:
             return None  # another directory's entry under the same hash: never seen, but not ours
+        if self._index_path is not None:
+            self._index[job_path] = data[:header_end(data)]
+            self._index_dirty = True
         try:
             os.utime(path)  # used now: the last to go in a cleanup
         except OSError:
@@ -94,27 +170,15 @@ class DiskCache:
     def save(self, job_path: str, data: bytes) -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
         path = self.entry(job_path)
-        tmp = None
         try:
-            if not self._made:
-                self.dir.mkdir(parents=True, exist_ok=True)
-                self._made = True
-            try:
-                old = path.stat().st_size
-            except OSError:
-                old = 0
-            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=SUFFIX)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except OSError as exc:
-            self._made = False  # the directory may have gone: made again next time
-            if tmp is not None:
-                self._remove(Path(tmp))
-            if not self._failed:
-                self._failed = True
-                log.warning("cannot write to the cache directory %s: %s", self.dir, exc.strerror or exc)
+            old = path.stat().st_size
+        except OSError:
+            old = 0
+        if not self._write(path, data):
             return False
+        if self._index_path is not None:
+            self._index[job_path] = data[:header_end(data)]
+            self._index_dirty = True
         if self._bytes is None:
             self._bytes = self.size()
         else:
@@ -123,8 +187,32 @@ class DiskCache:
             self.cleanup()
         return True
 
+    def _write(self, path: Path, data: bytes) -> bool:
+        """`data` to `path` through a temporary file renamed into place; False when it failed."""
+        tmp = None
+        try:
+            if not self._made:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                self._made = True
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+            return True
+        except OSError as exc:
+            self._made = False  # the directory may have gone: made again next time
+            if tmp is not None:
+                self._remove(Path(tmp))
+            if not self._failed:
+                self._failed = True
+                log.warning("cannot write to the cache directory %s: %s", self.dir, exc.strerror or exc)
+            return False
+
     def discard(self, job_path: str) -> None:
         self._remove(self.entry(job_path))
+        if self._index.pop(job_path, None) is not None:
+            self._index_dirty = True
 
     def size(self) -> int:
         """Bytes of every entry (and leftover temporary file)."""
@@ -168,3 +256,28 @@ class DiskCache:
         except OSError as exc:
             log.warning("cannot delete the cache entry %s: %s", path, exc.strerror or exc)
             return False
+
+
+def _read_index(data: bytes) -> dict[str, bytes]:
+    """job path -> header of an index file's bytes; SnapshotError when damaged or of another version."""
+    if len(data) < _INDEX_PREFIX.size:
+        raise SnapshotError("cut short")
+    magic, version, crc = _INDEX_PREFIX.unpack_from(data)
+    if magic != INDEX_MAGIC:
+        raise SnapshotError("not an index")
+    if version != snapshot.FORMAT_VERSION:
+        raise SnapshotError(f"format version {version}, not {snapshot.FORMAT_VERSION}")
+    body = data[_INDEX_PREFIX.size:]
+    if google_crc32c.value(body) != crc:
+        raise SnapshotError("damaged")
+    index, at = {}, 0
+    while at < len(body):
+        (n,) = _LEN.unpack_from(body, at)
+        name = body[at + 4:at + 4 + n].decode("utf-8", "surrogateescape")
+        at += 4 + n
+        (n,) = _LEN.unpack_from(body, at)
+        if at + 4 + n > len(body):
+            raise SnapshotError("cut short")
+        index[name] = body[at + 4:at + 4 + n]
+        at += 4 + n
+    return index

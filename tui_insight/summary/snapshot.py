@@ -12,7 +12,7 @@ Layout (little-endian), with no pickle anywhere, so a cache file can never run c
 
     magic (8) | version u32 | header length u32 | crc32c(header) u32 | crc32c(details) u32
     header: JSON length u32 | JSON, what listing the job needs (files, counts, graphs,
-            problems, digest tags) | the digests' numbers, field by field (`_digest_block`)
+            problems, digest tags) | the digests' numbers (`_DIGEST_ROW` each, then the sparks)
     details: table length u32 | table: JSON (each tag's series and where its arrays are)
              | arrays: the raw bytes of every series column, one after another
 
@@ -233,59 +233,53 @@ def _series(entry: dict, arrays: bytes) -> Series:
     return Series(limit, columns, candidates, width, seen, nonfinite)
 
 
-# How each digest field is stored: one column of every tag's value, one after another.
-_INTS = ("int", "int | None")
-_OPTIONAL = ("float | None", "int | None")
+# How a digest is stored: its numbers as one fixed-size struct (an optional number preceded by
+# a flag saying it is there, the spark by its length), then every spark's points.
 _SPARK = "tuple[float, ...]"
-_U8 = np.dtype("<u1")
-_I64 = np.dtype("<i8")
-_F64 = np.dtype("<f8")
+_CODES = {"int": "q", "float": "d", "int | None": "?q", "float | None": "?d", _SPARK: "B"}
+_DIGEST_ROW = struct.Struct("<" + "".join(_CODES[kind] for _, kind in _DIGEST_FIELDS))
 
 
 def _digest_block(digests: list[TagDigest]) -> bytes:
-    """The digests' fields as columns: an int64 or float64 column per number (an optional one
-    preceded by a uint8 column saying which are there), and the sparks as a uint8 column of
-    lengths followed by every spark's points."""
-    chunks = []
-    for name, kind in _DIGEST_FIELDS:
-        values = [getattr(d, name) for d in digests]
-        if kind == _SPARK:
-            chunks.append(np.array([len(v) for v in values], dtype=_U8).tobytes())
-            chunks.append(np.array([x for v in values for x in v], dtype=_F64).tobytes())
-            continue
-        if kind in _OPTIONAL:
-            chunks.append(np.array([v is not None for v in values], dtype=_U8).tobytes())
-            values = [0 if v is None else v for v in values]
-        chunks.append(np.array(values, dtype=_I64 if kind in _INTS else _F64).tobytes())
-    return b"".join(chunks)
+    rows, points = [], []
+    for d in digests:
+        row = []
+        for name, kind in _DIGEST_FIELDS:
+            value = getattr(d, name)
+            if kind == _SPARK:
+                row.append(len(value))
+                points.extend(value)
+            elif kind in ("int | None", "float | None"):
+                row += (value is not None, 0 if value is None else value)
+            else:
+                row.append(value)
+        rows.append(_DIGEST_ROW.pack(*row))
+    return b"".join(rows) + struct.pack(f"<{len(points)}d", *points)
 
 
 def _digests(table: dict, block: bytes) -> dict[str, TagDigest]:
     tags = table["tags"]
     _expect(table["fields"] == [name for name, _ in _DIGEST_FIELDS], "digest fields (another version)")
     _expect(type(tags) is list and {type(t) for t in tags} <= {str}, "digests")
-    n, at = len(tags), 0
-
-    def take(dtype: np.dtype, count: int) -> np.ndarray:
-        nonlocal at
-        _expect(at + count * dtype.itemsize <= len(block), "digest numbers")
-        col = np.frombuffer(block, dtype=dtype, count=count, offset=at)
-        at += count * dtype.itemsize
-        return col
-
-    columns = []
-    for _, kind in _DIGEST_FIELDS:
-        if kind == _SPARK:
-            lengths = take(_U8, n).astype(np.int64)
-            points = take(_F64, int(lengths.sum())).tolist()
-            ends = np.cumsum(lengths).tolist()
-            columns.append([tuple(points[end - k:end]) for end, k in zip(ends, lengths.tolist())])
-            continue
-        there = take(_U8, n).tolist() if kind in _OPTIONAL else None
-        values = take(_I64 if kind in _INTS else _F64, n).tolist()
-        columns.append(values if there is None else [v if t else None for v, t in zip(values, there)])
-    _expect(at == len(block), "digest numbers")
-    return {tag: TagDigest(*values) for tag, values in zip(tags, zip(*columns))}
+    fixed = len(tags) * _DIGEST_ROW.size
+    _expect(fixed <= len(block) and (len(block) - fixed) % 8 == 0, "digest numbers")
+    points = struct.unpack_from(f"<{(len(block) - fixed) // 8}d", block, fixed)
+    digests, at = {}, 0
+    for tag, row in zip(tags, _DIGEST_ROW.iter_unpack(block[:fixed])):
+        values, i = [], 0
+        for _, kind in _DIGEST_FIELDS:
+            if kind == _SPARK:
+                values.append(points[at:at + row[i]])
+                at += row[i]
+            elif kind in ("int | None", "float | None"):
+                values.append(row[i + 1] if row[i] else None)
+                i += 1
+            else:
+                values.append(row[i])
+            i += 1
+        digests[tag] = TagDigest(*values)
+    _expect(at == len(points), "digest sparks")
+    return digests
 
 
 def _record(value: dict, kinds: dict[str, type]) -> dict:
