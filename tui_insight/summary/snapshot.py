@@ -238,6 +238,10 @@ def _series(entry: dict, arrays: bytes) -> Series:
 _SPARK = "tuple[float, ...]"
 _CODES = {"int": "q", "float": "d", "int | None": "?q", "float | None": "?d", _SPARK: "B"}
 _DIGEST_ROW = struct.Struct("<" + "".join(_CODES[kind] for _, kind in _DIGEST_FIELDS))
+# Where each optional number's flag is in a row (a row has one more value per optional field), last first.
+_OPTIONAL_AT = [i + k for k, i in enumerate(i for i, (_, kind) in enumerate(_DIGEST_FIELDS) if kind.endswith(" | None"))][::-1]
+_SPARK_AT = [kind for _, kind in _DIGEST_FIELDS].index(_SPARK)  # before any optional field (`_OPTIONAL_AT`)
+assert all(i > _SPARK_AT for i in _OPTIONAL_AT)
 
 
 def _digest_block(digests: list[TagDigest]) -> bytes:
@@ -266,17 +270,12 @@ def _digests(table: dict, block: bytes) -> dict[str, TagDigest]:
     points = struct.unpack_from(f"<{(len(block) - fixed) // 8}d", block, fixed)
     digests, at = {}, 0
     for tag, row in zip(tags, _DIGEST_ROW.iter_unpack(block[:fixed])):
-        values, i = [], 0
-        for _, kind in _DIGEST_FIELDS:
-            if kind == _SPARK:
-                values.append(points[at:at + row[i]])
-                at += row[i]
-            elif kind in ("int | None", "float | None"):
-                values.append(row[i + 1] if row[i] else None)
-                i += 1
-            else:
-                values.append(row[i])
-            i += 1
+        values = list(row)
+        for i in _OPTIONAL_AT:  # (descending) flag, number -> number or None
+            values[i:i + 2] = (values[i + 1] if values[i] else None,)
+        n = values[_SPARK_AT]
+        values[_SPARK_AT] = points[at:at + n]
+        at += n
         digests[tag] = TagDigest(*values)
     _expect(at == len(points), "digest sparks")
     return digests
