@@ -95,7 +95,7 @@ from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.chart import ScalarChart
 
 marks = {}
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), time.process_time()
 render_line = JobTable.render_line
 def timed(self, y):
     if "first" not in marks:
@@ -120,6 +120,7 @@ async def auto(pilot):
             break
         await pilot.pause(0.05)
     marks["all"] = time.perf_counter() - start
+    marks["all_cpu"] = time.process_time() - start_cpu
     marks["rss_loaded_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # An idle full reload: CPU of the thread doing it (process time would also count the UI
     # thread still painting the last rows), and the process CPU over the same interval.

@@ -12,7 +12,7 @@ Layout (little-endian), with no pickle anywhere, so a cache file can never run c
 
     magic (8) | version u32 | header length u32 | crc32c(header) u32 | crc32c(details) u32
     header: JSON length u32 | JSON, what listing the job needs (files, counts, graphs,
-            problems, digest tags) | the digests' numbers (`_DIGEST_ROW` each, then the sparks)
+            problems, digest tags) | the digests' numbers (a `_DIGEST_ROW` each)
     details: table length u32 | table: JSON (each tag's series and where its arrays are)
              | arrays: the raw bytes of every series column, one after another
 
@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 
 import google_crc32c
 import numpy as np
 
-from .digest import TagDigest
+from .digest import SPARK_POINTS, TagDigest
 from .series import Series
 
 FORMAT_VERSION = 3
@@ -67,7 +68,7 @@ class JobSnapshot:
     first_wall_time: float | None = None
     problems: list[str] = field(default_factory=list)
     seq: int = 0  # events read
-    digests: dict[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest
+    digests: Mapping[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest (`StoredDigests` when read)
     last_step: int | None = None
     tag_counts: dict[str, int] = field(default_factory=dict)  # plugin -> tags (filled in on reading)
     detailed: bool = True  # False: read from the header only (`series` is empty)
@@ -233,52 +234,73 @@ def _series(entry: dict, arrays: bytes) -> Series:
     return Series(limit, columns, candidates, width, seen, nonfinite)
 
 
-# How a digest is stored: its numbers as one fixed-size struct (an optional number preceded by
-# a flag saying it is there, the spark by its length), then every spark's points.
+# How a digest is stored: one fixed-size struct of its numbers (an optional number preceded by
+# a flag saying it is there; the spark as its length and SPARK_POINTS places), so the header can
+# be kept as bytes and a digest decoded only when someone reads it (`StoredDigests`).
 _SPARK = "tuple[float, ...]"
-_CODES = {"int": "q", "float": "d", "int | None": "?q", "float | None": "?d", _SPARK: "B"}
+_CODES = {"int": "q", "float": "d", "int | None": "?q", "float | None": "?d", _SPARK: f"B{SPARK_POINTS}d"}
 _DIGEST_ROW = struct.Struct("<" + "".join(_CODES[kind] for _, kind in _DIGEST_FIELDS))
-# Where each optional number's flag is in a row (a row has one more value per optional field), last first.
+_SPARK_AT = [kind for _, kind in _DIGEST_FIELDS].index(_SPARK)  # the spark's length in a row
+# Where each optional number's flag is in a row, once the spark is one value, last first.
 _OPTIONAL_AT = [i + k for k, i in enumerate(i for i, (_, kind) in enumerate(_DIGEST_FIELDS) if kind.endswith(" | None"))][::-1]
-_SPARK_AT = [kind for _, kind in _DIGEST_FIELDS].index(_SPARK)  # before any optional field (`_OPTIONAL_AT`)
-assert all(i > _SPARK_AT for i in _OPTIONAL_AT)
+_SPARK_LENGTH_OFFSET = struct.calcsize("<" + "".join(_CODES[kind] for _, kind in _DIGEST_FIELDS[:_SPARK_AT]))
 
 
 def _digest_block(digests: list[TagDigest]) -> bytes:
-    rows, points = [], []
+    rows = []
     for d in digests:
         row = []
         for name, kind in _DIGEST_FIELDS:
             value = getattr(d, name)
             if kind == _SPARK:
-                row.append(len(value))
-                points.extend(value)
+                row += (len(value), *value, *(0.0,) * (SPARK_POINTS - len(value)))
             elif kind in ("int | None", "float | None"):
                 row += (value is not None, 0 if value is None else value)
             else:
                 row.append(value)
         rows.append(_DIGEST_ROW.pack(*row))
-    return b"".join(rows) + struct.pack(f"<{len(points)}d", *points)
+    return b"".join(rows)
 
 
-def _digests(table: dict, block: bytes) -> dict[str, TagDigest]:
+class StoredDigests(Mapping):
+    """A job's digests as read from a snapshot header: tag -> `TagDigest`, each decoded from its
+    row the first time it is read (the job list reads one per job: its headline)."""
+
+    def __init__(self, tags: list[str], block: bytes):
+        self._rows = {tag: i for i, tag in enumerate(tags)}
+        self._block = block
+        self._decoded: dict[str, TagDigest] = {}
+
+    def __getitem__(self, tag: str) -> TagDigest:
+        digest = self._decoded.get(tag)
+        if digest is None:
+            values = list(_DIGEST_ROW.unpack_from(self._block, self._rows[tag] * _DIGEST_ROW.size))
+            n = values[_SPARK_AT]
+            values[_SPARK_AT:_SPARK_AT + 1 + SPARK_POINTS] = (tuple(values[_SPARK_AT + 1:_SPARK_AT + 1 + n]),)
+            for i in _OPTIONAL_AT:  # flag, number -> number or None
+                values[i:i + 2] = (values[i + 1] if values[i] else None,)
+            digest = self._decoded[tag] = TagDigest(*values)
+        return digest
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return f"StoredDigests({dict(self)!r})"
+
+
+def _digests(table: dict, block: bytes) -> StoredDigests:
     tags = table["tags"]
     _expect(table["fields"] == [name for name, _ in _DIGEST_FIELDS], "digest fields (another version)")
-    _expect(type(tags) is list and {type(t) for t in tags} <= {str}, "digests")
-    fixed = len(tags) * _DIGEST_ROW.size
-    _expect(fixed <= len(block) and (len(block) - fixed) % 8 == 0, "digest numbers")
-    points = struct.unpack_from(f"<{(len(block) - fixed) // 8}d", block, fixed)
-    digests, at = {}, 0
-    for tag, row in zip(tags, _DIGEST_ROW.iter_unpack(block[:fixed])):
-        values = list(row)
-        for i in _OPTIONAL_AT:  # (descending) flag, number -> number or None
-            values[i:i + 2] = (values[i + 1] if values[i] else None,)
-        n = values[_SPARK_AT]
-        values[_SPARK_AT] = points[at:at + n]
-        at += n
-        digests[tag] = TagDigest(*values)
-    _expect(at == len(points), "digest sparks")
-    return digests
+    _expect(type(tags) is list and {type(t) for t in tags} <= {str} and len(set(tags)) == len(tags), "digests")
+    _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
+    if tags:  # what a row can hold wrong (the rest is numbers whatever the bytes): checked now, not when read
+        spark_lengths = np.frombuffer(block, dtype=np.uint8)[_SPARK_LENGTH_OFFSET::_DIGEST_ROW.size]
+        _expect(int(spark_lengths.max()) <= SPARK_POINTS, "digest sparks")
+    return StoredDigests(tags, block)
 
 
 def _record(value: dict, kinds: dict[str, type]) -> dict:
