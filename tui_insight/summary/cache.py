@@ -1185,7 +1185,7 @@ class SummaryCache:
                 if self.progress.reloads == 1:
                     gc.freeze()  # what the first pass built lives on: later collections skip it
                 if self.disk is not None:
-                    self.disk.write_index(loader.path for loader in self._loaders.values())
+                    self.disk.write_index([loader.path for loader in self._loaders.values()])
         finally:
             self.progress.loading = False
         return total
@@ -1207,8 +1207,10 @@ class SummaryCache:
                     break
                 if full:
                     self.progress.jobs_loaded = done
-                self._serve_held(total)
-                done += self._install_done(pending, total, block=False)
+                if self._budget.holding:
+                    self._serve_held(total)
+                if pending:
+                    done += self._install_done(pending, total, block=False)
                 loader = self._loaders[item.train_id]
                 stats = loader.unchanged(item)
                 if stats is None:

@@ -105,19 +105,21 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
     visited: set[tuple[int, int]] = set()
     seen: set[str] = set()
 
+    reused = listings if listings is not None else {}
+
     def walk(path: str, rel: str, depth: int) -> None:
+        # Run once per directory on every reload: the unchanged case is kept to a stat and a compare.
         try:
             st = os.stat(path)
             key = (st.st_dev, st.st_ino)
             if key in visited:
                 return
             visited.add(key)
-            stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-            listing = listings.get(path) if listings is not None else None
-            if listing is None or listing.racy or listing.stamp != stamp:
+            stamp = (*key, st.st_mtime_ns, st.st_ctime_ns)
+            listing = reused.get(path)
+            if listing is None or listing.stamp != stamp or listing.racy:
                 listing = _list(path, stamp, time.time() - st.st_mtime <= RACY_SECONDS)
-                if listings is not None:
-                    listings[path] = listing
+                reused[path] = listing
         except OSError as exc:
             if depth == 0:
                 raise
@@ -133,9 +135,9 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
                                              list(files.get("lineage", ())), list(files.get("graph", ())),
                                              sorted(files.get("profile", ())))
             jobs[job.train_id] = job
-        if depth < MAX_DEPTH:
+        if listing.subdirs and depth < MAX_DEPTH:
             for name, sub in listing.subdirs:
-                walk(sub, os.path.join(rel, name) if rel else name, depth + 1)
+                walk(sub, f"{rel}{os.sep}{name}" if rel else name, depth + 1)
 
     walk(root, "", 0)
     if listings is not None and len(listings) > len(seen):

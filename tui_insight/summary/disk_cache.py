@@ -23,7 +23,7 @@ import os
 import struct
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Collection
 
 import google_crc32c
 
@@ -66,6 +66,7 @@ class DiskCache:
         self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
         self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header
         self._index_dirty = False
+        self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
 
     def _hashed(self, path: str) -> str:
         return hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:40]
@@ -98,10 +99,11 @@ class DiskCache:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
 
-    def write_index(self, job_paths: Iterable[str]) -> None:
+    def write_index(self, job_paths: Collection[str]) -> None:
         """Write the index (atomically) with the headers of `job_paths` it holds, if any changed."""
-        if self._index_path is None:
-            return
+        if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
+            return  # the same jobs (by count: a job replaced by another is written when it is saved)
+        self._index_jobs = len(job_paths)
         wanted = set(job_paths)
         gone = [p for p in self._index if p not in wanted]
         for p in gone:
