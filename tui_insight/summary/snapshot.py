@@ -282,6 +282,12 @@ class StoredDigests(Mapping):
             digest = self._decoded[tag] = TagDigest(*values)
         return digest
 
+    def get(self, tag: str, default=None):  # Mapping's get goes through a KeyError: this is read per row
+        return self[tag] if tag in self._rows else default
+
+    def __contains__(self, tag: object) -> bool:
+        return tag in self._rows
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._rows)
 
