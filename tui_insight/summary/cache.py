@@ -410,6 +410,10 @@ class _JobLoader:
         finally:
             self._found = self._on_progress = None
 
+    def publish_soon(self) -> None:
+        """Publish progress after the next batch of records (from any thread), not in up to a second."""
+        self._next_progress = 0.0
+
     def _progress_view(self, reading: _FileState) -> Changes:
         """Publish the view as read so far (still `loading` on a first load)."""
         # Tags changed so far in this refresh (its final changes name them again).
@@ -910,6 +914,7 @@ class SummaryCache:
         self._thread: threading.Thread | None = None
         self._listings: dict = {}  # directory listings discovery may reuse
         self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
+        self._reading: _JobLoader | None = None  # the job being read in this process (`hold` hurries it)
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
 
@@ -955,6 +960,9 @@ class SummaryCache:
         self._budget.hold(owner, ids)
         self._budget.touch(ids)
         self._urgent = ids  # not read yet: read them next
+        reading = self._reading
+        if reading is not None:
+            reading.publish_soon()  # a big job being read serves the hold after its next batch
         self._request_errand()
 
     def release(self, owner: Hashable) -> None:
@@ -1244,8 +1252,12 @@ class SummaryCache:
                          total: Changes, first: bool) -> None:
         if not loader.detailed and loader.needs_reading(item, stats):
             self._restore_details(loader, item, stats)  # an evicted job that grew: read, publish, evict again
-        changes = loader.refresh(item, self.payloads, self.progress, stats,
-                                 lambda partial, loader=loader: self._progressed(loader, partial))
+        self._reading = loader
+        try:
+            changes = loader.refresh(item, self.payloads, self.progress, stats,
+                                     lambda partial, loader=loader: self._progressed(loader, partial))
+        finally:
+            self._reading = None
         self._published_refresh(loader, changes, total, first)
 
     # -- the process pool ---------------------------------------------------------------------
@@ -1320,8 +1332,16 @@ class SummaryCache:
         self._read_in_process(loader, item, stats, total, first=True)
 
     def _progressed(self, loader: _JobLoader, changes: Changes) -> None:
-        """A job's view published while its files are still being read."""
+        """A job's view published while its files are still being read; and the jobs opened
+        meanwhile served, so that opening one never waits for a big job to be read whole."""
         self._publish(loader.train_id, loader.view, changes)
+        if self._budget.holding and any(not self._loaders[tid].detailed for tid in self._budget.held()
+                                        if tid in self._loaders):
+            self._budget.hold(_READING, [loader.train_id])  # its series are being built: never evicted now
+            try:
+                self._serve_held(Changes())
+            finally:
+                self._budget.release(_READING)
 
     def prioritize(self, train_ids: Sequence[str]) -> None:
         """A hint from any thread: read these jobs next (the rows a user sees, the filter's
@@ -1475,5 +1495,6 @@ def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
 
 
 _LOADING_ONE = "load_job"  # the hold of `load_job` on the job it reads
+_READING = "reading"  # the hold on a job being read while held jobs are served (`_progressed`)
 
 __all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded"]
