@@ -43,8 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write demo logs to a temporary directory (several runs, every kind of data, "
                              "one run that keeps training) and open them")
     parser.add_argument("--reload-interval", type=float, default=3.0, metavar="SECONDS",
-                        help="reload at least this often, besides reloading on file-change notices "
-                             "(default 3; 0 loads once)")
+                        help="look for changes this often (default 3; 0 loads once); where file-change "
+                             "notices work, changes are read as notified and this poll, a safety net for what "
+                             "notices miss, backs off to every 30 s while nothing changes")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action="store_true",
                         help="ring the terminal bell when a job gains a badge (NaN, diverging, stalled...), "
