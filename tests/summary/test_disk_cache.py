@@ -11,6 +11,7 @@ from sweep_logs import append, contents, loaded_reference, row, write_run, write
 from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.digest import TagDigest
+from tui_insight.summary.discovery import discover, restored_listings
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.summary.series import Series
 from tui_insight.summary.snapshot import SnapshotError, decode, encode
@@ -192,3 +193,42 @@ def test_a_snapshot_refuses_object_arrays_and_out_of_range_columns():
         assert forged != data
         with pytest.raises(SnapshotError):  # the header's CRC, and the type list behind it
             decode(forged)
+
+
+def test_a_second_start_reuses_the_directory_listings_until_a_directory_changes(tmp_path, disk):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 3)
+    for directory in (logs, *logs.iterdir()):  # written long ago: their listings can be trusted by stamp
+        os.utime(directory, (1_600_000_000, 1_600_000_000))
+    open_cache(logs, disk)
+    second = DiskCache(disk.root)
+    second.use_index(str(logs))
+    listings = restored_listings(second.saved_listings())
+    assert discover(str(logs), listings).listed == 0  # every directory known by one stat
+    (logs / "run_01" / "events.out.events.summary.1700000999.0.host").write_bytes(
+        summary_file(logs / "run_00").read_bytes())  # a second file in run_01
+    write_run(logs / "run_03", 3)  # a new run
+    assert discover(str(logs), listings).listed == 3  # LOGDIR, run_01 and run_03 listed again
+    third = open_cache(logs, DiskCache(disk.root))
+    assert len(third.job("./run_01").summary_files) == 2 and "./run_03" in third.jobs
+    same_as_plain(third, logs)
+
+
+def test_the_index_lists_every_job_alone_and_a_damaged_index_is_discarded(tmp_path, disk):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 3)
+    first = open_cache(logs, disk)
+    index = next((disk.root / "index").iterdir())
+    for entry in disk.dir.iterdir():
+        entry.unlink()  # only the index is left
+    second = open_cache(logs, DiskCache(disk.root))
+    assert second.progress.bytes_read == 0  # every job listed from the index
+    assert [row(v) for v in second.jobs.values()] == [row(v) for v in first.jobs.values()]
+    same_as_plain(second, logs)  # the details were in the entries: read from the logs again
+    damaged = bytearray(index.read_bytes())
+    damaged[-5] ^= 0xFF
+    index.write_bytes(bytes(damaged))
+    third = open_cache(logs, DiskCache(disk.root))
+    assert [row(v) for v in third.jobs.values()] == [row(v) for v in first.jobs.values()]
+    same_as_plain(third, logs)
+    assert index.exists()  # written again whole

@@ -27,7 +27,8 @@ from ..proto import summary_pb2
 from . import limits
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
-from .discovery import Discovery, FoundJob, classify, discover, rediscover, summary_sort_key
+from .discovery import (Discovery, FoundJob, classify, discover, rediscover, restored_listings, saved_listings,
+                        summary_sort_key)
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
@@ -912,7 +913,8 @@ class SummaryCache:
         self._load_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._listings: dict = {}  # directory listings discovery may reuse
+        self._listings: dict = {}  # directory listings discovery may reuse (kept in the disk cache's index)
+        self._listings_saved = 0  # how many the disk cache holds
         self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
         self._reading: _JobLoader | None = None  # the job being read in this process (`hold` hurries it)
         self._watching = False  # change notices arrive: the interval poll may back off
@@ -1155,6 +1157,11 @@ class SummaryCache:
         total = Changes()
         self.progress.loading = True
         try:
+            if self.disk is not None and read and not self._index_read:
+                self._index_read = True
+                self.disk.use_index(self.logdir)  # the jobs' headers, and the directory listings, in one file
+                self._listings = restored_listings(self.disk.saved_listings())
+                self._listings_saved = len(self._listings)
             if only is not None:
                 found = Discovery(only, list(self.problems))
             else:
@@ -1182,9 +1189,6 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            if self.disk is not None and read and not self._index_read:
-                self._index_read = True
-                self.disk.use_index(self.logdir)  # the jobs' headers in one file
             with _collector_paused(only is None and read):
                 loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None)
             if only is None and read:
@@ -1193,6 +1197,9 @@ class SummaryCache:
                 if self.progress.reloads == 1:
                     gc.freeze()  # what the first pass built lives on: later collections skip it
                 if self.disk is not None:
+                    if found.listed or len(self._listings) != self._listings_saved:
+                        self.disk.keep_listings(saved_listings(self._listings))  # reused at the next start
+                        self._listings_saved = len(self._listings)
                     self.disk.write_index([loader.path for loader in self._loaders.values()])
         finally:
             self.progress.loading = False

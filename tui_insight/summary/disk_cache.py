@@ -18,6 +18,7 @@ index, or a damaged header in it, is dropped and the entries are read one by one
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import struct
@@ -36,6 +37,7 @@ SUFFIX = ".snap"
 INDEX_MAGIC = b"TUIINDX\x00"
 _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
 _LEN = struct.Struct("<I")
+_LISTINGS = ""  # the index's entry for the directory listings (no job has an empty path)
 log = logging.getLogger(__name__)
 
 
@@ -99,12 +101,25 @@ class DiskCache:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
 
+    def saved_listings(self) -> object:
+        """The directory listings kept with the index (`discovery.saved_listings`' data), or None."""
+        data = self._index.get(_LISTINGS)
+        try:
+            return json.loads(data) if data is not None else None
+        except ValueError:
+            return None
+
+    def keep_listings(self, listings: list) -> None:
+        """Keep the directory listings with the index (written with it)."""
+        self._index[_LISTINGS] = json.dumps(listings, separators=(",", ":")).encode("utf-8", "surrogateescape")
+        self._index_dirty = True
+
     def write_index(self, job_paths: Collection[str]) -> None:
         """Write the index (atomically) with the headers of `job_paths` it holds, if any changed."""
         if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
             return  # the same jobs (by count: a job replaced by another is written when it is saved)
         self._index_jobs = len(job_paths)
-        wanted = set(job_paths)
+        wanted = {*job_paths, _LISTINGS}
         gone = [p for p in self._index if p not in wanted]
         for p in gone:
             del self._index[p]
