@@ -12,8 +12,9 @@ Listing a LOGDIR's jobs needs only each entry's header; opening 5,000 entries fo
 than reading them. So the headers of a LOGDIR's jobs are also kept together in one index file
 (`index/`, named by a hash of the LOGDIR's real path), written after a pass that saved entries.
 A header from the index is what its entry said when it was saved: the loader checks it against
-the files exactly like an entry's, and details always come from the entry itself. A damaged
-index, or a damaged header in it, is dropped and the entries are read one by one.
+the files exactly like an entry's, and details always come from the entry itself. The index
+also keeps discovery's directory listings, each used while its directory's stamp is the same.
+A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
 """
 from __future__ import annotations
 
