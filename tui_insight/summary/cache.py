@@ -1076,7 +1076,7 @@ class SummaryCache:
 
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish. Safe to call from any thread."""
-        with self._load_lock:
+        with self._load_lock, _collector_paused():
             return self._reload()
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
@@ -1189,13 +1189,10 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            with _collector_paused(only is None and read):
-                loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None)
+            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
-                if self.progress.reloads == 1:
-                    gc.freeze()  # what the first pass built lives on: later collections skip it
                 if self.disk is not None:
                     if found.listed or len(self._listings) != self._listings_saved:
                         self.disk.keep_listings(saved_listings(self._listings))  # reused at the next start
@@ -1477,11 +1474,11 @@ class SummaryCache:
 
 
 @contextmanager
-def _collector_paused(pause: bool) -> Iterator[None]:
+def _collector_paused() -> Iterator[None]:
     """Python's cycle collector off during a full pass: a pass builds tens of thousands of
     long-lived objects (views, digests), which every collection would traverse again (a fifth of
     a warm start of 5,000 jobs). What the pass frees is freed by reference counting meanwhile."""
-    if not pause or not gc.isenabled():
+    if not gc.isenabled():
         yield
         return
     gc.disable()
