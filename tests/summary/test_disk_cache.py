@@ -232,3 +232,18 @@ def test_the_index_lists_every_job_alone_and_a_damaged_index_is_discarded(tmp_pa
     assert [row(v) for v in third.jobs.values()] == [row(v) for v in first.jobs.values()]
     same_as_plain(third, logs)
     assert index.exists()  # written again whole
+
+
+def test_the_index_written_again_keeps_the_jobs_it_held(tmp_path, disk):
+    """After its first write the index's headers leave memory; a later write (a new job) merges
+    them back from the file."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 2)
+    cache = open_cache(logs, disk)
+    write_run(logs / "run_02", 2).close()
+    cache.reload()
+    for entry in disk.dir.iterdir():
+        entry.unlink()  # only the index is left
+    again = open_cache(logs, DiskCache(disk.root))
+    assert again.progress.bytes_read == 0 and len(again.jobs) == 3
+    assert [row(v) for v in again.jobs.values()] == [row(v) for v in cache.jobs.values()]

@@ -67,7 +67,9 @@ class DiskCache:
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
         self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
-        self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header
+        self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header (since the last write)
+        self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
+        self._index_written = False  # the index file holds what `_index` no longer does
         self._index_dirty = False
         self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
 
@@ -89,6 +91,7 @@ class DiskCache:
         if path == self._index_path:
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
+        self._index_gone, self._index_written = set(), False
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -116,25 +119,31 @@ class DiskCache:
         self._index_dirty = True
 
     def write_index(self, job_paths: Collection[str]) -> None:
-        """Write the index (atomically) with the headers of `job_paths` it holds, if any changed."""
+        """Write the index (atomically) with the headers of `job_paths` it holds, if any changed.
+        Once written, the headers leave memory (the next write reads them back from the file)."""
         if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
             return  # the same jobs (by count: a job replaced by another is written when it is saved)
         self._index_jobs = len(job_paths)
+        entries = self._index
+        if self._index_written:
+            try:
+                entries = {**_read_index(self._index_path.read_bytes()), **self._index}
+            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
+                pass  # the jobs it held are listed from their entries next time
         wanted = {*job_paths, _LISTINGS}
-        gone = [p for p in self._index if p not in wanted]
+        gone = [p for p in entries if p not in wanted or (p in self._index_gone and p not in self._index)]
         for p in gone:
-            del self._index[p]
-        self._index_dirty = self._index_dirty or bool(gone)
-        if not self._index_dirty:
+            del entries[p]
+        if not (self._index_dirty or gone):
             return
         chunks = []
-        for job_path, header in self._index.items():
+        for job_path, header in entries.items():
             name = job_path.encode("utf-8", "surrogateescape")
             chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
         body = b"".join(chunks)
         data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
         if self._write(self._index_path, data):
-            self._index_dirty = False
+            self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
 
     def load(self, job_path: str, details: bool) -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
@@ -149,6 +158,7 @@ class DiskCache:
                 except SnapshotError as exc:
                     log.info("a header in the cache index is damaged: %s", exc)
                 del self._index[job_path]
+                self._index_gone.add(job_path)
                 self._index_dirty = True
         path = self.entry(job_path)
         try:
@@ -171,7 +181,7 @@ class DiskCache:
             return self._damaged(path, exc)
         if snapshot.path != job_path:
             return None  # another directory's entry under the same hash: never seen, but not ours
-        if self._index_path is not None:
+        if self._index_path is not None and not details:  # listed from its entry: from the index next time
             self._index[job_path] = data[:header_end(data)]
             self._index_dirty = True
         try:
@@ -229,7 +239,9 @@ class DiskCache:
 
     def discard(self, job_path: str) -> None:
         self._remove(self.entry(job_path))
-        if self._index.pop(job_path, None) is not None:
+        self._index.pop(job_path, None)
+        if self._index_path is not None:
+            self._index_gone.add(job_path)
             self._index_dirty = True
 
     def size(self) -> int:
