@@ -12,12 +12,13 @@ change the cache reports and, once a second, the jobs that may stall.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -33,6 +34,7 @@ from ..widgets.job_table import JobTable
 from ..widgets.progress import ProgressLine
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..app import InsightApp
@@ -154,8 +156,15 @@ class JobsScreen(Screen):
     # -- from the app ---------------------------------------------------------------------
 
     def _table_if_there(self) -> JobTable | None:
-        tables = self.query(JobTable)  # none yet while composing, none left at teardown
-        return tables.first() if tables else None
+        return self._child("jobs-table", JobTable)  # none yet while composing, none left at teardown
+
+    def _child(self, id: str, kind: type[T]) -> T | None:
+        """A widget of this screen by id, or None (an id lookup: these run several times a second,
+        and a query walks the whole screen)."""
+        try:
+            return self.get_child_by_id(id, kind)
+        except NoMatches:
+            return None
 
     _missed: Changes | None = None  # changes that came while another screen covered this one
     badges: health.BadgeWatch
@@ -222,9 +231,9 @@ class JobsScreen(Screen):
             self.app.bell()
 
     def _invalidate_progress(self) -> None:
-        lines = self.query(ProgressLine)
-        if lines:
-            lines.first().invalidate()
+        line = self._child("progress", ProgressLine)
+        if line is not None:
+            line.invalidate()
 
     def tick(self) -> None:
         """Once a second: relative times and live markers move on."""
@@ -235,9 +244,9 @@ class JobsScreen(Screen):
     def update_progress(self) -> None:
         if self.covered():
             return
-        lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
-        if lines:
-            lines.first().show(self.app.cache, self.app.reload_interval)
+        line = self._child("progress", ProgressLine)  # none yet while composing, none left at teardown
+        if line is not None:
+            line.show(self.app.cache, self.app.reload_interval)
         table = self._table_if_there()
         if table is not None:
             table.set_empty_text(self.empty_text())
