@@ -13,7 +13,6 @@ import os
 import threading
 import time
 from collections import Counter, deque
-from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
@@ -49,6 +48,7 @@ TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_EVERY = 4096  # records between merges of pending values: bounds memory while loading
 _BATCH_BYTES = 4 << 20  # ... or bytes of records (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
+PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
 log = logging.getLogger(__name__)
@@ -917,6 +917,7 @@ class SummaryCache:
         self._listings_saved = 0  # how many the disk cache holds
         self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
         self._reading: _JobLoader | None = None  # the job being read in this process (`hold` hurries it)
+        self._pause = _CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
 
@@ -1076,7 +1077,7 @@ class SummaryCache:
 
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish. Safe to call from any thread."""
-        with self._load_lock, _collector_paused():
+        with self._load_lock, _CollectorPause() as self._pause:
             return self._reload()
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
@@ -1219,6 +1220,7 @@ class SummaryCache:
                     break
                 if full:
                     self.progress.jobs_loaded = done
+                    self._pause.check()
                 if self._budget.holding:
                     self._serve_held(total)
                 if pending:
@@ -1475,19 +1477,33 @@ class SummaryCache:
             yield None
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off during a full pass: a pass builds tens of thousands of
-    long-lived objects (views, digests), which every collection would traverse again (a fifth of
-    a warm start of 5,000 jobs). What the pass frees is freed by reference counting meanwhile."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+class _CollectorPause:
+    """Python's cycle collector off for the first seconds of a full pass: a pass builds thousands
+    of long-lived objects (views), which every collection would traverse again (a tenth of a warm
+    start of 5,000 jobs). What the pass frees is freed by reference counting meanwhile; a long
+    pass (a cold load) has the collector back after PAUSE_COLLECTOR_SECONDS (`check`)."""
+
+    def __init__(self) -> None:
+        self.paused, self.until = False, 0.0
+
+    def __enter__(self) -> "_CollectorPause":
+        self.paused = gc.isenabled()  # never turned on here if someone else turned it off
+        if self.paused:
+            gc.disable()
+        self.until = time.monotonic() + PAUSE_COLLECTOR_SECONDS
+        return self
+
+    def check(self) -> None:
+        if self.paused and time.monotonic() > self.until:
+            self.resume()
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            gc.enable()
+
+    def __exit__(self, *exc: object) -> None:
+        self.resume()
 
 
 def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
