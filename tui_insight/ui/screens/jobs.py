@@ -11,8 +11,8 @@ change the cache reports and, once a second, the jobs that may stall.
 """
 from __future__ import annotations
 
+import heapq
 import logging
-from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
@@ -234,7 +234,8 @@ class JobsScreen(Screen):
         backlog = self._backlog
         visible = [tid for tid in table.visible_ids() if tid in backlog]
         chosen = set(visible)
-        batch = visible + list(islice((tid for tid in backlog if tid not in chosen), max(0, ROWS_PER_SLICE - len(visible))))
+        # Then by id: the cache reads jobs by id too, and a table still being filled shows the first ids.
+        batch = visible + heapq.nsmallest(max(0, ROWS_PER_SLICE - len(visible)), (t for t in backlog if t not in chosen))
         backlog.difference_update(batch)
         table.refresh_jobs(self.app.cache.jobs, self.app.clock(), batch)
         if backlog and not self._rebuild_queued:
