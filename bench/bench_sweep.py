@@ -12,7 +12,9 @@ still opens and reads every file; hard links only save disk). Then, each in a fr
   disk cache the second run wrote; a cache directory of the benchmark's own, never the user's).
   Each: time to the first painted row whose job is read, time to all rows loaded, peak RSS,
   opening one job (enter -> its scalar charts painted; under the budget its series may have to
-  come back first), CPU of an idle reload, CPU of the idle app over `--idle` seconds;
+  come back first), CPU of an idle full reload (the poll that stats every file: the safety net
+  for what change notices miss) beside the CPU of its stat calls alone, CPU of the idle app over
+  `--idle` seconds;
 - the load/parse-floor ratio, side by side in one process: the cache's full load against the
   floor (read every file, frame and CRC-check the records, decode each Event with protobuf), on
   the ~100 MB run of bench/make_logs.py and on 100 of the sweep's runs.
@@ -95,7 +97,7 @@ from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.chart import ScalarChart
 
 marks = {}
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), time.process_time()
 render_line = JobTable.render_line
 def timed(self, y):
     if "first" not in marks:
@@ -120,6 +122,7 @@ async def auto(pilot):
             break
         await pilot.pause(0.05)
     marks["all"] = time.perf_counter() - start
+    marks["all_cpu"] = time.process_time() - start_cpu
     marks["rss_loaded_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # An idle full reload: CPU of the thread doing it (process time would also count the UI
     # thread still painting the last rows), and the process CPU over the same interval.
@@ -128,6 +131,14 @@ async def auto(pilot):
     cache.reload()
     marks["idle_reload_cpu_ms"] = (time.thread_time() - cpu0) * 1000
     marks["idle_reload_process_ms"] = (time.process_time() - proc0) * 1000
+    # Its floor: the stat calls alone (one per job directory, one per file of each job).
+    paths = [p for job in cache._found.values() for p in (job.path, *(os.path.join(job.path, n) for n in
+             (*job.summary_files, *job.lineage_files, *job.graph_files)))]
+    cpu0 = time.thread_time()
+    for p in paths:
+        os.stat(p)
+    marks["stat_floor_ms"] = (time.thread_time() - cpu0) * 1000
+    marks["stats"] = len(paths)
     # Opening one job: enter on the first row -> its charts painted.
     t0 = time.perf_counter(); marks.pop("chart", None)
     await pilot.press("enter")
@@ -137,9 +148,12 @@ async def auto(pilot):
     marks["open_s"] = marks.get("chart", float("nan")) - t0
     await pilot.press("escape")
     await pilot.pause(1.0)
-    cpu0, wall0 = time.process_time(), time.perf_counter()
+    loader = time.pthread_getcpuclockid(cache._thread.ident)  # the cache's loading thread
+    cpu0, wall0, loader0 = time.process_time(), time.perf_counter(), time.clock_gettime(loader)
     await pilot.pause(idle_seconds)
-    marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+    wall = time.perf_counter() - wall0
+    marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / wall
+    marks["idle_loader_cpu_pct"] = 100 * (time.clock_gettime(loader) - loader0) / wall
     marks["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     marks["detailed"] = sum(v.detailed for v in cache.jobs.values())
     marks["detail_mb"] = cache._budget.total / 1e6
@@ -216,12 +230,14 @@ def main() -> int:
             if label.startswith("cold"):
                 shutil.rmtree(cache_dir, ignore_errors=True)
             r = child(APP_CHILD, str(sweep), str(ROOT), str(args.idle), str(workers), str(cache_dir))
-            print(f"  {label}: first useful row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.1f} s, "
+            print(f"  {label}: first useful row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.2f} s "
+                  f"(process CPU {r['all_cpu']:.2f} s), "
                   f"RSS {r['rss_loaded_mb']:.0f} MB loaded / {r['rss_peak_mb']:.0f} MB peak "
                   f"({r['detailed']} jobs with details, {r['detail_mb']:.0f} MB), open one job "
                   f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU "
-                  f"({r['idle_reload_process_ms']:.0f} ms process), idle app "
-                  f"{r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s")
+                  f"({r['idle_reload_process_ms']:.0f} ms process; its {r['stats']} stat calls alone "
+                  f"{r['stat_floor_ms']:.0f} ms), idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
+                  f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls)")
         print(f"  disk cache: {sum(p.stat().st_size for p in cache_dir.rglob('*') if p.is_file()) / 1e6:.0f} MB")
     if not args.skip_floor:
         from make_logs import write_big

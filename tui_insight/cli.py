@@ -49,8 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write demo logs to a temporary directory (several runs, every kind of data, "
                              "one run that keeps training) and open them")
     parser.add_argument("--reload-interval", type=float, default=None, metavar="SECONDS",
-                        help="reload at least this often, besides reloading on file-change notices "
-                             "(default 3; 30 for URLs, where every listing costs a request; 0 loads once)")
+                        help="look for changes this often (default 3; 30 for URLs, where every listing costs a "
+                             "request; 0 loads once); where file-change notices work, changes are read as "
+                             "notified and this poll, a safety net for what notices miss, backs off to every "
+                             "30 s while nothing changes")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action="store_true",
                         help="ring the terminal bell when a job gains a badge (NaN, diverging, stalled...), "

@@ -3,6 +3,7 @@ held jobs stay; an evicted job comes back (or grows) with exactly the data a pla
 from sweep_logs import append, contents, loaded_reference, row, wait_until, write_run, write_sweep
 
 from tui_insight.export import export_snapshot
+from tui_insight.summary import cache as cache_module
 from tui_insight.summary.cache import SummaryCache
 
 
@@ -100,3 +101,29 @@ def test_the_export_reads_back_evicted_jobs(tmp_path):
         small = (tmp_path.parent / "small" / f"{name}.csv").read_text()
         assert small == (tmp_path.parent / "plain" / f"{name}.csv").read_text()
         assert len(small.splitlines()) > 4
+
+
+def test_a_job_opened_while_a_big_one_is_read_is_served_between_its_batches(tmp_path, monkeypatch):
+    """Opening a job never waits for a big job read in this process: held jobs are served after
+    a batch of its records, not only once it is read whole."""
+    monkeypatch.setattr(cache_module, "PROGRESS_EVERY_SECONDS", 0.0)  # a progress view after every batch
+    write_sweep(tmp_path, 1)
+    cache = SummaryCache(str(tmp_path), memory_budget=1)  # a job nobody holds is evicted once read
+    cache.reload()
+    assert not cache.job("./run_00").detailed
+    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)  # records are read in blocks of this
+    write_run(tmp_path / "big", 1, steps=1000).close()  # many blocks of records
+    seen = []  # (the big job loaded, the small one detailed) at each notice
+
+    def on_change(changes):
+        big, small = cache.job("./big"), cache.job("./run_00")
+        if big is not None and big.records and not big.loaded and not cache._budget.holding:
+            cache.hold("viewer", ["./run_00"])  # opened while the big job is being read
+        seen.append((big is not None and big.loaded, small.detailed))
+
+    cache.subscribe(on_change)
+    cache.reload()
+    assert cache.job("./big").loaded and cache.job("./run_00").detailed
+    assert contents(cache.job("./run_00")) == contents(loaded_reference(tmp_path).job("./run_00"))
+    big_loaded_when_served = next(loaded for loaded, detailed in seen if detailed)
+    assert not big_loaded_when_served

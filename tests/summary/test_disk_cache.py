@@ -1,13 +1,17 @@
 """The disk cache: a second start restores jobs from their snapshots and reads only what was
 appended; stale, damaged, replaced or other-version entries are never used as they are."""
 import os
+import struct
 
+import google_crc32c
 import numpy as np
 import pytest
 from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
 
 from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.digest import TagDigest
+from tui_insight.summary.discovery import discover, restored_listings
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.summary.series import Series
 from tui_insight.summary.snapshot import SnapshotError, decode, encode
@@ -157,6 +161,28 @@ def test_a_snapshot_holds_every_value_exactly():
     assert (back.width, back.seen, back.nonfinite) == (series.width, 4, 2)
 
 
+def test_a_snapshot_header_holds_every_digest_exactly():
+    """The digests' numbers are binary columns: NaN, None, empty and short sparks and big steps
+    come back as they were written, and a header cut inside them is refused."""
+    digests = {
+        "loss": TagDigest(3, 7, 1, 2**40, 1.5, 2.5, float("nan"), float("nan"), 2**40, float("inf"), 1, -0.0,
+                          (0.1, float("nan"), 3.0), nonfinite=2, step_interval=None),
+        "acc": TagDigest(1, 1, 5, 5, 0.0, 0.0, 0.25, 0.25, 5, 0.25, 5, 0.0, (), step_interval=1.25),
+        "z\xff": TagDigest(2, 2, 0, 1, 0.0, 1.0, 1.0, 0.5, 0, 1.0, 1, 0.5, tuple(float(i) for i in range(10))),
+    }
+    snap = snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[], series={}, digests=digests, last_step=2**40)
+    data = encode(snap)
+    back = decode(data, details=False).digests
+    assert list(back) == list(digests)
+    assert repr(dict(back)) == repr(digests)  # repr: NaN compares unequal to itself
+    head_len = snapshot_module.PREFIX.unpack_from(data)[2]
+    cut = bytearray(data[:snapshot_module.PREFIX.size + head_len - 8])
+    struct.pack_into("<II", cut, 12, len(cut) - snapshot_module.PREFIX.size,
+                     google_crc32c.value(bytes(cut[snapshot_module.PREFIX.size:])))
+    with pytest.raises(SnapshotError):
+        decode(bytes(cut), details=False)
+
+
 def test_a_snapshot_refuses_object_arrays_and_out_of_range_columns():
     series = Series.empty(5, ("value",)).merge({"step": np.arange(3), "wall_time": np.zeros(3),
                                                 "fid": np.zeros(3, dtype=np.int32), "value": np.ones(3)}, np.array([0]))
@@ -167,3 +193,57 @@ def test_a_snapshot_refuses_object_arrays_and_out_of_range_columns():
         assert forged != data
         with pytest.raises(SnapshotError):  # the header's CRC, and the type list behind it
             decode(forged)
+
+
+def test_a_second_start_reuses_the_directory_listings_until_a_directory_changes(tmp_path, disk):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 3)
+    for directory in (logs, *logs.iterdir()):  # written long ago: their listings can be trusted by stamp
+        os.utime(directory, (1_600_000_000, 1_600_000_000))
+    open_cache(logs, disk)
+    second = DiskCache(disk.root)
+    second.use_index(str(logs))
+    listings = restored_listings(second.saved_listings())
+    assert discover(str(logs), listings).listed == 0  # every directory known by one stat
+    (logs / "run_01" / "events.out.events.summary.1700000999.0.host").write_bytes(
+        summary_file(logs / "run_00").read_bytes())  # a second file in run_01
+    write_run(logs / "run_03", 3)  # a new run
+    assert discover(str(logs), listings).listed == 3  # LOGDIR, run_01 and run_03 listed again
+    third = open_cache(logs, DiskCache(disk.root))
+    assert len(third.job("./run_01").summary_files) == 2 and "./run_03" in third.jobs
+    same_as_plain(third, logs)
+
+
+def test_the_index_lists_every_job_alone_and_a_damaged_index_is_discarded(tmp_path, disk):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 3)
+    first = open_cache(logs, disk)
+    index = next((disk.root / "index").iterdir())
+    for entry in disk.dir.iterdir():
+        entry.unlink()  # only the index is left
+    second = open_cache(logs, DiskCache(disk.root))
+    assert second.progress.bytes_read == 0  # every job listed from the index
+    assert [row(v) for v in second.jobs.values()] == [row(v) for v in first.jobs.values()]
+    same_as_plain(second, logs)  # the details were in the entries: read from the logs again
+    damaged = bytearray(index.read_bytes())
+    damaged[-5] ^= 0xFF
+    index.write_bytes(bytes(damaged))
+    third = open_cache(logs, DiskCache(disk.root))
+    assert [row(v) for v in third.jobs.values()] == [row(v) for v in first.jobs.values()]
+    same_as_plain(third, logs)
+    assert index.exists()  # written again whole
+
+
+def test_the_index_written_again_keeps_the_jobs_it_held(tmp_path, disk):
+    """After its first write the index's headers leave memory; a later write (a new job) merges
+    them back from the file."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 2)
+    cache = open_cache(logs, disk)
+    write_run(logs / "run_02", 2).close()
+    cache.reload()
+    for entry in disk.dir.iterdir():
+        entry.unlink()  # only the index is left
+    again = open_cache(logs, DiskCache(disk.root))
+    assert again.progress.bytes_read == 0 and len(again.jobs) == 3
+    assert [row(v) for v in again.jobs.values()] == [row(v) for v in cache.jobs.values()]

@@ -57,6 +57,11 @@ class DetailBudget:
         with self._lock:
             return self._holds.pop(owner, frozenset())
 
+    @property
+    def holding(self) -> bool:
+        """Someone holds jobs (a quick look, without the lock: `held` says which)."""
+        return bool(self._holds)
+
     def held(self) -> set[str]:
         with self._lock:
             return set().union(*self._holds.values()) if self._holds else set()

@@ -7,6 +7,7 @@ changed (which jobs, which plugin/tag pairs) after each job is refreshed.
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -26,7 +27,8 @@ from . import limits
 from . import tensorboard as tb
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
-from .discovery import Discovery, FoundJob, classify, rediscover, summary_sort_key
+from .discovery import (Discovery, FoundJob, classify, rediscover, restored_listings, saved_listings,
+                        summary_sort_key)
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
@@ -54,6 +56,7 @@ TagKey = tuple[str, str]  # (plugin, tag as written)
 _MERGE_BYTES = 16 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
+PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
 NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
@@ -397,6 +400,7 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
 
     # -- summary files ------------------------------------------------------------------
 
@@ -455,6 +459,10 @@ class _JobLoader:
         finally:
             self._found = self._on_progress = None
 
+    def publish_soon(self) -> None:
+        """Publish progress after the next batch of records (from any thread), not in up to a second."""
+        self._next_progress = 0.0
+
     def _progress_view(self, reading: _FileState) -> Changes:
         """Publish the view as read so far (still `loading` on a first load)."""
         # Tags changed so far in this refresh (its final changes name them again).
@@ -506,11 +514,14 @@ class _JobLoader:
         return (st.st_dev, st.st_ino) != state.inode and state.inode != (0, 0) or st.st_size < state.end
 
     def _file_ranks(self) -> np.ndarray:
-        order = sorted(self.files.values(), key=_read_order)
-        ranks = np.zeros(len(order), dtype=np.int64)
-        for rank, state in enumerate(order):
-            ranks[state.fid] = rank
-        return ranks
+        names = tuple(self.files)  # by file id
+        if self._ranks[0] != names:  # the same files as last time: the same ranks
+            order = sorted(self.files.values(), key=_read_order)
+            ranks = np.zeros(len(order), dtype=np.int64)
+            for rank, state in enumerate(order):
+                ranks[state.fid] = rank
+            self._ranks = (names, ranks)
+        return self._ranks[1]
 
     def _read_file(self, state: _FileState, ranks: np.ndarray, progress: "LoadProgress") -> None:
         path = os.path.join(self.path, state.name)
@@ -1036,6 +1047,7 @@ class SummaryCache:
         if disk_cache is not None and self.source.is_local and inside(disk_cache.root, self.logdir):
             self.disk = None  # nothing is ever written inside LOGDIR
             self._note(f"the cache directory {disk_cache.root} is inside LOGDIR: it is not used")
+        self._index_read = False  # the disk cache's index of this LOGDIR was read (on the first pass)
         self._budget = DetailBudget(memory_budget)
         self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
@@ -1051,8 +1063,11 @@ class SummaryCache:
         self._load_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._listings: dict = {}  # directory listings discovery may reuse
+        self._listings: dict = {}  # directory listings discovery may reuse (kept in the disk cache's index)
+        self._listings_saved = 0  # how many the disk cache holds
         self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
+        self._reading: _JobLoader | None = None  # the job being read in this process (`hold` hurries it)
+        self._pause = _CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
 
@@ -1098,6 +1113,9 @@ class SummaryCache:
         self._budget.hold(owner, ids)
         self._budget.touch(ids)
         self._urgent = ids  # not read yet: read them next
+        reading = self._reading
+        if reading is not None:
+            reading.publish_soon()  # a big job being read serves the hold after its next batch
         self._request_errand()
 
     def release(self, owner: Hashable) -> None:
@@ -1209,7 +1227,7 @@ class SummaryCache:
 
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish. Safe to call from any thread."""
-        with self._load_lock:
+        with self._load_lock, _CollectorPause() as self._pause:
             return self._reload()
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
@@ -1291,6 +1309,12 @@ class SummaryCache:
         total = Changes()
         self.progress.loading = True
         try:
+            if self.disk is not None and read and not self._index_read:
+                self._index_read = True
+                self.disk.use_index(self.logdir, self._where)  # the jobs' headers, and the directory listings, in one file
+                if self.source.is_local:  # a remote source lists its whole tree at each reload
+                    self._listings = restored_listings(self.disk.saved_listings())
+                self._listings_saved = len(self._listings)
             if only is not None:
                 found = Discovery(only, list(self.problems))
             else:
@@ -1323,6 +1347,11 @@ class SummaryCache:
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
+                if self.disk is not None:
+                    if found.listed or len(self._listings) != self._listings_saved:
+                        self.disk.keep_listings(saved_listings(self._listings))  # reused at the next start
+                        self._listings_saved = len(self._listings)
+                    self.disk.write_index([loader.path for loader in self._loaders.values()])
         finally:
             self.progress.loading = False
         return total
@@ -1344,8 +1373,11 @@ class SummaryCache:
                     break
                 if full:
                     self.progress.jobs_loaded = done
-                self._serve_held(total)
-                done += self._install_done(pending, total, block=False)
+                    self._pause.check()
+                if self._budget.holding:
+                    self._serve_held(total)
+                if pending:
+                    done += self._install_done(pending, total, block=False)
                 loader = self._loaders[item.train_id]
                 stats = loader.unchanged(item)
                 if stats is None:
@@ -1379,8 +1411,12 @@ class SummaryCache:
                          total: Changes, first: bool) -> None:
         if not loader.detailed and loader.needs_reading(item, stats):
             self._restore_details(loader, item, stats)  # an evicted job that grew: read, publish, evict again
-        changes = loader.refresh(item, self.payloads, self.progress, stats,
-                                 lambda partial, loader=loader: self._progressed(loader, partial))
+        self._reading = loader
+        try:
+            changes = loader.refresh(item, self.payloads, self.progress, stats,
+                                     lambda partial, loader=loader: self._progressed(loader, partial))
+        finally:
+            self._reading = None
         self._published_refresh(loader, changes, total, first)
 
     # -- the process pool ---------------------------------------------------------------------
@@ -1455,8 +1491,16 @@ class SummaryCache:
         self._read_in_process(loader, item, stats, total, first=True)
 
     def _progressed(self, loader: _JobLoader, changes: Changes) -> None:
-        """A job's view published while its files are still being read."""
+        """A job's view published while its files are still being read; and the jobs opened
+        meanwhile served, so that opening one never waits for a big job to be read whole."""
         self._publish(loader.train_id, loader.view, changes)
+        if self._budget.holding and any(not self._loaders[tid].detailed for tid in self._budget.held()
+                                        if tid in self._loaders):
+            self._budget.hold(_READING, [loader.train_id])  # its series are being built: never evicted now
+            try:
+                self._serve_held(Changes())
+            finally:
+                self._budget.release(_READING)
 
     def prioritize(self, train_ids: Sequence[str]) -> None:
         """A hint from any thread: read these jobs next (the rows a user sees, the filter's
@@ -1557,7 +1601,9 @@ class SummaryCache:
                 continue
             changes = self._reload_logged()
             last_full = time.monotonic()
-            poll = interval if changes or not self._watching else min(MAX_POLL_SECONDS, poll * 2)
+            # Nothing the notices missed: the next safety-net poll waits the longest (a full poll of
+            # 5,000 jobs stats 10,000 paths).
+            poll = interval if changes or not self._watching else max(interval, MAX_POLL_SECONDS)
 
     def _reload_logged(self, paths: set[str] | None = None) -> Changes | None:
         """`reload` on the loop's thread: a failure is logged and the next wakeup tries again."""
@@ -1585,6 +1631,35 @@ class SummaryCache:
             yield None
 
 
+class _CollectorPause:
+    """Python's cycle collector off for the first seconds of a full pass: a pass builds thousands
+    of long-lived objects (views), which every collection would traverse again (a tenth of a warm
+    start of 5,000 jobs). What the pass frees is freed by reference counting meanwhile; a long
+    pass (a cold load) has the collector back after PAUSE_COLLECTOR_SECONDS (`check`)."""
+
+    def __init__(self) -> None:
+        self.paused, self.until = False, 0.0
+
+    def __enter__(self) -> "_CollectorPause":
+        self.paused = gc.isenabled()  # never turned on here if someone else turned it off
+        if self.paused:
+            gc.disable()
+        self.until = time.monotonic() + PAUSE_COLLECTOR_SECONDS
+        return self
+
+    def check(self) -> None:
+        if self.paused and time.monotonic() > self.until:
+            self.resume()
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            gc.enable()
+
+    def __exit__(self, *exc: object) -> None:
+        self.resume()
+
+
 def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
     """Block until every job found has been loaded once (tests and headless use)."""
     deadline = time.monotonic() + timeout
@@ -1596,5 +1671,6 @@ def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
 
 
 _LOADING_ONE = "load_job"  # the hold of `load_job` on the job it reads
+_READING = "reading"  # the hold on a job being read while held jobs are served (`_progressed`)
 
 __all__ = ["SummaryCache", "JobView", "Changes", "GraphSource", "FileStatus", "LoadProgress", "wait_loaded"]

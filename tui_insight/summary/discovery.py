@@ -42,6 +42,7 @@ class FoundJob:
 class Discovery:
     jobs: dict[str, FoundJob]
     problems: list[str]  # unreadable directories and the like, one line each
+    listed: int = 0  # directories whose entries were listed (not known by their stamp)
 
 
 def file_timestamp(name: str) -> int:
@@ -118,19 +119,23 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
     visited: set[tuple[int, int]] = set()
     seen: set[str] = set()
 
+    reused = listings if listings is not None else {}
+    listed = [0]
+
     def walk(path: str, rel: str, depth: int) -> None:
+        # Run once per directory on every reload: the unchanged case is kept to a stat and a compare.
         try:
             st = os.stat(path)
             key = (st.st_dev, st.st_ino)
             if key in visited:
                 return
             visited.add(key)
-            stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-            listing = listings.get(path) if listings is not None else None
-            if listing is None or listing.racy or listing.stamp != stamp:
+            stamp = (*key, st.st_mtime_ns, st.st_ctime_ns)
+            listing = reused.get(path)
+            if listing is None or listing.stamp != stamp or listing.racy:
                 listing = _list(path, stamp, time.time() - st.st_mtime <= RACY_SECONDS)
-                if listings is not None:
-                    listings[path] = listing
+                reused[path] = listing
+                listed[0] += 1
         except OSError as exc:
             if depth == 0:
                 raise
@@ -144,15 +149,41 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
                 train_id = train_id_for(rel)
                 job = listing.job = job_of(train_id, path, files)
             jobs[job.train_id] = job
-        if depth < MAX_DEPTH:
+        if listing.subdirs and depth < MAX_DEPTH:
             for name, sub in listing.subdirs:
-                walk(sub, os.path.join(rel, name) if rel else name, depth + 1)
+                walk(sub, f"{rel}{os.sep}{name}" if rel else name, depth + 1)
 
     walk(root, "", 0)
     if listings is not None and len(listings) > len(seen):
         for path in [p for p in listings if p not in seen]:
             del listings[path]
-    return Discovery(jobs, problems)
+    return Discovery(jobs, problems, listed[0])
+
+
+def saved_listings(listings: dict[str, _Listing]) -> list:
+    """The listings as plain data (for the disk cache), each still valid while its directory's
+    stamp is the same; listings made too soon after a change (`racy`) are left out."""
+    return [[path, list(listing.stamp), listing.files, [name for name, _ in listing.subdirs]]
+            for path, listing in listings.items() if not listing.racy]
+
+
+def restored_listings(saved: object) -> dict[str, _Listing]:
+    """`saved_listings`' data back (checked: anything malformed is dropped)."""
+    listings: dict[str, _Listing] = {}
+    if not isinstance(saved, list):
+        return listings
+    for entry in saved:
+        try:
+            path, stamp, files, subdirs = entry
+            if not (isinstance(path, str) and len(stamp) == 4 and all(type(n) is int for n in stamp)
+                    and isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, list)
+                                                        and all(isinstance(n, str) for n in v) for k, v in files.items())
+                    and all(isinstance(n, str) for n in subdirs)):
+                continue
+        except (TypeError, ValueError):
+            continue
+        listings[path] = _Listing(tuple(stamp), files, [(name, os.path.join(path, name)) for name in subdirs])
+    return listings
 
 
 def _list(path: str, stamp: tuple, racy: bool = False) -> _Listing:

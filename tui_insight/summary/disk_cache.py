@@ -7,20 +7,38 @@ entry or a new one, never half of one. The directory is kept under a size bound:
 entries used longest ago (by mtime, which a read refreshes) are deleted. A damaged entry, or
 one of another format version, is deleted when it is read and the job is read from its files.
 Whether an entry still fits the files is the loader's call (`SummaryCache`).
+
+Listing a LOGDIR's jobs needs only each entry's header; opening 5,000 entries for it cost more
+than reading them. So the headers of a LOGDIR's jobs are also kept together in one index file
+(`index/`, named by a hash of the LOGDIR's real path), written after a pass that saved entries.
+A header from the index is what its entry said when it was saved: the loader checks it against
+the files exactly like an entry's, and details always come from the entry itself. The index
+also keeps discovery's directory listings, each used while its directory's stamp is the same.
+A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import struct
 import tempfile
 from pathlib import Path
+from typing import Collection
 
+import google_crc32c
+
+from . import snapshot
 from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
 
 DEFAULT_MAX_BYTES = 2 << 30
 CLEAN_TO = 0.8  # a cleanup deletes down to this fraction of the bound (not one entry per write)
 SUFFIX = ".snap"
+INDEX_MAGIC = b"TUIINDX\x00"
+_INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
+_LEN = struct.Struct("<I")
+_LISTINGS = ""  # the index's entry for the directory listings (no job has an empty path)
 log = logging.getLogger(__name__)
 
 
@@ -48,20 +66,105 @@ class DiskCache:
         self.max_bytes = max_bytes
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
+        self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
+        self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header (since the last write)
+        self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
+        self._index_written = False  # the index file holds what `_index` no longer does
+        self._index_dirty = False
+        self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
+
+    def _hashed(self, path: str, where: str = "") -> str:
+        """The name of what is kept for `path`: a local path by its real path, a remote one with
+        its tree's location (`host:/logs` and a local `/logs` never share a name)."""
+        key = f"{where}\n{path}" if where else os.path.realpath(path)
+        return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
 
     def entry(self, job_path: str, where: str = "") -> Path:
         """`where`: the remote tree a job path is in ("" on this machine), so `host:/logs` and a
         local `/logs` never share entries."""
         path = self._names.get((where, job_path))
         if path is None:
-            key = f"{where}\n{job_path}" if where else os.path.realpath(job_path)
-            digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
-            path = self._names[(where, job_path)] = Path(os.path.join(self._dir, digest[:40] + SUFFIX))
+            path = self._names[(where, job_path)] = Path(os.path.join(self._dir, self._hashed(job_path, where) + SUFFIX))
         return path
+
+    # -- the index of a LOGDIR's headers ----------------------------------------------------------
+
+    def use_index(self, logdir: str, where: str = "") -> None:
+        """Read the headers of `logdir`'s jobs from its index (once): `load` without details
+        takes them from there. `where`: the remote tree's location ("" on this machine)."""
+        path = self.root / "index" / (self._hashed(logdir, where) + ".index")
+        if path == self._index_path:
+            return
+        self._index_path, self._index, self._index_dirty = path, {}, False
+        self._index_gone, self._index_written = set(), False
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("cannot read the cache index %s: %s", path, exc.strerror or exc)
+            return
+        try:
+            self._index = _read_index(data)
+        except (SnapshotError, ValueError, struct.error, UnicodeDecodeError) as exc:
+            log.info("discarding the cache index %s: %s", path, exc)
+            self._remove(path)
+
+    def saved_listings(self) -> object:
+        """The directory listings kept with the index (`discovery.saved_listings`' data), or None."""
+        data = self._index.get(_LISTINGS)
+        try:
+            return json.loads(data) if data is not None else None
+        except ValueError:
+            return None
+
+    def keep_listings(self, listings: list) -> None:
+        """Keep the directory listings with the index (written with it)."""
+        self._index[_LISTINGS] = json.dumps(listings, separators=(",", ":")).encode("utf-8", "surrogateescape")
+        self._index_dirty = True
+
+    def write_index(self, job_paths: Collection[str]) -> None:
+        """Write the index (atomically) with the headers of `job_paths` it holds, if any changed.
+        Once written, the headers leave memory (the next write reads them back from the file)."""
+        if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
+            return  # the same jobs (by count: a job replaced by another is written when it is saved)
+        self._index_jobs = len(job_paths)
+        entries = self._index
+        if self._index_written:
+            try:
+                entries = {**_read_index(self._index_path.read_bytes()), **self._index}
+            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
+                pass  # the jobs it held are listed from their entries next time
+        wanted = {*job_paths, _LISTINGS}
+        gone = [p for p in entries if p not in wanted or (p in self._index_gone and p not in self._index)]
+        for p in gone:
+            del entries[p]
+        if not (self._index_dirty or gone):
+            return
+        chunks = []
+        for job_path, header in entries.items():
+            name = job_path.encode("utf-8", "surrogateescape")
+            chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
+        body = b"".join(chunks)
+        data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
+        if self._write(self._index_path, data):
+            self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
 
     def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
         it is damaged (then it is deleted)."""
+        if not details:
+            header = self._index.get(job_path)
+            if header is not None:
+                try:
+                    listed = decode(header, details=False)
+                    if listed.path == job_path:
+                        return listed
+                except SnapshotError as exc:
+                    log.info("a header in the cache index is damaged: %s", exc)
+                del self._index[job_path]
+                self._index_gone.add(job_path)
+                self._index_dirty = True
         path = self.entry(job_path, where)
         try:
             with open(path, "rb") as fh:
@@ -83,6 +186,9 @@ class DiskCache:
             return self._damaged(path, exc)
         if snapshot.path != job_path:
             return None  # another directory's entry under the same hash: never seen, but not ours
+        if self._index_path is not None and not details:  # listed from its entry: from the index next time
+            self._index[job_path] = data[:header_end(data)]
+            self._index_dirty = True
         try:
             os.utime(path)  # used now: the last to go in a cleanup
         except OSError:
@@ -97,27 +203,15 @@ class DiskCache:
     def save(self, job_path: str, data: bytes, where: str = "") -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
         path = self.entry(job_path, where)
-        tmp = None
         try:
-            if not self._made:
-                self.dir.mkdir(parents=True, exist_ok=True)
-                self._made = True
-            try:
-                old = path.stat().st_size
-            except OSError:
-                old = 0
-            fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=SUFFIX)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except OSError as exc:
-            self._made = False  # the directory may have gone: made again next time
-            if tmp is not None:
-                self._remove(Path(tmp))
-            if not self._failed:
-                self._failed = True
-                log.warning("cannot write to the cache directory %s: %s", self.dir, exc.strerror or exc)
+            old = path.stat().st_size
+        except OSError:
+            old = 0
+        if not self._write(path, data):
             return False
+        if self._index_path is not None:
+            self._index[job_path] = data[:header_end(data)]
+            self._index_dirty = True
         if self._bytes is None:
             self._bytes = self.size()
         else:
@@ -126,8 +220,34 @@ class DiskCache:
             self.cleanup()
         return True
 
+    def _write(self, path: Path, data: bytes) -> bool:
+        """`data` to `path` through a temporary file renamed into place; False when it failed."""
+        tmp = None
+        try:
+            if not self._made:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                self._made = True
+            path.parent.mkdir(exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+            return True
+        except OSError as exc:
+            self._made = False  # the directory may have gone: made again next time
+            if tmp is not None:
+                self._remove(Path(tmp))
+            if not self._failed:
+                self._failed = True
+                log.warning("cannot write to the cache directory %s: %s", self.dir, exc.strerror or exc)
+            return False
+
     def discard(self, job_path: str) -> None:
         self._remove(self.entry(job_path))
+        self._index.pop(job_path, None)
+        if self._index_path is not None:
+            self._index_gone.add(job_path)
+            self._index_dirty = True
 
     def size(self) -> int:
         """Bytes of every entry (and leftover temporary file)."""
@@ -171,3 +291,28 @@ class DiskCache:
         except OSError as exc:
             log.warning("cannot delete the cache entry %s: %s", path, exc.strerror or exc)
             return False
+
+
+def _read_index(data: bytes) -> dict[str, bytes]:
+    """job path -> header of an index file's bytes; SnapshotError when damaged or of another version."""
+    if len(data) < _INDEX_PREFIX.size:
+        raise SnapshotError("cut short")
+    magic, version, crc = _INDEX_PREFIX.unpack_from(data)
+    if magic != INDEX_MAGIC:
+        raise SnapshotError("not an index")
+    if version != snapshot.FORMAT_VERSION:
+        raise SnapshotError(f"format version {version}, not {snapshot.FORMAT_VERSION}")
+    body = data[_INDEX_PREFIX.size:]
+    if google_crc32c.value(body) != crc:
+        raise SnapshotError("damaged")
+    index, at = {}, 0
+    while at < len(body):
+        (n,) = _LEN.unpack_from(body, at)
+        name = body[at + 4:at + 4 + n].decode("utf-8", "surrogateescape")
+        at += 4 + n
+        (n,) = _LEN.unpack_from(body, at)
+        if at + 4 + n > len(body):
+            raise SnapshotError("cut short")
+        index[name] = body[at + 4:at + 4 + n]
+        at += 4 + n
+    return index

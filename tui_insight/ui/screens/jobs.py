@@ -11,13 +11,15 @@ change the cache reports and, once a second, the jobs that may stall.
 """
 from __future__ import annotations
 
+import heapq
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -33,11 +35,14 @@ from ..widgets.job_table import JobTable
 from ..widgets.progress import ProgressLine
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from ..app import InsightApp
 
 WORKSPACE_SCOPE, WORKSPACE_VIEW = "app", "jobs"
+ROWS_PER_SLICE = 300  # rows rebuilt between two paints (a row costs ~0.1 ms)
+SLICE_PAUSE_SECONDS = 0.02
 NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
 
 HELP_NOTE = "\n".join([
@@ -154,8 +159,15 @@ class JobsScreen(Screen):
     # -- from the app ---------------------------------------------------------------------
 
     def _table_if_there(self) -> JobTable | None:
-        tables = self.query(JobTable)  # none yet while composing, none left at teardown
-        return tables.first() if tables else None
+        return self._child("jobs-table", JobTable)  # none yet while composing, none left at teardown
+
+    def _child(self, id: str, kind: type[T]) -> T | None:
+        """A widget of this screen by id, or None (an id lookup: these run several times a second,
+        and a query walks the whole screen)."""
+        try:
+            return self.get_child_by_id(id, kind)
+        except NoMatches:
+            return None
 
     _missed: Changes | None = None  # changes that came while another screen covered this one
     badges: health.BadgeWatch
@@ -163,6 +175,7 @@ class JobsScreen(Screen):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.badges = health.BadgeWatch()
+        self._backlog = set()
 
     def covered(self) -> bool:
         """Another screen with an opaque background is above this one: nothing here is seen, so
@@ -204,8 +217,34 @@ class JobsScreen(Screen):
         touched |= {tid for tid in table.loading_ids if tid in views and views[tid].loaded}
         if len(views) != len(table.rows_by_id) or changes.added:
             touched |= {tid for tid in views if tid not in table.rows_by_id}
-        table.refresh_jobs(views, self.app.clock(), touched)
+        self._backlog |= touched
+        self._rebuild_rows()
         self._invalidate_progress()
+
+    _backlog: set[str]  # jobs whose rows are still to be rebuilt (`_rebuild_rows`)
+    _rebuild_queued = False
+
+    def _rebuild_rows(self) -> None:
+        """Rebuild the rows of the backlog, the visible ones first, at most ROWS_PER_SLICE at a
+        time with a paint between slices: thousands of jobs restored at once from the disk cache
+        never hold the screen for seconds (the rows on screen fill in first)."""
+        table = self._table_if_there()
+        if table is None or not self._backlog:
+            return
+        backlog = self._backlog
+        visible = [tid for tid in table.visible_ids() if tid in backlog]
+        chosen = set(visible)
+        # Then by id: the cache reads jobs by id too, and a table still being filled shows the first ids.
+        batch = visible + heapq.nsmallest(max(0, ROWS_PER_SLICE - len(visible)), (t for t in backlog if t not in chosen))
+        backlog.difference_update(batch)
+        table.refresh_jobs(self.app.cache.jobs, self.app.clock(), batch)
+        if backlog and not self._rebuild_queued:
+            self._rebuild_queued = True
+            self.set_timer(SLICE_PAUSE_SECONDS, self._rebuild_rest, name="job-rows")
+
+    def _rebuild_rest(self) -> None:
+        self._rebuild_queued = False
+        self._rebuild_rows()
 
     def _watch_the_clock(self) -> None:
         """Once a second, also under a dashboard: a live job may have stalled."""
@@ -222,9 +261,9 @@ class JobsScreen(Screen):
             self.app.bell()
 
     def _invalidate_progress(self) -> None:
-        lines = self.query(ProgressLine)
-        if lines:
-            lines.first().invalidate()
+        line = self._child("progress", ProgressLine)
+        if line is not None:
+            line.invalidate()
 
     def tick(self) -> None:
         """Once a second: relative times and live markers move on."""
@@ -235,9 +274,9 @@ class JobsScreen(Screen):
     def update_progress(self) -> None:
         if self.covered():
             return
-        lines = self.query(ProgressLine)  # none yet while composing, none left at teardown
-        if lines:
-            lines.first().show(self.app.cache, self.app.reload_interval)
+        line = self._child("progress", ProgressLine)  # none yet while composing, none left at teardown
+        if line is not None:
+            line.show(self.app.cache, self.app.reload_interval)
         table = self._table_if_there()
         if table is not None:
             table.set_empty_text(self.empty_text())

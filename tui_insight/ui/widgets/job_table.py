@@ -358,7 +358,7 @@ class JobTable(ScrollView, can_focus=True):
                 changed = freshened or changed
                 if not freshened:
                     self._schedule(tid, self.rows_by_id[tid])
-        for tid in self._visible_ids():
+        for tid in self.visible_ids():
             changed = self._freshen(tid, now) or changed
         if changed:
             self._settle(keep)
@@ -516,7 +516,8 @@ class JobTable(ScrollView, can_focus=True):
         self._update_widths()
         return True
 
-    def _visible_ids(self) -> list[str]:
+    def visible_ids(self) -> list[str]:
+        """The jobs of the rows on screen, top to bottom."""
         top = max(0, int(self.scroll_y))
         return self.order[top:top + max(1, self.size.height - 1)]
 
@@ -603,11 +604,11 @@ class JobTable(ScrollView, can_focus=True):
         """Before a paint: the visible rows' times are brought to the latest clock, and the owner
         hears when the visible rows changed."""
         if self._now:
-            visible = self._visible_ids()
+            visible = self.visible_ids()
             keep = self.current_job
             if True in [self._freshen(tid, self._now) for tid in visible]:
                 self._settle(keep)
-        window = tuple(self._visible_ids())
+        window = tuple(self.visible_ids())
         if window != self._window:
             self._window = window
             self.post_message(self.VisibleChanged(window))
