@@ -346,6 +346,26 @@ def _read_order(state: "_FileState"):
     return (0, summary_sort_key(state.name))
 
 
+def _numbers_by_geometry(layouts: list, rows_of: dict[int, np.ndarray],
+                         payloads: Payloads) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(steps, wall times, scalars) of each layout's rows, read once per geometry: a TensorBoard
+    batch holds a layout per tag, and tags of one name length share every offset."""
+    groups: dict[tuple, list[int]] = {}
+    for number in rows_of:
+        groups.setdefault(layouts[number].geometry, []).append(number)
+    numbers = {}
+    for members in groups.values():
+        rows_at = rows_of[members[0]] if len(members) == 1 else np.concatenate([rows_of[n] for n in members])
+        first = layouts[members[0]]
+        steps, walls, floats = first.numbers(payloads.rows(rows_at, first.size))
+        at = 0
+        for number in members:
+            end = at + len(rows_of[number])
+            numbers[number] = (steps[at:end], walls[at:end], floats[at:end])
+            at = end
+    return numbers
+
+
 def _has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
     """Does an event decoded one by one in this batch restart the run (SessionLog START)?"""
     for i in np.flatnonzero(which < 0).tolist():
@@ -596,23 +616,24 @@ class _JobLoader:
                 if number >= 0:
                     rows_of[number] = rows
                     starts[int(rows[0])] = number
+        numbers = _numbers_by_geometry(layouts, rows_of, payloads)
         # Visit each layout's first event and every event decoded one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
                 number = starts[i]
-                self._bulk(layouts[number], rows_of[number], payloads, base, state)
+                self._bulk(layouts[number], rows_of[number], numbers[number], base, state)
             else:
                 event = decoded[i] if i in decoded else decode(payloads[i])
                 handle(event, state, batch[i][0], base + i + 1)
 
-    def _bulk(self, layout, rows_at: np.ndarray, payloads: Payloads, base: int, state: _FileState) -> None:
-        """The events at `rows_at` of the batch, all of `layout`."""
+    def _bulk(self, layout, rows_at: np.ndarray, numbers: tuple[np.ndarray, np.ndarray, np.ndarray],
+              base: int, state: _FileState) -> None:
+        """The events at `rows_at` of the batch, all of `layout`, whose `numbers` were read."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
         scalar_idx, block, _ = plan
-        rows = payloads.rows(rows_at, layout.size)
-        steps, walls, floats = layout.numbers(rows)
+        steps, walls, floats = numbers
         if len(walls):
             first = float(walls.min())  # NaN when any is NaN
             if first != first:  # NaN wall times compare as one by one reads would

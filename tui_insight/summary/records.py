@@ -712,6 +712,12 @@ class Layout:
         """Mask of `rows` (uint8[n, size]) that are this layout with other numbers."""
         return ~((rows ^ self.template) & self.mask).any(axis=1)
 
+    @property
+    def geometry(self) -> tuple:
+        """Where the numbers sit: layouts of the same geometry (TensorBoard tags of the same
+        length) read their numbers from the same offsets, so one `numbers` call serves them all."""
+        return (self.size, self.wall_at, self.step_at, self.step_len, self.float_at.tobytes())
+
     def numbers(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(step int64[n], wall_time float64[n], scalars float64[n, k]) of matching `rows`."""
         n = len(rows)
