@@ -94,6 +94,8 @@ def test_layout_of_a_scalar_event_and_what_it_refuses():
     assert layout.matches(rows).all()
     steps, walls, floats = layout.numbers(rows)
     assert steps.tolist() == [300, 301] and walls.tolist() == [12.5, 13.5]
+    gathered = layout.numbers_at(rows.reshape(-1), np.asarray([0, len(payload)]))
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(gathered, (steps, walls, floats)))
     assert floats.tolist() == [[1.5, -2.0], [7.0, 8.0]]
     # A step whose varint is one byte shorter + a longer tag: same size, not this layout.
     shifted = scalar_event(3, 12.5, [("aa", 1.5), ("bb", -2.0)]).SerializeToString()
@@ -179,6 +181,8 @@ def test_tensorboard_layouts_read_what_tensorboard_reads(tmp_path):
         bulk += 1
         layout = layouts[which[i]]
         steps, walls, floats = layout.numbers(payloads.rows(np.asarray([i]), layout.size))
+        gathered = layout.numbers_at(payloads.array, payloads.starts[[i]])  # the cache's way: only the bytes read
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(gathered, (steps, walls, floats)))
         (value,) = event.values
         assert layout.tags == (value.tag,)
         assert int(steps[0]) == event.step and walls[0].tobytes() == np.float64(event.wall_time).tobytes()

@@ -357,7 +357,7 @@ def _numbers_by_geometry(layouts: list, rows_of: dict[int, np.ndarray],
     for members in groups.values():
         rows_at = rows_of[members[0]] if len(members) == 1 else np.concatenate([rows_of[n] for n in members])
         first = layouts[members[0]]
-        steps, walls, floats = first.numbers(payloads.rows(rows_at, first.size))
+        steps, walls, floats = first.numbers_at(payloads.array, payloads.starts[rows_at])
         at = 0
         for number in members:
             end = at + len(rows_of[number])

@@ -20,6 +20,7 @@ import os
 import stat
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import BinaryIO, Iterator, NamedTuple, Sequence
 
 import google_crc32c
@@ -720,29 +721,59 @@ class Layout:
 
     def numbers(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(step int64[n], wall_time float64[n], scalars float64[n, k]) of matching `rows`."""
-        n = len(rows)
+        return _read_numbers(rows, self.wall_at, self.step_at, self.step_len, self.float_at)
+
+    @cached_property
+    def _columns(self) -> tuple[np.ndarray, int, int, np.ndarray]:
+        """The byte positions `numbers` reads, and where wall, step and floats sit among them."""
+        cols: list[int] = []
+        wall_at = step_at = -1
         if self.wall_at >= 0:
-            walls = np.ascontiguousarray(rows[:, self.wall_at:self.wall_at + 8]).view("<f8").reshape(n)
-        else:
-            walls = np.zeros(n, dtype=np.float64)
+            wall_at = len(cols)
+            cols += range(self.wall_at, self.wall_at + 8)
         if self.step_at >= 0:
-            raw = rows[:, self.step_at:self.step_at + self.step_len].astype(np.uint64)
-            steps = raw[:, 0] & np.uint64(0x7F)
-            for j in range(1, self.step_len):
-                steps |= (raw[:, j] & np.uint64(0x7F)) << np.uint64(7 * j)
-            steps = steps.view(np.int64)
-        else:
-            steps = np.zeros(n, dtype=np.int64)
-        k = len(self.float_at)
-        if k == 1:  # one value per event (TensorBoard): a slice, no index array
-            at = int(self.float_at[0])
-            floats = np.ascontiguousarray(rows[:, at:at + 4]).view("<f4").astype(np.float64)
-        elif k:
-            cols = self.float_at[:, None] + np.arange(4)
-            floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k).astype(np.float64)
-        else:
-            floats = np.zeros((n, 0), dtype=np.float64)
-        return steps, walls, floats
+            step_at = len(cols)
+            cols += range(self.step_at, self.step_at + self.step_len)
+        float_at = []
+        for at in self.float_at.tolist():
+            float_at.append(len(cols))
+            cols += range(at, at + 4)
+        return np.asarray(cols, dtype=np.int64), wall_at, step_at, np.asarray(float_at, dtype=np.int64)
+
+    def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`numbers` of the payloads at `starts` of `array`, gathering only the bytes it reads
+        (a TensorBoard event's numbers are 15 of its ~50 bytes)."""
+        cols, wall_at, step_at, float_at = self._columns
+        return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
+
+
+def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
+                  float_at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(step int64[n], wall_time float64[n], scalars float64[n, k]) from the bytes `rows` (n rows)
+    holding a float64 at `wall_at`, a varint of `step_len` bytes at `step_at`, float32s at `float_at`."""
+    n = len(rows)
+    if wall_at >= 0:
+        walls = np.ascontiguousarray(rows[:, wall_at:wall_at + 8]).view("<f8").reshape(n)
+    else:
+        walls = np.zeros(n, dtype=np.float64)
+    if step_at >= 0:
+        raw = rows[:, step_at:step_at + step_len].astype(np.uint64)
+        steps = raw[:, 0] & np.uint64(0x7F)
+        for j in range(1, step_len):
+            steps |= (raw[:, j] & np.uint64(0x7F)) << np.uint64(7 * j)
+        steps = steps.view(np.int64)
+    else:
+        steps = np.zeros(n, dtype=np.int64)
+    k = len(float_at)
+    if k == 1:  # one value per event (TensorBoard): a slice, no index array
+        at = int(float_at[0])
+        floats = np.ascontiguousarray(rows[:, at:at + 4]).view("<f4").astype(np.float64)
+    elif k:
+        cols = float_at[:, None] + np.arange(4)
+        floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k).astype(np.float64)
+    else:
+        floats = np.zeros((n, 0), dtype=np.float64)
+    return steps, walls, floats
 
 
 class _LayoutIndex:
