@@ -19,7 +19,8 @@ from tui_insight.ui.app import InsightApp  # noqa: E402
 from tui_insight.ui.widgets.job_table import JobTable  # noqa: E402
 
 SIZE = (140, 40)
-# name: keys pressed from the job list (rows: lenet_adam, lenet_lr0.01, lenet_lr0.1), then seconds to let it settle
+# name: keys pressed from the job list (rows: lenet_adam, lenet_lr0.01, lenet_lr0.1, live_run,
+# torch_lenet), then seconds to let it settle
 SHOTS = {
     "jobs": ([], 0.8),
     "scalars": (["down", "down", "enter", "s", "s", "s", "s", "s", "right", "right"], 0.8),
@@ -37,6 +38,8 @@ SHOTS = {
     "parallel": (["l", "wait", "p", "right", "right", "right_square_bracket"], 0.8),
     "importance": (["l", "wait", "i"], 0.8),
     "help": (["down", "down", "enter", "question_mark"], 0.5),
+    "tensorboard_histograms": (["end", "enter", "2"], 1.5),  # the last row: torch_lenet, a TensorBoard run
+    "text": (["end", "enter", "8"], 1.0),
 }
 
 
