@@ -154,6 +154,27 @@ def test_hidden_runs_vanish_from_a_view_that_is_built_again():
     assert hidden and focus and back
 
 
+def test_a_comparison_showing_one_run_still_names_it_and_keeps_its_colour():
+    """Views rebuilt for the runs left shown decide "comparing" by the runs compared, not shown:
+    the last run shown keeps its name and colour on its cards."""
+    app, run = compare(MINDSPORE_LOGS, LINEAGE_RUNS[:2], ("images", "ImagesView"))
+
+    def titles() -> dict[str, str]:
+        found = app.screen.query(ImagesView)
+        return {card.train_id: str(card.border_title) for card in found.first().query(ImageCard)} if found else {}
+
+    async def body(pilot):
+        await wait_for(pilot, lambda: len(titles()) == 2)
+        await pilot.press("R", "space")  # hide the first run: one is left
+        alone = await wait_for(pilot, lambda: set(titles()) == {LINEAGE_RUNS[1]})
+        return alone, titles()
+
+    alone, shown = run(body)
+    assert alone
+    (title,) = shown.values()
+    assert LINEAGE_RUNS[1] in title and f"[{SERIES_COLOURS[1]}]●" in title
+
+
 EXPECTED_DIFF = ["train_dataset_path", "train_dataset_count", "test_dataset_path", "test_dataset_count", "network",
                  "optimizer", "learning_rate", "epoch", "batch_size", "loss", "model_size", "dataset_mark",
                  "metric/Accuracy", "metric/Loss", "user_defined/blocks", "user_defined/dataset",

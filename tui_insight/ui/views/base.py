@@ -73,6 +73,12 @@ class DataView(LoaderHost, Widget):
         fix each job's colour and where the workspace keeps the view's settings."""
         return self._compared or self.train_ids
 
+    @property
+    def comparing(self) -> bool:
+        """Runs are compared (even when the dashboard shows only one of them now): job names
+        stay in titles and legends, colours stay each job's own."""
+        return len(self.compared) > 1
+
     def show_jobs(self, train_ids: tuple[str, ...]) -> bool:
         """Show only `train_ids` (some of `compared`). False: the view cannot, build it again."""
         return False

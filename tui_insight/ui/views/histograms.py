@@ -362,7 +362,7 @@ class HistogramsView(DataView):
         text = chart.readout()
         if not text.plain:
             text = Text(HINT, style="dim")
-        elif len(self.train_ids) > 1:
+        elif self.comparing:
             text = Text.assemble(literal(f"{chart.chart_key[0]}  ", "dim"), text)
         readout.update(text)
 

@@ -432,7 +432,7 @@ class ImagesView(DataView):
         card.set_adjust(state.brightness, state.contrast)
         job, series = self.series(card.train_id, card.tag)
         title = markup(card.tag)
-        if len(self.train_ids) > 1:  # the tag first: a narrow border cuts the end off
+        if self.comparing:  # the tag first: a narrow border cuts the end off
             title = f"[{self.job_colour(card.train_id)}]●[/] {title} · {markup(card.train_id)}"
         card.border_title = title
         if job is None:

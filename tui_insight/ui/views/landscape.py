@@ -176,7 +176,7 @@ class LandscapeView(DataView):
     def on_mount(self) -> None:
         self.query_one("#landscape-list", OptionList).border_title = "landscapes"
         self.query_one("#landscape-meta", Static).border_title = "metadata"
-        if len(self.train_ids) > 1:
+        if self.comparing:
             for tid, chart in self.maps.items():
                 chart.styles.border_title_color = self.job_colour(tid)
         self._request_loads()
@@ -303,7 +303,7 @@ class LandscapeView(DataView):
             if ls is None:
                 message = self._missing(tid, label)
             chart.set_landscape(ls, message)
-            chart.border_title = (f"{markup(tid)} · " if len(self.train_ids) > 1 else "") + markup(label)
+            chart.border_title = (f"{markup(tid)} · " if self.comparing else "") + markup(label)
             if new.mode == "relief":
                 chart.set_options(ReliefOptions(new.angle, new.elevation, value_range, cursor=new.cursor))
             else:
@@ -339,7 +339,7 @@ class LandscapeView(DataView):
             entry = self.entry(key)
             have = sum(1 for tid in self.train_ids if self.landscape(tid, key) is not None)
             text = Text(entry.label if entry else key, no_wrap=True, overflow="ellipsis")
-            if len(self.train_ids) > 1:
+            if self.comparing:
                 text.append(f"  {have}/{len(self.train_ids)}", style="dim")
             options.append(Option(text, id=key))
         current = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
@@ -390,7 +390,7 @@ class LandscapeView(DataView):
             parts.append(f"relief {state.angle}°")
         else:
             parts.append({"heat": "heat map", "contour": "contour lines", "both": "heat + contours"}[state.drawing])
-        if len(self.train_ids) > 1:
+        if len(self.train_ids) > 1:  # shown now (not compared: those hidden are not drawn)
             parts.append(f"{len(self.train_ids)} jobs side by side")
         if loading:
             parts.append("reading…")
@@ -402,7 +402,7 @@ class LandscapeView(DataView):
         for tid in self.train_ids:
             ls = self.landscape(tid)
             data = self.data.get(tid)
-            if len(self.train_ids) > 1:
+            if self.comparing:
                 text.append("● ", style=self.job_colour(tid))
                 text.append_text(literal(tid, "bold"))
                 text.append("\n")

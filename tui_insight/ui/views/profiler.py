@@ -537,7 +537,7 @@ class ProfilerView(DataView):
         labels = []
         for tid, ref in self.refs:
             label = Text()
-            if len(self.train_ids) > 1:
+            if self.comparing:
                 label.append_text(literal(tid + "  ", "dim"))
             label.append_text(literal(ref.name))
             label.append(f"  {ref.target.upper()} · {clock_time(ref.created)}", style="dim")

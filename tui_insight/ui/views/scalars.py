@@ -397,11 +397,6 @@ class ScalarsView(DataView):
         return (tags, self.train_ids, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
                 state.overlay, state.normalised(chart_id), state.two_axes(chart_id), self.app.no_color)
 
-    @property
-    def comparing(self) -> bool:
-        """Runs are compared (even when the dashboard shows only one of them now)."""
-        return len(self.compared) > 1
-
     def _colour_and_marker(self, state: ScalarsState, tag_index: int, job_index: int) -> tuple[str, str]:
         many_jobs = self.comparing
         if state.overlay and not many_jobs:

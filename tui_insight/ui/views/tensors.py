@@ -352,7 +352,7 @@ class TensorsView(DataView):
     def _sync_list(self) -> None:
         listing = self.query_one("#tensor-list", OptionList)
         shown = self.shown_keys()
-        many = len(self.train_ids) > 1
+        many = self.comparing
         options = []
         job = None
         if many:  # grouped by job, in the dashboard's order
@@ -711,7 +711,7 @@ class TensorsView(DataView):
         series = self.series()
         i = self.step_index()
         parts = [f"[b]{markup(self.current[1])}[/b]"]
-        if len(self.train_ids) > 1:
+        if self.comparing:
             parts.append(f"[{self.job_colour(self.current[0])}]●[/] {markup(self.current[0])}")
         if series is not None and i is not None:
             parts.append(f"step {int(series.steps[i])} ({i + 1}/{len(series)})")

@@ -176,7 +176,7 @@ class TextView(DataView):
             return literal(f"No text in {jobs}. TensorBoard's text plugin writes it (add_text, tf.summary.text).",
                            "dim")
         body = Text()
-        several = len(self.train_ids) > 1
+        several = self.comparing
         for tid in self.train_ids:
             if several:
                 body.append_text(literal(tid, f"bold {self.job_colour(tid)}"))
