@@ -29,16 +29,13 @@ def direction(tag: str) -> Direction | None:
     return None
 
 
-def best_of(values: Iterable[Optional[float]], way: Direction | None) -> int | None:
-    """The index of the best of `values` (the first one on a tie); None when `way` is None or
-    no value is a finite number (None, NaN and ±inf are passed over)."""
+def best_of(values: Iterable[Optional[float]], way: Direction | None) -> frozenset[int]:
+    """The indices of the best of `values`: every one that ties for best (a tie is no win for the
+    first); empty when `way` is None or no value is a finite number (None, NaN and ±inf are passed over)."""
     if way is None:
-        return None
-    best: int | None = None
-    best_value = 0.0
-    for i, value in enumerate(values):
-        if value is None or not math.isfinite(value):
-            continue
-        if best is None or (value < best_value if way == LOWER else value > best_value):
-            best, best_value = i, value
-    return best
+        return frozenset()
+    finite = [(i, v) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
+    if not finite:
+        return frozenset()
+    best_value = min(v for _, v in finite) if way == LOWER else max(v for _, v in finite)
+    return frozenset(i for i, v in finite if v == best_value)

@@ -488,17 +488,17 @@ class ScalarsView(DataView):
 
     def summary_rows(self, state: ScalarsState) -> list[SummaryRow]:
         """One row per shown tag and run that has it: its digest, the point at the cursor, and
-        whether it is the tag's best run (only among two or more; NaN and inf never win)."""
+        whether it is the tag's best run (only among two or more; runs tied for best all are; NaN and inf never win)."""
         rows: list[SummaryRow] = []
         for tag in state.tags.visible():
             way = state.best_direction(tag)
             runs = [(tid, self._digests.get((tid, tag))) for tid in self.train_ids if (tid, tag) in self._series]
-            best = None
+            best: frozenset[int] = frozenset()
             if len(runs) > 1 and way is not None:
                 best = best_of([d.best(way == LOWER)[0] if d is not None else None for _, d in runs], way)
             for i, (tid, digest) in enumerate(runs):
                 rows.append(SummaryRow(tag, tid, self.job_colour(tid), digest, self._cursor_point(state, tid, tag),
-                                       way, i == best))
+                                       way, i in best))
         return rows
 
     def _cursor_point(self, state: ScalarsState, train_id: str, tag: str) -> tuple[int, float] | None:
