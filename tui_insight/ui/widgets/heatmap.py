@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.landscape import Landscape
-from .braille import cell_bits
+from .braille import cell_bits, segment_dots
 from .ridgeline import nice_ticks, tick_label
 
 UPPER_HALF = "▀"
@@ -402,11 +402,10 @@ def path_cells(g: MapGeometry, ls: Landscape) -> list[tuple[int, int] | None]:
 
 
 def _line(a: tuple[int, int], b: tuple[int, int]) -> list[tuple[int, int]]:
+    """The cells strictly between `a` and `b` on the straight line joining them."""
     (c0, r0), (c1, r1) = a, b
-    steps = max(abs(c1 - c0), abs(r1 - r0))
-    if steps == 0:
-        return []
-    return [(round(c0 + (c1 - c0) * k / steps), round(r0 + (r1 - r0) * k / steps)) for k in range(1, steps)]
+    cols, rows, _ = segment_dots([c0], [r0], [c1], [r1])
+    return list(zip(cols[1:-1].tolist(), rows[1:-1].tolist()))
 
 
 def _path(canvas: Canvas, g: MapGeometry, ls: Landscape, options: HeatOptions) -> None:
