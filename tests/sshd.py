@@ -4,7 +4,8 @@ config, host key and user key in a temp dir, and an ssh client config the progra
 With `busybox` installed, a second port runs each session's script under BusyBox's sh with only
 BusyBox's tools on PATH (a small remote system: no GNU find or stat).
 
-`sshd_or_skip(tmp)` starts one or skips the test with the reason (no sshd, no ssh, no ssh-keygen).
+`sshd_or_fail(tmp)` starts one, or fails naming what to install (no sshd, ssh, ssh-keygen or busybox):
+`.ci/run` installs them, as it installs tmux; a skipped ssh test would prove nothing.
 """
 from __future__ import annotations
 
@@ -134,13 +135,14 @@ class Sshd:
 def missing_tools() -> list[str]:
     missing = [] if os.access(SSHD, os.X_OK) else [f"{SSHD} (apt-get install openssh-server)"]
     missing += [f"{tool} (apt-get install openssh-client)" for tool in ("ssh", "ssh-keygen") if not shutil.which(tool)]
+    missing += [] if shutil.which("busybox") else ["busybox (apt-get install busybox)"]
     return missing
 
 
-def sshd_or_skip(home: Path) -> Sshd:
+def sshd_or_fail(home: Path) -> Sshd:
     missing = missing_tools()
     if missing:
-        pytest.skip("needs " + ", ".join(missing))
+        pytest.fail("the ssh tests need " + ", ".join(missing) + " (.ci/run installs them)", pytrace=False)
     server = Sshd(home)
     server.start()
     return server

@@ -73,7 +73,6 @@ def _same_enum(ours, theirs):
 
 
 def test_tensorboard_messages_are_wire_compatible():
-    pytest.importorskip("tensorboard")
     from tensorboard.compat.proto import event_pb2, graph_pb2, summary_pb2, types_pb2
     from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
-from sshd import ALIAS, sshd_or_skip
+from sshd import ALIAS, sshd_or_fail
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.source import LocalSource
 from tui_insight.summary.ssh_source import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
@@ -25,7 +25,7 @@ ODD = "it's a \"$HOME\" run `x` \\ *"  # quotes, $, backquotes, a backslash, a g
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    sshd = sshd_or_skip(tmp_path_factory.mktemp("sshd"))
+    sshd = sshd_or_fail(tmp_path_factory.mktemp("sshd"))
     yield sshd
     sshd.stop()
 
@@ -82,8 +82,7 @@ def test_a_relative_path_is_relative_to_the_remote_home(server, logs):
 
 
 def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):
-    if server.busybox_port is None:
-        pytest.skip("needs busybox (apt-get install busybox)")
+    assert server.busybox_port is not None  # sshd_or_fail saw busybox
     config = server.write_client_config(tmp_path / "config", server.key, port=server.busybox_port)
     src = SshSource(server.target(logs), server.ssh_options(config))
     try:

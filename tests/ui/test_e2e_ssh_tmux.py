@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sshd import sshd_or_skip
+from sshd import sshd_or_fail
 from test_e2e_tmux import Tmux
 from test_remote_ssh import write_steps
 from tui_insight.summary.writer import SummaryWriter
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    sshd = sshd_or_skip(tmp_path_factory.mktemp("sshd"))
+    sshd = sshd_or_fail(tmp_path_factory.mktemp("sshd"))
     yield sshd
     sshd.stop()
 
