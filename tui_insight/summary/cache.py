@@ -367,9 +367,10 @@ def _numbers_by_geometry(layouts: list, rows_of: dict[int, np.ndarray],
 
 
 def _has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
-    """Does an event decoded one by one in this batch restart the run (SessionLog START)?"""
+    """Does an event decoded one by one in this batch restart the run (SessionLog START)? The
+    events it decodes are added to `decoded`, for the routing that follows."""
     for i in np.flatnonzero(which < 0).tolist():
-        event = decoded[i] if i in decoded else tb.decode_event(payloads[i])
+        event = decoded[i] if i in decoded else decoded.setdefault(i, tb.decode_event(payloads[i]))
         if event is not None and tb.is_restart(event):
             return True
     return False

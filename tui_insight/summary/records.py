@@ -713,7 +713,7 @@ class Layout:
         """Mask of `rows` (uint8[n, size]) that are this layout with other numbers."""
         return ~((rows ^ self.template) & self.mask).any(axis=1)
 
-    @property
+    @cached_property
     def geometry(self) -> tuple:
         """Where the numbers sit: layouts of the same geometry (TensorBoard tags of the same
         length) read their numbers from the same offsets, so one `numbers` call serves them all."""
