@@ -325,7 +325,7 @@ class SshSource:
         held: dict[str, tuple[int, bytes]] = {}
         wanted, total = [], 0
         for job in discovery.jobs.values():
-            for name in (*job.summary_files, *job.lineage_files, *job.graph_files):
+            for name in (*job.event_files, *job.lineage_files, *job.graph_files):
                 path = posixpath.join(job.path, name)
                 size, same = self._stats[path][0], inos.get(path) == self._ino[path]
                 kept = self._prefetched.get(path) if same else None
