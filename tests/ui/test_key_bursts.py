@@ -67,3 +67,20 @@ def test_text_typed_in_a_box_comes_before_its_enter():
         return view.slice.text, type(app.focused).__name__
 
     assert run_pilot(app, body) == ("[1,:,2]", "SliceTable")
+
+
+def test_keys_behind_a_filters_enter_go_to_the_list_again():
+    """`/lenet⏎⏎` in one burst: the first enter ends the filter and hands the keyboard back to
+    the list before the second arrives, which then opens the first filtered job. (Textual
+    delivers Input.Submitted after the keys already received: the second enter and any key
+    behind it used to land in the box.)"""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "/lenet")
+        app.post_message(events.Key("enter", "\r"))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_for_view(pilot, app)
+        return app.screen.train_ids
+
+    assert run_pilot(app, body) == ("./lenet_lr0.01",)

@@ -32,6 +32,7 @@ from ..state.jobs import JobListState
 from .dialogs import ListPicker
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
+from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ class JobsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="jobs-title", classes="screen-title")
-        box = Input(placeholder="filter jobs: substring or regex (enter: done, escape: clear)", id="jobs-filter",
+        box = ReturningInput(placeholder="filter jobs: substring or regex (enter: done, escape: clear)", id="jobs-filter",
                     classes="filter")
         box.display = False  # until `/`
         yield box
@@ -349,9 +350,9 @@ class JobsScreen(Screen):
         self.app.open_jobs(marked)
 
     def action_filter(self) -> None:
-        box = self.query_one("#jobs-filter", Input)
+        box = self.query_one("#jobs-filter", ReturningInput)
         box.display = True
-        focus_now(box)
+        box.open()
 
     def action_clear_filter(self) -> None:
         box = self.query_one("#jobs-filter", Input)

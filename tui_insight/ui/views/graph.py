@@ -41,6 +41,7 @@ from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
 from ..screens.dialogs import ListPicker
+from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 
 GraphKey = tuple[str, str, bool]  # (train id, tag, optimized): what a built graph is kept under
@@ -158,8 +159,8 @@ class GraphView(DataView):
         yield Static("", id="graph-title", classes="graph-line")
         yield Static("", id="graph-hint", classes="graph-line")
         # The search box takes the hint line's place: opening it moves nothing else on the screen.
-        yield Input(placeholder="/ search node names (any case, last path segment): enter finds, escape closes",
-                    id="graph-search")
+        yield ReturningInput(placeholder="/ search node names (any case, last path segment): enter finds, "
+                             "escape closes", id="graph-search")
         with Horizontal(id="graph-body"):
             with Vertical(id="graph-left"):
                 yield Static("", id="graph-message")
@@ -570,7 +571,7 @@ class GraphView(DataView):
         box.value = self.state.search
         self.query_one("#graph-hint", Static).display = False
         box.display = True
-        self.screen.set_focus(box)  # now, not later: the keys typed right after `/` must reach it
+        box.open()  # now, not later: the keys typed right after `/` must reach it
 
     @on(Input.Submitted, "#graph-search")
     def _search_submitted(self, event: Input.Submitted) -> None:

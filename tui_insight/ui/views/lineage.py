@@ -73,6 +73,7 @@ from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, s
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn
 from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
 from ..widgets.scatter import ScatterData, ScatterPlot
+from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 
 if TYPE_CHECKING:
@@ -202,9 +203,9 @@ class LineageView(DataView):
         yield Tabs(Tab("Model lineage", id="tab-model"), Tab("Dataset lineage", id="tab-dataset"),
                    id="lineage-tabs", active=f"tab-{mode}")
         with Vertical(id="lineage-filter-box", classes="-shown" if self.state.filter else ""):
-            yield Input(self.state.filter,
-                        placeholder="filter: learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5",
-                        id="lineage-filter")
+            yield ReturningInput(self.state.filter,
+                                 placeholder="filter: learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5",
+                                 id="lineage-filter")
             yield Static(FILTER_HINT, id="lineage-message")
         with Vertical(id="lineage-panel"):
             yield ParallelChart(id="lineage-chart", classes="lineage-panel-part")
@@ -467,7 +468,7 @@ class LineageView(DataView):
 
     def action_filter(self) -> None:
         self.query_one("#lineage-filter-box").add_class("-shown")
-        focus_now(self.query_one("#lineage-filter", Input))
+        self.query_one("#lineage-filter", ReturningInput).open()
 
     @on(Input.Changed, "#lineage-filter")
     def _filter_changed(self, event: Input.Changed) -> None:

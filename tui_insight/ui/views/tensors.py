@@ -269,7 +269,7 @@ class TensorsView(DataView):
             yield Static("", id="tensor-title")
             with Horizontal(id="tensor-slicebar"):
                 yield Static("slice", id="tensor-slice-label")
-                yield OnDemandInput(placeholder="[0,:,:]", id="tensor-slice")  # focus selects it: typing replaces
+                yield OnDemandInput(placeholder="[0,:,:]", id="tensor-slice", returns=False)  # focus selects it: typing replaces
                 yield Static("", id="tensor-slice-error")
             yield StepSlider(id="tensor-steps")
             with Horizontal(id="tensor-body"):

@@ -1,27 +1,57 @@
-"""A text box out of the tab order: reached by its key (`/`, `d`), left with enter or escape.
+"""Text boxes reached by a key (`/`, `d`) and left with enter or escape.
 
-Tab and shift+tab move between the panes a user reads (lists, charts, tables); landing in a
-text box on the way would swallow the next letter keys as text.
+`ReturningInput`: enter gives the keyboard back to the widget that had it before the box
+(`open`), at once. Textual delivers `Input.Submitted` after the keys already received, so with
+the focus moved only by the screen's Submitted handler, `/lenet⏎⏎2` typed ahead, pasted, or sent
+in one burst over SSH put the second enter and the `2` into the box instead of the job list.
+
+`OnDemandInput` is also out of the tab order: tab and shift+tab move between the panes a user
+reads (lists, charts, tables); landing in a text box on the way would swallow the next letter
+keys as text.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from textual import events
+from textual.widget import Widget
 from textual.widgets import Input
 
 from ..common.focus import focus_now
 
 
-class OnDemandInput(Input):
+class ReturningInput(Input):
+    def __init__(self, *args: Any, returns: bool = True, **kwargs: Any) -> None:
+        """`returns=False`: a box whose enter may be refused (a slice that does not fit) keeps the
+        keyboard; its Submitted handler moves it."""
+        super().__init__(*args, **kwargs)
+        self._returns = returns
+        self._came_from: Widget | None = None
+
+    def open(self) -> None:
+        """Take the keyboard (the view's key for this box calls it), remembering who had it."""
+        focused = self.screen.focused
+        if focused is not self:
+            self._came_from = focused
+        focus_now(self)
+
+    async def action_submit(self) -> None:
+        # Runs while the enter key is handled, before the next key is dispatched: the keyboard is
+        # back where it was first, then the screen's Submitted handler may move it elsewhere.
+        came_from = self._came_from if self._returns else None
+        if came_from is not None and came_from.is_attached and came_from.focusable:
+            focus_now(came_from)
+        await super().action_submit()
+
+
+class OnDemandInput(ReturningInput):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.can_focus = False
 
     def open(self) -> None:
-        """Take the keyboard (the view's key for this box calls it)."""
         self.can_focus = True
-        focus_now(self)
+        super().open()
 
     def on_blur(self, event: events.Blur) -> None:
         self.can_focus = False
