@@ -555,3 +555,18 @@ def test_names_that_are_not_utf8_are_text():
     op = graph.node("Default/\\xfe/x\\xff")
     assert op.type == "Re\\xffLU" and "Default/\\xfe/w\\xff" in op.inputs
     assert graph.search("x\\xff") == ["Default/\\xfe/x\\xff"]
+
+
+def test_every_node_of_a_tensorboard_graph_answers_its_details():
+    """TensorFlow constants are operators typed `Const`: their attributes and shapes are read
+    from the graph's operators, not from MindSpore's const values (which they are not)."""
+    tensorboard_logs = Path(__file__).resolve().parents[1] / "fixtures" / "tensorboard"
+    cache = SummaryCache(str(tensorboard_logs))
+    cache.reload()
+    sources = [source for view in cache.jobs.values() for source in cache.job(view.train_id).graphs.values()]
+    assert sources
+    for source in sources:
+        graph = build_graph(load_graph(source))
+        consts = [node for node in graph if node.type == "Const"]
+        assert consts, "the fixture's TensorFlow graph has constants"
+        assert all(isinstance(node.to_dict()["attr"], dict) for node in graph)

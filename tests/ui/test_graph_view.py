@@ -378,9 +378,9 @@ def test_a_search_typed_while_the_graph_builds_runs_when_it_is_shown(fixture_cac
     release = threading.Event()
     real_build = graph_screen.build_source
 
-    def slow_build(source, optimized, files=None):
+    def slow_build(source, optimized, files=None, keep_in=None):
         release.wait(10)
-        return real_build(source, optimized, files)
+        return real_build(source, optimized, files, keep_in)
 
     monkeypatch.setattr(graph_screen, "build_source", slow_build)
 
@@ -797,10 +797,10 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
     real_build = graph_screen.build_source
     built = threading.Event()
 
-    def held_build(source, optimized, files=None):
+    def held_build(source, optimized, files=None, keep_in=None):
         release.wait(10)
         try:
-            return real_build(source, optimized, files)
+            return real_build(source, optimized, files, keep_in)
         finally:
             built.set()
 

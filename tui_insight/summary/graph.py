@@ -79,23 +79,32 @@ def load_graph(source: Any, files: Any = None) -> anf_ir_pb2.GraphProto:
     file. Raises GraphError (file gone, changed,
     not decodable, or no graph in it).
     """
+    return read_graph(source, files)[0]
+
+
+def read_graph(source: Any, files: Any = None) -> tuple[anf_ir_pb2.GraphProto, bytes]:
+    """`load_graph`'s graph, and the bytes it was decoded from (a record, or the .pb file)."""
     name = os.path.basename(source.path)
     try:
         if source.kind == "summary":
-            event = summary_pb2.Event.FromString(read_record_at(source.path, source.offset, files))
+            record = read_record_at(source.path, source.offset, files)
+            event = summary_pb2.Event.FromString(record)
             if not event.HasField("graph_def"):
                 raise GraphError(f"{name}: the record at byte {source.offset} holds no graph any more")
-            return event.graph_def
+            return event.graph_def, record
         if source.kind == "tensorboard":
-            graph = tensorboard.graph_at(source.path, source.offset, files)
+            record = read_record_at(source.path, source.offset, files)
+            graph = tensorboard.graph_of_record(record, source.offset)
             if isinstance(graph, tensorboard.Problem):
                 raise GraphError(f"{name}: {graph}")
-            return graph
+            return graph, record
         if source.kind == "pb":
             if files is not None and not files.is_local:
-                return anf_ir_pb2.ModelProto.FromString(files.read(source.path)).graph
-            with open_regular(source.path) as fh:
-                return anf_ir_pb2.ModelProto.FromString(fh.read()).graph
+                data = files.read(source.path)
+            else:
+                with open_regular(source.path) as fh:
+                    data = fh.read()
+            return anf_ir_pb2.ModelProto.FromString(data).graph, data
     except OSError as exc:
         raise GraphError(f"{name}: cannot read the graph ({exc.strerror or exc})") from exc
     except ValueError as exc:  # read_record_at: the record moved or changed
@@ -234,9 +243,11 @@ class Node:
         if self._origin is not None:
             return self._origin.attr
         if self._attr is None:
-            if self.type == CONST:
+            # An operator has its place in the graph's order (topo); a TensorFlow operator may be
+            # typed Const and is still read from the operators.
+            if self.type == CONST and self.topo < 0:
                 self._attr = _const_attrs(self._table.const_protos[self._proto])
-            elif self.type == PARAMETER:
+            elif self.type == PARAMETER and self.topo < 0:
                 self._attr = {"type": self.output_data_type,
                               "shape": str([list(dims) for dims in self.output_shape])}
             else:
@@ -248,7 +259,7 @@ class Node:
         if self._origin is not None:
             return self._origin.output_shape
         if self._shape is None:
-            if self.type == PARAMETER:
+            if self.type == PARAMETER and self.topo < 0:
                 output_type = self._table.param_protos[self._proto].type
             else:
                 output_type = self._table.node_protos[self._proto].output_type
@@ -465,6 +476,81 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
     finally:
         if collecting:
             gc.enable()
+
+
+# -- a built graph as plain values (kept between runs by `graph_cache`) -----------------------
+
+def graph_parts(graph: Graph) -> tuple:
+    """Everything `build_graph` made, as tuples, lists, dicts, strings and numbers (marshal's
+    types). Call it on a graph just built, before anything was looked at: the lazy parts (name
+    scopes' edges, attributes, shapes) are kept lazy, to be worked out after `graph_from_parts`
+    as they would have been. Nodes no longer in the graph that edges or copies still point at
+    (removed parameters, pass-through nodes) are kept too, after the graph's own."""
+    order = list(graph._nodes.values())
+    index = {id(node): i for i, node in enumerate(order)}
+
+    def ref(node: Node | None) -> int:
+        if node is None:
+            return -1
+        i = index.get(id(node))
+        if i is None:
+            i = index[id(node)] = len(order)
+            order.append(node)
+        return i
+
+    table = order[0]._table if order else _EdgeTable()
+    sources = [ref(node) for node in table.source]
+    # The name scopes' lazy edges are worked out from the builder's snapshot of the nodes.
+    builder = next((n._pending.__self__ for n in order if n._pending is not None), None)
+    snapshot = [ref(node) for node in builder.snapshot] if builder is not None else []
+    rows = []
+    i = 0
+    while i < len(order):  # grows while origins are referred to
+        n = order[i]
+        rows.append((n.name, n.node_id, n.type, n.scope, n.full_name, n.output_i, n.subnode_count,
+                     n.independent_layout, n.topo, n._inputs, n._outputs, n._proxy_inputs,
+                     n._proxy_outputs, n._attr, n._shape, n._dtype, n._proto, n._flags,
+                     ref(n._origin), n._dropped, n._pending is not None))
+        i += 1
+    return (graph.optimized, graph.problems, len(graph._nodes), rows, sources, table.kind,
+            table.independent, snapshot)
+
+
+def graph_from_parts(parts: tuple, proto: anf_ir_pb2.GraphProto) -> Graph:
+    """The graph `graph_parts` described, over `proto` (the same graph, read again: attributes
+    and shapes are read from it when asked). Raises ValueError when the parts do not fit it."""
+    optimized, problems, count, rows, sources, kinds, independent, snapshot = parts
+    builder = _Builder(optimized)
+    table = builder.table
+    table.node_protos, table.param_protos, table.const_protos = proto.node, proto.parameters, proto.const_vals
+    inherit_lazily = builder.inherit_from_subtree
+    made: list[Node] = []
+    origins: list[tuple[Node, int]] = []
+    new = object.__new__
+    for row in rows:
+        node = new(Node)  # every slot is set below: no __init__ filling them twice
+        (node.name, node.node_id, node.type, node.scope, node.full_name, node.output_i, node.subnode_count,
+         node.independent_layout, node.topo, node._inputs, node._outputs, node._proxy_inputs,
+         node._proxy_outputs, node._attr, node._shape, node._dtype, node._proto, node._flags,
+         origin, node._dropped, pending) = row
+        node._table = table
+        node._origin = None
+        node._pending = inherit_lazily if pending else None
+        if origin >= 0:
+            origins.append((node, origin))
+        made.append(node)
+    for node, origin in origins:
+        node._origin = made[origin]
+    table.source = [made[i] if i >= 0 else None for i in sources]
+    table.kind, table.independent = kinds, independent
+    # Attributes are read from `proto` by these indexes (into its nodes, parameters or consts:
+    # a TensorFlow op may be typed Const, so the type does not say which).
+    if max((node._proto for node in made), default=-1) >= max(len(proto.node), len(proto.parameters),
+                                                             len(proto.const_vals)):
+        raise ValueError("the kept graph does not fit the graph read")
+    builder.nodes = {node.name: node for node in made[:count]}
+    builder.snapshot = [made[i] for i in snapshot]
+    return Graph(builder.nodes, optimized, tuple(problems))
 
 
 def _join(scope: str, base: str) -> str:

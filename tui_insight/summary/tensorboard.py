@@ -271,8 +271,17 @@ def value_at(path: str, offset: int, index: int, source=None) -> tb_event_pb2.Su
 def graph_at(path: str, offset: int, source=None) -> anf_ir_pb2.GraphProto | Problem:
     """The graph of the record at `offset` of `path`, as the graph module builds graphs from."""
     try:
-        event = tb_event_pb2.Event.FromString(read_record_at(path, offset, source))
-    except (OSError, ValueError, DecodeError) as exc:
+        record = read_record_at(path, offset, source)
+    except (OSError, ValueError) as exc:
+        return Problem(f"cannot read the graph any more: {exc}")
+    return graph_of_record(record, offset)
+
+
+def graph_of_record(record: bytes, offset: int) -> anf_ir_pb2.GraphProto | Problem:
+    """The graph of an event record's bytes (read from byte `offset`)."""
+    try:
+        event = tb_event_pb2.Event.FromString(record)
+    except DecodeError as exc:
         return Problem(f"cannot read the graph any more: {exc}")
     if event.WhichOneof("what") != "graph_def":
         return Problem(f"the record at byte {offset} holds no graph any more")

@@ -32,7 +32,8 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
 
 from ...summary.cache import Changes, GraphSource
-from ...summary.graph import Graph, GraphError, build_graph, load_graph
+from ...summary.graph import Graph, GraphError
+from ...summary.graph_cache import built_graph
 from ..common import long_lived
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
@@ -66,12 +67,13 @@ class BuiltGraph:
     seconds: float = 0.0
 
 
-def build_source(source: GraphSource, optimized: bool, files=None) -> BuiltGraph:
+def build_source(source: GraphSource, optimized: bool, files=None, keep_in=None) -> BuiltGraph:
     """Read and build one graph (slow for big graphs: call it in a worker thread); `files`: the
-    cache's `Source` the graph is read through."""
+    cache's `Source` the graph is read through; `keep_in`: the cache directory where builds are
+    kept between runs (None: none)."""
     start = time.perf_counter()
     try:
-        graph = build_graph(load_graph(source, files), optimized=optimized)
+        graph = built_graph(source, optimized, files, keep_in)
         sizes = scope_sizes(graph)
     except GraphError as exc:
         return BuiltGraph(source, None, error=str(exc))
@@ -331,7 +333,8 @@ class GraphView(DataView):
     def _build(self, source: GraphSource, optimized: bool) -> BuiltGraph:
         """In the loader's thread."""
         with long_lived.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
-            built = build_source(source, optimized, self.cache.source)
+            disk = self.cache.disk
+            built = build_source(source, optimized, self.cache.source, disk.root if disk is not None else None)
         if self._closed:  # the view went while it was being built (it gave back what it held then)
             long_lived.release(self)
         return built
