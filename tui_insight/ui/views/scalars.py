@@ -7,6 +7,10 @@ watcher redraws from it and binds each chart its `ChartPlot` (an equal plot does
 What is derived from the logs (series, their x and smoothed values) stays here, keyed by the
 version of the data it came from; the summary table reads each tag's digest (`JobView.digests`,
 recomputed by the cache only for the tags that changed).
+
+A run being written: newer data is bound at the live pace (`live_interval`) and only to the
+charts on screen; a chart scrolled out of view is marked stale and bound when it comes back
+into view (the grid's scroll or a new layout), so its drawing costs nothing meanwhile.
 """
 from __future__ import annotations
 
