@@ -4,10 +4,13 @@ A writer process appends 100 steps/s of 50 scalar tags to one run (flushing ever
 as a training loop's summary writer would) for SECONDS (default 20) while the app runs
 headless in another process on (a) the job list and (b) the scalar view of that run. Reports
 the app process's CPU (process time / wall time, all its threads: the cache's loading thread
-included), how many times the screens were handed cache changes, and how many times charts
-redrew; and (c) the cache alone, without the app (the floor: reading what is appended). Target: <= 20% of a core with the scalar view open.
+included) and the UI thread's share of it, how many times the cache reloaded, how many times the
+screens were handed cache changes, and how many times charts redrew; and (c) the cache alone,
+without the app (the floor: reading what is appended). Target: <= 20% of a core with the scalar
+view open.
 
-Logs are written under $TMPDIR/tui-insight-bench/live (outside the repo).
+Logs are written under $TMPDIR/tui-insight-bench/live (outside the repo; give each helper or
+checkout its own TMPDIR so runs do not clash).
 """
 from __future__ import annotations
 
@@ -62,23 +65,29 @@ def prewrite(logdir: Path) -> None:
             writer.record(step)
 
 
+def count_reloads() -> dict:
+    """Counts the cache's reloads (each pass of its loading thread) in the returned dict."""
+    from tui_insight.summary.cache import SummaryCache
+
+    counts = {"reloads": 0}
+    reload_logged = SummaryCache._reload_logged
+
+    def counted(self, *args, **kwargs):
+        counts["reloads"] += 1
+        return reload_logged(self, *args, **kwargs)
+
+    SummaryCache._reload_logged = counted
+    return counts
+
+
 def run_app(logdir: str, where: str, seconds: float) -> dict:
     """The app process: open `where` ("jobs" or "scalars"), start the writer, measure."""
     from tui_insight.summary.cache import SummaryCache
     from tui_insight.ui.app import InsightApp
-    from tui_insight.ui.screens import dashboard, jobs
     from tui_insight.ui.widgets import chart
     from tui_insight.ui.widgets.job_table import JobTable
 
-    counts = {"cache_changed": 0, "chart_lines": 0, "chart_draws": 0}
-    for cls in (jobs.JobsScreen, dashboard.DashboardScreen):
-        original = cls.cache_changed
-
-        def counted(self, changes, _original=original):
-            counts["cache_changed"] += 1
-            return _original(self, changes)
-
-        cls.cache_changed = counted
+    counts = {"chart_lines": 0, "chart_draws": 0}
     render_line = chart.ScalarChart.render_line
 
     def counted_line(self, y):
@@ -93,6 +102,7 @@ def run_app(logdir: str, where: str, seconds: float) -> dict:
         return draw_chart(*args, **kwargs)
 
     chart.draw_chart = counted_draw
+    reloads = count_reloads()
     result: dict = {}
     app = InsightApp(SummaryCache(logdir), reload_interval=3.0)
 
@@ -109,15 +119,17 @@ def run_app(logdir: str, where: str, seconds: float) -> dict:
         writer = subprocess.Popen([sys.executable, __file__, "write", logdir, str(seconds),
                                    str(PREWRITTEN)])
         await pilot.pause(1.0)  # the writer starts, the first appends arrive
-        counts["cache_changed"] = counts["chart_lines"] = counts["chart_draws"] = 0
-        cpu0, wall0 = time.process_time(), time.monotonic()
+        counts["chart_lines"] = counts["chart_draws"] = reloads["reloads"] = 0
+        delivered = app.changes_delivered
+        cpu0, ui0, wall0 = time.process_time(), time.thread_time(), time.monotonic()
         while writer.poll() is None:
             await asyncio.sleep(0.2)  # not pilot.pause: it sends a message to every widget each time
-        cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+        cpu, ui, wall = time.process_time() - cpu0, time.thread_time() - ui0, time.monotonic() - wall0
         await pilot.pause(1.0)
         job = app.cache.jobs.get("./run")
-        result.update(cpu_percent=100 * cpu / wall, wall=wall, screen=type(app.screen).__name__,
-                      last_step=job.last_step if job else None, **counts)
+        result.update(cpu_percent=100 * cpu / wall, ui_percent=100 * ui / wall, wall=wall,
+                      screen=type(app.screen).__name__, last_step=job.last_step if job else None,
+                      cache_changed=app.changes_delivered - delivered, **counts, **reloads)
         app.exit()
 
     app.run(headless=True, auto_pilot=auto, size=(160, 48))
@@ -128,19 +140,22 @@ def run_cache(logdir: str, seconds: float) -> dict:
     """No app: the cache's loading thread alone, reloading as the app would (the floor)."""
     from tui_insight.summary.cache import SummaryCache, wait_loaded
 
+    reloads = count_reloads()
     cache = SummaryCache(logdir)
     cache.start(3.0)
     wait_loaded(cache)
     writer = subprocess.Popen([sys.executable, __file__, "write", logdir, str(seconds), str(PREWRITTEN)])
     time.sleep(1.0)
+    reloads["reloads"] = 0
     cpu0, wall0 = time.process_time(), time.monotonic()
     writer.wait()
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     time.sleep(1.0)
     job = cache.jobs.get("./run")
     cache.stop()
-    return {"cpu_percent": 100 * cpu / wall, "wall": wall, "screen": "no app (the cache alone)",
-            "last_step": job.last_step if job else None, "cache_changed": 0, "chart_lines": 0, "chart_draws": 0}
+    return {"cpu_percent": 100 * cpu / wall, "ui_percent": 0.0, "wall": wall, "screen": "no app (the cache alone)",
+            "last_step": job.last_step if job else None, "cache_changed": 0, "chart_lines": 0, "chart_draws": 0,
+            **reloads}
 
 
 def main() -> None:
@@ -164,8 +179,9 @@ def main() -> None:
             continue
         r = json.loads(lines[-1])
         expected = PREWRITTEN + int(seconds * RATE)
-        print(f"({where}) app CPU {r['cpu_percent']:.1f}% of a core over {r['wall']:.1f} s on {r['screen']}; "
-              f"screens handed changes {r['cache_changed']} times ({r['cache_changed'] / r['wall']:.1f}/s), "
+        print(f"({where}) app CPU {r['cpu_percent']:.1f}% of a core (UI thread {r['ui_percent']:.1f}%) "
+              f"over {r['wall']:.1f} s on {r['screen']}; cache reloads {r['reloads']} ({r['reloads'] / r['wall']:.1f}/s), "
+              f"changes handed to the screens {r['cache_changed']} times ({r['cache_changed'] / r['wall']:.1f}/s), "
               f"charts drawn {r['chart_draws']} times ({r['chart_lines']} lines); last step shown {r['last_step']} (~{expected} written)")
 
 

@@ -58,6 +58,10 @@ _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a 
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
+# A run being written sends a change notice at every flush (10 a second for a training loop that
+# flushes every 10 steps): after reloading on a notice, the ones that follow within this many
+# seconds are gathered (the watcher keeps them) and read in one reload.
+LIVE_RELOAD_SECONDS = 0.4
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
 NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
 log = logging.getLogger(__name__)
@@ -1615,7 +1619,9 @@ class SummaryCache:
             if self._stop.is_set():
                 return
             if changed:
+                started = time.monotonic()
                 self._reload_logged(changed)
+                self._stop.wait(max(0.0, started + LIVE_RELOAD_SECONDS - time.monotonic()))
                 continue
             # A timeout. While change notices work, the full poll (a safety net for what
             # notices miss: network file systems, symlinked directories) backs off.

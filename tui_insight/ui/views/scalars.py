@@ -7,6 +7,10 @@ watcher redraws from it and binds each chart its `ChartPlot` (an equal plot does
 What is derived from the logs (series, their x and smoothed values) stays here, keyed by the
 version of the data it came from; the summary table reads each tag's digest (`JobView.digests`,
 recomputed by the cache only for the tags that changed).
+
+A run being written: newer data is bound at the live pace (`live_interval`) and only to the
+charts on screen; a chart scrolled out of view is marked stale and bound when it comes back
+into view (the grid's scroll or a new layout), so its drawing costs nothing meanwhile.
 """
 from __future__ import annotations
 
@@ -45,9 +49,11 @@ __all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_th
 
 MIN_CHART_WIDTH = 56
 # Newer data (a run being written) redraws the charts at most 4 times a second, and less often
-# when drawing and painting them would cost more than `LIVE_DRAW_SHARE` of a core.
+# (but at least once a second) when drawing and painting them would cost more than
+# `LIVE_DRAW_SHARE` of a core. Only the charts on screen are bound newer data: the others are
+# bound when they are scrolled into view.
 LIVE_REDRAW_SECONDS = 0.25
-LIVE_REDRAW_MAX_SECONDS = 2.0
+LIVE_REDRAW_MAX_SECONDS = 1.0
 LIVE_DRAW_SHARE = 0.05
 MIN_CHART_HEIGHT = 10
 
@@ -143,6 +149,7 @@ class ScalarsView(DataView):
         self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)
         self._live_drawn = -LIVE_REDRAW_SECONDS  # time.monotonic() of the last live redraw
         self._live_timer: Any = None
+        self._stale: set[str] = set()  # charts off screen that newer data was not bound to yet
 
     @property
     def charts(self) -> dict[str, ScalarChart]:
@@ -168,6 +175,7 @@ class ScalarsView(DataView):
         self.set_reactive(ScalarsView.state, state)
         for mounting in self._redraw(None, state):
             await mounting
+        self.watch(self.query_one(ChartGrid), "scroll_y", self._bind_shown, init=False)
         self.ready_for_keys()  # the charts are composed and bound: keys may come
 
     def first_focus(self):
@@ -250,7 +258,7 @@ class ScalarsView(DataView):
         elif live:  # same tags, newer data: only the charts it touched redraw
             self._live_redraw()
         else:
-            self._live_redraw_now()
+            self._live_redraw_now(on_screen_only=False)
 
     def show_jobs(self, train_ids: tuple[str, ...]) -> bool:
         """The dashboard shows other runs of the comparison: load those that appear, forget those
@@ -288,13 +296,13 @@ class ScalarsView(DataView):
             return
         self._live_redraw_now()
 
-    def _live_redraw_now(self) -> None:
+    def _live_redraw_now(self, on_screen_only: bool = True) -> None:
         self._live_timer = None
         self._live_drawn = time.monotonic()
         if self.is_mounted:
-            self._bind_charts(self.state)
+            self._bind_charts(self.state, self._on_screen() if on_screen_only else None)
             self._show_texts(self.state)
-            self._show_summary(self.state)
+            self._show_summary(self.state, live=True)
 
     # -- drawing from the state -------------------------------------------------------------------
 
@@ -371,18 +379,46 @@ class ScalarsView(DataView):
             row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
+        self._bind_shown()
 
-    def _charts_per_page(self) -> int:
-        """How many charts one screenful of the grid shows (as `layout_grid` laid it out)."""
+    def _grid_shape(self) -> tuple[int, int]:
+        """(columns, row height) of the grid as `layout_grid` laid it out."""
         grid = self.query_one(ChartGrid)
         rows = grid.styles.grid_rows
         row_height = int(rows[0].value) if rows else MIN_CHART_HEIGHT
-        columns = int(grid.styles.grid_size_columns or 1)
-        return columns * max(1, grid.size.height // max(row_height, 1))
+        return int(grid.styles.grid_size_columns or 1), max(row_height, 1)
 
-    def _bind_charts(self, state: ScalarsState) -> None:
-        """Bind every chart its plot; a chart whose key and options did not change keeps its drawing."""
+    def _charts_per_page(self) -> int:
+        """How many charts one screenful of the grid shows (as `layout_grid` laid it out)."""
+        columns, row_height = self._grid_shape()
+        return columns * max(1, self.query_one(ChartGrid).size.height // row_height)
+
+    def _on_screen(self) -> set[str]:
+        """The charts the grid shows at its scroll position (every displayed one before it has a size)."""
+        grid = self.query_one(ChartGrid)
+        shown = [cid for cid, chart in self._charts.items() if chart.display]
+        if not grid.size.height:
+            return set(shown)
+        columns, row_height = self._grid_shape()
+        top, bottom = grid.scroll_y, grid.scroll_y + grid.size.height
+        return {cid for i, cid in enumerate(shown)
+                if (i // columns) * row_height < bottom and (i // columns + 1) * row_height > top}
+
+    def _bind_shown(self) -> None:
+        """The grid scrolled or was laid out again: charts now on screen that missed newer data get it."""
+        if self._stale and self.is_mounted:
+            shown = self._on_screen() & self._stale
+            if shown:
+                self._bind_charts(self.state, shown)
+
+    def _bind_charts(self, state: ScalarsState, only: set[str] | None = None) -> None:
+        """Bind every chart its plot, or only the charts in `only` (the others are marked stale: bound
+        when shown); a chart whose key and options did not change keeps its drawing."""
         for chart_id, chart in self._charts.items():
+            if only is not None and chart_id not in only:
+                self._stale.add(chart_id)
+                continue
+            self._stale.discard(chart_id)
             tags = state.chart_tags(chart_id)
             if chart_id == OVERLAY:
                 chart.set_title("combined: " + ", ".join(tags))
@@ -482,9 +518,9 @@ class ScalarsView(DataView):
     def summary(self) -> SummaryTable:
         return self.query_one("#scalar-summary", SummaryTable)
 
-    def _show_summary(self, state: ScalarsState) -> None:
+    def _show_summary(self, state: ScalarsState, live: bool = False) -> None:
         if state.summary and state.chart_ids():
-            self.summary.show(self.summary_rows(state), runs_column=self.comparing)
+            self.summary.show(self.summary_rows(state), runs_column=self.comparing, live=live)
 
     def summary_rows(self, state: ScalarsState) -> list[SummaryRow]:
         """One row per shown tag and run that has it: its digest, the point at the cursor, and

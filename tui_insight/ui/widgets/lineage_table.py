@@ -121,17 +121,23 @@ class LineageTable(ScrollView, can_focus=True):
     # -- what the owner calls ----------------------------------------------------------------
 
     def set_table(self, columns: Sequence[TableColumn], cells: Mapping[str, Sequence[Cell]],
-                  order: Iterable[str]) -> None:
+                  order: Iterable[str], keep_widths: bool = False) -> None:
         """New columns and cells (one sequence per row key, in column order), shown in `order`.
 
         Column widths fit every row given, not only those shown, so they do not jump as a
         filter narrows the rows. The cursor stays on the same row and column keys if they remain.
+        `keep_widths`: new values of the same rows and columns (a live run) never narrow a column:
+        a table whose width changes lays the screen out again.
         """
+        same_table = ([c.key for c in columns] == [c.key for c in self.columns]
+                      and cells.keys() == self.cells.keys())
         keep_row, keep_column = self.current_row_key, self.current_column_key
         self.columns = list(columns)
         self.cells = dict(cells)
         self.header_height = 2 if any(column.group for column in self.columns) else 1
         widths = [cell_len(column.label) + 2 for column in self.columns]  # room for the sort arrow
+        if keep_widths and same_table:
+            widths = [max(a, b) for a, b in zip(widths, self.widths)]
         for row in self.cells.values():
             for i, cell in enumerate(row):
                 width = _cell_width(cell)

@@ -74,8 +74,9 @@ class SummaryTable(LineageTable):
         key = self.current_row_key
         return self.key_parts(key)[0] if key is not None else None
 
-    def show(self, rows: Sequence[SummaryRow], runs_column: bool) -> None:
-        """Draw `rows`, with a run column when runs are compared. Equal rows are not drawn again."""
+    def show(self, rows: Sequence[SummaryRow], runs_column: bool, live: bool = False) -> None:
+        """Draw `rows`, with a run column when runs are compared. Equal rows are not drawn again;
+        `live` (newer data of the same rows) never narrows a column."""
         rows = tuple(rows)
         if rows == self.rows and runs_column == self._runs_column:
             return
@@ -99,7 +100,7 @@ class SummaryTable(LineageTable):
             cells[key] = [*found[1], _point(row.cursor[1], row.cursor[0]) if row.cursor is not None else None]
             previous = row.tag
         self._formatted = formatted  # only the rows shown now: a live run does not grow it
-        self.set_table(columns, cells, list(cells))
+        self.set_table(columns, cells, list(cells), keep_widths=live)
 
     @staticmethod
     def format_row(row: SummaryRow, runs_column: bool, first_of_tag: bool) -> list[Cell]:

@@ -1,0 +1,39 @@
+"""A run being written: the cache's loading thread reads what its change notices announce, gathering
+the notices of a burst of flushes into a few reloads (issue 14, live at bounded cost)."""
+from __future__ import annotations
+
+import time
+
+from tui_insight.summary.cache import LIVE_RELOAD_SECONDS, SummaryCache, wait_loaded
+from tui_insight.summary.writer import SummaryWriter
+
+
+def test_a_burst_of_flushes_is_read_in_a_few_reloads_not_one_per_flush(tmp_path):
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    writer.add_scalar("loss", 1.0)
+    writer.record(1)
+    writer.flush()
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=60)  # only change notices wake the loop
+    reloads: list[float] = []  # when each reload that read new steps told its subscribers
+    try:
+        assert wait_loaded(cache, timeout=10)
+        cache.subscribe(lambda changes: reloads.append(time.monotonic()) if changes.updated else None)
+        flushes, every = 50, 0.02  # a training loop flushing 50 times a second for a second
+        started = time.monotonic()
+        for step in range(2, flushes + 2):
+            writer.add_scalar("loss", 1.0 / step)
+            writer.record(step)
+            writer.flush()  # a change notice per flush
+            time.sleep(max(0.0, started + (step - 1) * every - time.monotonic()))  # the writer's pace
+        wrote = time.monotonic() - started
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and cache.job("./").series("scalar", "loss").last_step != flushes + 1:
+            time.sleep(0.02)
+        assert cache.job("./").series("scalar", "loss").steps.tolist() == list(range(1, flushes + 2))
+    finally:
+        cache.stop()
+        writer.close()
+    # One reload per LIVE_RELOAD_SECONDS at most while the flushes come (each notice read on its
+    # own would be a reload every ~0.1 s, watchfiles' debounce), and one for the last ones.
+    assert 1 <= len(reloads) <= wrote / LIVE_RELOAD_SECONDS + 2, reloads
