@@ -7,6 +7,7 @@ changed (which jobs, which plugin/tag pairs) after each job is refreshed.
 """
 from __future__ import annotations
 
+import bisect
 import gc
 import logging
 import os
@@ -421,6 +422,9 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        # `unchanged` found nothing to do: (the job, each file's (path, ino, size, mtime_ns, ctime_ns)).
+        # While the job and every stat are the same, there is still nothing to do (`SummaryCache._unsettled`).
+        self.settled: tuple[FoundJob, tuple[tuple[str, int, int, int, int], ...]] | None = None
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
 
     # -- summary files ------------------------------------------------------------------
@@ -431,6 +435,10 @@ class _JobLoader:
         stats = self.stat_files(found)
         if self._next_stamp == self._stamp and self.view.loaded and not any(
                 f.tail_bytes and not f.truncated for f in self.view.file_status):
+            if all(isinstance(st, os.stat_result) for st in stats.values()):
+                base = found.path + os.sep
+                self.settled = (found, tuple((base + name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                                             for name, st in stats.items()))
             return None
         return stats
 
@@ -474,6 +482,7 @@ class _JobLoader:
         read (about once a second: the charts of a big job fill from the left)."""
         self._found, self._on_progress = found, on_progress
         self.found = found
+        self.settled = None
         self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
         try:
             return self._refresh(found, progress, stats)
@@ -1092,6 +1101,7 @@ class SummaryCache:
         self._pause = _CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
+        self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
 
     # -- reading --------------------------------------------------------------------------
 
@@ -1273,12 +1283,17 @@ class SummaryCache:
         paths = list(paths)
         if len(paths) > 256 or not self._loaders:
             return None
-        dirs = {loader.path: tid for tid, loader in self._loaders.items()}
+        dirs, ordered = self._job_dirs()
+
+        def holds_jobs(path: str) -> bool:  # a job directory below `path` (they sort together)
+            prefix = path + os.sep
+            i = bisect.bisect_left(ordered, prefix)
+            return i < len(ordered) and ordered[i].startswith(prefix)
+
         jobs = set()
         for path in paths:
             if classify(os.path.basename(path)) is None and not os.path.isdir(path):
-                prefix = path + os.sep
-                if not any(d.startswith(prefix) for d in dirs):
+                if not holds_jobs(path):
                     continue  # a checkpoint, a log...: no job file, and no job went with it
             for candidate in (path, os.path.realpath(path)):
                 if candidate in dirs:  # the job directory itself: its entries changed
@@ -1286,14 +1301,20 @@ class SummaryCache:
                     break
                 parent = os.path.dirname(candidate)
                 if parent in dirs and not os.path.isdir(candidate):
-                    prefix = candidate + os.sep
-                    if any(d.startswith(prefix) for d in dirs):
+                    if holds_jobs(candidate):
                         return None  # a directory that held jobs went
                     jobs.add(dirs[parent])
                     break
             else:
                 return None
         return jobs
+
+    def _job_dirs(self) -> tuple[dict[str, str], list[str]]:
+        """Each job's directory (-> its train id), and them sorted: a notice costs no pass over all jobs."""
+        if self._dirs is None:
+            dirs = {loader.path: train_id for train_id, loader in self._loaders.items()}
+            self._dirs = (dirs, sorted(dirs))
+        return self._dirs
 
     # -- one job at a time (a streaming export) ---------------------------------------------
 
@@ -1349,9 +1370,12 @@ class SummaryCache:
             self.problems = (*[p for p in found.problems if p not in self._notes], *self._notes)
             if only is None:
                 self._found = found.jobs
-            known = set(self._loaders) if only is None else set(only)
-            removed = known - set(found.jobs)
-            added = set(found.jobs) - set(self._loaders)
+            if only is None and found.jobs.keys() == self._loaders.keys():
+                removed = added = set()  # the same jobs (an idle poll): no sets of thousands built
+            else:
+                known = set(self._loaders) if only is None else set(only)
+                removed = known - set(found.jobs)
+                added = {train_id for train_id in found.jobs if train_id not in self._loaders}
             for train_id in removed:
                 del self._loaders[train_id]
                 self._budget.drop(train_id)
@@ -1360,6 +1384,7 @@ class SummaryCache:
                                                      self._tb_layout_book, self.source)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
+                self._dirs = None
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
                 first = Changes(added=added, removed=removed)
@@ -1373,7 +1398,7 @@ class SummaryCache:
                     if found.listed or len(self._listings) != self._listings_saved:
                         self.disk.keep_listings(saved_listings(self._listings))  # reused at the next start
                         self._listings_saved = len(self._listings)
-                    self.disk.write_index([loader.path for loader in self._loaders.values()])
+                    self.disk.write_index(self._job_dirs()[1])
         finally:
             self.progress.loading = False
         return total
@@ -1386,9 +1411,11 @@ class SummaryCache:
         first loads go to the process pool when there is one. Held jobs without details are
         served between jobs. The number of jobs done (counted in the progress on a full pass)."""
         pooled = full and len(jobs) >= MIN_JOBS
+        count = len(jobs)
+        jobs = self._unsettled(jobs)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
-        done = 0
+        done = count - len(jobs)
         try:
             for item in self._order(jobs):
                 if self._stopping():
@@ -1428,6 +1455,29 @@ class SummaryCache:
             if used_pool:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
         return done
+
+    def _unsettled(self, jobs: Mapping[str, FoundJob]) -> dict[str, FoundJob]:
+        """`jobs` but the settled ones (`_JobLoader.settled`): the same job, each file with the
+        same stat. An idle poll ends here: a stat per file and a compare, nothing built. The jobs
+        left are checked again one by one, as their turn comes, by `unchanged`."""
+        stat = os.stat if self.source.is_local else self.source.stat  # the local source's is os.stat
+        loaders = self._loaders
+        left = {}
+        for train_id, item in jobs.items():
+            settled = loaders[train_id].settled
+            if settled is not None and settled[0] is item:
+                try:
+                    for path, ino, size, mtime_ns, ctime_ns in settled[1]:
+                        st = stat(path)
+                        if (st.st_mtime_ns != mtime_ns or st.st_size != size or st.st_ctime_ns != ctime_ns
+                                or st.st_ino != ino):
+                            break
+                    else:
+                        continue
+                except OSError:
+                    pass
+            left[train_id] = item
+        return left
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:
