@@ -145,3 +145,38 @@ def test_a_notice_of_a_removed_directory_that_held_jobs_reloads_the_tree(tmp_pat
     assert changes.removed == {"./exp/a", "./exp/b"} and list(cache.jobs) == ["./ex/d", "./exp2/c"]
     (root / "exp").write_text("a file where the directory was: no job file")
     assert not cache.reload_changed([str(root / "exp")])
+
+
+def test_a_forgotten_job_is_read_again_by_the_full_poll(sweep):
+    root, _ = sweep
+    cache = settled(root)
+    cache.forget("./run1")
+    assert not cache.job("./run1").loaded
+    cache.reload()
+    assert cache.job("./run1").loaded and steps(cache, "./run1") == [1, 2]
+
+
+def test_jobs_back_after_the_log_directory_was_away_are_read_again(sweep, tmp_path):
+    root, _ = sweep
+    cache = settled(root)
+    os.rename(root, tmp_path / "away")
+    cache.reload()
+    assert not cache.jobs and cache.error
+    os.rename(tmp_path / "away", root)
+    cache.reload()
+    assert list(cache.jobs) == ["./run0", "./run1", "./run2"] and steps(cache, "./run2") == [1, 2]
+
+
+def test_an_idle_full_poll_checks_no_job_one_by_one(sweep, monkeypatch):
+    """The settled jobs' files are compared in one table: no job goes through `unchanged`."""
+    root, writers = sweep
+    cache = settled(root)
+    checked = []
+    for loader in cache._loaders.values():
+        real = loader.unchanged
+        monkeypatch.setattr(loader, "unchanged", lambda found, real=real: checked.append(found.train_id) or real(found))
+    assert not cache.reload()
+    assert checked == []
+    write_steps(writers[1], [3])
+    cache.reload()
+    assert checked == ["./run1"]  # the one that changed, and only it

@@ -33,6 +33,7 @@ from .discovery import (Discovery, FoundJob, classify, rediscover, restored_list
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
+from .poll import PollTable
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, scan_batches
 from .series import Series
@@ -423,7 +424,7 @@ class _JobLoader:
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
         # `unchanged` found nothing to do: (the job, each file's (path, ino, size, mtime_ns, ctime_ns)).
-        # While the job and every stat are the same, there is still nothing to do (`SummaryCache._unsettled`).
+        # While the job and every stat are the same, there is still nothing to do (`poll.PollTable`).
         self.settled: tuple[FoundJob, tuple[tuple[str, int, int, int, int], ...]] | None = None
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
 
@@ -1102,6 +1103,7 @@ class SummaryCache:
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
+        self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
 
     # -- reading --------------------------------------------------------------------------
 
@@ -1345,6 +1347,7 @@ class SummaryCache:
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
                                                      self._tb_layout_book, self.source)
+                self._poll = None  # its rows name the loader forgotten
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1384,7 +1387,7 @@ class SummaryCache:
                                                      self._tb_layout_book, self.source)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
-                self._dirs = None
+                self._dirs = self._poll = None
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
                 first = Changes(added=added, removed=removed)
@@ -1412,7 +1415,8 @@ class SummaryCache:
         served between jobs. The number of jobs done (counted in the progress on a full pass)."""
         pooled = full and len(jobs) >= MIN_JOBS
         count = len(jobs)
-        jobs = self._unsettled(jobs)
+        if full:
+            jobs = self._unsettled(jobs)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
         done = count - len(jobs)
@@ -1457,27 +1461,11 @@ class SummaryCache:
         return done
 
     def _unsettled(self, jobs: Mapping[str, FoundJob]) -> dict[str, FoundJob]:
-        """`jobs` but the settled ones (`_JobLoader.settled`): the same job, each file with the
-        same stat. An idle poll ends here: a stat per file and a compare, nothing built. The jobs
-        left are checked again one by one, as their turn comes, by `unchanged`."""
-        stat = os.stat if self.source.is_local else self.source.stat  # the local source's is os.stat
-        loaders = self._loaders
-        left = {}
-        for train_id, item in jobs.items():
-            settled = loaders[train_id].settled
-            if settled is not None and settled[0] is item:
-                try:
-                    for path, ino, size, mtime_ns, ctime_ns in settled[1]:
-                        st = stat(path)
-                        if (st.st_mtime_ns != mtime_ns or st.st_size != size or st.st_ctime_ns != ctime_ns
-                                or st.st_ino != ino):
-                            break
-                    else:
-                        continue
-                except OSError:
-                    pass
-            left[train_id] = item
-        return left
+        """`jobs` but the settled ones whose files each have the same stat (`PollTable`): an idle
+        full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
+        if self._poll is None or not self._poll.fits(jobs):
+            self._poll = PollTable(jobs, self._loaders)
+        return self._poll.left(jobs, os.stat if self.source.is_local else self.source.stat)  # the local source's is os.stat
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:
