@@ -9,7 +9,8 @@ measures in one process, interleaved, `--repeats` times each, CPU (`time.process
 
 - the stat floor: one `os.stat` per job directory and per file of each job (what a full poll
   that must see appends cannot avoid on Linux: an append leaves the directory's mtime alone);
-- an idle full reload (`SummaryCache.reload()` with nothing changed): must publish nothing;
+- an idle full reload (`SummaryCache.reload()` with nothing changed): must publish nothing; and
+  its discovery alone (the directory walk: compare with the directories' floor);
 - a notice reload of the live run with nothing changed (`reload_changed([its file])`);
 - a notice reload of the live run after 10 steps were appended to it.
 
@@ -32,31 +33,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from bench_sweep import write_template  # noqa: E402
+from bench_sweep import make_sweep  # noqa: E402
 
 from tui_insight.summary.cache import SummaryCache  # noqa: E402
 from tui_insight.summary.disk_cache import DiskCache  # noqa: E402
 from tui_insight.summary.writer import SummaryWriter  # noqa: E402
-
-
-def make_sweep(base: Path, runs: int) -> Path:
-    """`base/idle-<runs>`: run_00000 ... holding the template (hard links), made once."""
-    sweep = base / f"idle-{runs}"
-    done = sweep / ".complete"
-    if done.exists():
-        return sweep
-    template_dir = base / "template"
-    if not template_dir.exists() or not any(template_dir.iterdir()):
-        write_template(template_dir)
-    template = next(p for p in template_dir.iterdir() if ".summary." in p.name)
-    for i in range(runs):
-        run = sweep / f"run_{i:05d}"
-        run.mkdir(parents=True, exist_ok=True)
-        target = run / template.name
-        if not target.exists():
-            os.link(template, target)
-    done.write_text("")
-    return sweep
 
 
 class LiveRun:
@@ -80,16 +61,18 @@ class LiveRun:
         self.writer.flush()
 
 
-def stat_floor(cache: SummaryCache) -> int:
-    """One stat per job directory and per file: the calls a full poll cannot avoid."""
-    n = 0
+def stat_floor(cache: SummaryCache) -> tuple[list[str], list[str]]:
+    """The paths a full poll cannot avoid stating: each job directory, each file of each job."""
+    dirs, files = [], []
     for job in cache._found.values():
-        os.stat(job.path)
-        base = job.path + os.sep
-        for name in (*job.event_files, *job.lineage_files, *job.graph_files):
-            os.stat(base + name)
-        n += 1 + len(job.event_files) + len(job.lineage_files) + len(job.graph_files)
-    return n
+        dirs.append(job.path)
+        files += [os.path.join(job.path, name) for name in (*job.event_files, *job.lineage_files, *job.graph_files)]
+    return dirs, files
+
+
+def stat_all(paths: list[str]) -> None:
+    for path in paths:
+        os.stat(path)
 
 
 def cpu_ms(fn) -> tuple[float, object]:
@@ -106,7 +89,7 @@ def main() -> int:
     parser.add_argument("--profile", type=int, default=0, help="idle full reloads to profile")
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
-    sweep = make_sweep(args.dir, args.runs)
+    sweep = make_sweep(args.dir, args.runs, "idle")  # its own: the live run is added to it
     live = LiveRun(sweep)
     cache = SummaryCache(sweep, disk_cache=DiskCache(args.dir / f"cache-idle-{args.runs}"),
                          workers=os.cpu_count() or 1)
@@ -118,12 +101,15 @@ def main() -> int:
     cache.subscribe(published.append)
     views = dict(cache.jobs)
 
-    times: dict[str, list[float]] = {"stat floor": [], "idle full reload": [], "notice, unchanged": [],
+    times: dict[str, list[float]] = {"stat floor: directories": [], "stat floor: files": [], "stat floor": [],
+                                     "idle full reload": [], "its discovery alone": [], "notice, unchanged": [],
                                      "notice, 10 steps appended": []}
-    stats = 0
+    dirs, files = stat_floor(cache)
     for _ in range(args.repeats):
-        ms, stats = cpu_ms(lambda: stat_floor(cache))
-        times["stat floor"].append(ms)
+        times["stat floor: directories"].append(cpu_ms(lambda: stat_all(dirs))[0])
+        times["stat floor: files"].append(cpu_ms(lambda: stat_all(files))[0])
+        times["stat floor"].append(times["stat floor: directories"][-1] + times["stat floor: files"][-1])
+        times["its discovery alone"].append(cpu_ms(lambda: cache.source.discover(cache._listings))[0])
         ms, changes = cpu_ms(cache.reload)
         times["idle full reload"].append(ms)
         assert not changes and not published, (changes, published)
@@ -140,7 +126,8 @@ def main() -> int:
     views = dict(cache.jobs)
     cache.reload()
     same = all(cache.jobs[t] is v for t, v in views.items())
-    print(f"{args.repeats} repeats each, CPU ms (median / fastest); {stats} stat calls per full poll")
+    print(f"{args.repeats} repeats each, CPU ms (median / fastest); {len(dirs)} job directories and "
+          f"{len(files)} files: {len(dirs) + len(files)} stat calls per full poll")
     for name, values in times.items():
         print(f"  {name:28s} {statistics.median(values):8.2f} / {min(values):8.2f}")
     print(f"  idle reloads published nothing: {not published and same}")

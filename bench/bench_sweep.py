@@ -62,9 +62,9 @@ def write_template(directory: Path) -> Path:
     return writer.path
 
 
-def make_sweep(base: Path, runs: int) -> Path:
-    """`base/sweep-<runs>`, made once: run_00000 ... with the template hard-linked in."""
-    sweep = base / f"sweep-{runs}"
+def make_sweep(base: Path, runs: int, name: str = "sweep") -> Path:
+    """`base/<name>-<runs>`, made once: run_00000 ... with the template hard-linked in."""
+    sweep = base / f"{name}-{runs}"
     done = sweep / ".complete"
     if done.exists():
         return sweep

@@ -387,13 +387,16 @@ class _JobLoader:
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
                  layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None,
-                 source: Source = LOCAL):
+                 source: Source = LOCAL, unsettled: set[str] | None = None):
         self.train_id = train_id
         self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
         self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
         self.path = path
         self.clock = clock
+        # Train ids of the jobs whose `settled` went (a new loader's too), shared by the cache's
+        # loaders: what the poll's table holds of them is no longer so (`poll.PollTable`).
+        self.unsettled = unsettled if unsettled is not None else set()
         self._reset()
         self.view = JobView(train_id, path)
         self.found: FoundJob | None = None  # the job as the last refresh saw it
@@ -423,12 +426,16 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
-        # `unchanged` found nothing to do: (the job, each file's (path, ino, size, mtime_ns, ctime_ns)).
-        # While the job and every stat are the same, there is still nothing to do (`poll.PollTable`).
-        self.settled: tuple[FoundJob, tuple[tuple[str, int, int, int, int], ...]] | None = None
+        self._unsettle()
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
 
     # -- summary files ------------------------------------------------------------------
+
+    def _unsettle(self) -> None:
+        # `settled`: `unchanged` found nothing to do: (the job, each file's (path, ino, size,
+        # mtime_ns, ctime_ns)). While the job and every stat are the same, there is still nothing to do.
+        self.settled: tuple[FoundJob, tuple[tuple[str, int, int, int, int], ...]] | None = None
+        self.unsettled.add(self.train_id)
 
     def unchanged(self, found: FoundJob) -> dict[str, os.stat_result | OSError] | None:
         """None when no file of the job changed since the last refresh (and time alone cannot
@@ -483,7 +490,7 @@ class _JobLoader:
         read (about once a second: the charts of a big job fill from the left)."""
         self._found, self._on_progress = found, on_progress
         self.found = found
-        self.settled = None
+        self._unsettle()
         self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
         try:
             return self._refresh(found, progress, stats)
@@ -1104,6 +1111,7 @@ class SummaryCache:
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
+        self._unsettled_jobs: set[str] = set()  # `_JobLoader.unsettled`, shared by the loaders and the table
 
     # -- reading --------------------------------------------------------------------------
 
@@ -1346,8 +1354,7 @@ class SummaryCache:
             loader = self._loaders.get(train_id)
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source)
-                self._poll = None  # its rows name the loader forgotten
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1384,10 +1391,10 @@ class SummaryCache:
                 self._budget.drop(train_id)
             for train_id in added:
                 self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source)
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
-                self._dirs = self._poll = None
+                self._dirs = None
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
                 first = Changes(added=added, removed=removed)
@@ -1464,7 +1471,7 @@ class SummaryCache:
         """`jobs` but the settled ones whose files each have the same stat (`PollTable`): an idle
         full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
         if self._poll is None or not self._poll.fits(jobs):
-            self._poll = PollTable(jobs, self._loaders)
+            self._poll = PollTable(jobs, self._loaders, self._unsettled_jobs)
         return self._poll.left(jobs, os.stat if self.source.is_local else self.source.stat)  # the local source's is os.stat
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
