@@ -133,7 +133,8 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
     """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed.
 
     `listings` (kept by the caller between calls) lets an unchanged directory be known by one
-    stat instead of a scan of its entries.
+    stat instead of a scan of its entries, and a tree none of whose directories changed by one
+    stat per directory and nothing else (`_Walk`).
     """
     root = os.path.realpath(logdir)
     reused = listings if listings is not None else {}
