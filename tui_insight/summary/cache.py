@@ -1302,9 +1302,8 @@ class SummaryCache:
 
         jobs = set()
         for path in paths:
-            if classify(os.path.basename(path)) is None and not os.path.isdir(path):
-                if not holds_jobs(path):
-                    continue  # a checkpoint, a log...: no job file, and no job went with it
+            if classify(os.path.basename(path)) is None and not os.path.isdir(path) and not holds_jobs(path):
+                continue  # a checkpoint, a log...: no job file, and no job went with it
             for candidate in (path, os.path.realpath(path)):
                 if candidate in dirs:  # the job directory itself: its entries changed
                     jobs.add(dirs[candidate])

@@ -105,7 +105,7 @@ class _Listing:
     subdirs: list[tuple[str, str]]  # (name, path), sorted by name
     racy: bool = False  # listed too soon after a change to be reused on its stamp alone
     job: FoundJob | None = None  # the job it makes, once made (reused while the listing is)
-    walk: "_Walk | None" = None  # the last walk from this directory (LOGDIR's listing only)
+    walk: _Walk | None = None  # the last walk from this directory (LOGDIR's listing only)
 
 
 @dataclass

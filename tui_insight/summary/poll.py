@@ -3,7 +3,7 @@ nothing changed is one loop of stat-and-compare over all files, with no per-job 
 
 A job is settled when its loader found no file changed (`_JobLoader.settled`: the job as found,
 each file's path and (ino, size, mtime_ns, ctime_ns)). The table is made from the settled records
-of one discovery's jobs (the same `FoundJob`s: the same files). A loader whose record goes (a
+of one discovery's jobs (equal `FoundJob`s: the same files). A loader whose record goes (a
 refresh; a new loader) names its job in the shared `unsettled` set; those jobs, the ones not
 settled when the table was made, and those with a file whose stat differs are left for the
 cache's one-by-one check. The table is made again when more than a few jobs were left (they
@@ -11,7 +11,7 @@ have settled since) or the jobs changed.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 REMAKE_SHARE = 8  # more than 1/8 of the jobs left by a pass: the next pass makes the table again
 
@@ -25,7 +25,7 @@ class PollTable:
         self.not_settled: list[str] = []
         for train_id, item in jobs.items():
             settled = loaders[train_id].settled
-            if settled is not None and settled[0] is item:
+            if settled is not None and settled[0] == item:  # equal: the same files (a remote listing makes new objects)
                 self.rows += [(*entry, train_id) for entry in settled[1]]
             else:
                 self.not_settled.append(train_id)
