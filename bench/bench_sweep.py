@@ -62,9 +62,9 @@ def write_template(directory: Path) -> Path:
     return writer.path
 
 
-def make_sweep(base: Path, runs: int) -> Path:
-    """`base/sweep-<runs>`, made once: run_00000 ... with the template hard-linked in."""
-    sweep = base / f"sweep-{runs}"
+def make_sweep(base: Path, runs: int, name: str = "sweep") -> Path:
+    """`base/<name>-<runs>`, made once: run_00000 ... with the template hard-linked in."""
+    sweep = base / f"{name}-{runs}"
     done = sweep / ".complete"
     if done.exists():
         return sweep
@@ -87,9 +87,10 @@ def make_sweep(base: Path, runs: int) -> Path:
 
 
 APP_CHILD = r"""
-import json, os, resource, sys, time
+import json, os, resource, statistics, sys, time
 sys.path.insert(0, sys.argv[2])
 logdir, idle_seconds, workers, cache_dir = sys.argv[1], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+IDLE_REPEATS = 20
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
@@ -127,17 +128,23 @@ async def auto(pilot):
     # An idle full reload: CPU of the thread doing it (process time would also count the UI
     # thread still painting the last rows), and the process CPU over the same interval.
     await pilot.pause(2.0)
-    cpu0, proc0 = time.thread_time(), time.process_time()
-    cache.reload()
-    marks["idle_reload_cpu_ms"] = (time.thread_time() - cpu0) * 1000
-    marks["idle_reload_process_ms"] = (time.process_time() - proc0) * 1000
-    # Its floor: the stat calls alone (one per job directory, one per file of each job).
+    # Its floor: the stat calls alone (one per job directory, one per file of each job), measured
+    # in turn with it; medians of IDLE_REPEATS (the first polls after a load settle the jobs).
     paths = [p for job in cache._found.values() for p in (job.path, *(os.path.join(job.path, n) for n in
              (*job.summary_files, *job.lineage_files, *job.graph_files)))]
-    cpu0 = time.thread_time()
-    for p in paths:
-        os.stat(p)
-    marks["stat_floor_ms"] = (time.thread_time() - cpu0) * 1000
+    reload_ms, process_ms, floor_ms = [], [], []
+    for _ in range(IDLE_REPEATS):
+        cpu0, proc0 = time.thread_time(), time.process_time()
+        cache.reload()
+        reload_ms.append((time.thread_time() - cpu0) * 1000)
+        process_ms.append((time.process_time() - proc0) * 1000)
+        cpu0 = time.thread_time()
+        for p in paths:
+            os.stat(p)
+        floor_ms.append((time.thread_time() - cpu0) * 1000)
+    marks["idle_reload_cpu_ms"] = statistics.median(reload_ms)
+    marks["idle_reload_process_ms"] = statistics.median(process_ms)
+    marks["stat_floor_ms"] = statistics.median(floor_ms)
     marks["stats"] = len(paths)
     # Opening one job: enter on the first row -> its charts painted.
     t0 = time.perf_counter(); marks.pop("chart", None)
@@ -234,7 +241,7 @@ def main() -> int:
                   f"(process CPU {r['all_cpu']:.2f} s), "
                   f"RSS {r['rss_loaded_mb']:.0f} MB loaded / {r['rss_peak_mb']:.0f} MB peak "
                   f"({r['detailed']} jobs with details, {r['detail_mb']:.0f} MB), open one job "
-                  f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU "
+                  f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU (median of 20) "
                   f"({r['idle_reload_process_ms']:.0f} ms process; its {r['stats']} stat calls alone "
                   f"{r['stat_floor_ms']:.0f} ms), idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
                   f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls)")

@@ -7,6 +7,7 @@ changed (which jobs, which plugin/tag pairs) after each job is refreshed.
 """
 from __future__ import annotations
 
+import bisect
 import gc
 import logging
 import os
@@ -32,6 +33,7 @@ from .discovery import (Discovery, FoundJob, classify, rediscover, restored_list
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
+from .poll import PollTable
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, scan_batches
 from .series import Series
@@ -389,13 +391,16 @@ class _JobLoader:
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
                  layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None,
-                 source: Source = LOCAL):
+                 source: Source = LOCAL, unsettled: set[str] | None = None):
         self.train_id = train_id
         self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
         self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
         self.path = path
         self.clock = clock
+        # Train ids of the jobs whose `settled` went (a new loader's too), shared by the cache's
+        # loaders: what the poll's table holds of them is no longer so (`poll.PollTable`).
+        self.unsettled = unsettled if unsettled is not None else set()
         self._reset()
         self.view = JobView(train_id, path)
         self.found: FoundJob | None = None  # the job as the last refresh saw it
@@ -425,9 +430,16 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        self._unsettle()
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
 
     # -- summary files ------------------------------------------------------------------
+
+    def _unsettle(self) -> None:
+        # `settled`: `unchanged` found nothing to do: (the job, each file's (path, ino, size,
+        # mtime_ns, ctime_ns)). While the job and every stat are the same, there is still nothing to do.
+        self.settled: tuple[FoundJob, tuple[tuple[str, int, int, int, int], ...]] | None = None
+        self.unsettled.add(self.train_id)
 
     def unchanged(self, found: FoundJob) -> dict[str, os.stat_result | OSError] | None:
         """None when no file of the job changed since the last refresh (and time alone cannot
@@ -435,6 +447,10 @@ class _JobLoader:
         stats = self.stat_files(found)
         if self._next_stamp == self._stamp and self.view.loaded and not any(
                 f.tail_bytes and not f.truncated for f in self.view.file_status):
+            if all(isinstance(st, os.stat_result) for st in stats.values()):
+                base = found.path + os.sep
+                self.settled = (found, tuple((base + name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                                             for name, st in stats.items()))
             return None
         return stats
 
@@ -478,6 +494,7 @@ class _JobLoader:
         read (about once a second: the charts of a big job fill from the left)."""
         self._found, self._on_progress = found, on_progress
         self.found = found
+        self._unsettle()
         self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
         try:
             return self._refresh(found, progress, stats)
@@ -1096,6 +1113,9 @@ class SummaryCache:
         self._pause = _CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
+        self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
+        self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
+        self._unsettled_jobs: set[str] = set()  # `_JobLoader.unsettled`, shared by the loaders and the table
 
     # -- reading --------------------------------------------------------------------------
 
@@ -1277,27 +1297,37 @@ class SummaryCache:
         paths = list(paths)
         if len(paths) > 256 or not self._loaders:
             return None
-        dirs = {loader.path: tid for tid, loader in self._loaders.items()}
+        dirs, ordered = self._job_dirs()
+
+        def holds_jobs(path: str) -> bool:  # a job directory below `path` (they sort together)
+            prefix = path + os.sep
+            i = bisect.bisect_left(ordered, prefix)
+            return i < len(ordered) and ordered[i].startswith(prefix)
+
         jobs = set()
         for path in paths:
-            if classify(os.path.basename(path)) is None and not os.path.isdir(path):
-                prefix = path + os.sep
-                if not any(d.startswith(prefix) for d in dirs):
-                    continue  # a checkpoint, a log...: no job file, and no job went with it
+            if classify(os.path.basename(path)) is None and not os.path.isdir(path) and not holds_jobs(path):
+                continue  # a checkpoint, a log...: no job file, and no job went with it
             for candidate in (path, os.path.realpath(path)):
                 if candidate in dirs:  # the job directory itself: its entries changed
                     jobs.add(dirs[candidate])
                     break
                 parent = os.path.dirname(candidate)
                 if parent in dirs and not os.path.isdir(candidate):
-                    prefix = candidate + os.sep
-                    if any(d.startswith(prefix) for d in dirs):
+                    if holds_jobs(candidate):
                         return None  # a directory that held jobs went
                     jobs.add(dirs[parent])
                     break
             else:
                 return None
         return jobs
+
+    def _job_dirs(self) -> tuple[dict[str, str], list[str]]:
+        """Each job's directory (-> its train id), and them sorted: a notice costs no pass over all jobs."""
+        if self._dirs is None:
+            dirs = {loader.path: train_id for train_id, loader in self._loaders.items()}
+            self._dirs = (dirs, sorted(dirs))
+        return self._dirs
 
     # -- one job at a time (a streaming export) ---------------------------------------------
 
@@ -1327,7 +1357,7 @@ class SummaryCache:
             loader = self._loaders.get(train_id)
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source)
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1353,17 +1383,21 @@ class SummaryCache:
             self.problems = (*[p for p in found.problems if p not in self._notes], *self._notes)
             if only is None:
                 self._found = found.jobs
-            known = set(self._loaders) if only is None else set(only)
-            removed = known - set(found.jobs)
-            added = set(found.jobs) - set(self._loaders)
+            if only is None and found.jobs.keys() == self._loaders.keys():
+                removed = added = set()  # the same jobs (an idle poll): no sets of thousands built
+            else:
+                known = set(self._loaders) if only is None else set(only)
+                removed = known - set(found.jobs)
+                added = {train_id for train_id in found.jobs if train_id not in self._loaders}
             for train_id in removed:
                 del self._loaders[train_id]
                 self._budget.drop(train_id)
             for train_id in added:
                 self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source)
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
             self.progress.jobs_found = len(self._loaders)
             if added or removed:
+                self._dirs = None
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
                 first = Changes(added=added, removed=removed)
@@ -1377,7 +1411,7 @@ class SummaryCache:
                     if found.listed or len(self._listings) != self._listings_saved:
                         self.disk.keep_listings(saved_listings(self._listings))  # reused at the next start
                         self._listings_saved = len(self._listings)
-                    self.disk.write_index([loader.path for loader in self._loaders.values()])
+                    self.disk.write_index(self._job_dirs()[1])
         finally:
             self.progress.loading = False
         return total
@@ -1390,9 +1424,12 @@ class SummaryCache:
         first loads go to the process pool when there is one. Held jobs without details are
         served between jobs. The number of jobs done (counted in the progress on a full pass)."""
         pooled = full and len(jobs) >= MIN_JOBS
+        count = len(jobs)
+        if full:
+            jobs = self._unsettled(jobs)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
-        done = 0
+        done = count - len(jobs)
         try:
             for item in self._order(jobs):
                 if self._stopping():
@@ -1432,6 +1469,13 @@ class SummaryCache:
             if used_pool:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
         return done
+
+    def _unsettled(self, jobs: Mapping[str, FoundJob]) -> dict[str, FoundJob]:
+        """`jobs` but the settled ones whose files each have the same stat (`PollTable`): an idle
+        full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
+        if self._poll is None or not self._poll.fits(jobs):
+            self._poll = PollTable(jobs, self._loaders, self._unsettled_jobs)
+        return self._poll.left(jobs, os.stat if self.source.is_local else self.source.stat)  # the local source's is os.stat
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:

@@ -105,37 +105,65 @@ class _Listing:
     subdirs: list[tuple[str, str]]  # (name, path), sorted by name
     racy: bool = False  # listed too soon after a change to be reused on its stamp alone
     job: FoundJob | None = None  # the job it makes, once made (reused while the listing is)
+    walk: _Walk | None = None  # the last walk from this directory (LOGDIR's listing only)
+
+
+@dataclass
+class _Walk:
+    """The directories a walk visited, in its order, each with its stamp, and the jobs it found:
+    while every stamp is the same, walking again would find the same (a poll with nothing
+    changed is then one stat and one compare per directory). Kept only for a walk that met no
+    unreadable directory and no listing too new to trust (`racy`)."""
+    dirs: list[tuple[str, int, int, int, int]]  # (path, dev, ino, mtime_ns, ctime_ns)
+    jobs: dict[str, FoundJob]
+
+    def still(self) -> bool:
+        stat = os.stat
+        try:
+            for path, dev, ino, mtime_ns, ctime_ns in self.dirs:
+                st = stat(path)
+                if st.st_mtime_ns != mtime_ns or st.st_ctime_ns != ctime_ns or st.st_ino != ino or st.st_dev != dev:
+                    return False
+        except OSError:
+            return False
+        return True
 
 
 def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discovery:
     """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed.
 
     `listings` (kept by the caller between calls) lets an unchanged directory be known by one
-    stat instead of a scan of its entries.
+    stat instead of a scan of its entries, and a tree none of whose directories changed by one
+    stat per directory and nothing else (`_Walk`).
     """
     root = os.path.realpath(logdir)
+    reused = listings if listings is not None else {}
+    top = reused.get(root)
+    if top is not None and top.walk is not None and top.walk.still():
+        return Discovery(dict(top.walk.jobs), [], 0)
     jobs: dict[str, FoundJob] = {}
     problems: list[str] = []
     visited: set[tuple[int, int]] = set()
     seen: set[str] = set()
-
-    reused = listings if listings is not None else {}
+    visits: list[tuple[str, int, int, int, int]] = []  # for `_Walk`
     listed = [0]
+    racy = [False]
 
     def walk(path: str, rel: str, depth: int) -> None:
-        # Run once per directory on every reload: the unchanged case is kept to a stat and a compare.
         try:
             st = os.stat(path)
-            key = (st.st_dev, st.st_ino)
+            stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            visits.append((path, *stamp))
+            key = stamp[:2]
             if key in visited:
                 return
             visited.add(key)
-            stamp = (*key, st.st_mtime_ns, st.st_ctime_ns)
             listing = reused.get(path)
             if listing is None or listing.stamp != stamp or listing.racy:
                 listing = _list(path, stamp, time.time() - st.st_mtime <= RACY_SECONDS)
                 reused[path] = listing
                 listed[0] += 1
+            racy[0] = racy[0] or listing.racy
         except OSError as exc:
             if depth == 0:
                 raise
@@ -157,6 +185,9 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
     if listings is not None and len(listings) > len(seen):
         for path in [p for p in listings if p not in seen]:
             del listings[path]
+    top = reused.get(root)
+    if top is not None:
+        top.walk = _Walk(visits, dict(jobs)) if listings is not None and not (problems or racy[0]) else None
     return Discovery(jobs, problems, listed[0])
 
 
@@ -247,4 +278,7 @@ def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> Found
     files = listing.files
     if not files:
         return None
-    return job_of(train_id, path, files)
+    job = listing.job
+    if job is None or job.path != path or job.train_id != train_id:
+        job = listing.job = job_of(train_id, path, files)
+    return job  # the walk's own while the listing is the same: the cache knows it by identity

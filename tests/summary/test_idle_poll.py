@@ -1,0 +1,182 @@
+"""The full poll's shortcuts miss no change: a tree whose directories all kept their stamps is
+known by the last walk, a settled job by its files' stats; a change notice finds its job by the
+sorted index of job directories."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.writer import SummaryWriter
+
+LONG_AGO = 1_600_000_000  # directories' mtime: their listings are trusted by stamp (not "racy")
+
+
+def write_steps(writer: SummaryWriter, steps, scale: float = 1.0) -> SummaryWriter:
+    for step in steps:
+        writer.add_scalar("loss", scale / step)
+        writer.record(step, wall_time=1000.0 + step)
+    writer.flush()
+    return writer
+
+
+def loss(cache: SummaryCache, train_id: str) -> list[float]:
+    series = cache.job(train_id).series("scalar", "loss")
+    return [round(float(v), 6) for v in series.values] if series is not None else []
+
+
+def steps(cache: SummaryCache, train_id: str) -> list[int]:
+    series = cache.job(train_id).series("scalar", "loss")
+    return series.steps.tolist() if series is not None else []
+
+
+def age(root: Path) -> None:
+    for directory in (root, *(p for p in root.rglob("*") if p.is_dir())):
+        os.utime(directory, (LONG_AGO, LONG_AGO))
+
+
+def settled(root: Path) -> SummaryCache:
+    """The cache of `root`, polled until the shortcuts are in use (checked: else these tests would
+    pass through the slow path alone)."""
+    age(root)
+    cache = SummaryCache(str(root))
+    cache.reload()
+    cache.reload()  # the jobs found unchanged: settled
+    assert cache._listings[os.path.realpath(root)].walk is not None
+    assert all(loader.settled is not None for loader in cache._loaders.values())
+    assert not cache.reload()  # an idle poll, on the shortcuts
+    return cache
+
+
+@pytest.fixture
+def sweep(tmp_path: Path):
+    root = tmp_path / "logs"
+    writers = [write_steps(SummaryWriter(root / f"run{i}", timestamp=1), [1, 2]) for i in range(3)]
+    (root / "run0" / "deep" / "er").mkdir(parents=True)  # a job's subdirectory, no job of its own
+    yield root, writers
+    for writer in writers:
+        writer.close()
+
+
+def test_an_append_is_seen_by_the_full_poll(sweep):
+    root, writers = sweep
+    cache = settled(root)
+    write_steps(writers[2], [3])
+    changes = cache.reload()
+    assert set(changes.updated) == {"./run2"} and steps(cache, "./run2") == [1, 2, 3]
+    assert not cache.reload()  # and nothing more
+
+
+def test_a_file_copied_in_with_an_old_mtime_is_seen_by_the_full_poll(sweep, tmp_path):
+    root, _ = sweep
+    cache = settled(root)
+    other = write_steps(SummaryWriter(tmp_path / "elsewhere", timestamp=2), [7])
+    other.close()
+    os.utime(other.path, (LONG_AGO, LONG_AGO))
+    shutil.copy2(other.path, root / "run1" / other.path.name)  # keeps its old mtime
+    cache.reload()
+    assert len(cache.job("./run1").summary_files) == 2 and steps(cache, "./run1") == [1, 2, 7]
+
+
+def test_a_removed_file_is_seen_by_the_full_poll(sweep):
+    root, _ = sweep
+    newer = write_steps(SummaryWriter(root / "run1", timestamp=2), [5])
+    newer.close()
+    cache = settled(root)
+    assert steps(cache, "./run1") == [1, 2, 5]
+    os.remove(newer.path)
+    cache.reload()
+    assert len(cache.job("./run1").summary_files) == 1 and steps(cache, "./run1") == [1, 2]
+
+
+def test_a_file_replaced_by_one_of_the_same_size_is_read_again(sweep, tmp_path):
+    root, writers = sweep
+    writers[1].close()
+    cache = settled(root)
+    before = loss(cache, "./run1")
+    replacement = write_steps(SummaryWriter(tmp_path / "new", timestamp=1), [1, 2], scale=3.0)
+    replacement.close()
+    path = writers[1].path
+    assert os.path.getsize(replacement.path) == os.path.getsize(path)
+    os.replace(replacement.path, path)
+    cache.reload()
+    assert loss(cache, "./run1") == [3.0, 1.5] != before
+
+
+def test_a_file_rewritten_in_place_with_the_same_size_is_seen_by_the_full_poll(sweep):
+    """Same inode, same size: only its mtime tells (the job's update time shows it)."""
+    root, writers = sweep
+    writers[0].close()
+    cache = settled(root)
+    path = writers[0].path
+    path.write_bytes(path.read_bytes())
+    os.utime(path, (LONG_AGO + 100, LONG_AGO + 100))
+    cache.reload()
+    assert cache.job("./run0").update_time == LONG_AGO + 100
+
+
+def test_a_job_made_deep_inside_a_job_is_found_by_the_full_poll(sweep):
+    root, _ = sweep
+    cache = settled(root)
+    write_steps(SummaryWriter(root / "run0" / "deep" / "er" / "inner", timestamp=1), [4]).close()
+    changes = cache.reload()  # only `er` changed: its parents kept their stamps
+    assert changes.added == {"./run0/deep/er/inner"} and steps(cache, "./run0/deep/er/inner") == [4]
+
+
+def test_a_removed_job_directory_is_seen_by_the_full_poll(sweep):
+    root, _ = sweep
+    cache = settled(root)
+    shutil.rmtree(root / "run2")
+    changes = cache.reload()
+    assert changes.removed == {"./run2"} and list(cache.jobs) == ["./run0", "./run1"]
+
+
+def test_a_notice_of_a_removed_directory_that_held_jobs_reloads_the_tree(tmp_path):
+    root = tmp_path / "logs"
+    for name in ("exp/a", "exp/b", "exp2/c", "ex/d"):  # names that share a prefix
+        write_steps(SummaryWriter(root / name, timestamp=1), [1]).close()
+    cache = SummaryCache(str(root))
+    cache.reload()
+    shutil.rmtree(root / "exp")
+    changes = cache.reload_changed([str(root / "exp")])
+    assert changes.removed == {"./exp/a", "./exp/b"} and list(cache.jobs) == ["./ex/d", "./exp2/c"]
+    (root / "exp").write_text("a file where the directory was: no job file")
+    assert not cache.reload_changed([str(root / "exp")])
+
+
+def test_a_forgotten_job_is_read_again_by_the_full_poll(sweep):
+    root, _ = sweep
+    cache = settled(root)
+    cache.forget("./run1")
+    assert not cache.job("./run1").loaded
+    cache.reload()
+    assert cache.job("./run1").loaded and steps(cache, "./run1") == [1, 2]
+
+
+def test_jobs_back_after_the_log_directory_was_away_are_read_again(sweep, tmp_path):
+    root, _ = sweep
+    cache = settled(root)
+    os.rename(root, tmp_path / "away")
+    cache.reload()
+    assert not cache.jobs and cache.error
+    os.rename(tmp_path / "away", root)
+    cache.reload()
+    assert list(cache.jobs) == ["./run0", "./run1", "./run2"] and steps(cache, "./run2") == [1, 2]
+
+
+def test_an_idle_full_poll_checks_no_job_one_by_one(sweep, monkeypatch):
+    """The settled jobs' files are compared in one table: no job goes through `unchanged`."""
+    root, writers = sweep
+    cache = settled(root)
+    checked = []
+    for loader in cache._loaders.values():
+        real = loader.unchanged
+        monkeypatch.setattr(loader, "unchanged", lambda found, real=real: checked.append(found.train_id) or real(found))
+    assert not cache.reload()
+    assert checked == []
+    write_steps(writers[1], [3])
+    cache.reload()
+    assert checked == ["./run1"]  # the one that changed, and only it
