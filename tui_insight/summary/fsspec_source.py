@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from .discovery import Discovery
 from .remote_listing import jobs_from_listing
-from .source import RangeCache, RangeFile, SourceError, file_stat
+from .source import ListedFiles, RangeCache, RangeFile, SourceError
 
 EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
@@ -116,11 +116,9 @@ class FsspecSource:
         except Exception as exc:  # noqa: BLE001 (a backend's own configuration errors)
             raise SourceError(f"{url}: {_describe(exc)}") from None
         self.root = self.fs._strip_protocol(f"{protocol}://{rest}").rstrip("/") or "/"
-        self._listed: dict[str, tuple[int, tuple]] = {}  # path -> (size, version) of the last listing
-        self._ino: dict[str, int] = {}  # path -> its "inode": a new one when it was rewritten
-        self._mtimes: dict[str, float] = {}
         self._last: Discovery | None = None
         self._ranges = RangeCache(self._fetch)
+        self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
 
     def discover(self, listings: dict) -> Discovery:
         try:
@@ -134,25 +132,16 @@ class FsspecSource:
         if not found and self._last is None and not self._is_dir():
             raise SourceError("no such bucket or directory")
         self.status = ""
-        entries, listed = [], {}
+        entries, listed = [], []
         prefix = self.root.rstrip("/") + "/"
         for name, info in found.items():
             name = self.fs._strip_protocol(name)
             if not name.startswith(prefix) or info.get("type", "file") != "file":
                 continue
-            size, version = int(info.get("size") or 0), _version(info)
-            old = self._listed.get(name)
-            if old is None:
-                self._ino[name] = self._ino.get(name, 0) + 1
-            elif size < old[0] or (size == old[0] and version != old[1]):
-                self._ino[name] += 1  # rewritten: another file for the cache
-                self._ranges.forget(name)
-            listed[name] = (size, version)
-            self._mtimes[name] = _mtime(info)
-            entries.append((name[len(prefix):], size, self._mtimes[name]))
-        for gone in set(self._listed) - set(listed):
-            self._ranges.forget(gone)
-        self._listed = listed
+            size, mtime = int(info.get("size") or 0), _mtime(info)
+            listed.append((name, size, mtime, _version(info)))
+            entries.append((name[len(prefix):], size, mtime))
+        self._files.update(listed)
         self._last = jobs_from_listing(self.root, entries)
         return self._last
 
@@ -163,10 +152,7 @@ class FsspecSource:
             return False
 
     def stat(self, path: str) -> os.stat_result:
-        listed = self._listed.get(path)
-        if listed is None:
-            raise FileNotFoundError(2, "No such file (not in the last listing)", path)
-        return file_stat(listed[0], self._mtimes[path], self._ino[path])
+        return self._files.stat(path)
 
     def _fetch(self, path: str, start: int, end: int) -> bytes:
         try:
