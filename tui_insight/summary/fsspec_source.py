@@ -3,9 +3,10 @@
 
 Each reload is one listing of the whole tree (`find` with details: one paged LIST on object
 stores) that gives every file's size and mtime; the cache then reads only the bytes from its
-saved offset to the listed size, in ranged requests of `WINDOW` bytes (one for what a reload
-usually finds; a first load of a big file in a few, so memory stays bounded). Payloads decoded
-on demand are ranged reads through a small cache of recently read blocks.
+saved offset to the listed size: up to `ONE_GET` bytes in one ranged request (every request is
+a round trip, costs money, and some servers read the whole object for each ranged GET), more in
+requests of `WINDOW` bytes, the next fetched while one is scanned (so memory stays bounded).
+Payloads decoded on demand are ranged reads through a small cache of recently read blocks.
 
 Objects have no append: a writer uploads the whole file again. An object that grew is taken to
 be the old bytes with more after them (MindSpore only appends, and checking the old bytes would
@@ -29,7 +30,8 @@ EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
             "hdfs": "pyarrow", "sftp": "paramiko"}
 RECONNECTING = "reconnecting…"
-WINDOW = 32 << 20  # bytes of a file fetched per request while the cache scans it
+ONE_GET = 128 << 20  # a range up to this size is fetched in one request
+WINDOW = 32 << 20  # bytes of a larger range fetched per request while the cache scans it
 
 
 def is_url(logdir: str) -> bool:
@@ -164,7 +166,8 @@ class FsspecSource:
             raise OSError(_describe(exc)) from None
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
-        first = self._fetch(path, start, min(end, start + WINDOW)) if end > start else b""  # fails here: the file's error
+        window = end - start if end - start <= ONE_GET else WINDOW
+        first = self._fetch(path, start, start + window) if end > start else b""  # fails here: the file's error
         if start + len(first) >= end:
             return RangeFile(first, start)
         return WindowedRange(self._fetch, path, start, end, first)
