@@ -606,9 +606,24 @@ class _StreamedRange(io.RawIOBase):
             self._base += behind
 
     def readinto(self, buffer) -> int:
-        chunk = self.read(len(buffer))
-        buffer[:len(chunk)] = chunk
-        return len(chunk)
+        """The BufferedReader's reads (a megabyte or more): copied once, straight from what arrived."""
+        with self._arrived:
+            size = min(len(buffer), self._end - self._pos)
+            while size > 0 and self._received < self._pos + size and not self._eof and self._drain is not None:
+                self._arrived.wait()
+            if self._received < self._pos + size:
+                self._end = self._received  # ended early: what arrived is all there is
+                size = self._end - self._pos
+            if size <= 0:
+                return 0
+            at = self._pos - self._base
+            if at < 0:
+                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
+            with memoryview(self._data) as arrived:  # released before the drain grows the buffer
+                buffer[:size] = arrived[at:at + size]
+            self._pos += size
+            self._trim()
+        return size
 
     def close(self) -> None:
         if self.closed:
