@@ -21,6 +21,11 @@ directory), every later request is a session over it (no new handshake).
   (the cache parses while the rest is still arriving) or read by `read` through a block cache.
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
   slow that, not the network, is what a round trip costs.
+- **speed**: moving bytes through ssh costs about as much CPU as parsing them (sshd's and the
+  master's encryption, 32 KB packets: `bench/bench_remote.py --only floor`); on cores that are
+  not free the two cannot overlap and a first load takes about twice the local one or more. A
+  cipher with hardware AES (`Ciphers ^aes128-gcm@openssh.com` in the user's ssh config) costs
+  less than ssh's default ChaCha20; the user's choice is left alone.
 
 A connection that drops (the master exits, the network goes) makes `status` say
 "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
