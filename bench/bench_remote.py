@@ -12,6 +12,7 @@ floor: what moving the same bytes over ssh costs without tui-insight (`floor_fig
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -24,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # sshd.py: the tests' sshd
 
 from make_logs import write_big, write_many  # noqa: E402
 from tui_insight.summary.cache import SummaryCache  # noqa: E402
@@ -128,77 +130,87 @@ def s3_figures(runs: int) -> None:
             server.stop()
 
 
-def ssh_figures(runs: int) -> None:
-    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
-    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
-    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
-    shared connection (what the remote login shell's startup costs on this machine)."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
+@contextlib.contextmanager
+def sshd_for(what: str):
+    """(a real sshd on 127.0.0.1 from tests/sshd.py, a temp dir), stopped and removed after;
+    (None, None) after saying so when the tools are missing."""
     from sshd import Sshd, missing_tools
 
-    from tui_insight.summary.ssh_source import SshSource
-
     if missing_tools():
-        print(f"ssh: not measured: needs {', '.join(missing_tools())}")
+        print(f"{what}: not measured: needs {', '.join(missing_tools())}")
+        yield None, None
         return
-    with tempfile.TemporaryDirectory(prefix="bench-ssh-", dir="/tmp") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"bench-{what}-", dir="/tmp") as tmp:
         tmp = Path(tmp)
         (tmp / "sshd").mkdir()
         server = Sshd(tmp / "sshd")
         server.start()
         try:
-            big = tmp / "big"
-            path = write_big(big)
-            print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
-            local, remote, warm, local_cpu, remote_cpu, ours = [], [], [], [], [], []
-            _adopt_orphans()  # the master ssh backgrounds itself: its CPU is counted with ours
-            for _ in range(runs):
-                cpu = tree_cpu()
-                local.append(load_seconds(str(big)))
-                local_cpu.append(tree_cpu() - cpu)
-                source = SshSource(server.target(big), server.ssh_options())
-                try:
-                    cpu, own = tree_cpu(), sum(os.times()[:2])
-                    remote.append(load_seconds(source))  # includes starting the connection
-                    remote_cpu.append(tree_cpu() - cpu)
-                    ours.append(sum(os.times()[:2]) - own)
-                    warm.append(load_seconds(source))  # a new cache over the open connection
-                finally:
-                    source.close()
-            lm, rm, wm = statistics.median(local), statistics.median(remote), statistics.median(warm)
-            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s; "
-                  f"ssh over an open connection {', '.join(f'{t:.2f}' for t in warm)} s")
-            print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2); "
-                  f"over an open connection {wm:.2f} s: ratio {wm / lm:.2f}")
-            print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
-                  f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
-                  f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
-
-            many = tmp / "many"
-            write_many(many, jobs=100, steps=20)
-            source = SshSource(server.target(many), server.ssh_options())
-            try:
-                cache = SummaryCache(source)
-                cache.reload()
-                times, trips = [], []
-                for _ in range(5):
-                    before = source.round_trips
-                    t0 = time.perf_counter()
-                    cache.reload()
-                    times.append(time.perf_counter() - t0)
-                    trips.append(source.round_trips - before)
-                bare = []
-                for _ in range(5):
-                    t0 = time.perf_counter()
-                    subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
-                    bare.append(time.perf_counter() - t0)
-                print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
-                      f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
-                      f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
-            finally:
-                source.close()
+            yield server, tmp
         finally:
             server.stop()
+
+
+def ssh_figures(runs: int) -> None:
+    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
+    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
+    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
+    shared connection (what the remote login shell's startup costs on this machine)."""
+    from tui_insight.summary.ssh_source import SshSource
+
+    with sshd_for("ssh") as (server, tmp):
+        if server is None:
+            return
+        big = tmp / "big"
+        path = write_big(big)
+        print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
+        local, remote, warm, local_cpu, remote_cpu, ours = [], [], [], [], [], []
+        _adopt_orphans()  # the master ssh backgrounds itself: its CPU is counted with ours
+        for _ in range(runs):
+            cpu = tree_cpu()
+            local.append(load_seconds(str(big)))
+            local_cpu.append(tree_cpu() - cpu)
+            source = SshSource(server.target(big), server.ssh_options())
+            try:
+                cpu, own = tree_cpu(), sum(os.times()[:2])
+                remote.append(load_seconds(source))  # includes starting the connection
+                remote_cpu.append(tree_cpu() - cpu)
+                ours.append(sum(os.times()[:2]) - own)
+                warm.append(load_seconds(source))  # a new cache over the open connection
+            finally:
+                source.close()
+        lm, rm, wm = statistics.median(local), statistics.median(remote), statistics.median(warm)
+        print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s; "
+              f"ssh over an open connection {', '.join(f'{t:.2f}' for t in warm)} s")
+        print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2); "
+              f"over an open connection {wm:.2f} s: ratio {wm / lm:.2f}")
+        print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
+              f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
+              f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
+
+        many = tmp / "many"
+        write_many(many, jobs=100, steps=20)
+        source = SshSource(server.target(many), server.ssh_options())
+        try:
+            cache = SummaryCache(source)
+            cache.reload()
+            times, trips = [], []
+            for _ in range(5):
+                before = source.round_trips
+                t0 = time.perf_counter()
+                cache.reload()
+                times.append(time.perf_counter() - t0)
+                trips.append(source.round_trips - before)
+            bare = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
+                bare.append(time.perf_counter() - t0)
+            print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
+                  f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
+                  f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
+        finally:
+            source.close()
 
 
 def tree_cpu() -> float:
@@ -239,17 +251,11 @@ def floor_figures(runs: int) -> None:
     sshd, the remote shell). Through a ControlMaster (as SshSource) or a direct connection
     (`-S none`: one process fewer, a handshake more); `cat`, `dd`, `tail | head`; AES-GCM vs
     the default cipher; and a request that moves nothing (the session and login shell's cost)."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
-    from sshd import ALIAS, Sshd, missing_tools
+    from sshd import ALIAS
 
-    if missing_tools():
-        print(f"floor: not measured: needs {', '.join(missing_tools())}")
-        return
-    with tempfile.TemporaryDirectory(prefix="bench-floor-", dir="/tmp") as tmp:
-        tmp = Path(tmp)
-        (tmp / "sshd").mkdir()
-        server = Sshd(tmp / "sshd")
-        server.start()
+    with sshd_for("floor") as (server, tmp):
+        if server is None:
+            return
         big = tmp / "big"
         path = write_big(big)
         size = path.stat().st_size
@@ -287,7 +293,6 @@ def floor_figures(runs: int) -> None:
             for master in masters.values():
                 master.terminate()
                 master.wait()
-            server.stop()
         local = statistics.median(wall["local load (parse)"])
         print(f"floor: {size / 1e6:.0f} MB over ssh to 127.0.0.1 into /dev/null vs the local load, {runs} runs "
               "(medians; CPU: every process)")
