@@ -1,16 +1,18 @@
 """Remote LOGDIR benchmark (issue 13). Run by hand:
 
-    python bench/bench_remote.py [--runs 3] [--only s3|ssh]
+    python bench/bench_remote.py [--runs 3] [--only s3|ssh|floor]
 
 S3: a moto S3 server in its own process on 127.0.0.1; the ~100 MB run of `make_logs.write_big`
 uploaded to it; the full load through `s3://` against the same file read locally, alternated in
 one run (medians; goal: S3 <= 2x local); then 100 small jobs: the idle reload through S3 (time,
 and the requests the server saw: goal one LIST).
 ssh: see `ssh_figures` (goal: <= 2x local; an idle reload of 100 jobs one round trip, <= 200 ms).
+floor: what moving the same bytes over ssh costs without tui-insight (`floor_figures`).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -23,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "tests"))  # sshd.py: the tests' sshd
 
 from make_logs import write_big, write_many  # noqa: E402
 from tui_insight.summary.cache import SummaryCache  # noqa: E402
@@ -127,79 +130,189 @@ def s3_figures(runs: int) -> None:
             server.stop()
 
 
-def ssh_figures(runs: int) -> None:
-    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
-    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
-    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
-    shared connection (what the remote login shell's startup costs on this machine)."""
-    sys.path.insert(0, str(HERE.parent / "tests"))
+@contextlib.contextmanager
+def sshd_for(what: str):
+    """(a real sshd on 127.0.0.1 from tests/sshd.py, a temp dir), stopped and removed after;
+    (None, None) after saying so when the tools are missing."""
     from sshd import Sshd, missing_tools
 
-    from tui_insight.summary.ssh_source import SshSource
-
     if missing_tools():
-        print(f"ssh: not measured: needs {', '.join(missing_tools())}")
+        print(f"{what}: not measured: needs {', '.join(missing_tools())}")
+        yield None, None
         return
-    with tempfile.TemporaryDirectory(prefix="bench-ssh-", dir="/tmp") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"bench-{what}-", dir="/tmp") as tmp:
         tmp = Path(tmp)
         (tmp / "sshd").mkdir()
         server = Sshd(tmp / "sshd")
         server.start()
         try:
-            big = tmp / "big"
-            path = write_big(big)
-            print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
-            local, remote, warm = [], [], []
-            for _ in range(runs):
-                local.append(load_seconds(str(big)))
-                source = SshSource(server.target(big), server.ssh_options())
-                try:
-                    remote.append(load_seconds(source))  # includes starting the connection
-                    warm.append(load_seconds(source))  # a new cache over the open connection
-                finally:
-                    source.close()
-            lm, rm, wm = statistics.median(local), statistics.median(remote), statistics.median(warm)
-            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s; "
-                  f"ssh over an open connection {', '.join(f'{t:.2f}' for t in warm)} s")
-            print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2); "
-                  f"over an open connection {wm:.2f} s: ratio {wm / lm:.2f}")
-
-            many = tmp / "many"
-            write_many(many, jobs=100, steps=20)
-            source = SshSource(server.target(many), server.ssh_options())
-            try:
-                cache = SummaryCache(source)
-                cache.reload()
-                times, trips = [], []
-                for _ in range(5):
-                    before = source.round_trips
-                    t0 = time.perf_counter()
-                    cache.reload()
-                    times.append(time.perf_counter() - t0)
-                    trips.append(source.round_trips - before)
-                bare = []
-                for _ in range(5):
-                    t0 = time.perf_counter()
-                    subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
-                    bare.append(time.perf_counter() - t0)
-                print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
-                      f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
-                      f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
-            finally:
-                source.close()
+            yield server, tmp
         finally:
             server.stop()
+
+
+def ssh_figures(runs: int) -> None:
+    """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
+    same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
+    trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
+    shared connection (what the remote login shell's startup costs on this machine)."""
+    from tui_insight.summary.ssh_source import SshSource
+
+    with sshd_for("ssh") as (server, tmp):
+        if server is None:
+            return
+        big = tmp / "big"
+        path = write_big(big)
+        print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
+        local, remote, warm, local_cpu, remote_cpu, ours = [], [], [], [], [], []
+        _adopt_orphans()  # the master ssh backgrounds itself: its CPU is counted with ours
+        for _ in range(runs):
+            cpu = tree_cpu()
+            local.append(load_seconds(str(big)))
+            local_cpu.append(tree_cpu() - cpu)
+            source = SshSource(server.target(big), server.ssh_options())
+            try:
+                cpu, own = tree_cpu(), sum(os.times()[:2])
+                remote.append(load_seconds(source))  # includes starting the connection
+                remote_cpu.append(tree_cpu() - cpu)
+                ours.append(sum(os.times()[:2]) - own)
+                warm.append(load_seconds(source))  # a new cache over the open connection
+            finally:
+                source.close()
+        lm, rm, wm = statistics.median(local), statistics.median(remote), statistics.median(warm)
+        print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; ssh {', '.join(f'{t:.2f}' for t in remote)} s; "
+              f"ssh over an open connection {', '.join(f'{t:.2f}' for t in warm)} s")
+        print(f"  median local {lm:.2f} s, ssh {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2); "
+              f"over an open connection {wm:.2f} s: ratio {wm / lm:.2f}")
+        print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
+              f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
+              f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
+
+        many = tmp / "many"
+        write_many(many, jobs=100, steps=20)
+        source = SshSource(server.target(many), server.ssh_options())
+        try:
+            cache = SummaryCache(source)
+            cache.reload()
+            times, trips = [], []
+            for _ in range(5):
+                before = source.round_trips
+                t0 = time.perf_counter()
+                cache.reload()
+                times.append(time.perf_counter() - t0)
+                trips.append(source.round_trips - before)
+            bare = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                subprocess.run([*source._ssh("no"), source.host, "true"], check=True, capture_output=True)
+                bare.append(time.perf_counter() - t0)
+            print(f"  idle reload of {len(cache.jobs)} jobs over ssh: {statistics.median(times) * 1000:.0f} ms "
+                  f"(median of 5), {statistics.median(trips):.0f} round trip(s) each (goal: one, <= 200 ms); "
+                  f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
+        finally:
+            source.close()
+
+
+def tree_cpu() -> float:
+    """CPU seconds of this process and of every process under it, the ones that exited (reaped
+    into their parents) included: our parsing, the ssh clients, the master, sshd and its shells."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[tuple[int, float]]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append((int(name), sum(int(x) for x in fields[11:15]) / tick))
+    total = sum(os.times()[:4])
+    todo = [os.getpid()]
+    while todo:
+        for pid, cpu in children.get(todo.pop(), []):
+            total += cpu
+            todo.append(pid)
+    return total
+
+
+def _adopt_orphans() -> None:
+    """Make this process the reaper of its descendants' orphans (Linux), so a backgrounded
+    ssh master stays under it for `tree_cpu`."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def floor_figures(runs: int) -> None:
+    """The ssh floor on this machine: the local load of the 100 MB run beside the bare transfer of
+    its bytes to /dev/null (no parsing), alternated, wall and CPU seconds (every process: ssh,
+    sshd, the remote shell). Through a ControlMaster (as SshSource) or a direct connection
+    (`-S none`: one process fewer, a handshake more); `cat`, `dd`, `tail | head`; AES-GCM vs
+    the default cipher; and a request that moves nothing (the session and login shell's cost)."""
+    from sshd import ALIAS
+
+    with sshd_for("floor") as (server, tmp):
+        if server is None:
+            return
+        big = tmp / "big"
+        path = write_big(big)
+        size = path.stat().st_size
+        base = ["ssh", "-T", "-x", "-a", "-o", "BatchMode=yes", *server.ssh_options()]
+        masters = {}
+        for name, cipher in (("chacha20", []), ("aes128-gcm", ["-c", "aes128-gcm@openssh.com"])):
+            control = str(tmp / name)
+            masters[name] = subprocess.Popen([*base, *cipher, "-o", "ControlMaster=yes", "-o", f"ControlPath={control}",
+                                              "-N", ALIAS], stdin=subprocess.DEVNULL)
+            while not os.path.exists(control):
+                time.sleep(0.05)
+        mux = [*base, "-o", f"ControlPath={tmp / 'chacha20'}", ALIAS]
+        cat = f"cat {path}"
+        cases = {
+            "local load (parse)": lambda: load_seconds(str(big)),
+            "mux: cat": lambda: [*mux, cat],
+            "mux: dd bs=1M": lambda: [*mux, f"dd if={path} bs=1M iflag=skip_bytes,count_bytes count={size} 2>/dev/null"],
+            "mux: tail -c | head -c": lambda: [*mux, f"tail -c +1 {path} | head -c {size}"],
+            "mux aes128-gcm: cat": lambda: [*base, "-o", f"ControlPath={tmp / 'aes128-gcm'}", ALIAS, cat],
+            "direct (-S none): cat": lambda: [*base, "-S", "none", ALIAS, cat],
+            "mux: true (no bytes)": lambda: [*mux, "true"],
+        }
+        wall: dict[str, list[float]] = {name: [] for name in cases}
+        cpu: dict[str, list[float]] = {name: [] for name in cases}
+        try:
+            for _ in range(runs):
+                for name, case in cases.items():
+                    cpu0, t0 = tree_cpu(), time.perf_counter()
+                    command = case()
+                    if isinstance(command, list):
+                        subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+                    wall[name].append(time.perf_counter() - t0)
+                    cpu[name].append(tree_cpu() - cpu0)
+        finally:
+            for master in masters.values():
+                master.terminate()
+                master.wait()
+        local = statistics.median(wall["local load (parse)"])
+        print(f"floor: {size / 1e6:.0f} MB over ssh to 127.0.0.1 into /dev/null vs the local load, {runs} runs "
+              "(medians; CPU: every process)")
+        for name in cases:
+            median = statistics.median(wall[name])
+            print(f"  {name:24s} {median:5.2f} s = {median / local:.2f}x the local load; "
+                  f"CPU {statistics.median(cpu[name]):.2f} s")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", choices=["s3", "ssh"])
+    parser.add_argument("--only", choices=["s3", "ssh", "floor"])
     args = parser.parse_args()
     if args.only in (None, "s3"):
         s3_figures(args.runs)
     if args.only in (None, "ssh"):
         ssh_figures(args.runs)
+    if args.only == "floor":
+        floor_figures(args.runs)
     return 0
 
 

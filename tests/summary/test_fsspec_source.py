@@ -223,6 +223,7 @@ def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_reco
     from tui_insight.summary.records import ScanReport, scan_records
 
     monkeypatch.setattr(fsspec_source, "WINDOW", 4096)  # the file spans many windows
+    monkeypatch.setattr(fsspec_source, "ONE_GET", 4096)
     url, root = bucket
     writer = SummaryWriter(tmp_path / "run", timestamp=1)
     write_steps(writer, range(1, 201))

@@ -69,3 +69,40 @@ def test_odd_entries_are_ignored():
     found = jobs_from_listing("/r", [("", 0, 0.0), ("../x.summary.1", 1, 0.0), ("./a//b.summary.1", 1, 0.0)])
     assert list(found.jobs) == ["./a"]
     assert found.jobs["./a"].summary_files == ["b.summary.1"]
+
+
+def test_listed_files_answer_stat_and_know_a_rewritten_file_by_a_new_inode():
+    """A remote listing's bookkeeping (`source.ListedFiles`): stat from the last listing; a file
+    that shrank or changed at the same size is another file (new inode, its cached blocks
+    dropped); a grown file is the same one and says where its new bytes start."""
+    from tui_insight.summary.source import ListedFiles, RangeCache
+
+    content = {"a": b"x" * 100, "b": b"y" * 50}
+    fetched = []
+
+    def fetch(path, start, end):
+        fetched.append(path)
+        return content[path][start:end]
+
+    ranges = RangeCache(fetch, block=16)
+    files = ListedFiles(ranges)
+    assert files.update([("a", 100, 1.0, 1.0), ("b", 50, 1.0, "etag1")]) == {}  # both new
+    first = {p: files.stat(p).st_ino for p in ("a", "b")}
+    assert files.stat("a").st_size == 100 and files.stat("a").st_mtime == 1.0
+    assert ranges.read("a", 0, 10) == b"x" * 10 and ranges.read("b", 0, 10) == b"y" * 10
+
+    content["a"] += b"z" * 20  # grown: the same file
+    content["b"] = b"w" * 50  # rewritten at the same size
+    assert files.update([("a", 120, 2.0, 2.0), ("b", 50, 2.0, "etag2")]) == {"a": 100}
+    assert files.stat("a").st_ino == first["a"] and files.stat("a").st_size == 120
+    assert files.stat("b").st_ino != first["b"]
+    fetched.clear()
+    assert ranges.read("a", 0, 10) == b"x" * 10 and fetched == []  # still cached
+    assert ranges.read("b", 0, 10) == b"w" * 10 and fetched == ["b"]  # dropped, fetched anew
+
+    content["a"] = b"v" * 30  # shrank: another file
+    assert files.update([("a", 30, 3.0, 3.0)]) == {}
+    assert files.stat("a").st_ino != first["a"] and files.size("b") is None
+    with pytest.raises(FileNotFoundError):
+        files.stat("b")
+    assert ranges.read("a", 0, 10) == b"v" * 10

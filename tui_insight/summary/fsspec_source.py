@@ -3,9 +3,10 @@
 
 Each reload is one listing of the whole tree (`find` with details: one paged LIST on object
 stores) that gives every file's size and mtime; the cache then reads only the bytes from its
-saved offset to the listed size, in ranged requests of `WINDOW` bytes (one for what a reload
-usually finds; a first load of a big file in a few, so memory stays bounded). Payloads decoded
-on demand are ranged reads through a small cache of recently read blocks.
+saved offset to the listed size: up to `ONE_GET` bytes in one ranged request (every request is
+a round trip, costs money, and some servers read the whole object for each ranged GET), more in
+requests of `WINDOW` bytes, the next fetched while one is scanned (so memory stays bounded).
+Payloads decoded on demand are ranged reads through a small cache of recently read blocks.
 
 Objects have no append: a writer uploads the whole file again. An object that grew is taken to
 be the old bytes with more after them (MindSpore only appends, and checking the old bytes would
@@ -23,13 +24,14 @@ from typing import Any, BinaryIO
 
 from .discovery import Discovery
 from .remote_listing import jobs_from_listing
-from .source import RangeCache, RangeFile, SourceError, file_stat
+from .source import ListedFiles, RangeCache, RangeFile, SourceError
 
 EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
             "hdfs": "pyarrow", "sftp": "paramiko"}
 RECONNECTING = "reconnecting…"
-WINDOW = 32 << 20  # bytes of a file fetched per request while the cache scans it
+ONE_GET = 128 << 20  # a range up to this size is fetched in one request
+WINDOW = 32 << 20  # bytes of a larger range fetched per request while the cache scans it
 
 
 def is_url(logdir: str) -> bool:
@@ -116,11 +118,9 @@ class FsspecSource:
         except Exception as exc:  # noqa: BLE001 (a backend's own configuration errors)
             raise SourceError(f"{url}: {_describe(exc)}") from None
         self.root = self.fs._strip_protocol(f"{protocol}://{rest}").rstrip("/") or "/"
-        self._listed: dict[str, tuple[int, tuple]] = {}  # path -> (size, version) of the last listing
-        self._ino: dict[str, int] = {}  # path -> its "inode": a new one when it was rewritten
-        self._mtimes: dict[str, float] = {}
         self._last: Discovery | None = None
         self._ranges = RangeCache(self._fetch)
+        self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
 
     def discover(self, listings: dict) -> Discovery:
         try:
@@ -134,25 +134,16 @@ class FsspecSource:
         if not found and self._last is None and not self._is_dir():
             raise SourceError("no such bucket or directory")
         self.status = ""
-        entries, listed = [], {}
+        entries, listed = [], []
         prefix = self.root.rstrip("/") + "/"
         for name, info in found.items():
             name = self.fs._strip_protocol(name)
             if not name.startswith(prefix) or info.get("type", "file") != "file":
                 continue
-            size, version = int(info.get("size") or 0), _version(info)
-            old = self._listed.get(name)
-            if old is None:
-                self._ino[name] = self._ino.get(name, 0) + 1
-            elif size < old[0] or (size == old[0] and version != old[1]):
-                self._ino[name] += 1  # rewritten: another file for the cache
-                self._ranges.forget(name)
-            listed[name] = (size, version)
-            self._mtimes[name] = _mtime(info)
-            entries.append((name[len(prefix):], size, self._mtimes[name]))
-        for gone in set(self._listed) - set(listed):
-            self._ranges.forget(gone)
-        self._listed = listed
+            size, mtime = int(info.get("size") or 0), _mtime(info)
+            listed.append((name, size, mtime, _version(info)))
+            entries.append((name[len(prefix):], size, mtime))
+        self._files.update(listed)
         self._last = jobs_from_listing(self.root, entries)
         return self._last
 
@@ -163,10 +154,7 @@ class FsspecSource:
             return False
 
     def stat(self, path: str) -> os.stat_result:
-        listed = self._listed.get(path)
-        if listed is None:
-            raise FileNotFoundError(2, "No such file (not in the last listing)", path)
-        return file_stat(listed[0], self._mtimes[path], self._ino[path])
+        return self._files.stat(path)
 
     def _fetch(self, path: str, start: int, end: int) -> bytes:
         try:
@@ -178,7 +166,8 @@ class FsspecSource:
             raise OSError(_describe(exc)) from None
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
-        first = self._fetch(path, start, min(end, start + WINDOW)) if end > start else b""  # fails here: the file's error
+        window = end - start if end - start <= ONE_GET else WINDOW
+        first = self._fetch(path, start, start + window) if end > start else b""  # fails here: the file's error
         if start + len(first) >= end:
             return RangeFile(first, start)
         return WindowedRange(self._fetch, path, start, end, first)

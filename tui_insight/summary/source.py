@@ -26,6 +26,7 @@ import io
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import BinaryIO, Callable, Protocol
 
 from .discovery import Discovery, discover
@@ -178,4 +179,46 @@ class RangeCache:
     def forget(self, path: str) -> None:
         with self._lock:
             for key in [k for k in self._blocks if k[0] == path]:
-                self._bytes -= len(self._blocks.pop(key))  # reads any absolute local path (readers given no source)
+                self._bytes -= len(self._blocks.pop(key))
+
+
+class ListedFiles:
+    """The files of a remote tree as its last listing gave them, for `stat` without a request:
+    size, mtime and a made-up inode each. A file that shrank, or changed (its `version`: mtime,
+    ETag) at the same size, was rewritten: it gets a new inode (the cache reads a file of another
+    inode from its start) and its blocks in `ranges` are dropped, as are those of a file gone."""
+
+    def __init__(self, ranges: RangeCache):
+        self._ranges = ranges
+        self._files: dict[str, tuple[int, float, object]] = {}  # path -> (size, mtime, version)
+        self._ino: dict[str, int] = {}  # path -> its inode (kept when it goes: a file back is another)
+
+    def update(self, entries: Iterable[tuple[str, int, float, object]]) -> dict[str, int]:
+        """Take a new listing: (path, size, mtime, version) of every file. Returns the size at the
+        last listing of each file that is still the same file (grown or not): what is new in it
+        starts there."""
+        files: dict[str, tuple[int, float, object]] = {}
+        same: dict[str, int] = {}
+        for path, size, mtime, version in entries:
+            files[path] = (size, mtime, version)
+            old = self._files.get(path)
+            if old is None or size < old[0] or (size == old[0] and version != old[2]):
+                self._ino[path] = self._ino.get(path, 0) + 1  # new, or rewritten: read from its start
+                self._ranges.forget(path)
+            else:
+                same[path] = old[0]
+        for gone in self._files.keys() - files.keys():
+            self._ranges.forget(gone)
+        self._files = files
+        return same
+
+    def size(self, path: str) -> int | None:
+        """The listed size, None for a file not listed."""
+        known = self._files.get(path)
+        return None if known is None else known[0]
+
+    def stat(self, path: str) -> os.stat_result:
+        known = self._files.get(path)
+        if known is None:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return file_stat(known[0], known[1], self._ino[path])

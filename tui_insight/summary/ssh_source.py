@@ -21,6 +21,11 @@ directory), every later request is a session over it (no new handshake).
   (the cache parses while the rest is still arriving) or read by `read` through a block cache.
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
   slow that, not the network, is what a round trip costs.
+- **speed**: moving bytes through ssh costs about as much CPU as parsing them (sshd's and the
+  master's encryption, 32 KB packets: `bench/bench_remote.py --only floor`); on cores that are
+  not free the two cannot overlap and a first load takes about twice the local one or more. A
+  cipher with hardware AES (`Ciphers ^aes128-gcm@openssh.com` in the user's ssh config) costs
+  less than ssh's default ChaCha20; the user's choice is left alone.
 
 A connection that drops (the master exits, the network goes) makes `status` say
 "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
@@ -45,7 +50,7 @@ from typing import BinaryIO
 
 from .discovery import MAX_DEPTH, Discovery
 from .remote_listing import jobs_from_listing
-from .source import RangeCache, RangeFile, SourceError, file_stat
+from .source import ListedFiles, RangeCache, RangeFile, SourceError
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
 CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
@@ -195,9 +200,8 @@ class SshSource:
         self._master_pid: int | None = None
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
-        self._stats: dict[str, tuple[int, float]] = {}  # path -> (size, mtime) of the last listing
-        self._ino: dict[str, int] = {}  # path -> its "inode": a new one when the file was rewritten
         self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
+        self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
         self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
         self._discovery: Discovery | None = None
         self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
@@ -311,25 +315,25 @@ class SshSource:
             return self._last_jobs()  # still unreachable: keep what was listed, try again next time
         with self._lock:
             self._dropped, self.status = False, ""
-        before = (self._stats, dict(self._ino))
-        self._discovery = self._parse_listing(out)
-        self._prefetch(self._discovery, *before)
+        self._discovery, same = self._parse_listing(out)
+        self._prefetch(self._discovery, same)
         return self._discovery
 
-    def _prefetch(self, discovery: Discovery, before: dict[str, tuple[int, float]], inos: dict[str, int]) -> None:
+    def _prefetch(self, discovery: Discovery, same: dict[str, int]) -> None:
         """Fetch, in one request, what the cache is about to read: the bytes of every job file
         that grew since the last listing (all of a new file), PREFETCH_BYTES held in all. They
         stay held while the file is unchanged, for the payloads decoded later; a reload of many
         live jobs is then two round trips, not one per file. What is not held is streamed by
-        `open_range` or read by `read`."""
+        `open_range` or read by `read`. `same`: the size at the last listing of each file that
+        is still the same file (`ListedFiles.update`)."""
         held: dict[str, tuple[int, bytes]] = {}
         wanted, total = [], 0
         for job in discovery.jobs.values():
             for name in (*job.event_files, *job.lineage_files, *job.graph_files):
                 path = posixpath.join(job.path, name)
-                size, same = self._stats[path][0], inos.get(path) == self._ino[path]
-                kept = self._prefetched.get(path) if same else None
-                start = kept[0] if kept else before[path][0] if same else 0
+                size = self._files.size(path)
+                kept = self._prefetched.get(path) if path in same else None
+                start = kept[0] if kept else same.get(path, 0)
                 have = kept[1] if kept else b""
                 if start + len(have) > size or total + size - start > PREFETCH_BYTES:
                     continue
@@ -354,7 +358,7 @@ class SshSource:
         if held is None or start < held[0]:
             return None
         stop = held[0] + len(held[1])
-        if stop < end and stop != self._stats.get(path, (-1,))[0]:
+        if stop < end and stop != self._files.size(path):
             return None
         return held[1][start - held[0]:end - held[0]]
 
@@ -362,7 +366,8 @@ class SshSource:
         assert self._discovery is not None  # only a connection that once listed is lost
         return Discovery(dict(self._discovery.jobs), list(self._discovery.problems))
 
-    def _parse_listing(self, out: bytes) -> Discovery:
+    def _parse_listing(self, out: bytes) -> tuple[Discovery, dict[str, int]]:
+        """The jobs of a listing's output, and `ListedFiles.update`'s answer for it."""
         kind, _, body = out.partition(b"\n")
         records = body.split(b"\0" if kind == b"nul" else b"\n")
         entries: list[tuple[str, int, float]] = []
@@ -376,31 +381,20 @@ class SshSource:
             except ValueError:
                 continue  # part of a name holding a newline (line mode)
             entries.append(entry)
-        stats: dict[str, tuple[int, float]] = {}
         dirs: dict[str, set[str]] = {}
-        for rel, size, mtime in entries:
-            path = posixpath.join(self.root, rel)
-            stats[path] = (size, mtime)
-            old = self._stats.get(path)
-            if old is None or size < old[0] or (size == old[0] and mtime != old[1]):
-                self._ino[path] = self._ino.get(path, 0) + 1  # new, or rewritten: read from its start
-                self._ranges.forget(path)
-            parent, name = posixpath.split(path)
+        for rel, _size, _mtime in entries:
+            parent, name = posixpath.split(posixpath.join(self.root, rel))
             while True:
                 dirs.setdefault(parent, set()).add(name)
                 if len(parent) <= len(self.root):
                     break
                 parent, name = posixpath.split(parent)
-        for gone in self._stats.keys() - stats.keys():
-            self._ranges.forget(gone)
-        self._stats, self._dirs = stats, dirs
-        return jobs_from_listing(self.root, entries)
+        same = self._files.update((posixpath.join(self.root, rel), size, mtime, mtime) for rel, size, mtime in entries)
+        self._dirs = dirs
+        return jobs_from_listing(self.root, entries), same
 
     def stat(self, path: str) -> os.stat_result:
-        known = self._stats.get(path)
-        if known is None:
-            raise FileNotFoundError(2, "No such file or directory", path)
-        return file_stat(*known, self._ino[path])
+        return self._files.stat(path)
 
     def listdir(self, path: str) -> list[str]:
         names = self._dirs.get(path.rstrip("/") or "/")
@@ -449,10 +443,9 @@ class SshSource:
         """Bytes of a file (payloads, graphs, lineage, profiles): through a cache of recently read
         blocks, so reading a record's header and then its body is one request."""
         if end is None:
-            known = self._stats.get(path)
-            if known is None:
+            end = self._files.size(path)
+            if end is None:
                 return self._fetch(path, start, None)
-            end = known[0]
         return self._ranges.read(path, start, end)
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
@@ -618,9 +611,24 @@ class _StreamedRange(io.RawIOBase):
             self._base += behind
 
     def readinto(self, buffer) -> int:
-        chunk = self.read(len(buffer))
-        buffer[:len(chunk)] = chunk
-        return len(chunk)
+        """The BufferedReader's reads (a megabyte or more): copied once, straight from what arrived."""
+        with self._arrived:
+            size = min(len(buffer), self._end - self._pos)
+            while size > 0 and self._received < self._pos + size and not self._eof and self._drain is not None:
+                self._arrived.wait()
+            if self._received < self._pos + size:
+                self._end = self._received  # ended early: what arrived is all there is
+                size = self._end - self._pos
+            if size <= 0:
+                return 0
+            at = self._pos - self._base
+            if at < 0:
+                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
+            with memoryview(self._data) as arrived:  # released before the drain grows the buffer
+                buffer[:size] = arrived[at:at + size]
+            self._pos += size
+            self._trim()
+        return size
 
     def close(self) -> None:
         if self.closed:
