@@ -25,7 +25,7 @@ import heapq
 import math
 import textwrap
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -164,6 +164,13 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     cells.update(timed)  # (cells are looked up by column: their order does not matter)
     sort.update(timed_sort)
     return JobRow(cells, sort, health, now)
+
+
+def _unread(view: JobView) -> bool:
+    """Nothing of the job was read or found yet: its row is the placeholder's (what `job_row` reads)."""
+    return not (view.loaded or view.update_time or view.digests or view.tag_counts or view.last_step is not None
+                or view.summary_files or view.tensorboard_files or view.lineage_files or view.graph_files
+                or view.profile_dirs)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -330,18 +337,45 @@ class JobTable(ScrollView, can_focus=True):
         keep = self.current_job
         if train_ids is None:
             self._rebuild(views, now)
-        else:
-            changed = self._update_rows(views, now, train_ids, force)
-            if len(self.rows_by_id) != len(views):
-                gone = [tid for tid in self.rows_by_id if tid not in views]
-                for tid in gone:
-                    self._drop(tid)
-                if gone:
-                    self._update_widths()
-                    changed = True
-            if not changed:
-                return
+            self._settle(keep)
+            return
+        before = self._on_screen()
+        changed = self._update_rows(views, now, train_ids, force)
+        if len(self.rows_by_id) != len(views):
+            gone = [tid for tid in self.rows_by_id if tid not in views]
+            for tid in gone:
+                self._drop(tid)
+            if gone:
+                self._update_widths()
+                changed.update(gone)
+        if changed or force:
+            # Rows changed off screen only (thousands restored in slices): no repaint.
+            self._settle(keep, repaint=force or before != self._on_screen() or not changed.isdisjoint(before[0]))
+
+    def add_placeholders(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str]) -> set[str]:
+        """Put the new jobs `train_ids` in at once as "loading" rows, to be rebuilt in slices: the
+        table's height changes once, not once a slice (each change lays the screen out again).
+        The jobs whose placeholder is not their row yet (jobs already read) are returned."""
+        keep = self.current_job
+        template = job_row(JobView("", ""), now, None, self.state.headline)
+        pending = set()
+        for tid in train_ids:
+            view = views.get(tid)
+            if view is None or tid in self.rows_by_id:
+                continue
+            if not _unread(view):
+                pending.add(tid)
+            mark = self._mark_index(tid)
+            cells = {**template.cells, "id": (shown(tid), ""),
+                     "mark": ("●", f"bold {job_colour(mark)}") if mark is not None else (" ", "")}
+            row = JobRow(cells, {**template.sort, "id": tid}, replace(template.health, train_id=tid), now)
+            self.work["placeholders"] += 1
+            self.rows_by_id[tid] = row
+            self._measure(tid, row, 1)
+            self._place(tid, row)
+        self._update_widths()
         self._settle(keep)
+        return pending
 
     def refresh_times(self, now: float) -> None:
         """Once a second: only the clock cells ("updated", "live", "since", "health") move, and
@@ -396,9 +430,10 @@ class JobTable(ScrollView, can_focus=True):
         self._update_widths()  # the sort arrow widens its column's header
 
     def _update_rows(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str],
-                     force: bool) -> bool:
+                     force: bool) -> set[str]:
+        """The rows of `train_ids` rebuilt; the jobs whose rows changed."""
         self._now = max(self._now, now)
-        changed = force
+        changed = set()
         for tid in train_ids:
             view = views.get(tid)
             if view is None:
@@ -408,7 +443,7 @@ class JobTable(ScrollView, can_focus=True):
             old = self.rows_by_id.get(tid)
             if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
                 self._set_row(tid, row)
-                changed = True
+                changed.add(tid)
             else:
                 old.at = row.at
         if changed:
@@ -521,8 +556,13 @@ class JobTable(ScrollView, can_focus=True):
         top = max(0, int(self.scroll_y))
         return self.order[top:top + max(1, self.size.height - 1)]
 
-    def _settle(self, keep: str | None) -> None:
-        """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`."""
+    def _on_screen(self) -> tuple:
+        """What decides how the rows on screen look, besides their own cells."""
+        return tuple(self.visible_ids()), self.widths, self.value_header, self.cursor_row
+
+    def _settle(self, keep: str | None, repaint: bool = True) -> None:
+        """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`.
+        `repaint` False: nothing on screen changed (the cursor is set only if it moved)."""
         total = sum(w + 2 for w in self.widths.values())
         self.virtual_size = Size(total, len(self.order) + 1)
         if self.order:
@@ -531,12 +571,15 @@ class JobTable(ScrollView, can_focus=True):
                 row = self.order.index(wanted) if wanted is not None else -1
             except ValueError:
                 row = -1
-            self.cursor_row = row if row >= 0 else min(self.cursor_row, len(self.order) - 1)
+            row = row if row >= 0 else min(self.cursor_row, len(self.order) - 1)
         else:
-            self.cursor_row = 0
+            row = 0
+        if repaint or row != self.cursor_row:
+            self.cursor_row = row  # (a watched reactive: scrolls to the cursor and repaints)
         if len(self._strips) > 4 * max(len(self.rows_by_id), 64):
             self._strips.clear()
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     # -- keys and mouse ---------------------------------------------------------------------
 
