@@ -145,6 +145,39 @@ def test_cleanup_keeps_the_directory_under_its_bound_dropping_the_least_recently
     assert kept and kept == set(ids[len(ids) - len(kept):])
 
 
+def test_jobs_listed_from_the_index_count_as_used_in_the_cleanup(tmp_path, disk):
+    """A warm start lists jobs from the index without opening their entries: their entries are
+    still the last to go, after those of a LOGDIR not opened since."""
+    in_use, other = tmp_path / "in_use", tmp_path / "other"
+    write_sweep(in_use, 3, steps=400)
+    write_sweep(other, 3, steps=400)
+    open_cache(in_use, disk)
+    open_cache(other, DiskCache(disk.root))
+    entries = {logs: [disk.entry(str(logs / name)) for name in ("run_00", "run_01", "run_02")] for logs in (in_use, other)}
+    for age, logs in ((300, in_use), (200, other)):  # in_use's entries the oldest
+        for entry in entries[logs]:
+            os.utime(entry, (entry.stat().st_atime, entry.stat().st_mtime - age))
+    again = open_cache(in_use, DiskCache(disk.root))
+    assert again.progress.bytes_read == 0 and all(not v.detailed for v in again.jobs.values())  # from the index
+    bounded = DiskCache(disk.root, max_bytes=int(1.2 * (disk.size() - sum(e.stat().st_size for e in entries[other]))))
+    bounded.cleanup()
+    assert all(entry.exists() for entry in entries[in_use])
+    assert not all(entry.exists() for entry in entries[other])
+
+
+def test_the_index_counts_against_the_size_bound(tmp_path):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 4, steps=400)
+    probe = DiskCache(tmp_path / "probe")
+    open_cache(logs, probe)
+    entries = sum(p.stat().st_size for p in probe.dir.iterdir())
+    index = sum(p.stat().st_size for p in (probe.root / "index").iterdir())
+    assert index > 0 and probe.size() == entries + index
+    disk = DiskCache(tmp_path / "cache", max_bytes=entries + index // 2)  # the entries alone fit
+    open_cache(logs, disk)
+    assert sum(p.stat().st_size for p in disk.root.rglob("*") if p.is_file()) <= disk.max_bytes
+
+
 def test_a_snapshot_holds_every_value_exactly():
     steps = np.array([1, 5, 9, 2**40], dtype=np.int64)
     values = np.array([np.nan, -np.inf, 0.1, 1e300])  # 0.1 and 1e300 are no float32: kept as float64

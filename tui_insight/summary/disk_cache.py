@@ -15,6 +15,9 @@ A header from the index is what its entry said when it was saved: the loader che
 the files exactly like an entry's, and details always come from the entry itself. The index
 also keeps discovery's directory listings, each used while its directory's stamp is the same.
 A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
+A job listed from the index has its entry's mtime refreshed all in one pass when the index is
+next written (the end of the loader's pass), so the cleanup does not take it for unused; the
+index files count against the size bound like the entries.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
 DEFAULT_MAX_BYTES = 2 << 30
 CLEAN_TO = 0.8  # a cleanup deletes down to this fraction of the bound (not one entry per write)
 SUFFIX = ".snap"
+INDEX_SUFFIX = ".index"
 INDEX_MAGIC = b"TUIINDX\x00"
 _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
 _LEN = struct.Struct("<I")
@@ -72,6 +76,7 @@ class DiskCache:
         self._index_written = False  # the index file holds what `_index` no longer does
         self._index_dirty = False
         self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
+        self._listed: list[tuple[str, str]] = []  # (job path, where) listed from the index, entry not touched yet
 
     def _hashed(self, path: str, where: str = "") -> str:
         """The name of what is kept for `path`: a local path by its real path, a remote one with
@@ -92,7 +97,7 @@ class DiskCache:
     def use_index(self, logdir: str, where: str = "") -> None:
         """Read the headers of `logdir`'s jobs from its index (once): `load` without details
         takes them from there. `where`: the remote tree's location ("" on this machine)."""
-        path = self.root / "index" / (self._hashed(logdir, where) + ".index")
+        path = self.root / "index" / (self._hashed(logdir, where) + INDEX_SUFFIX)
         if path == self._index_path:
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
@@ -109,6 +114,8 @@ class DiskCache:
         except (SnapshotError, ValueError, struct.error, UnicodeDecodeError) as exc:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
+            return
+        self._touch(path)  # used now: the last to go in a cleanup
 
     def saved_listings(self) -> object:
         """The directory listings kept with the index (`discovery.saved_listings`' data), or None."""
@@ -125,7 +132,11 @@ class DiskCache:
 
     def write_index(self, job_paths: Collection[str]) -> None:
         """Write the index (atomically) with the headers of `job_paths` it holds, if any changed.
-        Once written, the headers leave memory (the next write reads them back from the file)."""
+        Once written, the headers leave memory (the next write reads them back from the file).
+        The entries of the jobs listed from the index since the last call count as used now."""
+        listed, self._listed = self._listed, []
+        for job_path, where in listed:
+            self._touch(self.entry(job_path, where))
         if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
             return  # the same jobs (by count: a job replaced by another is written when it is saved)
         self._index_jobs = len(job_paths)
@@ -147,8 +158,10 @@ class DiskCache:
             chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
         body = b"".join(chunks)
         data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
+        old = self._file_size(self._index_path)
         if self._write(self._index_path, data):
             self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
+            self._grew(len(data) - old)
 
     def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
@@ -159,6 +172,7 @@ class DiskCache:
                 try:
                     listed = decode(header, details=False)
                     if listed.path == job_path:
+                        self._listed.append((job_path, where))  # its entry is touched in `write_index`
                         return listed
                 except SnapshotError as exc:
                     log.info("a header in the cache index is damaged: %s", exc)
@@ -189,11 +203,22 @@ class DiskCache:
         if self._index_path is not None and not details:  # listed from its entry: from the index next time
             self._index[job_path] = data[:header_end(data)]
             self._index_dirty = True
+        self._touch(path)  # used now: the last to go in a cleanup
+        return snapshot
+
+    @staticmethod
+    def _touch(path: Path) -> None:
         try:
-            os.utime(path)  # used now: the last to go in a cleanup
+            os.utime(path)
         except OSError:
             pass
-        return snapshot
+
+    @staticmethod
+    def _file_size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
 
     def _damaged(self, path: Path, exc: SnapshotError) -> None:
         log.info("discarding the cache entry %s: %s", path, exc)
@@ -203,22 +228,23 @@ class DiskCache:
     def save(self, job_path: str, data: bytes, where: str = "") -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
         path = self.entry(job_path, where)
-        try:
-            old = path.stat().st_size
-        except OSError:
-            old = 0
+        old = self._file_size(path)
         if not self._write(path, data):
             return False
         if self._index_path is not None:
             self._index[job_path] = data[:header_end(data)]
             self._index_dirty = True
+        self._grew(len(data) - old)
+        return True
+
+    def _grew(self, delta: int) -> None:
+        """A file of the cache grew by `delta` bytes: clean up past the bound."""
         if self._bytes is None:
             self._bytes = self.size()
         else:
-            self._bytes += len(data) - old
+            self._bytes += delta
         if self._bytes > self.max_bytes:
             self.cleanup()
-        return True
 
     def _write(self, path: Path, data: bytes) -> bool:
         """`data` to `path` through a temporary file renamed into place; False when it failed."""
@@ -250,11 +276,11 @@ class DiskCache:
             self._index_dirty = True
 
     def size(self) -> int:
-        """Bytes of every entry (and leftover temporary file)."""
+        """Bytes of every entry and index (and leftover temporary file)."""
         return sum(size for _, size, _ in self._entries())
 
     def cleanup(self) -> None:
-        """Delete the entries used longest ago until the directory holds at most CLEAN_TO of the bound."""
+        """Delete the entries and indexes used longest ago until they hold at most CLEAN_TO of the bound."""
         entries = sorted(self._entries(), key=lambda e: e[2])
         total = sum(size for _, size, _ in entries)
         target = self.max_bytes * CLEAN_TO
@@ -266,19 +292,20 @@ class DiskCache:
         self._bytes = total
 
     def _entries(self) -> list[tuple[Path, int, float]]:
-        """(path, size, mtime) of each file of the directory."""
+        """(path, size, mtime) of each entry and index (and temporary file)."""
         found = []
-        try:
-            with os.scandir(self.dir) as it:
-                for item in it:
-                    if item.name.endswith(SUFFIX):
-                        try:
-                            st = item.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        found.append((Path(item.path), st.st_size, st.st_mtime))
-        except OSError:
-            return []
+        for directory in (self.dir, self.root / "index"):
+            try:
+                with os.scandir(directory) as it:
+                    for item in it:
+                        if item.name.endswith((SUFFIX, INDEX_SUFFIX)):
+                            try:
+                                st = item.stat(follow_symlinks=False)
+                            except OSError:
+                                continue
+                            found.append((Path(item.path), st.st_size, st.st_mtime))
+            except OSError:
+                continue
         return found
 
     @staticmethod
