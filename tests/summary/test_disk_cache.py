@@ -12,7 +12,7 @@ from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.digest import TagDigest
 from tui_insight.summary.discovery import discover, restored_listings
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.disk_cache import CLEAN_TO, DiskCache
 from tui_insight.summary.series import Series
 from tui_insight.summary.snapshot import SnapshotError, decode, encode
 
@@ -159,7 +159,9 @@ def test_jobs_listed_from_the_index_count_as_used_in_the_cleanup(tmp_path, disk)
             os.utime(entry, (entry.stat().st_atime, entry.stat().st_mtime - age))
     again = open_cache(in_use, DiskCache(disk.root))
     assert again.progress.bytes_read == 0 and all(not v.detailed for v in again.jobs.values())  # from the index
-    bounded = DiskCache(disk.root, max_bytes=int(1.2 * (disk.size() - sum(e.stat().st_size for e in entries[other]))))
+    total, others = disk.size(), sum(e.stat().st_size for e in entries[other])
+    bounded = DiskCache(disk.root, max_bytes=int((total - others) / CLEAN_TO * 1.02))  # room for in_use's entries alone
+    assert bounded.max_bytes < total
     bounded.cleanup()
     assert all(entry.exists() for entry in entries[in_use])
     assert not all(entry.exists() for entry in entries[other])
