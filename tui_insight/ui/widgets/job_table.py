@@ -25,7 +25,7 @@ import heapq
 import math
 import textwrap
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
@@ -128,7 +128,8 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's loss)."""
     health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
     state = health.state
-    counts = [view.tag_count(p) for p in PLUGINS]
+    tag_counts = view.tag_counts
+    counts = [tag_counts.get(p, 0) for p in PLUGINS]
     last = view.last_step
     digest = health.digest
     files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
@@ -145,8 +146,8 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
         "change": (text["change"], ""),
         "speed": (text["speed"], ""),
         "step": (str(last) if last is not None else "-", ""),
-        "files": ("/".join(str(n) for n in files), ""),
-        "tags": ("/".join(str(n) for n in counts), ""),
+        "files": ("%d/%d/%d/%d" % files, ""),
+        "tags": ("%d/%d/%d/%d" % tuple(counts), ""),
     }
     sort = {
         "id": view.train_id,
@@ -358,7 +359,9 @@ class JobTable(ScrollView, can_focus=True):
         The jobs whose placeholder is not their row yet (jobs already read) are returned."""
         keep = self.current_job
         template = job_row(JobView("", ""), now, None, self.state.headline)
+        health = template.health
         pending = set()
+        added = 0
         for tid in train_ids:
             view = views.get(tid)
             if view is None or tid in self.rows_by_id:
@@ -368,11 +371,19 @@ class JobTable(ScrollView, can_focus=True):
             mark = self._mark_index(tid)
             cells = {**template.cells, "id": (shown(tid), ""),
                      "mark": ("●", f"bold {job_colour(mark)}") if mark is not None else (" ", "")}
-            row = JobRow(cells, {**template.sort, "id": tid}, replace(template.health, train_id=tid), now)
-            self.work["placeholders"] += 1
+            row = JobRow(cells, {**template.sort, "id": tid},
+                         JobHealth(tid, health.tag, None, health.lower, health.state, health.update_time, False), now)
             self.rows_by_id[tid] = row
-            self._measure(tid, row, 1)
+            self._lengths["id"][len(cells["id"][0])] += 1
             self._place(tid, row)
+            self.loading_ids.add(tid)
+            added += 1
+        # The rest of `_measure`, once for all: the other cells are the template's, with no
+        # headline and no clock to follow.
+        for key, (text, _) in template.cells.items():
+            if key != "id" and added:
+                self._lengths[key][len(text)] += added
+        self.work["placeholders"] += added
         self._update_widths()
         self._settle(keep)
         return pending
@@ -454,14 +465,14 @@ class JobTable(ScrollView, can_focus=True):
         """Put `row` in the table: its old version out, the new one measured and in its place."""
         old = self.rows_by_id.get(tid)
         if old is not None:
-            self._measure(tid, old, -1)
+            self._measure(tid, old, -1, row)
             if old.sort[self.state.sort_key] == row.sort[self.state.sort_key]:
                 self.rows_by_id[tid] = row  # same place
-                self._measure(tid, row, 1)
+                self._measure(tid, row, 1, old)
                 return
             self._unplace(tid, old)
         self.rows_by_id[tid] = row
-        self._measure(tid, row, 1)
+        self._measure(tid, row, 1, old)
         self._place(tid, row)
 
     def _drop(self, tid: str) -> None:
@@ -490,13 +501,17 @@ class JobTable(ScrollView, can_focus=True):
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
 
-    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
+    def _measure(self, tid: str, row: JobRow, sign: int, other: JobRow | None = None) -> None:
         """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
-        when its clock cells change next."""
+        when its clock cells change next. `other`: the row it replaces or is replaced by (the
+        cells of the same length in both are left as they are counted)."""
         self.work["rows_measured"] += 1
+        others = other.cells if other is not None else None
         for key, (text, _) in row.cells.items():
-            lengths = self._lengths[key]
             n = len(text)
+            if others is not None and len(others[key][0]) == n:
+                continue
+            lengths = self._lengths[key]
             lengths[n] += sign
             if not lengths[n]:
                 del lengths[n]
