@@ -481,3 +481,34 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     assert work["placeholders"] == 700 and work.get("rows_built", 0) == 0 and work.get("full_sorts", 0) == 0
     assert off_screen_repaints == 0 and on_screen_repaints > 0
     assert incremental == scratch
+
+
+def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path):
+    """A warm start: every job is announced at once, goes in as a placeholder, and its row is
+    built once, from its restored view; the list is the one a build from scratch gives."""
+    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.disk_cache import DiskCache
+    from tui_insight.ui.app import InsightApp
+    from uihelp import NOW
+
+    root = tmp_path / "logs"
+    n = 320  # more than a slice of rows
+    for i in range(n):
+        write_run(root, f"run_{i:03d}", steps=2, tags=("loss",))
+    disk = DiskCache(tmp_path / "cache")
+    SummaryCache(str(root), disk_cache=disk, clock=lambda: NOW).reload()  # the first start fills the disk cache
+    cache = SummaryCache(str(root), disk_cache=DiskCache(disk.root), clock=lambda: NOW)
+    app = InsightApp(cache, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR", graph_prefetch_delay=None)
+
+    async def body(pilot):
+        t = table(app)
+        filled = await wait_for(pilot, lambda: t.row_count == n and {t.cell(tid, "state") for tid in t.order} == {"ok"},
+                                timeout=60)
+        work, incremental = dict(t.work), _snapshot(t)
+        t.refresh_jobs(cache.jobs, NOW)
+        return filled, cache.progress.bytes_read, work, t.size.height, incremental, _snapshot(t)
+
+    filled, bytes_read, work, height, incremental, scratch = run_pilot(app, body)
+    assert filled and bytes_read == 0  # every job restored, none read
+    assert work["placeholders"] == n and work["rows_built"] <= n + height
+    assert incremental == scratch
