@@ -167,6 +167,32 @@ def test_jobs_listed_from_the_index_count_as_used_in_the_cleanup(tmp_path, disk)
     assert not all(entry.exists() for entry in entries[other])
 
 
+def test_entries_of_a_remote_tree_listed_from_its_index_count_as_used(tmp_path):
+    """The index says which tree its jobs are in: the cleanup finds their entries (named by
+    tree and path) and keeps them over older ones no index lists."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 2, steps=50)
+    local = DiskCache(tmp_path / "cache")
+    open_cache(logs, local)
+    for index in (local.root / "index").iterdir():  # the local LOGDIR's: not used for long
+        os.utime(index, (index.stat().st_atime, index.stat().st_mtime - 400))
+    data = local.entry(str(logs / "run_00")).read_bytes()  # an entry's bytes, saved again as a remote job's
+    where = "memory://bucket/logs"
+    remote = DiskCache(local.root)
+    remote.use_index("/logs", where)
+    for job in ("/logs/run_00", "/logs/run_01"):
+        remote.save(job, data.replace(str(logs / "run_00").encode(), job.encode()), where)
+    remote.write_index(["/logs/run_00", "/logs/run_01"])
+    listed = [remote.entry(job, where) for job in ("/logs/run_00", "/logs/run_01")]
+    unlisted = [local.entry(str(logs / name)) for name in ("run_00", "run_01")]
+    for entry in listed + unlisted:  # the remote tree's entries the oldest; only its index is recent
+        os.utime(entry, (entry.stat().st_atime, entry.stat().st_mtime - (300 if entry in listed else 200)))
+    total = local.size()
+    bounded = DiskCache(local.root, max_bytes=int((total - sum(e.stat().st_size for e in unlisted)) / CLEAN_TO * 1.02))
+    bounded.cleanup()
+    assert all(entry.exists() for entry in listed) and not all(entry.exists() for entry in unlisted)
+
+
 def test_the_index_counts_against_the_size_bound(tmp_path):
     logs = tmp_path / "logs"
     write_sweep(logs, 4, steps=400)

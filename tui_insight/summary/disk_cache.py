@@ -15,9 +15,10 @@ A header from the index is what its entry said when it was saved: the loader che
 the files exactly like an entry's, and details always come from the entry itself. The index
 also keeps discovery's directory listings, each used while its directory's stamp is the same.
 A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
-A job listed from the index has its entry's mtime refreshed all in one pass when the index is
-next written (the end of the loader's pass), so the cleanup does not take it for unused; the
-index files count against the size bound like the entries.
+Listing a job from the index does not touch its entry: the cleanup counts an entry as used when
+its own mtime says so or when an index that lists it was last read or written (its mtime,
+refreshed at each start), so a warm start costs no write per job. The index files count
+against the size bound like the entries.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ INDEX_MAGIC = b"TUIINDX\x00"
 _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
 _LEN = struct.Struct("<I")
 _LISTINGS = ""  # the index's entry for the directory listings (no job has an empty path)
+_WHERE = "\n"  # the index's entry for the remote tree its jobs are in ("" on this machine)
 log = logging.getLogger(__name__)
 
 
@@ -71,12 +73,12 @@ class DiskCache:
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
         self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
+        self._index_where = ""  # ... and the remote tree it is in ("" on this machine)
         self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header (since the last write)
         self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
         self._index_written = False  # the index file holds what `_index` no longer does
         self._index_dirty = False
         self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
-        self._listed: list[tuple[str, str]] = []  # (job path, where) listed from the index, entry not touched yet
 
     def _hashed(self, path: str, where: str = "") -> str:
         """The name of what is kept for `path`: a local path by its real path, a remote one with
@@ -101,6 +103,7 @@ class DiskCache:
         if path == self._index_path:
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
+        self._index_where = where
         self._index_gone, self._index_written = set(), False
         try:
             data = path.read_bytes()
@@ -132,11 +135,7 @@ class DiskCache:
 
     def write_index(self, job_paths: Collection[str]) -> None:
         """Write the index (atomically) with the headers of `job_paths` it holds, if any changed.
-        Once written, the headers leave memory (the next write reads them back from the file).
-        The entries of the jobs listed from the index since the last call count as used now."""
-        listed, self._listed = self._listed, []
-        for job_path, where in listed:
-            self._touch(self.entry(job_path, where))
+        Once written, the headers leave memory (the next write reads them back from the file)."""
         if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
             return  # the same jobs (by count: a job replaced by another is written when it is saved)
         self._index_jobs = len(job_paths)
@@ -146,7 +145,8 @@ class DiskCache:
                 entries = {**_read_index(self._index_path.read_bytes()), **self._index}
             except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
                 pass  # the jobs it held are listed from their entries next time
-        wanted = {*job_paths, _LISTINGS}
+        entries[_WHERE] = self._index_where.encode("utf-8", "surrogateescape")  # for the cleanup: which entries it lists
+        wanted = {*job_paths, _LISTINGS, _WHERE}
         gone = [p for p in entries if p not in wanted or (p in self._index_gone and p not in self._index)]
         for p in gone:
             del entries[p]
@@ -172,7 +172,6 @@ class DiskCache:
                 try:
                     listed = decode(header, details=False)
                     if listed.path == job_path:
-                        self._listed.append((job_path, where))  # its entry is touched in `write_index`
                         return listed
                 except SnapshotError as exc:
                     log.info("a header in the cache index is damaged: %s", exc)
@@ -281,7 +280,9 @@ class DiskCache:
 
     def cleanup(self) -> None:
         """Delete the entries and indexes used longest ago until they hold at most CLEAN_TO of the bound."""
-        entries = sorted(self._entries(), key=lambda e: e[2])
+        entries = self._entries()
+        listed = self._listed_use(entries)
+        entries.sort(key=lambda e: max(e[2], listed.get(e[0], 0.0)))
         total = sum(size for _, size, _ in entries)
         target = self.max_bytes * CLEAN_TO
         for path, size, _ in entries:
@@ -290,6 +291,24 @@ class DiskCache:
             if self._remove(path):
                 total -= size
         self._bytes = total
+
+    def _listed_use(self, entries: list[tuple[Path, int, float]]) -> dict[Path, float]:
+        """Each entry an index lists -> when that index was last used (its mtime): a start lists
+        jobs from the index without opening their entries."""
+        used: dict[Path, float] = {}
+        for path, _, mtime in entries:
+            if not path.name.endswith(INDEX_SUFFIX):
+                continue
+            try:
+                index = _read_index(path.read_bytes())
+            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
+                continue  # a damaged index lists nothing
+            where = index.pop(_WHERE, b"").decode("utf-8", "surrogateescape")
+            for job_path in index:
+                if job_path != _LISTINGS:
+                    entry = self.entry(job_path, where)
+                    used[entry] = max(used.get(entry, 0.0), mtime)
+        return used
 
     def _entries(self) -> list[tuple[Path, int, float]]:
         """(path, size, mtime) of each entry and index (and temporary file)."""
