@@ -9,12 +9,16 @@ the cache directory is empty) and reports, per start and as medians:
 - first row: the first paint of a row whose job is shown read (not "loading");
 - rows loaded: every job of the cache read and every row of the table built from it (the
   table shows no "loading" row and has a row per job);
-- cache done: the cache's first pass over; CPU of the process up to "rows loaded".
+- cache done: the cache's first pass over; CPU of the process, of the UI thread and of the
+  cache's thread up to "rows loaded" (they share one GIL: the wall time is about their sum);
+- when the app handed the cache's changes to the job list, and how many jobs were read by then.
 
 Times count from after the imports, as in bench/bench_sweep.py (the imports are reported apart).
 
-`--py-spy FILE` records the last start with py-spy (all threads, collapsed stacks) for
-`--top` to summarise.
+`--against DIR` starts another checkout (e.g. `git archive` of the base into DIR) alternately
+with this one: the machine's load changes by the minute. `--py-spy FILE` records one more
+start with py-spy (all threads, collapsed stacks) and prints the top frames; BENCH_PROFILE=FILE
+cProfiles the UI thread, BENCH_SWITCH=S sets `sys.setswitchinterval`.
 """
 from __future__ import annotations
 
@@ -54,6 +58,14 @@ def timed(self, y):
         marks["painted"] = time.perf_counter() - start
     return render_line(self, y)
 JobTable.render_line = timed
+
+from tui_insight.ui.screens.jobs import JobsScreen
+deliveries = marks["deliveries"] = []  # (seconds, jobs loaded) at each hand-over of changes to the job list
+cache_changed = JobsScreen.cache_changed
+def delivered(self, changes):
+    deliveries.append((round(time.perf_counter() - start, 3), sum(v.loaded for v in cache.jobs.values())))
+    return cache_changed(self, changes)
+JobsScreen.cache_changed = delivered
 
 cache = SummaryCache(logdir, workers=2, disk_cache=DiskCache(cache_dir))
 app = InsightApp(cache, reload_interval=3.0, graph_prefetch_delay=None)
@@ -143,6 +155,7 @@ def main() -> int:
                   f"(cache done {r.get('cache', float('nan')):.2f} s, first paint {r.get('painted', float('nan')):.2f} s, "
                   f"imports {r['imported']:.2f} s; CPU {r['all_cpu']:.2f} s: UI thread {r['ui_cpu']:.2f} s, "
                   f"cache thread {r['cache_cpu']:.2f} s), {r['jobs']} jobs, table {r['work']}")
+            print(f"    changes handed to the job list at (s, jobs read then): {r['deliveries']}")
     for root, runs in results.items():
         if not runs:
             continue
