@@ -12,7 +12,7 @@ from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.digest import TagDigest
 from tui_insight.summary.discovery import discover, restored_listings
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.disk_cache import CLEAN_TO, DiskCache
 from tui_insight.summary.series import Series
 from tui_insight.summary.snapshot import SnapshotError, decode, encode
 
@@ -143,6 +143,67 @@ def test_cleanup_keeps_the_directory_under_its_bound_dropping_the_least_recently
     assert disk.size() <= disk.max_bytes
     kept = {tid for tid in ids if disk.entry(str(logs / tid[2:])).exists()}
     assert kept and kept == set(ids[len(ids) - len(kept):])
+
+
+def test_jobs_listed_from_the_index_count_as_used_in_the_cleanup(tmp_path, disk):
+    """A warm start lists jobs from the index without opening their entries: their entries are
+    still the last to go, after those of a LOGDIR not opened since."""
+    in_use, other = tmp_path / "in_use", tmp_path / "other"
+    write_sweep(in_use, 3, steps=400)
+    write_sweep(other, 3, steps=400)
+    open_cache(in_use, disk)
+    open_cache(other, DiskCache(disk.root))
+    entries = {logs: [disk.entry(str(logs / name)) for name in ("run_00", "run_01", "run_02")] for logs in (in_use, other)}
+    for age, logs in ((300, in_use), (200, other)):  # in_use's entries the oldest
+        for entry in entries[logs]:
+            os.utime(entry, (entry.stat().st_atime, entry.stat().st_mtime - age))
+    again = open_cache(in_use, DiskCache(disk.root))
+    assert again.progress.bytes_read == 0 and all(not v.detailed for v in again.jobs.values())  # from the index
+    total, others = disk.size(), sum(e.stat().st_size for e in entries[other])
+    bounded = DiskCache(disk.root, max_bytes=int((total - others) / CLEAN_TO * 1.02))  # room for in_use's entries alone
+    assert bounded.max_bytes < total
+    bounded.cleanup()
+    assert all(entry.exists() for entry in entries[in_use])
+    assert not all(entry.exists() for entry in entries[other])
+
+
+def test_entries_of_a_remote_tree_listed_from_its_index_count_as_used(tmp_path):
+    """The index says which tree its jobs are in: the cleanup finds their entries (named by
+    tree and path) and keeps them over older ones no index lists."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 2, steps=50)
+    local = DiskCache(tmp_path / "cache")
+    open_cache(logs, local)
+    for index in (local.root / "index").iterdir():  # the local LOGDIR's: not used for long
+        os.utime(index, (index.stat().st_atime, index.stat().st_mtime - 400))
+    data = local.entry(str(logs / "run_00")).read_bytes()  # an entry's bytes, saved again as a remote job's
+    where = "memory://bucket/logs"
+    remote = DiskCache(local.root)
+    remote.use_index("/logs", where)
+    for job in ("/logs/run_00", "/logs/run_01"):
+        remote.save(job, data.replace(str(logs / "run_00").encode(), job.encode()), where)
+    remote.write_index(["/logs/run_00", "/logs/run_01"])
+    listed = [remote.entry(job, where) for job in ("/logs/run_00", "/logs/run_01")]
+    unlisted = [local.entry(str(logs / name)) for name in ("run_00", "run_01")]
+    for entry in listed + unlisted:  # the remote tree's entries the oldest; only its index is recent
+        os.utime(entry, (entry.stat().st_atime, entry.stat().st_mtime - (300 if entry in listed else 200)))
+    total = local.size()
+    bounded = DiskCache(local.root, max_bytes=int((total - sum(e.stat().st_size for e in unlisted)) / CLEAN_TO * 1.02))
+    bounded.cleanup()
+    assert all(entry.exists() for entry in listed) and not all(entry.exists() for entry in unlisted)
+
+
+def test_the_index_counts_against_the_size_bound(tmp_path):
+    logs = tmp_path / "logs"
+    write_sweep(logs, 4, steps=400)
+    probe = DiskCache(tmp_path / "probe")
+    open_cache(logs, probe)
+    entries = sum(p.stat().st_size for p in probe.dir.iterdir())
+    index = sum(p.stat().st_size for p in (probe.root / "index").iterdir())
+    assert index > 0 and probe.size() == entries + index
+    disk = DiskCache(tmp_path / "cache", max_bytes=entries + index // 2)  # the entries alone fit
+    open_cache(logs, disk)
+    assert sum(p.stat().st_size for p in disk.root.rglob("*") if p.is_file()) <= disk.max_bytes
 
 
 def test_a_snapshot_holds_every_value_exactly():

@@ -432,3 +432,83 @@ def test_changes_that_come_while_a_job_is_open_reach_the_job_list_when_it_shows_
     (covered, step_while_covered), step_after = run_pilot(app, body)
     assert covered and step_while_covered == str(STEPS)  # nothing repainted under the dashboard
     assert step_after == str(STEPS + 7)
+
+
+def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_without_repainting_off_screen(tmp_path):
+    """A warm start announces thousands of jobs at once: they go in together as "loading" rows
+    (the table's height changes once), the rows of jobs already read are rebuilt after, and a
+    rebuilt row off screen repaints nothing. The result is the table a build from scratch gives."""
+    from tui_insight.summary.cache import JobView
+    from uihelp import NOW
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = make_app(root)
+    names = [f"./run_{i:04d}" for i in range(700)]
+
+    def read(tid: str) -> JobView:
+        return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 100, loaded=True, last_step=7)
+
+    async def body(pilot):
+        t = table(app)
+        t.work.clear()
+        views = {tid: read(tid) if i % 3 == 0 else JobView(tid, "/logs/" + tid) for i, tid in enumerate(names)}
+        pending = t.add_placeholders(views, NOW, names)
+        placed = (list(t.order), {tid: t.cell(tid, "state") for tid in names}, dict(t.work))
+        await pilot.pause()
+        repaints = []
+        real_refresh = t.refresh
+
+        def counting_refresh(*args, **kwargs):
+            repaints.append(args)
+            return real_refresh(*args, **kwargs)
+
+        t.refresh = counting_refresh
+        off_screen = [tid for tid in sorted(pending) if tid not in t.visible_ids()]
+        t.refresh_jobs(views, NOW, off_screen)
+        off_screen_repaints = len(repaints)
+        t.refresh_jobs(views, NOW, sorted(pending))  # the visible ones too
+        on_screen_repaints = len(repaints)
+        t.refresh = real_refresh
+        incremental = _snapshot(t)
+        t.refresh_jobs(views, NOW)
+        return pending, placed, off_screen_repaints, on_screen_repaints, incremental, _snapshot(t)
+
+    pending, placed, off_screen_repaints, on_screen_repaints, incremental, scratch = run_pilot(app, body)
+    assert pending == {tid for i, tid in enumerate(names) if i % 3 == 0}  # the read jobs need their real rows
+    order, states, work = placed
+    assert order == names and set(states.values()) == {"loading"}
+    assert work["placeholders"] == 700 and work.get("rows_built", 0) == 0 and work.get("full_sorts", 0) == 0
+    assert off_screen_repaints == 0 and on_screen_repaints > 0
+    assert incremental == scratch
+
+
+def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path):
+    """A warm start: every job is announced at once, goes in as a placeholder, and its row is
+    built once, from its restored view; the list is the one a build from scratch gives."""
+    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.disk_cache import DiskCache
+    from tui_insight.ui.app import InsightApp
+    from uihelp import NOW
+
+    root = tmp_path / "logs"
+    n = 320  # more than a slice of rows
+    for i in range(n):
+        write_run(root, f"run_{i:03d}", steps=2, tags=("loss",))
+    disk = DiskCache(tmp_path / "cache")
+    SummaryCache(str(root), disk_cache=disk, clock=lambda: NOW).reload()  # the first start fills the disk cache
+    cache = SummaryCache(str(root), disk_cache=DiskCache(disk.root), clock=lambda: NOW)
+    app = InsightApp(cache, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR", graph_prefetch_delay=None)
+
+    async def body(pilot):
+        t = table(app)
+        filled = await wait_for(pilot, lambda: t.row_count == n and {t.cell(tid, "state") for tid in t.order} == {"ok"},
+                                timeout=60)
+        work, incremental = dict(t.work), _snapshot(t)
+        t.refresh_jobs(cache.jobs, NOW)
+        return filled, cache.progress.bytes_read, work, t.size.height, incremental, _snapshot(t)
+
+    filled, bytes_read, work, height, incremental, scratch = run_pilot(app, body)
+    assert filled and bytes_read == 0  # every job restored, none read
+    assert work["placeholders"] == n and work["rows_built"] <= n + height
+    assert incremental == scratch

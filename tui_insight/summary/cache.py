@@ -558,7 +558,7 @@ class _JobLoader:
     def _file_ranks(self) -> np.ndarray:
         names = tuple(self.files)  # by file id
         if self._ranks[0] != names:  # the same files as last time: the same ranks
-            order = sorted(self.files.values(), key=_read_order)
+            order = sorted(self.files.values(), key=_read_order) if len(names) > 1 else list(self.files.values())
             ranks = np.zeros(len(order), dtype=np.int64)
             for rank, state in enumerate(order):
                 ranks[state.fid] = rank

@@ -15,6 +15,10 @@ A header from the index is what its entry said when it was saved: the loader che
 the files exactly like an entry's, and details always come from the entry itself. The index
 also keeps discovery's directory listings, each used while its directory's stamp is the same.
 A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
+Listing a job from the index does not touch its entry: the cleanup counts an entry as used when
+its own mtime says so or when an index that lists it was last read or written (its mtime,
+refreshed at each start), so a warm start costs no write per job. The index files count
+against the size bound like the entries.
 """
 from __future__ import annotations
 
@@ -35,10 +39,12 @@ from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
 DEFAULT_MAX_BYTES = 2 << 30
 CLEAN_TO = 0.8  # a cleanup deletes down to this fraction of the bound (not one entry per write)
 SUFFIX = ".snap"
+INDEX_SUFFIX = ".index"
 INDEX_MAGIC = b"TUIINDX\x00"
 _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
 _LEN = struct.Struct("<I")
 _LISTINGS = ""  # the index's entry for the directory listings (no job has an empty path)
+_WHERE = "\n"  # the index's entry for the remote tree its jobs are in ("" on this machine)
 log = logging.getLogger(__name__)
 
 
@@ -67,6 +73,7 @@ class DiskCache:
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
         self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
+        self._index_where = ""  # ... and the remote tree it is in ("" on this machine)
         self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header (since the last write)
         self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
         self._index_written = False  # the index file holds what `_index` no longer does
@@ -92,10 +99,11 @@ class DiskCache:
     def use_index(self, logdir: str, where: str = "") -> None:
         """Read the headers of `logdir`'s jobs from its index (once): `load` without details
         takes them from there. `where`: the remote tree's location ("" on this machine)."""
-        path = self.root / "index" / (self._hashed(logdir, where) + ".index")
+        path = self.root / "index" / (self._hashed(logdir, where) + INDEX_SUFFIX)
         if path == self._index_path:
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
+        self._index_where = where
         self._index_gone, self._index_written = set(), False
         try:
             data = path.read_bytes()
@@ -109,6 +117,8 @@ class DiskCache:
         except (SnapshotError, ValueError, struct.error, UnicodeDecodeError) as exc:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
+            return
+        self._touch(path)  # used now: the last to go in a cleanup
 
     def saved_listings(self) -> object:
         """The directory listings kept with the index (`discovery.saved_listings`' data), or None."""
@@ -135,7 +145,8 @@ class DiskCache:
                 entries = {**_read_index(self._index_path.read_bytes()), **self._index}
             except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
                 pass  # the jobs it held are listed from their entries next time
-        wanted = {*job_paths, _LISTINGS}
+        entries[_WHERE] = self._index_where.encode("utf-8", "surrogateescape")  # for the cleanup: which entries it lists
+        wanted = {*job_paths, _LISTINGS, _WHERE}
         gone = [p for p in entries if p not in wanted or (p in self._index_gone and p not in self._index)]
         for p in gone:
             del entries[p]
@@ -147,8 +158,10 @@ class DiskCache:
             chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
         body = b"".join(chunks)
         data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
+        old = self._file_size(self._index_path)
         if self._write(self._index_path, data):
             self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
+            self._grew(len(data) - old)
 
     def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
@@ -189,11 +202,22 @@ class DiskCache:
         if self._index_path is not None and not details:  # listed from its entry: from the index next time
             self._index[job_path] = data[:header_end(data)]
             self._index_dirty = True
+        self._touch(path)  # used now: the last to go in a cleanup
+        return snapshot
+
+    @staticmethod
+    def _touch(path: Path) -> None:
         try:
-            os.utime(path)  # used now: the last to go in a cleanup
+            os.utime(path)
         except OSError:
             pass
-        return snapshot
+
+    @staticmethod
+    def _file_size(path: Path) -> int:
+        try:
+            return path.stat().st_size
+        except OSError:
+            return 0
 
     def _damaged(self, path: Path, exc: SnapshotError) -> None:
         log.info("discarding the cache entry %s: %s", path, exc)
@@ -203,22 +227,23 @@ class DiskCache:
     def save(self, job_path: str, data: bytes, where: str = "") -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
         path = self.entry(job_path, where)
-        try:
-            old = path.stat().st_size
-        except OSError:
-            old = 0
+        old = self._file_size(path)
         if not self._write(path, data):
             return False
         if self._index_path is not None:
             self._index[job_path] = data[:header_end(data)]
             self._index_dirty = True
+        self._grew(len(data) - old)
+        return True
+
+    def _grew(self, delta: int) -> None:
+        """A file of the cache grew by `delta` bytes: clean up past the bound."""
         if self._bytes is None:
             self._bytes = self.size()
         else:
-            self._bytes += len(data) - old
+            self._bytes += delta
         if self._bytes > self.max_bytes:
             self.cleanup()
-        return True
 
     def _write(self, path: Path, data: bytes) -> bool:
         """`data` to `path` through a temporary file renamed into place; False when it failed."""
@@ -250,12 +275,14 @@ class DiskCache:
             self._index_dirty = True
 
     def size(self) -> int:
-        """Bytes of every entry (and leftover temporary file)."""
+        """Bytes of every entry and index (and leftover temporary file)."""
         return sum(size for _, size, _ in self._entries())
 
     def cleanup(self) -> None:
-        """Delete the entries used longest ago until the directory holds at most CLEAN_TO of the bound."""
-        entries = sorted(self._entries(), key=lambda e: e[2])
+        """Delete the entries and indexes used longest ago until they hold at most CLEAN_TO of the bound."""
+        entries = self._entries()
+        listed = self._listed_use(entries)
+        entries.sort(key=lambda e: max(e[2], listed.get(e[0], 0.0)))
         total = sum(size for _, size, _ in entries)
         target = self.max_bytes * CLEAN_TO
         for path, size, _ in entries:
@@ -265,20 +292,39 @@ class DiskCache:
                 total -= size
         self._bytes = total
 
+    def _listed_use(self, entries: list[tuple[Path, int, float]]) -> dict[Path, float]:
+        """Each entry an index lists -> when that index was last used (its mtime): a start lists
+        jobs from the index without opening their entries."""
+        used: dict[Path, float] = {}
+        for path, _, mtime in entries:
+            if not path.name.endswith(INDEX_SUFFIX):
+                continue
+            try:
+                index = _read_index(path.read_bytes())
+            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
+                continue  # a damaged index lists nothing
+            where = index.pop(_WHERE, b"").decode("utf-8", "surrogateescape")
+            for job_path in index:
+                if job_path != _LISTINGS:
+                    entry = self.entry(job_path, where)
+                    used[entry] = max(used.get(entry, 0.0), mtime)
+        return used
+
     def _entries(self) -> list[tuple[Path, int, float]]:
-        """(path, size, mtime) of each file of the directory."""
+        """(path, size, mtime) of each entry and index (and temporary file)."""
         found = []
-        try:
-            with os.scandir(self.dir) as it:
-                for item in it:
-                    if item.name.endswith(SUFFIX):
-                        try:
-                            st = item.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        found.append((Path(item.path), st.st_size, st.st_mtime))
-        except OSError:
-            return []
+        for directory in (self.dir, self.root / "index"):
+            try:
+                with os.scandir(directory) as it:
+                    for item in it:
+                        if item.name.endswith((SUFFIX, INDEX_SUFFIX)):
+                            try:
+                                st = item.stat(follow_symlinks=False)
+                            except OSError:
+                                continue
+                            found.append((Path(item.path), st.st_size, st.st_mtime))
+            except OSError:
+                continue
         return found
 
     @staticmethod

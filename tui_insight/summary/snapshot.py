@@ -53,6 +53,8 @@ _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint
 _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
                  "offset": "int64", "index": "int32", "kept": "int64"}  # kept: indices of the kept candidates
 _DIGEST_FIELDS = [(f.name, f.type) for f in fields(TagDigest)]
+_DIGEST_NAMES = [name for name, _ in _DIGEST_FIELDS]
+_JSON = json.JSONDecoder()  # (json.loads of bytes first guesses their encoding: thousands of headers at a start)
 
 
 class SnapshotError(Exception):
@@ -108,7 +110,7 @@ def encode(snapshot: JobSnapshot) -> bytes:
         "graphs": snapshot.graphs,
         "first_wall_time": snapshot.first_wall_time,
         "problems": snapshot.problems,
-        "digests": {"tags": list(snapshot.digests), "fields": [name for name, _ in _DIGEST_FIELDS]},
+        "digests": {"tags": list(snapshot.digests), "fields": _DIGEST_NAMES},
         "last_step": snapshot.last_step,
         "hparams": [[h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time]
                     for h in snapshot.hparams],
@@ -162,7 +164,7 @@ def decode(data: bytes, details: bool = True) -> JobSnapshot:
     try:
         json_len = _U32.unpack_from(head)[0]
         _expect(_U32.size + json_len <= len(head), "header length")
-        snapshot = _listed(json.loads(head[_U32.size:_U32.size + json_len]), head[_U32.size + json_len:])
+        snapshot = _listed(_JSON.decode(head[_U32.size:_U32.size + json_len].decode()), head[_U32.size + json_len:])
         if rest is not None:
             table_len = _U32.unpack_from(rest)[0]
             _details(snapshot, json.loads(rest[_U32.size:_U32.size + table_len]), rest[_U32.size + table_len:])
@@ -316,18 +318,21 @@ class StoredDigests(Mapping):
 
 def _digests(table: dict, block: bytes) -> StoredDigests:
     tags = table["tags"]
-    _expect(table["fields"] == [name for name, _ in _DIGEST_FIELDS], "digest fields (another version)")
+    _expect(table["fields"] == _DIGEST_NAMES, "digest fields (another version)")
     _expect(type(tags) is list and {type(t) for t in tags} <= {str} and len(set(tags)) == len(tags), "digests")
     _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
     if tags:  # what a row can hold wrong (the rest is numbers whatever the bytes): checked now, not when read
-        spark_lengths = np.frombuffer(block, dtype=np.uint8)[_SPARK_LENGTH_OFFSET::_DIGEST_ROW.size]
-        _expect(int(spark_lengths.max()) <= SPARK_POINTS, "digest sparks")
+        _expect(max(block[_SPARK_LENGTH_OFFSET::_DIGEST_ROW.size]) <= SPARK_POINTS, "digest sparks")
     return StoredDigests(tags, block)
 
 
 def _record(value: dict, kinds: dict[str, type]) -> dict:
-    _expect(isinstance(value, dict) and set(value) == set(kinds), "record")
-    return {name: _typed(value[name], kind) for name, kind in kinds.items()}
+    """`value` (a dict decoded from JSON: changed in place) with each field of its kind."""
+    _expect(isinstance(value, dict) and value.keys() == kinds.keys(), "record")
+    for name, kind in kinds.items():
+        if type(value[name]) is not kind:
+            value[name] = _typed(value[name], kind)
+    return value
 
 
 def _typed(value, kind: type):

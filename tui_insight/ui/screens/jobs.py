@@ -228,17 +228,23 @@ class JobsScreen(Screen):
     def _rebuild_rows(self) -> None:
         """Rebuild the rows of the backlog, the visible ones first, at most ROWS_PER_SLICE at a
         time with a paint between slices: thousands of jobs restored at once from the disk cache
-        never hold the screen for seconds (the rows on screen fill in first)."""
+        never hold the screen for seconds (the rows on screen fill in first). Thousands of jobs
+        found at once first go in together as "loading" placeholders (`add_placeholders`)."""
         table = self._table_if_there()
         if table is None or not self._backlog:
             return
         backlog = self._backlog
+        views = self.app.cache.jobs
+        new = [tid for tid in backlog if tid not in table.rows_by_id]
+        if len(new) > ROWS_PER_SLICE:  # thousands found at once: all in the list now, filled in below
+            backlog.difference_update(new)
+            backlog |= table.add_placeholders(views, self.app.clock(), new)
         visible = [tid for tid in table.visible_ids() if tid in backlog]
         chosen = set(visible)
         # Then by id: the cache reads jobs by id too, and a table still being filled shows the first ids.
         batch = visible + heapq.nsmallest(max(0, ROWS_PER_SLICE - len(visible)), (t for t in backlog if t not in chosen))
         backlog.difference_update(batch)
-        table.refresh_jobs(self.app.cache.jobs, self.app.clock(), batch)
+        table.refresh_jobs(views, self.app.clock(), batch)
         if backlog and not self._rebuild_queued:
             self._rebuild_queued = True
             self.set_timer(SLICE_PAUSE_SECONDS, self._rebuild_rest, name="job-rows")

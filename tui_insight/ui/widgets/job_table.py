@@ -128,7 +128,8 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's loss)."""
     health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
     state = health.state
-    counts = [view.tag_count(p) for p in PLUGINS]
+    tag_counts = view.tag_counts
+    counts = [tag_counts.get(p, 0) for p in PLUGINS]
     last = view.last_step
     digest = health.digest
     files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
@@ -145,8 +146,8 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
         "change": (text["change"], ""),
         "speed": (text["speed"], ""),
         "step": (str(last) if last is not None else "-", ""),
-        "files": ("/".join(str(n) for n in files), ""),
-        "tags": ("/".join(str(n) for n in counts), ""),
+        "files": ("%d/%d/%d/%d" % files, ""),
+        "tags": ("%d/%d/%d/%d" % tuple(counts), ""),
     }
     sort = {
         "id": view.train_id,
@@ -164,6 +165,13 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     cells.update(timed)  # (cells are looked up by column: their order does not matter)
     sort.update(timed_sort)
     return JobRow(cells, sort, health, now)
+
+
+def _unread(view: JobView) -> bool:
+    """Nothing of the job was read or found yet: its row is the placeholder's (what `job_row` reads)."""
+    return not (view.loaded or view.update_time or view.digests or view.tag_counts or view.last_step is not None
+                or view.summary_files or view.tensorboard_files or view.lineage_files or view.graph_files
+                or view.profile_dirs)
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -330,18 +338,55 @@ class JobTable(ScrollView, can_focus=True):
         keep = self.current_job
         if train_ids is None:
             self._rebuild(views, now)
-        else:
-            changed = self._update_rows(views, now, train_ids, force)
-            if len(self.rows_by_id) != len(views):
-                gone = [tid for tid in self.rows_by_id if tid not in views]
-                for tid in gone:
-                    self._drop(tid)
-                if gone:
-                    self._update_widths()
-                    changed = True
-            if not changed:
-                return
+            self._settle(keep)
+            return
+        before = self._on_screen()
+        changed = self._update_rows(views, now, train_ids, force)
+        if len(self.rows_by_id) != len(views):
+            gone = [tid for tid in self.rows_by_id if tid not in views]
+            for tid in gone:
+                self._drop(tid)
+            if gone:
+                self._update_widths()
+                changed.update(gone)
+        if changed or force:
+            # Rows changed off screen only (thousands restored in slices): no repaint.
+            self._settle(keep, repaint=force or before != self._on_screen() or not changed.isdisjoint(before[0]))
+
+    def add_placeholders(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str]) -> set[str]:
+        """Put the new jobs `train_ids` in at once as "loading" rows, to be rebuilt in slices: the
+        table's height changes once, not once a slice (each change lays the screen out again).
+        The jobs whose placeholder is not their row yet (jobs already read) are returned."""
+        keep = self.current_job
+        template = job_row(JobView("", ""), now, None, self.state.headline)
+        health = template.health
+        pending = set()
+        added = 0
+        for tid in train_ids:
+            view = views.get(tid)
+            if view is None or tid in self.rows_by_id:
+                continue
+            if not _unread(view):
+                pending.add(tid)
+            mark = self._mark_index(tid)
+            cells = {**template.cells, "id": (shown(tid), ""),
+                     "mark": ("●", f"bold {job_colour(mark)}") if mark is not None else (" ", "")}
+            row = JobRow(cells, {**template.sort, "id": tid},
+                         JobHealth(tid, health.tag, None, health.lower, health.state, health.update_time, False), now)
+            self.rows_by_id[tid] = row
+            self._lengths["id"][len(cells["id"][0])] += 1
+            self._place(tid, row)
+            self.loading_ids.add(tid)
+            added += 1
+        # The rest of `_measure`, once for all: the other cells are the template's, with no
+        # headline and no clock to follow.
+        for key, (text, _) in template.cells.items():
+            if key != "id" and added:
+                self._lengths[key][len(text)] += added
+        self.work["placeholders"] += added
+        self._update_widths()
         self._settle(keep)
+        return pending
 
     def refresh_times(self, now: float) -> None:
         """Once a second: only the clock cells ("updated", "live", "since", "health") move, and
@@ -396,9 +441,10 @@ class JobTable(ScrollView, can_focus=True):
         self._update_widths()  # the sort arrow widens its column's header
 
     def _update_rows(self, views: Mapping[str, JobView], now: float, train_ids: Iterable[str],
-                     force: bool) -> bool:
+                     force: bool) -> set[str]:
+        """The rows of `train_ids` rebuilt; the jobs whose rows changed."""
         self._now = max(self._now, now)
-        changed = force
+        changed = set()
         for tid in train_ids:
             view = views.get(tid)
             if view is None:
@@ -408,7 +454,7 @@ class JobTable(ScrollView, can_focus=True):
             old = self.rows_by_id.get(tid)
             if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
                 self._set_row(tid, row)
-                changed = True
+                changed.add(tid)
             else:
                 old.at = row.at
         if changed:
@@ -419,14 +465,14 @@ class JobTable(ScrollView, can_focus=True):
         """Put `row` in the table: its old version out, the new one measured and in its place."""
         old = self.rows_by_id.get(tid)
         if old is not None:
-            self._measure(tid, old, -1)
+            self._measure(tid, old, -1, row)
             if old.sort[self.state.sort_key] == row.sort[self.state.sort_key]:
                 self.rows_by_id[tid] = row  # same place
-                self._measure(tid, row, 1)
+                self._measure(tid, row, 1, old)
                 return
             self._unplace(tid, old)
         self.rows_by_id[tid] = row
-        self._measure(tid, row, 1)
+        self._measure(tid, row, 1, old)
         self._place(tid, row)
 
     def _drop(self, tid: str) -> None:
@@ -455,13 +501,17 @@ class JobTable(ScrollView, can_focus=True):
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
 
-    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
+    def _measure(self, tid: str, row: JobRow, sign: int, other: JobRow | None = None) -> None:
         """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
-        when its clock cells change next."""
+        when its clock cells change next. `other`: the row it replaces or is replaced by (the
+        cells of the same length in both are left as they are counted)."""
         self.work["rows_measured"] += 1
+        others = other.cells if other is not None else None
         for key, (text, _) in row.cells.items():
-            lengths = self._lengths[key]
             n = len(text)
+            if others is not None and len(others[key][0]) == n:
+                continue
+            lengths = self._lengths[key]
             lengths[n] += sign
             if not lengths[n]:
                 del lengths[n]
@@ -521,8 +571,13 @@ class JobTable(ScrollView, can_focus=True):
         top = max(0, int(self.scroll_y))
         return self.order[top:top + max(1, self.size.height - 1)]
 
-    def _settle(self, keep: str | None) -> None:
-        """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`."""
+    def _on_screen(self) -> tuple:
+        """What decides how the rows on screen look, besides their own cells."""
+        return tuple(self.visible_ids()), self.widths, self.value_header, self.cursor_row
+
+    def _settle(self, keep: str | None, repaint: bool = True) -> None:
+        """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`.
+        `repaint` False: nothing on screen changed (the cursor is set only if it moved)."""
         total = sum(w + 2 for w in self.widths.values())
         self.virtual_size = Size(total, len(self.order) + 1)
         if self.order:
@@ -531,12 +586,15 @@ class JobTable(ScrollView, can_focus=True):
                 row = self.order.index(wanted) if wanted is not None else -1
             except ValueError:
                 row = -1
-            self.cursor_row = row if row >= 0 else min(self.cursor_row, len(self.order) - 1)
+            row = row if row >= 0 else min(self.cursor_row, len(self.order) - 1)
         else:
-            self.cursor_row = 0
+            row = 0
+        if repaint or row != self.cursor_row:
+            self.cursor_row = row  # (a watched reactive: scrolls to the cursor and repaints)
         if len(self._strips) > 4 * max(len(self.rows_by_id), 64):
             self._strips.clear()
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     # -- keys and mouse ---------------------------------------------------------------------
 
