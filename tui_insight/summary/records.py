@@ -206,16 +206,28 @@ def _mask(crc: np.ndarray) -> np.ndarray:
     return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(_MASK_DELTA)
 
 
-def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
-    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+def _strided(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray | None:
+    """uint8[len(starts), size], a view of the bytes at each start when they are evenly spaced
+    (and do not overlap); else None."""
     count = len(starts)
     if count == 1:
         return array[int(starts[0]):int(starts[0]) + size].reshape(1, size)
+    if count == 0:
+        return None
     steps = np.diff(starts)
     stride = int(steps[0])
     if stride >= size and (steps == stride).all():
         return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
                                                strides=(stride, 1), writeable=False)
+    return None
+
+
+def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+    view = _strided(array, starts, size)
+    if view is not None:
+        return view
+    count = len(starts)
     if size < 1024:  # a row copy each, by one index per row into overlapping windows
         return np.lib.stride_tricks.sliding_window_view(array, size)[starts]
     return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
@@ -741,9 +753,22 @@ class Layout:
         return np.asarray(cols, dtype=np.int64), wall_at, step_at, np.asarray(float_at, dtype=np.int64)
 
     def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`numbers` of the payloads at `starts` of `array`, gathering only the bytes it reads
-        (a TensorBoard event's numbers are 15 of its ~50 bytes)."""
+        """`numbers` of the payloads at `starts` of `array` (ascending: the reads then go
+        forward through the block), copying only the bytes it reads: a view when the payloads
+        are evenly spaced; else the span from the first number to the last when it is short
+        (a TensorBoard event: one row copy), else just the bytes of the numbers (a MindSpore
+        event's 50 floats among its 3,000 bytes)."""
+        view = _strided(array, starts, self.size)
+        if view is not None:
+            return self.numbers(view)
         cols, wall_at, step_at, float_at = self._columns
+        if not len(cols):
+            return self.numbers(np.zeros((len(starts), 0), dtype=np.uint8))
+        low, span = int(cols.min()), int(cols.max()) + 1 - int(cols.min())
+        if span <= 4 * len(cols):
+            rows = np.lib.stride_tricks.sliding_window_view(array, span)[starts + low]
+            return _read_numbers(rows, self.wall_at - low if self.wall_at >= 0 else -1,
+                                 self.step_at - low if self.step_at >= 0 else -1, self.step_len, self.float_at - low)
         return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
 
 
