@@ -51,9 +51,12 @@ PLUGIN_OF_FIELD = {
 }
 MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 TagKey = tuple[str, str]  # (plugin, tag as written)
-# Bytes of records between merges of pending values: bounds memory while loading, and counts
-# the same for a MindSpore event of 50 values as for 50 TensorBoard events of one.
-_MERGE_BYTES = 16 << 20
+# Pending values between merges: bounds memory while loading. Counted in values, not bytes, so
+# a MindSpore event of 50 values weighs as much as 50 TensorBoard events of one (twice its bytes);
+# each merge costs a call per tag, whatever it holds. The bytes bound is for events of few
+# values and long payloads (histograms, images: read on demand, pending as locators).
+_MERGE_VALUES = 1 << 18
+_MERGE_BYTES = 64 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
@@ -576,17 +579,17 @@ class _JobLoader:
                 report = ScanReport()
                 start = state.end
                 counted = start  # bytes up to here are in progress.bytes_read
-                unmerged = 0  # bytes of records read since the last merge
+                unmerged = pending = 0  # bytes of records read, values queued since the last merge
                 for batch in scan_batches(fh, state.end, st.st_size, report, max_bytes=_BATCH_BYTES):
                     if unmerged:  # the batches before this one: merged and published while reading
                         publish = self._on_progress is not None and time.monotonic() >= self._next_progress
-                        if unmerged >= _MERGE_BYTES or publish:
+                        if pending >= _MERGE_VALUES or unmerged >= _MERGE_BYTES or publish:
                             self._merge(ranks)
-                            unmerged = 0
+                            unmerged = pending = 0
                         if publish:
                             self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
                             self._on_progress(self._progress_view(state))
-                    self._events(batch, state)
+                    pending += self._events(batch, state)
                     unmerged += report.end - counted
                     progress.bytes_read += report.end - counted  # counted as read, not per file
                     counted = report.end
@@ -601,9 +604,10 @@ class _JobLoader:
         except OSError as exc:
             state.error = _describe(exc)
 
-    def _events(self, batch: RecordBatch, state: _FileState) -> None:
+    def _events(self, batch: RecordBatch, state: _FileState) -> int:
         """Route the events of `batch` (records in read order): the ones with a known layout in
-        bulk, the others one by one, in an order that admits tags as a one-by-one read would."""
+        bulk, the others one by one, in an order that admits tags as a one-by-one read would.
+        Returns the values queued for the next merge (an event decoded one by one counts one)."""
         state.records += len(batch)
         payloads = batch.payloads
         if state.kind == "tensorboard":
@@ -619,18 +623,21 @@ class _JobLoader:
         singles = np.flatnonzero(which < 0).tolist()
         bulk = _bulk_rows(layouts, which, payloads) if layouts else {}
         starts = {int(rows[0]): number for number, (rows, *_) in bulk.items()}  # row -> the layout it is the first event of
+        queued = len(singles)
         # Visit each layout's first event and every event decoded one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
                 number = starts[i]
-                self._bulk(layouts[number], *bulk[number], base, state)
+                queued += self._bulk(layouts[number], *bulk[number], base, state)
             else:
                 event = decoded[i] if i in decoded else decode(payloads[i])
                 handle(event, state, batch[i][0], base + i + 1)
+        return queued
 
     def _bulk(self, layout, rows_at: np.ndarray, steps: np.ndarray, walls: np.ndarray, floats: np.ndarray,
-              base: int, state: _FileState) -> None:
-        """The events at `rows_at` of the batch, all of `layout`, with the numbers read from them."""
+              base: int, state: _FileState) -> int:
+        """The events at `rows_at` of the batch, all of `layout`, with the numbers read from them.
+        Returns the values queued."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
@@ -647,6 +654,7 @@ class _JobLoader:
             cols = [layout.float_of_value[i] for i in scalar_idx]
             values = floats if cols == list(range(floats.shape[1])) else floats[:, cols]
             block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, values)
+        return len(rows_at) * len(scalar_idx)
 
     def _event(self, event: summary_pb2.Event | None, state: _FileState, offset: int, seq: int) -> None:
         if event is None:
