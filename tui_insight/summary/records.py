@@ -721,9 +721,21 @@ class Layout:
         return cls(size, template, mask, wall_at, step_at, step_len, tuple(tags), tuple(kinds),
                    np.asarray(float_at, dtype=np.int64), tuple(float_of_value))
 
-    def matches(self, rows: np.ndarray) -> np.ndarray:
-        """Mask of `rows` (uint8[n, size]) that are this layout with other numbers."""
-        return ~((rows ^ self.template) & self.mask).any(axis=1)
+    def matches(self, rows: np.ndarray, at: np.ndarray | None = None,
+                same: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """Mask of `rows` (uint8[n, size]), or of `rows[at]`, that are this layout with other
+        numbers. `same` is `Payloads.same` of the rows' size, if known: every row is its
+        reference outside its varying positions, so only those are compared row by row."""
+        if same is not None:
+            reference, varying = same
+            differ = (reference ^ self.template) & self.mask
+            differ[varying] = 0
+            if differ.any():
+                return np.zeros(len(rows) if at is None else len(at), dtype=bool)
+            cols = varying[self.mask[varying] != 0]
+            part = rows[:, cols] if at is None else rows[at[:, None], cols]
+            return ~((part ^ self.template[cols]) & self.mask[cols]).any(axis=1)
+        return ~(((rows if at is None else rows[at]) ^ self.template) & self.mask).any(axis=1)
 
     @cached_property
     def geometry(self) -> tuple:
@@ -801,6 +813,14 @@ def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
     return steps, walls, floats
 
 
+def _odd_multiplier(i: int) -> int:
+    """The i-th of a fixed series of odd 64-bit numbers that look random (splitmix64)."""
+    z = (0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) | 1
+
+
 class _LayoutIndex:
     """Layouts of one payload size and mask, found for many rows at once: a row's key is a hash
     of the few fixed bytes that tell these layouts apart, looked up among the layouts' keys,
@@ -819,16 +839,16 @@ class _LayoutIndex:
         self.templates = templates[:, :size]
         self.word_mask = mask.view("<u8")
         differ = np.flatnonzero((templates != templates[0]).any(axis=0))
-        # The most telling bytes first, as few as make every layout's key its own.
-        distinct = [len(np.unique(templates[:, c])) for c in differ.tolist()]
+        # The most telling bytes first, as few as make every layout's key its own. (Plain Python
+        # sets and multipliers: numpy's unique and random cost a module import on a first load.)
+        distinct = [len(set(templates[:, c].tolist())) for c in differ.tolist()]
         differ = differ[np.argsort(distinct, kind="stable")[::-1]]
-        weights = np.random.default_rng(len(layouts)).integers(1, 1 << 63, size=len(differ), dtype=np.uint64) | 1
         keys = np.zeros(len(layouts), dtype=np.uint64)
-        used = 0
-        while used < len(differ) and len(np.unique(keys)) < len(layouts):
-            keys += templates[:, differ[used]].astype(np.uint64) * weights[used]
-            used += 1
-        self.columns, self.weights = differ[:used].tolist(), weights[:used]
+        weights: list[int] = []
+        while len(weights) < len(differ) and len(set(keys.tolist())) < len(layouts):
+            weights.append(_odd_multiplier(len(weights)))
+            keys += templates[:, differ[len(weights) - 1]].astype(np.uint64) * np.uint64(weights[-1])
+        self.columns, self.weights = differ[:len(weights)].tolist(), np.asarray(weights, dtype=np.uint64)
         self.order = np.argsort(keys, kind="stable")
         self.keys = keys[self.order]
 
@@ -949,7 +969,6 @@ class LayoutBook:
                 # ... then new layouts from the first rows left, each matched against those rows
                 # only (a training loop's tags all show up in a window of a few cycles).
                 window = np.flatnonzero(left)[:max(64, self.WINDOW_BYTES // size)]
-                window_rows = rows[window]
                 open_ = np.ones(len(window), dtype=bool)
                 made = False
                 while budget > 0 and tries < self.MAX_NEW_PER_SIZE and open_.any():
@@ -967,7 +986,7 @@ class LayoutBook:
                     made = True
                     which[i] = number_of(layout)
                     rest = np.flatnonzero(open_)
-                    hit = rest[layout.matches(window_rows[rest])]
+                    hit = rest[layout.matches(rows, window[rest], payloads.same.get(size))]
                     which[members[window[hit]]] = which[i]
                     open_[hit] = left[window[hit]] = False
                     if len(hit) >= self.PAYING_MATCHES:
