@@ -201,6 +201,13 @@ def _crc_table(length: int, at: int) -> np.ndarray:
     return table
 
 
+def _unaligned(array: np.ndarray, dtype: str) -> np.ndarray:
+    """The bytes of `array` read as little-endian `dtype` at every offset: `view[i]` is the
+    number whose bytes start at `array[i]` (so one index per number gathers a field)."""
+    size = np.dtype(dtype).itemsize
+    return np.ndarray(shape=(max(0, len(array) - size + 1),), dtype=dtype, buffer=array, strides=(1,))
+
+
 def _mask(crc: np.ndarray) -> np.ndarray:
     """`masked_crc`'s rotation and offset over an array of uint32 CRCs."""
     return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(_MASK_DELTA)
@@ -237,7 +244,7 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
             size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Which payloads of `size` bytes at `starts` carry the right masked CRC after them; and,
     when found on the way, (a payload, the byte positions where any other differs from it)."""
-    stored = _rows(data, array, starts + size, 4).copy().view("<u4").reshape(-1)
+    stored = _unaligned(array, "<u4")[starts + size]
     if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
         rows = _rows(data, array, starts, size)
         diff = rows ^ rows[0]
@@ -437,16 +444,10 @@ class _Walk:
         if not fits:
             return empty, empty
         at, lengths = at[:fits], lengths[:fits]
-        expected = np.frombuffer(b"".join([_HEADER.pack(n_, _header_word(n_)) for n_ in cycle.tolist()]),
-                                 dtype=np.uint8).reshape(period, HEADER_SIZE)
-        # Whole cycles through a strided view (no index array per byte), the last part one by one.
-        whole = fits // period
-        cells = within[:, None] + np.arange(HEADER_SIZE)
-        by_cycle = np.lib.stride_tricks.as_strided(array[p:], shape=(whole, cycle_bytes),
-                                                   strides=(cycle_bytes, 1), writeable=False)
-        wrong = (by_cycle[:, cells] != expected).any(axis=2).reshape(-1)
-        rest = array[at[whole * period:, None] + np.arange(HEADER_SIZE)]
-        wrong = np.concatenate([wrong, (rest != expected[:fits - whole * period]).any(axis=1)])
+        # A header is its length (u64) and that length's masked CRC (u32): two words per record.
+        words = np.asarray([_header_word(n_) for n_ in cycle.tolist()], dtype=np.uint32)
+        wrong = ((_unaligned(array, "<u8")[at] != lengths.view(np.uint64))
+                 | (_unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
         if good:
@@ -910,7 +911,7 @@ class LayoutBook:
     NEW_PER_SIZE = 3  # new layouts that may fail per payload size and batch before the rest is decoded one by one
     PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
     MAX_NEW_PER_SIZE = 128
-    WINDOW_BYTES = 1 << 20  # new layouts are matched against this much of the rows left
+    WINDOW_BYTES = 64 << 10  # new layouts are matched against this much of the rows left (a few cycles of tags)
 
     def __init__(self, dialect: str = "mindspore") -> None:
         if dialect not in DIALECTS:
