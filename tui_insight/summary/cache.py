@@ -33,7 +33,7 @@ from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, Payloads, RecordBatch, ScanReport, scan_batches
+from .records import LayoutBook, Payloads, RecordBatch, ScanReport, period_of, scan_batches
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
@@ -372,10 +372,14 @@ def _bulk_rows(layouts: list, which: np.ndarray,
             rows = np.flatnonzero(known & (groups[np.maximum(which, 0)] == group))
         steps, walls, floats = reader.numbers_at(payloads.array, payloads.starts[rows])
         number = which[rows]
-        if int(number[0]) != int(number[-1]) or not (number == number[0]).all():
-            # Each layout's rows together, in file order (16-bit keys sort by radix, in linear time).
-            order = np.argsort(number.astype(np.int16) if len(layouts) < 1 << 15 else number, kind="stable")
-            rows, steps, walls, floats, number = rows[order], steps[order], walls[order], floats[order], number[order]
+        period = period_of(number)
+        if period:  # a training loop's tags, in the same order every step: layout j's rows are j::period
+            for j in range(period):
+                bulk[int(number[j])] = (rows[j::period], steps[j::period], walls[j::period], floats[j::period])
+            continue
+        # Each layout's rows together, in file order (16-bit keys sort by radix, in linear time).
+        order = np.argsort(number.astype(np.int16) if len(layouts) < 1 << 15 else number, kind="stable")
+        rows, steps, walls, floats, number = rows[order], steps[order], walls[order], floats[order], number[order]
         edges = [0, *(np.flatnonzero(np.diff(number)) + 1).tolist(), len(rows)]
         for a, b in zip(edges, edges[1:]):
             bulk[int(number[a])] = (rows[a:b], steps[a:b], walls[a:b], floats[a:b])

@@ -259,6 +259,21 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
     return np.asarray(crcs, dtype=np.uint32) == stored, None
 
 
+def period_of(values: np.ndarray, limit: int = MAX_CYCLE) -> int:
+    """The p <= `limit` for which `values` repeats its first p values, all different, over and
+    over (values[i] == values[i + p]): each value's positions are then one slice, i::p. 0 if none.
+    (A training loop writes its tags in the same order every step.)"""
+    n = len(values)
+    if not n:
+        return 0
+    for p in (np.flatnonzero(values[1:limit + 1] == values[0]) + 1)[:4].tolist():
+        if len(set(values[:p].tolist())) == p and bool((values[p:] == values[:-p]).all()):
+            return p
+    if n <= limit and len(set(values.tolist())) == n:
+        return n  # no value repeats (shorter than a cycle)
+    return 0
+
+
 class Payloads(Sequence[bytes]):
     """Payloads held in one buffer: `payloads[i]` is bytes, `rows` reads many at once."""
 
@@ -767,22 +782,27 @@ class Layout:
 
     def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`numbers` of the payloads at `starts` of `array` (ascending: the reads then go
-        forward through the block), copying only the bytes it reads: a view when the payloads
-        are evenly spaced; else the span from the first number to the last when it is short
-        (a TensorBoard event: one row copy), else just the bytes of the numbers (a MindSpore
-        event's 50 floats among its 3,000 bytes)."""
-        view = _strided(array, starts, self.size)
-        if view is not None:
-            return self.numbers(view)
-        cols, wall_at, step_at, float_at = self._columns
-        if not len(cols):
-            return self.numbers(np.zeros((len(starts), 0), dtype=np.uint8))
-        low, span = int(cols.min()), int(cols.max()) + 1 - int(cols.min())
-        if span <= 4 * len(cols):
-            rows = np.lib.stride_tricks.sliding_window_view(array, span)[starts + low]
-            return _read_numbers(rows, self.wall_at - low if self.wall_at >= 0 else -1,
-                                 self.step_at - low if self.step_at >= 0 else -1, self.step_len, self.float_at - low)
-        return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
+        forward through the block). A few numbers per event (TensorBoard's: one float) are
+        gathered as what they are, one index per number; many (a MindSpore event's 50 floats)
+        through the bytes of the rows: a view when the payloads are evenly spaced."""
+        if len(self.float_at) > 8:
+            view = _strided(array, starts, self.size)
+            if view is not None:
+                return self.numbers(view)
+            cols, wall_at, step_at, float_at = self._columns
+            return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
+        n = len(starts)
+        walls = _unaligned(array, "<f8")[starts + self.wall_at] if self.wall_at >= 0 else np.zeros(n)
+        if self.step_at >= 0:
+            at = starts + self.step_at
+            steps = (array[at] & np.uint8(0x7F)).astype(np.uint64)
+            for j in range(1, self.step_len):
+                steps |= (array[at + j] & np.uint8(0x7F)).astype(np.uint64) << np.uint64(7 * j)
+            steps = steps.view(np.int64)
+        else:
+            steps = np.zeros(n, dtype=np.int64)
+        floats = _unaligned(array, "<f4")[starts[:, None] + self.float_at].astype(np.float64)
+        return steps, walls, floats
 
 
 def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
