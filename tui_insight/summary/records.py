@@ -873,18 +873,39 @@ class _LayoutIndex:
         self.order = np.argsort(keys, kind="stable")
         self.keys = keys[self.order]
 
+    PROBE = 1024  # rows whose layouts are looked up to see if they repeat in a cycle
+
     def find(self, rows: np.ndarray, same: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Per row of `rows` (uint8[n, size]), the index in `layouts` of its layout, or -1.
-        `same` is `Payloads.same` of the rows' size, if known."""
+        `same` is `Payloads.same` of the rows' size, if known.
+
+        When the first rows' layouts repeat in a cycle (a training loop's tags), the cycle is
+        taken as every row's guess and only checked; rows where it fails are looked up."""
+        if len(rows) >= 4 * self.PROBE and len(self.layouts) > 1:
+            head = self._check(rows[:self.PROBE], self._candidates(rows[:self.PROBE]), same)
+            period = period_of(head, self.PROBE // 2)
+            if period and bool((head[:period] >= 0).all()):
+                found = self._check(rows, np.resize(head[:period], len(rows)), same)
+                missed = np.flatnonzero(found < 0)
+                if len(missed):
+                    found[missed] = self._check(rows[missed], self._candidates(rows[missed]), same)
+                return found
+        return self._check(rows, self._candidates(rows), same)
+
+    def _candidates(self, rows: np.ndarray) -> np.ndarray:
+        """Per row, the layout whose key its key is (-1 for none), to be checked."""
+        if not self.columns:
+            return np.zeros(len(rows), dtype=np.int64)
+        key = np.zeros(len(rows), dtype=np.uint64)
+        for column, weight in zip(self.columns, self.weights):
+            key += (rows[:, column] & self.mask[column]).astype(np.uint64) * weight
+        at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        return np.where(self.keys[at] == key, self.order[at], -1)
+
+    def _check(self, rows: np.ndarray, found: np.ndarray, same: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """`found` (a layout per row, -1 for none; changed in place) with -1 where the row's
+        fixed bytes are not its layout's."""
         count, size = rows.shape
-        if self.columns:
-            key = np.zeros(count, dtype=np.uint64)
-            for column, weight in zip(self.columns, self.weights):
-                key += (rows[:, column] & self.mask[column]).astype(np.uint64) * weight
-            at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-            found = np.where(self.keys[at] == key, self.order[at], -1)
-        else:
-            found = np.zeros(count, dtype=np.int64)
         if same is not None:
             # Outside `varying` every row is `reference`: one comparison per layout there ...
             reference, varying = same
@@ -892,12 +913,12 @@ class _LayoutIndex:
             outside[varying] = False
             fits = ~((self.templates[:, outside] ^ (reference[outside] & self.mask[outside])).any(axis=1))
             layout_of = np.maximum(found, 0)
-            found[~fits[layout_of]] = -1
+            ok = fits[layout_of]
             # ... and the few varying positions with fixed bits (a tag's letters, a step's length) row by row.
-            for column in varying.tolist():
-                bits = self.mask[column]
-                if bits:
-                    found[(rows[:, column] & bits) != self.templates[layout_of, column]] = -1
+            cols = varying[self.mask[varying] != 0]
+            if len(cols):
+                ok &= ((rows[:, cols] & self.mask[cols]) == self.templates[:, cols][layout_of]).all(axis=1)
+            found[~ok] = -1
             return found
         if self.width > 128:  # long rows: a few layouts, each checked over its rows
             for k in np.flatnonzero(np.bincount(found[found >= 0], minlength=len(self.layouts))).tolist():
