@@ -938,7 +938,13 @@ class _LayoutIndex:
             ok = fits[layout_of]
             # ... and the few varying positions with fixed bits (a tag's letters, a step's length) row by row.
             cols = varying[self.mask[varying] != 0]
-            if len(cols):
+            if 0 < len(cols) <= 8:  # packed into one word per row, compared with its layout's
+                words = np.zeros((count, 8), dtype=np.uint8)
+                words[:, :len(cols)] = rows[:, cols] & self.mask[cols]
+                expected = np.zeros((len(self.layouts), 8), dtype=np.uint8)
+                expected[:, :len(cols)] = self.templates[:, cols]
+                ok &= words.view("<u8").reshape(count) == expected.view("<u8").reshape(-1)[layout_of]
+            elif len(cols):
                 ok &= ((rows[:, cols] & self.mask[cols]) == self.templates[:, cols][layout_of]).all(axis=1)
             found[~ok] = -1
             return found
