@@ -249,12 +249,15 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
         rows = _rows(data, array, starts, size)
         varying = _varying(array, starts, rows)
         if len(varying) <= _TABLE_MAX_VARYING:
-            # crc(row) = crc(first row) ^ the change of each varying byte's contribution.
+            # crc(row) = crc(first row) ^ each varying byte's contribution there ^ its own.
             reference = rows[0]
-            crc = np.uint32(google_crc32c.value(reference.tobytes()))
-            for at in varying.tolist():
-                crc = crc ^ _crc_table(size, at)[reference[at]] ^ _crc_table(size, at)[rows[:, at]]
-            crc = np.broadcast_to(crc, len(starts))
+            tables = [_crc_table(size, at) for at in varying.tolist()]
+            base = google_crc32c.value(reference.tobytes())
+            for table, at in zip(tables, varying.tolist()):
+                base ^= int(table[reference[at]])
+            crc = np.full(len(starts), base, dtype=np.uint32)
+            for table, at in zip(tables, varying.tolist()):
+                crc ^= table[rows[:, at]]
             return _mask(crc) == stored, (reference.copy(), varying)
     crcs = [masked_crc(data[s:s + size]) for s in starts.tolist()]
     return np.asarray(crcs, dtype=np.uint32) == stored, None
