@@ -136,3 +136,40 @@ def test_a_record_longer_than_a_block_is_read_whole():
     stream = frame(b"a" * 10) + frame(b"b" * 100_000) + frame(b"c" * 10)
     records, report = assert_same(stream, max_bytes=1000)
     assert [len(p) for _, p in records] == [10, 100_000, 10] and report.tail_bytes == 0
+
+
+# -- what the framing tells the layouts ---------------------------------------------------------
+
+def assert_same_is_exact(data: bytes, max_bytes: int, exact: bool = True) -> int:
+    """Every batch's `Payloads.same`: each payload of a size is the reference outside the varying
+    positions; with `exact` and no bad records (they count too), the reference is one of them
+    and each varying position does vary. Returns (sizes checked, bad records)."""
+    report = ScanReport()
+    found = []
+    for batch in scan_batches(io.BytesIO(data), 0, len(data), report, max_bytes=max_bytes):
+        payloads = batch.payloads
+        for size, (reference, varying) in payloads.same.items():
+            rows = [bytes(p) for p in payloads if len(p) == size]
+            differs = set()
+            for row in rows:
+                differs.update(i for i in range(size) if row[i] != reference[i])
+            assert differs <= set(varying.tolist())
+            found.append((differs == set(varying.tolist()), reference.tobytes() in rows))
+    if exact and not report.bad_records:
+        assert all(varies and seen for varies, seen in found)
+    return len(found), report.bad_records
+
+
+@pytest.mark.parametrize("max_bytes", [700, 5000, 1 << 20])
+def test_the_varying_positions_of_evenly_spaced_and_cyclic_payloads_are_exact(max_bytes):
+    # SAME_LENGTHS: evenly spaced payloads (found by comparing the block with itself one stride on)
+    assert assert_same_is_exact(SAME_LENGTHS, max_bytes)[1] == assert_same_is_exact(CYCLIC, max_bytes)[1] == 0
+    for path in REAL_FILES:
+        assert_same_is_exact(path.read_bytes(), max_bytes)
+
+
+@PROPERTY
+@given(st.data())
+def test_the_varying_positions_of_damaged_logs_hold(data):
+    source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS, *(p.read_bytes() for p in REAL_FILES if "tfevents" in p.name)]))
+    assert_same_is_exact(damaged(source, data.draw), data.draw(st.sampled_from([300, 4096, 1 << 20])), exact=False)

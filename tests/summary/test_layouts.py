@@ -240,3 +240,98 @@ def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
         assert (which >= 0).all()
         for i, payload in enumerate(payloads):
             assert layouts[which[i]].tags == (decode(payload).summary.value[0].tag,)
+
+
+# -- layouts found by the cycle of a training loop's tags ---------------------------------------
+
+def test_period_of():
+    from tui_insight.summary.records import period_of
+
+    assert period_of(np.array([3, 1, 2] * 5 + [3, 1])) == 3
+    assert period_of(np.array([4, 4, 4])) == 1
+    assert period_of(np.array([1, 2, 3])) == 3  # no repeat yet: each value once
+    assert period_of(np.array([1, 2, 1, 3, 1, 2, 1, 3])) == 0  # a value twice in the cycle: no slice per value
+    assert period_of(np.array([1, 2, 3, 1, 2, 4])) == 0
+    assert period_of(np.array([], dtype=np.int64)) == 0
+
+
+def cyclic_payloads(tags, steps, swaps=(), strays=()):
+    """The payloads of a tensorboardX-like log of one scalar per event (MindSpore's protos with
+    `simple_value`'s field: the layouts only see bytes), tags in the same order every step but
+    at `swaps` (rows whose tags trade places) and with stray tags inserted at `strays`."""
+    import io
+
+    from tui_insight.proto import tb_event_pb2
+    from tui_insight.summary.records import ScanReport, scan_batches
+
+    events = []
+    for step in range(steps):
+        for t, tag in enumerate(tags):
+            events.append((tag, step, 1.0 / (1 + step + t)))
+    for i in swaps:
+        events[i], events[i + 1] = (events[i + 1][0], *events[i][1:]), (events[i][0], *events[i + 1][1:])
+    for i in sorted(strays, reverse=True):
+        events.insert(i, ("stray/" + tags[0][6:], events[i][1], 0.5))
+    data = []
+    for tag, step, number in events:
+        event = tb_event_pb2.Event(wall_time=1.7e9 + step, step=step)
+        event.summary.value.add(tag=tag, simple_value=number)
+        data.append(frame(event.SerializeToString()))
+    data = b"".join(data)
+    (batch,) = scan_batches(io.BytesIO(data), 0, len(data), ScanReport())
+    return batch.payloads, events
+
+
+@pytest.mark.parametrize("swaps, strays", [((), ()), ((5000, 7001), ()), ((), (4100, 6000)), ((4500,), (4700,))])
+def test_a_broken_cycle_is_still_classified_row_by_row(swaps, strays):
+    """Rows are guessed from the cycle of the first ones and checked; where the cycle breaks
+    (tags trading places, a stray tag) the rows are looked up, never taken for the cycle's."""
+    tags = [f"train/{i:02d}/loss" for i in range(12)]  # all of one length: one layout index
+    payloads, events = cyclic_payloads(tags, 700, swaps, strays)
+    book = LayoutBook(dialect="tensorboard")
+    book.classify(payloads, tb_decode)  # every tag and step length known: the next read guesses
+    which, layouts, decoded = book.classify(payloads, tb_decode)
+    assert not decoded and (which >= 0).all()
+    for i in [*swaps, *(s + 1 for s in swaps), *strays, 0, 4095, len(events) - 1]:
+        assert layouts[which[i]].tags == (events[i][0],)
+    # What the guess decided is what each layout says of the whole row.
+    for number, layout in enumerate(layouts):
+        rows = payloads.rows(np.flatnonzero(which == number), layout.size)
+        assert layout.matches(rows).all()
+        assert layout.matches(rows, same=payloads.same[layout.size]).all()
+    others = payloads.rows(np.flatnonzero(which != 0), layouts[0].size)
+    assert not layouts[0].matches(others).any() and not layouts[0].matches(others, same=payloads.same[layouts[0].size]).any()
+
+
+def test_numbers_of_many_events_at_once_are_each_events(tmp_path):
+    """`numbers_at` for many rows (the cache's way) reads what `numbers` reads row by row,
+    special floats and step lengths included."""
+    tags = ["loss", "a/much/longer/tag"]
+    payloads = tb_payloads(tmp_path, tags, [*range(0, 300), 16384, 2**35])
+    book = LayoutBook(dialect="tensorboard")
+    which, layouts, _ = book.classify(payloads, tb_decode)
+    for number, layout in enumerate(layouts):
+        rows = np.flatnonzero(which == number)
+        together = layout.numbers_at(payloads.array, payloads.starts[rows])
+        one_by_one = [layout.numbers(payloads.rows(np.asarray([i]), layout.size)) for i in rows.tolist()]
+        for j, part in enumerate(together):
+            assert part.tobytes() == np.concatenate([numbers[j] for numbers in one_by_one]).tobytes()
+
+
+def test_a_tensorboard_log_loads_in_bulk_as_one_by_one(tmp_path, monkeypatch):
+    """Tags in a cycle (split per layout by slices), a tag every few steps breaking it (split by
+    sorting), more than one batch and merge: the cache holds what one-by-one decoding gives."""
+    from tensorboardX import SummaryWriter as TBWriter
+
+    from tui_insight.summary import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 1 << 14)
+    monkeypatch.setattr(cache_module, "_MERGE_VALUES", 3000)
+    with TBWriter(str(tmp_path / "run"), max_queue=10_000, flush_secs=3600) as writer:
+        for step in range(400):
+            for i in range(6):
+                writer.add_scalar(f"train/{i}/loss", 1.0 / (1 + step + i), step, walltime=1.7e9 + step)
+            if step % 7 == 3:  # of the train tags' length (sorted apart from them), and not
+                writer.add_scalar("valid/0/loss", step / 400, step, walltime=1.7e9 + step)
+                writer.add_scalar("eval/accuracy", step / 400, step, walltime=1.7e9 + step)
+    assert_same(load(tmp_path, True, monkeypatch), load(tmp_path, False, monkeypatch))

@@ -35,7 +35,7 @@ from .lineage import JobLineage, read_lineage
 from .payloads import Locator, PayloadStore
 from .poll import PollTable
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, Payloads, RecordBatch, ScanReport, scan_batches
+from .records import LayoutBook, Payloads, RecordBatch, ScanReport, period_of, scan_batches
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
@@ -53,9 +53,12 @@ PLUGIN_OF_FIELD = {
 }
 MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 TagKey = tuple[str, str]  # (plugin, tag as written)
-# Bytes of records between merges of pending values: bounds memory while loading, and counts
-# the same for a MindSpore event of 50 values as for 50 TensorBoard events of one.
-_MERGE_BYTES = 16 << 20
+# Pending values between merges: bounds memory while loading. Counted in values, not bytes, so
+# a MindSpore event of 50 values weighs as much as 50 TensorBoard events of one (twice its bytes);
+# each merge costs a call per tag, whatever it holds. The bytes bound is for events of few
+# values and long payloads (histograms, images: read on demand, pending as locators).
+_MERGE_VALUES = 1 << 18
+_MERGE_BYTES = 64 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
@@ -355,24 +358,41 @@ def _read_order(state: "_FileState"):
     return (0, summary_sort_key(state.name))
 
 
-def _numbers_by_geometry(layouts: list, rows_of: dict[int, np.ndarray],
-                         payloads: Payloads) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(steps, wall times, scalars) of each layout's rows, read once per geometry: a TensorBoard
-    batch holds a layout per tag, and tags of one name length share every offset."""
-    groups: dict[tuple, list[int]] = {}
-    for number in rows_of:
-        groups.setdefault(layouts[number].geometry, []).append(number)
-    numbers = {}
-    for members in groups.values():
-        rows_at = rows_of[members[0]] if len(members) == 1 else np.concatenate([rows_of[n] for n in members])
-        first = layouts[members[0]]
-        steps, walls, floats = first.numbers_at(payloads.array, payloads.starts[rows_at])
-        at = 0
-        for number in members:
-            end = at + len(rows_of[number])
-            numbers[number] = (steps[at:end], walls[at:end], floats[at:end])
-            at = end
-    return numbers
+def _bulk_rows(layouts: list, which: np.ndarray,
+               payloads: Payloads) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per layout number: (its rows in the batch, ascending; their steps, wall times, scalars).
+    The numbers are read once per geometry (a TensorBoard batch holds a layout per tag, and
+    tags of one name length share every offset), in file order: reading them layout by layout
+    would jump back and forth through the block."""
+    readers: list = []  # per geometry, its first layout: it reads the numbers of them all
+    group_of: dict[tuple, int] = {}
+    groups = np.zeros(len(layouts), dtype=np.int64)  # layout number -> its geometry's
+    for number, layout in enumerate(layouts):
+        if layout.geometry not in group_of:
+            group_of[layout.geometry] = len(readers)
+            readers.append(layout)
+        groups[number] = group_of[layout.geometry]
+    known = which >= 0
+    bulk = {}
+    for group, reader in enumerate(readers):
+        if len(readers) == 1:
+            rows = np.flatnonzero(known)
+        else:
+            rows = np.flatnonzero(known & (groups[np.maximum(which, 0)] == group))
+        steps, walls, floats = reader.numbers_at(payloads.array, payloads.starts[rows])
+        number = which[rows]
+        period = period_of(number)
+        if period:  # a training loop's tags, in the same order every step: layout j's rows are j::period
+            for j in range(period):
+                bulk[int(number[j])] = (rows[j::period], steps[j::period], walls[j::period], floats[j::period])
+            continue
+        # Each layout's rows together, in file order (16-bit keys sort by radix, in linear time).
+        order = np.argsort(number.astype(np.int16) if len(layouts) < 1 << 15 else number, kind="stable")
+        rows, steps, walls, floats, number = rows[order], steps[order], walls[order], floats[order], number[order]
+        edges = [0, *(np.flatnonzero(np.diff(number)) + 1).tolist(), len(rows)]
+        for a, b in zip(edges, edges[1:]):
+            bulk[int(number[a])] = (rows[a:b], steps[a:b], walls[a:b], floats[a:b])
+    return bulk
 
 
 def _has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
@@ -587,17 +607,17 @@ class _JobLoader:
                 report = ScanReport()
                 start = state.end
                 counted = start  # bytes up to here are in progress.bytes_read
-                unmerged = 0  # bytes of records read since the last merge
+                unmerged = pending = 0  # bytes of records read, values queued since the last merge
                 for batch in scan_batches(fh, state.end, st.st_size, report, max_bytes=_BATCH_BYTES):
                     if unmerged:  # the batches before this one: merged and published while reading
                         publish = self._on_progress is not None and time.monotonic() >= self._next_progress
-                        if unmerged >= _MERGE_BYTES or publish:
+                        if pending >= _MERGE_VALUES or unmerged >= _MERGE_BYTES or publish:
                             self._merge(ranks)
-                            unmerged = 0
+                            unmerged = pending = 0
                         if publish:
                             self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
                             self._on_progress(self._progress_view(state))
-                    self._events(batch, state)
+                    pending += self._events(batch, state)
                     unmerged += report.end - counted
                     progress.bytes_read += report.end - counted  # counted as read, not per file
                     counted = report.end
@@ -612,9 +632,10 @@ class _JobLoader:
         except OSError as exc:
             state.error = _describe(exc)
 
-    def _events(self, batch: RecordBatch, state: _FileState) -> None:
+    def _events(self, batch: RecordBatch, state: _FileState) -> int:
         """Route the events of `batch` (records in read order): the ones with a known layout in
-        bulk, the others one by one, in an order that admits tags as a one-by-one read would."""
+        bulk, the others one by one, in an order that admits tags as a one-by-one read would.
+        Returns the values queued for the next merge (an event decoded one by one counts one)."""
         state.records += len(batch)
         payloads = batch.payloads
         if state.kind == "tensorboard":
@@ -628,37 +649,27 @@ class _JobLoader:
         base = self.seq
         self.seq += len(batch)
         singles = np.flatnonzero(which < 0).tolist()
-        rows_of: dict[int, np.ndarray] = {}  # layout number -> its rows, ascending
-        starts: dict[int, int] = {}  # row -> the layout it is the first event of
-        if layouts:
-            # One sort for all layouts (a TensorBoard batch has one per tag: 50 scans of the
-            # batch would cost more than the bulk reading itself).
-            order = np.argsort(which, kind="stable")
-            ordered = which[order]
-            cuts = np.flatnonzero(np.diff(ordered)) + 1
-            for rows in np.split(order, cuts):
-                number = int(which[rows[0]])
-                if number >= 0:
-                    rows_of[number] = rows
-                    starts[int(rows[0])] = number
-        numbers = _numbers_by_geometry(layouts, rows_of, payloads)
+        bulk = _bulk_rows(layouts, which, payloads) if layouts else {}
+        starts = {int(rows[0]): number for number, (rows, *_) in bulk.items()}  # row -> the layout it is the first event of
+        queued = len(singles)
         # Visit each layout's first event and every event decoded one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
                 number = starts[i]
-                self._bulk(layouts[number], rows_of[number], numbers[number], base, state)
+                queued += self._bulk(layouts[number], *bulk[number], base, state)
             else:
                 event = decoded[i] if i in decoded else decode(payloads[i])
                 handle(event, state, batch[i][0], base + i + 1)
+        return queued
 
-    def _bulk(self, layout, rows_at: np.ndarray, numbers: tuple[np.ndarray, np.ndarray, np.ndarray],
-              base: int, state: _FileState) -> None:
-        """The events at `rows_at` of the batch, all of `layout`, whose `numbers` were read."""
+    def _bulk(self, layout, rows_at: np.ndarray, steps: np.ndarray, walls: np.ndarray, floats: np.ndarray,
+              base: int, state: _FileState) -> int:
+        """The events at `rows_at` of the batch, all of `layout`, with the numbers read from them.
+        Returns the values queued."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
         scalar_idx, block, _ = plan
-        steps, walls, floats = numbers
         if len(walls):
             first = float(walls.min())  # NaN when any is NaN
             if first != first:  # NaN wall times compare as one by one reads would
@@ -669,7 +680,9 @@ class _JobLoader:
                 self.first_wall_time = first
         if scalar_idx:
             cols = [layout.float_of_value[i] for i in scalar_idx]
-            block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, floats[:, cols])
+            values = floats if cols == list(range(floats.shape[1])) else floats[:, cols]
+            block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, values)
+        return len(rows_at) * len(scalar_idx)
 
     def _event(self, event: summary_pb2.Event | None, state: _FileState, offset: int, seq: int) -> None:
         if event is None:

@@ -201,21 +201,40 @@ def _crc_table(length: int, at: int) -> np.ndarray:
     return table
 
 
+def _unaligned(array: np.ndarray, dtype: str) -> np.ndarray:
+    """The bytes of `array` read as little-endian `dtype` at every offset: `view[i]` is the
+    number whose bytes start at `array[i]` (so one index per number gathers a field)."""
+    size = np.dtype(dtype).itemsize
+    return np.ndarray(shape=(max(0, len(array) - size + 1),), dtype=dtype, buffer=array, strides=(1,))
+
+
 def _mask(crc: np.ndarray) -> np.ndarray:
     """`masked_crc`'s rotation and offset over an array of uint32 CRCs."""
     return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(_MASK_DELTA)
 
 
-def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
-    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+def _strided(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray | None:
+    """uint8[len(starts), size], a view of the bytes at each start when they are evenly spaced
+    (and do not overlap); else None."""
     count = len(starts)
     if count == 1:
         return array[int(starts[0]):int(starts[0]) + size].reshape(1, size)
+    if count == 0:
+        return None
     steps = np.diff(starts)
     stride = int(steps[0])
     if stride >= size and (steps == stride).all():
         return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
                                                strides=(stride, 1), writeable=False)
+    return None
+
+
+def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+    view = _strided(array, starts, size)
+    if view is not None:
+        return view
+    count = len(starts)
     if size < 1024:  # a row copy each, by one index per row into overlapping windows
         return np.lib.stride_tricks.sliding_window_view(array, size)[starts]
     return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
@@ -225,19 +244,59 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
             size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Which payloads of `size` bytes at `starts` carry the right masked CRC after them; and,
     when found on the way, (a payload, the byte positions where any other differs from it)."""
-    stored = _rows(data, array, starts + size, 4).copy().view("<u4").reshape(-1)
+    stored = _unaligned(array, "<u4")[starts + size]
     if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
         rows = _rows(data, array, starts, size)
-        diff = rows ^ rows[0]
-        varying = np.flatnonzero(np.bitwise_or.reduce(diff, axis=0))
+        varying = _varying(array, starts, rows)
         if len(varying) <= _TABLE_MAX_VARYING:
-            first = int(starts[0])
-            crc = np.full(len(starts), google_crc32c.value(data[first:first + size]), dtype=np.uint32)
-            for at in varying.tolist():
-                crc ^= _crc_table(size, at)[diff[:, at]]
-            return _mask(crc) == stored, (rows[0].copy(), varying)
+            # crc(row) = crc(first row) ^ each varying byte's contribution there ^ its own.
+            reference = rows[0]
+            tables = [_crc_table(size, at) for at in varying.tolist()]
+            base = google_crc32c.value(reference.tobytes())
+            for table, at in zip(tables, varying.tolist()):
+                base ^= int(table[reference[at]])
+            crc = np.full(len(starts), base, dtype=np.uint32)
+            for table, at in zip(tables, varying.tolist()):
+                crc ^= table[rows[:, at]]
+            return _mask(crc) == stored, (reference.copy(), varying)
     crcs = [masked_crc(data[s:s + size]) for s in starts.tolist()]
     return np.asarray(crcs, dtype=np.uint32) == stored, None
+
+
+def _varying(array: np.ndarray, starts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The byte positions where some of `rows` (the payloads at `starts` of `array`) differs
+    from the first. Evenly spaced payloads (a log of tags of one name length) are compared
+    each with the next through the block itself, a whole stride at a time (a contiguous xor
+    and a fold, no index per byte)."""
+    count, size = rows.shape
+    stride = int(starts[1] - starts[0]) if count > 16 else 0
+    if not stride or rows.strides[0] != stride:
+        return np.flatnonzero(np.bitwise_or.reduce(rows ^ rows[0], axis=0))
+    first = int(starts[0])
+    whole = min(count, (len(array) - first) // stride)  # rows whose whole stride is in the block
+    region = array[first:first + whole * stride]
+    changes = (region[stride:] ^ region[:-stride]).reshape(whole - 1, stride)  # row i + 1 against row i
+    folds = (whole - 1) // 16
+    seen = np.bitwise_or.reduce(changes[:folds * 16].reshape(folds, 16 * stride), axis=0).reshape(16, stride)
+    seen = np.bitwise_or.reduce(np.concatenate([seen, changes[folds * 16:]]), axis=0)[:size]
+    if whole < count:  # the last payload ends the block: against the first
+        seen |= np.bitwise_or.reduce(rows[whole:] ^ rows[0], axis=0)
+    return np.flatnonzero(seen)
+
+
+def period_of(values: np.ndarray, limit: int = MAX_CYCLE) -> int:
+    """The p <= `limit` for which `values` repeats its first p values, all different, over and
+    over (values[i] == values[i + p]): each value's positions are then one slice, i::p. 0 if none.
+    (A training loop writes its tags in the same order every step.)"""
+    n = len(values)
+    if not n:
+        return 0
+    for p in (np.flatnonzero(values[1:limit + 1] == values[0]) + 1)[:4].tolist():
+        if len(set(values[:p].tolist())) == p and bool((values[p:] == values[:-p]).all()):
+            return p
+    if n <= limit and len(set(values.tolist())) == n:
+        return n  # no value repeats (shorter than a cycle)
+    return 0
 
 
 class Payloads(Sequence[bytes]):
@@ -425,16 +484,10 @@ class _Walk:
         if not fits:
             return empty, empty
         at, lengths = at[:fits], lengths[:fits]
-        expected = np.frombuffer(b"".join([_HEADER.pack(n_, _header_word(n_)) for n_ in cycle.tolist()]),
-                                 dtype=np.uint8).reshape(period, HEADER_SIZE)
-        # Whole cycles through a strided view (no index array per byte), the last part one by one.
-        whole = fits // period
-        cells = within[:, None] + np.arange(HEADER_SIZE)
-        by_cycle = np.lib.stride_tricks.as_strided(array[p:], shape=(whole, cycle_bytes),
-                                                   strides=(cycle_bytes, 1), writeable=False)
-        wrong = (by_cycle[:, cells] != expected).any(axis=2).reshape(-1)
-        rest = array[at[whole * period:, None] + np.arange(HEADER_SIZE)]
-        wrong = np.concatenate([wrong, (rest != expected[:fits - whole * period]).any(axis=1)])
+        # A header is its length (u64) and that length's masked CRC (u32): two words per record.
+        words = np.asarray([_header_word(n_) for n_ in cycle.tolist()], dtype=np.uint32)
+        wrong = ((_unaligned(array, "<u8")[at] != lengths.view(np.uint64))
+                 | (_unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
         if good:
@@ -709,9 +762,21 @@ class Layout:
         return cls(size, template, mask, wall_at, step_at, step_len, tuple(tags), tuple(kinds),
                    np.asarray(float_at, dtype=np.int64), tuple(float_of_value))
 
-    def matches(self, rows: np.ndarray) -> np.ndarray:
-        """Mask of `rows` (uint8[n, size]) that are this layout with other numbers."""
-        return ~((rows ^ self.template) & self.mask).any(axis=1)
+    def matches(self, rows: np.ndarray, at: np.ndarray | None = None,
+                same: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """Mask of `rows` (uint8[n, size]), or of `rows[at]`, that are this layout with other
+        numbers. `same` is `Payloads.same` of the rows' size, if known: every row is its
+        reference outside its varying positions, so only those are compared row by row."""
+        if same is not None:
+            reference, varying = same
+            differ = (reference ^ self.template) & self.mask
+            differ[varying] = 0
+            if differ.any():
+                return np.zeros(len(rows) if at is None else len(at), dtype=bool)
+            cols = varying[self.mask[varying] != 0]
+            part = rows[:, cols] if at is None else rows[at[:, None], cols]
+            return ~((part ^ self.template[cols]) & self.mask[cols]).any(axis=1)
+        return ~(((rows if at is None else rows[at]) ^ self.template) & self.mask).any(axis=1)
 
     @cached_property
     def geometry(self) -> tuple:
@@ -741,10 +806,28 @@ class Layout:
         return np.asarray(cols, dtype=np.int64), wall_at, step_at, np.asarray(float_at, dtype=np.int64)
 
     def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`numbers` of the payloads at `starts` of `array`, gathering only the bytes it reads
-        (a TensorBoard event's numbers are 15 of its ~50 bytes)."""
-        cols, wall_at, step_at, float_at = self._columns
-        return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
+        """`numbers` of the payloads at `starts` of `array` (ascending: the reads then go
+        forward through the block). A few numbers per event (TensorBoard's: one float) are
+        gathered as what they are, one index per number; many (a MindSpore event's 50 floats)
+        through the bytes of the rows: a view when the payloads are evenly spaced."""
+        if len(self.float_at) > 8:
+            view = _strided(array, starts, self.size)
+            if view is not None:
+                return self.numbers(view)
+            cols, wall_at, step_at, float_at = self._columns
+            return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
+        n = len(starts)
+        walls = _unaligned(array, "<f8")[starts + self.wall_at] if self.wall_at >= 0 else np.zeros(n)
+        if self.step_at >= 0:
+            at = starts + self.step_at
+            steps = (array[at] & np.uint8(0x7F)).astype(np.uint64)
+            for j in range(1, self.step_len):
+                steps |= (array[at + j] & np.uint8(0x7F)).astype(np.uint64) << np.uint64(7 * j)
+            steps = steps.view(np.int64)
+        else:
+            steps = np.zeros(n, dtype=np.int64)
+        floats = _unaligned(array, "<f4")[starts[:, None] + self.float_at].astype(np.float64)
+        return steps, walls, floats
 
 
 def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
@@ -776,6 +859,14 @@ def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
     return steps, walls, floats
 
 
+def _odd_multiplier(i: int) -> int:
+    """The i-th of a fixed series of odd 64-bit numbers that look random (splitmix64)."""
+    z = (0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return (z ^ (z >> 31)) | 1
+
+
 class _LayoutIndex:
     """Layouts of one payload size and mask, found for many rows at once: a row's key is a hash
     of the few fixed bytes that tell these layouts apart, looked up among the layouts' keys,
@@ -794,31 +885,52 @@ class _LayoutIndex:
         self.templates = templates[:, :size]
         self.word_mask = mask.view("<u8")
         differ = np.flatnonzero((templates != templates[0]).any(axis=0))
-        # The most telling bytes first, as few as make every layout's key its own.
-        distinct = [len(np.unique(templates[:, c])) for c in differ.tolist()]
+        # The most telling bytes first, as few as make every layout's key its own. (Plain Python
+        # sets and multipliers: numpy's unique and random cost a module import on a first load.)
+        distinct = [len(set(templates[:, c].tolist())) for c in differ.tolist()]
         differ = differ[np.argsort(distinct, kind="stable")[::-1]]
-        weights = np.random.default_rng(len(layouts)).integers(1, 1 << 63, size=len(differ), dtype=np.uint64) | 1
         keys = np.zeros(len(layouts), dtype=np.uint64)
-        used = 0
-        while used < len(differ) and len(np.unique(keys)) < len(layouts):
-            keys += templates[:, differ[used]].astype(np.uint64) * weights[used]
-            used += 1
-        self.columns, self.weights = differ[:used].tolist(), weights[:used]
+        weights: list[int] = []
+        while len(weights) < len(differ) and len(set(keys.tolist())) < len(layouts):
+            weights.append(_odd_multiplier(len(weights)))
+            keys += templates[:, differ[len(weights) - 1]].astype(np.uint64) * np.uint64(weights[-1])
+        self.columns, self.weights = differ[:len(weights)].tolist(), np.asarray(weights, dtype=np.uint64)
         self.order = np.argsort(keys, kind="stable")
         self.keys = keys[self.order]
 
+    PROBE = 1024  # rows whose layouts are looked up to see if they repeat in a cycle
+
     def find(self, rows: np.ndarray, same: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         """Per row of `rows` (uint8[n, size]), the index in `layouts` of its layout, or -1.
-        `same` is `Payloads.same` of the rows' size, if known."""
+        `same` is `Payloads.same` of the rows' size, if known.
+
+        When the first rows' layouts repeat in a cycle (a training loop's tags), the cycle is
+        taken as every row's guess and only checked; rows where it fails are looked up."""
+        if len(rows) >= 4 * self.PROBE and len(self.layouts) > 1:
+            head = self._check(rows[:self.PROBE], self._candidates(rows[:self.PROBE]), same)
+            period = period_of(head, self.PROBE // 2)
+            if period and bool((head[:period] >= 0).all()):
+                found = self._check(rows, np.resize(head[:period], len(rows)), same)
+                missed = np.flatnonzero(found < 0)
+                if len(missed):
+                    found[missed] = self._check(rows[missed], self._candidates(rows[missed]), same)
+                return found
+        return self._check(rows, self._candidates(rows), same)
+
+    def _candidates(self, rows: np.ndarray) -> np.ndarray:
+        """Per row, the layout whose key its key is (-1 for none), to be checked."""
+        if not self.columns:
+            return np.zeros(len(rows), dtype=np.int64)
+        key = np.zeros(len(rows), dtype=np.uint64)
+        for column, weight in zip(self.columns, self.weights):
+            key += (rows[:, column] & self.mask[column]).astype(np.uint64) * weight
+        at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        return np.where(self.keys[at] == key, self.order[at], -1)
+
+    def _check(self, rows: np.ndarray, found: np.ndarray, same: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """`found` (a layout per row, -1 for none; changed in place) with -1 where the row's
+        fixed bytes are not its layout's."""
         count, size = rows.shape
-        if self.columns:
-            key = np.zeros(count, dtype=np.uint64)
-            for column, weight in zip(self.columns, self.weights):
-                key += (rows[:, column] & self.mask[column]).astype(np.uint64) * weight
-            at = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-            found = np.where(self.keys[at] == key, self.order[at], -1)
-        else:
-            found = np.zeros(count, dtype=np.int64)
         if same is not None:
             # Outside `varying` every row is `reference`: one comparison per layout there ...
             reference, varying = same
@@ -826,12 +938,18 @@ class _LayoutIndex:
             outside[varying] = False
             fits = ~((self.templates[:, outside] ^ (reference[outside] & self.mask[outside])).any(axis=1))
             layout_of = np.maximum(found, 0)
-            found[~fits[layout_of]] = -1
+            ok = fits[layout_of]
             # ... and the few varying positions with fixed bits (a tag's letters, a step's length) row by row.
-            for column in varying.tolist():
-                bits = self.mask[column]
-                if bits:
-                    found[(rows[:, column] & bits) != self.templates[layout_of, column]] = -1
+            cols = varying[self.mask[varying] != 0]
+            if 0 < len(cols) <= 8:  # packed into one word per row, compared with its layout's
+                words = np.zeros((count, 8), dtype=np.uint8)
+                words[:, :len(cols)] = rows[:, cols] & self.mask[cols]
+                expected = np.zeros((len(self.layouts), 8), dtype=np.uint8)
+                expected[:, :len(cols)] = self.templates[:, cols]
+                ok &= words.view("<u8").reshape(count) == expected.view("<u8").reshape(-1)[layout_of]
+            elif len(cols):
+                ok &= ((rows[:, cols] & self.mask[cols]) == self.templates[:, cols][layout_of]).all(axis=1)
+            found[~ok] = -1
             return found
         if self.width > 128:  # long rows: a few layouts, each checked over its rows
             for k in np.flatnonzero(np.bincount(found[found >= 0], minlength=len(self.layouts))).tolist():
@@ -865,7 +983,7 @@ class LayoutBook:
     NEW_PER_SIZE = 3  # new layouts that may fail per payload size and batch before the rest is decoded one by one
     PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
     MAX_NEW_PER_SIZE = 128
-    WINDOW_BYTES = 1 << 20  # new layouts are matched against this much of the rows left
+    WINDOW_BYTES = 64 << 10  # new layouts are matched against this much of the rows left (a few cycles of tags)
 
     def __init__(self, dialect: str = "mindspore") -> None:
         if dialect not in DIALECTS:
@@ -924,7 +1042,6 @@ class LayoutBook:
                 # ... then new layouts from the first rows left, each matched against those rows
                 # only (a training loop's tags all show up in a window of a few cycles).
                 window = np.flatnonzero(left)[:max(64, self.WINDOW_BYTES // size)]
-                window_rows = rows[window]
                 open_ = np.ones(len(window), dtype=bool)
                 made = False
                 while budget > 0 and tries < self.MAX_NEW_PER_SIZE and open_.any():
@@ -942,7 +1059,7 @@ class LayoutBook:
                     made = True
                     which[i] = number_of(layout)
                     rest = np.flatnonzero(open_)
-                    hit = rest[layout.matches(window_rows[rest])]
+                    hit = rest[layout.matches(rows, window[rest], payloads.same.get(size))]
                     which[members[window[hit]]] = which[i]
                     open_[hit] = left[window[hit]] = False
                     if len(hit) >= self.PAYING_MATCHES:
