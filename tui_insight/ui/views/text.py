@@ -79,6 +79,10 @@ class TextView(DataView):
         self.errors: dict[str, str] = {}  # per job, why its steps could not be read
         self._version = 0  # bumped when the shown tag gains steps
 
+    @classmethod
+    def has_data(cls, job) -> bool:
+        return job.tag_count(PLUGIN) > 0  # MindSpore jobs have none: no Text tab
+
     def compose(self) -> ComposeResult:
         yield Static("", id="text-status")
         with VerticalScroll(id="text-body"):
