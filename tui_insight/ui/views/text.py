@@ -62,7 +62,6 @@ class TextView(DataView):
     TextView { layout: vertical; }
     TextView #text-status { height: 1; padding: 0 1; background: $panel; }
     TextView #text-body { height: 1fr; padding: 0 1; }
-    TextView #text-body:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("left_square_bracket", "tag(-1)", "Previous tag", id="text.previous_tag"),
@@ -85,7 +84,7 @@ class TextView(DataView):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="text-status")
-        with VerticalScroll(id="text-body"):
+        with VerticalScroll(id="text-body", classes="focus-tint"):
             yield Static("", id="text-content")
 
     def on_mount(self) -> None:

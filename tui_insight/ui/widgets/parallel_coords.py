@@ -324,9 +324,9 @@ class ParallelChart(CommandKeys, Widget, can_focus=True):
     """The chart, drawn from `set_chart` (runs, look); its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Parallel coordinates"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     ParallelChart { height: 1fr; width: 1fr; }
-    ParallelChart:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("left", "command('axis', -1)", "Previous axis", show=False, id="lineage.chart_axis_left"),
