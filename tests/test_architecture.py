@@ -258,3 +258,11 @@ def test_one_escaping_helper_for_text_from_files():
             if isinstance(node, ast.FunctionDef) and node.name == "escape":
                 others.append(f"{path.relative_to(REPO)}:{node.lineno} defines escape()")
     assert others == []
+
+
+def test_the_focused_charts_tint_is_one_rule_in_the_app_stylesheet():
+    """Charts and tables that take the keys share `.focus-tint:focus` (themes/app.tcss) through
+    the class, not each a copy of the rule in its own CSS."""
+    copies = [path.relative_to(REPO) for path in UI if "background-tint: $foreground 3%" in path.read_text()]
+    assert copies == []
+    assert ".focus-tint:focus" in (REPO / "themes" / "app.tcss").read_text()

@@ -203,6 +203,8 @@ def test_the_watch_announces_badges_that_appear_not_the_ones_a_job_started_with(
     with SummaryWriter(run, timestamp=int(T0) + 100, wall_time=T0 + 41) as writer:
         writer.add_scalar("loss", math.nan)
         writer.record(41, wall_time=T0 + 41)
+    for path in run.iterdir():  # dated by the writer's clock, as its steps are
+        os.utime(path, (T0 + 41, T0 + 41))
     now[0] = T0 + 41
     changes = cache.reload()
     news = watch.update(cache.jobs, changes.updated, None, now[0])
@@ -213,6 +215,34 @@ def test_the_watch_announces_badges_that_appear_not_the_ones_a_job_started_with(
     news = watch.tick(cache.jobs, None, now[0])
     assert [(job.train_id, new) for job, new in news] == [("./run", ("stalled",))]
     assert health.notice(news[0][0], news[0][1], now[0]) == "./run: stalled: no new step of loss for 6s"
+
+
+@pytest.mark.parametrize("skew", [-7200.0, -30.0, 0.0, 30.0, 7200.0])
+def test_a_skewed_writers_clock_neither_stalls_a_job_nor_hides_a_stall(tmp_path, skew):
+    """Logs from a host whose clock is `skew` seconds ahead of this one (behind when negative):
+    the steps' wall times and the files' mtimes are both on its clock. Once the cache has seen
+    the files change, a job that keeps stepping is never stalled and one that stops stalls
+    after five of its intervals, by this clock, and says so with the true time since its step."""
+    run = write_log(tmp_path, "run", {"loss": falling(30)}, seconds_per_step=2.0)  # steps 1..30, last at T0 + 60
+    for path in run.iterdir():
+        os.utime(path, (T0 + 60 + skew, T0 + 60 + skew))
+    now = [T0 + 61]
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    with SummaryWriter(run, timestamp=int(T0) + 100, wall_time=T0 + 62 + skew) as writer:  # step 31, by its clock
+        writer.add_scalar("loss", 0.1)
+        writer.record(31, wall_time=T0 + 62 + skew)
+    for path in run.iterdir():
+        os.utime(path, (T0 + 62 + skew, T0 + 62 + skew))
+    now[0] = T0 + 63  # seen a second after it was written
+    cache.reload()
+    job = JobHealth.of(cache.job("./run"))
+    at = {dt: (job.live(T0 + 62 + dt), job.badges(T0 + 62 + dt), job.cells(T0 + 62 + dt)["since"])
+          for dt in (3, 9, 12, 59)}
+    # The change was seen a second after it was written: this clock reads the step a second late.
+    assert at[3] == (True, (), "2s") and at[9] == (True, (), "8s")
+    assert at[12] == (True, ("stalled",), "11s") and at[59] == (True, ("stalled",), "58s")
+    assert not job.live(T0 + 63 + 61)
 
 
 def test_numbers_are_short():

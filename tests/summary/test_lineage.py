@@ -10,6 +10,7 @@ from tui_insight.summary.lineage import (DEFAULT_COLUMNS, FIXED_COLUMNS, Conditi
                                          LineageQueryError, LineageRow, columns, customized,
                                          conditions_text, default_columns, filter_rows, model_rows, page,
                                          parse_conditions, sort_rows)
+from tui_insight.summary.lineage import dataset_axes, dataset_stages, with_dataset_values
 from tui_insight.summary.writer import LineageWriter
 
 # -- differential: MindInsight's POST /lineagemgr/lineages answers ---------------------------------
@@ -86,6 +87,29 @@ def test_marks_and_filters_on_fixture(rows, truth):
     # Missing test_dataset_path: a comparison fails, not_in holds (as in MindInsight).
     assert len(filter_rows(rows, parse_conditions("test_dataset_path in x,y"))) == 0
     assert len(filter_rows(rows, parse_conditions("test_dataset_path not_in x,y"))) == 3
+
+
+def test_dataset_values_of_the_fixture_pipelines(rows):
+    """Each job's pipeline parameters as `dataset/<stage>.<param>` values (what the dataset table,
+    its filter and its chart read): read once per dataset_mark, numbers kept, a sampler or a
+    list as the text its cell shows; the chart's axes are the parameters where the jobs differ."""
+    stages = dataset_stages(rows)
+    by_dir = {row.summary_dir: row for row in rows}
+    assert stages["./resnetish_bs32"] is stages["./lenet_lr0.1"]  # dataset_mark 2: one pipeline read once
+    assert [s.name for s in stages["./lenet_lr0.01"]] == ["MnistDataset", "Map", "Map#2", "Batch"]
+    valued, dataset_columns = with_dataset_values(rows, stages)
+    assert dataset_columns[:2] == ["dataset/GeneratorDataset.num_parallel_workers",
+                                   "dataset/GeneratorDataset.connector_queue_size"]  # source first, knobs last
+    lenet = {row.summary_dir: row for row in valued}["./lenet_lr0.01"]
+    assert lenet.get("dataset/Batch.batch_size") == 16  # a number stays one (filters compare it)
+    assert lenet.get("dataset/MnistDataset.sampler") == "SequentialSampler(num_samples=96 start_index=0)"
+    assert lenet.get("dataset/Map.input_columns") == '["image"]'
+    assert lenet.get("dataset/GeneratorDataset.num_parallel_workers") is None  # not its pipeline
+    assert lenet.get("network") == by_dir["./lenet_lr0.01"].get("network")  # the model values kept
+    axes = dataset_axes(valued, dataset_columns)
+    assert "dataset/MnistDataset.usage" in axes and "dataset/Batch.num_parallel_workers" not in axes
+    same = [row for row in valued if row.get("dataset_mark") == 2]
+    assert dataset_axes(same, dataset_columns) == dataset_columns  # none differs: every one
 
 
 # -- rows from our own lineage files ---------------------------------------------------------------

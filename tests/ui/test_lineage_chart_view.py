@@ -110,6 +110,32 @@ def test_p_draws_an_axis_per_table_column_and_a_line_per_run(runs30):
     assert not still_shown and isinstance(focused, LineageTable)  # p again: the table has the keyboard
 
 
+def test_axis_labels_have_rows_of_their_own_and_never_hide_the_lines_at_80x24(runs30):
+    """The ends of every axis (and of a brush) are labelled above and under the lines, elided to
+    the room between two axes; on the lines' rows there is nothing but lines, axes and brushes."""
+    from tui_insight.ui.widgets.parallel_coords import layout
+
+    app = make_app(runs30)
+
+    async def body(pilot):
+        await open_chart(pilot)
+        await pilot.press("right", "right", "right_square_bracket", "right_square_bracket", "left_curly_bracket")
+        await pilot.pause()
+        widget = chart(app)
+        size = widget.content_size
+        lay = layout(len(widget.runs.axes), widget.look.picked, size.width, size.height, True)
+        return [strip.text for strip in widget.strips()], lay
+
+    rows, lay = run_pilot(app, body, size=(80, 24))
+    plot = [row[:lay.bar] for row in rows]
+    for row in plot[lay.top:lay.bottom + 1]:
+        assert all(ch in " │┃" or 0x2800 <= ord(ch) <= 0x28FF for ch in row), row
+    above, under = plot[lay.top - 1], plot[lay.bottom + 1]
+    assert "0.03" in above and "0.01" in under  # the brushed learning rates
+    assert "…" in above + under  # a label longer than the room between axes, elided
+    assert len([label for label in above.split() if label]) == len(lay.columns)
+
+
 def test_brush_keys_write_the_filter_box_and_table_and_chart_keep_the_same_runs(runs30):
     app = make_app(runs30)
 

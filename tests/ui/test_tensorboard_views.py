@@ -105,6 +105,40 @@ def test_text_view_says_when_the_jobs_hold_no_text_and_keys_do_nothing():
     assert tag is None and shown.startswith("No text in ./restart")
 
 
+def test_the_text_tab_shows_only_on_jobs_with_text_and_text_by_name_says_why():
+    """A job without text (every MindSpore job) has no `8 Text` tab and `8` does nothing there, as
+    a comparison with no text; a job with text keeps both. Opened by name (`--view text`), the
+    view says why it is empty until the user moves on; then its tab goes."""
+    from tui_insight.ui.screens.dashboard import DashboardScreen
+
+    def tab_shown(app) -> bool:
+        return app.screen.query_one("#tab-text").display
+
+    async def body(pilot):
+        app = pilot.app
+        seen = []
+        for jobs in (("./restart",), ("./tf2",), ("./restart", "./keras_hparams")):
+            app.open_jobs(jobs, "scalars")
+            await wait_for_view(pilot, app, "ScalarsView")
+            await pilot.press("8")
+            await pilot.pause()
+            seen.append((tab_shown(app), type(app.screen.active_view).__name__))
+            app.pop_screen()
+            await pilot.pause()
+        app.open_jobs(("./restart",), "text")
+        await wait_for_view(pilot, app, "TextView")
+        by_name = (tab_shown(app), text_of_view(app.screen.active_view))
+        await pilot.press("1")
+        await wait_for_view(pilot, app, "ScalarsView")
+        assert isinstance(app.screen, DashboardScreen)
+        return seen, by_name, tab_shown(app)
+
+    seen, (by_name_tab, why), after = run_pilot(make_app(TB), body)
+    assert seen == [(False, "ScalarsView"), (True, "TextView"), (False, "ScalarsView")]
+    assert by_name_tab and why.startswith("No text in ./restart") and "\n" not in why
+    assert not after
+
+
 class Host(App):
     """The text view alone, as the dashboard builds it (no clock-dependent title in the snapshot)."""
 

@@ -79,6 +79,11 @@ def run_pilot(app: InsightApp, body: Callable, size: tuple[int, int] = (120, 36)
 
 
 async def wait_for(pilot, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Whether `condition` holds within `timeout` seconds. Checked again once the app is idle
+    (what only needs the app's messages is then there), then every 50 ms (a loader's thread)."""
+    if condition():
+        return True
+    await pilot.pause()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():

@@ -132,6 +132,7 @@ class JobView:
     file_status: tuple[FileStatus, ...] = ()
     first_wall_time: float | None = None  # the job's first event: origin of relative time
     update_time: float = 0.0  # mtime of the newest file
+    changed_at: float = 0.0  # when the local clock saw it change (health.py: the files' clock may be skewed)
     loaded: bool = False  # False until the first load of the job has finished
     problems: tuple[str, ...] = ()
     # What the job list reads; kept when the details (`tags`) are dropped under the memory budget.
@@ -919,6 +920,7 @@ class _JobLoader:
         file_status = tuple(self.files[name].status(now) for name in found.event_files)
         update_time = _update_time(self._stats)
         view = self.view
+        changed_at = view.changed_at if update_time == view.update_time else now if view.loaded else min(update_time, now)
         problems = tuple(self.problems + self.notes)
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
@@ -951,6 +953,7 @@ class _JobLoader:
             file_status=file_status,
             first_wall_time=self.first_wall_time,
             update_time=update_time,
+            changed_at=changed_at,
             loaded=loaded,
             problems=problems,
             digests=digests,

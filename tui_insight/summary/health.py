@@ -19,6 +19,11 @@ The rules (the job list's help says the same):
   step interval when that is longer (a slow job stays live between its steps).
 - `stalled`: a live job whose headline has had no new step for STALL_INTERVALS times its usual
   step interval (`TagDigest.step_interval`), by the step's own wall time.
+- Clocks: steps' wall times and files' mtimes are the writing host's clock, which may be ahead
+  of or behind this one (logs over ssh). "Since the last step" is read on the files' own
+  timeline: from the step to the files' last change by their clock, then from that change to
+  now by this clock (`changed_at`: when the cache saw the change; on a first load, the mtime,
+  but never later than then). Being live is timed from `changed_at` too.
 - `corrupt`, `truncated`: from the job's state.
 """
 from __future__ import annotations
@@ -59,19 +64,21 @@ def lower_is_better(tag: str) -> bool:
     return direction(tag) != HIGHER
 
 
-def live_until(update_time: float, digest: TagDigest | None) -> float:
-    """When the job stops being live if nothing changes (0 for a job never updated)."""
-    if not update_time:
+def live_until(changed_at: float, digest: TagDigest | None) -> float:
+    """When the job stops being live if nothing changes (0 for a job never updated);
+    `changed_at`: when its files last changed, by this clock."""
+    if not changed_at:
         return 0.0
     interval = digest.step_interval if digest is not None and digest.step_interval else 0.0
-    return update_time + max(LIVE_SECONDS, LIVE_INTERVALS * interval)
+    return changed_at + max(LIVE_SECONDS, LIVE_INTERVALS * interval)
 
 
-def stalls_at(digest: TagDigest | None) -> float | None:
-    """When the headline counts as stalled if no new step comes (None: it cannot stall)."""
+def stalls_at(digest: TagDigest | None, skew: float = 0.0) -> float | None:
+    """When, by this clock, the headline counts as stalled if no new step comes (None: it
+    cannot stall). `skew`: how far the files' clock is ahead of this one."""
     if digest is None or not digest.step_interval or not math.isfinite(digest.last_wall):
         return None
-    return digest.last_wall + STALL_INTERVALS * digest.step_interval
+    return digest.last_wall - skew + STALL_INTERVALS * digest.step_interval
 
 
 def has_nan(digest: TagDigest) -> bool:
@@ -92,17 +99,19 @@ def is_diverging(digest: TagDigest, lower: bool) -> bool:
 
 
 def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
-           lower: bool = True) -> tuple[str, ...]:
+           lower: bool = True, changed_at: float | None = None) -> tuple[str, ...]:
     """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
-    has no headline), its state and when its files last changed."""
+    has no headline), its state and when its files last changed (`update_time` by their clock,
+    `changed_at` by this one; None: the clocks agree)."""
+    changed_at = update_time if changed_at is None else changed_at
     found = set()
     if digest is not None:
         if has_nan(digest):
             found.add("NaN")
         if is_diverging(digest, lower):
             found.add("diverging")
-        stall = stalls_at(digest)
-        if stall is not None and now >= stall and now < live_until(update_time, digest):
+        stall = stalls_at(digest, update_time - changed_at)
+        if stall is not None and now >= stall and now < live_until(changed_at, digest):
             found.add("stalled")
     kind = state.split(":")[0]
     if kind in STATE_BADGES:
@@ -119,35 +128,46 @@ class JobHealth:
     digest: TagDigest | None  # its digest (None: no headline, or the chosen tag is not in this job)
     lower: bool
     state: str
-    update_time: float
+    update_time: float  # the files' last change, by their clock
     loaded: bool = True
+    changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
 
     @classmethod
     def of(cls, view, chosen: str | None = None) -> "JobHealth":
         """The health of a `JobView` (or anything with `train_id`, `digests`, `state`,
-        `update_time`, `loaded`) with the headline `chosen` by the user (None: the default)."""
+        `update_time`, `loaded`, maybe `changed_at`) with the headline `chosen` by the user
+        (None: the default)."""
         tag = chosen if chosen is not None else default_headline(view.digests)
         digest = view.digests.get(tag) if tag is not None else None
         return cls(view.train_id, tag, digest, lower_is_better(tag) if tag else True, view.state,
-                   view.update_time, view.loaded)
+                   view.update_time, view.loaded, getattr(view, "changed_at", None) or None)
+
+    @property
+    def _changed(self) -> float:
+        return self.update_time if self.changed_at is None else self.changed_at
+
+    @property
+    def skew(self) -> float:
+        """How far the files' clock is ahead of this one (as far as the cache could tell)."""
+        return self.update_time - self._changed
 
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
-        return badges(self.digest, now, self.state, self.update_time, self.lower)
+        return badges(self.digest, now, self.state, self.update_time, self.lower, self._changed)
 
     def live(self, now: float) -> bool:
-        return now < live_until(self.update_time, self.digest)
+        return now < live_until(self._changed, self.digest)
 
     def since_step(self, now: float) -> float | None:
-        """Seconds since the headline's last step (by its wall time), or None."""
+        """Seconds since the headline's last step (by its wall time, on the files' timeline), or None."""
         if self.digest is None or not math.isfinite(self.digest.last_wall):
             return None
-        return max(0.0, now - self.digest.last_wall)
+        return max(0.0, now + self.skew - self.digest.last_wall)
 
     def next_change(self, now: float) -> float | None:
         """The next time after `now` when the clock alone changes `live` or the badges."""
-        times = [live_until(self.update_time, self.digest), stalls_at(self.digest)]
+        times = [live_until(self._changed, self.digest), stalls_at(self.digest, self.skew)]
         later = [t for t in times if t is not None and t > now]
         return min(later) if later else None
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
 from ..proto import lineage_pb2
+from .graph import dataset_pipeline
 from .records import ScanReport, scan_records
 from .tensorboard import HParams, hparams_columns
 from .text import text_of
@@ -731,3 +732,141 @@ def sort_rows(rows: Iterable[LineageRow], column: str, descending: bool = False)
     missing = [row for row in rows if _missing(row.values.get(column))]
     present.sort(key=lambda row: value_sort_key(row.values[column]), reverse=descending)
     return present + missing
+
+
+# -- dataset pipelines: the stages of each job's dataset graph and their parameters as columns -----
+# A dataset graph (§6.4) is read as `graph.dataset_pipeline` gives it: from the sources to the
+# output, as a pipeline is written. Each stage gets a name, its op type, numbered when the type
+# repeats (`Map`, `Map#2`), so the same stage of different jobs lands in the same column.
+
+MAX_LIST_ITEMS = 6  # items of a list shown in a table cell
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # "Map#2": op type, numbered from the source when it repeats
+    op_type: str
+    params: dict[str, Any]  # flattened parameters; `operations` and `sampler` included as they are
+    position: float  # 0 at the source, 1 at the output: orders stage columns across jobs
+
+
+def pipeline_stages(graph: Mapping[str, Any] | None) -> list[Stage]:
+    """The stages of a dataset graph from source to output (`graph.dataset_pipeline`); [] for none."""
+    ops = dataset_pipeline(graph)
+    seen: dict[str, int] = {}
+    stages = []
+    last = max(len(ops) - 1, 1)
+    for i, op in enumerate(ops):
+        op_type = op.op_type or "Dataset"
+        seen[op_type] = seen.get(op_type, 0) + 1
+        name = op_type if seen[op_type] == 1 else f"{op_type}#{seen[op_type]}"
+        params = dict(op.params)
+        if op.operations:
+            params["operations"] = list(op.operations)
+        if op.sampler:
+            params["sampler"] = op.sampler
+        stages.append(Stage(name, op_type, params, i / last if len(ops) > 1 else 1.0))
+    return stages
+
+
+def stage_columns(pipelines: Iterable[list[Stage]]) -> list[tuple[str, str]]:
+    """(stage name, parameter) pairs of every pipeline, source stages first, then by name."""
+    positions: dict[str, list[float]] = {}
+    params: dict[str, dict[str, None]] = {}
+    for stages in pipelines:
+        for stage in stages:
+            positions.setdefault(stage.name, []).append(stage.position)
+            params.setdefault(stage.name, {}).update(dict.fromkeys(stage.params))
+    order = sorted(positions, key=lambda name: (sum(positions[name]) / len(positions[name]), name))
+    return [(name, param) for name in order for param in param_order(params[name])]
+
+
+FIRST_PARAMS = ("operations", "sampler")  # what a stage does: first
+LAST_PARAMS = ("num_parallel_workers", "connector_queue_size")  # how fast it runs: last
+
+
+def param_order(names: Iterable[str]) -> list[str]:
+    """Parameters alphabetically, but operations and sampler first and the runtime knobs last."""
+    names = list(names)
+    first = [n for n in FIRST_PARAMS if n in names]
+    last = [n for n in LAST_PARAMS if n in names]
+    return first + sorted(n for n in names if n not in first and n not in last) + last
+
+
+def value_text(value: Any, short: bool = True) -> str | None:
+    """A parameter value as one line; None when missing."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Mapping):
+        if "tensor_op_name" in value:
+            return operation_text(value, short)
+        name = value.get("sampler_name")
+        rest = {k: v for k, v in value.items() if k != "sampler_name"}
+        inner = " ".join(f"{k}={value_text(v, short) or 'None'}" for k, v in sorted(rest.items()))
+        return f"{name}({inner})" if name else inner
+    if isinstance(value, (list, tuple)):
+        items = [value_text(v, short) or "None" for v in value]
+        if short and len(items) > MAX_LIST_ITEMS:
+            items = items[:MAX_LIST_ITEMS] + [f"… {len(value) - MAX_LIST_ITEMS} more"]
+        return ", ".join(items) if (value and isinstance(value[0], Mapping)) else "[" + ", ".join(items) + "]"
+    return str(value)
+
+
+def operation_text(op: Mapping[str, Any], short: bool = True) -> str:
+    """A map operation: `Resize` in a cell, `Resize {"size": [32, 32], ...}` in the detail pane."""
+    name = str(op.get("tensor_op_name") or "?")
+    if short:
+        return name
+    params = op.get("tensor_op_params")
+    if params in (None, "", "{}"):
+        return name
+    if not isinstance(params, str):
+        params = json.dumps(params, sort_keys=True)
+    return f"{name} {params}"
+
+
+def dataset_stages(rows: Iterable[LineageRow]) -> dict[str, list[Stage]]:
+    """Each row's pipeline stages, by summary dir. Jobs with equal dataset graphs share a
+    `dataset_mark` (`model_rows`): each distinct pipeline is read once."""
+    by_mark: dict[Any, list[Stage]] = {}
+    stages: dict[str, list[Stage]] = {}
+    for row in rows:
+        mark = row.get("dataset_mark")
+        if mark is None:
+            stages[row.summary_dir] = pipeline_stages(row.dataset_graph)
+            continue
+        if mark not in by_mark:
+            by_mark[mark] = pipeline_stages(row.dataset_graph)
+        stages[row.summary_dir] = by_mark[mark]
+    return stages
+
+
+def with_dataset_values(rows: list[LineageRow], stages: Mapping[str, list[Stage]]
+                        ) -> tuple[list[LineageRow], list[str]]:
+    """The rows with their pipeline's parameters as `dataset/<stage>.<param>` values, so a
+    filter (and the dataset chart's brush) can hold them: numbers and text as they are, anything
+    else as the short text a table cell shows (`value_text`); and those columns, in
+    `stage_columns` order."""
+    pairs = stage_columns(stages[row.summary_dir] for row in rows)
+    out = []
+    for row in rows:
+        values = dict(row.values)
+        for stage in stages[row.summary_dir]:
+            for param, value in stage.params.items():
+                if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, str))):
+                    value = value_text(value)
+                values[f"{DATASET}{stage.name}.{param}"] = value
+        out.append(replace(row, values=values))
+    return out, [f"{DATASET}{stage}.{param}" for stage, param in pairs]
+
+
+def dataset_axes(rows: Iterable[LineageRow], dataset_columns: Iterable[str]) -> list[str]:
+    """The dataset columns (`with_dataset_values`) where the jobs differ: the axes of the dataset
+    lineage's parallel coordinates; all of them when none differs."""
+    rows, dataset_columns = list(rows), list(dataset_columns)
+    differ = [c for c in dataset_columns if len({repr(row.values.get(c)) for row in rows}) > 1]
+    return differ or dataset_columns

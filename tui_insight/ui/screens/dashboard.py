@@ -169,6 +169,7 @@ class DashboardScreen(Screen):
         self.current = view_id
         switcher.current = f"view-{view_id}"
         self.query_one(Tabs).active = f"tab-{view_id}"
+        self._show_tabs()  # a view shown by name and left loses its tab if it has no data
         # A view built just now takes the keyboard itself once its widgets are ready
         # (DataView.ready_for_keys); one built before takes it now.
         view = self.active_view
@@ -177,6 +178,22 @@ class DashboardScreen(Screen):
 
     def action_show_view(self, view_id: str) -> None:
         self.show_view(view_id)
+
+    def _has_data(self, view_id: str) -> bool:
+        """Whether a job of the dashboard has data for the view (`DataView.has_data`)."""
+        jobs = self.app.cache.jobs
+        return any(view_class(view_id).has_data(jobs[tid]) for tid in self.train_ids if tid in jobs)
+
+    def _show_tabs(self) -> None:
+        """Hide the tabs of views none of the jobs has data for (the one shown stays: `--view`
+        asked for it, and the view says why it is empty); they come back when data arrives."""
+        tabs = self.query_one(Tabs)
+        for spec in JOB_VIEWS:
+            if spec.view_id == self.current or self._has_data(spec.view_id):
+                tabs.show(f"tab-{spec.view_id}")
+            else:
+                tabs.hide(f"tab-{spec.view_id}")
+        self.refresh_bindings()
 
     def on_profiler_view_show_node(self, message: ProfilerView.ShowNode) -> None:
         """The profiler's `g` on an op: the op's node in the graph view, if the job has a graph."""
@@ -205,6 +222,7 @@ class DashboardScreen(Screen):
                         severity="warning")
         if (set(changes.updated) | changes.added | changes.removed) & mine:
             self._show_title()
+            self._show_tabs()
         for view in self._views():
             view.deliver_changes(changes)
         if changes.graphs & mine:
@@ -236,6 +254,8 @@ class DashboardScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("toggle_runs", "toggle_diff"):
             return self.comparing  # one job: nothing to pick or compare
+        if action == "show_view" and parameters:  # a hidden tab's key does nothing, and is not in the footer
+            return parameters[0] == self.current or self._has_data(str(parameters[0]))
         return True
 
     def action_toggle_runs(self) -> None:

@@ -79,6 +79,12 @@ class DataView(LoaderHost, Widget):
         stay in titles and legends, colours stay each job's own."""
         return len(self.compared) > 1
 
+    @classmethod
+    def has_data(cls, job: JobView) -> bool:
+        """Whether `job` has anything for this view. The dashboard hides the tab (and key) of a
+        view that none of its jobs has data for, unless asked for it by name (`--view`)."""
+        return True
+
     def show_jobs(self, train_ids: tuple[str, ...]) -> bool:
         """Show only `train_ids` (some of `compared`). False: the view cannot, build it again."""
         return False

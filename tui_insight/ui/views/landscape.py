@@ -80,9 +80,9 @@ class MapRow(Horizontal, can_focus=True):
     """The maps, side by side; it has the keyboard for the cursor."""
 
     HELP_GROUP = "Landscape"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     MapRow { height: 1fr; width: 1fr; }
-    MapRow:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("up", "move(0, 1)", "Cursor up", show=False, id="landscape.cursor_up"),

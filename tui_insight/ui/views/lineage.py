@@ -47,7 +47,6 @@ from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 from ...summary.cache import Changes
 from ...summary.importance import TargetImportance, importances, scatter_points
 from ...summary.lineage import (
-    DATASET as DATASET_PREFIX,
     FLOAT_COLUMNS,
     INT_COLUMNS,
     METRIC,
@@ -55,11 +54,17 @@ from ...summary.lineage import (
     Condition,
     LineageQueryError,
     LineageRow,
+    Stage,
     columns,
+    dataset_axes,
+    dataset_stages,
     filter_rows,
     model_rows,
     parse_conditions,
     sort_rows,
+    stage_columns,
+    value_text,
+    with_dataset_values,
 )
 from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.focus import focus_now
@@ -69,7 +74,7 @@ from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PA
 from ..widgets.commands import CommandKeys
 from ..widgets.importance_table import ImportanceTable, entries
 from ..widgets.lineage_columns import LineageColumnsScreen
-from ..widgets.lineage_dataset import Stage, pipeline_detail, pipeline_stages, stage_columns, value_text
+from ..widgets.lineage_dataset import pipeline_detail
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn
 from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
 from ..widgets.scatter import ScatterData, ScatterPlot
@@ -302,17 +307,9 @@ class LineageView(DataView):
         self.rows_version += 1
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
         self.all_columns = columns(self.rows)
-        # Jobs with equal dataset graphs share a dataset_mark: read each distinct pipeline once.
-        by_mark: dict[Any, list[Stage]] = {}
-        self.stages = {}
-        for row in self.rows:
-            mark = row.get(MARK_COLUMN)
-            if mark is None or mark not in by_mark:
-                stages = pipeline_stages(row.dataset_graph)
-                if mark is not None:
-                    by_mark[mark] = stages
-            self.stages[row.summary_dir] = by_mark.get(mark) if mark is not None else stages
-        self._add_dataset_values()
+        self.stages = dataset_stages(self.rows)
+        self.rows, self.dataset_columns = with_dataset_values(self.rows, self.stages)
+        self.rows_by_id = {row.summary_dir: row for row in self.rows}
         self._read_filter(self.state.filter)
         self.shown = self._ordered_rows()
         self._fill_model_table()
@@ -323,24 +320,6 @@ class LineageView(DataView):
             self.model_table.move_to(row_key=state.row, column_key=state.column)
             self.dataset_table.move_to(row_key=state.row)
         self._show_panel()
-
-    def _add_dataset_values(self) -> None:
-        """Each row gets its pipeline's parameters as `dataset/<stage>.<param>` values, so the
-        filter (and the dataset chart's brush) can hold them: numbers and text as they are,
-        anything else as the short text its table cell shows."""
-        pairs = stage_columns(self.stages[row.summary_dir] for row in self.rows)
-        self.dataset_columns = [f"{DATASET_PREFIX}{stage}.{param}" for stage, param in pairs]
-        rows = []
-        for row in self.rows:
-            values = dict(row.values)
-            for stage in self.stages[row.summary_dir]:
-                for param, value in stage.params.items():
-                    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, str))):
-                        value = value_text(value)
-                    values[f"{DATASET_PREFIX}{stage.name}.{param}"] = value
-            rows.append(replace(row, values=values))
-        self.rows = rows
-        self.rows_by_id = {row.summary_dir: row for row in rows}
 
     @property
     def filter_columns(self) -> list[str]:
@@ -635,8 +614,7 @@ class LineageView(DataView):
         where the jobs differ (all of them when none does)."""
         if self.state.mode == MODEL:
             return [c for c in self.visible_columns() if c != KEY_COLUMN]
-        differ = [c for c in self.dataset_columns if len({repr(row.values.get(c)) for row in self.rows}) > 1]
-        return differ or list(self.dataset_columns)
+        return dataset_axes(self.rows, self.dataset_columns)
 
     def chart(self) -> ChartRuns:
         """The runs' places on the axes, rebuilt when the rows, the axes or the colour change."""

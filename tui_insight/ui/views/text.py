@@ -62,7 +62,6 @@ class TextView(DataView):
     TextView { layout: vertical; }
     TextView #text-status { height: 1; padding: 0 1; background: $panel; }
     TextView #text-body { height: 1fr; padding: 0 1; }
-    TextView #text-body:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("left_square_bracket", "tag(-1)", "Previous tag", id="text.previous_tag"),
@@ -79,9 +78,13 @@ class TextView(DataView):
         self.errors: dict[str, str] = {}  # per job, why its steps could not be read
         self._version = 0  # bumped when the shown tag gains steps
 
+    @classmethod
+    def has_data(cls, job) -> bool:
+        return job.tag_count(PLUGIN) > 0  # MindSpore jobs have none: no Text tab
+
     def compose(self) -> ComposeResult:
         yield Static("", id="text-status")
-        with VerticalScroll(id="text-body"):
+        with VerticalScroll(id="text-body", classes="focus-tint"):
             yield Static("", id="text-content")
 
     def on_mount(self) -> None:

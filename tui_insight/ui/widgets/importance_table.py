@@ -82,9 +82,9 @@ class ImportanceTable(CommandKeys, Widget, can_focus=True):
     """The ranking, with a cursor line; its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Parameter importance"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     ImportanceTable { height: 1fr; width: 1fr; padding: 0 1; }
-    ImportanceTable:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("up", "command('param', -1)", "Previous parameter", show=False, id="lineage.importance_up"),

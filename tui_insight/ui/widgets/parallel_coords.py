@@ -84,6 +84,10 @@ class ChartLook:
 
 @dataclass(frozen=True)
 class Layout:
+    """Rows: 0 the axis titles, 1 the labels of the axes' top ends, `top`..`bottom` the lines,
+    `bottom + 1` the labels of the bottom ends, `missing_row` the runs without a value. Labels
+    have rows of their own: drawn on the lines' rows they would hide them."""
+
     first: int  # the first axis drawn
     columns: tuple[int, ...]  # the cell column of each axis drawn
     top: int  # the first row of the plot
@@ -95,7 +99,7 @@ class Layout:
 def layout(n_axes: int, picked: int, width: int, height: int, bar: bool) -> Layout | None:
     bar_left = width - BAR_WIDTH if bar and width >= 50 else 0
     plot_width = bar_left or width
-    if n_axes == 0 or plot_width < 8 or height < 5:
+    if n_axes == 0 or plot_width < 8 or height < 7:
         return None
     room = max(4, min(9, plot_width // (n_axes + 1)))  # labels right of the last axis
     left, right = 1, plot_width - room - 1
@@ -106,7 +110,7 @@ def layout(n_axes: int, picked: int, width: int, height: int, bar: bool) -> Layo
         columns = ((left + right) // 2,)
     else:
         columns = tuple(left + round(i * (right - left) / (count - 1)) for i in range(count))
-    return Layout(first, columns, 1, height - 2, height - 1, bar_left)
+    return Layout(first, columns, 2, height - 3, height - 1, bar_left)
 
 
 @dataclass
@@ -267,34 +271,45 @@ def _brush_marks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int
 
 
 def _ticks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, room: int) -> None:
-    """Labels right of the axis: the ends of a number axis (and of its brush), every value of a
-    category axis that has a row of its own."""
+    """Labels right of the axis, in the rows above and under the lines: the ends of a number axis
+    (or of its brush, in the brush's colour), the top and bottom values of a category axis. A
+    category between them is labelled on its own row only where no line passes there."""
     if room < 1 or axis.empty:
         return
+    above, under = lay.top - 1, lay.bottom + 1
     if axis.kind == CATEGORY:
-        used: set[int] = set()
         chosen = set(map(repr, brush.chosen or ()))
-        for value in axis.categories:
+        used: set[int] = set()
+        for value in sorted(axis.categories, key=lambda v: -axis.position(v)):
             row = _row_of(lay, axis.position(value))
-            if row in used:
+            row = above if row == lay.top and above not in used else under if row == lay.bottom else row
+            text = _fit(short_value(value), room)
+            if row in used or lay.top <= row <= lay.bottom and not _free(canvas, row, col + 1, len(text)):
                 continue
             used.add(row)
             picked = repr(value) in chosen
-            canvas.text(row, col + 1, short_value(value)[:room], BRUSH_COLOUR if picked else -1,
-                        attr=BOLD if picked else DIM)
+            canvas.text(row, col + 1, text, BRUSH_COLOUR if picked else -1, attr=BOLD if picked else DIM)
         return
     if axis.high > axis.low:
-        labels = {_row_of(lay, 1.0): (short_value(axis.high), -1, DIM),
-                  _row_of(lay, 0.0): (short_value(axis.low), -1, DIM)}
-    else:  # one value: in the middle, where its runs are
-        labels = {_row_of(lay, 0.5): (short_value(axis.low), -1, DIM)}
-    for end in (brush.high, brush.low):
-        if end is not None:
-            fraction = axis.fraction(float(end))
-            if 0 <= fraction <= 1:
-                labels[_row_of(lay, fraction)] = (short_value(end), BRUSH_COLOUR, BOLD)
+        labels = {above: (short_value(axis.high), -1, DIM), under: (short_value(axis.low), -1, DIM)}
+    else:  # one value: its runs are in the middle; it is named above them
+        labels = {above: (short_value(axis.low), -1, DIM)}
+    if brush.high is not None:
+        labels[above] = (short_value(brush.high), BRUSH_COLOUR, BOLD)
+    if brush.low is not None:
+        labels[under] = (short_value(brush.low), BRUSH_COLOUR, BOLD)
     for row, (text, fg, attr) in labels.items():
-        canvas.text(row, col + 1, text[:room], fg, attr=attr)
+        canvas.text(row, col + 1, _fit(text, room), fg, attr=attr)
+
+
+def _fit(text: str, room: int) -> str:
+    """`text` in `room` cells, its end elided (…) when cut."""
+    return text if len(text) <= room else text[:max(0, room - 1)] + "…"
+
+
+def _free(canvas: Canvas, row: int, col: int, length: int) -> bool:
+    """Whether the cells are blank (no line drawn through them)."""
+    return bool(np.all(canvas.chars[row, col:col + length] <= BLANK))
 
 
 def _colour_bar(canvas: Canvas, runs: ChartRuns, lay: Layout) -> None:
@@ -324,9 +339,9 @@ class ParallelChart(CommandKeys, Widget, can_focus=True):
     """The chart, drawn from `set_chart` (runs, look); its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Parallel coordinates"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     ParallelChart { height: 1fr; width: 1fr; }
-    ParallelChart:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("left", "command('axis', -1)", "Previous axis", show=False, id="lineage.chart_axis_left"),

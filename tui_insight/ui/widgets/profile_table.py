@@ -66,9 +66,9 @@ class OpTable(Widget, can_focus=True):
     """Header line and one line per op; the cursor row reversed."""
 
     HELP_GROUP = "Profiler"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     OpTable { height: 1fr; }
-    OpTable:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("up", "move(-1)", "Up", show=False, id="profiler.table_up"),

@@ -86,9 +86,9 @@ class ScatterPlot(CommandKeys, Widget, can_focus=True):
     """The scatter of the pair under the importance cursor; its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Importance scatter"
+    DEFAULT_CLASSES = "focus-tint"  # app.tcss: the faint tint of the focused chart
     DEFAULT_CSS = """
     ScatterPlot { height: 1fr; width: 1fr; }
-    ScatterPlot:focus { background-tint: $foreground 3%; }
     """
     BINDINGS = [
         Binding("left", "command('point', -1)", "Previous run", show=False, id="lineage.scatter_left"),
