@@ -1,12 +1,15 @@
 """Remote LOGDIR benchmark (issue 13). Run by hand:
 
-    python bench/bench_remote.py [--runs 3] [--only s3|ssh|floor]
+    python bench/bench_remote.py [--runs 3] [--only s3|ssh|floor] [--own-home]
 
 S3: a moto S3 server in its own process on 127.0.0.1; the ~100 MB run of `make_logs.write_big`
 uploaded to it; the full load through `s3://` against the same file read locally, alternated in
 one run (medians; goal: S3 <= 2x local); then 100 small jobs: the idle reload through S3 (time,
 and the requests the server saw: goal one LIST).
 ssh: see `ssh_figures` (goal: <= 2x local; an idle reload of 100 jobs one round trip, <= 200 ms).
+Its sessions run with an empty HOME, so the figures are tui-insight's and ssh's, not this
+account's shell startup files (here root's `.bashrc` runs `pyenv init`: ~250 ms for every
+request, which sshd's bash reads even for commands); `--own-home` measures with them.
 floor: what moving the same bytes over ssh costs without tui-insight (`floor_figures`).
 """
 from __future__ import annotations
@@ -131,9 +134,11 @@ def s3_figures(runs: int) -> None:
 
 
 @contextlib.contextmanager
-def sshd_for(what: str):
+def sshd_for(what: str, own_home: bool = False):
     """(a real sshd on 127.0.0.1 from tests/sshd.py, a temp dir), stopped and removed after;
-    (None, None) after saying so when the tools are missing."""
+    (None, None) after saying so when the tools are missing. Its sessions run with an empty
+    HOME (a login shell with no startup files, as most remote accounts' are for commands)
+    unless `own_home`: this user's own, whose startup files run for every request."""
     from sshd import Sshd, missing_tools
 
     if missing_tools():
@@ -143,7 +148,8 @@ def sshd_for(what: str):
     with tempfile.TemporaryDirectory(prefix=f"bench-{what}-", dir="/tmp") as tmp:
         tmp = Path(tmp)
         (tmp / "sshd").mkdir()
-        server = Sshd(tmp / "sshd")
+        (tmp / "home").mkdir()
+        server = Sshd(tmp / "sshd", session_home=None if own_home else tmp / "home")
         server.start()
         try:
             yield server, tmp
@@ -151,19 +157,20 @@ def sshd_for(what: str):
             server.stop()
 
 
-def ssh_figures(runs: int) -> None:
+def ssh_figures(runs: int, own_home: bool = False) -> None:
     """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
     same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
     trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
     shared connection (what the remote login shell's startup costs on this machine)."""
     from tui_insight.summary.ssh_source import SshSource
 
-    with sshd_for("ssh") as (server, tmp):
+    with sshd_for("ssh", own_home) as (server, tmp):
         if server is None:
             return
         big = tmp / "big"
         path = write_big(big)
-        print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each")
+        print(f"ssh: the {path.stat().st_size / 1e6:.0f} MB run, local vs {server.target(big)}, {runs} runs each; "
+              f"sessions with {'the user' + chr(39) + 's own HOME' if own_home else 'an empty HOME (no shell startup files)'}")
         local, remote, warm, local_cpu, remote_cpu, ours = [], [], [], [], [], []
         _adopt_orphans()  # the master ssh backgrounds itself: its CPU is counted with ours
         for _ in range(runs):
@@ -306,11 +313,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", choices=["s3", "ssh", "floor"])
+    parser.add_argument("--own-home", action="store_true",
+                        help="ssh sessions with this user's HOME (its shell startup files run for every request)")
     args = parser.parse_args()
     if args.only in (None, "s3"):
         s3_figures(args.runs)
     if args.only in (None, "ssh"):
-        ssh_figures(args.runs)
+        ssh_figures(args.runs, args.own_home)
     if args.only == "floor":
         floor_figures(args.runs)
     return 0

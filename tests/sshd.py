@@ -38,7 +38,9 @@ def _free_port() -> int:
 
 
 class Sshd:
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, session_home: Path | None = None):
+        """`session_home`: the HOME of the sessions (default: the user's own, with its shell
+        startup files: root's `.bashrc` here runs `pyenv init`, ~250 ms per request)."""
         self.home = home
         self.user = getpass.getuser()
         self.port = _free_port()
@@ -64,6 +66,7 @@ class Sshd:
             "MaxSessions 64",
             "MaxStartups 64",
             "LogLevel INFO",
+            *([f"SetEnv HOME={session_home}"] if session_home is not None else []),
             *([f"Port {self.busybox_port}",  # a second port whose sessions have only BusyBox's tools
                f"Match LocalPort {self.busybox_port}",
                f"  ForceCommand PATH={home / 'busybox'} exec {home / 'busybox' / 'sh'} -s"]
