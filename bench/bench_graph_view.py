@@ -30,7 +30,7 @@ from tui_insight.summary.graph import build_graph, load_graph
 from tui_insight.summary.writer import SummaryWriter, make_graph
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.graph import GraphView
-from tui_insight.ui.widgets.graph_tree import GraphTree, scope_sizes
+from tui_insight.ui.widgets.graph_tree import scope_sizes
 
 
 def resnet_like(target: int):
