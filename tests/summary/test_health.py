@@ -12,7 +12,7 @@ import pytest
 from health_logs import T0, cut_short, falling, write_scalars
 from tui_insight.summary import health
 from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.health import BadgeWatch, JobHealth, default_headline, lower_is_better
+from tui_insight.summary.health import BadgeWatch, HealthBook, JobHealth, default_headline, lower_is_better
 from tui_insight.summary.writer import SummaryWriter
 
 
@@ -213,6 +213,26 @@ def test_the_watch_announces_badges_that_appear_not_the_ones_a_job_started_with(
     news = watch.tick(cache.jobs, None, now[0])
     assert [(job.train_id, new) for job, new in news] == [("./run", ("stalled",))]
     assert health.notice(news[0][0], news[0][1], now[0]) == "./run: stalled: no new step of loss for 6s"
+
+
+def test_the_book_computes_a_jobs_health_once_per_view_and_headline(tmp_path):
+    run = write_log(tmp_path, "run", {"loss": falling(40), "acc": falling(40)})
+    now = T0 + 40
+    cache = load(tmp_path, now)
+    book = HealthBook()
+    view = cache.jobs["./run"]
+    first = book.of(view)
+    assert first == JobHealth.of(view) and book.of(view) is first  # the same view: the same health
+    assert book.of(view, "acc") == JobHealth.of(view, "acc") != first  # another headline: computed
+    with SummaryWriter(run, timestamp=int(T0) + 100, wall_time=now + 1) as writer:
+        writer.add_scalar("loss", 5.0)
+        writer.record(41, wall_time=now + 1)
+    cache.reload()
+    newer = cache.jobs["./run"]
+    assert newer is not view and book.of(newer) == JobHealth.of(newer) != first  # a new version
+    watch = BadgeWatch(book)
+    watch.reset(cache.jobs, None, now)
+    assert book.of(newer) is book.of(newer) and watch.book is book
 
 
 def test_numbers_are_short():

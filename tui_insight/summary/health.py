@@ -233,14 +233,35 @@ def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
     return f"{health.train_id}: " + "; ".join(parts)
 
 
+class HealthBook:
+    """The `JobHealth` of each job's latest view, computed once per view (a new view is a new
+    version of the job) and headline: the job list's row and `BadgeWatch` share it."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[object, str | None, JobHealth]] = {}  # train id -> (view, chosen, health)
+
+    def of(self, view, chosen: str | None = None) -> JobHealth:
+        """`JobHealth.of(view, chosen)`, the same object while the job's view is the same one."""
+        known = self._known.get(view.train_id)
+        if known is not None and known[0] is view and known[1] == chosen:
+            return known[2]
+        health = JobHealth.of(view, chosen)
+        self._known[view.train_id] = (view, chosen, health)
+        return health
+
+    def forget(self, train_id: str) -> None:
+        self._known.pop(train_id, None)
+
+
 class BadgeWatch:
     """Which badges each job has, to tell when one appears while the app runs.
 
     A job's first loaded view only sets what it has (a job that had NaN when the app started is
     shown, not announced); later views and the clock (`tick`: a live job stalls) report badges
-    that were not there before."""
+    that were not there before. `book`: the health of each view, shared with the job list."""
 
-    def __init__(self) -> None:
+    def __init__(self, book: HealthBook | None = None) -> None:
+        self.book = book if book is not None else HealthBook()
         self._badges: dict[str, tuple[str, ...]] = {}
         self._timed: set[str] = set()  # jobs whose badges may change with the clock alone
 
@@ -259,10 +280,11 @@ class BadgeWatch:
             if view is None:
                 self._badges.pop(tid, None)
                 self._timed.discard(tid)
+                self.book.forget(tid)
                 continue
             if not view.loaded:
                 continue
-            news += self._check(JobHealth.of(view, chosen), now)
+            news += self._check(self.book.of(view, chosen), now)
         return news
 
     def tick(self, views: Mapping, chosen: str | None, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:

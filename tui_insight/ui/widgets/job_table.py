@@ -40,7 +40,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.cache import JobView
-from ...summary.health import JobHealth
+from ...summary.health import HealthBook, JobHealth
 from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour
@@ -124,9 +124,12 @@ def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[st
     return cells, {"live": (live, health.update_time), "health": (len(badges), badges)}
 
 
-def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None) -> JobRow:
-    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's loss)."""
-    health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
+def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,
+            health: JobHealth | None = None) -> JobRow:
+    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's
+    loss); `health`: `JobHealth.of(view, headline)` when the caller has it already."""
+    if health is None:
+        health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
     state = health.state
     tag_counts = view.tag_counts
     counts = [tag_counts.get(p, 0) for p in PLUGINS]
@@ -243,6 +246,7 @@ class JobTable(ScrollView, can_focus=True):
         self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
                                        for key, header, _, _ in COLUMNS}  # the header's sort arrow
         self.value_header = "headline"
+        self.health_book = HealthBook()  # each view's health, computed once (the owner may share it)
         self.loading_ids: set[str] = set()  # jobs whose row says "loading"
         # What it did, for tests and benchmarks: rows built, measured, placed; full sorts.
         self.work: Counter[str] = Counter()
@@ -422,7 +426,8 @@ class JobTable(ScrollView, can_focus=True):
         self._expiries = []
         self._now = max(self._now, now)
         for tid, view in views.items():
-            row = job_row(view, now, self._mark_index(tid), self.state.headline)
+            row = job_row(view, now, self._mark_index(tid), self.state.headline,
+                          self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
             self._measure(tid, row, 1)
@@ -449,7 +454,8 @@ class JobTable(ScrollView, can_focus=True):
             view = views.get(tid)
             if view is None:
                 continue
-            row = job_row(view, now, self._mark_index(tid), self.state.headline)
+            row = job_row(view, now, self._mark_index(tid), self.state.headline,
+                          self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
             old = self.rows_by_id.get(tid)
             if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
@@ -477,6 +483,7 @@ class JobTable(ScrollView, can_focus=True):
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
+        self.health_book.forget(tid)
         self._measure(tid, row, -1)
         self._unplace(tid, row)
 
