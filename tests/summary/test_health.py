@@ -235,6 +235,15 @@ def test_the_book_computes_a_jobs_health_once_per_view_and_headline(tmp_path):
     assert book.of(newer) is book.of(newer) and watch.book is book
 
 
+def test_stalled_takes_its_place_among_the_badges_that_last():
+    assert health.with_stall(("NaN", "diverging", "truncated"), True) == ("NaN", "diverging", "stalled", "truncated")
+    assert health.with_stall(("corrupt",), True) == ("stalled", "corrupt")
+    assert health.with_stall(("NaN",), False) == ("NaN",) and health.with_stall((), True) == ("stalled",)
+    assert all(health.with_stall(tuple(b for b in health.BADGES if b != "stalled" and b in kept), True)
+               == tuple(b for b in health.BADGES if b in kept or b == "stalled")
+               for kept in (set(), {"NaN"}, {"diverging", "corrupt"}, {"NaN", "diverging", "truncated"}))
+
+
 def test_numbers_are_short():
     assert [health.compact(v) for v in (0.213456, 1234.5, 123456.0, 0.0000123, 0.0, math.nan, -math.inf)] == [
         "0.2135", "1234", "1.23e+05", "1.23e-05", "0", "nan", "-inf"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable, Mapping
 
 from .best import HIGHER, direction
@@ -95,19 +95,34 @@ def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
            lower: bool = True) -> tuple[str, ...]:
     """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
     has no headline), its state and when its files last changed."""
+    return with_stall(lasting_badges(digest, state, lower), stalled(digest, now, update_time))
+
+
+def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> tuple[str, ...]:
+    """The badges the clock does not change (all but "stalled"), in BADGES order."""
     found = set()
     if digest is not None:
         if has_nan(digest):
             found.add("NaN")
         if is_diverging(digest, lower):
             found.add("diverging")
-        stall = stalls_at(digest)
-        if stall is not None and now >= stall and now < live_until(update_time, digest):
-            found.add("stalled")
     kind = state.split(":")[0]
     if kind in STATE_BADGES:
         found.add(kind)
     return tuple(b for b in BADGES if b in found)
+
+
+def stalled(digest: TagDigest | None, now: float, update_time: float) -> bool:
+    stall = stalls_at(digest)
+    return stall is not None and now >= stall and now < live_until(update_time, digest)
+
+
+def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
+    """`lasting` badges with "stalled" in its place (after NaN and diverging) when `stall`."""
+    if not stall:
+        return lasting
+    at = sum(1 for b in lasting if b in ("NaN", "diverging"))
+    return (*lasting[:at], "stalled", *lasting[at:])
 
 
 @dataclass(frozen=True)
@@ -131,10 +146,15 @@ class JobHealth:
         return cls(view.train_id, tag, digest, lower_is_better(tag) if tag else True, view.state,
                    view.update_time, view.loaded)
 
+    @cached_property
+    def lasting(self) -> tuple[str, ...]:
+        """The badges the clock does not change (computed once: the row and `BadgeWatch` ask)."""
+        return lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
+
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
-        return badges(self.digest, now, self.state, self.update_time, self.lower)
+        return with_stall(self.lasting, stalled(self.digest, now, self.update_time))
 
     def live(self, now: float) -> bool:
         return now < live_until(self.update_time, self.digest)

@@ -26,7 +26,7 @@ import math
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -120,6 +120,7 @@ class JobRow:
         at a warm start; its width is `trend_width`, known without drawing it)."""
         return sparkline(self.spark(), SPARK_WIDTH), "cyan"
 
+    @cached_property
     def trend_width(self) -> int:
         """The sparkline's length: a character per finite point of the digest's spark (as many
         as the cell is wide at most, as `sparkline` draws them)."""
@@ -404,7 +405,7 @@ class JobTable(ScrollView, can_focus=True):
             if key != "id" and added:
                 self._lengths[key][len(text)] += added
         if added:
-            self._lengths["trend"][template.trend_width()] += added
+            self._lengths["trend"][template.trend_width] += added
         self.work["placeholders"] += added
         self._update_widths()
         self._settle(keep)
@@ -541,8 +542,8 @@ class JobTable(ScrollView, can_focus=True):
             if not lengths[n]:
                 del lengths[n]
         if other is None or other.health.digest is not row.health.digest:
-            n, lengths = row.trend_width(), self._lengths["trend"]
-            if other is None or other.trend_width() != n:
+            n, lengths = row.trend_width, self._lengths["trend"]
+            if other is None or other.trend_width != n:
                 lengths[n] += sign
                 if not lengths[n]:
                     del lengths[n]
