@@ -82,6 +82,23 @@ def test_jobs_listed_from_their_headers_are_announced_together_as_a_refresh_woul
     same_as_plain(second, logs)
 
 
+def test_a_job_without_event_files_brought_back_from_the_disk_cache_keeps_its_lineage(tmp_path, disk):
+    """Its details dropped under the memory budget and brought back from its entry (one with no
+    file), the job is still the loaded one: lineage and all."""
+    from tui_insight.summary.writer import LineageWriter
+
+    logs = tmp_path / "logs"
+    write_sweep(logs, 1)
+    with LineageWriter(logs / "only_lineage", timestamp=1_700_000_000) as writer:
+        writer.write_train(learning_rate=0.5, epoch=3)
+    cache = SummaryCache(str(logs), disk_cache=disk, memory_budget=1)  # a job nobody holds is evicted once read
+    cache.reload()
+    before = cache.job("./only_lineage")
+    assert before.lineage.train["learning_rate"] == 0.5 and not before.detailed  # evicted
+    view = cache.details("./only_lineage")
+    assert view.detailed and view.lineage == before.lineage and view.lineage_files == before.lineage_files
+
+
 def test_a_stale_entry_reads_only_the_appended_tail(tmp_path, disk):
     logs = tmp_path / "logs"
     writer = write_run(logs / "live", 3)

@@ -1008,7 +1008,9 @@ class _JobLoader:
         """Take `snapshot` (which `fits`) as what was read so far; with only its header, the job
         is listed from it and its details stay on disk (`detailed` False)."""
         view = self.view
-        fresh = not self.files  # nothing read yet: the view is still the empty one `__init__` made
+        # Never loaded and nothing read: the view is still the empty one `__init__` made (a loaded
+        # job without event files, its details dropped, keeps its lineage and graphs: `replace`).
+        fresh = not (self.files or view.loaded)
         self._reset()
         for record in snapshot.files:
             self.files[record["name"]] = _FileState(**{**record, "inode": tuple(record["inode"])})
