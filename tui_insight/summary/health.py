@@ -100,16 +100,16 @@ def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
 
 def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> tuple[str, ...]:
     """The badges the clock does not change (all but "stalled"), in BADGES order."""
-    found = set()
+    found = []
     if digest is not None:
         if has_nan(digest):
-            found.add("NaN")
+            found.append("NaN")
         if is_diverging(digest, lower):
-            found.add("diverging")
+            found.append("diverging")
     kind = state.split(":")[0]
     if kind in STATE_BADGES:
-        found.add(kind)
-    return tuple(b for b in BADGES if b in found)
+        found.append(kind)
+    return tuple(found)
 
 
 def stalled(digest: TagDigest | None, now: float, update_time: float) -> bool:
