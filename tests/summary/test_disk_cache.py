@@ -56,6 +56,49 @@ def test_a_second_start_restores_every_job_and_reads_nothing(tmp_path, disk):
     assert second.progress.bytes_read == 0  # the details came from the snapshots too
 
 
+def test_jobs_listed_from_their_headers_are_announced_together_as_a_refresh_would_publish_them(tmp_path, disk):
+    """A warm start lists the jobs whose files are what their entries read without refreshing
+    them one by one, and tells subscribers in batches; a job that grew is read as before."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 12)
+    first = open_cache(logs, disk)
+    writer = write_run(logs / "grown", 3)
+    open_cache(logs, disk)
+    append(writer, 3, range(2501, 2601))
+    writer.close()
+    second = SummaryCache(str(logs), disk_cache=disk)
+    notices = []
+    second.subscribe(notices.append)
+    second.reload()
+    assert 1 < len(notices) < 12  # the grown job alone, the 12 others together (or in a few batches)
+    assert set().union(*(n.updated for n in notices)) == set(second.jobs) and len(second.jobs) == 13
+    assert second.progress.bytes_read > 0 and second.job("./grown").last_step == 2600
+    for tid, view in first.jobs.items():
+        listed = second.job(tid)
+        assert listed.loaded and not listed.detailed and row(listed) == row(view)
+        assert (listed.file_status, listed.update_time, listed.state) == (view.file_status, view.update_time, view.state)
+    views = dict(second.jobs)
+    assert not second.reload() and all(second.job(tid) is view for tid, view in views.items())  # idle: nothing new
+    same_as_plain(second, logs)
+
+
+def test_a_job_without_event_files_brought_back_from_the_disk_cache_keeps_its_lineage(tmp_path, disk):
+    """Its details dropped under the memory budget and brought back from its entry (one with no
+    file), the job is still the loaded one: lineage and all."""
+    from tui_insight.summary.writer import LineageWriter
+
+    logs = tmp_path / "logs"
+    write_sweep(logs, 1)
+    with LineageWriter(logs / "only_lineage", timestamp=1_700_000_000) as writer:
+        writer.write_train(learning_rate=0.5, epoch=3)
+    cache = SummaryCache(str(logs), disk_cache=disk, memory_budget=1)  # a job nobody holds is evicted once read
+    cache.reload()
+    before = cache.job("./only_lineage")
+    assert before.lineage.train["learning_rate"] == 0.5 and not before.detailed  # evicted
+    view = cache.details("./only_lineage")
+    assert view.detailed and view.lineage == before.lineage and view.lineage_files == before.lineage_files
+
+
 def test_a_stale_entry_reads_only_the_appended_tail(tmp_path, disk):
     logs = tmp_path / "logs"
     writer = write_run(logs / "live", 3)

@@ -12,7 +12,7 @@ import pytest
 from health_logs import T0, cut_short, falling, write_scalars
 from tui_insight.summary import health
 from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.health import BadgeWatch, JobHealth, default_headline, lower_is_better
+from tui_insight.summary.health import BadgeWatch, HealthBook, JobHealth, default_headline, lower_is_better
 from tui_insight.summary.writer import SummaryWriter
 
 
@@ -243,6 +243,35 @@ def test_a_skewed_writers_clock_neither_stalls_a_job_nor_hides_a_stall(tmp_path,
     assert at[3] == (True, (), "2s") and at[9] == (True, (), "8s")
     assert at[12] == (True, ("stalled",), "11s") and at[59] == (True, ("stalled",), "58s")
     assert not job.live(T0 + 63 + 61)
+
+
+def test_the_book_computes_a_jobs_health_once_per_view_and_headline(tmp_path):
+    run = write_log(tmp_path, "run", {"loss": falling(40), "acc": falling(40)})
+    now = T0 + 40
+    cache = load(tmp_path, now)
+    book = HealthBook()
+    view = cache.jobs["./run"]
+    first = book.of(view)
+    assert first == JobHealth.of(view) and book.of(view) is first  # the same view: the same health
+    assert book.of(view, "acc") == JobHealth.of(view, "acc") != first  # another headline: computed
+    with SummaryWriter(run, timestamp=int(T0) + 100, wall_time=now + 1) as writer:
+        writer.add_scalar("loss", 5.0)
+        writer.record(41, wall_time=now + 1)
+    cache.reload()
+    newer = cache.jobs["./run"]
+    assert newer is not view and book.of(newer) == JobHealth.of(newer) != first  # a new version
+    watch = BadgeWatch(book)
+    watch.reset(cache.jobs, None, now)
+    assert book.of(newer) is book.of(newer) and watch.book is book
+
+
+def test_stalled_takes_its_place_among_the_badges_that_last():
+    assert health.with_stall(("NaN", "diverging", "truncated"), True) == ("NaN", "diverging", "stalled", "truncated")
+    assert health.with_stall(("corrupt",), True) == ("stalled", "corrupt")
+    assert health.with_stall(("NaN",), False) == ("NaN",) and health.with_stall((), True) == ("stalled",)
+    assert all(health.with_stall(tuple(b for b in health.BADGES if b != "stalled" and b in kept), True)
+               == tuple(b for b in health.BADGES if b in kept or b == "stalled")
+               for kept in (set(), {"NaN"}, {"diverging", "corrupt"}, {"NaN", "diverging", "truncated"}))
 
 
 def test_numbers_are_short():

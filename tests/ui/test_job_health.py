@@ -68,6 +68,19 @@ def test_the_health_columns_show_the_headline_and_the_badges(health_logs):
     assert rows["./run_cut"]["state"] == "truncated" and rows["./run_cut"]["health"] == ""
 
 
+def test_a_rows_health_is_the_one_the_badge_watch_computed(health_logs):
+    """A job's health is computed once per view: the row and the badges share it."""
+    app = make_app(health_logs)
+
+    async def body(pilot):
+        t, views = table(app), app.cache.jobs
+        book = app.screen.badges.book
+        return all(t.rows_by_id[tid].health is book.of(views[tid], None) for tid in t.order), len(t.order)
+
+    shared, rows = run_pilot(app, body)
+    assert shared and rows == 8
+
+
 def test_sorting_by_health_puts_the_jobs_with_badges_together(health_logs):
     app = make_app(health_logs)
 

@@ -238,7 +238,8 @@ def test_sorting_by_clicking_a_header_goes_through_the_state(ui_logs):
 # -- thousands of jobs: incremental rows, what is read first, coalesced changes (issue 14) ----------
 
 def _snapshot(t: JobTable) -> tuple:
-    return (list(t.order), dict(t.widths), t.value_header, {tid: dict(row.cells) for tid, row in t.rows_by_id.items()},
+    return (list(t.order), dict(t.widths), t.value_header,
+            {tid: {**row.cells, "trend": row.trend()} for tid, row in t.rows_by_id.items()},
             {tid: dict(row.sort) for tid, row in t.rows_by_id.items()}, t.current_job)
 
 
@@ -511,4 +512,8 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
     filled, bytes_read, work, height, incremental, scratch = run_pilot(app, body)
     assert filled and bytes_read == 0  # every job restored, none read
     assert work["placeholders"] == n and work["rows_built"] <= n + height
+    # Sparklines are drawn for the rows on screen only (a strip per row and cursor move), and
+    # the trend column is as wide as the widest of them.
+    assert 0 < work["trends_drawn"] <= 3 * height
+    assert incremental[1]["trend"] == max(len("trend"), *(len(cells["trend"][0]) for cells in scratch[3].values()))
     assert incremental == scratch

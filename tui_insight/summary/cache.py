@@ -61,6 +61,7 @@ _MERGE_VALUES = 1 << 18
 _MERGE_BYTES = 64 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
+RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 # A run being written sends a change notice at every flush (10 a second for a training loop that
@@ -1026,6 +1027,9 @@ class _JobLoader:
         """Take `snapshot` (which `fits`) as what was read so far; with only its header, the job
         is listed from it and its details stay on disk (`detailed` False)."""
         view = self.view
+        # Never loaded and nothing read: the view is still the empty one `__init__` made (a loaded
+        # job without event files, its details dropped, keeps its lineage and graphs: `replace`).
+        fresh = not (self.files or view.loaded)
         self._reset()
         for record in snapshot.files:
             self.files[record["name"]] = _FileState(**{**record, "inode": tuple(record["inode"])})
@@ -1041,9 +1045,33 @@ class _JobLoader:
         self.detailed = snapshot.detailed
         self.saved = self._read_stamp() if from_disk else None
         self._stamp = ()  # the next refresh compares the files with what the snapshot read
-        self.view = replace(view, tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
-                            digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
-                            tag_counts=MappingProxyType(snapshot.tag_counts))
+        listed = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
+                      digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
+                      tag_counts=MappingProxyType(snapshot.tag_counts))
+        # A warm start installs thousands of headers: a constructor costs a fraction of a `replace`.
+        self.view = JobView(self.train_id, self.path, **listed) if fresh else replace(view, **listed)
+
+    def settle_listed(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """Just listed from a header (`install`): when the job is exactly what the snapshot read
+        (the same files, none grown, nothing else to read: no lineage, .pb graph or hparams),
+        publish its view as the refresh that reads nothing would, without one; else False."""
+        if self.detailed or found.lineage_files or found.graph_files or self.hparams \
+                or len(found.event_files) != len(self.files):
+            return False
+        files = self.files
+        for name in found.event_files:
+            state, st = files.get(name), stats.get(name)
+            if state is None or not isinstance(st, os.stat_result) or st.st_size != state.end \
+                    or (st.st_dev, st.st_ino) != state.inode:
+                return False
+        for name in found.event_files:  # what `_read_file` sets on a file with nothing appended
+            state, st = files[name], stats[name]
+            state.mtime, state.size, state.tail_bytes, state.error = st.st_mtime, st.st_size, 0, ""
+        self.found = found
+        self._stats = stats
+        self._publish(found, None)
+        self._stamp, self._next_stamp = self._next_stamp, ()
+        return True
 
     def start_over(self) -> None:
         """Forget what was read: the next refresh reads every file from its start."""
@@ -1249,11 +1277,19 @@ class SummaryCache:
             loader.start_over()
 
     def _restore_listed(self, loader: _JobLoader, found: FoundJob,
-                        stats: Mapping[str, os.stat_result | OSError]) -> None:
+                        stats: Mapping[str, os.stat_result | OSError]) -> bool:
         """A job seen for the first time: listed from its disk cache entry's header when it fits."""
         snapshot = self.disk.load(loader.path, details=False, where=self._where) if self.disk is not None else None
         if snapshot is not None and loader.fits(snapshot, found, stats):
             loader.install(snapshot, from_disk=True)
+            return True
+        return False
+
+    def _hand_over(self, changes: Changes, total: Changes) -> None:
+        """Tell subscribers about views already in place (`_set_view`)."""
+        if changes:
+            total.merge(changes)
+            self._notify(changes)
 
     def _published_refresh(self, loader: _JobLoader, changes: Changes, total: Changes, first: bool) -> None:
         """After a refresh: save a first load, or a job read from scratch, to the disk cache,
@@ -1451,6 +1487,8 @@ class SummaryCache:
             jobs = self._unsettled(jobs)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
+        # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
+        restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
         done = count - len(jobs)
         try:
             for item in self._order(jobs):
@@ -1470,7 +1508,14 @@ class SummaryCache:
                     continue  # no file of the job changed: no work, nothing published
                 first = not loader.view.loaded
                 if first and not loader.files:
-                    self._restore_listed(loader, item, stats)
+                    if self._restore_listed(loader, item, stats) and loader.settle_listed(item, stats):
+                        restored.updated[item.train_id] = set()
+                        self._set_view(item.train_id, loader.view)
+                        if time.monotonic() >= restored_by:  # a notice for the batch so far
+                            self._hand_over(restored, total)
+                            restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
+                        done += 1
+                        continue
                 if pooled and self._poolable(loader, item, stats):
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
@@ -1486,6 +1531,7 @@ class SummaryCache:
                 if full:
                     self.progress.jobs_loaded = done
         finally:
+            self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
             if used_pool:

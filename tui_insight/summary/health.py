@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable, Mapping
 
 from .best import HIGHER, direction
@@ -103,20 +103,36 @@ def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
     """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
     has no headline), its state and when its files last changed (`update_time` by their clock,
     `changed_at` by this one; None: the clocks agree)."""
-    changed_at = update_time if changed_at is None else changed_at
-    found = set()
+    return with_stall(lasting_badges(digest, state, lower), stalled(digest, now, update_time, changed_at))
+
+
+def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> tuple[str, ...]:
+    """The badges the clock does not change (all but "stalled"), in BADGES order."""
+    found = []
     if digest is not None:
         if has_nan(digest):
-            found.add("NaN")
+            found.append("NaN")
         if is_diverging(digest, lower):
-            found.add("diverging")
-        stall = stalls_at(digest, update_time - changed_at)
-        if stall is not None and now >= stall and now < live_until(changed_at, digest):
-            found.add("stalled")
+            found.append("diverging")
     kind = state.split(":")[0]
     if kind in STATE_BADGES:
-        found.add(kind)
-    return tuple(b for b in BADGES if b in found)
+        found.append(kind)
+    return tuple(found)
+
+
+def stalled(digest: TagDigest | None, now: float, update_time: float, changed_at: float | None = None) -> bool:
+    """Whether the headline counts as stalled at `now` (see `badges` for the times)."""
+    changed_at = update_time if changed_at is None else changed_at
+    stall = stalls_at(digest, update_time - changed_at)
+    return stall is not None and now >= stall and now < live_until(changed_at, digest)
+
+
+def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
+    """`lasting` badges with "stalled" in its place (after NaN and diverging) when `stall`."""
+    if not stall:
+        return lasting
+    at = sum(1 for b in lasting if b in ("NaN", "diverging"))
+    return (*lasting[:at], "stalled", *lasting[at:])
 
 
 @dataclass(frozen=True)
@@ -151,10 +167,15 @@ class JobHealth:
         """How far the files' clock is ahead of this one (as far as the cache could tell)."""
         return self.update_time - self._changed
 
+    @cached_property
+    def lasting(self) -> tuple[str, ...]:
+        """The badges the clock does not change (computed once: the row and `BadgeWatch` ask)."""
+        return lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
+
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
-        return badges(self.digest, now, self.state, self.update_time, self.lower, self._changed)
+        return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed))
 
     def live(self, now: float) -> bool:
         return now < live_until(self._changed, self.digest)
@@ -253,14 +274,35 @@ def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
     return f"{health.train_id}: " + "; ".join(parts)
 
 
+class HealthBook:
+    """The `JobHealth` of each job's latest view, computed once per view (a new view is a new
+    version of the job) and headline: the job list's row and `BadgeWatch` share it."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[object, str | None, JobHealth]] = {}  # train id -> (view, chosen, health)
+
+    def of(self, view, chosen: str | None = None) -> JobHealth:
+        """`JobHealth.of(view, chosen)`, the same object while the job's view is the same one."""
+        known = self._known.get(view.train_id)
+        if known is not None and known[0] is view and known[1] == chosen:
+            return known[2]
+        health = JobHealth.of(view, chosen)
+        self._known[view.train_id] = (view, chosen, health)
+        return health
+
+    def forget(self, train_id: str) -> None:
+        self._known.pop(train_id, None)
+
+
 class BadgeWatch:
     """Which badges each job has, to tell when one appears while the app runs.
 
     A job's first loaded view only sets what it has (a job that had NaN when the app started is
     shown, not announced); later views and the clock (`tick`: a live job stalls) report badges
-    that were not there before."""
+    that were not there before. `book`: the health of each view, shared with the job list."""
 
-    def __init__(self) -> None:
+    def __init__(self, book: HealthBook | None = None) -> None:
+        self.book = book if book is not None else HealthBook()
         self._badges: dict[str, tuple[str, ...]] = {}
         self._timed: set[str] = set()  # jobs whose badges may change with the clock alone
 
@@ -279,10 +321,11 @@ class BadgeWatch:
             if view is None:
                 self._badges.pop(tid, None)
                 self._timed.discard(tid)
+                self.book.forget(tid)
                 continue
             if not view.loaded:
                 continue
-            news += self._check(JobHealth.of(view, chosen), now)
+            news += self._check(self.book.of(view, chosen), now)
         return news
 
     def tick(self, views: Mapping, chosen: str | None, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:

@@ -130,6 +130,7 @@ class JobsScreen(Screen):
             state = state.with_marked(self.app.marked)
         self.set_reactive(JobsScreen.state, state)
         table = self.table
+        table.health_book = self.badges.book  # a job's health computed once for its row and its badges
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
         self.watch_state(JobListState(), state)
         if state.filter:

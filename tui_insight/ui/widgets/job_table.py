@@ -26,7 +26,7 @@ import math
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -40,7 +40,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.cache import JobView
-from ...summary.health import JobHealth
+from ...summary.health import HealthBook, JobHealth
 from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour
@@ -105,10 +105,27 @@ def state_style(state: str) -> str:
 
 @dataclass
 class JobRow:
-    cells: dict[str, Cell]
+    cells: dict[str, Cell]  # every column's but the trend's (`trend`)
     sort: dict[str, Any]
     health: JobHealth  # the headline and what the clock cells are computed from
     at: float = 0.0  # the clock its clock cells were computed at
+    view: JobView | None = None  # the view it was built from (None: a placeholder)
+
+    def spark(self) -> tuple[float, ...]:
+        digest = self.health.digest
+        return digest.spark if digest is not None else ()
+
+    def trend(self) -> Cell:
+        """The sparkline cell, drawn only when the row is on screen (thousands of rows are built
+        at a warm start; its width is `trend_width`, known without drawing it)."""
+        return sparkline(self.spark(), SPARK_WIDTH), "cyan"
+
+    @cached_property
+    def trend_width(self) -> int:
+        """The sparkline's length: a character per finite point of the digest's spark (as many
+        as the cell is wide at most, as `sparkline` draws them)."""
+        spark = self.spark()
+        return sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH else len(self.trend()[0])
 
 
 def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[str, Any]]:
@@ -124,9 +141,12 @@ def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[st
     return cells, {"live": (live, health.update_time), "health": (len(badges), badges)}
 
 
-def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None) -> JobRow:
-    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's loss)."""
-    health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
+def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,
+            health: JobHealth | None = None) -> JobRow:
+    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's
+    loss); `health`: `JobHealth.of(view, headline)` when the caller has it already."""
+    if health is None:
+        health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
     state = health.state
     tag_counts = view.tag_counts
     counts = [tag_counts.get(p, 0) for p in PLUGINS]
@@ -142,7 +162,6 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
         "state": (shown(state), state_style(state)),
         "value": (text["value"], ""),
         "best": (text["best"], ""),
-        "trend": (sparkline(digest.spark, SPARK_WIDTH) if digest is not None else "", "cyan"),
         "change": (text["change"], ""),
         "speed": (text["speed"], ""),
         "step": (str(last) if last is not None else "-", ""),
@@ -164,7 +183,7 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     timed, timed_sort = clock_cells(health, now)
     cells.update(timed)  # (cells are looked up by column: their order does not matter)
     sort.update(timed_sort)
-    return JobRow(cells, sort, health, now)
+    return JobRow(cells, sort, health, now, view)
 
 
 def _unread(view: JobView) -> bool:
@@ -243,6 +262,7 @@ class JobTable(ScrollView, can_focus=True):
         self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
                                        for key, header, _, _ in COLUMNS}  # the header's sort arrow
         self.value_header = "headline"
+        self.health_book = HealthBook()  # each view's health, computed once (the owner may share it)
         self.loading_ids: set[str] = set()  # jobs whose row says "loading"
         # What it did, for tests and benchmarks: rows built, measured, placed; full sorts.
         self.work: Counter[str] = Counter()
@@ -285,7 +305,8 @@ class JobTable(ScrollView, can_focus=True):
 
     def cell(self, train_id: str, column: str) -> str:
         """What a cell says (tests and the palette read it)."""
-        return self.rows_by_id[train_id].cells[column][0]
+        row = self.rows_by_id[train_id]
+        return (row.trend() if column == "trend" else row.cells[column])[0]
 
     def header(self, column: str) -> str:
         """What a column's header says (without the sort arrow)."""
@@ -383,6 +404,8 @@ class JobTable(ScrollView, can_focus=True):
         for key, (text, _) in template.cells.items():
             if key != "id" and added:
                 self._lengths[key][len(text)] += added
+        if added:
+            self._lengths["trend"][template.trend_width] += added
         self.work["placeholders"] += added
         self._update_widths()
         self._settle(keep)
@@ -422,7 +445,8 @@ class JobTable(ScrollView, can_focus=True):
         self._expiries = []
         self._now = max(self._now, now)
         for tid, view in views.items():
-            row = job_row(view, now, self._mark_index(tid), self.state.headline)
+            row = job_row(view, now, self._mark_index(tid), self.state.headline,
+                          self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
             self._measure(tid, row, 1)
@@ -447,11 +471,12 @@ class JobTable(ScrollView, can_focus=True):
         changed = set()
         for tid in train_ids:
             view = views.get(tid)
-            if view is None:
-                continue
-            row = job_row(view, now, self._mark_index(tid), self.state.headline)
-            self.work["rows_built"] += 1
             old = self.rows_by_id.get(tid)
+            if view is None or (old is not None and old.view is view and not force):
+                continue  # built from this very view already (the clock cells follow in `_freshen`)
+            row = job_row(view, now, self._mark_index(tid), self.state.headline,
+                          self.health_book.of(view, self.state.headline))
+            self.work["rows_built"] += 1
             if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
                 self._set_row(tid, row)
                 changed.add(tid)
@@ -477,6 +502,7 @@ class JobTable(ScrollView, can_focus=True):
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
+        self.health_book.forget(tid)
         self._measure(tid, row, -1)
         self._unplace(tid, row)
 
@@ -515,6 +541,12 @@ class JobTable(ScrollView, can_focus=True):
             lengths[n] += sign
             if not lengths[n]:
                 del lengths[n]
+        if other is None or other.health.digest is not row.health.digest:
+            n, lengths = row.trend_width, self._lengths["trend"]
+            if other is None or other.trend_width != n:
+                lengths[n] += sign
+                if not lengths[n]:
+                    del lengths[n]
         tag = row.health.tag if row.health.digest is not None else None
         if tag is not None:
             self._headlines[tag] += sign
@@ -562,7 +594,7 @@ class JobTable(ScrollView, can_focus=True):
                 row.sort[key] == value for key, value in timed_sort.items()):
             row.at = now
             return False
-        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now))
+        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now, row.view))
         self._update_widths()
         return True
 
@@ -725,18 +757,20 @@ class JobTable(ScrollView, can_focus=True):
 
     def _row_strip(self, row: int, base: Style) -> Strip:
         tid = self.order[row]
-        cells = self.rows_by_id[tid].cells
+        job = self.rows_by_id[tid]
+        cells = job.cells
         cursor = row == self.cursor_row
         focused = self.has_focus
-        key = (tid, tuple(cells.values()), cursor, focused, row % 2)
+        key = (tid, tuple(cells.values()), job.spark(), cursor, focused, row % 2)
         strip = self._strips.get(key)
         if strip is None:
             line = base + (self._style("job-table--odd") if row % 2 else Style())
             if cursor:
                 line = line + self._style("job-table--cursor")
             segments = []
+            self.work["trends_drawn"] += 1
             for column, _, _, right in COLUMNS:
-                text, style = cells[column]
+                text, style = job.trend() if column == "trend" else cells[column]
                 cell_style = line + parse_style(style) if style else line
                 if cursor and style:
                     cell_style = cell_style + Style(bgcolor=line.bgcolor) if line.bgcolor else cell_style
