@@ -27,6 +27,7 @@ from textual.widgets import Input, Static
 from ...summary import health
 from ...summary.cache import STATE_MEANINGS, Changes
 from ..common.focus import focus_now
+from ..loader import Loader, LoaderHost
 from ..common.text import literal, markup
 from ..state.jobs import JobListState
 from .dialogs import ListPicker
@@ -88,7 +89,13 @@ class HeadlinePicker(ListPicker):
         super().__init__("Headline metric of every job", labels, current, "headline-picker-list")
 
 
-class JobsScreen(Screen):
+def _import_dashboard():
+    from . import dashboard
+
+    return dashboard
+
+
+class JobsScreen(LoaderHost, Screen):
     """The first screen: the table of jobs."""
 
     HELP_GROUP = "Job list"
@@ -107,6 +114,7 @@ class JobsScreen(Screen):
     ]
 
     state: reactive[JobListState] = reactive(JobListState, init=False)
+    _dashboard_asked = False  # `_preload_dashboard`
 
     app: "InsightApp"
 
@@ -280,6 +288,7 @@ class JobsScreen(Screen):
             table.refresh_times(self.app.clock())
 
     def update_progress(self) -> None:
+        self._preload_dashboard()
         if self.covered():
             return
         line = self._child("progress", ProgressLine)  # none yet while composing, none left at teardown
@@ -288,6 +297,15 @@ class JobsScreen(Screen):
         table = self._table_if_there()
         if table is not None:
             table.set_empty_text(self.empty_text())
+
+    def _preload_dashboard(self) -> None:
+        """Once the first load is done (not before: it would slow it), import the dashboard's
+        views in the background, so that opening the first job does not wait for them."""
+        progress = self.app.cache.progress
+        if self._dashboard_asked or progress.loading or progress.reloads == 0:
+            return
+        self._dashboard_asked = True
+        Loader(self, "dashboard").request("dashboard", _import_dashboard, lambda loaded: None)
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""
