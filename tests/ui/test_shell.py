@@ -611,3 +611,15 @@ def test_a_tag_that_is_not_utf8_neither_stops_the_job_list_nor_its_view(tmp_path
     assert rows == ["./bad", "./good"]
     assert visible == ("acc", "loss\\xff\\xfe")
     assert any("loss\\xff\\xfe" in title for title in titles)
+
+
+def test_the_clock_tick_after_the_screens_are_gone_is_quiet():
+    """The once-a-second tick may fire while the app shuts down, its screens already popped
+    (seen once in CI as a ScreenStackError traceback)."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        return len(app.screen_stack)
+
+    assert run_pilot(app, body) == 1 and app.screen_stack == []
+    app.tick_clock()  # raised ScreenStackError

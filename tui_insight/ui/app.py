@@ -335,8 +335,9 @@ class InsightApp(App):
 
     def tick_clock(self) -> None:
         """Once a second: the job list's relative times ("12s ago") move on."""
-        if isinstance(self.screen, JobsScreen):
-            self.screen.tick()
+        stack = self.screen_stack  # empty while the app shuts down (`self.screen` raises then)
+        if stack and isinstance(stack[-1], JobsScreen):
+            stack[-1].tick()
 
     # -- navigation -------------------------------------------------------------------------
 
