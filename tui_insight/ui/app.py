@@ -34,6 +34,7 @@ from . import _textual_compat
 from .common.filters import compile_filter
 from .common.text import markup
 from .messages import CacheChanged
+from .screens import load_dashboard
 from .screens.dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
@@ -121,15 +122,6 @@ def train_id_of(text: str) -> str:
     if text in ("", "."):
         return "./"
     return text if text.startswith("./") else "./" + text.lstrip("/")
-
-
-def dashboard():
-    """The dashboard's module, imported when first wanted: its views (and plotext) take ~0.6 s
-    to import, which the job list does not need to start (`JobsScreen` preloads it once the
-    first load is done, so the first job opened does not wait for it either)."""
-    from .screens import dashboard as module
-
-    return module
 
 
 class InsightApp(App):
@@ -275,7 +267,7 @@ class InsightApp(App):
                             severity="error", timeout=10)
                 return
         self.start_at = None
-        self.push_screen(dashboard().DashboardScreen(start.jobs, initial=start.view, tag_filter=start.tags))
+        self.push_screen(load_dashboard().DashboardScreen(start.jobs, initial=start.view, tag_filter=start.tags))
 
     def switch_theme(self, name: str) -> bool:
         if name not in self.available_themes:
@@ -342,22 +334,22 @@ class InsightApp(App):
     # -- navigation -------------------------------------------------------------------------
 
     def open_jobs(self, train_ids: tuple[str, ...], view_id: str = "scalars") -> None:
-        self.push_screen(dashboard().DashboardScreen(tuple(train_ids), initial=view_id))
+        self.push_screen(load_dashboard().DashboardScreen(tuple(train_ids), initial=view_id))
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:
             self.pop_screen()
 
     def action_lineage(self) -> None:
-        if isinstance(self.screen, dashboard().ViewScreen) and self.screen.spec.view_id == "lineage":
+        if isinstance(self.screen, load_dashboard().ViewScreen) and self.screen.spec.view_id == "lineage":
             self.pop_screen()
             return
-        self.push_screen(dashboard().ViewScreen("lineage"))
+        self.push_screen(load_dashboard().ViewScreen("lineage"))
 
     def extra_binding_nodes(self, screen: Screen) -> list[Any]:
         """Nodes whose bindings count even when they are not focused: the active view and its parts."""
         view = getattr(screen, "active_view", None)
-        if view is None and isinstance(screen, dashboard().ViewScreen):
+        if view is None and isinstance(screen, load_dashboard().ViewScreen):
             view = screen.query_one(DataView)
         if view is None:
             return []

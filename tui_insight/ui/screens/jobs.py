@@ -28,6 +28,7 @@ from ...summary import health
 from ...summary.cache import STATE_MEANINGS, Changes
 from ..common.focus import focus_now
 from ..loader import Loader, LoaderHost
+from . import load_dashboard
 from ..common.text import literal, markup
 from ..state.jobs import JobListState
 from .dialogs import ListPicker
@@ -87,12 +88,6 @@ class HeadlinePicker(ListPicker):
 
     def __init__(self, labels: list, current: int):
         super().__init__("Headline metric of every job", labels, current, "headline-picker-list")
-
-
-def _import_dashboard():
-    from . import dashboard
-
-    return dashboard
 
 
 class JobsScreen(LoaderHost, Screen):
@@ -305,7 +300,7 @@ class JobsScreen(LoaderHost, Screen):
         if self._dashboard_asked or progress.loading or progress.reloads == 0:
             return
         self._dashboard_asked = True
-        Loader(self, "dashboard").request("dashboard", _import_dashboard, lambda loaded: None)
+        Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: None)
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""
