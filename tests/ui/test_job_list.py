@@ -517,3 +517,37 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
     assert 0 < work["trends_drawn"] <= 3 * height
     assert incremental[1]["trend"] == max(len("trend"), *(len(cells["trend"][0]) for cells in scratch[3].values()))
     assert incremental == scratch
+
+
+def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):
+    """Rows and the health book know the view they were built from weakly: a view holds the
+    job's series until the memory budget drops them, and holding it kept every job's series
+    alive (a cold load of 5,000 runs in one process grew to 4.4 GB instead of ~0.5 GB)."""
+    import gc
+
+    from tui_insight.summary.cache import JobView, SummaryCache
+    from tui_insight.ui.app import InsightApp
+    from uihelp import NOW
+
+    for i in range(12):
+        write_run(tmp_path, f"run_{i:02d}", steps=100)
+    cache = SummaryCache(str(tmp_path), clock=lambda: NOW, memory_budget=1)  # no series kept unless held
+    ids = [f"./run_{i:02d}" for i in range(12)]
+    cache.hold("test", ids)  # read with their series, and the rows built from those views
+    app = InsightApp(cache, reload_interval=0, clock=lambda: NOW, graph_prefetch_delay=None)
+
+    async def body(pilot):
+        assert await wait_for(pilot, lambda: cache.progress.reloads > 0 and not cache.progress.loading
+                              and app.screen.query_one(JobTable).row_count == 12
+                              and all(view.detailed for view in cache.jobs.values()))
+        await pilot.pause(0.3)
+        cache.release("test")  # over the budget now: the series go
+        assert await wait_for(pilot, lambda: sum(1 for view in cache.jobs.values() if view.detailed) < 12)
+        await pilot.pause(0.3)
+        gc.collect()
+        ours = str(tmp_path)
+        alive = sum(1 for o in gc.get_objects() if isinstance(o, JobView) and o.detailed and o.path.startswith(ours))
+        return alive, sum(1 for view in cache.jobs.values() if view.detailed)
+
+    alive, kept = run_pilot(app, body)
+    assert kept < 12 and alive == kept

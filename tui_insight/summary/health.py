@@ -29,6 +29,7 @@ The rules (the job list's help says the same):
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Iterable, Mapping
@@ -279,15 +280,17 @@ class HealthBook:
     version of the job) and headline: the job list's row and `BadgeWatch` share it."""
 
     def __init__(self) -> None:
-        self._known: dict[str, tuple[object, str | None, JobHealth]] = {}  # train id -> (view, chosen, health)
+        # train id -> (a weak reference to the view, chosen, health): a view holds the job's
+        # series until the cache drops them; the book must not keep them alive.
+        self._known: dict[str, tuple[weakref.ref, str | None, JobHealth]] = {}
 
     def of(self, view, chosen: str | None = None) -> JobHealth:
         """`JobHealth.of(view, chosen)`, the same object while the job's view is the same one."""
         known = self._known.get(view.train_id)
-        if known is not None and known[0] is view and known[1] == chosen:
+        if known is not None and known[0]() is view and known[1] == chosen:
             return known[2]
         health = JobHealth.of(view, chosen)
-        self._known[view.train_id] = (view, chosen, health)
+        self._known[view.train_id] = (weakref.ref(view), chosen, health)
         return health
 
     def forget(self, train_id: str) -> None:

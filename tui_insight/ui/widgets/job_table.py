@@ -24,6 +24,7 @@ import bisect
 import heapq
 import math
 import textwrap
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -109,7 +110,12 @@ class JobRow:
     sort: dict[str, Any]
     health: JobHealth  # the headline and what the clock cells are computed from
     at: float = 0.0  # the clock its clock cells were computed at
-    view: JobView | None = None  # the view it was built from (None: a placeholder)
+    # The view it was built from (None: a placeholder), weakly: a view holds the job's series
+    # until the cache drops them, and the list must not keep them alive.
+    built_from: weakref.ref | None = None
+
+    def is_from(self, view: JobView) -> bool:
+        return self.built_from is not None and self.built_from() is view
 
     def spark(self) -> tuple[float, ...]:
         digest = self.health.digest
@@ -183,7 +189,7 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     timed, timed_sort = clock_cells(health, now)
     cells.update(timed)  # (cells are looked up by column: their order does not matter)
     sort.update(timed_sort)
-    return JobRow(cells, sort, health, now, view)
+    return JobRow(cells, sort, health, now, weakref.ref(view))
 
 
 def _unread(view: JobView) -> bool:
@@ -472,7 +478,7 @@ class JobTable(ScrollView, can_focus=True):
         for tid in train_ids:
             view = views.get(tid)
             old = self.rows_by_id.get(tid)
-            if view is None or (old is not None and old.view is view and not force):
+            if view is None or (old is not None and old.is_from(view) and not force):
                 continue  # built from this very view already (the clock cells follow in `_freshen`)
             row = job_row(view, now, self._mark_index(tid), self.state.headline,
                           self.health_book.of(view, self.state.headline))
@@ -594,7 +600,7 @@ class JobTable(ScrollView, can_focus=True):
                 row.sort[key] == value for key, value in timed_sort.items()):
             row.at = now
             return False
-        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now, row.view))
+        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now, row.built_from))
         self._update_widths()
         return True
 
