@@ -70,7 +70,11 @@ def test_jobs_listed_from_their_headers_are_announced_together_as_a_refresh_woul
     notices = []
     second.subscribe(notices.append)
     second.reload()
-    assert 1 < len(notices) < 12  # the grown job alone, the 12 others together (or in a few batches)
+    updates = [set(n.updated) for n in notices if n.updated]
+    assert [u for u in updates if "./grown" in u] == [{"./grown"}]  # read as before, on its own
+    listed = [u for u in updates if "./grown" not in u]
+    assert sorted(tid for u in listed for tid in u) == sorted(first.jobs)  # each listed job once,
+    assert len(listed) < len(first.jobs)  # together (or in a few batches), not a notice each
     assert set().union(*(n.updated for n in notices)) == set(second.jobs) and len(second.jobs) == 13
     assert second.progress.bytes_read > 0 and second.job("./grown").last_step == 2600
     for tid, view in first.jobs.items():
