@@ -239,6 +239,14 @@ class _FileState:
         return FileStatus(self.name, self.size, self.records, self.bad_records, self.tail_bytes, error,
                           truncated)
 
+    def nothing_appended(self, st: os.stat_result) -> bool:
+        """Whether `st` is the file as read to its end; if so, take its time and size as read."""
+        self.mtime = st.st_mtime
+        if st.st_size != self.end or (st.st_dev, st.st_ino) != self.inode:
+            return False
+        self.size, self.tail_bytes, self.error = st.st_size, 0, ""
+        return True
+
 
 class _ScalarBlock:
     """Scalars of the events that share one layout (same tags in the same order).
@@ -596,10 +604,8 @@ class _JobLoader:
             st = self._stats.get(state.name) or self.source.stat(path)
             if isinstance(st, OSError):
                 raise st
-            state.mtime = st.st_mtime
-            if st.st_size == state.end and (st.st_dev, st.st_ino) == state.inode:
-                state.size, state.tail_bytes, state.error = st.st_size, 0, ""
-                return  # nothing appended: no need to open the file
+            if state.nothing_appended(st):
+                return  # no need to open the file
             with self.source.open_range(path, state.end, st.st_size) as fh:
                 if self.source.is_local:
                     st = os.fstat(fh.fileno())  # the file as opened (it may have grown since its stat)
@@ -1059,14 +1065,10 @@ class _JobLoader:
                 or len(found.event_files) != len(self.files):
             return False
         files = self.files
-        for name in found.event_files:
+        for name in found.event_files:  # as `_read_file` finds a file with nothing appended
             state, st = files.get(name), stats.get(name)
-            if state is None or not isinstance(st, os.stat_result) or st.st_size != state.end \
-                    or (st.st_dev, st.st_ino) != state.inode:
-                return False
-        for name in found.event_files:  # what `_read_file` sets on a file with nothing appended
-            state, st = files[name], stats[name]
-            state.mtime, state.size, state.tail_bytes, state.error = st.st_mtime, st.st_size, 0, ""
+            if state is None or not isinstance(st, os.stat_result) or not state.nothing_appended(st):
+                return False  # the refresh that follows reads it (and sets the same again)
         self.found = found
         self._stats = stats
         self._publish(found, None)
