@@ -174,7 +174,7 @@ def test_an_idle_full_poll_checks_no_job_one_by_one(sweep, monkeypatch):
     checked = []
     for loader in cache._loaders.values():
         real = loader.unchanged
-        monkeypatch.setattr(loader, "unchanged", lambda found, real=real: checked.append(found.train_id) or real(found))
+        monkeypatch.setattr(loader, "unchanged", lambda found, stats=None, real=real: checked.append(found.train_id) or real(found, stats))
     assert not cache.reload()
     assert checked == []
     write_steps(writers[1], [3])

@@ -163,6 +163,10 @@ class DiskCache:
             self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
             self._grew(len(data) - old)
 
+    def has_header(self, job_path: str) -> bool:
+        """The index read at this start holds the job's header (`load` without details finds it there)."""
+        return job_path in self._index
+
     def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
         it is damaged (then it is deleted)."""
