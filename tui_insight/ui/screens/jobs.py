@@ -256,6 +256,8 @@ class JobsScreen(LoaderHost, Screen):
     def _rebuild_rest(self) -> None:
         self._rebuild_queued = False
         self._rebuild_rows()
+        if not self._backlog:
+            self._preload_dashboard()
 
     def _watch_the_clock(self) -> None:
         """Once a second, also under a dashboard: a live job may have stalled."""
@@ -294,10 +296,11 @@ class JobsScreen(LoaderHost, Screen):
             table.set_empty_text(self.empty_text())
 
     def _preload_dashboard(self) -> None:
-        """Once the first load is done (not before: it would slow it), import the dashboard's
-        views in the background, so that opening the first job does not wait for them."""
+        """Once the first load is done and every row built (not before: the import holds the
+        GIL for half a second, which the load and the rows would wait for), import the
+        dashboard's views in the background, so that opening the first job does not wait."""
         progress = self.app.cache.progress
-        if self._dashboard_asked or progress.loading or progress.reloads == 0:
+        if self._dashboard_asked or progress.loading or progress.reloads == 0 or self._backlog:
             return
         self._dashboard_asked = True
         Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: None)
