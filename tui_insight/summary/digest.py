@@ -7,6 +7,7 @@ A digest is about 30 numbers, so 5,000 jobs of 10 tags cost a few MB.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +43,7 @@ class TagDigest:
     def steps_per_second(self) -> float | None:
         """Training speed over the kept steps; None without two distinct wall times."""
         seconds = self.last_wall - self.first_wall
-        if not np.isfinite(seconds) or seconds <= 0 or self.last_step <= self.first_step:
+        if not math.isfinite(seconds) or seconds <= 0 or self.last_step <= self.first_step:  # (math: a float, not an array)
             return None
         return (self.last_step - self.first_step) / seconds
 

@@ -539,24 +539,31 @@ class JobTable(ScrollView, can_focus=True):
         cells of the same length in both are left as they are counted)."""
         self.work["rows_measured"] += 1
         others = other.cells if other is not None else None
-        for key, (text, _) in row.cells.items():
+        all_lengths = self._lengths
+        for key, (text, _) in row.cells.items():  # (thousands of rows at a warm start: kept lean)
             n = len(text)
             if others is not None and len(others[key][0]) == n:
                 continue
-            lengths = self._lengths[key]
-            lengths[n] += sign
-            if not lengths[n]:
+            lengths = all_lengths[key]
+            count = lengths.get(n, 0) + sign
+            if count:
+                lengths[n] = count
+            else:
                 del lengths[n]
         if other is None or other.health.digest is not row.health.digest:
-            n, lengths = row.trend_width, self._lengths["trend"]
+            n, lengths = row.trend_width, all_lengths["trend"]
             if other is None or other.trend_width != n:
-                lengths[n] += sign
-                if not lengths[n]:
+                count = lengths.get(n, 0) + sign
+                if count:
+                    lengths[n] = count
+                else:
                     del lengths[n]
         tag = row.health.tag if row.health.digest is not None else None
         if tag is not None:
-            self._headlines[tag] += sign
-            if not self._headlines[tag]:
+            count = self._headlines.get(tag, 0) + sign
+            if count:
+                self._headlines[tag] = count
+            else:
                 del self._headlines[tag]
         if sign > 0:
             if row.sort["state"] == "loading":
