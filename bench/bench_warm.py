@@ -77,8 +77,9 @@ async def auto(pilot):
         if "cache" not in marks and cache.progress.reloads >= 1:
             marks["cache"] = time.perf_counter() - start
         views = cache.jobs
-        if (cache.progress.reloads >= 1 and all(v.loaded for v in views.values())
-                and table.row_count == len(views) and not table.loading_ids):
+        # The cheap checks first: a scan of 5,000 views every 10 ms was ~60 ms of the UI thread's CPU.
+        if (cache.progress.reloads >= 1 and not table.loading_ids and table.row_count == len(views)
+                and all(v.loaded for v in views.values())):
             break
         await pilot.pause(0.01)
     marks["all"] = time.perf_counter() - start

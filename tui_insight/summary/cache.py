@@ -419,6 +419,10 @@ def _describe(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+_NO_RANKS = np.zeros(0, dtype=np.int64)  # (never written: `_file_ranks` makes a new array)
+_NO_RANKS.flags.writeable = False
+
+
 class _JobLoader:
     """Loader-side state of one job. Used by the loading thread only."""
 
@@ -464,7 +468,7 @@ class _JobLoader:
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
         self._unsettle()
-        self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), np.zeros(0, dtype=np.int64))  # `_file_ranks`
+        self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), _NO_RANKS)  # `_file_ranks`
 
     # -- summary files ------------------------------------------------------------------
 
@@ -1039,7 +1043,8 @@ class _JobLoader:
         # Never loaded and nothing read: the view is still the empty one `__init__` made (a loaded
         # job without event files, its details dropped, keeps its lineage and graphs: `replace`).
         fresh = not (self.files or view.loaded)
-        self._reset()
+        if not fresh:  # (a fresh loader is as `_reset` leaves it: a warm start installs thousands)
+            self._reset()
         for record in snapshot.files:
             self.files[record["name"]] = _FileState(**{**record, "inode": tuple(record["inode"])})
         self.tags = {key: snapshot.series[key] for key in snapshot.tag_keys} if snapshot.detailed else {}

@@ -218,7 +218,7 @@ class JobHealth:
         badges = self.badges(now)
         live = self.live(now)
         since = self.since_step(now) if live else None
-        return ({"health": " ".join(b for b in badges if b not in STATE_BADGES),
+        return ({"health": " ".join(b for b in badges if b not in STATE_BADGES) if badges else "",
                  "since": age(since) if since is not None else ""}, badges, live)
 
     def cells(self, now: float) -> dict[str, str]:
@@ -235,8 +235,13 @@ def compact(value: float, digits: int = 4, exponent_digits: int = 2, small: floa
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     if value != 0 and (abs(value) >= large or abs(value) < small):
-        return f"{value:.{exponent_digits}e}"
-    return f"{value:.{digits}g}"
+        return format(value, _EXPONENT.get(exponent_digits) or f".{exponent_digits}e")
+    return format(value, _GENERAL.get(digits) or f".{digits}g")
+
+
+# Format specs made once: the job list formats four numbers a row, for thousands of rows.
+_GENERAL = {digits: f".{digits}g" for digits in range(1, 10)}
+_EXPONENT = {digits: f".{digits}e" for digits in range(1, 10)}
 
 
 def signed(value: float) -> str:

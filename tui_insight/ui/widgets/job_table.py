@@ -199,6 +199,15 @@ def _unread(view: JobView) -> bool:
                 or view.profile_dirs)
 
 
+def _count(counts: dict, key, sign: int) -> None:
+    """Add `sign` to `counts[key]`; a count that reaches 0 goes."""
+    count = counts.get(key, 0) + sign
+    if count:
+        counts[key] = count
+    else:
+        del counts[key]
+
+
 def _fit(text: str, width: int, right: bool) -> str:
     if len(text) > width:
         return text[: max(width - 1, 0)] + "…" if width else ""
@@ -495,16 +504,18 @@ class JobTable(ScrollView, can_focus=True):
     def _set_row(self, tid: str, row: JobRow) -> None:
         """Put `row` in the table: its old version out, the new one measured and in its place."""
         old = self.rows_by_id.get(tid)
-        if old is not None:
-            self._measure(tid, old, -1, row)
-            if old.sort[self.state.sort_key] == row.sort[self.state.sort_key]:
-                self.rows_by_id[tid] = row  # same place
-                self._measure(tid, row, 1, old)
-                return
+        if old is None:
+            self.rows_by_id[tid] = row
+            self._measure(tid, row, 1)
+            self._place(tid, row)
+            return
+        self._remeasure(tid, old, row)
+        if old.sort[self.state.sort_key] != row.sort[self.state.sort_key]:
             self._unplace(tid, old)
-        self.rows_by_id[tid] = row
-        self._measure(tid, row, 1, old)
-        self._place(tid, row)
+            self.rows_by_id[tid] = row
+            self._place(tid, row)
+        else:
+            self.rows_by_id[tid] = row  # same place
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
@@ -533,46 +544,47 @@ class JobTable(ScrollView, can_focus=True):
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
 
-    def _measure(self, tid: str, row: JobRow, sign: int, other: JobRow | None = None) -> None:
+    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
         """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
-        when its clock cells change next. `other`: the row it replaces or is replaced by (the
-        cells of the same length in both are left as they are counted)."""
+        when its clock cells change next."""
         self.work["rows_measured"] += 1
-        others = other.cells if other is not None else None
         all_lengths = self._lengths
-        for key, (text, _) in row.cells.items():  # (thousands of rows at a warm start: kept lean)
-            n = len(text)
-            if others is not None and len(others[key][0]) == n:
-                continue
-            lengths = all_lengths[key]
-            count = lengths.get(n, 0) + sign
-            if count:
-                lengths[n] = count
-            else:
-                del lengths[n]
-        if other is None or other.health.digest is not row.health.digest:
-            n, lengths = row.trend_width, all_lengths["trend"]
-            if other is None or other.trend_width != n:
-                count = lengths.get(n, 0) + sign
-                if count:
-                    lengths[n] = count
-                else:
-                    del lengths[n]
-        tag = row.health.tag if row.health.digest is not None else None
-        if tag is not None:
-            count = self._headlines.get(tag, 0) + sign
-            if count:
-                self._headlines[tag] = count
-            else:
-                del self._headlines[tag]
+        for key, (text, _) in row.cells.items():
+            _count(all_lengths[key], len(text), sign)
+        _count(all_lengths["trend"], row.trend_width, sign)
+        if row.health.digest is not None and row.health.tag is not None:
+            _count(self._headlines, row.health.tag, sign)
         if sign > 0:
-            if row.sort["state"] == "loading":
-                self.loading_ids.add(tid)
-            else:
-                self.loading_ids.discard(tid)
-            self._schedule(tid, row)
+            self._loading(tid, row)
         elif tid not in self.rows_by_id:
             self.loading_ids.discard(tid)
+
+    def _remeasure(self, tid: str, old: JobRow, row: JobRow) -> None:
+        """`_measure` of `old` out and `row` in, in one pass over the cells (thousands of rows at
+        a warm start replace their placeholders): only the lengths that differ are counted again."""
+        self.work["rows_measured"] += 1
+        all_lengths = self._lengths
+        old_cells = old.cells
+        for key, (text, _) in row.cells.items():
+            n, m = len(text), len(old_cells[key][0])
+            if n != m:
+                lengths = all_lengths[key]
+                _count(lengths, m, -1)
+                _count(lengths, n, 1)
+        if old.health.digest is not row.health.digest and old.trend_width != row.trend_width:
+            _count(all_lengths["trend"], old.trend_width, -1)
+            _count(all_lengths["trend"], row.trend_width, 1)
+        for r, sign in ((old, -1), (row, 1)):
+            if r.health.digest is not None and r.health.tag is not None:
+                _count(self._headlines, r.health.tag, sign)
+        self._loading(tid, row)
+
+    def _loading(self, tid: str, row: JobRow) -> None:
+        if row.sort["state"] == "loading":
+            self.loading_ids.add(tid)
+        else:
+            self.loading_ids.discard(tid)
+        self._schedule(tid, row)
 
     def _schedule(self, tid: str, row: JobRow) -> None:
         """Remember when the row's clock cells change next (its live marker runs out, it stalls)."""
