@@ -11,6 +11,9 @@ measures in one process, interleaved, `--repeats` times each, CPU (`time.process
   that must see appends cannot avoid on Linux: an append leaves the directory's mtime alone);
 - an idle full reload (`SummaryCache.reload()` with nothing changed): must publish nothing; and
   its discovery alone (the directory walk: compare with the directories' floor);
+- an idle background poll (`SummaryCache.poll()`, what the app's loop runs): the sweep's runs
+  are finished (their files are links to one made long ago), so they are looked at in turn, a
+  `poll.DORMANT_TURNS`-th at each poll; the live run and LOGDIR at each. Must publish nothing;
 - a notice reload of the live run with nothing changed (`reload_changed([its file])`);
 - a notice reload of the live run after 10 steps were appended to it.
 
@@ -93,6 +96,9 @@ def main() -> int:
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     sweep = make_sweep(args.dir, args.runs, "idle")  # its own: the live run is added to it
+    for run in sweep.glob("run_*"):  # finished runs: a directory last changed when its file was made
+        made = min(p.stat().st_mtime for p in run.iterdir())
+        os.utime(run, (made, made))
     live = LiveRun(sweep)
     cache = SummaryCache(sweep, disk_cache=DiskCache(args.dir / f"cache-idle-{args.runs}"),
                          workers=os.cpu_count() or 1)
@@ -105,7 +111,8 @@ def main() -> int:
     views = dict(cache.jobs)
 
     times: dict[str, list[float]] = {"stat floor: directories": [], "stat floor: files": [], "stat floor": [],
-                                     "idle full reload": [], "its discovery alone": [], "notice, unchanged": [],
+                                     "idle full reload": [], "its discovery alone": [],
+                                     "idle background poll": [], "notice, unchanged": [],
                                      "notice, 10 steps appended": []}
     dirs, files = stat_floor(cache)
     for _ in range(args.repeats):
@@ -115,6 +122,9 @@ def main() -> int:
         times["its discovery alone"].append(cpu_ms(lambda: cache.source.discover(cache._listings))[0])
         ms, changes = cpu_ms(cache.reload)
         times["idle full reload"].append(ms)
+        assert not changes and not published, (changes, published)
+        ms, changes = cpu_ms(cache.poll)
+        times["idle background poll"].append(ms)
         assert not changes and not published, (changes, published)
         ms, changes = cpu_ms(lambda: cache.reload_changed([live.path]))
         times["notice, unchanged"].append(ms)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tui_insight.summary import poll
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 
@@ -180,3 +181,70 @@ def test_an_idle_full_poll_checks_no_job_one_by_one(sweep, monkeypatch):
     write_steps(writers[1], [3])
     cache.reload()
     assert checked == ["./run1"]  # the one that changed, and only it
+
+
+def dormant_sweep(root: Path, runs: int) -> list[SummaryWriter]:
+    """`runs` finished runs: their files and directories last changed long ago."""
+    writers = [write_steps(SummaryWriter(root / f"run{i:02d}", timestamp=1), [1, 2]) for i in range(runs)]
+    for path in root.rglob("*.summary.*"):
+        os.utime(path, (LONG_AGO, LONG_AGO))
+    return writers
+
+
+def stats_during(monkeypatch, action) -> list[str]:
+    """The paths `action` stats (os.stat still does the work)."""
+    seen, real = [], os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: seen.append(os.fspath(path)) or real(path, *a, **k))
+    action()
+    monkeypatch.setattr(os, "stat", real)
+    return seen
+
+
+def polls_until(cache: SummaryCache, found) -> int:
+    """How many background polls it takes until `found()` (at most two rounds of turns)."""
+    for n in range(1, 2 * poll.DORMANT_TURNS + 1):
+        cache.poll()
+        if found():
+            return n
+    return 0
+
+
+def test_the_background_poll_looks_at_finished_runs_in_turn(tmp_path, monkeypatch):
+    """Runs unchanged for DORMANT_SECONDS are stat-ed a DORMANT_TURNS-th at a time by the
+    background poll (an explicit reload looks at all); LOGDIR, where new runs appear, each time."""
+    root = tmp_path / "logs"
+    runs = 2 * poll.DORMANT_TURNS
+    writers = dormant_sweep(root, runs)
+    cache = settled(root)
+    full = stats_during(monkeypatch, cache.reload)
+    one_poll = stats_during(monkeypatch, cache.poll)
+    assert len(full) == 1 + 2 * runs  # LOGDIR, and each run's directory and file
+    assert str(root) in one_poll and len(one_poll) == 1 + 2 * runs // poll.DORMANT_TURNS
+    turns = [stats_during(monkeypatch, cache.poll) for _ in range(poll.DORMANT_TURNS - 1)]
+    assert set(one_poll).union(*turns) == set(full)  # in DORMANT_TURNS polls, every path once
+    (root / "new").mkdir()
+    write_steps(SummaryWriter(root / "new", timestamp=1), [1]).close()
+    cache.poll()
+    assert "./new" in cache.jobs and steps(cache, "./new") == [1]  # a new run: at the next poll
+    for writer in writers:
+        writer.close()
+
+
+def test_a_finished_run_that_grows_again_is_seen_within_a_round_of_polls(tmp_path):
+    root = tmp_path / "logs"
+    writers = dormant_sweep(root, 2 * poll.DORMANT_TURNS)
+    cache = settled(root)
+    grown = [writers[3], writers[14]]
+    for writer in grown:
+        write_steps(writer, [3])
+    took = polls_until(cache, lambda: all(steps(cache, f"./run{i:02d}") == [1, 2, 3] for i in (3, 14)))
+    assert 1 <= took <= poll.DORMANT_TURNS
+    # A new file in a finished run's directory (a resumed run writes one), the same way.
+    write_steps(SummaryWriter(root / "run07", timestamp=2), [10]).close()
+    assert 1 <= polls_until(cache, lambda: steps(cache, "./run07") == [1, 2, 10]) <= poll.DORMANT_TURNS
+    # An explicit reload looks at every file at once.
+    write_steps(writers[5], [3])
+    cache.reload()
+    assert steps(cache, "./run05") == [1, 2, 3]
+    for writer in writers:
+        writer.close()

@@ -1338,9 +1338,18 @@ class SummaryCache:
     # -- loading --------------------------------------------------------------------------
 
     def reload(self) -> Changes:
-        """One pass: discover jobs, read what was appended, publish. Safe to call from any thread."""
+        """One pass: discover jobs, read what was appended, publish; every directory and file is
+        looked at. Safe to call from any thread."""
         with self._load_lock, _CollectorPause() as self._pause:
             return self._reload()
+
+    def poll(self) -> Changes:
+        """`reload` as the background loop does it: directories and files unchanged for a while
+        (finished runs) are looked at in turn, a tenth at each poll (`poll.Rotation`), so an idle
+        poll of thousands of finished runs costs a fraction of looking at all of them. Safe to
+        call from any thread."""
+        with self._load_lock, _CollectorPause() as self._pause:
+            return self._reload(every_file=False)
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
         """Reload only the jobs whose directories hold `paths` (file change notices); a full
@@ -1427,7 +1436,7 @@ class SummaryCache:
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
-    def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True) -> Changes:
+    def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True, every_file: bool = True) -> Changes:
         total = Changes()
         self.progress.loading = True
         try:
@@ -1441,7 +1450,7 @@ class SummaryCache:
                 found = Discovery(only, list(self.problems))
             else:
                 try:
-                    found = self.source.discover(self._listings)
+                    found = self.source.discover(self._listings, every_file)
                     self.error = ""
                 except OSError as exc:
                     self.error = f"cannot read {self.logdir}: {_describe(exc)}"
@@ -1470,7 +1479,8 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None, stats=stats)
+            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None, stats=stats,
+                                     every_file=every_file)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
@@ -1501,7 +1511,7 @@ class SummaryCache:
                 for train_id in added if self.disk.has_header(self._loaders[train_id].path)}
 
     def _read_jobs(self, jobs: Mapping[str, FoundJob], total: Changes, full: bool,
-                   stats: Mapping[str, dict] | None = None) -> int:
+                   stats: Mapping[str, dict] | None = None, every_file: bool = True) -> int:
         """Bring every job of `jobs` up to date, in `_order`; on a `full` pass over enough jobs,
         first loads go to the process pool when there is one. Held jobs without details are
         served between jobs. The number of jobs done (counted in the progress on a full pass).
@@ -1510,7 +1520,7 @@ class SummaryCache:
         pooled = full and len(jobs) >= MIN_JOBS
         count = len(jobs)
         if full:
-            jobs = self._unsettled(jobs)
+            jobs = self._unsettled(jobs, every_file)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
@@ -1564,12 +1574,13 @@ class SummaryCache:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
         return done
 
-    def _unsettled(self, jobs: Mapping[str, FoundJob]) -> dict[str, FoundJob]:
+    def _unsettled(self, jobs: Mapping[str, FoundJob], every_file: bool = True) -> dict[str, FoundJob]:
         """`jobs` but the settled ones whose files each have the same stat (`PollTable`): an idle
         full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
         if self._poll is None or not self._poll.fits(jobs):
             self._poll = PollTable(jobs, self._loaders, self._unsettled_jobs)
-        return self._poll.left(jobs, os.stat if self.source.is_local else self.source.stat)  # the local source's is os.stat
+        stat = os.stat if self.source.is_local else self.source.stat  # the local source's is os.stat
+        return self._poll.left(jobs, stat, every_file)
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:
@@ -1765,16 +1776,19 @@ class SummaryCache:
             # notices miss: network file systems, symlinked directories) backs off.
             if self._watching and time.monotonic() - last_full < poll:
                 continue
-            changes = self._reload_logged()
+            changes = self._reload_logged(periodic=True)
             last_full = time.monotonic()
-            # Nothing the notices missed: the next safety-net poll waits the longest (a full poll of
-            # 5,000 jobs stats 10,000 paths).
+            # Nothing the notices missed: the next safety-net poll waits the longest (a poll of
+            # 5,000 jobs stats up to 10,000 paths).
             poll = interval if changes or not self._watching else max(interval, MAX_POLL_SECONDS)
 
-    def _reload_logged(self, paths: set[str] | None = None) -> Changes | None:
-        """`reload` on the loop's thread: a failure is logged and the next wakeup tries again."""
+    def _reload_logged(self, paths: set[str] | None = None, periodic: bool = False) -> Changes | None:
+        """`reload` (`poll` when `periodic`) on the loop's thread: a failure is logged and the
+        next wakeup tries again."""
         try:
-            return self.reload() if paths is None else self.reload_changed(paths)
+            if paths is not None:
+                return self.reload_changed(paths)
+            return self.poll() if periodic else self.reload()
         except Exception:
             log.exception("reloading %s failed", self.logdir)
             return None

@@ -14,6 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from .poll import Rotation
 from .tensorboard import is_tensorboard_file, sort_key as tensorboard_sort_key
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
@@ -108,19 +109,24 @@ class _Listing:
     walk: _Walk | None = None  # the last walk from this directory (LOGDIR's listing only)
 
 
-@dataclass
 class _Walk:
-    """The directories a walk visited, in its order, each with its stamp, and the jobs it found:
-    while every stamp is the same, walking again would find the same (a poll with nothing
-    changed is then one stat and one compare per directory). Kept only for a walk that met no
-    unreadable directory and no listing too new to trust (`racy`)."""
-    dirs: list[tuple[str, int, int, int, int]]  # (path, dev, ino, mtime_ns, ctime_ns)
-    jobs: dict[str, FoundJob]
+    """The directories a walk visited, each with its stamp, and the jobs it found: while every
+    stamp is the same, walking again would find the same (a poll with nothing changed is then
+    one stat and one compare per directory). Kept only for a walk that met no unreadable
+    directory and no listing too new to trust (`racy`). Job directories unchanged for a while
+    are checked in turn by the background poll (`poll.Rotation`); directories holding others
+    (LOGDIR, a sweep's directory: where new jobs appear) at every poll."""
 
-    def still(self) -> bool:
+    def __init__(self, dirs: list[tuple[str, int, int, int, int]], jobs: dict[str, FoundJob],
+                 containers: set[str]):
+        self.dirs = Rotation(dirs, mtime_ns_at=3, always=lambda row: row[0] in containers)  # (path, dev, ino, mtime_ns, ctime_ns)
+        self.jobs = jobs
+
+    def still(self, every_dir: bool = True) -> bool:
+        """No directory checked changed; without `every_dir`, dormant job directories in turn."""
         stat = os.stat
         try:
-            for path, dev, ino, mtime_ns, ctime_ns in self.dirs:
+            for path, dev, ino, mtime_ns, ctime_ns in self.dirs.to_check(every_dir):
                 st = stat(path)
                 if st.st_mtime_ns != mtime_ns or st.st_ctime_ns != ctime_ns or st.st_ino != ino or st.st_dev != dev:
                     return False
@@ -129,23 +135,25 @@ class _Walk:
         return True
 
 
-def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discovery:
+def discover(logdir: str, listings: dict[str, _Listing] | None = None, every_dir: bool = True) -> Discovery:
     """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed.
 
     `listings` (kept by the caller between calls) lets an unchanged directory be known by one
     stat instead of a scan of its entries, and a tree none of whose directories changed by one
-    stat per directory and nothing else (`_Walk`).
+    stat per directory and nothing else (`_Walk`); without `every_dir` (the background poll),
+    dormant job directories are stat-ed in turn.
     """
     root = os.path.realpath(logdir)
     reused = listings if listings is not None else {}
     top = reused.get(root)
-    if top is not None and top.walk is not None and top.walk.still():
+    if top is not None and top.walk is not None and top.walk.still(every_dir):
         return Discovery(dict(top.walk.jobs), [], 0)
     jobs: dict[str, FoundJob] = {}
     problems: list[str] = []
     visited: set[tuple[int, int]] = set()
     seen: set[str] = set()
     visits: list[tuple[str, int, int, int, int]] = []  # for `_Walk`
+    containers: set[str] = {root}  # LOGDIR and the directories holding others (`_Walk`)
     listed = [0]
     racy = [False]
 
@@ -178,6 +186,7 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
                 job = listing.job = job_of(train_id, path, files)
             jobs[job.train_id] = job
         if listing.subdirs and depth < MAX_DEPTH:
+            containers.add(path)
             for name, sub in listing.subdirs:
                 walk(sub, f"{rel}{os.sep}{name}" if rel else name, depth + 1)
 
@@ -187,7 +196,7 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None) -> Discov
             del listings[path]
     top = reused.get(root)
     if top is not None:
-        top.walk = _Walk(visits, dict(jobs)) if listings is not None and not (problems or racy[0]) else None
+        top.walk = _Walk(visits, dict(jobs), containers) if listings is not None and not (problems or racy[0]) else None
     return Discovery(jobs, problems, listed[0])
 
 

@@ -8,12 +8,49 @@ refresh; a new loader) names its job in the shared `unsettled` set; those jobs, 
 settled when the table was made, and those with a file whose stat differs are left for the
 cache's one-by-one check. The table is made again when more than a few jobs were left (they
 have settled since) or the jobs changed.
+
+Dormant files (unchanged for DORMANT_SECONDS when the table was made: finished runs, most of a
+sweep) are checked in turn by the background poll (`every_file=False`): a tenth of them at each
+poll, so each is still checked at every DORMANT_TURNS-th poll (TensorBoard stops polling files
+inactive for a day; here they are only checked less often). Change notices, where they work, still
+report a dormant file at once. An explicit full reload checks every file.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Generic, TypeVar
 
 REMAKE_SHARE = 8  # more than 1/8 of the jobs left by a pass: the next pass makes the table again
+DORMANT_SECONDS = 600.0
+DORMANT_TURNS = 10
+
+Row = TypeVar("Row", bound=tuple)
+
+
+class Rotation(Generic[Row]):
+    """Rows (stamps of files or directories) split into the ones to check at every poll and the
+    dormant ones, checked a DORMANT_TURNS-th at a time."""
+
+    def __init__(self, rows: Sequence[Row], mtime_ns_at: int, now: float | None = None,
+                 always: Callable[[Row], bool] | None = None):
+        cutoff = int(((time.time() if now is None else now) - DORMANT_SECONDS) * 1e9)
+        self.hot: list[Row] = []
+        self.dormant: list[Row] = []
+        for row in rows:
+            hot = row[mtime_ns_at] >= cutoff or (always is not None and always(row))
+            (self.hot if hot else self.dormant).append(row)
+        self._turn = 0
+
+    def __len__(self) -> int:
+        return len(self.hot) + len(self.dormant)
+
+    def to_check(self, every: bool) -> Sequence[Row]:
+        """The rows to check now: all of them if `every`, else the hot ones and the dormant ones' turn."""
+        if every or not self.dormant:
+            return self.hot + self.dormant if self.dormant else self.hot
+        turn, self._turn = self._turn, (self._turn + 1) % DORMANT_TURNS
+        return self.hot + self.dormant[turn::DORMANT_TURNS]
 
 
 class PollTable:
@@ -21,25 +58,28 @@ class PollTable:
         self.jobs = dict(jobs)  # what it was made for
         self.unsettled = unsettled  # shared with the loaders: records gone since it was made
         unsettled.clear()  # the records read below are current
-        self.rows: list[tuple] = []  # (path, ino, size, mtime_ns, ctime_ns, train_id): only numbers, no objects to visit
+        rows: list[tuple] = []  # (path, ino, size, mtime_ns, ctime_ns, train_id): only numbers, no objects to visit
         self.not_settled: list[str] = []
         for train_id, item in jobs.items():
             settled = loaders[train_id].settled
             if settled is not None and settled[0] == item:  # equal: the same files (a remote listing makes new objects)
-                self.rows += [(*entry, train_id) for entry in settled[1]]
+                rows += [(*entry, train_id) for entry in settled[1]]
             else:
                 self.not_settled.append(train_id)
+        self.rows = Rotation(rows, mtime_ns_at=3)
         self.stale = False  # too many jobs left by the last pass: make it again
 
     def fits(self, jobs: Mapping[str, object]) -> bool:
         """Made for these jobs (equal: the same files), and not stale."""
         return not self.stale and jobs == self.jobs  # values compared by identity first: C speed
 
-    def left(self, jobs: Mapping[str, object], stat: Callable[[str], object]) -> dict[str, object]:
-        """Those of `jobs` (which it `fits`) whose files may have changed, or not known settled."""
+    def left(self, jobs: Mapping[str, object], stat: Callable[[str], object],
+             every_file: bool = True) -> dict[str, object]:
+        """Those of `jobs` (which it `fits`) whose files may have changed, or not known settled;
+        without `every_file`, only the dormant files whose turn it is are looked at."""
         left = {train_id: jobs[train_id] for train_id in self.not_settled}
         left.update((train_id, jobs[train_id]) for train_id in self.unsettled if train_id in jobs)
-        for path, ino, size, mtime_ns, ctime_ns, train_id in self.rows:
+        for path, ino, size, mtime_ns, ctime_ns, train_id in self.rows.to_check(every_file):
             try:
                 st = stat(path)
             except OSError:
