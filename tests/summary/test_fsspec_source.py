@@ -310,3 +310,30 @@ def test_tensorboard_runs_behind_a_url_read_as_they_do_locally(bucket):
         assert load_graph(remote.job(train_id).graphs[tag], remote.source) == want
     rows = [sorted((row.summary_dir, row.values) for row in model_rows(dict(cache.jobs))) for cache in (remote, local)]
     assert rows[0] == rows[1] and rows[0]  # the same hparams rows (their update times are the upload's)
+
+
+def test_the_background_poll_compares_every_listed_object(bucket, tmp_path):
+    """Local finished runs are looked at in turn (`poll.Rotation`); an object store's listing
+    gives every object's size in the one request anyway, so every object is compared at once."""
+    import datetime
+
+    url, root = bucket
+    local = []
+    for i in range(12):
+        writer = SummaryWriter(tmp_path / f"run{i:02d}", timestamp=1)
+        write_steps(writer, [1, 2])
+        local.append(writer)
+    for i, writer in enumerate(local):
+        upload(writer.path.parent, f"{root}/run{i:02d}")
+    long_ago = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+    for path in MEMORY.find(root):
+        MEMORY.store[path].created = long_ago  # finished long ago
+    cache = SummaryCache(FsspecSource(url))
+    cache.reload()
+    cache.reload()
+    write_steps(local[5], [3])
+    upload(local[5].path.parent, f"{root}/run05")
+    cache.poll()
+    assert [step for step, _ in values(cache, "./run05")] == [1, 2, 3]
+    for writer in local:
+        writer.close()

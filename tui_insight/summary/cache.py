@@ -1579,8 +1579,9 @@ class SummaryCache:
         full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
         if self._poll is None or not self._poll.fits(jobs):
             self._poll = PollTable(jobs, self._loaders, self._unsettled_jobs)
-        stat = os.stat if self.source.is_local else self.source.stat  # the local source's is os.stat
-        return self._poll.left(jobs, stat, every_file)
+        if not self.source.is_local:  # its stats come from this reload's listing: comparing all is free
+            return self._poll.left(jobs, self.source.stat)
+        return self._poll.left(jobs, os.stat, every_file)  # (the local source's stat is os.stat)
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:
