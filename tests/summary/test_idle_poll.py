@@ -217,11 +217,11 @@ def test_the_background_poll_looks_at_finished_runs_in_turn(tmp_path, monkeypatc
     writers = dormant_sweep(root, runs)
     cache = settled(root)
     full = stats_during(monkeypatch, cache.reload)
-    one_poll = stats_during(monkeypatch, cache.poll)
-    assert len(full) == 1 + 2 * runs  # LOGDIR, and each run's directory and file
-    assert str(root) in one_poll and len(one_poll) == 1 + 2 * runs // poll.DORMANT_TURNS
-    turns = [stats_during(monkeypatch, cache.poll) for _ in range(poll.DORMANT_TURNS - 1)]
-    assert set(one_poll).union(*turns) == set(full)  # in DORMANT_TURNS polls, every path once
+    assert len(full) == len(set(full)) == 1 + 2 * runs  # LOGDIR, and each run's directory and file
+    turns = [stats_during(monkeypatch, cache.poll) for _ in range(poll.DORMANT_TURNS)]
+    assert all(str(root) in t for t in turns)  # where new runs appear: at each poll
+    rest = sorted(p for t in turns for p in t if p != str(root))
+    assert rest == sorted(p for p in full if p != str(root))  # in DORMANT_TURNS polls, every other path once
     (root / "new").mkdir()
     write_steps(SummaryWriter(root / "new", timestamp=1), [1]).close()
     cache.poll()
@@ -246,5 +246,23 @@ def test_a_finished_run_that_grows_again_is_seen_within_a_round_of_polls(tmp_pat
     write_steps(writers[5], [3])
     cache.reload()
     assert steps(cache, "./run05") == [1, 2, 3]
+    for writer in writers:
+        writer.close()
+
+
+def test_finished_runs_are_looked_at_in_turn_while_new_runs_keep_coming(tmp_path):
+    """A new run at every poll makes the walk and the poll's table again: the turn goes on from
+    where it was (counted by the cache), so no finished run waits for a quiet spell."""
+    root = tmp_path / "logs"
+    writers = dormant_sweep(root, 2 * poll.DORMANT_TURNS)
+    cache = settled(root)
+    write_steps(writers[17], [3])
+    for n in range(1, poll.DORMANT_TURNS + 1):
+        write_steps(SummaryWriter(root / f"new{n:02d}", timestamp=1), [1]).close()
+        cache.poll()
+        assert f"./new{n:02d}" in cache.jobs
+        if steps(cache, "./run17") == [1, 2, 3]:
+            break
+    assert steps(cache, "./run17") == [1, 2, 3]
     for writer in writers:
         writer.close()

@@ -1173,6 +1173,7 @@ class SummaryCache:
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
+        self._polls = 0  # background polls so far: their turn in looking at finished runs (`poll.Rotation`)
         self._unsettled_jobs: set[str] = set()  # `_JobLoader.unsettled`, shared by the loaders and the table
 
     # -- reading --------------------------------------------------------------------------
@@ -1349,7 +1350,8 @@ class SummaryCache:
         poll of thousands of finished runs costs a fraction of looking at all of them. Safe to
         call from any thread."""
         with self._load_lock, _CollectorPause() as self._pause:
-            return self._reload(every_file=False)
+            self._polls += 1
+            return self._reload(turn=self._polls)
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
         """Reload only the jobs whose directories hold `paths` (file change notices); a full
@@ -1436,7 +1438,7 @@ class SummaryCache:
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
-    def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True, every_file: bool = True) -> Changes:
+    def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True, turn: int | None = None) -> Changes:
         total = Changes()
         self.progress.loading = True
         try:
@@ -1450,7 +1452,7 @@ class SummaryCache:
                 found = Discovery(only, list(self.problems))
             else:
                 try:
-                    found = self.source.discover(self._listings, every_file)
+                    found = self.source.discover(self._listings, turn)
                     self.error = ""
                 except OSError as exc:
                     self.error = f"cannot read {self.logdir}: {_describe(exc)}"
@@ -1479,8 +1481,7 @@ class SummaryCache:
                 first = Changes(added=added, removed=removed)
                 total.merge(first)
                 self._notify(first)
-            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None, stats=stats,
-                                     every_file=every_file)
+            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None, stats=stats, turn=turn)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
@@ -1511,7 +1512,7 @@ class SummaryCache:
                 for train_id in added if self.disk.has_header(self._loaders[train_id].path)}
 
     def _read_jobs(self, jobs: Mapping[str, FoundJob], total: Changes, full: bool,
-                   stats: Mapping[str, dict] | None = None, every_file: bool = True) -> int:
+                   stats: Mapping[str, dict] | None = None, turn: int | None = None) -> int:
         """Bring every job of `jobs` up to date, in `_order`; on a `full` pass over enough jobs,
         first loads go to the process pool when there is one. Held jobs without details are
         served between jobs. The number of jobs done (counted in the progress on a full pass).
@@ -1520,7 +1521,7 @@ class SummaryCache:
         pooled = full and len(jobs) >= MIN_JOBS
         count = len(jobs)
         if full:
-            jobs = self._unsettled(jobs, every_file)
+            jobs = self._unsettled(jobs, turn)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
         used_pool = False
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
@@ -1574,14 +1575,14 @@ class SummaryCache:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
         return done
 
-    def _unsettled(self, jobs: Mapping[str, FoundJob], every_file: bool = True) -> dict[str, FoundJob]:
+    def _unsettled(self, jobs: Mapping[str, FoundJob], turn: int | None = None) -> dict[str, FoundJob]:
         """`jobs` but the settled ones whose files each have the same stat (`PollTable`): an idle
         full poll ends here. The jobs left are checked again one by one, in turn, by `unchanged`."""
         if self._poll is None or not self._poll.fits(jobs):
             self._poll = PollTable(jobs, self._loaders, self._unsettled_jobs)
         if not self.source.is_local:  # its stats come from this reload's listing: comparing all is free
             return self._poll.left(jobs, self.source.stat)
-        return self._poll.left(jobs, os.stat, every_file)  # (the local source's stat is os.stat)
+        return self._poll.left(jobs, os.stat, turn)  # (the local source's stat is os.stat)
 
     def _read_in_process(self, loader: _JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                          total: Changes, first: bool) -> None:

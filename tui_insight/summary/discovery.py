@@ -122,11 +122,12 @@ class _Walk:
         self.dirs = Rotation(dirs, mtime_ns_at=3, always=lambda row: row[0] in containers)  # (path, dev, ino, mtime_ns, ctime_ns)
         self.jobs = jobs
 
-    def still(self, every_dir: bool = True) -> bool:
-        """No directory checked changed; without `every_dir`, dormant job directories in turn."""
+    def still(self, turn: int | None = None) -> bool:
+        """No directory checked changed; at a background poll's `turn`, the dormant job
+        directories of that turn only."""
         stat = os.stat
         try:
-            for path, dev, ino, mtime_ns, ctime_ns in self.dirs.to_check(every_dir):
+            for path, dev, ino, mtime_ns, ctime_ns in self.dirs.to_check(turn):
                 st = stat(path)
                 if st.st_mtime_ns != mtime_ns or st.st_ctime_ns != ctime_ns or st.st_ino != ino or st.st_dev != dev:
                     return False
@@ -135,18 +136,18 @@ class _Walk:
         return True
 
 
-def discover(logdir: str, listings: dict[str, _Listing] | None = None, every_dir: bool = True) -> Discovery:
+def discover(logdir: str, listings: dict[str, _Listing] | None = None, turn: int | None = None) -> Discovery:
     """Every job under `logdir`. Raises OSError only when `logdir` itself cannot be listed.
 
     `listings` (kept by the caller between calls) lets an unchanged directory be known by one
     stat instead of a scan of its entries, and a tree none of whose directories changed by one
-    stat per directory and nothing else (`_Walk`); without `every_dir` (the background poll),
-    dormant job directories are stat-ed in turn.
+    stat per directory and nothing else (`_Walk`); at a background poll's `turn`, dormant job
+    directories are stat-ed in turn (`poll.Rotation`).
     """
     root = os.path.realpath(logdir)
     reused = listings if listings is not None else {}
     top = reused.get(root)
-    if top is not None and top.walk is not None and top.walk.still(every_dir):
+    if top is not None and top.walk is not None and top.walk.still(turn):
         return Discovery(dict(top.walk.jobs), [], 0)
     jobs: dict[str, FoundJob] = {}
     problems: list[str] = []

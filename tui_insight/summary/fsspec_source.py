@@ -122,7 +122,7 @@ class FsspecSource:
         self._ranges = RangeCache(self._fetch)
         self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
 
-    def discover(self, listings: dict, every_dir: bool = True) -> Discovery:
+    def discover(self, listings: dict, turn: int | None = None) -> Discovery:
         try:
             self.fs.invalidate_cache(self.root)  # backends keep listings: this one must be new
             found = self.fs.find(self.root, withdirs=False, detail=True)

@@ -10,10 +10,11 @@ cache's one-by-one check. The table is made again when more than a few jobs were
 have settled since) or the jobs changed.
 
 Dormant files (unchanged for DORMANT_SECONDS when the table was made: finished runs, most of a
-sweep) are checked in turn by the background poll (`every_file=False`): a tenth of them at each
-poll, so each is still checked at every DORMANT_TURNS-th poll (TensorBoard stops polling files
-inactive for a day; here they are only checked less often). Change notices, where they work, still
-report a dormant file at once. An explicit full reload checks every file.
+sweep) are checked in turn by the background poll (its `turn`, counted by the caller so that a
+table made again goes on where the last one was): a tenth of them at each poll, so each is still
+checked at every DORMANT_TURNS-th poll (TensorBoard stops polling files inactive for a day; here
+they are only checked less often). Change notices, where they work, still report a dormant file at
+once. An explicit full reload (no turn) checks every file.
 """
 from __future__ import annotations
 
@@ -29,28 +30,27 @@ Row = TypeVar("Row", bound=tuple)
 
 
 class Rotation(Generic[Row]):
-    """Rows (stamps of files or directories) split into the ones to check at every poll and the
-    dormant ones, checked a DORMANT_TURNS-th at a time."""
+    """Rows (stamps of files or directories, the path first) split into the ones to check at
+    every poll and the dormant ones, checked a DORMANT_TURNS-th at a time: a row's turn comes
+    from its path, so rows made again (a table remade as runs come and go) keep their turns."""
 
     def __init__(self, rows: Sequence[Row], mtime_ns_at: int, now: float | None = None,
                  always: Callable[[Row], bool] | None = None):
         cutoff = int(((time.time() if now is None else now) - DORMANT_SECONDS) * 1e9)
         self.hot: list[Row] = []
-        self.dormant: list[Row] = []
+        self.dormant: list[list[Row]] = [[] for _ in range(DORMANT_TURNS)]  # by turn
         for row in rows:
-            hot = row[mtime_ns_at] >= cutoff or (always is not None and always(row))
-            (self.hot if hot else self.dormant).append(row)
-        self._turn = 0
+            if row[mtime_ns_at] >= cutoff or (always is not None and always(row)):
+                self.hot.append(row)
+            else:
+                self.dormant[hash(row[0]) % DORMANT_TURNS].append(row)  # (str hashes: stable within a process)
 
-    def __len__(self) -> int:
-        return len(self.hot) + len(self.dormant)
-
-    def to_check(self, every: bool) -> Sequence[Row]:
-        """The rows to check now: all of them if `every`, else the hot ones and the dormant ones' turn."""
-        if every or not self.dormant:
-            return self.hot + self.dormant if self.dormant else self.hot
-        turn, self._turn = self._turn, (self._turn + 1) % DORMANT_TURNS
-        return self.hot + self.dormant[turn::DORMANT_TURNS]
+    def to_check(self, turn: int | None) -> Sequence[Row]:
+        """The rows to check at the background poll numbered `turn`: the hot ones and the
+        dormant ones of its turn; all of them when `turn` is None."""
+        if turn is None:
+            return [row for rows in (self.hot, *self.dormant) for row in rows]
+        return self.hot + self.dormant[turn % DORMANT_TURNS]
 
 
 class PollTable:
@@ -74,12 +74,12 @@ class PollTable:
         return not self.stale and jobs == self.jobs  # values compared by identity first: C speed
 
     def left(self, jobs: Mapping[str, object], stat: Callable[[str], object],
-             every_file: bool = True) -> dict[str, object]:
+             turn: int | None = None) -> dict[str, object]:
         """Those of `jobs` (which it `fits`) whose files may have changed, or not known settled;
-        without `every_file`, only the dormant files whose turn it is are looked at."""
+        at a background poll's `turn`, only the dormant files of that turn are looked at."""
         left = {train_id: jobs[train_id] for train_id in self.not_settled}
         left.update((train_id, jobs[train_id]) for train_id in self.unsettled if train_id in jobs)
-        for path, ino, size, mtime_ns, ctime_ns, train_id in self.rows.to_check(every_file):
+        for path, ino, size, mtime_ns, ctime_ns, train_id in self.rows.to_check(turn):
             try:
                 st = stat(path)
             except OSError:

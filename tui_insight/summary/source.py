@@ -54,9 +54,9 @@ class Source(Protocol):
     is_local: bool
     status: str  # "" when fine; else for the status line ("reconnecting…")
 
-    def discover(self, listings: dict, every_dir: bool = True) -> Discovery:
-        """The jobs; `every_dir` False (the background poll): directories unchanged for a while
-        may be looked at in turn (`poll.Rotation`; a remote source lists its tree whole anyway)."""
+    def discover(self, listings: dict, turn: int | None = None) -> Discovery:
+        """The jobs; at a background poll's `turn`, directories unchanged for a while may be
+        looked at in turn (`poll.Rotation`; a remote source lists its tree whole anyway)."""
 
     def stat(self, path: str) -> os.stat_result: ...
 
@@ -98,8 +98,8 @@ class LocalSource:
         self.location = logdir
         self.root = os.path.abspath(logdir)
 
-    def discover(self, listings: dict, every_dir: bool = True) -> Discovery:
-        return discover(self.root, listings, every_dir)
+    def discover(self, listings: dict, turn: int | None = None) -> Discovery:
+        return discover(self.root, listings, turn)
 
     def stat(self, path: str) -> os.stat_result:
         return os.stat(path)

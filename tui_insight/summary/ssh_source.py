@@ -299,7 +299,7 @@ class SshSource:
 
     # -- Source -------------------------------------------------------------------------
 
-    def discover(self, listings: dict | None = None, every_dir: bool = True) -> Discovery:
+    def discover(self, listings: dict | None = None, turn: int | None = None) -> Discovery:
         """The jobs under the root, in one request. Raises SshError when the host, the key or the
         root is wrong; when an established connection dropped, returns the last jobs instead."""
         with self._lock:
