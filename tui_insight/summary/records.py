@@ -675,6 +675,8 @@ class Layout:
             return None
         if layout is None or event.WhichOneof("what") != "summary":
             return None
+        if dialect == "tensorboard" and None in layout.kinds:
+            return None  # TensorBoard routes a value without data by its tag's plugin, named in an earlier event
         # The walk must see what protobuf saw, number for number.
         values = event.summary.value
         if (tuple(v.tag for v in values) != layout.tags
