@@ -106,3 +106,25 @@ def test_a_tensorboard_value_without_data_of_an_hparams_tag_is_routed_as_one_by_
         payloads.append(event(n, 2.0 + n, [("acc", n / 7)], tb_event_pb2))  # read in bulk
     write(tmp_path / "run" / TFEVENTS, payloads)
     assert_bulk_reads_alike(tmp_path, monkeypatch)
+
+
+FLOAT_BITS = [0x7F800001, 0xFF800001, 0x7FC00000, 0xFFFFFFFF, 0x7FBFFFFF, 0x00000001, 0x80000000, 0x7F800000,
+              0x3F800000]  # signalling and quiet NaNs with payloads, a denormal, -0.0, inf, 1.0
+WALL_BITS = [0x7FF0000000000001, 0xFFF8000000000000, 0x7FF8DEADBEEF0000, 0x0000000000000001, 0x41D954FC40000000]
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning:tui_insight.summary.records")  # nothing said on stderr
+def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
+    """Scalars and wall times with any bit pattern (signalling NaNs, NaN payloads) read with
+    the same bits in bulk (float32 -> float64 by numpy) as by protobuf (float32 -> double)."""
+    payloads = []
+    for n in range(120):
+        scalar = struct.unpack("<f", struct.pack("<I", FLOAT_BITS[n % len(FLOAT_BITS)]))[0]
+        wall = struct.unpack("<d", struct.pack("<Q", WALL_BITS[n % len(WALL_BITS)]))[0]
+        payloads.append(event(n, wall, [("loss", 0.0), ("acc", 1.0)]))
+        # the float bits as written (Python's float() of a float32 signalling NaN would quiet it)
+        at = payloads[-1].index(b"\x1d\x00\x00\x00\x00") + 1
+        payloads[-1] = payloads[-1][:at] + struct.pack("<I", FLOAT_BITS[n % len(FLOAT_BITS)]) + payloads[-1][at + 4:]
+    write(tmp_path / "run" / SUMMARY, payloads)
+    bulk = assert_bulk_reads_alike(tmp_path, monkeypatch)
+    assert math.isnan(bulk.job("./run").tags[("scalar", "loss")].columns["value"][0])

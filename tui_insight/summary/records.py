@@ -828,7 +828,7 @@ class Layout:
             steps = steps.view(np.int64)
         else:
             steps = np.zeros(n, dtype=np.int64)
-        floats = _unaligned(array, "<f4")[starts[:, None] + self.float_at].astype(np.float64)
+        floats = _widened(_unaligned(array, "<f4")[starts[:, None] + self.float_at])
         return steps, walls, floats
 
 
@@ -852,13 +852,20 @@ def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
     k = len(float_at)
     if k == 1:  # one value per event (TensorBoard): a slice, no index array
         at = int(float_at[0])
-        floats = np.ascontiguousarray(rows[:, at:at + 4]).view("<f4").astype(np.float64)
+        floats = _widened(np.ascontiguousarray(rows[:, at:at + 4]).view("<f4"))
     elif k:
         cols = float_at[:, None] + np.arange(4)
-        floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k).astype(np.float64)
+        floats = _widened(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k))
     else:
         floats = np.zeros((n, 0), dtype=np.float64)
     return steps, walls, floats
+
+
+def _widened(floats: np.ndarray) -> np.ndarray:
+    """float32s as float64, as protobuf widens them (a signalling NaN quieted, without numpy's
+    "invalid value" warning on stderr)."""
+    with np.errstate(invalid="ignore"):
+        return floats.astype(np.float64)
 
 
 def _odd_multiplier(i: int) -> int:
