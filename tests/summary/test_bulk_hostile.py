@@ -128,3 +128,119 @@ def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
     write(tmp_path / "run" / SUMMARY, payloads)
     bulk = assert_bulk_reads_alike(tmp_path, monkeypatch)
     assert math.isnan(bulk.job("./run").tags[("scalar", "loss")].columns["value"][0])
+
+
+# -- random training logs with hostile edits, framed right or wrong ---------------------------
+
+from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 40)), deadline=None, derandomize=not __import__("os").environ.get("HOSTILE_EXAMPLES"), database=None,
+                    phases=[Phase.explicit, Phase.generate],
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+TAGS = ["loss", "acc", "lr", "hp", "x/1", "x/22", "", "lossX"]
+steps = st.one_of(st.integers(0, 300), st.sampled_from([-1, -(2 ** 63), 2 ** 63 - 1, 127, 128, 2 ** 35]))
+walls = st.one_of(st.floats(1e9, 2e9), st.sampled_from([0.0, -0.0, math.nan, math.inf, -1.0]))
+scalars = st.one_of(st.floats(width=32, allow_nan=True), st.sampled_from([None]))
+
+
+@st.composite
+def training_log(draw, tensorboard: bool) -> list[bytes]:
+    """A loop writing the same tags in the same order every step (one event per tag, or all in
+    one), with stray events, other kinds of values, and payloads edited and framed anew."""
+    proto = tb_event_pb2 if tensorboard else summary_pb2
+    tags = draw(st.lists(st.sampled_from(TAGS), min_size=1, max_size=5))
+    together = draw(st.booleans())
+    first_step = draw(steps)
+    payloads = []
+    if tensorboard and draw(st.booleans()):
+        first = tb_event_pb2.Event(wall_time=1.0, step=0)
+        first.summary.value.add(tag="hp").metadata.plugin_data.plugin_name = draw(st.sampled_from(["hparams", "scalars"]))
+        payloads.append(first.SerializeToString())
+    for n in range(draw(st.integers(1, 120))):
+        step, wall = first_step + n if first_step < 2 ** 62 else first_step, 1.7e9 + n
+        values = [(tag, 1.0 / (n + i + 1)) for i, tag in enumerate(tags)]
+        if together:
+            payloads.append(event(step, wall, values, proto))
+        else:
+            payloads += [event(step, wall, [value], proto) for value in values]
+        if draw(st.integers(0, 15)) == 0:  # a stray event: odd numbers, values without data, other kinds
+            kind = draw(st.sampled_from(["values", "histogram", "restart", "empty"]))
+            if kind == "values":
+                payloads.append(event(draw(steps), draw(walls), draw(st.lists(st.tuples(st.sampled_from(TAGS), scalars),
+                                                                               max_size=3)), proto))
+            elif kind == "histogram":
+                e = proto.Event(wall_time=wall, step=step)
+                value = e.summary.value.add(tag=tags[0])
+                (value.histo if tensorboard else value.histogram).min = 1.0
+                payloads.append(e.SerializeToString())
+            elif kind == "restart" and tensorboard:
+                payloads.append(tb_event_pb2.Event(step=draw(steps), session_log=tb_event_pb2.SessionLog(status=1))
+                                .SerializeToString())
+            else:
+                payloads.append(proto.Event(wall_time=wall, step=step).SerializeToString())
+    for _ in range(draw(st.integers(0, 6))):  # edits of a payload, framed anew (its CRCs are right)
+        i = draw(st.integers(0, len(payloads) - 1))
+        edited = bytearray(payloads[i])
+        at = draw(st.integers(0, len(edited) - 1))
+        kind = draw(st.sampled_from(["flip", "set", "insert", "delete"]))
+        if kind == "flip":
+            edited[at] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "set":
+            edited[at] = draw(st.sampled_from([0x00, 0x7F, 0x80, 0xFF, 0x0A, 0x1D, 0x15, 0x10, 0x09, 0x2A]))
+        elif kind == "insert":
+            edited[at:at] = draw(st.binary(min_size=1, max_size=3))
+        else:
+            del edited[at:at + draw(st.integers(1, 3))]
+        payloads[i] = bytes(edited)
+    return payloads
+
+
+@PROPERTY
+@given(st.data())
+def test_random_training_logs_with_edits_read_alike(tmp_path_factory, data):
+    tensorboard = data.draw(st.booleans())
+    payloads = data.draw(training_log(tensorboard))
+    stream = b"".join(frame(p) for p in payloads)
+    if data.draw(st.booleans()):  # framing damage too: a flipped bit, a cut tail
+        stream = bytearray(stream)
+        stream[data.draw(st.integers(0, len(stream) - 1))] ^= 1 << data.draw(st.integers(0, 7))
+        stream = bytes(stream[:data.draw(st.integers(len(stream) // 2, len(stream)))])
+    logdir = tmp_path_factory.mktemp("log")
+    (logdir / "run").mkdir()
+    (logdir / "run" / (TFEVENTS if tensorboard else SUMMARY)).write_bytes(stream)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(cache_module, "_BATCH_BYTES", data.draw(st.sampled_from([256, 2048, 1 << 20])))
+        monkeypatch.setattr(cache_module, "_MERGE_VALUES", data.draw(st.sampled_from([50, 1 << 18])))
+        bulk = load(logdir, True, monkeypatch)
+        assert view_of(bulk) == view_of(load(logdir, False, monkeypatch))
+
+
+@pytest.mark.parametrize("variant", ["short", "long", "noise"])
+@pytest.mark.parametrize("tensorboard", [True, False], ids=["tensorboard", "mindspore"])
+def test_rows_like_the_cycles_layout_on_its_telling_bytes_are_not_taken_for_it(tmp_path, monkeypatch, tensorboard,
+                                                                                variant):
+    """12 tags of one length told apart by two digits; over 4,096 rows left, the layouts of the
+    first rows' cycle are every row's guess. Rows where the cycle expects "train/03/loss" hold
+    tags with the same digits and other letters (one letter: one more varying position; many:
+    more than the eight packed in a word), and a step whose varint is one byte longer, the size
+    kept by a shorter tag. Rows are checked against the framing's `same` hint ("short"), or
+    without it: rows past 512 bytes ("long"), or random rows of the same size ("noise")."""
+    proto = tb_event_pb2 if tensorboard else summary_pb2
+    prefix = {"short": "", "long": "t" * 500, "noise": "n" * 30}[variant]  # 70 bytes: random rows vary in more than 48
+    tags = [f"{prefix}train/{i:02d}/loss" for i in range(12)]
+    hostile = {3003: "train/03/lxss", 4803: "qwert/03/abcd", 5403: "train/03/lxss", 8403: "Xrain/03/los"}  # t == 3, past the rows probed for the cycle
+    payloads = []
+    for step in range(128, 900):  # steps of two varint bytes: all rows of one size
+        for t, tag in enumerate(tags):
+            odd = hostile.get(len(payloads)) if t == 3 else None
+            payloads.append(event(step + (20_000 if odd == "Xrain/03/los" else 0), 1.7e9 + step,
+                                  [(prefix + odd if odd else tag, 1.0 / (1 + step + t))], proto))
+    if variant == "noise":
+        rng = np.random.default_rng(7)
+        payloads[7000:7000] = [rng.bytes(len(payloads[0])) for _ in range(3)]  # past the rows probed
+    write(tmp_path / "run" / (TFEVENTS if tensorboard else SUMMARY), payloads)
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "_BATCH_BYTES", 8 << 20)  # one batch
+        bulk = assert_bulk_reads_alike(tmp_path, m, min_layouts=12)
+    assert {prefix + tag for tag in hostile.values()} <= {tag for _, tag in bulk.job("./run").tags}
