@@ -5,16 +5,28 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import struct
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2, tb_event_pb2
 from tui_insight.summary import cache as cache_module
 from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.records import (LayoutBook, Payloads, RecordBatch, ScanReport, frame, scan_batches,
-                                         scan_records)
+from tui_insight.summary.records import (
+    FOOTER_SIZE,
+    LayoutBook,
+    Payloads,
+    RecordBatch,
+    ScanReport,
+    frame,
+    masked_crc,
+    scan_batches,
+    scan_records,
+)
 
 SUMMARY = "events.summary.1700000000.host_MS"
 TFEVENTS = "events.out.tfevents.1700000000.host"
@@ -119,7 +131,6 @@ def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
     the same bits in bulk (float32 -> float64 by numpy) as by protobuf (float32 -> double)."""
     payloads = []
     for n in range(120):
-        scalar = struct.unpack("<f", struct.pack("<I", FLOAT_BITS[n % len(FLOAT_BITS)]))[0]
         wall = struct.unpack("<d", struct.pack("<Q", WALL_BITS[n % len(WALL_BITS)]))[0]
         payloads.append(event(n, wall, [("loss", 0.0), ("acc", 1.0)]))
         # the float bits as written (Python's float() of a float32 signalling NaN would quiet it)
@@ -132,10 +143,9 @@ def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
 
 # -- random training logs with hostile edits, framed right or wrong ---------------------------
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-PROPERTY = settings(max_examples=int(__import__("os").environ.get("HOSTILE_EXAMPLES", 40)), deadline=None, derandomize=not __import__("os").environ.get("HOSTILE_EXAMPLES"), database=None,
+# HOSTILE_EXAMPLES=5000 searches further, with new examples each run.
+PROPERTY = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "40")), deadline=None,
+                    derandomize="HOSTILE_EXAMPLES" not in os.environ, database=None,
                     phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 TAGS = ["loss", "acc", "lr", "hp", "x/1", "x/22", "", "lossX"]
@@ -244,3 +254,68 @@ def test_rows_like_the_cycles_layout_on_its_telling_bytes_are_not_taken_for_it(t
         m.setattr(cache_module, "_BATCH_BYTES", 8 << 20)  # one batch
         bulk = assert_bulk_reads_alike(tmp_path, m, min_layouts=12)
     assert {prefix + tag for tag in hostile.values()} <= {tag for _, tag in bulk.job("./run").tags}
+
+
+# -- framing: the file as stat saw it is not the file as read ---------------------------------
+
+class GrownFile(io.BytesIO):
+    """A file read by a scan told it is `size` bytes: fails the test on a read past `size`."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        super().__init__(data)
+        self.size = size
+
+    def read(self, n=-1):
+        assert n is not None and 0 <= n and self.tell() + n <= self.size, f"read {n} at {self.tell()} of {self.size}"
+        return super().read(n)
+
+
+@PROPERTY
+@given(st.data())
+def test_a_file_that_grew_or_shrank_since_its_stat_is_scanned_alike(data):
+    """A writer appends after the stat (the scans must stop at the size they were given, reading
+    nothing past it), or the file was cut after it (reads come back short)."""
+    tags = data.draw(st.lists(st.sampled_from(TAGS), min_size=1, max_size=4))
+    stream = b"".join(frame(event(n, 1.7e9 + n, [(tag, float(n))])) for n in range(60) for tag in tags)
+    stream += frame(b"") + frame(b"\x00" * data.draw(st.integers(1, 3000)))  # an empty record, an odd length
+    stream = stream * 2
+    size = data.draw(st.integers(0, len(stream)))
+    grew = data.draw(st.booleans())  # else: the file holds less than `size`
+    held = stream if grew else stream[:data.draw(st.integers(0, size))]
+    max_bytes = data.draw(st.sampled_from([64, 700, 4096, 1 << 20]))
+
+    reference = ScanReport()
+    expected = list(scan_records(GrownFile(held, size), 0, size, reference))
+    report = ScanReport()
+    found = [record for batch in scan_batches(GrownFile(held, size), 0, size, report, max_bytes=max_bytes)
+             for record in batch]
+    assert found == expected and report == reference
+
+
+def oversized_header(length: int) -> bytes:
+    header = struct.pack("<Q", length)
+    return header + struct.pack("<I", masked_crc(header))
+
+
+@pytest.mark.parametrize("max_bytes", [4096, 1 << 22])
+def test_an_oversized_record_held_whole_is_skipped_alike(tmp_path, max_bytes):
+    """A record one byte over the payload limit, all of it in the file (sparse: nothing is
+    read), is skipped as one bad record and the records after it are read; a length near 2^64
+    at the end is an incomplete tail."""
+    from tui_insight.summary.records import MAX_PAYLOAD, open_regular
+
+    records = b"".join(frame(event(n, 1.0 + n, [("loss", float(n))])) for n in range(50))
+    path = tmp_path / SUMMARY
+    with open(path, "wb") as fh:
+        fh.write(records + oversized_header(MAX_PAYLOAD + 1))
+        fh.seek(MAX_PAYLOAD + 1 + FOOTER_SIZE, io.SEEK_CUR)  # a hole
+        fh.write(records + oversized_header(2 ** 64 - 1) + b"x" * 30)
+    size = path.stat().st_size
+    reference = ScanReport()
+    with open_regular(str(path)) as fh:
+        expected = list(scan_records(fh, 0, size, reference))
+    report = ScanReport()
+    with open_regular(str(path)) as fh:
+        found = [record for batch in scan_batches(fh, 0, size, report, max_bytes=max_bytes) for record in batch]
+    assert found == expected and report == reference
+    assert len(found) == 100 and report.bad_records == 1 and report.tail_bytes == 12 + 30
