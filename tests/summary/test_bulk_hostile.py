@@ -390,3 +390,49 @@ def test_edited_rows_of_a_long_cycle_are_read_as_protobuf_reads_them(data):
         payloads[i] = bytes(edited)
     dialect = "tensorboard" if tensorboard else "mindspore"
     assert assert_classified_as_protobuf_decodes(payloads, proto, dialect) > len(payloads) - 100
+
+
+@pytest.mark.parametrize("tensorboard", [True, False], ids=["tensorboard", "mindspore"])
+def test_layouts_forgotten_and_tags_evicted_meanwhile_read_alike(tmp_path, monkeypatch, tensorboard):
+    """More layouts than the book keeps (it starts over in the middle of a batch) and more tags
+    than a job keeps (the first seen are evicted, later values of theirs ignored), over
+    several batches and merges and two files of one job."""
+    from tui_insight.summary import limits
+
+    proto = tb_event_pb2 if tensorboard else summary_pb2
+    tags = [f"tag/{i}" for i in range(30)]
+    name = TFEVENTS if tensorboard else "events.summary.1700000000.host_MS"
+    write(tmp_path / "run" / name, cycle_log(proto, tags[:20], range(60)))
+    write(tmp_path / "run" / name.replace("1700000000", "1700000001"), cycle_log(proto, tags[10:], range(60, 120)))
+    monkeypatch.setattr(LayoutBook, "MAX_LAYOUTS", 7)
+    monkeypatch.setattr(limits, "MAX_TAGS", 12)
+    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)
+    monkeypatch.setattr(cache_module, "_MERGE_VALUES", 300)
+    bulk = assert_bulk_reads_alike(tmp_path, monkeypatch)
+    assert len(bulk.job("./run").tags) == 12
+
+
+@PROPERTY
+@given(st.data())
+def test_a_log_read_while_written_reads_alike(tmp_path_factory, data):
+    """Read, appended to (a record cut in two by the first read, maybe), read on: the reload
+    starts at the saved offset, with the layouts the first read taught."""
+    tensorboard = data.draw(st.booleans())
+    stream = b"".join(frame(p) for p in data.draw(training_log(tensorboard)))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), min_size=1, max_size=3)))
+    views = []
+    for bulk in (True, False):
+        logdir = tmp_path_factory.mktemp("log")
+        path = logdir / "run" / (TFEVENTS if tensorboard else SUMMARY)
+        path.parent.mkdir()
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setattr(cache_module, "_BATCH_BYTES", 1024)
+            if not bulk:
+                monkeypatch.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+                monkeypatch.setattr(cache_module, "scan_batches", plain_batches)
+            cache = SummaryCache(str(logdir))
+            for cut in [*cuts, len(stream)]:
+                path.write_bytes(stream[:cut])
+                cache.reload()
+            views.append(view_of(cache))
+    assert views[0] == views[1]
