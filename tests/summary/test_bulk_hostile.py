@@ -436,3 +436,28 @@ def test_a_log_read_while_written_reads_alike(tmp_path_factory, data):
                 cache.reload()
             views.append(view_of(cache))
     assert views[0] == views[1]
+
+
+class LoggedFile(io.BytesIO):
+    """A file that notes each read as (offset, bytes asked)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.reads: list[tuple[int, int]] = []
+
+    def read(self, n=-1):
+        self.reads.append((self.tell(), n))
+        return super().read(n)
+
+
+def test_a_record_longer_than_a_block_after_others_is_read_in_one_go():
+    """The block after a record that runs past it holds that record whole: read once, not once
+    at the block size and again at its own."""
+    small = b"".join(frame(event(n, 1.0, [("loss", 1.0)])) for n in range(40))
+    big = frame(b"b" * 100_000)
+    stream = small + big + small
+    fh = LoggedFile(stream)
+    records = [record for batch in scan_batches(fh, 0, len(stream), ScanReport(), max_bytes=1000) for record in batch]
+    assert records == list(scan_records(io.BytesIO(stream), 0, len(stream), ScanReport()))
+    at_big = [n for offset, n in fh.reads if offset == len(small)]
+    assert at_big == [len(big)], fh.reads

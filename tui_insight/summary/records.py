@@ -510,7 +510,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         if not data:
             break
         notes: list[tuple[int, str]] = []
-        at_chunks, length_chunks, stop, why, length = walk.block(data, pos, size, report, notes)
+        at_chunks, length_chunks, stop, why, next_length = walk.block(data, pos, size, report, notes)
         at = np.concatenate(at_chunks)
         lengths = np.concatenate(length_chunks)
         good = np.ones(len(at), dtype=bool)
@@ -556,7 +556,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         if why != "block" or len(data) < want:
             break  # the end, an incomplete tail, or the file shrank under us
         pos = pos + stop
-        want = max(max_bytes, HEADER_SIZE + length + FOOTER_SIZE)
+        want = max(max_bytes, HEADER_SIZE + next_length + FOOTER_SIZE)  # a long record: whole
     report.tail_bytes = size - report.end
 
 
