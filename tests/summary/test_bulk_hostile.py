@@ -461,3 +461,11 @@ def test_a_record_longer_than_a_block_after_others_is_read_in_one_go():
     assert records == list(scan_records(io.BytesIO(stream), 0, len(stream), ScanReport()))
     at_big = [n for offset, n in fh.reads if offset == len(small)]
     assert at_big == [len(big)], fh.reads
+
+
+@pytest.mark.parametrize("walls", [[0.0, -0.0], [-0.0, 0.0], [5.0, 0.0, -0.0], [math.nan, -0.0]])
+def test_the_first_wall_time_of_zeros_of_either_sign_is_the_first_read(tmp_path, monkeypatch, walls):
+    """One by one the job's first wall time is the first smallest one read: 0.0 then -0.0
+    keeps 0.0 (they compare equal), whatever numpy's min of them says."""
+    write(tmp_path / "run" / SUMMARY, [event(n, walls[n % len(walls)], [("loss", 1.0)]) for n in range(40)])
+    assert_bulk_reads_alike(tmp_path, monkeypatch)
