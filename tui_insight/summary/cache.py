@@ -687,7 +687,7 @@ class _JobLoader:
         scalar_idx, block, _ = plan
         if len(walls):
             first = float(walls.min())  # NaN when any is NaN
-            if first != first:  # NaN wall times compare as one by one reads would
+            if first != first or first == 0.0:  # NaN or zeros (0.0 == -0.0) compare as one by one reads would
                 for wall in walls.tolist():
                     if self.first_wall_time is None or wall < self.first_wall_time:
                         self.first_wall_time = wall

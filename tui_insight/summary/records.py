@@ -510,7 +510,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         if not data:
             break
         notes: list[tuple[int, str]] = []
-        at_chunks, length_chunks, stop, why, length = walk.block(data, pos, size, report, notes)
+        at_chunks, length_chunks, stop, why, next_length = walk.block(data, pos, size, report, notes)
         at = np.concatenate(at_chunks)
         lengths = np.concatenate(length_chunks)
         good = np.ones(len(at), dtype=bool)
@@ -556,7 +556,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         if why != "block" or len(data) < want:
             break  # the end, an incomplete tail, or the file shrank under us
         pos = pos + stop
-        want = max(max_bytes, HEADER_SIZE + length + FOOTER_SIZE)
+        want = max(max_bytes, HEADER_SIZE + next_length + FOOTER_SIZE)  # a long record: whole
     report.tail_bytes = size - report.end
 
 
@@ -675,6 +675,8 @@ class Layout:
             return None
         if layout is None or event.WhichOneof("what") != "summary":
             return None
+        if dialect == "tensorboard" and None in layout.kinds:
+            return None  # TensorBoard routes a value without data by its tag's plugin, named in an earlier event
         # The walk must see what protobuf saw, number for number.
         values = event.summary.value
         if (tuple(v.tag for v in values) != layout.tags
@@ -826,7 +828,7 @@ class Layout:
             steps = steps.view(np.int64)
         else:
             steps = np.zeros(n, dtype=np.int64)
-        floats = _unaligned(array, "<f4")[starts[:, None] + self.float_at].astype(np.float64)
+        floats = _widened(_unaligned(array, "<f4")[starts[:, None] + self.float_at])
         return steps, walls, floats
 
 
@@ -850,13 +852,20 @@ def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
     k = len(float_at)
     if k == 1:  # one value per event (TensorBoard): a slice, no index array
         at = int(float_at[0])
-        floats = np.ascontiguousarray(rows[:, at:at + 4]).view("<f4").astype(np.float64)
+        floats = _widened(np.ascontiguousarray(rows[:, at:at + 4]).view("<f4"))
     elif k:
         cols = float_at[:, None] + np.arange(4)
-        floats = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k).astype(np.float64)
+        floats = _widened(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, k))
     else:
         floats = np.zeros((n, 0), dtype=np.float64)
     return steps, walls, floats
+
+
+def _widened(floats: np.ndarray) -> np.ndarray:
+    """float32s as float64, as protobuf widens them (a signalling NaN quieted, without numpy's
+    "invalid value" warning on stderr)."""
+    with np.errstate(invalid="ignore"):
+        return floats.astype(np.float64)
 
 
 def _odd_multiplier(i: int) -> int:
