@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .summary.location import remote_kind
 
 EPILOG = """\
 examples:
@@ -134,20 +135,6 @@ def check_logdir(logdir: str) -> str | None:
     return None
 
 
-def remote_kind(logdir: str) -> str | None:
-    """"url" (scheme://...), "ssh" (user@host:/path, or host:path as scp writes it: a colon
-    before the first slash, not a drive letter, not a local path that exists) or None (local)."""
-    from .summary.fsspec_source import is_url
-
-    if is_url(logdir):
-        return "url"
-    colon, slash = logdir.find(":"), logdir.find("/")
-    if colon > 0 and (slash < 0 or colon < slash) and not (colon == 1 and logdir[0].isalpha()) \
-            and not os.path.exists(logdir):
-        return "ssh"
-    return None
-
-
 def make_source(logdir: str, args: argparse.Namespace):
     """The cache's source for LOGDIR (a local path stays a path). Raises SourceError."""
     kind = remote_kind(logdir)
@@ -156,11 +143,24 @@ def make_source(logdir: str, args: argparse.Namespace):
 
         return FsspecSource(logdir, parse_storage_options(args.storage_option))
     if kind == "ssh":
-        from .summary.ssh_source import SshSource
+        options = [arg for opt in args.ssh_option for arg in ("-o", opt)] + \
+            (["-F", args.ssh_config] if args.ssh_config else [])
+        connection = connect_early(logdir, options)
+        from .summary.ssh_source import SshSource  # numpy and more: ~0.2 s, the handshake meanwhile
 
-        options = [arg for opt in args.ssh_option for arg in ("-o", opt)]
-        return SshSource(logdir, options + (["-F", args.ssh_config] if args.ssh_config else []))
+        return SshSource(logdir, options, connection)
     return logdir
+
+
+def connect_early(target: str, options: list[str]):
+    """The ssh connection to `target`, already connecting while the program imports the rest (its
+    first request waits for it); None when the target is not one (SshSource then says why)."""
+    from .summary.ssh_connection import SshConnection
+
+    try:
+        return SshConnection(target, options).start()
+    except (ValueError, OSError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,9 @@ Nothing is installed on the remote side: each request pipes a POSIX `sh` script 
 and reads its standard output. The user's `~/.ssh/config`, agent, keys and ProxyJump apply as for
 any ssh command; `BatchMode` means a missing key is an error, never a password prompt.
 
-One shared connection: the first listing starts a ControlMaster (socket in a private 0700
-directory), every later request is a session over it (no new handshake).
+One shared connection (`ssh_connection.SshConnection`): a ControlMaster (socket in a private 0700
+directory) that the command line starts before its heavy imports, or else the first listing
+starts; every later request is a session over it (no new handshake).
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
@@ -38,7 +39,6 @@ from __future__ import annotations
 import io
 import os
 import posixpath
-import re
 import shutil
 import socket
 import subprocess
@@ -51,16 +51,14 @@ from typing import BinaryIO
 from .discovery import MAX_DEPTH, Discovery
 from .remote_listing import jobs_from_listing
 from .source import ListedFiles, RangeCache, RangeFile, SourceError
+from .ssh_connection import CONNECT_TIMEOUT, CONTROL_PERSIST, SERVER_ALIVE, SshConnection, one_line
+from .ssh_connection import parse_target  # noqa: F401 (where it was; the tests import it from here)
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
-CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
-SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
-CONNECT_TIMEOUT = 15
 REQUEST_TIMEOUT = 600  # a last resort: keepalives end a dead connection long before
 PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
 MARK = b"TUI-INSIGHT-SSH-1\n"  # what the script prints first: lines a login script prints go before it
 RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
-MAX_MESSAGE = 200
 
 
 class SshError(SourceError):
@@ -72,35 +70,6 @@ class ConnectionLost(SshError):
     """The shared connection dropped; the next listing reconnects."""
 
 
-_BRACKETED = re.compile(r"^([^@:/\[]+@)?\[([^\]]+)\]:(.*)$", re.S)  # user@[::1]:path
-
-
-def parse_target(target: str) -> tuple[str, str]:
-    """`user@host:/path`, `host:path` (relative to the remote home), `[::1]:path` -> (host, path)."""
-    bracketed = _BRACKETED.match(target)
-    if bracketed:
-        host, path = (bracketed.group(1) or "") + bracketed.group(2), bracketed.group(3)
-    else:
-        host, sep, path = target.partition(":")
-        if not sep:
-            raise ValueError(f"{target}: expected host:path")
-    if host.startswith("-") or not host.rsplit("@", 1)[-1]:
-        raise ValueError(f"{target}: no host name")
-    return host, _remote_path(path)
-
-
-def _remote_path(path: str) -> str:
-    """The root as the remote shell is given it: `~/x` and `x` are relative to the home (where
-    ssh starts), a name starting with `-` is made `./-...` so no tool takes it for an option."""
-    if path in ("", "~", "~/"):
-        return "."
-    if path.startswith("~/"):
-        path = path[2:]
-    if path.startswith("-"):
-        path = "./" + path
-    return path.rstrip("/") or "/"
-
-
 def quote(path: str) -> bytes:
     """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
     return b"'" + path.encode("utf-8", "surrogateescape").replace(b"'", b"'\\''") + b"'"
@@ -108,14 +77,6 @@ def quote(path: str) -> bytes:
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
-
-
-def _one_line(stderr: bytes, fallback: str) -> str:
-    """The last line ssh (or the script) printed that says something, shortened."""
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
-    lines = [line for line in lines if line and not line.startswith(("Warning: Permanently added", "debug"))]
-    line = lines[-1] if lines else fallback
-    return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
 # The listing: "<size> <mtime> <path>" per file, NUL-ended with GNU find, else newline-ended
@@ -169,33 +130,22 @@ printf '%(mark)s'
 """
 
 
-SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
-
-
-def _private_dir() -> str:
-    """A 0700 directory for the control socket (only this user can reach the connection): in
-    $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
-    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
-        if base and os.path.isdir(base) and len(os.path.join(base, "tui-insight-ssh-12345678", "master")) \
-                <= SOCKET_PATH_MAX:
-            return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
-    raise SshError("no directory with a path short enough for ssh's control socket (set TMPDIR=/tmp)")
-
-
 class SshSource:
     """The files of `target` (`user@host:/path`) through the system ssh. See the module doc."""
 
     is_local = False
 
-    def __init__(self, target: str, ssh_options: Sequence[str] = ()):
+    def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None):
+        """`connection`: the one the command line started early for `target` (else a new one)."""
         self.location = target
-        try:
-            self.host, self.root = parse_target(target)
-        except ValueError as exc:
-            raise SshError(str(exc)) from None
-        self._options = list(ssh_options)
-        self._dir = _private_dir()
-        self._socket = os.path.join(self._dir, "master")
+        if connection is None:
+            try:
+                connection = SshConnection(target, ssh_options)
+            except (ValueError, OSError) as exc:
+                raise SshError(str(exc)) from None
+        self._connection = connection
+        self.host, self.root = connection.host, connection.root
+        self._socket = connection.socket
         self._lock = threading.Lock()
         self._master_pid: int | None = None
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
@@ -211,13 +161,17 @@ class SshSource:
     # -- the connection -----------------------------------------------------------------
 
     def _ssh(self, master: str) -> list[str]:
-        return ["ssh", "-T", "-x", "-a",
-                "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
-                "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
-                "-o", f"ServerAliveInterval={SERVER_ALIVE}", "-o", "ServerAliveCountMax=3",
-                "-o", f"ControlMaster={master}", "-o", f"ControlPath={self._socket}",
-                "-o", f"ControlPersist={CONTROL_PERSIST}",
-                *self._options]
+        return self._connection.command(master)
+
+    def _join_start(self) -> None:
+        """Before a request: wait for the master the command line started early (its failure
+        is this request's) and learn its pid."""
+        try:
+            started = self._connection.wait_started()
+        except ConnectionError as exc:
+            raise SshError(str(exc)) from None
+        if started:
+            self._master_pid = self._find_master()
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
@@ -269,17 +223,18 @@ class SshSource:
         the pid of a master it started."""
         self._last_used = time.monotonic()
         if returncode == 255:  # ssh's own failure, not the script's
-            line = _one_line(stderr, "ssh failed")
+            line = one_line(stderr, "ssh failed")
             if self._discovery is not None:
                 raise self._lose(line)  # it worked before: the connection went
             raise SshError(line)
         if not connected:  # the request started a master (even if its script then failed)
             self._master_pid = self._find_master()
         if returncode != 0:
-            raise SshError(_one_line(stderr, f"the remote script failed ({returncode})"))
+            raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
     def _run(self, script: bytes, connect: bool = False) -> bytes:
         """Run `script` on the host; its standard output after MARK."""
+        self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
         try:
@@ -454,6 +409,7 @@ class SshSource:
         held = self._held(path, start, end) if end > start else b""
         if held is not None:
             return RangeFile(held, start)
+        self._join_start()
         connected = self._master_alive()
         command = self._command(False)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
@@ -485,15 +441,9 @@ class SshSource:
             self._check(returncode, stderr, connected)
 
     def close(self) -> None:
-        """Stop the master (`ssh -O exit`) and remove the socket's directory."""
-        if os.path.exists(self._socket):  # a master, perhaps one whose pid was never learnt
-            try:
-                subprocess.run([*self._ssh("no"), "-O", "exit", self.host], stdin=subprocess.DEVNULL,
-                               capture_output=True, timeout=CONNECT_TIMEOUT)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+        """Stop the master and remove the socket's directory (`SshConnection.close`)."""
+        self._connection.close()
         self._master_pid = None
-        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 STREAM_CHUNK = 1 << 20
