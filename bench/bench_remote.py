@@ -309,6 +309,7 @@ def floor_figures(runs: int) -> None:
             "mux: cat": lambda: [*mux, cat],
             "mux: dd bs=1M": lambda: [*mux, f"dd if={path} bs=1M iflag=skip_bytes,count_bytes count={size} 2>/dev/null"],
             "mux: tail -c | head -c": lambda: [*mux, f"tail -c +1 {path} | head -c {size}"],
+            "mux: head -c": lambda: [*mux, f"head -c {size} {path}"],
             "mux aes128-gcm: cat": lambda: [*base, "-o", f"ControlPath={tmp / 'aes128-gcm'}", ALIAS, cat],
             "direct (-S none): cat": lambda: [*base, "-S", "none", ALIAS, cat],
             "mux: true (no bytes)": lambda: [*mux, "true"],

@@ -93,6 +93,7 @@ def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):
         assert src.stat(str(path)).st_size == path.stat().st_size
         assert src.read_ranges([(str(path), 250, 262), (str(path), 10200, None)]) == \
             [path.read_bytes()[250:262], path.read_bytes()[10200:]]
+        assert src.read_ranges([(str(path), 0, 9000)]) == [path.read_bytes()[:9000]]  # `head -c` alone
     finally:
         src.close()
 
@@ -118,6 +119,7 @@ def test_ranges_are_the_bytes_of_the_file(source, logs):
     assert source.read(str(path)) == data
     assert source.read(str(path), 250, 262) == data[250:262]  # crosses 0xff -> 0x00: binary-safe
     assert source.read(str(path), len(data) - 5, len(data) + 100) == data[-5:]  # capped at the end
+    assert source.read_ranges([(str(path), 0, None)]) == [data]  # from the start: `head -c` alone
     with source.open_range(str(path), 1000, 2000) as fh:
         fh.seek(1500)
         assert fh.read(4) == data[1500:1504] and fh.tell() == 1504

@@ -12,8 +12,9 @@ starts; every later request is a session over it (no new handshake).
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
   `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
   directories nest); `stat` answers from that listing without a round trip.
-- **read**: bytes [start, end) with `tail -c +N | head -c M` (`head -c` is not POSIX but is in
-  GNU, BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
+- **read**: bytes [start, end) with `tail -c +N | head -c M`, or only `head -c M` from the start
+  (a first load: one process fewer copying every byte; `head -c` is not POSIX but is in GNU,
+  BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
   size at that moment bounds it), several ranges in one request (`read_ranges`).
   Right after each listing, one request fetches what grew in every job file since the last
   listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
@@ -122,6 +123,8 @@ r() {
   if [ "$n" -eq 0 ]; then return; fi
   if [ "$pad" = 1 ]; then
     { tail -c +$((s + 1)) -- "$f" | head -c "$n"; head -c "$n" /dev/zero; } | head -c "$n"
+  elif [ "$s" -eq 0 ]; then
+    head -c "$n" -- "$f"
   else
     tail -c +$((s + 1)) -- "$f" | head -c "$n"
   fi
