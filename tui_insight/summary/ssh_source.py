@@ -150,6 +150,7 @@ class SshSource:
         self.host, self.root = connection.host, connection.root
         self._socket = connection.socket
         self._lock = threading.Lock()
+        self._start_lock = threading.Lock()  # `_join_start`
         self._master_pid: int | None = None
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
@@ -168,13 +169,14 @@ class SshSource:
 
     def _join_start(self) -> None:
         """Before a request: wait for the master the command line started early (its failure
-        is this request's) and learn its pid."""
-        try:
-            started = self._connection.wait_started()
-        except ConnectionError as exc:
-            raise SshError(str(exc)) from None
-        if started:
-            self._master_pid = self._find_master()
+        is this request's) and learn its pid. Requests of other threads wait for the same."""
+        with self._start_lock:
+            try:
+                started = self._connection.wait_started()
+            except ConnectionError as exc:
+                raise SshError(str(exc)) from None
+            if started:
+                self._master_pid = self._find_master()
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
