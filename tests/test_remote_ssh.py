@@ -307,6 +307,32 @@ def test_a_reload_of_many_live_jobs_is_two_round_trips(server, tmp_path):
             writer.close()
 
 
+def test_a_long_stream_is_the_files_bytes_and_keeps_what_a_seek_back_wants(server, tmp_path):
+    from tui_insight.summary.ssh_source import STREAM_KEEP
+
+    data = os.urandom(STREAM_KEEP * 5 // 2)
+    (tmp_path / "run").mkdir()
+    path = tmp_path / "run" / "events.summary.1.host_MS"
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})  # too big to come with the listing: streamed
+        with source.open_range(str(path), 100, len(data)) as fh:
+            assert fh.read(1000) == data[100:1100]
+            while fh.tell() < 2 * STREAM_KEEP:
+                at = fh.tell()
+                assert fh.read(3 << 20) == data[at:at + (3 << 20)]  # across the pipe's chunks
+            back = fh.tell() - STREAM_KEEP // 2
+            fh.seek(back)  # the scanner's seek back: still held
+            assert fh.read(5000) == data[back:back + 5000]
+            assert fh.read() == data[back + 5000:]
+            fh.seek(100)  # further back than is kept
+            with pytest.raises(OSError, match="no longer held"):
+                fh.read(10)
+    finally:
+        source.close()
+
+
 def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
     path = tmp_path / "big.summary.1"
     data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
