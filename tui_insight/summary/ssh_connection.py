@@ -18,6 +18,7 @@ from collections.abc import Sequence
 CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
 SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
 CONNECT_TIMEOUT = 15
+START_TIMEOUT = 60  # for a whole handshake (ConnectTimeout bounds only reaching the host)
 MAX_MESSAGE = 200
 SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
 
@@ -105,16 +106,16 @@ class SshConnection:
         starting, self._starting = self._starting, None
         if starting is None:
             return False
-        try:
-            returncode = starting.wait(CONNECT_TIMEOUT + 5)  # ConnectTimeout ends it before
-        except subprocess.TimeoutExpired:
-            starting.kill()
-            returncode = starting.wait()
         with self._errors as errors:
+            try:
+                returncode = starting.wait(START_TIMEOUT)
+            except subprocess.TimeoutExpired:  # connected, but the handshake hangs
+                starting.kill()
+                starting.wait()
+                raise ConnectionError(f"{self.host}: no answer in {START_TIMEOUT} s") from None
             errors.seek(0)
-            stderr = errors.read()
-        if returncode != 0:
-            raise ConnectionError(one_line(stderr, "ssh failed"))
+            if returncode != 0:
+                raise ConnectionError(one_line(errors.read(), "ssh failed"))
         return True
 
     def close(self) -> None:
