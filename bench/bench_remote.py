@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -161,7 +162,9 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
     """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
     same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
     trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
-    shared connection (what the remote login shell's startup costs on this machine)."""
+    shared connection (what the remote login shell's startup costs on this machine). The loads are
+    timed in this process, after its imports: the first one includes connecting, with nothing to
+    overlap it; `command_line_figures` times the program as a user starts it."""
     from tui_insight.summary.ssh_source import SshSource
 
     with sshd_for("ssh", own_home) as (server, tmp):
@@ -194,6 +197,7 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
         print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
               f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
               f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
+        command_line_figures(runs, str(big), [server.target(big), "--ssh-config", str(server.client_config)], tmp)
 
         many = tmp / "many"
         write_many(many, jobs=100, steps=20)
@@ -218,6 +222,30 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
                   f"a bare `ssh HOST true` over the same connection: {statistics.median(bare) * 1000:.0f} ms")
         finally:
             source.close()
+
+
+def command_line_figures(runs: int, local: str, remote: list[str], tmp: Path) -> None:
+    """What a user waits for, from process start to exit: `tui-insight LOGDIR --summary` (every
+    job loaded, a table printed) and `--export csv` (loaded, then the payloads the CSVs hold read
+    and written), LOGDIR local vs over ssh, alternated. Python's and our imports are in the clock,
+    so the connection the command line starts before them overlaps with them."""
+    out = tmp / "out"
+    cases = {"--summary": ["--summary"], "--export csv": ["--export", "csv", "--out", str(out)]}
+    times: dict[tuple[str, str], list[float]] = {}
+    for _ in range(runs):
+        for name, args in cases.items():
+            for where, logdir in (("local", [local]), ("ssh", remote)):
+                shutil.rmtree(out, ignore_errors=True)
+                t0 = time.perf_counter()
+                done = subprocess.run([sys.executable, "-m", "tui_insight", *logdir, *args], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, cwd=HERE.parent)
+                times.setdefault((name, where), []).append(time.perf_counter() - t0)
+                assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
+    for name in cases:
+        lm, rm = statistics.median(times[name, "local"]), statistics.median(times[name, "ssh"])
+        print(f"  process start to exit, `tui-insight LOGDIR {name}`: local "
+              f"{', '.join(f'{t:.2f}' for t in times[name, 'local'])} s; ssh "
+              f"{', '.join(f'{t:.2f}' for t in times[name, 'ssh'])} s; median {lm:.2f} vs {rm:.2f} s: ratio {rm / lm:.2f}")
 
 
 def tree_cpu() -> float:
@@ -281,6 +309,7 @@ def floor_figures(runs: int) -> None:
             "mux: cat": lambda: [*mux, cat],
             "mux: dd bs=1M": lambda: [*mux, f"dd if={path} bs=1M iflag=skip_bytes,count_bytes count={size} 2>/dev/null"],
             "mux: tail -c | head -c": lambda: [*mux, f"tail -c +1 {path} | head -c {size}"],
+            "mux: head -c": lambda: [*mux, f"head -c {size} {path}"],
             "mux aes128-gcm: cat": lambda: [*base, "-o", f"ControlPath={tmp / 'aes128-gcm'}", ALIAS, cat],
             "direct (-S none): cat": lambda: [*base, "-S", "none", ALIAS, cat],
             "mux: true (no bytes)": lambda: [*mux, "true"],

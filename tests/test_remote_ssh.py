@@ -3,6 +3,7 @@ temp dirs on this machine reached through ssh, so every answer can be checked ag
 same files locally (`LocalSource`, a local `SummaryCache`)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -92,6 +93,7 @@ def test_busybox_tools_list_and_read_the_same(server, logs, tmp_path):
         assert src.stat(str(path)).st_size == path.stat().st_size
         assert src.read_ranges([(str(path), 250, 262), (str(path), 10200, None)]) == \
             [path.read_bytes()[250:262], path.read_bytes()[10200:]]
+        assert src.read_ranges([(str(path), 0, 9000)]) == [path.read_bytes()[:9000]]  # `head -c` alone
     finally:
         src.close()
 
@@ -117,6 +119,7 @@ def test_ranges_are_the_bytes_of_the_file(source, logs):
     assert source.read(str(path)) == data
     assert source.read(str(path), 250, 262) == data[250:262]  # crosses 0xff -> 0x00: binary-safe
     assert source.read(str(path), len(data) - 5, len(data) + 100) == data[-5:]  # capped at the end
+    assert source.read_ranges([(str(path), 0, None)]) == [data]  # from the start: `head -c` alone
     with source.open_range(str(path), 1000, 2000) as fh:
         fh.seek(1500)
         assert fh.read(4) == data[1500:1504] and fh.tell() == 1504
@@ -304,6 +307,32 @@ def test_a_reload_of_many_live_jobs_is_two_round_trips(server, tmp_path):
             writer.close()
 
 
+def test_a_long_stream_is_the_files_bytes_and_keeps_what_a_seek_back_wants(server, tmp_path):
+    from tui_insight.summary.ssh_source import STREAM_KEEP
+
+    data = os.urandom(STREAM_KEEP * 5 // 2)
+    (tmp_path / "run").mkdir()
+    path = tmp_path / "run" / "events.summary.1.host_MS"
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})  # too big to come with the listing: streamed
+        with source.open_range(str(path), 100, len(data)) as fh:
+            assert fh.read(1000) == data[100:1100]
+            while fh.tell() < 2 * STREAM_KEEP:
+                at = fh.tell()
+                assert fh.read(3 << 20) == data[at:at + (3 << 20)]  # across the pipe's chunks
+            back = fh.tell() - STREAM_KEEP // 2
+            fh.seek(back)  # the scanner's seek back: still held
+            assert fh.read(5000) == data[back:back + 5000]
+            assert fh.read() == data[back + 5000:]
+            fh.seek(100)  # further back than is kept
+            with pytest.raises(OSError, match="no longer held"):
+                fh.read(10)
+    finally:
+        source.close()
+
+
 def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
     path = tmp_path / "big.summary.1"
     data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
@@ -366,3 +395,98 @@ def test_export_over_ssh_writes_locally_and_a_refused_key_exits_2(server, logs, 
     done = run_cli(server.target(logs), "--ssh-config", str(refused), "--export", "csv", "--out", str(tmp_path / "x"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Permission denied (publickey)" in done.stderr, done.stderr
+
+
+# The program in a fresh interpreter, an audit hook noting (in order) the processes it starts and
+# the modules it imports; `STOP_AT` set: importing that module is interrupted (Ctrl-C meanwhile).
+TRACED = """
+import json, os, runpy, sys
+log = open(os.environ["TRACE_LOG"], "a")
+stop_at = os.environ.get("STOP_AT")
+def hook(event, args):
+    if event == "subprocess.Popen":
+        log.write(json.dumps(["run", list(map(str, args[1]))]) + "\\n")
+    elif event == "import" and args[0] in ("numpy", "textual"):
+        log.write(json.dumps(["import", args[0]]) + "\\n")
+        if args[0] == stop_at:
+            raise KeyboardInterrupt
+    log.flush()
+sys.addaudithook(hook)
+sys.argv[0] = "tui-insight"
+runpy.run_module("tui_insight", run_name="__main__")
+"""
+
+
+def run_traced(tmp_path: Path, *args: str, stop_at: str = "") -> tuple[subprocess.CompletedProcess, list]:
+    trace = tmp_path / "trace.jsonl"
+    env = {**os.environ, "TRACE_LOG": str(trace), "STOP_AT": stop_at}
+    done = subprocess.run([sys.executable, "-c", TRACED, *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1], env=env)
+    events = [tuple(json.loads(line)) for line in trace.read_text().splitlines()] if trace.exists() else []
+    return done, events
+
+
+def first(events: list, wanted) -> int:
+    return next(i for i, event in enumerate(events) if wanted(event))
+
+
+def is_early_master(event) -> bool:
+    return event[0] == "run" and event[1][0] == "ssh" and "-N" in event[1]
+
+
+def processes_naming(text: str) -> list[int]:
+    """Processes whose command line holds `text` (an ssh config only this test uses)."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and text.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                found.append(int(name))  # a zombie's command line is empty: it is not counted
+        except OSError:
+            pass
+    return found
+
+
+def assert_none_left(config: Path, timeout: float = 10.0) -> None:
+    """No ssh of this config runs (once those ending have ended: `ssh -O exit` returns as the master
+    starts going; an ssh still connecting becomes a master in the background, another pid)."""
+    deadline = time.monotonic() + timeout
+    while processes_naming(str(config)):
+        assert time.monotonic() < deadline, f"still running: {processes_naming(str(config))}"
+        time.sleep(0.02)
+
+
+def accepted(server) -> int:
+    return server.log.read_text().count("Accepted publickey")
+
+
+def test_the_connection_starts_before_the_heavy_imports_and_is_the_one_used(server, logs, tmp_path):
+    config = server.write_client_config(tmp_path / "config", server.key)
+    before = accepted(server)
+    done, events = run_traced(tmp_path, server.target(logs), "--ssh-config", str(config),
+                              "--export", "csv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "./lenet_lr0.01" in (tmp_path / "out" / "jobs.csv").read_text()
+    assert first(events, is_early_master) < first(events, lambda e: e == ("import", "numpy"))
+    assert accepted(server) == before + 1  # one handshake: every request went through that master
+    assert_none_left(config)
+
+
+@pytest.mark.parametrize("stop_at", ["numpy", "textual"])  # before the source exists; the UI's import
+def test_the_ui_interrupted_while_importing_leaves_no_connection(server, logs, tmp_path, stop_at):
+    config = server.write_client_config(tmp_path / "config", server.key)
+    done, events = run_traced(tmp_path, server.target(logs), "--ssh-config", str(config), stop_at=stop_at)
+    assert done.returncode == 130, done.stderr
+    assert first(events, is_early_master) < first(events, lambda e: e == ("import", stop_at))
+    assert_none_left(config)
+
+
+def test_an_unreachable_host_started_early_is_one_line_and_exit_2(server, logs, tmp_path):
+    with socket_closed() as port:
+        config = server.write_client_config(tmp_path / "config", server.key, port=port)
+        done, events = run_traced(tmp_path, server.target(logs), "--ssh-config", str(config),
+                                  "--export", "csv", "--out", str(tmp_path / "out"))
+    assert any(is_early_master(event) for event in events)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and f"port {port}: Connection refused" in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+    assert_none_left(config)

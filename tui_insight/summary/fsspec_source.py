@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any, BinaryIO
 
 from .discovery import Discovery
+from .location import is_url  # noqa: F401 (where it was; the tests import it from here)
 from .remote_listing import jobs_from_listing
 from .source import ListedFiles, RangeCache, RangeFile, SourceError
 
@@ -32,11 +33,6 @@ BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": 
 RECONNECTING = "reconnecting…"
 ONE_GET = 128 << 20  # a range up to this size is fetched in one request
 WINDOW = 32 << 20  # bytes of a larger range fetched per request while the cache scans it
-
-
-def is_url(logdir: str) -> bool:
-    scheme, sep, _ = logdir.partition("://")
-    return bool(sep) and scheme.replace("+", "").replace("-", "").isalnum()
 
 
 def parse_storage_options(items: list[str]) -> dict[str, Any]:

@@ -4,15 +4,17 @@ Nothing is installed on the remote side: each request pipes a POSIX `sh` script 
 and reads its standard output. The user's `~/.ssh/config`, agent, keys and ProxyJump apply as for
 any ssh command; `BatchMode` means a missing key is an error, never a password prompt.
 
-One shared connection: the first listing starts a ControlMaster (socket in a private 0700
-directory), every later request is a session over it (no new handshake).
+One shared connection (`ssh_connection.SshConnection`): a ControlMaster (socket in a private 0700
+directory) that the command line starts before its heavy imports, or else the first listing
+starts; every later request is a session over it (no new handshake).
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
   `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
   directories nest); `stat` answers from that listing without a round trip.
-- **read**: bytes [start, end) with `tail -c +N | head -c M` (`head -c` is not POSIX but is in
-  GNU, BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
+- **read**: bytes [start, end) with `tail -c +N | head -c M`, or only `head -c M` from the start
+  (a first load: one process fewer copying every byte; `head -c` is not POSIX but is in GNU,
+  BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
   size at that moment bounds it), several ranges in one request (`read_ranges`).
   Right after each listing, one request fetches what grew in every job file since the last
   listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
@@ -25,7 +27,10 @@ directory), every later request is a session over it (no new handshake).
   master's encryption, 32 KB packets: `bench/bench_remote.py --only floor`); on cores that are
   not free the two cannot overlap and a first load takes about twice the local one or more. A
   cipher with hardware AES (`Ciphers ^aes128-gcm@openssh.com` in the user's ssh config) costs
-  less than ssh's default ChaCha20; the user's choice is left alone.
+  less than ssh's default ChaCha20; the user's choice is left alone. A new connection costs
+  0.2-0.5 s before any byte moves (here: ~90 ms of OpenSSH's default sntrup761x25519 key
+  exchange, two ~40 ms Nagle/delayed-ACK stalls of OpenSSH 9.2's client, the authentication and
+  the session): the command line starts it before its heavy imports (`ssh_connection`).
 
 A connection that drops (the master exits, the network goes) makes `status` say
 "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
@@ -35,10 +40,10 @@ lists again; the cache then reads from its saved offsets.
 """
 from __future__ import annotations
 
+import bisect
 import io
 import os
 import posixpath
-import re
 import shutil
 import socket
 import subprocess
@@ -51,16 +56,14 @@ from typing import BinaryIO
 from .discovery import MAX_DEPTH, Discovery
 from .remote_listing import jobs_from_listing
 from .source import ListedFiles, RangeCache, RangeFile, SourceError
+from .ssh_connection import CONNECT_TIMEOUT, CONTROL_PERSIST, SERVER_ALIVE, SshConnection, one_line
+from .ssh_connection import parse_target  # noqa: F401 (where it was; the tests import it from here)
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
-CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
-SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
-CONNECT_TIMEOUT = 15
 REQUEST_TIMEOUT = 600  # a last resort: keepalives end a dead connection long before
 PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
 MARK = b"TUI-INSIGHT-SSH-1\n"  # what the script prints first: lines a login script prints go before it
 RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
-MAX_MESSAGE = 200
 
 
 class SshError(SourceError):
@@ -72,35 +75,6 @@ class ConnectionLost(SshError):
     """The shared connection dropped; the next listing reconnects."""
 
 
-_BRACKETED = re.compile(r"^([^@:/\[]+@)?\[([^\]]+)\]:(.*)$", re.S)  # user@[::1]:path
-
-
-def parse_target(target: str) -> tuple[str, str]:
-    """`user@host:/path`, `host:path` (relative to the remote home), `[::1]:path` -> (host, path)."""
-    bracketed = _BRACKETED.match(target)
-    if bracketed:
-        host, path = (bracketed.group(1) or "") + bracketed.group(2), bracketed.group(3)
-    else:
-        host, sep, path = target.partition(":")
-        if not sep:
-            raise ValueError(f"{target}: expected host:path")
-    if host.startswith("-") or not host.rsplit("@", 1)[-1]:
-        raise ValueError(f"{target}: no host name")
-    return host, _remote_path(path)
-
-
-def _remote_path(path: str) -> str:
-    """The root as the remote shell is given it: `~/x` and `x` are relative to the home (where
-    ssh starts), a name starting with `-` is made `./-...` so no tool takes it for an option."""
-    if path in ("", "~", "~/"):
-        return "."
-    if path.startswith("~/"):
-        path = path[2:]
-    if path.startswith("-"):
-        path = "./" + path
-    return path.rstrip("/") or "/"
-
-
 def quote(path: str) -> bytes:
     """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
     return b"'" + path.encode("utf-8", "surrogateescape").replace(b"'", b"'\\''") + b"'"
@@ -108,14 +82,6 @@ def quote(path: str) -> bytes:
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
-
-
-def _one_line(stderr: bytes, fallback: str) -> str:
-    """The last line ssh (or the script) printed that says something, shortened."""
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
-    lines = [line for line in lines if line and not line.startswith(("Warning: Permanently added", "debug"))]
-    line = lines[-1] if lines else fallback
-    return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
 # The listing: "<size> <mtime> <path>" per file, NUL-ended with GNU find, else newline-ended
@@ -161,6 +127,8 @@ r() {
   if [ "$n" -eq 0 ]; then return; fi
   if [ "$pad" = 1 ]; then
     { tail -c +$((s + 1)) -- "$f" | head -c "$n"; head -c "$n" /dev/zero; } | head -c "$n"
+  elif [ "$s" -eq 0 ]; then
+    head -c "$n" -- "$f"
   else
     tail -c +$((s + 1)) -- "$f" | head -c "$n"
   fi
@@ -169,34 +137,24 @@ printf '%(mark)s'
 """
 
 
-SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
-
-
-def _private_dir() -> str:
-    """A 0700 directory for the control socket (only this user can reach the connection): in
-    $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
-    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
-        if base and os.path.isdir(base) and len(os.path.join(base, "tui-insight-ssh-12345678", "master")) \
-                <= SOCKET_PATH_MAX:
-            return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
-    raise SshError("no directory with a path short enough for ssh's control socket (set TMPDIR=/tmp)")
-
-
 class SshSource:
     """The files of `target` (`user@host:/path`) through the system ssh. See the module doc."""
 
     is_local = False
 
-    def __init__(self, target: str, ssh_options: Sequence[str] = ()):
+    def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None):
+        """`connection`: the one the command line started early for `target` (else a new one)."""
         self.location = target
-        try:
-            self.host, self.root = parse_target(target)
-        except ValueError as exc:
-            raise SshError(str(exc)) from None
-        self._options = list(ssh_options)
-        self._dir = _private_dir()
-        self._socket = os.path.join(self._dir, "master")
+        if connection is None:
+            try:
+                connection = SshConnection(target, ssh_options)
+            except (ValueError, OSError) as exc:
+                raise SshError(str(exc)) from None
+        self._connection = connection
+        self.host, self.root = connection.host, connection.root
+        self._socket = connection.socket
         self._lock = threading.Lock()
+        self._start_lock = threading.Lock()  # `_join_start`
         self._master_pid: int | None = None
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
@@ -211,13 +169,18 @@ class SshSource:
     # -- the connection -----------------------------------------------------------------
 
     def _ssh(self, master: str) -> list[str]:
-        return ["ssh", "-T", "-x", "-a",
-                "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
-                "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
-                "-o", f"ServerAliveInterval={SERVER_ALIVE}", "-o", "ServerAliveCountMax=3",
-                "-o", f"ControlMaster={master}", "-o", f"ControlPath={self._socket}",
-                "-o", f"ControlPersist={CONTROL_PERSIST}",
-                *self._options]
+        return self._connection.command(master)
+
+    def _join_start(self) -> None:
+        """Before a request: wait for the master the command line started early (its failure
+        is this request's) and learn its pid. Requests of other threads wait for the same."""
+        with self._start_lock:
+            try:
+                started = self._connection.wait_started()
+            except ConnectionError as exc:
+                raise SshError(str(exc)) from None
+            if started:
+                self._master_pid = self._find_master()
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
@@ -269,17 +232,18 @@ class SshSource:
         the pid of a master it started."""
         self._last_used = time.monotonic()
         if returncode == 255:  # ssh's own failure, not the script's
-            line = _one_line(stderr, "ssh failed")
+            line = one_line(stderr, "ssh failed")
             if self._discovery is not None:
                 raise self._lose(line)  # it worked before: the connection went
             raise SshError(line)
         if not connected:  # the request started a master (even if its script then failed)
             self._master_pid = self._find_master()
         if returncode != 0:
-            raise SshError(_one_line(stderr, f"the remote script failed ({returncode})"))
+            raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
     def _run(self, script: bytes, connect: bool = False) -> bytes:
         """Run `script` on the host; its standard output after MARK."""
+        self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
         try:
@@ -454,6 +418,7 @@ class SshSource:
         held = self._held(path, start, end) if end > start else b""
         if held is not None:
             return RangeFile(held, start)
+        self._join_start()
         connected = self._master_alive()
         command = self._command(False)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
@@ -485,15 +450,9 @@ class SshSource:
             self._check(returncode, stderr, connected)
 
     def close(self) -> None:
-        """Stop the master (`ssh -O exit`) and remove the socket's directory."""
-        if os.path.exists(self._socket):  # a master, perhaps one whose pid was never learnt
-            try:
-                subprocess.run([*self._ssh("no"), "-O", "exit", self.host], stdin=subprocess.DEVNULL,
-                               capture_output=True, timeout=CONNECT_TIMEOUT)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+        """Stop the master and remove the socket's directory (`SshConnection.close`)."""
+        self._connection.close()
         self._master_pid = None
-        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 STREAM_CHUNK = 1 << 20
@@ -517,12 +476,15 @@ class _StreamedRange(io.RawIOBase):
     for the bytes they need; the last STREAM_KEEP bytes stay for the scanner's seeks back. A
     stream that ends early (the connection went, the file was cut) reads as the end of the file:
     the scan stops at the last whole record, where the next reload goes on; `close` then raises
-    the request's error, if any."""
+    the request's error, if any. What arrived is kept as the chunks the pipe gave, dropped whole
+    once behind: one growing buffer trimmed at its front was copied whole at each trim, into
+    fresh pages (a third of the CPU the receiving cost)."""
 
     def __init__(self, proc: subprocess.Popen, start: int, finished):
         self._proc, self._finished = proc, finished
-        self._base = self._pos = self._received = self._end = start
-        self._data = bytearray()
+        self._pos = self._received = self._end = start
+        self._chunks: list[bytes] = []
+        self._starts: list[int] = []  # where each chunk starts in the file
         self._arrived = threading.Condition()
         self._eof = False
         self._drain: threading.Thread | None = None
@@ -543,12 +505,17 @@ class _StreamedRange(io.RawIOBase):
                 raise SshError("the remote shell answered nothing readable")
         header = seen[at + len(MARK):eol].decode("utf-8", "replace")
         if header.startswith("D ") and header[2:].isdigit():
-            self._end = self._base + int(header[2:])
-            self._data += seen[eol + 1:]
-            self._received += len(seen) - eol - 1
+            self._end = self._pos + int(header[2:])
+            self._add(seen[eol + 1:])
             self._drain = threading.Thread(target=self._drain_pipe, name="ssh-stream", daemon=True)
             self._drain.start()
         return header
+
+    def _add(self, chunk: bytes) -> None:
+        if chunk:
+            self._chunks.append(chunk)
+            self._starts.append(self._received)
+            self._received += len(chunk)
 
     def _drain_pipe(self) -> None:
         while True:
@@ -557,11 +524,8 @@ class _StreamedRange(io.RawIOBase):
             except (OSError, ValueError):  # closed under us by `close`
                 chunk = b""
             with self._arrived:
-                if chunk:
-                    self._data += chunk
-                    self._received += len(chunk)
-                else:
-                    self._eof = True
+                self._add(chunk)
+                self._eof = not chunk
                 self._arrived.notify_all()
             if not chunk:
                 return
@@ -581,39 +545,13 @@ class _StreamedRange(io.RawIOBase):
 
     def read(self, size: int = -1) -> bytes:
         size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
-        if size <= 0:
-            return b""
-        at = self._pos - self._base
-        if self._received >= self._pos + size and 0 <= at:  # arrived: no wait, no lock (the scanner's
-            chunk = bytes(self._data[at:at + size])  # many small reads; the GIL orders them with +=)
-            self._pos += size
-            self._trim()
-            return chunk
-        with self._arrived:
-            while self._received < self._pos + size and not self._eof and self._drain is not None:
-                self._arrived.wait()
-            if self._received < self._pos + size:
-                self._end = self._received  # ended early: what arrived is all there is
-                size = max(0, self._end - self._pos)
-            at = self._pos - self._base
-            if at < 0:
-                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
-            chunk = bytes(self._data[at:at + size])
-            self._pos += len(chunk)
-            self._trim()
-        return chunk
-
-    def _trim(self) -> None:
-        """Drop what no seek goes back to (in big steps: each is a copy of what is kept)."""
-        behind = self._pos - STREAM_KEEP - self._base
-        if behind > STREAM_KEEP:
-            del self._data[:behind]
-            self._base += behind
+        buffer = bytearray(max(size, 0))
+        return bytes(buffer[:self.readinto(buffer)])
 
     def readinto(self, buffer) -> int:
-        """The BufferedReader's reads (a megabyte or more): copied once, straight from what arrived."""
-        with self._arrived:
-            size = min(len(buffer), self._end - self._pos)
+        """The BufferedReader's reads (a megabyte or more): copied once, straight from the chunks."""
+        with memoryview(buffer) as into, self._arrived:
+            size = min(len(into), self._end - self._pos)
             while size > 0 and self._received < self._pos + size and not self._eof and self._drain is not None:
                 self._arrived.wait()
             if self._received < self._pos + size:
@@ -621,14 +559,23 @@ class _StreamedRange(io.RawIOBase):
                 size = self._end - self._pos
             if size <= 0:
                 return 0
-            at = self._pos - self._base
-            if at < 0:
+            if not self._starts or self._pos < self._starts[0]:
                 raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
-            with memoryview(self._data) as arrived:  # released before the drain grows the buffer
-                buffer[:size] = arrived[at:at + size]
+            i, done = bisect.bisect_right(self._starts, self._pos) - 1, 0
+            while done < size:
+                at = self._pos + done - self._starts[i]
+                piece = min(size - done, len(self._chunks[i]) - at)
+                into[done:done + piece] = memoryview(self._chunks[i])[at:at + piece]
+                done, i = done + piece, i + 1
             self._pos += size
             self._trim()
         return size
+
+    def _trim(self) -> None:
+        """Drop the chunks no seek goes back to."""
+        behind = bisect.bisect_right(self._starts, self._pos - STREAM_KEEP) - 1
+        if behind > 0:
+            del self._chunks[:behind], self._starts[:behind]
 
     def close(self) -> None:
         if self.closed:
@@ -641,5 +588,5 @@ class _StreamedRange(io.RawIOBase):
             self._drain.join()
         self._proc.stdout.close()
         returncode = self._proc.wait()
-        self._data = bytearray()
+        self._chunks, self._starts = [], []
         self._finished(None if returncode < 0 and not complete else max(returncode, 0))

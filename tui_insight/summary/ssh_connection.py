@@ -1,0 +1,134 @@
+"""The shared ssh connection to one host (`ssh_source.SshSource` reads through it): a
+ControlMaster whose socket is in a private 0700 directory, and the command line of every request.
+
+Only the standard library is imported here, so the command line can `start` the master before
+its heavy imports (numpy, Textual: ~0.7 s): a new connection costs 0.2-0.5 s before any byte
+moves (the key exchange, OpenSSH's post-quantum one by default, and the authentication), which
+then overlaps with them. The first request waits for it (`wait_started`) and goes through it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+
+CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
+SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
+CONNECT_TIMEOUT = 15
+START_TIMEOUT = 60  # for a whole handshake (ConnectTimeout bounds only reaching the host)
+MAX_MESSAGE = 200
+SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
+
+_BRACKETED = re.compile(r"^([^@:/\[]+@)?\[([^\]]+)\]:(.*)$", re.S)  # user@[::1]:path
+
+
+def parse_target(target: str) -> tuple[str, str]:
+    """`user@host:/path`, `host:path` (relative to the remote home), `[::1]:path` -> (host, path)."""
+    bracketed = _BRACKETED.match(target)
+    if bracketed:
+        host, path = (bracketed.group(1) or "") + bracketed.group(2), bracketed.group(3)
+    else:
+        host, sep, path = target.partition(":")
+        if not sep:
+            raise ValueError(f"{target}: expected host:path")
+    if host.startswith("-") or not host.rsplit("@", 1)[-1]:
+        raise ValueError(f"{target}: no host name")
+    return host, _remote_path(path)
+
+
+def _remote_path(path: str) -> str:
+    """The root as the remote shell is given it: `~/x` and `x` are relative to the home (where
+    ssh starts), a name starting with `-` is made `./-...` so no tool takes it for an option."""
+    if path in ("", "~", "~/"):
+        return "."
+    if path.startswith("~/"):
+        path = path[2:]
+    if path.startswith("-"):
+        path = "./" + path
+    return path.rstrip("/") or "/"
+
+
+def one_line(stderr: bytes, fallback: str) -> str:
+    """The last line ssh (or the script) printed that says something, shortened."""
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("Warning: Permanently added", "debug"))]
+    line = lines[-1] if lines else fallback
+    return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
+def _private_dir() -> str:
+    """A 0700 directory for the control socket (only this user can reach the connection): in
+    $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
+    for base in (os.environ.get("XDG_RUNTIME_DIR"), tempfile.gettempdir(), "/tmp"):
+        if base and os.path.isdir(base) and len(os.path.join(base, "tui-insight-ssh-12345678", "master")) \
+                <= SOCKET_PATH_MAX:
+            return tempfile.mkdtemp(prefix="tui-insight-ssh-", dir=base)
+    raise OSError("no directory with a path short enough for ssh's control socket (set TMPDIR=/tmp)")
+
+
+class SshConnection:
+    """The ControlMaster of `host` (`-F`/`-o` options as the user gave them). Raises ValueError
+    for a target with no host, OSError when no directory can hold the socket."""
+
+    def __init__(self, target: str, options: Sequence[str] = ()):
+        self.host, self.root = parse_target(target)
+        self.options = list(options)
+        self.dir = _private_dir()
+        self.socket = os.path.join(self.dir, "master")
+        self._starting: subprocess.Popen | None = None
+        self._errors = None  # the starting ssh's stderr: a file, not a pipe the master would inherit
+
+    def command(self, master: str) -> list[str]:
+        """ssh's command line, up to the host, with ControlMaster=`master` on the shared socket."""
+        return ["ssh", "-T", "-x", "-a",
+                "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
+                "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
+                "-o", f"ServerAliveInterval={SERVER_ALIVE}", "-o", "ServerAliveCountMax=3",
+                "-o", f"ControlMaster={master}", "-o", f"ControlPath={self.socket}",
+                "-o", f"ControlPersist={CONTROL_PERSIST}",
+                *self.options]
+
+    def start(self) -> SshConnection:
+        """Start connecting, without waiting: `ssh -N` exits once the master is up (ControlPersist
+        puts it in the background) or has failed. Without ssh, nothing: the first request says so."""
+        if shutil.which("ssh") is not None:
+            self._errors = tempfile.TemporaryFile()
+            self._starting = subprocess.Popen([*self.command("yes"), "-N", self.host], stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.DEVNULL, stderr=self._errors)
+        return self
+
+    def wait_started(self) -> bool:
+        """After `start`: wait for it. True: the master it started is up; False: nothing was
+        started (or it was waited for already). Raises ConnectionError: ssh's one-line reason."""
+        starting, self._starting = self._starting, None
+        if starting is None:
+            return False
+        with self._errors as errors:
+            try:
+                returncode = starting.wait(START_TIMEOUT)
+            except subprocess.TimeoutExpired:  # connected, but the handshake hangs
+                starting.kill()
+                starting.wait()
+                raise ConnectionError(f"{self.host}: no answer in {START_TIMEOUT} s") from None
+            errors.seek(0)
+            if returncode != 0:
+                raise ConnectionError(one_line(errors.read(), "ssh failed"))
+        return True
+
+    def close(self) -> None:
+        """Stop the master (`ssh -O exit`), a start still connecting, and remove the socket's directory."""
+        if self._starting is not None:  # the program ends before its first request
+            self._starting.kill()
+            self._starting.wait()
+            self._errors.close()
+            self._starting = None
+        if os.path.exists(self.socket):  # a master, perhaps one whose pid was never learnt
+            try:
+                subprocess.run([*self.command("no"), "-O", "exit", self.host], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=CONNECT_TIMEOUT)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)
