@@ -279,3 +279,15 @@ def test_numbers_are_short():
         "0.2135", "1234", "1.23e+05", "1.23e-05", "0", "nan", "-inf"]
     assert [health.signed(v) for v in (0.5, -0.25, 0.0, math.nan)] == ["+0.5", "-0.25", "0", "nan"]
     assert [health.age(s) for s in (5, 125, 7300, 200_000)] == ["5s", "2m", "2h", "2d"]
+
+
+def test_infinities_at_both_ends_give_a_nan_change_without_a_warning(tmp_path, recwarn):
+    """inf - inf: the change over the last 10% is NaN, said silently (a numpy warning would be
+    printed over the UI)."""
+    loss = falling(100)
+    loss[[90, 99]] = np.inf  # the first of the last 10% of steps, and the last
+    write_log(tmp_path, "run", {"loss": loss})
+    view = load(tmp_path, T0 + 1000).job("./run")
+    assert math.isnan(view.digests["loss"].recent_change)
+    assert JobHealth.of(view).metric_cells()["change"] == "nan"
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

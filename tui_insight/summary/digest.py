@@ -53,7 +53,14 @@ class TagDigest:
 
 
 def digest(series: Series) -> TagDigest | None:
-    """The digest of a scalar series; None when it has no steps."""
+    """The digest of a scalar series; None when it has no steps. Infinities and NaN in values or
+    wall times give NaN where they meet (inf - inf), silently: numpy's warning would land on
+    the terminal under the UI."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _digest(series)
+
+
+def _digest(series: Series) -> TagDigest | None:
     n = len(series)
     if n == 0:
         return None
