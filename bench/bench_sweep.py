@@ -13,7 +13,8 @@ still opens and reads every file; hard links only save disk). Then, each in a fr
   Each: time to the first painted row whose job is read, time to all rows loaded, peak RSS,
   opening one job (enter -> its scalar charts painted; under the budget its series may have to
   come back first), CPU of an idle full reload (the poll that stats every file: the safety net
-  for what change notices miss) beside the CPU of its stat calls alone, CPU of the idle app over
+  for what change notices miss) beside the CPU of its stat calls alone, CPU of an idle background
+  poll (`SummaryCache.poll`, what the app's loop runs: finished runs in turn), CPU of the idle app over
   `--idle` seconds;
 - the load/parse-floor ratio, side by side in one process: the cache's full load against the
   floor (read every file, frame and CRC-check the records, decode each Event with protobuf), on
@@ -132,18 +133,22 @@ async def auto(pilot):
     # in turn with it; medians of IDLE_REPEATS (the first polls after a load settle the jobs).
     paths = [p for job in cache._found.values() for p in (job.path, *(os.path.join(job.path, n) for n in
              (*job.summary_files, *job.lineage_files, *job.graph_files)))]
-    reload_ms, process_ms, floor_ms = [], [], []
+    reload_ms, process_ms, floor_ms, poll_ms = [], [], [], []
     for _ in range(IDLE_REPEATS):
         cpu0, proc0 = time.thread_time(), time.process_time()
         cache.reload()
         reload_ms.append((time.thread_time() - cpu0) * 1000)
         process_ms.append((time.process_time() - proc0) * 1000)
         cpu0 = time.thread_time()
+        cache.poll()  # what the app's loop runs: finished runs in turn
+        poll_ms.append((time.thread_time() - cpu0) * 1000)
+        cpu0 = time.thread_time()
         for p in paths:
             os.stat(p)
         floor_ms.append((time.thread_time() - cpu0) * 1000)
     marks["idle_reload_cpu_ms"] = statistics.median(reload_ms)
     marks["idle_reload_process_ms"] = statistics.median(process_ms)
+    marks["idle_poll_cpu_ms"] = statistics.median(poll_ms)
     marks["stat_floor_ms"] = statistics.median(floor_ms)
     marks["stats"] = len(paths)
     # Opening one job: enter on the first row -> its charts painted.
@@ -243,7 +248,7 @@ def main() -> int:
                   f"({r['detailed']} jobs with details, {r['detail_mb']:.0f} MB), open one job "
                   f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU (median of 20) "
                   f"({r['idle_reload_process_ms']:.0f} ms process; its {r['stats']} stat calls alone "
-                  f"{r['stat_floor_ms']:.0f} ms), idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
+                  f"{r['stat_floor_ms']:.0f} ms), idle background poll {r['idle_poll_cpu_ms']:.1f} ms CPU, idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
                   f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls)")
         print(f"  disk cache: {sum(p.stat().st_size for p in cache_dir.rglob('*') if p.is_file()) / 1e6:.0f} MB")
     if not args.skip_floor:
