@@ -73,7 +73,8 @@ def x_values(series: ScalarSeries, axis: XAxis, origin: float | None) -> np.ndar
     if axis == "relative":
         if origin is None:
             origin = float(series.wall_times[0]) if len(series.wall_times) else 0.0
-        return series.wall_times - origin
+        with np.errstate(invalid="ignore"):  # inf - inf in a damaged file's wall times: NaN, silently
+            return series.wall_times - origin
     if axis == "wall":
         return series.wall_times.astype(np.float64, copy=True)
     raise ValueError(f"unknown x axis {axis!r}: expected one of {', '.join(X_AXES)}")
@@ -125,4 +126,5 @@ def value_at(series: ScalarSeries, x: float, axis: XAxis, origin: float | None) 
     xs = x_values(series, axis, origin)
     if not len(xs):
         return -1
-    return int(np.argmin(np.abs(xs - float(x))))
+    with np.errstate(invalid="ignore"):  # (inf - inf: NaN, never the nearest)
+        return int(np.argmin(np.abs(xs - float(x))))

@@ -122,12 +122,13 @@ def _fraction(axis: np.ndarray, value: float) -> float:
         return 0.0 if math.isfinite(value) else math.nan
     if axis[-1] < axis[0]:
         return (n - 1) - _fraction(axis[::-1], value)
-    if value <= axis[0]:
-        span = axis[1] - axis[0]
-        return (value - axis[0]) / span if span else 0.0
-    if value >= axis[-1]:
-        span = axis[-1] - axis[-2]
-        return (n - 1) + ((value - axis[-1]) / span if span else 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # axes at float64's ends: inf or NaN, drawn as such
+        if value <= axis[0]:
+            span = axis[1] - axis[0]
+            return (value - axis[0]) / span if span else 0.0
+        if value >= axis[-1]:
+            span = axis[-1] - axis[-2]
+            return (n - 1) + ((value - axis[-1]) / span if span else 0.0)
     return float(np.interp(value, axis, np.arange(n, dtype=np.float64)))
 
 
@@ -144,9 +145,9 @@ def sample(z: np.ndarray, rows: int, columns: int) -> np.ndarray:
     wy = (gy - i0)[:, None]
     j1 = np.minimum(j0 + 1, n - 1)
     i1 = np.minimum(i0 + 1, m - 1)
-    top = z[i0[:, None], j0[None, :]] * (1 - wx) + z[i0[:, None], j1[None, :]] * wx
-    bottom = z[i1[:, None], j0[None, :]] * (1 - wx) + z[i1[:, None], j1[None, :]] * wx
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # infinite losses: inf or NaN, drawn as such
+        top = z[i0[:, None], j0[None, :]] * (1 - wx) + z[i0[:, None], j1[None, :]] * wx
+        bottom = z[i1[:, None], j0[None, :]] * (1 - wx) + z[i1[:, None], j1[None, :]] * wx
         return top * (1 - wy) + bottom * wy
 
 
@@ -335,7 +336,7 @@ def draw_heatmap(ls: Landscape | None, width: int, height: int, options: HeatOpt
 
 
 def _cell_means(pixels: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         return (pixels[0::2] + pixels[1::2]) / 2
 
 
