@@ -283,7 +283,7 @@ def test_numbers_are_short():
 
 def test_infinities_at_both_ends_give_a_nan_change_without_a_warning(tmp_path, recwarn):
     """inf - inf: the change over the last 10% is NaN, said silently (a numpy warning would be
-    printed over the UI)."""
+    printed by `--summary` and `--export`)."""
     loss = falling(100)
     loss[[90, 99]] = np.inf  # the first of the last 10% of steps, and the last
     write_log(tmp_path, "run", {"loss": loss})

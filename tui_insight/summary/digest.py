@@ -54,8 +54,8 @@ class TagDigest:
 
 def digest(series: Series) -> TagDigest | None:
     """The digest of a scalar series; None when it has no steps. Infinities and NaN in values or
-    wall times give NaN where they meet (inf - inf), silently: numpy's warning would land on
-    the terminal under the UI."""
+    wall times give NaN where they meet (inf - inf), silently: numpy's warning would be printed
+    by `--summary` and `--export` (the app swallows it)."""
     with np.errstate(invalid="ignore", over="ignore"):
         return _digest(series)
 
