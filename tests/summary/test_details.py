@@ -129,3 +129,31 @@ def test_a_job_opened_while_a_big_one_is_read_is_served_between_its_batches(tmp_
     assert contents(cache.job("./run_00")) == contents(loaded_reference(tmp_path).job("./run_00"))
     big_loaded_when_served = next(loaded for loaded, detailed in seen if detailed)
     assert not big_loaded_when_served
+
+
+def test_details_on_the_loading_thread_raises_at_once_instead_of_waiting_for_itself(tmp_path):
+    """A subscriber runs on the loading thread, which `details` of an evicted job waits for: there
+    it raises a RuntimeError saying so (it used to block until its timeout, then hand back the view
+    without details). Loading goes on, and `details` from another thread still works."""
+    ids = write_sweep(tmp_path, 3)
+    reference = loaded_reference(tmp_path)
+    cache = SummaryCache(str(tmp_path), memory_budget=budget_of(1.5, reference))
+    outcomes = []
+
+    def subscriber(changes):
+        first = cache.job(ids[0])
+        if not outcomes and first is not None and first.loaded and not first.detailed:  # evicted: details would wait
+            try:
+                outcomes.append(cache.details(ids[0], timeout=3))
+            except RuntimeError as exc:
+                outcomes.append(exc)
+
+    cache.subscribe(subscriber)
+    cache.start(interval=0)
+    try:
+        assert wait_until(lambda: outcomes and all(view.loaded for view in cache.jobs.values()))
+    finally:
+        cache.stop()
+    assert isinstance(outcomes[0], RuntimeError), outcomes
+    assert "loading thread" in str(outcomes[0])
+    assert contents(cache.details(ids[0])) == contents(reference.job(ids[0]))

@@ -84,3 +84,18 @@ def test_keys_behind_a_filters_enter_go_to_the_list_again():
         return app.screen.train_ids
 
     assert run_pilot(app, body) == ("./lenet_lr0.01",)
+
+
+def test_keys_behind_q_do_nothing_while_the_app_quits():
+    """`q` then `e` in one burst: the app quits, with no export dialog half built on the way out
+    (it used to end in a NoMatches traceback)."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",))
+        await wait_for_view(pilot, app)
+        burst(app, "qe")
+        await pilot.pause(0.3)
+
+    run_pilot(app, body)
+    assert app.return_code == 0

@@ -3,6 +3,7 @@ keyboard brushing, parameter importance (`i`) and its scatter, on 30 runs writte
 writer and on the MindSpore fixture runs."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,38 @@ def test_braille_cells_and_segments():
 
 # -- the chart ---------------------------------------------------------------------------------------------
 
+def test_lines_to_runs_without_a_value_end_on_the_dash_row_and_never_cross_the_labels():
+    """A run without a value for an axis is drawn to the "—" row; that row comes right under the
+    lines, so its lines reach it without crossing the row of the axes' bottom labels. Without a
+    missing value the labels sit right under the lines."""
+    from tui_insight.summary.parallel import axis_for
+    from tui_insight.ui.widgets.parallel_coords import MISSING, ChartLook, ChartRuns, draw_parallel
+
+    def braille(row: str) -> bool:
+        return any(0x2801 <= ord(ch) <= 0x28FF for ch in row)
+
+    def drawn(columns: dict[str, list], size=(40, 12)) -> list[str]:
+        axes = [axis_for(name, values) for name, values in columns.items()]
+        runs = ChartRuns.build(("a", "b", "c"), axes, list(columns.values()))
+        return [strip.text for strip in draw_parallel(runs, ChartLook(), *size)]
+
+    def labels_row(rows: list[str]) -> int:
+        """The row of the bottom ends' labels (braille and axes are not words)."""
+        return next(i for i, row in enumerate(rows) if {"1", "0.25", "100"} <= set(re.split(r"[^\w.]+", row)))
+
+    for size in ((40, 12), (80, 24)):
+        rows = drawn({"epoch": [1, 2, 3], "lr": [0.25, None, 0.75], "acc": [100, 200, 300]}, size)
+        labels = labels_row(rows)
+        dash = next(i for i, row in enumerate(rows) if MISSING in row)
+        assert not braille(rows[labels]), rows[labels]
+        assert braille(rows[dash]) and rows[dash].index(MISSING) == rows[dash - 1].index("│", 2)  # under lr
+        assert dash == labels - 1 and braille(rows[dash - 1])  # right under the lines
+    rows = drawn({"epoch": [1, 2, 3], "lr": [0.25, 0.5, 0.75], "acc": [100, 200, 300]})
+    labels = labels_row(rows)
+    assert MISSING not in "".join(rows) and braille(rows[labels - 1])
+
+
+
 def test_p_draws_an_axis_per_table_column_and_a_line_per_run(runs30):
     app = make_app(runs30)
 
@@ -113,7 +146,7 @@ def test_p_draws_an_axis_per_table_column_and_a_line_per_run(runs30):
 def test_axis_labels_have_rows_of_their_own_and_never_hide_the_lines_at_80x24(runs30):
     """The ends of every axis (and of a brush) are labelled above and under the lines, elided to
     the room between two axes; on the lines' rows there is nothing but lines, axes and brushes."""
-    from tui_insight.ui.widgets.parallel_coords import layout
+    from tui_insight.ui.widgets.parallel_coords import chart_layout
 
     app = make_app(runs30)
 
@@ -123,14 +156,14 @@ def test_axis_labels_have_rows_of_their_own_and_never_hide_the_lines_at_80x24(ru
         await pilot.pause()
         widget = chart(app)
         size = widget.content_size
-        lay = layout(len(widget.runs.axes), widget.look.picked, size.width, size.height, True)
+        lay = chart_layout(widget.runs, widget.look, size.width, size.height)
         return [strip.text for strip in widget.strips()], lay
 
     rows, lay = run_pilot(app, body, size=(80, 24))
     plot = [row[:lay.bar] for row in rows]
     for row in plot[lay.top:lay.bottom + 1]:
         assert all(ch in " │┃" or 0x2800 <= ord(ch) <= 0x28FF for ch in row), row
-    above, under = plot[lay.top - 1], plot[lay.bottom + 1]
+    above, under = plot[lay.top - 1], plot[lay.under]
     assert "0.03" in above and "0.01" in under  # the brushed learning rates
     assert "…" in above + under  # a label longer than the room between axes, elided
     assert len([label for label in above.split() if label]) == len(lay.columns)

@@ -308,3 +308,42 @@ def test_snapshot_operators(snap_compare, size):
     from uihelp import make_app
 
     assert snap_compare(make_app(EXTRAS_LOGS), terminal_size=size, run_before=_profiler_at(("right_square_bracket",)))
+
+
+def test_landscape_and_profiler_tabs_show_only_on_jobs_with_such_data():
+    """As the Text tab: a job without loss landscapes has no `6 Landscape` tab, one without a
+    profile no `7 Profiler` tab; their keys do nothing there and the help does not list them. A
+    comparison shows a tab when one of its jobs has the data."""
+    from uihelp import make_app, open_help, run_pilot, wait_for_view
+
+    app = make_app(EXTRAS_LOGS)
+
+    async def visit(pilot, jobs):
+        app.open_jobs(jobs)
+        await wait_for_view(pilot, app)
+        tabs = {view_id: app.screen.query_one(f"#tab-{view_id}").display for view_id in ("landscape", "profiler")}
+        shown = []
+        for key in ("6", "1", "7"):
+            await pilot.press(key)
+            await pilot.pause()
+            shown.append(type(app.screen.active_view).__name__)
+        await pilot.press("1")
+        await wait_for_view(pilot, app)
+        help_text = await open_help(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        return tabs, shown, ("Landscape" in help_text, "Profiler" in help_text)
+
+    async def body(pilot):
+        return [await visit(pilot, jobs) for jobs in
+                (("./landscape_step",), ("./profiled",), ("./landscape_epoch", "./profiled_legacy"))]
+
+    landscape_only, profile_only, both = run_pilot(app, body)
+    assert landscape_only == ({"landscape": True, "profiler": False},
+                              ["LandscapeView", "ScalarsView", "ScalarsView"], (True, False))
+    assert profile_only == ({"landscape": False, "profiler": True},
+                            ["ScalarsView", "ScalarsView", "ProfilerView"], (False, True))
+    assert both == ({"landscape": True, "profiler": True},
+                    ["LandscapeView", "ScalarsView", "ProfilerView"], (True, True))

@@ -1160,7 +1160,7 @@ class SummaryCache:
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
-        self._load_lock = threading.Lock()
+        self._load_lock = _LoadLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._listings: dict = {}  # directory listings discovery may reuse (kept in the disk cache's index)
@@ -1230,7 +1230,11 @@ class SummaryCache:
 
     def details(self, train_id: str, timeout: float = 120.0) -> JobView | None:
         """The job's view with its details (`detailed`), brought back if they were evicted; None
-        for an unknown job. Blocks; never call it on the loading thread (a subscriber)."""
+        for an unknown job. Blocks until the loading thread has served it: on that thread (in a
+        subscriber) it raises RuntimeError, as it would wait for itself."""
+        if self._load_lock.held_here():
+            raise RuntimeError(f"SummaryCache.details({train_id!r}) called on the loading thread (from a "
+                               "subscriber?): it would wait for that thread; use cache.job() there, or hold()")
         owner = ("details", object())
         self.hold(owner, [train_id])
         deadline = time.monotonic() + timeout
@@ -1811,6 +1815,35 @@ class SummaryCache:
         self._watching = False
         while not self._stop.wait(interval):
             yield None
+
+
+class _LoadLock:
+    """The lock of loading (reloads, bringing details back), knowing which thread holds it: the
+    thread that does (a subscriber is called on it) must not wait for loading (`details`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def acquire(self, timeout: float = -1) -> bool:
+        if not self._lock.acquire(timeout=timeout):
+            return False
+        self._owner = threading.get_ident()
+        return True
+
+    def release(self) -> None:
+        self._owner = None
+        self._lock.release()
+
+    def __enter__(self) -> "_LoadLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def held_here(self) -> bool:
+        return self._owner == threading.get_ident()
 
 
 class _CollectorPause:

@@ -163,6 +163,7 @@ class InsightApp(App):
         self.initial_keymap = keymap or {}
         self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
         self.marked: list[str] = []  # jobs marked for comparison, in marking order (their colours)
+        self.quitting = False  # `q` was pressed: keys behind it are dropped (`on_event`)
         self._pending = Changes()
         self._pending_lock = threading.Lock()
         self._notice_posted = False
@@ -191,6 +192,8 @@ class InsightApp(App):
         # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
         # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
         # its `enter` comes after the characters typed before it.
+        if isinstance(event, events.Key) and self.quitting:
+            return  # `qe` in one burst: a screen opened while the app is taken down would fail to build
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
                 and self.screen.maximized is None
                 and not self.focused.check_consume_key("a", "a")
@@ -365,6 +368,10 @@ class InsightApp(App):
         # The screen's note, else the active view's (nodes[0] when a view is shown).
         note = getattr(screen, "HELP_NOTE", "") or (getattr(nodes[0], "HELP_NOTE", "") if nodes else "")
         self.push_screen(HelpScreen(help_text(groups, self, note), title))
+
+    async def action_quit(self) -> None:
+        self.quitting = True
+        self.exit()
 
     def action_export(self) -> None:
         scope_of = getattr(self.screen, "export_scope", None)

@@ -156,6 +156,10 @@ class LandscapeView(DataView):
         self._got: dict[str, int] = {}
         self.maps: dict[str, LandscapeMap] = {}
 
+    @classmethod
+    def has_data(cls, job) -> bool:
+        return job.tag_count(PLUGIN) > 0  # most jobs have none: no Landscape tab
+
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:

@@ -135,6 +135,10 @@ class ProfilerView(DataView):
         self._rows: list[data.Operator] = []
         self._steps: data.StepTimes | None = None
 
+    @classmethod
+    def has_data(cls, job) -> bool:
+        return bool(job.profile_dirs)  # discovery's profile directories: no Profiler tab without one
+
     # -- building -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:

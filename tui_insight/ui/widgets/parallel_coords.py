@@ -7,7 +7,7 @@ over 1,000 runs x 12 axes redraws in a few tens of milliseconds (`bench/bench_li
 
 Lines are coloured by a column (viridis, colour bar on the right); runs outside the filter are
 faint. Number axes are labelled with their ends, category axes with a tick per value; a run
-without a value ends on the "—" row under the axes. A brushed range is a thick stretch of its
+without a value ends on the "—" row right under the lines (their labels under it). A brushed range is a thick stretch of its
 axis with its ends labelled. When the axes do not fit, a window of them around the picked one
 is drawn (`◂`/`▸` say more are there). Text from files is drawn through `shown()`.
 """
@@ -85,18 +85,22 @@ class ChartLook:
 @dataclass(frozen=True)
 class Layout:
     """Rows: 0 the axis titles, 1 the labels of the axes' top ends, `top`..`bottom` the lines,
-    `bottom + 1` the labels of the bottom ends, `missing_row` the runs without a value. Labels
-    have rows of their own: drawn on the lines' rows they would hide them."""
+    `missing_row` the runs without a value, `under` the labels of the bottom ends. Labels have
+    rows of their own: drawn on the lines' rows they would hide them. The "—" row comes right
+    under the lines, so the lines that end there cross no labels; without a run to draw there,
+    the labels come right under the lines instead (and the last row stays blank)."""
 
     first: int  # the first axis drawn
     columns: tuple[int, ...]  # the cell column of each axis drawn
     top: int  # the first row of the plot
     bottom: int  # its last row
     missing_row: int
+    under: int
     bar: int  # the colour bar's first column (0: none)
 
 
-def layout(n_axes: int, picked: int, width: int, height: int, bar: bool) -> Layout | None:
+def layout(n_axes: int, picked: int, width: int, height: int, bar: bool, missing: bool = False) -> Layout | None:
+    """`missing`: some run has no value for an axis (a "—" row is drawn)."""
     bar_left = width - BAR_WIDTH if bar and width >= 50 else 0
     plot_width = bar_left or width
     if n_axes == 0 or plot_width < 8 or height < 7:
@@ -110,7 +114,15 @@ def layout(n_axes: int, picked: int, width: int, height: int, bar: bool) -> Layo
         columns = ((left + right) // 2,)
     else:
         columns = tuple(left + round(i * (right - left) / (count - 1)) for i in range(count))
-    return Layout(first, columns, 2, height - 3, height - 1, bar_left)
+    bottom = height - 3
+    missing_row, under = (bottom + 1, bottom + 2) if missing else (bottom + 2, bottom + 1)
+    return Layout(first, columns, 2, bottom, missing_row, under, bar_left)
+
+
+def chart_layout(runs: ChartRuns, look: ChartLook, width: int, height: int, no_color: bool = False) -> Layout | None:
+    """The layout `draw_parallel` draws `runs` in."""
+    return layout(len(runs.axes), look.picked, width, height, runs.colour is not None and not no_color,
+                  any(axis.missing for axis in runs.axes))
 
 
 @dataclass
@@ -160,7 +172,7 @@ def draw_parallel(runs: ChartRuns, look: ChartLook, width: int, height: int, *, 
     """The chart in `width` x `height` cells. `raster`: a dict the caller keeps, where the dots
     of the last size are kept between draws."""
     canvas = Canvas(max(0, width), max(0, height))
-    lay = layout(len(runs.axes), look.picked, width, height, runs.colour is not None and not no_color)
+    lay = chart_layout(runs, look, width, height, no_color)
     if lay is None or not runs.ids:
         text = ("no column to draw: v chooses the columns" if not runs.axes else
                 "no run to draw" if not runs.ids else "too small to draw")
@@ -276,7 +288,7 @@ def _ticks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, room
     category between them is labelled on its own row only where no line passes there."""
     if room < 1 or axis.empty:
         return
-    above, under = lay.top - 1, lay.bottom + 1
+    above, under = lay.top - 1, lay.under
     if axis.kind == CATEGORY:
         chosen = set(map(repr, brush.chosen or ()))
         used: set[int] = set()
