@@ -291,6 +291,7 @@ class TensorsView(DataView):
         self.set_class(self.size.width < WIDE, "-narrow")
         self.query_one("#tensor-tags").set_class(self.app.size.width < 100, "-narrow")
         self._draw_stats()
+        self._draw_readout()  # its step's clock time shows from WIDE on (drawn before the first layout: width 0)
 
     def first_focus(self) -> Widget | None:
         if self.current is None:
