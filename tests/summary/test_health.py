@@ -159,6 +159,24 @@ def test_a_slow_job_stays_live_for_ten_of_its_intervals_and_stalls_after_five(tm
     assert job.badges(last + 301) == () and not job.live(last + 301)
 
 
+def test_a_fast_job_polled_slowly_stalls_only_once_a_reload_interval_more_has_passed(tmp_path):
+    """A step every 0.5 s, read every 3 s (logs over ssh): between two polls the newest step seen
+    is up to 3 s old. Five intervals (2.5 s) alone flagged the job "stalled" before every poll."""
+    write_log(tmp_path, "run", {"loss": falling(60)}, seconds_per_step=0.5)  # last step at T0 + 30
+    last = T0 + 30
+    view = load(tmp_path, last).job("./run")
+    polled = JobHealth.of(view, seen_within=3.0)
+    assert polled.badges(last + 3.0) == () and polled.badges(last + 5.4) == ()
+    assert polled.badges(last + 5.6) == ("stalled",)  # no new step though two polls came
+    assert polled.next_change(last + 1) == last + 5.5
+    assert JobHealth.of(view).badges(last + 3.0) == ("stalled",)  # read as it is written: no wait
+    book = HealthBook(seen_within=3.0)
+    assert book.of(view).badges(last + 3.0) == ()
+    assert BadgeWatch(book).update({"./run": view}, ["./run"], None, last + 3.0) == []
+    # live one reload interval longer too: the next poll may bring the next change
+    assert polled.live(last + 62.0) and not JobHealth.of(view).live(last + 62.0)
+
+
 def test_the_interval_is_the_logging_stride_even_when_the_kept_steps_are_a_sample(tmp_path):
     n = 3000  # every 10th step for 30,000 steps, a step every 0.1 s: a record every second
     write_scalars(tmp_path, "run", {"loss": falling(n)}, T0 + n, interval=1.0, stride=10)

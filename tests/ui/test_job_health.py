@@ -210,6 +210,26 @@ def test_a_job_that_stalls_under_an_open_dashboard_is_announced(ui_logs):
     assert any("./run_live: stalled: no new step of loss for 16s" in n for n in said)
 
 
+def test_a_fast_job_is_not_called_stalled_while_the_next_poll_is_due(ui_logs):
+    """A step every 0.5 s and a reload every 3 s (the default; logs over ssh are polled): the list
+    waits a reload interval more than five steps before it calls the job stalled."""
+    now = [NOW]
+    write_scalars(ui_logs, "run_fast", scalars(falling(STEPS)), NOW - 0.5, interval=0.5)
+    app = make_app(ui_logs, clock=lambda: now[0], reload_interval=3.0)
+
+    async def body(pilot):
+        now[0] = NOW + 4  # 4.5 s since the last step: over five steps, within one more poll
+        await pilot.pause(1.3)  # the clock's tick looks at the live jobs once a second
+        quiet = notices(app), table(app).cell("./run_fast", "health")
+        now[0] = NOW + 6  # 6.5 s: a poll came and brought nothing
+        assert await wait_for(pilot, lambda: any("stalled" in n for n in notices(app)), timeout=3)
+        return quiet, notices(app)
+
+    (quiet, cell), said = run_pilot(app, body, notifications=True)
+    assert not any("stalled" in n for n in quiet) and cell == ""
+    assert any("./run_fast: stalled: no new step of loss for 6s" in n for n in said)
+
+
 # -- pictures -----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

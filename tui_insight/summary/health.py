@@ -19,6 +19,9 @@ The rules (the job list's help says the same):
   step interval when that is longer (a slow job stays live between its steps).
 - `stalled`: a live job whose headline has had no new step for STALL_INTERVALS times its usual
   step interval (`TagDigest.step_interval`), by the step's own wall time.
+- Both wait one `seen_within` more: how long a new step may take to reach this program (the
+  reload interval: logs over ssh or in object storage are polled). Without it a job logging a
+  step every 0.5 s, polled every 3 s, was "stalled" between every two polls.
 - Clocks: steps' wall times and files' mtimes are the writing host's clock, which may be ahead
   of or behind this one (logs over ssh). "Since the last step" is read on the files' own
   timeline: from the step to the files' last change by their clock, then from that change to
@@ -65,21 +68,23 @@ def lower_is_better(tag: str) -> bool:
     return direction(tag) != HIGHER
 
 
-def live_until(changed_at: float, digest: TagDigest | None) -> float:
+def live_until(changed_at: float, digest: TagDigest | None, seen_within: float = 0.0) -> float:
     """When the job stops being live if nothing changes (0 for a job never updated);
-    `changed_at`: when its files last changed, by this clock."""
+    `changed_at`: when its files last changed, by this clock; `seen_within`: how long a change
+    may take to be seen (the reload interval)."""
     if not changed_at:
         return 0.0
     interval = digest.step_interval if digest is not None and digest.step_interval else 0.0
-    return changed_at + max(LIVE_SECONDS, LIVE_INTERVALS * interval)
+    return changed_at + max(LIVE_SECONDS, LIVE_INTERVALS * interval) + seen_within
 
 
-def stalls_at(digest: TagDigest | None, skew: float = 0.0) -> float | None:
+def stalls_at(digest: TagDigest | None, skew: float = 0.0, seen_within: float = 0.0) -> float | None:
     """When, by this clock, the headline counts as stalled if no new step comes (None: it
-    cannot stall). `skew`: how far the files' clock is ahead of this one."""
+    cannot stall). `skew`: how far the files' clock is ahead of this one; `seen_within`: how
+    long a new step may take to be seen (the reload interval)."""
     if digest is None or not digest.step_interval or not math.isfinite(digest.last_wall):
         return None
-    return digest.last_wall - skew + STALL_INTERVALS * digest.step_interval
+    return digest.last_wall - skew + STALL_INTERVALS * digest.step_interval + seen_within
 
 
 def has_nan(digest: TagDigest) -> bool:
@@ -100,11 +105,11 @@ def is_diverging(digest: TagDigest, lower: bool) -> bool:
 
 
 def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
-           lower: bool = True, changed_at: float | None = None) -> tuple[str, ...]:
+           lower: bool = True, changed_at: float | None = None, seen_within: float = 0.0) -> tuple[str, ...]:
     """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
     has no headline), its state and when its files last changed (`update_time` by their clock,
-    `changed_at` by this one; None: the clocks agree)."""
-    return with_stall(lasting_badges(digest, state, lower), stalled(digest, now, update_time, changed_at))
+    `changed_at` by this one; None: the clocks agree); `seen_within`: the reload interval."""
+    return with_stall(lasting_badges(digest, state, lower), stalled(digest, now, update_time, changed_at, seen_within))
 
 
 def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> tuple[str, ...]:
@@ -121,11 +126,12 @@ def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> 
     return tuple(found)
 
 
-def stalled(digest: TagDigest | None, now: float, update_time: float, changed_at: float | None = None) -> bool:
+def stalled(digest: TagDigest | None, now: float, update_time: float, changed_at: float | None = None,
+            seen_within: float = 0.0) -> bool:
     """Whether the headline counts as stalled at `now` (see `badges` for the times)."""
     changed_at = update_time if changed_at is None else changed_at
-    stall = stalls_at(digest, update_time - changed_at)
-    return stall is not None and now >= stall and now < live_until(changed_at, digest)
+    stall = stalls_at(digest, update_time - changed_at, seen_within)
+    return stall is not None and now >= stall and now < live_until(changed_at, digest, seen_within)
 
 
 def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
@@ -148,16 +154,17 @@ class JobHealth:
     update_time: float  # the files' last change, by their clock
     loaded: bool = True
     changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
+    seen_within: float = 0.0  # how long a new step may take to reach this program (the reload interval)
 
     @classmethod
-    def of(cls, view, chosen: str | None = None) -> "JobHealth":
+    def of(cls, view, chosen: str | None = None, seen_within: float = 0.0) -> "JobHealth":
         """The health of a `JobView` (or anything with `train_id`, `digests`, `state`,
         `update_time`, `loaded`, maybe `changed_at`) with the headline `chosen` by the user
-        (None: the default)."""
+        (None: the default); `seen_within`: the reload interval (0: loaded once)."""
         tag = chosen if chosen is not None else default_headline(view.digests)
         digest = view.digests.get(tag) if tag is not None else None
         return cls(view.train_id, tag, digest, lower_is_better(tag) if tag else True, view.state,
-                   view.update_time, view.loaded, getattr(view, "changed_at", None) or None)
+                   view.update_time, view.loaded, getattr(view, "changed_at", None) or None, seen_within)
 
     @property
     def _changed(self) -> float:
@@ -176,10 +183,10 @@ class JobHealth:
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
-        return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed))
+        return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed, self.seen_within))
 
     def live(self, now: float) -> bool:
-        return now < live_until(self._changed, self.digest)
+        return now < live_until(self._changed, self.digest, self.seen_within)
 
     def since_step(self, now: float) -> float | None:
         """Seconds since the headline's last step (by its wall time, on the files' timeline), or None."""
@@ -189,7 +196,8 @@ class JobHealth:
 
     def next_change(self, now: float) -> float | None:
         """The next time after `now` when the clock alone changes `live` or the badges."""
-        times = [live_until(self._changed, self.digest), stalls_at(self.digest, self.skew)]
+        times = [live_until(self._changed, self.digest, self.seen_within),
+                 stalls_at(self.digest, self.skew, self.seen_within)]
         later = [t for t in times if t is not None and t > now]
         return min(later) if later else None
 
@@ -282,9 +290,11 @@ def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
 
 class HealthBook:
     """The `JobHealth` of each job's latest view, computed once per view (a new view is a new
-    version of the job) and headline: the job list's row and `BadgeWatch` share it."""
+    version of the job) and headline: the job list's row and `BadgeWatch` share it.
+    `seen_within`: the reload interval of the cache the views come from (0: loaded once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, seen_within: float = 0.0) -> None:
+        self.seen_within = seen_within
         # train id -> (a weak reference to the view, chosen, health): a view holds the job's
         # series until the cache drops them; the book must not keep them alive.
         self._known: dict[str, tuple[weakref.ref, str | None, JobHealth]] = {}
@@ -294,7 +304,7 @@ class HealthBook:
         known = self._known.get(view.train_id)
         if known is not None and known[0]() is view and known[1] == chosen:
             return known[2]
-        health = JobHealth.of(view, chosen)
+        health = JobHealth.of(view, chosen, self.seen_within)
         self._known[view.train_id] = (weakref.ref(view), chosen, health)
         return health
 

@@ -74,6 +74,7 @@ HELP_NOTE = "\n".join([
     f"             a loss above {health.DIVERGE_FACTOR:g}x its lowest, an accuracy under 1/{health.DIVERGE_FACTOR:g} of its highest",
     f"             (at least {health.DIVERGE_MIN_STEPS} steps)",
     f"  [b]  stalled[/b]  live, and no new step for {health.STALL_INTERVALS:g}x the job's usual step interval",
+    "             and one reload interval (a new step may take that long to be seen)",
     "",
     "[b]Job states[/b]",
     *(f"  [b]{markup(f'{state:>10}')}[/b]  {markup(meaning)}" for state, meaning in STATE_MEANINGS.items()),
@@ -132,6 +133,8 @@ class JobsScreen(LoaderHost, Screen):
         if self.app.marked:  # marked before this screen was built: the app's list wins
             state = state.with_marked(self.app.marked)
         self.set_reactive(JobsScreen.state, state)
+        # A new step takes up to a reload interval to be seen: not "stalled" meanwhile.
+        self.badges = health.BadgeWatch(health.HealthBook(seen_within=self.app.reload_interval))
         table = self.table
         table.health_book = self.badges.book  # a job's health computed once for its row and its badges
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
