@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -395,6 +396,65 @@ def test_export_over_ssh_writes_locally_and_a_refused_key_exits_2(server, logs, 
     done = run_cli(server.target(logs), "--ssh-config", str(refused), "--export", "csv", "--out", str(tmp_path / "x"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Permission denied (publickey)" in done.stderr, done.stderr
+
+
+def users_master_config(server, path: Path, key: Path, sockets: Path) -> Path:
+    """A client config as a user with their own ControlMaster has it (sockets in `sockets`)."""
+    server.write_client_config(path, key)
+    with path.open("a") as fh:
+        fh.write(f"  ControlMaster auto\n  ControlPath {sockets}/%C\n  ControlPersist 120\n")
+    return path
+
+
+@pytest.fixture
+def users_master(server, tmp_path):
+    """A master the user opened by hand (`ssh -fN`) with their config: the config's path."""
+    sockets = Path(tempfile.mkdtemp(prefix="um-", dir="/tmp"))  # a socket path must be short
+    config = users_master_config(server, tmp_path / "users", server.key, sockets)
+    subprocess.run(["ssh", "-F", str(config), "-o", "BatchMode=yes", "-f", "-N", ALIAS], check=True, timeout=60,
+                   stdin=subprocess.DEVNULL, capture_output=True)
+    yield config, sockets
+    subprocess.run(["ssh", "-F", str(config), "-O", "exit", ALIAS], capture_output=True, timeout=60)
+    shutil.rmtree(sockets, ignore_errors=True)
+
+
+def master_running(config: Path) -> bool:
+    return subprocess.run(["ssh", "-F", str(config), "-O", "check", ALIAS], capture_output=True,
+                          timeout=60).returncode == 0
+
+
+def test_the_users_own_master_carries_every_request_and_stays(server, logs, users_master, tmp_path):
+    """A host that asks for a one-time password: the user logs in by hand once, their config's
+    master keeps the connection, and a key alone is refused. Here the key tui-insight is given is
+    one the server refuses: only the user's master can carry its requests."""
+    config, sockets = users_master
+    refused = users_master_config(server, tmp_path / "refused", server.other_key, sockets)
+    source = SshSource(server.target(logs), ["-F", str(refused)])
+    jobs = relative_jobs(source.discover({}), str(logs))
+    assert "./lenet_lr0.01" in jobs
+    path = str(next((logs / "lenet_lr0.01").glob("*summary*")))
+    with source.open_range(path, 0, 1000) as stream:
+        assert stream.read() == Path(path).read_bytes()[:1000]
+    source.close()
+    assert master_running(config)  # theirs: left running
+
+    done = run_cli(server.target(logs), "--ssh-config", str(refused), "--export", "csv", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert "./lenet_lr0.01" in (tmp_path / "out" / "jobs.csv").read_text()
+    assert master_running(config)
+
+
+def test_when_the_users_master_goes_a_master_of_our_own_takes_over(server, logs, users_master):
+    config, sockets = users_master
+    source = SshSource(server.target(logs), ["-F", str(config)])
+    assert "./lenet_lr0.01" in relative_jobs(source.discover({}), str(logs))
+    assert source.master_pid is None  # theirs carries it
+    subprocess.run(["ssh", "-F", str(config), "-O", "exit", ALIAS], check=True, capture_output=True, timeout=60)
+    assert "./lenet_lr0.01" in relative_jobs(source.discover({}), str(logs))
+    pid = source.master_pid
+    assert pid is not None and not master_running(config)  # ours, in a directory of our own
+    source.close()
+    wait_gone(pid)
 
 
 # The program in a fresh interpreter, an audit hook noting (in order) the processes it starts and

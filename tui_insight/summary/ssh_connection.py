@@ -1,6 +1,11 @@
 """The shared ssh connection to one host (`ssh_source.SshSource` reads through it): a
 ControlMaster whose socket is in a private 0700 directory, and the command line of every request.
 
+A master the user already has (their ssh config's ControlMaster/ControlPath, and a master
+running there, e.g. one opened by hand on a host that asks for a one-time password, which
+BatchMode cannot answer) is used instead, and left running: `ssh -G` says where its socket
+is. If it goes, the next connection is one of our own, as without it.
+
 Only the standard library is imported here, so the command line can `start` the master before
 its heavy imports (numpy, Textual: ~0.7 s): a new connection costs 0.2-0.5 s before any byte
 moves (the key exchange, OpenSSH's post-quantum one by default, and the authentication), which
@@ -11,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -59,6 +65,30 @@ def one_line(stderr: bytes, fallback: str) -> str:
     return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
+def users_master(host: str, options: Sequence[str] = ()) -> str | None:
+    """The control socket of a master the user's ssh config names for `host` (`ssh -G`: no
+    network), if one answers there; else None."""
+    try:
+        done = subprocess.run(["ssh", *options, "-G", host], stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=CONNECT_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    path = None
+    for line in done.stdout.decode("utf-8", "surrogateescape").splitlines():
+        key, _, value = line.partition(" ")
+        if key == "controlpath":
+            path = value.strip()
+    if done.returncode != 0 or not path or path == "none":
+        return None
+    path = os.path.expanduser(path)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect(path)
+    except OSError:
+        return None
+    return path
+
+
 def _private_dir() -> str:
     """A 0700 directory for the control socket (only this user can reach the connection): in
     $XDG_RUNTIME_DIR, else the temp dir, else /tmp, whichever keeps the socket's path short."""
@@ -76,25 +106,37 @@ class SshConnection:
     def __init__(self, target: str, options: Sequence[str] = ()):
         self.host, self.root = parse_target(target)
         self.options = list(options)
-        self.dir = _private_dir()
-        self.socket = os.path.join(self.dir, "master")
+        self.dir: str | None = None  # our socket's private directory (None while the user's master is used)
+        self.socket = users_master(self.host, self.options) if shutil.which("ssh") is not None else None
+        self.users = self.socket is not None  # the user's own master: used, never started or stopped
+        if self.socket is None:
+            self.use_own()
         self._starting: subprocess.Popen | None = None
         self._errors = None  # the starting ssh's stderr: a file, not a pipe the master would inherit
 
+    def use_own(self) -> None:
+        """From now on, a master of our own (the user's went, or there was none)."""
+        self.users = False
+        self.dir = _private_dir()
+        self.socket = os.path.join(self.dir, "master")
+
     def command(self, master: str) -> list[str]:
-        """ssh's command line, up to the host, with ControlMaster=`master` on the shared socket."""
+        """ssh's command line, up to the host, with ControlMaster=`master` on the shared socket
+        (through the user's master: never one of ours)."""
+        control = (["-o", "ControlMaster=no", "-o", f"ControlPath={self.socket}"] if self.users else
+                   ["-o", f"ControlMaster={master}", "-o", f"ControlPath={self.socket}",
+                    "-o", f"ControlPersist={CONTROL_PERSIST}"])
         return ["ssh", "-T", "-x", "-a",
                 "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
                 "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
                 "-o", f"ServerAliveInterval={SERVER_ALIVE}", "-o", "ServerAliveCountMax=3",
-                "-o", f"ControlMaster={master}", "-o", f"ControlPath={self.socket}",
-                "-o", f"ControlPersist={CONTROL_PERSIST}",
-                *self.options]
+                *control, *self.options]
 
     def start(self) -> SshConnection:
         """Start connecting, without waiting: `ssh -N` exits once the master is up (ControlPersist
-        puts it in the background) or has failed. Without ssh, nothing: the first request says so."""
-        if shutil.which("ssh") is not None:
+        puts it in the background) or has failed. Without ssh, nothing: the first request says so.
+        Through the user's master, nothing either: it is up."""
+        if shutil.which("ssh") is not None and not self.users:
             self._errors = tempfile.TemporaryFile()
             self._starting = subprocess.Popen([*self.command("yes"), "-N", self.host], stdin=subprocess.DEVNULL,
                                               stdout=subprocess.DEVNULL, stderr=self._errors)
@@ -119,7 +161,10 @@ class SshConnection:
         return True
 
     def close(self) -> None:
-        """Stop the master (`ssh -O exit`), a start still connecting, and remove the socket's directory."""
+        """Stop the master (`ssh -O exit`), a start still connecting, and remove the socket's
+        directory; the user's own master stays."""
+        if self.users:
+            return
         if self._starting is not None:  # the program ends before its first request
             self._starting.kill()
             self._starting.wait()

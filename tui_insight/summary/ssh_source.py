@@ -6,7 +6,8 @@ any ssh command; `BatchMode` means a missing key is an error, never a password p
 
 One shared connection (`ssh_connection.SshConnection`): a ControlMaster (socket in a private 0700
 directory) that the command line starts before its heavy imports, or else the first listing
-starts; every later request is a session over it (no new handshake).
+starts; every later request is a session over it (no new handshake). A master the user's own
+ssh config has running for the host is used instead, and left running.
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
@@ -152,7 +153,6 @@ class SshSource:
                 raise SshError(str(exc)) from None
         self._connection = connection
         self.host, self.root = connection.host, connection.root
-        self._socket = connection.socket
         self._lock = threading.Lock()
         self._start_lock = threading.Lock()  # `_join_start`
         self._master_pid: int | None = None
@@ -184,12 +184,13 @@ class SshSource:
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
-        may linger as a zombie its parent never reaps)."""
-        if self._master_pid is None:
+        may linger as a zombie its parent never reaps): ours once started, the user's own from
+        the start."""
+        if self._master_pid is None and not self._connection.users:
             return False
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                probe.connect(self._socket)
+                probe.connect(self._connection.socket)
         except OSError:
             return False
         return True
@@ -218,8 +219,10 @@ class SshSource:
             alive = self._master_alive()
             connect = connect or (self._discovery is None and not self._dropped)
             gone = not connect and (self._dropped or not alive)
-            if connect and not alive and os.path.exists(self._socket):
-                os.unlink(self._socket)  # a killed master leaves its socket behind
+            if connect and not alive and self._connection.users:
+                self._connection.use_own()  # the user's master went: this request starts ours
+            elif connect and not alive and os.path.exists(self._connection.socket):
+                os.unlink(self._connection.socket)  # a killed master of ours leaves its socket behind
         if gone:
             raise self._lose("the shared connection is gone")
         if shutil.which("ssh") is None:
