@@ -121,3 +121,21 @@ def test_the_installed_command_exits_with_the_status(healthy):
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines()[3].split()[:3] == ["./run_inf", "ok", "NaN"]
     assert "read 3/3 jobs" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_job_is_not_stalled_by_the_time_the_others_took_to_read(tmp_path):
+    """Steps every 0.5 s, the last just before the read; reading every job took 10 s (a big
+    LOGDIR over ssh): the job's newest step seen may be that old without the job having stalled."""
+    from io import StringIO
+
+    from tui_insight import health_report
+
+    root = tmp_path / "logs"
+    start = time.time()
+    write_scalars(root, "fast", {"loss": falling(50)}, start - 0.5, interval=0.5)
+    ticks = iter([start, start + 10.0])  # before and after the read
+    out = StringIO()
+    status = health_report.run(str(root), as_json=True, out=out, err=StringIO(), clock=lambda: next(ticks, start + 10.0))
+    row = json.loads(out.getvalue())[0]
+    assert status == 0 and row["live"] is True and row["badges"] == []
+    assert row["seconds_since_last_step"] == pytest.approx(10.5, abs=0.01)

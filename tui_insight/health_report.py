@@ -114,9 +114,11 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
         return 2
     for warning in cache.problems:
         print(f"tui-insight: warning: {warning}", file=err)
+    started = clock()
     views = read_jobs(cache, _progress(err))
     now = clock()
-    jobs = [(view, JobHealth.of(view, chosen)) for view in views]
+    # A job read at the start of a long load shows steps that old: not "stalled" for that.
+    jobs = [(view, JobHealth.of(view, chosen, seen_within=max(0.0, now - started))) for view in views]
     if as_json:
         json.dump([json_row(view, job, now) for view, job in jobs], out, indent=1, allow_nan=False)
         out.write("\n")
