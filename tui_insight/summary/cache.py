@@ -1079,21 +1079,22 @@ class _JobLoader:
         names = found.event_files
         if len(records) != len(names):
             return False
-        for fid, record in enumerate(records):  # as `fits`, then `nothing_appended`
-            st = stats.get(record["name"])
-            if (record["fid"] != fid or not isinstance(st, os.stat_result) or st.st_size != record["end"]
-                    or st.st_ino != record["inode"][1] or st.st_dev != record["inode"][0]):
-                return False
         files: dict[str, _FileState] = {}
         status = []
         saved = []
         now = self.clock()
         base = self.path + os.sep
-        for record in records:
-            state = _FileState(**{**record, "inode": tuple(record["inode"])})
+        for fid, record in enumerate(records):  # as `fits`, then `nothing_appended` (nothing kept before the end)
+            st = stats.get(record["name"])
+            if (record["fid"] != fid or not isinstance(st, os.stat_result) or st.st_size != record["end"]
+                    or st.st_ino != record["inode"][1] or st.st_dev != record["inode"][0]):
+                return False
+            state = _FileState(record["name"], fid, record["end"], record["size"], (st.st_dev, st.st_ino),
+                               record["records"], record["bad_records"], record["tail_bytes"], record["error"],
+                               record["mtime"], record["kind"])
             saved.append((state.name, state.inode, state.end, state.records, state.bad_records, state.tail_bytes,
                           state.error))
-            state.nothing_appended(stats[state.name])
+            state.nothing_appended(st)
             files[state.name] = state
             status.append(state.status(now))
         if files.keys() != set(names):

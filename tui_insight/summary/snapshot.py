@@ -55,6 +55,7 @@ _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value
 _DIGEST_FIELDS = [(f.name, f.type) for f in fields(TagDigest)]
 _DIGEST_NAMES = [name for name, _ in _DIGEST_FIELDS]
 _JSON = json.JSONDecoder()  # (json.loads of bytes first guesses their encoding: thousands of headers at a start)
+_SCAN = _JSON.scan_once  # its scanner (C) without the Python around it, for thousands of headers at a start
 
 
 class SnapshotError(Exception):
@@ -164,7 +165,7 @@ def decode(data: bytes, details: bool = True) -> JobSnapshot:
     try:
         json_len = _U32.unpack_from(head)[0]
         _expect(_U32.size + json_len <= len(head), "header length")
-        snapshot = _listed(_JSON.decode(head[_U32.size:_U32.size + json_len].decode()), head[_U32.size + json_len:])
+        snapshot = _listed(_json_object(head[_U32.size:_U32.size + json_len].decode()), head[_U32.size + json_len:])
         if rest is not None:
             table_len = _U32.unpack_from(rest)[0]
             _details(snapshot, json.loads(rest[_U32.size:_U32.size + table_len]), rest[_U32.size + table_len:])
@@ -173,6 +174,16 @@ def decode(data: bytes, details: bool = True) -> JobSnapshot:
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, struct.error) as exc:
         raise SnapshotError(f"malformed: {type(exc).__name__}: {exc}") from exc
+
+
+def _json_object(text: str) -> dict:
+    """The JSON object `text` holds (written by `encode`: no white space around it)."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration as exc:
+        raise ValueError("not JSON") from exc
+    _expect(end == len(text) and type(value) is dict, "header")
+    return value
 
 
 def _prefix(data: bytes) -> tuple[int, int, int, int]:
@@ -285,14 +296,26 @@ class StoredDigests(Mapping):
     row the first time it is read (the job list reads one per job: its headline)."""
 
     def __init__(self, tags: list[str], block: bytes):
-        self._rows = {tag: i for i, tag in enumerate(tags)}
+        self._tags = tags
+        self._rows: dict[str, int] | None = None  # tag -> its row, made when first needed (most jobs listed are never read)
         self._block = block
         self._decoded: dict[str, TagDigest] = {}
+
+    def _row(self, tag: str) -> int:
+        """The tag's row; KeyError for a tag it does not hold, as a Mapping's."""
+        if self._rows is None:
+            if len(self._tags) <= 16:  # a few tags: a look along the list costs less than a dict
+                try:
+                    return self._tags.index(tag)
+                except ValueError:
+                    raise KeyError(tag) from None
+            self._rows = {tag: i for i, tag in enumerate(self._tags)}
+        return self._rows[tag]
 
     def __getitem__(self, tag: str) -> TagDigest:
         digest = self._decoded.get(tag)
         if digest is None:
-            values = list(_DIGEST_ROW.unpack_from(self._block, self._rows[tag] * _DIGEST_ROW.size))
+            values = list(_DIGEST_ROW.unpack_from(self._block, self._row(tag) * _DIGEST_ROW.size))
             n = values[_SPARK_AT]
             values[_SPARK_AT:_SPARK_AT + 1 + SPARK_POINTS] = (tuple(values[_SPARK_AT + 1:_SPARK_AT + 1 + n]),)
             for i in _OPTIONAL_AT:  # flag, number -> number or None
@@ -301,16 +324,20 @@ class StoredDigests(Mapping):
         return digest
 
     def get(self, tag: str, default=None):  # Mapping's get goes through a KeyError: this is read per row
-        return self[tag] if tag in self._rows else default
+        return self[tag] if tag in self else default
 
     def __contains__(self, tag: object) -> bool:
-        return tag in self._rows
+        try:
+            self._row(tag)
+            return True
+        except (KeyError, TypeError):
+            return False
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
+        return iter(self._tags)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._tags)
 
     def __repr__(self) -> str:
         return f"StoredDigests({dict(self)!r})"
