@@ -1361,8 +1361,11 @@ class SummaryCache:
         return False
 
     def _hand_over(self, changes: Changes, total: Changes) -> None:
-        """Tell subscribers about views already in place (`_set_view`)."""
+        """Tell subscribers about views already in place (`_set_view`, or set without waking
+        anyone waiting for a view)."""
         if changes:
+            with self._published:
+                self._published.notify_all()
             total.merge(changes)
             self._notify(changes)
 
@@ -1611,7 +1614,10 @@ class SummaryCache:
                 if first and not loader.files:
                     if self._restore_listed(loader, item, stats):
                         restored.updated[item.train_id] = set()
-                        self._set_view(item.train_id, loader.view)
+                        if item.train_id in self._views:  # in place, waking `details` waiters once per batch (`_hand_over`)
+                            self._views[item.train_id] = loader.view
+                        else:
+                            self._set_view(item.train_id, loader.view)
                         if time.monotonic() >= restored_by:  # a notice for the batch so far
                             self._hand_over(restored, total)
                             restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
