@@ -1225,6 +1225,7 @@ class SummaryCache:
         self._reading: _JobLoader | None = None  # the job being read in this process (`hold` hurries it)
         self._pause = _CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
+        self._keep_first = False  # the loop's first pass is going on (`_CollectorPause`'s keep)
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
@@ -1409,10 +1410,7 @@ class SummaryCache:
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish; every directory and file is
         looked at. Safe to call from any thread."""
-        return self._full_reload()
-
-    def _full_reload(self, keep: bool = False) -> Changes:
-        """`reload`; `keep`: what the pass made is kept out of collections until `_thaw` (`_CollectorPause`)."""
+        keep = self._keep_first and threading.current_thread() is self._thread  # (not another caller's pass)
         with self._load_lock, _CollectorPause(keep) as self._pause:
             return self._reload()
 
@@ -1874,13 +1872,16 @@ class SummaryCache:
         """`reload` (`poll` when `periodic`) on the loop's thread: a failure is logged and the
         next wakeup tries again. `first`: the loop's first pass, whose objects are kept out of
         collections for a while (`_CollectorPause`)."""
+        self._keep_first = first
         try:
             if paths is not None:
                 return self.reload_changed(paths)
-            return self.poll() if periodic else self._full_reload(keep=first)
+            return self.poll() if periodic else self.reload()
         except Exception:
             log.exception("reloading %s failed", self.logdir)
             return None
+        finally:
+            self._keep_first = False
 
     def _wakeups(self, interval: float) -> Iterator[set[str] | None]:
         """Yields the changed paths when files changed (watchfiles), or None when `interval`
