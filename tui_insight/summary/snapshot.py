@@ -263,6 +263,37 @@ def _series(entry: dict, arrays: bytes) -> Series:
     return Series(limit, columns, candidates, width, seen, nonfinite)
 
 
+# -- a header as plain data (the disk cache's index) ---------------------------------------------
+
+def listing(head: bytes) -> tuple:
+    """A header (`encode`'s bytes up to `header_end`) as plain data (tuples, lists, dicts of
+    numbers and strings) for the disk cache's index, which keeps thousands in one `marshal`
+    behind one CRC: `listed` makes the header-only snapshot from it again without parsing JSON
+    and checking each field (most of listing 5,000 jobs). SnapshotError when damaged."""
+    snapshot = decode(head, details=False)
+    digests = snapshot.digests
+    return (snapshot.path, [tuple(f[name] for name in FILE_FIELDS) for f in snapshot.files], snapshot.tag_counts,
+            [tuple(g[name] for name in GRAPH_FIELDS) for g in snapshot.graphs], snapshot.first_wall_time,
+            snapshot.problems, list(digests), digests.block, snapshot.last_step,
+            [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams])
+
+
+def listed(data: object) -> JobSnapshot:
+    """The header-only snapshot (`detailed` False) of `listing`'s data; SnapshotError when it
+    is not such data."""
+    try:
+        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams = data
+        _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
+        return JobSnapshot(
+            path=path, files=[dict(zip(FILE_FIELDS, f, strict=True)) for f in files], tag_keys=[], series={},
+            graphs=[dict(zip(GRAPH_FIELDS, g, strict=True)) for g in graphs], first_wall_time=first_wall,
+            problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
+            detailed=False, hparams=[HParams(kind, values, tuple(tuple(m) for m in metrics), group, status, when)
+                                     for kind, values, metrics, group, status, when in hparams])
+    except (ValueError, TypeError) as exc:
+        raise SnapshotError(f"malformed listing: {exc}") from exc
+
+
 # How a digest is stored: one fixed-size struct of its numbers (an optional number preceded by
 # a flag saying it is there; the spark as its length and SPARK_POINTS places), so the header can
 # be kept as bytes and a digest decoded only when someone reads it (`StoredDigests`).
@@ -335,6 +366,11 @@ class StoredDigests(Mapping):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._tags)
+
+    @property
+    def block(self) -> bytes:
+        """The rows as stored (`listing`)."""
+        return self._block
 
     def __len__(self) -> int:
         return len(self._tags)
