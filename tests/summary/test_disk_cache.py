@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
 
+from tui_insight.summary import cache as cache_module
 from tui_insight.summary import disk_cache as disk_cache_module
 from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
@@ -109,6 +110,26 @@ def test_a_warm_start_stats_the_listed_jobs_files_before_telling_anyone_of_them(
     second.reload()
     assert told and late == []
     assert second.progress.bytes_read == 0 and all(v.loaded for v in second.jobs.values())
+    for tid, view in first.jobs.items():
+        assert row(second.job(tid)) == row(view)
+
+
+def test_a_warm_start_tells_of_its_jobs_with_the_first_screenful_already_listed(tmp_path, disk, monkeypatch):
+    """The notice of the new jobs comes with the first FIRST_LISTED of them (by id: the job
+    list's order) listed from the disk cache: the job list's first rows are read, not "loading"."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 5)
+    first = open_cache(logs, disk)
+    monkeypatch.setattr(cache_module, "FIRST_LISTED", 2)
+    second = SummaryCache(str(logs), disk_cache=DiskCache(disk.root))
+    seen = []
+    second.subscribe(lambda changes: seen.append((changes, {tid: v.loaded for tid, v in second.jobs.items()})))
+    second.reload()
+    told, loaded = seen[0]
+    assert told.added == set(first.jobs) and set(told.updated) == {"./run_00", "./run_01"}
+    assert loaded == {tid: tid in ("./run_00", "./run_01") for tid in first.jobs}
+    assert second.progress.bytes_read == 0 and second.progress.jobs_loaded == 5
+    assert sorted(tid for changes, _ in seen for tid in changes.updated) == sorted(first.jobs)  # each once
     for tid, view in first.jobs.items():
         assert row(second.job(tid)) == row(view)
 

@@ -62,6 +62,7 @@ _MERGE_BYTES = 64 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
+FIRST_LISTED = 128  # jobs (a screenful, by id) listed from the disk cache before new jobs are announced
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 # A run being written sends a change notice at every flush (10 a second for a training loop that
@@ -1544,14 +1545,21 @@ class SummaryCache:
                                                      self._tb_layout_book, self.source, self._unsettled_jobs)
             self.progress.jobs_found = len(self._loaders)
             stats = self._stat_restorable(added, found.jobs) if read else {}
+            # The first screenful of jobs (by id, the list's order) listed from the disk cache
+            # before anyone is told of the new jobs: the job list's first rows come read.
+            listed = {tid for tid in sorted(stats)[:FIRST_LISTED] if only is None
+                      and self._restore_listed(self._loaders[tid], found.jobs[tid], stats[tid])}
             if added or removed:
                 self._dirs = None
                 # New jobs show up at once (state "loading"), before their files are read.
                 self._set_views()
-                first = Changes(added=added, removed=removed)
+                first = Changes(added=added, removed=removed, updated={tid: set() for tid in listed})
                 total.merge(first)
                 self._notify(first)
-            loaded = self._read_jobs(found.jobs if read else {}, total, full=only is None, stats=stats, turn=turn)
+            jobs = found.jobs if read else {}
+            if listed:
+                jobs = {tid: job for tid, job in jobs.items() if tid not in listed}
+            loaded = len(listed) + self._read_jobs(jobs, total, full=only is None, stats=stats, turn=turn)
             if only is None and read:
                 self.progress.jobs_loaded = loaded
                 self.progress.reloads += 1
