@@ -16,7 +16,7 @@ import time
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
@@ -422,6 +422,18 @@ def _describe(exc: OSError) -> str:
 
 
 _NO_TAGS: Mapping = MappingProxyType({})  # the tags of a job listed without its details (never written)
+# Each field's default, the mappings (`default_factory`) empty and read-only, for `_new_view`.
+_VIEW_DEFAULTS = {f.name: _NO_TAGS if f.default is MISSING else f.default for f in fields(JobView)}
+
+
+def _new_view(**values) -> JobView:
+    """`JobView(**values)`, the mappings not given empty (read-only, shared). A warm start makes
+    two views per job, thousands: a frozen dataclass's __init__ sets each of the 22 fields
+    through object.__setattr__ (2.7 us for a "loading" view; this, 0.4 us)."""
+    view = object.__new__(JobView)
+    view.__dict__.update(_VIEW_DEFAULTS, **values)
+    return view
+
 _NO_RANKS = np.zeros(0, dtype=np.int64)  # (never written: `_file_ranks` makes a new array)
 _NO_RANKS.flags.writeable = False
 
@@ -442,7 +454,7 @@ class _JobLoader:
         # loaders: what the poll's table holds of them is no longer so (`poll.PollTable`).
         self.unsettled = unsettled if unsettled is not None else set()
         self._reset()
-        self.view = JobView(train_id, path)
+        self.view = _new_view(train_id=train_id, path=path)
         self.found: FoundJob | None = None  # the job as the last refresh saw it
         self.detailed = True  # False: the series were dropped under the memory budget
         self.saved: tuple | None = None  # `_read_stamp()` of what the disk cache holds of the job
@@ -1111,7 +1123,7 @@ class _JobLoader:
         self._stats = stats
         self._stamp, self._next_stamp = self._next_stamp, ()
         update_time = _update_time(stats)
-        self.view = JobView(
+        self.view = _new_view(
             train_id=self.train_id, path=self.path, summary_files=tuple(found.summary_files),
             tensorboard_files=tuple(found.tensorboard_files), profile_dirs=tuple(found.profile_dirs),
             files=tuple(base + state.name for state in files.values()), tags=_NO_TAGS,
