@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 
@@ -272,9 +273,12 @@ def listing(head: bytes) -> tuple:
     and checking each field (most of listing 5,000 jobs). SnapshotError when damaged."""
     snapshot = decode(head, details=False)
     digests = snapshot.digests
-    return (snapshot.path, [tuple(f[name] for name in FILE_FIELDS) for f in snapshot.files], snapshot.tag_counts,
+    # The names every job repeats (tags, plugins, file kinds) as one object each: marshal writes
+    # a name met again as a reference, and reading 5,000 jobs makes it once (16 -> 10 ms).
+    files = [tuple(sys.intern(f[name]) if name == "kind" else f[name] for name in FILE_FIELDS) for f in snapshot.files]
+    return (snapshot.path, files, {sys.intern(plugin): n for plugin, n in snapshot.tag_counts.items()},
             [tuple(g[name] for name in GRAPH_FIELDS) for g in snapshot.graphs], snapshot.first_wall_time,
-            snapshot.problems, list(digests), digests.block, snapshot.last_step,
+            snapshot.problems, [sys.intern(tag) for tag in digests], digests.block, snapshot.last_step,
             [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams])
 
 
