@@ -113,14 +113,12 @@ class DiskCache:
         self._index_where = where
         self._index_gone = set()
         try:
-            data = path.read_bytes()
+            _, self._listings, self._index = _read_index(path)
         except FileNotFoundError:
             return
         except OSError as exc:
             log.warning("cannot read the cache index %s: %s", path, exc.strerror or exc)
             return
-        try:
-            _, self._listings, self._index = _read_index(data)
         except SnapshotError as exc:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
@@ -182,7 +180,7 @@ class DiskCache:
     def _on_file(self) -> tuple[object, dict[str, tuple]]:
         """The listings and headers the index file holds (none when it cannot be read)."""
         try:
-            _, listings, entries = _read_index(self._index_path.read_bytes())
+            _, listings, entries = _read_index(self._index_path)
             return listings, entries
         except (OSError, SnapshotError):
             return None, {}  # the jobs it held are listed from their entries next time
@@ -333,7 +331,7 @@ class DiskCache:
             if not path.name.endswith(INDEX_SUFFIX):
                 continue
             try:
-                where, _, index = _read_index(path.read_bytes())
+                where, _, index = _read_index(path)
             except (OSError, SnapshotError):
                 continue  # a damaged index lists nothing
             for job_path in index:
@@ -370,17 +368,19 @@ class DiskCache:
             return False
 
 
-def _read_index(data: bytes) -> tuple[str, object, dict[str, tuple]]:
-    """(where, directory listings, job path -> `snapshot.listing`) of an index file's bytes;
-    SnapshotError when damaged or of another version."""
-    if len(data) < _INDEX_PREFIX.size:
+def _read_index(path: Path) -> tuple[str, object, dict[str, tuple]]:
+    """(where, directory listings, job path -> `snapshot.listing`) of an index file; OSError
+    when it cannot be read, SnapshotError when damaged or of another version."""
+    with open(path, "rb") as fh:
+        prefix = fh.read(_INDEX_PREFIX.size)
+        body = fh.read()  # (read apart from the prefix: 12 MB are not copied again for the CRC)
+    if len(prefix) < _INDEX_PREFIX.size:
         raise SnapshotError("cut short")
-    magic, version, crc = _INDEX_PREFIX.unpack_from(data)
+    magic, version, crc = _INDEX_PREFIX.unpack(prefix)
     if magic != INDEX_MAGIC:
         raise SnapshotError("not an index (or of another format)")
     if version != snapshot.FORMAT_VERSION:
         raise SnapshotError(f"format version {version}, not {snapshot.FORMAT_VERSION}")
-    body = data[_INDEX_PREFIX.size:]
     if google_crc32c.value(body) != crc:
         raise SnapshotError("damaged")
     try:
