@@ -16,7 +16,9 @@ the cache directory is empty) and reports, per start and as medians:
 Times count from after the imports, as in bench/bench_sweep.py (the imports are reported apart).
 
 `--against DIR` starts another checkout (e.g. `git archive` of the base into DIR) alternately
-with this one: the machine's load changes by the minute. `--py-spy FILE` records one more
+with this one: the machine's load changes by the minute. When the two keep the disk cache's
+index in different formats, give the other its own cache (`--against-cache`, e.g. `cp -al` of
+the first: the entries are shared, each index is its own), else each discards the other's. `--py-spy FILE` records one more
 start with py-spy (all threads, collapsed stacks) and prints the top frames; BENCH_PROFILE=FILE
 cProfiles the UI thread, BENCH_SWITCH=S sets `sys.setswitchinterval`.
 """
@@ -141,6 +143,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--against", type=Path, help="another checkout (e.g. `git archive` of the base) started "
                                                      "alternately with this one")
+    parser.add_argument("--against-cache", type=Path, help="the disk cache of the --against checkout (default --cache)")
     args = parser.parse_args()
     if args.fill:
         shutil.rmtree(args.cache, ignore_errors=True)
@@ -150,7 +153,8 @@ def main() -> int:
     results: dict[Path, list] = {root: [] for root in roots}
     for _ in range(args.repeat):
         for root in roots:  # side by side: the machine's load changes by the minute
-            r = run(args.sweep, args.cache, root=root)
+            cache = args.against_cache if root == args.against and args.against_cache else args.cache
+            r = run(args.sweep, cache, root=root)
             results[root].append(r)
             print(f"  {root}: first row {r.get('first', float('nan')):.2f} s, rows loaded {r['all']:.2f} s "
                   f"(cache done {r.get('cache', float('nan')):.2f} s, first paint {r.get('painted', float('nan')):.2f} s, "

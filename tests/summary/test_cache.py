@@ -1,4 +1,5 @@
 """The shared cache against the truth file, and its behaviour while logs change."""
+import gc
 import hashlib
 import math
 import os
@@ -497,6 +498,37 @@ def test_wait_loaded_in_background(tmp_path):
     try:
         assert wait_loaded(cache, timeout=10)
         assert cache.job("./").state == "ok"
+    finally:
+        cache.stop()
+
+
+def test_the_loops_first_pass_keeps_what_it_made_out_of_collections_for_a_while(tmp_path, monkeypatch):
+    """An app starting: the objects of the loop's first pass are frozen (no collection traverses
+    them while the job list is built) and thawed KEEP_FROZEN_SECONDS later, or when the cache
+    stops: nothing is kept out of collections for good. A reload called directly freezes nothing."""
+    write_steps(SummaryWriter(tmp_path, timestamp=1), [1, 2])
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    SummaryCache(str(tmp_path)).reload()
+    assert gc.get_freeze_count() == 0
+    monkeypatch.setattr(cache_module, "KEEP_FROZEN_SECONDS", 60.0)
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=0.05)
+    try:
+        assert wait_loaded(cache, timeout=10)
+        time.sleep(0.3)  # a few wakeups of the loop
+        assert gc.get_freeze_count() > 0
+    finally:
+        cache.stop()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    monkeypatch.setattr(cache_module, "KEEP_FROZEN_SECONDS", 0.1)
+    cache = SummaryCache(str(tmp_path))
+    cache.start(interval=0.05)
+    try:
+        assert wait_loaded(cache, timeout=10)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and gc.get_freeze_count():
+            time.sleep(0.02)
+        assert gc.get_freeze_count() == 0  # thawed by the loop, which goes on
     finally:
         cache.stop()
 

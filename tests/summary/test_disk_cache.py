@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
 
+from tui_insight.summary import cache as cache_module
+from tui_insight.summary import disk_cache as disk_cache_module
 from tui_insight.summary import snapshot as snapshot_module
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.digest import TagDigest
@@ -108,6 +110,26 @@ def test_a_warm_start_stats_the_listed_jobs_files_before_telling_anyone_of_them(
     second.reload()
     assert told and late == []
     assert second.progress.bytes_read == 0 and all(v.loaded for v in second.jobs.values())
+    for tid, view in first.jobs.items():
+        assert row(second.job(tid)) == row(view)
+
+
+def test_a_warm_start_tells_of_its_jobs_with_the_first_screenful_already_listed(tmp_path, disk, monkeypatch):
+    """The notice of the new jobs comes with the first FIRST_LISTED of them (by id: the job
+    list's order) listed from the disk cache: the job list's first rows are read, not "loading"."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 5)
+    first = open_cache(logs, disk)
+    monkeypatch.setattr(cache_module, "FIRST_LISTED", 2)
+    second = SummaryCache(str(logs), disk_cache=DiskCache(disk.root))
+    seen = []
+    second.subscribe(lambda changes: seen.append((changes, {tid: v.loaded for tid, v in second.jobs.items()})))
+    second.reload()
+    told, loaded = seen[0]
+    assert told.added == set(first.jobs) and set(told.updated) == {"./run_00", "./run_01"}
+    assert loaded == {tid: tid in ("./run_00", "./run_01") for tid in first.jobs}
+    assert second.progress.bytes_read == 0 and second.progress.jobs_loaded == 5
+    assert sorted(tid for changes, _ in seen for tid in changes.updated) == sorted(first.jobs)  # each once
     for tid, view in first.jobs.items():
         assert row(second.job(tid)) == row(view)
 
@@ -249,12 +271,13 @@ def test_entries_of_a_remote_tree_listed_from_its_index_count_as_used(tmp_path):
     open_cache(logs, local)
     for index in (local.root / "index").iterdir():  # the local LOGDIR's: not used for long
         os.utime(index, (index.stat().st_atime, index.stat().st_mtime - 400))
-    data = local.entry(str(logs / "run_00")).read_bytes()  # an entry's bytes, saved again as a remote job's
+    snapshot = decode(local.entry(str(logs / "run_00")).read_bytes())  # an entry, saved again as a remote job's
     where = "memory://bucket/logs"
     remote = DiskCache(local.root)
     remote.use_index("/logs", where)
     for job in ("/logs/run_00", "/logs/run_01"):
-        remote.save(job, data.replace(str(logs / "run_00").encode(), job.encode()), where)
+        snapshot.path = job
+        remote.save(job, encode(snapshot), where)
     remote.write_index(["/logs/run_00", "/logs/run_01"])
     listed = [remote.entry(job, where) for job in ("/logs/run_00", "/logs/run_01")]
     unlisted = [local.entry(str(logs / name)) for name in ("run_00", "run_01")]
@@ -366,6 +389,30 @@ def test_the_index_lists_every_job_alone_and_a_damaged_index_is_discarded(tmp_pa
     assert [row(v) for v in third.jobs.values()] == [row(v) for v in first.jobs.values()]
     same_as_plain(third, logs)
     assert index.exists()  # written again whole
+
+
+def test_a_warm_start_lists_its_jobs_from_the_index_without_decoding_a_header(tmp_path, disk, monkeypatch):
+    """The index keeps the headers as plain data (one marshal behind a CRC): parsing each
+    header's JSON and checking each field was most of listing 5,000 jobs. An index of another
+    format (the former one: a header's bytes each) is discarded, the jobs listed from their
+    entries, and the index written again in this format."""
+    logs = tmp_path / "logs"
+    write_sweep(logs, 3)
+    first = open_cache(logs, disk)
+    index = next((disk.root / "index").iterdir())
+    data = index.read_bytes()
+    decoded = []
+    real_decode = disk_cache_module.decode
+    monkeypatch.setattr(disk_cache_module, "decode", lambda *a, **k: decoded.append(a) or real_decode(*a, **k))
+    second = open_cache(logs, DiskCache(disk.root))
+    assert second.progress.bytes_read == 0 and decoded == []  # every job listed from the index as it holds it
+    assert [row(v) for v in second.jobs.values()] == [row(v) for v in first.jobs.values()]
+    index.write_bytes(data.replace(disk_cache_module.INDEX_MAGIC, b"TUIINDX\x00", 1))  # the former format
+    third = open_cache(logs, DiskCache(disk.root))
+    assert third.progress.bytes_read == 0 and len(decoded) == 3  # each listed from its entry
+    assert [row(v) for v in third.jobs.values()] == [row(v) for v in first.jobs.values()]
+    assert index.read_bytes().startswith(disk_cache_module.INDEX_MAGIC)
+    same_as_plain(third, logs)
 
 
 def test_the_index_written_again_keeps_the_jobs_it_held(tmp_path, disk):

@@ -14,7 +14,10 @@ than reading them. So the headers of a LOGDIR's jobs are also kept together in o
 A header from the index is what its entry said when it was saved: the loader checks it against
 the files exactly like an entry's, and details always come from the entry itself. The index
 also keeps discovery's directory listings, each used while its directory's stamp is the same.
-A damaged index, or a damaged header in it, is dropped and the entries are read one by one.
+It holds the headers as plain data (`snapshot.listing`) and the listings in one `marshal` (no
+code is ever run from it) behind a CRC: parsing 5,000 headers' JSON and checking each field was
+most of a warm start's listing. A damaged index, or one of another format, is dropped and the
+entries are read one by one.
 Listing a job from the index does not touch its entry: the cleanup counts an entry as used when
 its own mtime says so or when an index that lists it was last read or written (its mtime,
 refreshed at each start), so a warm start costs no write per job. The index files count
@@ -23,8 +26,8 @@ against the size bound like the entries.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
+import marshal
 import os
 import struct
 import tempfile
@@ -35,16 +38,14 @@ import google_crc32c
 
 from . import snapshot
 from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
+from .snapshot import listed as from_listing
 
 DEFAULT_MAX_BYTES = 2 << 30
 CLEAN_TO = 0.8  # a cleanup deletes down to this fraction of the bound (not one entry per write)
 SUFFIX = ".snap"
 INDEX_SUFFIX = ".index"
-INDEX_MAGIC = b"TUIINDX\x00"
+INDEX_MAGIC = b"TUIINDX\x01"  # 1: one marshal of (where, listings, job path -> `snapshot.listing`); 0: bytes and JSON
 _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the rest
-_LEN = struct.Struct("<I")
-_LISTINGS = ""  # the index's entry for the directory listings (no job has an empty path)
-_WHERE = "\n"  # the index's entry for the remote tree its jobs are in ("" on this machine)
 log = logging.getLogger(__name__)
 
 
@@ -74,9 +75,13 @@ class DiskCache:
         self._failed = False  # writing failed once (said in the log once)
         self._index_path: Path | None = None  # the index of the LOGDIR in use (`use_index`)
         self._index_where = ""  # ... and the remote tree it is in ("" on this machine)
-        self._index: dict[str, bytes] = {}  # job path -> its entry's prefix and header (since the last write)
+        # job path -> its header: as the index file holds it (`snapshot.listing`), until the first
+        # pass is over, or its entry's prefix and header bytes, saved since the last write
+        self._index: dict[str, bytes | tuple] = {}
+        self._listings: object = None  # the directory listings read with the index (`saved_listings`)
+        self._kept_listings: object = None  # ... and to write with it (`keep_listings`)
+        self._index_whole = False  # `_index` holds every header of the index file (read, none dropped)
         self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
-        self._index_written = False  # the index file holds what `_index` no longer does
         self._index_dirty = False
         self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
 
@@ -103,65 +108,87 @@ class DiskCache:
         if path == self._index_path:
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
+        self._listings = self._kept_listings = None
+        self._index_whole = False  # `_index` holds every header of the file
         self._index_where = where
-        self._index_gone, self._index_written = set(), False
+        self._index_gone = set()
         try:
-            data = path.read_bytes()
+            _, self._listings, self._index = _read_index(path)
         except FileNotFoundError:
             return
         except OSError as exc:
             log.warning("cannot read the cache index %s: %s", path, exc.strerror or exc)
             return
-        try:
-            self._index = _read_index(data)
-        except (SnapshotError, ValueError, struct.error, UnicodeDecodeError) as exc:
+        except SnapshotError as exc:
             log.info("discarding the cache index %s: %s", path, exc)
             self._remove(path)
             return
+        self._index_whole = True
         self._touch(path)  # used now: the last to go in a cleanup
 
     def saved_listings(self) -> object:
-        """The directory listings kept with the index (`discovery.saved_listings`' data), or None."""
-        data = self._index.get(_LISTINGS)
-        try:
-            return json.loads(data) if data is not None else None
-        except ValueError:
-            return None
+        """The directory listings kept with the index (`discovery.saved_listings`' data), or
+        None; handed over once (they leave memory: a write takes them from the file)."""
+        listings, self._listings = self._listings, None
+        return listings
 
     def keep_listings(self, listings: list) -> None:
         """Keep the directory listings with the index (written with it)."""
-        self._index[_LISTINGS] = json.dumps(listings, separators=(",", ":")).encode("utf-8", "surrogateescape")
+        self._kept_listings = listings
         self._index_dirty = True
 
     def write_index(self, job_paths: Collection[str]) -> None:
         """Write the index (atomically) with the headers of `job_paths` it holds, if any changed.
-        Once written, the headers leave memory (the next write reads them back from the file)."""
-        if self._index_path is None or (not self._index_dirty and len(job_paths) == self._index_jobs):
+        Afterwards the headers read from it leave memory (a job found later is listed from its
+        entry); the next write merges them back from the file."""
+        if self._index_path is None:
+            return
+        if not self._index_dirty and len(job_paths) == self._index_jobs:
+            self._drop_read()
             return  # the same jobs (by count: a job replaced by another is written when it is saved)
         self._index_jobs = len(job_paths)
-        entries = self._index
-        if self._index_written:
-            try:
-                entries = {**_read_index(self._index_path.read_bytes()), **self._index}
-            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
-                pass  # the jobs it held are listed from their entries next time
-        entries[_WHERE] = self._index_where.encode("utf-8", "surrogateescape")  # for the cleanup: which entries it lists
-        wanted = {*job_paths, _LISTINGS, _WHERE}
+        entries, on_file = self._index, None
+        if not self._index_whole:
+            on_file = self._on_file()
+            entries = {**on_file[1], **self._index}
+        wanted = set(job_paths)
         gone = [p for p in entries if p not in wanted or (p in self._index_gone and p not in self._index)]
         for p in gone:
             del entries[p]
         if not (self._index_dirty or gone):
+            self._drop_read()
             return
-        chunks = []
+        listings = self._kept_listings if self._kept_listings is not None else self._listings
+        if listings is None:  # handed over to discovery: as the file holds them
+            listings = (on_file or self._on_file())[0]
+        jobs = {}
         for job_path, header in entries.items():
-            name = job_path.encode("utf-8", "surrogateescape")
-            chunks += (_LEN.pack(len(name)), name, _LEN.pack(len(header)), header)
-        body = b"".join(chunks)
+            if isinstance(header, bytes):  # saved in this session
+                try:
+                    header = snapshot.listing(header)
+                except SnapshotError:
+                    continue
+            jobs[job_path] = header
+        body = marshal.dumps((self._index_where, listings, jobs))
         data = _INDEX_PREFIX.pack(INDEX_MAGIC, snapshot.FORMAT_VERSION, google_crc32c.value(body)) + body
         old = self._file_size(self._index_path)
         if self._write(self._index_path, data):
-            self._index, self._index_gone, self._index_dirty, self._index_written = {}, set(), False, True
+            self._index, self._index_gone, self._index_dirty = {}, set(), False
+            self._index_whole, self._listings, self._kept_listings = False, None, None
             self._grew(len(data) - old)
+
+    def _on_file(self) -> tuple[object, dict[str, tuple]]:
+        """The listings and headers the index file holds (none when it cannot be read)."""
+        try:
+            _, listings, entries = _read_index(self._index_path)
+            return listings, entries
+        except (OSError, SnapshotError):
+            return None, {}  # the jobs it held are listed from their entries next time
+
+    def _drop_read(self) -> None:
+        """Let what was read from the index go (nothing saved since is unwritten): the file has it."""
+        if not self._index_dirty:
+            self._index, self._index_whole, self._listings = {}, False, None
 
     def has_header(self, job_path: str) -> bool:
         """The index read at this start holds the job's header (`load` without details finds it there)."""
@@ -174,7 +201,7 @@ class DiskCache:
             header = self._index.get(job_path)
             if header is not None:
                 try:
-                    listed = decode(header, details=False)
+                    listed = decode(header, details=False) if isinstance(header, bytes) else from_listing(header)
                     if listed.path == job_path:
                         return listed
                 except SnapshotError as exc:
@@ -304,14 +331,12 @@ class DiskCache:
             if not path.name.endswith(INDEX_SUFFIX):
                 continue
             try:
-                index = _read_index(path.read_bytes())
-            except (OSError, SnapshotError, ValueError, struct.error, UnicodeDecodeError):
+                where, _, index = _read_index(path)
+            except (OSError, SnapshotError):
                 continue  # a damaged index lists nothing
-            where = index.pop(_WHERE, b"").decode("utf-8", "surrogateescape")
             for job_path in index:
-                if job_path != _LISTINGS:
-                    entry = self.entry(job_path, where)
-                    used[entry] = max(used.get(entry, 0.0), mtime)
+                entry = self.entry(job_path, where)
+                used[entry] = max(used.get(entry, 0.0), mtime)
         return used
 
     def _entries(self) -> list[tuple[Path, int, float]]:
@@ -343,26 +368,25 @@ class DiskCache:
             return False
 
 
-def _read_index(data: bytes) -> dict[str, bytes]:
-    """job path -> header of an index file's bytes; SnapshotError when damaged or of another version."""
-    if len(data) < _INDEX_PREFIX.size:
+def _read_index(path: Path) -> tuple[str, object, dict[str, tuple]]:
+    """(where, directory listings, job path -> `snapshot.listing`) of an index file; OSError
+    when it cannot be read, SnapshotError when damaged or of another version."""
+    with open(path, "rb") as fh:
+        prefix = fh.read(_INDEX_PREFIX.size)
+        body = fh.read()  # (read apart from the prefix: 12 MB are not copied again for the CRC)
+    if len(prefix) < _INDEX_PREFIX.size:
         raise SnapshotError("cut short")
-    magic, version, crc = _INDEX_PREFIX.unpack_from(data)
+    magic, version, crc = _INDEX_PREFIX.unpack(prefix)
     if magic != INDEX_MAGIC:
-        raise SnapshotError("not an index")
+        raise SnapshotError("not an index (or of another format)")
     if version != snapshot.FORMAT_VERSION:
         raise SnapshotError(f"format version {version}, not {snapshot.FORMAT_VERSION}")
-    body = data[_INDEX_PREFIX.size:]
     if google_crc32c.value(body) != crc:
         raise SnapshotError("damaged")
-    index, at = {}, 0
-    while at < len(body):
-        (n,) = _LEN.unpack_from(body, at)
-        name = body[at + 4:at + 4 + n].decode("utf-8", "surrogateescape")
-        at += 4 + n
-        (n,) = _LEN.unpack_from(body, at)
-        if at + 4 + n > len(body):
-            raise SnapshotError("cut short")
-        index[name] = body[at + 4:at + 4 + n]
-        at += 4 + n
-    return index
+    try:
+        where, listings, jobs = marshal.loads(body)
+    except (ValueError, TypeError, EOFError) as exc:
+        raise SnapshotError(f"malformed: {exc}") from exc
+    if type(where) is not str or type(jobs) is not dict or not all(type(p) is str for p in jobs):
+        raise SnapshotError("malformed")
+    return where, listings, jobs
