@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -329,6 +330,48 @@ def test_a_long_stream_is_the_files_bytes_and_keeps_what_a_seek_back_wants(serve
             fh.seek(100)  # further back than is kept
             with pytest.raises(OSError, match="no longer held"):
                 fh.read(10)
+    finally:
+        source.close()
+
+
+def _spools() -> list[int]:
+    """Descriptors of this process open on an anonymous in-memory file of `SshSource`'s streams."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("/memfd:tui-insight-ssh"):
+                found.append(int(fd))
+        except OSError:
+            pass  # the directory's own descriptor, gone already
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="an anonymous file in memory is Linux's")
+def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_given_back(server, tmp_path):
+    """ssh writes a streamed range into a file in memory, not into a pipe a thread of ours must
+    drain (and take the GIL from the parser to do it): the whole range arrives while nobody
+    reads and no thread runs; the pages behind what a seek back may still want are freed."""
+    from tui_insight.summary.ssh_source import STREAM_KEEP
+
+    path = tmp_path / "big.summary.1"
+    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})
+        threads = threading.active_count()
+        with source.open_range(str(path), 0, len(data)) as fh:
+            assert threading.active_count() == threads
+            [spool] = _spools()
+            deadline = time.monotonic() + 60
+            while os.fstat(spool).st_size < len(data):  # arriving, unread
+                assert time.monotonic() < deadline, "the stream stalled while nobody read it"
+                time.sleep(0.01)
+            assert fh.read(40 << 20) == data[:40 << 20]
+            held = os.fstat(spool).st_blocks * 512
+            assert held <= len(data) - (40 << 20) + STREAM_KEEP + (8 << 20)
+            assert fh.read() == data[40 << 20:]
+        assert _spools() == []
     finally:
         source.close()
 

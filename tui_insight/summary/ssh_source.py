@@ -20,7 +20,9 @@ starts; every later request is a session over it (no new handshake).
   listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
   the cache's reads and the payloads it decodes later are then answered from memory, so a
   reload of many live jobs is two round trips. A range not held is streamed by `open_range`
-  (the cache parses while the rest is still arriving) or read by `read` through a block cache.
+  (the cache parses while the rest is still arriving: ssh writes it into an anonymous file in
+  memory, not a pipe, so no thread of ours drains it and the parser's pauses stall nothing) or
+  read by `read` through a block cache.
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
   slow that, not the network, is what a round trip costs.
 - **speed**: moving bytes through ssh costs about as much CPU as parsing them (sshd's and the
@@ -40,7 +42,6 @@ lists again; the cache then reads from its saved offsets.
 """
 from __future__ import annotations
 
-import bisect
 import io
 import os
 import posixpath
@@ -423,14 +424,19 @@ class SshSource:
         command = self._command(False)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
         errors = tempfile.TemporaryFile()  # not a pipe: nothing to drain while stdout streams
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
-        _widen(proc.stdout)
+        spool = _spool()  # stdout: `_SpooledRange`
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=spool, stderr=errors)
+        except BaseException:
+            os.close(spool)
+            errors.close()
+            raise
         try:
             proc.stdin.write(script)
             proc.stdin.close()
         except OSError:
             pass  # ssh already exited: its status says why
-        stream = _StreamedRange(proc, start, lambda returncode: self._finished(returncode, errors, connected))
+        stream = _SpooledRange(proc, spool, start, lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
         except BaseException:
@@ -455,80 +461,94 @@ class SshSource:
         self._master_pid = None
 
 
-STREAM_CHUNK = 1 << 20
-
-
-def _widen(pipe) -> None:
-    """A 1 MB pipe (Linux) instead of 64 KB: the thread draining it then takes the GIL once a
-    megabyte, not once per 64 KB while the parser holds it (which halved the throughput)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, STREAM_CHUNK)
-    except (ImportError, AttributeError, OSError):
-        pass  # another system, or a lower limit: the default size works, more slowly
+STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
 STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
+PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
+WAIT_FIRST, WAIT_MOST = 0.0002, 0.002  # seconds between looks at a spool that has not enough yet
 
 
-class _StreamedRange(io.RawIOBase):
-    """A range of a remote file read from the stdout of the request that sends it. A thread
-    drains the pipe as bytes arrive, so the transfer goes on while the cache parses; reads wait
-    for the bytes they need; the last STREAM_KEEP bytes stay for the scanner's seeks back. A
-    stream that ends early (the connection went, the file was cut) reads as the end of the file:
-    the scan stops at the last whole record, where the next reload goes on; `close` then raises
-    the request's error, if any. What arrived is kept as the chunks the pipe gave, dropped whole
-    once behind: one growing buffer trimmed at its front was copied whole at each trim, into
-    fresh pages (a third of the CPU the receiving cost)."""
+def _spool() -> int:
+    """A file descriptor for ssh's standard output: an anonymous file in memory (Linux), else an
+    unlinked file in the temp dir. Not a pipe: ssh writes into it as fast as the bytes come (no
+    thread of ours drains it, no copy through our memory, the parser's pauses stall nothing)."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.memfd_create("tui-insight-ssh", getattr(os, "MFD_CLOEXEC", 0))
+        except OSError:
+            pass  # a kernel without it
+    fd, name = tempfile.mkstemp(prefix="tui-insight-ssh-")
+    os.unlink(name)
+    return fd
 
-    def __init__(self, proc: subprocess.Popen, start: int, finished):
-        self._proc, self._finished = proc, finished
-        self._pos = self._received = self._end = start
-        self._chunks: list[bytes] = []
-        self._starts: list[int] = []  # where each chunk starts in the file
-        self._arrived = threading.Condition()
-        self._eof = False
-        self._drain: threading.Thread | None = None
+
+def _punch(fd: int, offset: int, length: int) -> None:
+    """Give back the pages of [offset, offset + length) of the spool (Linux `fallocate`): the
+    bytes behind STREAM_KEEP are never read again. Elsewhere nothing (the spool keeps them)."""
+    global _fallocate
+    if _fallocate is None:
+        try:
+            import ctypes
+
+            call = ctypes.CDLL(None, use_errno=True).fallocate
+            call.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+            _fallocate = call
+        except (OSError, AttributeError):
+            _fallocate = False
+    if _fallocate:
+        _fallocate(fd, 3, offset, length)  # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+
+
+_fallocate = None
+
+
+class _SpooledRange(io.RawIOBase):
+    """A range of a remote file read from the spool the request's ssh writes it into (`_spool`):
+    reads wait for the bytes they need (looking at the spool's size) and copy them once, from
+    the kernel, straight into the reader's buffer; the last STREAM_KEEP bytes stay for the
+    scanner's seeks back, the pages before them are given back (`_punch`). A stream that ends
+    early (the connection went, the file was cut) reads as the end of the file: the scan stops at
+    the last whole record, where the next reload goes on; `close` then raises the request's
+    error, if any."""
+
+    def __init__(self, proc: subprocess.Popen, spool: int, start: int, finished):
+        self._proc, self._spool, self._finished = proc, spool, finished
+        self._start = self._pos = self._end = start
+        self._base = 0  # where the range's first byte is in the spool (after the header)
+        self._punched = 0  # spool bytes before this are given back
+        self._done = False  # ssh has exited: the spool is whole
+
+    def _available(self, need: int) -> int:
+        """The spool's size once it holds `need` bytes, or once ssh has exited (then less)."""
+        wait = WAIT_FIRST
+        while True:
+            size = os.fstat(self._spool).st_size
+            if size >= need or self._done:
+                return size
+            if self._proc.poll() is not None:
+                self._done = True  # all it wrote is there now: one last look
+                continue
+            time.sleep(wait)
+            wait = min(wait * 2, WAIT_MOST)
 
     def header(self) -> str:
-        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK;
-        then the rest is drained in the background."""
+        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK."""
         seen = b""
         while True:
-            chunk = self._proc.stdout.read1(STREAM_CHUNK)
-            seen += chunk
+            size = self._available(len(seen) + 1)
+            if size > len(seen):
+                seen += os.pread(self._spool, size - len(seen), len(seen))
             at = seen.find(MARK)
             eol = seen.find(b"\n", at + len(MARK)) if at >= 0 else -1
             if eol >= 0:
                 break
-            if not chunk:
+            if self._done and size <= len(seen):
                 self.close()  # raises ssh's error; else the answer was cut short
                 raise SshError("the remote shell answered nothing readable")
         header = seen[at + len(MARK):eol].decode("utf-8", "replace")
         if header.startswith("D ") and header[2:].isdigit():
-            self._end = self._pos + int(header[2:])
-            self._add(seen[eol + 1:])
-            self._drain = threading.Thread(target=self._drain_pipe, name="ssh-stream", daemon=True)
-            self._drain.start()
+            self._end = self._start + int(header[2:])
+            self._base = eol + 1
         return header
-
-    def _add(self, chunk: bytes) -> None:
-        if chunk:
-            self._chunks.append(chunk)
-            self._starts.append(self._received)
-            self._received += len(chunk)
-
-    def _drain_pipe(self) -> None:
-        while True:
-            try:
-                chunk = self._proc.stdout.read1(STREAM_CHUNK)
-            except (OSError, ValueError):  # closed under us by `close`
-                chunk = b""
-            with self._arrived:
-                self._add(chunk)
-                self._eof = not chunk
-                self._arrived.notify_all()
-            if not chunk:
-                return
 
     def readable(self) -> bool:
         return True
@@ -549,44 +569,41 @@ class _StreamedRange(io.RawIOBase):
         return bytes(buffer[:self.readinto(buffer)])
 
     def readinto(self, buffer) -> int:
-        """The BufferedReader's reads (a megabyte or more): copied once, straight from the chunks."""
-        with memoryview(buffer) as into, self._arrived:
-            size = min(len(into), self._end - self._pos)
-            while size > 0 and self._received < self._pos + size and not self._eof and self._drain is not None:
-                self._arrived.wait()
-            if self._received < self._pos + size:
-                self._end = self._received  # ended early: what arrived is all there is
-                size = self._end - self._pos
+        """The BufferedReader's reads (a megabyte or more): one copy, from the spool."""
+        size = min(len(buffer), self._end - self._pos)
+        if size <= 0:
+            return 0
+        at = self._base + self._pos - self._start  # in the spool
+        if at < self._punched:
+            raise OSError(f"byte {self._pos} is no longer held (the stream is past {self._pos + STREAM_KEEP})")
+        have = self._available(at + size) - at
+        if have < size:
+            self._end = self._pos + max(have, 0)  # ended early: what arrived is all there is
+            size = self._end - self._pos
             if size <= 0:
                 return 0
-            if not self._starts or self._pos < self._starts[0]:
-                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
-            i, done = bisect.bisect_right(self._starts, self._pos) - 1, 0
+        with memoryview(buffer) as into:
+            done = 0
             while done < size:
-                at = self._pos + done - self._starts[i]
-                piece = min(size - done, len(self._chunks[i]) - at)
-                into[done:done + piece] = memoryview(self._chunks[i])[at:at + piece]
-                done, i = done + piece, i + 1
-            self._pos += size
-            self._trim()
+                got = os.preadv(self._spool, [into[done:size]], at + done)
+                if got <= 0:
+                    raise OSError(f"the spool of the stream ended at byte {self._pos + done}")
+                done += got
+        self._pos += size
+        behind = self._base + self._pos - self._start - STREAM_KEEP
+        if behind - self._punched >= PUNCH_EVERY:
+            behind -= behind % PUNCH_EVERY
+            _punch(self._spool, self._punched, behind - self._punched)
+            self._punched = behind
         return size
-
-    def _trim(self) -> None:
-        """Drop the chunks no seek goes back to."""
-        behind = bisect.bisect_right(self._starts, self._pos - STREAM_KEEP) - 1
-        if behind > 0:
-            del self._chunks[:behind], self._starts[:behind]
 
     def close(self) -> None:
         if self.closed:
             return
         super().close()
-        complete = self._received >= self._end
+        complete = self._done or os.fstat(self._spool).st_size >= self._base + self._end - self._start
         if self._proc.poll() is None and not complete:
             self._proc.kill()  # the scan stopped early (an incomplete tail): the rest is not wanted
-        if self._drain is not None:
-            self._drain.join()
-        self._proc.stdout.close()
         returncode = self._proc.wait()
-        self._chunks, self._starts = [], []
+        os.close(self._spool)
         self._finished(None if returncode < 0 and not complete else max(returncode, 0))
