@@ -397,6 +397,30 @@ def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp
         source.close()
 
 
+def test_a_load_does_not_wait_for_the_masters_pid(server, logs, tmp_path, monkeypatch):
+    """The pid of a master just started (`ssh -O check`) is asked for beside the requests that
+    follow, not before them: here that answer is held back until the load is done."""
+    release = tmp_path / "release"
+    wrapper = tmp_path / "bin" / "ssh"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"""#!/bin/sh
+case " $* " in *" -O check "*) while [ ! -e '{release}' ]; do sleep 0.05; done;; esac
+exec '{shutil.which("ssh")}' "$@"
+""")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    source = SshSource(server.target(logs), server.ssh_options())
+    try:
+        cache = SummaryCache(source)
+        cache.reload()  # the listing starts the master, then every file is read through it
+        assert cache.error == "" and cache.jobs and all(job.loaded for job in cache.jobs.values())
+        release.touch()
+        assert source.master_pid is not None
+    finally:
+        release.touch()
+        source.close()
+
+
 def test_close_stops_the_master(server, logs):
     source = SshSource(server.target(logs), server.ssh_options())
     source.discover({})

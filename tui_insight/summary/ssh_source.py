@@ -156,7 +156,10 @@ class SshSource:
         self._socket = connection.socket
         self._lock = threading.Lock()
         self._start_lock = threading.Lock()  # `_join_start`
+        self._started = False  # a master was started for this source (`_master_started`)
         self._master_pid: int | None = None
+        self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
+        self._pid_lock = threading.Lock()
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
         self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
@@ -174,19 +177,19 @@ class SshSource:
 
     def _join_start(self) -> None:
         """Before a request: wait for the master the command line started early (its failure
-        is this request's) and learn its pid. Requests of other threads wait for the same."""
+        is this request's) and ask for its pid. Requests of other threads wait for the same."""
         with self._start_lock:
             try:
                 started = self._connection.wait_started()
             except ConnectionError as exc:
                 raise SshError(str(exc)) from None
             if started:
-                self._master_pid = self._find_master()
+                self._master_started()
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
         may linger as a zombie its parent never reaps)."""
-        if self._master_pid is None:
+        if not self._started:
             return False
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
@@ -195,16 +198,31 @@ class SshSource:
             return False
         return True
 
-    def _find_master(self) -> int | None:
-        """The pid of the master just started (`ssh -O check` prints it), to notice it going."""
-        done = subprocess.run([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=CONNECT_TIMEOUT)
-        text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    def _master_started(self) -> None:
+        """A master was just started: ask for its pid (`ssh -O check` prints it) without waiting
+        for the answer, which `master_pid` reads. The request that follows goes on meanwhile (the
+        check is a process of its own: ssh's startup and a round trip over the socket)."""
+        with self._pid_lock:
+            self._reap_check(wait=True)  # an earlier master's
+            self._started, self._master_pid = True, None
+            self._pid_check = subprocess.Popen([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
+                                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def _reap_check(self, wait: bool) -> None:
+        """The pid `ssh -O check` printed, once it has exited (`wait`: wait for it). Under _pid_lock."""
+        check = self._pid_check
+        if check is None or (not wait and check.poll() is None):
+            return
+        self._pid_check = None
+        try:
+            out, _ = check.communicate(timeout=CONNECT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            check.kill()
+            out, _ = check.communicate()
+        text = out.decode("utf-8", "replace")
         start = text.find("pid=")
-        if start < 0:
-            return None
-        digits = text[start + 4:].split(")", 1)[0]
-        return int(digits) if digits.isdigit() else None
+        digits = text[start + 4:].split(")", 1)[0] if start >= 0 else ""
+        self._master_pid = int(digits) if digits.isdigit() else None
 
     def _lose(self, why: str) -> ConnectionLost:
         with self._lock:
@@ -215,6 +233,8 @@ class SshSource:
     def _command(self, connect: bool) -> list[str]:
         """The ssh command of one request. `connect`: a listing, which may start a new master;
         other requests go only through the live one (the first of all starts it)."""
+        with self._pid_lock:
+            self._reap_check(wait=False)  # no zombie left once it has answered
         with self._lock:
             alive = self._master_alive()
             connect = connect or (self._discovery is None and not self._dropped)
@@ -230,7 +250,7 @@ class SshSource:
 
     def _check(self, returncode: int, stderr: bytes, connected: bool) -> None:
         """After a request: its failure as an SshError (ConnectionLost if it worked before), and
-        the pid of a master it started."""
+        the pid of a master it started asked for."""
         self._last_used = time.monotonic()
         if returncode == 255:  # ssh's own failure, not the script's
             line = one_line(stderr, "ssh failed")
@@ -238,7 +258,7 @@ class SshSource:
                 raise self._lose(line)  # it worked before: the connection went
             raise SshError(line)
         if not connected:  # the request started a master (even if its script then failed)
-            self._master_pid = self._find_master()
+            self._master_started()
         if returncode != 0:
             raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
@@ -260,7 +280,9 @@ class SshSource:
     @property
     def master_pid(self) -> int | None:
         """The process holding the shared connection (None before the first request)."""
-        return self._master_pid
+        with self._pid_lock:
+            self._reap_check(wait=True)
+            return self._master_pid
 
     # -- Source -------------------------------------------------------------------------
 
@@ -268,7 +290,7 @@ class SshSource:
         """The jobs under the root, in one request. Raises SshError when the host, the key or the
         root is wrong; when an established connection dropped, returns the last jobs instead."""
         with self._lock:
-            if self._master_pid is not None and not self._master_alive() and not self._dropped:
+            if self._started and not self._master_alive() and not self._dropped:
                 # Gone since the last request. Idle for its ControlPersist: expected; else say so.
                 if time.monotonic() - self._last_used < CONTROL_PERSIST - SERVER_ALIVE:
                     self._dropped, self.status = True, RECONNECTING
@@ -457,8 +479,10 @@ class SshSource:
 
     def close(self) -> None:
         """Stop the master and remove the socket's directory (`SshConnection.close`)."""
+        with self._pid_lock:
+            self._reap_check(wait=True)
+            self._started, self._master_pid = False, None
         self._connection.close()
-        self._master_pid = None
 
 
 STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
