@@ -488,7 +488,8 @@ class SshSource:
 STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
 STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
 PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
-WAIT_FIRST, WAIT_MOST = 0.0002, 0.002  # seconds between looks at a spool that has not enough yet
+WAIT_FIRST, WAIT_MOST = 0.0002, 0.001  # seconds between looks at a spool that has not enough yet (a wait ends
+# at most WAIT_MOST late; a few per load, as the transfer keeps ahead of the parser)
 
 
 def _spool() -> int:
