@@ -538,6 +538,16 @@ def test_the_connection_starts_before_the_heavy_imports_and_is_the_one_used(serv
     assert_none_left(config)
 
 
+def test_the_masters_pid_is_asked_for_once_the_first_request_is_on_its_way(server, logs, tmp_path):
+    """`ssh -O check` (the pid of the master started early) is started after the listing's own
+    ssh, not before it: the first request does not wait for a third process to start."""
+    done, events = run_traced(tmp_path, server.target(logs), "--ssh-config", str(server.client_config), "--summary")
+    assert done.returncode in (0, 1), done.stderr  # 1: a job has a failing badge
+    is_request = lambda e: e[0] == "run" and e[1][-1] == "sh -s"  # noqa: E731
+    is_check = lambda e: e[0] == "run" and "-O" in e[1] and e[1][e[1].index("-O") + 1] == "check"  # noqa: E731
+    assert first(events, is_early_master) < first(events, is_request) < first(events, is_check)
+
+
 @pytest.mark.parametrize("stop_at", ["numpy", "textual"])  # before the source exists; the UI's import
 def test_the_ui_interrupted_while_importing_leaves_no_connection(server, logs, tmp_path, stop_at):
     config = server.write_client_config(tmp_path / "config", server.key)

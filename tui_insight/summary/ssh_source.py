@@ -158,6 +158,7 @@ class SshSource:
         self._start_lock = threading.Lock()  # `_join_start`
         self._started = False  # a master was started for this source (`_master_started`)
         self._master_pid: int | None = None
+        self._pid_wanted = False  # a master was started whose pid is not asked for yet (`_ask_pid`)
         self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
         self._pid_lock = threading.Lock()
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
@@ -199,12 +200,22 @@ class SshSource:
         return True
 
     def _master_started(self) -> None:
-        """A master was just started: ask for its pid (`ssh -O check` prints it) without waiting
-        for the answer, which `master_pid` reads. The request that follows goes on meanwhile (the
-        check is a process of its own: ssh's startup and a round trip over the socket)."""
+        """A master was just started: its pid (`ssh -O check` prints it) is asked for once the
+        next request's own ssh has started (`_ask_pid`), and `master_pid` reads the answer: no
+        request waits for that third process (its start, and a round trip over the socket)."""
         with self._pid_lock:
             self._reap_check(wait=True)  # an earlier master's
-            self._started, self._master_pid = True, None
+            self._started, self._master_pid, self._pid_wanted = True, None, True
+
+    def _ask_pid(self) -> None:
+        """Start `ssh -O check` if a master's pid is wanted (`_master_started`)."""
+        with self._pid_lock:
+            self._spawn_check()
+
+    def _spawn_check(self) -> None:
+        """`_ask_pid` under _pid_lock."""
+        if self._pid_wanted:
+            self._pid_wanted = False
             self._pid_check = subprocess.Popen([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
                                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
@@ -267,20 +278,25 @@ class SshSource:
         self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
-        try:
-            done = subprocess.run(command, input=script, capture_output=True, timeout=REQUEST_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
-        self._check(done.returncode, done.stderr, connected)
-        at = done.stdout.find(MARK)
+        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            self._ask_pid()  # now that this request is on its way
+            try:
+                stdout, stderr = proc.communicate(script, timeout=REQUEST_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
+        self._check(proc.returncode, stderr, connected)
+        at = stdout.find(MARK)
         if at < 0:
             raise SshError("the remote shell answered nothing readable")
-        return done.stdout[at + len(MARK):]
+        return stdout[at + len(MARK):]
 
     @property
     def master_pid(self) -> int | None:
         """The process holding the shared connection (None before the first request)."""
         with self._pid_lock:
+            self._spawn_check()
             self._reap_check(wait=True)
             return self._master_pid
 
@@ -458,6 +474,7 @@ class SshSource:
             proc.stdin.close()
         except OSError:
             pass  # ssh already exited: its status says why
+        self._ask_pid()  # now that this request is on its way
         stream = _SpooledRange(proc, spool, start, lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
@@ -481,7 +498,7 @@ class SshSource:
         """Stop the master and remove the socket's directory (`SshConnection.close`)."""
         with self._pid_lock:
             self._reap_check(wait=True)
-            self._started, self._master_pid = False, None
+            self._started, self._master_pid, self._pid_wanted = False, None, False
         self._connection.close()
 
 
