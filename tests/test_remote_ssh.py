@@ -362,18 +362,20 @@ def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_g
         threads = threading.active_count()
         with source.open_range(str(path), 0, len(data)) as fh:
             assert threading.active_count() == threads
-            [spool] = _spools()
             deadline = time.monotonic() + 60
-            while os.fstat(spool).st_size < len(data):  # arriving, unread
+            while True:  # arriving, unread (beside it: the next request's spare session, `_spools` empty)
+                [spool] = [fd for fd in _spools() if os.fstat(fd).st_size >= len(data)] or [None]
+                if spool is not None:
+                    break
                 assert time.monotonic() < deadline, "the stream stalled while nobody read it"
                 time.sleep(0.01)
             assert fh.read(40 << 20) == data[:40 << 20]
             held = os.fstat(spool).st_blocks * 512
             assert held <= len(data) - (40 << 20) + STREAM_KEEP + (8 << 20)
             assert fh.read() == data[40 << 20:]
-        assert _spools() == []
     finally:
         source.close()
+    assert _spools() == []
 
 
 def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
@@ -419,6 +421,42 @@ exec '{shutil.which("ssh")}' "$@"
     finally:
         release.touch()
         source.close()
+
+
+def test_the_next_requests_session_is_started_ahead_and_close_ends_it(server, logs, tmp_path):
+    """After a request, the next one's `ssh HOST sh -s` is already started, waiting for its
+    script: the ssh client's start, the session's round trip and the remote login shell's start
+    (its startup files) are behind the request that takes it, not in its way."""
+    config = server.write_client_config(tmp_path / "config", server.key)
+
+    def waiting() -> list[int]:  # requests' sessions through the master (not the master, not `-O check`)
+        found = []
+        for pid in processes_naming(str(config)):
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"ControlMaster=no" in args and args[-2:] == [b"sh -s", b""]:
+                found.append(pid)
+        return found
+
+    def one_waiting() -> int:
+        deadline = time.monotonic() + 30
+        while len(waiting()) != 1:
+            assert time.monotonic() < deadline, f"sessions waiting: {waiting()}"
+            time.sleep(0.02)
+        return waiting()[0]
+
+    path = logs / ODD / "events.summary.7.host_MS"
+    source = SshSource(server.target(logs), server.ssh_options(config))
+    try:
+        source.discover({})
+        spare = one_waiting()
+        assert source.read_ranges([(str(path), 0, None)]) == [path.read_bytes()]
+        assert spare not in waiting() and one_waiting() != spare  # it answered; the next one waits
+    finally:
+        source.close()
+    assert_none_left(config)
 
 
 def test_close_stops_the_master(server, logs):

@@ -6,7 +6,10 @@ any ssh command; `BatchMode` means a missing key is an error, never a password p
 
 One shared connection (`ssh_connection.SshConnection`): a ControlMaster (socket in a private 0700
 directory) that the command line starts before its heavy imports, or else the first listing
-starts; every later request is a session over it (no new handshake).
+starts; every later request is a session over it (no new handshake). The next request's session
+is started ahead (as a request takes the last one; the first as the first listing's master comes
+up): it waits for its script, so the ssh client's start, the session's round trip and the remote
+login shell's start are not in a request's way (~10 ms a request here; a slow `.bashrc`'s time).
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
@@ -24,7 +27,8 @@ starts; every later request is a session over it (no new handshake).
   memory, not a pipe, so no thread of ours drains it and the parser's pauses stall nothing) or
   read by `read` through a block cache.
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
-  slow that, not the network, is what a round trip costs.
+  slow that, not the network, is what a round trip costs (ahead of it, in the spare session,
+  unless requests follow each other faster).
 - **speed**: moving bytes through ssh costs about as much CPU as parsing them (sshd's and the
   master's encryption, 32 KB packets: `bench/bench_remote.py --only floor`); on cores that are
   not free the two cannot overlap and a first load takes about twice the local one or more. A
@@ -161,6 +165,7 @@ class SshSource:
         self._pid_wanted = False  # a master was started whose pid is not asked for yet (`_ask_pid`)
         self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
         self._pid_lock = threading.Lock()
+        self._spare: _Session | None = None  # the next request's session, started ahead (`_spare_up`)
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
         self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
@@ -190,8 +195,9 @@ class SshSource:
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
         may linger as a zombie its parent never reaps)."""
-        if not self._started:
-            return False
+        return self._started and self._socket_answers()
+
+    def _socket_answers(self) -> bool:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
                 probe.connect(self._socket)
@@ -273,19 +279,59 @@ class SshSource:
         if returncode != 0:
             raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
-    def _run(self, script: bytes, connect: bool = False) -> bytes:
-        """Run `script` on the host; its standard output after MARK."""
+    def _request(self, script: bytes, connect: bool) -> tuple[_Session, bool]:
+        """Send `script` to a session: the spare one if the master is up, else a new one. Returns
+        it, and whether the master was up before (`_check`). The next spare starts meanwhile."""
         self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
-        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-            self._ask_pid()  # now that this request is on its way
-            try:
-                stdout, stderr = proc.communicate(script, timeout=REQUEST_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
+        session = self._take_spare() if connected else None
+        if session is None:
+            session = _Session(command)
+        session.send(script)
+        self._ask_pid()  # now that this request is on its way
+        if connected:
+            self._spare_up()
+        return session, connected
+
+    def _take_spare(self) -> _Session | None:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare.proc.poll() is not None:
+            spare.discard()  # its ssh ended (the master went, or the host refused the session)
+            return None
+        return spare
+
+    def _spare_up(self) -> None:
+        """Start the next request's session now (`ssh HOST sh -s` waiting for its script): the
+        ssh client's start, the session's round trip and the remote login shell's start are then
+        behind it when it is wanted, not in its way (~10 ms here; a slow `.bashrc`'s whole time)."""
+        with self._lock:
+            old = self._spare
+            if old is not None and old.proc.poll() is None:
+                return
+            self._spare = _Session([*self._ssh("no"), self.host, "sh -s"])
+        if old is not None:
+            old.discard()  # ended with the master that is gone
+
+    def _run(self, script: bytes, connect: bool = False) -> bytes:
+        """Run `script` on the host; its standard output after MARK."""
+        session, connected = self._request(script, connect)
+        proc = session.proc
+        try:
+            deadline, wait, spare_wanted = time.monotonic() + REQUEST_TIMEOUT, WAIT_FIRST, not connected
+            while proc.poll() is None:
+                if time.monotonic() > deadline:
+                    raise self._lose(f"no answer in {REQUEST_TIMEOUT} s")
+                if spare_wanted and self._socket_answers():
+                    spare_wanted = False
+                    self._spare_up()  # the master this request starts is up: the next session starts beside it
+                time.sleep(wait)
+                wait = min(wait * 2, WAIT_MOST)
+        except BaseException:
+            session.discard()
+            raise
+        stdout, stderr = session.output()
         self._check(proc.returncode, stderr, connected)
         at = stdout.find(MARK)
         if at < 0:
@@ -457,25 +503,11 @@ class SshSource:
         held = self._held(path, start, end) if end > start else b""
         if held is not None:
             return RangeFile(held, start)
-        self._join_start()
-        connected = self._master_alive()
-        command = self._command(False)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
-        errors = tempfile.TemporaryFile()  # not a pipe: nothing to drain while stdout streams
-        spool = _spool()  # stdout: `_SpooledRange`
-        try:
-            proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=spool, stderr=errors)
-        except BaseException:
-            os.close(spool)
-            errors.close()
-            raise
-        try:
-            proc.stdin.write(script)
-            proc.stdin.close()
-        except OSError:
-            pass  # ssh already exited: its status says why
-        self._ask_pid()  # now that this request is on its way
-        stream = _SpooledRange(proc, spool, start, lambda returncode: self._finished(returncode, errors, connected))
+        session, connected = self._request(script, False)
+        errors = session.errors
+        stream = _SpooledRange(session.proc, session.spool, start,
+                               lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
         except BaseException:
@@ -495,7 +527,11 @@ class SshSource:
             self._check(returncode, stderr, connected)
 
     def close(self) -> None:
-        """Stop the master and remove the socket's directory (`SshConnection.close`)."""
+        """End the spare session, stop the master and remove the socket's directory (`SshConnection.close`)."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.discard()
         with self._pid_lock:
             self._reap_check(wait=True)
             self._started, self._master_pid, self._pid_wanted = False, None, False
@@ -507,6 +543,60 @@ STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanne
 PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
 WAIT_FIRST, WAIT_MOST = 0.0002, 0.001  # seconds between looks at a spool that has not enough yet (a wait ends
 # at most WAIT_MOST late; a few per load, as the transfer keeps ahead of the parser)
+
+
+class _Session:
+    """One `ssh HOST sh -s`, started before its script is known (`SshSource._spare_up`): its
+    stdout a spool (`_spool`), its stderr a file (neither is a pipe anyone must drain)."""
+
+    def __init__(self, command: list[str]):
+        self.spool, self.errors = _spool(), tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.spool, stderr=self.errors)
+        except BaseException:
+            os.close(self.spool)
+            self.errors.close()
+            raise
+
+    def send(self, script: bytes) -> None:
+        try:
+            self.proc.stdin.write(script)
+            self.proc.stdin.close()
+        except OSError:
+            pass  # ssh already exited: its status says why
+
+    def output(self) -> tuple[bytes, bytes]:
+        """After ssh exited: what it wrote on stdout and on stderr; its files are closed."""
+        out = b""
+        try:
+            size = os.fstat(self.spool).st_size
+            while len(out) < size:
+                part = os.pread(self.spool, size - len(out), len(out))
+                if not part:
+                    break
+                out += part  # one part, as a rule: no copy
+        finally:
+            os.close(self.spool)
+        with self.errors:
+            self.errors.seek(0)
+            return out, self.errors.read()
+
+    def discard(self) -> None:
+        """End it unused (or stop it): its ssh is killed (the master then closes the session,
+        whose shell ends) and its files are closed."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        try:
+            os.close(self.spool)
+        except OSError:
+            pass  # closed by `output`
+        self.errors.close()
 
 
 def _spool() -> int:
