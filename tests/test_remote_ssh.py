@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -334,6 +335,50 @@ def test_a_long_stream_is_the_files_bytes_and_keeps_what_a_seek_back_wants(serve
         source.close()
 
 
+def _spools() -> list[int]:
+    """Descriptors of this process open on an anonymous in-memory file of `SshSource`'s streams."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("/memfd:tui-insight-ssh"):
+                found.append(int(fd))
+        except OSError:
+            pass  # the directory's own descriptor, gone already
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="an anonymous file in memory is Linux's")
+def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_given_back(server, tmp_path):
+    """ssh writes a streamed range into a file in memory, not into a pipe a thread of ours must
+    drain (and take the GIL from the parser to do it): the whole range arrives while nobody
+    reads and no thread runs; the pages behind what a seek back may still want are freed."""
+    from tui_insight.summary.ssh_source import STREAM_KEEP
+
+    path = tmp_path / "big.summary.1"
+    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
+    path.write_bytes(data)
+    source = SshSource(server.target(tmp_path), server.ssh_options())
+    try:
+        source.discover({})
+        threads = threading.active_count()
+        with source.open_range(str(path), 0, len(data)) as fh:
+            assert threading.active_count() == threads
+            deadline = time.monotonic() + 60
+            while True:  # arriving, unread (beside it: the next request's spare session, `_spools` empty)
+                [spool] = [fd for fd in _spools() if os.fstat(fd).st_size >= len(data)] or [None]
+                if spool is not None:
+                    break
+                assert time.monotonic() < deadline, "the stream stalled while nobody read it"
+                time.sleep(0.01)
+            assert fh.read(40 << 20) == data[:40 << 20]
+            held = os.fstat(spool).st_blocks * 512
+            assert held <= len(data) - (40 << 20) + STREAM_KEEP + (8 << 20)
+            assert fh.read() == data[40 << 20:]
+    finally:
+        source.close()
+    assert _spools() == []
+
+
 def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
     path = tmp_path / "big.summary.1"
     data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
@@ -353,6 +398,66 @@ def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp
         assert source.status == RECONNECTING
     finally:
         source.close()
+
+
+def test_a_load_does_not_wait_for_the_masters_pid(server, logs, tmp_path, monkeypatch):
+    """The pid of a master just started (`ssh -O check`) is asked for beside the requests that
+    follow, not before them: here that answer is held back until the load is done."""
+    release = tmp_path / "release"
+    wrapper = tmp_path / "bin" / "ssh"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"""#!/bin/sh
+case " $* " in *" -O check "*) while [ ! -e '{release}' ]; do sleep 0.05; done;; esac
+exec '{shutil.which("ssh")}' "$@"
+""")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    source = SshSource(server.target(logs), server.ssh_options())
+    try:
+        cache = SummaryCache(source)
+        cache.reload()  # the listing starts the master, then every file is read through it
+        assert cache.error == "" and cache.jobs and all(job.loaded for job in cache.jobs.values())
+        release.touch()
+        assert source.master_pid is not None
+    finally:
+        release.touch()
+        source.close()
+
+
+def test_the_next_requests_session_is_started_ahead_and_close_ends_it(server, logs, tmp_path):
+    """After a request, the next one's `ssh HOST sh -s` is already started, waiting for its
+    script: the ssh client's start, the session's round trip and the remote login shell's start
+    (its startup files) are behind the request that takes it, not in its way."""
+    config = server.write_client_config(tmp_path / "config", server.key)
+
+    def waiting() -> list[int]:  # requests' sessions through the master (not the master, not `-O check`)
+        found = []
+        for pid in processes_naming(str(config)):
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"ControlMaster=no" in args and args[-2:] == [b"sh -s", b""]:
+                found.append(pid)
+        return found
+
+    def one_waiting() -> int:
+        deadline = time.monotonic() + 30
+        while len(waiting()) != 1:
+            assert time.monotonic() < deadline, f"sessions waiting: {waiting()}"
+            time.sleep(0.02)
+        return waiting()[0]
+
+    path = logs / ODD / "events.summary.7.host_MS"
+    source = SshSource(server.target(logs), server.ssh_options(config))
+    try:
+        source.discover({})
+        spare = one_waiting()
+        assert source.read_ranges([(str(path), 0, None)]) == [path.read_bytes()]
+        assert spare not in waiting() and one_waiting() != spare  # it answered; the next one waits
+    finally:
+        source.close()
+    assert_none_left(config)
 
 
 def test_close_stops_the_master(server, logs):
@@ -529,6 +634,16 @@ def test_the_connection_starts_before_the_heavy_imports_and_is_the_one_used(serv
     assert first(events, is_early_master) < first(events, lambda e: e == ("import", "numpy"))
     assert accepted(server) == before + 1  # one handshake: every request went through that master
     assert_none_left(config)
+
+
+def test_the_masters_pid_is_asked_for_once_the_first_request_is_on_its_way(server, logs, tmp_path):
+    """`ssh -O check` (the pid of the master started early) is started after the listing's own
+    ssh, not before it: the first request does not wait for a third process to start."""
+    done, events = run_traced(tmp_path, server.target(logs), "--ssh-config", str(server.client_config), "--summary")
+    assert done.returncode in (0, 1), done.stderr  # 1: a job has a failing badge
+    is_request = lambda e: e[0] == "run" and e[1][-1] == "sh -s"  # noqa: E731
+    is_check = lambda e: e[0] == "run" and "-O" in e[1] and e[1][e[1].index("-O") + 1] == "check"  # noqa: E731
+    assert first(events, is_early_master) < first(events, is_request) < first(events, is_check)
 
 
 @pytest.mark.parametrize("stop_at", ["numpy", "textual"])  # before the source exists; the UI's import

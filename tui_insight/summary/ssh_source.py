@@ -7,7 +7,10 @@ any ssh command; `BatchMode` means a missing key is an error, never a password p
 One shared connection (`ssh_connection.SshConnection`): a ControlMaster (socket in a private 0700
 directory) that the command line starts before its heavy imports, or else the first listing
 starts; every later request is a session over it (no new handshake). A master the user's own
-ssh config has running for the host is used instead, and left running.
+ssh config has running for the host is used instead, and left running. The next request's session
+is started ahead (as a request takes the last one; the first as the first listing's master comes
+up): it waits for its script, so the ssh client's start, the session's round trip and the remote
+login shell's start are not in a request's way (~10 ms a request here; a slow `.bashrc`'s time).
 
 - **list** (`discover`): one request lists every file under the root with its size and mtime
   (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
@@ -21,9 +24,12 @@ ssh config has running for the host is used instead, and left running.
   listing (all of a new file), up to PREFETCH_BYTES, and holds it while the file is unchanged:
   the cache's reads and the payloads it decodes later are then answered from memory, so a
   reload of many live jobs is two round trips. A range not held is streamed by `open_range`
-  (the cache parses while the rest is still arriving) or read by `read` through a block cache.
+  (the cache parses while the rest is still arriving: ssh writes it into an anonymous file in
+  memory, not a pipe, so no thread of ours drains it and the parser's pauses stall nothing) or
+  read by `read` through a block cache.
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
-  slow that, not the network, is what a round trip costs.
+  slow that, not the network, is what a round trip costs (ahead of it, in the spare session,
+  unless requests follow each other faster).
 - **speed**: moving bytes through ssh costs about as much CPU as parsing them (sshd's and the
   master's encryption, 32 KB packets: `bench/bench_remote.py --only floor`); on cores that are
   not free the two cannot overlap and a first load takes about twice the local one or more. A
@@ -41,7 +47,6 @@ lists again; the cache then reads from its saved offsets.
 """
 from __future__ import annotations
 
-import bisect
 import io
 import os
 import posixpath
@@ -155,7 +160,12 @@ class SshSource:
         self.host, self.root = connection.host, connection.root
         self._lock = threading.Lock()
         self._start_lock = threading.Lock()  # `_join_start`
+        self._started = False  # a master was started for this source (`_master_started`)
         self._master_pid: int | None = None
+        self._pid_wanted = False  # a master was started whose pid is not asked for yet (`_ask_pid`)
+        self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
+        self._pid_lock = threading.Lock()
+        self._spare: _Session | None = None  # the next request's session, started ahead (`_spare_up`)
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
         self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
@@ -173,21 +183,22 @@ class SshSource:
 
     def _join_start(self) -> None:
         """Before a request: wait for the master the command line started early (its failure
-        is this request's) and learn its pid. Requests of other threads wait for the same."""
+        is this request's) and ask for its pid. Requests of other threads wait for the same."""
         with self._start_lock:
             try:
                 started = self._connection.wait_started()
             except ConnectionError as exc:
                 raise SshError(str(exc)) from None
             if started:
-                self._master_pid = self._find_master()
+                self._master_started()
 
     def _master_alive(self) -> bool:
         """Whether the master answers on its socket (a killed one leaves the socket file, and
         may linger as a zombie its parent never reaps): ours once started, the user's own from
         the start."""
-        if self._master_pid is None and not self._connection.users:
-            return False
+        return (self._started or self._connection.users) and self._socket_answers()
+
+    def _socket_answers(self) -> bool:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
                 probe.connect(self._connection.socket)
@@ -195,16 +206,41 @@ class SshSource:
             return False
         return True
 
-    def _find_master(self) -> int | None:
-        """The pid of the master just started (`ssh -O check` prints it), to notice it going."""
-        done = subprocess.run([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=CONNECT_TIMEOUT)
-        text = (done.stdout + done.stderr).decode("utf-8", "replace")
+    def _master_started(self) -> None:
+        """A master was just started: its pid (`ssh -O check` prints it) is asked for once the
+        next request's own ssh has started (`_ask_pid`), and `master_pid` reads the answer: no
+        request waits for that third process (its start, and a round trip over the socket)."""
+        with self._pid_lock:
+            self._reap_check(wait=True)  # an earlier master's
+            self._started, self._master_pid, self._pid_wanted = True, None, True
+
+    def _ask_pid(self) -> None:
+        """Start `ssh -O check` if a master's pid is wanted (`_master_started`)."""
+        with self._pid_lock:
+            self._spawn_check()
+
+    def _spawn_check(self) -> None:
+        """`_ask_pid` under _pid_lock."""
+        if self._pid_wanted:
+            self._pid_wanted = False
+            self._pid_check = subprocess.Popen([*self._ssh("no"), "-O", "check", self.host], stdin=subprocess.DEVNULL,
+                                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def _reap_check(self, wait: bool) -> None:
+        """The pid `ssh -O check` printed, once it has exited (`wait`: wait for it). Under _pid_lock."""
+        check = self._pid_check
+        if check is None or (not wait and check.poll() is None):
+            return
+        self._pid_check = None
+        try:
+            out, _ = check.communicate(timeout=CONNECT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            check.kill()
+            out, _ = check.communicate()
+        text = out.decode("utf-8", "replace")
         start = text.find("pid=")
-        if start < 0:
-            return None
-        digits = text[start + 4:].split(")", 1)[0]
-        return int(digits) if digits.isdigit() else None
+        digits = text[start + 4:].split(")", 1)[0] if start >= 0 else ""
+        self._master_pid = int(digits) if digits.isdigit() else None
 
     def _lose(self, why: str) -> ConnectionLost:
         with self._lock:
@@ -215,6 +251,8 @@ class SshSource:
     def _command(self, connect: bool) -> list[str]:
         """The ssh command of one request. `connect`: a listing, which may start a new master;
         other requests go only through the live one (the first of all starts it)."""
+        with self._pid_lock:
+            self._reap_check(wait=False)  # no zombie left once it has answered
         with self._lock:
             alive = self._master_alive()
             connect = connect or (self._discovery is None and not self._dropped)
@@ -232,7 +270,7 @@ class SshSource:
 
     def _check(self, returncode: int, stderr: bytes, connected: bool) -> None:
         """After a request: its failure as an SshError (ConnectionLost if it worked before), and
-        the pid of a master it started."""
+        the pid of a master it started asked for."""
         self._last_used = time.monotonic()
         if returncode == 255:  # ssh's own failure, not the script's
             line = one_line(stderr, "ssh failed")
@@ -240,29 +278,76 @@ class SshSource:
                 raise self._lose(line)  # it worked before: the connection went
             raise SshError(line)
         if not connected:  # the request started a master (even if its script then failed)
-            self._master_pid = self._find_master()
+            self._master_started()
         if returncode != 0:
             raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
-    def _run(self, script: bytes, connect: bool = False) -> bytes:
-        """Run `script` on the host; its standard output after MARK."""
+    def _request(self, script: bytes, connect: bool) -> tuple[_Session, bool]:
+        """Send `script` to a session: the spare one if the master is up, else a new one. Returns
+        it, and whether the master was up before (`_check`). The next spare starts meanwhile."""
         self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
+        session = self._take_spare() if connected else None
+        if session is None:
+            session = _Session(command)
+        session.send(script)
+        self._ask_pid()  # now that this request is on its way
+        if connected:
+            self._spare_up()
+        return session, connected
+
+    def _take_spare(self) -> _Session | None:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare.proc.poll() is not None:
+            spare.discard()  # its ssh ended (the master went, or the host refused the session)
+            return None
+        return spare
+
+    def _spare_up(self) -> None:
+        """Start the next request's session now (`ssh HOST sh -s` waiting for its script): the
+        ssh client's start, the session's round trip and the remote login shell's start are then
+        behind it when it is wanted, not in its way (~10 ms here; a slow `.bashrc`'s whole time)."""
+        with self._lock:
+            old = self._spare
+            if old is not None and old.proc.poll() is None:
+                return
+            self._spare = _Session([*self._ssh("no"), self.host, "sh -s"])
+        if old is not None:
+            old.discard()  # ended with the master that is gone
+
+    def _run(self, script: bytes, connect: bool = False) -> bytes:
+        """Run `script` on the host; its standard output after MARK."""
+        session, connected = self._request(script, connect)
+        proc = session.proc
         try:
-            done = subprocess.run(command, input=script, capture_output=True, timeout=REQUEST_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise self._lose(f"no answer in {REQUEST_TIMEOUT} s") from None
-        self._check(done.returncode, done.stderr, connected)
-        at = done.stdout.find(MARK)
+            deadline, wait, spare_wanted = time.monotonic() + REQUEST_TIMEOUT, WAIT_FIRST, not connected
+            while proc.poll() is None:
+                if time.monotonic() > deadline:
+                    raise self._lose(f"no answer in {REQUEST_TIMEOUT} s")
+                if spare_wanted and self._socket_answers():
+                    spare_wanted = False
+                    self._spare_up()  # the master this request starts is up: the next session starts beside it
+                time.sleep(wait)
+                wait = min(wait * 2, WAIT_MOST)
+        except BaseException:
+            session.discard()
+            raise
+        stdout, stderr = session.output()
+        self._check(proc.returncode, stderr, connected)
+        at = stdout.find(MARK)
         if at < 0:
             raise SshError("the remote shell answered nothing readable")
-        return done.stdout[at + len(MARK):]
+        return stdout[at + len(MARK):]
 
     @property
     def master_pid(self) -> int | None:
         """The process holding the shared connection (None before the first request)."""
-        return self._master_pid
+        with self._pid_lock:
+            self._spawn_check()
+            self._reap_check(wait=True)
+            return self._master_pid
 
     # -- Source -------------------------------------------------------------------------
 
@@ -270,7 +355,7 @@ class SshSource:
         """The jobs under the root, in one request. Raises SshError when the host, the key or the
         root is wrong; when an established connection dropped, returns the last jobs instead."""
         with self._lock:
-            if self._master_pid is not None and not self._master_alive() and not self._dropped:
+            if self._started and not self._master_alive() and not self._dropped:
                 # Gone since the last request. Idle for its ControlPersist: expected; else say so.
                 if time.monotonic() - self._last_used < CONTROL_PERSIST - SERVER_ALIVE:
                     self._dropped, self.status = True, RECONNECTING
@@ -421,19 +506,11 @@ class SshSource:
         held = self._held(path, start, end) if end > start else b""
         if held is not None:
             return RangeFile(held, start)
-        self._join_start()
-        connected = self._master_alive()
-        command = self._command(False)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
-        errors = tempfile.TemporaryFile()  # not a pipe: nothing to drain while stdout streams
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors)
-        _widen(proc.stdout)
-        try:
-            proc.stdin.write(script)
-            proc.stdin.close()
-        except OSError:
-            pass  # ssh already exited: its status says why
-        stream = _StreamedRange(proc, start, lambda returncode: self._finished(returncode, errors, connected))
+        session, connected = self._request(script, False)
+        errors = session.errors
+        stream = _SpooledRange(session.proc, session.spool, start,
+                               lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
         except BaseException:
@@ -453,85 +530,160 @@ class SshSource:
             self._check(returncode, stderr, connected)
 
     def close(self) -> None:
-        """Stop the master and remove the socket's directory (`SshConnection.close`)."""
+        """End the spare session, stop the master and remove the socket's directory (`SshConnection.close`)."""
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.discard()
+        with self._pid_lock:
+            self._reap_check(wait=True)
+            self._started, self._master_pid, self._pid_wanted = False, None, False
         self._connection.close()
-        self._master_pid = None
 
 
-STREAM_CHUNK = 1 << 20
-
-
-def _widen(pipe) -> None:
-    """A 1 MB pipe (Linux) instead of 64 KB: the thread draining it then takes the GIL once a
-    megabyte, not once per 64 KB while the parser holds it (which halved the throughput)."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, STREAM_CHUNK)
-    except (ImportError, AttributeError, OSError):
-        pass  # another system, or a lower limit: the default size works, more slowly
+STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
 STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
+PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
+WAIT_FIRST, WAIT_MOST = 0.0002, 0.001  # seconds between looks at a spool that has not enough yet (a wait ends
+# at most WAIT_MOST late; a few per load, as the transfer keeps ahead of the parser)
 
 
-class _StreamedRange(io.RawIOBase):
-    """A range of a remote file read from the stdout of the request that sends it. A thread
-    drains the pipe as bytes arrive, so the transfer goes on while the cache parses; reads wait
-    for the bytes they need; the last STREAM_KEEP bytes stay for the scanner's seeks back. A
-    stream that ends early (the connection went, the file was cut) reads as the end of the file:
-    the scan stops at the last whole record, where the next reload goes on; `close` then raises
-    the request's error, if any. What arrived is kept as the chunks the pipe gave, dropped whole
-    once behind: one growing buffer trimmed at its front was copied whole at each trim, into
-    fresh pages (a third of the CPU the receiving cost)."""
+class _Session:
+    """One `ssh HOST sh -s`, started before its script is known (`SshSource._spare_up`): its
+    stdout a spool (`_spool`), its stderr a file (neither is a pipe anyone must drain)."""
 
-    def __init__(self, proc: subprocess.Popen, start: int, finished):
-        self._proc, self._finished = proc, finished
-        self._pos = self._received = self._end = start
-        self._chunks: list[bytes] = []
-        self._starts: list[int] = []  # where each chunk starts in the file
-        self._arrived = threading.Condition()
-        self._eof = False
-        self._drain: threading.Thread | None = None
+    def __init__(self, command: list[str]):
+        self.spool, self.errors = _spool(), tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.spool, stderr=self.errors)
+        except BaseException:
+            os.close(self.spool)
+            self.errors.close()
+            raise
+
+    def send(self, script: bytes) -> None:
+        try:
+            self.proc.stdin.write(script)
+            self.proc.stdin.close()
+        except OSError:
+            pass  # ssh already exited: its status says why
+
+    def output(self) -> tuple[bytes, bytes]:
+        """After ssh exited: what it wrote on stdout and on stderr; its files are closed."""
+        out = b""
+        try:
+            size = os.fstat(self.spool).st_size
+            while len(out) < size:
+                part = os.pread(self.spool, size - len(out), len(out))
+                if not part:
+                    break
+                out += part  # one part, as a rule: no copy
+        finally:
+            os.close(self.spool)
+        with self.errors:
+            self.errors.seek(0)
+            return out, self.errors.read()
+
+    def discard(self) -> None:
+        """End it unused (or stop it): its ssh is killed (the master then closes the session,
+        whose shell ends) and its files are closed."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        try:
+            os.close(self.spool)
+        except OSError:
+            pass  # closed by `output`
+        self.errors.close()
+
+
+def _spool() -> int:
+    """A file descriptor for ssh's standard output: an anonymous file in memory (Linux), else an
+    unlinked file in the temp dir. Not a pipe: ssh writes into it as fast as the bytes come (no
+    thread of ours drains it, no copy through our memory, the parser's pauses stall nothing)."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.memfd_create("tui-insight-ssh", getattr(os, "MFD_CLOEXEC", 0))
+        except OSError:
+            pass  # a kernel without it
+    fd, name = tempfile.mkstemp(prefix="tui-insight-ssh-")
+    os.unlink(name)
+    return fd
+
+
+def _punch(fd: int, offset: int, length: int) -> None:
+    """Give back the pages of [offset, offset + length) of the spool (Linux `fallocate`): the
+    bytes behind STREAM_KEEP are never read again. Elsewhere nothing (the spool keeps them)."""
+    global _fallocate
+    if _fallocate is None:
+        try:
+            import ctypes
+
+            call = ctypes.CDLL(None, use_errno=True).fallocate
+            call.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+            _fallocate = call
+        except (OSError, AttributeError):
+            _fallocate = False
+    if _fallocate:
+        _fallocate(fd, 3, offset, length)  # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+
+
+_fallocate = None
+
+
+class _SpooledRange(io.RawIOBase):
+    """A range of a remote file read from the spool the request's ssh writes it into (`_spool`):
+    reads wait for the bytes they need (looking at the spool's size) and copy them once, from
+    the kernel, straight into the reader's buffer; the last STREAM_KEEP bytes stay for the
+    scanner's seeks back, the pages before them are given back (`_punch`). A stream that ends
+    early (the connection went, the file was cut) reads as the end of the file: the scan stops at
+    the last whole record, where the next reload goes on; `close` then raises the request's
+    error, if any."""
+
+    def __init__(self, proc: subprocess.Popen, spool: int, start: int, finished):
+        self._proc, self._spool, self._finished = proc, spool, finished
+        self._start = self._pos = self._end = start
+        self._base = 0  # where the range's first byte is in the spool (after the header)
+        self._punched = 0  # spool bytes before this are given back
+        self._done = False  # ssh has exited: the spool is whole
+
+    def _available(self, need: int) -> int:
+        """The spool's size once it holds `need` bytes, or once ssh has exited (then less)."""
+        wait = WAIT_FIRST
+        while True:
+            size = os.fstat(self._spool).st_size
+            if size >= need or self._done:
+                return size
+            if self._proc.poll() is not None:
+                self._done = True  # all it wrote is there now: one last look
+                continue
+            time.sleep(wait)
+            wait = min(wait * 2, WAIT_MOST)
 
     def header(self) -> str:
-        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK;
-        then the rest is drained in the background."""
+        """The answer's header ("D <count>" or "E <reason>"), after any login noise and MARK."""
         seen = b""
         while True:
-            chunk = self._proc.stdout.read1(STREAM_CHUNK)
-            seen += chunk
+            size = self._available(len(seen) + 1)
+            if size > len(seen):
+                seen += os.pread(self._spool, size - len(seen), len(seen))
             at = seen.find(MARK)
             eol = seen.find(b"\n", at + len(MARK)) if at >= 0 else -1
             if eol >= 0:
                 break
-            if not chunk:
+            if self._done and size <= len(seen):
                 self.close()  # raises ssh's error; else the answer was cut short
                 raise SshError("the remote shell answered nothing readable")
         header = seen[at + len(MARK):eol].decode("utf-8", "replace")
         if header.startswith("D ") and header[2:].isdigit():
-            self._end = self._pos + int(header[2:])
-            self._add(seen[eol + 1:])
-            self._drain = threading.Thread(target=self._drain_pipe, name="ssh-stream", daemon=True)
-            self._drain.start()
+            self._end = self._start + int(header[2:])
+            self._base = eol + 1
         return header
-
-    def _add(self, chunk: bytes) -> None:
-        if chunk:
-            self._chunks.append(chunk)
-            self._starts.append(self._received)
-            self._received += len(chunk)
-
-    def _drain_pipe(self) -> None:
-        while True:
-            try:
-                chunk = self._proc.stdout.read1(STREAM_CHUNK)
-            except (OSError, ValueError):  # closed under us by `close`
-                chunk = b""
-            with self._arrived:
-                self._add(chunk)
-                self._eof = not chunk
-                self._arrived.notify_all()
-            if not chunk:
-                return
 
     def readable(self) -> bool:
         return True
@@ -552,44 +704,41 @@ class _StreamedRange(io.RawIOBase):
         return bytes(buffer[:self.readinto(buffer)])
 
     def readinto(self, buffer) -> int:
-        """The BufferedReader's reads (a megabyte or more): copied once, straight from the chunks."""
-        with memoryview(buffer) as into, self._arrived:
-            size = min(len(into), self._end - self._pos)
-            while size > 0 and self._received < self._pos + size and not self._eof and self._drain is not None:
-                self._arrived.wait()
-            if self._received < self._pos + size:
-                self._end = self._received  # ended early: what arrived is all there is
-                size = self._end - self._pos
+        """The BufferedReader's reads (a megabyte or more): one copy, from the spool."""
+        size = min(len(buffer), self._end - self._pos)
+        if size <= 0:
+            return 0
+        at = self._base + self._pos - self._start  # in the spool
+        if at < self._punched:
+            raise OSError(f"byte {self._pos} is no longer held (the stream is past {self._pos + STREAM_KEEP})")
+        have = self._available(at + size) - at
+        if have < size:
+            self._end = self._pos + max(have, 0)  # ended early: what arrived is all there is
+            size = self._end - self._pos
             if size <= 0:
                 return 0
-            if not self._starts or self._pos < self._starts[0]:
-                raise OSError(f"byte {self._pos} is no longer held (the stream is at {self._received})")
-            i, done = bisect.bisect_right(self._starts, self._pos) - 1, 0
+        with memoryview(buffer) as into:
+            done = 0
             while done < size:
-                at = self._pos + done - self._starts[i]
-                piece = min(size - done, len(self._chunks[i]) - at)
-                into[done:done + piece] = memoryview(self._chunks[i])[at:at + piece]
-                done, i = done + piece, i + 1
-            self._pos += size
-            self._trim()
+                got = os.preadv(self._spool, [into[done:size]], at + done)
+                if got <= 0:
+                    raise OSError(f"the spool of the stream ended at byte {self._pos + done}")
+                done += got
+        self._pos += size
+        behind = self._base + self._pos - self._start - STREAM_KEEP
+        if behind - self._punched >= PUNCH_EVERY:
+            behind -= behind % PUNCH_EVERY
+            _punch(self._spool, self._punched, behind - self._punched)
+            self._punched = behind
         return size
-
-    def _trim(self) -> None:
-        """Drop the chunks no seek goes back to."""
-        behind = bisect.bisect_right(self._starts, self._pos - STREAM_KEEP) - 1
-        if behind > 0:
-            del self._chunks[:behind], self._starts[:behind]
 
     def close(self) -> None:
         if self.closed:
             return
         super().close()
-        complete = self._received >= self._end
+        complete = self._done or os.fstat(self._spool).st_size >= self._base + self._end - self._start
         if self._proc.poll() is None and not complete:
             self._proc.kill()  # the scan stopped early (an incomplete tail): the rest is not wanted
-        if self._drain is not None:
-            self._drain.join()
-        self._proc.stdout.close()
         returncode = self._proc.wait()
-        self._chunks, self._starts = [], []
+        os.close(self._spool)
         self._finished(None if returncode < 0 and not complete else max(returncode, 0))
