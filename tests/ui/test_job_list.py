@@ -551,3 +551,22 @@ def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):
 
     alive, kept = run_pilot(app, body)
     assert kept < 12 and alive == kept
+
+
+def test_a_notification_leaves_the_status_line_in_sight(ui_logs):
+    """The status line says "reconnecting…" and the load's progress: a toast (a run-health
+    badge, 10 s) sits above it, not over it."""
+    from textual.widgets._toast import Toast
+
+    from tui_insight.ui.widgets.progress import ProgressLine
+
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        app.notify("./run_a: stalled: no new step of loss for 12s " * 2, title="Run health", timeout=10)
+        assert await wait_for(pilot, lambda: bool(app.screen.query(Toast)))
+        await pilot.pause(0.1)
+        return [t.region for t in app.screen.query(Toast)], app.screen.query_one(ProgressLine).region
+
+    toasts, line = run_pilot(app, body, size=(80, 24), notifications=True)
+    assert toasts and all(not t.overlaps(line) for t in toasts), (toasts, line)
