@@ -26,8 +26,7 @@ import math
 import textwrap
 import weakref
 from collections import Counter
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -104,47 +103,117 @@ def state_style(state: str) -> str:
     return "bold red"
 
 
-@dataclass
+TEXT_KEYS = tuple(key for key, _, _, _ in COLUMNS if key != "trend")  # the cells a row keeps the text of
+_TEXT_AT = {key: i for i, key in enumerate(TEXT_KEYS)}
+CLOCK_KEYS = ("health", "live", "since", "updated")  # the cells the clock alone moves
+_CLOCK_AT = tuple(_TEXT_AT[key] for key in CLOCK_KEYS)
+
+
 class JobRow:
-    cells: dict[str, Cell]  # every column's but the trend's (`trend`)
-    sort: dict[str, Any]
-    health: JobHealth  # the headline and what the clock cells are computed from
-    at: float = 0.0  # the clock its clock cells were computed at
-    # The view it was built from (None: a placeholder), weakly: a view holds the job's series
-    # until the cache drops them, and the list must not keep them alive.
-    built_from: weakref.ref | None = None
+    """A job's row. Thousands are built at a warm start and few are seen: a row keeps the text of
+    its cells (the columns' widths need every row's) and what its sort values come from, in as
+    few objects as it can (the garbage collector walks every object that stays); the cells'
+    styles and the sort values are worked out when a row is drawn or sorted."""
+
+    __slots__ = ("train_id", "texts", "health", "mark", "step", "files", "tags", "at", "built_from", "_trend_width")
+
+    def __init__(self, train_id: str, texts: tuple[str, ...], health: JobHealth, mark: int | None, step: int,
+                 files: int, tags: int, at: float, built_from: weakref.ref | None = None):
+        self.train_id = train_id
+        self.texts = texts  # in TEXT_KEYS order
+        self.health = health  # the headline and what the clock cells are computed from
+        self.mark = mark  # its place in the marking order (its colour), None: not marked
+        self.step, self.files, self.tags = step, files, tags  # the last step (-1: none), file and tag counts
+        self.at = at  # the clock its clock cells were computed at
+        # The view it was built from (None: a placeholder), weakly: a view holds the job's series
+        # until the cache drops them, and the list must not keep them alive.
+        self.built_from = built_from
+        self._trend_width = -1
 
     def is_from(self, view: JobView) -> bool:
         return self.built_from is not None and self.built_from() is view
+
+    def text(self, key: str) -> str:
+        return self.texts[_TEXT_AT[key]]
+
+    def style(self, key: str, text: str) -> str:
+        if key == "mark":
+            return f"bold {job_colour(self.mark)}" if self.mark is not None else ""
+        if key == "state":
+            return state_style(self.health.state)
+        if key == "live":
+            return "bold green" if text else ""
+        if key == "health":
+            return "bold red" if text else ""
+        return ""
+
+    @property
+    def cells(self) -> dict[str, Cell]:
+        """Every column's cell but the trend's (`trend`): text and style."""
+        return {key: (text, self.style(key, text)) for key, text in zip(TEXT_KEYS, self.texts)}
+
+    def sort_value(self, key: str) -> Any:
+        """What the row sorts by in column `key`."""
+        health = self.health
+        if key == "id":
+            return self.train_id
+        if key == "state":
+            return health.state
+        if key == "step":
+            return self.step
+        if key == "updated":
+            return health.update_time
+        if key == "files":
+            return self.files
+        if key == "tags":
+            return self.tags
+        if key == "live":
+            return (health.live(self.at), health.update_time)
+        if key == "health":
+            badges = health.badges(self.at)
+            return (len(badges), badges)
+        digest = health.digest
+        if digest is None:
+            return _order_value(None)
+        if key == "value":
+            return _order_value(digest.last_value)
+        if key == "best":
+            return _order_value(health.best()[0])
+        if key == "change":
+            return _order_value(digest.recent_change)
+        if key == "speed":
+            return _order_value(digest.steps_per_second)
+        raise KeyError(key)
+
+    @property
+    def sort(self) -> dict[str, Any]:
+        return {key: self.sort_value(key) for key in SORTABLE}
 
     def spark(self) -> tuple[float, ...]:
         digest = self.health.digest
         return digest.spark if digest is not None else ()
 
     def trend(self) -> Cell:
-        """The sparkline cell, drawn only when the row is on screen (thousands of rows are built
-        at a warm start; its width is `trend_width`, known without drawing it)."""
+        """The sparkline cell, drawn only when the row is on screen (its width is `trend_width`,
+        known without drawing it)."""
         return sparkline(self.spark(), SPARK_WIDTH), "cyan"
 
-    @cached_property
+    @property
     def trend_width(self) -> int:
         """The sparkline's length: a character per finite point of the digest's spark (as many
         as the cell is wide at most, as `sparkline` draws them)."""
-        spark = self.spark()
-        return sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH else len(self.trend()[0])
+        if self._trend_width < 0:
+            spark = self.spark()
+            self._trend_width = (sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH
+                                 else len(self.trend()[0]))
+        return self._trend_width
 
 
-def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[str, Any]]:
-    """The cells that move with the clock alone ("updated", "live", "since", "health") at `now`,
-    and their sort values."""
-    text, badges, live = health.clock_cells(now)
-    cells = {
-        "updated": (relative_time(health.update_time, now) if health.loaded else "-", ""),
-        "live": ("● live", "bold green") if live else ("", ""),
-        "since": (text["since"], ""),
-        "health": (text["health"], "bold red" if text["health"] else ""),
-    }
-    return cells, {"live": (live, health.update_time), "health": (len(badges), badges)}
+def clock_texts(health: JobHealth, now: float) -> tuple[str, str, str, str]:
+    """The text of the cells that move with the clock alone at `now`, in CLOCK_KEYS order."""
+    text, _, live = health.clock_cells(now)
+    return (text["health"], "● live" if live else "", text["since"],
+            relative_time(health.update_time, now) if health.loaded else "-")
 
 
 def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,
@@ -153,43 +222,19 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     loss); `health`: `JobHealth.of(view, headline)` when the caller has it already."""
     if health is None:
         health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
-    state = health.state
     tag_counts = view.tag_counts
-    counts = [tag_counts.get(p, 0) for p in PLUGINS]
+    counts = tuple(tag_counts.get(p, 0) for p in PLUGINS)
     last = view.last_step
-    digest = health.digest
     files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
              len(view.profile_dirs))
-    text = health.metric_cells()
-    best = health.best()
-    cells = {
-        "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
-        "id": (shown(view.train_id), ""),
-        "state": (shown(state), state_style(state)),
-        "value": (text["value"], ""),
-        "best": (text["best"], ""),
-        "change": (text["change"], ""),
-        "speed": (text["speed"], ""),
-        "step": (str(last) if last is not None else "-", ""),
-        "files": ("%d/%d/%d/%d" % files, ""),
-        "tags": ("%d/%d/%d/%d" % tuple(counts), ""),
-    }
-    sort = {
-        "id": view.train_id,
-        "state": state,
-        "value": _order_value(digest.last_value if digest is not None else None),
-        "best": _order_value(best[0] if best is not None else None),
-        "change": _order_value(digest.recent_change if digest is not None else None),
-        "speed": _order_value(digest.steps_per_second if digest is not None else None),
-        "step": last if last is not None else -1,
-        "updated": view.update_time,
-        "files": sum(files),
-        "tags": sum(counts),
-    }
-    timed, timed_sort = clock_cells(health, now)
-    cells.update(timed)  # (cells are looked up by column: their order does not matter)
-    sort.update(timed_sort)
-    return JobRow(cells, sort, health, now, weakref.ref(view))
+    metric = health.metric_cells()
+    badges, live, since, updated = clock_texts(health, now)
+    texts = (  # TEXT_KEYS order
+        "●" if mark_index is not None else " ", shown(view.train_id), shown(health.state), badges, live,
+        metric["value"], metric["best"], metric["change"], metric["speed"], since,
+        str(last) if last is not None else "-", updated, "%d/%d/%d/%d" % files, "%d/%d/%d/%d" % counts)
+    return JobRow(view.train_id, texts, health, mark_index, last if last is not None else -1, sum(files),
+                  sum(counts), now, weakref.ref(view))
 
 
 def _unread(view: JobView) -> bool:
@@ -321,7 +366,7 @@ class JobTable(ScrollView, can_focus=True):
     def cell(self, train_id: str, column: str) -> str:
         """What a cell says (tests and the palette read it)."""
         row = self.rows_by_id[train_id]
-        return (row.trend() if column == "trend" else row.cells[column])[0]
+        return row.trend()[0] if column == "trend" else row.text(column)
 
     def header(self, column: str) -> str:
         """What a column's header says (without the sort arrow)."""
@@ -395,7 +440,7 @@ class JobTable(ScrollView, can_focus=True):
         The jobs whose placeholder is not their row yet (jobs already read) are returned."""
         keep = self.current_job
         template = job_row(JobView("", ""), now, None, self.state.headline)
-        health = template.health
+        rest = template.texts[2:]  # what a row says but its mark and id (TEXT_KEYS order)
         pending = set()
         added = 0
         for tid in train_ids:
@@ -405,18 +450,16 @@ class JobTable(ScrollView, can_focus=True):
             if not _unread(view):
                 pending.add(tid)
             mark = self._mark_index(tid)
-            cells = {**template.cells, "id": (shown(tid), ""),
-                     "mark": ("●", f"bold {job_colour(mark)}") if mark is not None else (" ", "")}
-            row = JobRow(cells, {**template.sort, "id": tid},
-                         JobHealth(tid, health.tag, None, health.lower, health.state, health.update_time, False), now)
+            row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
+                         template.step, template.files, template.tags, now)
             self.rows_by_id[tid] = row
-            self._lengths["id"][len(cells["id"][0])] += 1
+            self._lengths["id"][len(row.texts[1])] += 1
             self._place(tid, row)
             self.loading_ids.add(tid)
             added += 1
         # The rest of `_measure`, once for all: the other cells are the template's, with no
         # headline and no clock to follow.
-        for key, (text, _) in template.cells.items():
+        for key, text in zip(TEXT_KEYS, template.texts):
             if key != "id" and added:
                 self._lengths[key][len(text)] += added
         if added:
@@ -449,7 +492,7 @@ class JobTable(ScrollView, can_focus=True):
     # -- rows, one at a time ------------------------------------------------------------------
 
     def _sort_key(self, tid: str, row: JobRow) -> tuple:
-        return (row.sort[self.state.sort_key], tid)
+        return (row.sort_value(self.state.sort_key), tid)
 
     def _rebuild(self, views: Mapping[str, JobView], now: float) -> None:
         """Every row from scratch (first paint)."""
@@ -492,7 +535,7 @@ class JobTable(ScrollView, can_focus=True):
             row = job_row(view, now, self._mark_index(tid), self.state.headline,
                           self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
-            if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
+            if old is None or old.texts != row.texts or old.mark != row.mark or old.health != row.health:
                 self._set_row(tid, row)
                 changed.add(tid)
             else:
@@ -510,7 +553,8 @@ class JobTable(ScrollView, can_focus=True):
             self._place(tid, row)
             return
         self._remeasure(tid, old, row)
-        if old.sort[self.state.sort_key] != row.sort[self.state.sort_key]:
+        key = self.state.sort_key
+        if key != "id" and old.sort_value(key) != row.sort_value(key):
             self._unplace(tid, old)
             self.rows_by_id[tid] = row
             self._place(tid, row)
@@ -549,7 +593,7 @@ class JobTable(ScrollView, can_focus=True):
         when its clock cells change next."""
         self.work["rows_measured"] += 1
         all_lengths = self._lengths
-        for key, (text, _) in row.cells.items():
+        for key, text in zip(TEXT_KEYS, row.texts):
             _count(all_lengths[key], len(text), sign)
         _count(all_lengths["trend"], row.trend_width, sign)
         if row.health.digest is not None and row.health.tag is not None:
@@ -564,9 +608,8 @@ class JobTable(ScrollView, can_focus=True):
         a warm start replace their placeholders): only the lengths that differ are counted again."""
         self.work["rows_measured"] += 1
         all_lengths = self._lengths
-        old_cells = old.cells
-        for key, (text, _) in row.cells.items():
-            n, m = len(text), len(old_cells[key][0])
+        for key, text, old_text in zip(TEXT_KEYS, row.texts, old.texts):
+            n, m = len(text), len(old_text)
             if n != m:
                 lengths = all_lengths[key]
                 _count(lengths, m, -1)
@@ -580,7 +623,7 @@ class JobTable(ScrollView, can_focus=True):
         self._loading(tid, row)
 
     def _loading(self, tid: str, row: JobRow) -> None:
-        if row.sort["state"] == "loading":
+        if row.health.state == "loading":
             self.loading_ids.add(tid)
         else:
             self.loading_ids.discard(tid)
@@ -614,12 +657,14 @@ class JobTable(ScrollView, can_focus=True):
         row = self.rows_by_id.get(tid)
         if row is None or row.at == now:
             return False
-        timed, timed_sort = clock_cells(row.health, now)
-        if all(row.cells[key] == cell for key, cell in timed.items()) and all(
-                row.sort[key] == value for key, value in timed_sort.items()):
+        texts = list(row.texts)
+        for i, text in zip(_CLOCK_AT, clock_texts(row.health, now)):
+            texts[i] = text
+        if tuple(texts) == row.texts:  # (then so are the sort values: "live" and "health" follow the texts)
             row.at = now
             return False
-        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now, row.built_from))
+        self._set_row(tid, JobRow(tid, tuple(texts), row.health, row.mark, row.step, row.files, row.tags, now,
+                                  row.built_from))
         self._update_widths()
         return True
 
@@ -783,10 +828,9 @@ class JobTable(ScrollView, can_focus=True):
     def _row_strip(self, row: int, base: Style) -> Strip:
         tid = self.order[row]
         job = self.rows_by_id[tid]
-        cells = job.cells
         cursor = row == self.cursor_row
         focused = self.has_focus
-        key = (tid, tuple(cells.values()), job.spark(), cursor, focused, row % 2)
+        key = (tid, job.texts, job.mark, job.health.state, job.spark(), cursor, focused, row % 2)
         strip = self._strips.get(key)
         if strip is None:
             line = base + (self._style("job-table--odd") if row % 2 else Style())
@@ -794,8 +838,13 @@ class JobTable(ScrollView, can_focus=True):
                 line = line + self._style("job-table--cursor")
             segments = []
             self.work["trends_drawn"] += 1
+            texts = iter(job.texts)
             for column, _, _, right in COLUMNS:
-                text, style = job.trend() if column == "trend" else cells[column]
+                if column == "trend":
+                    text, style = job.trend()
+                else:
+                    text = next(texts)
+                    style = job.style(column, text)
                 cell_style = line + parse_style(style) if style else line
                 if cursor and style:
                     cell_style = cell_style + Style(bgcolor=line.bgcolor) if line.bgcolor else cell_style
