@@ -244,13 +244,14 @@ def _unread(view: JobView) -> bool:
                 or view.profile_dirs)
 
 
-def _count(counts: dict, key, sign: int) -> None:
-    """Add `sign` to `counts[key]`; a count that reaches 0 goes."""
-    count = counts.get(key, 0) + sign
-    if count:
-        counts[key] = count
-    else:
-        del counts[key]
+def _tally(counts: Counter, delta: Counter, sign: int) -> None:
+    """Add (sign 1) or take away (-1) `delta` from `counts`; a count that reaches 0 goes."""
+    for key, n in delta.items():
+        count = counts.get(key, 0) + sign * n
+        if count:
+            counts[key] = count
+        else:
+            del counts[key]
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -442,7 +443,7 @@ class JobTable(ScrollView, can_focus=True):
         template = job_row(JobView("", ""), now, None, self.state.headline)
         rest = template.texts[2:]  # what a row says but its mark and id (TEXT_KEYS order)
         pending = set()
-        added = 0
+        added = []
         for tid in train_ids:
             view = views.get(tid)
             if view is None or tid in self.rows_by_id:
@@ -453,18 +454,11 @@ class JobTable(ScrollView, can_focus=True):
             row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
                          template.step, template.files, template.tags, now)
             self.rows_by_id[tid] = row
-            self._lengths["id"][len(row.texts[1])] += 1
             self._place(tid, row)
-            self.loading_ids.add(tid)
-            added += 1
-        # The rest of `_measure`, once for all: the other cells are the template's, with no
-        # headline and no clock to follow.
-        for key, text in zip(TEXT_KEYS, template.texts):
-            if key != "id" and added:
-                self._lengths[key][len(text)] += added
-        if added:
-            self._lengths["trend"][template.trend_width] += added
-        self.work["placeholders"] += added
+            self.loading_ids.add(tid)  # (no headline, no clock to follow)
+            added.append(row)
+        self._measure(added, 1)
+        self.work["placeholders"] += len(added)
         self._update_widths()
         self._settle(keep)
         return pending
@@ -507,7 +501,8 @@ class JobTable(ScrollView, can_focus=True):
                           self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
-            self._measure(tid, row, 1)
+            self._loading(tid, row)
+        self._measure(self.rows_by_id.values(), 1)
         self._reorder()
         self._update_widths()
 
@@ -527,6 +522,7 @@ class JobTable(ScrollView, can_focus=True):
         """The rows of `train_ids` rebuilt; the jobs whose rows changed."""
         self._now = max(self._now, now)
         changed = set()
+        added, replaced = [], []
         for tid in train_ids:
             view = views.get(tid)
             old = self.rows_by_id.get(tid)
@@ -537,34 +533,39 @@ class JobTable(ScrollView, can_focus=True):
             self.work["rows_built"] += 1
             if old is None or old.texts != row.texts or old.mark != row.mark or old.health != row.health:
                 self._set_row(tid, row)
+                added.append(row)
+                if old is not None:
+                    replaced.append(old)
                 changed.add(tid)
             else:
                 old.at = row.at
         if changed:
+            self._measure(replaced, -1)
+            self._measure(added, 1)
             self._update_widths()
         return changed
 
     def _set_row(self, tid: str, row: JobRow) -> None:
-        """Put `row` in the table: its old version out, the new one measured and in its place."""
+        """Put `row` in the table in its sorted place, in place of its old version (the caller
+        counts the lengths of both, `_measure`)."""
         old = self.rows_by_id.get(tid)
+        key = self.state.sort_key
         if old is None:
             self.rows_by_id[tid] = row
-            self._measure(tid, row, 1)
             self._place(tid, row)
-            return
-        self._remeasure(tid, old, row)
-        key = self.state.sort_key
-        if key != "id" and old.sort_value(key) != row.sort_value(key):
+        elif key != "id" and old.sort_value(key) != row.sort_value(key):
             self._unplace(tid, old)
             self.rows_by_id[tid] = row
             self._place(tid, row)
         else:
             self.rows_by_id[tid] = row  # same place
+        self._loading(tid, row)
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
         self.health_book.forget(tid)
-        self._measure(tid, row, -1)
+        self.loading_ids.discard(tid)
+        self._measure([row], -1)
         self._unplace(tid, row)
 
     def _place(self, tid: str, row: JobRow) -> None:
@@ -588,39 +589,19 @@ class JobTable(ScrollView, can_focus=True):
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
 
-    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
-        """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
-        when its clock cells change next."""
-        self.work["rows_measured"] += 1
-        all_lengths = self._lengths
-        for key, text in zip(TEXT_KEYS, row.texts):
-            _count(all_lengths[key], len(text), sign)
-        _count(all_lengths["trend"], row.trend_width, sign)
-        if row.health.digest is not None and row.health.tag is not None:
-            _count(self._headlines, row.health.tag, sign)
+    def _measure(self, rows: Iterable[JobRow], sign: int) -> None:
+        """Count (sign 1) or uncount (-1) the rows' cell lengths and headline tags. In bulk, the
+        counting done in C: thousands of rows at a warm start replace their placeholders."""
+        rows = list(rows)
+        if not rows:
+            return
         if sign > 0:
-            self._loading(tid, row)
-        elif tid not in self.rows_by_id:
-            self.loading_ids.discard(tid)
-
-    def _remeasure(self, tid: str, old: JobRow, row: JobRow) -> None:
-        """`_measure` of `old` out and `row` in, in one pass over the cells (thousands of rows at
-        a warm start replace their placeholders): only the lengths that differ are counted again."""
-        self.work["rows_measured"] += 1
-        all_lengths = self._lengths
-        for key, text, old_text in zip(TEXT_KEYS, row.texts, old.texts):
-            n, m = len(text), len(old_text)
-            if n != m:
-                lengths = all_lengths[key]
-                _count(lengths, m, -1)
-                _count(lengths, n, 1)
-        if old.health.digest is not row.health.digest and old.trend_width != row.trend_width:
-            _count(all_lengths["trend"], old.trend_width, -1)
-            _count(all_lengths["trend"], row.trend_width, 1)
-        for r, sign in ((old, -1), (row, 1)):
-            if r.health.digest is not None and r.health.tag is not None:
-                _count(self._headlines, r.health.tag, sign)
-        self._loading(tid, row)
+            self.work["rows_measured"] += len(rows)
+        for key, column in zip(TEXT_KEYS, zip(*[row.texts for row in rows])):
+            _tally(self._lengths[key], Counter(map(len, column)), sign)
+        _tally(self._lengths["trend"], Counter([row.trend_width for row in rows]), sign)
+        _tally(self._headlines, Counter([row.health.tag for row in rows
+                                         if row.health.digest is not None and row.health.tag is not None]), sign)
 
     def _loading(self, tid: str, row: JobRow) -> None:
         if row.health.state == "loading":
@@ -663,8 +644,10 @@ class JobTable(ScrollView, can_focus=True):
         if tuple(texts) == row.texts:  # (then so are the sort values: "live" and "health" follow the texts)
             row.at = now
             return False
-        self._set_row(tid, JobRow(tid, tuple(texts), row.health, row.mark, row.step, row.files, row.tags, now,
-                                  row.built_from))
+        new = JobRow(tid, tuple(texts), row.health, row.mark, row.step, row.files, row.tags, now, row.built_from)
+        self._set_row(tid, new)
+        self._measure([row], -1)
+        self._measure([new], 1)
         self._update_widths()
         return True
 
