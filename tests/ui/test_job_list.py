@@ -521,6 +521,35 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
     assert incremental == scratch
 
 
+def test_the_dashboards_views_are_preloaded_only_a_while_after_the_list_settled(tmp_path, monkeypatch):
+    """The preload's import holds the GIL for ~0.5 s: started as the last rows were built, the
+    paint that shows them (and the first keys) waited for it. It starts PRELOAD_AFTER_SECONDS
+    after the first load is done and every row built."""
+    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+    from tui_insight.ui.screens import jobs
+    from uihelp import NOW
+
+    n = 12
+    for i in range(n):
+        write_run(tmp_path, f"run_{i:02d}", steps=2, tags=("loss",))
+    monkeypatch.setattr(jobs, "ROWS_PER_SLICE", 5)  # the last rows come in slices, as at a warm start
+    monkeypatch.setattr(jobs, "PRELOAD_AFTER_SECONDS", 3600.0)
+    app = InsightApp(SummaryCache(str(tmp_path), clock=lambda: NOW), reload_interval=0, clock=lambda: NOW,
+                     graph_prefetch_delay=None)
+
+    async def body(pilot):
+        t = table(app)
+        screen = app.screen
+        settled = await wait_for(pilot, lambda: app.cache.progress.reloads > 0 and not app.cache.progress.loading
+                                 and t.row_count == n and not t.loading_ids)
+        at_once = screen.dashboard_preloaded
+        await pilot.pause(0.6)  # the progress line's ticks (4 a second) asked for it before
+        return settled, at_once, screen.dashboard_preloaded
+
+    assert run_pilot(app, body) == (True, False, False)
+
+
 def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):
     """Rows and the health book know the view they were built from weakly: a view holds the
     job's series until the memory budget drops them, and holding it kept every job's series

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 WORKSPACE_SCOPE, WORKSPACE_VIEW = "app", "jobs"
 ROWS_PER_SLICE = 1000  # rows rebuilt between two paints (a row costs ~0.03 ms)
 SLICE_PAUSE_SECONDS = 0.02
+# The dashboard's views are imported this long after the list settled: the import holds the GIL
+# for ~0.5 s, which the last rows' paint and the user's first keys would otherwise wait for.
+PRELOAD_AFTER_SECONDS = 1.0
 NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
 
 HELP_NOTE = "\n".join([
@@ -110,6 +113,7 @@ class JobsScreen(LoaderHost, Screen):
 
     state: reactive[JobListState] = reactive(JobListState, init=False)
     _dashboard_asked = False  # `_preload_dashboard`
+    _preload_timer: Any = None
 
     app: "InsightApp"
 
@@ -295,13 +299,30 @@ class JobsScreen(LoaderHost, Screen):
         if table is not None:
             table.set_empty_text(self.empty_text())
 
-    def _preload_dashboard(self) -> None:
-        """Once the first load is done and every row built (not before: the import holds the
-        GIL for half a second, which the load and the rows would wait for), import the
-        dashboard's views in the background, so that opening the first job does not wait."""
+    @property
+    def dashboard_preloaded(self) -> bool:
+        """The dashboard's views were asked for in the background (`_preload_dashboard`)."""
+        return self._dashboard_asked
+
+    def _settled(self) -> bool:
+        """The first load is done and every row built from it."""
         progress = self.app.cache.progress
-        if self._dashboard_asked or progress.loading or progress.reloads == 0 or self._backlog:
+        table = self._table_if_there()
+        return (not progress.loading and progress.reloads > 0 and not self._backlog
+                and table is not None and not table.loading_ids)
+
+    def _preload_dashboard(self) -> None:
+        """PRELOAD_AFTER_SECONDS after the list settled (not before: the import holds the GIL,
+        which the load, the rows and their paint would wait for), import the dashboard's views
+        in the background, so that opening the first job does not wait for them."""
+        if self._dashboard_asked or self._preload_timer is not None or not self._settled():
             return
+        self._preload_timer = self.set_timer(PRELOAD_AFTER_SECONDS, self._preload_now, name="dashboard-preload")
+
+    def _preload_now(self) -> None:
+        self._preload_timer = None
+        if self._dashboard_asked or not self._settled():
+            return  # (asked again once settled: `update_progress` runs 4 times a second)
         self._dashboard_asked = True
         Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: None)
 
