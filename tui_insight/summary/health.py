@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 from .best import HIGHER, direction
@@ -136,9 +136,12 @@ def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
     return (*lasting[:at], "stalled", *lasting[at:])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobHealth:
-    """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock."""
+    """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock.
+
+    Slotted, and what the clock does not change worked out once: the job list makes one for each
+    of thousands of jobs at a warm start, and asks each its badges and next change a few times."""
 
     train_id: str
     tag: str | None  # the headline metric (None: the job has none)
@@ -148,6 +151,17 @@ class JobHealth:
     update_time: float  # the files' last change, by their clock
     loaded: bool = True
     changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
+    # The badges the clock does not change (all but "stalled"), and from when on the clock
+    # changes nothing (not live, cannot stall any more): most jobs of a sweep that ended.
+    lasting: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    quiet_from: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        lasting = lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
+        live_end = live_until(self._changed, self.digest)
+        stall = stalls_at(self.digest, self.skew)
+        object.__setattr__(self, "lasting", lasting)
+        object.__setattr__(self, "quiet_from", live_end if stall is None else max(live_end, stall))
 
     @classmethod
     def of(cls, view, chosen: str | None = None) -> "JobHealth":
@@ -168,14 +182,11 @@ class JobHealth:
         """How far the files' clock is ahead of this one (as far as the cache could tell)."""
         return self.update_time - self._changed
 
-    @cached_property
-    def lasting(self) -> tuple[str, ...]:
-        """The badges the clock does not change (computed once: the row and `BadgeWatch` ask)."""
-        return lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
-
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
+        if now >= self.quiet_from:
+            return self.lasting
         return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed))
 
     def live(self, now: float) -> bool:
@@ -189,6 +200,8 @@ class JobHealth:
 
     def next_change(self, now: float) -> float | None:
         """The next time after `now` when the clock alone changes `live` or the badges."""
+        if now >= self.quiet_from:
+            return None
         times = [live_until(self._changed, self.digest), stalls_at(self.digest, self.skew)]
         later = [t for t in times if t is not None and t > now]
         return min(later) if later else None
@@ -349,5 +362,7 @@ class BadgeWatch:
             self._timed.add(tid)
         else:
             self._timed.discard(tid)
-        new = tuple(b for b in found if before is not None and b not in before)
+        if before is None or not found:  # a job's first view: what it has is not news
+            return []
+        new = tuple(b for b in found if b not in before)
         return [(health, new)] if new else []
