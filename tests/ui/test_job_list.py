@@ -3,6 +3,7 @@ and the state the workspace remembers. The health columns and badges: test_job_h
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from textual.widgets import Input, Static
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
@@ -482,6 +483,35 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     assert work["placeholders"] == 700 and work.get("rows_built", 0) == 0 and work.get("full_sorts", 0) == 0
     assert off_screen_repaints == 0 and on_screen_repaints > 0
     assert incremental == scratch
+
+
+@pytest.mark.parametrize("sort_key", ["id", "updated"])
+def test_placeholders_join_the_rows_there_in_the_order_and_filter_shown(tmp_path, sort_key):
+    """Jobs found at once go in among the rows already there where a build from scratch puts
+    them: reversed, filtered, sorted by id or by another column."""
+    from tui_insight.summary.cache import JobView
+    from uihelp import NOW
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = make_app(root)
+    names = [f"./run_{i:04d}" for i in range(600)]
+    read = {tid: JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - i % 7, loaded=True)
+            for i, tid in enumerate(names) if i % 4 == 0}
+
+    async def body(pilot):
+        t = table(app)
+        app.screen.state = app.screen.state.with_filter("run_0[0-4]").sort_by(sort_key, reverse=True)
+        await pilot.pause()
+        t.refresh_jobs(read, NOW, list(read))  # some rows there already
+        views = {**{tid: JobView(tid, "/logs/" + tid) for tid in reversed(names)}, **read}
+        t.add_placeholders(views, NOW, [tid for tid in reversed(names) if tid not in read])
+        incremental = list(t.order)
+        t.refresh_jobs(views, NOW)
+        return incremental, list(t.order)
+
+    incremental, scratch = run_pilot(app, body)
+    assert len(scratch) == 500 and incremental == scratch
 
 
 def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path, monkeypatch):

@@ -454,9 +454,9 @@ class JobTable(ScrollView, can_focus=True):
             row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
                          template.step, template.files, template.tags, now)
             self.rows_by_id[tid] = row
-            self._place(tid, row)
             self.loading_ids.add(tid)  # (no headline, no clock to follow)
             added.append(row)
+        self._place_all([row.train_id for row in added])
         self._measure(added, 1)
         self.work["placeholders"] += len(added)
         self._update_widths()
@@ -576,6 +576,18 @@ class JobTable(ScrollView, can_focus=True):
         i = bisect.bisect_left(self._keys, key)
         self._keys.insert(i, key)
         self.order.insert(len(self._keys) - 1 - i if self.state.reverse else i, tid)
+
+    def _place_all(self, train_ids: list[str]) -> None:
+        """`_place` of many rows: their keys sorted, then merged with the shown rows' (two sorted
+        runs: one pass), not inserted one by one (each insert moves half the list along)."""
+        rows, match = self.rows_by_id, self._match
+        keys = sorted(self._sort_key(tid, rows[tid]) for tid in train_ids if match(tid))
+        if not keys:
+            return
+        self.work["rows_placed"] += len(keys)
+        self._keys = sorted(self._keys + keys)
+        ids = [key[1] for key in self._keys]
+        self.order = ids[::-1] if self.state.reverse else ids
 
     def _unplace(self, tid: str, row: JobRow) -> None:
         if not self._match(tid):
