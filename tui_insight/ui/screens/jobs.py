@@ -11,7 +11,6 @@ change the cache reports and, once a second, the jobs that may stall.
 """
 from __future__ import annotations
 
-import heapq
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -243,14 +242,13 @@ class JobsScreen(LoaderHost, Screen):
             return
         backlog = self._backlog
         views = self.app.cache.jobs
-        new = [tid for tid in backlog if tid not in table.rows_by_id]
+        new = backlog - table.rows_by_id.keys()  # (set operations: a slice looks at thousands of ids)
         if len(new) > ROWS_PER_SLICE:  # thousands found at once: all in the list now, filled in below
-            backlog.difference_update(new)
+            backlog -= new
             backlog |= table.add_placeholders(views, self.app.clock(), new)
         visible = [tid for tid in table.visible_ids() if tid in backlog]
-        chosen = set(visible)
         # Then by id: the cache reads jobs by id too, and a table still being filled shows the first ids.
-        batch = visible + heapq.nsmallest(max(0, ROWS_PER_SLICE - len(visible)), (t for t in backlog if t not in chosen))
+        batch = visible + sorted(backlog.difference(visible))[:max(0, ROWS_PER_SLICE - len(visible))]
         backlog.difference_update(batch)
         table.refresh_jobs(views, self.app.clock(), batch)
         if backlog and not self._rebuild_queued:
