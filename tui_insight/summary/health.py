@@ -140,8 +140,9 @@ def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
 class JobHealth:
     """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock.
 
-    Slotted, and what the clock does not change worked out once: the job list makes one for each
-    of thousands of jobs at a warm start, and asks each its badges and next change a few times."""
+    Slotted, and its clock's times worked out once (`_clock_times`, the one place that computes
+    them): the job list makes one for each of thousands of jobs at a warm start, and asks each
+    its badges, whether it is live and its next change a few times."""
 
     train_id: str
     tag: str | None  # the headline metric (None: the job has none)
@@ -151,17 +152,24 @@ class JobHealth:
     update_time: float  # the files' last change, by their clock
     loaded: bool = True
     changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
-    # The badges the clock does not change (all but "stalled"), and from when on the clock
-    # changes nothing (not live, cannot stall any more): most jobs of a sweep that ended.
+    # Worked out once (`__post_init__`): the badges the clock does not change (all but
+    # "stalled"); when the job stops being live; when it counts as stalled (None: it cannot); and
+    # from when on the clock changes nothing (most jobs of a sweep that ended).
     lasting: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    live_end: float = field(init=False, repr=False, compare=False)
+    stall_at: float | None = field(init=False, repr=False, compare=False)
     quiet_from: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        lasting = lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
-        live_end = live_until(self._changed, self.digest)
-        stall = stalls_at(self.digest, self.skew)
-        object.__setattr__(self, "lasting", lasting)
+        live_end, stall = self._clock_times()
+        object.__setattr__(self, "lasting", lasting_badges(self.digest, self.state, self.lower) if self.loaded else ())
+        object.__setattr__(self, "live_end", live_end)
+        object.__setattr__(self, "stall_at", stall)
         object.__setattr__(self, "quiet_from", live_end if stall is None else max(live_end, stall))
+
+    def _clock_times(self) -> tuple[float, float | None]:
+        """When the job stops being live if nothing changes, and when it counts as stalled."""
+        return live_until(self._changed, self.digest), stalls_at(self.digest, self.skew)
 
     @classmethod
     def of(cls, view, chosen: str | None = None) -> "JobHealth":
@@ -187,10 +195,11 @@ class JobHealth:
             return ()
         if now >= self.quiet_from:
             return self.lasting
-        return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed))
+        # (as `stalled` says, from the same times)
+        return with_stall(self.lasting, self.stall_at is not None and self.stall_at <= now < self.live_end)
 
     def live(self, now: float) -> bool:
-        return now < live_until(self._changed, self.digest)
+        return now < self.live_end
 
     def since_step(self, now: float) -> float | None:
         """Seconds since the headline's last step (by its wall time, on the files' timeline), or None."""
@@ -202,8 +211,7 @@ class JobHealth:
         """The next time after `now` when the clock alone changes `live` or the badges."""
         if now >= self.quiet_from:
             return None
-        times = [live_until(self._changed, self.digest), stalls_at(self.digest, self.skew)]
-        later = [t for t in times if t is not None and t > now]
+        later = [t for t in (self.live_end, self.stall_at) if t is not None and t > now]
         return min(later) if later else None
 
     def best(self) -> tuple[float, int] | None:
