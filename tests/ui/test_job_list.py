@@ -486,9 +486,10 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
 
 
 @pytest.mark.parametrize("sort_key", ["id", "updated"])
-def test_placeholders_join_the_rows_there_in_the_order_and_filter_shown(tmp_path, sort_key):
+def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_filter_shown(tmp_path, sort_key):
     """Jobs found at once go in among the rows already there where a build from scratch puts
-    them: reversed, filtered, sorted by id or by another column."""
+    them, and so do their rows when they are all read at once: reversed, filtered, sorted by id
+    or by another column."""
     from tui_insight.summary.cache import JobView
     from uihelp import NOW
 
@@ -506,12 +507,20 @@ def test_placeholders_join_the_rows_there_in_the_order_and_filter_shown(tmp_path
         t.refresh_jobs(read, NOW, list(read))  # some rows there already
         views = {**{tid: JobView(tid, "/logs/" + tid) for tid in reversed(names)}, **read}
         t.add_placeholders(views, NOW, [tid for tid in reversed(names) if tid not in read])
-        incremental = list(t.order)
+        placed = list(t.order)
         t.refresh_jobs(views, NOW)
-        return incremental, list(t.order)
+        placed_scratch = list(t.order)
+        # Then every job read at once, as at a warm start: hundreds of rows change place together.
+        views = {tid: JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - i % 11, loaded=True)
+                 for i, tid in enumerate(names)}
+        t.refresh_jobs(views, NOW, names)
+        filled = _snapshot(t)
+        t.refresh_jobs(views, NOW)
+        return placed, placed_scratch, filled, _snapshot(t)
 
-    incremental, scratch = run_pilot(app, body)
-    assert len(scratch) == 500 and incremental == scratch
+    placed, placed_scratch, filled, filled_scratch = run_pilot(app, body)
+    assert len(placed_scratch) == 500 and placed == placed_scratch
+    assert filled == filled_scratch
 
 
 def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path, monkeypatch):
