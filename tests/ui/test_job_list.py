@@ -523,18 +523,16 @@ def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_f
     assert filled == filled_scratch
 
 
-def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path, monkeypatch):
+def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path):
     """A warm start: every job is announced at once, goes in as a placeholder, and its row is
     built once, from its restored view; the list is the one a build from scratch gives."""
     from tui_insight.summary.cache import SummaryCache
     from tui_insight.summary.disk_cache import DiskCache
     from tui_insight.ui.app import InsightApp
-    from tui_insight.ui.screens import jobs
     from uihelp import NOW
 
-    monkeypatch.setattr(jobs, "ROWS_PER_SLICE", 300)  # slices as small as a few hundred jobs need
     root = tmp_path / "logs"
-    n = 320  # more than a slice of rows
+    n = 320  # more than PLACEHOLDERS_FROM, less than a slice of rows
     for i in range(n):
         write_run(root, f"run_{i:03d}", steps=2, tags=("loss",))
     disk = DiskCache(tmp_path / "cache")

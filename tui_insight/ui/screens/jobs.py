@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 WORKSPACE_SCOPE, WORKSPACE_VIEW = "app", "jobs"
 ROWS_PER_SLICE = 1000  # rows rebuilt between two paints (a row costs ~0.03 ms)
+PLACEHOLDERS_FROM = 300  # jobs found at once go in as "loading" placeholders first (cheaper than rows)
 SLICE_PAUSE_SECONDS = 0.02
 # The dashboard's views are imported this long after the list settled: the import holds the GIL
 # for ~0.5 s, which the last rows' paint and the user's first keys would otherwise wait for.
@@ -235,7 +236,7 @@ class JobsScreen(LoaderHost, Screen):
     def _rebuild_rows(self) -> None:
         """Rebuild the rows of the backlog, the visible ones first, at most ROWS_PER_SLICE at a
         time with a paint between slices: thousands of jobs restored at once from the disk cache
-        never hold the screen for seconds (the rows on screen fill in first). Thousands of jobs
+        never hold the screen for seconds (the rows on screen fill in first). Hundreds of jobs
         found at once first go in together as "loading" placeholders (`add_placeholders`)."""
         table = self._table_if_there()
         if table is None or not self._backlog:
@@ -243,7 +244,7 @@ class JobsScreen(LoaderHost, Screen):
         backlog = self._backlog
         views = self.app.cache.jobs
         new = backlog - table.rows_by_id.keys()  # (set operations: a slice looks at thousands of ids)
-        if len(new) > ROWS_PER_SLICE:  # thousands found at once: all in the list now, filled in below
+        if len(new) > PLACEHOLDERS_FROM:  # hundreds found at once: all in the list now, filled in below
             backlog -= new
             backlog |= table.add_placeholders(views, self.app.clock(), new)
         visible = [tid for tid in table.visible_ids() if tid in backlog]
