@@ -263,6 +263,28 @@ def test_a_skewed_writers_clock_neither_stalls_a_job_nor_hides_a_stall(tmp_path,
     assert not job.live(T0 + 63 + 61)
 
 
+@pytest.mark.parametrize("skew", [-30.0, 0.0, 30.0])
+def test_a_jobs_health_works_out_its_clock_once_and_says_what_the_rules_say_at_every_moment(tmp_path, skew):
+    """`JobHealth` keeps when a job stops being live and when it stalls (the job list asks
+    thousands of them several times): its badges, liveness and next change agree with the rules'
+    functions from before the stall to long after the job stopped being live."""
+    run = write_log(tmp_path, "run", {"loss": falling(30)}, seconds_per_step=2.0)  # last step at T0 + 60
+    for path in run.iterdir():
+        os.utime(path, (T0 + 60 + skew, T0 + 60 + skew))
+    cache = SummaryCache(str(tmp_path), clock=lambda: T0 + 61)
+    cache.reload()
+    job = JobHealth.of(cache.job("./run"))
+    changed = job.changed_at if job.changed_at is not None else job.update_time
+    live_end = health.live_until(changed, job.digest)
+    stall = health.stalls_at(job.digest, job.update_time - changed)
+    for now in np.arange(T0 + 55, T0 + 200, 0.5):
+        assert job.badges(now) == health.badges(job.digest, now, job.state, job.update_time, job.lower, job.changed_at)
+        assert job.live(now) == (now < live_end)
+        later = [t for t in (live_end, stall) if t is not None and t > now]
+        assert job.next_change(now) == (min(later) if later else None)
+    assert job.badges(T0 + 80) == ("stalled",) and job.badges(T0 + 200) == ()
+
+
 def test_the_book_computes_a_jobs_health_once_per_view_and_headline(tmp_path):
     run = write_log(tmp_path, "run", {"loss": falling(40), "acc": falling(40)})
     now = T0 + 40

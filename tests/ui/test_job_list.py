@@ -3,6 +3,7 @@ and the state the workspace remembers. The health columns and badges: test_job_h
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from textual.widgets import Input, Static
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
@@ -484,6 +485,44 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     assert incremental == scratch
 
 
+@pytest.mark.parametrize("sort_key", ["id", "updated"])
+def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_filter_shown(tmp_path, sort_key):
+    """Jobs found at once go in among the rows already there where a build from scratch puts
+    them, and so do their rows when they are all read at once: reversed, filtered, sorted by id
+    or by another column."""
+    from tui_insight.summary.cache import JobView
+    from uihelp import NOW
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    app = make_app(root)
+    names = [f"./run_{i:04d}" for i in range(600)]
+    read = {tid: JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - i % 7, loaded=True)
+            for i, tid in enumerate(names) if i % 4 == 0}
+
+    async def body(pilot):
+        t = table(app)
+        app.screen.state = app.screen.state.with_filter("run_0[0-4]").sort_by(sort_key, reverse=True)
+        await pilot.pause()
+        t.refresh_jobs(read, NOW, list(read))  # some rows there already
+        views = {**{tid: JobView(tid, "/logs/" + tid) for tid in reversed(names)}, **read}
+        t.add_placeholders(views, NOW, [tid for tid in reversed(names) if tid not in read])
+        placed = list(t.order)
+        t.refresh_jobs(views, NOW)
+        placed_scratch = list(t.order)
+        # Then every job read at once, as at a warm start: hundreds of rows change place together.
+        views = {tid: JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - i % 11, loaded=True)
+                 for i, tid in enumerate(names)}
+        t.refresh_jobs(views, NOW, names)
+        filled = _snapshot(t)
+        t.refresh_jobs(views, NOW)
+        return placed, placed_scratch, filled, _snapshot(t)
+
+    placed, placed_scratch, filled, filled_scratch = run_pilot(app, body)
+    assert len(placed_scratch) == 500 and placed == placed_scratch
+    assert filled == filled_scratch
+
+
 def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path):
     """A warm start: every job is announced at once, goes in as a placeholder, and its row is
     built once, from its restored view; the list is the one a build from scratch gives."""
@@ -493,7 +532,7 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
     from uihelp import NOW
 
     root = tmp_path / "logs"
-    n = 320  # more than a slice of rows
+    n = 320  # more than PLACEHOLDERS_FROM, less than a slice of rows
     for i in range(n):
         write_run(root, f"run_{i:03d}", steps=2, tags=("loss",))
     disk = DiskCache(tmp_path / "cache")
@@ -517,6 +556,35 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
     assert 0 < work["trends_drawn"] <= 3 * height
     assert incremental[1]["trend"] == max(len("trend"), *(len(cells["trend"][0]) for cells in scratch[3].values()))
     assert incremental == scratch
+
+
+def test_the_dashboards_views_are_preloaded_only_a_while_after_the_list_settled(tmp_path, monkeypatch):
+    """The preload's import holds the GIL for ~0.5 s: started as the last rows were built, the
+    paint that shows them (and the first keys) waited for it. It starts PRELOAD_AFTER_SECONDS
+    after the first load is done and every row built."""
+    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+    from tui_insight.ui.screens import jobs
+    from uihelp import NOW
+
+    n = 12
+    for i in range(n):
+        write_run(tmp_path, f"run_{i:02d}", steps=2, tags=("loss",))
+    monkeypatch.setattr(jobs, "ROWS_PER_SLICE", 5)  # the last rows come in slices, as at a warm start
+    monkeypatch.setattr(jobs, "PRELOAD_AFTER_SECONDS", 3600.0)
+    app = InsightApp(SummaryCache(str(tmp_path), clock=lambda: NOW), reload_interval=0, clock=lambda: NOW,
+                     graph_prefetch_delay=None)
+
+    async def body(pilot):
+        t = table(app)
+        screen = app.screen
+        settled = await wait_for(pilot, lambda: app.cache.progress.reloads > 0 and not app.cache.progress.loading
+                                 and t.row_count == n and not t.loading_ids)
+        at_once = screen.dashboard_preloaded
+        await pilot.pause(0.6)  # the progress line's ticks (4 a second) asked for it before
+        return settled, at_once, screen.dashboard_preloaded
+
+    assert run_pilot(app, body) == (True, False, False)
 
 
 def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Mapping
 
 from .best import HIGHER, direction
@@ -142,9 +142,13 @@ def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
     return (*lasting[:at], "stalled", *lasting[at:])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobHealth:
-    """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock."""
+    """One job's headline and what decides its badges; `badges(now)` and the cells follow the clock.
+
+    Slotted, and its clock's times worked out once (`_clock_times`, the one place that computes
+    them): the job list makes one for each of thousands of jobs at a warm start, and asks each
+    its badges, whether it is live and its next change a few times."""
 
     train_id: str
     tag: str | None  # the headline metric (None: the job has none)
@@ -155,6 +159,25 @@ class JobHealth:
     loaded: bool = True
     changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
     seen_within: float = 0.0  # how long a new step may take to reach this program (the reload interval)
+    # Worked out once (`__post_init__`): the badges the clock does not change (all but
+    # "stalled"); when the job stops being live; when it counts as stalled (None: it cannot); and
+    # from when on the clock changes nothing (most jobs of a sweep that ended).
+    lasting: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    live_end: float = field(init=False, repr=False, compare=False)
+    stall_at: float | None = field(init=False, repr=False, compare=False)
+    quiet_from: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        live_end, stall = self._clock_times()
+        object.__setattr__(self, "lasting", lasting_badges(self.digest, self.state, self.lower) if self.loaded else ())
+        object.__setattr__(self, "live_end", live_end)
+        object.__setattr__(self, "stall_at", stall)
+        object.__setattr__(self, "quiet_from", live_end if stall is None else max(live_end, stall))
+
+    def _clock_times(self) -> tuple[float, float | None]:
+        """When the job stops being live if nothing changes, and when it counts as stalled."""
+        return (live_until(self._changed, self.digest, self.seen_within),
+                stalls_at(self.digest, self.skew, self.seen_within))
 
     @classmethod
     def of(cls, view, chosen: str | None = None, seen_within: float = 0.0) -> "JobHealth":
@@ -175,18 +198,16 @@ class JobHealth:
         """How far the files' clock is ahead of this one (as far as the cache could tell)."""
         return self.update_time - self._changed
 
-    @cached_property
-    def lasting(self) -> tuple[str, ...]:
-        """The badges the clock does not change (computed once: the row and `BadgeWatch` ask)."""
-        return lasting_badges(self.digest, self.state, self.lower) if self.loaded else ()
-
     def badges(self, now: float) -> tuple[str, ...]:
         if not self.loaded:
             return ()
-        return with_stall(self.lasting, stalled(self.digest, now, self.update_time, self._changed, self.seen_within))
+        if now >= self.quiet_from:
+            return self.lasting
+        # (as `stalled` says, from the same times)
+        return with_stall(self.lasting, self.stall_at is not None and self.stall_at <= now < self.live_end)
 
     def live(self, now: float) -> bool:
-        return now < live_until(self._changed, self.digest, self.seen_within)
+        return now < self.live_end
 
     def since_step(self, now: float) -> float | None:
         """Seconds since the headline's last step (by its wall time, on the files' timeline), or None."""
@@ -196,9 +217,9 @@ class JobHealth:
 
     def next_change(self, now: float) -> float | None:
         """The next time after `now` when the clock alone changes `live` or the badges."""
-        times = [live_until(self._changed, self.digest, self.seen_within),
-                 stalls_at(self.digest, self.skew, self.seen_within)]
-        later = [t for t in times if t is not None and t > now]
+        if now >= self.quiet_from:
+            return None
+        later = [t for t in (self.live_end, self.stall_at) if t is not None and t > now]
         return min(later) if later else None
 
     def best(self) -> tuple[float, int] | None:
@@ -359,5 +380,7 @@ class BadgeWatch:
             self._timed.add(tid)
         else:
             self._timed.discard(tid)
-        new = tuple(b for b in found if before is not None and b not in before)
+        if before is None or not found:  # a job's first view: what it has is not news
+            return []
+        new = tuple(b for b in found if b not in before)
         return [(health, new)] if new else []

@@ -11,7 +11,6 @@ change the cache reports and, once a second, the jobs that may stall.
 """
 from __future__ import annotations
 
-import heapq
 import logging
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,8 +43,12 @@ if TYPE_CHECKING:
     from ..app import InsightApp
 
 WORKSPACE_SCOPE, WORKSPACE_VIEW = "app", "jobs"
-ROWS_PER_SLICE = 300  # rows rebuilt between two paints (a row costs ~0.1 ms)
+ROWS_PER_SLICE = 1000  # rows rebuilt between two paints (a row costs ~0.03 ms)
+PLACEHOLDERS_FROM = 300  # jobs found at once go in as "loading" placeholders first (cheaper than rows)
 SLICE_PAUSE_SECONDS = 0.02
+# The dashboard's views are imported this long after the list settled: the import holds the GIL
+# for ~0.5 s, which the last rows' paint and the user's first keys would otherwise wait for.
+PRELOAD_AFTER_SECONDS = 1.0
 NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
 
 HELP_NOTE = "\n".join([
@@ -111,6 +114,7 @@ class JobsScreen(LoaderHost, Screen):
 
     state: reactive[JobListState] = reactive(JobListState, init=False)
     _dashboard_asked = False  # `_preload_dashboard`
+    _preload_timer: Any = None
 
     app: "InsightApp"
 
@@ -235,21 +239,20 @@ class JobsScreen(LoaderHost, Screen):
     def _rebuild_rows(self) -> None:
         """Rebuild the rows of the backlog, the visible ones first, at most ROWS_PER_SLICE at a
         time with a paint between slices: thousands of jobs restored at once from the disk cache
-        never hold the screen for seconds (the rows on screen fill in first). Thousands of jobs
+        never hold the screen for seconds (the rows on screen fill in first). Hundreds of jobs
         found at once first go in together as "loading" placeholders (`add_placeholders`)."""
         table = self._table_if_there()
         if table is None or not self._backlog:
             return
         backlog = self._backlog
         views = self.app.cache.jobs
-        new = [tid for tid in backlog if tid not in table.rows_by_id]
-        if len(new) > ROWS_PER_SLICE:  # thousands found at once: all in the list now, filled in below
-            backlog.difference_update(new)
+        new = backlog - table.rows_by_id.keys()  # (set operations: a slice looks at thousands of ids)
+        if len(new) > PLACEHOLDERS_FROM:  # hundreds found at once: all in the list now, filled in below
+            backlog -= new
             backlog |= table.add_placeholders(views, self.app.clock(), new)
         visible = [tid for tid in table.visible_ids() if tid in backlog]
-        chosen = set(visible)
         # Then by id: the cache reads jobs by id too, and a table still being filled shows the first ids.
-        batch = visible + heapq.nsmallest(max(0, ROWS_PER_SLICE - len(visible)), (t for t in backlog if t not in chosen))
+        batch = visible + sorted(backlog.difference(visible))[:max(0, ROWS_PER_SLICE - len(visible))]
         backlog.difference_update(batch)
         table.refresh_jobs(views, self.app.clock(), batch)
         if backlog and not self._rebuild_queued:
@@ -298,13 +301,30 @@ class JobsScreen(LoaderHost, Screen):
         if table is not None:
             table.set_empty_text(self.empty_text())
 
-    def _preload_dashboard(self) -> None:
-        """Once the first load is done and every row built (not before: the import holds the
-        GIL for half a second, which the load and the rows would wait for), import the
-        dashboard's views in the background, so that opening the first job does not wait."""
+    @property
+    def dashboard_preloaded(self) -> bool:
+        """The dashboard's views were asked for in the background (`_preload_dashboard`)."""
+        return self._dashboard_asked
+
+    def _settled(self) -> bool:
+        """The first load is done and every row built from it."""
         progress = self.app.cache.progress
-        if self._dashboard_asked or progress.loading or progress.reloads == 0 or self._backlog:
+        table = self._table_if_there()
+        return (not progress.loading and progress.reloads > 0 and not self._backlog
+                and table is not None and not table.loading_ids)
+
+    def _preload_dashboard(self) -> None:
+        """PRELOAD_AFTER_SECONDS after the list settled (not before: the import holds the GIL,
+        which the load, the rows and their paint would wait for), import the dashboard's views
+        in the background, so that opening the first job does not wait for them."""
+        if self._dashboard_asked or self._preload_timer is not None or not self._settled():
             return
+        self._preload_timer = self.set_timer(PRELOAD_AFTER_SECONDS, self._preload_now, name="dashboard-preload")
+
+    def _preload_now(self) -> None:
+        self._preload_timer = None
+        if self._dashboard_asked or not self._settled():
+            return  # (asked again once settled: `update_progress` runs 4 times a second)
         self._dashboard_asked = True
         Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: None)
 

@@ -26,8 +26,7 @@ import math
 import textwrap
 import weakref
 from collections import Counter
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -54,6 +53,7 @@ PLUGINS = ("scalar", "histogram", "tensor", "image")
 MAX_ID_WIDTH = 48
 MAX_STATE_WIDTH = 20  # "unreadable: <a long reason>" is cut (the help and the export say it whole)
 MAX_HEADLINE_WIDTH = 16  # the headline column's header: a long tag name is cut
+MOVES_ONE_BY_ONE = 64  # rows changing place in one refresh that are moved one at a time (more: in bulk)
 
 # (key, header, sortable, right-aligned): most telling first, so 80 columns show the job, its
 # state and badges, whether it is live and its headline metric's last and best values.
@@ -104,47 +104,117 @@ def state_style(state: str) -> str:
     return "bold red"
 
 
-@dataclass
+TEXT_KEYS = tuple(key for key, _, _, _ in COLUMNS if key != "trend")  # the cells a row keeps the text of
+_TEXT_AT = {key: i for i, key in enumerate(TEXT_KEYS)}
+CLOCK_KEYS = ("health", "live", "since", "updated")  # the cells the clock alone moves
+_CLOCK_AT = tuple(_TEXT_AT[key] for key in CLOCK_KEYS)
+
+
 class JobRow:
-    cells: dict[str, Cell]  # every column's but the trend's (`trend`)
-    sort: dict[str, Any]
-    health: JobHealth  # the headline and what the clock cells are computed from
-    at: float = 0.0  # the clock its clock cells were computed at
-    # The view it was built from (None: a placeholder), weakly: a view holds the job's series
-    # until the cache drops them, and the list must not keep them alive.
-    built_from: weakref.ref | None = None
+    """A job's row. Thousands are built at a warm start and few are seen: a row keeps the text of
+    its cells (the columns' widths need every row's) and what its sort values come from, in as
+    few objects as it can (the garbage collector walks every object that stays); the cells'
+    styles and the sort values are worked out when a row is drawn or sorted."""
+
+    __slots__ = ("train_id", "texts", "health", "mark", "step", "files", "tags", "at", "built_from", "_trend_width")
+
+    def __init__(self, train_id: str, texts: tuple[str, ...], health: JobHealth, mark: int | None, step: int,
+                 files: int, tags: int, at: float, built_from: weakref.ref | None = None):
+        self.train_id = train_id
+        self.texts = texts  # in TEXT_KEYS order
+        self.health = health  # the headline and what the clock cells are computed from
+        self.mark = mark  # its place in the marking order (its colour), None: not marked
+        self.step, self.files, self.tags = step, files, tags  # the last step (-1: none), file and tag counts
+        self.at = at  # the clock its clock cells were computed at
+        # The view it was built from (None: a placeholder), weakly: a view holds the job's series
+        # until the cache drops them, and the list must not keep them alive.
+        self.built_from = built_from
+        self._trend_width = -1
 
     def is_from(self, view: JobView) -> bool:
         return self.built_from is not None and self.built_from() is view
+
+    def text(self, key: str) -> str:
+        return self.texts[_TEXT_AT[key]]
+
+    def style(self, key: str, text: str) -> str:
+        if key == "mark":
+            return f"bold {job_colour(self.mark)}" if self.mark is not None else ""
+        if key == "state":
+            return state_style(self.health.state)
+        if key == "live":
+            return "bold green" if text else ""
+        if key == "health":
+            return "bold red" if text else ""
+        return ""
+
+    @property
+    def cells(self) -> dict[str, Cell]:
+        """Every column's cell but the trend's (`trend`): text and style."""
+        return {key: (text, self.style(key, text)) for key, text in zip(TEXT_KEYS, self.texts)}
+
+    def sort_value(self, key: str) -> Any:
+        """What the row sorts by in column `key`."""
+        health = self.health
+        if key == "id":
+            return self.train_id
+        if key == "state":
+            return health.state
+        if key == "step":
+            return self.step
+        if key == "updated":
+            return health.update_time
+        if key == "files":
+            return self.files
+        if key == "tags":
+            return self.tags
+        if key == "live":
+            return (health.live(self.at), health.update_time)
+        if key == "health":
+            badges = health.badges(self.at)
+            return (len(badges), badges)
+        digest = health.digest
+        if digest is None:
+            return _order_value(None)
+        if key == "value":
+            return _order_value(digest.last_value)
+        if key == "best":
+            return _order_value(health.best()[0])
+        if key == "change":
+            return _order_value(digest.recent_change)
+        if key == "speed":
+            return _order_value(digest.steps_per_second)
+        raise KeyError(key)
+
+    @property
+    def sort(self) -> dict[str, Any]:
+        return {key: self.sort_value(key) for key in SORTABLE}
 
     def spark(self) -> tuple[float, ...]:
         digest = self.health.digest
         return digest.spark if digest is not None else ()
 
     def trend(self) -> Cell:
-        """The sparkline cell, drawn only when the row is on screen (thousands of rows are built
-        at a warm start; its width is `trend_width`, known without drawing it)."""
+        """The sparkline cell, drawn only when the row is on screen (its width is `trend_width`,
+        known without drawing it)."""
         return sparkline(self.spark(), SPARK_WIDTH), "cyan"
 
-    @cached_property
+    @property
     def trend_width(self) -> int:
         """The sparkline's length: a character per finite point of the digest's spark (as many
         as the cell is wide at most, as `sparkline` draws them)."""
-        spark = self.spark()
-        return sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH else len(self.trend()[0])
+        if self._trend_width < 0:
+            spark = self.spark()
+            self._trend_width = (sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH
+                                 else len(self.trend()[0]))
+        return self._trend_width
 
 
-def clock_cells(health: JobHealth, now: float) -> tuple[dict[str, Cell], dict[str, Any]]:
-    """The cells that move with the clock alone ("updated", "live", "since", "health") at `now`,
-    and their sort values."""
-    text, badges, live = health.clock_cells(now)
-    cells = {
-        "updated": (relative_time(health.update_time, now) if health.loaded else "-", ""),
-        "live": ("● live", "bold green") if live else ("", ""),
-        "since": (text["since"], ""),
-        "health": (text["health"], "bold red" if text["health"] else ""),
-    }
-    return cells, {"live": (live, health.update_time), "health": (len(badges), badges)}
+def clock_texts(health: JobHealth, now: float) -> tuple[str, str, str, str]:
+    """The text of the cells that move with the clock alone at `now`, in CLOCK_KEYS order."""
+    text, _, live = health.clock_cells(now)
+    return (text["health"], "● live" if live else "", text["since"],
+            relative_time(health.update_time, now) if health.loaded else "-")
 
 
 def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,
@@ -153,43 +223,19 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     loss); `health`: `JobHealth.of(view, headline)` when the caller has it already."""
     if health is None:
         health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
-    state = health.state
     tag_counts = view.tag_counts
-    counts = [tag_counts.get(p, 0) for p in PLUGINS]
+    counts = tuple(tag_counts.get(p, 0) for p in PLUGINS)
     last = view.last_step
-    digest = health.digest
     files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
              len(view.profile_dirs))
-    text = health.metric_cells()
-    best = health.best()
-    cells = {
-        "mark": ("●", f"bold {job_colour(mark_index)}") if mark_index is not None else (" ", ""),
-        "id": (shown(view.train_id), ""),
-        "state": (shown(state), state_style(state)),
-        "value": (text["value"], ""),
-        "best": (text["best"], ""),
-        "change": (text["change"], ""),
-        "speed": (text["speed"], ""),
-        "step": (str(last) if last is not None else "-", ""),
-        "files": ("%d/%d/%d/%d" % files, ""),
-        "tags": ("%d/%d/%d/%d" % tuple(counts), ""),
-    }
-    sort = {
-        "id": view.train_id,
-        "state": state,
-        "value": _order_value(digest.last_value if digest is not None else None),
-        "best": _order_value(best[0] if best is not None else None),
-        "change": _order_value(digest.recent_change if digest is not None else None),
-        "speed": _order_value(digest.steps_per_second if digest is not None else None),
-        "step": last if last is not None else -1,
-        "updated": view.update_time,
-        "files": sum(files),
-        "tags": sum(counts),
-    }
-    timed, timed_sort = clock_cells(health, now)
-    cells.update(timed)  # (cells are looked up by column: their order does not matter)
-    sort.update(timed_sort)
-    return JobRow(cells, sort, health, now, weakref.ref(view))
+    metric = health.metric_cells()
+    badges, live, since, updated = clock_texts(health, now)
+    texts = (  # TEXT_KEYS order
+        "●" if mark_index is not None else " ", shown(view.train_id), shown(health.state), badges, live,
+        metric["value"], metric["best"], metric["change"], metric["speed"], since,
+        str(last) if last is not None else "-", updated, "%d/%d/%d/%d" % files, "%d/%d/%d/%d" % counts)
+    return JobRow(view.train_id, texts, health, mark_index, last if last is not None else -1, sum(files),
+                  sum(counts), now, weakref.ref(view))
 
 
 def _unread(view: JobView) -> bool:
@@ -199,13 +245,14 @@ def _unread(view: JobView) -> bool:
                 or view.profile_dirs)
 
 
-def _count(counts: dict, key, sign: int) -> None:
-    """Add `sign` to `counts[key]`; a count that reaches 0 goes."""
-    count = counts.get(key, 0) + sign
-    if count:
-        counts[key] = count
-    else:
-        del counts[key]
+def _tally(counts: Counter, delta: Counter, sign: int) -> None:
+    """Add (sign 1) or take away (-1) `delta` from `counts`; a count that reaches 0 goes."""
+    for key, n in delta.items():
+        count = counts.get(key, 0) + sign * n
+        if count:
+            counts[key] = count
+        else:
+            del counts[key]
 
 
 def _fit(text: str, width: int, right: bool) -> str:
@@ -321,7 +368,7 @@ class JobTable(ScrollView, can_focus=True):
     def cell(self, train_id: str, column: str) -> str:
         """What a cell says (tests and the palette read it)."""
         row = self.rows_by_id[train_id]
-        return (row.trend() if column == "trend" else row.cells[column])[0]
+        return row.trend()[0] if column == "trend" else row.text(column)
 
     def header(self, column: str) -> str:
         """What a column's header says (without the sort arrow)."""
@@ -395,9 +442,9 @@ class JobTable(ScrollView, can_focus=True):
         The jobs whose placeholder is not their row yet (jobs already read) are returned."""
         keep = self.current_job
         template = job_row(JobView("", ""), now, None, self.state.headline)
-        health = template.health
+        rest = template.texts[2:]  # what a row says but its mark and id (TEXT_KEYS order)
         pending = set()
-        added = 0
+        added = []
         for tid in train_ids:
             view = views.get(tid)
             if view is None or tid in self.rows_by_id:
@@ -405,23 +452,14 @@ class JobTable(ScrollView, can_focus=True):
             if not _unread(view):
                 pending.add(tid)
             mark = self._mark_index(tid)
-            cells = {**template.cells, "id": (shown(tid), ""),
-                     "mark": ("●", f"bold {job_colour(mark)}") if mark is not None else (" ", "")}
-            row = JobRow(cells, {**template.sort, "id": tid},
-                         JobHealth(tid, health.tag, None, health.lower, health.state, health.update_time, False), now)
+            row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
+                         template.step, template.files, template.tags, now)
             self.rows_by_id[tid] = row
-            self._lengths["id"][len(cells["id"][0])] += 1
-            self._place(tid, row)
-            self.loading_ids.add(tid)
-            added += 1
-        # The rest of `_measure`, once for all: the other cells are the template's, with no
-        # headline and no clock to follow.
-        for key, (text, _) in template.cells.items():
-            if key != "id" and added:
-                self._lengths[key][len(text)] += added
-        if added:
-            self._lengths["trend"][template.trend_width] += added
-        self.work["placeholders"] += added
+            self.loading_ids.add(tid)  # (no headline, no clock to follow)
+            added.append(row)
+        self._place_all([row.train_id for row in added])
+        self._measure(added, 1)
+        self.work["placeholders"] += len(added)
         self._update_widths()
         self._settle(keep)
         return pending
@@ -449,7 +487,7 @@ class JobTable(ScrollView, can_focus=True):
     # -- rows, one at a time ------------------------------------------------------------------
 
     def _sort_key(self, tid: str, row: JobRow) -> tuple:
-        return (row.sort[self.state.sort_key], tid)
+        return (row.sort_value(self.state.sort_key), tid)
 
     def _rebuild(self, views: Mapping[str, JobView], now: float) -> None:
         """Every row from scratch (first paint)."""
@@ -464,7 +502,8 @@ class JobTable(ScrollView, can_focus=True):
                           self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
-            self._measure(tid, row, 1)
+            self._loading(tid, row)
+        self._measure(self.rows_by_id.values(), 1)
         self._reorder()
         self._update_widths()
 
@@ -484,6 +523,7 @@ class JobTable(ScrollView, can_focus=True):
         """The rows of `train_ids` rebuilt; the jobs whose rows changed."""
         self._now = max(self._now, now)
         changed = set()
+        rows = []  # (train id, old row or None, new row)
         for tid in train_ids:
             view = views.get(tid)
             old = self.rows_by_id.get(tid)
@@ -492,35 +532,57 @@ class JobTable(ScrollView, can_focus=True):
             row = job_row(view, now, self._mark_index(tid), self.state.headline,
                           self.health_book.of(view, self.state.headline))
             self.work["rows_built"] += 1
-            if old is None or old.cells != row.cells or old.sort != row.sort or old.health != row.health:
-                self._set_row(tid, row)
+            if old is None or old.texts != row.texts or old.mark != row.mark or old.health != row.health:
+                rows.append((tid, old, row))
                 changed.add(tid)
             else:
                 old.at = row.at
         if changed:
+            self._set_rows(rows)
+            self._measure([old for _, old, _ in rows if old is not None], -1)
+            self._measure([row for _, _, row in rows], 1)
             self._update_widths()
         return changed
 
+    def _set_rows(self, rows: list[tuple[str, JobRow | None, JobRow]]) -> None:
+        """`_set_row` of many rows. When many move (new rows, or rows whose sort value changed:
+        thousands replace their placeholders at a warm start sorted by time), they go out and
+        in together, one pass over the order and one merge, not a delete and an insert each
+        (each moves half the list along)."""
+        key = self.state.sort_key
+        moving = {tid for tid, old, row in rows
+                  if old is None or (key != "id" and old.sort_value(key) != row.sort_value(key))}
+        if len(moving) <= MOVES_ONE_BY_ONE:
+            for tid, _, row in rows:
+                self._set_row(tid, row)
+            return
+        self._keys = [k for k in self._keys if k[1] not in moving]
+        for tid, _, row in rows:
+            self.rows_by_id[tid] = row
+            self._loading(tid, row)
+        self._place_all(list(moving))
+
     def _set_row(self, tid: str, row: JobRow) -> None:
-        """Put `row` in the table: its old version out, the new one measured and in its place."""
+        """Put `row` in the table in its sorted place, in place of its old version (the caller
+        counts the lengths of both, `_measure`)."""
         old = self.rows_by_id.get(tid)
+        key = self.state.sort_key
         if old is None:
             self.rows_by_id[tid] = row
-            self._measure(tid, row, 1)
             self._place(tid, row)
-            return
-        self._remeasure(tid, old, row)
-        if old.sort[self.state.sort_key] != row.sort[self.state.sort_key]:
+        elif key != "id" and old.sort_value(key) != row.sort_value(key):
             self._unplace(tid, old)
             self.rows_by_id[tid] = row
             self._place(tid, row)
         else:
             self.rows_by_id[tid] = row  # same place
+        self._loading(tid, row)
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
         self.health_book.forget(tid)
-        self._measure(tid, row, -1)
+        self.loading_ids.discard(tid)
+        self._measure([row], -1)
         self._unplace(tid, row)
 
     def _place(self, tid: str, row: JobRow) -> None:
@@ -531,6 +593,18 @@ class JobTable(ScrollView, can_focus=True):
         i = bisect.bisect_left(self._keys, key)
         self._keys.insert(i, key)
         self.order.insert(len(self._keys) - 1 - i if self.state.reverse else i, tid)
+
+    def _place_all(self, train_ids: list[str]) -> None:
+        """`_place` of many rows: their keys sorted, then merged with the shown rows' (two sorted
+        runs: one pass), not inserted one by one (each insert moves half the list along)."""
+        rows, match = self.rows_by_id, self._match
+        keys = sorted(self._sort_key(tid, rows[tid]) for tid in train_ids if match(tid))
+        if not keys:
+            return
+        self.work["rows_placed"] += len(keys)
+        self._keys = sorted(self._keys + keys)
+        ids = [key[1] for key in self._keys]
+        self.order = ids[::-1] if self.state.reverse else ids
 
     def _unplace(self, tid: str, row: JobRow) -> None:
         if not self._match(tid):
@@ -544,43 +618,22 @@ class JobTable(ScrollView, can_focus=True):
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
 
-    def _measure(self, tid: str, row: JobRow, sign: int) -> None:
-        """Count (sign 1) or uncount (-1) the row's cell lengths, headline tag, loading state, and
-        when its clock cells change next."""
-        self.work["rows_measured"] += 1
-        all_lengths = self._lengths
-        for key, (text, _) in row.cells.items():
-            _count(all_lengths[key], len(text), sign)
-        _count(all_lengths["trend"], row.trend_width, sign)
-        if row.health.digest is not None and row.health.tag is not None:
-            _count(self._headlines, row.health.tag, sign)
+    def _measure(self, rows: Iterable[JobRow], sign: int) -> None:
+        """Count (sign 1) or uncount (-1) the rows' cell lengths and headline tags. In bulk, the
+        counting done in C: thousands of rows at a warm start replace their placeholders."""
+        rows = list(rows)
+        if not rows:
+            return
         if sign > 0:
-            self._loading(tid, row)
-        elif tid not in self.rows_by_id:
-            self.loading_ids.discard(tid)
-
-    def _remeasure(self, tid: str, old: JobRow, row: JobRow) -> None:
-        """`_measure` of `old` out and `row` in, in one pass over the cells (thousands of rows at
-        a warm start replace their placeholders): only the lengths that differ are counted again."""
-        self.work["rows_measured"] += 1
-        all_lengths = self._lengths
-        old_cells = old.cells
-        for key, (text, _) in row.cells.items():
-            n, m = len(text), len(old_cells[key][0])
-            if n != m:
-                lengths = all_lengths[key]
-                _count(lengths, m, -1)
-                _count(lengths, n, 1)
-        if old.health.digest is not row.health.digest and old.trend_width != row.trend_width:
-            _count(all_lengths["trend"], old.trend_width, -1)
-            _count(all_lengths["trend"], row.trend_width, 1)
-        for r, sign in ((old, -1), (row, 1)):
-            if r.health.digest is not None and r.health.tag is not None:
-                _count(self._headlines, r.health.tag, sign)
-        self._loading(tid, row)
+            self.work["rows_measured"] += len(rows)
+        for key, column in zip(TEXT_KEYS, zip(*[row.texts for row in rows])):
+            _tally(self._lengths[key], Counter(map(len, column)), sign)
+        _tally(self._lengths["trend"], Counter([row.trend_width for row in rows]), sign)
+        _tally(self._headlines, Counter([row.health.tag for row in rows
+                                         if row.health.digest is not None and row.health.tag is not None]), sign)
 
     def _loading(self, tid: str, row: JobRow) -> None:
-        if row.sort["state"] == "loading":
+        if row.health.state == "loading":
             self.loading_ids.add(tid)
         else:
             self.loading_ids.discard(tid)
@@ -614,12 +667,16 @@ class JobTable(ScrollView, can_focus=True):
         row = self.rows_by_id.get(tid)
         if row is None or row.at == now:
             return False
-        timed, timed_sort = clock_cells(row.health, now)
-        if all(row.cells[key] == cell for key, cell in timed.items()) and all(
-                row.sort[key] == value for key, value in timed_sort.items()):
+        texts = list(row.texts)
+        for i, text in zip(_CLOCK_AT, clock_texts(row.health, now)):
+            texts[i] = text
+        if tuple(texts) == row.texts:  # (then so are the sort values: "live" and "health" follow the texts)
             row.at = now
             return False
-        self._set_row(tid, JobRow({**row.cells, **timed}, {**row.sort, **timed_sort}, row.health, now, row.built_from))
+        new = JobRow(tid, tuple(texts), row.health, row.mark, row.step, row.files, row.tags, now, row.built_from)
+        self._set_row(tid, new)
+        self._measure([row], -1)
+        self._measure([new], 1)
         self._update_widths()
         return True
 
@@ -783,10 +840,9 @@ class JobTable(ScrollView, can_focus=True):
     def _row_strip(self, row: int, base: Style) -> Strip:
         tid = self.order[row]
         job = self.rows_by_id[tid]
-        cells = job.cells
         cursor = row == self.cursor_row
         focused = self.has_focus
-        key = (tid, tuple(cells.values()), job.spark(), cursor, focused, row % 2)
+        key = (tid, job.texts, job.mark, job.health.state, job.spark(), cursor, focused, row % 2)
         strip = self._strips.get(key)
         if strip is None:
             line = base + (self._style("job-table--odd") if row % 2 else Style())
@@ -794,8 +850,13 @@ class JobTable(ScrollView, can_focus=True):
                 line = line + self._style("job-table--cursor")
             segments = []
             self.work["trends_drawn"] += 1
+            texts = iter(job.texts)
             for column, _, _, right in COLUMNS:
-                text, style = job.trend() if column == "trend" else cells[column]
+                if column == "trend":
+                    text, style = job.trend()
+                else:
+                    text = next(texts)
+                    style = job.style(column, text)
                 cell_style = line + parse_style(style) if style else line
                 if cursor and style:
                     cell_style = cell_style + Style(bgcolor=line.bgcolor) if line.bgcolor else cell_style
