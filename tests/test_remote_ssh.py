@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
@@ -665,3 +666,61 @@ def test_an_unreachable_host_started_early_is_one_line_and_exit_2(server, logs, 
     assert done.stderr.count("\n") == 1 and f"port {port}: Connection refused" in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()
     assert_none_left(config)
+
+
+@pytest.fixture(scope="module")
+def spread_histograms(tmp_path_factory) -> Path:
+    """40 histograms spread over a 41 MB file (a 256 KB tensor a step: larger than what a listing
+    fetches with it), and a local export of them."""
+    from tui_insight.export import export_snapshot
+
+    root = tmp_path_factory.mktemp("spread")
+    rng = np.random.default_rng(3)
+    writer = SummaryWriter(root / "logs" / "run", timestamp=1)
+    for step in range(1, 161):
+        writer.add_scalar("loss", 1.0 / step)
+        writer.add_tensor("big", rng.standard_normal(64_000).astype(np.float32))
+        if step % 4 == 0:
+            writer.add_histogram("weights", rng.standard_normal(500))
+        writer.record(step)
+    writer.close()
+    local = SummaryCache(str(root / "logs"))
+    local.reload()
+    export_snapshot(local, root / "local", plugins={"histogram"})
+    return root
+
+
+def requests_of(server, root: Path, work) -> tuple[object, int]:
+    """What `work(cache)` gives over ssh, and how many requests it sent after the first load."""
+    source = SshSource(server.target(root / "logs"), server.ssh_options())
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        sent = source.round_trips
+        result = work(cache)
+        return result, source.round_trips - sent
+    finally:
+        source.close()
+
+
+def test_an_export_fetches_the_payloads_of_many_steps_together(server, spread_histograms, tmp_path):
+    """Decoded one by one, each histogram cost a request or two (a block each); the export asks
+    for the next 16 steps' records together (their headers, then the rest: two requests). What
+    it writes is what a local export writes."""
+    from tui_insight.export import export_snapshot
+
+    root = spread_histograms
+    _, requests = requests_of(server, root, lambda cache: export_snapshot(cache, tmp_path / "remote",
+                                                                          plugins={"histogram"}))
+    assert (tmp_path / "remote" / "histograms.csv").read_text() == (root / "local" / "histograms.csv").read_text()
+    assert len((root / "local" / "histograms.csv").read_text().splitlines()) > 40 * 10
+    assert requests <= 6, requests  # two for each 16 steps; one by one: 79
+
+
+def test_the_histogram_view_reads_its_steps_in_two_requests(server, spread_histograms):
+    from tui_insight.summary.histograms import histogram_steps
+
+    steps, requests = requests_of(server, spread_histograms,
+                                  lambda cache: histogram_steps(cache, cache.job("./run"), "weights"))
+    assert [s.step for s in steps] == list(range(4, 161, 4))
+    assert requests == 2, requests  # the headers' blocks, then the rest of each record

@@ -41,6 +41,7 @@ HEADERS = {
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
 }
 PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images"}
+PREFETCH_STEPS = 16  # payload records fetched together from a remote LOGDIR (two requests for as many)
 TagKey = tuple[str, str]
 
 
@@ -204,6 +205,9 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                 continue
             series = view.series(plugin, tag)
             for i in range(len(series)):
+                if plugin != "scalar" and i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
+                    cache.payloads.prefetch(plugin, (view.locator(series, j)
+                                                     for j in range(i, min(i + PREFETCH_STEPS, len(series)))))
                 step, wall = int(series.steps[i]), fmt_float(series.wall_times[i])
                 head = [view.train_id, tag, step, wall]
                 if plugin == "scalar":

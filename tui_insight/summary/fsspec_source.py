@@ -19,6 +19,7 @@ import io
 import os
 import posixpath
 import threading
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -115,7 +116,7 @@ class FsspecSource:
             raise SourceError(f"{url}: {_describe(exc)}") from None
         self.root = self.fs._strip_protocol(f"{protocol}://{rest}").rstrip("/") or "/"
         self._last: Discovery | None = None
-        self._ranges = RangeCache(self._fetch)
+        self._ranges = RangeCache(self._fetch, fetch_many=self._fetch_many)
         self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
 
     def discover(self, listings: dict, turn: int | None = None) -> Discovery:
@@ -160,6 +161,20 @@ class FsspecSource:
         except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
             self.status = RECONNECTING
             raise OSError(_describe(exc)) from None
+
+    def _fetch_many(self, ranges: list[tuple[str, int, int]]) -> list[bytes | OSError]:
+        """Each range, fetched together (concurrently by async backends such as s3fs)."""
+        try:
+            got = self.fs.cat_ranges([p for p, _, _ in ranges], [s for _, s, _ in ranges], [e for _, _, e in ranges],
+                                     on_error="return")
+        except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
+            self.status = RECONNECTING
+            return [OSError(_describe(exc))] * len(ranges)
+        return [data if isinstance(data, bytes) else OSError(_describe(data)) for data in got]
+
+    def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
+        """The blocks of each (path, start, end), fetched together (`RangeCache.prefetch`)."""
+        self._ranges.prefetch(ranges)
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
         window = end - start if end - start <= ONE_GET else WINDOW

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,7 +19,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import anf_ir_pb2, summary_pb2
 from . import limits
-from .records import read_record_at
+from .records import prefetch_records, read_record_at
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,16 @@ class PayloadStore:
                     _, old = self._items.popitem(last=False)
                     self._bytes -= old.nbytes
         return item
+
+    def prefetch(self, kind: str, locs: Iterable[Locator]) -> None:
+        """The payloads of `locs` not decoded yet are about to be asked for (`kind`, as the
+        method that will): a remote source fetches their records at once, not one request each."""
+        if self.source is None or self.source.is_local:
+            return
+        with self._lock:
+            records = [(loc.path, loc.offset) for loc in locs if (kind, loc) not in self._items]
+        if records:
+            prefetch_records(records, self.source)
 
     def tensor(self, loc: Locator) -> TensorData:
         if loc.kind == "tensorboard":

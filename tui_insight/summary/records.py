@@ -21,7 +21,7 @@ import stat
 import struct
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import BinaryIO, Iterator, NamedTuple, Sequence
+from typing import BinaryIO, Iterable, Iterator, NamedTuple, Sequence
 
 import google_crc32c
 import numpy as np
@@ -571,6 +571,23 @@ def open_regular(path: str, buffering: int = -1) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def prefetch_records(records: Iterable[tuple[str, int]], source) -> None:
+    """The records at each (path, offset) of a remote `source`, about to be read one by one
+    (`read_record_at`), fetched in two requests: the blocks of their headers, then the rest of
+    each record as its header says. One by one, each cost a request or two."""
+    records = list(records)
+    source.prefetch([(path, offset, offset + HEADER_SIZE) for path, offset in records])
+    spans = []
+    for path, offset in records:
+        try:
+            header = source.read(path, offset, offset + HEADER_SIZE)  # held now, as a rule
+        except OSError:
+            continue  # its read says so
+        if len(header) == HEADER_SIZE and _header_ok(header):
+            spans.append((path, offset, offset + HEADER_SIZE + _U64.unpack_from(header)[0] + FOOTER_SIZE))
+    source.prefetch(spans)
 
 
 def read_record_at(path: str, offset: int, source=None) -> bytes:

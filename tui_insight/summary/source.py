@@ -64,6 +64,10 @@ class Source(Protocol):
 
     def read(self, path: str, start: int = 0, end: int | None = None) -> bytes: ...
 
+    def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
+        """Bytes [start, end) of each (path, start, end) are about to be `read` piece by piece:
+        fetch them at once where a read costs a request."""
+
     def listdir(self, path: str) -> list[str]: ...
 
     def close(self) -> None: ...
@@ -112,6 +116,9 @@ class LocalSource:
             fh.seek(start)
             return fh.read() if end is None else fh.read(max(0, end - start))
 
+    def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
+        pass  # a local read costs no request
+
     def listdir(self, path: str) -> list[str]:
         return sorted(os.listdir(path))
 
@@ -128,8 +135,10 @@ class RangeCache:
     block). Append-only files: a block read short (the file ended there) is fetched again when
     more of it is wanted; a rewritten file's blocks are dropped (`forget`). Thread-safe."""
 
-    def __init__(self, fetch: Callable[[str, int, int], bytes], block: int = 1 << 18, max_bytes: int = 32 << 20):
+    def __init__(self, fetch: Callable[[str, int, int], bytes], block: int = 1 << 18, max_bytes: int = 32 << 20,
+                 fetch_many: Callable[[list[tuple[str, int, int]]], list] | None = None):
         self._fetch = fetch  # (path, start, end) -> the bytes, in one request
+        self._fetch_many = fetch_many  # [(path, start, end)] -> the bytes (or an OSError) of each, at once
         self.block = block
         self.max_bytes = max_bytes
         self._blocks: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -168,6 +177,36 @@ class RangeCache:
             i = j + 1
         data = b"".join(parts)
         return data[start - first * self.block:end - first * self.block]
+
+    def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
+        """Fetch at once the missing blocks that hold each (path, start, end): reading many
+        records one by one cost a request per block (`records.prefetch_records`). At most half
+        the bound at a time; what is not fetched is read as before."""
+        if self._fetch_many is None:
+            return
+        wanted: set[tuple[str, int]] = set()
+        for path, start, end in ranges:
+            wanted.update((path, k) for k in range(start // self.block, (max(end, start + 1) - 1) // self.block + 1))
+        with self._lock:
+            missing = sorted(key for key in wanted if key not in self._blocks)
+        missing = missing[:max(1, self.max_bytes // 2 // self.block)]
+        runs: list[list] = []  # [path, first block, last block]
+        for path, block in missing:
+            if runs and runs[-1][0] == path and runs[-1][2] == block - 1:
+                runs[-1][2] = block
+            else:
+                runs.append([path, block, block])
+        if not runs:
+            return
+        fetched = self._fetch_many([(path, first * self.block, (last + 1) * self.block) for path, first, last in runs])
+        for (path, first, last), data in zip(runs, fetched):
+            if isinstance(data, OSError):
+                continue  # the read of that record says so
+            for k in range(first, last + 1):
+                piece = data[(k - first) * self.block:(k - first + 1) * self.block]
+                self._keep((path, k), piece)
+                if len(piece) < self.block:
+                    break  # the file ends here
 
     def _keep(self, key: tuple[str, int], data: bytes) -> None:
         with self._lock:

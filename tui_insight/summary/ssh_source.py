@@ -26,7 +26,8 @@ login shell's start are not in a request's way (~10 ms a request here; a slow `.
   reload of many live jobs is two round trips. A range not held is streamed by `open_range`
   (the cache parses while the rest is still arriving: ssh writes it into an anonymous file in
   memory, not a pipe, so no thread of ours drains it and the parser's pauses stall nothing) or
-  read by `read` through a block cache.
+  read by `read` through a block cache (the many payloads a histogram view or an export is
+  about to decode are fetched together first: `prefetch`, two requests for their records).
   The remote login shell's startup files run once per request: on a host whose `.bashrc` is
   slow that, not the network, is what a round trip costs (ahead of it, in the spare session,
   unless requests follow each other faster).
@@ -168,7 +169,7 @@ class SshSource:
         self._spare: _Session | None = None  # the next request's session, started ahead (`_spare_up`)
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
-        self._ranges = RangeCache(self._fetch)  # payloads decoded on demand
+        self._ranges = RangeCache(self._fetch, fetch_many=self.read_ranges)  # payloads decoded on demand
         self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
         self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
         self._discovery: Discovery | None = None
@@ -490,6 +491,10 @@ class SshSource:
         if isinstance(result, OSError):
             raise result
         return result
+
+    def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
+        """The blocks of each (path, start, end), in one request (`RangeCache.prefetch`)."""
+        self._ranges.prefetch(ranges)
 
     def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
         """Bytes of a file (payloads, graphs, lineage, profiles): through a cache of recently read
