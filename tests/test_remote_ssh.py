@@ -724,3 +724,12 @@ def test_the_histogram_view_reads_its_steps_in_two_requests(server, spread_histo
                                   lambda cache: histogram_steps(cache, cache.job("./run"), "weights"))
     assert [s.step for s in steps] == list(range(4, 161, 4))
     assert requests == 2, requests  # the headers' blocks, then the rest of each record
+
+
+def test_the_tensor_ridgeline_reads_its_steps_in_two_requests(server, spread_histograms):
+    from tui_insight.summary.tensors import tensor_histogram_steps
+
+    steps, requests = requests_of(server, spread_histograms,
+                                  lambda cache: tensor_histogram_steps(cache, cache.job("./run"), "big"))
+    assert len(steps) == 20 and steps[-1].step == 160  # the 20 kept (sampled over the run)
+    assert requests == 2, requests

@@ -211,11 +211,13 @@ def tensor_histogram_steps(cache: SummaryCache, view: JobView, tag: str) -> list
     series = view.series("tensor", tag)
     if series is None:
         return []
+    locators = [view.locator(series, i) for i in range(len(series))]
+    cache.payloads.prefetch("tensor", locators)  # remote: two requests, not one or two a step
     steps = []
-    for i in range(len(series)):
+    for i, loc in enumerate(locators):
         step = int(series.steps[i])
         try:
-            tensor = cache.payloads.tensor(view.locator(series, i))
+            tensor = cache.payloads.tensor(loc)
         except PayloadError as exc:
             raise TensorUnavailable(f"step {step}: {exc}") from exc
         if tensor.array is None:
