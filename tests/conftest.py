@@ -6,10 +6,28 @@ import os
 import shutil
 from pathlib import Path
 
+import importlib.util
+
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, TRUTH_FILE, fixtures_written_at
-from tui_insight.summary.cache import SummaryCache
+
+TEST_NEEDS = ("google.protobuf", "numpy", "textual", "hypothesis", "xdist")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Where the test extra is not installed: one line naming the install, not a traceback."""
+    missing = [name for name in TEST_NEEDS if _missing(name)]
+    if missing:
+        pytest.exit(f"the tests need tui-insight's test dependencies ({', '.join(missing)} missing): "
+                    "pip install -e '.[test]' (the README's test command)", returncode=4)
+
+
+def _missing(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is None
+    except ModuleNotFoundError:  # its parent package is missing
+        return True
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -37,9 +55,11 @@ def truth() -> dict:
 
 
 @pytest.fixture(scope="session")
-def fixture_cache() -> SummaryCache:
+def fixture_cache() -> "SummaryCache":
     """One cache over the read-only fixture logs, loaded once (tests must not change it)."""
     written = fixtures_written_at()
+    from tui_insight.summary.cache import SummaryCache  # imported once the dependencies are known to be there
+
     cache = SummaryCache(str(MINDSPORE_LOGS), clock=lambda: written)
     cache.reload()
     return cache
