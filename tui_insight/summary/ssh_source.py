@@ -324,6 +324,8 @@ class SshSource:
         proc = session.proc
         try:
             deadline, wait, spare_wanted = time.monotonic() + REQUEST_TIMEOUT, WAIT_FIRST, not connected
+            # Looked at every millisecond at most: Popen.wait(timeout) polls too, up to 50 ms apart
+            # (an idle reload's listing took 10 ms instead of 7 with it).
             while proc.poll() is None:
                 if time.monotonic() > deadline:
                     raise self._lose(f"no answer in {REQUEST_TIMEOUT} s")
