@@ -7,10 +7,14 @@ import shutil
 from pathlib import Path
 
 import importlib.util
+from typing import TYPE_CHECKING
 
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS, TRUTH_FILE, fixtures_written_at
+
+if TYPE_CHECKING:
+    from tui_insight.summary.cache import SummaryCache
 
 TEST_NEEDS = ("google.protobuf", "numpy", "textual", "hypothesis", "xdist")
 
