@@ -348,6 +348,14 @@ def _spools() -> list[int]:
     return found
 
 
+def big_random_file(directory: Path) -> tuple[Path, bytes]:
+    """48 MB of random bytes: far more than the pipes and the channel window hold."""
+    path = directory / "big.summary.1"
+    data = os.urandom(48 << 20)
+    path.write_bytes(data)
+    return path, data
+
+
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="an anonymous file in memory is Linux's")
 def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_given_back(server, tmp_path):
     """ssh writes a streamed range into a file in memory, not into a pipe a thread of ours must
@@ -355,9 +363,7 @@ def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_g
     reads and no thread runs; the pages behind what a seek back may still want are freed."""
     from tui_insight.summary.ssh_source import STREAM_KEEP
 
-    path = tmp_path / "big.summary.1"
-    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
-    path.write_bytes(data)
+    path, data = big_random_file(tmp_path)
     source = SshSource(server.target(tmp_path), server.ssh_options())
     try:
         source.discover({})
@@ -381,9 +387,7 @@ def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_g
 
 
 def test_a_stream_cut_by_a_dropped_connection_ends_early_and_says_so(server, tmp_path):
-    path = tmp_path / "big.summary.1"
-    data = os.urandom(48 << 20)  # far more than the pipes and the channel window hold
-    path.write_bytes(data)
+    path, data = big_random_file(tmp_path)
     source = SshSource(server.target(tmp_path), server.ssh_options())
     try:
         source.discover({})
