@@ -57,7 +57,7 @@ def row(view: JobView, job: JobHealth, now: float) -> dict[str, str]:
 
 def text_table(rows: list[dict[str, str]]) -> str:
     """Aligned columns, two spaces apart; the control characters of job names escaped."""
-    from .ui.common.text import shown  # a pure function: escapes what a terminal would act on
+    from .escape import shown
 
     rows = [{key: shown(value) for key, value in r.items()} for r in rows]
     widths = {h: max([len(h), *(len(r[h]) for r in rows)]) for h in HEADERS}

@@ -7,23 +7,11 @@ markup goes through `markup()`; where a `rich.text.Text` is built, through `lite
 """
 from __future__ import annotations
 
-import re
-
 from rich.text import Text
 
-# C0 and C1 controls, DEL, and the bidi embedding/override/isolate marks.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+from ...escape import shown
 
-
-def _visible(match: re.Match[str]) -> str:
-    char = match.group()
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def shown(text: str) -> str:
-    """`text` with control and bidi characters written as escapes (`\\x1b`, `\\u202e`)."""
-    return _UNSAFE.sub(_visible, text)
+__all__ = ["literal", "markup", "shown"]
 
 
 def markup(text: str) -> str:
