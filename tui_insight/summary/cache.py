@@ -32,8 +32,10 @@ from .discovery import (Discovery, FoundJob, classify, rediscover, restored_list
                         summary_sort_key)
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
+from .not_shown import EMBEDDINGS, EXAMPLES, NOTHING, LeftOut, NotShown, NotShownBook, UnshownKind
 from .payloads import Locator, PayloadStore
 from .poll import PollTable
+from .projector import MAX_CONFIG_BYTES, MAX_TSV_BYTES, inside_path, parse_config, tsv_shape
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, period_of, scan_batches
 from .series import Series
@@ -137,7 +139,8 @@ class JobView:
     update_time: float = 0.0  # mtime of the newest file
     changed_at: float = 0.0  # when the local clock saw it change (health.py: the files' clock may be skewed)
     loaded: bool = False  # False until the first load of the job has finished
-    problems: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()  # what could not be read, and `not_shown.notes()`, a line each
+    not_shown: NotShown = NOTHING  # what the job holds that no view shows (kinds, tags over the limits)
     # What the job list reads; kept when the details (`tags`) are dropped under the memory budget.
     digests: Mapping[str, TagDigest] = field(default_factory=dict)  # scalar tag -> digest, first-seen order
     tag_counts: Mapping[str, int] = field(default_factory=dict)  # plugin -> number of tags
@@ -467,6 +470,9 @@ class _JobLoader:
         self._on_progress: Callable[[Changes], None] | None = None
         self._next_progress = 0.0
         self._hparams_published: tuple = ()  # the hparams records in the view's lineage
+        self.projector: tuple[UnshownKind, ...] = ()  # the embeddings its projector config names
+        self._projector_stamp: tuple | None = None  # the config as last read
+        self._projector_problem = ""  # why the config cannot be read
 
     def _reset(self) -> None:
         self.files: dict[str, _FileState] = {}
@@ -482,6 +488,7 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        self.unshown = NotShownBook()  # tags of kinds no view shows, tags left out under the limits
         self._unsettle()
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), _NO_RANKS)  # `_file_ranks`
 
@@ -514,7 +521,7 @@ class _JobLoader:
         stats: dict[str, os.stat_result | OSError] = {}
         stamp: list = [len(found.event_files), len(found.lineage_files)]
         base = found.path + os.sep
-        for name in (*found.event_files, *found.lineage_files, *found.graph_files):
+        for name in (*found.event_files, *found.lineage_files, *found.graph_files, *found.projector_files):
             try:
                 st = stats[name] = self.source.stat(base + name)
                 stamp += (name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
@@ -589,6 +596,7 @@ class _JobLoader:
             self._read_file(self.files[name], ranks, progress)
         self._merge(ranks)
         self._refresh_pb(found)
+        self._refresh_projector(found)
         lineage = self._tb_lineage(self._refresh_lineage(found))
         if self.changed:
             changes.updated.setdefault(self.train_id, set()).update(self.changed)
@@ -779,7 +787,7 @@ class _JobLoader:
                     self.hparams.append(record)
                 continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
-                self.problems.append(f"{value.tag}: {value.written or 'plugin'} data is not shown")
+                self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
             values.append(value)
         if not values:
             return
@@ -851,18 +859,21 @@ class _JobLoader:
             cap = limits.MAX_TAGS_PER_PLUGIN.get(plugin)
             same_plugin = [k for k in self.tags if k[0] == plugin] if cap else []
             if cap and len(same_plugin) >= cap:
-                self._evict(same_plugin[0])
+                self._evict(same_plugin[0], cap)
             elif len(self.tags) + len(self.graphs) >= limits.MAX_TAGS:
-                self._evict(next(iter(self.tags)))
+                self._evict(next(iter(self.tags)), limits.MAX_TAGS)
             names = ("value",) if plugin == "scalar" else ("offset", "index")
             self.tags[key] = Series.empty(limits.max_steps(plugin), names)
         return True
 
-    def _evict(self, key: TagKey) -> None:
-        """The earliest-seen tag leaves; its later values are ignored (MindInsight does the same)."""
+    def _evict(self, key: TagKey, limit: int) -> None:
+        """The earliest-seen tag leaves; its later values are ignored (MindInsight does the same).
+        Counted as left out under `limit`, unless no view would show it anyway (counted as such)."""
         self.tags.pop(key, None)
         self.changed.discard(key)
         self.evicted.add(key)
+        if key[0] != "other":
+            self.unshown.left(key[0], limit)
 
     def _merge(self, ranks: np.ndarray) -> None:
         """Move pending values into the series."""
@@ -918,6 +929,46 @@ class _JobLoader:
                 self._pb_stamps[name] = stamp
                 self._add_graph(GraphSource(name, "pb", path, 0, 0, st.st_mtime))
 
+    # -- projector embeddings (listed as not shown) --------------------------------------
+
+    def _refresh_projector(self, found: FoundJob) -> None:
+        """Read the projector config again when it changed: the embeddings it names, and the
+        shapes of the first few (from the config, else from a small TSV inside the job)."""
+        name = found.projector_files[0] if found.projector_files else ""
+        st = self._stats.get(name) if name else None
+        if not isinstance(st, os.stat_result):
+            self.projector, self._projector_stamp = (), None
+            self._projector_problem = f"{name}: unreadable ({_describe(st) if st else 'gone'})" if name else ""
+            return
+        stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if stamp == self._projector_stamp:
+            return
+        self._projector_stamp, self._projector_problem = stamp, ""
+        try:
+            text = self.source.read(os.path.join(self.path, name), 0, min(st.st_size, MAX_CONFIG_BYTES))
+        except OSError as exc:
+            self.projector, self._projector_problem = (), f"{name}: unreadable ({_describe(exc)})"
+            return
+        embeddings = parse_config(text.decode("utf-8", "surrogateescape"))
+        labels = []
+        for embedding in embeddings[:EXAMPLES]:
+            if not embedding.shape:
+                embedding = replace(embedding, shape=self._tsv_shape(embedding.tensor_path))
+            labels.append(embedding.label())
+        self.projector = (UnshownKind(EMBEDDINGS, len(embeddings), tuple(labels)),) if embeddings else ()
+
+    def _tsv_shape(self, tensor_path: str) -> tuple[int, ...]:
+        """(rows, columns) of a small TSV inside the job directory; () when not cheap or not readable."""
+        inside = inside_path(tensor_path)
+        if inside is None or not inside.endswith(".tsv"):
+            return ()
+        path = os.path.join(self.path, *inside.split("/"))
+        try:
+            size = self.source.stat(path).st_size
+            return tsv_shape(self.source.read(path, 0, size)) if size <= MAX_TSV_BYTES else ()
+        except OSError:
+            return ()
+
     # -- lineage ------------------------------------------------------------------------
 
     def _refresh_lineage(self, found: FoundJob) -> JobLineage | None:
@@ -941,6 +992,18 @@ class _JobLoader:
 
     # -- publishing ---------------------------------------------------------------------
 
+    def _not_shown(self, found: FoundJob) -> NotShown:
+        """What the job holds that no view shows: the book's count, the projector's embeddings,
+        and the .pb graphs left out under the graph limit."""
+        dropped = sum(1 for name in found.graph_files
+                      if name not in self.graphs and isinstance(self._stats.get(name), os.stat_result))
+        graphs = (LeftOut("graph", dropped, limits.MAX_TAGS_PER_PLUGIN["graph"]),) if dropped else ()
+        return self.unshown.account(self.projector, graphs)
+
+    def _problems(self, not_shown: NotShown) -> tuple[str, ...]:
+        projector = [self._projector_problem] if self._projector_problem else []
+        return tuple(self.problems + projector + not_shown.notes() + self.notes)
+
     def _publish(self, found: FoundJob, lineage: JobLineage | None, unchanged: bool = False,
                  loaded: bool = True) -> None:
         """Replace the view; or keep it when `unchanged` (no new data) and what it shows of the
@@ -950,7 +1013,8 @@ class _JobLoader:
         update_time = _update_time(self._stats)
         view = self.view
         changed_at = view.changed_at if update_time == view.update_time else now if view.loaded else min(update_time, now)
-        problems = tuple(self.problems + self.notes)
+        not_shown = self._not_shown(found)
+        problems = self._problems(not_shown)
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
                 and view.tensorboard_files == tuple(found.tensorboard_files)
@@ -985,6 +1049,7 @@ class _JobLoader:
             changed_at=changed_at,
             loaded=loaded,
             problems=problems,
+            not_shown=not_shown,
             digests=digests,
             tag_counts=counts,
             last_step=last_step,
@@ -1034,6 +1099,7 @@ class _JobLoader:
             evicted=sorted(self.evicted), graphs=[asdict(g) for g in self.graphs.values()],
             first_wall_time=self.first_wall_time, problems=list(self.problems), seq=self.seq,
             digests=dict(self.view.digests), last_step=self.view.last_step, hparams=list(self.hparams),
+            not_shown=self.view.not_shown,
         )
 
     def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
@@ -1067,6 +1133,7 @@ class _JobLoader:
         self.graphs = {g["tag"]: GraphSource(**g) for g in snapshot.graphs}
         self.first_wall_time = snapshot.first_wall_time
         self.problems = list(snapshot.problems)
+        self._take_not_shown(snapshot.not_shown)
         self.hparams = list(snapshot.hparams)
         # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
         self.tb_plugins = tb.plugin_names([*self.tags, *self.evicted])
@@ -1076,9 +1143,16 @@ class _JobLoader:
         self._stamp = ()  # the next refresh compares the files with what the snapshot read
         listed = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
                       digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
-                      tag_counts=MappingProxyType(snapshot.tag_counts))
+                      tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown)
         # A warm start installs thousands of headers: a constructor costs a fraction of a `replace`.
         self.view = JobView(self.train_id, self.path, **listed) if fresh else replace(view, **listed)
+
+    def _take_not_shown(self, not_shown: NotShown) -> None:
+        """Count on from a snapshot's account; the projector and the .pb graphs are looked at
+        again by the next refresh."""
+        self.unshown = NotShownBook.of(not_shown, skip_kinds=(EMBEDDINGS,), skip_plugins=("graph",))
+        self.projector = tuple(k for k in not_shown.kinds if k.kind == EMBEDDINGS)
+        self._projector_stamp = None
 
     def list_settled(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
         """A fresh loader listed from a header (`snapshot`, not `detailed`) whose job is exactly
@@ -1087,7 +1161,8 @@ class _JobLoader:
         so simple (lineage, .pb graphs, hparams, a file grown or replaced): then the caller goes
         the long way."""
         records = snapshot.files
-        if (snapshot.detailed or snapshot.hparams or found.lineage_files or found.graph_files or self.files
+        if (snapshot.detailed or snapshot.hparams or found.lineage_files or found.graph_files
+                or found.projector_files or self.files
                 or self.view.loaded or snapshot.path != self.path):
             return False
         names = found.event_files
@@ -1117,6 +1192,7 @@ class _JobLoader:
         self.graphs = {g["tag"]: GraphSource(**g) for g in snapshot.graphs}
         self.first_wall_time = snapshot.first_wall_time
         self.problems = list(snapshot.problems)
+        self._take_not_shown(snapshot.not_shown)
         self.detailed = False
         self.saved = tuple(saved)
         self.found = found
@@ -1129,7 +1205,8 @@ class _JobLoader:
             files=tuple(base + state.name for state in files.values()), tags=_NO_TAGS,
             graphs=MappingProxyType(dict(self.graphs)), file_status=tuple(status),
             first_wall_time=self.first_wall_time, update_time=update_time, changed_at=min(update_time, now),
-            loaded=True, problems=tuple(self.problems + self.notes), digests=MappingProxyType(snapshot.digests),
+            loaded=True, problems=self._problems(snapshot.not_shown), not_shown=snapshot.not_shown,
+            digests=MappingProxyType(snapshot.digests),
             tag_counts=MappingProxyType(snapshot.tag_counts), last_step=snapshot.last_step, detailed=False)
         return True
 
@@ -1137,7 +1214,7 @@ class _JobLoader:
         """Just listed from a header (`install`): when the job is exactly what the snapshot read
         (the same files, none grown, nothing else to read: no lineage, .pb graph or hparams),
         publish its view as the refresh that reads nothing would, without one; else False."""
-        if self.detailed or found.lineage_files or found.graph_files or self.hparams \
+        if self.detailed or found.lineage_files or found.graph_files or found.projector_files or self.hparams \
                 or len(found.event_files) != len(self.files):
             return False
         files = self.files

@@ -3,7 +3,8 @@
 A job is any directory at or below LOGDIR that holds summary files (`summary.<digits>` in the
 name, not ending `_lineage` or `_explain`), lineage files (`_lineage`) or graph files (`.pb`,
 except `memory_usage_<n>.pb`) or TensorBoard event files (`tfevents` in the name; a directory may
-hold both kinds). Ids are relative paths: `./`, `./run1`, `./exp/rank_0`.
+hold both kinds), or a TensorBoard projector config (`projector_config.pbtxt`: embeddings, listed
+as not shown). Ids are relative paths: `./`, `./run1`, `./exp/rank_0`.
 Symlinked directories are followed, each real directory once, so links cannot loop. There is
 no cap on the number of jobs; hidden directories (`.git`, ...) are skipped.
 """
@@ -15,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from .poll import Rotation
+from .projector import CONFIG_NAME as PROJECTOR_CONFIG
 from .tensorboard import is_tensorboard_file, sort_key as tensorboard_sort_key
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
@@ -32,6 +34,7 @@ class FoundJob:
     graph_files: list[str] = field(default_factory=list)
     profile_dirs: list[str] = field(default_factory=list)  # child directories holding a profile
     tensorboard_files: list[str] = field(default_factory=list)  # TensorBoard event files, read order
+    projector_files: list[str] = field(default_factory=list)  # a TensorBoard projector config (embeddings)
 
     @property
     def event_files(self) -> list[str]:
@@ -57,7 +60,9 @@ def summary_sort_key(name: str) -> tuple[int, list[int]]:
 
 
 def classify(name: str) -> str | None:
-    """'summary', 'lineage', 'graph', 'tensorboard' or None for a file name."""
+    """'summary', 'lineage', 'graph', 'tensorboard', 'projector' or None for a file name."""
+    if name == PROJECTOR_CONFIG:
+        return "projector"
     if is_tensorboard_file(name):
         return "tensorboard"
     if SUMMARY_RE.search(name):
@@ -265,7 +270,7 @@ def job_of(train_id: str, path: str, files: dict[str, list[str]]) -> FoundJob:
     """The job of a directory whose files are `files` (kind -> names in read order)."""
     return FoundJob(train_id, path, list(files.get("summary", ())), list(files.get("lineage", ())),
                     list(files.get("graph", ())), list(files.get("profile", ())),
-                    list(files.get("tensorboard", ())))
+                    list(files.get("tensorboard", ())), list(files.get("projector", ())))
 
 
 def rediscover(path: str, train_id: str, listings: dict[str, _Listing]) -> FoundJob | None:

@@ -4,7 +4,7 @@ A snapshot holds what a job's loader needs to go on reading where it stopped: pe
 TensorBoard file its identity, kind and how far it was read, the TensorBoard hparams records (in
 the header: the lineage table lists a job from the header alone), each tag's series (its candidates, and which of them are
 the kept steps), the tags left out under the tag limits, graphs, the first wall time,
-problems and the event count. It also holds what the job list shows (digests, the newest step),
+problems and the event count, and what the job holds that no view shows. It also holds what the job list shows (digests, the newest step),
 so a job can be listed from the header alone and its series read only when it is opened.
 The digests' numbers are binary columns, not JSON: parsing a few hundred floats per job as
 text was most of the cost of listing 5,000 jobs from the cache.
@@ -34,10 +34,12 @@ import google_crc32c
 import numpy as np
 
 from .digest import SPARK_POINTS, TagDigest
+from .not_shown import NOTHING, NotShown
 from .series import Series
 from .tensorboard import HParams
 
-FORMAT_VERSION = 4  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows
+FORMAT_VERSION = 5  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+# 5: what the job holds that no view shows (`not_shown.NotShown`)
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -79,6 +81,7 @@ class JobSnapshot:
     tag_counts: dict[str, int] = field(default_factory=dict)  # plugin -> tags (filled in on reading)
     detailed: bool = True  # False: read from the header only (`series` is empty)
     hparams: list[HParams] = field(default_factory=list)  # TensorBoard hparams records (lineage)
+    not_shown: NotShown = NOTHING  # what the job holds that no view shows (in the header: the job list marks it)
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -116,6 +119,7 @@ def encode(snapshot: JobSnapshot) -> bytes:
         "last_step": snapshot.last_step,
         "hparams": [[h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time]
                     for h in snapshot.hparams],
+        "not_shown": snapshot.not_shown.to_json(),
     }
     table = {"tags": tags, "evicted": [list(key) for key in snapshot.evicted], "seq": snapshot.seq}
     head_json = json.dumps(header, separators=(",", ":")).encode()
@@ -215,7 +219,7 @@ def _listed(header: dict, digest_block: bytes) -> JobSnapshot:
         graphs=[_record(g, GRAPH_FIELDS) for g in header["graphs"]],
         first_wall_time=None if first_wall is None else float(first_wall), problems=list(problems),
         digests=_digests(header["digests"], digest_block), last_step=last_step, tag_counts=counts, detailed=False,
-        hparams=[_hparams(entry) for entry in header["hparams"]],
+        hparams=[_hparams(entry) for entry in header["hparams"]], not_shown=NotShown.from_json(header["not_shown"]),
     )
 
 
@@ -279,21 +283,23 @@ def listing(head: bytes) -> tuple:
     return (snapshot.path, files, {sys.intern(plugin): n for plugin, n in snapshot.tag_counts.items()},
             [tuple(g[name] for name in GRAPH_FIELDS) for g in snapshot.graphs], snapshot.first_wall_time,
             snapshot.problems, [sys.intern(tag) for tag in digests], digests.block, snapshot.last_step,
-            [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams])
+            [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams],
+            snapshot.not_shown.to_json())
 
 
 def listed(data: object) -> JobSnapshot:
     """The header-only snapshot (`detailed` False) of `listing`'s data; SnapshotError when it
     is not such data."""
     try:
-        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams = data
+        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, not_shown = data
         _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
         return JobSnapshot(
             path=path, files=[dict(zip(FILE_FIELDS, f, strict=True)) for f in files], tag_keys=[], series={},
             graphs=[dict(zip(GRAPH_FIELDS, g, strict=True)) for g in graphs], first_wall_time=first_wall,
             problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
             detailed=False, hparams=[HParams(kind, values, tuple(tuple(m) for m in metrics), group, status, when)
-                                     for kind, values, metrics, group, status, when in hparams])
+                                     for kind, values, metrics, group, status, when in hparams],
+            not_shown=NotShown.from_json(not_shown))
     except (ValueError, TypeError) as exc:
         raise SnapshotError(f"malformed listing: {exc}") from exc
 

@@ -1,0 +1,129 @@
+"""What a job holds that no view shows (issue 22): kinds without a view and tags over the limits,
+counted in `JobView.not_shown`, a note each in `JobView.problems`, kept through the disk cache
+and the loading processes; projector embeddings found, a projector config alone a job."""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+from unshown_logs import (
+    EMBEDDING_SHAPE,
+    MANY_TAGS,
+    UNSHOWN,
+    write_many_tags,
+    write_unshown,
+)
+
+from tui_insight.summary import limits
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.discovery import discover
+from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.writer import SummaryWriter
+
+OVER = MANY_TAGS - limits.MAX_TAGS
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    logdir = tmp_path_factory.mktemp("unshown")
+    write_unshown(logdir)
+    write_many_tags(logdir)
+    return logdir
+
+
+def loaded(logdir, **kwargs) -> SummaryCache:
+    cache = SummaryCache(str(logdir), **kwargs)
+    try:
+        cache.reload()
+    finally:
+        cache.stop()
+    return cache
+
+
+def account(view) -> tuple:
+    return ({k.kind: k.count for k in view.not_shown.kinds},
+            {(e.plugin, e.limit): e.count for e in view.not_shown.left_out})
+
+
+def test_every_kind_no_view_shows_is_counted_with_a_note_each(logs):
+    cache = loaded(logs)
+    run = cache.job("./run")
+    assert account(run) == (UNSHOWN, {})
+    assert run.not_shown.brief() == "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1"
+    notes = [p for p in run.problems if p.startswith("not shown: ")]
+    assert len(notes) == len(UNSHOWN) == len(run.problems)  # one line a kind, not one a tag
+    assert "not shown: pr_curves data, 2 tags (pr/class0, pr/class1)" in notes
+    assert f"not shown: embeddings data, 1 tensor (feat:00000 {EMBEDDING_SHAPE[0]}x{EMBEDDING_SHAPE[1]})" in notes
+
+
+def test_tags_over_the_tag_limit_are_counted(logs):
+    many = loaded(logs).job("./many")
+    assert many.tag_count("scalar") == limits.MAX_TAGS
+    assert account(many) == ({}, {("scalar", limits.MAX_TAGS): OVER})
+    assert many.not_shown.brief() == f"{OVER} tags over the {limits.MAX_TAGS} limit"
+    note = f"not shown: {OVER} scalar tags over the {limits.MAX_TAGS}-tag limit (the earliest seen left out)"
+    assert many.problems == (note,)
+
+
+def test_tensor_tags_over_their_own_limit_are_counted_by_plugin(tmp_path):
+    cap = limits.MAX_TAGS_PER_PLUGIN["tensor"]
+    with SummaryWriter(tmp_path / "job") as writer:
+        for step in range(2):
+            for i in range(cap + 2):
+                writer.add_tensor(f"t{i}", np.arange(4.0) + step)
+            writer.record(step)
+    view = loaded(tmp_path).job("./job")
+    assert view.tag_count("tensor") == cap
+    assert account(view) == ({}, {("tensor", cap): 2})
+    assert view.not_shown.brief() == f"2 tensor tags over the {cap} limit"
+
+
+def test_a_warm_start_lists_what_is_not_shown_from_the_disk_cache(logs, tmp_path):
+    first = loaded(logs, disk_cache=DiskCache(tmp_path / "cache"))
+    warm = loaded(logs, disk_cache=DiskCache(tmp_path / "cache"))
+    assert warm.progress.bytes_read == 0  # listed from the cache, nothing read again
+    for train_id in ("./run", "./many"):
+        assert account(warm.job(train_id)) == account(first.job(train_id)) != ({}, {})
+        assert warm.job(train_id).problems == first.job(train_id).problems
+
+
+def test_loading_processes_hand_back_what_is_not_shown(logs, tmp_path):
+    for i in range(8):  # a pool reads passes of at least 8 jobs
+        shutil.copytree(logs / "run", tmp_path / f"run{i}")
+    plain, pooled = loaded(tmp_path), loaded(tmp_path, workers=2)
+    assert set(pooled.jobs) == set(plain.jobs) and len(plain.jobs) == 8
+    for train_id, view in plain.jobs.items():
+        assert account(pooled.job(train_id)) == account(view) == (UNSHOWN, {})
+        assert pooled.job(train_id).problems == view.problems
+
+
+def test_a_projector_config_alone_makes_a_job_with_its_embeddings(tmp_path):
+    run = tmp_path / "emb"
+    (run / "00000" / "feat").mkdir(parents=True)
+    (run / "00000" / "feat" / "tensors.tsv").write_text("".join("1\t2\t3\n" for _ in range(7)))
+    (tmp_path / "outside.tsv").write_text("1\t2\n")
+    (run / "projector_config.pbtxt").write_text(
+        'embeddings {\ntensor_name: "feat:00000"\ntensor_path: "00000/feat/tensors.tsv"\n}\n'
+        'embeddings {\ntensor_name: "words"\ntensor_path: "w.bin"\ntensor_shape: 100\ntensor_shape: 16\n}\n'
+        'embeddings {\ntensor_name: "away"\ntensor_path: "../outside.tsv"\n}\n')
+    assert list(discover(str(tmp_path)).jobs) == ["./emb"]
+    view = loaded(tmp_path).job("./emb")
+    assert view.state == "ok"
+    (kind,) = view.not_shown.kinds
+    # shapes: counted from a TSV inside the job, as written in the config, never read outside it
+    assert (kind.kind, kind.count, kind.examples) == ("embeddings", 3, ("feat:00000 7x3", "words 100x16", "away"))
+
+
+def test_a_projector_config_that_grows_is_read_again(tmp_path):
+    run = tmp_path / "emb"
+    run.mkdir()
+    config = run / "projector_config.pbtxt"
+    config.write_text('embeddings {\ntensor_name: "a"\n}\n')
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert [k.count for k in cache.job("./emb").not_shown.kinds] == [1]
+    with config.open("a") as fh:
+        fh.write('embeddings {\ntensor_name: "b"\n}\n')
+    cache.reload()
+    assert [k.examples for k in cache.job("./emb").not_shown.kinds] == [("a", "b")]
