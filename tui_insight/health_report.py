@@ -5,7 +5,8 @@ memory stays small however many jobs there are), with a progress line on stderr.
 metric is `--metric TAG`, else the one chosen in the app for this LOGDIR (`m`, remembered in the
 workspace), else each job's loss. Exit status: 1 when a job has a NaN or diverging badge, 0 otherwise (2 for errors,
 from the CLI). With `--json`, a list of one object per job; numbers that are not finite are null
-(the `NaN` badge says so).
+(the `NaN` badge says so). What a job holds that no view shows (`JobView.not_shown`) is listed
+under the table, a line per job; in JSON, each job's `not_shown` entries and `problems` lines.
 """
 from __future__ import annotations
 
@@ -68,6 +69,18 @@ def text_table(rows: list[dict[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def not_shown_lines(views: list[JobView]) -> list[str]:
+    """"not shown:" and a line per job holding what no view shows (none: no lines)."""
+    from .escape import shown
+
+    holding = [view for view in views if view.not_shown]
+    if not holding:
+        return []
+    width = max(len(shown(view.train_id)) for view in holding)
+    return ["not shown:", *(f"  {shown(view.train_id).ljust(width)}  {shown(view.not_shown.brief())}"
+                            for view in holding)]
+
+
 def json_row(view: JobView, job: JobHealth, now: float) -> dict[str, Any]:
     digest = job.digest
     best = job.best()
@@ -88,6 +101,8 @@ def json_row(view: JobView, job: JobHealth, now: float) -> dict[str, Any]:
         "seconds_since_last_step": round(since, 3) if since is not None and live else None,
         "last_step": view.last_step,
         "update_time": view.update_time or None,
+        "not_shown": view.not_shown.as_records(),  # what no view shows: kinds, tags over the limits
+        "problems": list(view.problems),  # what could not be read, and a line per not_shown entry
     }
 
 
@@ -127,6 +142,8 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
             how = "--metric" if metric else "chosen with m in the app"
             print(f"headline metric: {chosen} ({how})", file=out)
         print(text_table([row(view, job, now) for view, job in jobs]), file=out)
+        for line in not_shown_lines(views):
+            print(line, file=out)
     failing = any(b in health.FAILING for _, job in jobs for b in job.badges(now))
     return 1 if failing else 0
 
