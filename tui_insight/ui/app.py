@@ -34,6 +34,7 @@ from . import _textual_compat
 from .common.filters import compile_filter
 from .common.text import markup
 from .messages import CacheChanged
+from .not_shown_log import NotShownLog
 from .screens import load_dashboard
 from .screens.dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
@@ -170,6 +171,7 @@ class InsightApp(App):
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
         self.changes_delivered = 0  # how many times the screens were handed changes
+        self.not_shown_log = NotShownLog()  # what jobs hold that no view shows, logged once a job
         self._unsubscribe: Callable[[], None] | None = None
         for theme_obj in load_themes():
             self.register_theme(theme_obj)
@@ -312,6 +314,7 @@ class InsightApp(App):
         self.changes_delivered += 1
         if changes.removed:
             self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]
+        self.not_shown_log.record(changes, self.cache.jobs)
         if self.start_at is not None:
             self._open_start()
         for screen in self.screen_stack:
@@ -365,8 +368,10 @@ class InsightApp(App):
         nodes = self.extra_binding_nodes(screen)
         groups = collect_bindings(screen, nodes)
         title = getattr(screen, "HELP_GROUP", type(screen).__name__)
-        # The screen's note, else the active view's (nodes[0] when a view is shown).
-        note = getattr(screen, "HELP_NOTE", "") or (getattr(nodes[0], "HELP_NOTE", "") if nodes else "")
+        # The screen's note (made when asked: `help_note`), else the active view's (nodes[0] when a view is shown).
+        note_of = getattr(screen, "help_note", None)
+        note = note_of() if callable(note_of) else (
+            getattr(screen, "HELP_NOTE", "") or (getattr(nodes[0], "HELP_NOTE", "") if nodes else ""))
         self.push_screen(HelpScreen(help_text(groups, self, note), title))
 
     async def action_quit(self) -> None:

@@ -9,6 +9,9 @@ A comparison shows the runs its `RunsState` lets through: `R` opens the run pane
 digit shows/hides a run, `/` filters by name), `D` the lineage columns where the shown runs
 differ. Views draw only the shown runs (`DataView.show_jobs`, or built again), keep each run's
 colour, and keep their settings under the whole comparison's name.
+
+Under the title, one line names what the jobs hold that no view shows (`JobView.not_shown`:
+PR curves, audio, embeddings, tags over the tag limits); `?` lists each job's notes whole.
 """
 from __future__ import annotations
 
@@ -66,6 +69,32 @@ def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None 
     return f"[b]compare {len(train_ids)}[/b]  " + "  ".join(parts)
 
 
+def not_shown_line(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None) -> str:
+    """"not shown: pr_curves 2 tags · 20 tags over the 300 limit" (markup) for one job; for a
+    comparison, each shown run's, by name; "" when nothing is left unshown."""
+    holding = [(tid, views[tid].not_shown) for tid in train_ids
+               if tid in views and views[tid].not_shown and (shown is None or tid in shown)]
+    if not holding:
+        return ""
+    if len(train_ids) == 1:
+        what = markup(holding[0][1].brief())
+    else:
+        what = "; ".join(f"{markup(tid)} {markup(unshown.brief())}" for tid, unshown in holding)
+    return f"[b]not shown:[/b] {what}  [dim](? lists them)[/dim]"
+
+
+def not_shown_note(train_ids: tuple[str, ...], views) -> str:
+    """The `?` help's section: each job's notes (`JobView.problems`) whole."""
+    lines = []
+    for tid in train_ids:
+        problems = views[tid].problems if tid in views else ()
+        if problems:
+            lines += [f"  [b]{markup(tid)}[/b]", *(f"    {markup(problem)}" for problem in problems)]
+    if not lines:
+        return ""
+    return "\n".join(["[b]Not shown, and what could not be read[/b]  (the line under the title)", *lines])
+
+
 class DashboardScreen(Screen):
     HELP_GROUP = "Dashboard"
     AUTO_FOCUS = None  # the view decides (`focus_view`), so keys never land in a filter box by accident
@@ -77,6 +106,8 @@ class DashboardScreen(Screen):
     ]
     DEFAULT_CSS = """
     DashboardScreen #dashboard-body { height: 1fr; }
+    DashboardScreen #dashboard-not-shown { height: 1; padding: 0 1; color: $warning; text-wrap: nowrap;
+                                           text-overflow: ellipsis; }
     DashboardScreen #views { width: 1fr; }
     DashboardScreen #run-tags, DashboardScreen LineageDiff, DashboardScreen #dashboard-no-run { display: none; }
     DashboardScreen.-runs #run-tags, DashboardScreen.-diff LineageDiff { display: block; }
@@ -107,6 +138,9 @@ class DashboardScreen(Screen):
             self.runs = RunsState.of(self.train_ids, workspace.get(workspace_scope(self.train_ids), "dashboard"))
         self._shown = self.runs.visible() or self.train_ids
         yield Static(self._title(), id="dashboard-title", classes="screen-title")
+        not_shown = Static(self._not_shown(), id="dashboard-not-shown")
+        not_shown.display = bool(not_shown.content)
+        yield not_shown
         # Created on the initial view: Tabs announce their first activation after mount, which
         # would otherwise switch back to the first view.
         yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
@@ -242,12 +276,27 @@ class DashboardScreen(Screen):
     def _title(self) -> str:
         return jobs_title(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None)
 
+    def _not_shown(self) -> str:
+        return not_shown_line(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None)
+
     def _show_title(self) -> None:
         titles = self.query_children("#dashboard-title")  # none before the screen is composed
         if titles:
             title = self._title()
             if titles.first(Static).content != title:  # an update lays the screen out again
                 titles.first(Static).update(title)
+            line = self.query_one("#dashboard-not-shown", Static)
+            text = self._not_shown()
+            if line.content != text:
+                line.update(text)
+                line.display = bool(text)
+
+    def help_note(self) -> str:
+        """`?`'s note: the active view's, then what the jobs hold that no view shows."""
+        view = self.active_view
+        parts = [getattr(view, "HELP_NOTE", "") if view is not None else "",
+                 not_shown_note(self.train_ids, self.app.cache.jobs)]
+        return "\n\n".join(part for part in parts if part)
 
     # -- the runs of a comparison ---------------------------------------------------------------
 

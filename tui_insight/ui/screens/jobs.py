@@ -63,6 +63,8 @@ HELP_NOTE = "\n".join([
     "",
     "[b]Columns[/b]",
     "  [b]health[/b]  badges, below; the state column says corrupt and truncated",
+    "  [b]state *N[/b]  the job holds N things no view shows: kinds of data (pr_curves, audio,",
+    "             mesh, embeddings, ...) or tags over a tag limit; its dashboard names them",
     "  [b]live[/b]  a file changed in the last minute (or 10 step intervals of a slow job)",
     "  [b]loss[/b] (named after the headline)  its last value; [b]best@step[/b] its best value and step",
     "  [b]trend[/b]  the headline over the kept steps: the means of ten equal slices",

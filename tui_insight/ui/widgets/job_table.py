@@ -231,11 +231,24 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
     metric = health.metric_cells()
     badges, live, since, updated = clock_texts(health, now)
     texts = (  # TEXT_KEYS order
-        "●" if mark_index is not None else " ", shown(view.train_id), shown(health.state), badges, live,
+        "●" if mark_index is not None else " ", shown(view.train_id), state_text(health.state, len(view.not_shown)),
+        badges, live,
         metric["value"], metric["best"], metric["change"], metric["speed"], since,
         str(last) if last is not None else "-", updated, "%d/%d/%d/%d" % files, "%d/%d/%d/%d" % counts)
     return JobRow(view.train_id, texts, health, mark_index, last if last is not None else -1, sum(files),
                   sum(counts), now, weakref.ref(view))
+
+
+def state_text(state: str, not_shown: int) -> str:
+    """The state cell: the state, and `*N` when the job holds N things no view shows (kinds of
+    data, tags over a limit: `JobView.not_shown`), kept whole when a long state is cut."""
+    text = shown(state)
+    if not not_shown:
+        return text
+    mark = f" *{not_shown}"
+    if len(text) + len(mark) > MAX_STATE_WIDTH:
+        text = text[: MAX_STATE_WIDTH - len(mark) - 1] + "…"
+    return text + mark
 
 
 def _unread(view: JobView) -> bool:
