@@ -18,6 +18,7 @@ from unshown_logs import (
 from tui_insight.summary import limits
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.discovery import discover
+from tui_insight.summary.not_shown import MAX_KINDS
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.summary.writer import SummaryWriter
 
@@ -127,3 +128,21 @@ def test_a_projector_config_that_grows_is_read_again(tmp_path):
         fh.write('embeddings {\ntensor_name: "b"\n}\n')
     cache.reload()
     assert [k.examples for k in cache.job("./emb").not_shown.kinds] == [("a", "b")]
+
+
+def test_a_file_naming_hundreds_of_plugins_gets_a_bounded_account(tmp_path):
+    from tensorboardX import SummaryWriter as TBWriter
+    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+
+    writer = TBWriter(str(tmp_path / "odd"))
+    for i in range(300):
+        metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=f"plugin{i}" + "x" * 200))
+        value = Summary.Value(tag=f"tag{i}", metadata=metadata, tensor=TensorProto(dtype=1, float_val=[1.0]))
+        writer._get_file_writer().add_summary(Summary(value=[value]), 0)
+    writer.close()
+    view = loaded(tmp_path).job("./odd")
+    kinds = view.not_shown.kinds
+    assert len(kinds) == MAX_KINDS + 1 and kinds[-1].kind == "other plugins"
+    assert sum(k.count for k in kinds) == 300 and kinds[-1].count == 300 - MAX_KINDS
+    assert max(len(p) for p in view.problems) < 400  # names cut short

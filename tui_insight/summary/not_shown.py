@@ -17,6 +17,9 @@ from typing import Any
 from . import limits
 
 EXAMPLES = 3  # tag names kept per kind, for the notes
+MAX_KINDS = 20  # kinds named one by one; a file naming more plugins has the rest counted together
+MORE_KINDS = "other plugins"
+MAX_NAME = 80  # characters of a kind's or tag's name kept (names come from files)
 EMBEDDINGS = "embeddings"
 
 
@@ -106,6 +109,10 @@ class NotShown:
 NOTHING = NotShown()  # a job holding nothing unshown (a default for frozen dataclasses)
 
 
+def _cut(name: str) -> str:
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME - 1] + "…"
+
+
 def _unit(kind: UnshownKind, count: int = 2) -> str:
     return _plural(count, "tensor" if kind.kind == EMBEDDINGS else "tag")
 
@@ -124,10 +131,13 @@ class NotShownBook:
 
     def saw(self, kind: str, tag: str) -> None:
         """A tag of `kind` seen for the first time."""
+        kind = _cut(kind)
+        if kind not in self.kinds and len(self.kinds) >= MAX_KINDS:
+            kind = MORE_KINDS
         entry = self.kinds.setdefault(kind, [0, []])
         entry[0] += 1
         if len(entry[1]) < EXAMPLES:
-            entry[1].append(tag)
+            entry[1].append(_cut(tag))
 
     def left(self, plugin: str, limit: int) -> None:
         self.left_out[(plugin, limit)] = self.left_out.get((plugin, limit), 0) + 1
