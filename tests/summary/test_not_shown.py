@@ -7,6 +7,9 @@ import shutil
 
 import numpy as np
 import pytest
+from tensorboardX import SummaryWriter as TBWriter
+from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+from tensorboardX.proto.tensor_pb2 import TensorProto
 from unshown_logs import (
     EMBEDDING_SHAPE,
     MANY_TAGS,
@@ -18,8 +21,8 @@ from unshown_logs import (
 from tui_insight.summary import limits
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.discovery import discover
-from tui_insight.summary.not_shown import MAX_KINDS
 from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.not_shown import MAX_KINDS
 from tui_insight.summary.writer import SummaryWriter
 
 OVER = MANY_TAGS - limits.MAX_TAGS
@@ -131,10 +134,6 @@ def test_a_projector_config_that_grows_is_read_again(tmp_path):
 
 
 def test_a_file_naming_hundreds_of_plugins_gets_a_bounded_account(tmp_path):
-    from tensorboardX import SummaryWriter as TBWriter
-    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
-    from tensorboardX.proto.tensor_pb2 import TensorProto
-
     writer = TBWriter(str(tmp_path / "odd"))
     for i in range(300):
         metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=f"plugin{i}" + "x" * 200))
