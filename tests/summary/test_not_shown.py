@@ -3,10 +3,12 @@ counted in `JobView.not_shown`, a note each in `JobView.problems`, kept through 
 and the loading processes; projector embeddings found, a projector config alone a job."""
 from __future__ import annotations
 
+import os
 import shutil
 
 import numpy as np
 import pytest
+from s3help import s3_server  # noqa: F401 (a fixture)
 from tensorboardX import SummaryWriter as TBWriter
 from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
 from tensorboardX.proto.tensor_pb2 import TensorProto
@@ -22,7 +24,8 @@ from tui_insight.summary import limits
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.discovery import discover
 from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.not_shown import MAX_KINDS
+from tui_insight.summary.fsspec_source import FsspecSource
+from tui_insight.summary.not_shown import MAX_KINDS, NOTHING
 from tui_insight.summary.writer import SummaryWriter
 
 OVER = MANY_TAGS - limits.MAX_TAGS
@@ -37,7 +40,8 @@ def logs(tmp_path_factory):
 
 
 def loaded(logdir, **kwargs) -> SummaryCache:
-    cache = SummaryCache(str(logdir), **kwargs)
+    """A cache of `logdir` (a local directory, or a remote source) after one reload."""
+    cache = SummaryCache(str(logdir) if isinstance(logdir, os.PathLike) else logdir, **kwargs)
     try:
         cache.reload()
     finally:
@@ -145,3 +149,12 @@ def test_a_file_naming_hundreds_of_plugins_gets_a_bounded_account(tmp_path):
     assert len(kinds) == MAX_KINDS + 1 and kinds[-1].kind == "other plugins"
     assert sum(k.count for k in kinds) == 300 and kinds[-1].count == 300 - MAX_KINDS
     assert max(len(p) for p in view.problems) < 400  # names cut short
+
+
+def test_over_s3_the_account_is_the_local_one(logs, s3_server):  # noqa: F811 (a fixture)
+    prefix = f"{s3_server.bucket()}/runs"
+    s3_server.upload(logs, prefix)
+    local, remote = loaded(logs), loaded(FsspecSource(f"s3://{prefix}", s3_server.options))
+    assert remote.error == "" and set(remote.jobs) == {"./run", "./many"}
+    for train_id in remote.jobs:
+        assert remote.job(train_id).not_shown == local.job(train_id).not_shown != NOTHING
