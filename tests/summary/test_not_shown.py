@@ -70,7 +70,7 @@ def test_tags_over_the_tag_limit_are_counted(logs):
     assert many.tag_count("scalar") == limits.MAX_TAGS
     assert account(many) == ({}, {("scalar", limits.MAX_TAGS): OVER})
     assert many.not_shown.brief() == f"{OVER} tags over the {limits.MAX_TAGS} limit"
-    note = f"not shown: {OVER} scalar tags over the {limits.MAX_TAGS}-tag limit (the earliest seen left out)"
+    note = f"not shown: {OVER} scalar tags over the limit of {limits.MAX_TAGS} (the earliest seen left out)"
     assert many.problems == (note,)
 
 
@@ -158,3 +158,15 @@ def test_over_s3_the_account_is_the_local_one(logs, s3_server):  # noqa: F811 (a
     assert remote.error == "" and set(remote.jobs) == {"./run", "./many"}
     for train_id in remote.jobs:
         assert remote.job(train_id).not_shown == local.job(train_id).not_shown != NOTHING
+
+
+def test_graph_files_over_the_graph_limit_are_counted(tmp_path):
+    cap = limits.MAX_TAGS_PER_PLUGIN["graph"]
+    (tmp_path / "job").mkdir()
+    for i in range(cap + 2):
+        (tmp_path / "job" / f"g{i:02d}.pb").write_bytes(b"")
+    view = loaded(tmp_path).job("./job")
+    assert len(view.graphs) == cap
+    assert account(view) == ({}, {("graph", cap): 2})
+    assert view.not_shown.brief() == f"2 graphs over the {cap} limit"
+    assert view.problems == (f"not shown: 2 graphs over the limit of {cap} (the earliest seen left out)",)

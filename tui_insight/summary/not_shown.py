@@ -64,7 +64,7 @@ class NotShown:
     def brief(self) -> str:
         """One short line: "pr_curves 2 tags, audio 1 · 20 tags over the 300 limit"."""
         kinds = ", ".join(f"{k.kind} {k.count}{' ' + _unit(k) if i == 0 else ''}" for i, k in enumerate(self.kinds))
-        limits = ", ".join(f"{n} {plugin + ' ' if plugin else ''}{_plural(n, 'tag')} over the {limit} limit"
+        limits = ", ".join(f"{n} {_tags_of(plugin, n)} over the {limit} limit"
                            for (limit, plugin), n in self._by_limit().items())
         return " · ".join(part for part in (kinds, limits) if part)
 
@@ -76,8 +76,8 @@ class NotShown:
             notes.append(f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)} ({names})" if names
                          else f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)}")
         for entry in self.left_out:
-            notes.append(f"not shown: {entry.count} {entry.plugin} {_plural(entry.count, 'tag')} over the "
-                         f"{entry.limit}-tag limit (the earliest seen left out)")
+            notes.append(f"not shown: {entry.count} {_tags_of(entry.plugin, entry.count)} over the "
+                         f"limit of {entry.limit} (the earliest seen left out)")
         return notes
 
     def to_json(self) -> dict[str, Any]:
@@ -111,6 +111,13 @@ NOTHING = NotShown()  # a job holding nothing unshown (a default for frozen data
 
 def _cut(name: str) -> str:
     return name if len(name) <= MAX_NAME else name[:MAX_NAME - 1] + "…"
+
+
+def _tags_of(plugin: str, count: int) -> str:
+    """"scalar tags", "graphs" (a graph is a file, not a tag), "tags" (any plugin: plugin "")."""
+    if plugin == "graph":
+        return _plural(count, "graph")
+    return f"{plugin} {_plural(count, 'tag')}" if plugin else _plural(count, "tag")
 
 
 def _unit(kind: UnshownKind, count: int = 2) -> str:
