@@ -20,6 +20,7 @@ from unshown_logs import (
     write_unshown,
 )
 
+from tui_insight.proto import summary_pb2
 from tui_insight.summary import limits
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.discovery import discover
@@ -58,7 +59,7 @@ def test_every_kind_no_view_shows_is_counted_with_a_note_each(logs):
     cache = loaded(logs)
     run = cache.job("./run")
     assert account(run) == (UNSHOWN, {})
-    assert run.not_shown.brief() == "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1"
+    assert run.not_shown.brief() == "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1 tensor"
     notes = [p for p in run.problems if p.startswith("not shown: ")]
     assert len(notes) == len(UNSHOWN) == len(run.problems)  # one line a kind, not one a tag
     assert "not shown: pr_curves data, 2 tags (pr/class0, pr/class1)" in notes
@@ -170,3 +171,19 @@ def test_graph_files_over_the_graph_limit_are_counted(tmp_path):
     assert account(view) == ({}, {("graph", cap): 2})
     assert view.not_shown.brief() == f"2 graphs over the {cap} limit"
     assert view.problems == (f"not shown: 2 graphs over the limit of {cap} (the earliest seen left out)",)
+
+
+def test_histogram_steps_over_the_bucket_limit_are_counted(tmp_path):
+    with SummaryWriter(tmp_path / "job") as writer:
+        for step, buckets in enumerate([10, limits.MAX_HISTOGRAM_BUCKETS + 10, 20, limits.MAX_HISTOGRAM_BUCKETS + 1]):
+            event = summary_pb2.Event(wall_time=1.0 + step, step=step)
+            histogram = event.summary.value.add(tag="w").histogram
+            for i in range(buckets):
+                histogram.buckets.add(left=float(i), width=1.0, count=1)
+            histogram.min, histogram.max = 0.0, float(buckets)
+            writer.write_message(event)
+    view = loaded(tmp_path).job("./job")
+    assert view.series("histogram", "w").steps.tolist() == [0, 2]  # as MindInsight, the wide ones left out
+    assert account(view) == ({f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets": 2}, {})
+    assert view.not_shown.brief() == f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets 2 steps"
+    assert view.problems == (f"not shown: histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets data, 2 steps (w)",)

@@ -17,7 +17,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
 
 OVER = MANY_TAGS - limits.MAX_TAGS
-RUN_BRIEF = "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1"
+RUN_BRIEF = "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1 tensor"
 
 
 @pytest.fixture

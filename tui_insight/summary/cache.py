@@ -32,7 +32,8 @@ from .discovery import (Discovery, FoundJob, classify, rediscover, restored_list
                         summary_sort_key)
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
-from .not_shown import EMBEDDINGS, EXAMPLES, NOTHING, LeftOut, NotShown, NotShownBook, UnshownKind
+from .not_shown import (EMBEDDINGS, EXAMPLES, NOTHING, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook,
+                        UnshownKind)
 from .payloads import Locator, PayloadStore
 from .poll import PollTable
 from .projector import MAX_CONFIG_BYTES, MAX_TSV_BYTES, inside_path, parse_config, tsv_shape
@@ -831,6 +832,7 @@ class _JobLoader:
             for index, key in block.histograms:
                 if len(values[index].histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS:
                     block.drop(index)
+                    self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
 
     def _plan(self, tags: tuple[str, ...], kinds: tuple[str | None, ...]) -> tuple:
         """How to route the values of events with this layout; admits their tags once."""

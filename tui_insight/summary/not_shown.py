@@ -21,6 +21,9 @@ MAX_KINDS = 20  # kinds named one by one; a file naming more plugins has the res
 MORE_KINDS = "other plugins"
 MAX_NAME = 80  # characters of a kind's or tag's name kept (names come from files)
 EMBEDDINGS = "embeddings"
+# MindSpore histograms with more buckets than MindInsight draws are left out, step by step.
+WIDE_HISTOGRAMS = f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets"
+_UNITS = {EMBEDDINGS: "tensor", WIDE_HISTOGRAMS: "step"}  # what a kind counts (else tags)
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class UnshownKind:
     """Data of a kind no view shows."""
 
     kind: str  # the plugin as written ("pr_curves", "audio", "mesh", ...) or "embeddings"
-    count: int  # tags (embeddings: tensors)
+    count: int  # tags (embeddings: tensors; wide histograms: steps)
     examples: tuple[str, ...] = ()  # the first few tags (embeddings: "name 20x5")
 
 
@@ -63,7 +66,8 @@ class NotShown:
 
     def brief(self) -> str:
         """One short line: "pr_curves 2 tags, audio 1 · 20 tags over the 300 limit"."""
-        kinds = ", ".join(f"{k.kind} {k.count}{' ' + _unit(k) if i == 0 else ''}" for i, k in enumerate(self.kinds))
+        kinds = ", ".join(f"{k.kind} {k.count}{' ' + _unit(k, k.count) if i == 0 or k.kind in _UNITS else ''}"
+                          for i, k in enumerate(self.kinds))
         limits = ", ".join(f"{n} {_tags_of(plugin, n)} over the {limit} limit"
                            for (limit, plugin), n in self._by_limit().items())
         return " · ".join(part for part in (kinds, limits) if part)
@@ -72,7 +76,9 @@ class NotShown:
         """One problem string per entry, naming the first few tags."""
         notes = []
         for k in self.kinds:
-            names = ", ".join(k.examples) + (", …" if k.count > len(k.examples) else "")
+            # Steps are counted, not tags: a full list of examples may have more tags after it.
+            more = len(k.examples) >= EXAMPLES if k.kind == WIDE_HISTOGRAMS else k.count > len(k.examples)
+            names = ", ".join(k.examples) + (", …" if more else "")
             notes.append(f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)} ({names})" if names
                          else f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)}")
         for entry in self.left_out:
@@ -120,8 +126,8 @@ def _tags_of(plugin: str, count: int) -> str:
     return f"{plugin} {_plural(count, 'tag')}" if plugin else _plural(count, "tag")
 
 
-def _unit(kind: UnshownKind, count: int = 2) -> str:
-    return _plural(count, "tensor" if kind.kind == EMBEDDINGS else "tag")
+def _unit(kind: UnshownKind, count: int) -> str:
+    return _plural(count, _UNITS.get(kind.kind, "tag"))
 
 
 def _plural(count: int, word: str) -> str:
@@ -145,6 +151,14 @@ class NotShownBook:
         entry[0] += 1
         if len(entry[1]) < EXAMPLES:
             entry[1].append(_cut(tag))
+
+    def saw_value(self, kind: str, tag: str) -> None:
+        """A value of `tag` left out (counted by value: `WIDE_HISTOGRAMS`)."""
+        entry = self.kinds.setdefault(kind, [0, []])
+        entry[0] += 1
+        tag = _cut(tag)
+        if len(entry[1]) < EXAMPLES and tag not in entry[1]:
+            entry[1].append(tag)
 
     def left(self, plugin: str, limit: int) -> None:
         self.left_out[(plugin, limit)] = self.left_out.get((plugin, limit), 0) + 1
