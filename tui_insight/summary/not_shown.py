@@ -93,6 +93,8 @@ class NotShown:
     @classmethod
     def from_json(cls, data: Any) -> NotShown:
         """`to_json`'s data back; ValueError when it is not such data."""
+        if data == _EMPTY_JSON:  # most jobs (a warm start reads thousands)
+            return NOTHING
         try:
             kinds = tuple(UnshownKind(kind, count, tuple(examples)) for kind, count, examples in data["kinds"])
             left_out = tuple(LeftOut(plugin, count, limit) for plugin, count, limit in data["left_out"])
@@ -113,6 +115,7 @@ class NotShown:
 
 
 NOTHING = NotShown()  # a job holding nothing unshown (a default for frozen dataclasses)
+_EMPTY_JSON = NOTHING.to_json()
 
 
 def _cut(name: str) -> str:

@@ -284,7 +284,7 @@ def listing(head: bytes) -> tuple:
             [tuple(g[name] for name in GRAPH_FIELDS) for g in snapshot.graphs], snapshot.first_wall_time,
             snapshot.problems, [sys.intern(tag) for tag in digests], digests.block, snapshot.last_step,
             [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams],
-            snapshot.not_shown.to_json())
+            snapshot.not_shown.to_json() if snapshot.not_shown else None)  # most jobs: nothing unshown
 
 
 def listed(data: object) -> JobSnapshot:
@@ -299,7 +299,7 @@ def listed(data: object) -> JobSnapshot:
             problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
             detailed=False, hparams=[HParams(kind, values, tuple(tuple(m) for m in metrics), group, status, when)
                                      for kind, values, metrics, group, status, when in hparams],
-            not_shown=NotShown.from_json(not_shown))
+            not_shown=NOTHING if not_shown is None else NotShown.from_json(not_shown))
     except (ValueError, TypeError) as exc:
         raise SnapshotError(f"malformed listing: {exc}") from exc
 
