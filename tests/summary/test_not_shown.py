@@ -187,3 +187,12 @@ def test_histogram_steps_over_the_bucket_limit_are_counted(tmp_path):
     assert account(view) == ({f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets": 2}, {})
     assert view.not_shown.brief() == f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets 2 steps"
     assert view.problems == (f"not shown: histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets data, 2 steps (w)",)
+
+
+def test_a_projector_config_of_garbage_says_so_and_keeps_the_rest(tmp_path):
+    job = tmp_path / "odd"
+    job.mkdir()
+    (job / "projector_config.pbtxt").write_bytes(b"\x1b]52;c;bad\xff{embeddings {{{" * 1000)
+    view = loaded(tmp_path).job("./odd")
+    assert view.state == "ok" and not view.not_shown
+    assert view.problems == ("projector_config.pbtxt: no embeddings read from it",)

@@ -952,6 +952,8 @@ class _JobLoader:
             self.projector, self._projector_problem = (), f"{name}: unreadable ({_describe(exc)})"
             return
         embeddings = parse_config(text.decode("utf-8", "surrogateescape"))
+        if not embeddings:
+            self._projector_problem = f"{name}: no embeddings read from it"
         labels = []
         for embedding in embeddings[:EXAMPLES]:
             if not embedding.shape:
