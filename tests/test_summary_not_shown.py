@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from tensorboardX import SummaryWriter
+from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+from tensorboardX.proto.tensor_pb2 import TensorProto
 from unshown_logs import MANY_TAGS, UNSHOWN, write_many_tags, write_unshown
 
 from tui_insight import cli
@@ -49,3 +52,14 @@ def test_the_json_summary_has_not_shown_and_problems_per_job(logs, capsys):
     assert len(rows["./run"]["problems"]) == len(UNSHOWN)
     assert "not shown: audio data, 1 tag (sound)" in rows["./run"]["problems"]
     assert rows["./few"]["not_shown"] == [] and rows["./few"]["problems"] == []
+
+
+def test_names_from_files_are_printed_escaped(tmp_path, capsys):
+    writer = SummaryWriter(str(tmp_path / "odd\x1b[2J"))
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="evil\x1b]52;c;x\x07\u202e"))
+    value = Summary.Value(tag="t", metadata=metadata, tensor=TensorProto(dtype=1, float_val=[1.0]))
+    writer._get_file_writer().add_summary(Summary(value=[value]), 0)
+    writer.close()
+    status, out = summary(capsys, tmp_path)
+    assert status == 0 and "\x1b" not in out and "\u202e" not in out
+    assert "  ./odd\\x1b[2J  evil\\x1b]52;c;x\\x07\\u202e 1 tag" in out.splitlines()
