@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pytest
 from s3help import s3_server  # noqa: F401 (a fixture)
+from sshd import sshd_or_fail
 from tensorboardX import SummaryWriter as TBWriter
 from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
 from tensorboardX.proto.tensor_pb2 import TensorProto
@@ -27,6 +28,7 @@ from tui_insight.summary.discovery import discover
 from tui_insight.summary.disk_cache import DiskCache
 from tui_insight.summary.fsspec_source import FsspecSource
 from tui_insight.summary.not_shown import MAX_KINDS, NOTHING
+from tui_insight.summary.ssh_source import SshSource
 from tui_insight.summary.writer import SummaryWriter
 
 OVER = MANY_TAGS - limits.MAX_TAGS
@@ -196,3 +198,19 @@ def test_a_projector_config_of_garbage_says_so_and_keeps_the_rest(tmp_path):
     view = loaded(tmp_path).job("./odd")
     assert view.state == "ok" and not view.not_shown
     assert view.problems == ("projector_config.pbtxt: no embeddings read from it",)
+
+
+def test_over_ssh_the_account_is_the_local_one(logs, tmp_path):
+    (tmp_path / "sshd").mkdir()
+    server = sshd_or_fail(tmp_path / "sshd")
+    try:
+        source = SshSource(server.target(logs), server.ssh_options())
+        try:
+            local, remote = loaded(logs), loaded(source)
+            assert remote.error == "" and set(remote.jobs) == {"./run", "./many"}
+            for train_id in remote.jobs:
+                assert remote.job(train_id).not_shown == local.job(train_id).not_shown != NOTHING
+        finally:
+            source.close()
+    finally:
+        server.stop()
