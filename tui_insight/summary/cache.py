@@ -870,7 +870,7 @@ class _JobLoader:
 
     def _evict(self, key: TagKey, limit: int) -> None:
         """The earliest-seen tag leaves; its later values are ignored (MindInsight does the same).
-        Counted as left out under `limit`, unless no view would show it anyway (counted as such)."""
+        Counted as left out under `limit`; a tag of a kind no view shows is counted under its kind."""
         self.tags.pop(key, None)
         self.changed.discard(key)
         self.evicted.add(key)
