@@ -18,7 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -1145,7 +1145,7 @@ class _JobLoader:
         self.detailed = snapshot.detailed
         self.saved = self._read_stamp() if from_disk else None
         self._stamp = ()  # the next refresh compares the files with what the snapshot read
-        listed = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
+        listed: dict[str, Any] = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
                       digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
                       tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown)
         # A warm start installs thousands of headers: a constructor costs a fraction of a `replace`.

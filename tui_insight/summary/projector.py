@@ -39,7 +39,7 @@ class Embedding:
 
 def parse_config(text: str) -> list[Embedding]:
     """The embeddings a projector config names, in order (at most MAX_EMBEDDINGS)."""
-    found = []
+    found: list[Embedding] = []
     for block in _BLOCK.finditer(text):
         if len(found) >= MAX_EMBEDDINGS:
             break

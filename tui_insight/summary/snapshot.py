@@ -29,6 +29,7 @@ import struct
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import google_crc32c
 import numpy as np
@@ -291,7 +292,7 @@ def listed(data: object) -> JobSnapshot:
     """The header-only snapshot (`detailed` False) of `listing`'s data; SnapshotError when it
     is not such data."""
     try:
-        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, not_shown = data
+        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, account = data
         _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
         return JobSnapshot(
             path=path, files=[dict(zip(FILE_FIELDS, f, strict=True)) for f in files], tag_keys=[], series={},
@@ -299,9 +300,14 @@ def listed(data: object) -> JobSnapshot:
             problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
             detailed=False, hparams=[HParams(kind, values, tuple(tuple(m) for m in metrics), group, status, when)
                                      for kind, values, metrics, group, status, when in hparams],
-            not_shown=NOTHING if not_shown is None else NotShown.from_json(not_shown))
+            not_shown=_not_shown_of(account))
     except (ValueError, TypeError) as exc:
         raise SnapshotError(f"malformed listing: {exc}") from exc
+
+
+def _not_shown_of(account: Any) -> NotShown:
+    """A listing's account (`listing`: None when the job holds nothing unshown)."""
+    return NOTHING if account is None else NotShown.from_json(account)
 
 
 # How a digest is stored: one fixed-size struct of its numbers (an optional number preceded by
