@@ -46,6 +46,7 @@ from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
 from ...summary.cache import Changes
 from ...summary.importance import TargetImportance, importances, scatter_points
+from ...summary.lineage_diff import varying_hparams
 from ...summary.lineage import (
     FLOAT_COLUMNS,
     INT_COLUMNS,
@@ -189,6 +190,7 @@ class LineageView(DataView):
         self.rows_by_id: dict[str, LineageRow] = {}
         self.shown: list[LineageRow] = []  # after filter and sort
         self.all_columns: list[str] = []
+        self.varying: list[str] = []  # TensorBoard hyper-parameter columns the runs differ in: shown by default
         self.conditions: list[Condition] = []  # the last filter that could be read
         self.filter_error = ""
         self.stages: dict[str, list[Stage]] = {}
@@ -307,6 +309,7 @@ class LineageView(DataView):
         self.rows_version += 1
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
         self.all_columns = columns(self.rows)
+        self.varying = varying_hparams(self.rows)  # over every listed run: a filter takes no column away
         self.stages = dataset_stages(self.rows)
         self.rows, self.dataset_columns = with_dataset_values(self.rows, self.stages)
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
@@ -327,7 +330,7 @@ class LineageView(DataView):
         return [*self.all_columns, *self.dataset_columns]
 
     def visible_columns(self) -> list[str]:
-        return self.state.visible_columns(self.all_columns)
+        return self.state.visible_columns(self.all_columns, self.varying)
 
     def _fill_model_table(self) -> None:
         names = self.visible_columns()
@@ -516,7 +519,7 @@ class LineageView(DataView):
     def action_choose_columns(self) -> None:
         choosable = [c for c in self.all_columns if c != KEY_COLUMN]
         shown_now = set(self.visible_columns())
-        defaults = [c for c in default_columns(self.all_columns) if c != KEY_COLUMN]
+        defaults = [c for c in default_columns(self.all_columns, self.varying) if c != KEY_COLUMN]
 
         def chosen(result: list[str] | None) -> None:
             if result is not None:
