@@ -13,7 +13,7 @@ from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.importance import importances, pearson
 from tui_insight.summary.lineage import columns, filter_rows, model_rows, parse_conditions
 from tui_insight.summary.lineage_aliases import alias_column, hparam_columns, typed_column
-from tui_insight.summary.lineage_diff import varying_hparams
+from tui_insight.summary.lineage_diff import unfilled_columns, varying_hparams
 from tui_insight.summary.parallel import CATEGORY, NUMBER, axis_for
 from tui_insight.summary.writer import LineageWriter
 
@@ -68,6 +68,11 @@ def test_the_hparam_columns_the_runs_differ_in_whatever_their_names(sweep):
     assert varying_hparams(rows[:1]) == []  # one run differs in nothing
     same_opt = [sweep["./r0"], sweep["./r2"]]  # both adam, batch sizes differ
     assert varying_hparams(same_opt) == ["learning_rate", "batch_size", "user_defined/dropout"]
+    # MindSpore's columns that no TensorBoard run fills (the table hides them until asked for)
+    assert unfilled_columns(rows) == ["loss_function", "train_dataset_path", "train_dataset_count",
+                                      "test_dataset_path", "test_dataset_count", "network", "epoch",
+                                      "device_num", "loss", "model_size"]
+    assert unfilled_columns([]) == []
 
 
 def test_parallel_coordinates_axes_over_the_aliased_columns(sweep):

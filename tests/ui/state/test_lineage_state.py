@@ -84,3 +84,12 @@ def test_tensorboard_hparam_columns_the_runs_differ_in_are_shown_by_default():
     later = [*columns, "user_defined/momentum"]
     assert picked.visible_columns(later, [*varying, "user_defined/momentum"]) == \
         ["summary_dir", "optimizer", "user_defined/momentum"]
+
+
+def test_columns_no_run_has_a_value_in_are_hidden_by_default():
+    unfilled = ["network", "epoch", "loss", "summary_dir"]  # lineage_diff.unfilled_columns
+    shown = LineageState().visible_columns(ALL, (), unfilled)
+    assert shown == ["summary_dir", "optimizer", "learning_rate", "batch_size", "metric/Accuracy", "metric/Loss"]
+    assert default_columns(ALL, (), unfilled) == shown
+    picked = LineageState().with_columns(["network"], [c for c in ALL if c != "summary_dir"])
+    assert picked.visible_columns(ALL, (), unfilled) == ["summary_dir", "network"]  # asked for: shown
