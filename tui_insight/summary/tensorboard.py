@@ -365,7 +365,7 @@ def image_data(value: tb_event_pb2.Summary.Value, sample: int = 0) -> ImageData 
         if len(strings) < 3:
             return Problem(f"an image tensor holds {len(strings)} strings (width, height and images expected)")
         if not 0 <= sample < len(strings) - 2:
-            return Problem(f"no image {sample}: the tensor holds {len(strings) - 2}")
+            return Problem(f"no image {sample + 1}: the tensor holds {len(strings) - 2}")
         encoded, colorspace = strings[2 + sample], 0
     else:
         return Problem(f"not an image: {field or 'no data'}")
