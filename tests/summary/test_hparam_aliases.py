@@ -11,7 +11,7 @@ import pytest
 
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.importance import importances, pearson
-from tui_insight.summary.lineage import columns, filter_rows, model_rows, parse_conditions
+from tui_insight.summary.lineage import columns, filter_rows, model_rows, parse_conditions, written_names
 from tui_insight.summary.lineage_aliases import alias_column, hparam_columns, typed_column
 from tui_insight.summary.lineage_diff import unfilled_columns, varying_hparams
 from tui_insight.summary.parallel import CATEGORY, NUMBER, axis_for
@@ -73,6 +73,9 @@ def test_the_hparam_columns_the_runs_differ_in_whatever_their_names(sweep):
                                       "test_dataset_path", "test_dataset_count", "network", "epoch",
                                       "device_num", "loss", "model_size"]
     assert unfilled_columns([]) == []
+    # the names the writer used where the column has another (what the chart's readout says)
+    assert written_names(rows, "learning_rate") == ["lr"] and written_names(rows, "optimizer") == ["opt"]
+    assert written_names(rows, "user_defined/dropout") == [] and written_names(rows, "network") == []
 
 
 def test_parallel_coordinates_axes_over_the_aliased_columns(sweep):

@@ -46,6 +46,7 @@ def test_default_columns_chart_axes_and_importance_use_the_writers_names(sweep):
         await pilot.pause()
         axes = view.chart().axes
         seen["axes"] = [(axis.column, axis.kind) for axis in axes]
+        seen["readout"] = str(view.query_one("#lineage-readout").render())  # the first axis: optimizer
         await pilot.press("i")
         await pilot.pause()
         seen["importance"] = {t.target: [item.param for item in t.params] for t in view.importance_ranking()}
@@ -60,6 +61,7 @@ def test_default_columns_chart_axes_and_importance_use_the_writers_names(sweep):
         ("sgd", "0.01", "32", "0.2")
     # hidden: user_defined/seed (the same in every run) and 11 empty MindSpore columns
     assert "12 columns hidden (v)" in seen["status"]
+    assert seen["readout"].startswith("optimizer (written opt)  2 values")  # which name was lined up
     axes = dict(seen["axes"])
     assert axes["optimizer"] == "category" and axes["learning_rate"] == "number"
     assert axes["batch_size"] == "number" and axes["user_defined/dropout"] == "number"

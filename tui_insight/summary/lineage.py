@@ -383,6 +383,13 @@ def _session_columns(view: Any, jobs: Mapping[str, Any]) -> tuple[dict[str, Any]
     return metric, hparams
 
 
+def written_names(rows: Iterable[LineageRow], column: str) -> list[str]:
+    """The names the TensorBoard hyper-parameters filling `column` were written under, where
+    they are not the column's own (`lr` for learning_rate), sorted."""
+    own = {column, column.removeprefix(USER_DEFINED)}
+    return sorted({row.hparams[column] for row in rows if column in row.hparams} - own)
+
+
 def columns(rows: Iterable[LineageRow]) -> list[str]:
     """Every column of `rows`: FIXED_COLUMNS, then the `metric/*`, then the `user_defined/*` (sorted)."""
     metric: set[str] = set()

@@ -67,6 +67,7 @@ from ...summary.lineage import (
     stage_columns,
     value_text,
     with_dataset_values,
+    written_names,
 )
 from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.focus import focus_now
@@ -781,6 +782,9 @@ class LineageView(DataView):
             return Text("no column to draw: v chooses the table's columns" if self.state.mode == MODEL
                         else "no dataset parameter to draw", style="dim")
         text = literal(axis.column, "bold")
+        written = written_names(self.rows, axis.column)  # the aliases lined up in it (lr, opt)
+        if written:
+            text.append_text(literal(f" (written {', '.join(written)})", "dim"))
         brush = brush_of(axis, self.conditions)
         if brush.active:
             text.append("  range ", style="bold")
