@@ -198,8 +198,8 @@ def test_parse_operators_spacing_and_quotes():
 
 @pytest.mark.parametrize("text, message", [
     ("lern_rate>0.1", "unknown column 'lern_rate'; did you mean learning_rate?"),
-    ("batchsize>2", "did you mean batch_size?"),
-    ("optimiser=SGD", "did you mean optimizer?"),
+    ("batchsz>2", "did you mean batch_size?"),
+    ("optimzer=SGD", "did you mean optimizer?"),
     ("foo=1", "unknown column 'foo'"),
     ("optimizer>SGD", "optimizer is text: use =, !=, in or not_in"),
     ("epoch>=2.5", "epoch needs a whole number, not '2.5'"),

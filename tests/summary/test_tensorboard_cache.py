@@ -122,14 +122,17 @@ def test_hparams_sessions_become_lineage_rows(cache):
     assert sorted(rows) == ["./keras_hparams/trial-1", "./tensorboardx/hparams_run"]
     tbx = MANIFEST["tensorboardx"]["hparams"]
     row = rows["./tensorboardx/hparams_run"]
-    # optimizer and batch_size are model-lineage columns (shown at once); lr and augment are not
+    # optimizer, batch_size and lr (learning_rate's alias) are model-lineage columns; augment is not
     assert (row.get("optimizer"), row.get("batch_size")) == (tbx["hparams"]["optimizer"], tbx["hparams"]["batch_size"])
-    assert dict(row.user_defined) == {"lr": tbx["hparams"]["lr"], "augment": tbx["hparams"]["augment"]}
+    assert row.get("learning_rate") == tbx["hparams"]["lr"]  # an alias lined up with its column
+    assert dict(row.user_defined) == {"augment": tbx["hparams"]["augment"]}
     assert {k: float(np.float32(v)) for k, v in tbx["metrics"].items()} == dict(row.metric)
     keras = rows["./keras_hparams/trial-1"]  # experiment above it, metric in trial-1/validation
     assert keras.get("optimizer") == "sgd" and dict(keras.user_defined) == {"units": 32.0}
     assert dict(keras.metric) == {"validation/epoch_accuracy": float(np.float32(0.8))}
-    assert row.get("metric/hparam/loss") == float(np.float32(0.31)) and row.get("user_defined/lr") == 0.01
+    assert row.get("metric/hparam/loss") == float(np.float32(0.31)) and row.get("user_defined/augment") is True
+    assert dict(row.hparams) == {"optimizer": "optimizer", "batch_size": "batch_size", "learning_rate": "lr",
+                                 "user_defined/augment": "augment"}
 
 
 def test_a_graph_def_is_a_tree_by_name_scope(cache):

@@ -189,6 +189,12 @@ class JobView:
     def series(self, plugin: str, tag: str) -> Series | None:
         return self.tags.get((plugin, tag))
 
+    def samples(self, series: Series, i: int) -> int:
+        """How many images kept step `i` of an image series holds (TF2's `tf.summary.image` writes
+        up to `max_outputs` a step; a Summary.Image holds one)."""
+        column = series.columns.get("samples")
+        return 1 if column is None else int(column[i])
+
     def locator(self, series: Series, i: int) -> Locator:
         cols = series.columns
         path = self.files[int(cols["fid"][i])]
@@ -266,6 +272,8 @@ class _ScalarBlock:
         self.keys = keys
         self.payloads = payloads  # (index of the value in the event, tag) of values read on demand
         self.histograms = tuple(p for p in payloads if p[1][0] == "histogram")
+        self.images = tuple(index for index, key in payloads if key[0] == "image")  # their value indices
+        self._one_each = (1,) * len(self.images)  # a Summary.Image holds one image
         self._clear()
 
     def _clear(self) -> None:
@@ -275,6 +283,7 @@ class _ScalarBlock:
         self.p_wall_time: list[float] = []
         self.p_fid: list[int] = []
         self.p_offset: list[int] = []
+        self.p_samples: list[tuple[int, ...]] = []  # per event: the images each of `images` holds
         self.dropped: list[tuple[int, int]] = []  # (event row, value index): a value left out
 
     def _clear_scalars(self) -> None:
@@ -293,12 +302,16 @@ class _ScalarBlock:
         self.fid.append(fid)
         self.values.append(values)
 
-    def add_payload_event(self, seq: int, step: int, wall_time: float, fid: int, offset: int) -> None:
+    def add_payload_event(self, seq: int, step: int, wall_time: float, fid: int, offset: int,
+                          samples: tuple[int, ...] | None = None) -> None:
+        """An event with payloads; `samples`: how many images each of `images` holds (one each if None)."""
         self.p_seq.append(seq)
         self.p_step.append(step)
         self.p_wall_time.append(wall_time)
         self.p_fid.append(fid)
         self.p_offset.append(offset)
+        if self.images:
+            self.p_samples.append(self._one_each if samples is None else samples)
 
     def drop(self, index: int) -> None:
         """The last event's value at `index` is left out (a histogram with too many buckets)."""
@@ -316,10 +329,14 @@ class _ScalarBlock:
             "offset": np.array(self.p_offset, dtype=np.int64),
         }
         dropped = self.dropped
+        samples = np.array(self.p_samples, dtype=np.int32).reshape(n, len(self.images))
         self.p_seq, self.p_step, self.p_wall_time, self.p_fid, self.p_offset = [], [], [], [], []
+        self.p_samples = []
         self.dropped = []
         for index, key in self.payloads:
             cols = {**common, "index": np.full(n, index, dtype=np.int32)}
+            if key[0] == "image":
+                cols["samples"] = np.ascontiguousarray(samples[:, self.images.index(index)])
             rows = [row for row, i in dropped if i == index]
             if rows:
                 keep = np.ones(n, dtype=bool)
@@ -806,7 +823,8 @@ class _JobLoader:
             numbers = {value.index: value.scalar for value in values}
             block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
         if payloads:  # histograms of any number of buckets are kept: the screen re-bins them
-            block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset)
+            samples = tuple(tb.image_count(event.summary.value[i]) for i in block.images)
+            block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset, samples)
 
     def _restart(self, step: int) -> None:
         """A TensorBoard restart (SessionLog START at `step`, torch's `purge_step`): every tag's
@@ -864,7 +882,8 @@ class _JobLoader:
                 self._evict(same_plugin[0], cap)
             elif len(self.tags) + len(self.graphs) >= limits.MAX_TAGS:
                 self._evict(next(iter(self.tags)), limits.MAX_TAGS)
-            names = ("value",) if plugin == "scalar" else ("offset", "index")
+            names = ("value",) if plugin == "scalar" else ("offset", "index", "samples") if plugin == "image" \
+                else ("offset", "index")
             self.tags[key] = Series.empty(limits.max_steps(plugin), names)
         return True
 

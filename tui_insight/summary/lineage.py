@@ -2,9 +2,10 @@
 
 TensorBoard runs have lineage too: the hparams plugin's session start (what `add_hparams` and
 Keras' hparams callback write) makes a row. Its hyper-parameters named like a model-lineage
-column (optimizer, learning_rate, epoch, batch_size, ...) fill that column, the others are
-`user_defined/<name>` columns, and the experiment's metrics are `metric/<tag>` columns (the
-last value of each metric's scalar).
+column or an alias of one (`lr`, `bs`, `opt`: `lineage_aliases`) fill that column where that is
+unambiguous, the others are `user_defined/<name>` columns (`LineageRow.hparams` says which
+columns a run's hyper-parameters filled, under which names), and the experiment's metrics are
+`metric/<tag>` columns (the last value of each metric's scalar).
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from google.protobuf.message import DecodeError
 
 from ..proto import lineage_pb2
 from .graph import dataset_pipeline
+from .lineage_aliases import hparam_columns as aliased_columns
+from .lineage_aliases import typed_column
 from .records import ScanReport, scan_records
 from .tensorboard import HParams, hparams_columns
 from .text import text_of
@@ -261,7 +264,9 @@ class LineageRow:
 
     values: every column of the row -> value, None when missing: the FIXED_COLUMNS, then
     `metric/<k>` and `user_defined/<k>` for the keys this job has. dataset_graph: the §6.4
-    dict as MindInsight serves it. update_time: the job's, which orders the rows.
+    dict as MindInsight serves it. update_time: the job's, which orders the rows. hparams:
+    the columns a TensorBoard session's hyper-parameters filled -> each one's name as written
+    (`learning_rate` -> `lr`, `user_defined/dropout` -> `dropout`).
     """
 
     summary_dir: str
@@ -270,6 +275,7 @@ class LineageRow:
     user_defined: Mapping[str, Any]
     dataset_graph: Mapping[str, Any]
     update_time: float = 0.0
+    hparams: Mapping[str, str] = field(default_factory=dict)
 
     def get(self, column: str) -> Any:
         """The value in `column`, None if the job has none."""
@@ -305,15 +311,22 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
         metric = lineage.evaluation.get("metric") or {}
         user_defined = dict(lineage.user_defined)
         train = dict(lineage.train)
+        written: dict[str, str] = {}  # column -> the hyper-parameter's name as written
         if lineage.session:
             tb_metric, hparams = _session_columns(view, jobs)
             metric = {**metric, **tb_metric}
-            for name, value in hparams.items():  # a model-lineage column if it is one, else user-defined
-                column = _as_column(name, value)
-                if column is not None and name not in train:
-                    train[name] = column
+            # A model-lineage column (its own name or an alias) if its value fits and the run's
+            # MindSpore lineage has not filled it, else user-defined.
+            lined_up = aliased_columns(hparams, lambda name, column: column not in train
+                                       and _as_column(column, hparams[name]) is not None)
+            for name, value in hparams.items():
+                column = lined_up.get(name)
+                if column is not None:
+                    train[column] = _as_column(column, value)
+                    written[column] = name
                 else:
                     user_defined[name] = value
+                    written[USER_DEFINED + name] = name
         values: dict[str, Any] = {"summary_dir": view.train_id}
         for key in _TRAIN_KEYS:
             values[key] = train.get(key)
@@ -325,20 +338,20 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             values[METRIC + key] = value
         for key, value in user_defined.items():
             values[USER_DEFINED + key] = value
-        rows.append(LineageRow(view.train_id, values, dict(metric), user_defined, graph, view.update_time))
+        rows.append(LineageRow(view.train_id, values, dict(metric), user_defined, graph, view.update_time, written))
     return rows
 
 
-def _as_column(name: str, value: Any) -> Any:
-    """A hyper-parameter named like a model-lineage column (optimizer, learning_rate, epoch,
-    batch_size, ...) as that column's value; None when the name or type does not fit it."""
-    if name not in _TRAIN_KEYS:
+def _as_column(column: str, value: Any) -> Any:
+    """A hyper-parameter's value as the value of the model-lineage `column` (optimizer,
+    learning_rate, epoch, batch_size, ...); None when the column is none or the type does not fit."""
+    if column not in _TRAIN_KEYS:
         return None
-    if name in STRING_COLUMNS:
+    if column in STRING_COLUMNS:
         return value if isinstance(value, str) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if name in INT_COLUMNS:
+    if column in INT_COLUMNS:
         return int(value) if float(value).is_integer() else None
     return float(value)
 
@@ -368,6 +381,13 @@ def _session_columns(view: Any, jobs: Mapping[str, Any]) -> tuple[dict[str, Any]
     metric = {name[len(METRIC):]: value for name, value in columns.items() if name.startswith(METRIC)}
     hparams = {name: value for name, value in columns.items() if not name.startswith(METRIC)}
     return metric, hparams
+
+
+def written_names(rows: Iterable[LineageRow], column: str) -> list[str]:
+    """The names the TensorBoard hyper-parameters filling `column` were written under, where
+    they are not the column's own (`lr` for learning_rate), sorted."""
+    own = {column, column.removeprefix(USER_DEFINED)}
+    return sorted({row.hparams[column] for row in rows if column in row.hparams} - own)
 
 
 def columns(rows: Iterable[LineageRow]) -> list[str]:
@@ -482,10 +502,6 @@ def conditions_text(conditions: Iterable[Condition]) -> str:
 _SYMBOLS = (("<=", "le"), (">=", "ge"), ("==", "eq"), ("!=", "ne"), ("=", "eq"), ("<", "lt"), (">", "gt"))
 _WORDS = {"in": "in", "not_in": "not_in"}
 _JOINERS = frozenset({"and", "&&", "&", ","})
-_ALIASES = {"lr": "learning_rate", "bs": "batch_size", "batch": "batch_size", "epochs": "epoch",
-            "opt": "optimizer", "net": "network", "model": "network", "dir": "summary_dir",
-            "run": "summary_dir", "job": "summary_dir", "train_id": "summary_dir", "size": "model_size",
-            "devices": "device_num", "train_count": "train_dataset_count", "test_count": "test_dataset_count"}
 
 
 class _Scanner:
@@ -578,8 +594,9 @@ def _range_ends(word: str) -> tuple[str, str] | None:
 def _suggest(name: str, known: Iterable[str]) -> str:
     known = list(known)
     lowered = name.lower()
-    if lowered in _ALIASES and _ALIASES[lowered] in known:
-        return _ALIASES[lowered]
+    aliased = typed_column(name)
+    if aliased in known:
+        return aliased
     for column in known:
         if column.lower() == lowered or column.lower().split("/", 1)[-1] == lowered:
             return column
@@ -596,8 +613,9 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 def _check_column(name: str, known_columns: Iterable[str] | None) -> str:
     if name in FIXED_COLUMNS:
         return name
-    if name.lower() in _ALIASES:  # lr, bs, opt, ...: what people type
-        return _ALIASES[name.lower()]
+    aliased = typed_column(name)  # lr, bs, opt, ...: what people type
+    if aliased is not None:
+        return aliased
     known = list(FIXED_COLUMNS) if known_columns is None else list(dict.fromkeys([*FIXED_COLUMNS,
                                                                                 *known_columns]))
     for prefix in (METRIC, USER_DEFINED, DATASET):

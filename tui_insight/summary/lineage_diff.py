@@ -1,4 +1,6 @@
-"""What sets compared runs apart: the model-lineage columns whose values are not all the same.
+"""What sets compared runs apart: the model-lineage columns whose values are not all the same,
+and among them the ones TensorBoard hyper-parameters filled (the lineage table shows those by
+default, whatever their names); and the columns no run has a value in (it hides those).
 
 The rows are the lineage table's (`lineage.model_rows`: hyper-parameters, dataset, metrics and
 user-defined values flattened to columns), so a difference reads as it does in the table.
@@ -42,3 +44,20 @@ def differing_columns(rows: Sequence[LineageRow]) -> list[str]:
         if any(_same(row.get(column)) != first for row in rows[1:]):
             out.append(column)
     return out
+
+
+def varying_hparams(rows: Sequence[LineageRow]) -> list[str]:
+    """The columns a TensorBoard session's hyper-parameters filled in any of the rows (its own
+    names, aliases lined up with a lineage column, `user_defined/<name>`) in which the rows
+    differ, in table order; none for fewer than two rows."""
+    filled = {column for row in rows for column in row.hparams}
+    return [column for column in differing_columns(rows) if column in filled]
+
+
+def unfilled_columns(rows: Sequence[LineageRow]) -> list[str]:
+    """The columns (in table order) no row has a value in (MindSpore's `network` or `loss` over
+    TensorBoard runs); none when there is no row."""
+    if not rows:
+        return []
+    return [column for column in columns(rows)
+            if column not in SKIPPED and all(_same(row.get(column)) is None for row in rows)]

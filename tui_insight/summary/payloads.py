@@ -178,10 +178,12 @@ class PayloadStore:
     def cached_bytes(self) -> int:
         return self._bytes
 
-    def decoded(self, kind: str, loc: Locator, build: Callable[[summary_pb2.Summary.Value], Any]) -> Any:
+    def decoded(self, kind: str, loc: Locator, build: Callable[[summary_pb2.Summary.Value], Any],
+                part: int = 0) -> Any:
         """The payload at `loc` turned into an object by `build` (which has an `nbytes`), kept in
-        the byte-bounded LRU under (kind, loc). Every kind of payload shares the one budget."""
-        key = (kind, loc)
+        the byte-bounded LRU under (kind, loc, part): `part` tells apart the images of one value.
+        Every kind of payload shares the one budget."""
+        key = (kind, loc, part)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
@@ -202,7 +204,7 @@ class PayloadStore:
         if self.source is None or self.source.is_local:
             return
         with self._lock:
-            records = [(loc.path, loc.offset) for loc in locs if (kind, loc) not in self._items]
+            records = [(loc.path, loc.offset) for loc in locs if (kind, loc, 0) not in self._items]
         if records:
             prefetch_records(records, self.source)
 
@@ -216,11 +218,28 @@ class PayloadStore:
             return self.decoded("histogram", loc, _tensorboard("histogram_data"))
         return self.decoded("histogram", loc, lambda v: histogram_from_proto(v.histogram))
 
-    def image(self, loc: Locator) -> ImageData:
+    def image(self, loc: Locator, sample: int = 0) -> ImageData:
+        """Image `sample` of the value at `loc` (a TensorBoard images-plugin tensor holds several;
+        `JobView.samples` says how many). PayloadError when there is no such image or it cannot
+        be read."""
         if loc.kind == "tensorboard":
-            return self.decoded("image", loc, _tensorboard("image_data"))
+            return self.decoded("image", loc, _tensorboard("image_data", sample), sample)
+        if sample != 0:
+            raise PayloadError(f"no image {sample + 1}: a MindSpore image value holds one")
         return self.decoded("image", loc, lambda v: ImageData(v.image.width, v.image.height,
                                                            v.image.colorspace, v.image.encoded_image))
+
+    def images(self, loc: Locator, samples: int) -> list[ImageData | PayloadError]:
+        """Every image of the value at `loc`, `samples` of them (`JobView.samples`), in order: one
+        that cannot be read is its PayloadError, the others are kept. What an export of every
+        sample of a step calls."""
+        out: list[ImageData | PayloadError] = []
+        for sample in range(samples):
+            try:
+                out.append(self.image(loc, sample))
+            except PayloadError as exc:
+                out.append(exc)
+        return out
 
     def text(self, loc: Locator) -> TextData:
         """A TensorBoard text value (only TensorBoard files hold text)."""
@@ -233,12 +252,12 @@ class PayloadStore:
             self._bytes = 0
 
 
-def _tensorboard(decoder: str) -> Callable[[Any], Any]:
-    """`tensorboard.<decoder>` as a payload builder: its Problems raised as PayloadError."""
+def _tensorboard(decoder: str, *args: Any) -> Callable[[Any], Any]:
+    """`tensorboard.<decoder>(value, *args)` as a payload builder: its Problems raised as PayloadError."""
     from . import tensorboard  # it builds on this module's data types
 
     def build(value):
-        data = getattr(tensorboard, decoder)(value)
+        data = getattr(tensorboard, decoder)(value, *args)
         if isinstance(data, tensorboard.Problem):
             raise PayloadError(str(data))
         return data

@@ -5,7 +5,9 @@ consistent state while the loader goes on. Columns are numpy arrays sorted by st
 
     step (int64), wall_time (float64), fid (int32: which file of the job it came from),
     then `value` (float64) for scalars, or `offset` (int64) and `index` (int32) for payloads
-    that stay in the file (record offset, position of the value in the event).
+    that stay in the file (record offset, position of the value in the event); images also
+    `samples` (int32): how many images the value holds (TF2's and Keras' `tf.summary.image`
+    write several a step), so a step stays one row whatever its samples.
 
 Two rules from MindInsight (compat §3.8), applied to each batch of new values in the order
 they were read:
@@ -43,7 +45,7 @@ class Series:
     @classmethod
     def empty(cls, limit: int, names: tuple[str, ...]) -> "Series":
         dtypes = {"step": np.int64, "wall_time": np.float64, "fid": np.int32, "value": np.float64,
-                  "offset": np.int64, "index": np.int32}
+                  "offset": np.int64, "index": np.int32, "samples": np.int32}
         cols = {name: np.empty(0, dtype=dtypes[name]) for name in ("step", "wall_time", "fid", *names)}
         return cls(limit, cols, cols)
 

@@ -39,8 +39,8 @@ from .not_shown import NOTHING, NotShown
 from .series import Series
 from .tensorboard import HParams
 
-FORMAT_VERSION = 5  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
-# 5: what the job holds that no view shows (`not_shown.NotShown`)
+FORMAT_VERSION = 6  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+# 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -55,7 +55,8 @@ FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, 
 GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
 _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
 _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
-                 "offset": "int64", "index": "int32", "kept": "int64"}  # kept: indices of the kept candidates
+                 "offset": "int64", "index": "int32", "samples": "int32",
+                 "kept": "int64"}  # kept: indices of the kept candidates
 _DIGEST_FIELDS = [(f.name, f.type) for f in fields(TagDigest)]
 _DIGEST_NAMES = [name for name, _ in _DIGEST_FIELDS]
 _JSON = json.JSONDecoder()  # (json.loads of bytes first guesses their encoding: thousands of headers at a start)

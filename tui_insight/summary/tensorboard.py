@@ -365,7 +365,7 @@ def image_data(value: tb_event_pb2.Summary.Value, sample: int = 0) -> ImageData 
         if len(strings) < 3:
             return Problem(f"an image tensor holds {len(strings)} strings (width, height and images expected)")
         if not 0 <= sample < len(strings) - 2:
-            return Problem(f"no image {sample}: the tensor holds {len(strings) - 2}")
+            return Problem(f"no image {sample + 1}: the tensor holds {len(strings) - 2}")
         encoded, colorspace = strings[2 + sample], 0
     else:
         return Problem(f"not an image: {field or 'no data'}")
@@ -377,6 +377,14 @@ def image_data(value: tb_event_pb2.Summary.Value, sample: int = 0) -> ImageData 
         encoded, size = converted
     width, height = size
     return ImageData(width, height, colorspace, bytes(encoded))
+
+
+def image_samples(value: tb_event_pb2.Summary.Value) -> list[ImageData | Problem]:
+    """Every image of the value, in order (`image_data` of each sample): the one of a
+    `Summary.Image`, each of an images-plugin tensor. One that cannot be decoded is its Problem,
+    the others are kept; a value holding none gives one Problem saying so."""
+    count = image_count(value)
+    return [image_data(value, sample) for sample in range(count)] if count else [image_data(value)]
 
 
 def image_count(value: tb_event_pb2.Summary.Value) -> int:
@@ -611,5 +619,5 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
 
 __all__ = ["PLUGINS", "Problem", "TBValue", "TBEvent", "TagPlugins", "TBScan", "HParams",
            "is_tensorboard_file", "sort_key", "read_event", "decode_event", "event_of", "is_restart", "plugin_names", "scan_file", "value_at", "graph_at",
-           "histogram_data", "image_data", "image_count", "tensor_data", "text_data", "hparams_data",
+           "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "hparams_data",
            "hparams_columns", "graph_proto", "dtype_name"]

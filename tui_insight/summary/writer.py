@@ -378,14 +378,29 @@ class TensorBoardWriter(_RecordFile):
         image = tb_event_pb2.Summary.Image(height=height, width=width, colorspace=3, encoded_image_string=png)
         self._value(step, wall_time, tag=tag, image=image)
 
+    def add_images(self, tag: str, batch: Any, step: int, wall_time: float | None = None,
+                   max_outputs: int = 3) -> None:
+        """An NCHW batch as TF2's `tf.summary.image` (and Keras) write it: one images-plugin
+        string tensor [width, height, png, png, ...] of its first `max_outputs` images."""
+        pngs = [encode_image(np.asarray(image)) for image in np.asarray(batch)[:max_outputs]]
+        height, width = (pngs[0][1], pngs[0][2]) if pngs else (0, 0)
+        strings = [str(width).encode(), str(height).encode(), *(png for png, _, _ in pngs)]
+        tensor = tb_event_pb2.TensorProto(dtype=tb_event_pb2.DT_STRING, string_val=strings)
+        tensor.tensor_shape.dim.add(size=len(strings))
+        self._value(step, wall_time, **self._described_value(tag, "images", tensor=tensor))
+
     def add_text(self, tag: str, text: str, step: int, wall_time: float | None = None) -> None:
         tensor = tb_event_pb2.TensorProto(dtype=tb_event_pb2.DT_STRING, string_val=[text.encode()])
-        value: dict[str, Any] = {"tag": tag, "tensor": tensor}
-        if tag not in self._described:  # TF2 names the plugin on a tag's first value only
+        self._value(step, wall_time, **self._described_value(tag, "text", tensor=tensor))
+
+    def _described_value(self, tag: str, plugin: str, **value: Any) -> dict[str, Any]:
+        """A value's fields, with its plugin named if it is the tag's first (as TF2 writes them)."""
+        value["tag"] = tag
+        if tag not in self._described:
             self._described.add(tag)
             value["metadata"] = tb_event_pb2.SummaryMetadata(
-                plugin_data=tb_event_pb2.SummaryMetadata.PluginData(plugin_name="text"))
-        self._value(step, wall_time, **value)
+                plugin_data=tb_event_pb2.SummaryMetadata.PluginData(plugin_name=plugin))
+        return value
 
     def add_graph(self, nodes: Iterable[tuple[str, str, Iterable[str]]], wall_time: float | None = None) -> None:
         """A GraphDef of (name, op, inputs) nodes; names carry their name scopes (`scope/sub/op`)."""

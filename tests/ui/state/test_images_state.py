@@ -88,3 +88,32 @@ def test_round_trip_through_json_and_junk_is_ignored():
     # a full-screen tag that no longer exists is dropped once the tags are known
     gone = ImagesState.from_json({"fullscreen": "gone"})
     assert gone.with_tags(TagSelection().with_tags(("alpha",))).fullscreen is None
+
+
+def test_n_and_p_move_through_the_samples_of_a_step_and_stop_at_the_ends():
+    state = ImagesState()
+    assert state.sample == 0 and state.shown_sample(4) == 0
+    second = state.sample_by(4, 1)
+    assert second.sample == 1 and second.shown_sample(4) == 1
+    last = second.sample_by(4, 1).sample_by(4, 1)
+    assert last.sample == 3 and last.sample_by(4, 1) is last  # no fifth of four
+    assert last.sample_by(4, -1).sample == 2
+    assert state.sample_by(4, -1) is state  # nothing before the first
+    assert state.sample_by(1, 1) is state and state.sample_by(0, 1) is state  # one image a step, or none
+
+
+def test_a_step_with_fewer_samples_shows_its_last_and_the_choice_stays():
+    state = ImagesState(sample=3)
+    assert state.shown_sample(4) == 3 and state.shown_sample(2) == 1 and state.shown_sample(1) == 0
+    assert state.shown_sample(0) == 0
+    assert state.step_by(STEPS, -1).sample == 3  # another step: the same sample of its batch
+    # from the last sample a step with two holds, back goes to the first
+    assert state.sample_by(2, -1).sample == 0
+    assert state.sample_by(2, 1) is state
+
+
+def test_the_sample_is_remembered_and_junk_is_ignored():
+    state = ImagesState().sample_by(4, 1).sample_by(4, 1)
+    assert ImagesState.from_json(json.loads(json.dumps(state.to_json()))).sample == 2
+    for junk in ({"sample": -1}, {"sample": "2"}, {"sample": True}, {"sample": None}):
+        assert ImagesState.from_json(junk).sample == 0

@@ -67,3 +67,29 @@ def test_from_json_never_raises_and_falls_back_to_defaults():
     kept = LineageState.from_json({"chosen": ["loss", 3], "known": ["loss", None], "sort_column": "x",
                                    "descending": 1})
     assert kept.chosen == ("loss",) and kept.known == ("loss",) and kept.sort_column == "x" and not kept.descending
+
+
+def test_tensorboard_hparam_columns_the_runs_differ_in_are_shown_by_default():
+    columns = [*ALL, "user_defined/dropout", "user_defined/lr"]
+    varying = ["learning_rate", "user_defined/dropout"]  # lineage_diff.varying_hparams
+    shown = LineageState().visible_columns(columns, varying)
+    assert shown == ["summary_dir", "network", "optimizer", "learning_rate", "epoch", "batch_size", "loss",
+                     "metric/Accuracy", "metric/Loss", "user_defined/dropout"]
+    assert default_columns(columns, varying) == shown
+    assert "user_defined/lr" not in shown and "user_defined/seed" not in shown  # the same in every run
+    assert "user_defined/dropout" not in LineageState().visible_columns(columns)  # no run differs
+    # a pick holds for the columns there were; a hyper-parameter that appears later follows the defaults
+    picked = LineageState().with_columns(["optimizer"], [c for c in columns if c != "summary_dir"])
+    assert picked.visible_columns(columns, varying) == ["summary_dir", "optimizer"]
+    later = [*columns, "user_defined/momentum"]
+    assert picked.visible_columns(later, [*varying, "user_defined/momentum"]) == \
+        ["summary_dir", "optimizer", "user_defined/momentum"]
+
+
+def test_columns_no_run_has_a_value_in_are_hidden_by_default():
+    unfilled = ["network", "epoch", "loss", "summary_dir"]  # lineage_diff.unfilled_columns
+    shown = LineageState().visible_columns(ALL, (), unfilled)
+    assert shown == ["summary_dir", "optimizer", "learning_rate", "batch_size", "metric/Accuracy", "metric/Loss"]
+    assert default_columns(ALL, (), unfilled) == shown
+    picked = LineageState().with_columns(["network"], [c for c in ALL if c != "summary_dir"])
+    assert picked.visible_columns(ALL, (), unfilled) == ["summary_dir", "network"]  # asked for: shown

@@ -1,9 +1,15 @@
-"""The image view's state: tags, the chosen step, brightness, contrast, grid/list, full screen.
+"""The image view's state: tags, the chosen step and sample, brightness, contrast, grid/list, full screen.
 
 The chosen step applies to every card: a card shows its kept step at or before it (the first
 kept step if it has none before). With no chosen step (`step` None) the cards follow the
 newest step as the job grows. Stepping moves through the kept steps of the cards on screen,
 which the view passes in (`steps`, sorted), so everything here stays pure.
+
+The chosen sample applies to every card too: a step may hold several images (TF2's and Keras'
+`tf.summary.image`), and each card shows that one of its step's images, or its last when its
+step holds fewer. Browsing moves up to the most samples a card on screen holds (the view
+passes that count in); the sample stays as the step changes, so the same sample of a batch can
+be followed through training.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ CONTRAST_LIMITS = (0.2, 5.0)
 class ImagesState:
     tags: TagSelection = field(default_factory=TagSelection)
     step: int | None = None  # the chosen step; None: follow the newest
+    sample: int = 0  # the chosen image of a step's samples (0: the first)
     brightness: float = 0.0  # added, as a fraction of full scale
     contrast: float = 1.0  # around mid-grey
     layout: str = "grid"
@@ -84,6 +91,20 @@ class ImagesState:
     def follow_newest(self) -> "ImagesState":
         return self if self.step is None else replace(self, step=None)
 
+    # -- the sample of a step -------------------------------------------------------------------------
+
+    def shown_sample(self, samples: int) -> int:
+        """The sample a card shows when its step holds `samples` images: the chosen one, else its last."""
+        return max(0, min(self.sample, samples - 1))
+
+    def sample_by(self, samples: int, direction: int) -> "ImagesState":
+        """The sample after (direction > 0) or before the one shown, among `samples` (the most a
+        card on screen holds); the same state at either end."""
+        i = self.shown_sample(samples) + direction
+        if not 0 <= i < samples:
+            return self
+        return replace(self, sample=i)
+
     # -- brightness and contrast ------------------------------------------------------------------
 
     def brighter(self, direction: int) -> "ImagesState":
@@ -105,6 +126,7 @@ class ImagesState:
         return {
             "tags": self.tags.to_json(),
             "step": self.step,
+            "sample": self.sample,
             "brightness": self.brightness,
             "contrast": self.contrast,
             "layout": self.layout,
@@ -119,6 +141,7 @@ class ImagesState:
         return cls(
             tags=TagSelection.from_json(get_dict(data, "tags")),
             step=get_int(data, "step", None),
+            sample=get_int(data, "sample", 0, 0) or 0,
             brightness=get_float(data, "brightness", 0.0, -BRIGHTNESS_LIMIT, BRIGHTNESS_LIMIT),
             contrast=get_float(data, "contrast", 1.0, *CONTRAST_LIMITS),
             layout=get_str(data, "layout", "grid", LAYOUTS),

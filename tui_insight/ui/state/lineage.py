@@ -1,9 +1,11 @@
 """What the lineage view (`l`) is set to: the tab, the columns, the order, the filter, the cursor.
 
 The columns: until the user picks with `v` the table shows what a user compares runs by
-(`DEFAULT_COLUMNS` and every `metric/*`); long dataset paths stay hidden until asked for. After a
-pick, the columns that existed then keep the user's choice and columns that appear later
-(a new metric) follow the defaults.
+(`DEFAULT_COLUMNS`, every `metric/*`, and the TensorBoard hyper-parameters, whatever their
+names, in which the listed runs differ: the view passes those in, `varying`), but not the
+columns no listed run has a value in (`unfilled`: MindSpore's network and loss over TensorBoard
+runs); long dataset paths stay hidden until asked for. After a pick, the columns that existed then keep the user's
+choice and columns that appear later (a new metric) follow the defaults.
 
 The order: None is MindInsight's (newest first); else a column and a direction. The filter is
 the text typed after `/`; reading it into conditions is `summary.lineage`'s job (the view keeps
@@ -33,9 +35,13 @@ DEFAULT_COLUMNS: tuple[str, ...] = (KEY_COLUMN, "network", "optimizer", "learnin
                                     "loss")
 
 
-def default_columns(columns: Iterable[str]) -> list[str]:
-    """The columns of `columns` the table shows before the user picks."""
-    return [c for c in columns if c in DEFAULT_COLUMNS or c.startswith(METRIC)]
+def default_columns(columns: Iterable[str], varying: Iterable[str] = (), unfilled: Iterable[str] = ()) -> list[str]:
+    """The columns of `columns` the table shows before the user picks; `varying`: the
+    TensorBoard hyper-parameter columns in which the runs differ (`lineage_diff.varying_hparams`);
+    `unfilled`: the columns no run has a value in (`lineage_diff.unfilled_columns`), left out."""
+    varying, unfilled = set(varying), set(unfilled)
+    return [c for c in columns if (c in DEFAULT_COLUMNS or c.startswith(METRIC) or c in varying)
+            and (c == KEY_COLUMN or c not in unfilled)]
 
 
 @dataclass(frozen=True)
@@ -57,10 +63,12 @@ class LineageState:
 
     # -- what is shown ---------------------------------------------------------------------------
 
-    def visible_columns(self, columns: Iterable[str]) -> list[str]:
-        """The columns of `columns` (every column there is, in table order) the table shows."""
+    def visible_columns(self, columns: Iterable[str], varying: Iterable[str] = (),
+                        unfilled: Iterable[str] = ()) -> list[str]:
+        """The columns of `columns` (every column there is, in table order) the table shows;
+        `varying` and `unfilled` as `default_columns` takes them."""
         columns = list(columns)
-        defaults = set(default_columns(columns))
+        defaults = set(default_columns(columns, varying, unfilled))
         known = set(self.known)
         chosen = set(self.chosen or ())
         shown = []

@@ -1,5 +1,6 @@
 """The image view: every image tag of a job (or of the compared jobs, side by side), drawn with
-half blocks, stepped through with `[`/`]`, brightened and contrasted with one setting for all.
+half blocks, stepped through with `[`/`]`, the samples of a step with `n`/`p`, brightened and
+contrasted with one setting for all.
 
 What the user chose (tags, the chosen step, brightness, contrast, grid/list, full screen) is one
 `ImagesState`; `watch_state` redraws from it. Cards only show what they are given. A card asks
@@ -8,7 +9,9 @@ decodes them (the focused card first), and the view keeps them in a small LRU bo
 
 The chosen step applies to every card: a card shows its kept step at or before it (the first
 kept step if it has none before), and says which step that is. With no chosen step the cards
-follow the newest step as the job grows.
+follow the newest step as the job grows. A step may hold several images (TF2's and Keras'
+`tf.summary.image`): each card shows the chosen sample of its step (its last when it holds
+fewer) and says which in its title, `sample 2/4`.
 """
 from __future__ import annotations
 
@@ -50,12 +53,20 @@ FAILURE_BYTES = 256  # what a remembered failure counts for
 
 @dataclass(frozen=True)
 class Shown:
-    """What a card is asked to show: which step of which series, and where its payload is."""
+    """What a card is asked to show: which step of which series, where its payload is, and
+    which of the step's images."""
 
     step: int
     index: int  # among the series' kept steps
     count: int  # kept steps of the series
     locator: Locator
+    sample: int = 0  # which of the step's images
+    samples: int = 1  # how many the step holds
+
+    @property
+    def key(self) -> tuple[Locator, int]:
+        """What its pixels are decoded and kept under."""
+        return self.locator, self.sample
 
 
 def pick_index(steps: np.ndarray, step: int | None) -> int:
@@ -72,7 +83,7 @@ def size_text(width: int, height: int) -> str:
 
 
 class DecodedCache:
-    """What the loader gave per locator (pixels, or why not), the least recently used dropped
+    """What the loader gave per (locator, sample) (pixels, or why not), the least recently used dropped
     first once more than `limit` bytes of pixels are kept (the newest one always stays)."""
 
     def __init__(self, limit: int = DECODED_BYTES) -> None:
@@ -183,6 +194,8 @@ class ImagesView(DataView):
     BINDINGS = [
         Binding("left_square_bracket", "step(-1)", "Step back", id="images.step_back"),
         Binding("right_square_bracket", "step(1)", "Step on", id="images.step_on"),
+        Binding("n", "sample(1)", "Next sample", show=False, id="images.next_sample"),
+        Binding("p", "sample(-1)", "Previous sample", show=False, id="images.previous_sample"),
         Binding("home", "first_step", "First step", show=False, id="images.first_step"),
         Binding("end", "newest_step", "Newest step (follow)", show=False, id="images.newest_step"),
         Binding("b", "brightness(1)", "Brighter", id="images.brighter"),
@@ -205,7 +218,7 @@ class ImagesView(DataView):
         self.picker = TagPicker("image", "tags")
         self.decoded = DecodedCache()
         self._cards: dict[tuple[str, str], ImageCard] = {}  # the mounted cards, in grid order
-        self._requested: set[Locator] = set()  # asked of the loader, not yet delivered or forgotten
+        self._requested: set[tuple[Locator, int]] = set()  # asked of the loader, not yet delivered or forgotten
         self._columns = 1
 
     # -- building ---------------------------------------------------------------------------------
@@ -431,10 +444,7 @@ class ImagesView(DataView):
         state = self.state
         card.set_adjust(state.brightness, state.contrast)
         job, series = self.series(card.train_id, card.tag)
-        title = markup(card.tag)
-        if self.comparing:  # the tag first: a narrow border cuts the end off
-            title = f"[{self.job_colour(card.train_id)}]●[/] {title} · {markup(card.train_id)}"
-        card.border_title = title
+        card.border_title = self._title(card, None)
         if job is None:
             card.want(None)
             card.border_subtitle = ""
@@ -446,14 +456,27 @@ class ImagesView(DataView):
             card.set_message("no image for this tag in this job" if job.ready else "loading…")
             return
         i = pick_index(series.steps, state.step)
-        shown = Shown(int(series.steps[i]), i, len(series), job.locator(series, i))
+        samples = job.samples(series, i)
+        shown = Shown(int(series.steps[i]), i, len(series), job.locator(series, i), state.shown_sample(samples),
+                      samples)
+        card.border_title = self._title(card, shown)
         card.want(shown)
-        found = self.decoded.get(shown.locator)
+        found = self.decoded.get(shown.key)
         if found is not None:
             self._show(card, shown, found)
         elif card.image is None:
             card.set_message("decoding…")
             card.border_subtitle = self._subtitle(shown, None)
+
+    def _title(self, card: ImageCard, shown: Shown | None) -> str:
+        """`tag · sample 2/4` (the sample when the step holds several), and the job when comparing:
+        the tag first, as a narrow border cuts the end off."""
+        title = markup(card.tag)
+        if shown is not None and shown.samples > 1:
+            title += f" · sample {shown.sample + 1}/{shown.samples}"
+        if self.comparing:
+            title = f"[{self.job_colour(card.train_id)}]●[/] {title} · {markup(card.train_id)}"
+        return title
 
     def _subtitle(self, shown: Shown, image: DecodedImage | None, grey: bool = False, note: str = "") -> str:
         """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off."""
@@ -486,10 +509,10 @@ class ImagesView(DataView):
     def _card_wanted(self, event: ImageCard.Wanted) -> None:
         event.stop()
         shown = event.card.shown
-        if shown is None or shown.locator in self.decoded or shown.locator in self._requested:
+        if shown is None or shown.key in self.decoded or shown.key in self._requested:
             return
-        self._requested.add(shown.locator)
-        self.loader.request(shown.locator, lambda loc=shown.locator: decode_at(self.cache, loc),
+        self._requested.add(shown.key)
+        self.loader.request(shown.key, lambda loc=shown.locator, sample=shown.sample: decode_at(self.cache, loc, sample),
                             self._decoded_one, first=event.card.has_focus)
 
     def _decoded_one(self, result: Loaded) -> None:
@@ -497,14 +520,14 @@ class ImagesView(DataView):
         self.decoded.put(result.key, result)
         for card in self.shown_cards():
             shown = card.shown
-            if shown is not None and shown.locator == result.key:
+            if shown is not None and shown.key == result.key:
                 self._show(card, shown, result)
 
     def _forget_unshown(self) -> None:
         """Stepping fast: drop the decodes no card shows any more."""
-        wanted = {card.shown.locator for card in self.shown_cards() if card.shown is not None}
-        for loc in self._requested - wanted:
-            self.loader.forget(loc)
+        wanted = {card.shown.key for card in self.shown_cards() if card.shown is not None}
+        for key in self._requested - wanted:
+            self.loader.forget(key)
         self._requested &= wanted
 
     # -- status -----------------------------------------------------------------------------------
@@ -528,6 +551,9 @@ class ImagesView(DataView):
                 parts.append(f"step {int(steps[-1])} (newest)")
             else:
                 parts.append(f"step {state.step} of {int(steps[0])}..{int(steps[-1])}")
+        most = self.most_samples()
+        if most > 1:
+            parts.append(f"sample {state.shown_sample(most) + 1} of up to {most} (n/p)")
         if state.brightness:
             parts.append(f"brightness {state.brightness:+.1f}")
         if state.contrast != 1.0:
@@ -547,6 +573,21 @@ class ImagesView(DataView):
         if new == self.state:
             self.notify("first kept step" if direction < 0 else "newest kept step (end follows new steps)",
                         timeout=1.5)
+            return
+        self.state = new
+
+    def most_samples(self) -> int:
+        """The most images a step shown on a card holds (what `n` browses up to)."""
+        return max((card.shown.samples for card in self.shown_cards() if card.shown is not None), default=0)
+
+    def action_sample(self, direction: int) -> None:
+        most = self.most_samples()
+        if most <= 1:
+            self.notify("one image a step here: nothing to browse", timeout=1.5)
+            return
+        new = self.state.sample_by(most, direction)
+        if new == self.state:
+            self.notify("first sample" if direction < 0 else f"last sample ({most} at most a step)", timeout=1.5)
             return
         self.state = new
 
@@ -610,12 +651,12 @@ class ImagesView(DataView):
         return f"{len(tags)} image tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 
-def decode_at(cache, loc: Locator) -> tuple[DecodedImage, bool, str]:
-    """The image at `loc`, whether it is grey, and a note when the record declares another size
-    than the PNG has (the PNG is shown). Slow: in the loader's thread, never the UI's.
-    Raises `LoadProblem` with the sentence the card shows instead."""
+def decode_at(cache, loc: Locator, sample: int = 0) -> tuple[DecodedImage, bool, str]:
+    """Image `sample` of the value at `loc`, whether it is grey, and a note when the record
+    declares another size than the PNG has (the PNG is shown). Slow: in the loader's thread,
+    never the UI's. Raises `LoadProblem` with the sentence the card shows instead."""
     try:
-        data = cache.payloads.image(loc)
+        data = cache.payloads.image(loc, sample)
     except PayloadError:
         raise
     except Exception as exc:  # anything else reading the record: a sentence in the card, never a traceback

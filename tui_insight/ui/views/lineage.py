@@ -2,7 +2,8 @@
 
 Model lineage: one row per job that has lineage (as MindInsight, jobs without lineage are not
 listed), the columns of §6.2. It opens with what runs are compared by (network, optimizer,
-learning rate, epoch, batch size, loss, every metric); the long dataset paths and the rest wait
+learning rate, epoch, batch size, loss, every metric, and the TensorBoard hyper-parameters in
+which the listed runs differ, whatever their names); the long dataset paths and the rest wait
 for `v`. `s` sorts by the column under the cursor (again: the other way; missing values stay
 last), `/` filters with conditions (`learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5`);
 a condition that cannot be read is reported under the box and the table keeps the last good filter.
@@ -46,6 +47,7 @@ from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
 from ...summary.cache import Changes
 from ...summary.importance import TargetImportance, importances, scatter_points
+from ...summary.lineage_diff import unfilled_columns, varying_hparams
 from ...summary.lineage import (
     FLOAT_COLUMNS,
     INT_COLUMNS,
@@ -65,6 +67,7 @@ from ...summary.lineage import (
     stage_columns,
     value_text,
     with_dataset_values,
+    written_names,
 )
 from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.focus import focus_now
@@ -124,8 +127,10 @@ class LineageView(DataView):
                  "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
                  "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
                  "  ranges: lr 0.01..0.1 (>= and <=), epoch 3.., loss ..0.5\n"
-                 "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss and\n"
-                 "  metrics; dataset paths and the rest are a keypress away\n"
+                 "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss,\n"
+                 "  metrics and the TensorBoard hyper-parameters the runs differ in (lr, bs, opt...\n"
+                 "  fill learning_rate, batch_size, optimizer); dataset paths and the rest are a\n"
+                 "  keypress away\n"
                  "[b]Parallel coordinates[/b] (p): an axis per column (dataset lineage: per pipeline\n"
                  "  parameter where jobs differ), a line per run coloured by a column (c: this axis).\n"
                  "  ← → pick an axis, [ ] { } move the low/high end of its range: the range is the\n"
@@ -189,6 +194,8 @@ class LineageView(DataView):
         self.rows_by_id: dict[str, LineageRow] = {}
         self.shown: list[LineageRow] = []  # after filter and sort
         self.all_columns: list[str] = []
+        self.varying: list[str] = []  # TensorBoard hyper-parameter columns the runs differ in: shown by default
+        self.unfilled: list[str] = []  # columns no run has a value in: hidden by default
         self.conditions: list[Condition] = []  # the last filter that could be read
         self.filter_error = ""
         self.stages: dict[str, list[Stage]] = {}
@@ -307,6 +314,8 @@ class LineageView(DataView):
         self.rows_version += 1
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
         self.all_columns = columns(self.rows)
+        # Over every listed run, so that a filter takes no column away:
+        self.varying, self.unfilled = varying_hparams(self.rows), unfilled_columns(self.rows)
         self.stages = dataset_stages(self.rows)
         self.rows, self.dataset_columns = with_dataset_values(self.rows, self.stages)
         self.rows_by_id = {row.summary_dir: row for row in self.rows}
@@ -327,7 +336,7 @@ class LineageView(DataView):
         return [*self.all_columns, *self.dataset_columns]
 
     def visible_columns(self) -> list[str]:
-        return self.state.visible_columns(self.all_columns)
+        return self.state.visible_columns(self.all_columns, self.varying, self.unfilled)
 
     def _fill_model_table(self) -> None:
         names = self.visible_columns()
@@ -516,7 +525,7 @@ class LineageView(DataView):
     def action_choose_columns(self) -> None:
         choosable = [c for c in self.all_columns if c != KEY_COLUMN]
         shown_now = set(self.visible_columns())
-        defaults = [c for c in default_columns(self.all_columns) if c != KEY_COLUMN]
+        defaults = [c for c in default_columns(self.all_columns, self.varying, self.unfilled) if c != KEY_COLUMN]
 
         def chosen(result: list[str] | None) -> None:
             if result is not None:
@@ -773,6 +782,9 @@ class LineageView(DataView):
             return Text("no column to draw: v chooses the table's columns" if self.state.mode == MODEL
                         else "no dataset parameter to draw", style="dim")
         text = literal(axis.column, "bold")
+        written = written_names(self.rows, axis.column)  # the aliases lined up in it (lr, opt)
+        if written:
+            text.append_text(literal(f" (written {', '.join(written)})", "dim"))
         brush = brush_of(axis, self.conditions)
         if brush.active:
             text.append("  range ", style="bold")
