@@ -160,6 +160,13 @@ def test_x_axes():
         x_values(s, "time", None)  # type: ignore[arg-type]
 
 
+def test_relative_axis_of_wall_times_at_the_float_range_warns_nothing():
+    """1e308 - (-1e308) overflows to inf: drawn as undrawable, never a RuntimeWarning (an error here)."""
+    s = ScalarSeries("./j", "loss", np.array([1, 2]), np.array([1e308, -1e308]), np.array([0.5, 0.4]))
+    np.testing.assert_array_equal(x_values(s, "relative", None), [0.0, -np.inf])
+    np.testing.assert_array_equal(x_values(s, "relative", -1e308), [np.inf, 0.0])
+
+
 def test_relative_axis_from_the_jobs_first_event(tmp_path):
     run = tmp_path / "run"
     with SummaryWriter(run, timestamp=100, wall_time=1000.0) as writer:

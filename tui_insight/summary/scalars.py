@@ -73,7 +73,8 @@ def x_values(series: ScalarSeries, axis: XAxis, origin: float | None) -> np.ndar
     if axis == "relative":
         if origin is None:
             origin = float(series.wall_times[0]) if len(series.wall_times) else 0.0
-        with np.errstate(invalid="ignore"):  # inf - inf in a damaged file's wall times: NaN, silently
+        # inf - inf (NaN) or 1e308 - -1e308 (inf) in a damaged file's wall times: silently
+        with np.errstate(invalid="ignore", over="ignore"):
             return series.wall_times - origin
     if axis == "wall":
         return series.wall_times.astype(np.float64, copy=True)
