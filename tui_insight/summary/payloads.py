@@ -207,30 +207,45 @@ class PayloadStore:
             prefetch_records(records, self.source)
 
     def tensor(self, loc: Locator) -> TensorData:
-        if loc.kind == "tensorboard":
-            return self.decoded("tensor", loc, _tensorboard("tensor_data"))
-        return self.decoded("tensor", loc, lambda v: tensor_from_proto(v.tensor))
+        return self.decoded("tensor", loc, value_decoder("tensor", loc.kind))
 
     def histogram(self, loc: Locator) -> HistogramData:
-        if loc.kind == "tensorboard":
-            return self.decoded("histogram", loc, _tensorboard("histogram_data"))
-        return self.decoded("histogram", loc, lambda v: histogram_from_proto(v.histogram))
+        return self.decoded("histogram", loc, value_decoder("histogram", loc.kind))
 
     def image(self, loc: Locator) -> ImageData:
-        if loc.kind == "tensorboard":
-            return self.decoded("image", loc, _tensorboard("image_data"))
-        return self.decoded("image", loc, lambda v: ImageData(v.image.width, v.image.height,
-                                                           v.image.colorspace, v.image.encoded_image))
+        return self.decoded("image", loc, value_decoder("image", loc.kind))
 
     def text(self, loc: Locator) -> TextData:
         """A TensorBoard text value (only TensorBoard files hold text)."""
-        build = _tensorboard("text_data")
-        return self.decoded("text", loc, lambda v: TextData(build(v)))
+        return self.decoded("text", loc, value_decoder("text", "tensorboard"))
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+
+def image_from_proto(proto: summary_pb2.Summary.Image) -> ImageData:
+    return ImageData(proto.width, proto.height, proto.colorspace, proto.encoded_image)
+
+
+def value_decoder(plugin: str, kind: str) -> Callable[[Any], Any]:
+    """How a `Summary.Value` of `plugin` ("tensor", "histogram", "image" or "text") in a `kind`
+    file ("summary" or "tensorboard") is decoded: what the store keeps and every export writes.
+    The decoder raises PayloadError for a value that cannot be read."""
+    if kind == "tensorboard":
+        if plugin == "text":
+            text = _tensorboard("text_data")
+            return lambda v: TextData(text(v))
+        return _tensorboard(f"{plugin}_data")
+    return _SUMMARY_DECODERS[plugin]
+
+
+_SUMMARY_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "tensor": lambda v: tensor_from_proto(v.tensor),
+    "histogram": lambda v: histogram_from_proto(v.histogram),
+    "image": lambda v: image_from_proto(v.image),
+}
 
 
 def _tensorboard(decoder: str) -> Callable[[Any], Any]:
