@@ -31,10 +31,10 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
-from .export_spill import TagSpill
+from .export_spill import TagSpill, TagValues
 from .summary import landscape, profiler
 from .summary.cache import JobView, SummaryCache, state_meaning
-from .summary.every_step import Dropped, Restart, StepValue, every_value, kept
+from .summary.every_step import Dropped, Restart, RestartRules, StepValue, every_value
 from .summary.payloads import PayloadError
 from .summary.source import Source
 
@@ -291,7 +291,7 @@ class _Snapshot:
 
     def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
         spills = self._spills()
-        restarts: list[tuple[int, int]] = []
+        restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
         for item in every_value(view.files, source, keep):
@@ -300,14 +300,14 @@ class _Snapshot:
                 text, rows = formats[plugin](item)
                 spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
             elif type(item) is Restart:
-                restarts.append((item.seq, item.step))
+                restarts.append(item)
             else:
                 _count_dropped(dropped, item)
         found.extend(_dropped_problems(dropped))
-        by_seq = np.array(restarts, dtype=np.int64).reshape(-1, 2)
+        rules = RestartRules(restarts)
         for name in PLUGIN_FILES.values():
             for _, values in spills[name].tags():
-                _write_kept(self.files, name, values, by_seq)
+                _write_kept(self.files, name, values, rules)
 
     def _spills(self) -> dict[str, TagSpill]:
         if self.spill_dir is None:
@@ -433,20 +433,29 @@ def _tensor_columns(tensor) -> list:
 
 # -- every step in the files ----------------------------------------------------------------
 
-def _csv_line(fields: list) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(fields)
-    return out.getvalue()
+class _CsvLine:
+    """Fields as one CSV line (csv's quoting), through one reused buffer."""
+
+    def __init__(self) -> None:
+        self._buffer = io.StringIO()
+        self._writer = csv.writer(self._buffer, lineterminator="\n")
+
+    def __call__(self, fields: list) -> str:
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self._writer.writerow(fields)
+        return self._buffer.getvalue()
 
 
 def _tag_prefix(train_id: str) -> Callable[[str], str]:
     """`train_id,tag,` as CSV, per tag (remembered: a job's tags are met step after step)."""
     known: dict[str, str] = {}
+    line = _CsvLine()
 
     def prefix(tag: str) -> str:
         text = known.get(tag)
         if text is None:
-            text = known[tag] = _csv_line([train_id, tag])[:-1] + ","
+            text = known[tag] = line([train_id, tag])[:-1] + ","
         return text
     return prefix
 
@@ -470,11 +479,13 @@ def _histogram_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
+    line = _CsvLine()
+
     def rows(value: StepValue) -> tuple[str, int]:
         plugin, tag = value.key
         head = [train_id, tag, value.step, fmt_float(value.wall_time)]
         tails = _tail_rows(plugin, value.data)
-        return "".join(_csv_line(head + tail) for tail in tails), len(tails)
+        return "".join([line(head + tail) for tail in tails]), len(tails)
     return rows
 
 
@@ -483,18 +494,18 @@ _FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": 
             "image": _payload_format, "text": _payload_format}
 
 
-def _write_kept(files: _CsvFiles, name: str, values, restarts: np.ndarray) -> None:
+def _write_kept(files: _CsvFiles, name: str, values: TagValues, rules: RestartRules) -> None:
     """A tag's values that the store's restart rules keep, by step."""
-    keep = kept(values.seqs, values.steps, values.ranks, restarts)
-    rows = np.flatnonzero(keep)
-    order = rows[np.argsort(values.steps[rows], kind="stable")]
-    if len(order) == len(keep) and bool(np.all(order[1:] > order[:-1])):
-        files.text(name, values.text, int(values.rows.sum()))
+    keep = rules.kept(values.seqs, values.steps, values.ranks)
+    if keep is None:  # every value, in step order
+        files.text(name, values.text, int(values.rows.sum()) if len(values) > 1 else int(values.numbers[0, 4]))
         return
+    rows = np.flatnonzero(keep)
+    order = rows[np.argsort(values.steps[rows], kind="stable")].tolist()
     ends = values.ends.tolist()
     starts = [0, *ends[:-1]]
     text = values.text
-    files.text(name, "".join([text[starts[i]:ends[i]] for i in order.tolist()]), int(values.rows[order].sum()))
+    files.text(name, "".join([text[starts[i]:ends[i]] for i in order]), int(values.rows[order].sum()))
 
 
 def _count_dropped(dropped: dict[TagKey, list], item: Dropped) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import IO, NamedTuple
+from typing import IO
 
 import numpy as np
 
@@ -21,15 +21,39 @@ _PER_TAG = 256  # ... and a tag with pending values
 _COLUMNS = 5  # seq, step, rank, characters, rows
 
 
-class TagValues(NamedTuple):
+class TagValues:
     """One tag's values, in read order: their numbers and their rows' text, end to end."""
 
-    seqs: np.ndarray
-    steps: np.ndarray
-    ranks: np.ndarray
-    ends: np.ndarray  # where each value's text ends in `text`
-    rows: np.ndarray  # CSV rows of each value
-    text: str
+    __slots__ = ("numbers", "text")
+
+    def __init__(self, numbers: np.ndarray, text: str):
+        self.numbers = numbers  # a row per value: _COLUMNS
+        self.text = text
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    @property
+    def seqs(self) -> np.ndarray:
+        return self.numbers[:, 0]
+
+    @property
+    def steps(self) -> np.ndarray:
+        return self.numbers[:, 1]
+
+    @property
+    def ranks(self) -> np.ndarray:
+        return self.numbers[:, 2]
+
+    @property
+    def ends(self) -> np.ndarray:
+        """Where each value's text ends in `text`."""
+        return np.cumsum(self.numbers[:, 3])
+
+    @property
+    def rows(self) -> np.ndarray:
+        """How many CSV rows each value's text holds."""
+        return self.numbers[:, 4]
 
 
 class TagSpill:
@@ -98,6 +122,6 @@ class TagSpill:
 
 
 def _joined(parts: list[tuple[np.ndarray, str]]) -> TagValues:
-    numbers = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
-    text = parts[0][1] if len(parts) == 1 else "".join(p[1] for p in parts)
-    return TagValues(numbers[:, 0], numbers[:, 1], numbers[:, 2], np.cumsum(numbers[:, 3]), numbers[:, 4], text)
+    if len(parts) == 1:
+        return TagValues(*parts[0])
+    return TagValues(np.concatenate([p[0] for p in parts]), "".join(p[1] for p in parts))

@@ -7,7 +7,7 @@ framing (`records.scan_batches`), the same routing (`routing.routes` for summary
 (`payloads.value_decoder`), and yields each exported value and each TensorBoard restart, in
 read order. It keeps nothing: memory does not grow with the run.
 
-`kept` applies the store's rules to one tag's values (`Series.merge`, `Series.before`):
+`RestartRules` applies the store's rules to one tag's values (`Series.merge`, `Series.before`):
 - a TensorBoard restart (SessionLog START at step s, torch's `purge_step`) drops the steps >= s
   read before it;
 - a step written again replaces the value read before (compat §3.8);
@@ -151,19 +151,29 @@ def _decoded(seq: int, rank: int, step: int, wall: float, key: TagKey, decoder, 
         return Dropped(key, step, str(exc))
 
 
-def kept(seqs: np.ndarray, steps: np.ndarray, ranks: np.ndarray, restarts: np.ndarray) -> np.ndarray:
-    """Mask of one tag's values (in read order: `seqs` ascending) that the store's rules keep.
-    `restarts`: (seq, step) rows of the job's restarts, by seq."""
-    keep = np.ones(len(seqs), dtype=bool)
-    if len(restarts):
-        # The smallest restart step read after each value: it drops the value if not above it.
-        after = np.minimum.accumulate(restarts[::-1, 1])[::-1]
-        first_after = np.searchsorted(restarts[:, 0], seqs, side="right")
-        dropping = np.append(after, np.iinfo(np.int64).max)[first_after]
-        keep &= steps < dropping
-    if not keep.all():
+class RestartRules:
+    """The store's rules over a job's values, tag by tag; `restarts`: the job's, in read order."""
+
+    def __init__(self, restarts: list[Restart]):
+        self._seqs = np.array([r.seq for r in restarts], dtype=np.int64)
+        steps = np.array([r.step for r in restarts], dtype=np.int64)
+        # The smallest restart step read after each restart's position: the floor a value read
+        # before it must stay under.
+        floor = np.minimum.accumulate(steps[::-1])[::-1] if len(steps) else steps
+        self._floor = np.append(floor, np.iinfo(np.int64).max)
+
+    def kept(self, seqs: np.ndarray, steps: np.ndarray, ranks: np.ndarray) -> np.ndarray | None:
+        """Mask of one tag's values (in read order) that the rules keep; None when they keep
+        every one and the steps only grow (training appends: the common case)."""
+        keep = None
+        if len(self._seqs):
+            under = steps < self._floor[np.searchsorted(self._seqs, seqs, side="right")]
+            if not under.all():
+                keep = under
+        if keep is None:
+            if len(steps) == 1 or bool(np.all(steps[1:] > steps[:-1])):
+                return None
+            return survivors(steps, ranks)
         rows = np.flatnonzero(keep)
         keep[rows] = survivors(steps[rows], ranks[rows])
-    else:
-        keep = survivors(steps, ranks)
-    return keep
+        return keep
