@@ -5,35 +5,17 @@ bytes in the CSV files and is printed escaped, as is a name holding terminal esc
 tags are exported with one open file per CSV file. Each runs the real command in a child."""
 from __future__ import annotations
 
-import contextlib
 import csv
 import os
 import resource
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from export_help import STAGING, assert_links_replaced, plant_links, small_disk, write_job
 from tui_insight.summary.writer import SummaryWriter
-
-STAGING = ".tui-insight-export-"
-
-
-def write_job(logdir: Path, name: str | bytes, steps: int = 3, tags=("loss",), tail: bool = False) -> Path:
-    """A job written by the MindSpore writer; `tail`: an incomplete last record (a job that
-    warns: "growing"). `name` as bytes for a name that is not UTF-8."""
-    directory = Path(os.fsdecode(os.path.join(os.fsencode(logdir), os.fsencode(name))))
-    writer = SummaryWriter(directory, timestamp=1, wall_time=1.0)
-    for step in range(1, steps + 1):
-        for i, tag in enumerate(tags):
-            writer.add_scalar(tag, step + i / 10)
-        writer.record(step, wall_time=float(step))
-    if tail:
-        writer.write_raw(b"\x20\x00\x00")
-    writer.close()
-    return directory
 
 
 def export(logdir: Path, out: Path, *extra: str, limits=None) -> subprocess.CompletedProcess:
@@ -41,36 +23,7 @@ def export(logdir: Path, out: Path, *extra: str, limits=None) -> subprocess.Comp
                            "--out", os.fsdecode(out), *extra], capture_output=True, timeout=300, preexec_fn=limits)
 
 
-def header_of(path: Path) -> str:
-    with open(path, encoding="utf-8") as fh:
-        return fh.readline().rstrip("\n")
-
-
 # -- links planted in --out -----------------------------------------------------------------------
-
-def plant_links(tmp_path: Path, logdir: Path, out: Path) -> dict[str, Path]:
-    """OUT holding links to a victim file, into LOGDIR, to a directory and to a file not there."""
-    victim = tmp_path / "victim.txt"
-    victim.write_text("precious\n")
-    (tmp_path / "victim_dir").mkdir()
-    out.mkdir()
-    targets = {"scalars.csv": victim, "jobs.csv": logdir / "j" / "x.csv", "text.csv": tmp_path / "victim_dir",
-               "problems.csv": tmp_path / "created_by_export.csv"}
-    for name, target in targets.items():
-        (out / name).symlink_to(os.path.relpath(target, out))
-    return targets
-
-
-def assert_links_replaced(tmp_path: Path, logdir: Path, out: Path) -> None:
-    assert (tmp_path / "victim.txt").read_text() == "precious\n"
-    assert not (logdir / "j" / "x.csv").exists()
-    assert os.listdir(tmp_path / "victim_dir") == []
-    assert not (tmp_path / "created_by_export.csv").exists()
-    for name in ("scalars.csv", "jobs.csv", "text.csv", "problems.csv"):
-        assert not (out / name).is_symlink() and (out / name).is_file(), name
-    assert header_of(out / "scalars.csv") == "train_id,tag,step,wall_time,value"
-    assert not [n for n in os.listdir(out) if n.startswith(STAGING)]
-
 
 @pytest.mark.parametrize("all_steps", [False, True], ids=["cached", "all-steps"])
 def test_force_replaces_links_planted_in_out_and_writes_through_none(tmp_path, all_steps):
@@ -100,36 +53,14 @@ def test_a_successful_export_removes_a_stale_incomplete_marker_and_keeps_other_f
 
 # -- a full disk ----------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def small_disk(path: Path, size: str = "96k"):
-    """A tmpfs of `size` at `path` (root can mount one); where mounting is refused, the child's
-    files are held under the size by RLIMIT_FSIZE instead (writing past it: EFBIG, not ENOSPC).
-    Yields the child's preexec_fn (None with the tmpfs)."""
-    path.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                             capture_output=True).returncode == 0
-    if mounted:
-        try:
-            yield None
-        finally:
-            subprocess.run(["umount", "-l", str(path)], check=True)
-        return
-    limit = int(size.rstrip("k")) * 1024
-
-    def limits():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    yield limits
-
-
 @pytest.mark.parametrize("all_steps", [False, True], ids=["cached", "all-steps"])
 def test_a_full_disk_leaves_what_was_written_and_an_incomplete_marker_saying_what_was_cut(tmp_path, all_steps):
     logdir = tmp_path / "logs"
     write_job(logdir, "a_small", steps=2)
     write_job(logdir, "b_big", steps=900, tags=[f"metric_{i}" for i in range(6)])  # 5,400 rows: ~250 kB
-    with small_disk(tmp_path / "disk") as limits:
-        out = tmp_path / "disk" / "snapshot"
-        result = export(logdir, out, *(["--all-steps"] if all_steps else []), limits=limits)
+    with small_disk(tmp_path / "disk") as disk:
+        out = disk.path / "snapshot"
+        result = export(logdir, out, *(["--all-steps"] if all_steps else []), limits=disk.child())
         stderr = result.stderr.decode()
         assert result.returncode == 2
         assert "Traceback" not in stderr

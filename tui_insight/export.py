@@ -294,6 +294,7 @@ class _Snapshot:
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
+        self.files.writing = f"the temporary files in {self.spill_dir.name}"  # spilled, then written out
         for item in every_value(view.files, source, keep):
             if type(item) is StepValue:
                 plugin = item.key[0]
@@ -330,17 +331,18 @@ class _Snapshot:
                 self.files.close()
                 self.target.commit()
             except OSError as error:
-                self._fail(error)
+                self._fail(error, self.files.writing)
             return
+        writing = self.files.writing  # before closing the files names each in turn
         try:
             self.files.close()
         except OSError:
             pass  # the reason is `exc`'s
-        self._fail(exc)
+        self._fail(exc, writing)
 
-    def _fail(self, exc: BaseException) -> None:
+    def _fail(self, exc: BaseException, writing: str) -> None:
         if isinstance(exc, OSError):
-            reason = f"{exc.strerror or exc} while writing {self.files.writing or 'the files'}"
+            reason = f"{exc.strerror or exc} while writing {writing or 'the files'}"
         elif isinstance(exc, KeyboardInterrupt):
             reason = "interrupted"
         else:
