@@ -3,6 +3,7 @@ directory are replaced, never written through, and a full disk is said in the di
 INCOMPLETE beside what was written."""
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
@@ -64,3 +65,36 @@ def test_the_dialog_says_a_full_disk_cut_the_export(tmp_path):
         assert "while writing scalars.csv" in message and "INCOMPLETE says what was cut" in message
         assert "This export is incomplete" in (out / "INCOMPLETE").read_text()
         assert not [n for n in os.listdir(out) if n.startswith(STAGING)]
+
+
+def test_e_in_the_text_view_exports_the_text(tmp_path):
+    """Text is exported now: `e` in the text view writes the jobs' text to text.csv, and only it."""
+    from tui_insight.summary.writer import TensorBoardWriter
+
+    logdir = tmp_path / "logs"
+    writer = TensorBoardWriter(logdir / "run", timestamp=1, wall_time=1.0)
+    for step in (1, 2):
+        writer.add_scalar("loss", 1.0 / step, step, wall_time=float(step))
+        writer.add_text("notes", f"epoch {step}, lr 0.1\nline two", step, wall_time=float(step))
+    writer.close()
+    out = tmp_path / "out"
+    app = make_app(logdir)
+
+    async def body(pilot):
+        await pilot.press("enter")
+        await wait_for_view(pilot, app)
+        await pilot.press("8")
+        await wait_for_view(pilot, app, "TextView")
+        await pilot.press("e")
+        assert await wait_for(pilot, lambda: bool(app.screen.query("#export-path")))
+        app.screen.query_one("#export-path", Input).value = str(out)
+        await pilot.press("enter")
+        return await wait_for(pilot, lambda: not app.screen.query("#export-path"), timeout=30)
+
+    assert run_pilot(app, body)
+    with open(out / "text.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows == [["train_id", "tag", "step", "wall_time", "text"],
+                    ["./run", "notes", "1", "1.0", "epoch 1, lr 0.1\nline two"],
+                    ["./run", "notes", "2", "2.0", "epoch 2, lr 0.1\nline two"]]
+    assert (out / "scalars.csv").read_text() == "train_id,tag,step,wall_time,value\n"
