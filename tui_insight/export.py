@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -197,7 +198,7 @@ class _CsvFiles:
     def __init__(self, target: ExportDir, out: Path, result: ExportResult):
         self.target, self.out, self.result = target, out, result
         self.handles: dict[str, io.TextIOWrapper] = {}
-        self.writers = {}
+        self.writers: dict[str, Any] = {}  # csv writers (their type is private to csv)
         self.writing = ""  # the file being written (for the message when writing fails)
 
     def open(self, name: str, header: list[str]) -> None:
@@ -290,19 +291,19 @@ class _Snapshot:
             warn(view, problems[len(state):])
 
     def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
-        spills = self._spills()
+        spills, spilled_in = self._spills()
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
-        self.files.writing = f"the temporary files in {self.spill_dir.name}"  # spilled, then written out
+        self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
         for item in every_value(view.files, source, keep):
             if type(item) is StepValue:
                 plugin = item.key[0]
                 text, rows = formats[plugin](item)
                 spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
-            elif type(item) is Restart:
+            elif isinstance(item, Restart):
                 restarts.append(item)
-            else:
+            elif isinstance(item, Dropped):
                 _count_dropped(dropped, item)
         found.extend(_dropped_problems(dropped))
         rules = RestartRules(restarts)
@@ -310,12 +311,13 @@ class _Snapshot:
             for _, values in spills[name].tags():
                 _write_kept(self.files, name, values, rules)
 
-    def _spills(self) -> dict[str, TagSpill]:
+    def _spills(self) -> tuple[dict[str, TagSpill], str]:
+        """The spill of each file of values, and the temporary directory they are in."""
         if self.spill_dir is None:
             self.spill_dir = tempfile.TemporaryDirectory(prefix="tui-insight-export-")
             for name in PLUGIN_FILES.values():
                 self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))
-        return self.spills
+        return self.spills, self.spill_dir.name
 
     def lineage(self, views: list[JobView]) -> None:
         _write_lineage(self.files, views)

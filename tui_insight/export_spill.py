@@ -100,7 +100,7 @@ class TagSpill:
 
     def tags(self) -> Iterator[tuple[str, TagValues]]:
         """Each tag (sorted) and its values; the spill is empty afterwards, ready for the next job."""
-        by_number = {}
+        by_number: dict[int, list[tuple[int, int, int, int]]] = {}
         for chunk in self.chunks:
             by_number.setdefault(chunk[0], []).append(chunk)
         if self.chunks:

@@ -92,7 +92,8 @@ def _payloads(path: str, source: Source) -> Iterator[bytes]:
 
 
 def _summary_values(layouts: dict, rank: int, keep: Callable[[TagKey], bool]):
-    decoders = {plugin: value_decoder(plugin, "summary") for plugin in ("histogram", "tensor", "image")}
+    decoders: dict[str, Callable[[Any], Any] | None] = {
+        plugin: value_decoder(plugin, "summary") for plugin in ("histogram", "tensor", "image")}
     decoders["scalar"] = None  # the number, as it is
 
     def read(seq: int, payload: bytes) -> Iterator[StepValue | Dropped]:
