@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from export_help import STAGING, assert_links_replaced, plant_links, small_disk, write_job
+from export_help import STAGING, assert_links_replaced, header_of, plant_links, small_disk, write_job
 from tui_insight.summary.writer import SummaryWriter
 
 
@@ -123,3 +123,21 @@ def test_200000_tags_are_exported_with_one_open_file_per_csv_file(tmp_path):
     assert len(rows) == 200_000
     assert rows[0] == ["./run", "t000000", "7", "2.0", "0.0"] and rows[-1][1] == "t199999"
     assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+
+
+def test_a_directory_in_the_way_of_a_file_is_left_as_it_was_and_the_export_says_where_it_is(tmp_path):
+    """--force replaces files and links, not a directory of the user's named like a CSV file."""
+    logdir = tmp_path / "logs"
+    write_job(logdir, "j")
+    out = tmp_path / "out"
+    (out / "scalars.csv").mkdir(parents=True)
+    (out / "scalars.csv" / "mine.txt").write_text("keep me")
+    result = export(logdir, out, "--force")
+    stderr = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in stderr
+    assert "export incomplete: Is a directory while moving scalars.csv into place" in stderr
+    assert (out / "scalars.csv" / "mine.txt").read_text() == "keep me"
+    (staging,) = [n for n in os.listdir(out) if n.startswith(STAGING)]
+    assert f"what was written is in {out / staging}" in stderr
+    assert header_of(out / staging / "scalars.csv") == "train_id,tag,step,wall_time,value"
+    assert "moving scalars.csv into place" in (out / staging / "INCOMPLETE").read_text()

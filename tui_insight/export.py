@@ -331,20 +331,24 @@ class _Snapshot:
         if exc is None:
             try:
                 self.files.close()
+            except OSError as error:
+                self._fail(error, f"writing {self.files.writing}")
+                return
+            try:
                 self.target.commit()
             except OSError as error:
-                self._fail(error, self.files.writing)
+                self._fail(error, f"moving {shown(str(error.filename or 'the files'))} into place")
             return
         writing = self.files.writing  # before closing the files names each in turn
         try:
             self.files.close()
         except OSError:
             pass  # the reason is `exc`'s
-        self._fail(exc, writing)
+        self._fail(exc, f"writing {writing or 'the files'}")
 
-    def _fail(self, exc: BaseException, writing: str) -> None:
+    def _fail(self, exc: BaseException, doing: str) -> None:
         if isinstance(exc, OSError):
-            reason = f"{exc.strerror or exc} while writing {writing or 'the files'}"
+            reason = f"{exc.strerror or exc} while {doing}"
         elif isinstance(exc, KeyboardInterrupt):
             reason = "interrupted"
         else:

@@ -29,7 +29,7 @@ class ExportDir:
 
     def __init__(self, out: Path):
         self.out = out
-        self.names: list[str] = []  # files created, in order
+        self.names: list[str] = []  # files created and not moved into OUT yet, in order
         self._marker = self._fd = -1
         self._out_fd = os.open(out, _DIRECTORY)
         try:
@@ -52,11 +52,11 @@ class ExportDir:
 
     def commit(self) -> None:
         """Every file written, into OUT (their handles closed first)."""
+        while self.names:
+            self._move(self.names[0])
         os.close(self._marker)
         self._marker = -1
         os.unlink(MARKER, dir_fd=self._fd)
-        for name in self.names:
-            self._move(name)
         try:
             os.unlink(MARKER, dir_fd=self._out_fd)  # an earlier export's, now untrue
         except FileNotFoundError:
@@ -64,16 +64,19 @@ class ExportDir:
         self.close()
 
     def abandon(self, what_was_cut: str) -> str:
-        """What was written, into OUT with INCOMPLETE saying `what_was_cut`; returns where it
-        is (the private directory if even that failed)."""
+        """What was written and not yet moved, into OUT with INCOMPLETE saying `what_was_cut`;
+        returns where it is (the private directory if even that failed)."""
         text = what_was_cut.encode("utf-8", "backslashreplace")[:MARKER_BYTES]
         try:
+            if self._marker < 0:  # the marker went as the export was committed: write it anew
+                self._marker = self._create(MARKER)
             os.pwrite(self._marker, text, 0)
             os.ftruncate(self._marker, len(text))
             os.close(self._marker)
             self._marker = -1
-            for name in [*self.names, MARKER]:
-                self._move(name)
+            while self.names:
+                self._move(self.names[0])
+            self._move(MARKER)
         except OSError:
             return self.staging
         self.close()
@@ -81,6 +84,8 @@ class ExportDir:
 
     def _move(self, name: str) -> None:
         os.rename(name, name, src_dir_fd=self._fd, dst_dir_fd=self._out_fd)
+        if name in self.names:
+            self.names.remove(name)
 
     def discard(self) -> None:
         """Nothing written goes into OUT: the private directory is removed."""
