@@ -157,3 +157,18 @@ def test_restart_rules_hold_for_a_narrowed_export_too(tmp_path, narrowed):
     scope = {"plugins": {"scalar"}, "tags": {("scalar", "loss")}} if narrowed else {}
     export_snapshot(cache, tmp_path / "out", all_steps=True, **scope)
     assert [s for s, _ in scalar_rows(tmp_path / "out", "loss")] == list(range(8))
+
+
+def test_a_file_gone_since_the_store_read_it_is_said_in_problems_csv(tmp_path):
+    run = tmp_path / "logs" / "run"
+    ms_write(run, 100, range(1, 4), 0.0)
+    ms_write(run, 200, range(4, 6), 0.0)
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    gone = next(run.glob("*summary.200*"))
+    gone.unlink()
+    export_snapshot(cache, tmp_path / "out", all_steps=True)
+    assert [s for s, _ in scalar_rows(tmp_path / "out", "loss")] == [1, 2, 3]
+    problems = rows(tmp_path / "out", "problems")
+    assert [p[0] for p in problems] == ["./run"]
+    assert problems[0][1].startswith(f"{gone.name}: not read to its end (No such file or directory)")

@@ -35,7 +35,7 @@ from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
 from .summary import landscape, profiler
 from .summary.cache import JobView, SummaryCache, state_meaning
-from .summary.every_step import Dropped, Restart, RestartRules, StepValue, every_value
+from .summary.every_step import Dropped, Restart, RestartRules, StepValue, Unread, every_value
 from .summary.payloads import PayloadError
 from .summary.source import Source
 
@@ -305,6 +305,9 @@ class _Snapshot:
                 restarts.append(item)
             elif isinstance(item, Dropped):
                 _count_dropped(dropped, item)
+            elif isinstance(item, Unread):
+                found.append(f"{os.path.basename(item.path)}: not read to its end ({item.reason}): "
+                             "the values after where it stopped are not exported")
         found.extend(_dropped_problems(dropped))
         rules = RestartRules(restarts)
         for name in PLUGIN_FILES.values():

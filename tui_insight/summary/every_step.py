@@ -60,11 +60,18 @@ class Dropped(NamedTuple):
     reason: str
 
 
+class Unread(NamedTuple):
+    """A file (or its rest) that could not be read, and why: its values are missing."""
+
+    path: str
+    reason: str
+
+
 def every_value(files: tuple[str, ...], source: Source, keep: Callable[[TagKey], bool]
-                ) -> Iterator[StepValue | Restart | Dropped]:
+                ) -> Iterator[StepValue | Restart | Dropped | Unread]:
     """Every value of the plugins in `EXPORTED` that `keep` keeps, every restart and every value
-    left out, in the store's read order of `files` (a job's file paths by file id). A file that
-    cannot be read is skipped (the job's state says so)."""
+    left out, in the store's read order of `files` (a job's file paths by file id); a file that
+    cannot be read, or not to its end, is said (`Unread`) and the next one read."""
     order = sorted(range(len(files)), key=lambda i: file_read_order(os.path.basename(files[i])))
     ranks = {fid: rank for rank, fid in enumerate(order)}
     plugins = tb.TagPlugins()  # a TensorBoard tag's plugin is named in its first value only
@@ -75,20 +82,20 @@ def every_value(files: tuple[str, ...], source: Source, keep: Callable[[TagKey],
             read = _tensorboard_values(plugins, ranks[fid], keep)
         else:
             read = _summary_values(layouts, ranks[fid], keep)
-        for payload in _payloads(path, source):
-            seq += 1
-            yield from read(seq, payload)
+        try:
+            for payload in _payloads(path, source):
+                seq += 1
+                yield from read(seq, payload)
+        except OSError as exc:
+            yield Unread(path, exc.strerror or str(exc))
 
 
 def _payloads(path: str, source: Source) -> Iterator[bytes]:
-    """Every good record's payload of a file (the store's framing); none when it cannot be read."""
-    try:
-        size = source.stat(path).st_size
-        with source.open_range(path, 0, size) as fh:
-            for batch in scan_batches(fh, 0, size, ScanReport(), max_bytes=_BATCH_BYTES):
-                yield from batch.payloads
-    except OSError:
-        return
+    """Every good record's payload of a file (the store's framing)."""
+    size = source.stat(path).st_size
+    with source.open_range(path, 0, size) as fh:
+        for batch in scan_batches(fh, 0, size, ScanReport(), max_bytes=_BATCH_BYTES):
+            yield from batch.payloads
 
 
 def _summary_values(layouts: dict, rank: int, keep: Callable[[TagKey], bool]):
