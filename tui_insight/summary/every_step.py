@@ -5,7 +5,8 @@ the all-steps export; and the store's restart rules, applied to a tag's values a
 framing (`records.scan_batches`), the same routing (`routing.routes` for summary events,
 `tensorboard.event_of` for TensorBoard events) and the same payload decoders
 (`payloads.value_decoder`), and yields each exported value and each TensorBoard restart, in
-read order. It keeps nothing: memory does not grow with the run.
+read order. It keeps only what routing needs (each TensorBoard tag's plugin, the summary
+layouts met), as the store does: memory does not grow with the length of the run.
 
 `RestartRules` applies the store's rules to one tag's values (`Series.merge`, `Series.before`):
 - a TensorBoard restart (SessionLog START at step s, torch's `purge_step`) drops the steps >= s
