@@ -83,7 +83,7 @@ def test_a_resume_without_purge_step_replaces_the_steps_it_writes_again(tmp_path
     run = tmp_path / "logs" / "run"
     tbx_write(run, range(10), T0)
     tbx_write(run, range(5, 8), T0 + 100, base=100.0)
-    cache, cached, every = exports(tmp_path / "logs", tmp_path)
+    _, cached, every = exports(tmp_path / "logs", tmp_path)
     assert scalar_rows(every, "loss") == [(s, float(s)) for s in range(5)] + [(s, 100.0 + s) for s in range(5, 8)]
     assert_same_rows(cached, every)
     histogram_steps = sorted({int(r[2]) for r in rows(every, "histograms")})
@@ -94,7 +94,7 @@ def test_several_files_per_run_each_continuing_the_last_keep_every_step(tmp_path
     run = tmp_path / "logs" / "run"
     for i in range(3):
         tbx_write(run, range(4 * i, 4 * i + 4), T0 + 100 * i)
-    cache, cached, every = exports(tmp_path / "logs", tmp_path)
+    _, cached, every = exports(tmp_path / "logs", tmp_path)
     assert scalar_rows(every, "loss") == [(s, float(s)) for s in range(12)]
     for kind in ("scalars", "histograms", "text"):
         assert rows(every, kind) == rows(cached, kind), kind
@@ -123,7 +123,7 @@ def test_mindspore_resume_in_a_newer_file_as_mindinsight_treats_it(tmp_path):
     run = tmp_path / "logs" / "run"
     ms_write(run, 100, range(1, 11), 0.0)
     ms_write(run, 200, range(5, 8), 100.0)
-    cache, cached, every = exports(tmp_path / "logs", tmp_path)
+    _, cached, every = exports(tmp_path / "logs", tmp_path)
     expected = [(s, float(s)) for s in range(1, 5)] + [(s, 100.0 + s) for s in range(5, 8)]
     assert scalar_rows(every, "loss") == expected
     assert [int(r[2]) for r in rows(every, "tensors")] == list(range(1, 8))
@@ -141,7 +141,7 @@ def test_mindspore_step_written_again_in_one_file_is_replaced_and_the_later_step
         writer.add_histogram("weights", rng.normal(value, 1.0, 100))
         writer.record(step, wall_time=T0 + step)
     writer.close()
-    cache, cached, every = exports(tmp_path / "logs", tmp_path)
+    _, cached, every = exports(tmp_path / "logs", tmp_path)
     assert scalar_rows(every, "loss") == [(s, 105.0 if s == 5 else float(s)) for s in range(1, 11)]
     assert_same_rows(cached, every)
 

@@ -35,7 +35,14 @@ from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
 from .summary import landscape, profiler
 from .summary.cache import JobView, SummaryCache, state_meaning
-from .summary.every_step import Dropped, Restart, RestartRules, StepValue, Unread, every_value
+from .summary.every_step import (
+    Dropped,
+    Restart,
+    RestartRules,
+    StepValue,
+    Unread,
+    every_value,
+)
 from .summary.payloads import PayloadError
 from .summary.source import Source
 
@@ -246,7 +253,7 @@ class _Snapshot:
         self.current = ""  # the job being written
         self.lineage_written = False
 
-    def __enter__(self) -> "_Snapshot":
+    def __enter__(self) -> _Snapshot:
         try:
             self.out.mkdir(parents=True, exist_ok=True)
             self.target = ExportDir(self.out)
@@ -319,7 +326,8 @@ class _Snapshot:
         if self.spill_dir is None:
             self.spill_dir = tempfile.TemporaryDirectory(prefix="tui-insight-export-")
             for name in PLUGIN_FILES.values():
-                self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))
+                # Open until the export ends (closed in __exit__): one file per CSV file.
+                self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))  # noqa: SIM115
         return self.spills, self.spill_dir.name
 
     def lineage(self, views: list[JobView]) -> None:

@@ -7,9 +7,14 @@ import csv
 import os
 from pathlib import Path
 
+from export_help import (
+    STAGING,
+    assert_links_replaced,
+    plant_links,
+    small_disk,
+    write_job,
+)
 from textual.widgets import Checkbox, Input, Static
-
-from export_help import STAGING, assert_links_replaced, plant_links, small_disk, write_job
 from uihelp import make_app, run_pilot, wait_for, wait_for_view
 
 
