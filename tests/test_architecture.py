@@ -1,6 +1,6 @@
 """Import contracts and where files are opened, checked over every module of the package.
 
-- `tui_insight/summary/`, `tui_insight/export.py` and `tui_insight/workspace.py` never import
+- `tui_insight/summary/`, `tui_insight/export*.py` and `tui_insight/workspace.py` never import
   Textual or `tui_insight.ui`: the data layer and the exporter run headless (the CLI's CSV
   export, scripts) and are tested without a terminal.
 - `tui_insight/ui/state/` never imports Textual: state objects are plain values, tested as such.
@@ -25,7 +25,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "tui_insight"
 
-HEADLESS = sorted([*(PACKAGE / "summary").rglob("*.py"), PACKAGE / "export.py", PACKAGE / "workspace.py"])
+HEADLESS = sorted([*(PACKAGE / "summary").rglob("*.py"), PACKAGE / "export.py", PACKAGE / "export_dir.py",
+                   PACKAGE / "export_spill.py", PACKAGE / "workspace.py"])
 STATE = sorted((PACKAGE / "ui" / "state").rglob("*.py"))
 UI = sorted((PACKAGE / "ui").rglob("*.py"))
 

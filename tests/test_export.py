@@ -14,8 +14,8 @@ from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 
-FILES = ["histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv", "profile_op_types.csv",
-         "profile_ops.csv", "scalars.csv", "tensors.csv"]
+FILES = ["histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv", "problems.csv",
+         "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv", "text.csv"]
 
 
 def read(path: Path) -> list[dict]:
@@ -42,7 +42,7 @@ def full_snapshot(tmp_path_factory, fixture_cache):
     return out
 
 
-def test_exactly_nine_files_with_headers(snapshot):
+def test_exactly_eleven_files_with_headers(snapshot):
     assert sorted(os.listdir(snapshot)) == FILES
     for name, header in HEADERS.items():
         with open(snapshot / f"{name}.csv", encoding="utf-8") as fh:
@@ -144,14 +144,20 @@ def test_lineage_rows(snapshot, truth):
         assert rows[summary_dir]["test_dataset_path"] == (model["test_dataset_path"] or "")
 
 
-def test_all_steps_holds_every_value_written(full_snapshot, truth):
+def test_all_steps_holds_every_step_written_as_mindinsight_keeps_it(full_snapshot, truth):
+    """One row per step written; a step written twice, or again by a resumed run in a newer
+    file, holds the value MindInsight serves (compat §3.8: `edge/resume`)."""
     rows = read(full_snapshot / "scalars.csv")
     counts = Counter((r["train_id"], r["tag"]) for r in rows)
     for train_id, job in truth["jobs"].items():
         for full, raw in job["raw"]["tags"].items():
             plugin, tag = split_tag(full)
             if plugin == "scalar":
-                assert counts[(train_id, tag)] == raw["values_written"], (train_id, tag)
+                assert counts[(train_id, tag)] == raw["distinct_steps"], (train_id, tag)
+    served = truth["jobs"]["./edge_cases"]["scalars"]["edge/resume/scalar"]
+    mine = [(int(r["step"]), float(r["value"])) for r in rows if r["tag"] == "edge/resume"]
+    assert mine == [(step, pytest.approx(value)) for step, value, _ in served]
+    assert [v for s, v in mine if s >= 20] == [100.0 + s for s in range(20, 41)]
     limits_loss = [int(r["step"]) for r in rows if r["train_id"] == "./limits" and r["tag"] == "limits/loss"]
     assert limits_loss == sorted(limits_loss) and len(limits_loss) == 1500
     images = Counter((r["train_id"], r["tag"]) for r in read(full_snapshot / "images.csv"))
@@ -203,7 +209,7 @@ def test_cli_export_end_to_end(tmp_path):
     result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(tmp_path / "snap")) == FILES
-    assert "wrote 9 files" in result.stdout
+    assert "wrote 11 files" in result.stdout
     cut = next((MINDSPORE_LOGS / "damaged_truncated").iterdir()).stat().st_mtime
     state = "truncated" if time.time() - cut > 600 else "growing"  # the fixture's age decides
     assert f"./damaged_truncated: {state} (its last record is incomplete" in result.stderr

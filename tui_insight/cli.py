@@ -238,44 +238,40 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"internal error: {type(exc).__name__}: {exc} (set TUI_INSIGHT_DEBUG=1 for details)")
 
 
-def explain_state(state: str) -> str:
-    """A job state as a warning a script's user can act on."""
-    from .summary.cache import state_meaning
-
-    if state in ("growing", "truncated"):
-        return f"{state} ({state_meaning(state)}; the records before it are exported)"
-    if state.startswith("corrupt"):
-        return f"{state} ({state_meaning(state)})"
-    return state
-
-
 def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=None) -> int:
-    """The headless export: job by job (bounded memory), with a progress line on stderr.
+    """The headless export: job by job (bounded memory), with a progress line on stderr and one
+    warning line per job with problems (problems.csv lists them).
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     import time
 
-    from .export import ExportError, export_streaming
+    from .escape import shown
+    from .export import ExportError, explain_state, export_streaming
     from .summary.cache import SummaryCache
 
     cache = SummaryCache(source if source is not None else logdir)
     tty = sys.stderr.isatty()
-    shown = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
+    progress_at = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
 
-    def warn(view) -> None:
-        if view.state != "ok":
-            if shown[1]:
-                print(file=sys.stderr)
-                shown[1] = False
-            print(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}", file=sys.stderr)
+    def say(text: str) -> None:
+        if progress_at[1]:
+            print(file=sys.stderr)
+            progress_at[1] = False
+        print(f"tui-insight: warning: {shown(text)}", file=sys.stderr)
+
+    def warn(view, problems: list[str]) -> None:
+        parts = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
+        if problems:
+            parts.append(f"{_count(len(problems), 'problem')} in problems.csv (first: {_cut(problems[0])})")
+        say(f"{view.train_id}: {'; '.join(parts)}")
 
     def progress(done: int, total: int) -> None:
         now = time.monotonic()
-        if done < total and now - shown[0] < (0.1 if tty else 1.0):
+        if done < total and now - progress_at[0] < (0.1 if tty else 1.0):
             return
-        shown[0] = now
+        progress_at[0] = now
         if tty:
             print(f"\rexported {done}/{total} jobs", end="" if done < total else "\n", file=sys.stderr, flush=True)
-            shown[1] = done < total
+            progress_at[1] = done < total
         else:
             print(f"exported {done}/{total} jobs", file=sys.stderr, flush=True)
 
@@ -283,18 +279,24 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
         cache.discover_jobs()
         if cache.error:
             return fail(cache.error)
-        for problem in cache.problems:
-            print(f"tui-insight: warning: {problem}", file=sys.stderr)
-        result = export_streaming(cache, out, all_steps=all_steps, force=force, on_job=warn, progress=progress)
+        if cache.problems:
+            say(f"LOGDIR: {_count(len(cache.problems), 'problem')} in problems.csv (first: {_cut(cache.problems[0])})")
+        result = export_streaming(cache, out, all_steps=all_steps, force=force, progress=progress, warn=warn)
     except ExportError as exc:
-        if shown[1]:
+        if progress_at[1]:
             print(file=sys.stderr)
         return fail(str(exc))
-    for problem in result.problems:
-        print(f"tui-insight: warning: {problem}", file=sys.stderr)
     counts = ", ".join(f"{n} {name}" for name, n in result.rows.items())
-    print(f"wrote {len(result.files)} files to {Path(out).resolve()} ({counts} rows)")
+    print(f"wrote {len(result.files)} files to {shown(str(Path(out).resolve()))} ({counts} rows)")
     return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def _cut(text: str, length: int = 120) -> str:
+    return text if len(text) <= length else text[:length - 1] + "…"
 
 
 def start_at(args: argparse.Namespace):

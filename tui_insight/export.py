@@ -1,31 +1,49 @@
 """CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
 
-A snapshot is a directory with exactly six files: jobs, scalars, histograms, tensors, images
-and lineage (TensorBoard runs too: their histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By default the snapshot holds what the
-cache holds (MindInsight's limits), read through the same queries as the screens; with
-`all_steps` it holds every value in the files, streamed: values are spilled per tag to
-temporary files outside the log directory and written out one tag at a time, so memory does
-not grow with the length of the run.
+A snapshot is a directory of CSV files: jobs, scalars, histograms, tensors, images, text,
+landscapes, profile_ops, profile_op_types, lineage and problems (TensorBoard runs too: their
+histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By
+default the snapshot holds what the cache holds (MindInsight's limits), read through the same
+queries as the screens; with `all_steps` it holds every value in the files, read through the
+store's routing and decoders (`summary.every_step`) with the store's restart rules, streamed:
+each CSV file's values are spilled per tag to one temporary file outside the log directory
+(`export_spill`) and written out one tag at a time, so memory does not grow with the run.
+
+problems.csv holds what was left out, one row per problem: the LOGDIR's (train_id empty),
+each job's state when it is not "ok", what the job's files could not give, and values that
+were not exported. The snapshot is written through `export_dir.ExportDir`: complete, or with an
+`INCOMPLETE` file saying what was cut, and never through a link planted in OUT.
 """
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import math
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Any
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
-from .proto import summary_pb2
-from .summary import landscape, profiler, tensorboard
-from .summary.cache import PLUGIN_OF_FIELD, JobView, SummaryCache, text_of
-from .summary.payloads import PayloadError, histogram_from_proto, tensor_from_proto
-from .summary.records import ScanReport, scan_records
+from .escape import shown
+from .export_dir import MARKER, ExportDir
+from .export_spill import TagSpill, TagValues
+from .summary import landscape, profiler
+from .summary.cache import JobView, SummaryCache, state_meaning
+from .summary.every_step import (
+    Dropped,
+    Restart,
+    RestartRules,
+    StepValue,
+    Unread,
+    every_value,
+)
+from .summary.payloads import PayloadError
 from .summary.source import Source
 
 HEADERS = {
@@ -36,32 +54,52 @@ HEADERS = {
     "tensors": ["train_id", "tag", "step", "wall_time", "dtype", "shape", "count", "min", "max", "avg",
                 "nan_count", "pos_inf_count", "neg_inf_count"],
     "images": ["train_id", "tag", "step", "wall_time", "width", "height"],
+    "text": ["train_id", "tag", "step", "wall_time", "text"],
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
+    "problems": ["train_id", "problem"],
 }
-PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images"}
+PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images",
+                "text": "text"}
 PREFETCH_STEPS = 16  # payload records fetched together from a remote LOGDIR (two requests for as many)
 TagKey = tuple[str, str]
+Warn = Callable[[JobView, list[str]], None]
+
+
+def _name_bytes(exc: UnicodeError) -> tuple[bytes, int]:
+    """Encoding error handler of the CSV files: a name's undecodable bytes (surrogate escapes)
+    written back as the bytes they were; any other lone surrogate as `\\udXXX`."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = bytearray()
+    for char in exc.object[exc.start:exc.end]:
+        code = ord(char)
+        out += bytes([code - 0xDC00]) if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}".encode()
+    return bytes(out), exc.end
+
+
+NAME_BYTES = "tui-insight-name-bytes"
+codecs.register_error(NAME_BYTES, _name_bytes)
 
 
 class ExportError(Exception):
-    """An export that was refused or failed; the message is for the user."""
+    """An export that was refused or failed; the message is for the user (escaped)."""
+
+
+class ExportIncomplete(ExportError):
+    """Writing stopped before the end: OUT holds what was written and an INCOMPLETE file."""
 
 
 @dataclass
 class ExportResult:
     files: list[Path] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)  # what could not be read (a profile's file...)
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (train_id, problem): problems.csv
 
 
 def fmt_float(value: float) -> str:
-    """Shortest round-trip text; non-finite as nan, inf, -inf."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
+    """Shortest round-trip text; non-finite as nan, inf, -inf (Python's repr of a float)."""
     return repr(float(value))
 
 
@@ -70,33 +108,39 @@ def fmt_float32(value: float) -> str:
     return fmt_float(float(str(np.float32(value)))) if math.isfinite(value) else fmt_float(value)
 
 
+def explain_state(state: str) -> str:
+    """A job state as a warning a script's user can act on."""
+    if state in ("growing", "truncated"):
+        return f"{state} ({state_meaning(state)}; the records before it are exported)"
+    if state.startswith("corrupt"):
+        return f"{state} ({state_meaning(state)})"
+    return state
+
+
 def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
     """The resolved output directory; refuses one inside LOGDIR, or a non-empty one without force."""
     out = Path(out).expanduser().resolve()
     logdir = Path(os.path.realpath(cache.logdir))
     if out == logdir or logdir in out.parents:
-        raise ExportError(f"refusing to write inside the log directory {logdir}: choose --out elsewhere")
+        raise ExportError(f"refusing to write inside the log directory {shown(str(logdir))}: choose --out elsewhere")
     if out.exists():
         if not out.is_dir():
-            raise ExportError(f"{out} exists and is not a directory")
+            raise ExportError(f"{shown(str(out))} exists and is not a directory")
         if any(out.iterdir()) and not force:
-            raise ExportError(f"{out} is not empty: use --force to overwrite")
+            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite")
     return out
 
 
 def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
                     train_ids: Iterable[str] | None = None, plugins: set[str] | None = None,
-                    tags: set[TagKey] | None = None) -> ExportResult:
-    """Write the six CSV files for the cache's current jobs (optionally narrowed) into `out`.
+                    tags: set[TagKey] | None = None, warn: Warn | None = None) -> ExportResult:
+    """Write the CSV files for the cache's current jobs (optionally narrowed) into `out`.
 
-    `plugins` narrows to some of scalar, histogram, tensor, image and lineage; `tags` to some
-    (plugin, tag) pairs (no lineage then). Files left out by the narrowing hold only a header.
+    `plugins` narrows to some of scalar, histogram, tensor, image, text and lineage; `tags` to
+    some (plugin, tag) pairs (no lineage then). Files left out by the narrowing hold only a
+    header. `warn(view, problems)` is called after each job with what problems.csv says of it.
     """
     out = check_destination(cache, out, force)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from exc
     wanted = set(train_ids) if train_ids is not None else None
     views = [v for tid, v in sorted(cache.jobs.items()) if wanted is None or tid in wanted]
 
@@ -104,23 +148,17 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
         return (plugins is None or key[0] in plugins) and (tags is None or key in tags)
 
     result = ExportResult()
-    problems = result.problems
-    try:
-        with _CsvFiles(out, result) as files:
-            for view in views:
-                files.row("jobs", _job_row(view))
-            for view in views:
-                if not view.detailed:  # evicted under the memory budget: its series read back
-                    view = cache.details(view.train_id) or view
-                rows = _stream_job(view, keep, cache.source) if all_steps else _cached_job(cache, view, keep)
-                for name, row in rows:
-                    files.row(name, row)
-                for name, row in _extras(cache, view, keep, problems):
-                    files.row(name, row)
-            with_lineage = (plugins is None or "lineage" in plugins) and tags is None
-            _write_lineage(out / "lineage.csv", views if with_lineage else [], result)
-    except OSError as exc:
-        raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    with _Snapshot(out, result, len(views)) as snapshot:
+        if wanted is None:
+            snapshot.problems("", cache.problems)
+        for view in views:
+            snapshot.files.row("jobs", _job_row(view))
+        for view in views:
+            if not view.detailed:  # evicted under the memory budget: its series read back
+                view = cache.details(view.train_id) or view
+            snapshot.job(cache, view, keep, all_steps, warn)
+        with_lineage = (plugins is None or "lineage" in plugins) and tags is None
+        snapshot.lineage(views if with_lineage else [])
     return result
 
 
@@ -131,39 +169,29 @@ def _job_row(view: JobView) -> list:
 
 def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
                      on_job: Callable[[JobView], None] | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> ExportResult:
+                     progress: Callable[[int, int], None] | None = None, warn: Warn | None = None) -> ExportResult:
     """`export_snapshot` of every job of a cache that has not loaded them, in bounded memory:
     each job is read, written and forgotten in turn (train id order, so every file is the
-    same as `export_snapshot`'s). `on_job(view)` is called as each job is read (warnings),
-    `progress(done, total)` after each job is written."""
+    same as `export_snapshot`'s). `on_job(view)` is called as each job is read, `warn(view,
+    problems)` after it is written, `progress(done, total)` after each job is written."""
     out = check_destination(cache, out, force)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from exc
     train_ids = cache.discover_jobs()
     lineage_views: list[JobView] = []  # what lineage.csv needs of each job, without its series
     result = ExportResult()
-    try:
-        with _CsvFiles(out, result) as files:
-            for done, train_id in enumerate(train_ids, 1):
-                view = cache.load_job(train_id)
-                if view is not None:
-                    if on_job is not None:
-                        on_job(view)
-                    files.row("jobs", _job_row(view))
-                    rows = _stream_job(view, _everything, cache.source) if all_steps else _cached_job(cache, view, _everything)
-                    for name, row in rows:
-                        files.row(name, row)
-                    for name, row in _extras(cache, view, _everything, result.problems):
-                        files.row(name, row)
-                    lineage_views.append(replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({})))
-                    cache.forget(train_id)
-                if progress is not None:
-                    progress(done, len(train_ids))
-            _write_lineage(out / "lineage.csv", lineage_views, result)
-    except OSError as exc:
-        raise ExportError(f"cannot write to {out}: {exc.strerror or exc}") from exc
+    with _Snapshot(out, result, len(train_ids)) as snapshot:
+        snapshot.problems("", cache.problems)
+        for done, train_id in enumerate(train_ids, 1):
+            view = cache.load_job(train_id)
+            if view is not None:
+                if on_job is not None:
+                    on_job(view)
+                snapshot.files.row("jobs", _job_row(view))
+                snapshot.job(cache, view, _everything, all_steps, warn)
+                lineage_views.append(replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({})))
+                cache.forget(train_id)
+            if progress is not None:
+                progress(done, len(train_ids))
+        snapshot.lineage(lineage_views)
     return result
 
 
@@ -172,28 +200,187 @@ def _everything(key: TagKey) -> bool:
 
 
 class _CsvFiles:
-    def __init__(self, out: Path, result: ExportResult):
-        self.out, self.result = out, result
+    """The snapshot's CSV files, one open file each, written with names' bytes intact."""
 
-    def __enter__(self) -> "_CsvFiles":
-        self.handles, self.writers = {}, {}
-        for name, header in HEADERS.items():
-            path = self.out / f"{name}.csv"
-            handle = open(path, "w", newline="", encoding="utf-8")
-            self.handles[name] = handle
-            self.writers[name] = csv.writer(handle, lineterminator="\n")
-            self.writers[name].writerow(header)
-            self.result.files.append(path)
-            self.result.rows[name] = 0
-        return self
+    def __init__(self, target: ExportDir, out: Path, result: ExportResult):
+        self.target, self.out, self.result = target, out, result
+        self.handles: dict[str, io.TextIOWrapper] = {}
+        self.writers: dict[str, Any] = {}  # csv writers (their type is private to csv)
+        self.writing = ""  # the file being written (for the message when writing fails)
+
+    def open(self, name: str, header: list[str]) -> None:
+        self.writing = f"{name}.csv"
+        handle = io.TextIOWrapper(self.target.open(f"{name}.csv"), encoding="utf-8", errors=NAME_BYTES, newline="")
+        self.handles[name] = handle
+        self.writers[name] = csv.writer(handle, lineterminator="\n")
+        self.writers[name].writerow(header)
+        self.result.files.append(self.out / f"{name}.csv")
+        self.result.rows[name] = 0
 
     def row(self, name: str, values: list) -> None:
+        self.writing = f"{name}.csv"
         self.writers[name].writerow(values)
         self.result.rows[name] += 1
 
-    def __exit__(self, *exc) -> None:
-        for handle in self.handles.values():
+    def text(self, name: str, text: str, rows: int) -> None:
+        """`rows` rows already formatted as CSV."""
+        self.writing = f"{name}.csv"
+        self.handles[name].write(text)
+        self.result.rows[name] += rows
+
+    def flush(self) -> None:
+        for name, handle in self.handles.items():
+            self.writing = f"{name}.csv"
+            handle.flush()
+
+    def close(self) -> None:
+        while self.handles:
+            name, handle = self.handles.popitem()
+            self.writing = f"{name}.csv"
             handle.close()
+
+
+class _Snapshot:
+    """One export being written: its files, its spills and what was written in full so far.
+
+    Writing that fails leaves OUT with what was written and INCOMPLETE saying what was cut,
+    and raises ExportIncomplete."""
+
+    def __init__(self, out: Path, result: ExportResult, jobs: int):
+        self.out, self.result, self.jobs = out, result, jobs
+        self.done = 0  # jobs whose rows are all written
+        self.last = ""  # the last of them
+        self.current = ""  # the job being written
+        self.lineage_written = False
+
+    def __enter__(self) -> _Snapshot:
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            self.target = ExportDir(self.out)
+        except OSError as exc:
+            raise ExportError(f"cannot write to {shown(str(self.out))}: {exc.strerror or exc}") from exc
+        self.files = _CsvFiles(self.target, self.out, self.result)
+        self.spill_dir: tempfile.TemporaryDirectory | None = None
+        self.spills: dict[str, TagSpill] = {}
+        try:
+            for name, header in HEADERS.items():
+                self.files.open(name, header)
+        except BaseException as exc:
+            self.__exit__(type(exc), exc, None)
+            raise
+        return self
+
+    def problems(self, train_id: str, problems: Iterable[str]) -> list[str]:
+        written = list(problems)
+        for problem in written:
+            self.files.row("problems", [train_id, problem])
+            self.result.problems.append((train_id, problem))
+        return written
+
+    def job(self, cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool], all_steps: bool,
+            warn: Warn | None) -> None:
+        """Every row of one job, then its problems; flushed, so that it counts as written."""
+        self.current = view.train_id
+        found: list[str] = list(view.problems)
+        if all_steps:
+            self._every_step(view, keep, cache.source, found)
+        else:
+            for name, row in _cached_job(cache, view, keep):
+                self.files.row(name, row)
+        for name, row in _extras(cache, view, keep, found):
+            self.files.row(name, row)
+        state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
+        problems = self.problems(view.train_id, state + found)
+        self.files.flush()
+        self.done += 1
+        self.last, self.current = view.train_id, ""
+        if warn is not None and problems:
+            warn(view, problems[len(state):])
+
+    def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
+        spills, spilled_in = self._spills()
+        restarts: list[Restart] = []
+        dropped: dict[TagKey, list] = {}
+        formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
+        self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
+        for item in every_value(view.files, source, keep):
+            if type(item) is StepValue:
+                plugin = item.key[0]
+                text, rows = formats[plugin](item)
+                spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
+            elif isinstance(item, Restart):
+                restarts.append(item)
+            elif isinstance(item, Dropped):
+                _count_dropped(dropped, item)
+            elif isinstance(item, Unread):
+                found.append(f"{os.path.basename(item.path)}: not read to its end ({item.reason}): "
+                             "the values after where it stopped are not exported")
+        found.extend(_dropped_problems(dropped))
+        rules = RestartRules(restarts)
+        for name in PLUGIN_FILES.values():
+            for _, values in spills[name].tags():
+                _write_kept(self.files, name, values, rules)
+
+    def _spills(self) -> tuple[dict[str, TagSpill], str]:
+        """The spill of each file of values, and the temporary directory they are in."""
+        if self.spill_dir is None:
+            self.spill_dir = tempfile.TemporaryDirectory(prefix="tui-insight-export-")
+            for name in PLUGIN_FILES.values():
+                # Open until the export ends (closed in __exit__): one file per CSV file.
+                self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))  # noqa: SIM115
+        return self.spills, self.spill_dir.name
+
+    def lineage(self, views: list[JobView]) -> None:
+        _write_lineage(self.files, views)
+        self.lineage_written = True
+
+    def __exit__(self, kind, exc, tb) -> None:
+        for spill in self.spills.values():
+            spill.handle.close()
+        if self.spill_dir is not None:
+            self.spill_dir.cleanup()
+        if exc is None:
+            try:
+                self.files.close()
+            except OSError as error:
+                self._fail(error, f"writing {self.files.writing}")
+                return
+            try:
+                self.target.commit()
+            except OSError as error:
+                self._fail(error, f"moving {shown(str(error.filename or 'the files'))} into place")
+            return
+        writing = self.files.writing  # before closing the files names each in turn
+        try:
+            self.files.close()
+        except OSError:
+            pass  # the reason is `exc`'s
+        self._fail(exc, f"writing {writing or 'the files'}")
+
+    def _fail(self, exc: BaseException, doing: str) -> None:
+        if isinstance(exc, OSError):
+            reason = f"{exc.strerror or exc} while {doing}"
+        elif isinstance(exc, KeyboardInterrupt):
+            reason = "interrupted"
+        else:
+            reason = f"an internal error ({type(exc).__name__}: {exc})"
+        where = self.target.abandon(self._what_was_cut(reason))
+        if isinstance(exc, OSError):
+            raise ExportIncomplete(f"export incomplete: {shown(reason)}; what was written is in {shown(where)}, "
+                                   f"whose {MARKER} says what was cut") from exc
+
+    def _what_was_cut(self, reason: str) -> str:
+        lines = [f"This export is incomplete: {shown(reason)}.",
+                 f"Jobs written in full: {self.done} of {self.jobs}" + (f" (the last: {shown(self.last)})." if self.last else ".")]
+        if self.current:
+            lines.append(f"The rows of {shown(self.current)} and of every job after it are missing or cut; "
+                         "the last row of a file may be cut.")
+        elif self.done < self.jobs:
+            lines.append("The rows of the jobs after it are missing; the last row of a file may be cut.")
+        if not self.lineage_written:
+            lines.append("lineage.csv was not written.")
+        lines.append("problems.csv lists the problems of the jobs written in full only.")
+        return "\n".join(lines) + "\n"
 
 
 # -- what the cache holds -------------------------------------------------------------------
@@ -214,18 +401,22 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                     yield name, head + [fmt_float32(series.values[i])]
                     continue
                 try:
-                    loc = view.locator(series, i)
-                    if plugin == "histogram":
-                        data = cache.payloads.histogram(loc)
-                        for left, width, count in data.buckets.tolist():
-                            yield name, head + [fmt_float(left), fmt_float(width), int(count)]
-                    elif plugin == "tensor":
-                        yield name, head + _tensor_columns(cache.payloads.tensor(loc))
-                    else:
-                        image = cache.payloads.image(loc)
-                        yield name, head + [image.width, image.height]
+                    data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
+                for tail in _tail_rows(plugin, data):
+                    yield name, head + tail
+
+
+def _tail_rows(plugin: str, data) -> list[list]:
+    """A decoded payload's own CSV columns (a histogram gives one row per bucket)."""
+    if plugin == "histogram":
+        return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
+    if plugin == "tensor":
+        return [_tensor_columns(data)]
+    if plugin == "image":
+        return [[data.width, data.height]]
+    return [[data.text]]
 
 
 def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
@@ -261,134 +452,104 @@ def _tensor_columns(tensor) -> list:
 
 # -- every step in the files ----------------------------------------------------------------
 
-def _stream_job(view: JobView, keep: Callable[[TagKey], bool], source: Source) -> Iterator[tuple[str, list]]:
-    """Every value of every kept tag in the job's files, per tag, sorted by step (stable).
+class _CsvLine:
+    """Fields as one CSV line (csv's quoting), through one reused buffer."""
 
-    Rows are spilled as CSV lines to one temporary file per tag, then each tag is read back,
-    sorted and written on its own: memory holds one tag's rows at a time.
-    """
-    with tempfile.TemporaryDirectory(prefix="tui-insight-export-") as tmp:
-        spills: dict[TagKey, tuple[Path, object]] = {}
-        plugins = tensorboard.TagPlugins()  # a tag's plugin is named in its first file only
-        try:
-            for path in view.files:  # by file id: the order the job's files were found in
-                for step, wall, key, value in _values_in_file(path, plugins, source):
-                    if not keep(key):
-                        continue
-                    if key not in spills:
-                        spill = Path(tmp) / f"{len(spills)}.csv"
-                        handle = open(spill, "w", newline="", encoding="utf-8", buffering=1 << 16)
-                        spills[key] = (spill, csv.writer(handle, lineterminator="\n"), handle)
-                    writer = spills[key][1]
-                    for tail in _value_rows(key[0], value):
-                        writer.writerow([step, fmt_float(wall), *tail])
-        finally:
-            for *_, handle in spills.values():
-                handle.close()
-        for key in sorted(spills, key=lambda k: (k[1], k[0])):
-            with open(spills[key][0], newline="", encoding="utf-8") as handle:
-                rows = list(csv.reader(handle))
-            rows.sort(key=lambda r: int(r[0]))
-            for row in rows:
-                yield PLUGIN_FILES[key[0]], [view.train_id, key[1], *row]
+    def __init__(self) -> None:
+        self._buffer = io.StringIO()
+        self._writer = csv.writer(self._buffer, lineterminator="\n")
+
+    def __call__(self, fields: list) -> str:
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self._writer.writerow(fields)
+        return self._buffer.getvalue()
 
 
-def _value_rows(plugin: str, value) -> list[list]:
-    """The plugin's own CSV columns for one value (a histogram gives one row per bucket)."""
-    if isinstance(value, _TBValue):
-        return _tb_value_rows(plugin, value)
-    if plugin == "scalar":
-        return [[fmt_float32(value.scalar_value)]]
-    if plugin == "histogram":
-        data = histogram_from_proto(value.histogram)
-        return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
-    if plugin == "tensor":
-        return [_tensor_columns(tensor_from_proto(value.tensor))]
-    return [[value.image.width, value.image.height]]
+def _tag_prefix(train_id: str) -> Callable[[str], str]:
+    """`train_id,tag,` as CSV, per tag (remembered: a job's tags are met step after step)."""
+    known: dict[str, str] = {}
+    line = _CsvLine()
+
+    def prefix(tag: str) -> str:
+        text = known.get(tag)
+        if text is None:
+            text = known[tag] = line([train_id, tag])[:-1] + ","
+        return text
+    return prefix
 
 
-class _TBValue(NamedTuple):
-    """A value of a TensorBoard event file: as routed, and as written."""
+def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
+    prefix = _tag_prefix(train_id)
 
-    routed: tensorboard.TBValue
-    value: object  # its Summary.Value (TensorBoard's protos)
-
-
-def _tb_value_rows(plugin: str, value: _TBValue) -> list[list]:
-    """`_value_rows` of a TensorBoard value, decoded as the payload store decodes it; a value
-    that cannot be decoded gives no row (the job's state counts it)."""
-    if plugin == "scalar":
-        return [[fmt_float32(value.routed.scalar)]]
-    decoder = {"histogram": tensorboard.histogram_data, "tensor": tensorboard.tensor_data,
-               "image": tensorboard.image_data}[plugin]
-    data = decoder(value.value)
-    if isinstance(data, tensorboard.Problem):
-        return []
-    if plugin == "histogram":
-        return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
-    if plugin == "tensor":
-        return [_tensor_columns(data)]
-    return [[data.width, data.height]]
+    def rows(value: StepValue) -> tuple[str, int]:  # numbers only: nothing to quote
+        return f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},{fmt_float32(value.data)}\n", 1
+    return rows
 
 
-def _records_of(path: str, source: Source) -> Iterator[bytes]:
-    """Every good record's payload of a file, read through the cache's source (local or remote);
-    none when it cannot be read (the job's state already says the file is unreadable)."""
-    try:
-        size = source.stat(path).st_size
-        with source.open_range(path, 0, size) as fh:
-            yield from (payload for _, payload in scan_records(fh, 0, size, ScanReport()))
-    except OSError:
+def _histogram_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
+    prefix = _tag_prefix(train_id)
+
+    def rows(value: StepValue) -> tuple[str, int]:  # numbers only: nothing to quote
+        head = f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},"
+        buckets = value.data.buckets.tolist()
+        return "".join([f"{head}{left!r},{width!r},{int(count)}\n" for left, width, count in buckets]), len(buckets)
+    return rows
+
+
+def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
+    line = _CsvLine()
+
+    def rows(value: StepValue) -> tuple[str, int]:
+        plugin, tag = value.key
+        head = [train_id, tag, value.step, fmt_float(value.wall_time)]
+        tails = _tail_rows(plugin, value.data)
+        return "".join([line(head + tail) for tail in tails]), len(tails)
+    return rows
+
+
+# Per plugin: how a job's values become CSV text (and how many rows).
+_FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": _payload_format,
+            "image": _payload_format, "text": _payload_format}
+
+
+def _write_kept(files: _CsvFiles, name: str, values: TagValues, rules: RestartRules) -> None:
+    """A tag's values that the store's restart rules keep, by step."""
+    keep = rules.kept(values.seqs, values.steps, values.ranks)
+    if keep is None:  # every value, in step order
+        files.text(name, values.text, int(values.rows.sum()) if len(values) > 1 else int(values.numbers[0, 4]))
         return
+    rows = np.flatnonzero(keep)
+    order = rows[np.argsort(values.steps[rows], kind="stable")].tolist()
+    ends = values.ends.tolist()
+    starts = [0, *ends[:-1]]
+    text = values.text
+    files.text(name, "".join([text[starts[i]:ends[i]] for i in order]), int(values.rows[order].sum()))
 
 
-def _tb_values_in_file(path: str, plugins: tensorboard.TagPlugins,
-                       source: Source) -> Iterator[tuple[int, float, TagKey, object]]:
-    for payload in _records_of(path, source):
-        event = tensorboard.decode_event(payload)
-        if event is None:
-            continue
-        routed = tensorboard.event_of(event, plugins)
-        for value in routed.values:
-            if value.plugin in PLUGIN_FILES:
-                yield (routed.step, routed.wall_time, (value.plugin, value.tag),
-                       _TBValue(value, event.summary.value[value.index]))
+def _count_dropped(dropped: dict[TagKey, list], item: Dropped) -> None:
+    seen = dropped.get(item.key)
+    if seen is None:
+        dropped[item.key] = [1, item.step, item.reason]
+    else:
+        seen[0] += 1
 
 
-def _values_in_file(path: str, plugins: tensorboard.TagPlugins,
-                    source: Source) -> Iterator[tuple[int, float, TagKey, object]]:
-    """Every exported value of a summary or TensorBoard file (`plugins`: the job's TensorBoard tags)."""
-    if tensorboard.is_tensorboard_file(os.path.basename(path)):
-        yield from _tb_values_in_file(path, plugins, source)
-        return
-    for payload in _records_of(path, source):
-        try:
-            event = summary_pb2.Event.FromString(payload)
-        except DecodeError:
-            continue
-        if event.WhichOneof("what") != "summary":
-            continue
-        for value in event.summary.value:
-            field_name = value.WhichOneof("value")
-            plugin = PLUGIN_OF_FIELD.get(field_name or "")
-            if plugin in PLUGIN_FILES:
-                yield event.step, event.wall_time, (plugin, text_of(value.tag)), value
+def _dropped_problems(dropped: dict[TagKey, list]) -> list[str]:
+    return [f"{plugin} {tag}: {n} value{'s' if n != 1 else ''} not exported (step {step}: {reason})"
+            for (plugin, tag), (n, step, reason) in sorted(dropped.items(), key=lambda item: (item[0][1], item[0][0]))]
 
 
 # -- lineage ----------------------------------------------------------------------------------
 
-def _write_lineage(path: Path, views: list[JobView], result: ExportResult) -> None:
+def _write_lineage(files: _CsvFiles, views: list[JobView]) -> None:
     from .summary.lineage import columns, model_rows
 
     rows = model_rows({v.train_id: v for v in views})
     header = columns(rows)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(header)
-        for row in sorted(rows, key=lambda r: r.summary_dir):
-            writer.writerow([_cell(row.get(name)) for name in header])
-    result.files.append(path)
-    result.rows["lineage"] = len(rows)
+    files.open("lineage", header)
+    for row in sorted(rows, key=lambda r: r.summary_dir):
+        files.row("lineage", [_cell(row.get(name)) for name in header])
 
 
 def _cell(value) -> str:

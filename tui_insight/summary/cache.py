@@ -28,8 +28,7 @@ from . import limits
 from . import tensorboard as tb
 from .budget import DEFAULT_BUDGET, DetailBudget
 from .digest import TagDigest, digest
-from .discovery import (Discovery, FoundJob, classify, rediscover, restored_listings, saved_listings,
-                        summary_sort_key)
+from .discovery import Discovery, FoundJob, classify, rediscover, restored_listings, saved_listings
 from .disk_cache import DiskCache, inside
 from .lineage import JobLineage, read_lineage
 from .not_shown import (EMBEDDINGS, EXAMPLES, NOTHING, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook,
@@ -39,21 +38,12 @@ from .poll import PollTable
 from .projector import MAX_CONFIG_BYTES, MAX_TSV_BYTES, inside_path, parse_config, tsv_shape
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, period_of, scan_batches
+from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
 from .source import LOCAL, LocalSource, Source
 
-PLUGIN_OF_FIELD = {
-    "scalar_value": "scalar",
-    "histogram": "histogram",
-    "tensor": "tensor",
-    "image": "image",
-    "loss_landscape": "loss_landscape",
-    # TensorBoard values (`tensorboard.TBValue.plugin`, and `simple_value` for bulk-read layouts)
-    "simple_value": "scalar",
-    **{plugin: plugin for plugin in tb.PLUGINS if plugin != "graph"},
-}
 MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 TagKey = tuple[str, str]  # (plugin, tag as written)
 # Pending values between merges: bounds memory while loading. Counted in values, not bytes, so
@@ -385,10 +375,7 @@ def _file_kind(name: str) -> str:
 
 
 def _read_order(state: "_FileState"):
-    """Summary files by timestamp (compat §3.4), then TensorBoard files by name (TensorBoard's order)."""
-    if state.kind == "tensorboard":
-        return (1, tb.sort_key(state.name))
-    return (0, summary_sort_key(state.name))
+    return file_read_order(state.name)
 
 
 def _bulk_rows(layouts: list, which: np.ndarray,
@@ -838,7 +825,7 @@ class _JobLoader:
 
     def _summary(self, event: summary_pb2.Event, state: _FileState, offset: int, seq: int) -> None:
         values = list(event.summary.value)  # one wrapper per value, reused below
-        key = (tuple([text_of(v.tag) for v in values]), tuple([v.WhichOneof("value") for v in values]))
+        key = summary_layout(values)
         layout = self._layouts.get(key)
         if layout is None:
             layout = self._layouts[key] = self._plan(*key)
@@ -848,17 +835,14 @@ class _JobLoader:
         if payloads:
             block.add_payload_event(seq, event.step, event.wall_time, state.fid, offset)
             for index, key in block.histograms:
-                if len(values[index].histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS:
+                if not histogram_kept(values[index]):
                     block.drop(index)
                     self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
 
     def _plan(self, tags: tuple[str, ...], kinds: tuple[str | None, ...]) -> tuple:
         """How to route the values of events with this layout; admits their tags once."""
         scalar_idx, scalar_keys, payloads = [], [], []
-        for index, (tag, field_name) in enumerate(zip(tags, kinds)):
-            if field_name is None:
-                continue
-            key = (PLUGIN_OF_FIELD[field_name], tag)
+        for index, key in routes(tags, kinds):
             if not self._admit(key):
                 continue
             if key[0] == "scalar":

@@ -209,25 +209,18 @@ class PayloadStore:
             prefetch_records(records, self.source)
 
     def tensor(self, loc: Locator) -> TensorData:
-        if loc.kind == "tensorboard":
-            return self.decoded("tensor", loc, _tensorboard("tensor_data"))
-        return self.decoded("tensor", loc, lambda v: tensor_from_proto(v.tensor))
+        return self.decoded("tensor", loc, value_decoder("tensor", loc.kind))
 
     def histogram(self, loc: Locator) -> HistogramData:
-        if loc.kind == "tensorboard":
-            return self.decoded("histogram", loc, _tensorboard("histogram_data"))
-        return self.decoded("histogram", loc, lambda v: histogram_from_proto(v.histogram))
+        return self.decoded("histogram", loc, value_decoder("histogram", loc.kind))
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
         """Image `sample` of the value at `loc` (a TensorBoard images-plugin tensor holds several;
         `JobView.samples` says how many). PayloadError when there is no such image or it cannot
         be read."""
-        if loc.kind == "tensorboard":
-            return self.decoded("image", loc, _tensorboard("image_data", sample), sample)
-        if sample != 0:
+        if loc.kind != "tensorboard" and sample != 0:
             raise PayloadError(f"no image {sample + 1}: a MindSpore image value holds one")
-        return self.decoded("image", loc, lambda v: ImageData(v.image.width, v.image.height,
-                                                           v.image.colorspace, v.image.encoded_image))
+        return self.decoded("image", loc, value_decoder("image", loc.kind, sample), sample)
 
     def images(self, loc: Locator, samples: int) -> list[ImageData | PayloadError]:
         """Every image of the value at `loc`, `samples` of them (`JobView.samples`), in order: one
@@ -243,13 +236,38 @@ class PayloadStore:
 
     def text(self, loc: Locator) -> TextData:
         """A TensorBoard text value (only TensorBoard files hold text)."""
-        build = _tensorboard("text_data")
-        return self.decoded("text", loc, lambda v: TextData(build(v)))
+        return self.decoded("text", loc, value_decoder("text", "tensorboard"))
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+
+def image_from_proto(proto: summary_pb2.Summary.Image) -> ImageData:
+    return ImageData(proto.width, proto.height, proto.colorspace, proto.encoded_image)
+
+
+def value_decoder(plugin: str, kind: str, sample: int = 0) -> Callable[[Any], Any]:
+    """How a `Summary.Value` of `plugin` ("tensor", "histogram", "image" or "text") in a `kind`
+    file ("summary" or "tensorboard") is decoded: what the store keeps and every export writes.
+    `sample` picks one image of a TensorBoard images-plugin value (MindSpore's hold one).
+    The decoder raises PayloadError for a value that cannot be read."""
+    if kind == "tensorboard":
+        if plugin == "text":
+            text = _tensorboard("text_data")
+            return lambda v: TextData(text(v))
+        if plugin == "image":
+            return _tensorboard("image_data", sample)
+        return _tensorboard(f"{plugin}_data")
+    return _SUMMARY_DECODERS[plugin]
+
+
+_SUMMARY_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "tensor": lambda v: tensor_from_proto(v.tensor),
+    "histogram": lambda v: histogram_from_proto(v.histogram),
+    "image": lambda v: image_from_proto(v.image),
+}
 
 
 def _tensorboard(decoder: str, *args: Any) -> Callable[[Any], Any]:

@@ -88,7 +88,7 @@ class Series:
         appended = (not len(old_steps) or new_steps[0] > old_steps[-1]) and bool(np.all(new_steps[1:] > new_steps[:-1]))
         if not appended:
             steps = cols["step"]
-            keep = _survivors(steps, file_rank[cols["fid"]])
+            keep = survivors(steps, file_rank[cols["fid"]])
             if not keep.all():
                 cols = {name: col[keep] for name, col in cols.items()}
                 steps = cols["step"]
@@ -115,7 +115,7 @@ class Series:
         return Series(self.limit, published, cols, self.width, self.seen, self.nonfinite)
 
 
-def _survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+def survivors(steps: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Mask of values (in read order) that no later value replaces or rolls back."""
     n = len(steps)
     keep = np.ones(n, dtype=bool)

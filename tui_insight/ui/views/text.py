@@ -56,7 +56,7 @@ def load_steps(cache: SummaryCache, train_id: str, tag: str) -> tuple[TextStep, 
 
 
 class TextView(DataView):
-    SPEC = ViewSpec("text", "Text", "8", (), "job")  # text is not exported: `e` here exports the jobs' all
+    SPEC = ViewSpec("text", "Text", "8", ("text",), "job")  # `e`: the jobs' text, to text.csv
     HELP_GROUP = "Text"
     DEFAULT_CSS = """
     TextView { layout: vertical; }
