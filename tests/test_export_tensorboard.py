@@ -64,6 +64,11 @@ def test_tensors_and_images(snapshot):
     assert [(r["step"], r["shape"], r["dtype"]) for r in tensors] == [("0", "2x3", "DT_FLOAT"), ("1", "2x3", "DT_FLOAT")]
     images = {(r["train_id"], r["tag"]): (r["width"], r["height"]) for r in read(snapshot / "images.csv")}
     assert images == {("./tensorboardx", "sample"): ("12", "8"), ("./tf2", "samples"): ("10", "6")}
+    # tf.summary.image(max_outputs=2) wrote two images a step: a row for each, numbered
+    per_step = Counter((r["step"], r["sample"]) for r in read(snapshot / "images.csv") if r["tag"] == "samples")
+    count = MANIFEST["tf2"]["images"]["samples"]["count"]
+    steps = {step for step, _ in per_step}
+    assert count == 2 and steps and per_step == Counter({(s, str(n)): 1 for s in steps for n in range(count)})
 
 
 def test_hparams_in_lineage_csv(snapshot):

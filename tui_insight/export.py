@@ -53,7 +53,7 @@ HEADERS = {
     "histograms": ["train_id", "tag", "step", "wall_time", "left", "width", "count"],
     "tensors": ["train_id", "tag", "step", "wall_time", "dtype", "shape", "count", "min", "max", "avg",
                 "nan_count", "pos_inf_count", "neg_inf_count"],
-    "images": ["train_id", "tag", "step", "wall_time", "width", "height"],
+    "images": ["train_id", "tag", "step", "wall_time", "width", "height", "sample"],
     "text": ["train_id", "tag", "step", "wall_time", "text"],
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
@@ -401,7 +401,11 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                     yield name, head + [fmt_float32(series.values[i])]
                     continue
                 try:
-                    data = getattr(cache.payloads, plugin)(view.locator(series, i))
+                    if plugin == "image":  # every image of the step, numbered
+                        found = cache.payloads.images(view.locator(series, i), view.samples(series, i))
+                        data = [(n, d) for n, d in enumerate(found) if not isinstance(d, PayloadError)]
+                    else:
+                        data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
                 for tail in _tail_rows(plugin, data):
@@ -414,8 +418,8 @@ def _tail_rows(plugin: str, data) -> list[list]:
         return [[fmt_float(left), fmt_float(width), int(count)] for left, width, count in data.buckets.tolist()]
     if plugin == "tensor":
         return [_tensor_columns(data)]
-    if plugin == "image":
-        return [[data.width, data.height]]
+    if plugin == "image":  # (sample, image) for every image of the step
+        return [[image.width, image.height, sample] for sample, image in data]
     return [[data.text]]
 
 

@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
 from . import tensorboard as tb
-from .payloads import PayloadError, value_decoder
+from .payloads import PayloadError, samples_decoder, value_decoder
 from .records import ScanReport, scan_batches
 from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import survivors
@@ -101,7 +101,8 @@ def _payloads(path: str, source: Source) -> Iterator[bytes]:
 
 def _summary_values(layouts: dict, rank: int, keep: Callable[[TagKey], bool]):
     decoders: dict[str, Callable[[Any], Any] | None] = {
-        plugin: value_decoder(plugin, "summary") for plugin in ("histogram", "tensor", "image")}
+        plugin: value_decoder(plugin, "summary") for plugin in ("histogram", "tensor")}
+    decoders["image"] = samples_decoder("summary")
     decoders["scalar"] = None  # the number, as it is
 
     def read(seq: int, payload: bytes) -> Iterator[StepValue | Dropped]:
@@ -132,7 +133,8 @@ def _summary_values(layouts: dict, rank: int, keep: Callable[[TagKey], bool]):
 
 
 def _tensorboard_values(plugins: tb.TagPlugins, rank: int, keep: Callable[[TagKey], bool]):
-    decoders = {plugin: value_decoder(plugin, "tensorboard") for plugin in EXPORTED if plugin != "scalar"}
+    decoders = {plugin: value_decoder(plugin, "tensorboard") for plugin in EXPORTED if plugin not in ("scalar", "image")}
+    decoders["image"] = samples_decoder("tensorboard")
 
     def read(seq: int, payload: bytes) -> Iterator[StepValue | Restart | Dropped]:
         event = tb.decode_event(payload)

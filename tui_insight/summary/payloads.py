@@ -263,6 +263,24 @@ def value_decoder(plugin: str, kind: str, sample: int = 0) -> Callable[[Any], An
     return _SUMMARY_DECODERS[plugin]
 
 
+def samples_decoder(kind: str) -> Callable[[Any], list[tuple[int, ImageData]]]:
+    """Every image of an image value in a `kind` file, numbered by sample: what the export
+    writes (TensorBoard's images plugin holds several a step, MindSpore's value one). A sample
+    that cannot be decoded is left out; PayloadError when none can be."""
+    if kind != "tensorboard":
+        one = _SUMMARY_DECODERS["image"]
+        return lambda v: [(0, one(v))]
+    from . import tensorboard  # it builds on this module's data types
+
+    def build(value):
+        decoded = tensorboard.image_samples(value)
+        images = [(i, d) for i, d in enumerate(decoded) if not isinstance(d, tensorboard.Problem)]
+        if not images:
+            raise PayloadError(str(decoded[0]))
+        return images
+    return build
+
+
 _SUMMARY_DECODERS: dict[str, Callable[[Any], Any]] = {
     "tensor": lambda v: tensor_from_proto(v.tensor),
     "histogram": lambda v: histogram_from_proto(v.histogram),
