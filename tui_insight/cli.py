@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.demo:
             from .demo import run_demo
 
-            return run_demo(args)
+            return run_demo(lambda logdir: open_ui(logdir, args, remember=False))  # the logs are temporary
         if not args.logdir:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")

@@ -37,7 +37,7 @@ from .common.filters import compile_filter
 from .common.text import markup
 from .messages import CacheChanged
 from .screens import load_dashboard
-from .screens.dialogs import ExportScreen
+from .dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
