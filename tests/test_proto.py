@@ -3,7 +3,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from google.protobuf.internal import api_implementation
 
 REPO = Path(__file__).resolve().parents[1]
