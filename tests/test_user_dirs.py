@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -60,6 +61,19 @@ def test_a_symlink_or_a_file_in_our_place_is_refused_and_left_alone(tmp_path):
     (tmp_path / "afile").write_text("x")
     with pytest.raises(UnsafeDirectory, match="not a directory"):
         private_dir(tmp_path / "afile")
+
+
+def test_a_directory_of_another_user_is_refused_and_left_alone(tmp_path):
+    if os.getuid() == 0:  # root makes one for somebody else (nobody)
+        theirs = tmp_path / "tui-insight"
+        theirs.mkdir(mode=0o755)
+        os.chown(theirs, 65534, 65534)
+    else:  # anyone else finds one: the root directory is root's
+        theirs = Path("/")
+    before = mode(theirs)
+    with pytest.raises(UnsafeDirectory, match="belongs to another user"):
+        private_dir(theirs)
+    assert mode(theirs) == before
 
 
 def test_the_log_is_readable_by_its_user_alone_also_after_a_rollover(tmp_path):

@@ -54,11 +54,11 @@ def private_dir(path: str | os.PathLike) -> Path:
     _make_missing(path)
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
-        raise UnsafeDirectory(f"{path} is a symlink: not used (point the XDG directory elsewhere instead)")
+        raise UnsafeDirectory(f"{path} is a symlink (point the XDG directory elsewhere instead)")
     if not stat.S_ISDIR(st.st_mode):
         raise UnsafeDirectory(f"{path} is not a directory")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise UnsafeDirectory(f"{path} belongs to another user: not used")
+        raise UnsafeDirectory(f"{path} belongs to another user")
     if stat.S_IMODE(st.st_mode) & ~PRIVATE_DIR:
         os.chmod(path, PRIVATE_DIR)
     return path
