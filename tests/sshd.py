@@ -5,7 +5,7 @@ With `busybox` installed, a second port runs each session's script under BusyBox
 BusyBox's tools on PATH (a small remote system: no GNU find or stat).
 
 `sshd_or_fail(tmp)` starts one, or fails naming what to install (no sshd, ssh, ssh-keygen or busybox):
-`.ci/run` installs them, as it installs tmux; a skipped ssh test would prove nothing.
+`.ci/install-system-tools` installs them, and tmux; a skipped ssh test would prove nothing.
 """
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def missing_tools() -> list[str]:
 def sshd_or_fail(home: Path) -> Sshd:
     missing = missing_tools()
     if missing:
-        pytest.fail("the ssh tests need " + ", ".join(missing) + " (.ci/run installs them)", pytrace=False)
+        pytest.fail("the ssh tests need " + ", ".join(missing) + " (.ci/install-system-tools installs them)", pytrace=False)
     server = Sshd(home)
     server.start()
     return server

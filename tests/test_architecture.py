@@ -236,12 +236,12 @@ def test_tests_run_with_a_private_home(tmp_path_factory):
     xdist worker), never the user's home; no keymap is taken from the environment."""
     import os
 
-    from tui_insight.workspace import state_home
+    from tui_insight.user_dirs import cache_dir, config_dir, state_dir
 
     base = tmp_path_factory.getbasetemp()
     for name in ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
         assert Path(os.environ[name]).is_relative_to(base), name
-    assert state_home().is_relative_to(base)
+    assert all(d().is_relative_to(base) for d in (state_dir, cache_dir, config_dir))
     assert "TUI_INSIGHT_KEYMAP" not in os.environ
 
 

@@ -3,7 +3,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from google.protobuf.internal import api_implementation
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,6 +27,9 @@ def test_generated_modules_are_current(tmp_path):
         committed = REPO / "tui_insight" / "proto" / name
         assert serialized_descriptor(tmp_path / name) == serialized_descriptor(committed), (
             f"{name} is stale: run python proto/generate.py")
+        stub = name + "i"  # the type stub mypy reads (mypy-protobuf)
+        assert (tmp_path / stub).read_text() == (committed.parent / stub).read_text(), (
+            f"{stub} is stale: run python proto/generate.py")
 
 
 def test_fast_backend():

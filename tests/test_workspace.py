@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 import os
 
-from tui_insight.workspace import FORMAT_VERSION, Workspace, state_home, workspace_path
+from tui_insight.user_dirs import state_dir
+from tui_insight.workspace import FORMAT_VERSION, Workspace, workspace_path
 
 
 def test_it_lives_under_xdg_state_home_never_inside_logdir(tmp_path, monkeypatch):
@@ -12,7 +13,7 @@ def test_it_lives_under_xdg_state_home_never_inside_logdir(tmp_path, monkeypatch
     logdir = tmp_path / "logs"
     logdir.mkdir()
     path = workspace_path(str(logdir))
-    assert state_home() == tmp_path / "state" / "tui-insight"
+    assert state_dir() == tmp_path / "state" / "tui-insight"
     assert path.parent == tmp_path / "state" / "tui-insight" / "workspaces"
     assert logdir not in path.parents
     assert path != workspace_path(str(tmp_path / "other" / "logs"))  # same name, other directory
@@ -88,7 +89,7 @@ def test_the_write_is_atomic_and_leaves_no_temporary_file(tmp_path):
 def test_an_unwritable_state_directory_is_a_sentence(tmp_path):
     blocker = tmp_path / "state"
     blocker.write_text("a file where the directory should be")
-    workspace, _ = Workspace.open("/data/logs", home=blocker)
+    workspace, notice = Workspace.open("/data/logs", home=blocker)
+    assert notice.startswith("workspace not kept") and "not a directory" in notice
     workspace.remember("./a", "scalars", {"smoothing": 0.6})
-    problem = workspace.save()
-    assert problem.startswith("cannot save the workspace")
+    assert workspace.save() == "" and blocker.read_text() == "a file where the directory should be"

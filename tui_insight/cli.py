@@ -24,7 +24,8 @@ examples:
                                                        read logs in object storage (pip install 'tui-insight[remote]')
 
 LOGDIR and every directory below it that holds MindSpore summary files (names with
-'summary.<digits>'), lineage files (ending '_lineage') or graph files ('.pb') is a job.
+'summary.<digits>'), lineage files (ending '_lineage'), graph files ('.pb') or TensorBoard
+event files ('tfevents' in the name: PyTorch, tensorboardX, TF2/Keras) is a job.
 LOGDIR may be a path, user@host:/path or host:path (ssh: nothing is installed there), or a
 URL such as s3://bucket/prefix, obs://bucket/prefix or hdfs://... (fsspec). Nothing is ever
 written inside LOGDIR. What each view was set to is remembered per LOGDIR in
@@ -37,8 +38,9 @@ VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscap
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tui-insight",
-        description="A keyboard-driven terminal dashboard for MindSpore summary logs: scalars, "
-                    "histograms, tensors, images, graphs and lineage, like MindInsight without a browser.",
+        description="A keyboard-driven terminal dashboard for MindSpore summary logs and TensorBoard "
+                    "event files: scalars, histograms, tensors, images, graphs and lineage, like "
+                    "MindInsight and TensorBoard without a browser.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -196,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.demo:
             from .demo import run_demo
 
-            return run_demo(args)
+            return run_demo(lambda logdir: open_ui(logdir, args, remember=False))  # the logs are temporary
         if not args.logdir:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")

@@ -7,7 +7,6 @@ Everything is written with our own writers, the same bytes MindSpore (or PyTorch
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -16,6 +15,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -309,16 +309,16 @@ def write_demo(base: Path, now: float | None = None) -> None:
     os.utime(pb, (stamp, stamp))
 
 
-def run_demo(args: argparse.Namespace) -> int:
+def run_demo(open_logs: Callable[[str], int]) -> int:
+    """Write the demo logs to a temporary directory, keep one run training, and show them with
+    `open_logs(directory)` (the command line's dashboard); the logs go when it returns."""
     base = Path(tempfile.mkdtemp(prefix="tui-insight-demo-"))
     live = LiveRun(base)
     try:
         write_demo(base)
         live.start()
         print(f"demo logs in {base}", file=sys.stderr)
-        from .cli import open_ui
-
-        return open_ui(str(base), args, remember=False)
+        return open_logs(str(base))
     finally:
         live.stopped.set()
         live.join(timeout=5)

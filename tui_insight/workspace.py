@@ -1,6 +1,6 @@
 """What the user had set up on a LOGDIR, remembered between runs: one small JSON file per LOGDIR.
 
-The file lives under `$XDG_STATE_HOME/tui-insight/workspaces/` (`~/.local/state` by default),
+The file lives under `$XDG_STATE_HOME/tui-insight/workspaces/` (`user_dirs.state_dir()`, private),
 never inside LOGDIR, and is written atomically (a temporary file in the same directory, then
 `os.replace`), so a crash mid-write leaves the old file. It holds one entry per (scope, view):
 the scope names the jobs ("./lenet", "./a,./b" when compared, "*" for views of every job, "app"
@@ -19,13 +19,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .user_dirs import private_dir, state_dir
+
 FORMAT_VERSION = 1
-
-
-def state_home() -> Path:
-    """`$XDG_STATE_HOME/tui-insight` (`~/.local/state/tui-insight` when it is not set)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "tui-insight"
 
 
 def workspace_path(logdir: str, home: Path | None = None) -> Path:
@@ -33,7 +29,7 @@ def workspace_path(logdir: str, home: Path | None = None) -> Path:
     absolute = os.path.abspath(logdir)
     digest = hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(absolute))[:40] or "root"
-    return (home or state_home()) / "workspaces" / f"{name}-{digest}.json"
+    return (home or state_dir()) / "workspaces" / f"{name}-{digest}.json"
 
 
 class Workspace:
@@ -53,6 +49,11 @@ class Workspace:
         `fresh`: start clean; the file is written over when something is remembered.
         """
         path = workspace_path(logdir, home)
+        try:
+            private_dir(path.parent.parent)
+            private_dir(path.parent)
+        except OSError as exc:
+            return cls(logdir, None), f"workspace not kept: {exc.strerror or exc}"
         workspace = cls(logdir, path)
         if fresh or not path.exists():
             return workspace, ""
@@ -107,8 +108,9 @@ class Workspace:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old or the new file, never a part."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write `text` to `path` so that readers see the old or the new file, never a part (its
+    directory private: `user_dirs`)."""
+    private_dir(path.parent)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

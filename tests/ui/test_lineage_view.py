@@ -10,7 +10,7 @@ from textual.widgets import Input, Static
 
 from tui_insight.summary.writer import LineageWriter
 from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
-from tui_insight.ui.screens.dialogs import ExportScreen
+from tui_insight.ui.dialogs import ExportScreen
 from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.views.lineage import LineageView
 from tui_insight.ui.widgets.lineage_columns import LineageColumnsScreen

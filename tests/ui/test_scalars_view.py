@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.common.format import number
 from tui_insight.ui.common.palette import SERIES_COLOURS
-from tui_insight.ui.screens.dialogs import PromptScreen
+from tui_insight.ui.dialogs import PromptScreen
 from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView
 from tui_insight.ui.widgets.chart import NAN_MARK, NEG_INF_MARK, POS_INF_MARK, ChartOptions, Trace, draw_chart
 from tui_insight.ui.widgets.tag_picker import TagList

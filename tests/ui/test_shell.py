@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 from tui_insight.summary.cache import STATE_MEANINGS, Changes, SummaryCache
 from tui_insight.ui.app import InsightApp, load_keymap
 from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
-from tui_insight.ui.screens.dialogs import ExportScreen
+from tui_insight.ui.dialogs import ExportScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES, VIEWS, view_class
 from tui_insight.ui.common.filters import compile_filter

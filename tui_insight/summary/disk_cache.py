@@ -1,7 +1,7 @@
 """Job snapshots kept in the user's cache directory, so a second start reads only what is new.
 
-One entry per job under `$XDG_CACHE_HOME/tui-insight/snapshots/` (`~/.cache/...` when it is not
-set), named by a hash of the job directory's real path. Entries are written whole to a temporary
+One entry per job under `$XDG_CACHE_HOME/tui-insight/snapshots/` (`user_dirs.cache_dir()`),
+named by a hash of the job directory's real path. Entries are written whole to a temporary
 file and renamed into place, so a reader (another tui-insight on the same logs) sees an old
 entry or a new one, never half of one. The directory is kept under a size bound: past it, the
 entries used longest ago (by mtime, which a read refreshes) are deleted. A damaged entry, or
@@ -22,6 +22,8 @@ Listing a job from the index does not touch its entry: the cleanup counts an ent
 its own mtime says so or when an index that lists it was last read or written (its mtime,
 refreshed at each start), so a warm start costs no write per job. The index files count
 against the size bound like the entries.
+The cache's directories are private (`user_dirs.private_dir`): one that is a symlink or another
+user's is refused before anything is read, written or deleted, and the cache keeps nothing.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from typing import Collection
 
 import google_crc32c
 
+from ..user_dirs import cache_dir, private_dir
 from . import snapshot
 from .snapshot import PREFIX, JobSnapshot, SnapshotError, decode, header_end
 from .snapshot import listed as from_listing
@@ -49,12 +52,6 @@ _INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c
 log = logging.getLogger(__name__)
 
 
-def default_root() -> Path:
-    """`$XDG_CACHE_HOME/tui-insight` (`~/.cache/tui-insight` when it is not set)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tui-insight"
-
-
 def inside(path: str | os.PathLike, directory: str | os.PathLike) -> bool:
     """True when `path` is `directory` or below it (real paths: symlinks resolved)."""
     path, directory = os.path.realpath(path), os.path.realpath(directory)
@@ -65,11 +62,12 @@ class DiskCache:
     """Snapshots by job directory, bounded in bytes. Used by one thread at a time."""
 
     def __init__(self, root: str | os.PathLike | None = None, max_bytes: int = DEFAULT_MAX_BYTES):
-        self.root = Path(root) if root is not None else default_root()
+        self.root = Path(root) if root is not None else cache_dir()
         self.dir = self.root / "snapshots"
         self._dir = str(self.dir)
         self._names: dict[tuple[str, str], Path] = {}  # (where, job path) -> its entry (a real path costs a stat per component)
         self._made = False  # the directory exists
+        self._refused: str | None = None  # why the directories are not used ("": used), once checked
         self.max_bytes = max_bytes
         self._bytes: int | None = None  # what the directory holds, once counted
         self._failed = False  # writing failed once (said in the log once)
@@ -84,6 +82,19 @@ class DiskCache:
         self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
         self._index_dirty = False
         self._index_jobs = -1  # how many jobs the index was last checked against (`write_index`)
+
+    def refused(self) -> str:
+        """"" when the cache's directories are private and ours (made so when missing), else why
+        the cache keeps nothing (a symlink, another user's, cannot be made): checked once."""
+        if self._refused is None:
+            try:
+                for directory in (self.root, self.dir, self.root / "index"):
+                    private_dir(directory)
+                self._refused = ""
+            except OSError as exc:
+                self._refused = f"the cache directory is not used: {exc.strerror or exc}"
+                log.warning("%s", self._refused)
+        return self._refused
 
     def _hashed(self, path: str, where: str = "") -> str:
         """The name of what is kept for `path`: a local path by its real path, a remote one with
@@ -105,7 +116,7 @@ class DiskCache:
         """Read the headers of `logdir`'s jobs from its index (once): `load` without details
         takes them from there. `where`: the remote tree's location ("" on this machine)."""
         path = self.root / "index" / (self._hashed(logdir, where) + INDEX_SUFFIX)
-        if path == self._index_path:
+        if path == self._index_path or self.refused():
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
         self._listings = self._kept_listings = None
@@ -197,6 +208,8 @@ class DiskCache:
     def load(self, job_path: str, details: bool, where: str = "") -> JobSnapshot | None:
         """The job's snapshot (only its header unless `details`), or None when there is none or
         it is damaged (then it is deleted)."""
+        if self.refused():
+            return None
         if not details:
             header = self._index.get(job_path)
             if header is not None:
@@ -257,6 +270,8 @@ class DiskCache:
 
     def save(self, job_path: str, data: bytes, where: str = "") -> bool:
         """Write the job's entry (`snapshot.encode`'s bytes, atomically); False when it could not be written."""
+        if self.refused():
+            return False
         path = self.entry(job_path, where)
         old = self._file_size(path)
         if not self._write(path, data):
@@ -281,9 +296,9 @@ class DiskCache:
         tmp = None
         try:
             if not self._made:
-                self.dir.mkdir(parents=True, exist_ok=True)
+                private_dir(self.dir)
                 self._made = True
-            path.parent.mkdir(exist_ok=True)
+            private_dir(path.parent)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -299,6 +314,8 @@ class DiskCache:
             return False
 
     def discard(self, job_path: str) -> None:
+        if self.refused():
+            return
         self._remove(self.entry(job_path))
         self._index.pop(job_path, None)
         if self._index_path is not None:
@@ -340,8 +357,10 @@ class DiskCache:
         return used
 
     def _entries(self) -> list[tuple[Path, int, float]]:
-        """(path, size, mtime) of each entry and index (and temporary file)."""
-        found = []
+        """(path, size, mtime) of each entry and index (and temporary file); none when refused."""
+        found: list[tuple[Path, int, float]] = []
+        if self.refused():
+            return found
         for directory in (self.dir, self.root / "index"):
             try:
                 with os.scandir(directory) as it:

@@ -12,7 +12,7 @@ bound and least-recently-used cleanup cover them; a read refreshes an entry's mt
 `marshal` data (plain values only, nothing that runs code) behind a magic, a format version,
 the marshal version and a CRC-32C: a damaged entry or one of another version or Python is
 deleted and the graph built again. Never inside LOGDIR (the cache's root is checked for that
-by `SummaryCache`, which passes None then).
+by `SummaryCache`, which passes None then), never through a directory that is a symlink.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from typing import Any
 import google_crc32c
 
 from .. import __version__
+from ..user_dirs import private_dir
 from ..proto import anf_ir_pb2
 from . import graph
 from .graph import Graph, build_graph, graph_from_parts, graph_parts, read_graph
@@ -70,9 +71,9 @@ def built_graph(source: Any, optimized: bool, files: Any = None, root: str | os.
     (None: no cache); a build is kept when it took `keep_over` seconds or more. Raises
     GraphError as those do."""
     proto, data = read_graph(source, files)
-    if root is None:
+    path = entry_path(Path(root), data, optimized) if root is not None else None
+    if path is None or not _private(path.parent):
         return build_graph(proto, optimized)
-    path = entry_path(Path(root), data, optimized)
     del data
     graph = load(path, proto)
     if graph is None:
@@ -139,7 +140,7 @@ def save(path: Path, graph: Graph) -> bool:
     data = encode(graph)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-graph-", suffix=".snap")
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -149,6 +150,17 @@ def save(path: Path, graph: Graph) -> bool:
         if tmp is not None:
             _remove(Path(tmp))
         log.warning("cannot keep the built graph in %s: %s", path.parent, exc.strerror or exc)
+        return False
+
+
+def _private(directory: Path) -> bool:
+    """The entries' directory is private and ours (`user_dirs.private_dir`): never read, written
+    or deleted in through a symlink."""
+    try:
+        private_dir(directory)
+        return True
+    except OSError as exc:
+        log.warning("built graphs are not kept: %s", exc.strerror or exc)
         return False
 
 

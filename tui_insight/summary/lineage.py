@@ -154,7 +154,7 @@ def dataset_graph_dict(graph: lineage_pb2.DatasetGraph) -> dict[str, Any]:
             item: dict[str, Any] = {}
             _params(op.operationParam, item)
             # MindInsight accumulates both keys into one list and leaves out an empty one.
-            shared = list(op.size)
+            shared: list[float] = list(op.size)
             if shared:
                 item["size"] = shared
             shared.extend(_f32(w) for w in op.weights)

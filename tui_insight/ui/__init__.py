@@ -1,16 +1,20 @@
 """The Textual terminal UI over a `SummaryCache`.
 
-Where things are
+Where things are (layers, top to bottom: app > screens > views > dialogs | widgets > state >
+common; import-linter checks them, `pyproject.toml`)
 ----------------
 - `app.py`: `InsightApp` and `run_app(...)`. The app starts the cache's loading thread, turns its
   change notices (which arrive on that thread) into one coalesced `CacheChanged` message on the UI
   thread and hands the `Changes` to every screen. It owns the `Workspace` (what each view was set
   to, saved under the user's state directory) and opens what the command line asked for (`StartAt`).
 - `screens/`: real `Screen`s: the job list, the dashboard of a job (or of compared jobs) with one
-  view per kind of data, help, dialogs.
+  view per kind of data, help.
 - `views/`: the dashboard's views (`base.DataView`), listed statically in `views/registry.py`.
 - `state/`: each view's settings and position as an immutable object with pure transitions.
   No Textual there (a test checks): views hold their state in one reactive and draw it.
+- `dialogs.py`: modal dialogs (a one-line prompt, a list to pick from, the CSV export), opened by
+  the app, screens and views alike, so below the views.
+- `messages.py`: the messages the app sends its screens (`CacheChanged`).
 - `loader.py`: the one background loader every view uses for slow work (decodes, builds).
 - `widgets/`: what views are drawn with (charts, ridgelines, tables, trees, the tag list).
 - `common/`: small helpers: formatting, colours, focus, the `/` filter, text from files.

@@ -15,6 +15,7 @@ import importlib.resources
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ..summary.cache import Changes, SummaryCache
+from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
 from ..workspace import Workspace
 from . import _textual_compat
 from .common.filters import compile_filter
@@ -36,7 +38,7 @@ from .common.text import markup
 from .messages import CacheChanged
 from .not_shown_log import NotShownLog
 from .screens import load_dashboard
-from .screens.dialogs import ExportScreen
+from .dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
@@ -74,8 +76,7 @@ def keymap_path() -> Path:
     """`$TUI_INSIGHT_KEYMAP`, else `$XDG_CONFIG_HOME/tui-insight/keymap.toml` (~/.config by default)."""
     if os.environ.get(KEYMAP_ENV):
         return Path(os.environ[KEYMAP_ENV]).expanduser()
-    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return config / "tui-insight" / "keymap.toml"
+    return config_dir() / "keymap.toml"
 
 
 def load_keymap(path: Path) -> tuple[dict[str, str], str]:
@@ -89,10 +90,10 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
     """
     if not path.exists():
         return {}, ""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
-        return {}, f"keymap {path} ignored: reading TOML needs Python 3.11"
+    else:  # the same parser, as a package (a dependency on 3.10)
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, ValueError) as exc:
@@ -419,18 +420,13 @@ class InsightApp(App):
 
 def log_to_state_dir() -> str:
     """Send warnings and the exceptions the app catches to `$XDG_STATE_HOME/tui-insight/tui-insight.log`
-    (a terminal UI has no stderr to show them on). "" or why not."""
-    from logging.handlers import RotatingFileHandler
-
-    from ..workspace import state_home
-
+    (a terminal UI has no stderr to show them on), readable by the user alone. "" or why not."""
     root = logging.getLogger()
-    if any(isinstance(h, RotatingFileHandler) for h in root.handlers):
+    if any(isinstance(h, PrivateLogFile) for h in root.handlers):
         return ""
-    path = state_home() / "tui-insight.log"
+    path = state_dir() / "tui-insight.log"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1, encoding="utf-8")
+        handler = PrivateLogFile(private_dir(path.parent) / path.name, maxBytes=1 << 20, backupCount=1, encoding="utf-8")
     except OSError as exc:
         return f"cannot write the log {path}: {exc.strerror or exc}"
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -452,7 +448,8 @@ def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: f
         workspace, workspace_problem = Workspace.open(cache.logdir, fresh=fresh)
     else:
         workspace, workspace_problem = Workspace(cache.logdir, None), ""
-    notices = [text for text in (problem, workspace_problem, log_problem) if text]
+    cache_problem = cache.disk.refused() if cache.disk is not None else ""
+    notices = [text for text in (problem, workspace_problem, log_problem, cache_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
                      notices=notices, workspace=workspace, start_at=start_at, bell=bell)
     try:

@@ -1,4 +1,8 @@
-"""Screens of the app, and the modules of the dashboard views (see `tui_insight.ui.views`)."""
+"""The app's screens: `jobs.py` (the job list), `dashboard.py` (one job, or compared jobs: one
+view per kind of data, see `tui_insight.ui.views`) and `help.py` (`?`).
+
+Dialogs are in `tui_insight.ui.dialogs`, below the views that open them.
+"""
 
 
 def load_dashboard():

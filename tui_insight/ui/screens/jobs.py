@@ -30,7 +30,7 @@ from ..loader import Loader, LoaderHost
 from . import load_dashboard
 from ..common.text import literal, markup
 from ..state.jobs import JobListState
-from .dialogs import ListPicker
+from ..dialogs import ListPicker
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput

@@ -113,7 +113,7 @@ class LandscapeState:
             k = 0 if direction > 0 else len(cells) - 1
         else:
             k = max(0, min(len(cells) - 1, self.path_point + direction))
-        return replace(self, cursor=tuple(cells[k]), path_point=k)
+        return replace(self, cursor=(cells[k][0], cells[k][1]), path_point=k)
 
     def hidden(self) -> "LandscapeState":
         if self.cursor is None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, TypeVar
+from typing import Any, Iterable, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -21,6 +21,12 @@ def get_str(data: dict[str, Any], key: str, default: str, choices: Iterable[str]
     return value
 
 
+# A number's default is what comes back when the value is unusable: with a number for a
+# default, the result is never None (the overloads say so to the type checker).
+@overload
+def get_float(data: dict[str, Any], key: str, default: float, lo: float = ..., hi: float = ...) -> float: ...
+@overload
+def get_float(data: dict[str, Any], key: str, default: None, lo: float = ..., hi: float = ...) -> float | None: ...
 def get_float(data: dict[str, Any], key: str, default: float | None,
               lo: float = -math.inf, hi: float = math.inf) -> float | None:
     value = data.get(key, default)
@@ -32,6 +38,10 @@ def get_float(data: dict[str, Any], key: str, default: float | None,
     return value
 
 
+@overload
+def get_int(data: dict[str, Any], key: str, default: int, lo: int = ..., hi: int = ...) -> int: ...
+@overload
+def get_int(data: dict[str, Any], key: str, default: None, lo: int = ..., hi: int = ...) -> int | None: ...
 def get_int(data: dict[str, Any], key: str, default: int | None, lo: int = -(2 ** 63), hi: int = 2 ** 63) -> int | None:
     value = data.get(key, default)
     if value is None or isinstance(value, bool) or not isinstance(value, int):

@@ -41,7 +41,7 @@ from ..loader import Loaded, Loader
 from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
-from ..screens.dialogs import ListPicker
+from ..dialogs import ListPicker
 from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 

@@ -29,7 +29,6 @@ parameters) is shown literally.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -71,14 +70,13 @@ from ...summary.lineage import (
 )
 from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.focus import focus_now
-from ..common.format import number
 from ..common.text import literal, markup, shown
 from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns
 from ..widgets.commands import CommandKeys
 from ..widgets.importance_table import ImportanceTable, entries
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import pipeline_detail
-from ..widgets.lineage_table import Cell, LineageTable, TableColumn
+from ..widgets.lineage_table import Cell, LineageTable, TableColumn, cell_text
 from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
 from ..widgets.scatter import ScatterData, ScatterPlot
 from ..widgets.on_demand_input import ReturningInput
@@ -88,27 +86,9 @@ if TYPE_CHECKING:
     from ..app import InsightApp
 
 MARK_COLUMN = "dataset_mark"
-PATH_WIDTH = 26  # dataset paths are cut at the front: their end tells them apart
 NARROW = 110  # below this width the dataset detail goes under its table
 FILTER_HINT = ("operators = != < > <= >= in not_in, ranges lr 0.01..0.1 · all must hold · \"quote\" text · "
                "enter: done · escape: clear")
-
-
-def cell_text(value: Any, column: str = "") -> Cell:
-    """A model-lineage value for a cell: numbers compact, long paths by their end (full values
-    go to the export); control characters shown escaped."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return number(value)
-    if isinstance(value, (dict, list, tuple)):
-        return shown(json.dumps(value, sort_keys=True, default=str))
-    text = shown(str(value))
-    if column.endswith("_path") and len(text) > PATH_WIDTH:
-        return "…" + text[-(PATH_WIDTH - 1):]
-    return text
 
 
 def is_numeric(column: str, rows: list[LineageRow]) -> bool:

@@ -45,7 +45,7 @@ from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.profile_charts import column_chart, fmt_bytes, fmt_ms, line_chart, share_bars
 from ..widgets.profile_table import OpTable
 from ..widgets.profile_timeline import TimelineChart
-from ..screens.dialogs import ListPicker
+from ..dialogs import ListPicker
 from .base import DataView, ViewSpec
 
 STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profiles have no step "

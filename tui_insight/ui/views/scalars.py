@@ -690,7 +690,7 @@ class ScalarsView(DataView):
         self.state = self.state.toggle_log_y_all()
 
     def action_threshold(self) -> None:
-        from ..screens.dialogs import PromptScreen
+        from ..dialogs import PromptScreen
 
         chart_id = self.state.target()
         if chart_id is None:

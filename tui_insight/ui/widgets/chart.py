@@ -153,7 +153,7 @@ def _sgr_style(params: str) -> Style | None:
                 i += 3
             else:
                 break
-            part = Style(color=color) if code == 38 else Style(bgcolor=color)
+            part: Style | None = Style(color=color) if code == 38 else Style(bgcolor=color)
         else:
             part = Style(bold=True) if code == 1 else None
             i += 1

@@ -13,8 +13,7 @@ from rich.text import Text
 from ...summary.lineage import LineageRow
 from ...summary.lineage_diff import differing_columns
 from ..common.text import literal, markup
-from ..views.lineage import cell_text
-from .lineage_table import Cell, LineageTable, TableColumn
+from .lineage_table import Cell, LineageTable, TableColumn, cell_text
 
 
 class LineageDiff(LineageTable):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
@@ -60,7 +60,7 @@ def _heading(title: str) -> DetailRow:
     return DetailRow(Text(shown(title), HEAD))
 
 
-def shape_text(shape: list[list[int]]) -> str:
+def shape_text(shape: Sequence[Sequence[int]]) -> str:
     """[[16, 6, 28, 28]] -> `[16, 6, 28, 28]`; several outputs are listed; none gives `-`."""
     if not shape:
         return "-"

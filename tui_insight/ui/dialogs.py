@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
-from ..common.focus import focus_now
-from ..common.text import markup
+from .common.focus import focus_now
+from .common.text import markup
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -135,7 +135,7 @@ class ExportScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="export")
     def _export(self, out_dir: Path, all_steps: bool, force: bool) -> None:
         try:
-            from ...export import ExportError, export_snapshot
+            from ..export import ExportError, export_snapshot
         except ImportError as exc:
             self.app.call_from_thread(self._failed, f"export is not available: {exc}")
             return
