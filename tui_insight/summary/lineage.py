@@ -317,8 +317,8 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             metric = {**metric, **tb_metric}
             # A model-lineage column (its own name or an alias) if its value fits and the run's
             # MindSpore lineage has not filled it, else user-defined.
-            lined_up = aliased_columns(hparams, lambda name, column: column not in train
-                                       and _as_column(column, hparams[name]) is not None)
+            lined_up = aliased_columns(hparams, lambda name, column, train=train, hparams=hparams:
+                                       column not in train and _as_column(column, hparams[name]) is not None)
             for name, value in hparams.items():
                 column = lined_up.get(name)
                 if column is not None:
