@@ -13,6 +13,7 @@ import difflib
 import json
 import os
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -315,10 +316,9 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
         if lineage.session:
             tb_metric, hparams = _session_columns(view, jobs)
             metric = {**metric, **tb_metric}
-            # A model-lineage column (its own name or an alias) if its value fits and the run's
-            # MindSpore lineage has not filled it, else user-defined.
-            lined_up = aliased_columns(hparams, lambda name, column, train=train, hparams=hparams:
-                                       column not in train and _as_column(column, hparams[name]) is not None)
+            # A model-lineage column (its own name or an alias) where `_fills` allows, else
+            # user-defined.
+            lined_up = aliased_columns(hparams, partial(_fills, train, hparams))
             for name, value in hparams.items():
                 column = lined_up.get(name)
                 if column is not None:
@@ -340,6 +340,12 @@ def model_rows(jobs: Mapping[str, Any]) -> list[LineageRow]:
             values[USER_DEFINED + key] = value
         rows.append(LineageRow(view.train_id, values, dict(metric), user_defined, graph, view.update_time, written))
     return rows
+
+
+def _fills(train: Mapping[str, Any], hparams: Mapping[str, Any], name: str, column: str) -> bool:
+    """Whether hyper-parameter `name` may fill model-lineage `column`: its value fits the column
+    and the run's MindSpore lineage has not filled it."""
+    return column not in train and _as_column(column, hparams[name]) is not None
 
 
 def _as_column(column: str, value: Any) -> Any:
