@@ -4,7 +4,7 @@ Each shim below names the version it was written and tested against. On an upgra
 file against the new release and run `tests/ui/test_textual_compat.py` and
 `tests/ui/test_footer.py`: their tests fail when the behaviour a shim guards is gone (they
 check the outcome, not that a private name still exists). pyproject pins Textual to the major
-version tested here (`textual>=8.2,<9`); `test_textual_compat.py` checks the pin and this
+version tested here (`textual==8.2.*`); `test_textual_compat.py` checks the pin and this
 constant agree and that the installed Textual is one they allow.
 
 Shims:
@@ -35,7 +35,7 @@ from textual.widgets._footer import FooterKey
 if TYPE_CHECKING:
     from textual.app import App
 
-TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins >=8.2,<9
+TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins ==8.2.*
 PLOTEXT_TESTED = "6.1"  # major.minor of plotext `add_signal` was written for
 
 
