@@ -3,7 +3,7 @@
 Each shim below names the version it was written and tested against. On an upgrade, read this
 file against the new release and run `tests/ui/test_textual_compat.py` and
 `tests/ui/test_footer.py`: their tests fail when the behaviour a shim guards is gone (they
-check the outcome, not that a private name still exists). pyproject pins Textual to the major
+check the outcome, not that a private name still exists). pyproject pins Textual to the minor
 version tested here (`textual==8.2.*`); `test_textual_compat.py` checks the pin and this
 constant agree and that the installed Textual is one they allow.
 
