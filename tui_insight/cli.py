@@ -169,6 +169,23 @@ def connect_early(logdir: str, args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The program; its exit status. A reader that closes stdout early (`--summary | head -2`)
+    ends it quietly with status 0, as POSIX tools end on a closed pipe."""
+    try:
+        try:
+            return run_command(argv)
+        finally:
+            sys.stdout.flush()  # short output is still buffered: a closed pipe shows here
+    except BrokenPipeError:
+        # Nothing more can be written there; point stdout at /dev/null so the interpreter's own
+        # flush at exit finds no pipe to fail on.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+
+
+def run_command(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.reload_interval is None:
@@ -232,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                 source.close()  # an ssh connection kept open for the reloads
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        raise  # a closed stdout: `main` ends quietly
     except Exception as exc:  # a bug: one line for the user, the traceback on request
         if os.environ.get("TUI_INSIGHT_DEBUG"):
             raise
