@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -169,6 +170,8 @@ class InsightApp(App):
         self._notice_posted = False
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
+        # Changes for screens not mounted yet (`_hand_over`); a screen popped first takes its own along.
+        self._held_changes: weakref.WeakKeyDictionary[Screen, Changes] = weakref.WeakKeyDictionary()
         self.changes_delivered = 0  # how many times the screens were handed changes
         self._unsubscribe: Callable[[], None] | None = None
         for theme_obj in load_themes():
@@ -305,6 +308,8 @@ class InsightApp(App):
 
     def _deliver_changes(self) -> None:
         self._changes_timer = None
+        if not self.is_running:
+            return  # the app is shutting down: its screens are being taken apart
         with self._pending_lock:
             changes, self._pending = self._pending, Changes()
             self._notice_posted = False
@@ -315,13 +320,32 @@ class InsightApp(App):
         if self.start_at is not None:
             self._open_start()
         for screen in self.screen_stack:
-            handler = getattr(screen, "cache_changed", None)
-            if handler is not None:
-                try:
-                    handler(changes)
-                except Exception as exc:  # a broken view must not stop the others
-                    log.exception("%s failed to apply a cache change", type(screen).__name__)
-                    self.notify(markup(f"{type(screen).__name__}: {exc}"), severity="error")
+            self._hand_over(screen, changes)
+
+    def _hand_over(self, screen: Screen, changes: Changes) -> None:
+        """`screen.cache_changed(changes)`, once the screen is mounted (composed, its `on_mount`
+        run): the one rule for every screen. A screen pushed a moment ago (a deep link opens its
+        dashboard while handing over the very changes that found its job) keeps what comes
+        before then, merged, and is handed it right after its own mount."""
+        if getattr(screen, "cache_changed", None) is None:
+            return
+        if not screen.is_mounted:
+            held = self._held_changes.get(screen)
+            if held is None:
+                self._held_changes[screen] = held = Changes()
+                screen.call_later(self._hand_over_held, screen)  # runs after the screen's mount
+            held.merge(changes)
+            return
+        try:
+            screen.cache_changed(changes)  # type: ignore[attr-defined]
+        except Exception as exc:  # a broken view must not stop the others
+            log.exception("%s failed to apply a cache change", type(screen).__name__)
+            self.notify(markup(f"{type(screen).__name__}: {exc}"), severity="error")
+
+    def _hand_over_held(self, screen: Screen) -> None:
+        held = self._held_changes.pop(screen, None)
+        if held is not None and screen.is_attached:
+            self._hand_over(screen, held)
 
     def _progress_tick(self) -> None:
         for screen in self.screen_stack:
