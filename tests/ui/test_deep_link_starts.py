@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from uihelp import wait_for
 
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 from tui_insight.ui.app import InsightApp, StartAt
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.views.registry import JOB_VIEWS
-from uihelp import wait_for
 
 STARTS = 20
 JOB = "./lenet_lr0.01"
