@@ -29,6 +29,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
+from ..summary import health
 from ..summary.cache import Changes, SummaryCache
 from ..workspace import Workspace
 from . import _textual_compat
@@ -146,10 +147,13 @@ class InsightApp(App):
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
                  logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
-                 workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False):
+                 workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False,
+                 bell_stalled: bool = False):
         super().__init__()
         self.cache = cache
-        self.bell_on_badges = bell  # --bell: a badge appearing in the job list also rings the terminal bell
+        # --bell: a NaN or diverging badge appearing also rings the terminal bell; --bell-stalled: stalled too
+        self.bell_on_badges = frozenset((*health.RINGING, *(("stalled",) if bell_stalled else ()))
+                                        if bell or bell_stalled else ())
         # What the views remember; in memory only unless the caller opened the user's file.
         self.workspace = workspace if workspace is not None else Workspace(cache.logdir, None)
         self.start_at = start_at  # consumed once the jobs it names are found (see _open_start)
@@ -459,7 +463,8 @@ def log_to_state_dir() -> str:
 
 
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
-            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False) -> int:
+            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False,
+            bell_stalled: bool = False) -> int:
     """Run the UI until the user quits; starts and stops the cache's loading thread.
 
     The workspace (what each view was set to) is read from, and saved to, the user's state
@@ -473,7 +478,8 @@ def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: f
         workspace, workspace_problem = Workspace(cache.logdir, None), ""
     notices = [text for text in (problem, workspace_problem, log_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
-                     notices=notices, workspace=workspace, start_at=start_at, bell=bell)
+                     notices=notices, workspace=workspace, start_at=start_at, bell=bell,
+                     bell_stalled=bell_stalled)
     try:
         app.run()
     finally:
