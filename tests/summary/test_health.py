@@ -215,6 +215,77 @@ def test_the_interval_is_the_logging_stride_even_when_the_kept_steps_are_a_sampl
     assert d.step_interval == pytest.approx(1.0)
 
 
+# -- finished -----------------------------------------------------------------------------------------------
+
+def walk(cache: SummaryCache, watch: BadgeWatch, now: list[float], until: float, step: float = 1.0):
+    """Move the clock to `until` a `step` at a time, as the job list's once-a-second check does;
+    every (time, job, badges) the watch announces on the way."""
+    news = []
+    while now[0] < until:
+        now[0] += step
+        news += [(now[0], job.train_id, new) for job, new in watch.tick(cache.jobs, None, now[0])]
+    return news
+
+
+def test_a_mindspore_run_closed_by_its_writer_is_finished_at_once_and_one_left_open_stalls(tmp_path):
+    """MindSpore leaves its summary file read-only on close: that run is finished, not live, and
+    never stalled or announced; a run whose writer stopped with the file still open (the process
+    hung or was killed) stalls after five intervals and is announced."""
+    now = [T0 + 30]
+    writers = {}
+    for name in ("closed", "left_open"):
+        writer = writers[name] = SummaryWriter(tmp_path / name, timestamp=int(T0), wall_time=T0,
+                                               read_only_on_close=name == "closed")
+        for step in range(1, 31):
+            writer.add_scalar("loss", float(falling(30)[step - 1]))
+            writer.record(step, wall_time=T0 + step)
+        writer.flush()
+        os.utime(writer.path, (T0 + 30, T0 + 30))  # written as its last step was
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    watch = BadgeWatch()
+    watch.reset(cache.jobs, None, now[0])
+    assert all(JobHealth.of(view).live(now[0]) for view in cache.jobs.values())  # both open, both live
+    for writer in writers.values():
+        writer.close()  # the file goes read-only for "closed"; "left_open" was never closed by MindSpore
+    now[0] += 1
+    changes = cache.reload()
+    assert "./closed" in changes.updated  # its close is news to the job list
+    assert (cache.job("./closed").closed, cache.job("./left_open").closed) == (True, False)
+    news = watch.update(cache.jobs, changes.updated, None, now[0]) + walk(cache, watch, now, T0 + 1000)
+    assert [(tid, new) for _, tid, new in news] == [("./left_open", ("stalled",))]
+    assert news[0][0] == T0 + 30 + 5  # five of its 1 s intervals after its last step
+    closed = JobHealth.of(cache.job("./closed"))
+    assert not closed.live(T0 + 32) and closed.finished(T0 + 32) and closed.badges(T0 + 40) == ()
+    left_open = JobHealth.of(cache.job("./left_open"))
+    assert left_open.live(T0 + 30 + 119) and left_open.finished(T0 + 30 + 121)  # presumed done after the window
+
+
+def test_a_tensorboardx_run_that_finishes_normally_is_never_announced_and_is_finished_after_the_window(tmp_path):
+    """tensorboardX leaves nothing on close (and writes its buffer only every 120 s while
+    training): a run that ended looks like one that stopped until the finish window passes. Its
+    `stalled` badge is shown in that time, never announced; then it is finished."""
+    from tensorboardX import SummaryWriter as TensorBoardXWriter
+
+    with TensorBoardXWriter(str(tmp_path / "run")) as writer:
+        for step in range(1, 31):
+            writer.add_scalar("loss", float(falling(30)[step - 1]), step, walltime=T0 + 2 * step)
+    last = T0 + 60
+    for path in (tmp_path / "run").iterdir():
+        os.utime(path, (last, last))
+    now = [last + 1]
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    job = JobHealth.of(cache.job("./run"))
+    assert job.closed is None and job.buffered
+    watch = BadgeWatch()
+    watch.reset(cache.jobs, None, now[0])
+    assert walk(cache, watch, now, last + 3600) == []
+    assert job.badges(last + 10 + 119) == () and job.badges(last + 10 + 121) == ("stalled",)  # 5 intervals + 120 s
+    assert job.live(last + 239) and job.finished(last + 241)  # the window: 120 s, and 120 s for the writer's buffer
+    assert job.badges(last + 241) == ()
+
+
 # -- from the job's state -----------------------------------------------------------------------------------
 
 def test_truncated_and_corrupt_come_from_the_state(tmp_path):
