@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -139,7 +140,7 @@ def bench_alarms(runs: int) -> dict:
         status = health_report.run(str(root / "sweep"), out=out, err=io.StringIO(), clock=lambda: now[0])
         return {"runs": runs, "notifications": len(news), "bells (--bell)": bells,
                 "bells (--bell-stalled)": bells_stalled,
-                "badges announced": sorted({b for _, _, new in news for b in new}),
+                "announced, by badge": dict(Counter(b for _, _, new in news for b in new)),
                 "--summary exit": status}
     finally:
         shutil.rmtree(root, ignore_errors=True)
