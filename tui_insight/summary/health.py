@@ -207,9 +207,10 @@ class JobHealth:
         object.__setattr__(self, "quiet_from", live_end if stall is None else max(live_end, stall))
 
     def _clock_times(self) -> tuple[float, float | None]:
-        """When the job stops being live if nothing changes, and when it counts as stalled."""
+        """When the job stops being live if nothing changes, and when it counts as stalled (never,
+        once its writer closed it)."""
         return (live_until(self._changed, self.digest, self.seen_within, self.closed, self.buffered),
-                stalls_at(self.digest, self.skew, self.seen_within, self.buffered))
+                None if self.closed else stalls_at(self.digest, self.skew, self.seen_within, self.buffered))
 
     @classmethod
     def of(cls, view, chosen: str | None = None, seen_within: float = 0.0) -> "JobHealth":
