@@ -41,10 +41,10 @@ def test_the_text_table_has_a_row_per_job_and_exit_0_when_healthy(healthy, capsy
                                 "steps/s", "since", "last", "step", "updated"]
     a = lines[1].split()
     loss = falling(100).astype(np.float32)
-    assert a[:5] == ["./run_a", "ok", "loss", f"{loss[-1]:.4g}", f"{loss.min():.4g}@100"]
-    assert len(a[5]) == 10 and a[6].startswith("-")  # the trend, the change over the last 10% of steps
-    assert a[7:] == ["2", "100", "2h", "ago"]  # steps/s, last step, updated
-    assert lines[2].split() == ["./run_b", "ok", "-", "-", "-", "30", "2h", "ago"]
+    assert a[:6] == ["./run_a", "ok", "finished", "loss", f"{loss[-1]:.4g}", f"{loss.min():.4g}@100"]
+    assert len(a[6]) == 10 and a[7].startswith("-")  # the trend, the change over the last 10% of steps
+    assert a[8:] == ["2", "100", "2h", "ago"]  # steps/s, last step, updated
+    assert lines[2].split() == ["./run_b", "ok", "finished", "-", "-", "-", "30", "2h", "ago"]
     assert "read 2/2 jobs" in err
 
 
@@ -85,7 +85,7 @@ def test_the_metric_chosen_in_the_app_is_the_summarys_headline(healthy, capsys):
     status, out, _ = summary(capsys, healthy)
     lines = out.splitlines()
     assert status == 0 and lines[0] == "headline metric: acc (chosen with m in the app)"
-    assert lines[2].split()[:3] == ["./run_a", "ok", "acc"] and lines[3].split()[:3] == ["./run_b", "ok", "acc"]
+    assert lines[2].split()[:4] == ["./run_a", "ok", "finished", "acc"] and lines[3].split()[:4] == ["./run_b", "ok", "finished", "acc"]
 
 
 def test_metric_overrides_the_headline_chosen_in_the_app(healthy, capsys):
@@ -95,7 +95,7 @@ def test_metric_overrides_the_headline_chosen_in_the_app(healthy, capsys):
     status, out, _ = summary(capsys, healthy, "--metric", "loss")
     lines = out.splitlines()
     assert status == 0 and lines[0] == "headline metric: loss (--metric)"
-    assert lines[2].split()[:3] == ["./run_a", "ok", "loss"]
+    assert lines[2].split()[:4] == ["./run_a", "ok", "finished", "loss"]
     status, out, _ = summary(capsys, healthy, "--json", "--metric", "acc")
     assert {row["metric"] for row in json.loads(out)} == {"acc"}
 

@@ -58,8 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "30 s while nothing changes")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action="store_true",
-                        help="ring the terminal bell when a job gains a badge (NaN, diverging, stalled...), "
-                             "so a background tmux window flags it")
+                        help="ring the terminal bell when a job gains a NaN or diverging badge, so a background "
+                             "tmux window flags it (a run that finishes never rings)")
+    parser.add_argument("--bell-stalled", action="store_true",
+                        help="ring it for stalled too: a MindSpore run read on this machine that stopped with its "
+                             "summary file still open (implies --bell)")
     scale = parser.add_argument_group("many runs")
     scale.add_argument("--memory-budget", type=byte_size, default=None, metavar="SIZE",
                        help="memory for the series of jobs not on screen, e.g. 300M or 1G (default 256M); "
@@ -171,6 +174,23 @@ def connect_early(logdir: str, args: argparse.Namespace):
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The program; its exit status. A reader that closes stdout early (`--summary | head -2`)
+    ends it quietly with status 0, as POSIX tools end on a closed pipe."""
+    try:
+        try:
+            return run_command(argv)
+        finally:
+            sys.stdout.flush()  # short output is still buffered: a closed pipe shows here
+    except BrokenPipeError:
+        # Nothing more can be written there; point stdout at /dev/null so the interpreter's own
+        # flush at exit finds no pipe to fail on.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+
+
+def run_command(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.reload_interval is None:
@@ -188,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     if (args.json or args.metric) and not args.summary:
         return fail("--json and --metric go with --summary")
     if args.summary and (args.demo or args.export or args.job or args.compare or args.view or args.tags
-                         or args.fresh or args.bell):
+                         or args.fresh or args.bell or args.bell_stalled):
         return fail("--summary prints a table and exits: it takes only LOGDIR (and --json, --metric)")
     if args.tags and not (args.job or args.compare):
         return fail("--tags goes with --job or --compare")
@@ -234,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
                 source.close()  # an ssh connection kept open for the reloads
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        raise  # a closed stdout: `main` ends quietly
     except Exception as exc:  # a bug: one line for the user, the traceback on request
         if os.environ.get("TUI_INSIGHT_DEBUG"):
             raise
@@ -330,7 +352,8 @@ def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True, source
     from .ui.app import run_app
 
     return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
-                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=args.bell)
+                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=args.bell,
+                   bell_stalled=args.bell_stalled)
 
 
 if __name__ == "__main__":

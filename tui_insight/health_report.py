@@ -48,7 +48,8 @@ def row(view: JobView, job: JobHealth, now: float) -> dict[str, str]:
     digest = job.digest
     return {
         "job": view.train_id, "state": view.state, "health": " ".join(job.badges(now)),
-        "live": "live" if job.live(now) else "", "metric": job.tag or "-", "last": cells["value"],
+        "live": "live" if job.live(now) else "finished" if job.finished(now) else "", "metric": job.tag or "-",
+        "last": cells["value"],
         "best@step": cells["best"], "trend": sparkline(digest.spark) if digest is not None else "",
         "Δ10%": cells["change"], "steps/s": cells["speed"], "since": cells["since"],
         "last step": str(view.last_step) if view.last_step is not None else "-",
@@ -91,6 +92,8 @@ def json_row(view: JobView, job: JobHealth, now: float) -> dict[str, Any]:
         "state": view.state,
         "badges": list(job.badges(now)),
         "live": live,
+        "finished": job.finished(now),
+        "closed": job.closed,  # its writer closed it (MindSpore: read-only files); null: the format cannot tell
         "metric": job.tag,
         "last": _number(digest.last_value) if digest else None,
         "best": _number(best[0]) if best else None,

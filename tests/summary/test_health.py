@@ -93,8 +93,10 @@ def test_nan_only_in_another_tag_is_not_a_headline_badge(tmp_path):
 
 # -- diverging ----------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rise, diverging", [(1.8, False), (2.3, True)])
-def test_a_loss_whose_trend_ends_over_twice_its_best_is_diverging(tmp_path, rise, diverging):
+@pytest.mark.parametrize("rise, diverging", [(1.8, False), (2.3, False), (3.5, True)])
+def test_a_loss_that_gives_back_over_half_of_what_it_gained_is_diverging(tmp_path, rise, diverging):
+    """From about 0.98 down to a best of about 0.22: back up to 0.4 (1.8x) or 0.5 (2.3x) is less
+    than half the way back, 0.77 (3.5x) is more."""
     n = 200
     loss = falling(n)
     best = loss[int(n * 0.8):int(n * 0.9)].mean()
@@ -104,7 +106,7 @@ def test_a_loss_whose_trend_ends_over_twice_its_best_is_diverging(tmp_path, rise
     assert ("diverging" in JobHealth.of(view).badges(T0 + 10_000)) is diverging
 
 
-def test_an_accuracy_diverges_when_it_falls_under_half_its_best_and_a_loss_that_falls_does_not(tmp_path):
+def test_an_accuracy_diverges_when_it_falls_back_over_half_its_range_and_a_loss_that_falls_does_not(tmp_path):
     n = 200
     acc = np.linspace(0.1, 0.9, n)
     acc[int(n * 0.9):] = 0.3
@@ -112,6 +114,31 @@ def test_an_accuracy_diverges_when_it_falls_under_half_its_best_and_a_loss_that_
     view = load(tmp_path, T0 + 10_000).job("./run")
     assert JobHealth.of(view).badges(T0 + 10_000) == ()
     assert JobHealth.of(view, "acc").badges(T0 + 10_000) == ("diverging",)
+
+
+def test_a_loss_that_converges_to_exactly_0_is_not_diverging(tmp_path):
+    """Issue 22: a best of exactly 0 made any value above it "over twice the best"; a converged
+    run then failed `--summary`."""
+    n = 200
+    loss = np.maximum(0.0, 1.0 - np.arange(n) / 100)  # 0 from step 100 on
+    loss[int(n * 0.9)::2] = 1e-7  # the last steps: rounding noise above 0
+    write_log(tmp_path, "run", {"loss": loss})
+    view = load(tmp_path, T0 + 10_000).job("./run")
+    assert min(view.digests["loss"].spark) == 0.0
+    assert JobHealth.of(view).badges(T0 + 10_000) == ()
+
+
+def test_noise_around_a_flat_trend_is_not_diverging_and_a_rise_through_it_is(tmp_path):
+    rng = np.random.default_rng(22)
+    n = 400
+    flat = 0.5 + 0.05 * rng.standard_normal(n)  # converged early: what moves is noise
+    rising = flat.copy()
+    rising[int(n * 0.9):] += 1.0
+    write_log(tmp_path, "flat", {"loss": flat})
+    write_log(tmp_path, "rising", {"loss": rising})
+    cache = load(tmp_path, T0 + 10_000)
+    assert JobHealth.of(cache.job("./flat")).badges(T0 + 10_000) == ()
+    assert JobHealth.of(cache.job("./rising")).badges(T0 + 10_000) == ("diverging",)
 
 
 def test_a_short_run_is_not_called_diverging(tmp_path):
@@ -124,7 +151,7 @@ def test_a_short_run_is_not_called_diverging(tmp_path):
 def test_a_negative_loss_diverges_by_its_distance_from_the_best(tmp_path):
     n = 100
     loss = -2.0 - np.linspace(0, 1, n)  # falls to -3
-    loss[int(n * 0.9):] = 0.5  # 3.5 above a best of about -2.9: over |best|
+    loss[int(n * 0.9):] = 0.5  # 3.4 above a best of about -2.9, over a trend range of about 0.8
     write_log(tmp_path, "run", {"loss": loss})
     view = load(tmp_path, T0 + 10_000).job("./run")
     assert JobHealth.of(view).badges(T0 + 10_000) == ("diverging",)
@@ -132,7 +159,7 @@ def test_a_negative_loss_diverges_by_its_distance_from_the_best(tmp_path):
 
 # -- stalled ------------------------------------------------------------------------------------------------
 
-def test_a_live_job_stalls_after_five_step_intervals_and_stops_being_live_after_a_minute(tmp_path):
+def test_a_live_job_stalls_after_five_step_intervals_and_is_presumed_finished_after_two_minutes(tmp_path):
     write_log(tmp_path, "run", {"loss": falling(30)}, seconds_per_step=2.0)  # last step at T0 + 60
     last = T0 + 60
     cache = SummaryCache(str(tmp_path), clock=lambda: last)
@@ -140,23 +167,25 @@ def test_a_live_job_stalls_after_five_step_intervals_and_stops_being_live_after_
     view = cache.job("./run")
     assert view.digests["loss"].step_interval == pytest.approx(2.0)
     job = JobHealth.of(view)
-    at = {dt: (job.live(last + dt), job.badges(last + dt), job.cells(last + dt)["since"]) for dt in (9, 11, 59, 61)}
+    at = {dt: (job.live(last + dt), job.badges(last + dt), job.cells(last + dt)["since"])
+          for dt in (9, 11, 119, 121)}
     assert at[9] == (True, (), "9s")
     assert at[11] == (True, ("stalled",), "11s")
-    assert at[59] == (True, ("stalled",), "59s")
-    assert at[61] == (False, (), "")  # a minute without a write: not live, not stalled
-    assert job.next_change(last + 1) == last + 10 and job.next_change(last + 11) == last + 60
-    assert job.next_change(last + 61) is None
+    assert at[119] == (True, ("stalled",), "1m")
+    assert at[121] == (False, (), "")  # the finish window (its floor, 2 minutes) without a write: finished
+    assert job.finished(last + 121) and not job.finished(last + 119)
+    assert job.next_change(last + 1) == last + 10 and job.next_change(last + 11) == last + 120
+    assert job.next_change(last + 121) is None
 
 
-def test_a_slow_job_stays_live_for_ten_of_its_intervals_and_stalls_after_five(tmp_path):
+def test_a_slow_job_stays_live_for_twenty_of_its_intervals_and_stalls_after_five(tmp_path):
     write_log(tmp_path, "run", {"loss": falling(10)}, seconds_per_step=30.0)
     last = T0 + 300
     view = load(tmp_path, last).job("./run")
     job = JobHealth.of(view)
     assert job.badges(last + 140) == () and job.live(last + 140)
-    assert job.badges(last + 160) == ("stalled",)
-    assert job.badges(last + 301) == () and not job.live(last + 301)
+    assert job.badges(last + 160) == ("stalled",) and job.badges(last + 599) == ("stalled",)
+    assert job.badges(last + 601) == () and not job.live(last + 601)
 
 
 def test_a_fast_job_polled_slowly_stalls_only_once_a_reload_interval_more_has_passed(tmp_path):
@@ -174,7 +203,7 @@ def test_a_fast_job_polled_slowly_stalls_only_once_a_reload_interval_more_has_pa
     assert book.of(view).badges(last + 3.0) == ()
     assert BadgeWatch(book).update({"./run": view}, ["./run"], None, last + 3.0) == []
     # live one reload interval longer too: the next poll may bring the next change
-    assert polled.live(last + 62.0) and not JobHealth.of(view).live(last + 62.0)
+    assert polled.live(last + 122.0) and not JobHealth.of(view).live(last + 122.0)
 
 
 def test_the_interval_is_the_logging_stride_even_when_the_kept_steps_are_a_sample(tmp_path):
@@ -184,6 +213,77 @@ def test_the_interval_is_the_logging_stride_even_when_the_kept_steps_are_a_sampl
     d = view.digests["loss"]
     assert d.count == 1000 < d.seen
     assert d.step_interval == pytest.approx(1.0)
+
+
+# -- finished -----------------------------------------------------------------------------------------------
+
+def walk(cache: SummaryCache, watch: BadgeWatch, now: list[float], until: float, step: float = 1.0):
+    """Move the clock to `until` a `step` at a time, as the job list's once-a-second check does;
+    every (time, job, badges) the watch announces on the way."""
+    news = []
+    while now[0] < until:
+        now[0] += step
+        news += [(now[0], job.train_id, new) for job, new in watch.tick(cache.jobs, None, now[0])]
+    return news
+
+
+def test_a_mindspore_run_closed_by_its_writer_is_finished_at_once_and_one_left_open_stalls(tmp_path):
+    """MindSpore leaves its summary file read-only on close: that run is finished, not live, and
+    never stalled or announced; a run whose writer stopped with the file still open (the process
+    hung or was killed) stalls after five intervals and is announced."""
+    now = [T0 + 30]
+    writers = {}
+    for name in ("closed", "left_open"):
+        writer = writers[name] = SummaryWriter(tmp_path / name, timestamp=int(T0), wall_time=T0,
+                                               read_only_on_close=name == "closed")
+        for step in range(1, 31):
+            writer.add_scalar("loss", float(falling(30)[step - 1]))
+            writer.record(step, wall_time=T0 + step)
+        writer.flush()
+        os.utime(writer.path, (T0 + 30, T0 + 30))  # written as its last step was
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    watch = BadgeWatch()
+    watch.reset(cache.jobs, None, now[0])
+    assert all(JobHealth.of(view).live(now[0]) for view in cache.jobs.values())  # both open, both live
+    for writer in writers.values():
+        writer.close()  # the file goes read-only for "closed"; "left_open" was never closed by MindSpore
+    now[0] += 1
+    changes = cache.reload()
+    assert "./closed" in changes.updated  # its close is news to the job list
+    assert (cache.job("./closed").closed, cache.job("./left_open").closed) == (True, False)
+    news = watch.update(cache.jobs, changes.updated, None, now[0]) + walk(cache, watch, now, T0 + 1000)
+    assert [(tid, new) for _, tid, new in news] == [("./left_open", ("stalled",))]
+    assert news[0][0] == T0 + 30 + 5  # five of its 1 s intervals after its last step
+    closed = JobHealth.of(cache.job("./closed"))
+    assert not closed.live(T0 + 32) and closed.finished(T0 + 32) and closed.badges(T0 + 40) == ()
+    left_open = JobHealth.of(cache.job("./left_open"))
+    assert left_open.live(T0 + 30 + 119) and left_open.finished(T0 + 30 + 121)  # presumed done after the window
+
+
+def test_a_tensorboardx_run_that_finishes_normally_is_never_announced_and_is_finished_after_the_window(tmp_path):
+    """tensorboardX leaves nothing on close (and writes its buffer only every 120 s while
+    training): a run that ended looks like one that stopped until the finish window passes. Its
+    `stalled` badge is shown in that time, never announced; then it is finished."""
+    from tensorboardX import SummaryWriter as TensorBoardXWriter
+
+    with TensorBoardXWriter(str(tmp_path / "run")) as writer:
+        for step in range(1, 31):
+            writer.add_scalar("loss", float(falling(30)[step - 1]), step, walltime=T0 + 2 * step)
+    last = T0 + 60
+    for path in (tmp_path / "run").iterdir():
+        os.utime(path, (last, last))
+    now = [last + 1]
+    cache = SummaryCache(str(tmp_path), clock=lambda: now[0])
+    cache.reload()
+    job = JobHealth.of(cache.job("./run"))
+    assert job.closed is None and job.buffered
+    watch = BadgeWatch()
+    watch.reset(cache.jobs, None, now[0])
+    assert walk(cache, watch, now, last + 3600) == []
+    assert job.badges(last + 10 + 119) == () and job.badges(last + 10 + 121) == ("stalled",)  # 5 intervals + 120 s
+    assert job.live(last + 239) and job.finished(last + 241)  # the window: 120 s, and 120 s for the writer's buffer
+    assert job.badges(last + 241) == ()
 
 
 # -- from the job's state -----------------------------------------------------------------------------------
@@ -260,7 +360,7 @@ def test_a_skewed_writers_clock_neither_stalls_a_job_nor_hides_a_stall(tmp_path,
     # The change was seen a second after it was written: this clock reads the step a second late.
     assert at[3] == (True, (), "2s") and at[9] == (True, (), "8s")
     assert at[12] == (True, ("stalled",), "11s") and at[59] == (True, ("stalled",), "58s")
-    assert not job.live(T0 + 63 + 61)
+    assert not job.live(T0 + 63 + 121)
 
 
 @pytest.mark.parametrize("skew", [-30.0, 0.0, 30.0])

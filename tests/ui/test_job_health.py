@@ -192,10 +192,15 @@ def test_a_nan_written_while_the_app_runs_is_announced_and_rings_the_bell(ui_log
     assert rung == [True]
 
 
-def test_a_job_that_stalls_under_an_open_dashboard_is_announced(ui_logs):
+@pytest.mark.parametrize("bell_stalled", [False, True], ids=["bell", "bell-stalled"])
+def test_a_job_that_stalls_under_an_open_dashboard_is_announced(ui_logs, bell_stalled):
+    """Its summary file is still open for writing (MindSpore would have made it read-only on
+    close): a stop, announced; `--bell` rings only for NaN and diverging, `--bell-stalled` for this too."""
     now = [NOW]
     write_scalars(ui_logs, "run_live", scalars(falling(STEPS)), NOW - 1, interval=2.0)
-    app = make_app(ui_logs, clock=lambda: now[0])
+    app = make_app(ui_logs, clock=lambda: now[0], bell=True, bell_stalled=bell_stalled)
+    rung = []
+    app.bell = lambda: rung.append(True)
 
     async def body(pilot):
         await pilot.press("enter")  # ./run_a's dashboard covers the job list
@@ -208,6 +213,30 @@ def test_a_job_that_stalls_under_an_open_dashboard_is_announced(ui_logs):
     quiet, said = run_pilot(app, body, notifications=True)
     assert not any("stalled" in n for n in quiet)
     assert any("./run_live: stalled: no new step of loss for 16s" in n for n in said)
+    assert rung == ([True] if bell_stalled else [])
+
+
+def test_a_run_that_finishes_normally_raises_no_notification_and_no_bell(ui_logs):
+    """Issue 22: a MindSpore run whose writer closed it (read-only), walked through ten minutes
+    of the app's clock under `--bell-stalled`: no notification, no bell, no badge; not live."""
+    now = [NOW]
+    run = write_scalars(ui_logs, "run_done", scalars(falling(STEPS)), NOW - 1, interval=2.0)
+    for path in run.iterdir():
+        path.chmod(0o400)  # as MindSpore's writer leaves a summary file it closed
+    app = make_app(ui_logs, clock=lambda: now[0], bell_stalled=True)
+    rung = []
+    app.bell = lambda: rung.append(True)
+
+    async def body(pilot):
+        seen = []
+        for seconds in (5, 15, 30, 60, 130, 600):
+            now[0] = NOW + seconds
+            await pilot.pause(1.1)  # the clock's tick looks at the live jobs once a second
+            seen.append((table(app).cell("./run_done", "health"), table(app).cell("./run_done", "live")))
+        return seen, notices(app)
+
+    seen, said = run_pilot(app, body, notifications=True)
+    assert seen == [("", "")] * 6 and said == [] and rung == []
 
 
 def test_a_fast_job_is_not_called_stalled_while_the_next_poll_is_due(ui_logs):

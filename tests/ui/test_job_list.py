@@ -449,7 +449,8 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     names = [f"./run_{i:04d}" for i in range(700)]
 
     def read(tid: str) -> JobView:
-        return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 100, loaded=True, last_step=7)
+        # (finished: no write for longer than the finish window)
+        return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 1000, loaded=True, last_step=7)
 
     async def body(pilot):
         t = table(app)

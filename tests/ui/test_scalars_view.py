@@ -285,6 +285,27 @@ def test_threshold_highlights_the_points_beyond_it(ui_logs):
     np.testing.assert_array_equal(points[0].x, STEP_NUMBERS[acc > 0.8])
 
 
+def test_a_threshold_hit_on_the_threshold_lines_own_row_is_drawn_above_the_line(tmp_path):
+    """Issue 22: acc_proxy `> 0.85`, step 6 at 0.857 sits on the line's row; its marker shows."""
+    acc = [0.5, 0.6, 0.7, 0.75, 0.8, 0.857, 0.82, 0.95, 0.9, 0.97]
+    logs = write_scalars(tmp_path, "run", {"acc_proxy": acc})
+    app, run = scalar_app(logs, jobs=("./run",))
+
+    async def body(pilot, view):
+        await pilot.press("t")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "> 0.85"
+        await pilot.press("enter")
+        await pilot.pause()
+        return view.charts["acc_proxy"].image().plain
+
+    drawn = run(body)
+    plot = drawn.splitlines()[:-3]  # above the x-axis and the legend
+    line_row = max(plot, key=lambda row: row.count("⣀") + row.count("⠤") + row.count("⠒") + row.count("⠉"))
+    assert "".join(plot).count("●") == sum(value > 0.85 for value in acc)
+    assert "●" in line_row  # the hit at 0.857, on the threshold line's row
+
+
 # -- NaN and Inf ------------------------------------------------------------------------------------
 
 def test_nan_and_inf_steps_are_drawn_as_markers_not_bridged(tmp_path):

@@ -137,6 +137,7 @@ class JobView:
     tag_counts: Mapping[str, int] = field(default_factory=dict)  # plugin -> number of tags
     last_step: int | None = None  # the newest step of any tag
     detailed: bool = True  # False: `tags` is empty (memory budget) until the job is held again (`SummaryCache.hold`)
+    closed: bool | None = None  # every summary file read-only, as MindSpore leaves it on close (`writer_closed`)
 
     @property
     def ready(self) -> bool:
@@ -613,8 +614,9 @@ class _JobLoader:
         self._publish(found, lineage, unchanged=not (self.changed or changes))
         self._stamp, self._next_stamp = self._next_stamp, ()
         self.changed = set()
-        if self.view.state != published.state and published.state != "loading":
-            changes.updated.setdefault(self.train_id, set())  # e.g. a tail left incomplete is now "truncated"
+        if (self.view.state != published.state and published.state != "loading") or self.view.closed != published.closed:
+            # e.g. a tail left incomplete is now "truncated"; the writer closed its files (health: finished)
+            changes.updated.setdefault(self.train_id, set())
         return changes
 
     def _replaced(self, state: _FileState) -> bool:
@@ -1022,7 +1024,9 @@ class _JobLoader:
         changed_at = view.changed_at if update_time == view.update_time else now if view.loaded else min(update_time, now)
         not_shown = self._not_shown(found)
         problems = self._problems(not_shown)
+        closed = writer_closed(found, self._stats, self.source.is_local)
         if (unchanged and view.loaded and view.file_status == file_status and view.update_time == update_time
+                and view.closed == closed
                 and view.summary_files == tuple(found.summary_files) and view.lineage_files == tuple(found.lineage_files)
                 and view.tensorboard_files == tuple(found.tensorboard_files)
                 and view.graph_files == tuple(found.graph_files) and view.problems == problems
@@ -1061,6 +1065,7 @@ class _JobLoader:
             tag_counts=counts,
             last_step=last_step,
             detailed=self.detailed,
+            closed=closed,
         )
 
     def _digests(self, view: JobView) -> dict[str, TagDigest]:
@@ -1214,7 +1219,8 @@ class _JobLoader:
             first_wall_time=self.first_wall_time, update_time=update_time, changed_at=min(update_time, now),
             loaded=True, problems=self._problems(snapshot.not_shown), not_shown=snapshot.not_shown,
             digests=MappingProxyType(snapshot.digests),
-            tag_counts=MappingProxyType(snapshot.tag_counts), last_step=snapshot.last_step, detailed=False)
+            tag_counts=MappingProxyType(snapshot.tag_counts), last_step=snapshot.last_step, detailed=False,
+            closed=writer_closed(found, stats, self.source.is_local))
         return True
 
     def settle_listed(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
@@ -1249,6 +1255,18 @@ class _JobLoader:
         self.blocks = []
         self.detailed = False
         self.view = replace(self.view, tags=MappingProxyType({}), detailed=False)
+
+
+def writer_closed(found: FoundJob, stats: Mapping[str, os.stat_result | OSError], modes_known: bool) -> bool | None:
+    """Whether the job's writer closed it: every MindSpore summary file read-only, as MindSpore
+    leaves one on close (compat §1.1). None where that cannot show: no summary file, TensorBoard
+    files beside them (their writers leave nothing on close), or modes not known (remote listings)."""
+    if not modes_known or not found.summary_files or found.tensorboard_files:
+        return None
+    modes = [stats[name].st_mode for name in found.summary_files if isinstance(stats.get(name), os.stat_result)]
+    if len(modes) != len(found.summary_files):
+        return None
+    return not any(mode & 0o222 for mode in modes)
 
 
 def _update_time(stats: Mapping[str, os.stat_result | OSError]) -> float:

@@ -11,22 +11,36 @@ The rules (the job list's help says the same):
   precision or recall in them, lower for losses); lower for names that say neither.
 - `NaN`: a NaN or infinite value anywhere in the headline's values read (sampling keeps no
   count of what it drops, so this is counted as values are merged, `Series.nonfinite`).
-- `diverging`: the trend's last point (the mean of the last tenth of the kept steps) is more than
-  DIVERGE_FACTOR times worse than its best point: a loss above twice its lowest, an accuracy below
-  half its highest (distance from the best against the best's magnitude, so negative values
-  work too); not before DIVERGE_MIN_STEPS kept steps.
-- live: a file of the job changed within LIVE_SECONDS, or within LIVE_INTERVALS of its usual
-  step interval when that is longer (a slow job stays live between its steps).
-- `stalled`: a live job whose headline has had no new step for STALL_INTERVALS times its usual
-  step interval (`TagDigest.step_interval`), by the step's own wall time.
-- Both wait one `seen_within` more: how long a new step may take to reach this program (the
+- `diverging`: a real rise, never a value of 0 or noise: the trend's last point (the mean of the
+  last tenth of the kept steps) is worse than its best point by over DIVERGE_SHARE of the trend's
+  whole range (a loss that gave back over half of what it gained, or that only ever rose), and
+  by over DIVERGE_NOISE times the run's noise (how far its raw values reach beyond the trend);
+  not before DIVERGE_MIN_STEPS kept steps. Differences only: a loss that converges to exactly
+  0, or below it, is judged the same way.
+- `finished`: the run ended. Either its writer closed it where the format shows it: MindSpore
+  leaves every summary file read-only on close (§1.1; seen where files' modes are, on this
+  machine); TensorBoard writers (torch, tensorboardX, tf.summary) leave nothing on close. Or its
+  files have not grown for the finish window, after which it is presumed done:
+  FINISH_INTERVALS of its usual step interval, at least FINISH_FLOOR_SECONDS, plus
+  TENSORBOARD_FLUSH_SECONDS for TensorBoard files (their writers hold steps in memory and write
+  them every 120 s by default). A finished run is not live and never `stalled`; finishing is
+  never announced.
+- live: not finished (a file changed within the finish window, and no close seen).
+- `stalled`: stopped while it looked alive: live, and the headline's next step is overdue by
+  STALL_INTERVALS times its usual step interval (`TagDigest.step_interval`, by the step's own
+  wall time; plus TENSORBOARD_FLUSH_SECONDS for TensorBoard files), before the window presumes
+  it done. Announced (a notification; the bell only when asked, `--bell-stalled`) only where a
+  clean close would have shown: a job whose summary files are still writable. Elsewhere
+  (TensorBoard files, remote logs) a run that stopped looks like one that ended until the
+  window passes: the badge is shown, not announced.
+- Both windows wait one `seen_within` more: how long a new step may take to reach this program (the
   reload interval: logs over ssh or in object storage are polled). Without it a job logging a
   step every 0.5 s, polled every 3 s, was "stalled" between every two polls.
 - Clocks: steps' wall times and files' mtimes are the writing host's clock, which may be ahead
   of or behind this one (logs over ssh). "Since the last step" is read on the files' own
   timeline: from the step to the files' last change by their clock, then from that change to
   now by this clock (`changed_at`: when the cache saw the change; on a first load, the mtime,
-  but never later than then). Being live is timed from `changed_at` too.
+  but never later than then). The finish window is timed from `changed_at` too.
 - `corrupt`, `truncated`: from the job's state.
 """
 from __future__ import annotations
@@ -40,13 +54,16 @@ from typing import Iterable, Mapping
 from .best import HIGHER, direction
 from .digest import TagDigest
 
-LIVE_SECONDS = 60.0
-LIVE_INTERVALS = 10.0
+FINISH_FLOOR_SECONDS = 120.0
+FINISH_INTERVALS = 20.0
+TENSORBOARD_FLUSH_SECONDS = 120.0  # torch's and tensorboardX's default `flush_secs`
 STALL_INTERVALS = 5.0
-DIVERGE_FACTOR = 2.0
+DIVERGE_SHARE = 0.5
+DIVERGE_NOISE = 2.0
 DIVERGE_MIN_STEPS = 20
 BADGES = ("NaN", "diverging", "stalled", "corrupt", "truncated")
 FAILING = ("NaN", "diverging")  # `--summary` exits with status 1 when a job has one of these
+RINGING = ("NaN", "diverging")  # the badges that ring the bell by default (`--bell`)
 STATE_BADGES = ("corrupt", "truncated")  # the job list's state column already says these
 
 
@@ -68,23 +85,32 @@ def lower_is_better(tag: str) -> bool:
     return direction(tag) != HIGHER
 
 
-def live_until(changed_at: float, digest: TagDigest | None, seen_within: float = 0.0) -> float:
-    """When the job stops being live if nothing changes (0 for a job never updated);
-    `changed_at`: when its files last changed, by this clock; `seen_within`: how long a change
-    may take to be seen (the reload interval)."""
-    if not changed_at:
-        return 0.0
+def finish_window(digest: TagDigest | None, buffered: bool = False) -> float:
+    """How long a job's files may go without growing before it is presumed done (see above);
+    `buffered`: it has TensorBoard files, whose writers write every TENSORBOARD_FLUSH_SECONDS."""
     interval = digest.step_interval if digest is not None and digest.step_interval else 0.0
-    return changed_at + max(LIVE_SECONDS, LIVE_INTERVALS * interval) + seen_within
+    return max(FINISH_FLOOR_SECONDS, FINISH_INTERVALS * interval) + (TENSORBOARD_FLUSH_SECONDS if buffered else 0.0)
 
 
-def stalls_at(digest: TagDigest | None, skew: float = 0.0, seen_within: float = 0.0) -> float | None:
+def live_until(changed_at: float, digest: TagDigest | None, seen_within: float = 0.0,
+               closed: bool | None = None, buffered: bool = False) -> float:
+    """When the job is finished if nothing changes (0 for a job never updated, or closed by its
+    writer); `changed_at`: when its files last changed, by this clock; `seen_within`: how long a
+    change may take to be seen (the reload interval)."""
+    if not changed_at or closed:
+        return 0.0
+    return changed_at + finish_window(digest, buffered) + seen_within
+
+
+def stalls_at(digest: TagDigest | None, skew: float = 0.0, seen_within: float = 0.0,
+              buffered: bool = False) -> float | None:
     """When, by this clock, the headline counts as stalled if no new step comes (None: it
     cannot stall). `skew`: how far the files' clock is ahead of this one; `seen_within`: how
-    long a new step may take to be seen (the reload interval)."""
+    long a new step may take to be seen (the reload interval); `buffered`: TensorBoard files."""
     if digest is None or not digest.step_interval or not math.isfinite(digest.last_wall):
         return None
-    return digest.last_wall - skew + STALL_INTERVALS * digest.step_interval + seen_within
+    flush = TENSORBOARD_FLUSH_SECONDS if buffered else 0.0
+    return digest.last_wall - skew + STALL_INTERVALS * digest.step_interval + flush + seen_within
 
 
 def has_nan(digest: TagDigest) -> bool:
@@ -92,24 +118,28 @@ def has_nan(digest: TagDigest) -> bool:
 
 
 def is_diverging(digest: TagDigest, lower: bool) -> bool:
-    """The trend's last point is more than DIVERGE_FACTOR times worse than its best (see above)."""
+    """A real rise of the trend from its best point (see above): against the trend's range and
+    the run's noise, never against the best value's own size (a best of 0 made any value "worse")."""
     spark = digest.spark
     if digest.count < DIVERGE_MIN_STEPS or len(spark) < 2:
         return False
-    last = spark[-1]
-    if lower:
-        best = min(spark)
-        return last - best > (DIVERGE_FACTOR - 1) * abs(best)
-    best = max(spark)
-    return best - last > (1 - 1 / DIVERGE_FACTOR) * abs(best)
+    top, bottom = max(spark), min(spark)
+    span = top - bottom
+    rise = spark[-1] - bottom if lower else top - spark[-1]
+    # How far the raw values reach beyond the trend's bucket means, on average on each side.
+    noise = max(0.0, (digest.max_value - digest.min_value) - span) / 2 if math.isfinite(digest.max_value) else 0.0
+    return span > 0 and rise > DIVERGE_SHARE * span and rise > DIVERGE_NOISE * noise
 
 
 def badges(digest: TagDigest | None, now: float, state: str, update_time: float,
-           lower: bool = True, changed_at: float | None = None, seen_within: float = 0.0) -> tuple[str, ...]:
+           lower: bool = True, changed_at: float | None = None, seen_within: float = 0.0,
+           closed: bool | None = None, buffered: bool = False) -> tuple[str, ...]:
     """The job's badges at `now`, in BADGES order: from its headline's digest (None: the job
     has no headline), its state and when its files last changed (`update_time` by their clock,
-    `changed_at` by this one; None: the clocks agree); `seen_within`: the reload interval."""
-    return with_stall(lasting_badges(digest, state, lower), stalled(digest, now, update_time, changed_at, seen_within))
+    `changed_at` by this one; None: the clocks agree); `seen_within`: the reload interval;
+    `closed`: its writer closed it (None: the format cannot tell); `buffered`: TensorBoard files."""
+    return with_stall(lasting_badges(digest, state, lower),
+                      stalled(digest, now, update_time, changed_at, seen_within, closed, buffered))
 
 
 def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> tuple[str, ...]:
@@ -127,11 +157,11 @@ def lasting_badges(digest: TagDigest | None, state: str, lower: bool = True) -> 
 
 
 def stalled(digest: TagDigest | None, now: float, update_time: float, changed_at: float | None = None,
-            seen_within: float = 0.0) -> bool:
-    """Whether the headline counts as stalled at `now` (see `badges` for the times)."""
+            seen_within: float = 0.0, closed: bool | None = None, buffered: bool = False) -> bool:
+    """Whether the headline counts as stalled at `now` (see `badges` for the arguments)."""
     changed_at = update_time if changed_at is None else changed_at
-    stall = stalls_at(digest, update_time - changed_at, seen_within)
-    return stall is not None and now >= stall and now < live_until(changed_at, digest, seen_within)
+    stall = stalls_at(digest, update_time - changed_at, seen_within, buffered)
+    return stall is not None and now >= stall and now < live_until(changed_at, digest, seen_within, closed, buffered)
 
 
 def with_stall(lasting: tuple[str, ...], stall: bool) -> tuple[str, ...]:
@@ -159,6 +189,8 @@ class JobHealth:
     loaded: bool = True
     changed_at: float | None = None  # the same change by this clock (None: the clocks agree)
     seen_within: float = 0.0  # how long a new step may take to reach this program (the reload interval)
+    closed: bool | None = None  # its writer closed every summary file (None: the format or source cannot tell)
+    buffered: bool = False  # it has TensorBoard files (their writers write every TENSORBOARD_FLUSH_SECONDS)
     # Worked out once (`__post_init__`): the badges the clock does not change (all but
     # "stalled"); when the job stops being live; when it counts as stalled (None: it cannot); and
     # from when on the clock changes nothing (most jobs of a sweep that ended).
@@ -175,9 +207,10 @@ class JobHealth:
         object.__setattr__(self, "quiet_from", live_end if stall is None else max(live_end, stall))
 
     def _clock_times(self) -> tuple[float, float | None]:
-        """When the job stops being live if nothing changes, and when it counts as stalled."""
-        return (live_until(self._changed, self.digest, self.seen_within),
-                stalls_at(self.digest, self.skew, self.seen_within))
+        """When the job stops being live if nothing changes, and when it counts as stalled (never,
+        once its writer closed it)."""
+        return (live_until(self._changed, self.digest, self.seen_within, self.closed, self.buffered),
+                None if self.closed else stalls_at(self.digest, self.skew, self.seen_within, self.buffered))
 
     @classmethod
     def of(cls, view, chosen: str | None = None, seen_within: float = 0.0) -> "JobHealth":
@@ -187,7 +220,8 @@ class JobHealth:
         tag = chosen if chosen is not None else default_headline(view.digests)
         digest = view.digests.get(tag) if tag is not None else None
         return cls(view.train_id, tag, digest, lower_is_better(tag) if tag else True, view.state,
-                   view.update_time, view.loaded, getattr(view, "changed_at", None) or None, seen_within)
+                   view.update_time, view.loaded, getattr(view, "changed_at", None) or None, seen_within,
+                   getattr(view, "closed", None), bool(getattr(view, "tensorboard_files", ())))
 
     @property
     def _changed(self) -> float:
@@ -208,6 +242,15 @@ class JobHealth:
 
     def live(self, now: float) -> bool:
         return now < self.live_end
+
+    def finished(self, now: float) -> bool:
+        """Closed by its writer, or presumed done after the finish window (a job that was read)."""
+        return self.loaded and bool(self.update_time) and not self.live(now)
+
+    def announces(self, badge: str) -> bool:
+        """Whether `badge` appearing is news to announce: "stalled" only where a clean close would
+        have shown (the job's summary files are still writable); every other badge."""
+        return badge != "stalled" or self.closed is False
 
     def since_step(self, now: float) -> float | None:
         """Seconds since the headline's last step (by its wall time, on the files' timeline), or None."""
@@ -300,7 +343,7 @@ def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
         if badge == "NaN":
             parts.append(f"a NaN or infinite value in {tag}")
         elif badge == "diverging":
-            parts.append(f"{tag} is diverging (over {DIVERGE_FACTOR:g}x worse than its best)")
+            parts.append(f"{tag} is diverging (back up over {DIVERGE_SHARE:.0%} of its range from its best)")
         elif badge == "stalled":
             since = health.since_step(now)
             parts.append(f"stalled: no new step of {tag} for {age(since or 0)}")
@@ -382,5 +425,5 @@ class BadgeWatch:
             self._timed.discard(tid)
         if before is None or not found:  # a job's first view: what it has is not news
             return []
-        new = tuple(b for b in found if b not in before)
+        new = tuple(b for b in found if b not in before and health.announces(b))
         return [(health, new)] if new else []

@@ -141,12 +141,15 @@ class _RecordFile:
 
 
 class SummaryWriter(_RecordFile):
-    """A summary file: add values, then `record(step)` writes them as one event."""
+    """A summary file: add values, then `record(step)` writes them as one event.
+    `read_only_on_close`: `close` makes the file read-only (0400), as MindSpore's writer does
+    (compat §1.1); off by default, so tests may append to or damage a file after writing it."""
 
     def __init__(self, directory: str | os.PathLike, timestamp: int | None = None, suffix: str = "_MS",
-                 wall_time: float | None = None):
+                 wall_time: float | None = None, read_only_on_close: bool = False):
         timestamp = int(time.time()) if timestamp is None else timestamp
         super().__init__(Path(directory) / summary_file_name(timestamp, suffix))
+        self.read_only_on_close = read_only_on_close
         self._pending = summary_pb2.Summary()
         self.write_message(summary_pb2.Event(wall_time=wall_time or time.time(), step=0, version=VERSION))
 
@@ -195,6 +198,11 @@ class SummaryWriter(_RecordFile):
         proto.metadata.decomposition = str(meta.get("decomposition", "PCA"))
         proto.metadata.unit = str(meta.get("unit", "step"))
         proto.metadata.step_per_epoch = int(meta.get("step_per_epoch", 0))
+
+    def close(self) -> None:
+        super().close()
+        if self.read_only_on_close:
+            os.chmod(self.path, 0o400)
 
     def record(self, step: int, wall_time: float | None = None) -> None:
         event = summary_pb2.Event(wall_time=wall_time if wall_time is not None else time.time(), step=step)

@@ -18,6 +18,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -29,6 +30,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
+from ..summary import health
 from ..summary.cache import Changes, SummaryCache
 from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
 from ..workspace import Workspace
@@ -147,10 +149,13 @@ class InsightApp(App):
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
                  logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
-                 workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False):
+                 workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False,
+                 bell_stalled: bool = False):
         super().__init__()
         self.cache = cache
-        self.bell_on_badges = bell  # --bell: a badge appearing in the job list also rings the terminal bell
+        # --bell: a NaN or diverging badge appearing also rings the terminal bell; --bell-stalled: stalled too
+        self.bell_on_badges = frozenset((*health.RINGING, *(("stalled",) if bell_stalled else ()))
+                                        if bell or bell_stalled else ())
         # What the views remember; in memory only unless the caller opened the user's file.
         self.workspace = workspace if workspace is not None else Workspace(cache.logdir, None)
         self.start_at = start_at  # consumed once the jobs it names are found (see _open_start)
@@ -171,6 +176,8 @@ class InsightApp(App):
         self._notice_posted = False
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
+        # Changes for screens not mounted yet (`_hand_over`); a screen popped first takes its own along.
+        self._held_changes: weakref.WeakKeyDictionary[Screen, Changes] = weakref.WeakKeyDictionary()
         self.changes_delivered = 0  # how many times the screens were handed changes
         self.not_shown_log = NotShownLog()  # what jobs hold that no view shows, logged once a job
         self._unsubscribe: Callable[[], None] | None = None
@@ -308,6 +315,8 @@ class InsightApp(App):
 
     def _deliver_changes(self) -> None:
         self._changes_timer = None
+        if not self.is_running:
+            return  # the app is shutting down: its screens are being taken apart
         with self._pending_lock:
             changes, self._pending = self._pending, Changes()
             self._notice_posted = False
@@ -319,13 +328,32 @@ class InsightApp(App):
         if self.start_at is not None:
             self._open_start()
         for screen in self.screen_stack:
-            handler = getattr(screen, "cache_changed", None)
-            if handler is not None:
-                try:
-                    handler(changes)
-                except Exception as exc:  # a broken view must not stop the others
-                    log.exception("%s failed to apply a cache change", type(screen).__name__)
-                    self.notify(markup(f"{type(screen).__name__}: {exc}"), severity="error")
+            self._hand_over(screen, changes)
+
+    def _hand_over(self, screen: Screen, changes: Changes) -> None:
+        """`screen.cache_changed(changes)`, once the screen is mounted (composed, its `on_mount`
+        run): the one rule for every screen. A screen pushed a moment ago (a deep link opens its
+        dashboard while handing over the very changes that found its job) keeps what comes
+        before then, merged, and is handed it right after its own mount."""
+        if getattr(screen, "cache_changed", None) is None:
+            return
+        if not screen.is_mounted:
+            held = self._held_changes.get(screen)
+            if held is None:
+                self._held_changes[screen] = held = Changes()
+                screen.call_later(self._hand_over_held, screen)  # runs after the screen's mount
+            held.merge(changes)
+            return
+        try:
+            screen.cache_changed(changes)  # type: ignore[attr-defined]
+        except Exception as exc:  # a broken view must not stop the others
+            log.exception("%s failed to apply a cache change", type(screen).__name__)
+            self.notify(markup(f"{type(screen).__name__}: {exc}"), severity="error")
+
+    def _hand_over_held(self, screen: Screen) -> None:
+        held = self._held_changes.pop(screen, None)
+        if held is not None and screen.is_attached:
+            self._hand_over(screen, held)
 
     def _progress_tick(self) -> None:
         for screen in self.screen_stack:
@@ -436,7 +464,8 @@ def log_to_state_dir() -> str:
 
 
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
-            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False) -> int:
+            fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False,
+            bell_stalled: bool = False) -> int:
     """Run the UI until the user quits; starts and stops the cache's loading thread.
 
     The workspace (what each view was set to) is read from, and saved to, the user's state
@@ -451,7 +480,8 @@ def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: f
     cache_problem = cache.disk.refused() if cache.disk is not None else ""
     notices = [text for text in (problem, workspace_problem, log_problem, cache_problem) if text]
     app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
-                     notices=notices, workspace=workspace, start_at=start_at, bell=bell)
+                     notices=notices, workspace=workspace, start_at=start_at, bell=bell,
+                     bell_stalled=bell_stalled)
     try:
         app.run()
     finally:

@@ -6,8 +6,9 @@ workspace (scope "app", view "jobs"), so it comes back after a restart. `self.ap
 the palette and the app read, follows the state's marks.
 
 A badge (`summary.health`) that appears while the app runs is announced (a notification, and the
-terminal bell with `--bell`), even while a dashboard covers the list: the screen watches every
-change the cache reports and, once a second, the jobs that may stall.
+terminal bell with `--bell` for NaN and diverging), even while a dashboard covers the list: the
+screen watches every change the cache reports and, once a second, the jobs that may stall. A run
+that finishes is never announced; `stalled` only where a clean close would have shown.
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ HELP_NOTE = "\n".join([
     "  [b]health[/b]  badges, below; the state column says corrupt and truncated",
     "  [b]state *N[/b]  the job holds N things no view shows: kinds of data (pr_curves, audio,",
     "             mesh, embeddings, ...) or tags over a tag limit; its dashboard names them",
-    "  [b]live[/b]  a file changed in the last minute (or 10 step intervals of a slow job)",
+    "  [b]live[/b]  not finished (below): no close seen, a file grew within the window",
     "  [b]loss[/b] (named after the headline)  its last value; [b]best@step[/b] its best value and step",
     "  [b]trend[/b]  the headline over the kept steps: the means of ten equal slices",
     "  [b]Δ10%[/b]  the change over the last 10% of steps; [b]steps/s[/b] training speed",
@@ -73,13 +74,21 @@ HELP_NOTE = "\n".join([
     "  [b]files s/l/g/p[/b]  summary files / lineage files / graph (.pb) files / profiles",
     "  [b]tags s/h/t/i[/b]  scalar / histogram / tensor / image tags",
     "",
-    "[b]Badges[/b]  (one appearing while the app runs is announced; --bell rings too)",
+    "[b]Badges[/b]  (one appearing while the app runs is announced; --bell: NaN, diverging)",
     "  [b]      NaN[/b]  a NaN or infinite value anywhere in the headline's values",
-    f"  [b]diverging[/b]  the trend's last point is over {health.DIVERGE_FACTOR:g}x worse than its best point:",
-    f"             a loss above {health.DIVERGE_FACTOR:g}x its lowest, an accuracy under 1/{health.DIVERGE_FACTOR:g} of its highest",
-    f"             (at least {health.DIVERGE_MIN_STEPS} steps)",
-    f"  [b]  stalled[/b]  live, and no new step for {health.STALL_INTERVALS:g}x the job's usual step interval",
-    "             and one reload interval (a new step may take that long to be seen)",
+    f"  [b]diverging[/b]  a real rise: the trend's last point back over {health.DIVERGE_SHARE:.0%} of its range",
+    f"             from its best, and over {health.DIVERGE_NOISE:g}x the run's noise (never a loss at 0;",
+    f"             at least {health.DIVERGE_MIN_STEPS} steps)",
+    f"  [b]  stalled[/b]  stopped while it looked alive: live, no new step for {health.STALL_INTERVALS:g}x its",
+    "             usual step interval and one reload interval (TensorBoard files: 2 min",
+    "             more, their writers write every 2 min). Announced only for MindSpore",
+    "             files read here and still open for writing (--bell-stalled rings)",
+    "",
+    "[b]Finished[/b]  (never announced; the live column is empty)",
+    "  MindSpore made its summary files read-only on close (logs on this machine),",
+    f"  or no file grew for {health.FINISH_INTERVALS:g} step intervals, at least {health.FINISH_FLOOR_SECONDS:g} s",
+    f"  ({health.TENSORBOARD_FLUSH_SECONDS:g} s more for TensorBoard files). TensorBoard writers leave no",
+    "  mark on close: such a run that stops shows stalled, unannounced, until then",
     "",
     "[b]Job states[/b]",
     *(f"  [b]{markup(f'{state:>10}')}[/b]  {markup(meaning)}" for state, meaning in STATE_MEANINGS.items()),
@@ -272,13 +281,14 @@ class JobsScreen(LoaderHost, Screen):
         self._announce(self.badges.tick(self.app.cache.jobs, self.state.headline, self.app.clock()))
 
     def _announce(self, news: list) -> None:
-        """A notification per job that gained a badge; the terminal bell with `--bell`."""
+        """A notification per job that gained a badge; the terminal bell when one of them is a
+        badge it rings for (`--bell`: NaN and diverging; `--bell-stalled`: stalled too)."""
         now = self.app.clock()
         for job, new in news:
             severe = any(b in health.FAILING for b in new)
             self.app.notify(markup(health.notice(job, new, now)), title="Run health",
                             severity="error" if severe else "warning", timeout=10)
-        if news and self.app.bell_on_badges:
+        if any(b in self.app.bell_on_badges for _, new in news for b in new):
             self.app.bell()
 
     def _invalidate_progress(self) -> None:

@@ -288,7 +288,12 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     fig.plot_size(width, max(plot_height, 2))
     drawn = False
     y_span: dict[bool, list[float]] = {False: [], True: []}  # per side: the drawn y range
-    for trace in traces:
+    # Threshold hits ("points") go on top of the threshold lines, drawn just before them: a hit
+    # on the line's own row would otherwise be painted over by it.
+    lines = [trace for trace in traces if trace.kind != "points"]
+    for index, trace in enumerate([*lines, *(trace for trace in traces if trace.kind == "points")]):
+        if index == len(lines):
+            _draw_hlines(fig, options.hlines, lo, hi, log_y)
         x, y = np.asarray(trace.x, dtype=np.float64), np.asarray(trace.y, dtype=np.float64)
         ok = np.isfinite(x) & np.isfinite(y)
         gaps = np.sort(x[np.isfinite(x) & ~np.isfinite(y)]) if trace.kind != "points" else np.empty(0)
@@ -316,6 +321,8 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
         if trace.kind != "points":
             y_span[trace.right] += [float(y.min()), float(y.max())]
         drawn = True
+    if len(lines) == len(traces):
+        _draw_hlines(fig, options.hlines, lo, hi, log_y)
     for mark, hits in found.items():
         for trace, xs in hits:
             span = y_span[trace.right] or ([1.0, 10.0] if log_y else [0.0, 1.0])
@@ -327,10 +334,6 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
             drawn = True
     if not drawn:
         return ChartImage(head + _message("nothing to draw here", width, plot_height) + tail, width)
-    for value in options.hlines:
-        if not log_y or value > 0:
-            line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
-            _add(fig, line.lines())
     if options.cursor_x is not None and lo <= options.cursor_x <= hi:
         fig.line(options.cursor_x, orientation="vertical", pixel=plt.pixel())
     fig.ruler("x").lim(lo, hi)
@@ -343,6 +346,14 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
                 fig.ruler("y", "right" if right else "left").scale("log")
     plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
     return ChartImage(head + plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
+
+
+def _draw_hlines(fig: Any, values: tuple[float, ...], lo: float, hi: float, log_y: bool) -> None:
+    """The threshold lines across [lo, hi] (on a log axis, those above 0)."""
+    for value in values:
+        if not log_y or value > 0:
+            line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
+            _add(fig, line.lines())
 
 
 def _add(fig: Any, signal: Any) -> None:
