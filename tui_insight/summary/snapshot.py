@@ -37,7 +37,8 @@ from .digest import SPARK_POINTS, TagDigest
 from .series import Series
 from .tensorboard import HParams
 
-FORMAT_VERSION = 4  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows
+FORMAT_VERSION = 5  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+# 5: each file's first bytes (a file replaced under its name is read again)
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -47,7 +48,8 @@ TagKey = tuple[str, str]
 
 # A summary file's state (the loader's `_FileState`), field by field, with its JSON type.
 FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, "records": int,
-               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str}
+               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str,
+               "head": str}
 # A graph (`cache.GraphSource`).
 GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
 _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")

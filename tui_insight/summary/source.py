@@ -10,7 +10,12 @@ through a `Source`:
   remote source fetches the range in one request and hands it back in memory, so the record
   scanner's small reads are not round trips;
 - `read(path, start, end)`: those bytes (payloads, graphs, lineage, profiler files);
-- `listdir(path)`: names in a directory (profiler output).
+- `listdir(path)`: names in a directory (profiler output);
+- `same_start(path, start)`: whether the file still begins with `start` (read now, never from a
+  cache). The cache keeps a file's first bytes (its first record's frame, `HEAD_BYTES` at most)
+  and asks before reading on from where it stopped: a file replaced under its name by a longer
+  one (a copy over it, a writer reopening it with `w`, a rotation where there is no inode) is
+  then read again from its start. A source that finds it changed drops what it kept of the file.
 
 Paths are strings the source understands: absolute local paths, or POSIX paths under the remote
 root. `location` is what the user typed, for messages. `status` is "" while the source is fine,
@@ -33,6 +38,7 @@ from .discovery import Discovery, discover
 from .records import open_regular
 
 REGULAR_FILE = 0o100644
+HEAD_BYTES = 64  # a file's first bytes kept to tell it from another file under its name
 
 
 def file_stat(size: int, mtime: float, ino: int = 0) -> os.stat_result:
@@ -69,6 +75,8 @@ class Source(Protocol):
         fetch them at once where a read costs a request."""
 
     def listdir(self, path: str) -> list[str]: ...
+
+    def same_start(self, path: str, start: bytes) -> bool: ...
 
     def close(self) -> None: ...
 
@@ -121,6 +129,10 @@ class LocalSource:
 
     def listdir(self, path: str) -> list[str]:
         return sorted(os.listdir(path))
+
+    def same_start(self, path: str, start: bytes) -> bool:
+        with open_regular(path) as fh:
+            return fh.read(len(start)) == start
 
     def close(self) -> None:
         pass
@@ -252,6 +264,12 @@ class ListedFiles:
             self._ranges.forget(gone)
         self._files = files
         return same
+
+    def replaced(self, path: str) -> None:
+        """The file under `path` is another than the one listed before (`Source.same_start`):
+        a new inode, and its blocks in `ranges` dropped."""
+        self._ino[path] = self._ino.get(path, 0) + 1
+        self._ranges.forget(path)
 
     def size(self, path: str) -> int | None:
         """The listed size, None for a file not listed."""
