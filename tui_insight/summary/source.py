@@ -35,16 +35,23 @@ from collections.abc import Iterable
 from typing import BinaryIO, Callable, Protocol
 
 from .discovery import Discovery, discover
+from .numbers import INT64_MAX
 from .records import open_regular
 
 REGULAR_FILE = 0o100644
 HEAD_BYTES = 64  # a file's first bytes kept to tell it from another file under its name
+MAX_MTIME = 253402300799.0  # 9999-12-31 23:59:59 UTC: the last time a clock shows
 
 
 def file_stat(size: int, mtime: float, ino: int = 0) -> os.stat_result:
     """A stat result for a file known only by its size and mtime (a remote listing): no device
     or inode, so a replaced file is known by its size going down (or its mtime, by the caller,
-    who may then give it a new `ino`: the cache reads a file of another inode from its start)."""
+    who may then give it a new `ino`: the cache reads a file of another inode from its start).
+    The numbers come from another machine: a size past an int64 or negative, or an mtime that
+    is not finite or not in [0, MAX_MTIME], are taken as 0 (the file is then read, or its time
+    shown, as unknown) rather than raising where they are turned into ints."""
+    size = size if 0 <= size <= INT64_MAX else 0
+    mtime = mtime if 0 <= mtime <= MAX_MTIME else 0.0  # (False for NaN too)
     ns = int(mtime * 1e9)
     return os.stat_result((REGULAR_FILE, ino, 0, 1, 0, 0, size, int(mtime), int(mtime), int(mtime),
                            mtime, mtime, mtime, ns, ns, ns))
