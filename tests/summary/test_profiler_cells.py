@@ -125,8 +125,8 @@ def a_call(job, line, entry, field, value):
     lines = path.read_text().splitlines()
     line %= len(lines)
     name, kind, body = lines[line].split(";", 2)
-    entries = [e.split(",") for e in body.split(" ")]
-    entries[entry % len(entries)][field] = value
+    entries = [e.split(",") for e in body.split()]
+    entries[entry % len(entries)][field] = value  # (every line of the fixture holds calls)
     lines[line] = f"{name};{kind};" + " ".join(",".join(e) for e in entries)
     path.write_text("\n".join(lines) + "\n")
     profile = load_profile(find_profiles(str(job))[0])

@@ -415,7 +415,7 @@ def parse_op_types(text: str, label: str, problems: list[str], *, unit: float = 
         per_step, unknown = float("nan"), ""
         if c_freq is not None:  # optional: a bad one leaves the row's frequency unknown
             try:
-                per_step = finite(row[c_freq], header[c_freq], 0)
+                per_step = finite(row[c_freq], _name(header, c_freq), 0)
             except BadNumber as exc:
                 unknown = f"{label}: line {i + 2}: {exc} (shown as unknown)"
         try:
@@ -458,8 +458,10 @@ def parse_operators(text: str, label: str, problems: list[str], *, unit: float =
     return out
 
 
-def _name(header: list[str], column: int) -> str:
+def _name(header: list[str], column: int | None) -> str:
     """The header's name of a column found by its place (the header may be shorter)."""
+    if column is None:
+        return "a column"
     return header[column] if column < len(header) else f"column {column + 1}"
 
 

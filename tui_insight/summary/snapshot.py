@@ -299,8 +299,9 @@ def listed(data: object) -> JobSnapshot:
     is not such data. The index it comes from has a valid CRC, yet every value's type is
     checked as `decode` checks a header's: a wrong one would fail every reload of the LOGDIR."""
     try:
-        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams = data  # type: ignore[misc]
-        _expect(tuple(map(type, data)) in _LISTING_TYPES, "listing")  # type: ignore[arg-type]
+        if not isinstance(data, tuple) or tuple(map(type, data)) not in _LISTING_TYPES:
+            raise SnapshotError("malformed listing")
+        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams = data
         _expect(all(type(f) is tuple and _file_ok(f) for f in files), "files")
         _expect(all(type(g) is tuple and tuple(map(type, g)) == _GRAPH_TYPES for g in graphs), "graphs")
         _expect(set(map(type, counts)) <= _STR and set(map(type, counts.values())) <= _INT

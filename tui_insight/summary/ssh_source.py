@@ -412,11 +412,12 @@ class SshSource:
         self._heads = {path: data for path, data in zip(heads, fetched[len(wanted):]) if isinstance(data, bytes)}
 
     def same_start(self, path: str, start: bytes) -> bool:
-        head = self._heads.pop(path, None)
-        if head is None or len(head) < len(start):  # (what `_held` keeps of the file may be another's)
-            head = self.read_ranges([(path, 0, len(start))])[0]
-            if isinstance(head, OSError):
-                raise head
+        head = self._heads.pop(path, b"")
+        if len(head) < len(start):  # (what `_held` keeps of the file may be another's)
+            fetched = self.read_ranges([(path, 0, len(start))])[0]
+            if isinstance(fetched, OSError):
+                raise fetched
+            head = fetched
         if head[:len(start)] == start:
             return True
         self._files.replaced(path)  # another file under the name: what was kept of it is another's
