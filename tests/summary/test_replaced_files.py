@@ -3,6 +3,7 @@ from where the old one stopped (its first bytes are not the ones read): locally,
 cache entry, over S3 and ssh (no inode there)."""
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -135,3 +136,37 @@ def test_a_file_replaced_by_a_longer_one_over_ssh_is_read_again(tmp_path, sshd, 
         assert first_histogram(cache) == first_histogram(local) != old_histogram
     finally:
         source.close()
+
+
+def test_a_file_first_read_by_a_loading_process_is_checked_too(tmp_path):
+    logs = tmp_path / "logs"
+    paths = [write_run(logs / f"run{i}", range(1, 101), 0.5, 1000.0 + i) for i in range(10)]  # a pool's pass
+    cache = SummaryCache(str(logs), workers=2)
+    try:
+        cache.reload()
+        shutil.copyfile(write_run(tmp_path / "other", range(1, 151), 2.0, 5000.0), paths[3])
+        cache.reload()
+    finally:
+        cache.stop()
+    assert loss(cache, "./run3") == NEW
+    assert loss(cache, "./run4") == (list(range(1, 101)), [step * 0.5 for step in range(1, 101)])
+
+
+def tensorboard_run(directory, steps, scale):
+    from tensorboardX import SummaryWriter as TBWriter
+
+    writer = TBWriter(str(directory), filename_suffix=".run")
+    for step in steps:
+        writer.add_scalar("loss", step * scale, step)
+    writer.close()
+    return next(Path(directory).glob("events.out.tfevents.*"))
+
+
+def test_a_tensorboard_file_copied_over_by_a_longer_one_is_read_again(tmp_path):
+    path = tensorboard_run(tmp_path / "logs" / "run", range(1, 101), 0.5)
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    assert loss(cache)[0] == list(range(1, 101))
+    shutil.copyfile(tensorboard_run(tmp_path / "other", range(1, 151), 2.0), path)
+    cache.reload()
+    assert loss(cache) == NEW
