@@ -1,6 +1,7 @@
-"""A cache index (or entry) whose CRC is valid but whose values are of the wrong types, or out of
-range, is never used: that header is dropped (the index written again without it) and the job is
-read from its entry or its files, at this start and every later one."""
+"""A cache index (or entry, or kept graph) whose CRC is valid but whose values are of the wrong
+types, or out of range, is never used: that header is dropped (the index written again without
+it) and the job is read from its entry or its files, at this start and every later one; the
+graph is built again."""
 from __future__ import annotations
 
 import json
@@ -11,13 +12,16 @@ from pathlib import Path
 import google_crc32c
 import pytest
 
+from tui_insight.summary import graph_cache
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.graph import build_graph
 from tui_insight.summary.snapshot import FILE_FIELDS, PREFIX, listed
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.writer import SummaryWriter, make_graph
 
 INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the marshal that follows
 FILE_AT = {name: i for i, name in enumerate(FILE_FIELDS)}
+GRAPH_PREFIX = struct.Struct("<8sIIII")  # magic, format, marshal version, Python minor version, crc32c
 
 
 def write_logs(logs: Path) -> None:
@@ -125,3 +129,32 @@ def test_an_entry_of_wrong_types_is_dropped_and_the_job_read_again(tmp_path, fie
         cache.reload()
         assert rows(cache) == rows(plain)
         assert contents(cache) == contents(plain)
+
+
+@pytest.mark.parametrize("change", ["a node name that is a number", "a shape that is text", "problems that are numbers",
+                                    "a node that is a list", "a negative snapshot index"])
+def test_a_kept_graph_of_wrong_types_is_dropped_and_built_again(tmp_path, change):
+    proto = make_graph([{"name": "1", "op_type": "Conv2D", "scope": "Default/net", "inputs": ["x"], "shape": [1, 4]},
+                        {"name": "2", "op_type": "ReLU", "scope": "Default/net", "inputs": ["1"], "shape": [1, 4]}],
+                       [{"name": "x", "shape": [1, 3]}])
+    fresh = build_graph(proto)
+    data = graph_cache.encode(fresh)
+    prefix = GRAPH_PREFIX
+    magic, version, marshal_version, minor, _ = prefix.unpack_from(data)
+    parts = list(marshal.loads(data[prefix.size:]))
+    rows = parts[3]
+    if change == "a node name that is a number":
+        rows[0] = (5, *rows[0][1:])
+    elif change == "a shape that is text":
+        rows[0] = (*rows[0][:14], "1x4", *rows[0][15:])
+    elif change == "problems that are numbers":
+        parts[1] = (1,)
+    elif change == "a node that is a list":
+        rows[0] = list(rows[0])
+    else:
+        parts[7] = [-1]
+    body = marshal.dumps(tuple(parts))
+    path = tmp_path / "snapshots" / "graph-x.snap"
+    path.parent.mkdir()
+    path.write_bytes(prefix.pack(magic, version, marshal_version, minor, google_crc32c.value(body)) + body)
+    assert graph_cache.load(path, proto) is None and not path.exists()
