@@ -1,9 +1,11 @@
 """Finding jobs: nested directories, file kinds, symlinks, unreadable directories."""
 import os
+import tempfile
 
 import pytest
 
 from fixture_paths import MINDSPORE_LOGS
+from tui_insight.summary import limits
 from tui_insight.summary.discovery import classify, discover
 from tui_insight.summary.writer import SummaryWriter
 
@@ -85,3 +87,40 @@ def test_a_profile_belongs_to_its_directory_s_job_and_a_lone_profile_is_a_job(tm
     (legacy / "profiler_info_0.json").write_text("{}")
     (tmp_path / "old" / "profiler_not").mkdir()  # no profiler_info_*.json: an ordinary directory
     assert discover(str(tmp_path)).jobs["./old"].profile_dirs == ["profiler"]
+
+
+def test_links_to_proc_and_to_root_are_not_walked(tmp_path):
+    """A link to / or /proc would walk the machine (/proc/<pid>/cwd: other processes' jobs)."""
+    SummaryWriter(tmp_path / "run", timestamp=1).close()
+    os.symlink("/", tmp_path / "root")
+    os.symlink("/proc", tmp_path / "proc")
+    os.symlink("/proc/self", tmp_path / "run" / "me")
+    found = discover(str(tmp_path))
+    assert list(found.jobs) == ["./run"]
+    assert sorted(found.problems) == ["./proc: not walked (it is in /proc)",
+                                      "./root: not walked (a link to a directory holding LOGDIR)",
+                                      "./run/me: not walked (it is in /proc)"]
+
+
+def test_a_link_onto_another_file_system_is_not_walked(tmp_path):
+    other = tmp_path / "other"  # on another file system than /dev/shm (tmpfs)
+    SummaryWriter(other, timestamp=1).close()
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as logdir:
+        SummaryWriter(os.path.join(logdir, "run"), timestamp=1).close()
+        os.symlink(other, os.path.join(logdir, "elsewhere"))
+        found = discover(logdir)
+    assert os.stat(tmp_path).st_dev != os.stat("/dev/shm").st_dev
+    assert list(found.jobs) == ["./run"]
+    assert found.problems == ["./elsewhere: not walked (a link onto another file system than LOGDIR's)"]
+
+
+def test_the_walk_stops_at_its_bound_and_says_so(tmp_path, monkeypatch):
+    for i in range(6):
+        SummaryWriter(tmp_path / f"run{i}", timestamp=1).close()
+    monkeypatch.setattr(limits, "MAX_DIRS_WALKED", 4)
+    listings: dict = {}
+    for _ in range(2):  # walked, then known from the walk kept
+        found = discover(str(tmp_path), listings)
+        assert sorted(found.jobs) == ["./run0", "./run1", "./run2", "./run3"]
+        assert found.problems == [("the walk stopped after 4 directories (limits.MAX_DIRS_WALKED): "
+                                   "jobs in the others are not listed")]

@@ -275,7 +275,8 @@ def test_garbage_never_raises(tmp_path):
     profile = load_profile(find_profiles(str(job))[0])
     assert profile.operators == () and profile.problems
     calls = parse_execute_timestamps("a;b;1,x,0 2,3,0\n", "f", problems := [])
-    assert len(calls) == 0 and problems
+    assert calls.starts.tolist() == [2] and problems == [
+        "f: 1 call left out (a start or duration that is not a number, negative or too large)"]
 
 
 # -- opening in steps, and the fast paths against the plain ones --------------------------------------
@@ -308,7 +309,7 @@ def test_fast_number_parsing_matches_python():
     for odd in ("1,1e-05,0", "1,-1,0", "1,1.2.3,0", "x,1,0", "1,,0", "9999999999999999999,1,0"):
         assert _parse_entries_fast(odd) is None
     assert _parse_entries("1,1e-05,0")[1].tolist() == [1e-05]  # the plain way reads what the fast one cannot
-    assert _parse_entries("x,1,0") is None
+    assert _parse_entries("x,1,0")[0].tolist() == [-1]  # left out by the caller, and counted
 
 
 def test_memory_fast_path_matches_the_csv_path():

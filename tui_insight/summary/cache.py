@@ -37,12 +37,12 @@ from .payloads import Locator, PayloadStore
 from .poll import PollTable
 from .projector import MAX_CONFIG_BYTES, MAX_TSV_BYTES, inside_path, parse_config, tsv_shape
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
-from .records import LayoutBook, Payloads, RecordBatch, ScanReport, period_of, scan_batches
+from .records import LayoutBook, Payloads, RecordBatch, ScanReport, frame, period_of, scan_batches
 from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from .snapshot import JobSnapshot, decode, encode
-from .source import LOCAL, LocalSource, Source
+from .source import HEAD_BYTES, LOCAL, LocalSource, Source
 
 MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 TagKey = tuple[str, str]  # (plugin, tag as written)
@@ -231,6 +231,7 @@ class _FileState:
     error: str = ""
     mtime: float = 0.0
     kind: str = "summary"  # "summary" or "tensorboard": how its records are decoded
+    head: str = ""  # hex of the file's first bytes as read (`source.HEAD_BYTES`); "" when not known
 
     def status(self, now: float) -> FileStatus:
         truncated = bool(self.tail_bytes) and now - self.mtime > limits.TRUNCATED_AFTER_SECONDS
@@ -426,6 +427,18 @@ def _has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) ->
     return False
 
 
+class _FileReplaced(Exception):
+    """A file read on from where it stopped no longer starts as it did: another file under its name."""
+
+
+def _head_bytes(state: _FileState) -> bytes:
+    """The first bytes the file had when read (none known: b"", which every file starts with)."""
+    try:
+        return bytes.fromhex(state.head)
+    except ValueError:
+        return b""
+
+
 def _describe(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
@@ -565,7 +578,7 @@ class _JobLoader:
         self._unsettle()
         self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
         try:
-            return self._refresh(found, progress, stats)
+            return self._refresh(found, progress, stats, store)
         finally:
             self._found = self._on_progress = None
 
@@ -581,25 +594,24 @@ class _JobLoader:
         return changes
 
     def _refresh(self, found: FoundJob, progress: "LoadProgress",
-                 stats: dict[str, os.stat_result | OSError] | None) -> Changes:
+                 stats: dict[str, os.stat_result | OSError] | None, store: PayloadStore | None) -> Changes:
         changes = Changes()
         graphs_before = dict(self.graphs)
         # One stat per file per reload, shared by every step below (each stat is a round trip on
         # the network file systems training logs often live on).
         self._stats = stats if stats is not None else self.stat_files(found)
         names = found.event_files
-        for name, state in list(self.files.items()):
-            if name not in names or self._replaced(state):
-                self._reset()  # a deleted, truncated or replaced file: read everything again
-                changes.updated[self.train_id] = set()
-                graphs_before = {}
-                break
-        for name in names:
-            if name not in self.files:
-                self.files[name] = _FileState(name, len(self.files), kind=_file_kind(name))
-        ranks = self._file_ranks()
-        for name in names:
-            self._read_file(self.files[name], ranks, progress)
+        if any(name not in names or self._replaced(state) for name, state in self.files.items()):
+            self._start_again(store)  # a deleted, truncated or replaced file: read everything again
+            changes.updated[self.train_id] = set()
+            graphs_before = {}
+        try:
+            ranks = self._read_files(names, progress)
+        except _FileReplaced:  # found while reading on: read everything again (from the starts: no more checks)
+            self._start_again(store)
+            changes.updated[self.train_id] = set()
+            graphs_before = {}
+            ranks = self._read_files(names, progress)
         self._merge(ranks)
         self._refresh_pb(found)
         self._refresh_projector(found)
@@ -618,6 +630,23 @@ class _JobLoader:
             # e.g. a tail left incomplete is now "truncated"; the writer closed its files (health: finished)
             changes.updated.setdefault(self.train_id, set())
         return changes
+
+    def _start_again(self, store: PayloadStore | None) -> None:
+        """Forget what was read, and the payloads decoded from the files (their offsets may hold
+        other records now)."""
+        if store is not None:
+            store.forget({os.path.join(self.path, name) for name in self.files})
+        self._reset()
+
+    def _read_files(self, names: list[str], progress: "LoadProgress") -> np.ndarray:
+        """Read on in each of `names`; its ranks (`_file_ranks`)."""
+        for name in names:
+            if name not in self.files:
+                self.files[name] = _FileState(name, len(self.files), kind=_file_kind(name))
+        ranks = self._file_ranks()
+        for name in names:
+            self._read_file(self.files[name], ranks, progress)
+        return ranks
 
     def _replaced(self, state: _FileState) -> bool:
         st = self._stats.get(state.name)
@@ -643,6 +672,8 @@ class _JobLoader:
                 raise st
             if state.nothing_appended(st):
                 return  # no need to open the file
+            if state.end and not self.source.same_start(path, _head_bytes(state)):
+                raise _FileReplaced(state.name)
             with self.source.open_range(path, state.end, st.st_size) as fh:
                 if self.source.is_local:
                     st = os.fstat(fh.fileno())  # the file as opened (it may have grown since its stat)
@@ -654,6 +685,8 @@ class _JobLoader:
                 counted = start  # bytes up to here are in progress.bytes_read
                 unmerged = pending = 0  # bytes of records read, values queued since the last merge
                 for batch in scan_batches(fh, state.end, st.st_size, report, max_bytes=_BATCH_BYTES):
+                    if not state.head and len(batch) and batch[0][0] == 0:
+                        state.head = frame(bytes(batch.payloads[0]))[:HEAD_BYTES].hex()
                     if unmerged:  # the batches before this one: merged and published while reading
                         publish = self._on_progress is not None and time.monotonic() >= self._next_progress
                         if pending >= _MERGE_VALUES or unmerged >= _MERGE_BYTES or publish:
@@ -1192,7 +1225,7 @@ class _JobLoader:
                 return False
             state = _FileState(record["name"], fid, record["end"], record["size"], (st.st_dev, st.st_ino),
                                record["records"], record["bad_records"], record["tail_bytes"], record["error"],
-                               record["mtime"], record["kind"])
+                               record["mtime"], record["kind"], record["head"])
             saved.append((state.name, state.inode, state.end, state.records, state.bad_records, state.tail_bytes,
                           state.error))
             state.nothing_appended(st)

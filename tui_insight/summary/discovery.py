@@ -5,8 +5,12 @@ name, not ending `_lineage` or `_explain`), lineage files (`_lineage`) or graph 
 except `memory_usage_<n>.pb`) or TensorBoard event files (`tfevents` in the name; a directory may
 hold both kinds), or a TensorBoard projector config (`projector_config.pbtxt`: embeddings, listed
 as not shown). Ids are relative paths: `./`, `./run1`, `./exp/rank_0`.
-Symlinked directories are followed, each real directory once, so links cannot loop. There is
-no cap on the number of jobs; hidden directories (`.git`, ...) are skipped.
+Symlinked directories are followed, each real directory once, so links cannot loop, but the
+walk stays inside: a link to a directory holding LOGDIR (`/`, a home directory), or onto another
+file system than LOGDIR's, is not followed, nor is any directory under /proc, /sys or /dev (a
+`/proc/<pid>/cwd` is another process's working directory); each says so in the problems. At most
+`limits.MAX_DIRS_WALKED` directories are walked (the problems say when the walk stopped there).
+There is no cap on the number of jobs; hidden directories (`.git`, ...) are skipped.
 """
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from . import limits
 from .poll import Rotation
 from .projector import CONFIG_NAME as PROJECTOR_CONFIG
 from .tensorboard import is_tensorboard_file, sort_key as tensorboard_sort_key
@@ -23,6 +28,7 @@ SUMMARY_RE = re.compile(r"summary\.(\d+)")
 PB_RE = re.compile(r"\.pb$")
 PB_BLACKLIST_RE = re.compile(r"^memory_usage_\d+\.pb$")
 MAX_DEPTH = 12
+SYSTEM_TREES = ("/proc", "/sys", "/dev")  # kernel file systems: never job directories
 
 
 @dataclass
@@ -123,9 +129,10 @@ class _Walk:
     (LOGDIR, a sweep's directory: where new jobs appear) at every poll."""
 
     def __init__(self, dirs: list[tuple[str, int, int, int, int]], jobs: dict[str, FoundJob],
-                 containers: set[str]):
+                 containers: set[str], notes: list[str]):
         self.dirs = Rotation(dirs, mtime_ns_at=3, always=lambda row: row[0] in containers)  # (path, dev, ino, mtime_ns, ctime_ns)
         self.jobs = jobs
+        self.notes = notes  # directories not walked (`_Bounds`): the same while nothing changed
 
     def still(self, turn: int | None = None) -> bool:
         """No directory checked changed; at a background poll's `turn`, the dormant job
@@ -153,9 +160,10 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None, turn: int
     reused = listings if listings is not None else {}
     top = reused.get(root)
     if top is not None and top.walk is not None and top.walk.still(turn):
-        return Discovery(dict(top.walk.jobs), [], 0)
+        return Discovery(dict(top.walk.jobs), list(top.walk.notes), 0)
     jobs: dict[str, FoundJob] = {}
     problems: list[str] = []
+    bounds = _Bounds(root)
     visited: set[tuple[int, int]] = set()
     seen: set[str] = set()
     visits: list[tuple[str, int, int, int, int]] = []  # for `_Walk`
@@ -170,6 +178,8 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None, turn: int
             visits.append((path, *stamp))
             key = stamp[:2]
             if key in visited:
+                return
+            if depth and not bounds.admits(path, rel, st):
                 return
             visited.add(key)
             listing = reused.get(path)
@@ -202,8 +212,59 @@ def discover(logdir: str, listings: dict[str, _Listing] | None = None, turn: int
             del listings[path]
     top = reused.get(root)
     if top is not None:
-        top.walk = _Walk(visits, dict(jobs), containers) if listings is not None and not (problems or racy[0]) else None
-    return Discovery(jobs, problems, listed[0])
+        top.walk = (_Walk(visits, dict(jobs), containers, bounds.notes)
+                    if listings is not None and not (problems or racy[0]) else None)
+    return Discovery(jobs, problems + bounds.notes, listed[0])
+
+
+def _system_tree(real: str) -> str:
+    """The kernel file system (`SYSTEM_TREES`) that real path `real` is in, or ""."""
+    return next((t for t in SYSTEM_TREES if real == t or real.startswith(t + os.sep)), "")
+
+
+class _Bounds:
+    """Where one walk from `root` may go (the module's rules), and a note for each place it
+    does not go."""
+
+    def __init__(self, root: str):
+        self.dev = os.stat(root).st_dev
+        self.inside_system = bool(_system_tree(root))  # LOGDIR itself there: the user asked for it
+        self.holders: set[tuple[int, int]] = set()  # (dev, ino) of each directory holding LOGDIR
+        parent = os.path.dirname(root)
+        while True:
+            try:
+                st = os.stat(parent)
+                self.holders.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass
+            if parent == os.path.dirname(parent):
+                break
+            parent = os.path.dirname(parent)
+        self.walked = 0
+        self.notes: list[str] = []
+
+    def admits(self, path: str, rel: str, st: os.stat_result) -> bool:
+        """May the walk enter directory `path` (its stat `st`)? Counts it when so."""
+        reason = ""
+        if (st.st_dev, st.st_ino) in self.holders:
+            reason = "a link to a directory holding LOGDIR"
+        elif st.st_dev != self.dev:  # a mount point or a link (kernel file systems are mounted apart)
+            tree = _system_tree(os.path.realpath(path))
+            if tree and not self.inside_system:
+                reason = f"it is in {tree}"
+            elif os.path.islink(path):
+                reason = "a link onto another file system than LOGDIR's"
+        if reason:
+            self.notes.append(f"{train_id_for(rel)}: not walked ({reason})")
+            return False
+        if self.walked >= limits.MAX_DIRS_WALKED:
+            if self.walked == limits.MAX_DIRS_WALKED:
+                self.walked += 1
+                self.notes.append(f"the walk stopped after {limits.MAX_DIRS_WALKED:,} directories "
+                                  "(limits.MAX_DIRS_WALKED): jobs in the others are not listed")
+            return False
+        self.walked += 1
+        return True
 
 
 def saved_listings(listings: dict[str, _Listing]) -> list:

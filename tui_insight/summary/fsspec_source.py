@@ -188,6 +188,12 @@ class FsspecSource:
             end = self.stat(path).st_size
         return self._ranges.read(path, start, end)
 
+    def same_start(self, path: str, start: bytes) -> bool:
+        if self._fetch(path, 0, len(start)) == start:
+            return True
+        self._files.replaced(path)  # an object put again under its key: its blocks are another's
+        return False
+
     def listdir(self, path: str) -> list[str]:
         try:
             return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(path, detail=False))

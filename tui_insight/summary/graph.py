@@ -516,10 +516,21 @@ def graph_parts(graph: Graph) -> tuple:
             table.independent, snapshot)
 
 
+# What `graph_parts` makes, by type: a kept graph of other types (its CRC valid: written so) is
+# not put back, as a node of the wrong types would fail where it is looked at.
+_PARTS_TYPES = (bool, tuple, int, list, list, list, list, list)
+_ROW_TYPES = {(str, str, str, str, str, int, int, bool, int, dict, dict, dict, dict, attr, shape, str, int, bool,
+               int, dropped, bool)
+              for attr in (dict, type(None)) for shape in (tuple, type(None)) for dropped in (list, type(None))}
+
+
 def graph_from_parts(parts: tuple, proto: anf_ir_pb2.GraphProto) -> Graph:
     """The graph `graph_parts` described, over `proto` (the same graph, read again: attributes
     and shapes are read from it when asked). Raises ValueError when the parts do not fit it."""
     optimized, problems, count, rows, sources, kinds, independent, snapshot = parts
+    if (tuple(map(type, parts)) != _PARTS_TYPES or not set(map(type, problems)) <= {str}
+            or not set(map(type, sources)) | set(map(type, snapshot)) <= {int} or min(snapshot, default=0) < 0):
+        raise ValueError("the kept graph is not of the types a build makes")
     builder = _Builder(optimized)
     table = builder.table
     table.node_protos, table.param_protos, table.const_protos = proto.node, proto.parameters, proto.const_vals
@@ -528,6 +539,8 @@ def graph_from_parts(parts: tuple, proto: anf_ir_pb2.GraphProto) -> Graph:
     origins: list[tuple[Node, int]] = []
     new = object.__new__
     for row in rows:
+        if type(row) is not tuple or tuple(map(type, row)) not in _ROW_TYPES:
+            raise ValueError("a kept graph node is not of the types a build makes")
         node = new(Node)  # every slot is set below: no __init__ filling them twice
         (node.name, node.node_id, node.type, node.scope, node.full_name, node.output_i, node.subnode_count,
          node.independent_layout, node.topo, node._inputs, node._outputs, node._proxy_inputs,

@@ -24,6 +24,10 @@ MAX_HISTOGRAM_BINS = 30  # re-binned histograms
 # short (a crashed or killed writer), not "still being written" (MindInsight: "damaged").
 TRUNCATED_AFTER_SECONDS = 600
 
+# Directories a walk of a local LOGDIR enters at most (LOGDIR itself not counted): a
+# link the walk's rules let through (`discovery`) cannot make it walk a whole machine.
+MAX_DIRS_WALKED = 50_000
+
 # Decoded tensors, images and histograms kept in memory, in bytes.
 PAYLOAD_CACHE_BYTES = 64 << 20
 

@@ -238,6 +238,12 @@ class PayloadStore:
         """A TensorBoard text value (only TensorBoard files hold text)."""
         return self.decoded("text", loc, value_decoder("text", "tensorboard"))
 
+    def forget(self, paths: set[str]) -> None:
+        """Drop what was decoded from the files at `paths` (read again from their starts)."""
+        with self._lock:
+            for key in [key for key in self._items if key[1].path in paths]:
+                self._bytes -= self._items.pop(key).nbytes
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

@@ -14,7 +14,9 @@ Units everywhere in this module: times in **milliseconds**, shares as **fraction
 `percent` is one already), instants in **nanoseconds** since the epoch (int64).
 
 Nothing here raises for bad input: a truncated CSV, a missing file of the set, a trace that does
-not parse are each one sentence in `problems`, and what could be read is kept.
+not parse are each one sentence in `problems`, and what could be read is kept. Every number is
+checked where it is read (`numbers`: finite, not negative where it cannot be, an int64 where one
+is stored); a row, call or trace event with a bad one is left out and counted, the others kept.
 
 Steps: CPU profiles carry no step markers. In graph mode every op runs once per step (or a fixed
 number of times per step), so the k-th call of each op belongs to step k; `step_times` does that
@@ -25,6 +27,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import re
 from collections import Counter
@@ -32,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+
+from .numbers import INT64_MAX, BadNumber, finite, whole
 
 ASCEND_MS_RE = re.compile(r"_(\d{17})_ascend_ms$")
 ASCEND_MS_SUFFIX = "_ascend_ms"
@@ -373,11 +378,13 @@ def _csv_rows(text: str, label: str, problems: list[str]) -> tuple[list[str], li
     return header, good
 
 
-def _not_numbers(label: str, i: int, rows: list[list[str]], text: str) -> str:
+def _not_numbers(label: str, i: int, rows: list[list[str]], text: str, exc: Exception | None = None) -> str:
     """What to say of body row `i` that does not read as numbers: the last row of a file that
     does not end its line was cut short."""
     if i == len(rows) - 1 and not text.endswith("\n"):
         return f"{label}: line {i + 2} cut short (file truncated?)"
+    if isinstance(exc, BadNumber):
+        return f"{label}: line {i + 2} left out: {exc}"
     return f"{label}: line {i + 2} is not numbers"
 
 
@@ -387,10 +394,6 @@ def _column(header: list[str], *names: str, default: int | None = None) -> int |
         if name in lowered:
             return lowered.index(name)
     return default
-
-
-def _number(text: str, kind=float):
-    return kind(float(text)) if kind is int else kind(text)
 
 
 def parse_op_types(text: str, label: str, problems: list[str], *, unit: float = 1.0) -> list[OpType]:
@@ -409,12 +412,22 @@ def parse_op_types(text: str, label: str, problems: list[str], *, unit: float = 
         return []
     out = []
     for i, row in enumerate(rows):
+        per_step, unknown = float("nan"), ""
+        if c_freq is not None:  # optional: a bad one leaves the row's frequency unknown
+            try:
+                per_step = finite(row[c_freq], _name(header, c_freq), 0)
+            except BadNumber as exc:
+                unknown = f"{label}: line {i + 2}: {exc} (shown as unknown)"
         try:
-            out.append(OpType(row[c_type], _number(row[c_occ], int),
-                              float(row[c_freq]) if c_freq is not None else float("nan"),
-                              float(row[c_total]) * unit, float(row[c_avg]) * unit, float(row[c_share])))
-        except (ValueError, IndexError):
-            problems.append(_not_numbers(label, i, rows, text))
+            out.append(OpType(row[c_type], whole(row[c_occ], _name(header, c_occ)), per_step,
+                              finite(row[c_total], _name(header, c_total), 0) * unit,
+                              finite(row[c_avg], _name(header, c_avg), 0) * unit,
+                              finite(row[c_share], _name(header, c_share), 0)))
+        except (ValueError, IndexError) as exc:
+            problems.append(_not_numbers(label, i, rows, text, exc))
+            continue
+        if unknown:
+            problems.append(unknown)
     return out
 
 
@@ -435,12 +448,21 @@ def parse_operators(text: str, label: str, problems: list[str], *, unit: float =
     out = []
     for i, row in enumerate(rows):
         try:
-            out.append(Operator(row[c_type], row[c_name], row[c_full], _number(row[c_occ], int),
-                                float(row[c_total]) * unit, float(row[c_avg]) * unit, float(row[c_share]),
+            out.append(Operator(row[c_type], row[c_name], row[c_full], whole(row[c_occ], _name(header, c_occ)),
+                                finite(row[c_total], _name(header, c_total), 0) * unit,
+                                finite(row[c_avg], _name(header, c_avg), 0) * unit,
+                                finite(row[c_share], _name(header, c_share), 0),
                                 row[c_side], row[c_graph] if c_graph is not None else ""))
-        except (ValueError, IndexError):
-            problems.append(_not_numbers(label, i, rows, text))
+        except (ValueError, IndexError) as exc:
+            problems.append(_not_numbers(label, i, rows, text, exc))
     return out
+
+
+def _name(header: list[str], column: int | None) -> str:
+    """The header's name of a column found by its place (the header may be shorter)."""
+    if column is None:
+        return "a column"
+    return header[column] if column < len(header) else f"column {column + 1}"
 
 
 def derive_op_types(operators: Sequence[Operator], steps: int | None = None) -> list[OpType]:
@@ -484,13 +506,17 @@ def parse_execute_timestamps(text: str, label: str, problems: list[str]) -> Call
         counts.append(n)
         if n:
             bodies.append(body)
-    parsed = _parse_entries(" ".join(bodies))
-    if parsed is None:
-        problems.append(f"{label}: not timestamps")
-        return Calls()
-    start_ns, duration_ms = parsed
+    start_ns, duration_ms = _parse_entries(" ".join(bodies))
     if bad:
         problems.append(f"{label}: {bad} malformed line{'s' if bad != 1 else ''} skipped")
+    usable = _usable_calls(start_ns, duration_ms)
+    if not usable.all():
+        left_out = int(usable.size - usable.sum())
+        problems.append(f"{label}: {left_out} call{'s' if left_out != 1 else ''} left out "
+                        "(a start or duration that is not a number, negative or too large)")
+        op = np.repeat(np.arange(len(counts)), counts)
+        counts = np.bincount(op[usable], minlength=len(counts)).tolist()
+        start_ns, duration_ms = start_ns[usable], duration_ms[usable]
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     # merge lines of the same op (a file cut and appended) and keep each op's calls in time order
@@ -499,19 +525,32 @@ def parse_execute_timestamps(text: str, label: str, problems: list[str]) -> Call
     return Calls(tuple(names), offsets, start_ns, duration_ms)
 
 
-def _parse_entries(body: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """`ts,dur,x ts,dur,x ...` (single spaces) -> (ts int64, dur float64); None if not numbers."""
+def _parse_entries(body: str) -> tuple[np.ndarray, np.ndarray]:
+    """`ts,dur,x ts,dur,x ...` (single spaces) -> (ts int64, dur float64); an entry whose numbers
+    cannot be read gets start -1 (`_usable_calls` leaves it out)."""
     if not body:
         return np.zeros(0, np.int64), np.zeros(0, np.float64)
     fast = _parse_entries_fast(body)
     if fast is not None:
         return fast
-    try:  # the slow, plain way (odd number formats)
-        flat = body.replace(" ", ",").split(",")
-        return (np.array([int(t) for t in flat[0::3]], dtype=np.int64),
-                np.array([float(d) for d in flat[1::3]], dtype=np.float64))
-    except (ValueError, OverflowError):
-        return None
+    flat = body.replace(" ", ",").split(",")  # the slow, plain way (odd number formats)
+    starts, durations = [], []
+    for start, duration in zip(flat[0::3], flat[1::3]):
+        try:
+            numbers = whole(start, "start"), finite(duration, "duration", 0)
+        except BadNumber:
+            numbers = -1, 0.0
+        starts.append(numbers[0])
+        durations.append(numbers[1])
+    return np.array(starts, dtype=np.int64), np.array(durations, dtype=np.float64)
+
+
+def _usable_calls(start_ns: np.ndarray, duration_ms: np.ndarray) -> np.ndarray:
+    """Which calls have a start (ns, an int64) and a duration (ms, finite, not negative) whose
+    end in ns is an int64 too (step times add them)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        end = start_ns.astype(np.float64) + duration_ms * 1e6
+        return (start_ns >= 0) & (duration_ms >= 0) & np.isfinite(duration_ms) & (end < float(INT64_MAX))
 
 
 _POW10 = 10.0 ** np.arange(23)
@@ -618,9 +657,9 @@ def parse_memory(text: str, label: str, problems: list[str]) -> Memory | None:
         values = []
         for i, row in enumerate(rows):
             try:
-                values.append([int(row[c]) for c in cols])
-            except (ValueError, IndexError):
-                problems.append(_not_numbers(label, i, rows, text))
+                values.append([whole(row[c], _name(header, c)) for c in cols])
+            except (ValueError, IndexError) as exc:
+                problems.append(_not_numbers(label, i, rows, text, exc))
         data = np.array(values, dtype=np.int64).reshape(-1, 4)
     order = np.argsort(data[:, 0], kind="stable")
     data = data[order]
@@ -638,10 +677,16 @@ def _memory_fast(text: str) -> np.ndarray | None:
         return None
     body = body.strip()
     lines = body.count("\n") + 1 if body else 0
-    if body.count(",") != 3 * lines or not body.replace(",", "").replace("\n", "").isdigit():
+    digits = body.replace(",", "").replace("\n", "")
+    if body.count(",") != 3 * lines or not (digits.isascii() and digits.isdigit()):
         return None if body else np.zeros((0, 4), dtype=np.int64)
-    values = np.fromstring(body.replace("\n", ","), dtype=np.int64, sep=",")
-    return values.reshape(-1, 4) if values.size == 4 * lines else None
+    try:
+        values = np.fromstring(body.replace("\n", ","), dtype=np.int64, sep=",")
+    except ValueError:  # an empty field
+        return None
+    if values.size != 4 * lines or (values == INT64_MAX).any():  # past an int64: numpy gives its largest
+        return None
+    return values.reshape(-1, 4)
 
 
 SHAPE_RE = re.compile(r"^input_\d+:")
@@ -694,6 +739,14 @@ def parse_framework(text: str, label: str, calls: Calls, operators: Sequence[Ope
     return Shapes({name: tuple(counter.most_common()) for name, counter in by_op.items()}, by_call, tuple(problems))
 
 
+def _track_id(value: object) -> bool:
+    """Whether a trace event's `pid` or `tid` can name a track: a string, an integer, a finite
+    number, or none."""
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return True
+    return isinstance(value, float) and math.isfinite(value)
+
+
 def parse_trace(text: str, label: str) -> Timeline:
     """The complete (`ph: X`) events of a Chrome trace as tracks per process and thread."""
     try:
@@ -714,6 +767,9 @@ def parse_trace(text: str, label: str) -> Timeline:
             continue
         ph = event.get("ph")
         pid, tid = event.get("pid"), event.get("tid")
+        if not (_track_id(pid) and _track_id(tid)):
+            bad += 1  # a list, an object, NaN: names no track
+            continue
         args = event.get("args") if isinstance(event.get("args"), dict) else {}
         if ph == "M":
             if event.get("name") == "process_name":
@@ -722,13 +778,16 @@ def parse_trace(text: str, label: str) -> Timeline:
                 threads[(pid, tid)] = str(args.get("name", tid))
             elif event.get("name") == "process_sort_index":
                 try:
-                    order[pid] = float(args.get("sort_index", 0))
-                except (TypeError, ValueError):
+                    order[pid] = finite(args.get("sort_index", 0))
+                except BadNumber:
                     pass
         elif ph == "X":
             try:
-                start, duration = float(event["ts"]), float(event.get("dur", 0.0))
-            except (KeyError, TypeError, ValueError):
+                start, duration = finite(event["ts"], "ts"), finite(event.get("dur", 0.0), "dur", 0)
+            except (KeyError, BadNumber):
+                bad += 1
+                continue
+            if not math.isfinite(start + duration):
                 bad += 1
                 continue
             spans.setdefault((pid, tid), []).append((start, duration, str(event.get("name", ""))))

@@ -25,6 +25,7 @@ another version, raises `SnapshotError`: callers treat it as "no snapshot".
 from __future__ import annotations
 
 import json
+import operator
 import struct
 import sys
 from collections.abc import Iterator, Mapping
@@ -39,8 +40,9 @@ from .not_shown import NOTHING, NotShown
 from .series import Series
 from .tensorboard import HParams
 
-FORMAT_VERSION = 6  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
-# 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step
+FORMAT_VERSION = 7  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+# 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step;
+# 7: each file's first bytes (a file replaced under its name is read again)
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -50,9 +52,19 @@ TagKey = tuple[str, str]
 
 # A summary file's state (the loader's `_FileState`), field by field, with its JSON type.
 FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, "records": int,
-               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str}
+               "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str,
+               "head": str}
 # A graph (`cache.GraphSource`).
 GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
+_FILE_TYPES = tuple(FILE_FIELDS.values())
+_GRAPH_TYPES = tuple(GRAPH_FIELDS.values())
+_INODE_AT = list(FILE_FIELDS).index("inode")
+_counts_of = operator.itemgetter(*(i for i, kind in enumerate(_FILE_TYPES) if kind is int))  # never negative
+_STR, _INT = {str}, {int}
+# `listing`'s fields' types: (path, files, tag counts, graphs, first wall time, problems, tags,
+# digest block, last step, hparams, what the job holds unshown)
+_LISTING_TYPES = {(str, list, dict, list, wall, list, list, bytes, step, list, account)
+                  for wall in (float, type(None)) for step in (int, type(None)) for account in (dict, type(None))}
 _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
 _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
                  "offset": "int64", "index": "int32", "samples": "int32",
@@ -210,7 +222,7 @@ def _listed(header: dict, digest_block: bytes) -> JobSnapshot:
     """The snapshot as far as the header says: enough to list the job (`detailed` False)."""
     files = [_record(f, FILE_FIELDS) for f in header["files"]]
     for f in files:
-        _expect(len(f["inode"]) == 2 and all(type(i) is int for i in f["inode"]), "inode")
+        _expect(_file_ok(tuple(f[name] for name in FILE_FIELDS)), "file")
     counts = header["tag_counts"]
     _expect({type(k) for k in counts} <= {str} and {type(n) for n in counts.values()} <= {int}, "tag counts")
     first_wall, last_step, problems = header["first_wall_time"], header["last_step"], header["problems"]
@@ -291,16 +303,22 @@ def listing(head: bytes) -> tuple:
 
 def listed(data: object) -> JobSnapshot:
     """The header-only snapshot (`detailed` False) of `listing`'s data; SnapshotError when it
-    is not such data."""
+    is not such data. The index it comes from has a valid CRC, yet every value's type is
+    checked as `decode` checks a header's: a wrong one would fail every reload of the LOGDIR."""
     try:
+        if not isinstance(data, tuple) or tuple(map(type, data)) not in _LISTING_TYPES:
+            raise SnapshotError("malformed listing")
         path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, account = data
+        _expect(all(type(f) is tuple and _file_ok(f) for f in files), "files")
+        _expect(all(type(g) is tuple and tuple(map(type, g)) == _GRAPH_TYPES for g in graphs), "graphs")
+        _expect(set(map(type, counts)) <= _STR and set(map(type, counts.values())) <= _INT
+                and set(map(type, problems)) <= _STR and set(map(type, tags)) <= _STR, "names")
         _expect(len(block) == len(tags) * _DIGEST_ROW.size, "digest numbers")
         return JobSnapshot(
             path=path, files=[dict(zip(FILE_FIELDS, f, strict=True)) for f in files], tag_keys=[], series={},
             graphs=[dict(zip(GRAPH_FIELDS, g, strict=True)) for g in graphs], first_wall_time=first_wall,
             problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
-            detailed=False, hparams=[HParams(kind, values, tuple(tuple(m) for m in metrics), group, status, when)
-                                     for kind, values, metrics, group, status, when in hparams],
+            detailed=False, hparams=[_hparams(entry) for entry in hparams],
             not_shown=_not_shown_of(account))
     except (ValueError, TypeError) as exc:
         raise SnapshotError(f"malformed listing: {exc}") from exc
@@ -309,6 +327,14 @@ def listed(data: object) -> JobSnapshot:
 def _not_shown_of(account: Any) -> NotShown:
     """A listing's account (`listing`: None when the job holds nothing unshown)."""
     return NOTHING if account is None else NotShown.from_json(account)
+
+
+def _file_ok(values: tuple) -> bool:
+    """A file's state (`FILE_FIELDS`' values in order) of the right types: offsets and counts
+    not negative, the inode two ints."""
+    inode = values[_INODE_AT]
+    return (tuple(map(type, values)) == _FILE_TYPES and len(inode) == 2 and set(map(type, inode)) == _INT
+            and min(_counts_of(values)) >= 0)
 
 
 # How a digest is stored: one fixed-size struct of its numbers (an optional number preceded by

@@ -10,7 +10,12 @@ through a `Source`:
   remote source fetches the range in one request and hands it back in memory, so the record
   scanner's small reads are not round trips;
 - `read(path, start, end)`: those bytes (payloads, graphs, lineage, profiler files);
-- `listdir(path)`: names in a directory (profiler output).
+- `listdir(path)`: names in a directory (profiler output);
+- `same_start(path, start)`: whether the file still begins with `start` (read now, never from a
+  cache). The cache keeps a file's first bytes (its first record's frame, `HEAD_BYTES` at most)
+  and asks before reading on from where it stopped: a file replaced under its name by a longer
+  one (a copy over it, a writer reopening it with `w`, a rotation where there is no inode) is
+  then read again from its start. A source that finds it changed drops what it kept of the file.
 
 Paths are strings the source understands: absolute local paths, or POSIX paths under the remote
 root. `location` is what the user typed, for messages. `status` is "" while the source is fine,
@@ -30,15 +35,23 @@ from collections.abc import Iterable
 from typing import BinaryIO, Callable, Protocol
 
 from .discovery import Discovery, discover
+from .numbers import INT64_MAX
 from .records import open_regular
 
 REGULAR_FILE = 0o100644
+HEAD_BYTES = 64  # a file's first bytes kept to tell it from another file under its name
+MAX_MTIME = 253402300799.0  # 9999-12-31 23:59:59 UTC: the last time a clock shows
 
 
 def file_stat(size: int, mtime: float, ino: int = 0) -> os.stat_result:
     """A stat result for a file known only by its size and mtime (a remote listing): no device
     or inode, so a replaced file is known by its size going down (or its mtime, by the caller,
-    who may then give it a new `ino`: the cache reads a file of another inode from its start)."""
+    who may then give it a new `ino`: the cache reads a file of another inode from its start).
+    The numbers come from another machine: a size past an int64 or negative, or an mtime that
+    is not finite or not in [0, MAX_MTIME], are taken as 0 (the file is then read, or its time
+    shown, as unknown) rather than raising where they are turned into ints."""
+    size = size if 0 <= size <= INT64_MAX else 0
+    mtime = mtime if 0 <= mtime <= MAX_MTIME else 0.0  # (False for NaN too)
     ns = int(mtime * 1e9)
     return os.stat_result((REGULAR_FILE, ino, 0, 1, 0, 0, size, int(mtime), int(mtime), int(mtime),
                            mtime, mtime, mtime, ns, ns, ns))
@@ -69,6 +82,8 @@ class Source(Protocol):
         fetch them at once where a read costs a request."""
 
     def listdir(self, path: str) -> list[str]: ...
+
+    def same_start(self, path: str, start: bytes) -> bool: ...
 
     def close(self) -> None: ...
 
@@ -121,6 +136,10 @@ class LocalSource:
 
     def listdir(self, path: str) -> list[str]:
         return sorted(os.listdir(path))
+
+    def same_start(self, path: str, start: bytes) -> bool:
+        with open_regular(path) as fh:
+            return fh.read(len(start)) == start
 
     def close(self) -> None:
         pass
@@ -252,6 +271,12 @@ class ListedFiles:
             self._ranges.forget(gone)
         self._files = files
         return same
+
+    def replaced(self, path: str) -> None:
+        """The file under `path` is another than the one listed before (`Source.same_start`):
+        a new inode, and its blocks in `ranges` dropped."""
+        self._ino[path] = self._ino.get(path, 0) + 1
+        self._ranges.forget(path)
 
     def size(self, path: str) -> int | None:
         """The listed size, None for a file not listed."""

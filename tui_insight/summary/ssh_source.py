@@ -62,7 +62,7 @@ from typing import BinaryIO
 
 from .discovery import MAX_DEPTH, Discovery
 from .remote_listing import jobs_from_listing
-from .source import ListedFiles, RangeCache, RangeFile, SourceError
+from .source import HEAD_BYTES, ListedFiles, RangeCache, RangeFile, SourceError
 from .ssh_connection import CONNECT_TIMEOUT, CONTROL_PERSIST, SERVER_ALIVE, SshConnection, one_line
 from .ssh_connection import parse_target  # noqa: F401 (where it was; the tests import it from here)
 
@@ -174,6 +174,7 @@ class SshSource:
         self._dirs: dict[str, set[str]] = {}  # directory -> names in it, from the last listing
         self._discovery: Discovery | None = None
         self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
+        self._heads: dict[str, bytes] = {}  # path -> its first bytes, fetched with the listing (`same_start`)
         self.status = ""
         self.round_trips = 0  # requests sent (the benchmark counts them)
 
@@ -397,14 +398,31 @@ class SshSource:
                     held[path] = (start, have)
                 else:
                     wanted.append((path, start + len(have), size, start, have))
+        # The first bytes of each file grown since it was read, for `same_start`, in the same request.
+        heads = [path for path, *_ in wanted if same.get(path)]
         try:
-            fetched = self.read_ranges([(path, at, size) for path, at, size, _, _ in wanted])
+            fetched = self.read_ranges([*((path, at, size) for path, at, size, _, _ in wanted),
+                                        *((path, 0, HEAD_BYTES) for path in heads)])
         except OSError:
             fetched = []  # each file's own read says what is wrong
         for (path, _, _, start, have), data in zip(wanted, fetched):
             if isinstance(data, bytes):
                 held[path] = (start, have + data)
         self._prefetched = held
+        self._heads = {path: data for path, data in zip(heads, fetched[len(wanted):]) if isinstance(data, bytes)}
+
+    def same_start(self, path: str, start: bytes) -> bool:
+        head = self._heads.pop(path, b"")
+        if len(head) < len(start):  # (what `_held` keeps of the file may be another's)
+            fetched = self.read_ranges([(path, 0, len(start))])[0]
+            if isinstance(fetched, OSError):
+                raise fetched
+            head = fetched
+        if head[:len(start)] == start:
+            return True
+        self._files.replaced(path)  # another file under the name: what was kept of it is another's
+        self._prefetched.pop(path, None)
+        return False
 
     def _held(self, path: str, start: int, end: int) -> bytes | None:
         """Bytes [start, end) of `path` if the prefetch holds them (fewer where the listed file
