@@ -23,6 +23,7 @@ user) when it is made or on its first `discover`; later failures are OSErrors of
 from __future__ import annotations
 
 import io
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -38,7 +39,11 @@ REGULAR_FILE = 0o100644
 def file_stat(size: int, mtime: float, ino: int = 0) -> os.stat_result:
     """A stat result for a file known only by its size and mtime (a remote listing): no device
     or inode, so a replaced file is known by its size going down (or its mtime, by the caller,
-    who may then give it a new `ino`: the cache reads a file of another inode from its start)."""
+    who may then give it a new `ino`: the cache reads a file of another inode from its start).
+    Listings are checked where read (`remote_listing.listed_mtime`); an mtime that is still no
+    time (NaN, infinite) is taken as 0 here rather than fail every reader of the file."""
+    if not math.isfinite(mtime) or abs(mtime) >= 1e11:
+        mtime = 0.0
     ns = int(mtime * 1e9)
     return os.stat_result((REGULAR_FILE, ino, 0, 1, 0, 0, size, int(mtime), int(mtime), int(mtime),
                            mtime, mtime, mtime, ns, ns, ns))

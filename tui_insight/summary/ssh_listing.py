@@ -1,0 +1,103 @@
+"""The listing of a remote tree over ssh: the `sh` script that lists it, and the parser of its answer.
+
+One record per file, NUL-ended (a name may hold a newline): "<size> <mtime> <inode> <path>".
+GNU `find -printf` writes them; elsewhere (BusyBox, BSD) `find -exec sh -c` runs `stat` on a
+batch of files (`-c` as GNU and BusyBox have it, else BSD's `-f`) and pairs its lines, which
+hold only numbers, with the batch's names (a file gone meanwhile: each one `stat`-ed alone).
+
+The walk stays inside: `-xdev` (links to another filesystem, /proc, /sys, /dev, are not
+followed), `depth` levels, hidden directories pruned; the answer is cut at `cap` bytes on the
+remote side (`head -c`: the walk stops there too) and the files it lists are bounded by
+`remote_listing.MAX_WALK_DIRS` directories.
+
+The host is not trusted: every field is checked where it is parsed; a record with a bad size,
+mtime, inode or name is left out and counted as a problem of its job (or of LOGDIR).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .discovery import train_id_for
+from .remote_listing import bad_entries, listed_mtime, listed_size
+
+# Fields: %(root)s, %(mark)s, %(depth)d, %(cap)d. `printf "\0"` is POSIX (an octal escape).
+_STAT_BATCH = (b'if [ "$0" = c ]; then s=$(stat -L -c "%%s %%Y %%i" -- "$@" 2>/dev/null); '
+               b'else s=$(stat -L -f "%%z %%m %%i" -- "$@" 2>/dev/null); fi; '
+               b'if [ "$(printf "%%s\\n" "$s" | grep -c .)" -eq $# ]; then '
+               b'printf "%%s\\n" "$s" | { for p; do read -r l; printf "%%s %%s\\0" "$l" "$p"; done; }; '
+               b'else for p; do if [ "$0" = c ]; then l=$(stat -L -c "%%s %%Y %%i" -- "$p" 2>/dev/null); '
+               b'else l=$(stat -L -f "%%z %%m %%i" -- "$p" 2>/dev/null); fi && printf "%%s %%s\\0" "$l" "$p"; '
+               b'done; fi')
+
+SCRIPT = b"""set -f
+root=%(root)s
+if ! cd -- "$root" 2>/dev/null; then
+  if [ ! -e "$root" ]; then echo "No such file or directory" >&2
+  elif [ ! -d "$root" ]; then echo "Not a directory" >&2
+  else echo "Permission denied" >&2; fi
+  exit 3
+fi
+printf '%(mark)s'
+echo nul
+if find . -maxdepth 0 -printf '' >/dev/null 2>&1; then
+  find -L . -xdev -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -printf '%%s %%T@ %%i %%P\\0'
+else
+  if stat -L -c '%%s' . >/dev/null 2>&1; then f=c; else f=f; fi
+  find -L . -xdev -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec sh -c '""" + _STAT_BATCH + b"""' "$f" {} +
+fi 2>/dev/null | head -c %(cap)d
+exit 0
+"""
+
+_INODE = re.compile(rb"[0-9]{1,20}")
+
+
+@dataclass
+class Listing:
+    entries: list[tuple[str, int, float, int]] = field(default_factory=list)  # (rel path, size, mtime, inode)
+    problems: list[str] = field(default_factory=list)  # one line per directory with bad records, and LOGDIR's
+
+
+def parse(body: bytes, cut: bool) -> Listing:
+    """The records of a listing's answer (after its kind line). `cut`: the answer reached the cap,
+    so its last record may be a part: it is left out, and a note says where the listing stopped."""
+    records = body.split(b"\0")
+    last = records.pop()  # after the last NUL: nothing, unless the answer was cut inside a record
+    listing = Listing()
+    bad: dict[str, list[str]] = {}
+    unnamed = 0
+    for record in records:
+        size, mtime, inode, raw = (record.split(b" ", 3) + [b"", b"", b""])[:4]
+        name = _name(raw)
+        if name is None:
+            unnamed += 1
+            continue
+        checked = listed_size(size), listed_mtime(mtime), _INODE.fullmatch(inode)
+        if None in checked:
+            what = ("size", size) if checked[0] is None else ("mtime", mtime) if checked[1] is None else ("inode", inode)
+            directory, _, base = name.rpartition("/")
+            bad.setdefault(directory, []).append(f"{base}: {what[0]} {_text(what[1])!r}")
+            continue
+        listing.entries.append((name, checked[0], checked[1], int(inode)))
+    listing.problems = bad_entries(bad)
+    if unnamed:
+        listing.problems.append(f"{train_id_for('')}: {unnamed} listed record(s) left out, no usable file name")
+    if cut or last:
+        listing.problems.append("the listing stopped at its size cap (--ssh-max-listing): files further on "
+                                "are not shown")
+    return listing
+
+
+def _name(raw: bytes) -> str | None:
+    """A record's path relative to the root (`./` taken off), or None when it is no such path
+    (empty, absolute, with an empty, `.` or `..` part)."""
+    if raw.startswith(b"./"):
+        raw = raw[2:]
+    parts = raw.split(b"/")
+    if not raw or any(part in (b"", b".", b"..") for part in parts):
+        return None
+    return _text(raw)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
