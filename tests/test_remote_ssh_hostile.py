@@ -1,0 +1,264 @@
+"""`SshSource` against hostile hosts: a real sshd (tests/sshd.py) whose sessions find the test's
+own `find`, `ls` or `head` first on PATH (crafted listings, answers without end, no answer), and
+BusyBox for names a newline splits. What the host sends is bounded and checked; a bad answer is a
+counted problem or one file's error, never an exception, and never a wait without end."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sshd import sshd_or_fail
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.ssh_limits import RequestLimits
+from tui_insight.summary.ssh_source import RECONNECTING, SshError, SshSource
+from tui_insight.summary.writer import SummaryWriter
+
+SMALL = RequestLimits(max_listing=64 << 10, timeout=30)  # a test-sized cap (requests on a busy machine: 30 s)
+HASTY = RequestLimits(max_listing=64 << 10, timeout=1.5)  # and a short wait, for hosts that never answer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    sshd = sshd_or_fail(tmp_path_factory.mktemp("sshd"))
+    yield sshd
+    sshd.stop()
+
+
+@pytest.fixture
+def hostile(server, tmp_path):
+    """The hostile host's client config; its tools are cleared after the test."""
+    yield server.hostile_config(tmp_path / "hostile_config")
+    server.clear_hostile_tools()
+
+
+def two_jobs(root: Path) -> dict[str, Path]:
+    """Two jobs of ten steps each, written by our writer: {train id: its summary file}."""
+    files = {}
+    for name in ("a", "b"):
+        with SummaryWriter(root / name, timestamp=1) as writer:
+            for step in range(1, 11):
+                writer.add_scalar("loss", 1.0 / step)
+                writer.record(step)
+        files[f"./{name}"] = next((root / name).iterdir())
+    return files
+
+
+def crafted_find(server, records: list[bytes]) -> None:
+    """A `find` that claims GNU's `-printf` and answers the listing with `records`."""
+    body = b"".join(record + b"\0" for record in records)
+    data = server.hostile_bin / "listing"
+    data.write_bytes(body)
+    server.hostile_tool("find", f'case "$*" in *"-maxdepth 0"*) exit 0;; esac\nexec cat {data}\n')
+
+
+def record(path: Path, root: Path, size=None, mtime=None, inode=None) -> bytes:
+    st = path.stat()
+    fields = (size if size is not None else str(st.st_size), mtime if mtime is not None else f"{st.st_mtime:.6f}",
+              inode if inode is not None else str(st.st_ino), str(path.relative_to(root)))
+    return " ".join(fields).encode()
+
+
+def test_bad_listing_fields_are_counted_problems_and_the_good_files_load(server, hostile, tmp_path):
+    """nan/inf/1e400 mtimes, negative and hex sizes: `float(mtime)` took them and building the
+    file's stat raised, so the loader stopped and the job list said `loading 0/2` for ever."""
+    root = tmp_path / "logs"
+    files = two_jobs(root)
+    extra = root / "a" / "events.summary.2"
+    extra.write_bytes(files["./a"].read_bytes())
+    bad = [record(extra, root, mtime=m) for m in ("nan", "inf", "1e400")]
+    bad += [record(extra, root, size=s) for s in ("-5", "0x10")]
+    crafted_find(server, [record(files["./a"], root), *bad, record(files["./b"], root, mtime="nan"),
+                          b"1 2 3 ", b"1 2 3 ../../etc/passwd", b"garbage"])
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert cache.progress.jobs_loaded == cache.progress.jobs_found == 1
+        assert cache.job("./a").series("scalar", "loss").steps.tolist() == list(range(1, 11))
+        assert extra.name not in cache.job("./a").summary_files
+        problems = "\n".join(cache.problems)
+        assert "./a: 5 listed file(s) left out, bad size or mtime (first: events.summary.2: mtime 'nan')" in problems
+        assert "./b: 1 listed file(s) left out" in problems
+        assert "./: 3 listed record(s) left out, no usable file name" in problems
+    finally:
+        source.close()
+
+
+def test_the_job_list_finishes_loading_over_a_listing_with_bad_fields(server, hostile, tmp_path):
+    from tui_insight.ui.app import InsightApp
+    from tui_insight.ui.widgets.progress import ProgressLine
+    from ui.uihelp import run_pilot, wait_for
+
+    root = tmp_path / "logs"
+    files = two_jobs(root)
+    crafted_find(server, [record(files["./a"], root, mtime="nan"), record(files["./b"], root, size="0x10"),
+                          record(files["./b"], root)])
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    app = InsightApp(SummaryCache(source), start_loading=True, reload_interval=0, logdir_label="LOGDIR")
+
+    async def body(pilot):
+        line = lambda: str(app.screen.query_one(ProgressLine).render())  # noqa: E731
+        await wait_for(pilot, lambda: "loading" not in line())
+        return line()
+
+    try:
+        shown = run_pilot(app, body)
+    finally:
+        source.close()
+    assert "loading" not in shown and "1 jobs" in shown and "2 problem(s) in LOGDIR" in shown, shown
+
+
+def test_a_listing_that_streams_without_end_stops_at_its_cap_and_keeps_what_came(server, hostile, tmp_path):
+    """Spooled without bound, a runaway listing filled 11 GB in 40 s; now it stops at the cap."""
+    root = tmp_path / "logs"
+    files = two_jobs(root)
+    data = server.hostile_bin / "first"
+    data.write_bytes(record(files["./a"], root) + b"\0")
+    server.hostile_tool("find", f'case "$*" in *"-maxdepth 0"*) exit 0;; esac\n'
+                                f'cat {data}; while :; do printf "1 2 3 x/y\\0"; done\n')
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        found = source.discover({})
+        assert list(found.jobs) == ["./a"]
+        assert any("stopped at its size cap" in p for p in found.problems), found.problems
+    finally:
+        source.close()
+
+
+def test_a_listing_that_never_answers_fails_within_its_timeout(server, hostile, tmp_path):
+    """A remote command that never answered held a reload for 600 s."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    server.hostile_tool("find", "exec sleep 600\n")
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=HASTY)
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert "no answer in 2 s" in cache.error and not cache.jobs
+    finally:
+        source.close()
+
+
+def test_a_read_that_never_answers_is_that_files_error_and_the_next_listing_reconnects(server, hostile, tmp_path):
+    root = tmp_path / "logs"
+    two_jobs(root)
+    (root / "a" / "notes.txt").write_bytes(b"0123456789" * 10)  # listed, not fetched with the listing
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        assert set(source.discover({}).jobs) == {"./a", "./b"}  # the real tools
+        source.limits = HASTY
+        server.hostile_tool("ls", "exec sleep 600\n")  # the read script's size check
+        path = source.root + "/a/notes.txt"
+        with pytest.raises(OSError, match=r"no answer in \d+ s"):
+            source.read(path, 0, 10)
+        assert source.status == RECONNECTING
+        server.clear_hostile_tools()
+        assert set(source.discover({}).jobs) == {"./a", "./b"} and source.status == ""
+        with pytest.raises(OSError, match=r"no answer in \d+ s"):
+            server.hostile_tool("ls", "exec sleep 600\n")
+            with source.open_range(path, 0, 10) as stream:
+                stream.read()
+        server.clear_hostile_tools()
+        source.discover({})
+        assert source.read(path, 0, 10) == b"0123456789"
+    finally:
+        source.close()
+
+
+def test_a_read_answering_more_than_asked_is_that_files_error(server, hostile, tmp_path):
+    root = tmp_path / "logs"
+    two_jobs(root)
+    (root / "a" / "notes.txt").write_bytes(b"0123456789" * 10)  # listed, not fetched with the listing
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        source.discover({})
+        server.hostile_tool("head", "exec cat /dev/zero\n")  # every range's bytes, without end
+        path = source.root + "/a/notes.txt"
+        with pytest.raises(OSError, match="answered more than"):
+            source.read(path, 0, 10)
+        with pytest.raises(OSError, match="answered more than"):
+            with source.open_range(path, 0, 10) as stream:
+                stream.read()
+    finally:
+        source.close()
+
+
+def test_names_holding_a_newline_survive_and_busybox_shows_no_phantom_job(server, tmp_path):
+    """BusyBox's `stat` lines split a name holding a newline: `run.summary.1\\nx` was listed as
+    `run.summary.1` at the root, a phantom job `./`."""
+    root = tmp_path / "logs"
+    (root / "job").mkdir(parents=True)
+    (root / "job" / "events.summary.1\nx").write_bytes(b"")
+    (root / "line\nbreak").mkdir()
+    (root / "line\nbreak" / "events.summary.2").write_bytes(b"")
+    for port in (server.port, server.busybox_port):
+        config = server.write_client_config(tmp_path / f"config{port}", server.key, port=port)
+        source = SshSource(server.target(root), ["-F", str(config)])
+        try:
+            found = source.discover({})
+        finally:
+            source.close()
+        assert set(found.jobs) == {"./job", "./line\nbreak"}, port
+        assert found.jobs["./job"].summary_files == ["events.summary.1\nx"]
+
+
+def test_the_walk_does_not_follow_links_into_proc_sys_or_dev(server, tmp_path):
+    root = tmp_path / "logs"
+    (root / "run").mkdir(parents=True)
+    (root / "run" / "events.summary.1").write_bytes(b"")
+    for name in ("proc", "sys", "dev"):
+        os.symlink(f"/{name}", root / name)
+    for port in (server.port, server.busybox_port):
+        config = server.write_client_config(tmp_path / f"config{port}", server.key, port=port)
+        source = SshSource(server.target(root), ["-F", str(config)], limits=RequestLimits(timeout=20))
+        try:
+            found = source.discover({})
+            assert set(found.jobs) == {"./run"}, port
+            assert source.listdir(source.root) == ["run"]  # nothing listed under the links
+        finally:
+            source.close()
+
+
+def test_a_remote_error_carrying_an_escape_sequence_is_printed_escaped(server, hostile, tmp_path):
+    """The host's stderr line and a read's `E <reason>` are kept as sent and escaped where printed."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    server.hostile_tool("session", "printf 'evil \\033]52;c;cHduZWQ=\\007 \\033[2J\\n' >&2; exit 3\n")
+    with pytest.raises(SshError, match="\x1b]52;c;cHduZWQ=\x07"):
+        SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL).discover({})
+    done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
+                           "--summary"], capture_output=True, timeout=60, env={**os.environ, "TERM": "dumb"})
+    assert done.returncode == 2
+    assert b"\x1b" not in done.stderr and b"\x07" not in done.stderr
+    assert b"evil \\x1b]52;c;cHduZWQ=\\x07 \\x1b[2J" in done.stderr, done.stderr
+
+
+def test_a_reads_reason_carrying_an_escape_sequence_is_kept_and_printed_escaped(server, hostile, tmp_path):
+    """A host that answers every read with `E <reason>` of its own: the file's error carries the
+    reason as sent; `--summary` prints it escaped."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    (root / "a" / "notes.txt").write_bytes(b"0123456789" * 10)  # listed, not fetched with the listing
+    server.hostile_tool("session", """script=$(cat)
+case "$script" in
+  *"r() {"*) printf 'TUI-INSIGHT-SSH-1\\n'
+             printf '%s\\n' "$script" | grep -c "^r '" | { read n; while [ "$n" -gt 0 ]; do
+               printf 'E \\033]0;owned\\007\\n'; n=$((n - 1)); done; };;
+  *) printf '%s\\n' "$script" | /bin/sh -s;;
+esac
+""")
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        source.discover({})
+        with pytest.raises(OSError, match="^\x1b]0;owned\x07: "):
+            source.read(source.root + "/a/notes.txt", 0, 10)
+    finally:
+        source.close()
+    done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
+                           "--summary"], capture_output=True, timeout=60)
+    assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr
+    assert b"\\x1b]0;owned\\x07" in done.stdout + done.stderr, (done.stdout, done.stderr)
