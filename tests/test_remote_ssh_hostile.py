@@ -83,7 +83,8 @@ def test_bad_listing_fields_are_counted_problems_and_the_good_files_load(server,
         problems = "\n".join(cache.problems)
         assert "./a: 5 listed file(s) left out, bad size or mtime (first: events.summary.2: mtime 'nan')" in problems
         assert "./b: 1 listed file(s) left out" in problems
-        assert "./: 3 listed record(s) left out, no usable file name" in problems
+        assert "./: 2 listed record(s) left out, no usable file name" in problems  # `1 2 3 `, `../../etc/passwd`
+        assert "(first: garbage: size 'garbage')" in problems
     finally:
         source.close()
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from .discovery import train_id_for
-from .remote_listing import bad_entries, listed_mtime, listed_size
+from .remote_listing import LATEST_MTIME, bad_entries, listed_mtime, listed_size
 
 # Fields: %(root)s, %(mark)s, %(depth)d, %(cap)d. `printf "\0"` is POSIX (an octal escape).
 _STAT_BATCH = (b'if [ "$0" = c ]; then s=$(stat -L -c "%%s %%Y %%i" -- "$@" 2>/dev/null); '
@@ -50,6 +50,12 @@ exit 0
 """
 
 _INODE = re.compile(rb"[0-9]{1,20}")
+# A record as it should be: size, mtime (seconds, a fraction perhaps), inode, a name (after `./`).
+_GOOD = re.compile(rb"([0-9]{1,19}) (-?[0-9]{1,15}(?:\.[0-9]{0,12})?) ([0-9]{1,20}) (?:\./)?([^\0]+)\0")
+_BAD_NAME = re.compile(rb"^/|(?:^|/)\.{0,2}(?:/|$)")  # absolute, or an empty, `.` or `..` part
+MAX_RECORDS = 1_000_000  # records parsed from one listing (a log tree has far fewer files; a hostile
+# host's 64 MiB of empty records would otherwise be 64 million: seconds, and 0.5 GB of list)
+MAX_DETAILED = 1000  # bad records named by directory; past it only counted
 
 
 @dataclass
@@ -61,31 +67,49 @@ class Listing:
 def parse(body: bytes, cut: bool) -> Listing:
     """The records of a listing's answer (after its kind line). `cut`: the answer reached the cap,
     so its last record may be a part: it is left out, and a note says where the listing stopped."""
-    records = body.split(b"\0")
-    last = records.pop()  # after the last NUL: nothing, unless the answer was cut inside a record
     listing = Listing()
     bad: dict[str, list[str]] = {}
-    unnamed = 0
-    for record in records:
-        size, mtime, inode, raw = (record.split(b" ", 3) + [b"", b"", b""])[:4]
-        name = _name(raw)
-        if name is None:
+    entries = listing.entries
+    unnamed = detailed = at = count = 0
+    while count < MAX_RECORDS:
+        count += 1
+        good = _GOOD.match(body, at)  # the common case, checked whole in one C call
+        if good is not None and not _BAD_NAME.search(good[4]):
+            mtime = float(good[2])
+            if abs(mtime) < LATEST_MTIME:
+                entries.append((good[4].decode("utf-8", "surrogateescape"), int(good[1]), mtime, int(good[3])))
+                at = good.end()
+                continue
+        end = body.find(b"\0", at)
+        if end < 0:
+            count -= 1
+            break
+        record, at = body[at:end], end + 1
+        name = _name(record.split(b" ", 3)[-1])
+        if name is None or detailed >= MAX_DETAILED:
             unnamed += 1
-            continue
-        checked = listed_size(size), listed_mtime(mtime), _INODE.fullmatch(inode)
-        if None in checked:
-            what = ("size", size) if checked[0] is None else ("mtime", mtime) if checked[1] is None else ("inode", inode)
+        else:
+            detailed += 1
             directory, _, base = name.rpartition("/")
-            bad.setdefault(directory, []).append(f"{base}: {what[0]} {_text(what[1])!r}")
-            continue
-        listing.entries.append((name, checked[0], checked[1], int(inode)))
+            bad.setdefault(directory, []).append(f"{base}: {_bad_field(record)}")
     listing.problems = bad_entries(bad)
     if unnamed:
-        listing.problems.append(f"{train_id_for('')}: {unnamed} listed record(s) left out, no usable file name")
-    if cut or last:
+        listing.problems.append(f"{train_id_for('')}: {unnamed} listed record(s) left out, no usable file "
+                                "name or a bad field")
+    if count >= MAX_RECORDS and at < len(body):
+        listing.problems.append(f"the listing stopped at {MAX_RECORDS:,} records: files further on are not shown")
+    elif cut or at < len(body):
         listing.problems.append("the listing stopped at its size cap (--ssh-max-listing): files further on "
                                 "are not shown")
     return listing
+
+
+def _bad_field(record: bytes) -> str:
+    """What is wrong in a record with a usable name: its first field that is no number."""
+    size, mtime, inode = (record.split(b" ", 3) + [b"", b"", b""])[:3]
+    what = ("size", size) if listed_size(size) is None else ("mtime", mtime) if listed_mtime(mtime) is None \
+        else ("inode", inode) if not _INODE.fullmatch(inode) else ("record", record)
+    return f"{what[0]} {_text(what[1])!r}"
 
 
 def _name(raw: bytes) -> str | None:
