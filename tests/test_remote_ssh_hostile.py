@@ -207,12 +207,15 @@ def test_names_holding_a_newline_survive_and_busybox_shows_no_phantom_job(server
         assert found.jobs["./job"].summary_files == ["events.summary.1\nx"]
 
 
-def test_the_walk_does_not_follow_links_into_proc_sys_or_dev(server, tmp_path):
+def test_the_walk_does_not_follow_links_into_proc_sys_dev_or_above_logdir(server, tmp_path):
+    """Over ssh `find -L` followed a link to / (the whole machine) or /proc (every process's cwd)."""
     root = tmp_path / "logs"
     (root / "run").mkdir(parents=True)
     (root / "run" / "events.summary.1").write_bytes(b"")
     for name in ("proc", "sys", "dev"):
         os.symlink(f"/{name}", root / name)
+    os.symlink("/", root / "slash")
+    os.symlink(tmp_path, root / "up")
     for port in (server.port, server.busybox_port):
         config = server.write_client_config(tmp_path / f"config{port}", server.key, port=port)
         source = SshSource(server.target(root), ["-F", str(config)], limits=RequestLimits(timeout=20))
@@ -220,6 +223,8 @@ def test_the_walk_does_not_follow_links_into_proc_sys_or_dev(server, tmp_path):
             found = source.discover({})
             assert set(found.jobs) == {"./run"}, port
             assert source.listdir(source.root) == ["run"]  # nothing listed under the links
+            assert {"./slash: not walked (a link to a directory holding LOGDIR)",
+                    "./up: not walked (a link to a directory holding LOGDIR)"} <= set(found.problems), port
         finally:
             source.close()
 
@@ -263,3 +268,23 @@ esac
                            "--summary"], capture_output=True, timeout=60)
     assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr
     assert b"\\x1b]0;owned\\x07" in done.stdout + done.stderr, (done.stdout, done.stderr)
+
+
+def test_a_walk_past_its_bound_on_directories_stops_and_says_so(server, tmp_path):
+    """Over ssh `find -L` walked to depth 18 with no bound: a link to / (on LOGDIR's filesystem)
+    walked the whole machine. The listing stops at `max_walk_dirs` directories, with a note."""
+    root = tmp_path / "logs"
+    for i in range(30):
+        (root / f"run{i:02}").mkdir(parents=True)
+        (root / f"run{i:02}" / "events.summary.1").write_bytes(b"")
+    for port in (server.port, server.busybox_port):
+        config = server.write_client_config(tmp_path / f"config{port}", server.key, port=port)
+        source = SshSource(server.target(root), ["-F", str(config)])
+        try:
+            assert len(source.discover({}).jobs) == 30 and source.discover({}).problems == []
+            source.max_walk_dirs = 10
+            found = source.discover({})
+        finally:
+            source.close()
+        assert len(found.jobs) < 30, port
+        assert "the walk stopped after 10 directories: jobs in the others are not listed" in found.problems, port

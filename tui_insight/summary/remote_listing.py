@@ -22,9 +22,9 @@ from collections.abc import Iterable
 
 from .discovery import MAX_DEPTH, Discovery, FoundJob, classify, is_profile_dir, job_of, sort_files, train_id_for
 
-# Directories a listing's files may be spread over: the walk's bound (a link to / would walk the
-# whole machine). Past it, files in further directories are left out and a note says so.
-MAX_WALK_DIRS = 100_000
+# Directories a listing may walk, as the local walk's bound (a link the rules let through cannot
+# make it walk a whole machine). Past it, files in further directories are left out, with a note.
+MAX_WALK_DIRS = 50_000
 MARKER = "\x00"  # no object store allows NUL in a key (S3's XML listings cannot carry it)
 _EMPTY_PART, _DOT_PART = MARKER, MARKER + "."
 _DIGITS = re.compile(r"[0-9]{1,19}")
@@ -72,6 +72,11 @@ def real_key(path: str) -> str:
     return "/".join("" if p == _EMPTY_PART else "." if p == _DOT_PART else p for p in path.split("/"))
 
 
+def walk_stopped(limit: int) -> str:
+    """The note of a walk that reached its bound (worded as the local walk's)."""
+    return f"the walk stopped after {limit:,} directories: jobs in the others are not listed"
+
+
 def bad_entries(problems: dict[str, list[str]]) -> list[str]:
     """One line per directory: how many of its listed files had a bad field, and the first."""
     return [f"{train_id_for(directory)}: {len(whats)} listed file(s) left out, bad size or mtime "
@@ -92,7 +97,7 @@ def jobs_from_listing(root: str, entries: Iterable[tuple[str, int, float]],
             continue
         if parts[:-1] not in children and len(children) >= max_dirs:
             if not problems:
-                problems.append(f"walk stopped at {max_dirs} directories (files further on are not shown)")
+                problems.append(walk_stopped(max_dirs))
             continue
         children.setdefault(parts[:-1], []).append(parts[-1])
         for i in range(len(parts) - 1):  # directories holding only directories are seen too

@@ -1,14 +1,16 @@
 """The listing of a remote tree over ssh: the `sh` script that lists it, and the parser of its answer.
 
-One record per file, NUL-ended (a name may hold a newline): "<size> <mtime> <inode> <path>".
+One record per file, NUL-ended (a name may hold a newline): "<size> <mtime> <inode> <path>";
+one per directory walked: "<path>/" (they are counted as they arrive: `WalkedDirectories`).
 GNU `find -printf` writes them; elsewhere (BusyBox, BSD) `find -exec sh -c` runs `stat` on a
 batch of files (`-c` as GNU and BusyBox have it, else BSD's `-f`) and pairs its lines, which
 hold only numbers, with the batch's names (a file gone meanwhile: each one `stat`-ed alone).
 
-The walk stays inside: `-xdev` (links to another filesystem, /proc, /sys, /dev, are not
-followed), `depth` levels, hidden directories pruned; the answer is cut at `cap` bytes on the
-remote side (`head -c`: the walk stops there too) and the files it lists are bounded by
-`remote_listing.MAX_WALK_DIRS` directories.
+The walk stays inside, as the local one (`discovery`): `-xdev` (links onto another filesystem,
+/proc, /sys, /dev, are not followed), links to a directory holding LOGDIR (`/`, a home) are not
+followed and say so ("- <path>" records), `depth` levels, hidden directories pruned; the answer is cut at `cap` bytes on the
+remote side (`head -c`: the walk stops there too), and the request is stopped once it has
+walked `remote_listing.MAX_WALK_DIRS` directories (a link to / on LOGDIR's filesystem).
 
 The host is not trusted: every field is checked where it is parsed; a record with a bad size,
 mtime, inode or name is left out and counted as a problem of its job (or of LOGDIR).
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from .discovery import train_id_for
-from .remote_listing import LATEST_MTIME, bad_entries, listed_mtime, listed_size
+from .remote_listing import LATEST_MTIME, bad_entries, listed_mtime, listed_size, walk_stopped
 
 # Fields: %(root)s, %(mark)s, %(depth)d, %(cap)d. `printf "\0"` is POSIX (an octal escape).
 _STAT_BATCH = (b'if [ "$0" = c ]; then s=$(stat -L -c "%%s %%Y %%i" -- "$@" 2>/dev/null); '
@@ -40,11 +42,19 @@ if ! cd -- "$root" 2>/dev/null; then
 fi
 printf '%(mark)s'
 echo nul
+set --
+p=$(pwd -P)
+while [ -n "$p" ] && [ "$p" != / ]; do p=${p%%/*}; set -- "$@" -o -samefile "${p:-/}"; done
 if find . -maxdepth 0 -printf '' >/dev/null 2>&1; then
-  find -L . -xdev -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -printf '%%s %%T@ %%i %%P\\0'
+  find -L . -xdev -maxdepth %(depth)d -type d -name '.?*' -prune \\
+    -o -type d \\( -name / "$@" \\) -printf '- %%P\\0' -prune \\
+    -o -type d -printf '%%P/\\0' -o -type f -printf '%%s %%T@ %%i %%P\\0'
 else
   if stat -L -c '%%s' . >/dev/null 2>&1; then f=c; else f=f; fi
-  find -L . -xdev -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec sh -c '""" + _STAT_BATCH + b"""' "$f" {} +
+  find -L . -xdev -maxdepth %(depth)d -type d -name '.?*' -prune \\
+    -o -type d \\( -name / "$@" \\) -prune -exec sh -c 'printf "- %%s\\0" "$@"' sh {} + \\
+    -o -type d -exec sh -c 'printf "%%s/\\0" "$@"' sh {} + \\
+    -o -type f -exec sh -c '""" + _STAT_BATCH + b"""' "$f" {} +
 fi 2>/dev/null | head -c %(cap)d
 exit 0
 """
@@ -58,19 +68,35 @@ MAX_RECORDS = 1_000_000  # records parsed from one listing (a log tree has far f
 MAX_DETAILED = 1000  # bad records named by directory; past it only counted
 
 
+class WalkedDirectories:
+    """The directory records of a listing, counted as its answer arrives (`feed` each new part):
+    a file's record never ends in "/", so each "/\\0" ends one."""
+
+    def __init__(self, limit: int):
+        self.limit, self.count, self._last = limit, 0, b""
+
+    def feed(self, part: bytes) -> bool:
+        """Count the directories in `part`; True once past the limit (the walk should stop)."""
+        self.count += (self._last + part[:1]).count(b"/\0") + part.count(b"/\0")
+        self._last = part[-1:]
+        return self.count > self.limit
+
+
 @dataclass
 class Listing:
     entries: list[tuple[str, int, float, int]] = field(default_factory=list)  # (rel path, size, mtime, inode)
     problems: list[str] = field(default_factory=list)  # one line per directory with bad records, and LOGDIR's
 
 
-def parse(body: bytes, cut: bool) -> Listing:
+def parse(body: bytes, cut: bool, walked: WalkedDirectories | None = None) -> Listing:
     """The records of a listing's answer (after its kind line). `cut`: the answer reached the cap,
-    so its last record may be a part: it is left out, and a note says where the listing stopped."""
+    so its last record may be a part: it is left out, and a note says where the listing stopped
+    (`walked`: at the bound on directories, if it was past it)."""
     listing = Listing()
     bad: dict[str, list[str]] = {}
     entries = listing.entries
-    unnamed = detailed = at = count = 0
+    unnamed = detailed = at = count = dirs = 0
+    most_dirs = walked.limit if walked is not None else None
     while count < MAX_RECORDS:
         count += 1
         good = _GOOD.match(body, at)  # the common case, checked whole in one C call
@@ -85,6 +111,16 @@ def parse(body: bytes, cut: bool) -> Listing:
             count -= 1
             break
         record, at = body[at:end], end + 1
+        if record.startswith(b"- "):
+            name = _name(record[2:])
+            if name is not None and len(listing.problems) < MAX_DETAILED:
+                listing.problems.append(f"{train_id_for(name)}: not walked (a link to a directory holding LOGDIR)")
+            continue
+        if record.endswith(b"/"):  # a directory walked (`WalkedDirectories`)
+            dirs += 1
+            if most_dirs is not None and dirs > most_dirs:
+                break
+            continue
         name = _name(record.split(b" ", 3)[-1])
         if name is None or detailed >= MAX_DETAILED:
             unnamed += 1
@@ -92,11 +128,13 @@ def parse(body: bytes, cut: bool) -> Listing:
             detailed += 1
             directory, _, base = name.rpartition("/")
             bad.setdefault(directory, []).append(f"{base}: {_bad_field(record)}")
-    listing.problems = bad_entries(bad)
+    listing.problems += bad_entries(bad)
     if unnamed:
         listing.problems.append(f"{train_id_for('')}: {unnamed} listed record(s) left out, no usable file "
                                 "name or a bad field")
-    if count >= MAX_RECORDS and at < len(body):
+    if walked is not None and max(dirs, walked.count) > walked.limit:
+        listing.problems.append(walk_stopped(walked.limit))
+    elif count >= MAX_RECORDS and at < len(body):
         listing.problems.append(f"the listing stopped at {MAX_RECORDS:,} records: files further on are not shown")
     elif cut or at < len(body):
         listing.problems.append("the listing stopped at its size cap (--ssh-max-listing): files further on "

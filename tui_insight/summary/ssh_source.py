@@ -62,7 +62,7 @@ from typing import BinaryIO
 
 from . import ssh_listing
 from .discovery import MAX_DEPTH, Discovery
-from .remote_listing import jobs_from_listing
+from .remote_listing import MAX_WALK_DIRS, jobs_from_listing
 from .source import ListedFiles, RangeCache, RangeFile, SourceError
 from .ssh_connection import CONNECT_TIMEOUT, CONTROL_PERSIST, SERVER_ALIVE, SshConnection, one_line
 from .ssh_connection import parse_target  # noqa: F401 (where it was; the tests import it from here)
@@ -155,6 +155,7 @@ class SshSource:
         self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
         self.status = ""
         self.round_trips = 0  # requests sent (the benchmark counts them)
+        self.max_walk_dirs = MAX_WALK_DIRS  # directories one listing may walk (`ssh_listing`)
 
     # -- the connection -----------------------------------------------------------------
 
@@ -297,17 +298,18 @@ class SshSource:
         if old is not None:
             old.discard()  # ended with the master that is gone
 
-    def _run(self, script: bytes, connect: bool = False, asked: tuple[int, int] | None = None) -> bytes:
+    def _run(self, script: bytes, connect: bool = False, asked: tuple[int, int] | None = None,
+             walked: ssh_listing.WalkedDirectories | None = None) -> bytes:
         """Run `script` on the host; its standard output after MARK. `asked`: a read's (bytes,
         ranges), which bound its answer and its time; None: a listing, bounded by
-        `limits.max_listing` (past it, ssh is stopped and the answer is what arrived) and given
-        time for the bytes it sends (`ssh_limits`). Past its time a request fails as a dropped
-        connection does; a read answering more than asked fails."""
+        `limits.max_listing` and `walked` (past them, ssh is stopped and the answer is what
+        arrived) and given time for the bytes it sends (`ssh_limits`). Past its time a request
+        fails as a dropped connection does; a read answering more than asked fails."""
         session, connected = self._request(script, connect)
         proc = session.proc
         limits = self.limits
         most = limits.max_listing + NOISE_BYTES if asked is None else limits.read_bytes(*asked)
-        began, capped = time.monotonic(), False
+        began, capped, counted = time.monotonic(), False, 0
         try:
             wait, spare_wanted = WAIT_FIRST, not connected
             # Looked at every millisecond at most: Popen.wait(timeout) polls too, up to 50 ms apart
@@ -316,10 +318,13 @@ class SshSource:
                 spooled = os.fstat(session.spool).st_size
                 if os.fstat(session.errors.fileno()).st_size > NOISE_BYTES:
                     raise SshError(f"the host wrote more than {NOISE_BYTES >> 20} MiB of errors")
-                if spooled > most:
-                    if asked is not None:
-                        raise SshError(f"the host answered more than the {asked[0]} bytes asked for")
-                    session.stop()  # a listing past its cap: what arrived is parsed
+                if walked is not None and spooled > counted:
+                    capped = walked.feed(os.pread(session.spool, spooled - counted, counted))
+                    counted = spooled
+                if spooled > most and asked is not None:
+                    raise SshError(f"the host answered more than the {asked[0]} bytes asked for")
+                if spooled > most or capped:
+                    session.stop()  # a listing past its bounds: what arrived is parsed
                     capped = True
                     break
                 seconds = limits.seconds(spooled if asked is None else asked[0])
@@ -368,13 +373,14 @@ class SshSource:
                     self._dropped, self.status = True, RECONNECTING
                     return self._last_jobs()
         try:
+            walked = ssh_listing.WalkedDirectories(self.max_walk_dirs)
             out = self._run(ssh_listing.SCRIPT % {b"root": quote(self.root), b"mark": MARK, b"depth": LIST_DEPTH,
-                                                  b"cap": self.limits.max_listing}, connect=True)
+                                                  b"cap": self.limits.max_listing}, connect=True, walked=walked)
         except ConnectionLost:
             return self._last_jobs()  # still unreachable: keep what was listed, try again next time
         with self._lock:
             self._dropped, self.status = False, ""
-        self._discovery, same = self._parse_listing(out)
+        self._discovery, same = self._parse_listing(out, walked)
         self._prefetch(self._discovery, same)
         return self._discovery
 
@@ -425,13 +431,13 @@ class SshSource:
         assert self._discovery is not None  # only a connection that once listed is lost
         return Discovery(dict(self._discovery.jobs), list(self._discovery.problems))
 
-    def _parse_listing(self, out: bytes) -> tuple[Discovery, dict[str, int]]:
+    def _parse_listing(self, out: bytes, walked: ssh_listing.WalkedDirectories) -> tuple[Discovery, dict[str, int]]:
         """The jobs of a listing's output, and `ListedFiles.update`'s answer for it."""
         kind, _, body = out.partition(b"\n")
         if kind != b"nul":
             raise SshError("the host's answer to the listing is not a listing")
         body = body[:self.limits.max_listing]
-        listing = ssh_listing.parse(body, cut=len(body) >= self.limits.max_listing)
+        listing = ssh_listing.parse(body, len(body) >= self.limits.max_listing, walked)
         entries = [(rel, size, mtime) for rel, size, mtime, _inode in listing.entries]
         dirs: dict[str, set[str]] = {}
         for rel, _size, _mtime in entries:
