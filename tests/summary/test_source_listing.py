@@ -75,6 +75,7 @@ def test_odd_entries_are_ignored_and_keys_with_empty_or_dot_parts_are_jobs_of_th
     assert odd.summary_files == ["b.summary.1"]
     assert real_key(os.path.join(odd.path, "b.summary.1")) == "/r/./a//b.summary.1"
     assert real_key(os.path.join(found.jobs["./a"].path, "b.summary.1")) == "/r/a/b.summary.1"
+    assert found.problems == ["./: 2 listed name(s) left out, not a file under LOGDIR (empty, `.` or with a `..` part)"]
 
 
 def test_a_walk_over_many_directories_stops_at_the_bound_and_says_so():

@@ -91,9 +91,11 @@ def jobs_from_listing(root: str, entries: Iterable[tuple[str, int, float]],
     Files in directories past the first `max_dirs` are left out, with a note."""
     children: dict[tuple[str, ...], list[str]] = {}  # directory -> names of the files in it
     problems: list[str] = []
+    unusable = 0  # names that cannot be a file under root: empty, `.`, or with a `..` part
     for rel, _size, _mtime in entries:
         parts = tuple(rel.split("/"))
         if not parts[-1] or parts[-1] == "." or ".." in parts:
+            unusable += 1
             continue
         if parts[:-1] not in children and len(children) >= max_dirs:
             if not problems:
@@ -121,6 +123,9 @@ def jobs_from_listing(root: str, entries: Iterable[tuple[str, int, float]],
         if _walked(parent, profiles):
             files_of.setdefault(parent, {}).setdefault("profile", []).append(profile[-1])
 
+    if unusable:
+        problems.append(f"{train_id_for('')}: {unusable} listed name(s) left out, not a file under LOGDIR "
+                        "(empty, `.` or with a `..` part)")
     jobs: dict[str, FoundJob] = {}
     for directory in sorted(files_of):  # parents first, names in order: the order of `discover`
         files = files_of[directory]
