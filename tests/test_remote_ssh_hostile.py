@@ -288,3 +288,19 @@ def test_a_walk_past_its_bound_on_directories_stops_and_says_so(server, tmp_path
             source.close()
         assert len(found.jobs) < 30, port
         assert "the walk stopped after 10 directories: jobs in the others are not listed" in found.problems, port
+
+
+def test_the_timeout_is_an_option_and_a_bad_setting_is_one_line(server, hostile, tmp_path):
+    root = tmp_path / "logs"
+    two_jobs(root)
+    server.hostile_tool("find", "exec sleep 600\n")
+    command = [sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile), "--summary"]
+    done = subprocess.run([*command, "--ssh-timeout", "1"], capture_output=True, timeout=60)
+    assert done.returncode == 2 and b"no answer in 1 s" in done.stderr, done.stderr
+    done = subprocess.run(command, capture_output=True, timeout=60, env={**os.environ, "TUI_INSIGHT_SSH_TIMEOUT": "1"})
+    assert done.returncode == 2 and b"no answer in 1 s" in done.stderr, done.stderr
+    for bad in (["--ssh-timeout", "nan"], ["--ssh-timeout", "-1"]):
+        done = subprocess.run([*command, *bad], capture_output=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"not a number of seconds" in done.stderr
+    done = subprocess.run(command, capture_output=True, timeout=60, env={**os.environ, "TUI_INSIGHT_SSH_MAX_LISTING": "lots"})
+    assert done.returncode == 2 and b"TUI_INSIGHT_SSH_MAX_LISTING='lots' is not a size" in done.stderr, done.stderr

@@ -54,6 +54,8 @@ def limits_from(max_listing: int | None = None, timeout: float | None = None,
         max_listing = _size(env[MAX_LISTING_ENV], MAX_LISTING_ENV)
     if timeout is None and env.get(TIMEOUT_ENV):
         timeout = _seconds(env[TIMEOUT_ENV], TIMEOUT_ENV)
+    elif timeout is not None:
+        timeout = _seconds(str(timeout), "--ssh-timeout")
     return RequestLimits(MAX_LISTING if max_listing is None else max_listing,
                          TIMEOUT if timeout is None else timeout)
 
