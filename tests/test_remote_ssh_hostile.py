@@ -304,3 +304,28 @@ def test_the_timeout_is_an_option_and_a_bad_setting_is_one_line(server, hostile,
         assert done.returncode == 2 and done.stderr.count(b"\n") == 1 and b"not a number of seconds" in done.stderr
     done = subprocess.run(command, capture_output=True, timeout=60, env={**os.environ, "TUI_INSIGHT_SSH_MAX_LISTING": "lots"})
     assert done.returncode == 2 and b"TUI_INSIGHT_SSH_MAX_LISTING='lots' is not a size" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("header", ["D \\302\\262", "D 99999999", "X 1", "D -1"])  # ², more than asked
+def test_a_read_whose_header_is_no_answer_is_that_files_error(server, hostile, tmp_path, header):
+    root = tmp_path / "logs"
+    two_jobs(root)
+    (root / "a" / "notes.txt").write_bytes(b"0123456789" * 10)  # listed, not fetched with the listing
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        source.discover({})
+        server.hostile_tool("session", f"""script=$(cat)
+case "$script" in
+  *"r() {{"*) printf 'TUI-INSIGHT-SSH-1\\n{header}\\n0123456789';;
+  *) printf '%s\\n' "$script" | /bin/sh -s;;
+esac
+""")
+        path = source.root + "/a/notes.txt"
+        with pytest.raises(OSError):
+            source.read(path, 0, 10)
+        source.discover({})
+        with pytest.raises(OSError):
+            with source.open_range(path, 0, 10) as stream:
+                stream.read()
+    finally:
+        source.close()

@@ -526,7 +526,7 @@ class SshSource:
         errors = session.errors
         bound = _Bound(self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
                        lambda why: self._failed(why))
-        stream = _SpooledRange(session.proc, session.spool, start, bound,
+        stream = _SpooledRange(session.proc, session.spool, start, end - start, bound,
                                lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
@@ -698,8 +698,9 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: subprocess.Popen, spool: int, start: int, bound: _Bound, finished):
+    def __init__(self, proc: subprocess.Popen, spool: int, start: int, asked: int, bound: _Bound, finished):
         self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
+        self._asked = asked  # bytes asked for: a header saying more is not an answer to this read
         self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start
         self._base = 0  # where the range's first byte is in the spool (after the header)
@@ -739,11 +740,15 @@ class _SpooledRange(io.RawIOBase):
             if self._done and size <= len(seen):
                 self.close()  # raises ssh's error; else the answer was cut short
                 raise SshError("the remote shell answered nothing readable")
-        header = seen[at + len(MARK):eol].decode("utf-8", "replace")
-        if header.startswith("D ") and header[2:].isdigit():
-            self._end = self._start + int(header[2:])
+        raw = seen[at + len(MARK):eol]
+        count = _count(raw, self._asked)
+        if count is not None:
+            self._end = self._start + count
             self._base = eol + 1
-        return header
+        elif not raw.startswith(b"E "):
+            self.close()
+            raise SshError("the host's answer to a read is not one asked for")
+        return raw.decode("utf-8", "surrogateescape")
 
     def readable(self) -> bool:
         return True
