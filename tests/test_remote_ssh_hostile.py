@@ -329,3 +329,30 @@ esac
                 stream.read()
     finally:
         source.close()
+
+
+def test_a_file_replaced_by_a_longer_one_is_read_from_its_start(server, tmp_path):
+    """The listing carries each file's inode: a file replaced under its name (a new inode), even
+    by a longer one, is another file, not the old one grown."""
+    root = tmp_path / "logs"
+    with SummaryWriter(root / "run", timestamp=1) as writer:
+        for step in range(1, 11):
+            writer.add_scalar("loss", 1.0)
+            writer.record(step)
+    (path,) = (root / "run").iterdir()
+    source = SshSource(server.target(root), server.ssh_options())
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert cache.job("./run").series("scalar", "loss").steps.tolist() == list(range(1, 11))
+        with SummaryWriter(tmp_path / "new", timestamp=1) as writer:
+            for step in range(101, 131):
+                writer.add_scalar("loss", 2.0)
+                writer.record(step)
+        (new,) = (tmp_path / "new").iterdir()
+        os.replace(new, path)  # the same name, a new inode, more bytes
+        cache.reload()
+        series = cache.job("./run").series("scalar", "loss")
+        assert series.steps.tolist() == list(range(101, 131)) and set(series.values.tolist()) == {2.0}
+    finally:
+        source.close()

@@ -447,7 +447,7 @@ class SshSource:
                 if len(parent) <= len(self.root):
                     break
                 parent, name = posixpath.split(parent)
-        same = self._files.update((posixpath.join(self.root, rel), size, mtime, (mtime, inode))
+        same = self._files.update((posixpath.join(self.root, rel), size, mtime, mtime, inode)
                                   for rel, size, mtime, inode in listing.entries)
         self._dirs = dirs
         found = jobs_from_listing(self.root, entries)
