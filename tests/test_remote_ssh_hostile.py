@@ -233,14 +233,14 @@ def test_a_remote_error_carrying_an_escape_sequence_is_printed_escaped(server, h
     """The host's stderr line and a read's `E <reason>` are kept as sent and escaped where printed."""
     root = tmp_path / "logs"
     two_jobs(root)
-    server.hostile_tool("session", "printf 'evil \\033]52;c;cHduZWQ=\\007 \\033[2J\\n' >&2; exit 3\n")
+    server.hostile_tool("session", "printf 'evil \\033]52;c;cHduZWQ=\\007 \\033[2J \\377\\n' >&2; exit 3\n")
     with pytest.raises(SshError, match="\x1b]52;c;cHduZWQ=\x07"):
         SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL).discover({})
     done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
                            "--summary"], capture_output=True, timeout=60, env={**os.environ, "TERM": "dumb"})
     assert done.returncode == 2
     assert b"\x1b" not in done.stderr and b"\x07" not in done.stderr
-    assert b"evil \\x1b]52;c;cHduZWQ=\\x07 \\x1b[2J" in done.stderr, done.stderr
+    assert b"evil \\x1b]52;c;cHduZWQ=\\x07 \\x1b[2J \\xff" in done.stderr, done.stderr  # a byte not UTF-8 too
 
 
 def test_a_reads_reason_carrying_an_escape_sequence_is_kept_and_printed_escaped(server, hostile, tmp_path):
@@ -356,3 +356,16 @@ def test_a_file_replaced_by_a_longer_one_is_read_from_its_start(server, tmp_path
         assert series.steps.tolist() == list(range(101, 131)) and set(series.values.tolist()) == {2.0}
     finally:
         source.close()
+
+
+def test_an_export_prints_a_listing_problem_naming_bytes_not_utf8_escaped(server, hostile, tmp_path):
+    root = tmp_path / "logs"
+    files = two_jobs(root)
+    crafted_find(server, [record(files["./a"], root), record(files["./b"], root),
+                          b"1 nan 3 a/\xff\x1b[2J.summary.9"])
+    done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
+                           "--export", "csv", "--out", str(tmp_path / "out")], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"./a: 1 listed file(s) left out, bad size or mtime (first: \\xff\\x1b[2J.summary.9: mtime 'nan')" \
+        in done.stderr, done.stderr
+    assert (tmp_path / "out" / "jobs.csv").exists()

@@ -268,6 +268,7 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     import time
 
+    from .escape import shown as escaped
     from .export import ExportError, export_streaming
     from .summary.cache import SummaryCache
 
@@ -297,8 +298,8 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
         cache.discover_jobs()
         if cache.error:
             return fail(cache.error)
-        for problem in cache.problems:
-            print(f"tui-insight: warning: {problem}", file=sys.stderr)
+        for problem in cache.problems:  # they name files, and carry remote hosts' text
+            print(f"tui-insight: warning: {escaped(problem)}", file=sys.stderr)
         result = export_streaming(cache, out, all_steps=all_steps, force=force, on_job=warn, progress=progress)
     except ExportError as exc:
         if shown[1]:
