@@ -181,7 +181,7 @@ def test_a_read_answering_more_than_asked_is_that_files_error(server, hostile, t
         path = source.root + "/a/notes.txt"
         with pytest.raises(OSError, match="answered more than"):
             source.read(path, 0, 10)
-        with pytest.raises(OSError, match="answered more than"):
+        with pytest.raises(OSError, match="answered more than the 10 bytes asked for"):
             with source.open_range(path, 0, 10) as stream:
                 stream.read()
     finally:
@@ -196,6 +196,8 @@ def test_names_holding_a_newline_survive_and_busybox_shows_no_phantom_job(server
     (root / "job" / "events.summary.1\nx").write_bytes(b"")
     (root / "line\nbreak").mkdir()
     (root / "line\nbreak" / "events.summary.2").write_bytes(b"")
+    (root / "job" / "model.pb\nold").write_bytes(b"")  # no graph: its first line was one, at the root
+    (root / "model.pb\nold").write_bytes(b"")
     for port in (server.port, server.busybox_port):
         config = server.write_client_config(tmp_path / f"config{port}", server.key, port=port)
         source = SshSource(server.target(root), ["-F", str(config)])
@@ -205,6 +207,7 @@ def test_names_holding_a_newline_survive_and_busybox_shows_no_phantom_job(server
             source.close()
         assert set(found.jobs) == {"./job", "./line\nbreak"}, port
         assert found.jobs["./job"].summary_files == ["events.summary.1\nx"]
+        assert found.jobs["./job"].graph_files == [] and "./" not in found.jobs
 
 
 def test_the_walk_does_not_follow_links_into_proc_sys_dev_or_above_logdir(server, tmp_path):

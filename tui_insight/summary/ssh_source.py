@@ -524,7 +524,7 @@ class SshSource:
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
         session, connected = self._request(script, False)
         errors = session.errors
-        bound = _Bound(self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
+        bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
                        lambda why: self._failed(why))
         stream = _SpooledRange(session.proc, session.spool, start, end - start, bound,
                                lambda returncode: self._finished(returncode, errors, connected))
@@ -676,14 +676,14 @@ class _Bound:
     """What a streamed read may spool and how long it may take (`ssh_limits`); `failed(why)`
     makes the error a request past them ends with (`SshSource._failed`)."""
 
-    def __init__(self, most: int, seconds: float, failed):
-        self.most, self.seconds, self.failed = most, seconds, failed
+    def __init__(self, asked: int, most: int, seconds: float, failed):
+        self.asked, self.most, self.seconds, self.failed = asked, most, seconds, failed
         self.deadline = time.monotonic() + seconds
 
     def broken(self, spooled: int) -> SshError | None:
         """The error of a stream that spooled `spooled` bytes so far, None while within bounds."""
         if spooled > self.most:
-            return SshError(f"the host answered more than the {self.most - NOISE_BYTES} bytes asked for")
+            return SshError(f"the host answered more than the {self.asked} bytes asked for")
         if time.monotonic() > self.deadline:
             return self.failed(f"no answer in {self.seconds:.0f} s")
         return None
