@@ -12,10 +12,14 @@ is started ahead (as a request takes the last one; the first as the first listin
 up): it waits for its script, so the ssh client's start, the session's round trip and the remote
 login shell's start are not in a request's way (~10 ms a request here; a slow `.bashrc`'s time).
 
-- **list** (`discover`): one request lists every file under the root with its size and mtime
-  (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
-  `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
-  directories nest); `stat` answers from that listing without a round trip.
+- **list** (`discover`): one request lists every file under the root with its size, mtime and
+  inode, NUL-separated (`ssh_listing`: GNU `find -printf`, else `stat` as BusyBox or BSD have
+  it), pruning hidden directories, staying on LOGDIR's filesystem and below it, and stopping a
+  few levels below `MAX_DEPTH` (profile directories nest) or at `MAX_WALK_DIRS` directories;
+  `stat` answers from that listing without a round trip.
+- **bounds** (`ssh_limits`): a read's answer may hold what it asked for, a listing's
+  `--ssh-max-listing` bytes; a request may take a floor plus time for its bytes. The host is not
+  trusted: past them the request is stopped, and every field it sent is checked where parsed.
 - **read**: bytes [start, end) with `tail -c +N | head -c M`, or only `head -c M` from the start
   (a first load: one process fewer copying every byte; `head -c` is not POSIX but is in GNU,
   BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
@@ -40,8 +44,8 @@ login shell's start are not in a request's way (~10 ms a request here; a slow `.
   exchange, two ~40 ms Nagle/delayed-ACK stalls of OpenSSH 9.2's client, the authentication and
   the session): the command line starts it before its heavy imports (`ssh_connection`).
 
-A connection that drops (the master exits, the network goes) makes `status` say
-"reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
+A connection that drops (the master exits, the network goes), or a request past its time, makes
+`status` say "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
 for this reload), later requests of the same reload fail at once, and the listing returns the
 last jobs unchanged so the cache keeps what it has. The next `discover` starts a new master and
 lists again; the cache then reads from its saved offsets.
@@ -526,7 +530,7 @@ class SshSource:
         errors = session.errors
         bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
                        lambda why: self._failed(why))
-        stream = _SpooledRange(session.proc, session.spool, start, end - start, bound,
+        stream = _SpooledRange(session.proc, session.spool, start, bound,
                                lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
@@ -698,9 +702,8 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: subprocess.Popen, spool: int, start: int, asked: int, bound: _Bound, finished):
+    def __init__(self, proc: subprocess.Popen, spool: int, start: int, bound: _Bound, finished):
         self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
-        self._asked = asked  # bytes asked for: a header saying more is not an answer to this read
         self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start
         self._base = 0  # where the range's first byte is in the spool (after the header)
@@ -741,7 +744,7 @@ class _SpooledRange(io.RawIOBase):
                 self.close()  # raises ssh's error; else the answer was cut short
                 raise SshError("the remote shell answered nothing readable")
         raw = seen[at + len(MARK):eol]
-        count = _count(raw, self._asked)
+        count = _count(raw, self._bound.asked)  # more than asked: not an answer to this read
         if count is not None:
             self._end = self._start + count
             self._base = eol + 1
