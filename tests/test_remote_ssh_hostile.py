@@ -372,3 +372,18 @@ def test_an_export_prints_a_listing_problem_naming_bytes_not_utf8_escaped(server
     assert b"./a: 1 listed file(s) left out, bad size or mtime (first: \\xff\\x1b[2J.summary.9: mtime 'nan')" \
         in done.stderr, done.stderr
     assert (tmp_path / "out" / "jobs.csv").exists()
+
+
+def test_the_listing_cap_is_an_option_and_a_listing_past_it_says_so(server, tmp_path):
+    root = tmp_path / "logs"
+    for i in range(60):
+        (root / f"run{i:02}").mkdir(parents=True)
+        (root / f"run{i:02}" / "events.summary.1").write_bytes(b"")
+    command = [sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(server.client_config),
+               "--summary"]
+    done = subprocess.run([*command, "--ssh-max-listing", "1k"], capture_output=True, timeout=60)
+    assert b"the listing stopped at its size cap (--ssh-max-listing)" in done.stderr, done.stderr
+    shown_jobs = done.stdout.count(b"./run")
+    assert 0 < shown_jobs < 60, done.stdout
+    done = subprocess.run(command, capture_output=True, timeout=60)
+    assert b"size cap" not in done.stderr and done.stdout.count(b"./run") == 60, done.stderr
