@@ -267,10 +267,11 @@ esac
             source.read(source.root + "/a/notes.txt", 0, 10)
     finally:
         source.close()
-    done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
-                           "--summary"], capture_output=True, timeout=60)
-    assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr
-    assert b"\\x1b]0;owned\\x07" in done.stdout + done.stderr, (done.stdout, done.stderr)
+    for how in (["--summary"], ["--export", "csv", "--out", str(tmp_path / "out")]):
+        done = subprocess.run([sys.executable, "-m", "tui_insight", server.target(root), "--ssh-config", str(hostile),
+                               *how], capture_output=True, timeout=60)
+        assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr, how
+        assert b"\\x1b]0;owned\\x07" in done.stdout + done.stderr, (how, done.stdout, done.stderr)
 
 
 def test_a_walk_past_its_bound_on_directories_stops_and_says_so(server, tmp_path):

@@ -281,7 +281,7 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
             if shown[1]:
                 print(file=sys.stderr)
                 shown[1] = False
-            print(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}", file=sys.stderr)
+            print(f"tui-insight: warning: {escaped(f'{view.train_id}: {explain_state(view.state)}')}", file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
         now = time.monotonic()
