@@ -22,10 +22,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from sshd import Sshd  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
-from tui_insight.summary.ssh_source import SshSource  # noqa: E402
-from tui_insight.summary.writer import SummaryWriter  # noqa: E402
+from sshd import Sshd
+
+from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.ssh_source import SshSource
+from tui_insight.summary.writer import SummaryWriter
 
 
 def spooled_mib() -> int:
@@ -47,7 +48,7 @@ def timed(label: str, work, limit: float) -> None:
         began = time.monotonic()
         try:
             box["result"] = repr(work())[:300]
-        except Exception as exc:  # noqa: BLE001 (what the case ends with is the figure)
+        except Exception as exc:
             box["result"] = f"{type(exc).__name__}: {exc}"[:300]
         box["seconds"] = time.monotonic() - began
 

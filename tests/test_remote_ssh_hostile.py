@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sshd import sshd_or_fail
+
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.ssh_limits import RequestLimits
 from tui_insight.summary.ssh_source import RECONNECTING, SshError, SshSource
@@ -90,9 +90,10 @@ def test_bad_listing_fields_are_counted_problems_and_the_good_files_load(server,
 
 
 def test_the_job_list_finishes_loading_over_a_listing_with_bad_fields(server, hostile, tmp_path):
+    from ui.uihelp import run_pilot, wait_for
+
     from tui_insight.ui.app import InsightApp
     from tui_insight.ui.widgets.progress import ProgressLine
-    from ui.uihelp import run_pilot, wait_for
 
     root = tmp_path / "logs"
     files = two_jobs(root)
@@ -102,7 +103,7 @@ def test_the_job_list_finishes_loading_over_a_listing_with_bad_fields(server, ho
     app = InsightApp(SummaryCache(source), start_loading=True, reload_interval=0, logdir_label="LOGDIR")
 
     async def body(pilot):
-        line = lambda: str(app.screen.query_one(ProgressLine).render())  # noqa: E731
+        line = lambda: str(app.screen.query_one(ProgressLine).render())
         await wait_for(pilot, lambda: "loading" not in line())
         return line()
 

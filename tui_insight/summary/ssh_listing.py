@@ -21,7 +21,13 @@ import re
 from dataclasses import dataclass, field
 
 from .discovery import train_id_for
-from .remote_listing import LATEST_MTIME, bad_entries, listed_mtime, listed_size, walk_stopped
+from .remote_listing import (
+    LATEST_MTIME,
+    bad_entries,
+    listed_mtime,
+    listed_size,
+    walk_stopped,
+)
 
 # Fields: %(root)s, %(mark)s, %(depth)d, %(cap)d. `printf "\0"` is POSIX (an octal escape).
 _STAT_BATCH = (b'if [ "$0" = c ]; then s=$(stat -L -c "%%s %%Y %%i" -- "$@" 2>/dev/null); '
