@@ -6,8 +6,8 @@ without end (the answer is spooled in memory) or never answer (a reload, an expo
 - A read asks for a number of bytes: its answer may hold those bytes, a header per range and
   `NOISE_BYTES` of what the remote login shell prints first; more is an error of that read.
 - A listing's size is not known ahead: it may spool `max_listing` bytes (default 64 MiB: about
-  650,000 files at ~100 bytes a line, far beyond a log tree; parsing that much takes ~0.5 GB).
-  A listing past it keeps the files that arrived and says where it stopped.
+  650,000 files at ~100 bytes a record, far beyond a log tree, and little enough to parse at
+  once). A listing past it keeps the files that arrived and says where it stopped.
 - A request may take `timeout` seconds (default 30: keepalives end a dead network in 15 s, so a
   live host silent for 30 s is stuck: a hung mount, a hostile command) plus one second for each
   `RATE` bytes asked for or, for a listing, received: a slow link's transfer, a long but moving

@@ -69,8 +69,8 @@ _INODE = re.compile(rb"[0-9]{1,20}")
 # A record as it should be: size, mtime (seconds, a fraction perhaps), inode, a name (after `./`).
 _GOOD = re.compile(rb"([0-9]{1,19}) (-?[0-9]{1,15}(?:\.[0-9]{0,12})?) ([0-9]{1,20}) (?:\./)?([^\0]+)\0")
 _BAD_NAME = re.compile(rb"^/|(?:^|/)\.{0,2}(?:/|$)")  # absolute, or an empty, `.` or `..` part
-MAX_RECORDS = 1_000_000  # records parsed from one listing (a log tree has far fewer files; a hostile
-# host's 64 MiB of empty records would otherwise be 64 million: seconds, and 0.5 GB of list)
+MAX_RECORDS = 1_000_000  # records parsed from one listing: a log tree has far fewer files, and a
+# hostile host's tiny records (a NUL each) are not all parsed
 MAX_DETAILED = 1000  # bad records named by directory; past it only counted
 
 
