@@ -8,9 +8,10 @@ hold only numbers, with the batch's names (a file gone meanwhile: each one `stat
 
 The walk stays inside, as the local one (`discovery`): `-xdev` (links onto another filesystem,
 /proc, /sys, /dev, are not followed), links to a directory holding LOGDIR (`/`, a home) are not
-followed and say so ("- <path>" records), `depth` levels, hidden directories pruned; the answer is cut at `cap` bytes on the
-remote side (`head -c`: the walk stops there too), and the request is stopped once it has
-walked `remote_listing.MAX_WALK_DIRS` directories (a link to / on LOGDIR's filesystem).
+followed and say so ("- <path>" records: `find -samefile` each ancestor), `depth` levels,
+hidden directories pruned. The answer is cut at `cap` bytes on the remote side (`head -c`: the
+walk stops there too), and the request is stopped once it has walked
+`remote_listing.MAX_WALK_DIRS` directories.
 
 The host is not trusted: every field is checked where it is parsed; a record with a bad size,
 mtime, inode or name is left out and counted as a problem of its job (or of LOGDIR).
