@@ -78,6 +78,14 @@ def test_odd_entries_are_ignored_and_keys_with_empty_or_dot_parts_are_jobs_of_th
     assert found.problems == ["./: 2 listed name(s) left out, not a file under LOGDIR (empty, `.` or with a `..` part)"]
 
 
+def test_every_key_prefix_is_a_job_of_its_own_id():
+    keys = ["F.summary.1", "/F.summary.1", "//F.summary.1", "a/F.summary.1", "a//F.summary.1", "/a/F.summary.1"]
+    found = jobs_from_listing("b/runs", [(key, 1, 0.0) for key in keys])
+    assert sorted(found.jobs) == sorted(["./", ".//", ".///", "./a", "./a/", ".//a"])
+    assert sorted(real_key(os.path.join(job.path, "F.summary.1")) for job in found.jobs.values()) == \
+        sorted(f"b/runs/{key}" for key in keys)
+
+
 def test_a_walk_over_many_directories_stops_at_the_bound_and_says_so():
     entries = [(f"d{i}/x.summary.1", 1, 0.0) for i in range(5)]
     found = jobs_from_listing("/r", entries, max_dirs=3)

@@ -130,9 +130,15 @@ def jobs_from_listing(root: str, entries: Iterable[tuple[str, int, float]],
     for directory in sorted(files_of):  # parents first, names in order: the order of `discover`
         files = files_of[directory]
         sort_files(files)
-        rel = "/".join(directory)
-        jobs[train_id_for(rel)] = job_of(train_id_for(rel), path_of(directory), files)
+        train_id = train_id_for(_relative(directory))
+        jobs[train_id] = job_of(train_id, path_of(directory), files)
     return Discovery(jobs, problems)
+
+
+def _relative(directory: tuple[str, ...]) -> str:
+    """A directory's path under root, for its id: its parts joined, and a slash for each part of
+    one whose parts are all empty (a key `runs//F` is in `/`, not in root)."""
+    return "/" * len(directory) if directory and not any(directory) else "/".join(directory)
 
 
 def _walked(directory: tuple[str, ...], profiles: set) -> bool:
