@@ -389,3 +389,28 @@ def test_the_listing_cap_is_an_option_and_a_listing_past_it_says_so(server, tmp_
     assert 0 < shown_jobs < 60, done.stdout
     done = subprocess.run(command, capture_output=True, timeout=60)
     assert b"size cap" not in done.stderr and done.stdout.count(b"./run") == 60, done.stderr
+
+
+def test_a_listing_answered_with_something_else_keeps_the_jobs_listed_before(server, hostile, tmp_path):
+    root = tmp_path / "logs"
+    two_jobs(root)
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert set(cache.jobs) == {"./a", "./b"}
+        server.hostile_tool("session", 'cat >/dev/null; printf "TUI-INSIGHT-SSH-1\\nnot a listing\\n"\n')
+        cache.reload()
+        assert set(cache.jobs) == {"./a", "./b"} and source.status == RECONNECTING and cache.error == ""
+        server.clear_hostile_tools()
+        cache.reload()
+        assert set(cache.jobs) == {"./a", "./b"} and source.status == ""
+    finally:
+        source.close()
+    server.hostile_tool("session", 'cat >/dev/null; printf "TUI-INSIGHT-SSH-1\\nnot a listing\\n"\n')
+    first = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        with pytest.raises(SshError, match="not a listing"):  # a first listing: the host's error
+            first.discover({})
+    finally:
+        first.close()

@@ -380,6 +380,8 @@ class SshSource:
             walked = ssh_listing.WalkedDirectories(self.max_walk_dirs)
             out = self._run(ssh_listing.SCRIPT % {b"root": quote(self.root), b"mark": MARK, b"depth": LIST_DEPTH,
                                                   b"cap": self.limits.max_listing}, connect=True, walked=walked)
+            if not out.startswith(b"nul\n"):
+                raise self._failed("the host's answer to the listing is not a listing")
         except ConnectionLost:
             return self._last_jobs()  # still unreachable: keep what was listed, try again next time
         with self._lock:
@@ -437,10 +439,7 @@ class SshSource:
 
     def _parse_listing(self, out: bytes, walked: ssh_listing.WalkedDirectories) -> tuple[Discovery, dict[str, int]]:
         """The jobs of a listing's output, and `ListedFiles.update`'s answer for it."""
-        kind, _, body = out.partition(b"\n")
-        if kind != b"nul":
-            raise SshError("the host's answer to the listing is not a listing")
-        body = body[:self.limits.max_listing]
+        body = out.partition(b"\n")[2][:self.limits.max_listing]
         listing = ssh_listing.parse(body, len(body) >= self.limits.max_listing, walked)
         entries = [(rel, size, mtime) for rel, size, mtime, _inode in listing.entries]
         dirs: dict[str, set[str]] = {}
