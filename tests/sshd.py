@@ -2,7 +2,9 @@
 config, host key and user key in a temp dir, and an ssh client config the program is given with
 `--ssh-config` (Host `ALIAS`). The "remote" logs are local temp dirs reached through it.
 With `busybox` installed, a second port runs each session's script under BusyBox's sh with only
-BusyBox's tools on PATH (a small remote system: no GNU find or stat).
+BusyBox's tools on PATH (a small remote system: no GNU find or stat). A third port is a hostile
+host: its sessions find the tools a test put in `hostile_bin` first on PATH (a `find` that
+answers a crafted listing, one that streams without end, one that never answers).
 
 `sshd_or_fail(tmp)` starts one, or fails naming what to install (no sshd, ssh, ssh-keygen or busybox):
 `.ci/install-system-tools` installs them, and tmux; a skipped ssh test would prove nothing.
@@ -49,10 +51,13 @@ class Sshd:
         (home / "authorized_keys").write_text((home / "user_key.pub").read_text())
         host_key = _keygen(home / "host_key")
         self.busybox_port = self._busybox(home / "busybox") if shutil.which("busybox") else None
+        self.hostile_port, self.hostile_bin = _free_port(), home / "hostile"
+        self.hostile_bin.mkdir()
         self.log = home / "sshd.log"
         self.config = home / "sshd_config"
         self.config.write_text("\n".join([
             f"Port {self.port}",
+            f"Port {self.hostile_port}",
             "ListenAddress 127.0.0.1",
             f"HostKey {host_key}",
             f"PidFile {home / 'sshd.pid'}",
@@ -71,6 +76,8 @@ class Sshd:
                f"Match LocalPort {self.busybox_port}",
                f"  ForceCommand PATH={home / 'busybox'} exec {home / 'busybox' / 'sh'} -s"]
               if self.busybox_port else []),
+            f"Match LocalPort {self.hostile_port}",  # a host whose tools are the test's (`hostile_bin`)
+            f"  ForceCommand PATH={self.hostile_bin}:/usr/bin:/bin exec {self._hostile_session(home)}",
             "",
         ]))
         self.client_config = self.write_client_config(home / "ssh_config", self.key)
@@ -99,6 +106,31 @@ class Sshd:
             "",
         ]))
         return path
+
+    def _hostile_session(self, home: Path) -> Path:
+        """What the hostile port runs: the request's script, given to a `session` tool the test
+        put in `hostile_bin` if there is one (looked for once the script is in: a session started
+        ahead gets it too), else to `sh -s`."""
+        session = home / "hostile_session"
+        session.write_text(f'#!/bin/sh\nscript=$(cat)\nif [ -x "{self.hostile_bin}/session" ]; then\n'
+                           f'  printf "%s\\n" "$script" | "{self.hostile_bin}/session"\n'
+                           'else\n  printf "%s\\n" "$script" | /bin/sh -s\nfi\n')
+        session.chmod(0o755)
+        return session
+
+    def hostile_config(self, path: Path) -> Path:
+        """A client config naming the hostile port `ALIAS`."""
+        return self.write_client_config(path, self.key, self.hostile_port)
+
+    def hostile_tool(self, name: str, script: str) -> None:
+        """Put an executable `name` (a sh script) first on the hostile host's PATH."""
+        tool = self.hostile_bin / name
+        tool.write_text("#!/bin/sh\n" + script)
+        tool.chmod(0o755)
+
+    def clear_hostile_tools(self) -> None:
+        for tool in self.hostile_bin.iterdir():
+            tool.unlink()
 
     def start(self) -> None:
         if os.geteuid() == 0:

@@ -125,3 +125,52 @@ def test_obs_urls_read_the_s3_compatible_endpoint_named_in_the_environment(tmp_p
     cache = SummaryCache(FsspecSource(f"obs://{prefix}", {"skip_instance_cache": True}))
     cache.reload()
     assert cache.error == "" and list(cache.jobs) == ["./a", "./exp/b"] and cache.logdir == f"obs://{prefix}"
+
+
+def test_keys_with_empty_or_dot_parts_are_read_by_their_real_key(tmp_path, s3_server):
+    """`runs//job/F` and `runs/./job/F` were listed as `runs/job/F` and unreadable; `dup/F` beside
+    `dup//F` read one object twice and the other never. Each key is its own job, read once."""
+    bucket = s3_server.bucket()
+    fs = s3_server.fs()
+    keys = {".//job": "runs//job", "././job": "runs/./job", "./dup": "runs/dup", "./dup/": "runs/dup/"}
+    for i, (train_id, directory) in enumerate(keys.items()):
+        local = tmp_path / str(i)
+        write_steps(SummaryWriter(local, timestamp=1), range(1, 4 + i))  # 3, 4, 5, 6 steps: which is which
+        (name,) = [p.name for p in local.iterdir()]
+        fs.pipe_file(f"{bucket}/{directory}/{name}", (local / name).read_bytes())
+    cache = SummaryCache(FsspecSource(f"s3://{bucket}/runs", s3_server.options))
+    cache.reload()
+    assert cache.error == "" and set(cache.jobs) == set(keys)
+    for i, train_id in enumerate(keys):
+        view = cache.job(train_id)
+        assert view.state == "ok", (train_id, view.state)
+        assert view.series("scalar", "loss").steps.tolist() == list(range(1, 4 + i)), train_id
+    assert cache.problems == ()
+
+
+def test_bad_sizes_and_mtimes_in_a_listing_are_counted_problems(tmp_path, s3_server, monkeypatch):
+    """A backend's listing is read as given: a size or mtime that is no number leaves its file
+    out, counted as a problem of its job, never an exception."""
+    two_jobs(tmp_path)
+    prefix = f"{s3_server.bucket()}/runs"
+    s3_server.upload(tmp_path, prefix)
+    source = FsspecSource(f"s3://{prefix}", s3_server.options)
+    listed = source.fs.find
+
+    def find(*args, **kwargs):
+        found = listed(*args, **kwargs)
+        for name, info in found.items():
+            if "/exp/b/" in name:
+                info["size"] = -5
+            elif "lineage" in name:
+                info["LastModified"] = float("nan")
+        return found
+
+    monkeypatch.setattr(source.fs, "find", find)
+    cache = SummaryCache(source)
+    cache.reload()
+    assert cache.error == "" and set(cache.jobs) == {"./a"}
+    assert not cache.job("./a").lineage_files
+    problems = "\n".join(cache.problems)
+    assert "./exp/b: 1 listed file(s) left out, bad size or mtime (first: " in problems and "size -5" in problems
+    assert "./a: 1 listed file(s) left out" in problems and "mtime nan" in problems

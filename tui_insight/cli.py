@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     remote.add_argument("--ssh-option", action="append", default=[], metavar="OPT",
                         help="passed to ssh as -o OPT (repeatable), for a user@host:/path LOGDIR")
     remote.add_argument("--ssh-config", metavar="FILE", help="passed to ssh as -F FILE")
+    remote.add_argument("--ssh-max-listing", type=byte_size, default=None, metavar="SIZE",
+                        help="most one ssh listing may send (default 64M, or $TUI_INSIGHT_SSH_MAX_LISTING): "
+                             "past it the files further on are not shown; a read may send what it asked for")
+    remote.add_argument("--ssh-timeout", type=float, default=None, metavar="SECONDS",
+                        help="how long an ssh request may go unanswered (default 30, or $TUI_INSIGHT_SSH_TIMEOUT), "
+                             "plus a second per 64 KiB it moves; past it the request fails as a dropped connection")
     start = parser.add_argument_group("where to open")
     jobs = start.add_mutually_exclusive_group()
     jobs.add_argument("--job", metavar="ID", help="open this job's dashboard (./lenet, or lenet)")
@@ -125,7 +131,9 @@ def byte_size(text: str) -> int:
 
 
 def fail(message: str) -> int:
-    print(f"tui-insight: error: {message}", file=sys.stderr)
+    from .escape import shown  # a message may carry a remote host's or a file's text
+
+    print(f"tui-insight: error: {shown(message)}", file=sys.stderr)
     return 2
 
 
@@ -149,9 +157,14 @@ def make_source(logdir: str, args: argparse.Namespace, connection=None):
 
         return FsspecSource(logdir, parse_storage_options(args.storage_option))
     if kind == "ssh":
-        from .summary.ssh_source import SshSource
+        from .summary.ssh_limits import limits_from
+        from .summary.ssh_source import SshError, SshSource
 
-        return SshSource(logdir, ssh_options(args), connection)
+        try:
+            limits = limits_from(args.ssh_max_listing, args.ssh_timeout)
+        except ValueError as exc:
+            raise SshError(str(exc)) from None
+        return SshSource(logdir, ssh_options(args), connection, limits)
     return logdir
 
 
@@ -227,7 +240,8 @@ def run_command(argv: list[str] | None = None) -> int:
             if problem:
                 return fail(problem)
         elif (args.storage_option and remote_kind(args.logdir) != "url") or \
-                ((args.ssh_option or args.ssh_config) and remote_kind(args.logdir) != "ssh"):
+                ((args.ssh_option or args.ssh_config or args.ssh_max_listing or args.ssh_timeout)
+                 and remote_kind(args.logdir) != "ssh"):
             return fail("--storage-option goes with a URL LOGDIR, --ssh-option and --ssh-config with user@host:/path")
         connection = connect_early(args.logdir, args)  # before the imports below
         try:

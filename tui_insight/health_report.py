@@ -117,6 +117,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
         clock: Callable[[], float] = time.time, metric: str | None = None, source=None) -> int:
     """Print the table (or JSON) of `logdir` to `out` (stdout), progress and warnings to `err`
     (stderr); the exit status (see the module doc). `source`: where it is read from (remote)."""
+    from .escape import shown  # messages carry names, and remote hosts' text
     from .workspace import Workspace
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -128,10 +129,10 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     cache = SummaryCache(source if source is not None else logdir, clock=clock)
     cache.discover_jobs()
     if cache.error:
-        print(f"tui-insight: error: {cache.error}", file=err)
+        print(f"tui-insight: error: {shown(cache.error)}", file=err)
         return 2
     for warning in cache.problems:
-        print(f"tui-insight: warning: {warning}", file=err)
+        print(f"tui-insight: warning: {shown(warning)}", file=err)
     started = clock()
     views = read_jobs(cache, _progress(err))
     now = clock()

@@ -6,7 +6,7 @@ import pytest
 
 from fixture_paths import EXTRAS_LOGS, MINDSPORE_LOGS
 from tui_insight.summary.discovery import MAX_DEPTH, discover
-from tui_insight.summary.remote_listing import jobs_from_listing
+from tui_insight.summary.remote_listing import jobs_from_listing, listed_mtime, listed_size, real_key
 from tui_insight.summary.writer import SummaryWriter
 
 
@@ -65,10 +65,50 @@ def test_nested_hidden_deep_and_profile_directories(tmp_path):
     assert found["./exp/rank_0"].path == "/r/exp/rank_0"
 
 
-def test_odd_entries_are_ignored():
-    found = jobs_from_listing("/r", [("", 0, 0.0), ("../x.summary.1", 1, 0.0), ("./a//b.summary.1", 1, 0.0)])
-    assert list(found.jobs) == ["./a"]
-    assert found.jobs["./a"].summary_files == ["b.summary.1"]
+def test_odd_entries_are_ignored_and_keys_with_empty_or_dot_parts_are_jobs_of_their_own():
+    """An object key is a name: `./a//b` is not `a/b`. Its job's path joined with a file's name
+    gives the real key back (`real_key`), and its id names it as it is."""
+    found = jobs_from_listing("/r", [("", 0, 0.0), ("../x.summary.1", 1, 0.0), ("./a//b.summary.1", 1, 0.0),
+                                     ("a/b.summary.1", 1, 0.0)])
+    assert list(found.jobs) == ["././a/", "./a"]
+    odd = found.jobs["././a/"]
+    assert odd.summary_files == ["b.summary.1"]
+    assert real_key(os.path.join(odd.path, "b.summary.1")) == "/r/./a//b.summary.1"
+    assert real_key(os.path.join(found.jobs["./a"].path, "b.summary.1")) == "/r/a/b.summary.1"
+    assert found.problems == ["./: 2 listed name(s) left out, not a file under LOGDIR (empty, `.` or with a `..` part)"]
+
+
+def test_every_key_prefix_is_a_job_of_its_own_id():
+    keys = ["F.summary.1", "/F.summary.1", "//F.summary.1", "a/F.summary.1", "a//F.summary.1", "/a/F.summary.1"]
+    found = jobs_from_listing("b/runs", [(key, 1, 0.0) for key in keys])
+    assert sorted(found.jobs) == sorted(["./", ".//", ".///", "./a", "./a/", ".//a"])
+    assert sorted(real_key(os.path.join(job.path, "F.summary.1")) for job in found.jobs.values()) == \
+        sorted(f"b/runs/{key}" for key in keys)
+
+
+def test_a_walk_over_many_directories_stops_at_the_bound_and_says_so():
+    entries = [(f"d{i}/x.summary.1", 1, 0.0) for i in range(5)]
+    found = jobs_from_listing("/r", entries, max_dirs=3)
+    assert len(found.jobs) < 5
+    assert "the walk stopped after 3 directories: jobs in the others are not listed" in found.problems
+    assert jobs_from_listing("/r", entries, max_dirs=6).problems == []
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e3", "0x10", "", "12abc", "\u00b2", 1e400,
+                                   float("nan"), True])
+def test_a_listed_mtime_that_is_no_time_is_refused(value):
+    assert listed_mtime(value) is None
+
+
+@pytest.mark.parametrize("value", ["-1", "0x10", "1e3", "+5", " 5", "\u00b2", "\u0661", -1, 1.5, "nan", True])
+def test_a_listed_size_that_is_no_byte_count_is_refused(value):
+    assert listed_size(value) is None
+
+
+def test_plain_listed_numbers_are_taken():
+    assert (listed_size("123"), listed_size(b"0"), listed_size(7)) == (123, 0, 7)
+    assert (listed_mtime("1732800000.1234567890"), listed_mtime(b"17"), listed_mtime(-5.5)) == \
+        (1732800000.1234567890, 17.0, -5.5)
 
 
 def test_listed_files_answer_stat_and_know_a_rewritten_file_by_a_new_inode():

@@ -16,6 +16,7 @@ changed (mtime, ETag) at the same size, is another file and is read from its sta
 from __future__ import annotations
 
 import io
+import math
 import os
 import posixpath
 import threading
@@ -25,7 +26,8 @@ from typing import Any, BinaryIO
 
 from .discovery import Discovery
 from .location import is_url  # noqa: F401 (where it was; the tests import it from here)
-from .remote_listing import jobs_from_listing
+from .remote_listing import bad_entries, jobs_from_listing, listed_mtime, listed_size
+from .remote_listing import path_part, real_key
 from .source import ListedFiles, RangeCache, RangeFile, SourceError
 
 EXTRA = "pip install 'tui-insight[remote]'"
@@ -64,17 +66,18 @@ def _value(text: str) -> Any:
 
 
 def _mtime(info: dict) -> float:
+    """The listed mtime in seconds (NaN when it is no time: `listed_mtime` then refuses it)."""
     for key in ("mtime", "LastModified", "last_modified", "modified", "created", "updated"):
         value = info.get(key)
-        if isinstance(value, datetime):
-            return value.timestamp()
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
-            try:
+        try:
+            if isinstance(value, datetime):
+                return value.timestamp()
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+            if isinstance(value, str):
                 return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-            except ValueError:
-                continue
+        except (ValueError, OverflowError, OSError):
+            return math.nan
     return 0.0
 
 
@@ -132,16 +135,24 @@ class FsspecSource:
             raise SourceError("no such bucket or directory")
         self.status = ""
         entries, listed = [], []
+        bad: dict[str, list[str]] = {}  # directory -> its files with a bad size or mtime
         prefix = self.root.rstrip("/") + "/"
         for name, info in found.items():
             name = self.fs._strip_protocol(name)
             if not name.startswith(prefix) or info.get("type", "file") != "file":
                 continue
-            size, mtime = int(info.get("size") or 0), _mtime(info)
-            listed.append((name, size, mtime, _version(info)))
-            entries.append((name[len(prefix):], size, mtime))
+            rel = name[len(prefix):]
+            size, mtime = listed_size(info.get("size") or 0), listed_mtime(_mtime(info))
+            if size is None or mtime is None:
+                field = f"size {info.get('size')!r}" if size is None else f"mtime {_mtime(info)!r}"
+                bad.setdefault(rel.rpartition("/")[0], []).append(f"{rel.rpartition('/')[2]}: {field}")
+                continue
+            # The path a job's path joined with the file's name gives (`remote_listing.path_part`).
+            listed.append((prefix + "/".join(map(path_part, rel.split("/"))), size, mtime, _version(info)))
+            entries.append((rel, size, mtime))
         self._files.update(listed)
-        self._last = jobs_from_listing(self.root, entries)
+        found_jobs = jobs_from_listing(self.root, entries)
+        self._last = Discovery(found_jobs.jobs, bad_entries(bad) + found_jobs.problems)
         return self._last
 
     def _is_dir(self) -> bool:
@@ -155,7 +166,7 @@ class FsspecSource:
 
     def _fetch(self, path: str, start: int, end: int) -> bytes:
         try:
-            return self.fs.cat_file(path, start=start, end=end)
+            return self.fs.cat_file(real_key(path), start=start, end=end)
         except OSError:
             raise
         except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
@@ -165,7 +176,7 @@ class FsspecSource:
     def _fetch_many(self, ranges: list[tuple[str, int, int]]) -> list[bytes | OSError]:
         """Each range, fetched together (concurrently by async backends such as s3fs)."""
         try:
-            got = self.fs.cat_ranges([p for p, _, _ in ranges], [s for _, s, _ in ranges], [e for _, _, e in ranges],
+            got = self.fs.cat_ranges([real_key(p) for p, _, _ in ranges], [s for _, s, _ in ranges], [e for _, _, e in ranges],
                                      on_error="return")
         except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
             self.status = RECONNECTING
@@ -196,7 +207,7 @@ class FsspecSource:
 
     def listdir(self, path: str) -> list[str]:
         try:
-            return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(path, detail=False))
+            return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(real_key(path), detail=False))
         except OSError:
             raise
         except Exception as exc:  # noqa: BLE001

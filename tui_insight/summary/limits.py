@@ -24,8 +24,9 @@ MAX_HISTOGRAM_BINS = 30  # re-binned histograms
 # short (a crashed or killed writer), not "still being written" (MindInsight: "damaged").
 TRUNCATED_AFTER_SECONDS = 600
 
-# Directories a walk of a local LOGDIR enters at most (LOGDIR itself not counted): a
-# link the walk's rules let through (`discovery`) cannot make it walk a whole machine.
+# Directories a walk of LOGDIR enters at most (LOGDIR itself not counted), locally
+# (`discovery`) and in a remote listing (`remote_listing`, `ssh_listing`): a link the walk's
+# rules let through cannot make it walk a whole machine. Past it, a note says jobs are missing.
 MAX_DIRS_WALKED = 50_000
 
 # Decoded tensors, images and histograms kept in memory, in bytes.

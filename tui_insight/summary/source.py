@@ -245,24 +245,28 @@ class RangeCache:
 class ListedFiles:
     """The files of a remote tree as its last listing gave them, for `stat` without a request:
     size, mtime and a made-up inode each. A file that shrank, or changed (its `version`: mtime,
-    ETag) at the same size, was rewritten: it gets a new inode (the cache reads a file of another
-    inode from its start) and its blocks in `ranges` are dropped, as are those of a file gone."""
+    ETag) at the same size, or whose `identity` changed (the remote inode, where the listing has
+    one: a file replaced under its name, even by a longer one), was rewritten: it gets a new
+    made-up inode (the cache reads a file of another inode from its start) and its blocks in
+    `ranges` are dropped, as are those of a file gone."""
 
     def __init__(self, ranges: RangeCache):
         self._ranges = ranges
-        self._files: dict[str, tuple[int, float, object]] = {}  # path -> (size, mtime, version)
+        self._files: dict[str, tuple] = {}  # path -> (size, mtime, version, identity or None)
         self._ino: dict[str, int] = {}  # path -> its inode (kept when it goes: a file back is another)
 
-    def update(self, entries: Iterable[tuple[str, int, float, object]]) -> dict[str, int]:
-        """Take a new listing: (path, size, mtime, version) of every file. Returns the size at the
-        last listing of each file that is still the same file (grown or not): what is new in it
-        starts there."""
-        files: dict[str, tuple[int, float, object]] = {}
+    def update(self, entries: Iterable[tuple]) -> dict[str, int]:
+        """Take a new listing: (path, size, mtime, version[, identity]) of every file. Returns the
+        size at the last listing of each file that is still the same file (grown or not): what is
+        new in it starts there."""
+        files: dict[str, tuple] = {}
         same: dict[str, int] = {}
-        for path, size, mtime, version in entries:
-            files[path] = (size, mtime, version)
+        for path, size, mtime, version, *known in entries:
+            identity = known[0] if known else None
+            files[path] = (size, mtime, version, identity)
             old = self._files.get(path)
-            if old is None or size < old[0] or (size == old[0] and version != old[2]):
+            if old is None or size < old[0] or (size == old[0] and version != old[2]) \
+                    or (identity is not None and old[3] is not None and identity != old[3]):
                 self._ino[path] = self._ino.get(path, 0) + 1  # new, or rewritten: read from its start
                 self._ranges.forget(path)
             else:

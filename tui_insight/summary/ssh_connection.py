@@ -59,7 +59,7 @@ def _remote_path(path: str) -> str:
 
 def one_line(stderr: bytes, fallback: str) -> str:
     """The last line ssh (or the script) printed that says something, shortened."""
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line.strip() for line in stderr.decode("utf-8", "surrogateescape").splitlines()]  # as sent: see `escape`
     lines = [line for line in lines if line and not line.startswith(("Warning: Permanently added", "debug"))]
     line = lines[-1] if lines else fallback
     return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"

@@ -12,10 +12,14 @@ is started ahead (as a request takes the last one; the first as the first listin
 up): it waits for its script, so the ssh client's start, the session's round trip and the remote
 login shell's start are not in a request's way (~10 ms a request here; a slow `.bashrc`'s time).
 
-- **list** (`discover`): one request lists every file under the root with its size and mtime
-  (GNU `find -printf`, else `find -exec stat -c` as GNU and BusyBox have it, else BSD
-  `stat -f`), pruning hidden directories and stopping a few levels below `MAX_DEPTH` (profile
-  directories nest); `stat` answers from that listing without a round trip.
+- **list** (`discover`): one request lists every file under the root with its size, mtime and
+  inode, NUL-separated (`ssh_listing`: GNU `find -printf`, else `stat` as BusyBox or BSD have
+  it), pruning hidden directories, staying on LOGDIR's filesystem and below it, and stopping a
+  few levels below `MAX_DEPTH` (profile directories nest) or at `limits.MAX_DIRS_WALKED` directories;
+  `stat` answers from that listing without a round trip.
+- **bounds** (`ssh_limits`): a read's answer may hold what it asked for, a listing's
+  `--ssh-max-listing` bytes; a request may take a floor plus time for its bytes. The host is not
+  trusted: past them the request is stopped, and every field it sent is checked where parsed.
 - **read**: bytes [start, end) with `tail -c +N | head -c M`, or only `head -c M` from the start
   (a first load: one process fewer copying every byte; `head -c` is not POSIX but is in GNU,
   BusyBox and BSD), each range behind a header that says how many bytes follow (the file's
@@ -40,8 +44,8 @@ login shell's start are not in a request's way (~10 ms a request here; a slow `.
   exchange, two ~40 ms Nagle/delayed-ACK stalls of OpenSSH 9.2's client, the authentication and
   the session): the command line starts it before its heavy imports (`ssh_connection`).
 
-A connection that drops (the master exits, the network goes) makes `status` say
-"reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
+A connection that drops (the master exits, the network goes), or a request past its time, makes
+`status` say "reconnecting…": the request in flight fails with `ConnectionLost` (an OSError: that file's error
 for this reload), later requests of the same reload fail at once, and the listing returns the
 last jobs unchanged so the cache keeps what it has. The next `discover` starts a new master and
 lists again; the cache then reads from its saved offsets.
@@ -60,14 +64,16 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
+from . import ssh_listing
 from .discovery import MAX_DEPTH, Discovery
+from .limits import MAX_DIRS_WALKED
 from .remote_listing import jobs_from_listing
 from .source import HEAD_BYTES, ListedFiles, RangeCache, RangeFile, SourceError
 from .ssh_connection import CONNECT_TIMEOUT, CONTROL_PERSIST, SERVER_ALIVE, SshConnection, one_line
 from .ssh_connection import parse_target  # noqa: F401 (where it was; the tests import it from here)
+from .ssh_limits import NOISE_BYTES, RequestLimits, limits_from
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
-REQUEST_TIMEOUT = 600  # a last resort: keepalives end a dead connection long before
 PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
 MARK = b"TUI-INSIGHT-SSH-1\n"  # what the script prints first: lines a login script prints go before it
 RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
@@ -86,34 +92,6 @@ def quote(path: str) -> bytes:
     """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
     return b"'" + path.encode("utf-8", "surrogateescape").replace(b"'", b"'\\''") + b"'"
 
-
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", "surrogateescape")
-
-
-# The listing: "<size> <mtime> <path>" per file, NUL-ended with GNU find, else newline-ended
-# (a file name holding a newline is then skipped). The first line says which.
-_LIST = b"""set -f
-root=%(root)s
-if ! cd -- "$root" 2>/dev/null; then
-  if [ ! -e "$root" ]; then echo "No such file or directory" >&2
-  elif [ ! -d "$root" ]; then echo "Not a directory" >&2
-  else echo "Permission denied" >&2; fi
-  exit 3
-fi
-printf '%(mark)s'
-if find . -maxdepth 0 -printf '' >/dev/null 2>&1; then
-  echo nul
-  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -printf '%%s %%T@ %%P\\0'
-elif stat -L -c '%%s %%Y' . >/dev/null 2>&1; then
-  echo line
-  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec stat -L -c '%%s %%Y %%n' {} +
-else
-  echo line
-  find -L . -maxdepth %(depth)d -name '.?*' -type d -prune -o -type f -exec stat -L -f '%%z %%m %%N' {} +
-fi
-exit 0
-"""
 
 # Reading: `r PATH START END` prints "D <n>\\n" and n bytes (END capped at the file's size now),
 # or "E <reason>\\n". Every range but the last is padded to n bytes, so a file truncated between
@@ -149,9 +127,15 @@ class SshSource:
 
     is_local = False
 
-    def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None):
-        """`connection`: the one the command line started early for `target` (else a new one)."""
+    def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None,
+                 limits: RequestLimits | None = None):
+        """`connection`: the one the command line started early for `target` (else a new one);
+        `limits`: the bounds of one request (else `ssh_limits.limits_from` the environment)."""
         self.location = target
+        try:
+            self.limits = limits if limits is not None else limits_from()
+        except ValueError as exc:
+            raise SshError(str(exc)) from None
         if connection is None:
             try:
                 connection = SshConnection(target, ssh_options)
@@ -177,6 +161,7 @@ class SshSource:
         self._heads: dict[str, bytes] = {}  # path -> its first bytes, fetched with the listing (`same_start`)
         self.status = ""
         self.round_trips = 0  # requests sent (the benchmark counts them)
+        self.max_walk_dirs = MAX_DIRS_WALKED  # directories one listing may walk (`ssh_listing`)
 
     # -- the connection -----------------------------------------------------------------
 
@@ -319,17 +304,38 @@ class SshSource:
         if old is not None:
             old.discard()  # ended with the master that is gone
 
-    def _run(self, script: bytes, connect: bool = False) -> bytes:
-        """Run `script` on the host; its standard output after MARK."""
+    def _run(self, script: bytes, connect: bool = False, asked: tuple[int, int] | None = None,
+             walked: ssh_listing.WalkedDirectories | None = None) -> bytes:
+        """Run `script` on the host; its standard output after MARK. `asked`: a read's (bytes,
+        ranges), which bound its answer and its time; None: a listing, bounded by
+        `limits.max_listing` and `walked` (past them, ssh is stopped and the answer is what
+        arrived) and given time for the bytes it sends (`ssh_limits`). Past its time a request
+        fails as a dropped connection does; a read answering more than asked fails."""
         session, connected = self._request(script, connect)
         proc = session.proc
+        limits = self.limits
+        most = limits.max_listing + NOISE_BYTES if asked is None else limits.read_bytes(*asked)
+        began, capped, counted = time.monotonic(), False, 0
         try:
-            deadline, wait, spare_wanted = time.monotonic() + REQUEST_TIMEOUT, WAIT_FIRST, not connected
+            wait, spare_wanted = WAIT_FIRST, not connected
             # Looked at every millisecond at most: Popen.wait(timeout) polls too, up to 50 ms apart
             # (an idle reload's listing took 10 ms instead of 7 with it).
             while proc.poll() is None:
-                if time.monotonic() > deadline:
-                    raise self._lose(f"no answer in {REQUEST_TIMEOUT} s")
+                spooled = os.fstat(session.spool).st_size
+                if os.fstat(session.errors.fileno()).st_size > NOISE_BYTES:
+                    raise SshError(f"the host wrote more than {NOISE_BYTES >> 20} MiB of errors")
+                if walked is not None and spooled > counted:
+                    capped = walked.feed(os.pread(session.spool, spooled - counted, counted))
+                    counted = spooled
+                if spooled > most and asked is not None:
+                    raise SshError(f"the host answered more than the {asked[0]} bytes asked for")
+                if spooled > most or capped:
+                    session.stop()  # a listing past its bounds: what arrived is parsed
+                    capped = True
+                    break
+                seconds = limits.seconds(spooled if asked is None else asked[0])
+                if time.monotonic() - began > seconds:
+                    raise self._failed(f"no answer in {seconds:.0f} s")
                 if spare_wanted and self._socket_answers():
                     spare_wanted = False
                     self._spare_up()  # the master this request starts is up: the next session starts beside it
@@ -338,12 +344,20 @@ class SshSource:
         except BaseException:
             session.discard()
             raise
-        stdout, stderr = session.output()
-        self._check(proc.returncode, stderr, connected)
+        stdout, stderr = session.output(most)
+        if not capped:
+            self._check(proc.returncode, stderr, connected)
+        elif not connected:
+            self._master_started()
         at = stdout.find(MARK)
         if at < 0:
             raise SshError("the remote shell answered nothing readable")
         return stdout[at + len(MARK):]
+
+    def _failed(self, why: str) -> SshError:
+        """A request that failed on its way: a dropped connection once the host was listed (the
+        next listing reconnects; the cache keeps what it read), else the host's error."""
+        return SshError(why) if self._discovery is None else self._lose(why)
 
     @property
     def master_pid(self) -> int | None:
@@ -365,13 +379,16 @@ class SshSource:
                     self._dropped, self.status = True, RECONNECTING
                     return self._last_jobs()
         try:
-            out = self._run(_LIST % {b"root": quote(self.root), b"mark": MARK, b"depth": LIST_DEPTH},
-                            connect=True)
+            walked = ssh_listing.WalkedDirectories(self.max_walk_dirs)
+            out = self._run(ssh_listing.SCRIPT % {b"root": quote(self.root), b"mark": MARK, b"depth": LIST_DEPTH,
+                                                  b"cap": self.limits.max_listing}, connect=True, walked=walked)
+            if not out.startswith(b"nul\n"):
+                raise self._failed("the host's answer to the listing is not a listing")
         except ConnectionLost:
             return self._last_jobs()  # still unreachable: keep what was listed, try again next time
         with self._lock:
             self._dropped, self.status = False, ""
-        self._discovery, same = self._parse_listing(out)
+        self._discovery, same = self._parse_listing(out, walked)
         self._prefetch(self._discovery, same)
         return self._discovery
 
@@ -439,21 +456,11 @@ class SshSource:
         assert self._discovery is not None  # only a connection that once listed is lost
         return Discovery(dict(self._discovery.jobs), list(self._discovery.problems))
 
-    def _parse_listing(self, out: bytes) -> tuple[Discovery, dict[str, int]]:
+    def _parse_listing(self, out: bytes, walked: ssh_listing.WalkedDirectories) -> tuple[Discovery, dict[str, int]]:
         """The jobs of a listing's output, and `ListedFiles.update`'s answer for it."""
-        kind, _, body = out.partition(b"\n")
-        records = body.split(b"\0" if kind == b"nul" else b"\n")
-        entries: list[tuple[str, int, float]] = []
-        for record in records:
-            size, _, rest = record.partition(b" ")
-            mtime, _, name = rest.partition(b" ")
-            if not name:
-                continue
-            try:
-                entry = (_text(name[2:] if name.startswith(b"./") else name), int(size), float(mtime))
-            except ValueError:
-                continue  # part of a name holding a newline (line mode)
-            entries.append(entry)
+        body = out.partition(b"\n")[2][:self.limits.max_listing]
+        listing = ssh_listing.parse(body, len(body) >= self.limits.max_listing, walked)
+        entries = [(rel, size, mtime) for rel, size, mtime, _inode in listing.entries]
         dirs: dict[str, set[str]] = {}
         for rel, _size, _mtime in entries:
             parent, name = posixpath.split(posixpath.join(self.root, rel))
@@ -462,9 +469,11 @@ class SshSource:
                 if len(parent) <= len(self.root):
                     break
                 parent, name = posixpath.split(parent)
-        same = self._files.update((posixpath.join(self.root, rel), size, mtime, mtime) for rel, size, mtime in entries)
+        same = self._files.update((posixpath.join(self.root, rel), size, mtime, mtime, inode)
+                                  for rel, size, mtime, inode in listing.entries)
         self._dirs = dirs
-        return jobs_from_listing(self.root, entries), same
+        found = jobs_from_listing(self.root, entries)
+        return Discovery(found.jobs, listing.problems + found.problems), same
 
     def stat(self, path: str) -> os.stat_result:
         return self._files.stat(path)
@@ -482,23 +491,26 @@ class SshSource:
         if not ranges:
             return []
         script = [_READ % {b"mark": MARK}]
+        asked = 0
         for i, (path, start, end) in enumerate(ranges):
             stop = (1 << 62) if end is None else end
             pad = 0 if i == len(ranges) - 1 else 1
             script.append(b"r %s %d %d %d\n" % (quote(path), start, stop, pad))
-        out = self._run(b"".join(script))
+            # To the end (a file not listed, its size unknown): up to a listing's cap.
+            asked += self.limits.max_listing if end is None else max(0, end - start)
+        out = self._run(b"".join(script), asked=(asked, len(ranges)))
         results: list[bytes | OSError] = []
         at = 0
-        for path, _start, _end in ranges:
+        for path, start, end in ranges:
             eol = out.find(b"\n", at, at + 200)
-            header = out[at:eol].decode("utf-8", "replace") if eol >= 0 else ""
-            if header.startswith("E "):
-                results.append(OSError(f"{header[2:]}: {path}"))
-            elif header.startswith("D ") and header[2:].isdigit():
-                count = int(header[2:])
+            header = out[at:eol] if eol >= 0 else b""
+            count = _count(header, None if end is None else max(0, end - start))
+            if header.startswith(b"E "):
+                results.append(OSError(f"{header[2:].decode('utf-8', 'surrogateescape')}: {path}"))
+            elif count is not None:
                 results.append(out[eol + 1:eol + 1 + count])
                 eol += count
-            else:  # the script was cut short (the connection went as it answered)
+            else:  # the script was cut short (the connection went as it answered), or is not ours
                 raise self._lose("the answer ended early")
             at = eol + 1
         return results
@@ -534,7 +546,9 @@ class SshSource:
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
         session, connected = self._request(script, False)
         errors = session.errors
-        stream = _SpooledRange(session.proc, session.spool, start,
+        bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
+                       lambda why: self._failed(why))
+        stream = _SpooledRange(session.proc, session.spool, start, bound,
                                lambda returncode: self._finished(returncode, errors, connected))
         try:
             header = stream.header()
@@ -549,7 +563,8 @@ class SshSource:
     def _finished(self, returncode: int | None, errors, connected: bool) -> None:
         """A streamed read ended: ssh's failure, if it failed (`_check`); None: we stopped it."""
         with errors:
-            errors.seek(0)
+            errors.seek(0, io.SEEK_END)
+            errors.seek(max(0, errors.tell() - ERRORS_KEPT))
             stderr = errors.read()
         if returncode is not None:
             self._check(returncode, stderr, connected)
@@ -566,11 +581,21 @@ class SshSource:
         self._connection.close()
 
 
+ERRORS_KEPT = 64 << 10  # of a request's stderr: its last lines say why it failed (`one_line`)
 STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
 STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
 PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
 WAIT_FIRST, WAIT_MOST = 0.0002, 0.001  # seconds between looks at a spool that has not enough yet (a wait ends
 # at most WAIT_MOST late; a few per load, as the transfer keeps ahead of the parser)
+
+
+def _count(header: bytes, asked: int | None) -> int | None:
+    """The byte count of a range's "D <count>" header, None when it is none (or more than asked)."""
+    digits = header[2:] if header.startswith(b"D ") else b""
+    if not 0 < len(digits) <= 19 or not digits.isdigit():  # bytes.isdigit: ASCII digits only
+        return None
+    count = int(digits)
+    return count if asked is None or count <= asked else None
 
 
 class _Session:
@@ -593,11 +618,18 @@ class _Session:
         except OSError:
             pass  # ssh already exited: its status says why
 
-    def output(self) -> tuple[bytes, bytes]:
-        """After ssh exited: what it wrote on stdout and on stderr; its files are closed."""
+    def stop(self) -> None:
+        """Stop its ssh (the master then closes the session, whose remote command ends)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def output(self, most: int) -> tuple[bytes, bytes]:
+        """After ssh exited: what it wrote on stdout (at most `most` bytes) and on stderr (its
+        last ERRORS_KEPT bytes); its files are closed."""
         out = b""
         try:
-            size = os.fstat(self.spool).st_size
+            size = min(os.fstat(self.spool).st_size, most)
             while len(out) < size:
                 part = os.pread(self.spool, size - len(out), len(out))
                 if not part:
@@ -606,7 +638,8 @@ class _Session:
         finally:
             os.close(self.spool)
         with self.errors:
-            self.errors.seek(0)
+            self.errors.seek(0, io.SEEK_END)
+            self.errors.seek(max(0, self.errors.tell() - ERRORS_KEPT))
             return out, self.errors.read()
 
     def discard(self) -> None:
@@ -661,6 +694,23 @@ def _punch(fd: int, offset: int, length: int) -> None:
 _fallocate = None
 
 
+class _Bound:
+    """What a streamed read may spool and how long it may take (`ssh_limits`); `failed(why)`
+    makes the error a request past them ends with (`SshSource._failed`)."""
+
+    def __init__(self, asked: int, most: int, seconds: float, failed):
+        self.asked, self.most, self.seconds, self.failed = asked, most, seconds, failed
+        self.deadline = time.monotonic() + seconds
+
+    def broken(self, spooled: int) -> SshError | None:
+        """The error of a stream that spooled `spooled` bytes so far, None while within bounds."""
+        if spooled > self.most:
+            return SshError(f"the host answered more than the {self.asked} bytes asked for")
+        if time.monotonic() > self.deadline:
+            return self.failed(f"no answer in {self.seconds:.0f} s")
+        return None
+
+
 class _SpooledRange(io.RawIOBase):
     """A range of a remote file read from the spool the request's ssh writes it into (`_spool`):
     reads wait for the bytes they need (looking at the spool's size) and copy them once, from
@@ -670,8 +720,9 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: subprocess.Popen, spool: int, start: int, finished):
-        self._proc, self._spool, self._finished = proc, spool, finished
+    def __init__(self, proc: subprocess.Popen, spool: int, start: int, bound: _Bound, finished):
+        self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
+        self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start
         self._base = 0  # where the range's first byte is in the spool (after the header)
         self._punched = 0  # spool bytes before this are given back
@@ -686,6 +737,12 @@ class _SpooledRange(io.RawIOBase):
                 return size
             if self._proc.poll() is not None:
                 self._done = True  # all it wrote is there now: one last look
+                continue
+            self._error = self._bound.broken(size)
+            if self._error is not None:
+                self._proc.kill()  # what arrived is read; `close` raises the error
+                self._proc.wait()
+                self._done = True
                 continue
             time.sleep(wait)
             wait = min(wait * 2, WAIT_MOST)
@@ -704,11 +761,15 @@ class _SpooledRange(io.RawIOBase):
             if self._done and size <= len(seen):
                 self.close()  # raises ssh's error; else the answer was cut short
                 raise SshError("the remote shell answered nothing readable")
-        header = seen[at + len(MARK):eol].decode("utf-8", "replace")
-        if header.startswith("D ") and header[2:].isdigit():
-            self._end = self._start + int(header[2:])
+        raw = seen[at + len(MARK):eol]
+        count = _count(raw, self._bound.asked)  # more than asked: not an answer to this read
+        if count is not None:
+            self._end = self._start + count
             self._base = eol + 1
-        return header
+        elif not raw.startswith(b"E "):
+            self.close()
+            raise SshError("the host's answer to a read is not one asked for")
+        return raw.decode("utf-8", "surrogateescape")
 
     def readable(self) -> bool:
         return True
@@ -764,6 +825,22 @@ class _SpooledRange(io.RawIOBase):
         complete = self._done or os.fstat(self._spool).st_size >= self._base + self._end - self._start
         if self._proc.poll() is None and not complete:
             self._proc.kill()  # the scan stopped early (an incomplete tail): the rest is not wanted
+        elif complete:
+            self._let_end()
         returncode = self._proc.wait()
         os.close(self._spool)
+        if self._error is not None:
+            raise self._error
         self._finished(None if returncode < 0 and not complete else max(returncode, 0))
+
+    def _let_end(self) -> None:
+        """Every byte asked for is there: the remote command ends now, unless it goes on writing
+        (hostile) or never ends; then its ssh is stopped once past its bounds."""
+        wait = WAIT_FIRST
+        while self._proc.poll() is None:
+            self._error = self._bound.broken(os.fstat(self._spool).st_size)
+            if self._error is not None:
+                self._proc.kill()
+                return
+            time.sleep(wait)
+            wait = min(wait * 2, WAIT_MOST)
