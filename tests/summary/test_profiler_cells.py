@@ -179,5 +179,7 @@ def test_an_infinite_cell_costs_its_row_not_the_export(job, tmp_path):
     report = export_snapshot(cache, tmp_path / "out")  # (the job is in a directory of its own)
     written = {p.name: p.read_text().count("\n") for p in (tmp_path / "out").rglob("*.csv")}
     assert written["profile_op_types.csv"] == 1 + 10 - 1 and written["profile_ops.csv"] == 1 + 15 - 1
-    assert any("type_occurrences 'inf' is not a finite number" in p for p in report.problems)
-    assert any("op_occurrences '1e400' is not a finite number" in p for p in report.problems)
+    problems = [problem for _, problem in report.problems]  # each also a row of problems.csv
+    assert any("type_occurrences 'inf' is not a finite number" in p for p in problems)
+    assert any("op_occurrences '1e400' is not a finite number" in p for p in problems)
+    assert all(p in (tmp_path / "out" / "problems.csv").read_text() for p in problems)
