@@ -5,7 +5,9 @@ never inside LOGDIR, and is written atomically (a temporary file in the same dir
 `os.replace`), so a crash mid-write leaves the old file. It holds one entry per (scope, view):
 the scope names the jobs ("./lenet", "./a,./b" when compared, "*" for views of every job, "app"
 for the job list), the entry is whatever the view's state object wrote with `to_json()`.
-A damaged file, or one of another format version, is ignored with a one-line notice.
+A damaged file, or one of another format version, is ignored with a one-line notice; so is an
+entry that is not an object (the others are kept). Inside an entry, each state's `from_json`
+checks every value's type and range and falls back to its default.
 
 No Textual here: the app owns a `Workspace` and saves it when something changed.
 """
@@ -67,6 +69,10 @@ class Workspace:
             return workspace, f"workspace {path} ignored (no views in it); starting clean"
         workspace._entries = {key: value for key, value in entries.items()
                               if isinstance(key, str) and isinstance(value, dict)}
+        damaged = len(entries) - len(workspace._entries)
+        if damaged:
+            return workspace, (f"workspace {path}: {damaged} damaged "
+                               f"{'entry' if damaged == 1 else 'entries'} ignored; the others kept")
         return workspace, ""
 
     @staticmethod
