@@ -103,7 +103,9 @@ class Workspace:
                 self._dirty = False
                 return ""
             payload = {"version": FORMAT_VERSION, "logdir": self.logdir, "views": self._entries}
-            text = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False)
+            # ASCII: a name that is not UTF-8 (lone surrogates from surrogateescape) is written
+            # as its \udcXX escape and read back as the same name.
+            text = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=True)
             self._dirty = False
         try:
             write_atomically(self.path, text)

@@ -425,7 +425,9 @@ def log_to_state_dir() -> str:
     path = state_home() / "tui-insight.log"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1, encoding="utf-8")
+        # A name that is not UTF-8 is logged with its bytes as \xNN (never a logging error).
+        handler = RotatingFileHandler(path, maxBytes=1 << 20, backupCount=1, encoding="utf-8",
+                                      errors="backslashreplace")
     except OSError as exc:
         return f"cannot write the log {path}: {exc.strerror or exc}"
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
