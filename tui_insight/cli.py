@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .escape import shown
 from .summary.location import remote_kind
 
 EPILOG = """\
@@ -120,7 +121,7 @@ def byte_size(text: str) -> int:
 
 
 def fail(message: str) -> int:
-    print(f"tui-insight: error: {message}", file=sys.stderr)
+    print(f"tui-insight: error: {shown(message)}", file=sys.stderr)
     return 2
 
 
@@ -259,23 +260,23 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
 
     cache = SummaryCache(source if source is not None else logdir)
     tty = sys.stderr.isatty()
-    shown = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
+    line = [0.0, False]  # when the progress line was last written; is it open (no newline yet)?
 
     def warn(view) -> None:
         if view.state != "ok":
-            if shown[1]:
+            if line[1]:
                 print(file=sys.stderr)
-                shown[1] = False
-            print(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}", file=sys.stderr)
+                line[1] = False
+            print(shown(f"tui-insight: warning: {view.train_id}: {explain_state(view.state)}"), file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
         now = time.monotonic()
-        if done < total and now - shown[0] < (0.1 if tty else 1.0):
+        if done < total and now - line[0] < (0.1 if tty else 1.0):
             return
-        shown[0] = now
+        line[0] = now
         if tty:
             print(f"\rexported {done}/{total} jobs", end="" if done < total else "\n", file=sys.stderr, flush=True)
-            shown[1] = done < total
+            line[1] = done < total
         else:
             print(f"exported {done}/{total} jobs", file=sys.stderr, flush=True)
 
@@ -284,16 +285,16 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
         if cache.error:
             return fail(cache.error)
         for problem in cache.problems:
-            print(f"tui-insight: warning: {problem}", file=sys.stderr)
+            print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
         result = export_streaming(cache, out, all_steps=all_steps, force=force, on_job=warn, progress=progress)
     except ExportError as exc:
-        if shown[1]:
+        if line[1]:
             print(file=sys.stderr)
         return fail(str(exc))
     for problem in result.problems:
-        print(f"tui-insight: warning: {problem}", file=sys.stderr)
+        print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
     counts = ", ".join(f"{n} {name}" for name, n in result.rows.items())
-    print(f"wrote {len(result.files)} files to {Path(out).resolve()} ({counts} rows)")
+    print(shown(f"wrote {len(result.files)} files to {Path(out).resolve()} ({counts} rows)"))
     return 0
 
 
