@@ -192,8 +192,10 @@ class InsightApp(App):
         # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
         # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
         # its `enter` comes after the characters typed before it.
-        if isinstance(event, events.Key) and self.quitting:
-            return  # `qe` in one burst: a screen opened while the app is taken down would fail to build
+        if isinstance(event, events.Key) and (self.quitting or not self.screen_stack):
+            # `qe` in one burst: a screen opened while the app is taken down would fail to build;
+            # keys still queued once its screens are gone have nothing to go to.
+            return
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
                 and self.screen.maximized is None
                 and not self.focused.check_consume_key("a", "a")
