@@ -1909,6 +1909,11 @@ class SummaryCache:
         try:
             from watchfiles import watch
 
+            if self.source.is_local and not _utf8(self.logdir):
+                # watchfiles takes UTF-8 paths only: a LOGDIR whose name is not is polled.
+                log.warning("%s: the name is not UTF-8, so changes are found by polling every %gs",
+                            self.logdir, interval)
+                return (yield from self._poll_wakeups(interval))
             for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
                                  yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
                     if self.source.is_local else ():  # a remote source is polled
@@ -1916,9 +1921,22 @@ class SummaryCache:
                 yield {path for _, path in changes} or None
         except Exception:  # no notices on this file system, or it went away: poll instead
             log.exception("watching %s for changes failed; polling every %gs instead", self.logdir, interval)
+        yield from self._poll_wakeups(interval)
+
+    def _poll_wakeups(self, interval: float) -> Iterator[None]:
+        """None every `interval` seconds until stopped."""
         self._watching = False
         while not self._stop.wait(interval):
             yield None
+
+
+def _utf8(path: str) -> bool:
+    """Whether `path` is valid UTF-8 (no byte that came in as a surrogate escape)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _LoadLock:
