@@ -14,6 +14,15 @@ from datetime import datetime
 
 OUT_OF_RANGE = "out of range"
 NO_TIME = "-"
+# Wall times that are a date in every time zone: 0001-01-02 to 9999-12-30 UTC (a day inside
+# `datetime`'s years 1 to 9999, for local time's offset). NaN is outside (comparisons are false).
+EARLIEST = -62135596800.0 + 86400
+LATEST = 253402300799.0 - 86400
+
+
+def is_date(wall_time: float) -> bool:
+    """Whether `wall_time` (any float64) is a date shown in every time zone."""
+    return EARLIEST <= wall_time <= LATEST
 
 
 def local_datetime(wall_time: float) -> datetime | None:
