@@ -12,6 +12,7 @@ import pytest
 from textual import events
 from textual.widgets import Input
 
+from fixture_paths import FIXTURES
 from tui_insight.ui.screens.jobs import JobsScreen
 from uihelp import MINDSPORE_LOGS, make_app, post_key, press_unsettled, run_pilot, wait_for, wait_for_view
 
@@ -121,7 +122,8 @@ class CaughtErrors(logging.Handler):
     (MINDSPORE_LOGS, ["enter", "3", "escape"]),  # tensors: NoMatches '#tensor-list' in on_mount
     (MINDSPORE_LOGS, ["enter", "5", "escape"]),  # graph: NoMatches 'GraphTree'
     (MINDSPORE_LOGS, ["enter", "2", "escape"]),  # histograms: the tag picker's NoMatches
-], ids=["tensors", "graph", "histograms"])
+    (FIXTURES / "tensorboard", ["end", "enter", "8", "escape"]),  # text: NoMatches '#text-content'
+], ids=["tensors", "graph", "histograms", "text"])
 def test_leaving_a_view_before_it_settled_does_nothing(logs, keys):
     """Open a job, show a view and go back faster than the app settles, again and again: a view
     that mounts, or gets a result, after its dashboard was dismissed does nothing."""
@@ -131,7 +133,7 @@ def test_leaving_a_view_before_it_settled_does_nothing(logs, keys):
     rng = random.Random(23)
 
     async def body(pilot):
-        for _ in range(6):
+        for _ in range(20):
             await press_unsettled(app, keys, rng)
         await pilot.pause(0.3)
         await wait_for(pilot, lambda: not any(worker.is_running for worker in app.workers))
