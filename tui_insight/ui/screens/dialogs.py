@@ -124,6 +124,8 @@ class ExportScreen(ModalScreen[None]):
     @on(Button.Pressed, "#export-go")
     def _go(self, event) -> None:
         event.stop()
+        if self.query_one("#export-go", Button).disabled:
+            return  # exporting: a second enter (or click) does not start a second export
         path = self.query_one("#export-path", Input).value.strip()
         if not path:
             self.query_one("#export-error", Static).update("Give a directory")
