@@ -5,8 +5,9 @@ succession. Every run goes to the job list, each dashboard view, lineage, help, 
 and the command palette, and presses the keys that open the prompts and pickers of the views.
 
 The test fails on any exception that reaches Textual's error handler (the app then stops with
-return code 1, and `run_test` raises it) and on any exception the app catches and logs instead
-(the loader's and the cache bridge's safety nets: each of those is a bug shown as a sentence).
+return code 1, and `run_test` raises it), on any exception the app catches and logs instead
+(the loader's and the cache bridge's safety nets: each of those is a bug shown as a sentence) and
+on any error toast.
 The failure names the seed and the last keys.
 
 `test_unsettled_key_bursts_never_crash_the_app` drives keys without letting the app settle (see
@@ -81,6 +82,19 @@ class ChaosApp(InsightApp):
             title = command.title.lower()
             if "quit" not in title and "screenshot" not in title:
                 yield command
+
+
+class BurstApp(ChaosApp):
+    """Records the error toasts it shows (a toast of severity error is a failure the app caught)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.error_toasts: list[str] = []
+
+    def notify(self, message, *, severity="information", **kwargs) -> None:
+        if severity == "error":
+            self.error_toasts.append(str(message))
+        super().notify(message, severity=severity, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +193,7 @@ def where(app) -> set[str]:
 def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir, tmp_path, monkeypatch):
     logdir = logdir_of(logs, hostile_logdir)
     monkeypatch.chdir(tmp_path)  # the export dialog writes its snapshots in the current directory
-    app = make_app(logdir, app_class=ChaosApp)
+    app = make_app(logdir, app_class=BurstApp)
     errors = Errors()
     logging.getLogger("tui_insight").addHandler(errors)
     steps = actions(seed, list(app.cache.jobs.values()))
@@ -228,6 +242,7 @@ def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir,
     assert app.return_code in (None, 0), f"seed {seed}: return code {app.return_code}"
     assert not errors.records, (f"seed {seed} over {logs}: the app caught {errors.records[0].getMessage()} "
                                 f"after {done[-8:]}:\n{errors.format(errors.records[0])}")
+    assert not app.error_toasts, f"seed {seed} over {logs}: {app.error_toasts[0]} after {done[-8:]}"
     assert len(done) == len(steps), f"seed {seed} over {logs}: the app quit after {done[-8:]}"
     expected = must_see(app.cache.jobs.values())
     assert expected <= seen, f"never on {sorted(expected - seen)}"
@@ -253,19 +268,6 @@ DOUBLES = [["m", "enter", "enter"], ["m", "escape", "escape"], ["question_mark",
            ["e", "tab", "tab", "tab", "enter", "enter"], ["t", "enter", "enter"], ["t", "escape", "escape"],
            ["g", "enter", "enter"], ["g", "escape", "escape"], ["p", "enter", "enter"], ["v", "escape", "escape"],
            ["d", "enter", "enter"]]
-
-
-class BurstApp(ChaosApp):
-    """Records the error toasts it shows (a toast of severity error is a failure the app caught)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.error_toasts: list[str] = []
-
-    def notify(self, message, *, severity="information", **kwargs) -> None:
-        if severity == "error":
-            self.error_toasts.append(str(message))
-        super().notify(message, severity=severity, **kwargs)
 
 
 def burst_phrases(seed: int, count: int) -> list[list[str]]:
