@@ -248,7 +248,7 @@ def quiet_after_leaving() -> None:
             yield cls, method
 
     _get_dispatch_methods.__wrapped__ = dispatch  # type: ignore[attr-defined]
-    Widget._get_dispatch_methods = _get_dispatch_methods  # type: ignore[method-assign]
+    Widget._get_dispatch_methods = _get_dispatch_methods  # type: ignore[method-assign, assignment]
 
 
 quiet_after_leaving()
