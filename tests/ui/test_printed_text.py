@@ -51,3 +51,28 @@ def test_a_toast_shows_the_name_escaped(tmp_path):
     said = " ".join(run_pilot(app, body, notifications=True))
     assert not raw_controls(said)
     assert f"No job ./{VISIBLE}x" in said.replace("\n", "")
+
+
+def test_a_remote_error_is_printed_escaped(tmp_path, monkeypatch):
+    """Over a real sshd: the remote's answer about a LOGDIR named `gone\\x1b]0;PWNED\\x07` (it
+    does not exist) reaches `--summary`'s stderr escaped."""
+    import io
+
+    from sshd import sshd_or_fail
+    from tui_insight import health_report
+    from tui_insight.summary.ssh_source import SshSource
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    (tmp_path / "sshd").mkdir()
+    server = sshd_or_fail(tmp_path / "sshd")
+    target = server.target(tmp_path / "gone\x1b]0;PWNED\x07")
+    source = SshSource(target, server.ssh_options())
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        status = health_report.run(target, out=out, err=err, source=source)
+    finally:
+        source.close()
+        server.stop()
+    assert status == 2
+    assert not raw_controls(out.getvalue() + err.getvalue())
+    assert "gone\\x1b]0;PWNED\\x07" in err.getvalue() and "No such file or directory" in err.getvalue()
