@@ -37,6 +37,8 @@ def test_dates_and_no_time(utc):
     assert clock_time(0.0) == "-"
     assert wall_text(-1e10) == "1653-02-10 06:13:20"  # before 1970 is a date too
     assert duration(1e300 - T0) == OUT_OF_RANGE
+    assert duration(math.nan) == duration(-math.inf) == OUT_OF_RANGE  # the read-out said "+-"
+    assert duration(None) == "-"
     assert duration(125.0) == "2m05s"
 
 

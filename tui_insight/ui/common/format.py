@@ -40,11 +40,11 @@ LONGEST_DURATION = 1e11
 
 
 def duration(seconds: float) -> str:
-    """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`; "out of range" past
-    `LONGEST_DURATION`."""
-    if seconds is None or not math.isfinite(seconds):
+    """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`; "-" for none; "out of
+    range" for NaN, infinities and past `LONGEST_DURATION` (wall times that are no date)."""
+    if seconds is None:
         return "-"
-    if abs(seconds) > LONGEST_DURATION:
+    if not math.isfinite(seconds) or abs(seconds) > LONGEST_DURATION:
         return OUT_OF_RANGE
     sign = "-" if seconds < 0 else ""
     seconds = abs(seconds)
