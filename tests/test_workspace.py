@@ -69,12 +69,12 @@ def test_an_old_version_is_ignored(tmp_path):
     assert "version" in notice
 
 
-def test_entries_that_are_not_objects_are_dropped(tmp_path):
+def test_entries_that_are_not_objects_are_dropped_with_one_line(tmp_path):
     path = workspace_path("/data/logs", tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"version": FORMAT_VERSION, "views": {"scalars@./a": [1, 2], "images@./a": {"x": 1}}}))
     workspace, notice = Workspace.open("/data/logs", home=tmp_path)
-    assert notice == ""
+    assert notice == f"workspace {path}: 1 damaged entry ignored; the others kept"
     assert workspace.get("./a", "scalars") == {} and workspace.get("./a", "images") == {"x": 1}
 
 

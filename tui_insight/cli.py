@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .escape import shown
 from .summary.location import remote_kind
 
 EPILOG = """\
@@ -131,8 +132,6 @@ def byte_size(text: str) -> int:
 
 
 def fail(message: str) -> int:
-    from .escape import shown  # a message may carry a remote host's or a file's text
-
     print(f"tui-insight: error: {shown(message)}", file=sys.stderr)
     return 2
 
@@ -282,7 +281,6 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     import time
 
-    from .escape import shown
     from .export import ExportError, explain_state, export_streaming
     from .summary.cache import SummaryCache
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Callable, TextIO
 
+from .escape import shown
 from .summary import health
 from .summary.cache import JobView, SummaryCache
 from .summary.health import JobHealth
@@ -59,8 +60,6 @@ def row(view: JobView, job: JobHealth, now: float) -> dict[str, str]:
 
 def text_table(rows: list[dict[str, str]]) -> str:
     """Aligned columns, two spaces apart; the control characters of job names escaped."""
-    from .escape import shown
-
     rows = [{key: shown(value) for key, value in r.items()} for r in rows]
     widths = {h: max([len(h), *(len(r[h]) for r in rows)]) for h in HEADERS}
     lines = []
@@ -123,7 +122,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     out, err = out or sys.stdout, err or sys.stderr
     workspace, problem = Workspace.open(logdir)
     if problem:
-        print(f"tui-insight: warning: {problem}", file=err)
+        print(f"tui-insight: warning: {shown(problem)}", file=err)
     chosen = workspace.get("app", "jobs").get("headline")
     chosen = metric if metric else chosen if isinstance(chosen, str) else None
     cache = SummaryCache(source if source is not None else logdir, clock=clock)
@@ -144,7 +143,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     else:
         if chosen is not None:
             how = "--metric" if metric else "chosen with m in the app"
-            print(f"headline metric: {chosen} ({how})", file=out)
+            print(f"headline metric: {shown(chosen)} ({how})", file=out)
         print(text_table([row(view, job, now) for view, job in jobs]), file=out)
         for line in not_shown_lines(views):
             print(line, file=out)

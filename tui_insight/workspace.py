@@ -5,7 +5,9 @@ never inside LOGDIR, and is written atomically (a temporary file in the same dir
 `os.replace`), so a crash mid-write leaves the old file. It holds one entry per (scope, view):
 the scope names the jobs ("./lenet", "./a,./b" when compared, "*" for views of every job, "app"
 for the job list), the entry is whatever the view's state object wrote with `to_json()`.
-A damaged file, or one of another format version, is ignored with a one-line notice.
+A damaged file, or one of another format version, is ignored with a one-line notice; so is an
+entry that is not an object (the others are kept). Inside an entry, each state's `from_json`
+checks every value's type and range and falls back to its default.
 
 No Textual here: the app owns a `Workspace` and saves it when something changed.
 """
@@ -68,6 +70,10 @@ class Workspace:
             return workspace, f"workspace {path} ignored (no views in it); starting clean"
         workspace._entries = {key: value for key, value in entries.items()
                               if isinstance(key, str) and isinstance(value, dict)}
+        damaged = len(entries) - len(workspace._entries)
+        if damaged:
+            return workspace, (f"workspace {path}: {damaged} damaged "
+                               f"{'entry' if damaged == 1 else 'entries'} ignored; the others kept")
         return workspace, ""
 
     @staticmethod
@@ -98,7 +104,9 @@ class Workspace:
                 self._dirty = False
                 return ""
             payload = {"version": FORMAT_VERSION, "logdir": self.logdir, "views": self._entries}
-            text = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False)
+            # ASCII: a name that is not UTF-8 (lone surrogates from surrogateescape) is written
+            # as its \udcXX escape and read back as the same name.
+            text = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=True)
             self._dirty = False
         try:
             write_atomically(self.path, text)

@@ -39,3 +39,34 @@ def test_a_burst_of_flushes_is_read_in_a_few_reloads_not_one_per_flush(tmp_path)
     # times are when each reload told its subscribers, so allow for one reload's own length.
     gaps = [later - earlier for earlier, later in zip(reloads, reloads[1:])]
     assert len(reloads) >= 2 and min(gaps) >= LIVE_RELOAD_SECONDS / 2, (wrote, gaps)
+
+
+def test_a_logdir_whose_name_is_not_utf8_is_polled_with_one_warning(tmp_path, caplog):
+    """watchfiles takes UTF-8 paths only: LOGDIR `logs\\xff` is polled, said in one warning (it
+    was an ERROR with a traceback in the log), and a new step is still seen."""
+    import logging
+    import os
+
+    logdir = tmp_path / os.fsdecode(b"logs\xff")
+    writer = SummaryWriter(logdir / os.fsdecode(b"run\xfe"), timestamp=1)
+    writer.add_scalar("loss", 1.0)
+    writer.record(1)
+    writer.flush()
+    cache = SummaryCache(str(logdir))
+    caplog.set_level(logging.WARNING, logger="tui_insight")
+    cache.start(interval=0.2)
+    train_id = "./" + os.fsdecode(b"run\xfe")
+    try:
+        assert wait_loaded(cache, timeout=10)
+        writer.add_scalar("loss", 0.5)
+        writer.record(2)
+        writer.flush()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and cache.job(train_id).series("scalar", "loss").last_step != 2:
+            time.sleep(0.05)
+        assert cache.job(train_id).series("scalar", "loss").last_step == 2
+    finally:
+        cache.stop()
+        writer.close()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    assert any("not UTF-8" in r.getMessage() and "polling" in r.getMessage() for r in caplog.records)

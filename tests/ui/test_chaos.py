@@ -5,9 +5,14 @@ succession. Every run goes to the job list, each dashboard view, lineage, help, 
 and the command palette, and presses the keys that open the prompts and pickers of the views.
 
 The test fails on any exception that reaches Textual's error handler (the app then stops with
-return code 1, and `run_test` raises it) and on any exception the app catches and logs instead
-(the loader's and the cache bridge's safety nets: each of those is a bug shown as a sentence).
+return code 1, and `run_test` raises it), on any exception the app catches and logs instead
+(the loader's and the cache bridge's safety nets: each of those is a bug shown as a sentence) and
+on any error toast.
 The failure names the seed and the last keys.
+
+`test_unsettled_key_bursts_never_crash_the_app` drives keys without letting the app settle (see
+there): 4 runs of about 80 keys, 12-20 keys a second, keys 0-50 ms apart; without the rule for late
+mounts and the one-answer dismiss each of the 4 runs died within its first 50 keys.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from tui_insight.ui.app import InsightApp
 from tui_insight.ui.common.focus import focus_now
 from tui_insight.ui.views.registry import view_class
 from tui_insight.ui.widgets.job_table import JobTable
-from uihelp import make_app, wait_for, wait_for_view
+from uihelp import make_app, post_key, wait_for, wait_for_view
 
 KEYS_PER_SCREEN = 3  # random keys pressed on each screen a run goes to (the hunt for crashes used 10)
 # Keys a user may press anywhere. `q`, ctrl+c and ctrl+q are left out: they end the run (quitting
@@ -77,6 +82,19 @@ class ChaosApp(InsightApp):
             title = command.title.lower()
             if "quit" not in title and "screenshot" not in title:
                 yield command
+
+
+class BurstApp(ChaosApp):
+    """Records the error toasts it shows (a toast of severity error is a failure the app caught)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.error_toasts: list[str] = []
+
+    def notify(self, message, *, severity="information", **kwargs) -> None:
+        if severity == "error":
+            self.error_toasts.append(str(message))
+        super().notify(message, severity=severity, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +193,7 @@ def where(app) -> set[str]:
 def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir, tmp_path, monkeypatch):
     logdir = logdir_of(logs, hostile_logdir)
     monkeypatch.chdir(tmp_path)  # the export dialog writes its snapshots in the current directory
-    app = make_app(logdir, app_class=ChaosApp)
+    app = make_app(logdir, app_class=BurstApp)
     errors = Errors()
     logging.getLogger("tui_insight").addHandler(errors)
     steps = actions(seed, list(app.cache.jobs.values()))
@@ -224,6 +242,7 @@ def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir,
     assert app.return_code in (None, 0), f"seed {seed}: return code {app.return_code}"
     assert not errors.records, (f"seed {seed} over {logs}: the app caught {errors.records[0].getMessage()} "
                                 f"after {done[-8:]}:\n{errors.format(errors.records[0])}")
+    assert not app.error_toasts, f"seed {seed} over {logs}: {app.error_toasts[0]} after {done[-8:]}"
     assert len(done) == len(steps), f"seed {seed} over {logs}: the app quit after {done[-8:]}"
     expected = must_see(app.cache.jobs.values())
     assert expected <= seen, f"never on {sorted(expected - seen)}"
@@ -231,6 +250,85 @@ def test_random_keys_and_resizes_never_crash_the_app(logs, seed, hostile_logdir,
     resizes = sum(kind == "resize" for kind, *_ in steps)
     print(f"\n{logs}-{seed}: {keys} keys, {resizes} resizes, {len(steps)} steps; "
           f"slowest step {slowest[0]:.2f} s ({slowest[1]})")
+
+
+# -- keys faster than the app settles -------------------------------------------------------------
+# The runs above let the app settle between keys (Pilot's `press` waits for it), so a view that
+# mounts after its dashboard was dismissed, or a picker answered twice, never happens there. These
+# runs post keys 0 to 50 ms apart (a seeded RNG), as a terminal delivers a fast typist's keys or a
+# paste, in phrases that race: open a job, show a view and leave; press a key that opens a picker,
+# dialog, prompt, help or the palette and then its answer twice.
+
+BURST_GAP = 0.05  # the most seconds between two keys of a burst
+BURST_KEYS = 80  # keys per run: the 4 runs take about 25 s of the suite on 2 cores
+RACES = [["enter", "VIEW", "escape"], ["escape", "enter", "VIEW", "VIEW", "escape"], ["enter", "escape", "enter"],
+         ["l", "escape"], ["space", "down", "space", "c", "VIEW", "escape"]]
+DOUBLES = [["m", "enter", "enter"], ["m", "escape", "escape"], ["question_mark", "escape", "escape"],
+           ["ctrl+p", "escape", "escape"], ["ctrl+p", "enter", "enter"], ["e", "escape", "escape"],
+           ["e", "tab", "tab", "tab", "enter", "enter"], ["t", "enter", "enter"], ["t", "escape", "escape"],
+           ["g", "enter", "enter"], ["g", "escape", "escape"], ["p", "enter", "enter"], ["v", "escape", "escape"],
+           ["d", "enter", "enter"]]
+
+
+def burst_phrases(seed: int, count: int) -> list[list[str]]:
+    """Phrases of keys for one run, `count` keys in all: races, double answers, typed text, keys."""
+    rng = random.Random(seed)
+    phrases: list[list[str]] = []
+    while sum(map(len, phrases)) < count:
+        roll = rng.random()
+        if roll < 0.25:
+            phrase = [rng.choice(VIEWS) if key == "VIEW" else key for key in rng.choice(RACES)]
+        elif roll < 0.5:
+            phrase = list(rng.choice(DOUBLES))
+        elif roll < 0.58:
+            phrase = [*rng.choice(TYPED), "enter"]
+        else:
+            phrase = [rng.choice(ALPHABET) for _ in range(rng.randint(1, 4))]
+        phrases.append(phrase)
+    return phrases
+
+
+@pytest.mark.parametrize("logs, seed", RUNS, ids=[f"{logs}-{seed}" for logs, seed in RUNS])
+def test_unsettled_key_bursts_never_crash_the_app(logs, seed, hostile_logdir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the export dialog writes its snapshots in the current directory
+    app = make_app(logdir_of(logs, hostile_logdir), app_class=BurstApp)
+    errors = Errors()
+    logging.getLogger("tui_insight").addHandler(errors)
+    phrases = burst_phrases(seed, BURST_KEYS)
+    rng = random.Random(seed)
+    pressed: list[str] = []
+
+    async def main() -> float:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            started = time.monotonic()
+            for phrase in phrases:
+                for key in phrase:
+                    post_key(app, key)
+                    pressed.append(key)
+                    await asyncio.sleep(rng.uniform(0, BURST_GAP))
+                if rng.random() < 0.05:
+                    await pilot.resize_terminal(rng.randint(20, 200), rng.randint(6, 60))
+                if app.return_code is not None or errors.records or app.error_toasts:
+                    break
+            seconds = time.monotonic() - started
+            await wait_for(pilot, lambda: not any(worker.is_running for worker in app.workers), timeout=10)
+            await pilot.pause()
+            return seconds
+
+    try:
+        seconds = asyncio.run(main())
+    except Exception as exc:
+        exc.add_note(f"seed {seed} over {logs}: the app failed after {len(pressed)} keys; the last: {pressed[-12:]}")
+        raise
+    finally:
+        logging.getLogger("tui_insight").removeHandler(errors)
+    assert app.return_code in (None, 0), f"seed {seed} over {logs}: return code {app.return_code} after {pressed[-12:]}"
+    assert not errors.records, (f"seed {seed} over {logs}: the app caught {errors.records[0].getMessage()} "
+                                f"after {pressed[-12:]}:\n{errors.format(errors.records[0])}")
+    assert not app.error_toasts, f"seed {seed} over {logs}: {app.error_toasts[0]} after {pressed[-12:]}"
+    assert len(pressed) == sum(map(len, phrases)), f"seed {seed} over {logs}: stopped after {pressed[-12:]}"
+    print(f"\n{logs}-{seed} unsettled: {len(pressed)} keys in {seconds:.1f} s ({len(pressed) / seconds:.0f} keys/s)")
 
 
 # -- what the chaos runs found, each pinned by a direct test --------------------------------------

@@ -5,11 +5,16 @@ behind it, where `l` opens lineage and `e` exports.
 """
 from __future__ import annotations
 
+import logging
+import random
+
+import pytest
 from textual import events
 from textual.widgets import Input
 
+from fixture_paths import FIXTURES
 from tui_insight.ui.screens.jobs import JobsScreen
-from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for_view
+from uihelp import MINDSPORE_LOGS, make_app, post_key, press_unsettled, run_pilot, wait_for, wait_for_view
 
 
 def burst(app, text: str) -> None:
@@ -99,3 +104,59 @@ def test_keys_behind_q_do_nothing_while_the_app_quits():
 
     run_pilot(app, body)
     assert app.return_code == 0
+
+
+class CaughtErrors(logging.Handler):
+    """Exceptions the app caught and logged while it went on."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.messages.append(self.format(record))
+
+
+@pytest.mark.parametrize("logs, keys", [
+    (MINDSPORE_LOGS, ["enter", "3", "escape"]),  # tensors: NoMatches '#tensor-list' in on_mount
+    (MINDSPORE_LOGS, ["enter", "5", "escape"]),  # graph: NoMatches 'GraphTree'
+    (MINDSPORE_LOGS, ["enter", "2", "escape"]),  # histograms: the tag picker's NoMatches
+    (FIXTURES / "tensorboard", ["end", "enter", "8", "escape"]),  # text: NoMatches '#text-content'
+], ids=["tensors", "graph", "histograms", "text"])
+def test_leaving_a_view_before_it_settled_does_nothing(logs, keys):
+    """Open a job, show a view and go back faster than the app settles, again and again: a view
+    that mounts, or gets a result, after its dashboard was dismissed does nothing."""
+    app = make_app(logs)
+    errors = CaughtErrors()
+    logging.getLogger("tui_insight").addHandler(errors)
+    rng = random.Random(23)
+
+    async def body(pilot):
+        for _ in range(20):
+            await press_unsettled(app, keys, rng)
+        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: not any(worker.is_running for worker in app.workers))
+        return app.return_code, [type(screen).__name__ for screen in app.screen_stack]
+
+    try:
+        assert run_pilot(app, body) == (None, ["JobsScreen"])
+    finally:
+        logging.getLogger("tui_insight").removeHandler(errors)
+    assert not errors.messages
+
+
+def test_a_double_enter_in_a_picker_answers_once():
+    """`m` then enter enter before the picker closed: the headline is chosen once, the job list
+    stays (the second answer popped the job list itself)."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        await pilot.press("m")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HeadlinePicker")
+        post_key(app, "enter")
+        post_key(app, "enter")
+        await pilot.pause(0.3)
+        return app.return_code, [type(screen).__name__ for screen in app.screen_stack]
+
+    assert run_pilot(app, body) == (None, ["JobsScreen"])

@@ -142,3 +142,36 @@ def test_the_command_line_offers_every_view_of_the_registry():
     from tui_insight.ui.views.registry import VIEWS
 
     assert sorted(VIEW_CHOICES) == sorted(spec.view_id for spec in VIEWS)
+
+
+def test_a_workspace_entry_of_the_wrong_type_is_ignored(tmp_path):
+    """`"graph@./job": {"graph": 1}` and the like (a hand-edited or damaged file): each view
+    opens on its defaults where a value is wrong, and the app goes on."""
+    from fixture_paths import MINDSPORE_LOGS
+    from tui_insight.workspace import FORMAT_VERSION, workspace_path
+
+    home = tmp_path / "state"
+    job = "./lenet_lr0.01"
+    wrong = {"graph": 1, "expanded": 2, "selected": [], "tags": 3, "places": "x", "cursors": {"a": 1},
+             "charts": [1], "smoothing": "high", "x_axis": 4, "mode": None}
+    views = {f"{view}@{job}": wrong for view in ("scalars", "histograms", "tensors", "graph")}
+    views["jobs@app"] = {"sort": 1, "marked": 2, "headline": []}
+    path = workspace_path(str(MINDSPORE_LOGS), home)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"version": FORMAT_VERSION, "logdir": str(MINDSPORE_LOGS), "views": views}))
+    workspace, notice = Workspace.open(str(MINDSPORE_LOGS), home=home)
+    assert notice == ""
+    app = make_app(MINDSPORE_LOGS, workspace=workspace)
+
+    async def body(pilot):
+        shown = []
+        for view_id, view in [("scalars", "ScalarsView"), ("histograms", "HistogramsView"),
+                              ("tensors", "TensorsView"), ("graph", "GraphView")]:
+            app.open_jobs((job,), view_id)
+            await wait_for_view(pilot, app, view)
+            shown.append(type(app.screen.active_view).__name__)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        return app.return_code, shown
+
+    assert run_pilot(app, body) == (None, ["ScalarsView", "HistogramsView", "TensorsView", "GraphView"])

@@ -129,3 +129,19 @@ async def open_help(pilot) -> str:
     await pilot.press("question_mark")
     assert await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen"), "? opened no help"
     return str(app.screen.query_one("#help-text").render())
+
+
+def post_key(app: InsightApp, key: str) -> None:
+    """Queue `key` as the terminal would deliver it, without waiting for the app."""
+    from textual import events
+
+    app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def press_unsettled(app: InsightApp, keys, rng, max_gap: float = 0.05) -> int:
+    """Press `keys` 0 to `max_gap` seconds apart (a seeded `random.Random`), never waiting for the
+    app to settle in between (Pilot's `press` does). The keys pressed."""
+    for key in keys:
+        post_key(app, key)
+        await asyncio.sleep(rng.uniform(0, max_gap))
+    return len(keys)

@@ -41,6 +41,7 @@ from .records import LayoutBook, Payloads, RecordBatch, ScanReport, frame, perio
 from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import Series
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
+from ..wall_time import EARLIEST, LATEST
 from .snapshot import JobSnapshot, decode, encode
 from .source import HEAD_BYTES, LOCAL, LocalSource, Source
 
@@ -748,10 +749,17 @@ class _JobLoader:
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
         scalar_idx, block, _ = plan
+        dated = walls
         if len(walls):
-            first = float(walls.min())  # NaN when any is NaN
-            if first != first or first == 0.0:  # NaN or zeros (0.0 == -0.0) compare as one by one reads would
-                for wall in walls.tolist():
+            dates = (walls >= EARLIEST) & (walls <= LATEST)
+            if not dates.all():
+                for i in np.flatnonzero(~dates).tolist():
+                    self._wall_no_date(state, int(steps[i]), float(walls[i]))
+                dated = walls[dates]
+        if len(dated):
+            first = float(dated.min())
+            if first == 0.0:  # zeros (0.0 == -0.0) compare as one by one reads would
+                for wall in dated.tolist():
                     if self.first_wall_time is None or wall < self.first_wall_time:
                         self.first_wall_time = wall
             elif self.first_wall_time is None or first < self.first_wall_time:
@@ -766,9 +774,7 @@ class _JobLoader:
         if event is None:
             state.bad_records += 1
             return
-        wall_time = event.wall_time
-        if self.first_wall_time is None or wall_time < self.first_wall_time:
-            self.first_wall_time = wall_time
+        self._wall(event.wall_time, state, event.step)
         kind = event.WhichOneof("what")
         if kind == "summary":
             self._summary(event, state, offset, seq)
@@ -784,8 +790,7 @@ class _JobLoader:
         if self._tb_scalar(event, state, seq):
             return
         routed = tb.event_of(event, self.tb_plugins)
-        if self.first_wall_time is None or routed.wall_time < self.first_wall_time:
-            self.first_wall_time = routed.wall_time
+        self._wall(routed.wall_time, state, routed.step)
         if routed.problems:  # values that cannot be read: counted, the event's others kept
             state.bad_records += len(routed.problems)
             self.problems.extend(f"{state.name}: step {routed.step}: {p}" for p in routed.problems)
@@ -811,9 +816,29 @@ class _JobLoader:
             layout = self._layouts[key] = self._plan(*key)
         if layout[0]:  # not a tag left out under the tag limits
             layout[1].add_scalars(seq, event.step, event.wall_time, state.fid, [value.simple_value])
-        if self.first_wall_time is None or event.wall_time < self.first_wall_time:
-            self.first_wall_time = event.wall_time
+        self._wall(event.wall_time, state, event.step)
         return True
+
+    def _wall(self, wall: float, state: _FileState, step: int) -> None:
+        """An event's wall time: the least that is a date is the origin of relative time; one
+        that is no date (nanoseconds, 1e300, NaN) is a problem of the job, shown "out of range"."""
+        if EARLIEST <= wall <= LATEST:
+            if self.first_wall_time is None or wall < self.first_wall_time:
+                self.first_wall_time = wall
+        else:
+            self._wall_no_date(state, step, wall)
+
+    def _wall_no_date(self, state: _FileState, step: int, wall: float) -> None:
+        """Count a wall time that is no date: one problem line per file, its count kept current."""
+        prefix = f"{state.name}: wall times that are no date"
+        known = next((p for p in self.problems if p.startswith(prefix)), None)
+        if known is None:
+            self.problems.append(f"{prefix} (shown as out of range): 1, the first at step {step} ({wall!r})")
+            del self.problems[:-50]
+            return
+        count, _, rest = known.removeprefix(f"{prefix} (shown as out of range): ").partition(",")
+        self.problems[self.problems.index(known)] = (
+            f"{prefix} (shown as out of range): {int(count) + 1 if count.isdigit() else 1},{rest}")
 
     def _tb_values(self, routed: tb.TBEvent, event, state: _FileState, offset: int, seq: int) -> None:
         values = []
@@ -2044,6 +2069,11 @@ class SummaryCache:
         try:
             from watchfiles import watch
 
+            if self.source.is_local and not _utf8(self.logdir):
+                # watchfiles takes UTF-8 paths only: a LOGDIR whose name is not is polled.
+                log.warning("%s: the name is not UTF-8, so changes are found by polling every %gs",
+                            self.logdir, interval)
+                return (yield from self._poll_wakeups(interval))
             for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
                                  yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
                     if self.source.is_local else ():  # a remote source is polled
@@ -2051,9 +2081,22 @@ class SummaryCache:
                 yield {path for _, path in changes} or None
         except Exception:  # no notices on this file system, or it went away: poll instead
             log.exception("watching %s for changes failed; polling every %gs instead", self.logdir, interval)
+        yield from self._poll_wakeups(interval)
+
+    def _poll_wakeups(self, interval: float) -> Iterator[None]:
+        """None every `interval` seconds until stopped."""
         self._watching = False
         while not self._stop.wait(interval):
             yield None
+
+
+def _utf8(path: str) -> bool:
+    """Whether `path` is valid UTF-8 (no byte that came in as a surrogate escape)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _LoadLock:

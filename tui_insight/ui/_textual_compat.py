@@ -18,17 +18,24 @@ Shims:
 - `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
   nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
   this module is imported, to OptionList itself: every list is covered, Textual's own included.
+- `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
+  handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
+  `DOMNode._pruning`). Applied when this module is imported, to every Widget.
+- `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
+  nothing (Textual pops whatever screen is on top). Applied when this module is imported.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator
 
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 from rich.cells import cell_len
 from textual import events
+from textual.widget import Widget
 from textual.widgets import Footer, OptionList
 from textual.widgets._footer import FooterKey
 
@@ -201,6 +208,79 @@ def guard_option_list_paging() -> None:
 guard_option_list_paging()
 
 
+# -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
+
+def is_leaving(node: Widget) -> bool:
+    """Whether `node` is being removed or was (its screen was dismissed, its view replaced).
+
+    Textual 8.2 marks every node of a removed subtree with `_pruning` as the removal starts, then
+    closes their message loops (`_closing`, `_closed`); their queued messages still run meanwhile.
+    """
+    return bool(getattr(node, "_pruning", False) or node._closing or node._closed or not node.is_attached)
+
+
+def _ours(cls: type) -> bool:
+    """A class of the application, not of Textual (whose handlers take nodes down)."""
+    return not cls.__module__.startswith("textual.")
+
+
+def quiet_after_leaving() -> None:
+    """Run none of our handlers on a widget that is leaving, except its unmount.
+
+    The rule: a view, widget or screen whose screen has left does nothing on mount, on a loader
+    result or on any message. Keys pressed faster than the app settles (open a job, a view key,
+    escape) mount a view after its dashboard was dismissed; its `on_mount` then queried children
+    that were already gone (`NoMatches`), and a picker's second `OptionSelected` dismissed the
+    screen under it. Textual 8.2 dispatches every message through
+    `MessagePump._get_dispatch_methods`, the (class, handler) pairs of the node's classes; here
+    the pairs of classes outside Textual are dropped while the node is leaving. Textual's own
+    handlers still run (removal needs them), and so does `on_unmount` (it gives back what the
+    node holds). The original stays reachable as `Widget._get_dispatch_methods.__wrapped__`.
+    """
+    dispatch = Widget._get_dispatch_methods
+    if hasattr(dispatch, "__wrapped__"):
+        return
+
+    def _get_dispatch_methods(self: Widget, method_name: str, message: Any) -> Iterator[tuple[type, Any]]:
+        for cls, method in dispatch(self, method_name, message):
+            if _ours(cls) and not isinstance(message, events.Unmount) and is_leaving(self):
+                continue
+            yield cls, method
+
+    _get_dispatch_methods.__wrapped__ = dispatch  # type: ignore[attr-defined]
+    Widget._get_dispatch_methods = _get_dispatch_methods  # type: ignore[method-assign, assignment]
+
+
+quiet_after_leaving()
+
+
+def answer_once() -> None:
+    """Make a screen's `dismiss` act only while that screen is the one shown.
+
+    The rule: a picker, prompt or dialog acts on its first answer only. Textual 8.2's
+    `Screen.dismiss` calls the result callback and pops the top of the stack, whichever screen
+    that is: a double enter in a picker (two `OptionSelected` queued before the first was
+    handled) answered twice and the second closed the dashboard under the picker. The first
+    dismiss takes the screen off the stack at once (`App.pop_screen`), so a later one finds it
+    no longer shown and does nothing. The original stays reachable as `Screen.dismiss.__wrapped__`.
+    """
+    dismiss = Screen.dismiss
+    if hasattr(dismiss, "__wrapped__"):
+        return
+
+    def _dismiss(self: Screen, result: Any = None) -> AwaitComplete:
+        if not self.is_attached or self.app.screen is not self:
+            return AwaitComplete()  # answered already (or never shown): nothing to wait for
+        return dismiss(self, result)
+
+    _dismiss.__wrapped__ = dismiss  # type: ignore[attr-defined]
+    _dismiss.__doc__ = dismiss.__doc__
+    Screen.dismiss = _dismiss  # type: ignore[method-assign]
+
+
+answer_once()
+
+
 # -- plotext 6.1 --------------------------------------------------------------------------------
 
 def add_signal(fig: Any, signal: Any) -> bool:
@@ -218,4 +298,5 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
-           "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging"]
+           "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
+           "is_leaving", "quiet_after_leaving", "answer_once"]

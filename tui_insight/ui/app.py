@@ -202,8 +202,10 @@ class InsightApp(App):
         # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
         # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
         # its `enter` comes after the characters typed before it.
-        if isinstance(event, events.Key) and self.quitting:
-            return  # `qe` in one burst: a screen opened while the app is taken down would fail to build
+        if isinstance(event, events.Key) and (self.quitting or not self.screen_stack):
+            # `qe` in one burst: a screen opened while the app is taken down would fail to build;
+            # keys still queued once its screens are gone have nothing to go to.
+            return
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
                 and self.screen.maximized is None
                 and not self.focused.check_consume_key("a", "a")
@@ -454,7 +456,9 @@ def log_to_state_dir() -> str:
         return ""
     path = state_dir() / "tui-insight.log"
     try:
-        handler = PrivateLogFile(private_dir(path.parent) / path.name, maxBytes=1 << 20, backupCount=1, encoding="utf-8")
+        # A name that is not UTF-8 is logged with its bytes as \xNN (never a logging error).
+        handler = PrivateLogFile(private_dir(path.parent) / path.name, maxBytes=1 << 20, backupCount=1, encoding="utf-8",
+                                 errors="backslashreplace")
     except OSError as exc:
         return f"cannot write the log {path}: {exc.strerror or exc}"
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -89,6 +90,14 @@ class ExportScreen(ModalScreen[None]):
     ExportScreen Button { margin-right: 2; min-width: 10; }
     """
 
+    class Finished(Message):
+        """The export's outcome, posted from its thread: `ok` and the sentence to show. A
+        message, so a dialog that was closed meanwhile does nothing with it."""
+
+        def __init__(self, ok: bool, sentence: str) -> None:
+            super().__init__()
+            self.ok, self.sentence = ok, sentence
+
     def __init__(self, cache, scope: dict[str, Any], what: str):
         super().__init__()
         self.cache = cache
@@ -115,6 +124,8 @@ class ExportScreen(ModalScreen[None]):
     @on(Button.Pressed, "#export-go")
     def _go(self, event) -> None:
         event.stop()
+        if self.query_one("#export-go", Button).disabled:
+            return  # exporting: a second enter (or click) does not start a second export
         path = self.query_one("#export-path", Input).value.strip()
         if not path:
             self.query_one("#export-error", Static).update("Give a directory")
@@ -137,26 +148,26 @@ class ExportScreen(ModalScreen[None]):
         try:
             from ..export import ExportError, export_snapshot
         except ImportError as exc:
-            self.app.call_from_thread(self._failed, f"export is not available: {exc}")
+            self.post_message(self.Finished(False, f"export is not available: {exc}"))
             return
         try:
             result = export_snapshot(self.cache, out_dir, all_steps=all_steps, force=force, **self.scope)
         except ExportError as exc:
-            self.app.call_from_thread(self._failed, str(exc))
+            self.post_message(self.Finished(False, str(exc)))
             return
         except Exception as exc:  # never a traceback: say what went wrong
-            self.app.call_from_thread(self._failed, f"export failed: {type(exc).__name__}: {exc}")
+            self.post_message(self.Finished(False, f"export failed: {type(exc).__name__}: {exc}"))
             return
         rows = sum(result.rows.values())
-        self.app.call_from_thread(self._done, f"Wrote {len(result.files)} files ({rows} rows) to {out_dir}")
+        self.post_message(self.Finished(True, f"Wrote {len(result.files)} files ({rows} rows) to {out_dir}"))
 
-    def _failed(self, message: str) -> None:
-        self.query_one("#export-error", Static).update(markup(message))
-        self.query_one("#export-go", Button).disabled = False
-
-    def _done(self, message: str) -> None:
-        self.app.notify(markup(message), title="Export")
-        self.dismiss(None)
+    def on_export_screen_finished(self, message: Finished) -> None:
+        if message.ok:
+            self.app.notify(markup(message.sentence), title="Export")
+            self.dismiss(None)
+        else:
+            self.query_one("#export-error", Static).update(markup(message.sentence))
+            self.query_one("#export-go", Button).disabled = False
 
 
 class ListPicker(ModalScreen[int | None]):

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import math
-import time
 
 from ...summary.health import age, compact  # the job list's and `--summary`'s short numbers and times
+from ...wall_time import OUT_OF_RANGE, wall_text
 
 
 def relative_time(then: float, now: float) -> str:
@@ -26,23 +26,26 @@ def number(value: float) -> str:
 
 
 def clock_time(wall_time: float) -> str:
-    """A wall time as local `YYYY-MM-DD HH:MM:SS`."""
-    if not wall_time or not math.isfinite(wall_time):
-        return "-"
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall_time))
+    """A wall time as local `YYYY-MM-DD HH:MM:SS`, or "out of range" (see `tui_insight.wall_time`)."""
+    return wall_text(wall_time)
 
 
 def short_time(wall_time: float) -> str:
-    """A wall time as local `HH:MM:SS` (the read-out's date is in the job list)."""
-    if not wall_time or not math.isfinite(wall_time):
-        return "-"
-    return time.strftime("%H:%M:%S", time.localtime(wall_time))
+    """A wall time as local `HH:MM:SS` (the read-out's date is in the job list), or "out of range"."""
+    return wall_text(wall_time, "%H:%M:%S")
+
+
+# Durations past this many seconds (over 3,000 years) come from wall times that are no date.
+LONGEST_DURATION = 1e11
 
 
 def duration(seconds: float) -> str:
-    """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`."""
-    if seconds is None or not math.isfinite(seconds):
+    """Relative time since a job's start: `1h02m`, `3m05s`, `12.5s`; "-" for none; "out of
+    range" for NaN, infinities and past `LONGEST_DURATION` (wall times that are no date)."""
+    if seconds is None:
         return "-"
+    if not math.isfinite(seconds) or abs(seconds) > LONGEST_DURATION:
+        return OUT_OF_RANGE
     sign = "-" if seconds < 0 else ""
     seconds = abs(seconds)
     if seconds < 60:

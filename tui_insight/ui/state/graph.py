@@ -160,7 +160,8 @@ class GraphState:
             return cls()
         graph = get_strs(data, "graph")
         selected = get_str(data, "selected", "")
-        return cls(graph=(graph[0], graph[1]) if len(data.get("graph") or ()) == 2 and len(graph) == 2 else None,
+        whole = isinstance(data.get("graph"), list) and len(data["graph"]) == 2  # no item dropped
+        return cls(graph=(graph[0], graph[1]) if whole and len(graph) == 2 else None,
                    optimized=get_bool(data, "optimized", False),
                    expanded=frozenset(get_strs(data, "expanded")[:REMEMBERED_SCOPES]),
                    selected=selected or None,

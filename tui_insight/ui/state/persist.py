@@ -1,4 +1,8 @@
-"""Reading remembered state back without trusting it: every getter falls back to a default."""
+"""Reading remembered state back without trusting it: every getter falls back to a default.
+
+`data` is what the workspace file held for a state, and may be any JSON value: a getter given
+something that is not a dict gives its default too.
+"""
 from __future__ import annotations
 
 import math
@@ -7,13 +11,18 @@ from typing import Any, Iterable, TypeVar, overload
 T = TypeVar("T")
 
 
+def get_field(data: Any, key: str, default: Any = None) -> Any:
+    """`data[key]`, or `default` when `data` is no dict or lacks the key."""
+    return data.get(key, default) if isinstance(data, dict) else default
+
+
 def get_bool(data: dict[str, Any], key: str, default: bool) -> bool:
-    value = data.get(key, default)
+    value = get_field(data, key, default)
     return value if isinstance(value, bool) else default
 
 
 def get_str(data: dict[str, Any], key: str, default: str, choices: Iterable[str] | None = None) -> str:
-    value = data.get(key, default)
+    value = get_field(data, key, default)
     if not isinstance(value, str):
         return default
     if choices is not None and value not in tuple(choices):
@@ -29,7 +38,7 @@ def get_float(data: dict[str, Any], key: str, default: float, lo: float = ..., h
 def get_float(data: dict[str, Any], key: str, default: None, lo: float = ..., hi: float = ...) -> float | None: ...
 def get_float(data: dict[str, Any], key: str, default: float | None,
               lo: float = -math.inf, hi: float = math.inf) -> float | None:
-    value = data.get(key, default)
+    value = get_field(data, key, default)
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return default
     value = float(value)
@@ -43,7 +52,7 @@ def get_int(data: dict[str, Any], key: str, default: int, lo: int = ..., hi: int
 @overload
 def get_int(data: dict[str, Any], key: str, default: None, lo: int = ..., hi: int = ...) -> int | None: ...
 def get_int(data: dict[str, Any], key: str, default: int | None, lo: int = -(2 ** 63), hi: int = 2 ** 63) -> int | None:
-    value = data.get(key, default)
+    value = get_field(data, key, default)
     if value is None or isinstance(value, bool) or not isinstance(value, int):
         return default
     return value if lo <= value <= hi else default
@@ -51,7 +60,7 @@ def get_int(data: dict[str, Any], key: str, default: int | None, lo: int = -(2 *
 
 def get_strs(data: dict[str, Any], key: str) -> tuple[str, ...]:
     """A list of strings (anything else in it is dropped)."""
-    value = data.get(key)
+    value = get_field(data, key, None)
     if not isinstance(value, (list, tuple)):
         return ()
     return tuple(v for v in value if isinstance(v, str))
@@ -59,7 +68,7 @@ def get_strs(data: dict[str, Any], key: str) -> tuple[str, ...]:
 
 def get_range(data: dict[str, Any], key: str) -> tuple[float, float] | None:
     """A finite (lo, hi) pair with lo < hi, else None."""
-    value = data.get(key)
+    value = get_field(data, key, None)
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         return None
     lo, hi = value
@@ -72,5 +81,5 @@ def get_range(data: dict[str, Any], key: str) -> tuple[float, float] | None:
 
 
 def get_dict(data: dict[str, Any], key: str) -> dict[str, Any]:
-    value = data.get(key)
+    value = get_field(data, key, None)
     return value if isinstance(value, dict) else {}

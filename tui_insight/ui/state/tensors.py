@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from ...summary.scalars import X_AXES
 from ...summary import limits
 from ...summary.tensors import SliceError, default_slice, parse_slice, slice_text
-from .persist import get_bool, get_dict, get_int, get_str
+from .persist import get_bool, get_dict, get_field, get_int, get_str
 
 Key = tuple[str, str]  # (train id, tag)
 
@@ -72,8 +72,8 @@ class TensorPlace:
         return {"slice": self.slice, "step": self.step, "width": self.width, "cursor": list(self.cursor)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TensorPlace":
-        cursor = data.get("cursor")
+    def from_json(cls, data: Any) -> "TensorPlace":
+        cursor = get_field(data, "cursor")
         if not (isinstance(cursor, (list, tuple)) and len(cursor) == 2
                 and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 31 for v in cursor)):
             cursor = (0, 0)

@@ -26,6 +26,7 @@ from textual.widget import Widget
 
 from ...summary.scalars import decimate
 from .. import _textual_compat
+from ...wall_time import OUT_OF_RANGE, wall_text
 from ..common.format import duration
 from ..common.palette import hex_to_rgb, mix
 from ..common.text import markup, shown
@@ -98,9 +99,9 @@ def wall_label(t: float, span: float) -> str:
     if not math.isfinite(t):
         return ""
     if span >= 86400:
-        return time.strftime("%m-%d %H:%M", time.localtime(t))
-    label = time.strftime("%H:%M:%S", time.localtime(t))
-    if span < 30:
+        return wall_text(t, "%m-%d %H:%M")
+    label = wall_text(t, "%H:%M:%S")
+    if span < 30 and label != OUT_OF_RANGE:
         label += f".{int((t % 1) * 10)}"
     return label
 

@@ -20,7 +20,6 @@ The bindings get their ids from the view that uses the chart: subclass `Ridgelin
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -37,7 +36,7 @@ from textual.widget import Widget
 
 from ...summary.histograms import Ridgeline
 from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
-from ..common.format import clock_time, duration, number
+from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import hex_to_rgb, mix
 
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
@@ -65,7 +64,7 @@ def step_label(ridge: Ridgeline, i: int, axis: str, origin: float) -> str:
     if axis == "relative":
         return duration(float(ridge.wall_times[i]) - origin)
     if axis == "wall":
-        return time.strftime("%H:%M:%S", time.localtime(float(ridge.wall_times[i])))
+        return short_time(float(ridge.wall_times[i]))
     step = int(ridge.steps[i])
     return str(step) if abs(step) < 10**8 else f"{step:.2e}".replace("e+", "e")
 
