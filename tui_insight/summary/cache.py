@@ -24,6 +24,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from ..proto import summary_pb2
+from ..escape import shown
 from . import limits
 from . import tensorboard as tb
 from .budget import DEFAULT_BUDGET, DetailBudget
@@ -1432,7 +1433,7 @@ class SummaryCache:
 
     def _note(self, text: str) -> None:
         """A problem of the cache itself: logged, and listed with the directory's problems."""
-        log.warning("%s: %s", self.logdir, text)
+        log.warning("%s: %s", shown(self.logdir), shown(text))
         if text not in self._notes:
             self._notes = [*self._notes[-4:], text]
             self.problems = (*[p for p in self.problems if p != text], text)
@@ -1495,7 +1496,7 @@ class SummaryCache:
                 self._serve_held(Changes())
                 self._enforce_budget()
             except Exception:
-                log.exception("bringing back the details of held jobs of %s failed", self.logdir)
+                log.exception("bringing back the details of held jobs of %s failed", shown(self.logdir))
 
     def _serve_held(self, total: Changes) -> None:
         """Bring back the details of held jobs that were evicted (under the load lock)."""
@@ -1911,7 +1912,7 @@ class SummaryCache:
         except BrokenProcessPool:
             loader.notes.append(self._pool_died(generation))
         except Exception as exc:  # a bug in a worker: read the job here, and say why
-            log.exception("reading %s in a loading process failed", item.train_id)
+            log.exception("reading %s in a loading process failed", shown(item.train_id))
             loader.notes.append(f"reading in a loading process failed ({type(exc).__name__}); read in this process")
         stats = loader.stat_files(item)  # now: the files may have grown since the worker read them
         if snapshot is not None and loader.fits(snapshot, item, stats):
@@ -1988,7 +1989,7 @@ class SummaryCache:
             try:
                 callback(changes)
             except Exception:  # a broken subscriber must not stop loading, but says what broke
-                log.exception("a subscriber of the cache of %s failed on %r", self.logdir, changes)
+                log.exception("a subscriber of the cache of %s failed on %s", shown(self.logdir), shown(repr(changes)))
 
     # -- the reload loop --------------------------------------------------------------------
 
@@ -2058,7 +2059,7 @@ class SummaryCache:
                 return self.reload_changed(paths)
             return self.poll() if periodic else self.reload()
         except Exception:
-            log.exception("reloading %s failed", self.logdir)
+            log.exception("reloading %s failed", shown(self.logdir))
             return None
         finally:
             self._keep_first = False
@@ -2072,7 +2073,7 @@ class SummaryCache:
             if self.source.is_local and not _utf8(self.logdir):
                 # watchfiles takes UTF-8 paths only: a LOGDIR whose name is not is polled.
                 log.warning("%s: the name is not UTF-8, so changes are found by polling every %gs",
-                            self.logdir, interval)
+                            shown(self.logdir), interval)
                 return (yield from self._poll_wakeups(interval))
             for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
                                  yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
@@ -2080,7 +2081,7 @@ class SummaryCache:
                 self._watching = True
                 yield {path for _, path in changes} or None
         except Exception:  # no notices on this file system, or it went away: poll instead
-            log.exception("watching %s for changes failed; polling every %gs instead", self.logdir, interval)
+            log.exception("watching %s for changes failed; polling every %gs instead", shown(self.logdir), interval)
         yield from self._poll_wakeups(interval)
 
     def _poll_wakeups(self, interval: float) -> Iterator[None]:
