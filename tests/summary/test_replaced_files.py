@@ -130,7 +130,9 @@ def test_a_file_replaced_by_a_longer_one_over_ssh_is_read_again(tmp_path, sshd, 
         sent = source.round_trips
         cache.reload()
         assert loss(cache) == NEW
-        assert source.round_trips - sent == 3  # the listing; what grew, with its first bytes; the file again
+        # The listing; what grew, with its first bytes; the file again. A file renamed into place
+        # has a new inode in the listing, which says so before anything is read.
+        assert source.round_trips - sent == (2 if how == "renamed into place" else 3)
         local = SummaryCache(str(logs))
         local.reload()
         assert first_histogram(cache) == first_histogram(local) != old_histogram
