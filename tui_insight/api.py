@@ -155,7 +155,12 @@ def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
     else:
         source = _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
     cache = SummaryCache(source)
-    cache.discover_jobs()
+    try:
+        cache.discover_jobs()
+    except OSError as exc:  # a remote that cannot be reached (SourceError is an OSError)
+        if not isinstance(source, str):
+            source.close()
+        raise RemoteError(f"{text}: {exc}") from exc
     if cache.error:
         if not isinstance(source, str):
             source.close()
@@ -299,15 +304,17 @@ class Logdir:
 
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
-        """A row per step: job, tag, step, wall_time, width, height, png (the PNG bytes as
-        written), or with `as_arrays=True` an `image` column of (height, width, channels)
-        uint8 arrays instead (needs Pillow). The first image of a step."""
-        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "width", "height")}
+        """A row per image, every image of a step (`sample` from 0, as `--export csv`): job, tag,
+        step, wall_time, sample, width, height, png (the PNG bytes as written), or with
+        `as_arrays=True` an `image` column of (height, width[, channels]) uint8 arrays instead
+        (needs Pillow)."""
+        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "sample", "width", "height")}
         pictures: list = []
-        for job, tag, step, wall, data in self._payloads("image", jobs, tags, all_steps):
-            for name, value in zip(rows, (job, tag, step, wall, data.width, data.height)):
-                rows[name].append(value)
-            pictures.append(data.png)
+        for job, tag, step, wall, samples in self._payloads("image", jobs, tags, all_steps):
+            for sample, data in samples:
+                for name, value in zip(rows, (job, tag, step, wall, sample, data.width, data.height)):
+                    rows[name].append(value)
+                pictures.append(data.png)
         if as_arrays:
             rows["image"] = [_png_array(png) for png in pictures]
         else:
@@ -335,7 +342,7 @@ class Logdir:
                 series = view.series(plugin, tag)
                 for i in range(len(series)):
                     try:
-                        data = _decoded(self._cache, plugin, view.locator(series, i))
+                        data = _decoded(self._cache, plugin, view, series, i)
                     except PayloadError:
                         continue  # the file changed under us: the next call reads it again
                     yield view.train_id, tag, int(series.steps[i]), float(series.wall_times[i]), data
@@ -412,7 +419,7 @@ def _scalar_table(parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray
 
 def _typed(rows: dict[str, list]) -> Table:
     numeric = {"step": np.int64, "wall_time": np.float64, "left": np.float64, "width": np.float64,
-               "count": np.int64, "height": np.int64, "x": np.float64, "y": np.float64, "loss": np.float64}
+               "count": np.int64, "height": np.int64, "sample": np.int64, "x": np.float64, "y": np.float64, "loss": np.float64}
     columns: dict[str, Any] = {}
     for name, values in rows.items():
         if name == "width" and "left" not in rows:
@@ -431,7 +438,12 @@ def _records_table(records: list[dict[str, Any]], names: Iterable[str] | None = 
     return Table({name: [r.get(name) for r in records] for name in header})
 
 
-def _decoded(cache: SummaryCache, plugin: str, loc: Any) -> Any:
+def _decoded(cache: SummaryCache, plugin: str, view: JobView, series: Any, i: int) -> Any:
+    """Step `i`'s payload; for images, every readable sample as (sample, ImageData)."""
+    loc = view.locator(series, i)
+    if plugin == "image":
+        images = cache.payloads.images(loc, view.samples(series, i))
+        return [(n, image) for n, image in enumerate(images) if not isinstance(image, PayloadError)]
     return getattr(cache.payloads, plugin)(loc)
 
 
@@ -494,5 +506,4 @@ def _every_payload(view: JobView, cache: SummaryCache, plugin: str,
         values = by_tag[tag]
         for i in _kept_order(values, rules):
             value = values[i]
-            data = value.data[0][1] if plugin == "image" else value.data  # an image step's first sample
-            yield view.train_id, tag, value.step, value.wall_time, data
+            yield view.train_id, tag, value.step, value.wall_time, value.data
