@@ -270,37 +270,18 @@ class Logdir:
         `all_steps=True` every step in the files, after the store's restart rules (a step
         written again replaces the earlier value, a resumed or restarted run drops the steps it
         rolls back). Values are the float32 the writer wrote, widened exactly."""
-        parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
-        wanted = _patterns(tags)
-        for view in self._views(jobs):
-            if all_steps:
-                parts.extend(_every_scalar(view, self._cache, wanted))
-                continue
-            for tag in view.tag_names("scalar"):
-                if _matches(tag, wanted):
-                    series = view.series("scalar", tag)
-                    parts.append((view.train_id, tag, series.steps, series.wall_times, series.values))
-        return _shaped(_scalar_table(parts), output)
+        return _shaped(scalar_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
 
     def histograms(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                    output: Output = "auto") -> Any:
         """A row per bucket: job, tag, step, wall_time, left, width, count (as `--export csv`)."""
-        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
-        for job, tag, step, wall, data in self._payloads("histogram", jobs, tags, all_steps):
-            for left, width, count in data.buckets.tolist():
-                for name, value in zip(rows, (job, tag, step, wall, left, width, int(count))):
-                    rows[name].append(value)
-        return _shaped(_typed(rows), output)
+        return _shaped(histogram_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
 
     def tensors(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                 output: Output = "auto") -> Any:
         """A row per step: job, tag, step, wall_time, dtype, shape, array (a numpy array; None
         for a tensor whose values are not kept: over 10 million elements, or unreadable)."""
-        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
-        for job, tag, step, wall, data in self._payloads("tensor", jobs, tags, all_steps):
-            for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
-                rows[name].append(value)
-        return _shaped(_typed(rows), output)
+        return _shaped(tensor_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
 
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
@@ -310,7 +291,7 @@ class Logdir:
         (needs Pillow)."""
         rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "sample", "width", "height")}
         pictures: list = []
-        for job, tag, step, wall, samples in self._payloads("image", jobs, tags, all_steps):
+        for job, tag, step, wall, samples in _payloads(self._views(jobs), self._cache, "image", _patterns(tags), all_steps):
             for sample, data in samples:
                 for name, value in zip(rows, (job, tag, step, wall, sample, data.width, data.height)):
                     rows[name].append(value)
@@ -325,27 +306,10 @@ class Logdir:
              output: Output = "auto") -> Any:
         """TensorBoard text values, a row per step: job, tag, step, wall_time, text."""
         rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "text")}
-        for job, tag, step, wall, data in self._payloads("text", jobs, tags, all_steps):
+        for job, tag, step, wall, data in _payloads(self._views(jobs), self._cache, "text", _patterns(tags), all_steps):
             for name, value in zip(rows, (job, tag, step, wall, data.text)):
                 rows[name].append(value)
         return _shaped(_typed(rows), output)
-
-    def _payloads(self, plugin: str, jobs: Patterns, tags: Patterns, all_steps: bool) -> Iterator[tuple]:
-        wanted = _patterns(tags)
-        for view in self._views(jobs):
-            if all_steps:
-                yield from _every_payload(view, self._cache, plugin, wanted)
-                continue
-            for tag in view.tag_names(plugin):
-                if not _matches(tag, wanted):
-                    continue
-                series = view.series(plugin, tag)
-                for i in range(len(series)):
-                    try:
-                        data = _decoded(self._cache, plugin, view, series, i)
-                    except PayloadError:
-                        continue  # the file changed under us: the next call reads it again
-                    yield view.train_id, tag, int(series.steps[i]), float(series.wall_times[i]), data
 
     # -- lineage and extras ---------------------------------------------------------------
 
@@ -399,7 +363,60 @@ class Logdir:
                 _shaped(_records_table(types, profiler.OP_TYPE_COLUMNS), output))
 
 
-# -- building tables --------------------------------------------------------------------
+# -- building tables (also the Parquet export's, a job at a time) ------------------------
+
+def scalar_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+                 all_steps: bool) -> Table:
+    """`Logdir.scalars` of `views` (tags matching `wanted`, None: all)."""
+    parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
+    for view in views:
+        if all_steps:
+            parts.extend(_every_scalar(view, cache, wanted))
+            continue
+        for tag in view.tag_names("scalar"):
+            if _matches(tag, wanted):
+                series = view.series("scalar", tag)
+                parts.append((view.train_id, tag, series.steps, series.wall_times, series.values))
+    return _scalar_table(parts)
+
+
+def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+                    all_steps: bool) -> Table:
+    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
+    for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
+        for left, width, count in data.buckets.tolist():
+            for name, value in zip(rows, (job, tag, step, wall, left, width, int(count))):
+                rows[name].append(value)
+    return _typed(rows)
+
+
+def tensor_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+                 all_steps: bool) -> Table:
+    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
+    for job, tag, step, wall, data in _payloads(views, cache, "tensor", wanted, all_steps):
+        for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
+            rows[name].append(value)
+    return _typed(rows)
+
+
+def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,
+              all_steps: bool) -> Iterator[tuple]:
+    """(job, tag, step, wall_time, decoded payload) of the matching tags of `plugin`."""
+    for view in views:
+        if all_steps:
+            yield from _every_payload(view, cache, plugin, wanted)
+            continue
+        for tag in view.tag_names(plugin):
+            if not _matches(tag, wanted):
+                continue
+            series = view.series(plugin, tag)
+            for i in range(len(series)):
+                try:
+                    data = _decoded(cache, plugin, view, series, i)
+                except PayloadError:
+                    continue  # the file changed under us: the next call reads it again
+                yield view.train_id, tag, int(series.steps[i]), float(series.wall_times[i]), data
+
 
 def _scalar_table(parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> Table:
     lengths = [len(p[2]) for p in parts]
