@@ -154,19 +154,12 @@ def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
         source: Any = text
     else:
         source = _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
-    cache = SummaryCache(source)
     try:
-        cache.discover_jobs()
-    except OSError as exc:  # a remote that cannot be reached (SourceError is an OSError)
+        return Logdir.over(source, owned=True)
+    except ApiError:
         if not isinstance(source, str):
             source.close()
-        raise RemoteError(f"{text}: {exc}") from exc
-    if cache.error:
-        if not isinstance(source, str):
-            source.close()
-        error = RemoteError if kind is not None else LogdirNotFound
-        raise error(f"{text}: {cache.error}")
-    return Logdir(cache, None if isinstance(source, str) else source)
+        raise
 
 
 def _remote_source(text: str, kind: str | None, ssh_options: list[str], storage_options: dict) -> Any:
@@ -189,8 +182,22 @@ class Logdir:
 
     def __init__(self, cache: SummaryCache, remote: Any = None):
         self._cache = cache
-        self._remote = remote
-        self._digests: dict[str, JobView] = {}
+        self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
+
+    @classmethod
+    def over(cls, source: Any, owned: bool = False) -> Logdir:
+        """A Logdir over a local path or an open `Source` (closed by `close` if `owned`).
+        Raises LogdirNotFound or RemoteError."""
+        cache = SummaryCache(source)
+        where = cache.logdir
+        try:
+            cache.discover_jobs()
+        except OSError as exc:  # a remote that cannot be reached (SourceError is an OSError)
+            raise RemoteError(f"{where}: {exc}") from exc
+        if cache.error:
+            error = LogdirNotFound if cache.source.is_local else RemoteError
+            raise error(f"{where}: {cache.error}")
+        return cls(cache, source if owned and not isinstance(source, str) else None)
 
     def __enter__(self) -> Logdir:
         return self
