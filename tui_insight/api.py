@@ -511,15 +511,35 @@ def _kept_order(values: list[StepValue], rules: RestartRules) -> list[int]:
 
 
 def _every_scalar(view: JobView, cache: SummaryCache, wanted: tuple[str, ...] | None) -> list[tuple]:
-    by_tag, rules = _every(view, cache, "scalar", wanted)
+    """Every scalar of the job's matching tags after the restart rules, as arrays per tag.
+    Values are gathered in typed arrays (8 bytes a number), not one object each."""
+    from array import array
+
+    columns: dict[str, tuple[array, ...]] = {}  # tag -> seq, rank, step, wall_time, value
+    restarts: list[Restart] = []
+
+    def keep(key: tuple[str, str]) -> bool:
+        return key[0] == "scalar" and _matches(key[1], wanted)
+
+    for item in every_value(view.files, cache.source, keep):
+        if type(item) is StepValue:
+            found = columns.get(item.key[1])
+            if found is None:
+                found = columns[item.key[1]] = (array("q"), array("q"), array("q"), array("d"), array("d"))
+            for column, number in zip(found, (item.seq, item.rank, item.step, item.wall_time, item.data)):
+                column.append(number)
+        elif isinstance(item, Restart):
+            restarts.append(item)
+    rules = RestartRules(restarts)
     parts = []
-    for tag in sorted(by_tag):
-        values = by_tag[tag]
-        order = _kept_order(values, rules)
-        kept = [values[i] for i in order]
-        parts.append((view.train_id, tag, np.fromiter((v.step for v in kept), np.int64, len(kept)),
-                      np.fromiter((v.wall_time for v in kept), np.float64, len(kept)),
-                      np.fromiter((v.data for v in kept), np.float64, len(kept))))
+    for tag in sorted(columns):
+        seqs, ranks, steps, walls, values = (np.frombuffer(c, dtype=c.typecode) for c in columns[tag])
+        keep_mask = rules.kept(seqs, steps, ranks)
+        if keep_mask is not None:
+            rows = np.flatnonzero(keep_mask)
+            order = rows[np.argsort(steps[rows], kind="stable")]
+            steps, walls, values = steps[order], walls[order], values[order]
+        parts.append((view.train_id, tag, steps, walls, values))
     return parts
 
 
