@@ -235,3 +235,14 @@ def test_over_ssh_the_tables_are_the_local_ones(tmp_path_factory):
         server.stop()
     assert far.equals(near)
     assert far_lineage.summary_dir.tolist() == near_lineage.summary_dir.tolist()
+
+
+def test_jobs_from_the_disk_cache_are_the_same(private_home):
+    with tui_insight.open(MINDSPORE_LOGS, disk_cache=True) as logs:
+        first = logs.health()
+    snapshots = list((private_home / "xdg_cache_home" / "tui-insight" / "snapshots").glob("*.snap"))
+    assert len(snapshots) >= len(first)  # a snapshot per job: the next open reads those
+    with tui_insight.open(MINDSPORE_LOGS, disk_cache=True) as logs:
+        again = logs.health()
+    assert [(r["job"], r["state"], r["last"], r["last_step"]) for r in again] == \
+        [(r["job"], r["state"], r["last"], r["last_step"]) for r in first]

@@ -105,3 +105,12 @@ def test_refusals_are_one_line(tmp_path):
         assert done.returncode == 2
         assert len(done.stderr.decode().strip().splitlines()) == 1 and b"Traceback" not in done.stderr
     assert b"inside the log directory" in inside.stderr and b"does not exist" in missing.stderr
+
+
+def test_without_pyarrow_the_export_names_the_extra(tmp_path, monkeypatch, capsys):
+    from tui_insight.export_parquet import run
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as when pyarrow is not installed
+    assert run("parquet", str(MINDSPORE_LOGS), tmp_path / "out", all_steps=False, force=False) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "tui-insight: error: --export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'"

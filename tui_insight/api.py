@@ -143,10 +143,13 @@ def _matches(name: str, patterns: tuple[str, ...] | None) -> bool:
 
 
 def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
-         storage_options: Mapping[str, Any] | None = None) -> Logdir:  # noqa: A001 - the API's name
+         storage_options: Mapping[str, Any] | None = None,
+         disk_cache: bool = False) -> Logdir:  # noqa: A001 - the API's name
     """Open LOGDIR (a local path, `user@host:/path` or a URL such as `s3://bucket/runs`).
 
     `ssh_options`: arguments for ssh (`["-o", "Port=2222"]`); `storage_options`: for fsspec.
+    `disk_cache=True`: keep each job's snapshot in the user's cache directory, as the app does,
+    so a later call reads only what was appended since (`jobs()` of a finished sweep, again).
     Raises LogdirNotFound or RemoteError. Use as a context manager (closes connections)."""
     text = os.fspath(logdir)
     kind = remote_kind(text)
@@ -155,7 +158,7 @@ def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
     else:
         source = _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
     try:
-        return Logdir.over(source, owned=True)
+        return Logdir.over(source, owned=True, disk_cache=disk_cache)
     except ApiError:
         if not isinstance(source, str):
             source.close()
@@ -185,10 +188,15 @@ class Logdir:
         self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
 
     @classmethod
-    def over(cls, source: Any, owned: bool = False) -> Logdir:
+    def over(cls, source: Any, owned: bool = False, disk_cache: bool = False) -> Logdir:
         """A Logdir over a local path or an open `Source` (closed by `close` if `owned`).
         Raises LogdirNotFound or RemoteError."""
-        cache = SummaryCache(source)
+        disk = None
+        if disk_cache:
+            from .summary.disk_cache import DiskCache
+
+            disk = DiskCache()
+        cache = SummaryCache(source, disk_cache=disk)
         where = cache.logdir
         try:
             cache.discover_jobs()
