@@ -186,6 +186,7 @@ class Logdir:
     def __init__(self, cache: SummaryCache, remote: Any = None):
         self._cache = cache
         self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
+        self._every: SummaryCache | None = None  # the cache of `all_steps` scalars, made when asked
 
     @classmethod
     def over(cls, source: Any, owned: bool = False, disk_cache: bool = False) -> Logdir:
@@ -264,16 +265,24 @@ class Logdir:
         self._cache.forget(train_id)
         return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False)
 
-    def _views(self, jobs: Patterns) -> Iterator[JobView]:
-        """Each matching job read in full, one at a time, forgotten once the caller moves on."""
-        for train_id in self.job_ids(jobs):
-            view = self._cache.load_job(train_id)
+    def _views(self, jobs: Patterns, every_scalar: bool = False) -> Iterator[JobView]:
+        """Each matching job read in full, one at a time, forgotten once the caller moves on;
+        `every_scalar`: read by a cache whose scalar series keep every step (same rules)."""
+        cache = self._cache
+        train_ids = self.job_ids(jobs)
+        if every_scalar:
+            if self._every is None:
+                self._every = SummaryCache(self._cache.source, every_step=frozenset({"scalar"}))
+            cache = self._every
+            cache.discover_jobs()
+        for train_id in train_ids:
+            view = cache.load_job(train_id)
             if view is None:
                 continue
             try:
                 yield view
             finally:
-                self._cache.forget(train_id)
+                cache.forget(train_id)
 
     # -- series -------------------------------------------------------------------------
 
@@ -285,7 +294,7 @@ class Logdir:
         `all_steps=True` every step in the files, after the store's restart rules (a step
         written again replaces the earlier value, a resumed or restarted run drops the steps it
         rolls back). Values are the float32 the writer wrote, widened exactly."""
-        return _shaped(scalar_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+        return _shaped(scalar_table(self._views(jobs, every_scalar=all_steps), _patterns(tags)), output)
 
     def histograms(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                    output: Output = "auto") -> Any:
@@ -380,14 +389,10 @@ class Logdir:
 
 # -- building tables (also the Parquet export's, a job at a time) ------------------------
 
-def scalar_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
-                 all_steps: bool) -> Table:
-    """`Logdir.scalars` of `views` (tags matching `wanted`, None: all)."""
+def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Table:
+    """`Logdir.scalars` of `views` (tags matching `wanted`, None: all): their series as kept."""
     parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
     for view in views:
-        if all_steps:
-            parts.extend(_every_scalar(view, cache, wanted))
-            continue
         for tag in view.tag_names("scalar"):
             if _matches(tag, wanted):
                 series = view.series("scalar", tag)
@@ -516,39 +521,6 @@ def _kept_order(values: list[StepValue], rules: RestartRules) -> list[int]:
         return list(range(len(values)))
     rows = np.flatnonzero(keep)
     return rows[np.argsort(steps[rows], kind="stable")].tolist()
-
-
-def _every_scalar(view: JobView, cache: SummaryCache, wanted: tuple[str, ...] | None) -> list[tuple]:
-    """Every scalar of the job's matching tags after the restart rules, as arrays per tag.
-    Values are gathered in typed arrays (8 bytes a number), not one object each."""
-    from array import array
-
-    columns: dict[str, tuple[array, ...]] = {}  # tag -> seq, rank, step, wall_time, value
-    restarts: list[Restart] = []
-
-    def keep(key: tuple[str, str]) -> bool:
-        return key[0] == "scalar" and _matches(key[1], wanted)
-
-    for item in every_value(view.files, cache.source, keep):
-        if type(item) is StepValue:
-            found = columns.get(item.key[1])
-            if found is None:
-                found = columns[item.key[1]] = (array("q"), array("q"), array("q"), array("d"), array("d"))
-            for column, number in zip(found, (item.seq, item.rank, item.step, item.wall_time, item.data)):
-                column.append(number)
-        elif isinstance(item, Restart):
-            restarts.append(item)
-    rules = RestartRules(restarts)
-    parts = []
-    for tag in sorted(columns):
-        seqs, ranks, steps, walls, values = (np.frombuffer(c, dtype=c.typecode) for c in columns[tag])
-        keep_mask = rules.kept(seqs, steps, ranks)
-        if keep_mask is not None:
-            rows = np.flatnonzero(keep_mask)
-            order = rows[np.argsort(steps[rows], kind="stable")]
-            steps, walls, values = steps[order], walls[order], values[order]
-        parts.append((view.train_id, tag, steps, walls, values))
-    return parts
 
 
 def _every_payload(view: JobView, cache: SummaryCache, plugin: str,

@@ -77,7 +77,7 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         lineage_views: list[JobView] = []
         train_ids = logs.job_ids()
         started = time.time()
-        for done, view in enumerate(logs._views(None), 1):
+        for done, view in enumerate(logs._views(None, every_scalar=all_steps), 1):
             for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
                 if table.num_rows:
                     writers[kind].write_table(table)
@@ -117,7 +117,7 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
                       "shape": [list(shape) for shape in tensors["shape"]],
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
     return {
-        "scalars": _table(pa, scalar_table([view], cache, None, all_steps).columns, schemas["scalars"]),
+        "scalars": _table(pa, scalar_table([view], None).columns, schemas["scalars"]),
         "histograms": _table(pa, histogram_table([view], cache, None, all_steps).columns, schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
         "health": _table(pa, _health_columns(view, started), schemas["health"]),
@@ -185,8 +185,8 @@ def export_arrow(logs: Logdir, sink: IO[bytes], *, all_steps: bool = False) -> i
     schema = _schemas(pa)["scalars"]
     rows = 0
     with pa.ipc.new_stream(sink, schema) as stream:
-        for view in logs._views(None):
-            table: Table = scalar_table([view], logs._cache, None, all_steps)
+        for view in logs._views(None, every_scalar=all_steps):
+            table: Table = scalar_table([view], None)
             if len(table):
                 stream.write_table(_table(pa, table.columns, schema))
                 rows += len(table)
