@@ -424,7 +424,9 @@ def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted
     """(job, tag, step, wall_time, decoded payload) of the matching tags of `plugin`."""
     for view in views:
         if all_steps:
-            yield from _every_payload(view, cache, plugin, wanted)
+            # The tags the store keeps (its tag limits hold here too): a job without any is not read again.
+            if any(_matches(tag, wanted) for tag in view.tag_names(plugin)):
+                yield from _every_payload(view, cache, plugin, wanted)
             continue
         for tag in view.tag_names(plugin):
             if not _matches(tag, wanted):

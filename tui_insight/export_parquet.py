@@ -4,8 +4,8 @@ Parquet: one file per kind in DIR, `scalars.parquet` (the columns of `Logdir.sca
 job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shape and values as
 lists), `lineage.parquet`, `health.parquet` (the `--summary --json` records) and
 `problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
-tui-insight. Jobs are read one at a time and written as one row group each, so memory holds
-one job. The files are written as the CSV export writes them (`ExportDir`: a private
+tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
+(`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the CSV export writes them (`ExportDir`: a private
 directory inside DIR, renamed into place when complete, never through a link).
 
 Arrow: the scalars as an Arrow IPC stream on stdout, a record batch per job, for piping into
@@ -25,6 +25,7 @@ from .export import ExportError, check_destination, explain_state
 from .export_dir import ExportDir
 from .summary.cache import JobView
 
+ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
 KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")
 
 
@@ -77,15 +78,19 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         lineage_views: list[JobView] = []
         train_ids = logs.job_ids()
         started = time.time()
+        pending: dict[str, list] = {kind: [] for kind in writers}  # small jobs' tables, written together
         for done, view in enumerate(logs._views(None, every_scalar=all_steps), 1):
             for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
                 if table.num_rows:
-                    writers[kind].write_table(table)
+                    pending[kind].append(table)
                     rows[kind] += table.num_rows
+                    if sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
+                        _flush(pa, writers[kind], pending[kind])
             lineage_views.append(_without_series(view))
             if progress is not None:
                 progress(done, len(train_ids))
-        for writer in writers.values():
+        for kind, writer in writers.items():
+            _flush(pa, writer, pending[kind])
             writer.close()
         lineage = _lineage_table(pa, logs, lineage_views)
         with target.open("lineage.parquet") as handle:
@@ -100,6 +105,13 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         where = target.abandon(f"the export stopped: {exc.strerror or exc}\n")
         raise ExportError(f"cannot write to {where}: {exc.strerror or exc}") from exc
     return rows
+
+
+def _flush(pa: Any, writer: Any, tables: list) -> None:
+    """The tables gathered so far, as one row group (a job with more rows is one on its own)."""
+    if tables:
+        writer.write_table(pa.concat_tables(tables))
+        tables.clear()
 
 
 def _without_series(view: JobView) -> JobView:
@@ -133,7 +145,7 @@ def _table(pa: Any, columns: dict[str, Any], schema: Any) -> Any:
 def _plain(column: Any) -> Any:
     import numpy as np
 
-    return column if isinstance(column, np.ndarray) and column.dtype != object else list(column)
+    return column if isinstance(column, np.ndarray) else list(column)  # pyarrow reads object arrays of str
 
 
 def _health_columns(view: JobView, started: float) -> dict[str, list]:
