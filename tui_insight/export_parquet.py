@@ -5,8 +5,9 @@ job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shap
 lists), `lineage.parquet`, `health.parquet` (the `--summary --json` records) and
 `problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
 tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
-(`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the CSV export writes them (`ExportDir`: a private
-directory inside DIR, renamed into place when complete, never through a link).
+(`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the
+CSV export writes them (`ExportDir`: a private directory inside DIR, renamed into place when
+complete, never through a link).
 
 Arrow: the scalars as an Arrow IPC stream on stdout, a record batch per job, for piping into
 other tools (`| duckdb`, `pyarrow.ipc.open_stream(sys.stdin.buffer)`).
