@@ -396,6 +396,8 @@ def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Ta
         for tag in view.tag_names("scalar"):
             if _matches(tag, wanted):
                 series = view.series("scalar", tag)
+                if series is None:
+                    continue
                 parts.append((view.train_id, tag, series.steps, series.wall_times, series.values))
     return _scalar_table(parts)
 
@@ -432,6 +434,8 @@ def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted
             if not _matches(tag, wanted):
                 continue
             series = view.series(plugin, tag)
+            if series is None:
+                continue
             for i in range(len(series)):
                 try:
                     data = _decoded(cache, plugin, view, series, i)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -138,7 +138,7 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
     }
 
 
-def _table(pa: Any, columns: dict[str, Any], schema: Any) -> Any:
+def _table(pa: Any, columns: Mapping[str, Any], schema: Any) -> Any:
     return pa.table({field.name: pa.array(_plain(columns[field.name]), type=field.type) for field in schema},
                     schema=schema)
 
