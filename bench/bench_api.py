@@ -10,7 +10,8 @@ fresh process, side by side, every scalar of each set into pandas:
 - cli load: `tui-insight DIR --summary --json` (the CLI's own cold load, no disk cache);
 - api all: `tui_insight.open(DIR).scalars(all_steps=True)`;
 - api sampled: `.scalars()` (the 1,000 steps a tag the screens keep);
-- api final: `.jobs()` (each job's headline from its digests; no series kept);
+- api final: `.jobs()` (each job's headline from its digests; no series kept), and with
+  `disk_cache=True` twice (the second reads the snapshots the first wrote);
 - tbparse: `SummaryReader(DIR).scalars`;
 - accumulator: `EventAccumulator(run, size_guidance={"scalars": 0}).Reload()` per run, into a
   DataFrame;
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,11 +33,15 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+CACHE_HOME = Path(tempfile.mkdtemp(prefix="tui-insight-bench-cache-"))  # the disk cache's, this run's only
 
 MEASURE = {
     "api all": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(all_steps=True, output='pandas'))",
     "api sampled": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(output='pandas'))",
     "api final": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.jobs(output='pandas'))",
+    # Twice with the disk cache (a private one, emptied first): the second reads the snapshots.
+    "api final, disk cache cold": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
+    "api final, disk cache warm": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
     "tbparse": "from tbparse import SummaryReader\nrows = len(SummaryReader(D).scalars)",
     "accumulator": (
         "import os, pandas\n"
@@ -79,7 +85,7 @@ def child(code: str, directory: Path) -> dict:
               " 'rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+                          env={**os.environ, "PYTHONPATH": str(REPO), "XDG_CACHE_HOME": str(CACHE_HOME)})
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         return {"error": done.stderr.strip().splitlines()[-1]}
@@ -115,22 +121,23 @@ def main() -> int:
     for name, directory in (("big", big), ("many", many)):
         print(f"\n{name}: {directory} ({size(directory) / 1e6:.1f} MB)", flush=True)
         load = command([str(directory), "--summary", "--json"])
-        print(f"  {'cli load':12} wall {load['wall']:7.2f} s  cpu {load['cpu']:7.2f} s", flush=True)
+        shutil.rmtree(CACHE_HOME / "tui-insight", ignore_errors=True)
+        print(f"  {'cli load':26} wall {load['wall']:7.2f} s  cpu {load['cpu']:7.2f} s", flush=True)
         for label, code in MEASURE.items():
             if label in args.skip:
                 continue
             got = child(code, directory)
             if "error" in got:
-                print(f"  {label:12} failed: {got['error']}", flush=True)
+                print(f"  {label:26} failed: {got['error']}", flush=True)
                 continue
             ratio = f"  ({got['wall'] / load['wall']:.2f}x cli load)" if label.startswith("api") else ""
-            print(f"  {label:12} wall {got['wall']:7.2f} s  cpu {got['cpu']:7.2f} s  rss {got['rss_mb']:7.0f} MB"
+            print(f"  {label:26} wall {got['wall']:7.2f} s  cpu {got['cpu']:7.2f} s  rss {got['rss_mb']:7.0f} MB"
                   f"  rows {got['rows']}{ratio}", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
             for kind in ("csv", "parquet"):
                 out = Path(tmp) / kind
                 took = command([str(directory), "--export", kind, "--out", str(out), "--all-steps"])
-                print(f"  export {kind:7} wall {took['wall']:7.2f} s  cpu {took['cpu']:7.2f} s  "
+                print(f"  export {kind:19} wall {took['wall']:7.2f} s  cpu {took['cpu']:7.2f} s  "
                       f"{size(out) / 1e6:8.1f} MB", flush=True)
     return 0
 
