@@ -114,3 +114,9 @@ def test_without_pyarrow_the_export_names_the_extra(tmp_path, monkeypatch, capsy
     assert run("parquet", str(MINDSPORE_LOGS), tmp_path / "out", all_steps=False, force=False) == 2
     err = capsys.readouterr().err
     assert err.strip() == "tui-insight: error: --export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'"
+
+
+def test_arrow_goes_to_stdout_not_to_out(tmp_path):
+    done = cli(str(MINDSPORE_LOGS), "--export", "arrow", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and not (tmp_path / "o").exists()
+    assert done.stderr.decode().strip() == "tui-insight: error: --export arrow writes to stdout: no --out or --force"
