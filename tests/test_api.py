@@ -15,6 +15,7 @@ import pytest
 
 import tui_insight
 from fixture_paths import MINDSPORE_LOGS, REPO
+from s3help import s3_server  # noqa: F401 (a fixture)
 from tui_insight import api
 from tui_insight.export import export_streaming
 from tui_insight.summary.cache import SummaryCache
@@ -246,3 +247,19 @@ def test_jobs_from_the_disk_cache_are_the_same(private_home):
         again = logs.health()
     assert [(r["job"], r["state"], r["last"], r["last_step"]) for r in again] == \
         [(r["job"], r["state"], r["last"], r["last_step"]) for r in first]
+
+
+# -- over S3 (moto) ---------------------------------------------------------------------------
+
+def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_error(s3_server):
+    prefix = f"{s3_server.bucket()}/runs"
+    s3_server.upload(MINDSPORE_LOGS / "lenet_lr0.01", f"{prefix}/lenet_lr0.01")
+    with tui_insight.open(f"s3://{prefix}", storage_options=s3_server.options) as remote:
+        far = remote.scalars(all_steps=True)
+        far_histograms = remote.histograms()
+    with tui_insight.open(MINDSPORE_LOGS) as local:
+        near = local.scalars(jobs="lenet_lr0.01", all_steps=True)
+        near_histograms = local.histograms(jobs="lenet_lr0.01")
+    assert far.equals(near) and far_histograms.equals(near_histograms) and len(far) > 40
+    with pytest.raises(api.RemoteError, match="s3://no-such-bucket-here/logs"):
+        tui_insight.open("s3://no-such-bucket-here/logs", storage_options=s3_server.options)
