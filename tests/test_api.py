@@ -251,7 +251,8 @@ def test_jobs_from_the_disk_cache_are_the_same(private_home):
 
 # -- over S3 (moto) ---------------------------------------------------------------------------
 
-def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_error(s3_server):
+def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_error(request):
+    s3_server = request.getfixturevalue("s3_server")  # tests/s3help.py's moto server
     prefix = f"{s3_server.bucket()}/runs"
     s3_server.upload(MINDSPORE_LOGS / "lenet_lr0.01", f"{prefix}/lenet_lr0.01")
     with tui_insight.open(f"s3://{prefix}", storage_options=s3_server.options) as remote:
