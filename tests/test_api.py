@@ -252,10 +252,10 @@ def test_jobs_from_the_disk_cache_are_the_same(private_home):
 # -- over S3 (moto) ---------------------------------------------------------------------------
 
 def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_error(request):
-    s3_server = request.getfixturevalue("s3_server")  # tests/s3help.py's moto server
-    prefix = f"{s3_server.bucket()}/runs"
-    s3_server.upload(MINDSPORE_LOGS / "lenet_lr0.01", f"{prefix}/lenet_lr0.01")
-    with tui_insight.open(f"s3://{prefix}", storage_options=s3_server.options) as remote:
+    server = request.getfixturevalue("s3_server")  # tests/s3help.py's moto server
+    prefix = f"{server.bucket()}/runs"
+    server.upload(MINDSPORE_LOGS / "lenet_lr0.01", f"{prefix}/lenet_lr0.01")
+    with tui_insight.open(f"s3://{prefix}", storage_options=server.options) as remote:
         far = remote.scalars(all_steps=True)
         far_histograms = remote.histograms()
     with tui_insight.open(MINDSPORE_LOGS) as local:
@@ -263,4 +263,4 @@ def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_er
         near_histograms = local.histograms(jobs="lenet_lr0.01")
     assert far.equals(near) and far_histograms.equals(near_histograms) and len(far) > 40
     with pytest.raises(api.RemoteError, match="s3://no-such-bucket-here/logs"):
-        tui_insight.open("s3://no-such-bucket-here/logs", storage_options=s3_server.options)
+        tui_insight.open("s3://no-such-bucket-here/logs", storage_options=server.options)
