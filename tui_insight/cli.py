@@ -98,8 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--fresh", action="store_true",
                        help="start clean instead of where you left this LOGDIR (the remembered views)")
     export = parser.add_argument_group("headless export")
-    export.add_argument("--export", choices=["csv"], metavar="FORMAT",
-                        help="write a snapshot instead of opening the UI; FORMAT is csv")
+    export.add_argument("--export", choices=["csv", "parquet", "arrow"], metavar="FORMAT",
+                        help="write a snapshot instead of opening the UI; FORMAT is csv, parquet "
+                             "(--out DIR) or arrow (the scalars as an Arrow stream on stdout)")
     export.add_argument("--out", type=Path, metavar="DIR",
                         help="directory for the snapshot (required with --export; never inside LOGDIR)")
     export.add_argument("--all-steps", action="store_true",
@@ -211,8 +212,10 @@ def run_command(argv: list[str] | None = None) -> int:
         return fail("--reload-interval must be 0 or more seconds")
     if args.workers is not None and args.workers < 1:
         return fail("--workers must be 1 or more")
-    if args.export and not args.out:
+    if args.export and args.export != "arrow" and not args.out:
         return fail("--export needs --out DIR")
+    if args.export == "arrow" and (args.out or args.force):
+        return fail("--export arrow writes to stdout: no --out or --force")
     if (args.out or args.all_steps or args.force) and not args.export:
         return fail("--out, --all-steps and --force go with --export csv")
     if args.export and (args.job or args.compare or args.view or args.tags or args.fresh):
@@ -255,6 +258,11 @@ def run_command(argv: list[str] | None = None) -> int:
                 connection.close()  # interrupted before the source took it over
             raise
         try:
+            if args.export in ("parquet", "arrow"):
+                from .export_parquet import run
+
+                return run(args.export, source if source is not None else args.logdir, args.out,
+                           all_steps=args.all_steps, force=args.force)
             if args.export:
                 return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source)
             if args.summary:

@@ -467,8 +467,9 @@ class _JobLoader:
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
                  layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None,
-                 source: Source = LOCAL, unsettled: set[str] | None = None):
+                 source: Source = LOCAL, unsettled: set[str] | None = None, every_step: frozenset[str] = frozenset()):
         self.train_id = train_id
+        self.every_step = every_step  # plugins whose series keep every step (`SummaryCache`)
         self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
         self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
@@ -929,7 +930,8 @@ class _JobLoader:
                 self._evict(next(iter(self.tags)), limits.MAX_TAGS)
             names = ("value",) if plugin == "scalar" else ("offset", "index", "samples") if plugin == "image" \
                 else ("offset", "index")
-            self.tags[key] = Series.empty(limits.max_steps(plugin), names)
+            limit = limits.EVERY_STEP if plugin in self.every_step else limits.max_steps(plugin)
+            self.tags[key] = Series.empty(limit, names)
         return True
 
     def _evict(self, key: TagKey, limit: int) -> None:
@@ -1357,11 +1359,14 @@ class SummaryCache:
     `disk_cache` (a `DiskCache`, None for none) keeps each job's snapshot between runs: a job
     whose files only grew since is restored from it and reads only what was appended.
     `workers` > 1 reads the first load of jobs in that many processes.
+    `every_step`: plugins whose series keep every step in the files, after the same restart
+    rules, instead of MindInsight's limits (the public API's `all_steps`; no disk cache then,
+    whose snapshots hold the limited series).
     """
 
     def __init__(self, logdir: "str | os.PathLike | Source", payload_bytes: int = limits.PAYLOAD_CACHE_BYTES,
                  clock: Callable[[], float] = time.time, memory_budget: int = DEFAULT_BUDGET,
-                 disk_cache: DiskCache | None = None, workers: int = 1):
+                 disk_cache: DiskCache | None = None, workers: int = 1, every_step: frozenset[str] = frozenset()):
         # `logdir`: a local path, or a `Source` (a remote tree); `logdir` is then its location.
         self.source: Source = LocalSource(os.fspath(logdir)) if isinstance(logdir, (str, os.PathLike)) else logdir
         self.logdir = self.source.root if self.source.is_local else self.source.location
@@ -1372,6 +1377,9 @@ class SummaryCache:
         self._notes: list[str] = []  # problems of the cache itself (the disk cache, a loading process)
         self.problems: tuple[str, ...] = ()  # directory-level problems of the last scan, and the notes
         self.error: str = ""  # set when LOGDIR itself cannot be read
+        self._every_step = every_step
+        if every_step:
+            disk_cache, workers = None, 1  # snapshots and loading processes keep the limits
         self.disk = disk_cache
         if disk_cache is not None and self.source.is_local and inside(disk_cache.root, self.logdir):
             self.disk = None  # nothing is ever written inside LOGDIR
@@ -1678,7 +1686,8 @@ class SummaryCache:
             loader = self._loaders.get(train_id)
             if loader is not None:
                 self._loaders[train_id] = _JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs,
+                                                     self._every_step)
                 self._budget.drop(train_id)
                 self._set_view(train_id, self._loaders[train_id].view)
 
@@ -1715,7 +1724,8 @@ class SummaryCache:
                 self._budget.drop(train_id)
             for train_id in added:
                 self._loaders[train_id] = _JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source, self._unsettled_jobs)
+                                                     self._tb_layout_book, self.source, self._unsettled_jobs,
+                                                     self._every_step)
             self.progress.jobs_found = len(self._loaders)
             stats = self._stat_restorable(added, found.jobs) if read else {}
             # The first screenful of jobs (by id, the list's order) listed from the disk cache

@@ -9,6 +9,7 @@ MAX_STEPS = {
     "loss_landscape": 500,
 }
 DEFAULT_MAX_STEPS = 500
+EVERY_STEP = 1 << 62  # a series limit no run reaches: every step kept (the public API's all_steps)
 
 # Tags kept per job, by plugin, and over all plugins.
 MAX_TAGS_PER_PLUGIN = {"tensor": 6, "graph": 10}

@@ -1,0 +1,122 @@
+"""`--export parquet` and `--export arrow`, read back without tui-insight: pyarrow and DuckDB."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import tui_insight
+from fixture_paths import MINDSPORE_LOGS, REPO
+
+
+def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tui_insight", *args], capture_output=True, timeout=300,
+                          cwd=REPO, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("pq") / "out"
+    done = cli(str(MINDSPORE_LOGS), "--export", "parquet", "--out", str(out), "--all-steps")
+    assert done.returncode == 0, done.stderr.decode()
+    return out
+
+
+@pytest.fixture(scope="module")
+def logs():
+    with tui_insight.open(MINDSPORE_LOGS) as opened:
+        yield opened
+
+
+def test_one_parquet_file_per_kind(exported):
+    assert sorted(p.name for p in exported.iterdir()) == sorted(
+        f"{kind}.parquet" for kind in ("scalars", "histograms", "tensors", "lineage", "health", "problems"))
+
+
+def test_scalars_read_by_pyarrow_are_the_apis(exported, logs):
+    table = pq.read_table(exported / "scalars.parquet")
+    assert table.column_names == ["job", "tag", "step", "wall_time", "value"]
+    frame = table.to_pandas()
+    mine = logs.scalars(all_steps=True)
+    assert frame[["job", "tag", "step"]].equals(mine[["job", "tag", "step"]])
+    assert np.array_equal(frame.value.to_numpy(), mine.value.to_numpy(), equal_nan=True)
+
+
+def test_duckdb_reads_every_file(exported, logs):
+    final = duckdb.sql(f"""
+        select job, arg_max(value, step) as last from '{exported / "scalars.parquet"}'
+        where tag = 'loss/auto' group by job order by job""").fetchall()
+    loss = logs.scalars(tags="loss/auto", all_steps=True)
+    assert final == [(job, group.value.iloc[-1]) for job, group in loss.groupby("job")]
+    health = dict(duckdb.sql(f"select job, state from '{exported / 'health.parquet'}'").fetchall())
+    assert health == {row["job"]: row["state"] for row in logs.health()}
+    dirs = [r[0] for r in duckdb.sql(f"select summary_dir from '{exported / 'lineage.parquet'}' order by 1").fetchall()]
+    assert dirs == sorted(logs.lineage().summary_dir)
+    problems = duckdb.sql(f"select problem from '{exported / 'problems.parquet'}' where job = './damaged_truncated'")
+    assert any("truncated" in row[0] or "growing" in row[0] for row in problems.fetchall())
+
+
+def test_tensors_are_lists_of_their_values(exported, logs):
+    frame = pq.read_table(exported / "tensors.parquet").to_pandas()
+    mine = logs.tensors(all_steps=True)
+    assert len(frame) == len(mine)
+    for (_, theirs), (_, ours) in zip(frame.iterrows(), mine.iterrows()):
+        assert list(theirs["shape"]) == list(ours["shape"])
+        if ours["array"] is not None:
+            assert np.array_equal(np.asarray(theirs["values"]), ours["array"].ravel(), equal_nan=True)
+
+
+def test_histograms_are_the_buckets(exported, logs):
+    frame = pq.read_table(exported / "histograms.parquet").to_pandas()
+    assert frame.equals(logs.histograms(all_steps=True))
+
+
+def test_arrow_stream_on_stdout(logs):
+    done = cli(str(MINDSPORE_LOGS), "--export", "arrow")
+    assert done.returncode == 0, done.stderr.decode()
+    table = pa.ipc.open_stream(done.stdout).read_all()
+    assert table.to_pandas().equals(logs.scalars())
+
+
+def test_a_link_planted_in_out_is_replaced_not_written_through(tmp_path):
+    out, victim = tmp_path / "out", tmp_path / "victim"
+    out.mkdir()
+    victim.write_text("keep me")
+    (out / "scalars.parquet").symlink_to(victim)
+    done = cli(str(MINDSPORE_LOGS), "--export", "parquet", "--out", str(out), "--force")
+    assert done.returncode == 0, done.stderr.decode()
+    assert victim.read_text() == "keep me" and not (out / "scalars.parquet").is_symlink()
+    assert pq.read_table(out / "scalars.parquet").num_rows > 0
+
+
+def test_refusals_are_one_line(tmp_path):
+    logdir = tmp_path / "logs"
+    shutil.copytree(MINDSPORE_LOGS / "lenet_lr0.1", logdir / "lenet_lr0.1")
+    inside = cli(str(logdir), "--export", "parquet", "--out", str(logdir / "out"))
+    missing = cli(str(tmp_path / "none"), "--export", "parquet", "--out", str(tmp_path / "o"))
+    for done in (inside, missing):
+        assert done.returncode == 2
+        assert len(done.stderr.decode().strip().splitlines()) == 1 and b"Traceback" not in done.stderr
+    assert b"inside the log directory" in inside.stderr and b"does not exist" in missing.stderr
+
+
+def test_without_pyarrow_the_export_names_the_extra(tmp_path, monkeypatch, capsys):
+    from tui_insight.export_parquet import run
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as when pyarrow is not installed
+    assert run("parquet", str(MINDSPORE_LOGS), tmp_path / "out", all_steps=False, force=False) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "tui-insight: error: --export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'"
+
+
+def test_arrow_goes_to_stdout_not_to_out(tmp_path):
+    done = cli(str(MINDSPORE_LOGS), "--export", "arrow", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and not (tmp_path / "o").exists()
+    assert done.stderr.decode().strip() == "tui-insight: error: --export arrow writes to stdout: no --out or --force"

@@ -1,0 +1,539 @@
+"""The public Python API: a LOGDIR's jobs, scalars, payloads, lineage and health, in a script.
+
+    import tui_insight
+    with tui_insight.open("./logs") as logs:
+        frame = logs.scalars(tags="*loss*")          # job, tag, step, wall_time, value
+
+Everything here reads through the same cache, routers, decoders and restart rules as the
+screens and `--export csv`; job ids and tag names are the ones `--export csv` writes. Jobs are
+read one at a time and forgotten after (only their digests are kept for `jobs()`), so memory
+follows what is asked for, not the size of the LOGDIR.
+
+Tables: a pandas DataFrame when pandas is installed (`pip install 'tui-insight[pandas]'`), else
+a `Table` (numpy columns, `.records()`); `output="table"`, `"pandas"` or `"arrow"` asks for one.
+Errors are `ApiError`s: `LogdirNotFound`, `RemoteError`, `BadFilter`, `MissingExtra`.
+"""
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+
+from .summary.cache import JobView, SummaryCache
+from .summary.every_step import Restart, RestartRules, StepValue, every_value
+from .summary.payloads import PayloadError
+from .summary.location import remote_kind
+
+__all__ = ["open", "Logdir", "Table", "ApiError", "LogdirNotFound", "RemoteError", "BadFilter", "MissingExtra"]
+
+Output = Literal["auto", "table", "pandas", "arrow"]
+Patterns = str | Iterable[str] | None
+SCALAR_COLUMNS = ("job", "tag", "step", "wall_time", "value")
+
+
+class ApiError(Exception):
+    """Any error of the API; the message says what to do."""
+
+
+class LogdirNotFound(ApiError):
+    """The LOGDIR does not exist or cannot be read."""
+
+
+class RemoteError(ApiError):
+    """A remote LOGDIR (user@host:/path or a URL) cannot be reached or listed."""
+
+
+class BadFilter(ApiError, ValueError):
+    """A lineage filter that cannot be used (the lineage view's message)."""
+
+
+class MissingExtra(ApiError, ImportError):
+    """A DataFrame or Arrow table was asked for without the extra that provides it."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """Columns of equal length, by name (numpy arrays, or lists for bytes, text and arrays)."""
+
+    columns: Mapping[str, Any]
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values()))) if self.columns else 0
+
+    def __getitem__(self, name: str) -> Any:
+        return self.columns[name]
+
+    def records(self) -> list[dict[str, Any]]:
+        """One dict a row, with Python values."""
+        names = list(self.columns)
+        lists = [_as_list(self.columns[n]) for n in names]
+        return [dict(zip(names, row)) for row in zip(*lists)]
+
+    def to_pandas(self) -> Any:
+        pandas = _extra("pandas", "pandas")
+        return pandas.DataFrame({name: _pandas_column(col) for name, col in self.columns.items()})
+
+    def to_arrow(self) -> Any:
+        pyarrow = _extra("pyarrow", "arrow")
+        return pyarrow.table({name: _arrow_column(pyarrow, col) for name, col in self.columns.items()})
+
+
+def _as_list(column: Any) -> list:
+    return column.tolist() if isinstance(column, np.ndarray) else list(column)
+
+
+def _pandas_column(column: Any) -> Any:
+    return column if isinstance(column, np.ndarray) else _object_array(column)
+
+
+def _object_array(values: list) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _arrow_column(pyarrow: Any, column: Any) -> Any:
+    if isinstance(column, np.ndarray) and column.dtype != object:
+        return pyarrow.array(column)
+    values = list(column)
+    if any(isinstance(v, np.ndarray) for v in values):  # tensors: nested lists of their values
+        values = [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+    return pyarrow.array(values)
+
+
+def _extra(module: str, extra: str) -> Any:
+    if importlib.util.find_spec(module) is None:
+        raise MissingExtra(f"{module} is not installed: pip install 'tui-insight[{extra}]' adds it")
+    return importlib.import_module(module)
+
+
+def _shaped(table: Table, output: Output) -> Any:
+    if output == "table":
+        return table
+    if output == "pandas":
+        return table.to_pandas()
+    if output == "arrow":
+        return table.to_arrow()
+    if importlib.util.find_spec("pandas") is None:
+        warnings.warn("pandas is not installed: tables are returned as tui_insight.api.Table "
+                      "(pip install 'tui-insight[pandas]' for DataFrames)", stacklevel=3)
+        return table
+    return table.to_pandas()
+
+
+def _patterns(patterns: Patterns) -> tuple[str, ...] | None:
+    if patterns is None:
+        return None
+    return (patterns,) if isinstance(patterns, str) else tuple(patterns)
+
+
+def _matches(name: str, patterns: tuple[str, ...] | None) -> bool:
+    """Shell-style patterns (`*loss*`, `./lenet_*`); a job also by its name without `./`."""
+    if patterns is None:
+        return True
+    names = (name, name[2:]) if name.startswith("./") else (name,)
+    return any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
+
+
+def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
+         storage_options: Mapping[str, Any] | None = None,
+         disk_cache: bool = False) -> Logdir:  # noqa: A001 - the API's name
+    """Open LOGDIR (a local path, `user@host:/path` or a URL such as `s3://bucket/runs`).
+
+    `ssh_options`: arguments for ssh (`["-o", "Port=2222"]`); `storage_options`: for fsspec.
+    `disk_cache=True`: keep each job's snapshot in the user's cache directory, as the app does,
+    so a later call reads only what was appended since (`jobs()` of a finished sweep, again).
+    Raises LogdirNotFound or RemoteError. Use as a context manager (closes connections)."""
+    text = os.fspath(logdir)
+    kind = remote_kind(text)
+    if kind is None:
+        source: Any = text
+    else:
+        source = _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
+    try:
+        return Logdir.over(source, owned=True, disk_cache=disk_cache)
+    except ApiError:
+        if not isinstance(source, str):
+            source.close()
+        raise
+
+
+def _remote_source(text: str, kind: str | None, ssh_options: list[str], storage_options: dict) -> Any:
+    from .summary.source import SourceError
+
+    try:
+        if kind == "url":
+            from .summary.fsspec_source import FsspecSource
+
+            return FsspecSource(text, storage_options)
+        from .summary.ssh_source import SshSource
+
+        return SshSource(text, ssh_options)
+    except (SourceError, OSError, ValueError) as exc:
+        raise RemoteError(f"{text}: {exc}") from exc
+
+
+class Logdir:
+    """An open LOGDIR (`tui_insight.open`). Every method reads the files as they are now."""
+
+    def __init__(self, cache: SummaryCache, remote: Any = None):
+        self._cache = cache
+        self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
+        self._every: SummaryCache | None = None  # the cache of `all_steps` scalars, made when asked
+
+    @classmethod
+    def over(cls, source: Any, owned: bool = False, disk_cache: bool = False) -> Logdir:
+        """A Logdir over a local path or an open `Source` (closed by `close` if `owned`).
+        Raises LogdirNotFound or RemoteError."""
+        disk = None
+        if disk_cache:
+            from .summary.disk_cache import DiskCache
+
+            disk = DiskCache()
+        cache = SummaryCache(source, disk_cache=disk)
+        where = cache.logdir
+        try:
+            cache.discover_jobs()
+        except OSError as exc:  # a remote that cannot be reached (SourceError is an OSError)
+            raise RemoteError(f"{where}: {exc}") from exc
+        if cache.error:
+            error = LogdirNotFound if cache.source.is_local else RemoteError
+            raise error(f"{where}: {cache.error}")
+        return cls(cache, source if owned and not isinstance(source, str) else None)
+
+    def __enter__(self) -> Logdir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the remote connection, if any (also done on leaving a `with` block)."""
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Directory-level problems of the last listing (a job's own are in its health record)."""
+        return tuple(self._cache.problems)
+
+    # -- jobs ---------------------------------------------------------------------------
+
+    def job_ids(self, jobs: Patterns = None) -> list[str]:
+        """The train ids (as `--export csv` writes them), sorted; narrowed by patterns."""
+        wanted = _patterns(jobs)
+        return [tid for tid in self._cache.discover_jobs() if _matches(tid, wanted)]
+
+    def jobs(self, jobs: Patterns = None, *, metric: str | None = None, output: Output = "auto") -> Any:
+        """What the job list shows, a row per job: job, state, health, metric, last, best,
+        best_step, steps_per_second, last_step, update_time (`--summary --json`'s fields).
+        Read from each job's digests: no series is kept."""
+        return _shaped(_records_table(self.health(jobs, metric=metric)), output)
+
+    def health(self, jobs: Patterns = None, *, metric: str | None = None) -> list[dict[str, Any]]:
+        """`--summary --json`: one record per job (state, badges, headline metric, not_shown,
+        problems). `metric`: the headline tag (default: each job's loss)."""
+        import time
+
+        from .health_report import json_row
+        from .summary.health import JobHealth
+
+        started = time.time()
+        views = [self._digest(tid) for tid in self.job_ids(jobs)]
+        now = time.time()
+        records = []
+        for view in views:
+            if view is None:
+                continue
+            record = json_row(view, JobHealth.of(view, metric, seen_within=max(0.0, now - started)), now)
+            records.append({"job": record.pop("train_id"), **record})
+        return records
+
+    def _digest(self, train_id: str) -> JobView | None:
+        """The job as the job list keeps it (digests, no series)."""
+        view = self._cache.load_job(train_id)
+        if view is None:
+            return None
+        self._cache.forget(train_id)
+        return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False)
+
+    def _views(self, jobs: Patterns, every_scalar: bool = False) -> Iterator[JobView]:
+        """Each matching job read in full, one at a time, forgotten once the caller moves on;
+        `every_scalar`: read by a cache whose scalar series keep every step (same rules)."""
+        cache = self._cache
+        train_ids = self.job_ids(jobs)
+        if every_scalar:
+            if self._every is None:
+                self._every = SummaryCache(self._cache.source, every_step=frozenset({"scalar"}))
+            cache = self._every
+            cache.discover_jobs()
+        for train_id in train_ids:
+            view = cache.load_job(train_id)
+            if view is None:
+                continue
+            try:
+                yield view
+            finally:
+                cache.forget(train_id)
+
+    # -- series -------------------------------------------------------------------------
+
+    def scalars(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                output: Output = "auto") -> Any:
+        """One long table: job, tag, step, wall_time, value; by job, tag, step.
+
+        By default the steps the screens keep (MindInsight's 1,000 a tag, evenly sampled); with
+        `all_steps=True` every step in the files, after the store's restart rules (a step
+        written again replaces the earlier value, a resumed or restarted run drops the steps it
+        rolls back). Values are the float32 the writer wrote, widened exactly."""
+        return _shaped(scalar_table(self._views(jobs, every_scalar=all_steps), _patterns(tags)), output)
+
+    def histograms(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                   output: Output = "auto") -> Any:
+        """A row per bucket: job, tag, step, wall_time, left, width, count (as `--export csv`)."""
+        return _shaped(histogram_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+
+    def tensors(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                output: Output = "auto") -> Any:
+        """A row per step: job, tag, step, wall_time, dtype, shape, array (a numpy array; None
+        for a tensor whose values are not kept: over 10 million elements, or unreadable)."""
+        return _shaped(tensor_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+
+    def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+               as_arrays: bool = False, output: Output = "auto") -> Any:
+        """A row per image, every image of a step (`sample` from 0, as `--export csv`): job, tag,
+        step, wall_time, sample, width, height, png (the PNG bytes as written), or with
+        `as_arrays=True` an `image` column of (height, width[, channels]) uint8 arrays instead
+        (needs Pillow)."""
+        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "sample", "width", "height")}
+        pictures: list = []
+        for job, tag, step, wall, samples in _payloads(self._views(jobs), self._cache, "image", _patterns(tags), all_steps):
+            for sample, data in samples:
+                for name, value in zip(rows, (job, tag, step, wall, sample, data.width, data.height)):
+                    rows[name].append(value)
+                pictures.append(data.png)
+        if as_arrays:
+            rows["image"] = [_png_array(png) for png in pictures]
+        else:
+            rows["png"] = pictures
+        return _shaped(_typed(rows), output)
+
+    def text(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+             output: Output = "auto") -> Any:
+        """TensorBoard text values, a row per step: job, tag, step, wall_time, text."""
+        rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "text")}
+        for job, tag, step, wall, data in _payloads(self._views(jobs), self._cache, "text", _patterns(tags), all_steps):
+            for name, value in zip(rows, (job, tag, step, wall, data.text)):
+                rows[name].append(value)
+        return _shaped(_typed(rows), output)
+
+    # -- lineage and extras ---------------------------------------------------------------
+
+    def lineage(self, filter: str | None = None, *, jobs: Patterns = None,  # noqa: A002 - the view's word
+                output: Output = "auto") -> Any:
+        """MindInsight's model lineage (`filter_summary_lineage`), a row per job with lineage:
+        summary_dir, the fixed columns, `metric/<k>`, `user_defined/<k>` (TensorBoard hparams
+        under the columns the lineage view puts them in). `filter` is the lineage view's filter
+        language (`learning_rate>0.01 metric/Accuracy>=0.9`); BadFilter if it cannot be used."""
+        from .summary.lineage import LineageQueryError, columns, filter_rows, model_rows, parse_conditions
+
+        views = {}
+        for view in self._views(jobs):
+            views[view.train_id] = replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}))
+        rows = model_rows(views)
+        header = columns(rows)
+        if filter:
+            try:
+                rows = filter_rows(rows, parse_conditions(filter, header))
+            except LineageQueryError as exc:
+                raise BadFilter(str(exc)) from exc
+        rows = sorted(rows, key=lambda r: r.summary_dir)
+        table = Table({name: [row.get(name) for row in rows] for name in header})
+        return _shaped(table, output)
+
+    def landscapes(self, jobs: Patterns = None, output: Output = "auto") -> Any:
+        """Loss landscapes, a row per grid, path and convergence point (`--export csv`'s)."""
+        from .summary import landscape
+
+        names = list(landscape.CSV_COLUMNS)
+        rows: dict[str, list] = {name: [] for name in names}
+        for view in self._views(jobs):
+            if view.tag_names("loss_landscape"):
+                for row in landscape.landscape_rows(view, self._cache.payloads):
+                    for name, value in zip(names, (row.train_id, row.tag, row.kind, row.interval, row.x, row.y, row.loss)):
+                        rows[name].append(value)
+        return _shaped(_typed(rows), output)
+
+    def profile(self, jobs: Patterns = None, output: Output = "auto") -> tuple[Any, Any]:
+        """The profiler's tables of the jobs that hold them: (operators, operator types)."""
+        from .summary import profiler
+
+        ops: list[dict] = []
+        types: list[dict] = []
+        for view in self._views(jobs):
+            if view.profile_dirs:
+                found_ops, found_types, _ = profiler.profile_rows(view.train_id, view.path, self._cache.source)
+                ops.extend(found_ops)
+                types.extend(found_types)
+        return (_shaped(_records_table(ops, profiler.OP_COLUMNS), output),
+                _shaped(_records_table(types, profiler.OP_TYPE_COLUMNS), output))
+
+
+# -- building tables (also the Parquet export's, a job at a time) ------------------------
+
+def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Table:
+    """`Logdir.scalars` of `views` (tags matching `wanted`, None: all): their series as kept."""
+    parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
+    for view in views:
+        for tag in view.tag_names("scalar"):
+            if _matches(tag, wanted):
+                series = view.series("scalar", tag)
+                if series is None:
+                    continue
+                parts.append((view.train_id, tag, series.steps, series.wall_times, series.values))
+    return _scalar_table(parts)
+
+
+def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+                    all_steps: bool) -> Table:
+    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
+    for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
+        for left, width, count in data.buckets.tolist():
+            for name, value in zip(rows, (job, tag, step, wall, left, width, int(count))):
+                rows[name].append(value)
+    return _typed(rows)
+
+
+def tensor_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+                 all_steps: bool) -> Table:
+    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
+    for job, tag, step, wall, data in _payloads(views, cache, "tensor", wanted, all_steps):
+        for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
+            rows[name].append(value)
+    return _typed(rows)
+
+
+def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,
+              all_steps: bool) -> Iterator[tuple]:
+    """(job, tag, step, wall_time, decoded payload) of the matching tags of `plugin`."""
+    for view in views:
+        if all_steps:
+            # The tags the store keeps (its tag limits hold here too): a job without any is not read again.
+            if any(_matches(tag, wanted) for tag in view.tag_names(plugin)):
+                yield from _every_payload(view, cache, plugin, wanted)
+            continue
+        for tag in view.tag_names(plugin):
+            if not _matches(tag, wanted):
+                continue
+            series = view.series(plugin, tag)
+            if series is None:
+                continue
+            for i in range(len(series)):
+                try:
+                    data = _decoded(cache, plugin, view, series, i)
+                except PayloadError:
+                    continue  # the file changed under us: the next call reads it again
+                yield view.train_id, tag, int(series.steps[i]), float(series.wall_times[i]), data
+
+
+def _scalar_table(parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> Table:
+    lengths = [len(p[2]) for p in parts]
+    total = sum(lengths)
+    job = np.empty(total, dtype=object)
+    tag = np.empty(total, dtype=object)
+    at = 0
+    for (train_id, name, *_), n in zip(parts, lengths):
+        job[at:at + n] = train_id
+        tag[at:at + n] = name
+        at += n
+    def joined(i: int, dtype: Any) -> np.ndarray:
+        return np.concatenate([p[i] for p in parts]).astype(dtype, copy=False) if parts else np.empty(0, dtype)
+    return Table({"job": job, "tag": tag, "step": joined(2, np.int64), "wall_time": joined(3, np.float64),
+                  "value": joined(4, np.float64)})
+
+
+def _typed(rows: dict[str, list]) -> Table:
+    numeric = {"step": np.int64, "wall_time": np.float64, "left": np.float64, "width": np.float64,
+               "count": np.int64, "height": np.int64, "sample": np.int64, "x": np.float64, "y": np.float64, "loss": np.float64}
+    columns: dict[str, Any] = {}
+    for name, values in rows.items():
+        if name == "width" and "left" not in rows:
+            columns[name] = np.array(values, dtype=np.int64)
+        elif name in numeric:
+            columns[name] = np.array(values, dtype=numeric[name])
+        elif name in ("job", "tag", "text", "dtype", "kind"):
+            columns[name] = _object_array(values)
+        else:
+            columns[name] = values
+    return Table(columns)
+
+
+def _records_table(records: list[dict[str, Any]], names: Iterable[str] | None = None) -> Table:
+    header = list(names) if names is not None else list(dict.fromkeys(k for r in records for k in r))
+    return Table({name: [r.get(name) for r in records] for name in header})
+
+
+def _decoded(cache: SummaryCache, plugin: str, view: JobView, series: Any, i: int) -> Any:
+    """Step `i`'s payload; for images, every readable sample as (sample, ImageData)."""
+    loc = view.locator(series, i)
+    if plugin == "image":
+        images = cache.payloads.images(loc, view.samples(series, i))
+        return [(n, image) for n, image in enumerate(images) if not isinstance(image, PayloadError)]
+    return getattr(cache.payloads, plugin)(loc)
+
+
+def _png_array(png: bytes) -> np.ndarray:
+    import io
+
+    image_module = _extra("PIL.Image", "pillow")
+    with image_module.open(io.BytesIO(png)) as picture:
+        return np.asarray(picture)
+
+
+# -- every step (the all-steps export's reader and restart rules) ------------------------
+
+def _every(view: JobView, cache: SummaryCache, plugin: str,
+           wanted: tuple[str, ...] | None) -> tuple[dict[str, list[StepValue]], RestartRules]:
+    """Every value of the job's `plugin` tags that match, by tag in read order, and the rules."""
+    by_tag: dict[str, list[StepValue]] = {}
+    restarts: list[Restart] = []
+
+    def keep(key: tuple[str, str]) -> bool:
+        return key[0] == plugin and _matches(key[1], wanted)
+
+    for item in every_value(view.files, cache.source, keep):
+        if type(item) is StepValue:
+            by_tag.setdefault(item.key[1], []).append(item)
+        elif isinstance(item, Restart):
+            restarts.append(item)
+    return by_tag, RestartRules(restarts)
+
+
+def _kept_order(values: list[StepValue], rules: RestartRules) -> list[int]:
+    """The positions of the values the store's rules keep, by step."""
+    seqs = np.fromiter((v.seq for v in values), np.int64, len(values))
+    steps = np.fromiter((v.step for v in values), np.int64, len(values))
+    ranks = np.fromiter((v.rank for v in values), np.int64, len(values))
+    keep = rules.kept(seqs, steps, ranks)
+    if keep is None:
+        return list(range(len(values)))
+    rows = np.flatnonzero(keep)
+    return rows[np.argsort(steps[rows], kind="stable")].tolist()
+
+
+def _every_payload(view: JobView, cache: SummaryCache, plugin: str,
+                   wanted: tuple[str, ...] | None) -> Iterator[tuple]:
+    by_tag, rules = _every(view, cache, plugin, wanted)
+    for tag in sorted(by_tag):
+        values = by_tag[tag]
+        for i in _kept_order(values, rules):
+            value = values[i]
+            yield view.train_id, tag, value.step, value.wall_time, value.data

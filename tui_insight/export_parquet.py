@@ -1,0 +1,231 @@
+"""Columnar exports: `--export parquet --out DIR` and `--export arrow` (to stdout).
+
+Parquet: one file per kind in DIR, `scalars.parquet` (the columns of `Logdir.scalars`:
+job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shape and values as
+lists), `lineage.parquet`, `health.parquet` (the `--summary --json` records) and
+`problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
+tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
+(`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the
+CSV export writes them (`ExportDir`: a private directory inside DIR, renamed into place when
+complete, never through a link).
+
+Arrow: the scalars as an Arrow IPC stream on stdout, a record batch per job, for piping into
+other tools (`| duckdb`, `pyarrow.ipc.open_stream(sys.stdin.buffer)`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from .api import Logdir, Table, histogram_table, scalar_table, tensor_table
+from .export import ExportError, check_destination, explain_state
+from .export_dir import ExportDir
+from .summary.cache import JobView
+
+ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
+KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")
+
+
+def _schemas(pa: Any) -> dict[str, Any]:
+    job_tag_step = [("job", pa.string()), ("tag", pa.string()), ("step", pa.int64()), ("wall_time", pa.float64())]
+    return {
+        "scalars": pa.schema([*job_tag_step, ("value", pa.float64())]),
+        "histograms": pa.schema([*job_tag_step, ("left", pa.float64()), ("width", pa.float64()),
+                                 ("count", pa.int64())]),
+        "tensors": pa.schema([*job_tag_step, ("dtype", pa.string()), ("shape", pa.list_(pa.int64())),
+                              ("values", pa.list_(pa.float64()))]),
+        "health": pa.schema([("job", pa.string()), ("state", pa.string()), ("badges", pa.list_(pa.string())),
+                             ("live", pa.bool_()), ("metric", pa.string()), ("last", pa.float64()),
+                             ("best", pa.float64()), ("best_step", pa.int64()), ("lower_is_better", pa.bool_()),
+                             ("change_last_10pct", pa.float64()), ("steps_per_second", pa.float64()),
+                             ("seconds_since_last_step", pa.float64()), ("last_step", pa.int64()),
+                             ("update_time", pa.float64()), ("not_shown", pa.string()),
+                             ("problems", pa.list_(pa.string()))]),
+        "problems": pa.schema([("job", pa.string()), ("problem", pa.string())]),
+    }
+
+
+def _arrow() -> Any:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet  # noqa: F401 - pa.parquet below
+    except ImportError as exc:
+        raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
+    return pa
+
+
+def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: bool = False,
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Write the six Parquet files of every job of `logs` into `out`; rows written, by kind."""
+    pa = _arrow()
+    out = check_destination(logs._cache, out, force)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        target = ExportDir(out)
+    except OSError as exc:
+        raise ExportError(f"cannot create {out}: {exc.strerror or exc}") from exc
+    schemas = _schemas(pa)
+    rows = dict.fromkeys(KINDS, 0)
+    handles: list[IO[bytes]] = []
+    try:
+        writers = {}
+        for kind, schema in schemas.items():
+            handles.append(target.open(f"{kind}.parquet"))
+            writers[kind] = pa.parquet.ParquetWriter(handles[-1], schema)
+        lineage_views: list[JobView] = []
+        train_ids = logs.job_ids()
+        started = time.time()
+        pending: dict[str, list] = {kind: [] for kind in writers}  # small jobs' tables, written together
+        for done, view in enumerate(logs._views(None, every_scalar=all_steps), 1):
+            for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
+                if table.num_rows:
+                    pending[kind].append(table)
+                    rows[kind] += table.num_rows
+                    if sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
+                        _flush(pa, writers[kind], pending[kind])
+            lineage_views.append(_without_series(view))
+            if progress is not None:
+                progress(done, len(train_ids))
+        for kind, writer in writers.items():
+            _flush(pa, writer, pending[kind])
+            writer.close()
+        lineage = _lineage_table(pa, logs, lineage_views)
+        with target.open("lineage.parquet") as handle:
+            pa.parquet.write_table(lineage, handle)
+        rows["lineage"] = lineage.num_rows
+        for handle in handles:
+            handle.close()
+        target.commit()
+    except OSError as exc:
+        for handle in handles:
+            handle.close()
+        where = target.abandon(f"the export stopped: {exc.strerror or exc}\n")
+        raise ExportError(f"cannot write to {where}: {exc.strerror or exc}") from exc
+    return rows
+
+
+def _flush(pa: Any, writer: Any, tables: list) -> None:
+    """The tables gathered so far, as one row group (a job with more rows is one on its own)."""
+    if tables:
+        writer.write_table(pa.concat_tables(tables))
+        tables.clear()
+
+
+def _without_series(view: JobView) -> JobView:
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}))
+
+
+def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: dict[str, Any],
+                started: float) -> dict[str, Any]:
+    cache = logs._cache
+    tensors = tensor_table([view], cache, None, all_steps)
+    tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
+                      "shape": [list(shape) for shape in tensors["shape"]],
+                      "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
+    return {
+        "scalars": _table(pa, scalar_table([view], None).columns, schemas["scalars"]),
+        "histograms": _table(pa, histogram_table([view], cache, None, all_steps).columns, schemas["histograms"]),
+        "tensors": _table(pa, tensor_columns, schemas["tensors"]),
+        "health": _table(pa, _health_columns(view, started), schemas["health"]),
+        "problems": _table(pa, _problem_columns(view), schemas["problems"]),
+    }
+
+
+def _table(pa: Any, columns: Mapping[str, Any], schema: Any) -> Any:
+    return pa.table({field.name: pa.array(_plain(columns[field.name]), type=field.type) for field in schema},
+                    schema=schema)
+
+
+def _plain(column: Any) -> Any:
+    import numpy as np
+
+    return column if isinstance(column, np.ndarray) else list(column)  # pyarrow reads object arrays of str
+
+
+def _health_columns(view: JobView, started: float) -> dict[str, list]:
+    from .health_report import json_row
+    from .summary.health import JobHealth
+
+    now = time.time()
+    record = json_row(view, JobHealth.of(view, None, seen_within=max(0.0, now - started)), now)
+    record["job"] = record.pop("train_id")
+    record["not_shown"] = json.dumps(record["not_shown"])
+    for name in ("last_step", "best_step"):
+        if record[name] is not None:
+            record[name] = int(record[name])
+    return {name: [value] for name, value in record.items()}
+
+
+def _problem_columns(view: JobView) -> dict[str, list]:
+    state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
+    problems = state + list(view.problems)
+    return {"job": [view.train_id] * len(problems), "problem": problems}
+
+
+def _lineage_table(pa: Any, logs: Logdir, views: list[JobView]) -> Any:
+    """Lineage columns as they come: a column whose jobs disagree on the type is text."""
+    from .summary.lineage import columns, model_rows
+
+    found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
+    arrays = {}
+    for name in columns(found):
+        values = [_cell(row.get(name)) for row in found]
+        try:
+            arrays[name] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arrays[name] = pa.array([None if v is None else str(v) for v in values], type=pa.string())
+    return pa.table(arrays) if arrays else pa.table({"summary_dir": pa.array([], type=pa.string())})
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def export_arrow(logs: Logdir, sink: IO[bytes], *, all_steps: bool = False) -> int:
+    """The scalars of every job as an Arrow IPC stream on `sink`, a record batch per job; rows."""
+    pa = _arrow()
+    schema = _schemas(pa)["scalars"]
+    rows = 0
+    with pa.ipc.new_stream(sink, schema) as stream:
+        for view in logs._views(None, every_scalar=all_steps):
+            table: Table = scalar_table([view], None)
+            if len(table):
+                stream.write_table(_table(pa, table.columns, schema))
+                rows += len(table)
+    return rows
+
+
+def run(kind: str, source: Any, out: Path | None, *, all_steps: bool, force: bool) -> int:
+    """The CLI's `--export parquet|arrow`: the exit status (2 with one line on stderr on error)."""
+    import sys
+
+    from .api import ApiError
+    from .escape import shown
+
+    try:
+        with Logdir.over(source) as logs:
+            for problem in logs.problems:
+                print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
+            if kind == "arrow":
+                export_arrow(logs, sys.stdout.buffer, all_steps=all_steps)
+                sys.stdout.buffer.flush()
+                return 0
+            assert out is not None
+            rows = export_parquet(logs, out, all_steps=all_steps, force=force)
+    except (ApiError, ExportError) as exc:
+        print(f"tui-insight: error: {shown(str(exc))}", file=sys.stderr)
+        return 2
+    print(f"exported {', '.join(f'{n} {kind}' for kind, n in rows.items())} rows to {shown(str(out))}",
+          file=sys.stderr)
+    return 0
