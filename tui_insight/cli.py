@@ -259,10 +259,10 @@ def run_command(argv: list[str] | None = None) -> int:
             raise
         try:
             if args.export in ("parquet", "arrow"):
-                from .export_parquet import run
+                from . import export_parquet
 
-                return run(args.export, source if source is not None else args.logdir, args.out,
-                           all_steps=args.all_steps, force=args.force)
+                return export_parquet.run(args.export, source if source is not None else args.logdir, args.out,
+                                          all_steps=args.all_steps, force=args.force)
             if args.export:
                 return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source)
             if args.summary:
