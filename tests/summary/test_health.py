@@ -261,6 +261,20 @@ def test_a_mindspore_run_closed_by_its_writer_is_finished_at_once_and_one_left_o
     assert left_open.live(T0 + 30 + 119) and left_open.finished(T0 + 30 + 121)  # presumed done after the window
 
 
+def test_a_run_copied_after_it_ended_is_finished_not_live_or_stalled(tmp_path):
+    """`cp -r` / `scp -r` without `-p` give the files the time of the copy: they changed a day
+    after the run's last step, by their own clock. That is a finished run seen anew, not a live
+    one that stopped; a run written up to its files' last change stays live and stalls."""
+    now = T0 + 86_400
+    write_log(tmp_path, "copied", {"loss": falling(30)}, mtime=now)  # steps up to T0 + 30, copied a day later
+    write_log(tmp_path, "running", {"loss": falling(30)}, mtime=T0 + 30)
+    cache = load(tmp_path, now)
+    copied = JobHealth.of(cache.job("./copied"))
+    assert not copied.live(now) and copied.finished(now) and copied.badges(now + 10) == ()
+    running = JobHealth.of(cache.job("./running"))
+    assert running.live(T0 + 40) and running.badges(T0 + 40) == ("stalled",)
+
+
 def test_a_tensorboardx_run_that_finishes_normally_is_never_announced_and_is_finished_after_the_window(tmp_path):
     """tensorboardX leaves nothing on close (and writes its buffer only every 120 s while
     training): a run that ended looks like one that stopped until the finish window passes. Its

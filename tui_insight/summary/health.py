@@ -25,6 +25,9 @@ The rules (the job list's help says the same):
   TENSORBOARD_FLUSH_SECONDS for TensorBoard files (their writers hold steps in memory and write
   them every 120 s by default). A finished run is not live and never `stalled`; finishing is
   never announced.
+  Files that last changed a finish window or more after the headline's last step, by their
+  own clock, were copied or synced after the run ended (`cp` and `scp` without `-p` give them
+  the time of the copy): a writer changes its files as it logs. Such a run is finished too.
 - live: not finished (a file changed within the finish window, and no close seen).
 - `stalled`: stopped while it looked alive: live, and the headline's next step is overdue by
   STALL_INTERVALS times its usual step interval (`TagDigest.step_interval`, by the step's own
@@ -100,6 +103,14 @@ def live_until(changed_at: float, digest: TagDigest | None, seen_within: float =
     if not changed_at or closed:
         return 0.0
     return changed_at + finish_window(digest, buffered) + seen_within
+
+
+def copied_after_end(digest: TagDigest | None, update_time: float, buffered: bool = False) -> bool:
+    """Whether the files last changed a finish window or more after the headline's last step,
+    both by the files' own clock: a copy made after the run ended, not a writer at work."""
+    if digest is None or not math.isfinite(digest.last_wall) or not update_time:
+        return False
+    return update_time - digest.last_wall >= finish_window(digest, buffered)
 
 
 def stalls_at(digest: TagDigest | None, skew: float = 0.0, seen_within: float = 0.0,
@@ -208,9 +219,10 @@ class JobHealth:
 
     def _clock_times(self) -> tuple[float, float | None]:
         """When the job stops being live if nothing changes, and when it counts as stalled (never,
-        once its writer closed it)."""
-        return (live_until(self._changed, self.digest, self.seen_within, self.closed, self.buffered),
-                None if self.closed else stalls_at(self.digest, self.skew, self.seen_within, self.buffered))
+        once its writer closed it or its files were copied after it ended)."""
+        ended = self.closed or copied_after_end(self.digest, self.update_time, self.buffered)
+        return (live_until(self._changed, self.digest, self.seen_within, ended, self.buffered),
+                None if ended else stalls_at(self.digest, self.skew, self.seen_within, self.buffered))
 
     @classmethod
     def of(cls, view, chosen: str | None = None, seen_within: float = 0.0) -> "JobHealth":
