@@ -5,7 +5,7 @@ The scripts complete flags, the values of flags with a fixed set (`--view`, `--e
 `--theme`, `--completion`), directories for LOGDIR and `--out`, files for `--ssh-config`, and
 the job names of a local LOGDIR for `--job` and `--compare` (after a comma too). For those the
 script runs `tui-insight --complete-jobs CURRENT WORD...` (CURRENT: the word being completed;
-WORD...: the words before it), which finds LOGDIR among the words, lists its jobs
+WORD...: the words of the command line after the program, CURRENT among them), which finds LOGDIR among the words, lists its jobs
 (`summary.discovery`: directory listings only, no file is read) and prints those that
 complete CURRENT, one a line. A LOGDIR on another machine or in object storage completes
 nothing: a TAB must not open a connection.
@@ -75,7 +75,7 @@ def bash_script(opts: list[Option]) -> str:
         pattern = "|".join(opt.names)
         if opt.kind == "jobs":
             body = ('local IFS=$\'\\n\'; COMPREPLY=($("${COMP_WORDS[0]}" --complete-jobs "$cur" '
-                    '"${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null))')
+                    '"${COMP_WORDS[@]:1}" 2>/dev/null))')
         elif opt.kind == "dirs":
             body = 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur"))'
         elif opt.kind == "files":
@@ -131,7 +131,7 @@ def zsh_script(opts: list[Option]) -> str:
 # or save it as _tui-insight in a directory of $fpath
 _tui_insight_jobs() {{
     local -a ids
-    ids=("${{(@f)$(${{words[1]}} --complete-jobs "$PREFIX" "${{(@)words[2,CURRENT-1]}}" 2>/dev/null)}}")
+    ids=("${{(@f)$(${{words[1]}} --complete-jobs "$PREFIX" "${{(@)words[2,-1]}}" 2>/dev/null)}}")
     compadd -- "${{(@)ids:#}}"
 }}
 _tui_insight() {{
@@ -155,7 +155,7 @@ def fish_script(opts: list[Option]) -> str:
     lines = ["# tui-insight completion for fish: tui-insight --completion fish > ~/.config/fish/completions/tui-insight.fish",
              "function __tui_insight_jobs",
              "    set -l words (commandline -opc)",
-             "    $words[1] --complete-jobs (commandline -ct) $words[2..-1] 2>/dev/null",
+             "    $words[1] --complete-jobs (commandline -ct) $words[2..-1] (commandline -ct) 2>/dev/null",
              "end",
              "complete -c tui-insight -f -a '(__fish_complete_directories)'"]
     for opt in opts:
@@ -172,7 +172,8 @@ def fish_script(opts: list[Option]) -> str:
 # -- the jobs of a LOGDIR, on TAB --------------------------------------------------------------
 
 def print_job_completions(parser: argparse.ArgumentParser, argv: list[str]) -> int:
-    """`--complete-jobs CURRENT WORD...`: the job names completing CURRENT, one a line. Prints
+    """`--complete-jobs CURRENT WORD...`: the job names completing CURRENT, one a line (WORD...:
+    the command line's words after the program, CURRENT among them, so a flag's value is one). Prints
     nothing (status 0) when there is no local LOGDIR among the words or it cannot be listed."""
     if not argv:
         return 0
