@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action=argparse.BooleanOptionalAction, default=None,
                         help="ring the terminal bell when a job gains a NaN or diverging badge, so a background "
-                             "tmux window flags it (a run that finishes never rings)")
+                             "tmux window flags it (a run that finishes never rings); --no-bell: not even when "
+                             "config.toml says bell = true")
     parser.add_argument("--bell-stalled", action=argparse.BooleanOptionalAction, default=None,
                         help="ring it for stalled too: a MindSpore run read on this machine that stopped with its "
                              "summary file still open (implies --bell)")

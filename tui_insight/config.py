@@ -131,7 +131,7 @@ def load_config(path: Path | None = None) -> Config:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # the same parser, as a package (a dependency on 3.10)
-        import tomli as tomllib
+        import tomli as tomllib  # type: ignore[import-not-found]  # installed on 3.10 only
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -148,7 +148,7 @@ def read_table(path: Path, data: dict[str, Any]) -> Config:
     problems: list[str] = []
     for key, value in data.items():
         if key == "keymap":
-            keymap, bad = _keymap(value)
+            keymap, bad = _checked_keymap(value)
             problems += [f"config {path}: [keymap] {entry} ignored" for entry in bad]
         elif key in KEYS:
             try:
@@ -161,7 +161,7 @@ def read_table(path: Path, data: dict[str, Any]) -> Config:
     return Config(path, values, keymap, tuple(problems))
 
 
-def _keymap(table: Any) -> tuple[dict[str, str], list[str]]:
+def _checked_keymap(table: Any) -> tuple[dict[str, str], list[str]]:
     if not isinstance(table, dict):
         return {}, [f"= {_toml(table)} (expected a table of binding-id = \"keys\")"]
     good = {key: value for key, value in table.items() if isinstance(value, str) and value.strip()}
