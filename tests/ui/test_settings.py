@@ -1,10 +1,15 @@
 """The user's settings in the app (issue 27): the theme picked in the palette is used at the next
 start, `--theme` and a changed config.toml `theme` win over it, and config.toml's `[keymap]`
 remaps keys (keymap.toml over it). Each app is built as the command line builds it
-(`make_app`), with the state and config directories in a temporary home."""
+(`make_app`), with the state and config directories in a temporary home; the last test runs
+the installed program in tmux on a real config.toml."""
 from __future__ import annotations
 
+import os
+import shlex
+
 import pytest
+from test_e2e_tmux import Tmux, required_commands
 from textual.command import CommandList, CommandPalette
 from uihelp import MINDSPORE_LOGS, run_pilot, wait_for
 
@@ -86,3 +91,25 @@ def test_the_config_keymap_remaps_a_key_and_keymap_toml_wins_over_it(own_home):
     (own_home / "config" / "tui-insight" / "keymap.toml").write_text('[keymap]\n"app.lineage" = "j"\n')
     assert opens_lineage_with("j", config_keymap={"app.lineage": "k"})
     assert not opens_lineage_with("k", config_keymap={"app.lineage": "k"})
+
+
+def test_the_program_applies_config_toml_and_says_what_it_ignored(own_home):
+    _tmux, executable = required_commands()
+    config = own_home / "config" / "tui-insight" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('workers = 0\nreload_interval = 7\n[keymap]\n"app.lineage" = "k"\n')
+    env = {"TERM": "xterm-256color", "XDG_STATE_HOME": str(own_home / "state"),
+           "XDG_CONFIG_HOME": str(own_home / "config"), "XDG_CACHE_HOME": str(own_home / "cache"),
+           "TUI_INSIGHT_KEYMAP": os.devnull}
+    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+                        shlex.quote(executable), shlex.quote(str(MINDSPORE_LOGS))])
+    term = Tmux(width=160, height=40)
+    try:
+        term.start(command)
+        # The notice in the app (shown for 8 s from its start), not the warning printed before it
+        term.wait_for("job ▲", "ignored", absent=("tui-insight: warning",))
+        term.wait_for("8 jobs", "reload every 7s")  # reload_interval applied
+        term.keys("k")
+        term.wait_for("Model lineage")
+    finally:
+        term.kill()
