@@ -78,6 +78,15 @@ def test_jobs_of_the_logdir_complete_job_and_compare(program_dir):
     assert complete(program_dir, LOGS, "--compare", "=", "./lenet_lr0.1,./re") == ["./lenet_lr0.1,./resnetish_bs32"]
 
 
+def test_a_job_name_with_a_space_is_completed_quoted(program_dir, tmp_path):
+    (tmp_path / "run a").mkdir()
+    (tmp_path / "run a" / "events.out.summary.1").write_bytes(b"")  # a job by its name alone
+    (tmp_path / "run\x1bb").mkdir()
+    (tmp_path / "run\x1bb" / "events.out.summary.1").write_bytes(b"")  # cannot be typed: left out
+    assert complete(program_dir, str(tmp_path), "--job", "./r") == ["./run\\ a"]
+    assert complete(program_dir, str(tmp_path), "--job", "ru") == ["run\\ a"]
+
+
 def test_no_logdir_or_a_remote_one_completes_no_job(program_dir):
     assert complete(program_dir, "--job", "./") == []
     assert complete(program_dir, "user@nowhere.invalid", ":", "/logs", "--job", "./") == []

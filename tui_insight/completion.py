@@ -74,8 +74,11 @@ def bash_script(opts: list[Option]) -> str:
             continue
         pattern = "|".join(opt.names)
         if opt.kind == "jobs":
-            body = ('local IFS=$\'\\n\'; COMPREPLY=($("${COMP_WORDS[0]}" --complete-jobs "$cur" '
-                    '"${COMP_WORDS[@]:1}" 2>/dev/null))')
+            # a name with a character the shell reads specially is quoted (`./run\ a`): readline
+            # inserts it as it is
+            body = ('local id; COMPREPLY=(); while IFS= read -r id; do '
+                    '[[ $id == *[!A-Za-z0-9._/,=+@%:-]* ]] && printf -v id %q "$id"; COMPREPLY+=("$id"); '
+                    'done < <("${COMP_WORDS[0]}" --complete-jobs "$cur" "${COMP_WORDS[@]:1}" 2>/dev/null)')
         elif opt.kind == "dirs":
             body = 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur"))'
         elif opt.kind == "files":
