@@ -41,13 +41,14 @@ def test_every_key_is_read_and_checked(config_file):
 
 
 def test_the_command_line_wins_over_the_file(config_file):
-    config_file.write_text('bell = true\nworkers = 4\nmemory_budget = 1000\nssh_timeout = 60\n')
+    config_file.write_text('bell = true\nbell_stalled = true\nworkers = 4\nmemory_budget = 1000\nssh_timeout = 60\n')
     config = load_config()
     parser = cli.build_parser()
 
     given = parser.parse_args(["--no-bell", "--workers", "2", "--ssh-timeout", "5"])
     fill_options(given, config, ssh=True)
     assert (given.bell, given.workers, given.memory_budget, given.ssh_timeout) == (False, 2, 1000, 5)
+    assert not given.bell_stalled  # --no-bell silences the file's stalled bell too
 
     left = parser.parse_args([])
     fill_options(left, config, ssh=True)

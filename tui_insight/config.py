@@ -186,6 +186,8 @@ def fill_options(args: Any, config: Config, *, ssh: bool, environ: dict | None =
     """Set each option of `args` (an argparse namespace) left unset (None) to the file's value."""
     env = os.environ if environ is None else environ
     keys = [*FILLED, *(key for key, name in SSH_FILLED.items() if ssh and not env.get(name))]
+    if getattr(args, "bell", None) is False:
+        keys.remove("bell_stalled")  # --no-bell silences the stalled bell of the file too
     for key in keys:
         if getattr(args, key, None) is None and key in config.values:
             setattr(args, key, config.values[key])
