@@ -37,13 +37,14 @@ def _missing(module: str) -> bool:
 @pytest.fixture(scope="session", autouse=True)
 def private_home(tmp_path_factory: pytest.TempPathFactory):
     """Tests never read or write the real home: the XDG state/cache/config dirs point at a tmp dir
-    of this session (one per xdist worker), and no keymap is taken from the environment."""
+    of this session (one per xdist worker), and no keymap or config file is taken from the environment."""
     home = tmp_path_factory.mktemp("home")
-    names = ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TUI_INSIGHT_KEYMAP")
+    names = ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "TUI_INSIGHT_KEYMAP", "TUI_INSIGHT_CONFIG")
     saved = {name: os.environ.get(name) for name in names}
     for name in names[:3]:
         os.environ[name] = str(home / name.lower())
     os.environ.pop("TUI_INSIGHT_KEYMAP", None)
+    os.environ.pop("TUI_INSIGHT_CONFIG", None)
     yield home
     for name, value in saved.items():
         if value is None:

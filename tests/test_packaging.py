@@ -64,3 +64,11 @@ def test_the_licence_is_the_apache_2_text():
 def test_help_names_both_kinds_of_logs():
     text = build_parser().format_help()
     assert "MindSpore" in text and "TensorBoard" in text and "tfevents" in text
+
+
+def test_version_prints_the_version_the_wheel_is_built_with(wheel):
+    metadata_name = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+    built = email.message_from_bytes(wheel.read(metadata_name))["Version"]
+    printed = subprocess.run([sys.executable, "-m", "tui_insight", "--version"], capture_output=True, text=True,
+                             cwd=REPO, timeout=60)
+    assert (printed.returncode, printed.stdout) == (0, f"tui-insight {built}\n")

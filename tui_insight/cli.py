@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .config import Config, fill_options, load_config, parse_size
 from .escape import shown
 from .summary.location import remote_kind
 
@@ -31,8 +32,17 @@ LOGDIR may be a path, user@host:/path or host:path (ssh: nothing is installed th
 URL such as s3://bucket/prefix, obs://bucket/prefix or hdfs://... (fsspec). Nothing is ever
 written inside LOGDIR. What each view was set to is remembered per LOGDIR in
 $XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
+
+Defaults for the options come from ~/.config/tui-insight/config.toml ($XDG_CONFIG_HOME, or the
+file named by $TUI_INSIGHT_CONFIG); an option given here wins. Every key is optional:
+  theme = "insight-light"     reload_interval = 5      bell = true        bell_stalled = false
+  memory_budget = "1G"        workers = 4              ssh_max_listing = "128M"   ssh_timeout = 60
+  [keymap]                    binding id (see ? in the app) = "keys", as in keymap.toml
+A bad file or value is one warning line here and a notice in the app; the rest still applies.
+Shell completion: eval "$(tui-insight --completion bash)" (zsh, fish: see README).
 """
 
+COMPLETION_SHELLS = ("bash", "zsh", "fish")
 VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "lineage")  # the registry's ids (a test checks)
 
 
@@ -58,12 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
                              "notified and this poll, a safety net for what notices miss, backs off to every "
                              "30 s while nothing changes")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
-    parser.add_argument("--bell", action="store_true",
+    parser.add_argument("--bell", action=argparse.BooleanOptionalAction, default=None,
                         help="ring the terminal bell when a job gains a NaN or diverging badge, so a background "
-                             "tmux window flags it (a run that finishes never rings)")
-    parser.add_argument("--bell-stalled", action="store_true",
+                             "tmux window flags it (a run that finishes never rings); --no-bell: not even when "
+                             "config.toml says bell = true")
+    parser.add_argument("--bell-stalled", action=argparse.BooleanOptionalAction, default=None,
                         help="ring it for stalled too: a MindSpore run read on this machine that stopped with its "
                              "summary file still open (implies --bell)")
+    parser.add_argument("--completion", choices=COMPLETION_SHELLS, metavar="SHELL",
+                        help="print a completion script for bash, zsh or fish (flags, views, a LOGDIR's jobs) and exit")
     scale = parser.add_argument_group("many runs")
     scale.add_argument("--memory-budget", type=byte_size, default=None, metavar="SIZE",
                        help="memory for the series of jobs not on screen, e.g. 300M or 1G (default 256M); "
@@ -120,16 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def byte_size(text: str) -> int:
     """`300M`, `1.5G`, `512k`, `1000000` (bytes; powers of 1024) as a positive number of bytes."""
-    units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    number = text.strip().lower().removesuffix("b").removesuffix("i")
-    unit = number[-1:] if number[-1:] in units else ""
     try:
-        value = float(number[:len(number) - len(unit)]) * units[unit]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size (like 300M or 1G)") from None
-    if not value >= 1 or value > 1 << 50:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive size")
-    return int(value)
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fail(message: str) -> int:
@@ -204,8 +211,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_command(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
+    if argv[:1] == ["--complete-jobs"]:  # hidden: what the completion scripts call on TAB
+        from .completion import print_job_completions
+
+        return print_job_completions(parser, argv[1:])
     args = parser.parse_args(argv)
+    if args.completion:
+        from .completion import completion_script
+
+        print(completion_script(parser, args.completion), end="")
+        return 0
+    config = read_config()
+    if args.reload_interval is None and "reload_interval" in config.values and not (
+            args.logdir and remote_kind(args.logdir) == "url"):
+        args.reload_interval = config.values["reload_interval"]
     if args.reload_interval is None:
         args.reload_interval = 30.0 if args.logdir and remote_kind(args.logdir) == "url" else 3.0
     if args.reload_interval < 0:
@@ -229,11 +250,12 @@ def run_command(argv: list[str] | None = None) -> int:
         return fail("--tags goes with --job or --compare")
     if args.view and args.view != "lineage" and not (args.job or args.compare):
         return fail(f"--view {args.view} goes with --job or --compare (only lineage shows every job)")
+    fill_options(args, config, ssh=bool(args.logdir) and remote_kind(args.logdir) == "ssh")
     try:
         if args.demo:
             from .demo import run_demo
 
-            return run_demo(lambda logdir: open_ui(logdir, args, remember=False))  # the logs are temporary
+            return run_demo(lambda logdir: open_ui(logdir, args, config, remember=False))  # the logs are temporary
         if not args.logdir:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")
@@ -269,7 +291,7 @@ def run_command(argv: list[str] | None = None) -> int:
                 from .health_report import run
 
                 return run(args.logdir, as_json=args.json, metric=args.metric, source=source)
-            return open_ui(args.logdir, args, source=source)
+            return open_ui(args.logdir, args, config, source=source)
         finally:
             if not isinstance(source, str):
                 source.close()  # an ssh connection kept open for the reloads
@@ -281,6 +303,14 @@ def run_command(argv: list[str] | None = None) -> int:
         if os.environ.get("TUI_INSIGHT_DEBUG"):
             raise
         return fail(f"internal error: {type(exc).__name__}: {exc} (set TUI_INSIGHT_DEBUG=1 for details)")
+
+
+def read_config() -> Config:
+    """The user's config.toml; each thing in it that is ignored is a warning line on stderr."""
+    config = load_config()
+    for problem in config.problems:
+        print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
+    return config
 
 
 def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=None) -> int:
@@ -366,14 +396,15 @@ def dashboard_cache(logdir, args: argparse.Namespace, remember: bool = True):
     return SummaryCache(logdir, memory_budget=args.memory_budget or DEFAULT_BUDGET, disk_cache=disk, workers=workers)
 
 
-def open_ui(logdir: str, args: argparse.Namespace, remember: bool = True, source=None) -> int:
+def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: bool = True, source=None) -> int:
     """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary).
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
     from .ui.app import run_app
 
     return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
-                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=args.bell,
-                   bell_stalled=args.bell_stalled)
+                   fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=bool(args.bell),
+                   bell_stalled=bool(args.bell_stalled), config_theme=config.get("theme"), config_keymap=config.keymap,
+                   config_notices=["\n".join(config.problems)] if config.problems else [])
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 Every path the program writes outside LOGDIR comes from here (platformdirs: the XDG base
 directories on Linux, `$XDG_CONFIG_HOME` and friends honoured; the platform's own elsewhere):
 
-- `config_dir()`: `~/.config/tui-insight` (`keymap.toml`), read only;
-- `state_dir()`: `~/.local/state/tui-insight` (`workspaces/`, `tui-insight.log`);
+- `config_dir()`: `~/.config/tui-insight` (`config.toml`, `keymap.toml`), read only;
+- `state_dir()`: `~/.local/state/tui-insight` (`workspaces/`, `theme.json`, `tui-insight.log`);
 - `cache_dir()`: `~/.cache/tui-insight` (`snapshots/`, `index/`).
 
 Private by default: what they hold names hosts, paths and errors, and the cache is deleted

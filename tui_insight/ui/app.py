@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ..summary import health
+from ..remembered_theme import PickedTheme, load_picked, save_picked, starting_theme, theme_path
 from ..summary.cache import Changes, SummaryCache
 from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
 from ..workspace import Workspace
@@ -150,7 +151,7 @@ class InsightApp(App):
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
                  logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
                  workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False,
-                 bell_stalled: bool = False):
+                 bell_stalled: bool = False, theme_memory: Path | None = None, config_theme: str | None = None):
         super().__init__()
         self.cache = cache
         # --bell: a NaN or diverging badge appearing also rings the terminal bell; --bell-stalled: stalled too
@@ -167,6 +168,11 @@ class InsightApp(App):
         # (None: only when the graph view is shown). See DashboardScreen.prefetch_graph.
         self.graph_prefetch_delay = graph_prefetch_delay
         self.requested_theme = theme
+        # A theme picked once the app runs is remembered here for the next start (None: not kept),
+        # with config.toml's theme of the moment (`remembered_theme.starting_theme`).
+        self.theme_memory = theme_memory
+        self.config_theme = config_theme
+        self._theme_started = False  # the start's theme is applied: later changes are picks
         self.initial_keymap = keymap or {}
         self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
         self.marked: list[str] = []  # jobs marked for comparison, in marking order (their colours)
@@ -219,6 +225,7 @@ class InsightApp(App):
     def on_mount(self) -> None:
         if self.requested_theme:
             self.switch_theme(self.requested_theme)
+        self._theme_started = True
         if self.initial_keymap:
             self.set_keymap(self.initial_keymap)
         for notice in self.startup_notices:
@@ -291,6 +298,14 @@ class InsightApp(App):
             return False
         self.theme = name
         return True
+
+    def watch_theme(self, name: str) -> None:
+        """A theme picked in the palette (ours or Textual's picker) is remembered."""
+        if not self._theme_started or self.theme_memory is None:
+            return
+        problem = save_picked(self.theme_memory, PickedTheme(name, self.config_theme))
+        if problem:
+            self.notify(markup(problem), severity="warning", timeout=8)
 
     # -- the cache bridge -------------------------------------------------------------------
 
@@ -469,25 +484,43 @@ def log_to_state_dir() -> str:
 
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
             fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False,
-            bell_stalled: bool = False) -> int:
-    """Run the UI until the user quits; starts and stops the cache's loading thread.
+            bell_stalled: bool = False, config_theme: str | None = None, config_keymap: dict[str, str] | None = None,
+            config_notices: Iterable[str] = ()) -> int:
+    """Run the UI until the user quits; starts and stops the cache's loading thread (`make_app`)."""
+    app = make_app(cache, theme=theme, reload_interval=reload_interval, fresh=fresh, start_at=start_at,
+                   remember=remember, bell=bell, bell_stalled=bell_stalled, config_theme=config_theme,
+                   config_keymap=config_keymap, config_notices=config_notices)
+    try:
+        app.run()
+    finally:
+        cache.stop()
+    return app.return_code or 0
+
+
+def make_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
+             fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False,
+             bell_stalled: bool = False, config_theme: str | None = None, config_keymap: dict[str, str] | None = None,
+             config_notices: Iterable[str] = ()) -> InsightApp:
+    """The app over `cache` with the user's files: key map, remembered theme, workspace, log.
 
     The workspace (what each view was set to) is read from, and saved to, the user's state
-    directory (`remember=False`: kept in memory only); `fresh` starts clean.
+    directory (`remember=False`: kept in memory only); `fresh` starts clean. `theme` is
+    `--theme`; the theme last picked in the palette, or else config.toml's, is used without it.
+    The key map is config.toml's `[keymap]` with keymap.toml's entries over it.
     """
     keymap, problem = load_keymap(keymap_path())
+    keymap = {**(config_keymap or {}), **keymap}
+    memory = theme_path()
+    picked, theme_problem = load_picked(memory)
     log_problem = log_to_state_dir() if remember else ""
     if remember:
         workspace, workspace_problem = Workspace.open(cache.logdir, fresh=fresh)
     else:
         workspace, workspace_problem = Workspace(cache.logdir, None), ""
     cache_problem = cache.disk.refused() if cache.disk is not None else ""
-    notices = [text for text in (problem, workspace_problem, log_problem, cache_problem) if text]
-    app = InsightApp(cache, theme=theme, reload_interval=reload_interval, keymap=keymap,
-                     notices=notices, workspace=workspace, start_at=start_at, bell=bell,
-                     bell_stalled=bell_stalled)
-    try:
-        app.run()
-    finally:
-        cache.stop()
-    return app.return_code or 0
+    notices = [*config_notices,
+               *(text for text in (problem, theme_problem, workspace_problem, log_problem, cache_problem) if text)]
+    app = InsightApp(cache, theme=starting_theme(theme, config_theme, picked), reload_interval=reload_interval,
+                     keymap=keymap, notices=notices, workspace=workspace, start_at=start_at, bell=bell,
+                     bell_stalled=bell_stalled, theme_memory=memory, config_theme=config_theme)
+    return app
