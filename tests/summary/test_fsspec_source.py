@@ -182,8 +182,8 @@ def test_urls_and_paths():
 
 
 def test_a_protocol_without_its_backend_says_what_to_install(monkeypatch):
-    # gcsfs is in no extra of ours (hdfs:// was the example until pyarrow, its backend, joined
-    # the test extra: a worker that imported pyarrow.fs cannot unimport it)
+    # gcsfs is in no extra of ours (pyarrow, hdfs://'s backend, is a test dependency: a worker
+    # that imported pyarrow.fs cannot unimport it)
     monkeypatch.setitem(sys.modules, "gcsfs", None)
     with pytest.raises(SourceError) as info:
         FsspecSource("gcs://bucket/logs")
