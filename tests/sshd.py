@@ -108,11 +108,13 @@ class Sshd:
         return path
 
     def _hostile_session(self, home: Path) -> Path:
-        """What the hostile port runs: the request's script, given to a `session` tool the test
-        put in `hostile_bin` if there is one (looked for once the script is in: a session started
-        ahead gets it too), else to `sh -s`."""
+        """What the hostile port runs: an `eager` tool the test put in `hostile_bin`, at once,
+        before any script arrives (a host that answers unasked); else the request's script,
+        given to a `session` tool there if there is one (looked for once the script is in: a
+        session started ahead gets it too), else to `sh -s`."""
         session = home / "hostile_session"
-        session.write_text(f'#!/bin/sh\nscript=$(cat)\nif [ -x "{self.hostile_bin}/session" ]; then\n'
+        session.write_text(f'#!/bin/sh\n[ -x "{self.hostile_bin}/eager" ] && exec "{self.hostile_bin}/eager"\n'
+                           f'script=$(cat)\nif [ -x "{self.hostile_bin}/session" ]; then\n'
                            f'  printf "%s\\n" "$script" | "{self.hostile_bin}/session"\n'
                            'else\n  printf "%s\\n" "$script" | /bin/sh -s\nfi\n')
         session.chmod(0o755)

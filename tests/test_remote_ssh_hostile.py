@@ -7,13 +7,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from sshd import sshd_or_fail
 
 from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.ssh_limits import RequestLimits
+from tui_insight.summary.source import SourceError
+from tui_insight.summary.ssh_limits import NOISE_BYTES, RequestLimits
 from tui_insight.summary.ssh_source import RECONNECTING, SshError, SshSource
 from tui_insight.summary.writer import SummaryWriter
 
@@ -416,3 +418,36 @@ def test_a_listing_answered_with_something_else_keeps_the_jobs_listed_before(ser
             first.discover({})
     finally:
         first.close()
+
+
+def spooled_bytes() -> int:
+    """Bytes this process holds in ssh spools (the anonymous files ssh's answers land in) now."""
+    total = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if "tui-insight-ssh" in os.readlink(f"/proc/self/fd/{fd}"):
+                total += os.fstat(int(fd)).st_size
+        except OSError:
+            pass  # closed meanwhile
+    return total
+
+
+def test_a_host_that_answers_before_its_script_gets_no_session_started_ahead(server, hostile, tmp_path):
+    """The session started ahead of the next request waits, idle, for its script; a host whose
+    sessions stream at once (a runaway ForceCommand) filled its spool without bound between
+    reloads. Once one has answered unasked, the host gets no more of them."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        assert list(source.discover({}).jobs) == ["./a", "./b"]  # a sane host: a session waits ahead
+        server.hostile_tool("eager", "exec cat /dev/zero\n")  # every session from now on streams at once
+        for _ in range(3):
+            try:
+                source.discover({})  # the first takes the sane session; the next ones' sessions stream
+            except SourceError:
+                pass  # a listing of zeros: that host's error, bounded by the cap
+            time.sleep(0.3)  # idle, as between two reloads
+        assert spooled_bytes() <= NOISE_BYTES
+    finally:
+        source.close()

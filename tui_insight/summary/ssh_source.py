@@ -151,6 +151,7 @@ class SshSource:
         self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
         self._pid_lock = threading.Lock()
         self._spare: _Session | None = None  # the next request's session, started ahead (`_spare_up`)
+        self._spares = True  # False once a spare answered before its script: no idle session for this host
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
         self._ranges = RangeCache(self._fetch, fetch_many=self.read_ranges)  # payloads decoded on demand
@@ -290,7 +291,22 @@ class SshSource:
         if spare is not None and spare.proc.poll() is not None:
             spare.discard()  # its ssh ended (the master went, or the host refused the session)
             return None
+        if spare is not None and _answered_unasked(spare):
+            with self._lock:
+                self._spares = False
+            spare.discard()
+            return None
         return spare
+
+    def _watch_spare(self) -> None:
+        """End the spare if it answered unasked (`_answered_unasked`); this host then gets no
+        more of them."""
+        with self._lock:
+            spare = self._spare
+            if spare is None or not _answered_unasked(spare):
+                return
+            self._spare, self._spares = None, False
+        spare.discard()
 
     def _spare_up(self) -> None:
         """Start the next request's session now (`ssh HOST sh -s` waiting for its script): the
@@ -298,7 +314,7 @@ class SshSource:
         behind it when it is wanted, not in its way (~10 ms here; a slow `.bashrc`'s whole time)."""
         with self._lock:
             old = self._spare
-            if old is not None and old.proc.poll() is None:
+            if not self._spares or (old is not None and old.proc.poll() is None):
                 return
             self._spare = _Session([*self._ssh("no"), self.host, "sh -s"])
         if old is not None:
@@ -321,6 +337,7 @@ class SshSource:
             # Looked at every millisecond at most: Popen.wait(timeout) polls too, up to 50 ms apart
             # (an idle reload's listing took 10 ms instead of 7 with it).
             while proc.poll() is None:
+                self._watch_spare()  # the one started beside this request, watched as it runs
                 spooled = os.fstat(session.spool).st_size
                 if os.fstat(session.errors.fileno()).st_size > NOISE_BYTES:
                     raise SshError(f"the host wrote more than {NOISE_BYTES >> 20} MiB of errors")
@@ -596,6 +613,14 @@ def _count(header: bytes, asked: int | None) -> int | None:
         return None
     count = int(digits)
     return count if asked is None or count <= asked else None
+
+
+def _answered_unasked(session: "_Session") -> bool:
+    """Whether a session that was sent no script yet spooled more than a login's noise: a host
+    that answers unasked (a runaway or hostile ForceCommand). Nothing bounds an idle session's
+    spool, so such a host gets no session started ahead; each request's own is bounded while it
+    runs."""
+    return os.fstat(session.spool).st_size > NOISE_BYTES
 
 
 class _Session:
