@@ -33,7 +33,7 @@ written inside LOGDIR. What each view was set to is remembered per LOGDIR in
 $XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
 """
 
-VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "lineage")  # the registry's ids (a test checks)
+VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "pr_curves", "lineage")  # the registry's ids (a test checks)
 
 
 def build_parser() -> argparse.ArgumentParser:
