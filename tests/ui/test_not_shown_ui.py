@@ -51,7 +51,7 @@ def test_the_dashboard_names_what_no_view_shows_and_help_lists_the_notes(logs):
     run_line, help_text, few_line = run_pilot(app, body)
     assert run_line == f"not shown: {RUN_BRIEF}  (? lists them)"
     assert "not shown: audio data, 1 tag (sound)" in help_text
-    assert "pr_curves" not in help_text  # shown by the PR curves view
+    assert "not shown: pr_curves" not in help_text  # shown by the PR curves view
     assert "not shown: embeddings data, 1 tensor (feat:00000 20x5)" in help_text
     assert few_line == ""  # nothing unshown: no line
 

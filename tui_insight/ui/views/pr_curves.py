@@ -80,8 +80,8 @@ def readout(curve: PrCurveData, index: int) -> str:
     """One job's figures: the area and, at threshold `index`, precision, recall and the counts."""
     values = curve.values[:, index]
     tp, fp, tn, fn = (count(v) for v in values[:4])
-    return (f"area {number(curve.area)} · threshold {curve.thresholds[index]:.3f}: "
-            f"precision {number(values[4])} recall {number(values[5])} · TP {tp} FP {fp} TN {tn} FN {fn}")
+    return (f"area {number(curve.area)} · t {curve.thresholds[index]:.3f}: "
+            f"P {number(values[4])} R {number(values[5])} · TP {tp} FP {fp} TN {tn} FN {fn}")
 
 
 def step_text(step: int | None, steps: list[int]) -> str:
@@ -276,5 +276,6 @@ class PrCurvesView(DataView):
             else:
                 step, curve, i, _ = drawn[tid]
                 lines.append(f"{name}step {step} · {markup(readout(curve, i))}")
-        lines.append("[dim]area: trapezoid area of precision over recall (TensorBoard shows none)[/]")
+        lines.append("[dim]t threshold at the cursor · P precision · R recall · area: trapezoid area of "
+                     "precision over recall (TensorBoard shows none)[/]")
         return "\n".join(lines)
