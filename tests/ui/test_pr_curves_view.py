@@ -11,7 +11,7 @@ from tensorboard.backend.event_processing.event_file_loader import EventFileLoad
 from tensorboard.plugins.pr_curve.pr_curves_plugin import PrCurvesPlugin
 from tensorboard.util import tensor_util
 from tensorboardX import SummaryWriter
-from uihelp import make_app, run_pilot, wait_for, wait_for_view
+from uihelp import make_app, run_beside, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.pr_curves import PrCurveData
 from tui_insight.ui.views.pr_curves import PrCurvesView, curve_traces, readout, step_text
@@ -135,3 +135,31 @@ def test_readout_and_traces_are_pure_presentation():
     assert traces[0].x.tolist() == [1.0, 0.75, 0.25] and traces[0].y.tolist() == [0.5, 0.75, 1.0]
     assert (traces[1].kind, traces[1].x.tolist(), traces[1].y.tolist()) == ("points", [0.75], [0.75])
     assert step_text(10, [0, 10, 20]) == "step 10 (2/3)" and step_text(None, []) == "no steps"
+
+
+def test_the_newest_step_is_followed_as_training_writes_more_and_a_chosen_step_stays(logs):
+    app = make_app(logs)
+
+    def more() -> None:
+        writer = SummaryWriter(str(logs / "a"), filename_suffix=".more")
+        labels = np.array([0, 1, 1, 0, 1])
+        writer.add_pr_curve("pr/cat", labels, np.array([0.1, 0.9, 0.7, 0.4, 0.6]), 30, num_thresholds=THRESHOLDS)
+        writer.close()
+
+    async def body(pilot):
+        app.open_jobs(("./a",), "pr_curves")
+        await wait_for_view(pilot, app, "PrCurvesView")
+        view = app.screen.query_one(PrCurvesView)
+        assert await wait_for(pilot, lambda: "step 20 (3/3)" in texts(view)[0])
+        await run_beside(pilot, more)
+        await run_beside(pilot, app.cache.reload)
+        assert await wait_for(pilot, lambda: "step 30 (4/4) · newest" in texts(view)[0])
+        followed = texts(view)
+        await pilot.press("left_square_bracket")
+        assert await wait_for(pilot, lambda: "step 20 (3/4)" in texts(view)[0])
+        return followed
+
+    status, shown = run_pilot(app, body)
+    # The new step's scores separate the classes; the drawn curve ends at recall 1/3 (the top
+    # threshold has no positives), so the area over its points is 2/3.
+    assert shown.splitlines()[0] == "step 30 · area 0.667 · t 0.500: P 1.000 R 1.000 · TP 3 FP 0 TN 2 FN 0"
