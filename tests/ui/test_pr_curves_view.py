@@ -163,3 +163,33 @@ def test_the_newest_step_is_followed_as_training_writes_more_and_a_chosen_step_s
     # The new step's scores separate the classes; the drawn curve ends at recall 1/3 (the top
     # threshold has no positives), so the area over its points is 2/3.
     assert shown.splitlines()[0] == "step 30 · area 0.667 · t 0.500: P 1.000 R 1.000 · TP 3 FP 0 TN 2 FN 0"
+
+
+def test_a_hostile_tag_is_shown_escaped_and_a_damaged_curve_says_why(tmp_path):
+    from tensorboard.compat.proto import event_pb2, summary_pb2
+    from tensorboard.plugins.pr_curve import metadata as pr_metadata
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    run = tmp_path / "logs" / "run"
+    writer = EventFileWriter(str(run))
+    for step, rows in ((0, 6), (1, 3)):  # step 1: a [3, 4] tensor is no PR curve
+        summary = summary_pb2.Summary()
+        summary.value.add(tag="[b]x\x1b[2J", tensor=tensor_util.make_tensor_proto(np.float32(np.ones((rows, 4)))),
+                          metadata=pr_metadata.create_summary_metadata("x", "", 4))
+        writer.add_event(event_pb2.Event(step=step, wall_time=1_700_000_000.0 + step, summary=summary))
+    writer.close()
+    app = make_app(tmp_path / "logs")
+
+    async def body(pilot):
+        app.open_jobs(("./run",), "pr_curves")
+        await wait_for_view(pilot, app, "PrCurvesView")
+        view = app.screen.query_one(PrCurvesView)
+        assert await wait_for(pilot, lambda: "no PR curve" in texts(view)[1])
+        newest = texts(view)
+        await pilot.press("left_square_bracket")
+        assert await wait_for(pilot, lambda: " · area " in texts(view)[1])
+        return newest
+
+    status, shown = run_pilot(app, body)
+    assert status.startswith("[b]x\\x1b[2J (1/1) · step 1 (2/2)")
+    assert shown.splitlines()[0] == "a tensor of shape [3, 4] is no PR curve (it takes [6, thresholds])"
