@@ -55,13 +55,14 @@ HEADERS = {
                 "nan_count", "pos_inf_count", "neg_inf_count"],
     "images": ["train_id", "tag", "step", "wall_time", "width", "height", "sample"],
     "text": ["train_id", "tag", "step", "wall_time", "text"],
+    "pr_curves": ["train_id", "tag", "step", "wall_time", "threshold", "tp", "fp", "tn", "fn", "precision", "recall"],
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
     "problems": ["train_id", "problem"],
 }
 PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images",
-                "text": "text"}
+                "text": "text", "pr_curve": "pr_curves"}
 PREFETCH_STEPS = 16  # payload records fetched together from a remote LOGDIR (two requests for as many)
 TagKey = tuple[str, str]
 Warn = Callable[[JobView, list[str]], None]
@@ -420,6 +421,9 @@ def _tail_rows(plugin: str, data) -> list[list]:
         return [_tensor_columns(data)]
     if plugin == "image":  # (sample, image) for every image of the step
         return [[image.width, image.height, sample] for sample, image in data]
+    if plugin == "pr_curve":  # one row per threshold, every threshold written
+        return [[fmt_float(t), *(_count(v) for v in column[:4]), *(fmt_float32(v) for v in column[4:])]
+                for t, column in zip(data.thresholds.tolist(), data.values.T.tolist())]
     return [[data.text]]
 
 
@@ -439,6 +443,11 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
                                     ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):
             for row in rows:
                 yield name, [fmt_float(row[c]) if isinstance(row[c], float) else row[c] for c in columns]
+
+
+def _count(value: float) -> int | str:
+    """A PR curve's count: an integer as TensorBoard shows it; a weighted (fractional) count as it is."""
+    return int(value) if value.is_integer() else fmt_float(value)
 
 
 def _tensor_columns(tensor) -> list:
@@ -514,7 +523,7 @@ def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 # Per plugin: how a job's values become CSV text (and how many rows).
 _FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": _payload_format,
-            "image": _payload_format, "text": _payload_format}
+            "image": _payload_format, "text": _payload_format, "pr_curve": _payload_format}
 
 
 def _write_kept(files: _CsvFiles, name: str, values: TagValues, rules: RestartRules) -> None:

@@ -61,10 +61,10 @@ def test_every_kind_no_view_shows_is_counted_with_a_note_each(logs):
     cache = loaded(logs)
     run = cache.job("./run")
     assert account(run) == (UNSHOWN, {})
-    assert run.not_shown.brief() == "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1 tensor"
+    assert run.not_shown.brief() == "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
     notes = [p for p in run.problems if p.startswith("not shown: ")]
     assert len(notes) == len(UNSHOWN) == len(run.problems)  # one line a kind, not one a tag
-    assert "not shown: pr_curves data, 2 tags (pr/class0, pr/class1)" in notes
+    assert "not shown: mesh data, 2 tags (cube_1, cube_2)" in notes
     assert f"not shown: embeddings data, 1 tensor (feat:00000 {EMBEDDING_SHAPE[0]}x{EMBEDDING_SHAPE[1]})" in notes
 
 

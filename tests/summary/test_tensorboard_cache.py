@@ -74,7 +74,11 @@ def test_every_kind_of_value_of_tensorboardx(cache):
     image = cache.payloads.image(view.locator(view.series("image", "sample"), 0))
     sample = np.array(written["images"]["sample"][0])
     assert (image.height, image.width) == sample.shape[1:] and image.png.startswith(b"\x89PNG")
-    # pr_curves and audio are listed, and the job says they are not shown: a note per kind
+    for tag, curve in written["pr_curves"].items():  # add_pr_curve_raw's rows, as written
+        got = cache.payloads.pr_curve(view.locator(view.series("pr_curve", tag), 0))
+        for name, numbers in curve.items():
+            assert got.row(name).tolist() == pytest.approx(numbers)
+    # audio is listed, and the job says it is not shown: a note per kind
     assert sorted(view.tag_names("other")) == sorted(written["other"])
     kinds = Counter(written["other"].values())
     assert {(k.kind, k.count) for k in view.not_shown.kinds} == set(kinds.items())

@@ -17,7 +17,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
 
 OVER = MANY_TAGS - limits.MAX_TAGS
-RUN_BRIEF = "pr_curves 2 tags, audio 1, mesh 2, custom_scalars 1, embeddings 1 tensor"
+RUN_BRIEF = "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
 
 
 @pytest.fixture
@@ -50,7 +50,8 @@ def test_the_dashboard_names_what_no_view_shows_and_help_lists_the_notes(logs):
 
     run_line, help_text, few_line = run_pilot(app, body)
     assert run_line == f"not shown: {RUN_BRIEF}  (? lists them)"
-    assert "not shown: pr_curves data, 2 tags (pr/class0, pr/class1)" in help_text
+    assert "not shown: audio data, 1 tag (sound)" in help_text
+    assert "not shown: pr_curves" not in help_text  # shown by the PR curves view
     assert "not shown: embeddings data, 1 tensor (feat:00000 20x5)" in help_text
     assert few_line == ""  # nothing unshown: no line
 
@@ -77,7 +78,7 @@ def test_the_job_list_marks_jobs_holding_what_no_view_shows(logs):
         return cells, await open_help(pilot)
 
     cells, help_text = run_pilot(app, body, size=(80, 24))
-    assert cells == {"./many": "ok *1", "./run": "ok *5", "./so_few": "ok"}
+    assert cells == {"./many": "ok *1", "./run": "ok *4", "./so_few": "ok"}
     assert "state *N" in help_text and "no view shows" in help_text
 
 

@@ -32,7 +32,7 @@ from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import survivors
 from .source import Source
 
-EXPORTED = ("scalar", "histogram", "tensor", "image", "text")  # the plugins exported step by step
+EXPORTED = ("scalar", "histogram", "tensor", "image", "text", "pr_curve")  # the plugins exported step by step
 TagKey = tuple[str, str]
 _BATCH_BYTES = 4 << 20  # bytes of records read and routed at once
 

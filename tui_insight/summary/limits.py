@@ -7,6 +7,7 @@ MAX_STEPS = {
     "histogram": 50,
     "tensor": 20,
     "loss_landscape": 500,
+    "pr_curve": 100,  # MindInsight has none; TensorBoard's own default sampling for PR curves
 }
 DEFAULT_MAX_STEPS = 500
 EVERY_STEP = 1 << 62  # a series limit no run reaches: every step kept (the public API's all_steps)

@@ -238,6 +238,10 @@ class PayloadStore:
         """A TensorBoard text value (only TensorBoard files hold text)."""
         return self.decoded("text", loc, value_decoder("text", "tensorboard"))
 
+    def pr_curve(self, loc: Locator):
+        """A TensorBoard PR curve (`pr_curves.PrCurveData`; only TensorBoard files hold them)."""
+        return self.decoded("pr_curve", loc, value_decoder("pr_curve", "tensorboard"))
+
     def forget(self, paths: set[str]) -> None:
         """Drop what was decoded from the files at `paths` (read again from their starts)."""
         with self._lock:

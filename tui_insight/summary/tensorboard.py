@@ -19,9 +19,10 @@ routes the tag's later values by it, as TensorBoard does. What each kind of valu
     image                                -> image    (Summary.Image, PNG)
     tensor, plugin "images"              -> image    ([2 + n] strings: width, height, images)
     tensor, plugin "text"                -> text     (strings)
+    tensor, plugin "pr_curves"           -> pr_curve ([6, n]: tp, fp, tn, fn, precision, recall)
     plugin "hparams" (tensor or nothing) -> hparams  (HParamsPluginData in the metadata)
     tensor, no plugin                    -> tensor
-    audio, other plugins (pr_curves, mesh, custom_scalars, graph_keras_model, ...) -> other
+    audio, other plugins (mesh, custom_scalars, graph_keras_model, ...) -> other
     Event.graph_def                      -> graph    (TBEvent.graph: read with `graph_at`)
     Event.session_log START              -> TBEvent.restart
 
@@ -47,13 +48,14 @@ from google.protobuf.message import DecodeError
 from ..proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from . import limits
 from .payloads import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
+from .pr_curves import PrCurveData, pr_curve_of
 from .records import ScanReport, read_record_at, scan_records
 from .text import text_of
 
-PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "hparams", "graph", "other")
+PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
 _PLUGIN_OF_NAME = {"scalars": "scalar", "histograms": "histogram", "images": "image", "text": "text",
-                   "hparams": "hparams"}
+                   "pr_curves": "pr_curve", "hparams": "hparams"}
 _NAME_OF_PLUGIN = {**{ours: name for name, ours in _PLUGIN_OF_NAME.items()}, "other": "other"}
 # Values that are not tensors, by their oneof field (whatever their plugin, as TensorBoard reads them).
 _PLUGIN_OF_FIELD = {"histo": "histogram", "image": "image", "audio": "other",
@@ -443,6 +445,15 @@ def tensor_data(value: tb_event_pb2.Summary.Value) -> TensorData | Problem:
     return replace(data, dtype=dtype_name(tensor.dtype))
 
 
+def pr_curve_data(value: tb_event_pb2.Summary.Value) -> PrCurveData | Problem:
+    """A pr_curves-plugin tensor ([6, thresholds]) as a PR curve."""
+    data = tensor_data(value)
+    if isinstance(data, Problem):
+        return data
+    curve = pr_curve_of(data.array, data.reason)
+    return Problem(curve) if isinstance(curve, str) else curve
+
+
 def dtype_name(value: int) -> str:
     try:
         return tb_event_pb2.DataType.Name(value)
@@ -619,5 +630,5 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
 
 __all__ = ["PLUGINS", "Problem", "TBValue", "TBEvent", "TagPlugins", "TBScan", "HParams",
            "is_tensorboard_file", "sort_key", "read_event", "decode_event", "event_of", "is_restart", "plugin_names", "scan_file", "value_at", "graph_at",
-           "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "hparams_data",
+           "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "pr_curve_data", "hparams_data",
            "hparams_columns", "graph_proto", "dtype_name"]

@@ -16,6 +16,7 @@ from tui_insight.ui.state.images import ImagesState
 from tui_insight.ui.state.jobs import JobListState
 from tui_insight.ui.state.landscape import LandscapeState
 from tui_insight.ui.state.lineage import LineageState
+from tui_insight.ui.state.pr_curves import PrCurvesState
 from tui_insight.ui.state.profiler import ProfilerState
 from tui_insight.ui.state.runs import RunsState
 from tui_insight.ui.state.scalars import ChartSettings, ScalarsState
@@ -25,7 +26,7 @@ from tui_insight.ui.state.text import TextState
 
 STATES = [GraphState, HistogramsState, RidgeCursor, ImagesState, JobListState, LandscapeState,
           LineageState, ProfilerState, RunsState, ChartSettings, ScalarsState, TagSelection,
-          TensorPlace, TensorsState, TextState]
+          TensorPlace, TensorsState, TextState, PrCurvesState]
 
 
 class KeysRead(dict):

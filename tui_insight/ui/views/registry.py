@@ -7,6 +7,7 @@ from .histograms import HistogramsView
 from .images import ImagesView
 from .landscape import LandscapeView
 from .lineage import LineageView
+from .pr_curves import PrCurvesView
 from .profiler import ProfilerView
 from .scalars import ScalarsView
 from .tensors import TensorsView
@@ -14,7 +15,7 @@ from .text import TextView
 
 VIEW_CLASSES: tuple[type[DataView], ...] = (
     ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, TextView,
-    LineageView,
+    PrCurvesView, LineageView,
 )
 VIEWS: tuple[ViewSpec, ...] = tuple(cls.SPEC for cls in VIEW_CLASSES)
 JOB_VIEWS: tuple[ViewSpec, ...] = tuple(spec for spec in VIEWS if spec.scope == "job")

@@ -47,7 +47,7 @@ class Trace:
 
 @dataclass(frozen=True)
 class ChartOptions:
-    x_axis: str = "step"  # "step", "relative" or "wall": only how ticks read
+    x_axis: str = "step"  # "step", "relative", "wall" or "fraction": only how ticks read
     x_range: tuple[float, float] | None = None
     log_y: bool = False
     cursor_x: float | None = None
@@ -86,6 +86,9 @@ def x_ticks(lo: float, hi: float, axis: str, width: int) -> tuple[list[float], l
         positions = nice_ticks(lo, hi, n, integer=True)
         labels = [f"{p:.0f}" if abs(p) < 1e7 else f"{p:.3g}" for p in positions]
         return positions, labels
+    if axis == "fraction":  # a share in [0, 1] (recall)
+        positions = nice_ticks(lo, hi, n)
+        return positions, [f"{p:g}" for p in positions]
     positions = list(np.linspace(lo, hi, n))
     if axis == "relative":
         labels = [duration(p) for p in positions]
