@@ -40,6 +40,8 @@ from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, frame, period_of, scan_batches
 from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import Series
+from .custom_scalars import PLUGIN as CUSTOM_SCALARS
+from .custom_scalars import Layout, layout_of
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from ..wall_time import EARLIEST, LATEST
 from .snapshot import JobSnapshot, decode, encode
@@ -139,6 +141,7 @@ class JobView:
     last_step: int | None = None  # the newest step of any tag
     detailed: bool = True  # False: `tags` is empty (memory budget) until the job is held again (`SummaryCache.hold`)
     closed: bool | None = None  # every summary file read-only, as MindSpore leaves it on close (`writer_closed`)
+    custom_scalars: Layout | None = None  # the newest `add_custom_scalars` layout read (custom_scalars.py)
 
     @property
     def ready(self) -> bool:
@@ -508,6 +511,7 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        self.custom_scalars: Layout | None = None  # the newest custom scalars layout: a view, not a tag
         self.unshown = NotShownBook()  # tags of kinds no view shows, tags left out under the limits
         self._unsettle()
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), _NO_RANKS)  # `_file_ranks`
@@ -851,6 +855,14 @@ class _JobLoader:
                 elif len(self.hparams) < MAX_HPARAMS_RECORDS:
                     self.hparams.append(record)
                 continue
+            if value.plugin == "other" and value.written == CUSTOM_SCALARS:  # a layout, not a tag
+                layout = layout_of(event.summary.value[value.index])
+                if isinstance(layout, str):
+                    state.bad_records += 1
+                    self.problems.append(f"{state.name}: {value.tag}: {layout}")
+                else:
+                    self.custom_scalars = layout
+                continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
             values.append(value)
@@ -1123,6 +1135,7 @@ class _JobLoader:
             tag_counts=counts,
             last_step=last_step,
             detailed=self.detailed,
+            custom_scalars=self.custom_scalars,
             closed=closed,
         )
 
