@@ -8,6 +8,7 @@ from tensorboardX import SummaryWriter
 from tui_insight.export import export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.custom_scalars import Chart, Margin, matching
+from tui_insight.summary.disk_cache import DiskCache
 
 LAYOUT = {
     "Taiwan": {"twse": ["Multiline", ["twse/0050", "twse/2330"]]},
@@ -69,3 +70,18 @@ def test_the_export_writes_the_layout(cache, tmp_path):
         ["./run", "USA", "dow", "margin", "dow/aaa,dow/bbb,dow/ccc"],
         ["./run", "USA", "nasdaq", "margin", "nasdaq/aaa,nasdaq/bbb,nasdaq/ccc"],
     ]
+
+
+def test_a_warm_start_from_the_disk_cache_keeps_the_layout(tmp_path):
+    logs, root = tmp_path / "logs", tmp_path / "cache"
+    write_run(logs / "run")
+    cold = SummaryCache(str(logs), disk_cache=DiskCache(root))
+    cold.reload()
+    for _ in range(2):  # listed from the index, then held (its details read from the snapshot)
+        warm = SummaryCache(str(logs), disk_cache=DiskCache(root))
+        warm.reload()
+        assert warm.job("./run").custom_scalars == cold.job("./run").custom_scalars
+        warm.hold("test", ["./run"])
+        warm.reload()
+        assert warm.job("./run").ready
+        assert warm.job("./run").custom_scalars == cold.job("./run").custom_scalars is not None

@@ -1182,7 +1182,7 @@ class _JobLoader:
             evicted=sorted(self.evicted), graphs=[asdict(g) for g in self.graphs.values()],
             first_wall_time=self.first_wall_time, problems=list(self.problems), seq=self.seq,
             digests=dict(self.view.digests), last_step=self.view.last_step, hparams=list(self.hparams),
-            not_shown=self.view.not_shown,
+            not_shown=self.view.not_shown, custom_scalars=self.custom_scalars,
         )
 
     def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
@@ -1218,6 +1218,7 @@ class _JobLoader:
         self.problems = list(snapshot.problems)
         self._take_not_shown(snapshot.not_shown)
         self.hparams = list(snapshot.hparams)
+        self.custom_scalars = snapshot.custom_scalars
         # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
         self.tb_plugins = tb.plugin_names([*self.tags, *self.evicted])
         self.seq = snapshot.seq
@@ -1226,7 +1227,8 @@ class _JobLoader:
         self._stamp = ()  # the next refresh compares the files with what the snapshot read
         listed: dict[str, Any] = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
                       digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
-                      tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown)
+                      tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown,
+                      custom_scalars=snapshot.custom_scalars)
         # A warm start installs thousands of headers: a constructor costs a fraction of a `replace`.
         self.view = JobView(self.train_id, self.path, **listed) if fresh else replace(view, **listed)
 
@@ -1276,6 +1278,7 @@ class _JobLoader:
         self.first_wall_time = snapshot.first_wall_time
         self.problems = list(snapshot.problems)
         self._take_not_shown(snapshot.not_shown)
+        self.custom_scalars = snapshot.custom_scalars
         self.detailed = False
         self.saved = tuple(saved)
         self.found = found
@@ -1291,7 +1294,7 @@ class _JobLoader:
             loaded=True, problems=self._problems(snapshot.not_shown), not_shown=snapshot.not_shown,
             digests=MappingProxyType(snapshot.digests),
             tag_counts=MappingProxyType(snapshot.tag_counts), last_step=snapshot.last_step, detailed=False,
-            closed=writer_closed(found, stats, self.source.is_local))
+            custom_scalars=snapshot.custom_scalars, closed=writer_closed(found, stats, self.source.is_local))
         return True
 
     def settle_listed(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:

@@ -101,3 +101,28 @@ def rows(train_id: str, layout: Layout) -> list[list[str]]:
                 what = ";".join(chart.tags)
             out.append([train_id, category.title, chart.title, chart.kind, what])
     return out
+
+
+def to_json(layout: Layout) -> list:
+    """The layout as plain lists (the disk cache's snapshots keep it so)."""
+    return [[c.title, c.closed, [[ch.title, ch.kind, list(ch.tags), [[m.value, m.lower, m.upper] for m in ch.margins]]
+                                 for ch in c.charts]] for c in layout.categories]
+
+
+def from_json(data: object) -> Layout:
+    """The layout `to_json` wrote; ValueError when `data` is not such lists."""
+    if not isinstance(data, list):
+        raise ValueError("custom scalars layout: not a list")
+    categories = []
+    for title, closed, charts in data:
+        kept = []
+        for chart_title, kind, tags, margins in charts:
+            strings = [chart_title, kind, *tags, *(s for m in margins for s in m)]
+            if kind not in ("multiline", "margin") or not all(isinstance(s, str) for s in strings) \
+                    or not all(len(m) == 3 for m in margins):
+                raise ValueError("custom scalars layout: malformed chart")
+            kept.append(Chart(chart_title, kind, tuple(tags), tuple(Margin(*m) for m in margins)))
+        if not isinstance(title, str) or not isinstance(closed, bool):
+            raise ValueError("custom scalars layout: malformed category")
+        categories.append(Category(title, tuple(kept), closed))
+    return Layout(tuple(categories))
