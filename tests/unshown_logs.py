@@ -1,5 +1,5 @@
 """Logs holding what no view shows (issue 22), written by tensorboardX: PR curves, audio, a mesh,
-a custom-scalars layout (shown: its own view) and projector embeddings in one run; 320 scalar tags in another.
+a custom-scalars layout and projector embeddings in one run; 320 scalar tags in another.
 
 tensorboardX's `add_audio` needs the `soundfile` package (not a test extra): the audio value is
 the `Summary.Audio` it would write, built with tensorboardX's own protos and written through its
@@ -15,7 +15,7 @@ from tensorboardX.proto.summary_pb2 import Summary
 
 MANY_TAGS = 320
 # What `write_unshown` writes that no view shows: kind -> tags (embeddings: tensors).
-UNSHOWN = {"pr_curves": 2, "audio": 1, "mesh": 2, "embeddings": 1}
+UNSHOWN = {"pr_curves": 2, "audio": 1, "mesh": 2, "custom_scalars": 1, "embeddings": 1}
 EMBEDDING_SHAPE = (20, 5)
 
 

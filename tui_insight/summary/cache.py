@@ -860,8 +860,10 @@ class _JobLoader:
                 if isinstance(layout, str):
                     state.bad_records += 1
                     self.problems.append(f"{state.name}: {value.tag}: {layout}")
-                else:
-                    self.custom_scalars = layout
+                    continue
+                if self.custom_scalars is None:  # no view draws a layout yet: the account says so
+                    self.unshown.saw(CUSTOM_SCALARS, value.tag)
+                self.custom_scalars = layout
                 continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
