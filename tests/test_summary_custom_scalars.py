@@ -84,3 +84,22 @@ def test_a_warm_start_from_the_disk_cache_keeps_the_layout(tmp_path):
         warm.reload()
         assert warm.job("./run").ready
         assert warm.job("./run").custom_scalars == cold.job("./run").custom_scalars is not None
+
+
+def test_a_damaged_layout_is_a_problem_and_the_scalars_are_kept(tmp_path):
+    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+
+    writer = SummaryWriter(str(tmp_path / "run"))
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="custom_scalars"))
+    damaged = TensorProto(dtype=7, string_val=[b"\x12\xff\xff\xff"])  # a category longer than the bytes
+    writer._get_file_writer().add_summary(
+        Summary(value=[Summary.Value(tag="custom_scalars__config__", tensor=damaged, metadata=metadata)]), 0)
+    writer.add_scalar("loss", 1.0, 0)
+    writer.close()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    view = cache.job("./run")
+    assert view.custom_scalars is None
+    assert any("custom scalars layout cannot be decoded" in p for p in view.problems)
+    assert view.tag_names("scalar") == ["loss"]
