@@ -21,7 +21,8 @@ from pathlib import Path
 PROTO_DIR = Path(__file__).resolve().parent
 DEFAULT_OUT = PROTO_DIR.parent / "tui_insight" / "proto"
 PROTOS = ["anf_ir.proto", "summary.proto", "lineage.proto",
-          "tensorboard/tb_event.proto", "tensorboard/tb_hparams.proto"]
+          "tensorboard/tb_event.proto", "tensorboard/tb_hparams.proto",
+          "tensorboard/tb_custom_scalar.proto"]
 
 
 def module_name(proto: str) -> str:

@@ -14,8 +14,9 @@ from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.cache import SummaryCache
 from tui_insight.summary.writer import SummaryWriter
 
-FILES = ["histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv", "pr_curves.csv",
-         "problems.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv", "text.csv"]
+FILES = ["custom_scalars.csv", "histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv",
+         "pr_curves.csv", "problems.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv",
+         "text.csv"]
 
 
 def read(path: Path) -> list[dict]:
@@ -42,7 +43,7 @@ def full_snapshot(tmp_path_factory, fixture_cache):
     return out
 
 
-def test_exactly_twelve_files_with_headers(snapshot):
+def test_exactly_thirteen_files_with_headers(snapshot):
     assert sorted(os.listdir(snapshot)) == FILES
     for name, header in HEADERS.items():
         with open(snapshot / f"{name}.csv", encoding="utf-8") as fh:
@@ -209,7 +210,7 @@ def test_cli_export_end_to_end(tmp_path):
     result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(tmp_path / "snap")) == FILES
-    assert "wrote 12 files" in result.stdout
+    assert "wrote 13 files" in result.stdout
     cut = next((MINDSPORE_LOGS / "damaged_truncated").iterdir()).stat().st_mtime
     state = "truncated" if time.time() - cut > 600 else "growing"  # the fixture's age decides
     assert f"./damaged_truncated: {state} (its last record is incomplete" in result.stderr

@@ -1,8 +1,8 @@
 """CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
 
 A snapshot is a directory of CSV files: jobs, scalars, histograms, tensors, images, text,
-landscapes, profile_ops, profile_op_types, lineage and problems (TensorBoard runs too: their
-histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By
+landscapes, profile_ops, profile_op_types, custom_scalars (layouts), lineage and problems
+(TensorBoard runs too: their histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By
 default the snapshot holds what the cache holds (MindInsight's limits), read through the same
 queries as the screens; with `all_steps` it holds every value in the files, read through the
 store's routing and decoders (`summary.every_step`) with the store's restart rules, streamed:
@@ -33,7 +33,7 @@ import numpy as np
 from .escape import shown
 from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
-from .summary import landscape, profiler
+from .summary import custom_scalars, landscape, profiler
 from .summary.cache import JobView, SummaryCache, state_meaning
 from .summary.every_step import (
     Dropped,
@@ -59,6 +59,7 @@ HEADERS = {
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
+    "custom_scalars": list(custom_scalars.CSV_COLUMNS),
     "problems": ["train_id", "problem"],
 }
 PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images",
@@ -443,6 +444,9 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
                                     ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):
             for row in rows:
                 yield name, [fmt_float(row[c]) if isinstance(row[c], float) else row[c] for c in columns]
+    if view.custom_scalars is not None:  # the layout, not the scalars it draws (those are in scalars.csv)
+        for row in custom_scalars.rows(view.train_id, view.custom_scalars):
+            yield "custom_scalars", row
 
 
 def _count(value: float) -> int | str:

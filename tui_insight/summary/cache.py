@@ -41,6 +41,8 @@ from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .records import LayoutBook, Payloads, RecordBatch, ScanReport, frame, period_of, scan_batches
 from .routing import file_read_order, histogram_kept, routes, summary_layout
 from .series import Series
+from .custom_scalars import PLUGIN as CUSTOM_SCALARS
+from .custom_scalars import Layout, layout_of
 from .text import text_of  # noqa: F401  (readers of the cache import it from here too)
 from ..wall_time import EARLIEST, LATEST
 from .snapshot import JobSnapshot, decode, encode
@@ -140,6 +142,7 @@ class JobView:
     last_step: int | None = None  # the newest step of any tag
     detailed: bool = True  # False: `tags` is empty (memory budget) until the job is held again (`SummaryCache.hold`)
     closed: bool | None = None  # every summary file read-only, as MindSpore leaves it on close (`writer_closed`)
+    custom_scalars: Layout | None = None  # the newest `add_custom_scalars` layout read (custom_scalars.py)
 
     @property
     def ready(self) -> bool:
@@ -510,6 +513,7 @@ class _JobLoader:
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
         self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        self.custom_scalars: Layout | None = None  # the newest custom scalars layout: a view, not a tag
         self.unshown = NotShownBook()  # tags of kinds no view shows, tags left out under the limits
         self._unsettle()
         self._ranks: tuple[tuple[str, ...], np.ndarray] = ((), _NO_RANKS)  # `_file_ranks`
@@ -853,6 +857,16 @@ class _JobLoader:
                 elif len(self.hparams) < MAX_HPARAMS_RECORDS:
                     self.hparams.append(record)
                 continue
+            if value.plugin == "other" and value.written == CUSTOM_SCALARS:  # a layout, not a tag
+                layout = layout_of(event.summary.value[value.index])
+                if isinstance(layout, str):
+                    state.bad_records += 1
+                    self.problems.append(f"{state.name}: {value.tag}: {layout}")
+                    continue
+                if self.custom_scalars is None:  # no view draws a layout yet: the account says so
+                    self.unshown.saw(CUSTOM_SCALARS, value.tag)
+                self.custom_scalars = layout
+                continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
             values.append(value)
@@ -1126,6 +1140,7 @@ class _JobLoader:
             tag_counts=counts,
             last_step=last_step,
             detailed=self.detailed,
+            custom_scalars=self.custom_scalars,
             closed=closed,
         )
 
@@ -1172,7 +1187,7 @@ class _JobLoader:
             evicted=sorted(self.evicted), graphs=[asdict(g) for g in self.graphs.values()],
             first_wall_time=self.first_wall_time, problems=list(self.problems), seq=self.seq,
             digests=dict(self.view.digests), last_step=self.view.last_step, hparams=list(self.hparams),
-            not_shown=self.view.not_shown,
+            not_shown=self.view.not_shown, custom_scalars=self.custom_scalars,
         )
 
     def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
@@ -1208,6 +1223,7 @@ class _JobLoader:
         self.problems = list(snapshot.problems)
         self._take_not_shown(snapshot.not_shown)
         self.hparams = list(snapshot.hparams)
+        self.custom_scalars = snapshot.custom_scalars
         # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
         self.tb_plugins = tb.plugin_names([*self.tags, *self.evicted])
         self.seq = snapshot.seq
@@ -1216,7 +1232,8 @@ class _JobLoader:
         self._stamp = ()  # the next refresh compares the files with what the snapshot read
         listed: dict[str, Any] = dict(tags=MappingProxyType(dict(self.tags)), detailed=self.detailed,
                       digests=MappingProxyType(snapshot.digests), last_step=snapshot.last_step,
-                      tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown)
+                      tag_counts=MappingProxyType(snapshot.tag_counts), not_shown=snapshot.not_shown,
+                      custom_scalars=snapshot.custom_scalars)
         # A warm start installs thousands of headers: a constructor costs a fraction of a `replace`.
         self.view = JobView(self.train_id, self.path, **listed) if fresh else replace(view, **listed)
 
@@ -1266,6 +1283,7 @@ class _JobLoader:
         self.first_wall_time = snapshot.first_wall_time
         self.problems = list(snapshot.problems)
         self._take_not_shown(snapshot.not_shown)
+        self.custom_scalars = snapshot.custom_scalars
         self.detailed = False
         self.saved = tuple(saved)
         self.found = found
@@ -1281,7 +1299,7 @@ class _JobLoader:
             loaded=True, problems=self._problems(snapshot.not_shown), not_shown=snapshot.not_shown,
             digests=MappingProxyType(snapshot.digests),
             tag_counts=MappingProxyType(snapshot.tag_counts), last_step=snapshot.last_step, detailed=False,
-            closed=writer_closed(found, stats, self.source.is_local))
+            custom_scalars=snapshot.custom_scalars, closed=writer_closed(found, stats, self.source.is_local))
         return True
 
     def settle_listed(self, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:

@@ -38,11 +38,13 @@ import numpy as np
 from .digest import SPARK_POINTS, TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series
+from . import custom_scalars
+from .custom_scalars import Layout
 from .tensorboard import HParams
 
-FORMAT_VERSION = 7  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+FORMAT_VERSION = 8  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
 # 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step;
-# 7: each file's first bytes (a file replaced under its name is read again)
+# 7: each file's first bytes (a file replaced under its name is read again); 8: custom scalar layouts
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -62,9 +64,10 @@ _INODE_AT = list(FILE_FIELDS).index("inode")
 _counts_of = operator.itemgetter(*(i for i, kind in enumerate(_FILE_TYPES) if kind is int))  # never negative
 _STR, _INT = {str}, {int}
 # `listing`'s fields' types: (path, files, tag counts, graphs, first wall time, problems, tags,
-# digest block, last step, hparams, what the job holds unshown)
-_LISTING_TYPES = {(str, list, dict, list, wall, list, list, bytes, step, list, account)
-                  for wall in (float, type(None)) for step in (int, type(None)) for account in (dict, type(None))}
+# digest block, last step, hparams, what the job holds unshown, custom scalars layout)
+_LISTING_TYPES = {(str, list, dict, list, wall, list, list, bytes, step, list, account, layout)
+                  for wall in (float, type(None)) for step in (int, type(None)) for account in (dict, type(None))
+                  for layout in (list, type(None))}
 _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
 _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
                  "offset": "int64", "index": "int32", "samples": "int32",
@@ -96,6 +99,7 @@ class JobSnapshot:
     detailed: bool = True  # False: read from the header only (`series` is empty)
     hparams: list[HParams] = field(default_factory=list)  # TensorBoard hparams records (lineage)
     not_shown: NotShown = NOTHING  # what the job holds that no view shows (in the header: the job list marks it)
+    custom_scalars: Layout | None = None  # the job's custom scalars layout (in the header: the dashboard's tab)
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -134,6 +138,7 @@ def encode(snapshot: JobSnapshot) -> bytes:
         "hparams": [[h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time]
                     for h in snapshot.hparams],
         "not_shown": snapshot.not_shown.to_json(),
+        "custom_scalars": None if snapshot.custom_scalars is None else custom_scalars.to_json(snapshot.custom_scalars),
     }
     table = {"tags": tags, "evicted": [list(key) for key in snapshot.evicted], "seq": snapshot.seq}
     head_json = json.dumps(header, separators=(",", ":")).encode()
@@ -234,7 +239,12 @@ def _listed(header: dict, digest_block: bytes) -> JobSnapshot:
         first_wall_time=None if first_wall is None else float(first_wall), problems=list(problems),
         digests=_digests(header["digests"], digest_block), last_step=last_step, tag_counts=counts, detailed=False,
         hparams=[_hparams(entry) for entry in header["hparams"]], not_shown=NotShown.from_json(header["not_shown"]),
+        custom_scalars=_layout(header["custom_scalars"]),
     )
+
+
+def _layout(data) -> Layout | None:
+    return None if data is None else custom_scalars.from_json(data)
 
 
 def _hparams(entry) -> HParams:
@@ -298,7 +308,8 @@ def listing(head: bytes) -> tuple:
             [tuple(g[name] for name in GRAPH_FIELDS) for g in snapshot.graphs], snapshot.first_wall_time,
             snapshot.problems, [sys.intern(tag) for tag in digests], digests.block, snapshot.last_step,
             [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams],
-            snapshot.not_shown.to_json() if snapshot.not_shown else None)  # most jobs: nothing unshown
+            snapshot.not_shown.to_json() if snapshot.not_shown else None,  # most jobs: nothing unshown
+            None if snapshot.custom_scalars is None else custom_scalars.to_json(snapshot.custom_scalars))
 
 
 def listed(data: object) -> JobSnapshot:
@@ -308,7 +319,7 @@ def listed(data: object) -> JobSnapshot:
     try:
         if not isinstance(data, tuple) or tuple(map(type, data)) not in _LISTING_TYPES:
             raise SnapshotError("malformed listing")
-        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, account = data
+        path, files, counts, graphs, first_wall, problems, tags, block, last_step, hparams, account, layout = data
         _expect(all(type(f) is tuple and _file_ok(f) for f in files), "files")
         _expect(all(type(g) is tuple and tuple(map(type, g)) == _GRAPH_TYPES for g in graphs), "graphs")
         _expect(set(map(type, counts)) <= _STR and set(map(type, counts.values())) <= _INT
@@ -319,7 +330,7 @@ def listed(data: object) -> JobSnapshot:
             graphs=[dict(zip(GRAPH_FIELDS, g, strict=True)) for g in graphs], first_wall_time=first_wall,
             problems=list(problems), digests=StoredDigests(tags, block), last_step=last_step, tag_counts=counts,
             detailed=False, hparams=[_hparams(entry) for entry in hparams],
-            not_shown=_not_shown_of(account))
+            not_shown=_not_shown_of(account), custom_scalars=_layout(layout))
     except (ValueError, TypeError) as exc:
         raise SnapshotError(f"malformed listing: {exc}") from exc
 

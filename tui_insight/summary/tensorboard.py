@@ -22,7 +22,8 @@ routes the tag's later values by it, as TensorBoard does. What each kind of valu
     tensor, plugin "pr_curves"           -> pr_curve ([6, n]: tp, fp, tn, fn, precision, recall)
     plugin "hparams" (tensor or nothing) -> hparams  (HParamsPluginData in the metadata)
     tensor, no plugin                    -> tensor
-    audio, other plugins (mesh, custom_scalars, graph_keras_model, ...) -> other
+    audio, other plugins (mesh, graph_keras_model, ...) -> other
+    plugin "custom_scalars"              -> the job's layout (custom_scalars.py), not a tag
     Event.graph_def                      -> graph    (TBEvent.graph: read with `graph_at`)
     Event.session_log START              -> TBEvent.restart
 
