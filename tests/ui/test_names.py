@@ -44,3 +44,4 @@ def test_a_shared_start_is_dropped_first_and_the_end_kept():
 
 def test_names_that_fit_are_not_touched():
     assert apart(["./a", "./b"], 10) == ["./a", "./b"]
+
