@@ -971,3 +971,24 @@ def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
         return True
 
     assert run_view(cache, ["./job"], body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_dataset_pipeline_is_offered_only_to_a_job_that_has_one(tmp_path, size):
+    write_job(tmp_path, "with", graph=small_graph("with"), dataset_graph=LENET_LIKE_PIPELINE)
+    write_job(tmp_path, "without", graph=small_graph("without"))
+    write_job(tmp_path, "bare")  # neither a graph nor a pipeline
+    cache = loaded(tmp_path)
+    seen = {}
+
+    def hint_of(name):
+        async def body(pilot, view):
+            seen[name] = (str(view.query_one("#graph-hint", Static).render())
+                          + str(view.query_one("#graph-message", Static).render()))
+        return body
+
+    for name in ("with", "without", "bare"):
+        run_view(cache, [f"./{name}"], hint_of(name), size=size)
+    assert "d dataset pipeline" in seen["with"]
+    assert "dataset pipeline" not in seen["without"] and "dataset pipeline" not in seen["bare"]
+    assert "no computational graph" in seen["bare"]

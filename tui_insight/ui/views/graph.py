@@ -318,8 +318,9 @@ class GraphView(DataView):
             return "Loading the job…"
         if graph is None:
             names = ", ".join(job.train_id for job in self.jobs)
+            pipeline = "\n\nPress [b]d[/b] for the dataset pipeline." if self._pipeline_jobs() else ""
             return (f"[b]{markup(names)}[/b] has no computational graph: no graph record in its summary "
-                    "files and no .pb file.\n\nPress [b]d[/b] for the dataset pipeline.")
+                    f"files and no .pb file.{pipeline}")
         return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
 
     # -- building -----------------------------------------------------------------------------
@@ -413,7 +414,7 @@ class GraphView(DataView):
         entries = self.graph_entries()
         if state.graph is None:
             title.update("[b]Graph[/b]  [dim]none[/dim]")
-            hint.update("[dim]d: dataset pipeline[/dim]")
+            hint.update("[dim]d: dataset pipeline[/dim]" if self._pipeline_jobs() else "")
             return
         tid, tag = state.graph
         source = self._current_source()
@@ -440,7 +441,7 @@ class GraphView(DataView):
             parts.append(f"search [b]{text}[/b]: {state.match_label(len(matches))} (n/N)" if matches
                          else f"search [b]{text}[/b]: no match")
         else:
-            parts.append("/ search · d dataset pipeline")
+            parts.append("/ search · d dataset pipeline" if self._pipeline_jobs() else "/ search")
         hint.update(" · ".join(parts))
 
     # -- the detail pane ----------------------------------------------------------------------
