@@ -28,7 +28,7 @@ from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
                                                pipeline_flow, scope_sizes)
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
-from uihelp import MINDSPORE_LOGS, make_app, wait_for
+from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for, wait_for_view
 
 LENET = "./lenet_lr0.01"
 GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
@@ -992,3 +992,27 @@ def test_the_dataset_pipeline_is_offered_only_to_a_job_that_has_one(tmp_path, si
     assert "d dataset pipeline" in seen["with"]
     assert "dataset pipeline" not in seen["without"] and "dataset pipeline" not in seen["bare"]
     assert "no computational graph" in seen["bare"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_k_shows_the_legend_of_node_and_edge_kinds_and_help_has_it(tmp_path, size):
+    write_job(tmp_path, "job", graph=small_graph())
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        assert await wait_for(pilot, lambda: "./job" in app.cache.jobs and app.cache.jobs["./job"].ready)
+        app.open_jobs(("./job",), "graph")
+        await wait_for_view(pilot, app, "GraphView")
+        view = app.screen.query_one(GraphView)
+        assert await wait_for(pilot, lambda: settled(view) and not view.detail_loader.pending())
+        await pilot.pause()
+        await pilot.press("k")
+        await pilot.pause()
+        detail = view.query_one("#node-detail", OptionList)
+        shown_detail = "\n".join(str(detail.get_option_at_index(i).prompt) for i in range(detail.option_count))
+        return shown_detail, await open_help(pilot)
+
+    detail, help_text = run_pilot(app, body, size)
+    for text in (detail, help_text):
+        assert "Node kinds" in text and "Edge kinds" in text and "proxy edges" in text
+    assert "Legend" in help_text
