@@ -1016,3 +1016,35 @@ def test_k_shows_the_legend_of_node_and_edge_kinds_and_help_has_it(tmp_path, siz
     for text in (detail, help_text):
         assert "Node kinds" in text and "Edge kinds" in text and "proxy edges" in text
     assert "Legend" in help_text
+
+
+LONG_NAME = "Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d/Conv2D-op1" * 3
+
+
+def test_a_long_name_wraps_after_scope_separators_not_inside_a_name():
+    from tui_insight.ui.widgets.node_detail import wrap_at_scopes
+
+    lines = wrap_at_scopes(Text(LONG_NAME), 30).plain.split("\n")
+    assert "".join(lines) == LONG_NAME and all(len(line) <= 30 for line in lines)
+    assert all(line.endswith("/") or next_line.startswith("/") for line, next_line in zip(lines, lines[1:]))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_detail_pane_wraps_a_long_node_name_at_its_scopes(size):
+    from textual.app import App
+
+    from tui_insight.ui.widgets.node_detail import DetailRow, NodeDetail
+
+    class Pane(App):
+        def compose(self):
+            yield NodeDetail(id="node-detail")
+
+    async def body(pilot):
+        detail = pilot.app.query_one(NodeDetail)
+        detail.show_rows([DetailRow(Text(LONG_NAME, "bold"))])
+        await pilot.pause()
+        return str(detail.get_option_at_index(0).prompt).split("\n"), detail.scrollable_content_region.width
+
+    lines, width = run_pilot(Pane(), body, size)
+    assert "".join(lines) == LONG_NAME and len(lines) > 1 and all(len(line) <= width for line in lines)
+    assert all(line.endswith("/") or next_line.startswith("/") for line, next_line in zip(lines, lines[1:]))
