@@ -193,7 +193,7 @@ class ListPicker(ModalScreen[int | None]):
         width: 100; max-width: 100%; height: auto; max-height: 80%;
         border: round $accent; background: $surface; padding: 0 1;
     }
-    ListPicker Input { border: none; height: 1; padding: 0; }
+    ListPicker #picker-filter, ListPicker #picker-filter:focus { border: none; height: 1; padding: 0 1; background: $boost; }
     ListPicker OptionList { height: auto; max-height: 20; border: none; }
     ListPicker #picker-count { height: 1; }
     """
