@@ -58,7 +58,9 @@ def test_compared_runs_and_tags_read_apart_and_the_full_name_is_shown(tmp_path, 
         view = app.screen.query_one(ScalarsView)
         assert await wait_for(pilot, lambda: len(view.charts) == 2)
         await pilot.pause()
-        seen = {"legend": [line for line in screen_lines(app) if "│● " in line]}  # the charts' legends
+        lines = screen_lines(app)
+        seen = {"legend": [line for line in lines if "│● " in line],  # the charts' legends
+                "table": sorted({str(cells[1])[2:] for cells in view.summary.cells.values()})}  # runs, no ★
         tags = view.picker
         seen["tags"] = rows(tags, 2)
         tags.focus_list()
@@ -76,6 +78,8 @@ def test_compared_runs_and_tags_read_apart_and_the_full_name_is_shown(tmp_path, 
     seen = run_pilot(app, body, size)
     for line in seen["legend"]:  # every entry shows where the runs differ, and how they end
         assert "lr0.01" in line and "lr0.1" in line and line.count("batch32") == line.count("●"), line
+    assert len(seen["table"]) == 2 and all(len(cell) <= 2 + 24 for cell in seen["table"]), seen["table"]
+    assert "lr0.01" in seen["table"][0] and "lr0.1_" in seen["table"][1]  # "● " and the name, cut apart
     tag_names, run_names = seen["tags"], seen["runs"]
     assert tag_names[0] != tag_names[1] and tag_names[0].startswith("…lo")  # "in_graph/" dropped
     assert run_names[0] != run_names[1] and "lr0.01" in run_names[0] and "lr0.1" in run_names[1]
