@@ -176,7 +176,7 @@ class ListPicker(ModalScreen[int | None]):
     """Choose one of a list (graphs, pipelines, profiles, metrics): dismisses with its index, or None.
 
     Typing filters the list (type-ahead, the `/` filter's rule: a regex or a plain substring,
-    case-insensitive) while ↑ ↓ and page keys move in it, so one of hundreds is a few letters
+    case-insensitive) while ↑ ↓, page keys, home and end move in it, so one of hundreds is a few letters
     away. Subclasses name their help group and the id of their cancel binding."""
 
     HELP_GROUP = "Pick one"
@@ -186,6 +186,9 @@ class ListPicker(ModalScreen[int | None]):
         Binding("up", "move('cursor_up')", "Previous", show=False, id="picker.up"),
         Binding("pagedown", "move('page_down')", "Page down", show=False, id="picker.page_down"),
         Binding("pageup", "move('page_up')", "Page up", show=False, id="picker.page_up"),
+        # Before the filter line's own home/end: a few typed letters need no cursor moves.
+        Binding("home", "move('first')", "First", show=False, priority=True, id="picker.first"),
+        Binding("end", "move('last')", "Last", show=False, priority=True, id="picker.last"),
     ]
     DEFAULT_CSS = """
     ListPicker { align: center middle; }
