@@ -28,7 +28,7 @@ from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
                                                pipeline_flow, scope_sizes)
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
-from uihelp import MINDSPORE_LOGS, make_app, wait_for
+from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for, wait_for_view
 
 LENET = "./lenet_lr0.01"
 GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
@@ -971,3 +971,80 @@ def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
         return True
 
     assert run_view(cache, ["./job"], body)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_dataset_pipeline_is_offered_only_to_a_job_that_has_one(tmp_path, size):
+    write_job(tmp_path, "with", graph=small_graph("with"), dataset_graph=LENET_LIKE_PIPELINE)
+    write_job(tmp_path, "without", graph=small_graph("without"))
+    write_job(tmp_path, "bare")  # neither a graph nor a pipeline
+    cache = loaded(tmp_path)
+    seen = {}
+
+    def hint_of(name):
+        async def body(pilot, view):
+            seen[name] = (str(view.query_one("#graph-hint", Static).render())
+                          + str(view.query_one("#graph-message", Static).render()))
+        return body
+
+    for name in ("with", "without", "bare"):
+        run_view(cache, [f"./{name}"], hint_of(name), size=size)
+    assert "d dataset pipeline" in seen["with"]
+    assert "dataset pipeline" not in seen["without"] and "dataset pipeline" not in seen["bare"]
+    assert "no computational graph" in seen["bare"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_k_shows_the_legend_of_node_and_edge_kinds_and_help_has_it(tmp_path, size):
+    write_job(tmp_path, "job", graph=small_graph())
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        assert await wait_for(pilot, lambda: "./job" in app.cache.jobs and app.cache.jobs["./job"].ready)
+        app.open_jobs(("./job",), "graph")
+        await wait_for_view(pilot, app, "GraphView")
+        view = app.screen.query_one(GraphView)
+        assert await wait_for(pilot, lambda: settled(view) and not view.detail_loader.pending())
+        await pilot.pause()
+        await pilot.press("k")
+        await pilot.pause()
+        detail = view.query_one("#node-detail", OptionList)
+        shown_detail = "\n".join(str(detail.get_option_at_index(i).prompt) for i in range(detail.option_count))
+        return shown_detail, await open_help(pilot)
+
+    detail, help_text = run_pilot(app, body, size)
+    for text in (detail, help_text):
+        assert "Node kinds" in text and "Edge kinds" in text and "proxy edges" in text
+    assert "Legend" in help_text
+
+
+LONG_NAME = "Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d/Conv2D-op1" * 3
+
+
+def test_a_long_name_wraps_after_scope_separators_not_inside_a_name():
+    from tui_insight.ui.widgets.node_detail import wrap_at_scopes
+
+    lines = wrap_at_scopes(Text(LONG_NAME), 30).plain.split("\n")
+    assert "".join(lines) == LONG_NAME and all(len(line) <= 30 for line in lines)
+    assert all(line.endswith("/") or next_line.startswith("/") for line, next_line in zip(lines, lines[1:]))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_detail_pane_wraps_a_long_node_name_at_its_scopes(size):
+    from textual.app import App
+
+    from tui_insight.ui.widgets.node_detail import DetailRow, NodeDetail
+
+    class Pane(App):
+        def compose(self):
+            yield NodeDetail(id="node-detail")
+
+    async def body(pilot):
+        detail = pilot.app.query_one(NodeDetail)
+        detail.show_rows([DetailRow(Text(LONG_NAME, "bold"))])
+        await pilot.pause()
+        return str(detail.get_option_at_index(0).prompt).split("\n"), detail.scrollable_content_region.width
+
+    lines, width = run_pilot(Pane(), body, size)
+    assert "".join(lines) == LONG_NAME and len(lines) > 1 and all(len(line) <= width for line in lines)
+    assert all(line.endswith("/") or next_line.startswith("/") for line, next_line in zip(lines, lines[1:]))

@@ -532,7 +532,7 @@ def test_no_job_with_lineage_shows_an_empty_table_with_a_message(tmp_path):
 
     async def body(pilot):
         await open_lineage(pilot)
-        await pilot.press("s", "enter", "t", "s", "down", "v")
+        await pilot.press("s", "enter", "t", "s", "down", "t", "v")  # v: on the model tab only
         await pilot.pause()
         return app.screen, status(app) if isinstance(app.screen, ViewScreen) else ""
 
@@ -658,3 +658,34 @@ def test_snapshot_dataset_lineage(snap_compare, lineage_logs, size):
 def test_snapshot_filter_error(snap_compare, lineage_logs):
     assert snap_compare(make_app(lineage_logs), press=["l", "_", "slash", *"lern_rate>0.01 opt=Adam"],
                         terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_column_picker_marks_what_is_chosen_and_v_is_only_on_the_model_tab(lineage_logs, size):
+    from textual.widgets import SelectionList
+
+    app = make_app(lineage_logs)
+
+    def rows() -> list[str]:
+        listing = app.screen.query_one(SelectionList)
+        return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+    async def body(pilot):
+        await open_lineage(pilot)
+        await pilot.press("v")
+        await pilot.pause()
+        before = rows()
+        await pilot.press("space")  # the first column flips
+        await pilot.pause()
+        after = rows()
+        await pilot.press("escape", "t")  # to the dataset lineage tab
+        await pilot.pause()
+        footer = " ".join(str(key.render()) for key in app.screen.query("FooterKey"))
+        await pilot.press("v")
+        await pilot.pause()
+        return before, after, footer, type(app.screen).__name__
+
+    before, after, footer, screen = run_pilot(app, body, size)
+    assert all(row[:2] in ("✓ ", "· ") for row in before)  # a mark, not only brightness
+    assert before[0][2:] == after[0][2:] and before[0][:2] != after[0][:2]
+    assert "Columns" not in footer and screen != "LineageColumnsScreen"

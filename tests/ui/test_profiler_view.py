@@ -18,7 +18,7 @@ from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.profiler import STEP_NOTE, ProfilePicker, ProfilerView
 from tui_insight.ui.widgets.profile_table import OpTable
 from tui_insight.ui.widgets.profile_timeline import TimelineChart
-from uihelp import wait_for
+from uihelp import make_app, run_pilot, wait_for, wait_for_view, write_run
 
 
 class Host(App):
@@ -347,3 +347,24 @@ def test_landscape_and_profiler_tabs_show_only_on_jobs_with_such_data():
                             ["ScalarsView", "ScalarsView", "ProfilerView"], (False, True))
     assert both == ({"landscape": True, "profiler": True},
                     ["LandscapeView", "ScalarsView", "ProfilerView"], (True, True))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_a_profile_only_job_opens_on_its_profile_and_a_job_with_scalars_on_scalars(tmp_path, size):
+    copy_profile(tmp_path, "profile_only")
+    write_run(tmp_path, "with_scalars")
+    copy_profile(tmp_path, "with_scalars")
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        opened = {}
+        for tid, view_name in (("./profile_only", "ProfilerView"), ("./with_scalars", "ScalarsView")):
+            assert await wait_for(pilot, lambda: tid in app.cache.jobs and app.cache.jobs[tid].ready)
+            app.open_jobs((tid,))
+            await wait_for_view(pilot, app, view_name)
+            opened[tid] = app.screen.query_one("#view-tabs").active
+            await pilot.press("escape")
+            assert await wait_for(pilot, lambda: type(app.screen).__name__ == "JobsScreen")
+        return opened
+
+    assert run_pilot(app, body, size) == {"./profile_only": "tab-profiler", "./with_scalars": "tab-scalars"}

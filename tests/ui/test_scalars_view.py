@@ -9,6 +9,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 from textual.widgets import Input, Static
 
 from tui_insight.summary.writer import SummaryWriter
@@ -392,6 +393,38 @@ def test_zoom_keys_reach_every_chart(ui_logs):
     assert set(seen["charts"].values()) == {(5.0, 15.0)}  # linked x axes
     assert seen["back"] == (12.5, 17.5)
     assert seen["reset"] == (None, (), {None})
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_z_starts_a_range_at_a_cursor_it_places_and_x_f_resize_keep_the_cursor(ui_logs, size):
+    app, run = scalar_app(ui_logs)
+
+    async def body(pilot, view):
+        seen = {}
+        await pilot.press("z")  # no cursor yet: one is placed mid-chart and the range starts there
+        await pilot.pause()
+        seen["placed"] = (view.state.cursor_x, view.state.zoom_anchor, view.state.x_range)
+        await pilot.press("right", "right", "right", "z")
+        await pilot.pause()
+        seen["zoomed"] = view.state.x_range
+        await pilot.press("x")  # to the relative axis: the cursor stays on step 23
+        await pilot.pause()
+        seen["x"] = (view.state.x_axis, view.state.cursor_x, text_of(view, "#scalar-readout"))
+        await pilot.press("f")
+        await pilot.pause()
+        seen["f"] = (view.state.fullscreen is not None, view.state.cursor_x)
+        await pilot.resize_terminal(size[0] + 20, size[1] + 6)
+        await pilot.pause()
+        seen["resized"] = (view.state.cursor_x, text_of(view, "#scalar-readout"))
+        return seen
+
+    seen = run(body, size)
+    assert seen["placed"] == (20.0, 20.0, None)
+    assert seen["zoomed"] == (20.0, 23.0)
+    axis, cursor, readout = seen["x"]
+    assert axis == "relative" and cursor == 46.0 and "step 23 " in readout
+    assert seen["f"] == (True, 46.0)
+    assert seen["resized"][0] == 46.0 and "step 23 " in seen["resized"][1]
 
 
 def test_f_shows_one_chart_full_screen_and_escape_leaves(ui_logs):

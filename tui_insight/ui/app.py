@@ -385,7 +385,7 @@ class InsightApp(App):
 
     # -- navigation -------------------------------------------------------------------------
 
-    def open_jobs(self, train_ids: tuple[str, ...], view_id: str = "scalars") -> None:
+    def open_jobs(self, train_ids: tuple[str, ...], view_id: str | None = None) -> None:
         self.push_screen(load_dashboard().DashboardScreen(tuple(train_ids), initial=view_id))
 
     def action_back(self) -> None:

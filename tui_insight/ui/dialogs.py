@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +14,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
+from .common.filters import compile_filter
 from .common.focus import focus_now
 from .common.text import markup
 
@@ -171,19 +173,32 @@ class ExportScreen(ModalScreen[None]):
 
 
 class ListPicker(ModalScreen[int | None]):
-    """Choose one of a list (graphs, pipelines, profiles): dismisses with its index, or None.
+    """Choose one of a list (graphs, pipelines, profiles, metrics): dismisses with its index, or None.
 
-    Subclasses name their help group and the id of their cancel binding."""
+    Typing filters the list (type-ahead, the `/` filter's rule: a regex or a plain substring,
+    case-insensitive) while ↑ ↓, page keys, home and end move in it, so one of hundreds is a few letters
+    away. Subclasses name their help group and the id of their cancel binding."""
 
     HELP_GROUP = "Pick one"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+        Binding("down", "move('cursor_down')", "Next", show=False, id="picker.down"),
+        Binding("up", "move('cursor_up')", "Previous", show=False, id="picker.up"),
+        Binding("pagedown", "move('page_down')", "Page down", show=False, id="picker.page_down"),
+        Binding("pageup", "move('page_up')", "Page up", show=False, id="picker.page_up"),
+        # Before the filter line's own home/end: a few typed letters need no cursor moves.
+        Binding("home", "move('first')", "First", show=False, priority=True, id="picker.first"),
+        Binding("end", "move('last')", "Last", show=False, priority=True, id="picker.last"),
+    ]
     DEFAULT_CSS = """
     ListPicker { align: center middle; }
     ListPicker > Vertical {
         width: 100; max-width: 100%; height: auto; max-height: 80%;
         border: round $accent; background: $surface; padding: 0 1;
     }
+    ListPicker #picker-filter, ListPicker #picker-filter:focus { border: none; height: 1; padding: 0 1; background: $boost; }
     ListPicker OptionList { height: auto; max-height: 20; border: none; }
+    ListPicker #picker-count { height: 1; }
     """
 
     def __init__(self, title: str, labels: list, current: int, list_id: str = "picker-list"):
@@ -192,21 +207,62 @@ class ListPicker(ModalScreen[int | None]):
         self.labels = labels
         self.current = current
         self.list_id = list_id
+        self.shown: list[int] = list(range(len(labels)))  # the indices of `labels` the list shows
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"[b]{self.title_text}[/b]  [dim](enter: show, escape: cancel)[/dim]")
+            yield Static(f"[b]{self.title_text}[/b]  [dim](type to filter, ↑↓ enter: show, escape: cancel)[/dim]")
+            yield Input(placeholder=f"type to filter {len(self.labels):,} items", id="picker-filter")
             yield OptionList(*(Option(label) for label in self.labels), id=self.list_id)
+            yield Static("", id="picker-count")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        options.highlighted = max(0, self.current)
-        focus_now(options)
+        options.highlighted = max(0, self.current) if self.labels else None
+        focus_now(self.query_one("#picker-filter", Input))
+
+    @on(Input.Changed, "#picker-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        event.stop()
+        matches = compile_filter(event.value.strip())
+        self.shown = [i for i, label in enumerate(self.labels) if matches(_plain(label))]
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(self.labels[i]) for i in self.shown])
+        options.highlighted = 0 if self.shown else None
+        count = self.query_one("#picker-count", Static)
+        if not event.value.strip():
+            count.update("")
+        elif self.shown:
+            count.update(f"[dim]{len(self.shown):,} of {len(self.labels):,}[/dim]")
+        else:
+            count.update(f"[dim]nothing matches {markup(event.value)!s}: backspace widens[/dim]")
+
+    def action_move(self, action: str) -> None:
+        """↑ ↓ and page keys move in the list while the filter keeps the focus."""
+        getattr(self.query_one(OptionList), f"action_{action}")()
+
+    @on(Input.Submitted, "#picker-filter")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is not None and 0 <= highlighted < len(self.shown):
+            self.dismiss(self.shown[highlighted])
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(event.option_index)
+        self.dismiss(self.shown[event.option_index])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def _plain(label) -> str:
+    """The text of a picker label (a `Text`, or markup) that typing matches."""
+    if isinstance(label, Text):
+        return label.plain
+    try:
+        return Text.from_markup(str(label)).plain
+    except Exception:  # not valid markup: match what is written
+        return str(label)

@@ -10,6 +10,7 @@ from tui_insight.ui.state.scalars import (OVERLAY, SMOOTHING_STEPS, ChartSetting
 from tui_insight.ui.state.tags import TagSelection
 
 TAGS = ("acc", "loss", "lr")
+XS_WIDE = tuple(float(x) for x in range(0, 41, 5))  # x of the points drawn: 0, 5, ..., 40
 
 
 def state(**kwargs) -> ScalarsState:
@@ -62,12 +63,13 @@ def test_smoothing_steps_up_and_down_within_bounds():
     assert top.smoothing == SMOOTHING_STEPS[-1]
 
 
-def test_cycling_the_x_axis_forgets_zoom_and_cursor():
+def test_cycling_the_x_axis_forgets_the_zoom_and_keeps_the_cursor_on_its_point():
     s = state().with_cursor(5.0).zoom_to(2, 8).mark_zoom()
-    s2 = s.cycle_x()
+    s2 = s.cycle_x(cursor_at=10.0)  # the point at step 5 sits at 10 s on the relative axis
     assert s2.x_axis == "relative"
-    assert (s2.x_range, s2.zoom_stack, s2.zoom_anchor, s2.cursor_x) == (None, (), None, None)
+    assert (s2.x_range, s2.zoom_stack, s2.zoom_anchor, s2.cursor_x) == (None, (), None, 10.0)
     assert s2.cycle_x().cycle_x().x_axis == "step"
+    assert state().cycle_x(cursor_at=10.0).cursor_x is None  # no cursor before: none after
 
 
 # -- per-chart threshold and log-y -------------------------------------------------------------------------
@@ -148,11 +150,20 @@ def test_zoom_to_a_marked_range_then_back_and_reset():
     assert s.zoom_to(1, 2).zoom_to(1, 3).zoom_reset().zoom_stack == ()
 
 
-def test_zoom_without_a_cursor_halves_around_the_middle_and_keeps_a_step_wide():
-    s = state()
-    assert s.mark_zoom(whole=(0.0, 40.0)).x_range == (10.0, 30.0)
-    tiny = s.zoom_to(10.0, 10.5).zoom_by(0.5, None)
+def test_z_without_a_cursor_places_one_in_the_middle_and_starts_a_range_there():
+    s = state().mark_zoom(XS_WIDE)
+    assert s.cursor_x == 20.0 and s.zoom_anchor == 20.0 and s.x_range is None
+    s = s.move_cursor(XS_WIDE, 1).move_cursor(XS_WIDE, 1).mark_zoom(XS_WIDE)
+    assert s.x_range == (20.0, 30.0)  # the second z zooms, as with a cursor placed by hand
+    zoomed = state().zoom_to(0.0, 10.0).mark_zoom(XS_WIDE)
+    assert zoomed.cursor_x == 5.0  # the middle of what is shown
+    assert state().mark_zoom(()) == state()  # nothing drawn: nothing to mark
+
+
+def test_zoom_by_keeps_a_step_wide():
+    tiny = state().zoom_to(10.0, 10.5).zoom_by(0.5, None)
     assert tiny.x_range == (9.25, 11.25)  # at least one step either side of the centre
+    s = state()
     assert s.zoom_by(0.5, None) is s  # nothing drawn: nothing to zoom
 
 

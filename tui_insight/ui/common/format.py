@@ -14,6 +14,24 @@ def relative_time(then: float, now: float) -> str:
     return f"{age(max(0.0, now - then))} ago"
 
 
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 job`, `2 jobs`, `0 jobs`: a number and its noun, singular only for one."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def value_text(value) -> str:
+    """A value from a file for a read-out: numbers (and texts that are one, such as MindInsight's
+    `7.000000e-02`) as `number` writes them, everything else as it is."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, (int, float)):
+        return number(value)
+    try:
+        return number(float(str(value)))
+    except ValueError:
+        return str(value)
+
+
 def megabytes(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 

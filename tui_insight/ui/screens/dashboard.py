@@ -117,10 +117,11 @@ class DashboardScreen(Screen):
 
     app: "InsightApp"
 
-    def __init__(self, train_ids: tuple[str, ...], initial: str = "scalars", tag_filter: str = "", **kwargs: Any):
+    def __init__(self, train_ids: tuple[str, ...], initial: str | None = None, tag_filter: str = "",
+                 **kwargs: Any):
         super().__init__(**kwargs)
         self.train_ids = tuple(train_ids)
-        self.initial = initial
+        self.initial = initial or ""  # "": the first view with something to show (`opening_view`)
         self.tag_filter = tag_filter  # for the initial view only (`--tags`)
         self.current = ""
         self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
@@ -137,6 +138,8 @@ class DashboardScreen(Screen):
         if self.comparing and workspace is not None:
             self.runs = RunsState.of(self.train_ids, workspace.get(workspace_scope(self.train_ids), "dashboard"))
         self._shown = self.runs.visible() or self.train_ids
+        self.initial = self.initial or opening_view([job for tid in self.train_ids
+                                                     if (job := self.app.cache.jobs.get(tid)) is not None])
         yield Static(self._title(), id="dashboard-title", classes="screen-title")
         not_shown = Static(self._not_shown(), id="dashboard-not-shown")
         not_shown.display = bool(not_shown.content)
@@ -426,3 +429,23 @@ class ViewScreen(Screen):
     def export_scope(self) -> tuple[dict[str, Any], str]:
         view = self.query_one(DataView)
         return view.export_scope(), view.describe_export()
+
+
+def opening_view(jobs: list) -> str:
+    """The view a dashboard opens on: Scalars, unless the jobs (all read) have no scalar; then the
+    first view that has something of theirs (a profile-only job opens on its profile)."""
+    if not jobs or not all(job.ready for job in jobs):
+        return "scalars"
+    for spec in JOB_VIEWS:
+        if _has_content(spec, jobs):
+            return spec.view_id
+    return "scalars"
+
+
+def _has_content(spec: ViewSpec, jobs: list) -> bool:
+    """Whether a view would show something of `jobs` (not only say there is nothing)."""
+    if spec.plugins:
+        return any(job.tag_count(plugin) > 0 for job in jobs for plugin in spec.plugins)
+    if spec.view_id == "graph":
+        return any(job.graphs or (job.lineage is not None and job.lineage.dataset_graph) for job in jobs)
+    return any(view_class(spec.view_id).has_data(job) for job in jobs)

@@ -197,10 +197,14 @@ class ScalarsState:
         i = min(range(len(steps)), key=lambda k: abs(steps[k] - self.smoothing))
         return replace(self, smoothing=steps[max(0, min(len(steps) - 1, i + direction))])
 
-    def cycle_x(self) -> "ScalarsState":
-        """The next x-axis. Zoom and cursor were in the old axis' units: they start afresh."""
-        axis = X_AXES[(X_AXES.index(self.x_axis) + 1) % len(X_AXES)] if self.x_axis in X_AXES else X_AXES[0]
-        return replace(self, x_axis=axis, x_range=None, zoom_stack=(), zoom_anchor=None, cursor_x=None)
+    def next_x_axis(self) -> str:
+        return X_AXES[(X_AXES.index(self.x_axis) + 1) % len(X_AXES)] if self.x_axis in X_AXES else X_AXES[0]
+
+    def cycle_x(self, cursor_at: float | None = None) -> "ScalarsState":
+        """The next x-axis. The zoom was in the old axis' units: it starts afresh. The value cursor
+        stays on its point: `cursor_at` is that point's x on the next axis (None: no cursor)."""
+        return replace(self, x_axis=self.next_x_axis(), x_range=None, zoom_stack=(), zoom_anchor=None,
+                       cursor_x=cursor_at if self.cursor_x is not None else None)
 
     # -- per-chart settings -----------------------------------------------------------------------
 
@@ -287,11 +291,16 @@ class ScalarsState:
         shift = (hi - lo) * fraction
         return self.zoom_to(lo + shift, hi + shift)
 
-    def mark_zoom(self, whole: Range | None = None) -> "ScalarsState":
+    def mark_zoom(self, xs: Sequence[float] = ()) -> "ScalarsState":
         """`z`: the first press marks one end at the cursor, the second zooms to the range between.
-        Without a cursor it zooms in by half."""
+        Without a cursor the first press places one on the point of `xs` (the active chart's
+        distinct x in view, sorted) nearest the middle, and marks it."""
         if self.cursor_x is None:
-            return self.zoom_by(0.5, whole)
+            if not len(xs):
+                return self
+            lo, hi = self.x_range if self.x_range is not None else (xs[0], xs[-1])
+            middle = min(xs, key=lambda x: abs(x - (lo + hi) / 2))
+            return replace(self, cursor_x=float(middle), zoom_anchor=float(middle))
         if self.zoom_anchor is None:
             return replace(self, zoom_anchor=self.cursor_x)
         lo, hi = sorted((self.zoom_anchor, self.cursor_x))

@@ -40,7 +40,7 @@ from ..common.text import literal, markup, shown
 from ..loader import Loaded, Loader
 from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
-from ..widgets.node_detail import NodeDetail, graph_node_rows, pipeline_rows
+from ..widgets.node_detail import DetailRow, NodeDetail, graph_node_rows, pipeline_rows
 from ..dialogs import ListPicker
 from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
@@ -92,6 +92,21 @@ class Shown:
     matches: list[str] = field(default_factory=list)
 
 
+# What the tree and the detail pane draw, said once for `k` and `?` (plain text: no markup).
+LEGEND = (
+    "Node kinds in the tree:",
+    "  name (12)         a name scope, with the nodes anywhere below it (bold)",
+    "  Conv2D[6]_1       six sibling nodes of one type gathered (bold; _1 MindInsight's index)",
+    "  conv1.weight Parameter   an operator, parameter or constant: its name, then its type (dim)",
+    "  ▶ / ▼             a scope to expand / expanded;  … N more   enter shows the next ones",
+    "  orange            a search match (/, n, N)",
+    "Edge kinds in the detail pane:",
+    "  ← input   → output   each with its shape, data type and kind (data or control)",
+    "  ⇠ ⇢       proxy edges: to nodes drawn apart (independent layout)",
+    "  in …/Scope        the other end lies in another scope; enter jumps to it (backspace: back)",
+)
+
+
 class GraphPicker(ListPicker):
     """`g`: choose one of several graphs (or pipelines); dismisses with the chosen index."""
 
@@ -112,6 +127,7 @@ class GraphView(DataView):
     """Graph (`5`): name-scope tree, node details, search, optimized view, dataset pipeline."""
 
     HELP_GROUP = "Graph"
+    HELP_NOTE = "[b]Legend[/b] (k shows it in the detail pane)\n" + "\n".join(f"  {line}" for line in LEGEND)
     BINDINGS = [
         Binding("slash", "search", "Search", id="graph.search"),
         Binding("n", "next_match", "Next match", id="graph.next_match"),
@@ -119,6 +135,7 @@ class GraphView(DataView):
         Binding("o", "toggle_optimized", "Optimized", id="graph.optimized"),
         Binding("d", "toggle_pipeline", "Dataset pipeline", id="graph.dataset"),
         Binding("g", "pick", "Pick graph", id="graph.pick"),
+        Binding("k", "legend", "Legend", id="graph.legend"),
         Binding("backspace", "jump_back", "Back after a jump", show=False, id="graph.back"),
         Binding("escape", "clear_search", "Close / clear search", show=False, id="graph.clear_search"),
     ]
@@ -318,8 +335,9 @@ class GraphView(DataView):
             return "Loading the job…"
         if graph is None:
             names = ", ".join(job.train_id for job in self.jobs)
+            pipeline = "\n\nPress [b]d[/b] for the dataset pipeline." if self._pipeline_jobs() else ""
             return (f"[b]{markup(names)}[/b] has no computational graph: no graph record in its summary "
-                    "files and no .pb file.\n\nPress [b]d[/b] for the dataset pipeline.")
+                    f"files and no .pb file.{pipeline}")
         return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
 
     # -- building -----------------------------------------------------------------------------
@@ -413,7 +431,7 @@ class GraphView(DataView):
         entries = self.graph_entries()
         if state.graph is None:
             title.update("[b]Graph[/b]  [dim]none[/dim]")
-            hint.update("[dim]d: dataset pipeline[/dim]")
+            hint.update("[dim]d: dataset pipeline[/dim]" if self._pipeline_jobs() else "")
             return
         tid, tag = state.graph
         source = self._current_source()
@@ -440,7 +458,7 @@ class GraphView(DataView):
             parts.append(f"search [b]{text}[/b]: {state.match_label(len(matches))} (n/N)" if matches
                          else f"search [b]{text}[/b]: no match")
         else:
-            parts.append("/ search · d dataset pipeline")
+            parts.append("/ search · d dataset pipeline" if self._pipeline_jobs() else "/ search")
         hint.update(" · ".join(parts))
 
     # -- the detail pane ----------------------------------------------------------------------
@@ -663,6 +681,12 @@ class GraphView(DataView):
 
     def _pipeline_jobs(self) -> list[str]:
         return [job.train_id for job in self.jobs if job.lineage is not None and job.lineage.dataset_graph]
+
+    def action_legend(self) -> None:
+        """`k`: what the marks of the tree and the detail pane mean, in the detail pane (the next
+        move in the tree shows the node again)."""
+        self.detail.show_rows([DetailRow(Text(line, "bold" if not line.startswith(" ") else ""))
+                               for line in LEGEND])
 
     def action_toggle_pipeline(self) -> None:
         self.state = self.state.toggle_pipeline(self._pipeline_jobs(), self.train_ids[0] if self.train_ids else None)

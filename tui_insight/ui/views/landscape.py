@@ -9,7 +9,7 @@ draw only what they are given.
 
 Keys: `c` heat / contour lines / both · `v` relief · `[` `]` rotate, `{` `}` tilt · arrows the
 value cursor (shift: 5 cells) · `n` / `p` next / previous checkpoint of the loss path · `,` `.`
-previous / next landscape · `m` the metadata panel · `esc` hides the cursor.
+previous / next landscape · `m` the metadata panel · `esc` leaves the view (as in every view).
 """
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -34,6 +33,7 @@ from ...summary.landscape import (
     shared_range,
 )
 from ...summary.payloads import PayloadError
+from ..common.format import number, value_text
 from ..common.text import literal, markup, shown
 from ..loader import LoadProblem, Loaded
 from ..state.landscape import JUMP, LandscapeState
@@ -141,7 +141,6 @@ class LandscapeView(DataView):
         Binding("comma", "landscape(-1)", "Previous landscape", show=False, id="landscape.previous"),
         Binding("full_stop", "landscape(1)", "Next landscape", show=False, id="landscape.next"),
         Binding("m", "panel", "Metadata", id="landscape.metadata"),
-        Binding("escape", "leave", "Hide cursor", show=False, id="landscape.leave"),
     ]
 
     state: reactive[LandscapeState] = reactive(LandscapeState, init=False)
@@ -420,14 +419,14 @@ class LandscapeView(DataView):
             if ls.path is not None:
                 rows.append(("checkpoints", str(len(ls.path))))
             cx, cy, cz = ls.convergence
-            rows.append(("convergence", f"{cz:.6g} at ({cx:.4g}, {cy:.4g})"))
+            rows.append(("convergence", f"{number(cz)} at ({number(cx)}, {number(cy)})"))
             lineage = data.lineage if data else {}
             for name, label in (("network", "network"), ("optimizer", "optimizer"),
                                 ("learning_rate", "learning rate"), ("loss", "loss")):
                 if lineage.get(name) is not None:
-                    rows.append((label, str(lineage[name])))
+                    rows.append((label, value_text(lineage[name])))
             for name, value in (lineage.get("metric") or {}).items():
-                rows.append((str(name), str(value)))
+                rows.append((str(name), value_text(value)))
             for label, value in rows:
                 text.append(f"{label} ", style="dim")
                 text.append_text(literal(value))
@@ -509,11 +508,6 @@ class LandscapeView(DataView):
 
     def action_panel(self) -> None:
         self.state = self.state.toggle_panel()
-
-    def action_leave(self) -> None:
-        if self.state.cursor is None:
-            raise SkipAction()
-        self.state = self.state.hidden()
 
     # -- export ---------------------------------------------------------------------------------
 

@@ -259,6 +259,7 @@ class LineageView(DataView):
         if new.filter != old.filter:
             order_changed = self._read_filter(new.filter) or order_changed
         if new.mode != old.mode:
+            self.refresh_bindings()  # `v` (the model table's columns) only on the model tab
             keep = (self.model_table if old.mode == MODEL else self.dataset_table).current_row_key
             table_has_keys = self.panel_widget() is None  # else the panel keeps them
             self.query_one(ContentSwitcher).current = "lineage-model" if new.mode == MODEL else "lineage-dataset"
@@ -501,6 +502,12 @@ class LineageView(DataView):
             self.state = self.state.sort_by(event.column_key)
 
     # -- columns, modes, cursor, opening a job -------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`v` chooses the model table's columns: offered only while that table shows."""
+        if action == "choose_columns" and self.state.mode != MODEL:
+            return False
+        return super().check_action(action, parameters)
 
     def action_choose_columns(self) -> None:
         choosable = [c for c in self.all_columns if c != KEY_COLUMN]

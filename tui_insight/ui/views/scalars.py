@@ -679,7 +679,25 @@ class ScalarsView(DataView):
         self.state = self.state.smooth(direction)
 
     def action_cycle_x(self) -> None:
-        self.state = self.state.cycle_x()
+        self.state = self.state.cycle_x(self._cursor_on_next_axis(self.state))
+
+    def _cursor_on_next_axis(self, state: ScalarsState) -> float | None:
+        """The x on the next axis of the point under the value cursor (its first series that has one)."""
+        chart_id = state.target()
+        if state.cursor_x is None or chart_id is None:
+            return None
+        for tag in state.chart_tags(chart_id):
+            for tid in self.train_ids:
+                line = self.line(tid, tag, state)
+                if line is None or not len(line.series):
+                    continue
+                view = self.cache.job(tid)
+                origin = view.first_wall_time if view is not None else None
+                i = value_at(line.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
+                if i >= 0:
+                    x = x_values(line.series, state.next_x_axis(), origin)[i]  # type: ignore[arg-type]
+                    return float(x) if math.isfinite(x) else None
+        return None
 
     def action_log_y(self) -> None:
         target = self.state.target()
@@ -802,7 +820,7 @@ class ScalarsView(DataView):
         self.state = self.state.pan(fraction, self._whole_range(self.state))
 
     def action_zoom_range(self) -> None:
-        self.state = self.state.mark_zoom(self._whole_range(self.state))
+        self.state = self.state.mark_zoom(self._active_x(self.state))
 
     def action_zoom_back(self) -> None:
         if not self.state.zoom_stack:

@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 import plotext as plt
+from rich.cells import cell_len
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
@@ -28,6 +29,7 @@ from ...summary.scalars import decimate
 from .. import _textual_compat
 from ...wall_time import OUT_OF_RANGE, wall_text
 from ..common.format import duration
+from ..common.names import apart
 from ..common.palette import hex_to_rgb, mix
 from ..common.text import markup, shown
 
@@ -187,12 +189,25 @@ def ansi_lines(ansi: str) -> list[list[Segment]]:
     return lines
 
 
+LEGEND_ENTRY_EXTRA = 4  # cells of an entry besides its label: "● " before, two spaces after
+
+
+def legend_labels(labels: list[str], width: int) -> list[str]:
+    """The labels as drawn: whole if they fit in `width`, else each in an equal share, cut in
+    the middle past any start they share, so runs differing at the end stay apart."""
+    if sum(cell_len(label) + LEGEND_ENTRY_EXTRA for label in labels) <= width:
+        return labels
+    share = max(3, width // max(1, len(labels)) - LEGEND_ENTRY_EXTRA)
+    return apart(labels, share)
+
+
 def legend_line(options: ChartOptions, width: int) -> list[Segment]:
     segments: list[Segment] = []
-    for i, (colour, label) in enumerate(options.legend):
+    labels = legend_labels([shown(label) for _, label in options.legend], width)
+    for i, ((colour, _), label) in enumerate(zip(options.legend, labels)):
         symbol = options.legend_symbols[i] if i < len(options.legend_symbols) else "●"
         segments.append(Segment(symbol + " ", Style(color=colour)))
-        segments.append(Segment(shown(label) + "  "))
+        segments.append(Segment(label + "  "))
     if options.note:
         segments.append(Segment(shown(options.note), Style(dim=True)))
     return list(Strip(segments).crop(0, width))

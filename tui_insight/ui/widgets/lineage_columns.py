@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,7 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 from ..common.focus import focus_now
-from ..common.text import markup
+from ..common.text import literal
+from .tag_picker import SELECTED_MARK, UNSELECTED_MARK
 
 
 class LineageColumnsScreen(ModalScreen[list[str] | None]):
@@ -45,13 +48,22 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
         with Vertical():
             yield Static("[b]Columns[/b] of the model lineage table")
             yield SelectionList[str](
-                *(Selection(markup(name), name, name in self.initial) for name in self.all_columns),
+                *(Selection(_prompt(name, name in self.initial), name, name in self.initial, id=f"column:{name}")
+                  for name in self.all_columns),
                 id="lineage-columns-list")
             yield Static("space: toggle · a: all · n: none · d: defaults · esc: apply",
                          id="lineage-columns-help")
 
     def on_mount(self) -> None:
         focus_now(self.query_one(SelectionList))
+
+    @on(SelectionList.SelectedChanged)
+    def _marks(self, event: SelectionList.SelectedChanged) -> None:
+        """Each row's mark follows its state (the list's own box differs only by colour)."""
+        selections = event.selection_list
+        picked = set(selections.selected)
+        for name in self.all_columns:
+            selections.replace_option_prompt(f"column:{name}", _prompt(name, name in picked))
 
     @property
     def chosen(self) -> list[str]:
@@ -76,3 +88,10 @@ class LineageColumnsScreen(ModalScreen[list[str] | None]):
 
     def action_none(self) -> None:
         self.query_one(SelectionList).deselect_all()
+
+
+def _prompt(name: str, chosen: bool) -> Text:
+    """`✓ name` or `· name`: what is chosen reads without colour (NO_COLOR, monochrome)."""
+    text = Text(f"{SELECTED_MARK if chosen else UNSELECTED_MARK} ", style="bold" if chosen else "dim")
+    text.append_text(literal(name, "" if chosen else "dim"))
+    return text

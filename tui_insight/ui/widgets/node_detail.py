@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
@@ -46,6 +47,31 @@ def fit(text: Text, width: int) -> Text:
     lines = text.split("\n", allow_blank=True)
     for line in lines:
         line.truncate(max(1, width), overflow="ellipsis")
+    return Text("\n").join(lines)
+
+
+BREAKS = "/ "  # a long line breaks after a scope separator or a space, never inside a name
+
+
+def wrap_at_scopes(text: Text, width: int) -> Text:
+    """`text` with each line longer than `width` cells broken after its last `/` or space that
+    fits (`Default/network/` then `conv1-Conv2d/Conv2D-op1`); a part with neither is cut."""
+    lines = []
+    for line in text.split("\n", allow_blank=True):
+        plain = line.plain
+        if width <= 0 or cell_len(plain) <= width:
+            lines.append(line)
+            continue
+        offsets, start, last_break, used = [], 0, 0, 0
+        for i, char in enumerate(plain):
+            used += cell_len(char)
+            if used > width:
+                cut = last_break if last_break > start else i
+                offsets.append(cut)
+                start, used = cut, cell_len(plain[cut:i + 1])
+            if char in BREAKS:
+                last_break = i + 1
+        lines.extend(line.divide(offsets))
     return Text("\n").join(lines)
 
 
@@ -283,7 +309,9 @@ class NodeDetail(OptionList):
     def _fill(self, keep: int | None) -> None:
         width = self._width = self.scrollable_content_region.width - 1
         rows = self.rows
-        self.set_options([Option(row.text if row.wrap or width <= 0 else fit(row.text, width)) for row in rows])
+        lines = width + 1  # the list's lines are as wide as its content region
+        self.set_options([Option(wrap_at_scopes(row.text, lines) if row.wrap or width <= 0 else fit(row.text, width))
+                          for row in rows])
         if rows:
             self.highlighted = min(keep, len(rows) - 1) if keep is not None else 0
 

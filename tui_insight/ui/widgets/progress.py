@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 from textual.widgets import Static
 
 from ...summary.cache import JobView, SummaryCache
-from ..common.format import megabytes
+from ..common.format import count, megabytes
 from ..common.text import markup
 
 
@@ -34,14 +34,13 @@ def _progress_text(cache: SummaryCache, reload_interval: float,
     p = cache.progress
     if cache.error:
         return f"[b red]{markup(cache.error)}[/]"
-    files = f"{p.files_read} file{'s' if p.files_read != 1 else ''}"
     if p.reloads == 0 or (p.loading and p.jobs_loaded < p.jobs_found):
-        return f"[b]loading[/b] {p.jobs_loaded}/{p.jobs_found} jobs · {files} read · {megabytes(p.bytes_read)}"
-    total = total_of(cache.jobs)
-    files = f"{total} file{'s' if total != 1 else ''}"
+        jobs = f"{p.jobs_loaded}/{p.jobs_found} job{'' if p.jobs_found == 1 else 's'}"
+        return f"[b]loading[/b] {jobs} · {count(p.files_read, 'file')} read · {megabytes(p.bytes_read)}"
+    files = count(total_of(cache.jobs), "file")
     again = f" · reload every {reload_interval:g}s" if reload_interval > 0 else ""
-    problems = f" · [yellow]{len(cache.problems)} problem(s) in LOGDIR[/]" if cache.problems else ""
-    return f"{p.jobs_found} jobs · {files} · {megabytes(p.bytes_read)} read{again}{problems}"
+    problems = f" · [yellow]{count(len(cache.problems), 'problem')} in LOGDIR[/]" if cache.problems else ""
+    return f"{count(p.jobs_found, 'job')} · {files} · {megabytes(p.bytes_read)} read{again}{problems}"
 
 
 class ProgressLine(Static):

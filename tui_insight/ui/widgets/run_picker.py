@@ -66,6 +66,8 @@ class RunPicker(TagPicker):
     class Closed(Message):
         """escape in the list: the dashboard closes the panel."""
 
+    ROW_MARK_CELLS = 6  # "✓ 1 ● " before each name
+
     def __init__(self, **kwargs: Any):
         super().__init__("run", "runs", **kwargs)
 
@@ -75,6 +77,7 @@ class RunPicker(TagPicker):
         yield box
         yield Static("", classes="tag-hint")
         yield RunList(id=self.list_id)
+        yield Static("", classes="tag-full")
 
     def _row(self, tag: str, selection: TagSelection) -> Text:  # type: ignore[override]
         """`✓ 1 ● ./run_a`: shown or not, its number for the digit keys, its colour."""
@@ -83,7 +86,7 @@ class RunPicker(TagPicker):
         text = Text(f"{SELECTED_MARK if chosen else UNSELECTED_MARK} ", style="bold" if chosen else "dim")
         text.append(f"{index + 1} " if index < MAX_NUMBERED else "  ", style="dim")
         text.append("● " if chosen else "○ ", style=job_colour(index))
-        text.append_text(literal(tag, "" if chosen else "dim"))
+        text.append_text(literal(self.names.get(tag, tag), "" if chosen else "dim"))
         return text
 
     def _draw(self, old: TagSelection, new: TagSelection) -> None:

@@ -16,10 +16,12 @@ from rich.text import Span, Text
 from ...summary.best import HIGHER, LOWER, Direction
 from ...summary.digest import TagDigest
 from ..common.format import number
+from ..common.names import apart
 from ..common.text import literal
 from .lineage_table import Cell, LineageTable, TableColumn
 
 BEST_MARK = "★"
+RUN_NAME_CELLS = 24  # a run column this wide at most: compared runs cut past the start they share
 ARROWS = {LOWER: "↓", HIGHER: "↑"}
 
 
@@ -87,15 +89,18 @@ class SummaryTable(LineageTable):
         columns += [TableColumn(key, key, numeric=True) for key in ("last", "min", "max", "cursor")]
         cells: dict[str, list[Cell]] = {}
         formatted: dict[str, tuple[tuple, list[Cell]]] = {}
+        runs = list(dict.fromkeys(row.train_id for row in rows))
+        run_names = dict(zip(runs, apart(runs, RUN_NAME_CELLS)))
         previous = None
         for row in rows:
             key = self.row_key(row.tag, row.train_id)
             first = row.tag != previous
-            source = (row.digest, row.colour, row.way, row.best, runs_column, first)
+            run_name = run_names[row.train_id]
+            source = (row.digest, row.colour, row.way, row.best, runs_column, first, run_name)
             found = self._formatted.get(key)
             if found is None or len(found[0]) != len(source) or any(a is not b and a != b
                                                                        for a, b in zip(found[0], source)):
-                found = (source, self.format_row(row, runs_column, first))
+                found = (source, self.format_row(row, runs_column, first, run_name))
             formatted[key] = found
             cells[key] = [*found[1], _point(row.cursor[1], row.cursor[0]) if row.cursor is not None else None]
             previous = row.tag
@@ -103,8 +108,8 @@ class SummaryTable(LineageTable):
         self.set_table(columns, cells, list(cells), keep_widths=live)
 
     @staticmethod
-    def format_row(row: SummaryRow, runs_column: bool, first_of_tag: bool) -> list[Cell]:
-        """The cells of `row` up to its cursor cell."""
+    def format_row(row: SummaryRow, runs_column: bool, first_of_tag: bool, run_name: str = "") -> list[Cell]:
+        """The cells of `row` up to its cursor cell (`run_name`: the run as its cell shows it)."""
         tag = literal(row.tag, "" if first_of_tag else "dim")
         if row.way is not None:
             tag.append(f" {ARROWS[row.way]}", style="dim")
@@ -112,7 +117,7 @@ class SummaryTable(LineageTable):
         if runs_column:
             run = Text(f"{BEST_MARK} " if row.best else "  ", style="bold")
             run.append("● ", style=row.colour)
-            run.append_text(literal(row.train_id, "bold" if row.best else ""))
+            run.append_text(literal(run_name or row.train_id, "bold" if row.best else ""))
             out.append(run)
         digest = row.digest
         if digest is None:

@@ -21,10 +21,12 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..common.focus import focus_now
+from ..common.names import apart
 from ..common.text import literal
 from ..state.tags import TagSelection
 from .on_demand_input import OnDemandInput
 
+LIST_FRAME_CELLS = 4  # the list's border and padding
 SELECTED_MARK = "✓"
 UNSELECTED_MARK = "·"
 
@@ -64,7 +66,12 @@ class FilterBox(OnDemandInput):
 
 
 class TagPicker(Vertical):
-    """`#<prefix>-filter` above `#<prefix>-list`, in a container with the id `#<prefix>-tags`."""
+    """`#<prefix>-filter` above `#<prefix>-list`, in a container with the id `#<prefix>-tags`.
+
+    Names too long for the list are cut in the middle past the start they all share
+    (`…logits`, not `in_graph/logits…`); the highlighted row's whole name shows under the list."""
+
+    ROW_MARK_CELLS = 2  # "✓ " before each name
 
     DEFAULT_CSS = """
     TagPicker { width: 30; height: 1fr; }
@@ -73,6 +80,8 @@ class TagPicker(Vertical):
     TagPicker > OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     TagPicker > .tag-hint { height: auto; color: $text-muted; padding: 0 1; display: none; }
     TagPicker > .tag-hint.-shown { display: block; }
+    TagPicker > .tag-full { height: auto; max-height: 4; color: $text-muted; padding: 0 1; display: none; }
+    TagPicker:focus-within > .tag-full.-shown { display: block; }
     """
 
     class Changed(Message):
@@ -93,11 +102,13 @@ class TagPicker(Vertical):
         self.filter_id = f"{prefix}-filter"
         self.list_id = f"{prefix}-list"
         self.selection = TagSelection()  # what is drawn
+        self.names: dict[str, str] = {}  # each shown tag -> its name as its row shows it (cut to fit)
 
     def compose(self) -> ComposeResult:
         yield FilterBox(id=self.filter_id)
         yield Static("", classes="tag-hint")
         yield TagList(id=self.list_id)
+        yield Static("", classes="tag-full")
 
     def on_mount(self) -> None:
         self._draw(TagSelection(), self.selection)
@@ -118,9 +129,17 @@ class TagPicker(Vertical):
         if self.is_mounted:
             self._draw(old, selection)
 
+    def _name_width(self) -> int:
+        """Cells a row has for its name: the list's rows less their marks (before the list has a
+        size: the picker's width less the list's border and padding)."""
+        width = self.listing.scrollable_content_region.width or self.size.width - LIST_FRAME_CELLS
+        return max(4, width - self.ROW_MARK_CELLS)
+
     def _draw(self, old: TagSelection, new: TagSelection) -> None:
         listing = self.listing
         shown = new.shown()
+        old_names = self.names
+        self.names = dict(zip(shown, apart(shown, self._name_width())))
         current = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current != [f"tag:{tag}" for tag in shown]:
             highlighted = listing.highlighted
@@ -130,8 +149,9 @@ class TagPicker(Vertical):
                 listing.highlighted = min(highlighted or 0, len(shown) - 1)
         else:
             for tag in shown:
-                if (tag in old.selected) != (tag in new.selected):
+                if (tag in old.selected) != (tag in new.selected) or old_names.get(tag) != self.names[tag]:
                     listing.replace_option_prompt(f"tag:{tag}", self._row(tag, new))
+        self._show_full_name()
         box = self.filter_box
         if box.value != new.filter:
             with box.prevent(Input.Changed):
@@ -142,12 +162,37 @@ class TagPicker(Vertical):
         hint.update(literal(new.empty_reason()) if no_match else "")
         hint.set_class(no_match, "-shown")
 
-    @staticmethod
-    def _row(tag: str, selection: TagSelection) -> Text:
+    def _row(self, tag: str, selection: TagSelection) -> Text:
         chosen = tag in selection.selected
         text = Text(f"{SELECTED_MARK if chosen else UNSELECTED_MARK} ", style="bold" if chosen else "dim")
-        text.append_text(literal(tag, "" if chosen else "dim"))
+        text.append_text(literal(self.names.get(tag, tag), "" if chosen else "dim"))
         return text
+
+    def highlighted_name(self) -> str | None:
+        """The full name of the highlighted row (None if no row is)."""
+        listing = self.listing
+        index = listing.highlighted
+        if index is None or not 0 <= index < listing.option_count:
+            return None
+        option_id = listing.get_option_at_index(index).id
+        return option_id.removeprefix("tag:") if option_id is not None else None
+
+    def _show_full_name(self) -> None:
+        """Under the list, while it has the keyboard, the whole name of the highlighted row when
+        the row shows it cut."""
+        name = self.highlighted_name()
+        cut = name is not None and self.names.get(name, name) != name
+        full = self.query_one(".tag-full", Static)
+        full.update(literal(name) if cut and name is not None else "")
+        full.set_class(cut, "-shown")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self._show_full_name()
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self._draw(self.selection, self.selection)
 
     # -- what the user does -------------------------------------------------------------------
 
