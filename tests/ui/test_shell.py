@@ -84,7 +84,7 @@ def test_a_job_opens_on_the_view_asked_for(monkeypatch):
 
 
 def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):
-    write_run(ui_logs, "run_live", mtime=NOW - 5)
+    write_run(ui_logs, "run_live", mtime=NOW - 5, live=True)
     app = make_app(ui_logs)
 
     async def body(pilot):
@@ -103,7 +103,7 @@ def test_job_row_shows_counts_step_time_sparkline_and_live(ui_logs):
 
 
 def test_relative_times_and_live_markers_follow_the_clock(ui_logs):
-    write_run(ui_logs, "run_live", mtime=NOW - 5)
+    write_run(ui_logs, "run_live", mtime=NOW - 5, live=True)
     now = [NOW]
     app = make_app(ui_logs, clock=lambda: now[0])
 

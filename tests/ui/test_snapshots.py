@@ -24,7 +24,7 @@ async def rows_shown(pilot) -> None:
 def snapshot_logs(ui_logs: Path) -> Path:
     """The three runs, one more that is being written (live), and one cut in a record and left
     for 50 minutes (truncated)."""
-    write_run(ui_logs, "run_live", steps=25, mtime=NOW - 12)
+    write_run(ui_logs, "run_live", steps=25, mtime=NOW - 12, live=True)
     cut = write_run(ui_logs, "run_cut", steps=30)
     path = next(cut.iterdir())
     data = path.read_bytes()

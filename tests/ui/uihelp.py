@@ -35,16 +35,20 @@ def run_values(name: str, steps: np.ndarray) -> dict[str, np.ndarray]:
     return {"loss": loss, "acc": acc, "lr": lr}
 
 
-def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "lr"), mtime: float = MTIME) -> Path:
+def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "lr"), mtime: float = MTIME,
+              live: bool = False) -> Path:
+    """A run of `steps` steps 2 s apart from T0, its files last changed at `mtime`; `live`: its
+    steps end at `mtime` instead, as a writer at work leaves them (health tells a copy by the gap)."""
     directory = root / name
     directory.mkdir(parents=True, exist_ok=True)
     step_numbers = np.arange(1, steps + 1)
     values = run_values(name, step_numbers)
-    with SummaryWriter(directory, timestamp=int(T0), wall_time=T0) as writer:
+    first = mtime - 2.0 * steps if live else T0
+    with SummaryWriter(directory, timestamp=int(first), wall_time=first) as writer:
         for i, step in enumerate(step_numbers):
             for tag in tags:
                 writer.add_scalar(tag, float(values[tag][i]))
-            writer.record(int(step), wall_time=T0 + 2.0 * float(step))
+            writer.record(int(step), wall_time=first + 2.0 * float(step))
     for path in directory.iterdir():
         os.utime(path, (mtime, mtime))
     return directory
