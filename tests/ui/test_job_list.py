@@ -133,6 +133,28 @@ def test_a_filter_that_matches_no_job_says_so(ui_logs):
     assert order == [] and "no job matches /xyz/ (esc clears the filter)" in text
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_status_line_counts_the_jobs_a_filter_shows_of_all(ui_logs, size):
+    app = make_app(ui_logs)
+
+    def progress() -> str:
+        return str(app.screen.query_one("#progress", Static).render())
+
+    async def body(pilot):
+        await wait_for(pilot, lambda: "loading" not in progress())
+        everything, total = progress(), table(app).row_count
+        await pilot.press("slash", *"lenet_lr0.1", "enter")
+        await wait_for(pilot, lambda: " of " in progress())
+        filtered, shown = progress(), table(app).row_count
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: " of " not in progress())
+        return everything, total, filtered, shown, progress()
+
+    everything, total, filtered, shown, cleared = run_pilot(app, body, size=size)
+    assert shown < total and everything.startswith(f"{total} jobs ·")
+    assert filtered.startswith(f"{shown} of {total} jobs ·") and cleared.startswith(f"{total} jobs ·")
+
+
 # -- text from files is text ----------------------------------------------------------------------------
 
 def test_job_ids_and_the_logdir_are_shown_literally(tmp_path):

@@ -307,9 +307,10 @@ class JobsScreen(LoaderHost, Screen):
         if self.covered():
             return
         line = self._child("progress", ProgressLine)  # none yet while composing, none left at teardown
-        if line is not None:
-            line.show(self.app.cache, self.app.reload_interval)
         table = self._table_if_there()
+        if line is not None:
+            shown = table.row_count if table is not None and self.state.filter else None
+            line.show(self.app.cache, self.app.reload_interval, shown)
         if table is not None:
             table.set_empty_text(self.empty_text())
 

@@ -21,16 +21,17 @@ def files_total(jobs: Mapping[str, JobView]) -> int:
 
 
 def progress_text(cache: SummaryCache, reload_interval: float,
-                  total_of: Callable[[Mapping[str, JobView]], int] = files_total) -> str:
+                  total_of: Callable[[Mapping[str, JobView]], int] = files_total, shown: int | None = None) -> str:
+    """`shown`: how many jobs a filter leaves in the list ("1 of 15 jobs"); None: no filter."""
     source = cache.source
     if source.is_local:
-        return _progress_text(cache, reload_interval, total_of)
+        return _progress_text(cache, reload_interval, total_of, shown)
     status = f"[b yellow]{markup(source.status)}[/] · " if source.status else ""
-    return f"{markup(source.location)} · {status}{_progress_text(cache, reload_interval, total_of)}"
+    return f"{markup(source.location)} · {status}{_progress_text(cache, reload_interval, total_of, shown)}"
 
 
 def _progress_text(cache: SummaryCache, reload_interval: float,
-                   total_of: Callable[[Mapping[str, JobView]], int]) -> str:
+                   total_of: Callable[[Mapping[str, JobView]], int], shown: int | None) -> str:
     p = cache.progress
     if cache.error:
         return f"[b red]{markup(cache.error)}[/]"
@@ -40,7 +41,8 @@ def _progress_text(cache: SummaryCache, reload_interval: float,
     files = count(total_of(cache.jobs), "file")
     again = f" · reload every {reload_interval:g}s" if reload_interval > 0 else ""
     problems = f" · [yellow]{count(len(cache.problems), 'problem')} in LOGDIR[/]" if cache.problems else ""
-    return f"{count(p.jobs_found, 'job')} · {files} · {megabytes(p.bytes_read)} read{again}{problems}"
+    jobs = count(p.jobs_found, "job") if shown is None else f"{shown} of {count(p.jobs_found, 'job')}"
+    return f"{jobs} · {files} · {megabytes(p.bytes_read)} read{again}{problems}"
 
 
 class ProgressLine(Static):
@@ -62,8 +64,8 @@ class ProgressLine(Static):
         """The jobs changed: count their files again at the next tick."""
         self._counted = None
 
-    def show(self, cache: SummaryCache, reload_interval: float) -> None:
-        text = progress_text(cache, reload_interval, self._total)
+    def show(self, cache: SummaryCache, reload_interval: float, shown: int | None = None) -> None:
+        text = progress_text(cache, reload_interval, self._total, shown)
         if text != getattr(self, "_last", None):
             self._last = text
             self.update(text, layout=False)  # one line of fixed size: no layout of the screen
