@@ -75,15 +75,27 @@ class JobPool:
         not one added while it does): the pool saying it is broken is then the only sign."""
         if generation != self.generation or self._executor is None:
             return False
-        if getattr(self._executor, "_broken", False):
+        if getattr(self._executor, "_broken", False) or self._worker_exited():
             self.broke(generation)
             return False
         return True
+
+    def _worker_exited(self) -> bool:
+        """Whether a worker process exited (they exit only when shut down): the executor may not
+        know, as a worker killed while sending its result leaves the executor's thread waiting
+        for the rest of that result, for ever."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return any(process.exitcode is not None for process in list(processes.values()))
 
     def broke(self, generation: int) -> None:
         """A worker of `generation` died: if that is the current pool, the next `submit` starts a new one."""
         if generation == self.generation and self._executor is not None:
             executor, self._executor = self._executor, None
+            # Ends the wait of an executor thread for a result its dead worker only began to
+            # send (the read then fails and the executor fails its jobs, as for any broken pool).
+            writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+            if writer is not None:
+                writer.close()
             executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
