@@ -115,7 +115,7 @@ def test_the_job_list_finishes_loading_over_a_listing_with_bad_fields(server, ho
         shown = run_pilot(app, body)
     finally:
         source.close()
-    assert "loading" not in shown and "1 jobs" in shown and "2 problem(s) in LOGDIR" in shown, shown
+    assert "loading" not in shown and "1 job ·" in shown and "2 problems in LOGDIR" in shown, shown
 
 
 def test_a_listing_that_streams_without_end_stops_at_its_cap_and_keeps_what_came(server, hostile, tmp_path):

@@ -155,6 +155,15 @@ def test_dataset_tree_branches_and_empty():
     assert dataset_pipeline({}) == [] and dataset_tree(None) is None
 
 
+def test_a_dataset_graph_with_parts_of_the_wrong_type_keeps_the_rest():
+    """Lineage files are anyone's: the content fuzz wrote `operations` as a number."""
+    graph = {"op_type": "Batch", "operations": 1.5, "sampler": "x", "children": [
+        {"op_type": "Map", "operations": [{"tensor_op_name": "Decode"}, 3], "children": 2.0}, "not a dict"]}
+    assert [(op.op_type, op.operations, op.sampler) for op in dataset_pipeline(graph)] == [
+        ("Map", ({"tensor_op_name": "Decode"},), None), ("Batch", (), None)]
+    assert dataset_tree(7.0) is None  # type: ignore[arg-type]
+
+
 # -- loading ------------------------------------------------------------------------------------
 
 def _small_graph():

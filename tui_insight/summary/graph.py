@@ -1104,21 +1104,28 @@ class DatasetOp:
 
 
 def dataset_tree(dataset_graph: Mapping[str, Any] | None, depth: int = 0) -> DatasetOp | None:
-    """The dataset graph as a tree rooted at the last operation; None for an empty graph."""
-    if not dataset_graph:
+    """The dataset graph as a tree rooted at the last operation; None for an empty graph. The
+    dict comes from a file: parts of the wrong type (an `operations` that is a number) are left
+    out, never raised."""
+    if not dataset_graph or not isinstance(dataset_graph, Mapping):
         return None
-    operations = [dict(op) for op in dataset_graph.get("operations") or ()]
-    children = tuple(child for child in (dataset_tree(c, depth + 1) for c in dataset_graph.get("children") or ())
+    operations = [dict(op) for op in _listed(dataset_graph.get("operations")) if isinstance(op, Mapping)]
+    children = tuple(child for child in (dataset_tree(c, depth + 1) for c in _listed(dataset_graph.get("children")))
                      if child is not None)
     sampler = dataset_graph.get("sampler")
     return DatasetOp(
         op_type=str(dataset_graph.get("op_type") or ""),
         params={k: v for k, v in dataset_graph.items() if k not in _STRUCTURE_KEYS},
         operations=tuple(operations),
-        sampler=dict(sampler) if sampler else None,
+        sampler=dict(sampler) if sampler and isinstance(sampler, Mapping) else None,
         children=children,
         depth=depth,
     )
+
+
+def _listed(value: Any) -> list | tuple:
+    """`value` if it is a list (or tuple), else nothing."""
+    return value if isinstance(value, (list, tuple)) else ()
 
 
 def dataset_pipeline(dataset_graph: Mapping[str, Any] | None) -> list[DatasetOp]:
