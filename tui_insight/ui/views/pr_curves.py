@@ -10,7 +10,6 @@ A compared job without the chosen step shows its last step before it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,14 +19,15 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.cache import Changes, SummaryCache
+from ...summary.cache import SummaryCache
 from ...summary.payloads import PayloadError
 from ...summary.pr_curves import PrCurveData
 from ..common.text import markup, shown
-from ..loader import LoadProblem, Loaded
+from ..loader import LoadProblem
 from ..state.pr_curves import PrCurvesState
 from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace
-from .base import DataView, ViewSpec
+from .base import ViewSpec
+from .one_tag import OneTagView
 
 PLUGIN = "pr_curve"
 HINT = "[ ] step · home/end · n p tag · ←/→ threshold"
@@ -91,7 +91,7 @@ def step_text(step: int | None, steps: list[int]) -> str:
     return f"step {step} ({steps.index(step) + 1}/{len(steps)})"
 
 
-class PrCurvesView(DataView):
+class PrCurvesView(OneTagView):
     SPEC = ViewSpec("pr_curves", "PR curves", "9", ("pr_curve",), "job")  # `e`: to pr_curves.csv
     HELP_GROUP = "PR curves"
     DEFAULT_CSS = """
@@ -113,92 +113,28 @@ class PrCurvesView(DataView):
         Binding("shift+right", "cursor(10)", "Threshold up 10", show=False, id="pr_curves.cursor_right_10"),
     ]
 
+    PLUGIN = PLUGIN
+    load = staticmethod(load_curves)
     state: reactive[PrCurvesState] = reactive(PrCurvesState, init=False)
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(PrCurvesView.state, PrCurvesState.from_json(self.saved))
-        self.curves: dict[str, dict[int, CurveStep]] = {}  # per job, the shown tag's steps
-        self.errors: dict[str, str] = {}  # per job, why its steps could not be read
-        self._version = 0  # bumped when the shown tag gains steps
-
-    @classmethod
-    def has_data(cls, job) -> bool:
-        return job.tag_count(PLUGIN) > 0
+        self.by_job: dict[str, dict[int, CurveStep]]  # per job, the shown tag's steps
 
     def compose(self) -> ComposeResult:
         yield Static("", id="pr-status")
         yield ScalarChart("pr", "", id="pr-chart")
         yield Static("", id="pr-readout")
 
-    def on_mount(self) -> None:
-        self.state = self.state.settled(self.tags())
-        self._request()
-        self._redraw()
-        self.remember(self.state)
-        self.ready_for_keys()
-
     def first_focus(self) -> Widget | None:
         return self.query_one(ScalarChart)
 
     # -- data -----------------------------------------------------------------------------------
 
-    def tags(self) -> list[str]:
-        """The PR-curve tags of the shown jobs, sorted."""
-        return sorted({tag for job in self.jobs for tag in job.tag_names(PLUGIN)})
-
     def steps(self) -> list[int]:
         """Every step of the shown tag in any shown job, sorted."""
-        return sorted({step for steps in self.curves.values() for step in steps})
-
-    def pending(self) -> int:
-        return self.loader.pending()
-
-    def _request(self) -> None:
-        tag = self.state.tag
-        self.loader.forget()
-        if tag is None:
-            self.curves, self.errors = {}, {}
-            return
-        for tid in self.train_ids:
-            self.loader.request((tid, tag, self._version), partial(load_curves, self.cache, tid, tag),
-                                partial(self._loaded, tid, tag))
-
-    def _loaded(self, train_id: str, tag: str, result: Loaded) -> None:
-        if tag != self.state.tag:
-            return
-        if result.ok:
-            self.curves[train_id] = result.value
-            self.errors.pop(train_id, None)
-        else:
-            self.curves.pop(train_id, None)
-            self.errors[train_id] = result.error
-        self._redraw()
-
-    def cache_changed(self, changes: Changes) -> None:
-        ids = set(self.train_ids)
-        touched = ids & (changes.added | changes.removed) or any(
-            any(plugin == PLUGIN for plugin, _ in keys) for tid, keys in changes.updated.items() if tid in ids)
-        if not touched:
-            return
-        settled = self.state.settled(self.tags())
-        if settled != self.state:
-            self.state = settled  # the watcher asks for the new tag's steps
-            return
-        self._version += 1
-        self._request()
-
-    # -- state ----------------------------------------------------------------------------------
-
-    def watch_state(self, old: PrCurvesState, new: PrCurvesState) -> None:
-        if new.tag != old.tag:
-            self.curves, self.errors = {}, {}
-            self._request()
-        self._redraw()
-        self.remember(new)
-
-    def action_tag(self, direction: int) -> None:
-        self.state = self.state.next_tag(self.tags(), direction)
+        return sorted({step for steps in self.by_job.values() for step in steps})
 
     def action_step(self, delta: int) -> None:
         self.state = self.state.step_by(self.steps(), delta)
@@ -221,7 +157,7 @@ class PrCurvesView(DataView):
         """(job, step, curve) of each shown job that has a curve at (or before) the chosen step."""
         out = []
         for tid in self.train_ids:
-            steps = self.curves.get(tid)
+            steps = self.by_job.get(tid)
             if not steps:
                 continue
             step = self.state.shown_step(sorted(steps))
@@ -266,10 +202,10 @@ class PrCurvesView(DataView):
             name = f"[b {self.job_colour(tid)}]{markup(tid)}[/] " if self.comparing else ""
             if tid in self.errors:
                 lines.append(f"{name}[red]{markup(self.errors[tid])}[/]")
-            elif tid not in self.curves:
+            elif tid not in self.by_job:
                 lines.append(f"{name}[dim]reading…[/]")
             elif tid not in drawn:
-                steps = self.curves[tid]
+                steps = self.by_job[tid]
                 step = self.state.shown_step(sorted(steps)) if steps else None
                 error = steps[step].error if step is not None else "no steps of this tag"
                 lines.append(f"{name}[red]{markup(error)}[/]")

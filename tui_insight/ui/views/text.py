@@ -8,7 +8,6 @@ text (`common.text.literal`): what a file holds is never read as markup.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -19,12 +18,13 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.cache import Changes, SummaryCache
+from ...summary.cache import SummaryCache
 from ...summary.payloads import PayloadError
 from ..common.text import literal, markup, shown
-from ..loader import LoadProblem, Loaded
+from ..loader import LoadProblem
 from ..state.text import TextState
-from .base import DataView, ViewSpec
+from .base import ViewSpec
+from .one_tag import OneTagView
 
 PLUGIN = "text"
 HINT = "[ ] tag · o order"
@@ -55,7 +55,7 @@ def load_steps(cache: SummaryCache, train_id: str, tag: str) -> tuple[TextStep, 
     return tuple(steps)
 
 
-class TextView(DataView):
+class TextView(OneTagView):
     SPEC = ViewSpec("text", "Text", "8", ("text",), "job")  # `e`: the jobs' text, to text.csv
     HELP_GROUP = "Text"
     DEFAULT_CSS = """
@@ -69,89 +69,22 @@ class TextView(DataView):
         Binding("o", "order", "Order", id="text.order"),
     ]
 
+    PLUGIN = PLUGIN
+    load = staticmethod(load_steps)
     state: reactive[TextState] = reactive(TextState, init=False)
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(TextView.state, TextState.from_json(self.saved))
-        self.steps: dict[str, tuple[TextStep, ...]] = {}  # per job, the shown tag's steps
-        self.errors: dict[str, str] = {}  # per job, why its steps could not be read
-        self._version = 0  # bumped when the shown tag gains steps
-
-    @classmethod
-    def has_data(cls, job) -> bool:
-        return job.tag_count(PLUGIN) > 0  # MindSpore jobs have none: no Text tab
+        self.by_job: dict[str, tuple[TextStep, ...]]  # per job, the shown tag's steps
 
     def compose(self) -> ComposeResult:
         yield Static("", id="text-status")
         with VerticalScroll(id="text-body", classes="focus-tint"):
             yield Static("", id="text-content")
 
-    def on_mount(self) -> None:
-        self.state = self.state.settled(self.tags())
-        self._request()
-        self._redraw()
-        self.remember(self.state)
-        self.ready_for_keys()
-
     def first_focus(self) -> Widget | None:
         return self.query_one("#text-body")
-
-    # -- data -----------------------------------------------------------------------------------
-
-    def tags(self) -> list[str]:
-        """The text tags of the shown jobs, sorted."""
-        return sorted({tag for job in self.jobs for tag in job.tag_names(PLUGIN)})
-
-    def pending(self) -> int:
-        return self.loader.pending()
-
-    def _request(self) -> None:
-        tag = self.state.tag
-        self.loader.forget()
-        if tag is None:
-            self.steps, self.errors = {}, {}
-            return
-        for tid in self.train_ids:
-            self.loader.request((tid, tag, self._version), partial(load_steps, self.cache, tid, tag),
-                                partial(self._loaded, tid, tag))
-
-    def _loaded(self, train_id: str, tag: str, result: Loaded) -> None:
-        if tag != self.state.tag:
-            return
-        if result.ok:
-            self.steps[train_id] = result.value
-            self.errors.pop(train_id, None)
-        else:
-            self.steps.pop(train_id, None)
-            self.errors[train_id] = result.error
-        self._redraw()
-
-    def cache_changed(self, changes: Changes) -> None:
-        ids = set(self.train_ids)
-        touched = ids & (changes.added | changes.removed) or any(
-            any(plugin == PLUGIN for plugin, _ in keys) for tid, keys in changes.updated.items() if tid in ids)
-        if not touched:
-            return
-        settled = self.state.settled(self.tags())
-        if settled != self.state:
-            self.state = settled  # the watcher asks for the new tag's steps
-            return
-        self._version += 1
-        self._request()
-        self._redraw()
-
-    # -- state ----------------------------------------------------------------------------------
-
-    def watch_state(self, old: TextState, new: TextState) -> None:
-        if new.tag != old.tag:
-            self.steps, self.errors = {}, {}
-            self._request()
-        self._redraw()
-        self.remember(new)
-
-    def action_tag(self, direction: int) -> None:
-        self.state = self.state.next_tag(self.tags(), direction)
 
     def action_order(self) -> None:
         self.state = self.state.toggle_order()
@@ -164,7 +97,7 @@ class TextView(DataView):
         if tag is None:
             status = "no text"
         else:
-            count = sum(len(steps) for steps in self.steps.values())
+            count = sum(len(steps) for steps in self.by_job.values())
             where = f" ({tags.index(tag) + 1}/{len(tags)})" if tag in tags else ""
             order = "newest first" if self.state.newest_first else "oldest first"
             status = f"[b]{markup(tag)}[/]{where} · {count} step{'s' if count != 1 else ''} · {order} · {HINT}"
@@ -188,7 +121,7 @@ class TextView(DataView):
                 body.append_text(literal(self.errors[tid], "red"))
                 body.append("\n\n")
                 continue
-            steps = self.steps.get(tid)
+            steps = self.by_job.get(tid)
             if steps is None:
                 body.append("reading…\n\n", style="dim")
                 continue
