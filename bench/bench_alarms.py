@@ -56,7 +56,7 @@ class Run:
     """One run of the sweep: its writer, its steps and when each is logged."""
 
     def __init__(self, root: Path, i: int):
-        from tui_insight.summary.writer import SummaryWriter
+        from tui_insight.summary.formats.writer import SummaryWriter
 
         self.i = i
         self.interval = [0.2, 1.0, 2.0, 5.0, 20.0][i % 5]
@@ -100,8 +100,8 @@ class Run:
 
 def bench_alarms(runs: int) -> dict:
     from tui_insight import health_report
-    from tui_insight.summary import health
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.queries import health
+    from tui_insight.summary.store.cache import SummaryCache
 
     ringing = set(getattr(health, "RINGING", ()))
     root = Path(tempfile.mkdtemp(prefix="tui-insight-alarms-"))
@@ -156,8 +156,8 @@ class Recorder(logging.Handler):
 
 
 def bench_links(starts: int) -> dict:
-    from tui_insight.summary.cache import SummaryCache
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
+    from tui_insight.summary.store.cache import SummaryCache
     from tui_insight.ui.app import InsightApp, StartAt
     from tui_insight.ui.screens.dashboard import DashboardScreen
     from tui_insight.ui.views.registry import JOB_VIEWS

@@ -20,8 +20,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from make_logs import write_many  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
-from tui_insight.summary.writer import SummaryWriter  # noqa: E402
+
+from tui_insight.summary.formats.writer import SummaryWriter  # noqa: E402
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 from tui_insight.ui.app import InsightApp  # noqa: E402
 from tui_insight.ui.widgets.chart import ChartOptions, ScalarChart, Trace, draw_chart  # noqa: E402
 from tui_insight.ui.widgets.job_table import JobTable  # noqa: E402

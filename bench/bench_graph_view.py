@@ -23,11 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_insight.summary import graph_cache
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.graph import build_graph, load_graph
-from tui_insight.summary.writer import SummaryWriter, make_graph
+from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.writer import SummaryWriter, make_graph
+from tui_insight.summary.store import graph_cache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.graph import GraphView
 from tui_insight.ui.widgets.graph_tree import scope_sizes

@@ -24,9 +24,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from sshd import Sshd
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.ssh_source import SshSource
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.ssh import SshSource
+from tui_insight.summary.store.cache import SummaryCache
 
 
 def spooled_mib() -> int:

@@ -38,9 +38,9 @@ sys.path.insert(0, str(HERE))
 
 from bench_sweep import make_sweep  # noqa: E402
 
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
-from tui_insight.summary.disk_cache import DiskCache  # noqa: E402
-from tui_insight.summary.writer import SummaryWriter  # noqa: E402
+from tui_insight.summary.formats.writer import SummaryWriter  # noqa: E402
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
+from tui_insight.summary.store.disk_cache import DiskCache  # noqa: E402
 
 
 class LiveRun:

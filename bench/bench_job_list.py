@@ -39,8 +39,8 @@ CHILD = r"""
 import json, os, sys, threading, time
 sys.path.insert(0, sys.argv[2])
 logdir, mode, idle = sys.argv[1], sys.argv[3], float(sys.argv[4])
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.widgets.job_table import JobTable
 

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_insight.proto import summary_pb2  # noqa: E402
-from tui_insight.summary.landscape import decode_landscape  # noqa: E402
+from tui_insight.summary.queries.landscape import decode_landscape  # noqa: E402
 from tui_insight.ui.widgets import heatmap  # noqa: E402
 from tui_insight.ui.widgets.heatmap import HeatOptions, ReliefOptions, draw_heatmap, draw_relief  # noqa: E402
 

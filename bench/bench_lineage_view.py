@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import LineageWriter
+from tui_insight.summary.formats.writer import LineageWriter
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 
 T0 = 1_700_000_000
@@ -64,7 +64,7 @@ def ms(seconds: float) -> str:
 
 
 async def measure(logdir: Path, size: tuple[int, int]) -> None:
-    from tui_insight.summary.lineage import filter_rows, model_rows, parse_conditions, sort_rows
+    from tui_insight.summary.formats.lineage import filter_rows, model_rows, parse_conditions, sort_rows
     from tui_insight.ui.views.lineage import LineageView
     from tui_insight.ui.widgets.lineage_table import LineageTable
 

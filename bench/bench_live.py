@@ -36,7 +36,7 @@ def write_live(logdir: str, seconds: float, start_step: int) -> None:
     """The writer process: RATE steps/s of TAGS tags, flushed every FLUSH_EVERY steps."""
     import math
 
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     names = [f"train/tag_{i:02d}" for i in range(TAGS)]
     writer = SummaryWriter(Path(logdir) / "run", timestamp=1_700_000_000)
@@ -55,7 +55,7 @@ def write_live(logdir: str, seconds: float, start_step: int) -> None:
 
 
 def prewrite(logdir: Path) -> None:
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     names = [f"train/tag_{i:02d}" for i in range(TAGS)]
     with SummaryWriter(logdir / "run", timestamp=1_700_000_000) as writer:
@@ -67,7 +67,7 @@ def prewrite(logdir: Path) -> None:
 
 def count_reloads() -> dict:
     """Counts the cache's reloads (each pass of its loading thread) in the returned dict."""
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
 
     counts = {"reloads": 0}
     reload_logged = SummaryCache._reload_logged
@@ -82,7 +82,7 @@ def count_reloads() -> dict:
 
 def run_app(logdir: str, where: str, seconds: float) -> dict:
     """The app process: open `where` ("jobs" or "scalars"), start the writer, measure."""
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
     from tui_insight.ui.app import InsightApp
     from tui_insight.ui.widgets import chart
     from tui_insight.ui.widgets.job_table import JobTable
@@ -138,7 +138,7 @@ def run_app(logdir: str, where: str, seconds: float) -> dict:
 
 def run_cache(logdir: str, seconds: float) -> dict:
     """No app: the cache's loading thread alone, reloading as the app would (the floor)."""
-    from tui_insight.summary.cache import SummaryCache, wait_loaded
+    from tui_insight.summary.store.cache import SummaryCache, wait_loaded
 
     reloads = count_reloads()
     cache = SummaryCache(logdir)

@@ -23,8 +23,8 @@ sys.path.insert(0, str(HERE))
 CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, sys.argv[2])
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.formats.writer import SummaryWriter
 logdir = sys.argv[1]
 rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 cache = SummaryCache(logdir)
@@ -35,7 +35,7 @@ path = os.path.join(logdir, view.summary_files[0])
 size = os.path.getsize(path)
 with open(path, "ab") as fh:  # one more step, as MindSpore appends it
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.records import frame
+    from tui_insight.summary.formats.records import frame
     event = summary_pb2.Event(wall_time=time.time(), step=20001)
     for i in range(50):
         event.summary.value.add(tag=f"train/scalar_{i:02d}", scalar_value=1.0)
@@ -90,7 +90,8 @@ def idle_reload_of_many_jobs(jobs: int = 500) -> None:
     import time
 
     from make_logs import write_many
-    from tui_insight.summary.cache import SummaryCache
+
+    from tui_insight.summary.store.cache import SummaryCache
 
     with tempfile.TemporaryDirectory() as tmp:
         write_many(Path(tmp), jobs=jobs)

@@ -32,8 +32,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from tui_insight.proto import summary_pb2  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
-from tui_insight.summary.records import ScanReport, scan_batches  # noqa: E402
+from tui_insight.summary.formats.records import ScanReport, scan_batches  # noqa: E402
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 
 
 def summary_files(logdir: Path) -> list[str]:

@@ -103,7 +103,7 @@ def main() -> None:
     parser.add_argument("--thresholds", type=int, default=127)
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
 
     with tempfile.TemporaryDirectory() as tmp:
         logs = Path(tmp) / "logs"

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tui_insight.summary import profiler as data  # noqa: E402
+from tui_insight.summary.formats import profiler as data  # noqa: E402
 from tui_insight.ui.state.profiler import COLUMN_IDS, ProfilerState  # noqa: E402
 
 FIXTURE = next((ROOT / "tests" / "fixtures" / "mindspore_extras" / "profiled_legacy").glob("*_ascend_ms"))

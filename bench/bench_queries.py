@@ -15,11 +15,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "summary"))
 
-from tui_insight.summary.graph import build_graph  # noqa: E402
-from tui_insight.summary.histograms import HistogramStep, rebin  # noqa: E402
-from tui_insight.summary.lineage import filter_rows, parse_conditions, sort_rows  # noqa: E402
-from tui_insight.summary.payloads import HistogramData  # noqa: E402
-from tui_insight.summary.scalars import decimate  # noqa: E402
+from tui_insight.summary.formats.graph import build_graph  # noqa: E402
+from tui_insight.summary.formats.lineage import filter_rows, parse_conditions, sort_rows  # noqa: E402
+from tui_insight.summary.formats.payloads import HistogramData  # noqa: E402
+from tui_insight.summary.queries.histograms import HistogramStep, rebin  # noqa: E402
+from tui_insight.summary.queries.scalars import decimate  # noqa: E402
 
 
 def best_of(fn, repeat=5) -> float:

@@ -32,7 +32,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # sshd.py: the tests' sshd
 
 from make_logs import write_big, write_many  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
+
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1"}
 
@@ -96,7 +97,7 @@ def load_seconds(logdir) -> float:
 
 
 def s3_figures(runs: int) -> None:
-    from tui_insight.summary.fsspec_source import FsspecSource
+    from tui_insight.summary.sources.object_store import FsspecSource
 
     os.environ.update(CREDENTIALS)
     with tempfile.TemporaryDirectory() as tmp:
@@ -165,7 +166,7 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
     shared connection (what the remote login shell's startup costs on this machine). The loads are
     timed in this process, after its imports: the first one includes connecting, with nothing to
     overlap it; `command_line_figures` times the program as a user starts it."""
-    from tui_insight.summary.ssh_source import SshSource
+    from tui_insight.summary.sources.ssh import SshSource
 
     with sshd_for("ssh", own_home) as (server, tmp):
         if server is None:

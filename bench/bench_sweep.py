@@ -46,7 +46,7 @@ HIST_EVERY = 20  # 100 histogram steps
 def write_template(directory: Path) -> Path:
     import numpy as np
 
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     rng = np.random.default_rng(0)
     writer = SummaryWriter(directory, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
@@ -92,8 +92,8 @@ import json, os, resource, statistics, sys, time
 sys.path.insert(0, sys.argv[2])
 logdir, idle_seconds, workers, cache_dir = sys.argv[1], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 IDLE_REPEATS = 20
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.chart import ScalarChart
@@ -179,8 +179,8 @@ FLOOR_CHILD = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[2])
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.records import ScanReport, scan_records
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.formats.records import ScanReport, scan_records
 logdir = sys.argv[1]
 files = []
 for d, _, names in os.walk(logdir):

@@ -41,9 +41,9 @@ sys.path.insert(0, sys.argv[3])
 import numpy as np
 from google.protobuf.message import DecodeError
 from tui_insight.proto import tb_event_pb2
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.records import LayoutBook, ScanReport, scan_batches, scan_records
-from tui_insight.summary.tensorboard import Problem, TagPlugins, read_event
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.formats.records import LayoutBook, ScanReport, scan_batches, scan_records
+from tui_insight.summary.formats.tensorboard import Problem, TagPlugins, read_event
 kind, path = sys.argv[1], sys.argv[2]
 if kind == "accumulator":
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -128,7 +128,7 @@ def write_tensorboard(directory: Path, tags: int, steps: int) -> Path:
 
 
 def write_mindspore(directory: Path, tags: int, steps: int) -> Path:
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     with SummaryWriter(directory, timestamp=1700000000) as writer:
         for step in range(steps):

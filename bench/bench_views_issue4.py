@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tui_insight.summary import limits  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
-from tui_insight.summary.histograms import Ridgeline  # noqa: E402
-from tui_insight.summary.writer import SummaryWriter  # noqa: E402
+from tui_insight.summary.formats.writer import SummaryWriter  # noqa: E402
+from tui_insight.summary.queries.histograms import Ridgeline  # noqa: E402
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 from tui_insight.ui.app import InsightApp  # noqa: E402
 from tui_insight.ui.views.histograms import HistogramsView  # noqa: E402
 from tui_insight.ui.views.tensors import TensorsView  # noqa: E402

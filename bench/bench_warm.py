@@ -43,8 +43,8 @@ logdir, cache_dir = sys.argv[1], sys.argv[3]
 import os
 if os.environ.get("BENCH_SWITCH"):
     sys.setswitchinterval(float(os.environ["BENCH_SWITCH"]))
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.widgets.job_table import JobTable
 

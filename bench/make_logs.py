@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tui_insight.proto import summary_pb2  # noqa: E402
-from tui_insight.summary.writer import SummaryWriter, fill_histogram  # noqa: E402
+from tui_insight.summary.formats.writer import SummaryWriter, fill_histogram  # noqa: E402
 
 
 def write_big(directory: Path, scalar_tags: int = 50, steps: int = 20_000, hist_tags: int = 20,

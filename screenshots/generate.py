@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from tui_insight.demo import write_demo  # noqa: E402
-from tui_insight.summary.cache import SummaryCache  # noqa: E402
+from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 from tui_insight.ui.app import InsightApp  # noqa: E402
 from tui_insight.ui.widgets.job_table import JobTable  # noqa: E402
 

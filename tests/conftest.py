@@ -1,20 +1,18 @@
 """Shared test fixtures over the real MindSpore logs in tests/fixtures (paths: fixture_paths.py)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
 from pathlib import Path
-
-import importlib.util
 from typing import TYPE_CHECKING
 
 import pytest
-
 from fixture_paths import MINDSPORE_LOGS, TRUTH_FILE, fixtures_written_at
 
 if TYPE_CHECKING:
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
 
 TEST_NEEDS = ("google.protobuf", "numpy", "textual", "hypothesis", "xdist")
 
@@ -63,7 +61,7 @@ def truth() -> dict:
 def fixture_cache() -> "SummaryCache":
     """One cache over the read-only fixture logs, loaded once (tests must not change it)."""
     written = fixtures_written_at()
-    from tui_insight.summary.cache import SummaryCache  # imported once the dependencies are known to be there
+    from tui_insight.summary.store.cache import SummaryCache  # imported once the dependencies are known to be there
 
     cache = SummaryCache(str(MINDSPORE_LOGS), clock=lambda: written)
     cache.reload()

@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 
 STAGING = ".tui-insight-export-"  # the private directory an export writes in, inside OUT
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 
 T0 = 1_700_000_000.0
 

@@ -13,7 +13,7 @@ import os
 import random
 from pathlib import Path
 
-from tui_insight.summary.writer import LineageWriter
+from tui_insight.summary.formats.writer import LineageWriter
 
 T0 = 1_700_000_000
 LEARNING_RATES = (0.1, 0.03, 0.01, 0.003, 0.001)

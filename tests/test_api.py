@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import tui_insight
 from fixture_paths import MINDSPORE_LOGS, REPO
 from s3help import s3_server  # noqa: F401 (a fixture)
+
+import tui_insight
 from tui_insight import api
 from tui_insight.export import export_streaming
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
 
 
 @pytest.fixture(scope="module")

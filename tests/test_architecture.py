@@ -131,7 +131,7 @@ def test_the_import_checker_sees_every_kind_of_import():
         "    from textual.widgets import Static\n"
         "    importlib.import_module('textual')\n"
     )
-    found = [name for _, name in imported_modules(source, "tui_insight.summary.cache")]
+    found = [name for _, name in imported_modules(source, "tui_insight.summary.store.cache")]
     assert "textual.app" in found and "tui_insight.ui" in found and "tui_insight.ui.app" in found
     assert "textual.widgets" in found and "textual" in found
     assert "tui_insight.ui.common" in [name for _, name in imported_modules("from ..common import x\n",

@@ -5,7 +5,7 @@ from contextlib import nullcontext
 import pytest
 
 from tui_insight.cli import build_parser, dashboard_cache, main
-from tui_insight.summary.budget import DEFAULT_BUDGET
+from tui_insight.summary.store.budget import DEFAULT_BUDGET
 
 
 def test_the_settings_reach_the_cache(tmp_path):

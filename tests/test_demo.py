@@ -2,7 +2,7 @@
 import time
 
 from tui_insight.demo import LiveRun, write_demo
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
 
 
 def test_demo_runs_hold_every_kind_of_data(tmp_path):
@@ -21,7 +21,7 @@ def test_demo_runs_hold_every_kind_of_data(tmp_path):
 
 
 def test_demo_holds_a_tensorboard_run(tmp_path):
-    from tui_insight.summary.graph import build_graph, load_graph
+    from tui_insight.summary.formats.graph import build_graph, load_graph
 
     write_demo(tmp_path)
     cache = SummaryCache(str(tmp_path))
@@ -43,8 +43,8 @@ def test_demo_holds_a_tensorboard_run(tmp_path):
 def test_demo_holds_a_profile_and_loss_landscapes(tmp_path):
     import os
 
-    from tui_insight.summary.landscape import FINAL, INTERVAL, landscape_at, list_landscapes
-    from tui_insight.summary.profiler import find_profiles, load_profile
+    from tui_insight.summary.formats.profiler import find_profiles, load_profile
+    from tui_insight.summary.queries.landscape import FINAL, INTERVAL, landscape_at, list_landscapes
 
     write_demo(tmp_path)
     cache = SummaryCache(str(tmp_path))

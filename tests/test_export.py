@@ -8,11 +8,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fixture_paths import MINDSPORE_LOGS
+
 from tui_insight.export import HEADERS, ExportError, export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 FILES = ["custom_scalars.csv", "histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv",
          "pr_curves.csv", "problems.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv",
@@ -278,7 +278,8 @@ def test_landscapes_and_profiles_are_exported_as_mindinsight_and_the_profiler_wr
     import json
 
     from fixture_paths import EXTRAS_LOGS, FIXTURES
-    from tui_insight.summary.cache import SummaryCache
+
+    from tui_insight.summary.store.cache import SummaryCache
 
     truth = json.loads((FIXTURES / "mindspore_extras.truth.json").read_text())
     cache = SummaryCache(str(EXTRAS_LOGS))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 KINDS = ("scalars", "histograms", "tensors", "images", "text")
 T0 = 1_700_000_000

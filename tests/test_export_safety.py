@@ -22,7 +22,7 @@ from export_help import (
     write_job,
 )
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 
 
 def export(logdir: Path, out: Path, *extra: str, limits=None) -> subprocess.CompletedProcess:

@@ -7,11 +7,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from fixture_paths import FIXTURES
+
 from tui_insight.export import HEADERS, export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.tensorboard import histogram_data, scan_file, value_at
+from tui_insight.summary.formats.tensorboard import histogram_data, scan_file, value_at
+from tui_insight.summary.store.cache import SummaryCache
 
 TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())

@@ -6,12 +6,12 @@ import csv
 from pathlib import Path
 
 import numpy as np
-
 from s3help import s3_server  # noqa: F401 (a fixture)
+
 from tui_insight.cli import main
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.fsspec_source import RECONNECTING, FsspecSource
-from tui_insight.summary.writer import LineageWriter, SummaryWriter
+from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter
+from tui_insight.summary.sources.object_store import RECONNECTING, FsspecSource
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.widgets.progress import progress_text
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from fixture_paths import MINDSPORE_LOGS, fixtures_written_at
 from sshd import ALIAS, sshd_or_fail
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.source import LocalSource
-from tui_insight.summary.ssh_source import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
-from tui_insight.summary.writer import SummaryWriter
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.local import LocalSource
+from tui_insight.summary.sources.ssh import RECONNECTING, ConnectionLost, SshError, SshSource, parse_target
+from tui_insight.summary.store.cache import SummaryCache
 
 ODD = "it's a \"$HOME\" run `x` \\ *"  # quotes, $, backquotes, a backslash, a glob and spaces
 
@@ -311,7 +311,7 @@ def test_a_reload_of_many_live_jobs_is_two_round_trips(server, tmp_path):
 
 
 def test_a_long_stream_is_the_files_bytes_and_keeps_what_a_seek_back_wants(server, tmp_path):
-    from tui_insight.summary.ssh_source import STREAM_KEEP
+    from tui_insight.summary.sources.ssh import STREAM_KEEP
 
     data = os.urandom(STREAM_KEEP * 5 // 2)
     (tmp_path / "run").mkdir()
@@ -361,7 +361,7 @@ def test_a_stream_arrives_with_no_thread_draining_it_and_what_is_far_behind_is_g
     """ssh writes a streamed range into a file in memory, not into a pipe a thread of ours must
     drain (and take the GIL from the parser to do it): the whole range arrives while nobody
     reads and no thread runs; the pages behind what a seek back may still want are freed."""
-    from tui_insight.summary.ssh_source import STREAM_KEEP
+    from tui_insight.summary.sources.ssh import STREAM_KEEP
 
     path, data = big_random_file(tmp_path)
     source = SshSource(server.target(tmp_path), server.ssh_options())
@@ -722,7 +722,7 @@ def test_an_export_fetches_the_payloads_of_many_steps_together(server, spread_hi
 
 
 def test_the_histogram_view_reads_its_steps_in_two_requests(server, spread_histograms):
-    from tui_insight.summary.histograms import histogram_steps
+    from tui_insight.summary.queries.histograms import histogram_steps
 
     steps, requests = requests_of(server, spread_histograms,
                                   lambda cache: histogram_steps(cache, cache.job("./run"), "weights"))
@@ -731,7 +731,7 @@ def test_the_histogram_view_reads_its_steps_in_two_requests(server, spread_histo
 
 
 def test_the_tensor_ridgeline_reads_its_steps_in_two_requests(server, spread_histograms):
-    from tui_insight.summary.tensors import tensor_histogram_steps
+    from tui_insight.summary.queries.tensors import tensor_histogram_steps
 
     steps, requests = requests_of(server, spread_histograms,
                                   lambda cache: tensor_histogram_steps(cache, cache.job("./run"), "big"))

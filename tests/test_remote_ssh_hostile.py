@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sshd import sshd_or_fail
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.source import SourceError
-from tui_insight.summary.ssh_limits import NOISE_BYTES, RequestLimits
-from tui_insight.summary.ssh_source import RECONNECTING, SshError, SshSource
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.local import SourceError
+from tui_insight.summary.sources.ssh import RECONNECTING, SshError, SshSource
+from tui_insight.summary.sources.ssh_limits import NOISE_BYTES, RequestLimits
+from tui_insight.summary.store.cache import SummaryCache
 
 SMALL = RequestLimits(max_listing=64 << 10, timeout=30)  # a test-sized cap (requests on a busy machine: 30 s)
 HASTY = RequestLimits(max_listing=64 << 10, timeout=1.5)  # and a short wait, for hosts that never answer

@@ -6,9 +6,9 @@ import pytest
 from tensorboardX import SummaryWriter
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.custom_scalars import Chart, Margin, matching
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.formats.custom_scalars import Chart, Margin, matching
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 
 LAYOUT = {
     "Taiwan": {"twse": ["Multiline", ["twse/0050", "twse/2330"]]},

@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .summary.cache import JobView, SummaryCache
-from .summary.every_step import Restart, RestartRules, StepValue, every_value
-from .summary.payloads import PayloadError
-from .summary.location import remote_kind
+from .summary.formats.payloads import PayloadError
+from .summary.sources.location import remote_kind
+from .summary.store.cache import JobView, SummaryCache
+from .summary.store.every_step import Restart, RestartRules, StepValue, every_value
 
 __all__ = ["open", "Logdir", "Table", "ApiError", "LogdirNotFound", "RemoteError", "BadFilter", "MissingExtra"]
 
@@ -166,14 +166,14 @@ def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
 
 
 def _remote_source(text: str, kind: str | None, ssh_options: list[str], storage_options: dict) -> Any:
-    from .summary.source import SourceError
+    from .summary.sources.local import SourceError
 
     try:
         if kind == "url":
-            from .summary.fsspec_source import FsspecSource
+            from .summary.sources.object_store import FsspecSource
 
             return FsspecSource(text, storage_options)
-        from .summary.ssh_source import SshSource
+        from .summary.sources.ssh import SshSource
 
         return SshSource(text, ssh_options)
     except (SourceError, OSError, ValueError) as exc:
@@ -194,7 +194,7 @@ class Logdir:
         Raises LogdirNotFound or RemoteError."""
         disk = None
         if disk_cache:
-            from .summary.disk_cache import DiskCache
+            from .summary.store.disk_cache import DiskCache
 
             disk = DiskCache()
         cache = SummaryCache(source, disk_cache=disk)
@@ -244,7 +244,7 @@ class Logdir:
         import time
 
         from .health_report import json_row
-        from .summary.health import JobHealth
+        from .summary.queries.health import JobHealth
 
         started = time.time()
         views = [self._digest(tid) for tid in self.job_ids(jobs)]
@@ -343,7 +343,7 @@ class Logdir:
         summary_dir, the fixed columns, `metric/<k>`, `user_defined/<k>` (TensorBoard hparams
         under the columns the lineage view puts them in). `filter` is the lineage view's filter
         language (`learning_rate>0.01 metric/Accuracy>=0.9`); BadFilter if it cannot be used."""
-        from .summary.lineage import LineageQueryError, columns, filter_rows, model_rows, parse_conditions
+        from .summary.formats.lineage import LineageQueryError, columns, filter_rows, model_rows, parse_conditions
 
         views = {}
         for view in self._views(jobs):
@@ -361,7 +361,7 @@ class Logdir:
 
     def landscapes(self, jobs: Patterns = None, output: Output = "auto") -> Any:
         """Loss landscapes, a row per grid, path and convergence point (`--export csv`'s)."""
-        from .summary import landscape
+        from .summary.queries import landscape
 
         names = list(landscape.CSV_COLUMNS)
         rows: dict[str, list] = {name: [] for name in names}
@@ -374,7 +374,7 @@ class Logdir:
 
     def profile(self, jobs: Patterns = None, output: Output = "auto") -> tuple[Any, Any]:
         """The profiler's tables of the jobs that hold them: (operators, operator types)."""
-        from .summary import profiler
+        from .summary.formats import profiler
 
         ops: list[dict] = []
         types: list[dict] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 from . import __version__
 from .config import Config, fill_options, load_config, parse_size
 from .escape import shown
-from .summary.location import remote_kind
+from .summary.sources.location import remote_kind
 
 EPILOG = """\
 examples:
@@ -161,12 +161,12 @@ def make_source(logdir: str, args: argparse.Namespace, connection=None):
     `connection`: for user@host:/path, the one `connect_early` started."""
     kind = remote_kind(logdir)
     if kind == "url":
-        from .summary.fsspec_source import FsspecSource, parse_storage_options
+        from .summary.sources.object_store import FsspecSource, parse_storage_options
 
         return FsspecSource(logdir, parse_storage_options(args.storage_option))
     if kind == "ssh":
-        from .summary.ssh_limits import limits_from
-        from .summary.ssh_source import SshError, SshSource
+        from .summary.sources.ssh import SshError, SshSource
+        from .summary.sources.ssh_limits import limits_from
 
         try:
             limits = limits_from(args.ssh_max_listing, args.ssh_timeout)
@@ -186,7 +186,7 @@ def connect_early(logdir: str, args: argparse.Namespace):
     LOGDIRs, or when the target is not one (SshSource then says why)."""
     if remote_kind(logdir) != "ssh":
         return None
-    from .summary.ssh_connection import SshConnection
+    from .summary.sources.ssh_connection import SshConnection
 
     try:
         return SshConnection(logdir, ssh_options(args)).start()
@@ -270,7 +270,7 @@ def run_command(argv: list[str] | None = None) -> int:
             return fail("--storage-option goes with a URL LOGDIR, --ssh-option and --ssh-config with user@host:/path")
         connection = connect_early(args.logdir, args)  # before the imports below
         try:
-            from .summary.source import SourceError
+            from .summary.sources.local import SourceError
 
             try:
                 source = make_source(args.logdir, args, connection)
@@ -321,7 +321,7 @@ def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=N
     import time
 
     from .export import ExportError, explain_state, export_streaming
-    from .summary.cache import SummaryCache
+    from .summary.store.cache import SummaryCache
 
     cache = SummaryCache(source if source is not None else logdir)
     tty = sys.stderr.isatty()
@@ -388,9 +388,9 @@ def start_at(args: argparse.Namespace):
 def dashboard_cache(logdir, args: argparse.Namespace, remember: bool = True):
     """The dashboard's cache as the command line sets it up: memory budget, loading processes and
     the disk cache (not for logs that are temporary, like the demo's)."""
-    from .summary.budget import DEFAULT_BUDGET
-    from .summary.cache import SummaryCache
-    from .summary.disk_cache import DiskCache
+    from .summary.store.budget import DEFAULT_BUDGET
+    from .summary.store.cache import SummaryCache
+    from .summary.store.disk_cache import DiskCache
 
     workers = args.workers if args.workers is not None else os.cpu_count() or 1
     disk = DiskCache() if remember and not args.no_cache else None

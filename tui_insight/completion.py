@@ -17,7 +17,7 @@ import os
 import shlex
 import sys
 
-from .summary.location import remote_kind
+from .summary.sources.location import remote_kind
 
 JOB_OPTIONS = ("--job", "--compare")
 DIRECTORY_OPTIONS = ("--out",)
@@ -184,7 +184,7 @@ def print_job_completions(parser: argparse.ArgumentParser, argv: list[str]) -> i
     logdir = find_logdir(words, value_options(parser))
     if logdir is None or remote_kind(logdir) is not None:
         return 0
-    from .summary.discovery import discover
+    from .summary.sources.discovery import discover
 
     try:
         train_ids = list(discover(os.path.expanduser(logdir)).jobs)

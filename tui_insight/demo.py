@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from .summary.writer import LineageWriter, SummaryWriter, TensorBoardWriter, make_graph, write_pb_graph
+from .summary.formats.writer import LineageWriter, SummaryWriter, TensorBoardWriter, make_graph, write_pb_graph
 
 RUNS = [  # name, learning rate, optimizer, batch size
     ("lenet_lr0.1", 0.1, "Momentum", 32),

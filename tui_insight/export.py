@@ -33,9 +33,12 @@ import numpy as np
 from .escape import shown
 from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
-from .summary import custom_scalars, landscape, profiler
-from .summary.cache import JobView, SummaryCache, state_meaning
-from .summary.every_step import (
+from .summary.formats import custom_scalars, profiler
+from .summary.formats.payloads import PayloadError
+from .summary.queries import landscape
+from .summary.sources.local import Source
+from .summary.store.cache import JobView, SummaryCache, state_meaning
+from .summary.store.every_step import (
     Dropped,
     Restart,
     RestartRules,
@@ -43,8 +46,6 @@ from .summary.every_step import (
     Unread,
     every_value,
 )
-from .summary.payloads import PayloadError
-from .summary.source import Source
 
 HEADERS = {
     "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",
@@ -455,7 +456,7 @@ def _count(value: float) -> int | str:
 
 
 def _tensor_columns(tensor) -> list:
-    from .summary.tensors import statistics
+    from .summary.queries.tensors import statistics
 
     # The declared count, without overflow; none for a shape that is not one (negative dims).
     count = math.prod(tensor.dims) if all(d >= 0 for d in tensor.dims) else ""
@@ -560,7 +561,7 @@ def _dropped_problems(dropped: dict[TagKey, list]) -> list[str]:
 # -- lineage ----------------------------------------------------------------------------------
 
 def _write_lineage(files: _CsvFiles, views: list[JobView]) -> None:
-    from .summary.lineage import columns, model_rows
+    from .summary.formats.lineage import columns, model_rows
 
     rows = model_rows({v.train_id: v for v in views})
     header = columns(rows)

@@ -24,7 +24,7 @@ from typing import IO, Any
 from .api import Logdir, Table, histogram_table, scalar_table, tensor_table
 from .export import ExportError, check_destination, explain_state
 from .export_dir import ExportDir
-from .summary.cache import JobView
+from .summary.store.cache import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
 KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")
@@ -151,7 +151,7 @@ def _plain(column: Any) -> Any:
 
 def _health_columns(view: JobView, started: float) -> dict[str, list]:
     from .health_report import json_row
-    from .summary.health import JobHealth
+    from .summary.queries.health import JobHealth
 
     now = time.time()
     record = json_row(view, JobHealth.of(view, None, seen_within=max(0.0, now - started)), now)
@@ -171,7 +171,7 @@ def _problem_columns(view: JobView) -> dict[str, list]:
 
 def _lineage_table(pa: Any, logs: Logdir, views: list[JobView]) -> Any:
     """Lineage columns as they come: a column whose jobs disagree on the type is text."""
-    from .summary.lineage import columns, model_rows
+    from .summary.formats.lineage import columns, model_rows
 
     found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
     arrays = {}

@@ -19,9 +19,9 @@ from types import MappingProxyType
 from typing import Any, Callable, TextIO
 
 from .escape import shown
-from .summary import health
-from .summary.cache import JobView, SummaryCache
-from .summary.health import JobHealth
+from .summary.queries import health
+from .summary.queries.health import JobHealth
+from .summary.store.cache import JobView, SummaryCache
 from .ui.widgets.sparkline import sparkline  # numpy only: no Textual
 
 HEADERS = ("job", "state", "health", "live", "metric", "last", "best@step", "trend", "Δ10%", "steps/s", "since",

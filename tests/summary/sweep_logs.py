@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 STEPS = 2500  # more than twice the scalar limit: the series are sampled, candidates and kept steps differ
 

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from tui_insight.summary.best import HIGHER, LOWER, best_of, direction
+from tui_insight.summary.queries.best import HIGHER, LOWER, best_of, direction
 
 
 @pytest.mark.parametrize("tag, expected", [

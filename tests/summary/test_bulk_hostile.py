@@ -15,9 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2, tb_event_pb2
-from tui_insight.summary import cache as cache_module
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.records import (
+from tui_insight.summary.formats.records import (
     DIALECTS,
     FOOTER_SIZE,
     LayoutBook,
@@ -29,6 +27,8 @@ from tui_insight.summary.records import (
     scan_batches,
     scan_records,
 )
+from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store.cache import SummaryCache
 
 SUMMARY = "events.summary.1700000000.host_MS"
 TFEVENTS = "events.out.tfevents.1700000000.host"
@@ -127,7 +127,7 @@ FLOAT_BITS = [0x7F800001, 0xFF800001, 0x7FC00000, 0xFFFFFFFF, 0x7FBFFFFF, 0x0000
 WALL_BITS = [0x7FF0000000000001, 0xFFF8000000000000, 0x7FF8DEADBEEF0000, 0x0000000000000001, 0x41D954FC40000000]
 
 
-@pytest.mark.filterwarnings("error::RuntimeWarning:tui_insight.summary.records")  # nothing said on stderr
+@pytest.mark.filterwarnings("error::RuntimeWarning:tui_insight.summary.formats.records")  # nothing said on stderr
 def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
     """Scalars and wall times with any bit pattern (signalling NaNs, NaN payloads) read with
     the same bits in bulk (float32 -> float64 by numpy) as by protobuf (float32 -> double)."""
@@ -304,7 +304,7 @@ def test_an_oversized_record_held_whole_is_skipped_alike(tmp_path, max_bytes):
     """A record one byte over the payload limit, all of it in the file (sparse: nothing is
     read), is skipped as one bad record and the records after it are read; a length near 2^64
     at the end is an incomplete tail."""
-    from tui_insight.summary.records import MAX_PAYLOAD, open_regular
+    from tui_insight.summary.formats.records import MAX_PAYLOAD, open_regular
 
     records = b"".join(frame(event(n, 1.0 + n, [("loss", float(n))])) for n in range(50))
     path = tmp_path / SUMMARY

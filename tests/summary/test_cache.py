@@ -8,11 +8,11 @@ import time
 import numpy as np
 import pytest
 
-from tui_insight.summary import cache as cache_module
 from tui_insight.summary import limits
-from tui_insight.summary.cache import SummaryCache, wait_loaded
-from tui_insight.summary.records import frame
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.records import frame
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store.cache import SummaryCache, wait_loaded
 
 PLUGINS = ("scalar", "histogram", "tensor", "image")
 
@@ -281,7 +281,7 @@ def test_deleted_job_disappears(tmp_path):
 
 def test_unreadable_file_is_a_state_not_a_crash(tmp_path, monkeypatch):
     write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
-    from tui_insight.summary import source as source_module  # the local source opens the files
+    from tui_insight.summary.sources import local as source_module  # the local source opens the files
 
     real_open = source_module.open_regular
 
@@ -341,7 +341,7 @@ def test_a_failing_subscriber_is_logged_and_loading_goes_on(tmp_path, caplog):
 
     cache.subscribe(broken)
     cache.subscribe(heard.append)
-    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+    with caplog.at_level("ERROR", logger="tui_insight.summary.store.cache"):
         cache.reload()
     assert heard and cache.job("./").loaded
     failures = [r for r in caplog.records if r.exc_info and isinstance(r.exc_info[1], RuntimeError)]
@@ -361,7 +361,7 @@ def test_the_reload_loop_logs_a_failed_reload_and_keeps_going(tmp_path, caplog, 
         return reload()
 
     monkeypatch.setattr(cache, "reload", flaky)
-    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+    with caplog.at_level("ERROR", logger="tui_insight.summary.store.cache"):
         cache.start(interval=0.05)
         try:
             deadline = time.monotonic() + 10
@@ -390,7 +390,7 @@ def test_a_failed_file_watch_is_logged_and_the_loop_polls(tmp_path, caplog, monk
         series = view.series("scalar", "loss") if view else None
         return series.steps.tolist() if series is not None else []
 
-    with caplog.at_level("ERROR", logger="tui_insight.summary.cache"):
+    with caplog.at_level("ERROR", logger="tui_insight.summary.store.cache"):
         cache.start(interval=0.05)
         try:
             assert wait_loaded(cache, timeout=10)

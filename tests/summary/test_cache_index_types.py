@@ -12,12 +12,12 @@ from pathlib import Path
 import google_crc32c
 import pytest
 
-from tui_insight.summary import graph_cache
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.graph import build_graph
-from tui_insight.summary.snapshot import FILE_FIELDS, PREFIX, listed
-from tui_insight.summary.writer import SummaryWriter, make_graph
+from tui_insight.summary.formats.graph import build_graph
+from tui_insight.summary.formats.writer import SummaryWriter, make_graph
+from tui_insight.summary.store import graph_cache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
+from tui_insight.summary.store.snapshot import FILE_FIELDS, PREFIX, listed
 
 INDEX_PREFIX = struct.Struct("<8sII")  # magic, snapshot format version, crc32c of the marshal that follows
 FILE_AT = {name: i for i, name in enumerate(FILE_FIELDS)}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from tui_insight.summary.cache import LIVE_RELOAD_SECONDS, SummaryCache, wait_loaded
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import LIVE_RELOAD_SECONDS, SummaryCache, wait_loaded
 
 
 def test_a_burst_of_flushes_is_read_in_a_few_reloads_not_one_per_flush(tmp_path):

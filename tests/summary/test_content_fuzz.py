@@ -15,18 +15,19 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from hostile_logs import field, png_bomb, small_png, varint
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from hostile_logs import field, png_bomb, small_png, varint
 from tui_insight.export import export_snapshot
 from tui_insight.proto import anf_ir_pb2, lineage_pb2, summary_pb2
-from tui_insight.summary import landscape, lineage, scalars, tensors
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.graph import GraphError, build_graph, dataset_pipeline, load_graph
-from tui_insight.summary.histograms import histogram_steps, rebin
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.summary.records import frame
+from tui_insight.summary.formats import lineage
+from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, load_graph
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.records import frame
+from tui_insight.summary.queries import landscape, scalars, tensors
+from tui_insight.summary.queries.histograms import histogram_steps, rebin
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.widgets.graph_tree import scope_sizes
 from tui_insight.ui.widgets.halfblock import ImageDecodeError, decode_image
 from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline
@@ -404,6 +405,7 @@ def test_every_hand_made_hostile_kind_exports_with_exit_status_0(tmp_path, capsy
     """The hostile LOGDIR of hostile_logs.py (every kind above, special files included) through
     the command line: exit status 0, a warning per damaged job at most, never "internal error"."""
     from hostile_logs import write_hostile_logdir
+
     from tui_insight.cli import main
 
     root = tmp_path / "logs"

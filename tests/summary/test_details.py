@@ -3,8 +3,8 @@ held jobs stay; an evicted job comes back (or grows) with exactly the data a pla
 from sweep_logs import append, contents, loaded_reference, row, wait_until, write_run, write_sweep
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary import cache as cache_module
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store.cache import SummaryCache
 
 
 def job_bytes(cache, train_id) -> int:

@@ -3,11 +3,12 @@ import os
 import tempfile
 
 import pytest
-
 from fixture_paths import MINDSPORE_LOGS
+
 from tui_insight.summary import limits
-from tui_insight.summary.discovery import classify, discover
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.file_names import classify
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.discovery import discover
 
 
 def test_fixture_jobs_match_mindinsight_listing(truth):
@@ -76,7 +77,8 @@ def test_missing_logdir_raises(tmp_path):
 
 def test_a_profile_belongs_to_its_directory_s_job_and_a_lone_profile_is_a_job(tmp_path):
     from fixture_paths import EXTRAS_LOGS
-    from tui_insight.summary.discovery import discover
+
+    from tui_insight.summary.sources.discovery import discover
 
     found = discover(str(EXTRAS_LOGS)).jobs
     assert found["./profiled"].summary_files and found["./profiled"].profile_dirs  # summaries and a profile

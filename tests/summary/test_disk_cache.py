@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from sweep_logs import append, contents, loaded_reference, row, write_run, write_sweep
 
-from tui_insight.summary import cache as cache_module
-from tui_insight.summary import disk_cache as disk_cache_module
-from tui_insight.summary import snapshot as snapshot_module
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.digest import TagDigest
-from tui_insight.summary.discovery import discover, restored_listings
-from tui_insight.summary.disk_cache import CLEAN_TO, DiskCache
-from tui_insight.summary.series import Series
-from tui_insight.summary.snapshot import SnapshotError, decode, encode
+from tui_insight.summary.sources.discovery import discover, restored_listings
+from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store import disk_cache as disk_cache_module
+from tui_insight.summary.store import snapshot as snapshot_module
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.digest import TagDigest
+from tui_insight.summary.store.disk_cache import CLEAN_TO, DiskCache
+from tui_insight.summary.store.series import Series
+from tui_insight.summary.store.snapshot import SnapshotError, decode, encode
 
 
 def summary_file(run_dir):
@@ -137,7 +137,7 @@ def test_a_warm_start_tells_of_its_jobs_with_the_first_screenful_already_listed(
 def test_a_job_without_event_files_brought_back_from_the_disk_cache_keeps_its_lineage(tmp_path, disk):
     """Its details dropped under the memory budget and brought back from its entry (one with no
     file), the job is still the loaded one: lineage and all."""
-    from tui_insight.summary.writer import LineageWriter
+    from tui_insight.summary.formats.writer import LineageWriter
 
     logs = tmp_path / "logs"
     write_sweep(logs, 1)

@@ -8,11 +8,11 @@ import fsspec
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.fsspec_source import FsspecSource, is_url, parse_storage_options
-from tui_insight.summary.graph import load_graph
-from tui_insight.summary.source import RangeCache, SourceError
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.graph import load_graph
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.local import RangeCache, SourceError
+from tui_insight.summary.sources.object_store import FsspecSource, is_url, parse_storage_options
+from tui_insight.summary.store.cache import SummaryCache
 
 MEMORY = fsspec.filesystem("memory")
 
@@ -199,7 +199,8 @@ def test_a_protocol_without_its_backend_says_what_to_install(monkeypatch):
 
 def test_profiles_are_found_and_read_through_the_source(bucket):
     from fixture_paths import EXTRAS_LOGS
-    from tui_insight.summary.profiler import find_profiles, load_profile, profile_rows
+
+    from tui_insight.summary.formats.profiler import find_profiles, load_profile, profile_rows
 
     url, root = bucket
     upload(EXTRAS_LOGS, root)
@@ -221,11 +222,11 @@ def test_profiles_are_found_and_read_through_the_source(bucket):
 
 
 def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_record(tmp_path, bucket, monkeypatch):
-    from tui_insight.summary import fsspec_source
-    from tui_insight.summary.records import ScanReport, scan_records
+    from tui_insight.summary.formats.records import ScanReport, scan_records
+    from tui_insight.summary.sources import object_store
 
-    monkeypatch.setattr(fsspec_source, "WINDOW", 4096)  # the file spans many windows
-    monkeypatch.setattr(fsspec_source, "ONE_GET", 4096)
+    monkeypatch.setattr(object_store, "WINDOW", 4096)  # the file spans many windows
+    monkeypatch.setattr(object_store, "ONE_GET", 4096)
     url, root = bucket
     writer = SummaryWriter(tmp_path / "run", timestamp=1)
     write_steps(writer, range(1, 201))
@@ -253,7 +254,7 @@ def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_reco
 
 
 def test_the_disk_cache_keys_remote_jobs_by_their_location(tmp_path, bucket):
-    from tui_insight.summary.disk_cache import DiskCache
+    from tui_insight.summary.store.disk_cache import DiskCache
 
     url, root = bucket
     logs = tmp_path / "logs"
@@ -282,7 +283,8 @@ def test_tensorboard_runs_behind_a_url_read_as_they_do_locally(bucket):
     """TensorBoard event files through the source: scalars, payloads decoded by ranged reads,
     the graph, and hparams rows, equal to the local cache of the same fixture tree."""
     from fixture_paths import FIXTURES
-    from tui_insight.summary.lineage import model_rows
+
+    from tui_insight.summary.formats.lineage import model_rows
 
     url, root = bucket
     local_dir = FIXTURES / "tensorboard"

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from tui_insight.proto import anf_ir_pb2
-from tui_insight.summary.cache import GraphSource, SummaryCache
-from tui_insight.summary.graph import (GraphError, build_graph, dataset_pipeline, dataset_tree,
-                                       load_graph)
-from tui_insight.summary.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, dataset_tree, load_graph
+from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.store.cache import GraphSource, SummaryCache
 
 GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
 MODES = [(False, "graph", ""), (True, "optimized_graph", " (optimized)")]
@@ -501,7 +500,8 @@ def test_a_graph_of_100000_nested_scopes_builds_and_answers_every_query(tmp_path
     import tracemalloc
 
     from hostile_logs import write_deep_graph
-    from tui_insight.summary.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+
+    from tui_insight.summary.formats.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
 
     write_deep_graph(tmp_path / "job", depth=100_000)
     cache = SummaryCache(str(tmp_path))

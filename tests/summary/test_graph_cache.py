@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tui_insight.summary import graph_cache
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.graph import build_graph, read_graph
-from tui_insight.summary.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.formats.graph import build_graph, read_graph
+from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.store import graph_cache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 
 TENSORBOARD_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "tensorboard"
 

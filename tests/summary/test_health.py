@@ -1,4 +1,4 @@
-"""Run health (summary/health.py): the headline metric and the badge rules, on logs written by our
+"""Run health (summary/queries/health.py): the headline metric and the badge rules, on logs written by our
 writer and read by the cache, with a fake clock."""
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from health_logs import T0, cut_short, falling, write_scalars
-from tui_insight.summary import health
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.health import BadgeWatch, HealthBook, JobHealth, default_headline, lower_is_better
-from tui_insight.summary.writer import SummaryWriter
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries import health
+from tui_insight.summary.queries.health import BadgeWatch, HealthBook, JobHealth, default_headline, lower_is_better
+from tui_insight.summary.store.cache import SummaryCache
 
 
 def write_log(root: Path, name: str, values: dict[str, np.ndarray], seconds_per_step: float = 1.0,

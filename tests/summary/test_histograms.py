@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.histograms import HistogramStep, Ridgeline, bin_count, histogram_steps, rebin
-from tui_insight.summary.payloads import HistogramData
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.payloads import HistogramData
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.histograms import HistogramStep, Ridgeline, bin_count, histogram_steps, rebin
+from tui_insight.summary.store.cache import SummaryCache
 
 SUFFIX = "/histogram"
 
@@ -254,7 +254,7 @@ def test_histogram_steps_from_written_log(tmp_path):
 
 def test_buckets_no_histogram_holds_are_dropped_and_named():
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.payloads import histogram_from_proto
+    from tui_insight.summary.formats.payloads import histogram_from_proto
 
     proto = summary_pb2.Summary.Histogram(min=0.0, max=4.0, nan_count=2, pos_inf_count=-3)
     for left, width, count in [(3.0, 1.0, 5), (math.nan, 1.0, 1), (0.0, math.inf, 1), (1.0, -1.0, 1),
@@ -284,6 +284,7 @@ def test_hostile_histograms_load_rebin_draw_and_export(tmp_path):
     """Every kind of damaged histogram beside a sound one: each tag re-bins to a ridgeline that
     draws at any size, the damaged steps say what was dropped, and the export writes the rest."""
     from hostile_logs import HOSTILE_HISTOGRAMS, write_hostile_histograms
+
     from tui_insight.export import export_snapshot
     from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline, ridge_readout, undrawable
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.importance import importances, pearson
-from tui_insight.summary.lineage import columns, filter_rows, model_rows, parse_conditions, written_names
-from tui_insight.summary.lineage_aliases import alias_column, hparam_columns, typed_column
-from tui_insight.summary.lineage_diff import unfilled_columns, varying_hparams
-from tui_insight.summary.parallel import CATEGORY, NUMBER, axis_for
-from tui_insight.summary.writer import LineageWriter
+from tui_insight.summary.formats.lineage import columns, filter_rows, model_rows, parse_conditions, written_names
+from tui_insight.summary.formats.lineage_aliases import alias_column, hparam_columns, typed_column
+from tui_insight.summary.formats.writer import LineageWriter
+from tui_insight.summary.queries.importance import importances, pearson
+from tui_insight.summary.queries.lineage_diff import unfilled_columns, varying_hparams
+from tui_insight.summary.queries.parallel import CATEGORY, NUMBER, axis_for
+from tui_insight.summary.store.cache import SummaryCache
 
 T0 = 1_700_000_000
 # (lr, bs, opt, dropout, seed) -> accuracy, per run: tensorboardX's example names, a constant seed

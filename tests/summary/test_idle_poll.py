@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tui_insight.summary import poll
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources import poll
+from tui_insight.summary.store.cache import SummaryCache
 
 LONG_AGO = 1_600_000_000  # directories' mtime: their listings are trusted by stamp (not "racy")
 

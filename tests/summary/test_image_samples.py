@@ -11,11 +11,11 @@ import numpy as np
 from PIL import Image
 
 from tui_insight.proto import tb_event_pb2
-from tui_insight.summary import tensorboard as tb
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.summary.writer import SummaryWriter, TensorBoardWriter
+from tui_insight.summary.formats import tensorboard as tb
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter, TensorBoardWriter
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 
 T0 = 1_700_000_000.0
 

@@ -7,11 +7,18 @@ import math
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.importance import (importance, importances, numeric_columns, pearson, ranks,
-                                            scatter_points, spearman)
-from tui_insight.summary.lineage import LineageRow, columns, model_rows
-from tui_insight.summary.writer import LineageWriter
+from tui_insight.summary.formats.lineage import LineageRow, columns, model_rows
+from tui_insight.summary.formats.writer import LineageWriter
+from tui_insight.summary.queries.importance import (
+    importance,
+    importances,
+    numeric_columns,
+    pearson,
+    ranks,
+    scatter_points,
+    spearman,
+)
+from tui_insight.summary.store.cache import SummaryCache
 
 
 @pytest.fixture(scope="module")

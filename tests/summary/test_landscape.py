@@ -8,15 +8,26 @@ import json
 
 import numpy as np
 import pytest
-
 from fixture_paths import EXTRAS_LOGS, FIXTURES
+
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.landscape import (
-    CSV_COLUMNS, FINAL, INTERVAL, LandscapeError, decode_landscape, landscape_at, landscape_label,
-    landscape_rows, lineage_metadata, list_landscapes, mindinsight_intervals, nearest_index,
-    shared_range, tensor_values,
+from tui_insight.summary.queries.landscape import (
+    CSV_COLUMNS,
+    FINAL,
+    INTERVAL,
+    LandscapeError,
+    decode_landscape,
+    landscape_at,
+    landscape_label,
+    landscape_rows,
+    lineage_metadata,
+    list_landscapes,
+    mindinsight_intervals,
+    nearest_index,
+    shared_range,
+    tensor_values,
 )
+from tui_insight.summary.store.cache import SummaryCache
 
 TRUTH = json.loads((FIXTURES / "mindspore_extras.truth.json").read_text())["landscapes"]
 JOBS = sorted(TRUTH)  # ./landscape_epoch, ./landscape_step
@@ -111,7 +122,7 @@ def test_the_path_lies_on_the_grid_read_rows_by_y(cache):
 def test_every_number_sits_in_float_data_whatever_data_type_says(cache):
     view = cache.job("./landscape_step")
     series = view.series("loss_landscape", "landscape_[6, 8]")
-    from tui_insight.summary.payloads import read_value
+    from tui_insight.summary.formats.payloads import read_value
     value = read_value(view.locator(series, 0))
     assert value.loss_landscape.landscape.z.data_type != 0 and len(value.loss_landscape.landscape.z.double_data) == 0
     assert tensor_values(value.loss_landscape.landscape.z).size == 25
@@ -193,7 +204,7 @@ def test_landscape_rows_for_the_csv(cache):
 
 
 def test_the_writer_writes_landscapes_the_decoder_reads(tmp_path):
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     x = np.linspace(-1, 1, 4).astype(np.float32)
     y = np.linspace(-0.5, 0.5, 3).astype(np.float32)
@@ -233,7 +244,8 @@ def test_the_writer_writes_landscapes_the_decoder_reads(tmp_path):
 
 def test_a_landscape_named_in_bytes_that_are_not_utf8_lists_and_exports(tmp_path):
     from hostile_logs import write_non_utf8_landscape
-    from tui_insight.summary.landscape import landscape_rows, list_landscapes
+
+    from tui_insight.summary.queries.landscape import landscape_rows, list_landscapes
 
     write_non_utf8_landscape(tmp_path)
     logs = SummaryCache(str(tmp_path))

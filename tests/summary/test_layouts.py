@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.records import Layout, LayoutBook, frame
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.records import Layout, LayoutBook, frame
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 
 def scalar_event(step, wall, values):
@@ -147,7 +147,7 @@ def tb_payloads(directory, tags, steps, histogram_every=0):
 
     from tensorboardX import SummaryWriter as TBWriter
 
-    from tui_insight.summary.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.records import ScanReport, scan_batches
 
     special = [0.0, -0.0, float("nan"), float("inf"), 1e-45, 3.4e38]
     with TBWriter(str(directory), max_queue=10_000, flush_secs=3600) as writer:
@@ -165,7 +165,7 @@ def tb_payloads(directory, tags, steps, histogram_every=0):
 
 
 def test_tensorboard_layouts_read_what_tensorboard_reads(tmp_path):
-    from tui_insight.summary.tensorboard import TagPlugins, read_event
+    from tui_insight.summary.formats.tensorboard import TagPlugins, read_event
 
     tags = ["loss", "accuracy", "lr", "train/a_much_longer_tag_name"]
     payloads = tb_payloads(tmp_path, tags, [*range(0, 140), 16383, 16384, 2**40], histogram_every=50)
@@ -221,7 +221,7 @@ def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
     must not be read as "ab" (neither with the framing's `same` hint nor without it)."""
     import io
 
-    from tui_insight.summary.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.records import ScanReport, scan_batches
 
     def batch(tags):
         data = b"".join(frame(scalar_event(100 + n, 1.0 + n, [(tag, float(n))]).SerializeToString())
@@ -245,7 +245,7 @@ def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
 # -- layouts found by the cycle of a training loop's tags ---------------------------------------
 
 def test_period_of():
-    from tui_insight.summary.records import period_of
+    from tui_insight.summary.formats.records import period_of
 
     assert period_of(np.array([3, 1, 2] * 5 + [3, 1])) == 3
     assert period_of(np.array([4, 4, 4])) == 1
@@ -262,7 +262,7 @@ def cyclic_payloads(tags, steps, swaps=(), strays=()):
     import io
 
     from tui_insight.proto import tb_event_pb2
-    from tui_insight.summary.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.records import ScanReport, scan_batches
 
     events = []
     for step in range(steps):
@@ -323,7 +323,7 @@ def test_a_tensorboard_log_loads_in_bulk_as_one_by_one(tmp_path, monkeypatch):
     sorting), more than one batch and merge: the cache holds what one-by-one decoding gives."""
     from tensorboardX import SummaryWriter as TBWriter
 
-    from tui_insight.summary import cache as cache_module
+    from tui_insight.summary.store import cache as cache_module
 
     monkeypatch.setattr(cache_module, "_BATCH_BYTES", 1 << 14)
     monkeypatch.setattr(cache_module, "_MERGE_VALUES", 3000)

@@ -2,16 +2,30 @@
 unit tests on lineage written with our writer."""
 from __future__ import annotations
 
-
 import pytest
 
-from tui_insight.summary.cache import JobView, SummaryCache
-from tui_insight.summary.lineage import (DEFAULT_COLUMNS, FIXED_COLUMNS, Condition, JobLineage,
-                                         LineageQueryError, LineageRow, columns, customized,
-                                         conditions_text, default_columns, filter_rows, model_rows, page,
-                                         parse_conditions, sort_rows)
-from tui_insight.summary.lineage import dataset_axes, dataset_stages, with_dataset_values
-from tui_insight.summary.writer import LineageWriter
+from tui_insight.summary.formats.lineage import (
+    DEFAULT_COLUMNS,
+    FIXED_COLUMNS,
+    Condition,
+    JobLineage,
+    LineageQueryError,
+    LineageRow,
+    columns,
+    conditions_text,
+    customized,
+    dataset_axes,
+    dataset_stages,
+    default_columns,
+    filter_rows,
+    model_rows,
+    page,
+    parse_conditions,
+    sort_rows,
+    with_dataset_values,
+)
+from tui_insight.summary.formats.writer import LineageWriter
+from tui_insight.summary.store.cache import JobView, SummaryCache
 
 # -- differential: MindInsight's POST /lineagemgr/lineages answers ---------------------------------
 
@@ -307,8 +321,9 @@ def test_thousand_rows_sort_and_filter():
 
 def test_metric_json_nested_too_deep_is_a_problem_not_a_crash(tmp_path):
     from hostile_logs import write_deep_lineage
+
     from tui_insight.export import export_snapshot
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
 
     write_deep_lineage(tmp_path / "logs")
     cache = SummaryCache(str(tmp_path / "logs"))
@@ -325,7 +340,8 @@ def test_lineage_strings_that_are_not_utf8_are_text(tmp_path):
     """protobuf hands over strings that are not UTF-8 as bytes, and raises on a map key that is
     not: the strings read as text with their bytes shown, the unreadable entry is left out."""
     from hostile_logs import write_non_utf8_lineage
-    from tui_insight.summary.lineage import read_lineage
+
+    from tui_insight.summary.formats.lineage import read_lineage
 
     write_non_utf8_lineage(tmp_path)
     lineage = read_lineage([str(next(tmp_path.iterdir()))])

@@ -1,8 +1,8 @@
 """`summary.lineage_diff`: the lineage columns that differ between runs, on the fixture runs."""
 from __future__ import annotations
 
-from tui_insight.summary.lineage import LineageRow
-from tui_insight.summary.lineage_diff import differing_columns, lineage_rows
+from tui_insight.summary.formats.lineage import LineageRow
+from tui_insight.summary.queries.lineage_diff import differing_columns, lineage_rows
 
 LENETS = ("./lenet_lr0.01", "./lenet_lr0.1")
 # Read off the fixture logs: both LeNet5 with Momentum, same loss function, device count, model

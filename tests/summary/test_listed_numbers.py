@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tui_insight.summary.source import ListedFiles, RangeCache
+from tui_insight.summary.sources.local import ListedFiles, RangeCache
 
 
 def unused_fetch(path, start, end):

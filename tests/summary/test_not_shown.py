@@ -23,13 +23,13 @@ from unshown_logs import (
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary import limits
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.discovery import discover
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.fsspec_source import FsspecSource
-from tui_insight.summary.not_shown import MAX_KINDS, NOTHING
-from tui_insight.summary.ssh_source import SshSource
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.discovery import discover
+from tui_insight.summary.sources.object_store import FsspecSource
+from tui_insight.summary.sources.ssh import SshSource
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
+from tui_insight.summary.store.not_shown import MAX_KINDS, NOTHING
 
 OVER = MANY_TAGS - limits.MAX_TAGS
 

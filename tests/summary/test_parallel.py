@@ -5,9 +5,19 @@ import math
 
 import pytest
 
-from tui_insight.summary.lineage import Condition, conditions_text, parse_conditions
-from tui_insight.summary.parallel import (CATEGORY, HIGH, LOW, MAX_STOPS, NUMBER, Brush, axis_for, brush_of,
-                                          step_brush, with_brush)
+from tui_insight.summary.formats.lineage import Condition, conditions_text, parse_conditions
+from tui_insight.summary.queries.parallel import (
+    CATEGORY,
+    HIGH,
+    LOW,
+    MAX_STOPS,
+    NUMBER,
+    Brush,
+    axis_for,
+    brush_of,
+    step_brush,
+    with_brush,
+)
 
 RATES = [0.1, 0.03, 0.01, 0.003, 0.001, 0.01, None]
 

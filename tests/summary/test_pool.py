@@ -7,8 +7,8 @@ import threading
 import pytest
 from sweep_logs import contents, loaded_reference, row, write_sweep
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 
 RUNS = 12  # a pool is used for passes of at least pool.MIN_JOBS jobs
 

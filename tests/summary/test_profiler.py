@@ -10,12 +10,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from fixture_paths import EXTRAS_LOGS, FIXTURES
-from tui_insight.summary.profiler import (OP_COLUMNS, OP_TYPE_COLUMNS, Calls, OpType, find_profiles,
-                                          load_profile, load_timeline, parse_execute_timestamps,
-                                          profile_op_rows, profile_op_type_rows, profile_rows, step_count,
-                                          step_times, top_types)
+
+from tui_insight.summary.formats.profiler import (
+    OP_COLUMNS,
+    OP_TYPE_COLUMNS,
+    Calls,
+    OpType,
+    find_profiles,
+    load_profile,
+    load_timeline,
+    parse_execute_timestamps,
+    profile_op_rows,
+    profile_op_type_rows,
+    profile_rows,
+    step_count,
+    step_times,
+    top_types,
+)
 
 TRUTH = json.loads((FIXTURES / "mindspore_extras.truth.json").read_text())["profiles"]
 PROFILED = ["./profiled", "./profiled_legacy", "./profiled_pynative"]
@@ -283,7 +295,7 @@ def test_garbage_never_raises(tmp_path):
 
 @pytest.mark.parametrize("train_id", PROFILED)
 def test_opening_in_steps_gives_the_same_profile(train_id):
-    from tui_insight.summary.profiler import load_calls, load_shapes, with_calls
+    from tui_insight.summary.formats.profiler import load_calls, load_shapes, with_calls
     ref = find_profiles(str(job_dir(train_id)))[0]
     whole = load_profile(ref, timeline=False)
     first = load_profile(ref, calls=False, shapes=False, timeline=False)
@@ -298,7 +310,7 @@ def test_opening_in_steps_gives_the_same_profile(train_id):
 
 
 def test_fast_number_parsing_matches_python():
-    from tui_insight.summary.profiler import _parse_entries, _parse_entries_fast
+    from tui_insight.summary.formats.profiler import _parse_entries, _parse_entries_fast
     rng = np.random.default_rng(3)
     starts = rng.integers(0, 8_999_999_999_999_999_999, 2000, dtype=np.int64)
     texts = [f"{d:.6g}" for d in rng.exponential(1.0, 2000)] + ["0.5", ".5", "5.", "12", "0", "123456.789012"]
@@ -313,7 +325,7 @@ def test_fast_number_parsing_matches_python():
 
 
 def test_memory_fast_path_matches_the_csv_path():
-    from tui_insight.summary.profiler import _memory_fast, parse_memory
+    from tui_insight.summary.formats.profiler import _memory_fast, parse_memory
     framework = next(job_dir("./profiled_legacy").glob("*_ascend_ms")) / "FRAMEWORK"
     text = (framework / "cpu_ms_memory_record_0.txt").read_text()
     fast = _memory_fast(text)

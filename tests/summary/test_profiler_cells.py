@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.profiler import (
+from tui_insight.summary.formats.profiler import (
     find_profiles,
     load_profile,
     load_timeline,
     profile_rows,
 )
+from tui_insight.summary.store.cache import SummaryCache
 
 ODD_NUMBERS = ["inf", "-inf", "nan", "1e400", "-1e400", "-1", "-0.5", "1e308", "99999999999999999999",
                "9223372036854775807", "１２", "²", "", " ", "0x10", "1_0", "True", "null", "[1]", "1e-400"]

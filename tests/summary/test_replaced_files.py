@@ -10,11 +10,11 @@ import pytest
 from s3help import s3_server  # noqa: F401 (a fixture)
 from sshd import sshd_or_fail
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.fsspec_source import FsspecSource
-from tui_insight.summary.ssh_source import SshSource
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.object_store import FsspecSource
+from tui_insight.summary.sources.ssh import SshSource
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.disk_cache import DiskCache
 
 
 def write_run(directory, steps, scale, started):

@@ -5,11 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.scalars import (
-    ScalarSeries, decimate, scalar_series, smooth, threshold_mask, value_at, x_values,
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.scalars import (
+    ScalarSeries,
+    decimate,
+    scalar_series,
+    smooth,
+    threshold_mask,
+    value_at,
+    x_values,
 )
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 SUFFIX = "/scalar"
 

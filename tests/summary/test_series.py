@@ -1,7 +1,7 @@
 """Bounded step series: MindInsight's replace/restart rules and even sampling past the limit."""
 import numpy as np
 
-from tui_insight.summary.series import Series
+from tui_insight.summary.store.series import Series
 
 
 def batch(steps, values=None, fid=0):

@@ -3,11 +3,11 @@ finds walking the same tree: same ids, files, read order, profiles, hidden and d
 import os
 
 import pytest
-
 from fixture_paths import EXTRAS_LOGS, MINDSPORE_LOGS
-from tui_insight.summary.discovery import MAX_DEPTH, discover
-from tui_insight.summary.remote_listing import jobs_from_listing, listed_mtime, listed_size, real_key
-from tui_insight.summary.writer import SummaryWriter
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.sources.discovery import MAX_DEPTH, discover
+from tui_insight.summary.sources.remote_listing import jobs_from_listing, listed_mtime, listed_size, real_key
 
 
 def flat_listing(root):
@@ -115,7 +115,7 @@ def test_listed_files_answer_stat_and_know_a_rewritten_file_by_a_new_inode():
     """A remote listing's bookkeeping (`source.ListedFiles`): stat from the last listing; a file
     that shrank or changed at the same size is another file (new inode, its cached blocks
     dropped); a grown file is the same one and says where its new bytes start."""
-    from tui_insight.summary.source import ListedFiles, RangeCache
+    from tui_insight.summary.sources.local import ListedFiles, RangeCache
 
     content = {"a": b"x" * 100, "b": b"y" * 50}
     fetched = []

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from hostile_logs import add_special_files
+
 from tui_insight.export import export_snapshot
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.graph import GraphError, load_graph
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.summary.tensors import tensor_at
-from tui_insight.summary.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.formats.graph import GraphError, load_graph
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.queries.tensors import tensor_at
+from tui_insight.summary.store.cache import SummaryCache
 
 WAIT = 10.0  # seconds a call may take before it counts as blocked
 

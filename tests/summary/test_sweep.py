@@ -2,8 +2,8 @@
 import os
 import time
 
-from tui_insight.summary.cache import SummaryCache, wait_loaded
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache, wait_loaded
 
 
 def write_run(directory, steps, timestamp=1):
@@ -137,7 +137,7 @@ def test_the_loop_reads_a_change_by_notice_with_a_long_interval(tmp_path):
 
 
 def test_a_big_file_is_published_while_it_is_read(tmp_path, monkeypatch):
-    from tui_insight.summary import cache as cache_module
+    from tui_insight.summary.store import cache as cache_module
 
     monkeypatch.setattr(cache_module, "_MERGE_BYTES", 8192)
     monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)  # files are read in blocks of this

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixture_paths import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from fixture_paths import FIXTURES
 from tui_insight.proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
-from tui_insight.summary import tensorboard as tb
-from tui_insight.summary.graph import build_graph
-from tui_insight.summary.payloads import HistogramData, ImageData, TensorData
-from tui_insight.summary.series import Series
+from tui_insight.summary.formats import tensorboard as tb
+from tui_insight.summary.formats.graph import build_graph
+from tui_insight.summary.formats.payloads import HistogramData, ImageData, TensorData
+from tui_insight.summary.store.series import Series
 
 LOGS = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())
@@ -107,7 +107,7 @@ def test_tag_plugins_keep_the_first_plugin_per_job():
 
 
 def _records(data: bytes):
-    from tui_insight.summary.records import ScanReport, scan_records
+    from tui_insight.summary.formats.records import ScanReport, scan_records
 
     yield from scan_records(io.BytesIO(data), 0, len(data), ScanReport())
 

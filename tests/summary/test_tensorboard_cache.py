@@ -11,14 +11,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from fixture_paths import FIXTURES
-from tui_insight.summary.cache import SummaryCache, wait_loaded
-from tui_insight.summary.discovery import discover
-from tui_insight.summary.disk_cache import DiskCache
-from tui_insight.summary.graph import build_graph, load_graph
-from tui_insight.summary.lineage import model_rows
-from tui_insight.summary.writer import SummaryWriter, TensorBoardWriter
+
+from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.lineage import model_rows
+from tui_insight.summary.formats.writer import SummaryWriter, TensorBoardWriter
+from tui_insight.summary.sources.discovery import discover
+from tui_insight.summary.store.cache import SummaryCache, wait_loaded
+from tui_insight.summary.store.disk_cache import DiskCache
 
 TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())

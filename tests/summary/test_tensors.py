@@ -5,14 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.histograms import rebin
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.summary.tensors import (
-    SliceError, TensorSlice, TensorUnavailable, apply_slice, default_slice, format_value, parse_slice,
-    statistics, tensor_at, tensor_histogram, tensor_histogram_steps,
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.histograms import rebin
+from tui_insight.summary.queries.tensors import (
+    SliceError,
+    TensorSlice,
+    TensorUnavailable,
+    apply_slice,
+    default_slice,
+    format_value,
+    parse_slice,
+    statistics,
+    tensor_at,
+    tensor_histogram,
+    tensor_histogram_steps,
 )
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 SUFFIX = "/tensor"
 NON_FINITE = {"NAN": np.nan, "INF": np.inf, "-INF": -np.inf}
@@ -309,7 +318,8 @@ def test_format_value_always_fits_and_keeps_value():
 
 def test_shapes_that_make_no_sense_are_a_sentence_not_a_crash(tmp_path):
     from hostile_logs import HOSTILE_SHAPES, write_hostile_tensors
-    from tui_insight.summary.cache import SummaryCache
+
+    from tui_insight.summary.store.cache import SummaryCache
 
     write_hostile_tensors(tmp_path)
     cache = SummaryCache(str(tmp_path))
@@ -346,7 +356,7 @@ def test_slicing_an_empty_tensor_with_a_huge_axis_costs_what_it_shows():
 
 def test_dims_too_large_for_numpy_even_without_values_are_a_sentence():
     from tui_insight.proto import anf_ir_pb2
-    from tui_insight.summary.payloads import tensor_from_proto
+    from tui_insight.summary.formats.payloads import tensor_from_proto
 
     for dims in ([2 ** 40, 10 ** 9, 0], [0, 2, 10 ** 9, 10 ** 9]):
         tensor = tensor_from_proto(anf_ir_pb2.TensorProto(dims=dims, data_type=anf_ir_pb2.DT_FLOAT32))

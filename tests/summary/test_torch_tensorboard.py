@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.graph import build_graph, load_graph
-from tui_insight.summary.lineage import model_rows
+from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.lineage import model_rows
+from tui_insight.summary.store.cache import SummaryCache
 
 torch = pytest.importorskip("torch")
 tensorboard = pytest.importorskip("torch.utils.tensorboard")

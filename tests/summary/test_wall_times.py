@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 
 T0 = 1_700_000_000.0
 ODD = {3: 1e300, 5: 1.7e18, 7: math.nan, 9: -1e300, 11: math.inf, 13: -math.inf}

@@ -5,8 +5,8 @@ from __future__ import annotations
 def test_one_job_and_one_file_are_singular(tmp_path):
     """The job list's progress line read "1 jobs · 1 file"; the landscape metadata read
     MindInsight's `7.000000e-02` where every other view reads 0.07."""
-    from tui_insight.summary.cache import SummaryCache
-    from tui_insight.summary.writer import SummaryWriter
+    from tui_insight.summary.formats.writer import SummaryWriter
+    from tui_insight.summary.store.cache import SummaryCache
     from tui_insight.ui.common.format import count, value_text
     from tui_insight.ui.widgets.progress import progress_text
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from uihelp import wait_for
 
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.app import InsightApp, StartAt
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui import not_shown_log
+from tui_insight.ui.app import InsightApp, StartAt
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.views.registry import JOB_VIEWS
 

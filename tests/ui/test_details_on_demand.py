@@ -3,11 +3,11 @@ holds it while it is shown (its series come back) and lets it go when it closes.
 from __future__ import annotations
 
 import numpy as np
+from uihelp import NOW, STEPS, run_pilot, run_values, wait_for, wait_for_view, write_run
 
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.scalars import ScalarsView
-from uihelp import NOW, STEPS, run_pilot, run_values, wait_for, wait_for_view, write_run
 
 
 def test_an_evicted_job_opens_with_its_charts_and_is_let_go_when_closed(tmp_path):

@@ -14,11 +14,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from sshd import sshd_or_fail
 from test_e2e_tmux import Tmux
 from test_remote_ssh import write_steps
-from tui_insight.summary.writer import SummaryWriter
+
+from tui_insight.summary.formats.writer import SummaryWriter
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -74,7 +74,7 @@ def test_the_dialog_says_a_full_disk_cut_the_export(tmp_path):
 
 def test_e_in_the_text_view_exports_the_text(tmp_path):
     """Text is exported now: `e` in the text view writes the jobs' text to text.csv, and only it."""
-    from tui_insight.summary.writer import TensorBoardWriter
+    from tui_insight.summary.formats.writer import TensorBoardWriter
 
     logdir = tmp_path / "logs"
     writer = TensorBoardWriter(logdir / "run", timestamp=1, wall_time=1.0)

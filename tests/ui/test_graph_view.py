@@ -17,18 +17,17 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, OptionList, Static
-
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
-from tui_insight.summary.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
-from tui_insight.ui.common import long_lived
-from tui_insight.ui.app import InsightApp
-from tui_insight.ui.views.graph import GraphPicker, GraphView
-from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.widgets.graph_tree import (CHUNK, Branch, GraphTree, More, graph_label,
-                                               pipeline_flow, scope_sizes)
-from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
 from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for, wait_for_view
+
+from tui_insight.summary.formats.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
+from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.ui.app import InsightApp
+from tui_insight.ui.common import long_lived
+from tui_insight.ui.screens.help import collect_bindings
+from tui_insight.ui.views.graph import GraphPicker, GraphView
+from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow, scope_sizes
+from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
 
 LENET = "./lenet_lr0.01"
 GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
@@ -948,7 +947,8 @@ def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
     """Scopes past MAX_SCOPE_DEPTH are folded into one name (the status says so); the tree opens
     lazily, a search reveals the deepest node and collapsing goes back to the top."""
     from hostile_logs import write_deep_graph
-    from tui_insight.summary.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+
+    from tui_insight.summary.formats.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
 
     write_deep_graph(tmp_path / "job", depth=100_000)
     cache = loaded(tmp_path)

@@ -13,17 +13,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 from textual.widgets import Input, Static
+from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 
-from tui_insight.summary.histograms import Ridgeline
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.histograms import Ridgeline
 from tui_insight.ui.common.palette import hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
-from tui_insight.ui.widgets.tag_picker import TagList
 from tui_insight.ui.widgets.ridgeline import (
-    HIGHLIGHT, RidgeOptions, draw_ridgeline, nice_ticks, ridge_readout, tick_label,
+    HIGHLIGHT,
+    RidgeOptions,
+    draw_ridgeline,
+    nice_ticks,
+    ridge_readout,
+    tick_label,
 )
-from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
+from tui_insight.ui.widgets.tag_picker import TagList
 
 BACKGROUND = "#000000"
 COLOUR = "#56B4E9"

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from uihelp import T0, make_app, run_pilot, wait_for
 
-from tui_insight.summary.writer import TensorBoardWriter
+from tui_insight.summary.formats.writer import TensorBoardWriter
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.images import ImagesView
-from uihelp import T0, make_app, run_pilot, wait_for
 
 SAMPLES = 4
 

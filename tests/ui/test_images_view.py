@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import html
-import re
 import io
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -19,19 +19,27 @@ import pytest
 from PIL import Image
 from rich.color import ColorType
 from textual.widgets import Input
+from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 
-from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.views import images as images_module
-from tui_insight.ui.screens.help import collect_bindings
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.loader import Loaded
+from tui_insight.ui.screens.help import collect_bindings
+from tui_insight.ui.views import images as images_module
 from tui_insight.ui.views.images import DecodedCache, ImageCard, ImageGrid, ImagesView, pick_index
-from tui_insight.ui.widgets.tag_picker import TagList
 from tui_insight.ui.widgets import halfblock
 from tui_insight.ui.widgets.halfblock import (
-    DecodedImage, HalfBlockImage, ImageDecodeError, adjust, decode_image, fit_cells, halfblock_strips,
-    quantize_256, render_image, scale,
+    DecodedImage,
+    HalfBlockImage,
+    ImageDecodeError,
+    adjust,
+    decode_image,
+    fit_cells,
+    halfblock_strips,
+    quantize_256,
+    render_image,
+    scale,
 )
-from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
+from tui_insight.ui.widgets.tag_picker import TagList
 
 TRUTH_FILE = MINDSPORE_LOGS.parent / "mindspore.truth.json"
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from health_logs import cut_short, falling, write_scalars
-from tui_insight.summary.writer import SummaryWriter
+from uihelp import MTIME, NOW, STEPS, T0, make_app, notices, run_beside, run_pilot, run_values, wait_for
+
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
 from tui_insight.workspace import Workspace
-from uihelp import MTIME, NOW, STEPS, T0, make_app, notices, run_beside, run_pilot, run_values, wait_for
 
 
 def table(app) -> JobTable:

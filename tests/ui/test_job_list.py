@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from textual.widgets import Input, Static
+from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values, wait_for, write_run
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.state.jobs import SORT_KEYS
+from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
-from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values, wait_for, write_run
 
 
 def table(app) -> JobTable:
@@ -269,11 +269,12 @@ def _snapshot(t: JobTable) -> tuple:
 def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch(tmp_path, monkeypatch):
     import random
 
-    from tui_insight.summary.cache import JobView
-    from tui_insight.summary.digest import digest
-    from tui_insight.summary.series import Series
-    from tui_insight.ui.widgets import job_table
     from uihelp import NOW, T0
+
+    from tui_insight.summary.store.cache import JobView
+    from tui_insight.summary.store.digest import digest
+    from tui_insight.summary.store.series import Series
+    from tui_insight.ui.widgets import job_table
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -348,9 +349,10 @@ def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch
 
 
 def test_the_job_list_asks_the_cache_to_read_the_visible_rows_first(tmp_path):
-    from tui_insight.summary.cache import SummaryCache
-    from tui_insight.ui.app import InsightApp
     from uihelp import NOW
+
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
 
     class RecordingCache(SummaryCache):
         def __init__(self, *args, **kwargs):
@@ -391,8 +393,9 @@ def test_the_job_list_asks_the_cache_to_read_the_visible_rows_first(tmp_path):
 def test_a_burst_of_changes_reaches_the_job_list_a_few_times_and_the_last_one_is_shown(ui_logs):
     import time
 
-    from tui_insight.summary.writer import SummaryWriter
     from uihelp import T0
+
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     app = make_app(ui_logs)
     bursts = 40
@@ -430,8 +433,9 @@ def test_a_burst_of_changes_reaches_the_job_list_a_few_times_and_the_last_one_is
 
 
 def test_changes_that_come_while_a_job_is_open_reach_the_job_list_when_it_shows_again(ui_logs):
-    from tui_insight.summary.writer import SummaryWriter
     from uihelp import T0
+
+    from tui_insight.summary.formats.writer import SummaryWriter
 
     app = make_app(ui_logs)
 
@@ -462,8 +466,9 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     """A warm start announces thousands of jobs at once: they go in together as "loading" rows
     (the table's height changes once), the rows of jobs already read are rebuilt after, and a
     rebuilt row off screen repaints nothing. The result is the table a build from scratch gives."""
-    from tui_insight.summary.cache import JobView
     from uihelp import NOW
+
+    from tui_insight.summary.store.cache import JobView
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -513,8 +518,9 @@ def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_f
     """Jobs found at once go in among the rows already there where a build from scratch puts
     them, and so do their rows when they are all read at once: reversed, filtered, sorted by id
     or by another column."""
-    from tui_insight.summary.cache import JobView
     from uihelp import NOW
+
+    from tui_insight.summary.store.cache import JobView
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -549,10 +555,11 @@ def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_f
 def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_built_once(tmp_path):
     """A warm start: every job is announced at once, goes in as a placeholder, and its row is
     built once, from its restored view; the list is the one a build from scratch gives."""
-    from tui_insight.summary.cache import SummaryCache
-    from tui_insight.summary.disk_cache import DiskCache
-    from tui_insight.ui.app import InsightApp
     from uihelp import NOW
+
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.summary.store.disk_cache import DiskCache
+    from tui_insight.ui.app import InsightApp
 
     root = tmp_path / "logs"
     n = 320  # more than PLACEHOLDERS_FROM, less than a slice of rows
@@ -585,10 +592,11 @@ def test_the_dashboards_views_are_preloaded_only_a_while_after_the_list_settled(
     """The preload's import holds the GIL for ~0.5 s: started as the last rows were built, the
     paint that shows them (and the first keys) waited for it. It starts PRELOAD_AFTER_SECONDS
     after the first load is done and every row built."""
-    from tui_insight.summary.cache import SummaryCache
+    from uihelp import NOW
+
+    from tui_insight.summary.store.cache import SummaryCache
     from tui_insight.ui.app import InsightApp
     from tui_insight.ui.screens import jobs
-    from uihelp import NOW
 
     n = 12
     for i in range(n):
@@ -616,9 +624,10 @@ def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):
     alive (a cold load of 5,000 runs in one process grew to 4.4 GB instead of ~0.5 GB)."""
     import gc
 
-    from tui_insight.summary.cache import JobView, SummaryCache
-    from tui_insight.ui.app import InsightApp
     from uihelp import NOW
+
+    from tui_insight.summary.store.cache import JobView, SummaryCache
+    from tui_insight.ui.app import InsightApp
 
     for i in range(12):
         write_run(tmp_path, f"run_{i:02d}", steps=100)

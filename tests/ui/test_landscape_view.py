@@ -9,19 +9,28 @@ import json
 
 import numpy as np
 import pytest
+from fixture_paths import EXTRAS_LOGS, FIXTURES
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
+from uihelp import make_app, run_pilot, wait_for
 
-from fixture_paths import EXTRAS_LOGS, FIXTURES
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.landscape import Landscape, LandscapeMetadata, LossPath
+from tui_insight.summary.queries.landscape import Landscape, LandscapeMetadata, LossPath
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.landscape import LandscapeView, MapRow
 from tui_insight.ui.widgets.heatmap import (
-    CONVERGENCE, CURSOR, LUT, RAMP, UPPER_HALF, HeatOptions, ReliefOptions, draw_heatmap, draw_relief,
-    path_cells, sample,
+    CONVERGENCE,
+    CURSOR,
+    LUT,
+    RAMP,
+    UPPER_HALF,
+    HeatOptions,
+    ReliefOptions,
+    draw_heatmap,
+    draw_relief,
+    path_cells,
+    sample,
 )
-from uihelp import make_app, run_pilot, wait_for
 
 TRUTH = json.loads((FIXTURES / "mindspore_extras.truth.json").read_text())["landscapes"]
 STEP, EPOCH = "./landscape_step", "./landscape_epoch"

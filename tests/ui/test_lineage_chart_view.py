@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from textual.widgets import Input
-
 from lineage_runs import write_lineage_runs
-from tui_insight.summary.lineage import filter_rows, model_rows, parse_conditions
-from tui_insight.summary.parallel import Brush
+from textual.widgets import Input
+from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for
+
+from tui_insight.summary.formats.lineage import filter_rows, model_rows, parse_conditions
+from tui_insight.summary.queries.parallel import Brush
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.lineage import LineageView
@@ -21,7 +22,6 @@ from tui_insight.ui.widgets.importance_table import ImportanceTable
 from tui_insight.ui.widgets.lineage_table import LineageTable
 from tui_insight.ui.widgets.parallel_coords import ParallelChart
 from tui_insight.ui.widgets.scatter import ScatterPlot
-from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ async def open_chart(pilot, *keys: str) -> None:
 
 def expected_rows(logdir: Path, text: str) -> list[str]:
     """What the filter keeps, read independently of the app (newest first, as the table lists)."""
-    from tui_insight.summary.cache import SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
 
     cache = SummaryCache(str(logdir))
     cache.reload()
@@ -93,7 +93,7 @@ def test_lines_to_runs_without_a_value_end_on_the_dash_row_and_never_cross_the_l
     """A run without a value for an axis is drawn to the "—" row; that row comes right under the
     lines, so its lines reach it without crossing the row of the axes' bottom labels. Without a
     missing value the labels sit right under the lines."""
-    from tui_insight.summary.parallel import axis_for
+    from tui_insight.summary.queries.parallel import axis_for
     from tui_insight.ui.widgets.parallel_coords import MISSING, ChartLook, ChartRuns, draw_parallel
 
     def braille(row: str) -> bool:

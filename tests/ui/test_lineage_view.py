@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static
+from uihelp import MINDSPORE_LOGS, MTIME, T0, make_app, run_pilot, wait_for, write_run
 
-from tui_insight.summary.writer import LineageWriter
-from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
+from tui_insight.summary.formats.writer import LineageWriter
 from tui_insight.ui.dialogs import ExportScreen
+from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.help import HelpScreen
 from tui_insight.ui.views.lineage import LineageView
 from tui_insight.ui.widgets.lineage_columns import LineageColumnsScreen
 from tui_insight.ui.widgets.lineage_table import LineageTable
-from uihelp import MINDSPORE_LOGS, MTIME, T0, make_app, run_pilot, wait_for, write_run
 
 MNIST_GRAPH = {
     "op_type": "Batch", "batch_size": 16, "drop_remainder": True,

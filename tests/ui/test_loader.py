@@ -6,10 +6,10 @@ import threading
 
 from textual.app import App
 from textual.widget import Widget
-
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.ui.loader import Loaded, Loader, LoaderHost, LoadProblem
 from uihelp import wait_for
+
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.ui.loader import Loaded, Loader, LoaderHost, LoadProblem
 
 
 class Owner(LoaderHost, Widget):

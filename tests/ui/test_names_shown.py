@@ -6,11 +6,11 @@ import html
 import re
 
 import pytest
+from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.run_picker import RunPicker
-from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
 RUNS = ("./lenet_lr0.01_momentum0.9_batch32", "./lenet_lr0.1_momentum0.9_batch32")
 TAGS = ("in_graph/logits_of_the_final_layer", "in_graph/loss_of_the_final_layer")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import OptionList
-
-from tui_insight.summary.writer import SummaryWriter
-from tui_insight.ui.widgets.job_table import JobTable
 from uihelp import T0, make_app, run_pilot, wait_for
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.ui.widgets.job_table import JobTable
 
 TAGS = [f"layer_{i:03d}/grad_norm" for i in range(250)] + ["loss"]
 

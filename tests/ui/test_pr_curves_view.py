@@ -13,7 +13,7 @@ from tensorboard.util import tensor_util
 from tensorboardX import SummaryWriter
 from uihelp import make_app, run_beside, run_pilot, wait_for, wait_for_view
 
-from tui_insight.summary.pr_curves import PrCurveData
+from tui_insight.summary.formats.pr_curves import PrCurveData
 from tui_insight.ui.views.pr_curves import PrCurvesView, curve_traces, readout, step_text
 
 STEPS = 3

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from uihelp import make_app, notices, run_pilot, wait_for, write_run
+
 from tui_insight import cli
 from tui_insight.ui.app import StartAt
-from uihelp import make_app, notices, run_pilot, wait_for, write_run
 
 HOSTILE = "job\x1b]0;PWNED\x07"
 VISIBLE = "job\\x1b]0;PWNED\\x07"
@@ -59,8 +60,9 @@ def test_a_remote_error_is_printed_escaped(tmp_path, monkeypatch):
     import io
 
     from sshd import sshd_or_fail
+
     from tui_insight import health_report
-    from tui_insight.summary.ssh_source import SshSource
+    from tui_insight.summary.sources.ssh import SshSource
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     (tmp_path / "sshd").mkdir()

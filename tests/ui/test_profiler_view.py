@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_paths import EXTRAS_LOGS
 from textual.app import App, ComposeResult
 from textual.widgets import Footer, OptionList
+from uihelp import make_app, run_pilot, wait_for, wait_for_view, write_run
 
-from fixture_paths import EXTRAS_LOGS
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.profiler import STEP_NOTE, ProfilePicker, ProfilerView
 from tui_insight.ui.widgets.profile_table import OpTable
 from tui_insight.ui.widgets.profile_timeline import TimelineChart
-from uihelp import make_app, run_pilot, wait_for, wait_for_view, write_run
 
 
 class Host(App):
@@ -240,6 +240,7 @@ def test_small_terminal_draws():
 def test_g_on_an_op_shows_its_node_in_the_job_s_graph():
     """In the real dashboard: `7` opens the profiler; `g` on an op switches to the graph view on it."""
     from uihelp import make_app, run_pilot, wait_for_view
+
     from tui_insight.ui.views.graph import GraphView
 
     app = make_app(EXTRAS_LOGS)

@@ -2,10 +2,11 @@
 scrolled out of view is not redrawn for it, and shows it once scrolled into view (issue 14)."""
 from __future__ import annotations
 
-from tui_insight.summary.writer import SummaryWriter
+from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
+
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.views.scalars import ChartGrid, ScalarsView
 from tui_insight.ui.widgets.chart import draw_chart
-from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
 TAGS = [f"tag_{i}" for i in range(8)]
 STEPS = 30

@@ -11,15 +11,15 @@ import re
 import numpy as np
 import pytest
 from textual.widgets import Input, Static
+from uihelp import STEPS, T0, make_app, run_beside, run_pilot, run_values, wait_for, wait_for_view
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.common.format import number
 from tui_insight.ui.common.palette import SERIES_COLOURS
 from tui_insight.ui.dialogs import PromptScreen
 from tui_insight.ui.views.scalars import CURSOR_JUMP, OVERLAY, ScalarsView
 from tui_insight.ui.widgets.chart import NAN_MARK, NEG_INF_MARK, POS_INF_MARK, ChartOptions, Trace, draw_chart
 from tui_insight.ui.widgets.tag_picker import TagList
-from uihelp import STEPS, T0, make_app, run_beside, run_pilot, run_values, wait_for, wait_for_view
 
 STEP_NUMBERS = np.arange(1, STEPS + 1)
 

@@ -13,7 +13,7 @@ from test_e2e_tmux import Tmux, required_commands
 from textual.command import CommandList, CommandPalette
 from uihelp import MINDSPORE_LOGS, run_pilot, wait_for
 
-from tui_insight.summary.cache import SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import make_app
 
 

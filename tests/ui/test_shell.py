@@ -5,18 +5,18 @@ import threading
 
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
+from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, open_help, run_pilot, wait_for, wait_for_view, write_run
 
-from tui_insight.summary.cache import STATE_MEANINGS, Changes, SummaryCache
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import STATE_MEANINGS, Changes, SummaryCache
 from tui_insight.ui.app import InsightApp, load_keymap
-from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
+from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.dialogs import ExportScreen
+from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES, VIEWS, view_class
-from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
-from tui_insight.summary.writer import SummaryWriter
-from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, open_help, run_pilot, wait_for, wait_for_view, write_run
 
 
 def table(app) -> JobTable:

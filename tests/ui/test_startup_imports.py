@@ -21,7 +21,7 @@ def run(code: str) -> str:
 def test_the_app_starts_without_the_dashboards_views_and_preloads_them_after_the_first_load():
     out = run(f"""
         import asyncio, sys, time
-        from tui_insight.summary.cache import SummaryCache
+        from tui_insight.summary.store.cache import SummaryCache
         from tui_insight.ui.app import InsightApp
 
         print("{DASHBOARD}" in sys.modules, "plotext" in sys.modules)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 
-from textual.app import App, ComposeResult
-
 from fixture_paths import FIXTURES
-from tui_insight.summary.cache import SummaryCache
+from textual.app import App, ComposeResult
+from uihelp import make_app, open_help, run_beside, run_pilot, wait_for, wait_for_view, write_run
+
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.text import TextView
-from uihelp import make_app, open_help, run_beside, run_pilot, wait_for, wait_for_view, write_run
 
 TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())

@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 from textual.content import Content
 from textual.widgets import Input, OptionList, Static
+from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for, wait_for_view
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary import limits
-from tui_insight.summary.payloads import PayloadError
-from tui_insight.summary.tensors import format_value
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.tensors import format_value
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
-from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for, wait_for_view
 
 
 def readout_of(view) -> str:
@@ -354,8 +354,8 @@ def test_the_table_formats_only_what_is_on_screen(tmp_path):
 
 def write_event(directory: Path, step: int, dims, values) -> None:
     """A tensor written by hand: any shape, any number of values (the writer keeps them consistent)."""
-    from tui_insight.summary.records import frame
-    from tui_insight.summary.writer import summary_file_name
+    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.writer import summary_file_name
 
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / summary_file_name(int(T0))

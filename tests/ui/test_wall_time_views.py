@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 import pytest
+from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
-from tui_insight.summary.writer import SummaryWriter
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.common.format import clock_time, duration, short_time
 from tui_insight.ui.widgets.chart import wall_label
 from tui_insight.wall_time import OUT_OF_RANGE, wall_text
-from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
 NANOSECONDS = 1.7e18  # a wall time written with time.time_ns()
 NO_DATES = [1e300, -1e300, NANOSECONDS, math.nan, math.inf, -math.inf, 1.7e15]

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-
 from fixture_paths import MINDSPORE_LOGS  # noqa: F401 (re-exported for the UI tests)
-from tui_insight.summary.cache import SummaryCache
-from tui_insight.summary.writer import SummaryWriter
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 
 T0 = 1_700_000_000.0  # first wall time of every run

@@ -30,18 +30,18 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 
-from ..summary import health
 from ..remembered_theme import PickedTheme, load_picked, save_picked, starting_theme, theme_path
-from ..summary.cache import Changes, SummaryCache
+from ..summary.queries import health
+from ..summary.store.cache import Changes, SummaryCache
 from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
 from ..workspace import Workspace
 from . import _textual_compat
 from .common.filters import compile_filter
 from .common.text import markup
+from .dialogs import ExportScreen
 from .messages import CacheChanged
 from .not_shown_log import NotShownLog
 from .screens import load_dashboard
-from .dialogs import ExportScreen
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView

@@ -10,8 +10,8 @@ import logging
 from collections.abc import Mapping
 
 from ..escape import shown
-from ..summary.cache import Changes, JobView
-from ..summary.not_shown import NotShown
+from ..summary.store.cache import Changes, JobView
+from ..summary.store.not_shown import NotShown
 
 log = logging.getLogger(__name__)
 

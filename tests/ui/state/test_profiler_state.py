@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.profiler import Operator, Span, Timeline, Track
+from tui_insight.summary.formats.profiler import Operator, Span, Timeline, Track
 from tui_insight.ui.state.profiler import COLUMN_IDS, SECTIONS, ProfilerState, nearest_span
 
 OPS = [

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ...summary.health import age, compact  # the job list's and `--summary`'s short numbers and times
+from ...summary.queries.health import age, compact  # the job list's and `--summary`'s short numbers and times
 from ...wall_time import OUT_OF_RANGE, wall_text
 
 

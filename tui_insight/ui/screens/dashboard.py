@@ -23,8 +23,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
-from ...summary.cache import Changes
-from ...summary.lineage_diff import lineage_rows
+from ...summary.queries.lineage_diff import lineage_rows
+from ...summary.store.cache import Changes
 from ..common.focus import focus_now
 from ..common.palette import job_colour
 from ..common.text import markup

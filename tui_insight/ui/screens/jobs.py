@@ -24,18 +24,18 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from ...summary import health
-from ...summary.cache import STATE_MEANINGS, Changes
+from ...summary.queries import health
+from ...summary.store.cache import STATE_MEANINGS, Changes
 from ..common.focus import focus_now
-from ..loader import Loader, LoaderHost
-from . import load_dashboard
 from ..common.text import literal, markup
-from ..state.jobs import JobListState
 from ..dialogs import ListPicker
+from ..loader import Loader, LoaderHost
+from ..state.jobs import JobListState
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
+from . import load_dashboard
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from ...summary.scalars import X_AXES
+from ...summary.queries.scalars import X_AXES
 from .persist import get_dict, get_str
 from .tags import TagSelection
 

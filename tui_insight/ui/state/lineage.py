@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from ...summary.lineage import conditions_text, parse_conditions
-from ...summary.parallel import Axis, Brush, brush_of, step_brush, with_brush
+from ...summary.formats.lineage import conditions_text, parse_conditions
+from ...summary.queries.parallel import Axis, Brush, brush_of, step_brush, with_brush
 from .persist import get_bool, get_str, get_strs
 
 MODEL, DATASET = "model", "dataset"

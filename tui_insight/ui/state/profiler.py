@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ...summary.profiler import Operator, Timeline
+from ...summary.formats.profiler import Operator, Timeline
 from ..common.filters import compile_filter
 from .persist import get_bool, get_int, get_str
 

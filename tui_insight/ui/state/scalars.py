@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from ...summary.best import DIRECTIONS, HIGHER, LOWER, Direction, direction
-from ...summary.scalars import X_AXES
+from ...summary.queries.best import DIRECTIONS, HIGHER, LOWER, Direction, direction
+from ...summary.queries.scalars import X_AXES
 from ..common.format import number
 from .persist import get_bool, get_dict, get_float, get_range, get_str
 from .tags import TagSelection

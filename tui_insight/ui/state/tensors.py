@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from ...summary.scalars import X_AXES
 from ...summary import limits
-from ...summary.tensors import SliceError, default_slice, parse_slice, slice_text
+from ...summary.queries.scalars import X_AXES
+from ...summary.queries.tensors import SliceError, default_slice, parse_slice, slice_text
 from .persist import get_bool, get_dict, get_field, get_int, get_str
 
 Key = tuple[str, str]  # (train id, tag)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from textual.widget import Widget
 
-from ...summary.cache import Changes, JobView, SummaryCache
+from ...summary.store.cache import Changes, JobView, SummaryCache
 from ..common.focus import focus_now
 from ..common.palette import job_colour
 from ..loader import Loader, LoaderHost

@@ -3,7 +3,7 @@
 - What the user chose and where they are (which graph, optimized or not, graph or pipeline, open
   scopes, cursor, search) is one `GraphState` (ui/state/graph.py) in the `state` reactive;
   `watch_state` redraws from it and hands it to the workspace.
-- The graph is read and built (tui_insight.summary.graph) by the view's loader, so a big graph
+- The graph is read and built (tui_insight.summary.formats.graph) by the view's loader, so a big graph
   never freezes the UI; built graphs are kept per (job, tag, optimized) and rebuilt only when
   the cache says their source changed. What a build makes is kept out of the garbage collector's
   passes while the view lives (`common/long_lived.py`).
@@ -31,17 +31,17 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
 
-from ...summary.cache import Changes, GraphSource
-from ...summary.graph import Graph, GraphError
-from ...summary.graph_cache import built_graph
+from ...summary.formats.graph import Graph, GraphError
+from ...summary.store.cache import Changes, GraphSource
+from ...summary.store.graph_cache import built_graph
 from ..common import long_lived
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
+from ..dialogs import ListPicker
 from ..loader import Loaded, Loader
 from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import DetailRow, NodeDetail, graph_node_rows, pipeline_rows
-from ..dialogs import ListPicker
 from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 

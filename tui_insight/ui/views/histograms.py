@@ -23,13 +23,13 @@ from textual.reactive import reactive
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from ...summary.cache import Changes
-from ...summary.histograms import Ridgeline, histogram_steps, rebin
-from ...summary.payloads import PayloadError
+from ...summary.formats.payloads import PayloadError
+from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
+from ...summary.store.cache import Changes
 from ..common.focus import focus_now
 from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup, shown
-from ..loader import LoadProblem, Loaded
+from ..loader import Loaded, LoadProblem
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
 from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
 from ..widgets.tag_picker import TagList, TagPicker

@@ -32,12 +32,12 @@ from textual.strip import Strip
 from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 
-from ...summary.cache import Changes, JobView
-from ...summary.payloads import Locator, PayloadError
-from ...summary.series import Series
+from ...summary.formats.payloads import Locator, PayloadError
+from ...summary.store.cache import Changes, JobView
+from ...summary.store.series import Series
 from ..common.focus import focus_now
 from ..common.text import literal, markup
-from ..loader import LoadProblem, Loaded
+from ..loader import Loaded, LoadProblem
 from ..state.images import ImagesState
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
 from ..widgets.tag_picker import TagList, TagPicker

@@ -27,15 +27,21 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...summary.cache import Changes
-from ...summary.landscape import (
-    PLUGIN, Landscape, LandscapeEntry, landscape_at, lineage_metadata, list_landscapes, nearest_index,
+from ...summary.formats.payloads import PayloadError
+from ...summary.queries.landscape import (
+    PLUGIN,
+    Landscape,
+    LandscapeEntry,
+    landscape_at,
+    lineage_metadata,
+    list_landscapes,
+    nearest_index,
     shared_range,
 )
-from ...summary.payloads import PayloadError
+from ...summary.store.cache import Changes
 from ..common.format import number, value_text
 from ..common.text import literal, markup, shown
-from ..loader import LoadProblem, Loaded
+from ..loader import Loaded, LoadProblem
 from ..state.landscape import JUMP, LandscapeState
 from ..widgets.heatmap import HeatOptions, LandscapeMap, ReliefOptions, legend
 from .base import DataView, ViewSpec

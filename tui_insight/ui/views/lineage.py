@@ -44,10 +44,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
-from ...summary.cache import Changes
-from ...summary.importance import TargetImportance, importances, scatter_points
-from ...summary.lineage_diff import unfilled_columns, varying_hparams
-from ...summary.lineage import (
+from ...summary.formats.lineage import (
     FLOAT_COLUMNS,
     INT_COLUMNS,
     METRIC,
@@ -68,7 +65,10 @@ from ...summary.lineage import (
     with_dataset_values,
     written_names,
 )
-from ...summary.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
+from ...summary.queries.importance import TargetImportance, importances, scatter_points
+from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
+from ...summary.queries.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
+from ...summary.store.cache import Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
 from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns
@@ -77,9 +77,9 @@ from ..widgets.importance_table import ImportanceTable, entries
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_dataset import pipeline_detail
 from ..widgets.lineage_table import Cell, LineageTable, TableColumn, cell_text
+from ..widgets.on_demand_input import ReturningInput
 from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
 from ..widgets.scatter import ScatterData, ScatterPlot
-from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 
 if TYPE_CHECKING:

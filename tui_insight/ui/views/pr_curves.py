@@ -19,9 +19,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.cache import SummaryCache
-from ...summary.payloads import PayloadError
-from ...summary.pr_curves import PrCurveData
+from ...summary.formats.payloads import PayloadError
+from ...summary.formats.pr_curves import PrCurveData
+from ...summary.store.cache import SummaryCache
 from ..common.text import markup, shown
 from ..loader import LoadProblem
 from ..state.pr_curves import PrCurvesState

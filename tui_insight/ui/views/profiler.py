@@ -32,20 +32,20 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from ...summary import profiler as data
-from ...summary.cache import Changes
-from ...summary.profiler import Profile, ProfileRef, Shapes, Timeline
+from ...summary.formats import profiler as data
+from ...summary.formats.profiler import Profile, ProfileRef, Shapes, Timeline
+from ...summary.store.cache import Changes
 from ..common.focus import focus_now
 from ..common.format import clock_time
 from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup
+from ..dialogs import ListPicker
 from ..loader import Loaded, LoadProblem
 from ..state.profiler import SECTION_TITLES, SECTIONS, ProfilerState
 from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.profile_charts import column_chart, fmt_bytes, fmt_ms, line_chart, share_bars
 from ..widgets.profile_table import OpTable
 from ..widgets.profile_timeline import TimelineChart
-from ..dialogs import ListPicker
 from .base import DataView, ViewSpec
 
 STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profiles have no step "

@@ -29,16 +29,15 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...summary.best import LOWER, best_of
-from ...summary.cache import Changes
-from ...summary.digest import TagDigest
-from ...summary.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
+from ...summary.queries.best import LOWER, best_of
+from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
+from ...summary.store.cache import Changes
+from ...summary.store.digest import TagDigest
 from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
 from ..common.text import literal, markup
-from ..state.scalars import (CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold,
-                             parse_threshold)
+from ..state.scalars import CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold, parse_threshold
 from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_problem, x_limits
 from ..widgets.summary_table import SummaryRow, SummaryTable
 from ..widgets.tag_picker import TagPicker

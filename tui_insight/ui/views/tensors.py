@@ -37,14 +37,20 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...summary.cache import Changes
-from ...summary.histograms import rebin
-from ...summary.payloads import Locator, PayloadError, TensorData
-from ...summary.series import Series
-from ...summary.tensors import (
-    SliceError, TensorSlice, TensorUnavailable, apply_slice, parse_slice, statistics, tensor_at,
+from ...summary.formats.payloads import Locator, PayloadError, TensorData
+from ...summary.queries.histograms import rebin
+from ...summary.queries.tensors import (
+    SliceError,
+    TensorSlice,
+    TensorUnavailable,
+    apply_slice,
+    parse_slice,
+    statistics,
+    tensor_at,
     tensor_histogram_steps,
 )
+from ...summary.store.cache import Changes
+from ...summary.store.series import Series
 from ..common.filters import compile_filter
 from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number
@@ -52,8 +58,8 @@ from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup
 from ..loader import Loaded, LoadProblem
 from ..state.tensors import Key, TensorsState, dims_text
-from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
 from ..widgets.on_demand_input import OnDemandInput
+from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
 from .base import DataView, ViewSpec
 

@@ -18,8 +18,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.cache import SummaryCache
-from ...summary.payloads import PayloadError
+from ...summary.formats.payloads import PayloadError
+from ...summary.store.cache import SummaryCache
 from ..common.text import literal, markup, shown
 from ..loader import LoadProblem
 from ..state.text import TextState

@@ -8,11 +8,10 @@ change is not drawn again.
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-import re
 
 import numpy as np
 import plotext as plt
@@ -21,13 +20,13 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
-from textual.strip import Strip
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.scalars import decimate
-from .. import _textual_compat
+from ...summary.queries.scalars import decimate
 from ...wall_time import OUT_OF_RANGE, wall_text
+from .. import _textual_compat
 from ..common.format import duration
 from ..common.names import apart
 from ..common.palette import hex_to_rgb, mix

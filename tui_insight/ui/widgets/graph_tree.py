@@ -1,6 +1,6 @@
 """Trees of the graph view: the computational graph's name scopes, and the dataset pipeline.
 
-`GraphTree` shows a built `Graph` (tui_insight.summary.graph) lazily: a scope's children become
+`GraphTree` shows a built `Graph` (tui_insight.summary.formats.graph) lazily: a scope's children become
 tree nodes only when it is expanded, and at most `CHUNK` at a time (a "… N more" line loads the
 next ones), so a graph of 100,000 nodes opens as fast as a small one. `scope_sizes` counts the
 nodes under each scope once per graph (in the worker that builds it).
@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...summary.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
+from ...summary.formats.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
 from ..common.format import clipped
 from ..common.palette import SERIES_COLOURS
 from ..common.text import shown

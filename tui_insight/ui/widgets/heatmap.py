@@ -27,7 +27,7 @@ from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.landscape import Landscape
+from ...summary.queries.landscape import Landscape
 from .braille import cell_bits, segment_dots
 from .ridgeline import nice_ticks, tick_label
 

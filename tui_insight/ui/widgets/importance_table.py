@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widget import Widget
 
-from ...summary.importance import Importance, TargetImportance
+from ...summary.queries.importance import Importance, TargetImportance
 from ..common.text import literal
 from .commands import CommandKeys
 

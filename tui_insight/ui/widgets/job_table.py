@@ -39,8 +39,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...summary.cache import JobView
-from ...summary.health import HealthBook, JobHealth
+from ...summary.queries.health import HealthBook, JobHealth
+from ...summary.store.cache import JobView
 from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour

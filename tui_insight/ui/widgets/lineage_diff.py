@@ -10,8 +10,8 @@ from typing import Any, Sequence
 
 from rich.text import Text
 
-from ...summary.lineage import LineageRow
-from ...summary.lineage_diff import differing_columns
+from ...summary.formats.lineage import LineageRow
+from ...summary.queries.lineage_diff import differing_columns
 from ..common.text import literal, markup
 from .lineage_table import Cell, LineageTable, TableColumn, cell_text
 

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...summary.graph import Edge, Graph, Node
+from ...summary.formats.graph import Edge, Graph, Node
 from ..common.format import clipped
 from ..common.text import shown
 from .graph_tree import PipelineStep

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.parallel import CATEGORY, Axis, Brush
+from ...summary.queries.parallel import CATEGORY, Axis, Brush
 from ..common.text import shown
 from .braille import BLANK, cell_bits, segment_dots
 from .commands import CommandKeys

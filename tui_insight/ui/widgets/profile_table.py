@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.profiler import Operator
+from ...summary.formats.profiler import Operator
 from ..common.text import shown
 from ..state.profiler import OP_COLUMNS
 from .profile_charts import fmt_ms

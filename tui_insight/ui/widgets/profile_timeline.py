@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widget import Widget
 
-from ...summary.profiler import Timeline, Track
+from ...summary.formats.profiler import Timeline, Track
 from ..common.palette import SERIES_COLOURS, hex_to_rgb
 from ..common.text import literal, shown
 from ..state.profiler import ZOOM, ProfilerState

@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping
 
 from textual.widgets import Static
 
-from ...summary.cache import JobView, SummaryCache
+from ...summary.store.cache import JobView, SummaryCache
 from ..common.format import count, megabytes
 from ..common.text import markup
 

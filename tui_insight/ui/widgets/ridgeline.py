@@ -34,10 +34,10 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.histograms import Ridgeline
-from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
+from ...summary.queries.histograms import Ridgeline
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import hex_to_rgb, mix
+from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
 
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
 SUB = 8  # framebuffer rows per cell in offset mode

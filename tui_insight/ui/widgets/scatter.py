@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.parallel import axis_for
+from ...summary.queries.parallel import axis_for
 from ..common.text import shown
 from .braille import BLANK, cell_bits
 from .commands import CommandKeys

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...summary.tensors import format_value
+from ...summary.queries.tensors import format_value
 from ..state.tensors import DEFAULT_COLUMN_WIDTH, MAX_COLUMN_WIDTH, MIN_COLUMN_WIDTH
 
 __all__ = ["SliceTable", "column_width_for", "DEFAULT_COLUMN_WIDTH", "MAX_COLUMN_WIDTH", "MIN_COLUMN_WIDTH"]

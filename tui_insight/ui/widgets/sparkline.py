@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ...summary.digest import bucket_means
+from ...summary.store.digest import bucket_means
 
 BARS = "▁▂▃▄▅▆▇█"
 

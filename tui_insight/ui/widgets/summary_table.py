@@ -13,8 +13,8 @@ from typing import Any, Sequence
 
 from rich.text import Span, Text
 
-from ...summary.best import HIGHER, LOWER, Direction
-from ...summary.digest import TagDigest
+from ...summary.queries.best import HIGHER, LOWER, Direction
+from ...summary.store.digest import TagDigest
 from ..common.format import number
 from ..common.names import apart
 from ..common.text import literal

@@ -1,0 +1,13 @@
+"""The log formats: bytes in, routed values out. Nothing here knows where the bytes came from
+or what is kept of them.
+
+- `file_names.py`: which kind a file is by its name, and the read order of a job's files.
+- `records.py`: MindSpore's framing and CRC (compat §1.1), the bulk layout decoder of
+  repeated events, the one-event path.
+- `tensorboard.py`: TensorBoard event files, each value routed to its plugin and tag.
+- `routing.py`: where the values of an event go, shared by the store and `--all-steps`.
+- `payloads.py`: tensors, images and histograms decoded from the file when asked for.
+- Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py`, `profiler.py`,
+  `projector.py`, `custom_scalars.py`, `pr_curves.py`.
+- `writer.py`: valid MindSpore and TensorBoard files, for tests, the demo and the benchmarks.
+"""

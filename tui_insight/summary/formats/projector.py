@@ -1,0 +1,76 @@
+"""TensorBoard projector embeddings (`projector_config.pbtxt`): found and listed, not shown.
+
+tensorboardX's `add_embedding` (and TF's projector plugin) write a text-format
+`projector_config.pbtxt` in the run directory, one `embeddings { ... }` block per tensor naming
+its `tensor_path` (a TSV: a row per point, tab-separated numbers) and maybe its
+`tensor_shape`. A directory holding one is a job (`file_names.classify`). No view draws
+embeddings; this reads the names and, where cheap, the shapes, for the job's notes.
+
+Only what is needed is parsed (no protobuf text-format parser: tensorboard is not a
+dependency). Bounded: the config is read up to MAX_CONFIG_BYTES, at most MAX_EMBEDDINGS blocks,
+and a TSV is measured only when small and inside the job directory.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+CONFIG_NAME = "projector_config.pbtxt"
+MAX_CONFIG_BYTES = 1 << 20
+MAX_EMBEDDINGS = 1000
+MAX_TSV_BYTES = 4 << 20  # a TSV this small is read to count its rows and columns
+
+_BLOCK = re.compile(r"embeddings\s*\{([^{}]*)\}")
+_FIELD = re.compile(r'(\w+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))')
+
+
+@dataclass(frozen=True)
+class Embedding:
+    name: str  # tensor_name ("" when the config names none)
+    tensor_path: str  # as written, relative to the config's directory
+    shape: tuple[int, ...] = ()  # () when not known cheaply
+
+    def label(self) -> str:
+        """"feat:00000 20x5" (the shape when known)."""
+        name = self.name or self.tensor_path or "?"
+        return f"{name} {'x'.join(map(str, self.shape))}" if self.shape else name
+
+
+def parse_config(text: str) -> list[Embedding]:
+    """The embeddings a projector config names, in order (at most MAX_EMBEDDINGS)."""
+    found: list[Embedding] = []
+    for block in _BLOCK.finditer(text):
+        if len(found) >= MAX_EMBEDDINGS:
+            break
+        name = path = ""
+        shape: list[int] = []
+        for key, quoted, number in _FIELD.findall(block.group(1)):
+            if key == "tensor_name" and quoted:
+                name = _unquoted(quoted)
+            elif key == "tensor_path" and quoted:
+                path = _unquoted(quoted)
+            elif key == "tensor_shape" and number:
+                shape.append(int(number))
+        found.append(Embedding(name, path, tuple(shape)))
+    return found
+
+
+def _unquoted(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def inside_path(tensor_path: str) -> str | None:
+    """`tensor_path` as a path inside the config's directory, or None (absolute, or leaving it)."""
+    if not tensor_path or tensor_path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", tensor_path):
+        return None
+    path = posixpath.normpath(tensor_path.replace("\\", "/"))
+    return None if path == ".." or path.startswith("../") or path == "." else path
+
+
+def tsv_shape(data: bytes) -> tuple[int, ...]:
+    """(rows, columns) of a TSV of numbers; () when it holds none."""
+    rows = [line for line in data.split(b"\n") if line.strip()]
+    if not rows:
+        return ()
+    return (len(rows), rows[0].count(b"\t") + 1)

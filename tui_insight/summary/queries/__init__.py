@@ -1,0 +1,9 @@
+"""Queries: pure functions over the store's `JobView`s, what the screens, `--export` and
+`--summary` ask.
+
+- `scalars.py` (smoothing, x axes, decimation), `histograms.py` (re-binning, §4.5),
+  `tensors.py` (slices, statistics, §4.6), `landscape.py` (§2).
+- Lineage across runs: `parallel.py` (parallel coordinates and brushes), `importance.py`,
+  `lineage_diff.py` (the columns that set runs apart).
+- The job list: `health.py` (badges and the headline metric), `best.py` (which run is best).
+"""

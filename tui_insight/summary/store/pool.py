@@ -1,0 +1,105 @@
+"""First loads of many jobs in worker processes (`SummaryCache(..., workers=N)`).
+
+Each worker reads one job from scratch with a loader of its own and hands back the job's
+snapshot (`summary/store/snapshot.py`): compact arrays, no pickled objects of ours. The loading thread
+installs it and publishes the job. Workers are started with "forkserver" (or "spawn" where
+there is none), never fork: the app has threads, and a forked child could inherit a lock held
+by one of them. A worker that dies breaks the whole pool (`BrokenProcessPool`); `JobPool` then
+starts a new one for later work, and the caller reads the lost jobs in its own process.
+"""
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import resource_tracker
+
+from ..sources.discovery import FoundJob
+
+BIG_JOB_BYTES = 64 << 20  # bigger jobs are read in-process: their progress views fill the charts
+MIN_JOBS = 8  # a pass over fewer jobs reads them in-process: starting processes would cost more
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(["tui_insight.summary.store.cache"])  # workers start with it imported
+    return ctx
+
+
+_layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
+
+
+def read_job(found: FoundJob) -> tuple[bytes, int, int]:
+    """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
+    global _layouts, _tb_layouts
+    from ..formats.records import LayoutBook
+    from .cache import LoadProgress, _JobLoader
+    from .snapshot import encode
+
+    if _layouts is None:
+        _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
+    loader = _JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
+    progress = LoadProgress()
+    loader.refresh(found, None, progress)
+    return encode(loader.snapshot()), progress.bytes_read, progress.files_read
+
+
+class JobPool:
+    """A process pool started on first use, and again after it broke or was closed. Each start
+    is a new generation: a future of an older one that never finished is lost, not waited for."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self.disabled = False  # processes could not be started here: read in the caller's process
+        self.generation = 0
+        self._executor: ProcessPoolExecutor | None = None
+        # multiprocessing's resource tracker hands it our stderr when it starts: now, that is a
+        # file; once a full-screen UI has replaced sys.stderr, it is not (and starting fails).
+        try:
+            resource_tracker.ensure_running()
+        except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
+            pass
+
+    def submit(self, found: FoundJob) -> tuple[Future, int]:
+        """Read `found` in a worker: (its future, the pool's generation). Raises BrokenProcessPool
+        when a worker died since the last call."""
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
+            self.generation += 1
+        return self._executor.submit(read_job, found), self.generation
+
+    def live(self, generation: int) -> bool:
+        """Is the pool of `generation` still the one at work, and whole? A job sent in the very
+        moment a worker died may never be answered (the executor fails the jobs it knows of, and
+        not one added while it does): the pool saying it is broken is then the only sign."""
+        if generation != self.generation or self._executor is None:
+            return False
+        if getattr(self._executor, "_broken", False) or self._worker_exited():
+            self.broke(generation)
+            return False
+        return True
+
+    def _worker_exited(self) -> bool:
+        """Whether a worker process exited (they exit only when shut down): the executor may not
+        know, as a worker killed while sending its result leaves the executor's thread waiting
+        for the rest of that result, for ever."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return any(process.exitcode is not None for process in list(processes.values()))
+
+    def broke(self, generation: int) -> None:
+        """A worker of `generation` died: if that is the current pool, the next `submit` starts a new one."""
+        if generation == self.generation and self._executor is not None:
+            executor, self._executor = self._executor, None
+            # Ends the wait of an executor thread for a result its dead worker only began to
+            # send (the read then fails and the executor fails its jobs, as for any broken pool).
+            writer = getattr(getattr(executor, "_result_queue", None), "_writer", None)
+            if writer is not None:
+                writer.close()
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers (idle processes hold memory); the next `submit` starts them again."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
