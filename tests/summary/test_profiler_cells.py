@@ -183,3 +183,10 @@ def test_an_infinite_cell_costs_its_row_not_the_export(job, tmp_path):
     assert any("type_occurrences 'inf' is not a finite number" in p for p in problems)
     assert any("op_occurrences '1e400' is not a finite number" in p for p in problems)
     assert all(p in (tmp_path / "out" / "problems.csv").read_text() for p in problems)
+
+
+def test_a_bare_carriage_return_in_a_cell_costs_its_line_not_the_table(job):
+    """The csv module refuses a line holding an unquoted carriage return; the rest is kept."""
+    an_op_table_cell(job, "cpu_op_detail_info_0.csv", "operators", 0, 0, "\r")
+    problems = load_profile(find_profiles(str(job))[0]).problems
+    assert any("line 2 left out" in p for p in problems)

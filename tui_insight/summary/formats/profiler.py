@@ -355,12 +355,21 @@ def _label(ref: ProfileRef, path: str) -> str:
 
 def _csv_rows(text: str, label: str, problems: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and rows; a last line cut short (no newline, fewer fields) is dropped and named."""
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as exc:
-        problems.append(f"{label}: not a CSV ({exc})")
-        return [], []
-    rows = [row for row in rows if row]
+    rows = []
+    reader = csv.reader(io.StringIO(text))
+    while True:  # a line the reader refuses (a bare carriage return in a field) costs that line
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            if not rows:
+                problems.append(f"{label}: not a CSV ({exc})")
+                return [], []
+            problems.append(f"{label}: line {reader.line_num} left out, not CSV ({exc})")
+            continue
+        if row:
+            rows.append(row)
     if not rows:
         problems.append(f"{label}: empty")
         return [], []
