@@ -125,8 +125,8 @@ def file_opens(source: str) -> list[tuple[int, str, str]]:
 def test_the_import_checker_sees_every_kind_of_import():
     source = (
         "import textual.app\n"
-        "from ..ui import app\n"
-        "from .. import ui\n"
+        "from ...ui import app\n"
+        "from ... import ui\n"
         "def later():\n"
         "    from textual.widgets import Static\n"
         "    importlib.import_module('textual')\n"
