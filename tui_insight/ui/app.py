@@ -388,7 +388,7 @@ class InsightApp(App):
     def open_jobs(self, train_ids: tuple[str, ...], view_id: str | None = None) -> None:
         self.push_screen(load_dashboard().DashboardScreen(tuple(train_ids), initial=view_id))
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:  # async as Textual's own
         if len(self.screen_stack) > 1:
             self.pop_screen()
 

@@ -18,9 +18,10 @@ once. An explicit full reload (no turn) checks every file.
 """
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 REMAKE_SHARE = 8  # more than 1/8 of the jobs left by a pass: the next pass makes the table again
 DORMANT_SECONDS = 600.0
@@ -53,8 +54,13 @@ class Rotation(Generic[Row]):
         return self.hot + self.dormant[turn % DORMANT_TURNS]
 
 
+class Settled(Protocol):
+    """A job loader as the table sees it: what it last settled, `(job, file rows)` or None."""
+    settled: tuple | None
+
+
 class PollTable:
-    def __init__(self, jobs: Mapping[str, object], loaders: Mapping[str, object], unsettled: set[str]):
+    def __init__(self, jobs: Mapping[str, object], loaders: Mapping[str, Settled], unsettled: set[str]):
         self.jobs = dict(jobs)  # what it was made for
         self.unsettled = unsettled  # shared with the loaders: records gone since it was made
         unsettled.clear()  # the records read below are current
@@ -73,7 +79,7 @@ class PollTable:
         """Made for these jobs (equal: the same files), and not stale."""
         return not self.stale and jobs == self.jobs  # values compared by identity first: C speed
 
-    def left(self, jobs: Mapping[str, object], stat: Callable[[str], object],
+    def left(self, jobs: Mapping[str, object], stat: Callable[[str], os.stat_result],
              turn: int | None = None) -> dict[str, object]:
         """Those of `jobs` (which it `fits`) whose files may have changed, or not known settled;
         at a background poll's `turn`, only the dormant files of that turn are looked at."""

@@ -143,7 +143,7 @@ class LineageState:
         """`←`/`→`: the axis `step` places over (stopping at the ends)."""
         if not axes:
             return self
-        current = self.picked_axis(axes)
+        current = self.axis if self.axis is not None and self.axis in axes else axes[0]
         index = max(0, min(len(axes) - 1, list(axes).index(current) + step))
         return self if axes[index] == self.axis else replace(self, axis=axes[index])
 
@@ -175,7 +175,7 @@ class LineageState:
         """The highlighted run moves `step` places along `order` (from the first when none is)."""
         if not order:
             return self
-        if self.row in order:
+        if self.row is not None and self.row in order:
             index = max(0, min(len(order) - 1, list(order).index(self.row) + step))
         else:
             index = 0 if step > 0 else len(order) - 1
@@ -186,7 +186,7 @@ class LineageState:
         if not entries:
             return self
         current = (self.target, self.param)
-        index = list(entries).index(current) + step if current in entries else 0
+        index = next((i + step for i, entry in enumerate(entries) if entry == current), 0)
         target, param = entries[max(0, min(len(entries) - 1, index))]
         return self if (target, param) == current else replace(self, target=target, param=param)
 

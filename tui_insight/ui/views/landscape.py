@@ -223,7 +223,8 @@ class LandscapeView(DataView):
         data = self.data.get(train_id)
         if data is None:
             return None
-        return data.landscapes.get(key if key is not None else self.state.selected)
+        wanted = key if key is not None else self.state.selected
+        return data.landscapes.get(wanted) if wanted is not None else None
 
     def shown_landscapes(self) -> dict[str, Landscape]:
         """The selected landscape of each job that has it."""

@@ -349,7 +349,7 @@ class LineageView(DataView):
             if len({cells[tid][i] for tid in cells}) <= 1:
                 for tid in cells:
                     value = cells[tid][i]
-                    if value is not None:
+                    if isinstance(value, str):
                         cells[tid][i] = Text(value, style="dim")  # already shown(): no markup, no controls
         self.dataset_table.set_table(table_columns, cells, [row.summary_dir for row in self.shown])
 
@@ -484,7 +484,7 @@ class LineageView(DataView):
 
     def action_sort(self) -> None:
         column = self.active_table.current_column_key
-        if self._can_sort(column):
+        if column is not None and self._can_sort(column):
             self.state = self.state.sort_by(column)
 
     def action_sort_reverse(self) -> None:
@@ -624,7 +624,7 @@ class LineageView(DataView):
             colour_axis = axis_for(colour, self.chart_values[colour]) if colour else None
             self.chart_runs = ChartRuns.build([row.summary_dir for row in self.rows], axes,
                                               [self.chart_values[c] for c in columns], colour_axis,
-                                              self.chart_values.get(colour, []))
+                                              self.chart_values.get(colour, []) if colour else [])
             self._chart_key = key
         return self.chart_runs
 

@@ -343,7 +343,7 @@ class ProfilerView(DataView):
             label = ref.name if len(self.train_ids) == 1 else f"{tid} · {ref.name}"
             parts.append(f"[b]{markup(label)}[/b]")
             parts.append(f"{ref.target.upper()} · {clock_time(ref.created)}")
-            if len(self.refs or ()) > 1:
+            if self.refs is not None and len(self.refs) > 1:
                 parts.append(f"{len(self.refs)} profiles (p: pick)")
         if self.profile is not None:
             calls = f"{len(self.profile.calls)} calls" if self.profile.calls_read else "reading calls…"

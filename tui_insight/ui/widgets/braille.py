@@ -6,6 +6,7 @@ segments at once (`segment_dots`), and turn it into one code point per cell (`ce
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 BLANK = 0x2800
 _BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # [dot row][dot column] of a cell
@@ -21,7 +22,7 @@ def cell_bits(dots: np.ndarray) -> np.ndarray:
     return bits
 
 
-def segment_dots(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray) -> tuple[np.ndarray, ...]:
+def segment_dots(x0: ArrayLike, y0: ArrayLike, x1: ArrayLike, y1: ArrayLike) -> tuple[np.ndarray, ...]:
     """The dots of many straight segments at once: (x, y, segment index) of every dot, each
     segment drawn with one dot per step along its longer side (no gaps), in segment order."""
     x0, y0, x1, y1 = (np.asarray(a, dtype=np.float64) for a in (x0, y0, x1, y1))

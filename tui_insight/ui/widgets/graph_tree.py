@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Union
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Tree
@@ -121,7 +122,7 @@ class GraphTree(Tree[GraphData]):
 
     def get_label_width(self, node: TreeNode[GraphData]) -> int:
         """The label's width without rendering it (Tree renders every line's label to measure it)."""
-        return node.label.cell_len + (len(self.ICON_NODE) if node.allow_expand else 0)
+        return cell_len(str(node.label)) + (len(self.ICON_NODE) if node.allow_expand else 0)
 
     # -- filling ------------------------------------------------------------------------------
 

@@ -283,7 +283,7 @@ def colour_range(ls: Landscape, asked: tuple[float, float] | None) -> tuple[floa
     return lo, hi
 
 
-def _label_width(values: Sequence[float]) -> int:
+def _label_width(values: Sequence[str]) -> int:
     return max((len(v) for v in values), default=1)
 
 

@@ -110,6 +110,7 @@ def layout(n_axes: int, picked: int, width: int, height: int, bar: bool, missing
     fits = max(1, (right - left) // MIN_SPACING + 1)
     count = min(n_axes, fits)
     first = min(max(0, picked - count // 2), n_axes - count)
+    columns: tuple[int, ...]
     if count == 1:
         columns = ((left + right) // 2,)
     else:
@@ -211,9 +212,9 @@ def _lines(canvas: Canvas, runs: ChartRuns, look: ChartLook, dots: _Raster, widt
     # COLOUR_LEVELS steps of the colour map: neighbouring cells share a style more often (fewer segments)
     levels = np.round(np.nan_to_num(shade) * (COLOUR_LEVELS - 1)) / (COLOUR_LEVELS - 1)
     run_colour = np.where(np.isnan(shade), NO_VALUE_COLOUR, lut_colours(levels, (0.0, 1.0)))
-    cell_colour = np.full(height * width, -1, dtype=np.int64)
-    cell_colour[dots.cell[lit]] = run_colour[lit_runs]  # the last drawn (highest) wins
-    cell_colour = cell_colour.reshape(height, width)
+    flat_colour = np.full(height * width, -1, dtype=np.int64)
+    flat_colour[dots.cell[lit]] = run_colour[lit_runs]  # the last drawn (highest) wins
+    cell_colour = flat_colour.reshape(height, width)
     bright_bits, faint_bits = cell_bits(bright.reshape(shape)), dots.every_bits
     on = bright_bits > 0
     only_faint = ~on & (faint_bits > 0)

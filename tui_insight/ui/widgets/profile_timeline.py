@@ -9,6 +9,7 @@ The window and the selection are the view's state: the keys here hand transition
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 import numpy as np
 from rich.text import Text
@@ -128,7 +129,7 @@ class TimelineChart(Widget, can_focus=True):
     # -- keys: transitions handed to the view -------------------------------------------------------
 
     def _apply(self, change) -> None:
-        view = next((a for a in self.ancestors if hasattr(a, "timeline_state")), None)
+        view: Any = next((a for a in self.ancestors if hasattr(a, "timeline_state")), None)  # the profiler view
         if view is None or self.timeline is None or not self.timeline.tracks:
             return
         view.timeline_state(change(view.state, self.timeline))
