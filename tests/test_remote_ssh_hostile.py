@@ -16,7 +16,7 @@ from sshd import sshd_or_fail
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.sources.local import SourceError
 from tui_insight.summary.sources.ssh import RECONNECTING, SshError, SshSource
-from tui_insight.summary.sources.ssh_limits import NOISE_BYTES, RequestLimits
+from tui_insight.summary.sources.remote_limits import NOISE_BYTES, RequestLimits
 from tui_insight.summary.store.cache import SummaryCache
 
 SMALL = RequestLimits(max_listing=64 << 10, timeout=30)  # a test-sized cap (requests on a busy machine: 30 s)
@@ -432,6 +432,25 @@ def spooled_bytes() -> int:
     return total
 
 
+def test_a_session_started_ahead_spools_no_more_than_a_logins_noise_while_it_waits(server, hostile, tmp_path):
+    """The session started ahead of the next request waits, idle, for its script; one whose host
+    streams at once (a runaway ForceCommand) is stopped at a login's noise, however long the
+    wait, and the next request still gets its answer from a session of its own."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        server.hostile_tool("eager", "exec cat /dev/zero\n")  # every session streams at once
+        with pytest.raises(SourceError):
+            source.discover({})  # zeros, bounded by the cap; a session is started beside it
+        time.sleep(1.0)  # idle, as between two reloads: /dev/zero over ssh fills gigabytes in that time
+        assert spooled_bytes() <= NOISE_BYTES + 1
+        server.clear_hostile_tools()
+        assert list(source.discover({}).jobs) == ["./a", "./b"]
+    finally:
+        source.close()
+
+
 def test_a_host_that_answers_before_its_script_gets_no_session_started_ahead(server, hostile, tmp_path):
     """The session started ahead of the next request waits, idle, for its script; a host whose
     sessions stream at once (a runaway ForceCommand) filled its spool without bound between
@@ -448,6 +467,6 @@ def test_a_host_that_answers_before_its_script_gets_no_session_started_ahead(ser
             except SourceError:
                 pass  # a listing of zeros: that host's error, bounded by the cap
             time.sleep(0.3)  # idle, as between two reloads
-        assert spooled_bytes() <= NOISE_BYTES
+        assert spooled_bytes() <= NOISE_BYTES + 1  # at most one session, stopped past a login's noise
     finally:
         source.close()

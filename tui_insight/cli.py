@@ -98,9 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     remote.add_argument("--ssh-max-listing", type=byte_size, default=None, metavar="SIZE",
                         help="most one ssh listing may send (default 64M, or $TUI_INSIGHT_SSH_MAX_LISTING): "
                              "past it the files further on are not shown; a read may send what it asked for")
-    remote.add_argument("--ssh-timeout", type=float, default=None, metavar="SECONDS",
-                        help="how long an ssh request may go unanswered (default 30, or $TUI_INSIGHT_SSH_TIMEOUT), "
-                             "plus a second per 64 KiB it moves; past it the request fails as a dropped connection")
+    remote.add_argument("--remote-timeout", "--ssh-timeout", dest="ssh_timeout", type=float, default=None,
+                        metavar="SECONDS",
+                        help="how long an ssh or object-store request may go unanswered (default 30, or "
+                             "$TUI_INSIGHT_SSH_TIMEOUT), plus a second per 64 KiB it moves; past it the request "
+                             "fails as a dropped connection")
     start = parser.add_argument_group("where to open")
     jobs = start.add_mutually_exclusive_group()
     jobs.add_argument("--job", metavar="ID", help="open this job's dashboard (./lenet, or lenet)")
@@ -160,18 +162,22 @@ def make_source(logdir: str, args: argparse.Namespace, connection=None):
     """The cache's source for LOGDIR (a local path stays a path). Raises SourceError.
     `connection`: for user@host:/path, the one `connect_early` started."""
     kind = remote_kind(logdir)
+    if kind is None:
+        return logdir
+    from .summary.sources.local import SourceError
+    from .summary.sources.remote_limits import limits_from
+
+    try:
+        limits = limits_from(args.ssh_max_listing, args.ssh_timeout)
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
     if kind == "url":
         from .summary.sources.object_store import FsspecSource, parse_storage_options
 
-        return FsspecSource(logdir, parse_storage_options(args.storage_option))
+        return FsspecSource(logdir, parse_storage_options(args.storage_option), limits)
     if kind == "ssh":
-        from .summary.sources.ssh import SshError, SshSource
-        from .summary.sources.ssh_limits import limits_from
+        from .summary.sources.ssh import SshSource
 
-        try:
-            limits = limits_from(args.ssh_max_listing, args.ssh_timeout)
-        except ValueError as exc:
-            raise SshError(str(exc)) from None
         return SshSource(logdir, ssh_options(args), connection, limits)
     return logdir
 
@@ -265,9 +271,10 @@ def run_command(argv: list[str] | None = None) -> int:
             if problem:
                 return fail(problem)
         elif (args.storage_option and remote_kind(args.logdir) != "url") or \
-                ((args.ssh_option or args.ssh_config or args.ssh_max_listing or args.ssh_timeout)
-                 and remote_kind(args.logdir) != "ssh"):
-            return fail("--storage-option goes with a URL LOGDIR, --ssh-option and --ssh-config with user@host:/path")
+                ((args.ssh_option or args.ssh_config or args.ssh_max_listing) and remote_kind(args.logdir) != "ssh") \
+                or (args.ssh_timeout and remote_kind(args.logdir) is None):
+            return fail("--storage-option goes with a URL LOGDIR, --ssh-option and --ssh-config with user@host:/path, "
+                        "--remote-timeout with either")
         connection = connect_early(args.logdir, args)  # before the imports below
         try:
             from .summary.sources.local import SourceError

@@ -27,6 +27,7 @@ from typing import Any, BinaryIO
 from .discovery import Discovery
 from .local import ListedFiles, RangeCache, RangeFile, SourceError
 from .location import is_url  # noqa: F401 (where it was; the tests import it from here)
+from .remote_limits import LIST_BYTES, RequestLimits, limits_from
 from .remote_listing import bad_entries, jobs_from_listing, listed_mtime, listed_size, path_part, real_key
 
 EXTRA = "pip install 'tui-insight[remote]'"
@@ -90,8 +91,11 @@ class FsspecSource:
 
     is_local = False
 
-    def __init__(self, url: str, storage_options: dict[str, Any] | None = None):
+    def __init__(self, url: str, storage_options: dict[str, Any] | None = None,
+                 limits: RequestLimits | None = None):
+        """`limits`: how long one request may take (`remote_limits`; else from the environment)."""
         self.location = url
+        self.limits = limits if limits is not None else limits_from()
         self.status = ""
         protocol, _, rest = url.partition("://")
         protocol = protocol.lower()
@@ -106,6 +110,7 @@ class FsspecSource:
                                   "--storage-option client_kwargs.endpoint_url=https://obs.REGION.myhuaweicloud.com")
         try:
             import fsspec
+            import fsspec.asyn
 
             self.fs = fsspec.filesystem(protocol, **options)
         except ImportError as exc:
@@ -116,18 +121,22 @@ class FsspecSource:
             raise SourceError(f"{url}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 (a backend's own configuration errors)
             raise SourceError(f"{url}: {_describe(exc)}") from None
+        # Async backends (s3fs, gcsfs, adlfs) cancel a request past its `timeout`; others keep their own.
+        self._async = isinstance(self.fs, fsspec.asyn.AsyncFileSystem)
         self.root = self.fs._strip_protocol(f"{protocol}://{rest}").rstrip("/") or "/"
         self._last: Discovery | None = None
+        self._listed: int | None = None  # files in the last listing (its successor's time)
         self._ranges = RangeCache(self._fetch, fetch_many=self._fetch_many)
         self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
 
     def discover(self, listings: dict, turn: int | None = None) -> Discovery:
         try:
             self.fs.invalidate_cache(self.root)  # backends keep listings: this one must be new
-            found = self.fs.find(self.root, withdirs=False, detail=True)
+            nbytes = self.limits.max_listing if self._listed is None else self._listed * LIST_BYTES
+            found = self.fs.find(self.root, withdirs=False, detail=True, **self._deadline(nbytes))
         except Exception as exc:  # noqa: BLE001 (backends raise their own errors, not only OSError)
             if self._last is None:
-                raise SourceError(_describe(exc)) from None  # the cache says "cannot read LOGDIR: ..."
+                raise SourceError(_describe(exc, self._seconds(nbytes))) from None  # the cache says "cannot read LOGDIR: ..."
             self.status = RECONNECTING  # keep what was found: the next reload tries again
             return self._last
         if not found and self._last is None and not self._is_dir():
@@ -150,13 +159,21 @@ class FsspecSource:
             listed.append((prefix + "/".join(map(path_part, rel.split("/"))), size, mtime, _version(info)))
             entries.append((rel, size, mtime))
         self._files.update(listed)
+        self._listed = len(found)
         found_jobs = jobs_from_listing(self.root, entries)
         self._last = Discovery(found_jobs.jobs, bad_entries(bad) + found_jobs.problems)
         return self._last
 
+    def _seconds(self, nbytes: int) -> float:
+        return self.limits.seconds(nbytes)
+
+    def _deadline(self, nbytes: int) -> dict[str, float]:
+        """The keyword that bounds one request moving `nbytes` (fsspec's `timeout`), if the backend has it."""
+        return {"timeout": self._seconds(nbytes)} if self._async else {}
+
     def _is_dir(self) -> bool:
         try:
-            return bool(self.fs.isdir(self.root))
+            return bool(self.fs.isdir(self.root, **self._deadline(0)))
         except Exception:  # noqa: BLE001
             return False
 
@@ -165,7 +182,10 @@ class FsspecSource:
 
     def _fetch(self, path: str, start: int, end: int) -> bytes:
         try:
-            return self.fs.cat_file(real_key(path), start=start, end=end)
+            return self.fs.cat_file(real_key(path), start=start, end=end, **self._deadline(end - start))
+        except TimeoutError:  # fsspec's FSTimeoutError: past its deadline
+            self.status = RECONNECTING
+            raise OSError(_describe(TimeoutError(), self._seconds(end - start))) from None
         except OSError:
             raise
         except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
@@ -174,12 +194,13 @@ class FsspecSource:
 
     def _fetch_many(self, ranges: list[tuple[str, int, int]]) -> list[bytes | OSError]:
         """Each range, fetched together (concurrently by async backends such as s3fs)."""
+        nbytes = sum(end - start for _, start, end in ranges)
         try:
             got = self.fs.cat_ranges([real_key(p) for p, _, _ in ranges], [s for _, s, _ in ranges], [e for _, _, e in ranges],
-                                     on_error="return")
-        except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error)
+                                     on_error="return", **self._deadline(nbytes))
+        except Exception as exc:  # noqa: BLE001 (a dropped connection, a backend error, past its deadline)
             self.status = RECONNECTING
-            return [OSError(_describe(exc))] * len(ranges)
+            return [OSError(_describe(exc, self._seconds(nbytes)))] * len(ranges)
         return [data if isinstance(data, bytes) else OSError(_describe(data)) for data in got]
 
     def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
@@ -206,7 +227,10 @@ class FsspecSource:
 
     def listdir(self, path: str) -> list[str]:
         try:
-            return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(real_key(path), detail=False))
+            return sorted(posixpath.basename(p.rstrip("/")) for p in self.fs.ls(real_key(path), detail=False,
+                                                                                 **self._deadline(0)))
+        except TimeoutError:
+            raise OSError(_describe(TimeoutError(), self._seconds(0))) from None
         except OSError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -285,8 +309,10 @@ class WindowedRange(RangeFile):
         return chunk + super().read(need)
 
 
-def _describe(exc: BaseException) -> str:
-    """One line: the error's own first line, or its kind."""
+def _describe(exc: BaseException, seconds: float | None = None) -> str:
+    """One line: the error's own first line, or its kind; past a deadline of `seconds`, that."""
+    if isinstance(exc, TimeoutError) and seconds is not None:
+        return f"no answer in {seconds:.0f} s"
     text = (str(exc).strip().splitlines() or [""])[0]
     if isinstance(exc, OSError) and exc.strerror:
         text = exc.strerror

@@ -17,7 +17,7 @@ login shell's start are not in a request's way (~10 ms a request here; a slow `.
   it), pruning hidden directories, staying on LOGDIR's filesystem and below it, and stopping a
   few levels below `MAX_DEPTH` (profile directories nest) or at `limits.MAX_DIRS_WALKED` directories;
   `stat` answers from that listing without a round trip.
-- **bounds** (`ssh_limits`): a read's answer may hold what it asked for, a listing's
+- **bounds** (`remote_limits`): a read's answer may hold what it asked for, a listing's
   `--ssh-max-listing` bytes; a request may take a floor plus time for its bytes. The host is not
   trusted: past them the request is stopped, and every field it sent is checked where parsed.
 - **read**: bytes [start, end) with `tail -c +N | head -c M`, or only `head -c M` from the start
@@ -64,6 +64,12 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
+try:  # the idle session's relay (`_Relayed`)
+    import fcntl
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
 from ..limits import MAX_DIRS_WALKED
 from . import ssh_listing
 from .discovery import MAX_DEPTH, Discovery
@@ -77,7 +83,7 @@ from .ssh_connection import (
     one_line,
     parse_target,  # noqa: F401 (where it was; the tests import it from here)
 )
-from .ssh_limits import NOISE_BYTES, RequestLimits, limits_from
+from .remote_limits import NOISE_BYTES, RequestLimits, limits_from
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
 PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
@@ -136,7 +142,7 @@ class SshSource:
     def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None,
                  limits: RequestLimits | None = None):
         """`connection`: the one the command line started early for `target` (else a new one);
-        `limits`: the bounds of one request (else `ssh_limits.limits_from` the environment)."""
+        `limits`: the bounds of one request (else `remote_limits.limits_from` the environment)."""
         self.location = target
         try:
             self.limits = limits if limits is not None else limits_from()
@@ -276,13 +282,15 @@ class SshSource:
         if returncode != 0:
             raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
-    def _request(self, script: bytes, connect: bool) -> tuple[_Session, bool]:
+    def _request(self, script: bytes, connect: bool, nbytes: int = 0) -> tuple[_Session, bool]:
         """Send `script` to a session: the spare one if the master is up, else a new one. Returns
-        it, and whether the master was up before (`_check`). The next spare starts meanwhile."""
+        it, and whether the master was up before (`_check`). The next spare starts meanwhile.
+        A request for more than RELAYED_MOST bytes (`nbytes`) takes a session of its own: the
+        spare's relay would copy every byte again, and its head start is nothing beside them."""
         self._join_start()
         connected = self._master_alive()
         command = self._command(connect)
-        session = self._take_spare() if connected else None
+        session = self._take_spare() if connected and nbytes <= RELAYED_MOST else None
         if session is None:
             session = _Session(command)
         session.send(script)
@@ -297,7 +305,7 @@ class SshSource:
         if spare is not None and spare.proc.poll() is not None:
             spare.discard()  # its ssh ended (the master went, or the host refused the session)
             return None
-        if spare is not None and _answered_unasked(spare):
+        if spare is not None and (_answered_unasked(spare) or not spare.asked()):
             with self._lock:
                 self._spares = False
             spare.discard()
@@ -322,18 +330,18 @@ class SshSource:
             old = self._spare
             if not self._spares or (old is not None and old.proc.poll() is None):
                 return
-            self._spare = _Session([*self._ssh("no"), self.host, "sh -s"])
+            self._spare = _Session([*self._ssh("no"), self.host, "sh -s"], idle=True)
         if old is not None:
             old.discard()  # ended with the master that is gone
 
     def _run(self, script: bytes, connect: bool = False, asked: tuple[int, int] | None = None,
-             walked: ssh_listing.WalkedDirectories | None = None) -> bytes:
+             walked: ssh_listing.WalkedDirectories | None = None, expected: int = 0) -> bytes:
         """Run `script` on the host; its standard output after MARK. `asked`: a read's (bytes,
         ranges), which bound its answer and its time; None: a listing, bounded by
         `limits.max_listing` and `walked` (past them, ssh is stopped and the answer is what
-        arrived) and given time for the bytes it sends (`ssh_limits`). Past its time a request
+        arrived) and given time for the bytes it sends (`remote_limits`). Past its time a request
         fails as a dropped connection does; a read answering more than asked fails."""
-        session, connected = self._request(script, connect)
+        session, connected = self._request(script, connect, expected)
         proc = session.proc
         limits = self.limits
         most = limits.max_listing + NOISE_BYTES if asked is None else limits.read_bytes(*asked)
@@ -514,14 +522,15 @@ class SshSource:
         if not ranges:
             return []
         script = [_READ % {b"mark": MARK}]
-        asked = 0
+        asked = expected = 0
         for i, (path, start, end) in enumerate(ranges):
             stop = (1 << 62) if end is None else end
             pad = 0 if i == len(ranges) - 1 else 1
             script.append(b"r %s %d %d %d\n" % (quote(path), start, stop, pad))
             # To the end (a file not listed, its size unknown): up to a listing's cap.
             asked += self.limits.max_listing if end is None else max(0, end - start)
-        out = self._run(b"".join(script), asked=(asked, len(ranges)))
+            expected += 0 if end is None else max(0, end - start)  # a file not listed: a small one, as a rule
+        out = self._run(b"".join(script), asked=(asked, len(ranges)), expected=expected)
         results: list[bytes | OSError] = []
         at = 0
         for path, start, end in ranges:
@@ -567,7 +576,7 @@ class SshSource:
         if held is not None:
             return RangeFile(held, start)
         script = _READ % {b"mark": MARK} + b"r %s %d %d 0\n" % (quote(path), start, end)
-        session, connected = self._request(script, False)
+        session, connected = self._request(script, False, end - start)
         errors = session.errors
         bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
                        lambda why: self._failed(why))
@@ -623,24 +632,37 @@ def _count(header: bytes, asked: int | None) -> int | None:
 
 def _answered_unasked(session: "_Session") -> bool:
     """Whether a session that was sent no script yet spooled more than a login's noise: a host
-    that answers unasked (a runaway or hostile ForceCommand). Nothing bounds an idle session's
-    spool, so such a host gets no session started ahead; each request's own is bounded while it
-    runs."""
+    that answers unasked (a runaway or hostile ForceCommand). Such a host gets no more sessions
+    started ahead; the one that answered spooled at most IDLE_SPOOL (`_Relayed`)."""
     return os.fstat(session.spool).st_size > NOISE_BYTES
+
+
+RELAYED_MOST = 4 << 20  # a larger request gets a session of its own (`SshSource._request`)
+PIPE_BYTES = 1 << 20  # the relay's pipe (Linux's default 64 KiB: a switch per 64 KiB moved)
+IDLE_SPOOL = NOISE_BYTES + 1  # what a session started ahead may spool before its script: past a login's noise
 
 
 class _Session:
     """One `ssh HOST sh -s`, started before its script is known (`SshSource._spare_up`): its
-    stdout a spool (`_spool`), its stderr a file (neither is a pipe anyone must drain)."""
+    stdout a spool (`_spool`), its stderr a file (neither is a pipe anyone must drain). One
+    started ahead (`idle`) writes through a relay that bounds its spool until it is asked."""
 
-    def __init__(self, command: list[str]):
+    def __init__(self, command: list[str], idle: bool = False):
         self.spool, self.errors = _spool(), tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.spool, stderr=self.errors)
+            if idle and _Relayed.works:
+                self.proc: subprocess.Popen | _Relayed = _Relayed(command, self.spool, self.errors)
+            else:
+                self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.spool, stderr=self.errors)
         except BaseException:
             os.close(self.spool)
             self.errors.close()
             raise
+
+    def asked(self) -> bool:
+        """Lift the idle bound, now that a script is on its way; False if that failed (the relay
+        was stopped at its bound: the host answered unasked)."""
+        return self.proc.unbound() if isinstance(self.proc, _Relayed) else True
 
     def send(self, script: bytes) -> None:
         try:
@@ -691,6 +713,65 @@ class _Session:
         self.errors.close()
 
 
+class _Relayed:
+    """An idle session's ssh, its stdout a pipe into the spool through `cat`: the kernel bounds
+    what `cat` may write (its RLIMIT_FSIZE soft limit at IDLE_SPOOL, so a host that streams
+    before its script gets it stopped there) until `unbound` lifts it. With ControlMaster the
+    master process writes the session's output, so no limit on ssh itself could do this.
+    Popen's face: `poll`/`wait` count both processes (the spool is whole once `cat` is done),
+    `returncode` is ssh's. Linux only (`resource.prlimit`); elsewhere sessions start unrelayed."""
+
+    works = resource is not None and hasattr(resource, "prlimit") and shutil.which("cat") is not None
+
+    def __init__(self, command: list[str], spool: int, errors):
+        read_end, write_end = os.pipe()
+        try:
+            try:
+                fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+            except OSError:
+                pass  # past /proc/sys/fs/pipe-max-size: the default size
+            self.relay = subprocess.Popen(["cat"], stdin=read_end, stdout=spool, stderr=subprocess.DEVNULL)
+            try:
+                resource.prlimit(self.relay.pid, resource.RLIMIT_CORE, (0, resource.prlimit(self.relay.pid, resource.RLIMIT_CORE)[1]))
+                hard = resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE)[1]
+                resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE, (IDLE_SPOOL, hard))
+                self.ssh = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=write_end, stderr=errors)
+            except BaseException:
+                self.relay.kill()
+                self.relay.wait()
+                raise
+        finally:
+            os.close(read_end)
+            os.close(write_end)
+        self.stdin = self.ssh.stdin
+
+    @property
+    def returncode(self) -> int | None:
+        return self.ssh.returncode
+
+    def unbound(self) -> bool:
+        try:
+            resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE)[1]))
+        except OSError:
+            return False  # `cat` is gone: stopped at its bound
+        return self.relay.poll() is None
+
+    def poll(self) -> int | None:
+        if self.ssh.poll() is None or self.relay.poll() is None:
+            return None
+        return self.ssh.returncode
+
+    def kill(self) -> None:
+        for proc in (self.ssh, self.relay):
+            if proc.poll() is None:
+                proc.kill()
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.ssh.wait(timeout)
+        self.relay.wait(timeout)
+        return self.ssh.returncode
+
+
 def _spool() -> int:
     """A file descriptor for ssh's standard output: an anonymous file in memory (Linux), else an
     unlinked file in the temp dir. Not a pipe: ssh writes into it as fast as the bytes come (no
@@ -726,7 +807,7 @@ _fallocate = None
 
 
 class _Bound:
-    """What a streamed read may spool and how long it may take (`ssh_limits`); `failed(why)`
+    """What a streamed read may spool and how long it may take (`remote_limits`); `failed(why)`
     makes the error a request past them ends with (`SshSource._failed`)."""
 
     def __init__(self, asked: int, most: int, seconds: float, failed):
@@ -751,7 +832,7 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: subprocess.Popen, spool: int, start: int, bound: _Bound, finished):
+    def __init__(self, proc: "subprocess.Popen | _Relayed", spool: int, start: int, bound: _Bound, finished):
         self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
         self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start

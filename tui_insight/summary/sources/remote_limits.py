@@ -1,7 +1,9 @@
-"""Bounds on one ssh request (`ssh_source`): what its answer may spool, and how long it may take.
+"""Bounds on one remote request, over ssh (`ssh.py`) or to an object store (`object_store.py`):
+what its answer may spool, and how long it may take.
 
 A remote host is not trusted to answer as asked: a runaway or hostile command could stream
 without end (the answer is spooled in memory) or never answer (a reload, an export would wait).
+An object store is bounded in time only: its backend receives the bytes, and asks for ranges.
 
 - A read asks for a number of bytes: its answer may hold those bytes, a header per range and
   `NOISE_BYTES` of what the remote login shell prints first; more is an error of that read.
@@ -11,9 +13,11 @@ without end (the answer is spooled in memory) or never answer (a reload, an expo
 - A request may take `timeout` seconds (default 30: keepalives end a dead network in 15 s, so a
   live host silent for 30 s is stuck: a hung mount, a hostile command) plus one second for each
   `RATE` bytes asked for or, for a listing, received: a slow link's transfer, a long but moving
-  walk. Past it the request is stopped and fails like a dropped connection.
+  walk. Past it the request is stopped and fails like a dropped connection. An object store's
+  listing (one paged LIST) is given time for LIST_BYTES a file of the last listing (the first:
+  for `max_listing` bytes), as its size is not known while it runs.
 
-`--ssh-max-listing` / `$TUI_INSIGHT_SSH_MAX_LISTING` and `--ssh-timeout` /
+`--ssh-max-listing` / `$TUI_INSIGHT_SSH_MAX_LISTING` and `--remote-timeout` (or `--ssh-timeout`) /
 `$TUI_INSIGHT_SSH_TIMEOUT` change them.
 """
 from __future__ import annotations
@@ -26,6 +30,7 @@ MAX_LISTING = 64 << 20
 TIMEOUT = 30.0
 RATE = 64 << 10  # bytes a second: a 0.5 Mbit/s link (a conservative rate, so a slow link is not cut)
 NOISE_BYTES = 1 << 20  # a login banner or `.bashrc` output ahead of a read's answer
+LIST_BYTES = 400  # an object's entry in an S3 LIST answer (XML), for a listing's time
 HEADER_BYTES = 32  # "D <count>\n" or "E <reason>\n" ahead of each range (a reason is one short line)
 MAX_LISTING_ENV, TIMEOUT_ENV = "TUI_INSIGHT_SSH_MAX_LISTING", "TUI_INSIGHT_SSH_TIMEOUT"
 
@@ -55,7 +60,7 @@ def limits_from(max_listing: int | None = None, timeout: float | None = None,
     if timeout is None and env.get(TIMEOUT_ENV):
         timeout = _seconds(env[TIMEOUT_ENV], TIMEOUT_ENV)
     elif timeout is not None:
-        timeout = _seconds(str(timeout), "--ssh-timeout")
+        timeout = _seconds(str(timeout), "--remote-timeout")
     return RequestLimits(MAX_LISTING if max_listing is None else max_listing,
                          TIMEOUT if timeout is None else timeout)
 
