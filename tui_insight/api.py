@@ -28,8 +28,9 @@ import numpy as np
 
 from .summary.formats.payloads import PayloadError
 from .summary.sources.location import remote_kind
-from .summary.store.cache import JobView, SummaryCache
+from .summary.store.cache import SummaryCache
 from .summary.store.every_step import Restart, RestartRules, StepValue, every_value
+from .summary.store.job_view import JobView
 
 __all__ = ["open", "Logdir", "Table", "ApiError", "LogdirNotFound", "RemoteError", "BadFilter", "MissingExtra"]
 

@@ -37,7 +37,7 @@ from .summary.formats import custom_scalars, profiler
 from .summary.formats.payloads import PayloadError
 from .summary.queries import landscape
 from .summary.sources.local import Source
-from .summary.store.cache import JobView, SummaryCache, state_meaning
+from .summary.store.cache import SummaryCache
 from .summary.store.every_step import (
     Dropped,
     Restart,
@@ -46,6 +46,7 @@ from .summary.store.every_step import (
     Unread,
     every_value,
 )
+from .summary.store.job_view import JobView, state_meaning
 
 HEADERS = {
     "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",

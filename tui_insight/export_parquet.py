@@ -24,7 +24,7 @@ from typing import IO, Any
 from .api import Logdir, Table, histogram_table, scalar_table, tensor_table
 from .export import ExportError, check_destination, explain_state
 from .export_dir import ExportDir
-from .summary.store.cache import JobView
+from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
 KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")

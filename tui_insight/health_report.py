@@ -21,7 +21,8 @@ from typing import Any, Callable, TextIO
 from .escape import shown
 from .summary.queries import health
 from .summary.queries.health import JobHealth
-from .summary.store.cache import JobView, SummaryCache
+from .summary.store.cache import SummaryCache
+from .summary.store.job_view import JobView
 from .ui.widgets.sparkline import sparkline  # numpy only: no Textual
 
 HEADERS = ("job", "state", "health", "live", "metric", "last", "best@step", "trend", "Δ10%", "steps/s", "since",

@@ -27,7 +27,7 @@ from tui_insight.summary.formats.records import (
     scan_batches,
     scan_records,
 )
-from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store import loader as loader_module
 from tui_insight.summary.store.cache import SummaryCache
 
 SUMMARY = "events.summary.1700000000.host_MS"
@@ -46,7 +46,7 @@ def load(logdir, bulk: bool, monkeypatch):
     with monkeypatch.context() as m:
         if not bulk:
             m.setattr(LayoutBook, "NEW_PER_SIZE", 0)
-            m.setattr(cache_module, "scan_batches", plain_batches)
+            m.setattr(loader_module, "scan_batches", plain_batches)
         cache = SummaryCache(str(logdir))
         cache.reload()
     return cache
@@ -222,8 +222,8 @@ def test_random_training_logs_with_edits_read_alike(tmp_path_factory, data):
     (logdir / "run").mkdir()
     (logdir / "run" / (TFEVENTS if tensorboard else SUMMARY)).write_bytes(stream)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(cache_module, "_BATCH_BYTES", data.draw(st.sampled_from([256, 2048, 1 << 20])))
-        monkeypatch.setattr(cache_module, "_MERGE_VALUES", data.draw(st.sampled_from([50, 1 << 18])))
+        monkeypatch.setattr(loader_module, "_BATCH_BYTES", data.draw(st.sampled_from([256, 2048, 1 << 20])))
+        monkeypatch.setattr(loader_module, "_MERGE_VALUES", data.draw(st.sampled_from([50, 1 << 18])))
         bulk = load(logdir, True, monkeypatch)
         assert view_of(bulk) == view_of(load(logdir, False, monkeypatch))
 
@@ -253,7 +253,7 @@ def test_rows_like_the_cycles_layout_on_its_telling_bytes_are_not_taken_for_it(t
         payloads[7000:7000] = [rng.bytes(len(payloads[0])) for _ in range(3)]  # past the rows probed
     write(tmp_path / "run" / (TFEVENTS if tensorboard else SUMMARY), payloads)
     with monkeypatch.context() as m:
-        m.setattr(cache_module, "_BATCH_BYTES", 8 << 20)  # one batch
+        m.setattr(loader_module, "_BATCH_BYTES", 8 << 20)  # one batch
         bulk = assert_bulk_reads_alike(tmp_path, m, min_layouts=12)
     assert {prefix + tag for tag in hostile.values()} <= {tag for _, tag in bulk.job("./run").tags}
 
@@ -406,8 +406,8 @@ def test_layouts_forgotten_and_tags_evicted_meanwhile_read_alike(tmp_path, monke
     write(tmp_path / "run" / name.replace("1700000000", "1700000001"), cycle_log(proto, tags[10:], range(60, 120)))
     monkeypatch.setattr(LayoutBook, "MAX_LAYOUTS", 7)
     monkeypatch.setattr(limits, "MAX_TAGS", 12)
-    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)
-    monkeypatch.setattr(cache_module, "_MERGE_VALUES", 300)
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 4096)
+    monkeypatch.setattr(loader_module, "_MERGE_VALUES", 300)
     bulk = assert_bulk_reads_alike(tmp_path, monkeypatch)
     assert len(bulk.job("./run").tags) == 12
 
@@ -426,10 +426,10 @@ def test_a_log_read_while_written_reads_alike(tmp_path_factory, data):
         path = logdir / "run" / (TFEVENTS if tensorboard else SUMMARY)
         path.parent.mkdir()
         with pytest.MonkeyPatch.context() as monkeypatch:
-            monkeypatch.setattr(cache_module, "_BATCH_BYTES", 1024)
+            monkeypatch.setattr(loader_module, "_BATCH_BYTES", 1024)
             if not bulk:
                 monkeypatch.setattr(LayoutBook, "NEW_PER_SIZE", 0)
-                monkeypatch.setattr(cache_module, "scan_batches", plain_batches)
+                monkeypatch.setattr(loader_module, "scan_batches", plain_batches)
             cache = SummaryCache(str(logdir))
             for cut in [*cuts, len(stream)]:
                 path.write_bytes(stream[:cut])

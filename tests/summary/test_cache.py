@@ -8,10 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from tui_insight.summary import limits
+from tui_insight.summary import gc_policy, limits
 from tui_insight.summary.formats.records import frame
 from tui_insight.summary.formats.writer import SummaryWriter
-from tui_insight.summary.store import cache as cache_module
 from tui_insight.summary.store.cache import SummaryCache, wait_loaded
 
 PLUGINS = ("scalar", "histogram", "tensor", "image")
@@ -510,7 +509,7 @@ def test_the_loops_first_pass_keeps_what_it_made_out_of_collections_for_a_while(
     assert gc.isenabled() and gc.get_freeze_count() == 0
     SummaryCache(str(tmp_path)).reload()
     assert gc.get_freeze_count() == 0
-    monkeypatch.setattr(cache_module, "KEEP_FROZEN_SECONDS", 60.0)
+    monkeypatch.setattr(gc_policy, "KEEP_FROZEN_SECONDS", 60.0)
     cache = SummaryCache(str(tmp_path))
     cache.start(interval=0.05)
     try:
@@ -520,7 +519,7 @@ def test_the_loops_first_pass_keeps_what_it_made_out_of_collections_for_a_while(
     finally:
         cache.stop()
     assert gc.get_freeze_count() == 0 and gc.isenabled()
-    monkeypatch.setattr(cache_module, "KEEP_FROZEN_SECONDS", 0.1)
+    monkeypatch.setattr(gc_policy, "KEEP_FROZEN_SECONDS", 0.1)
     cache = SummaryCache(str(tmp_path))
     cache.start(interval=0.05)
     try:

@@ -3,7 +3,7 @@ held jobs stay; an evicted job comes back (or grows) with exactly the data a pla
 from sweep_logs import append, contents, loaded_reference, row, wait_until, write_run, write_sweep
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary.store import cache as cache_module
+from tui_insight.summary.store import loader as loader_module
 from tui_insight.summary.store.cache import SummaryCache
 
 
@@ -106,12 +106,12 @@ def test_the_export_reads_back_evicted_jobs(tmp_path):
 def test_a_job_opened_while_a_big_one_is_read_is_served_between_its_batches(tmp_path, monkeypatch):
     """Opening a job never waits for a big job read in this process: held jobs are served after
     a batch of its records, not only once it is read whole."""
-    monkeypatch.setattr(cache_module, "PROGRESS_EVERY_SECONDS", 0.0)  # a progress view after every batch
+    monkeypatch.setattr(loader_module, "PROGRESS_EVERY_SECONDS", 0.0)  # a progress view after every batch
     write_sweep(tmp_path, 1)
     cache = SummaryCache(str(tmp_path), memory_budget=1)  # a job nobody holds is evicted once read
     cache.reload()
     assert not cache.job("./run_00").detailed
-    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)  # records are read in blocks of this
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 4096)  # records are read in blocks of this
     write_run(tmp_path / "big", 1, steps=1000).close()  # many blocks of records
     seen = []  # (the big job loaded, the small one detailed) at each notice
     opened = []

@@ -10,7 +10,8 @@ import pytest
 from tui_insight.proto import anf_ir_pb2
 from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, dataset_tree, load_graph
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
-from tui_insight.summary.store.cache import GraphSource, SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import GraphSource
 
 GRAPH_JOBS = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
 MODES = [(False, "graph", ""), (True, "optimized_graph", " (optimized)")]

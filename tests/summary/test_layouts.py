@@ -323,10 +323,10 @@ def test_a_tensorboard_log_loads_in_bulk_as_one_by_one(tmp_path, monkeypatch):
     sorting), more than one batch and merge: the cache holds what one-by-one decoding gives."""
     from tensorboardX import SummaryWriter as TBWriter
 
-    from tui_insight.summary.store import cache as cache_module
+    from tui_insight.summary.store import loader as loader_module
 
-    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 1 << 14)
-    monkeypatch.setattr(cache_module, "_MERGE_VALUES", 3000)
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 1 << 14)
+    monkeypatch.setattr(loader_module, "_MERGE_VALUES", 3000)
     with TBWriter(str(tmp_path / "run"), max_queue=10_000, flush_secs=3600) as writer:
         for step in range(400):
             for i in range(6):

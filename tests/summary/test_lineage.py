@@ -25,7 +25,8 @@ from tui_insight.summary.formats.lineage import (
     with_dataset_values,
 )
 from tui_insight.summary.formats.writer import LineageWriter
-from tui_insight.summary.store.cache import JobView, SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import JobView
 
 # -- differential: MindInsight's POST /lineagemgr/lineages answers ---------------------------------
 

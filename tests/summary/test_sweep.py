@@ -137,11 +137,11 @@ def test_the_loop_reads_a_change_by_notice_with_a_long_interval(tmp_path):
 
 
 def test_a_big_file_is_published_while_it_is_read(tmp_path, monkeypatch):
-    from tui_insight.summary.store import cache as cache_module
+    from tui_insight.summary.store import loader as loader_module
 
-    monkeypatch.setattr(cache_module, "_MERGE_BYTES", 8192)
-    monkeypatch.setattr(cache_module, "_BATCH_BYTES", 4096)  # files are read in blocks of this
-    monkeypatch.setattr(cache_module, "PROGRESS_EVERY_SECONDS", 0.0)
+    monkeypatch.setattr(loader_module, "_MERGE_BYTES", 8192)
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 4096)  # files are read in blocks of this
+    monkeypatch.setattr(loader_module, "PROGRESS_EVERY_SECONDS", 0.0)
     writer = write_run(tmp_path, range(1, 1001))
     writer.close()
     size = os.path.getsize(writer.path)

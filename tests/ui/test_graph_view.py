@@ -19,11 +19,11 @@ from textual.app import App, ComposeResult
 from textual.widgets import Footer, Input, OptionList, Static
 from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for, wait_for_view
 
+from tui_insight.summary import gc_policy
 from tui_insight.summary.formats.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
 from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
-from tui_insight.ui.common import long_lived
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.graph import GraphPicker, GraphView
 from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow, scope_sizes
@@ -774,13 +774,13 @@ def test_the_graph_is_kept_out_of_collections_while_the_view_holds_it(fixture_ca
             view = app.query_one(GraphView)
             assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
             frozen = gc.get_freeze_count()
-            assert long_lived.holds(view) and frozen > 0
+            assert gc_policy.holds(view) and frozen > 0
             walked = {id(o) for generation in range(3) for o in gc.get_objects(generation=generation)}
             assert not any(id(node) in walked for node in view.tree.graph)  # no collection walks them
             await view.remove()
             await pilot.pause()
-            assert not long_lived.holds(view)
-            return long_lived.holders()
+            assert not gc_policy.holds(view)
+            return gc_policy.holders()
 
     if asyncio.run(main()) == 0:  # (a build left running by an earlier test may hold its own)
         assert gc.get_freeze_count() == 0
@@ -821,7 +821,7 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
             release.set()
             assert await wait_for(pilot, built.is_set)
             await pilot.pause(0.2)
-            assert not long_lived.holds(view)
+            assert not gc_policy.holds(view)
             return type(app.screen).__name__
 
     assert asyncio.run(main()) == "JobsScreen"
@@ -865,18 +865,18 @@ def test_no_graph_no_background_build():
 
 def test_long_lived_holders_release_only_when_the_last_goes():
     first, second = object(), object()
-    others = long_lived.holders()
-    with long_lived.made_by(first):
+    others = gc_policy.holders()
+    with gc_policy.made_by(first):
         made = [[i] for i in range(100)]
     assert gc.isenabled()
-    with long_lived.made_by(second):
+    with gc_policy.made_by(second):
         pass
-    assert long_lived.holders() == others + 2 and gc.get_freeze_count() > 0
-    long_lived.release(first)
-    long_lived.release(first)  # twice: no effect
-    assert not long_lived.holds(first) and long_lived.holds(second) and gc.get_freeze_count() > 0
-    long_lived.release(second)
-    assert long_lived.holders() == others
+    assert gc_policy.holders() == others + 2 and gc.get_freeze_count() > 0
+    gc_policy.release(first)
+    gc_policy.release(first)  # twice: no effect
+    assert not gc_policy.holds(first) and gc_policy.holds(second) and gc.get_freeze_count() > 0
+    gc_policy.release(second)
+    assert gc_policy.holders() == others
     if not others:
         assert gc.get_freeze_count() == 0
     assert made[99] == [99]

@@ -271,8 +271,8 @@ def test_rows_load_one_by_one_at_linear_cost_and_agree_with_a_build_from_scratch
 
     from uihelp import NOW, T0
 
-    from tui_insight.summary.store.cache import JobView
     from tui_insight.summary.store.digest import digest
+    from tui_insight.summary.store.job_view import JobView
     from tui_insight.summary.store.series import Series
     from tui_insight.ui.widgets import job_table
 
@@ -468,7 +468,7 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     rebuilt row off screen repaints nothing. The result is the table a build from scratch gives."""
     from uihelp import NOW
 
-    from tui_insight.summary.store.cache import JobView
+    from tui_insight.summary.store.job_view import JobView
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -520,7 +520,7 @@ def test_placeholders_and_then_their_rows_join_the_rows_there_in_the_order_and_f
     or by another column."""
     from uihelp import NOW
 
-    from tui_insight.summary.store.cache import JobView
+    from tui_insight.summary.store.job_view import JobView
 
     root = tmp_path / "empty"
     root.mkdir()
@@ -626,7 +626,8 @@ def test_the_list_keeps_no_series_the_cache_let_go(tmp_path):
 
     from uihelp import NOW
 
-    from tui_insight.summary.store.cache import JobView, SummaryCache
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.summary.store.job_view import JobView
     from tui_insight.ui.app import InsightApp
 
     for i in range(12):

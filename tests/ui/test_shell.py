@@ -8,7 +8,8 @@ from textual.widgets import Input, Static
 from uihelp import MINDSPORE_LOGS, NOW, STEPS, T0, make_app, notices, open_help, run_pilot, wait_for, wait_for_view, write_run
 
 from tui_insight.summary.formats.writer import SummaryWriter
-from tui_insight.summary.store.cache import STATE_MEANINGS, Changes, SummaryCache
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import STATE_MEANINGS, Changes
 from tui_insight.ui.app import InsightApp, load_keymap
 from tui_insight.ui.common.filters import compile_filter
 from tui_insight.ui.dialogs import ExportScreen

@@ -10,5 +10,6 @@ that each stage imports only the ones below it: queries > store > sources > form
 - `store/`: the shared cache, its series, memory budget, worker processes and disk cache.
 - `queries/`: pure functions over the store's job views.
 - Shared by every stage: `limits.py` (MindInsight's retention limits), `numbers.py` (numbers
-  read from files, checked), `text.py` (strings read from files).
+  read from files, checked), `text.py` (strings read from files), `gc_policy.py` (the one
+  switch of Python's cycle collector: counted pauses, held freezes).
 """

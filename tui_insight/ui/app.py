@@ -32,7 +32,8 @@ from textual.theme import Theme
 
 from ..remembered_theme import PickedTheme, load_picked, save_picked, starting_theme, theme_path
 from ..summary.queries import health
-from ..summary.store.cache import Changes, SummaryCache
+from ..summary.store.cache import SummaryCache
+from ..summary.store.job_view import Changes
 from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
 from ..workspace import Workspace
 from . import _textual_compat

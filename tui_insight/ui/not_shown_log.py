@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 
 from ..escape import shown
-from ..summary.store.cache import Changes, JobView
+from ..summary.store.job_view import Changes, JobView
 from ..summary.store.not_shown import NotShown
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,6 @@ fails ("dictionary keys changed during iteration"), while we point them at the r
 """
 from __future__ import annotations
 
-import gc
 import os
 import threading
 from bisect import bisect_left
@@ -36,6 +35,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 from google.protobuf.message import DecodeError
 
 from ...proto import anf_ir_pb2, summary_pb2
+from .. import gc_policy
 from ..text import text_of
 from . import tensorboard
 from .records import open_regular, read_record_at
@@ -463,9 +463,7 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
     Raises GraphError when a node name holds `<`, `>` or `"` (MindInsight drops such graphs).
     """
     builder = _Builder(optimized)
-    collecting = gc.isenabled()
-    gc.disable()  # the build makes ~10 objects per node and no cycles; GC passes would halve its speed
-    try:
+    with gc_policy.paused():  # the build makes ~10 objects per node and no cycles; GC passes would halve its speed
         builder.build(proto)
         problems = ()
         if builder.folded:
@@ -473,9 +471,6 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
             problems = (f"{n:,} name{'s' if n != 1 else ''} nested past {MAX_SCOPE_DEPTH} scopes: "
                         f"deeper levels folded, {FOLDED_SLASH} for /",)
         return Graph(builder.nodes, optimized, problems)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 # -- a built graph as plain values (kept between runs by `graph_cache`) -----------------------

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import limits
 from ..formats.payloads import HistogramData
-from ..store.cache import JobView, SummaryCache
+from ..store.cache import SummaryCache
+from ..store.job_view import JobView
 
 
 @dataclass(frozen=True)

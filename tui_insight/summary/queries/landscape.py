@@ -31,7 +31,7 @@ import numpy as np
 
 from ...proto import anf_ir_pb2, summary_pb2
 from ..formats.payloads import Locator, PayloadError, PayloadStore
-from ..store.cache import JobView
+from ..store.job_view import JobView
 from ..text import text_of
 
 PLUGIN = "loss_landscape"

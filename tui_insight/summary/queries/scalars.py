@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..store.cache import JobView
+from ..store.job_view import JobView
 
 XAxis = Literal["step", "relative", "wall"]
 X_AXES: tuple[XAxis, ...] = ("step", "relative", "wall")

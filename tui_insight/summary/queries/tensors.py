@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import limits
 from ..formats.payloads import HistogramData, PayloadError, TensorData
-from ..store.cache import JobView, SummaryCache
+from ..store.cache import SummaryCache
+from ..store.job_view import JobView
 from .histograms import HistogramStep, bin_count
 
 MAX_SLICED_DIMS = 2  # MindInsight's MAX_DIMENSIONS_FOR_TENSOR

@@ -1,7 +1,7 @@
 """The full poll's table: every file of the jobs that had nothing to do, flat, so a poll with
 nothing changed is one loop of stat-and-compare over all files, with no per-job work.
 
-A job is settled when its loader found no file changed (`_JobLoader.settled`: the job as found,
+A job is settled when its loader found no file changed (`JobLoader.settled`: the job as found,
 each file's path and (ino, size, mtime_ns, ctime_ns)). The table is made from the settled records
 of one discovery's jobs (equal `FoundJob`s: the same files). A loader whose record goes (a
 refresh; a new loader) names its job in the shared `unsettled` set; those jobs, the ones not

@@ -1,6 +1,10 @@
 """The store: one shared, reloading, bounded cache of a LOGDIR's jobs, read by every surface.
 
-- `cache.py`: `SummaryCache`, the job loader, one immutable `JobView` per job, `Changes`.
+- `job_view.py`: what the store publishes: one immutable `JobView` per job, `Changes`.
+- `loader.py`: the job loader (`JobLoader`): a job's files read from their saved offsets, values
+  routed to their series; `file_state.py` (one file's read state and rules),
+  `scalar_block.py` (the bulk path's scalars), `projector_book.py` (a projector config's embeddings).
+- `cache.py`: `SummaryCache`: discovery, reloads, holds and the memory budget, subscribers.
 - `series.py`: a bounded step series per tag (compat §3.6-3.8); `digest.py`: the few numbers
   a job-list row needs of a tag; `not_shown.py`: what no view shows, counted.
 - `budget.py`: which jobs keep their details in memory; `pool.py`: first loads in worker

@@ -17,7 +17,6 @@ by `SummaryCache`, which passes None then), never through a directory that is a 
 from __future__ import annotations
 
 import functools
-import gc
 import hashlib
 import logging
 import marshal
@@ -34,6 +33,7 @@ import google_crc32c
 from ... import __version__
 from ...proto import anf_ir_pb2
 from ...user_dirs import private_dir
+from .. import gc_policy
 from ..formats import graph
 from ..formats.graph import Graph, build_graph, graph_from_parts, graph_parts, read_graph
 
@@ -85,13 +85,8 @@ def built_graph(source: Any, optimized: bool, files: Any = None, root: str | os.
 
 
 def encode(graph: Graph) -> bytes:
-    collecting = gc.isenabled()
-    gc.disable()  # a tuple per node, no cycles
-    try:
+    with gc_policy.paused():  # a tuple per node, no cycles
         body = marshal.dumps(graph_parts(graph))
-    finally:
-        if collecting:
-            gc.enable()
     return _PREFIX.pack(MAGIC, FORMAT, marshal.version, sys.version_info[1], google_crc32c.value(body)) + body
 
 
@@ -105,15 +100,11 @@ def decode(data: bytes, proto: anf_ir_pb2.GraphProto) -> Graph:
     body = data[_PREFIX.size:]
     if google_crc32c.value(body) != crc:
         raise ValueError("damaged")
-    collecting = gc.isenabled()
-    gc.disable()  # tens of thousands of nodes and dicts, no cycles: GC passes would double the time
-    try:
-        return graph_from_parts(marshal.loads(body), proto)
-    except (EOFError, TypeError, IndexError, KeyError) as exc:  # well-formed marshal, wrong shape
-        raise ValueError(f"not a kept graph ({exc})") from exc
-    finally:
-        if collecting:
-            gc.enable()
+    with gc_policy.paused():  # tens of thousands of nodes and dicts, no cycles: GC passes would double the time
+        try:
+            return graph_from_parts(marshal.loads(body), proto)
+        except (EOFError, TypeError, IndexError, KeyError) as exc:  # well-formed marshal, wrong shape
+            raise ValueError(f"not a kept graph ({exc})") from exc
 
 
 def load(path: Path, proto: anf_ir_pb2.GraphProto) -> Graph | None:

@@ -23,7 +23,7 @@ def _context():
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["tui_insight.summary.store.cache"])  # workers start with it imported
+        ctx.set_forkserver_preload(["tui_insight.summary.store.loader"])  # workers start with it imported
     return ctx
 
 
@@ -34,12 +34,13 @@ def read_job(found: FoundJob) -> tuple[bytes, int, int]:
     """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
     global _layouts, _tb_layouts
     from ..formats.records import LayoutBook
-    from .cache import LoadProgress, _JobLoader
+    from .job_view import LoadProgress
+    from .loader import JobLoader
     from .snapshot import encode
 
     if _layouts is None:
         _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
-    loader = _JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
+    loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
     return encode(loader.snapshot()), progress.bytes_read, progress.files_read

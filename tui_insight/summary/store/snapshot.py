@@ -52,7 +52,7 @@ MAX_HEADER = 64 << 20
 
 TagKey = tuple[str, str]
 
-# A summary file's state (the loader's `_FileState`), field by field, with its JSON type.
+# A summary file's state (the loader's `FileState`), field by field, with its JSON type.
 FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, "records": int,
                "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str,
                "head": str}

@@ -4,5 +4,4 @@
 - `names.py`: names cut to fit yet apart (`middle`, `apart`): run, tag and job names.
 - `text.py`: text from log files inside markup (`markup`, `literal`): escaped, never parsed.
 - `filters.py`: the `/` filter of every list; `focus.py`: focus that holds before the next key.
-- `long_lived.py`: big, long-lived models kept out of the garbage collector's passes.
 """

@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from ...summary.queries.lineage_diff import lineage_rows
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.palette import job_colour
 from ..common.text import markup

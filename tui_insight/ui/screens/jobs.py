@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from ...summary.queries import health
-from ...summary.store.cache import STATE_MEANINGS, Changes
+from ...summary.store.job_view import STATE_MEANINGS, Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup
 from ..dialogs import ListPicker

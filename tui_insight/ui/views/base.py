@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 
 from textual.widget import Widget
 
-from ...summary.store.cache import Changes, JobView, SummaryCache
+from ...summary.store.cache import SummaryCache
+from ...summary.store.job_view import Changes, JobView
 from ..common.focus import focus_now
 from ..common.palette import job_colour
 from ..loader import Loader, LoaderHost

@@ -6,7 +6,7 @@
 - The graph is read and built (tui_insight.summary.formats.graph) by the view's loader, so a big graph
   never freezes the UI; built graphs are kept per (job, tag, optimized) and rebuilt only when
   the cache says their source changed. What a build makes is kept out of the garbage collector's
-  passes while the view lives (`common/long_lived.py`).
+  passes while the view lives (`summary/gc_policy.py`).
 - The tree loads a scope's children when it is expanded (widgets/graph_tree.py); the detail
   pane (widgets/node_detail.py) shows the node under the cursor, and a scope's edges, which the
   model works out on first use, are gathered by a second loader (a build never waits for them).
@@ -31,10 +31,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
 
+from ...summary import gc_policy
 from ...summary.formats.graph import Graph, GraphError
-from ...summary.store.cache import Changes, GraphSource
 from ...summary.store.graph_cache import built_graph
-from ..common import long_lived
+from ...summary.store.job_view import Changes, GraphSource
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
 from ..dialogs import ListPicker
@@ -350,11 +350,11 @@ class GraphView(DataView):
 
     def _build(self, source: GraphSource, optimized: bool) -> BuiltGraph:
         """In the loader's thread."""
-        with long_lived.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
+        with gc_policy.made_by(self):  # the graph lives as long as the view: keep it out of GC passes
             disk = self.cache.disk
             built = build_source(source, optimized, self.cache.source, disk.root if disk is not None else None)
         if self._closed:  # the view went while it was being built (it gave back what it held then)
-            long_lived.release(self)
+            gc_policy.release(self)
         return built
 
     def _graph_built(self, key: GraphKey, source: GraphSource, loaded: Loaded) -> None:
@@ -752,7 +752,7 @@ class GraphView(DataView):
         self._closed = True
         self.loader.forget()
         self.detail_loader.forget()
-        long_lived.release(self)
+        gc_policy.release(self)
 
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)

@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from ...summary.formats.payloads import PayloadError
 from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup, shown

@@ -33,7 +33,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 
 from ...summary.formats.payloads import Locator, PayloadError
-from ...summary.store.cache import Changes, JobView
+from ...summary.store.job_view import Changes, JobView
 from ...summary.store.series import Series
 from ..common.focus import focus_now
 from ..common.text import literal, markup

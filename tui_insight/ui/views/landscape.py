@@ -38,7 +38,7 @@ from ...summary.queries.landscape import (
     nearest_index,
     shared_range,
 )
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.format import number, value_text
 from ..common.text import literal, markup, shown
 from ..loader import Loaded, LoadProblem

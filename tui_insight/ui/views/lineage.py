@@ -68,7 +68,7 @@ from ...summary.formats.lineage import (
 from ...summary.queries.importance import TargetImportance, importances, scatter_points
 from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
 from ...summary.queries.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
 from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns

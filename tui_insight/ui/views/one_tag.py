@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, ClassVar
 
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..loader import Loaded
 from .base import DataView
 

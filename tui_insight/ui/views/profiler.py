@@ -34,7 +34,7 @@ from textual.widgets import Input, Static
 
 from ...summary.formats import profiler as data
 from ...summary.formats.profiler import Profile, ProfileRef, Shapes, Timeline
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.format import clock_time
 from ..common.palette import SERIES_COLOURS

@@ -31,8 +31,8 @@ from textual.widgets import Static
 
 from ...summary.queries.best import LOWER, best_of
 from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
-from ...summary.store.cache import Changes
 from ...summary.store.digest import TagDigest
+from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS

@@ -49,7 +49,7 @@ from ...summary.queries.tensors import (
     tensor_at,
     tensor_histogram_steps,
 )
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ...summary.store.series import Series
 from ..common.filters import compile_filter
 from ..common.focus import focus_now

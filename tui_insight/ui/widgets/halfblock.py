@@ -15,7 +15,6 @@ A MindSpore batch (NCHW) arrives already tiled into a grid inside one PNG: it is
 """
 from __future__ import annotations
 
-import gc
 import io
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
+
+from ...summary import gc_policy
 
 UPPER_HALF = "▀"
 MAX_DECODED_SIDE = 1024  # larger images are reduced once when decoded: no terminal shows more
@@ -244,9 +245,7 @@ def halfblock_strips(pixels: np.ndarray, truecolor: bool = True, background: Sty
     bottoms[: h // 2] = packed[1::2]
     keys = (tops << shift) | (bottoms + 1)
     strips = []
-    gc_was_on = gc.isenabled()
-    gc.disable()  # thousands of small objects: collections would cost more than the drawing
-    try:
+    with gc_policy.paused():  # thousands of small objects: collections would cost more than the drawing
         for key_row, top_row, bottom_row in zip(keys.tolist(), tops.tolist(), bottoms.tolist()):
             segments = []
             run_key, run = key_row[0], 0
@@ -258,9 +257,6 @@ def halfblock_strips(pixels: np.ndarray, truecolor: bool = True, background: Sty
                 run += 1
             segments.append(Segment(UPPER_HALF * run, _style(run_key, top_row[-1], bottom_row[-1], truecolor)))
             strips.append(Strip(segments, w))
-    finally:
-        if gc_was_on:
-            gc.enable()
     if h % 2 and background is not None:
         strips[-1] = strips[-1].apply_style(background)  # bottom halves of the last row: background
     return strips

@@ -40,7 +40,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.queries.health import HealthBook, JobHealth
-from ...summary.store.cache import JobView
+from ...summary.store.job_view import JobView
 from ..common.filters import compile_filter
 from ..common.format import relative_time
 from ..common.palette import job_colour

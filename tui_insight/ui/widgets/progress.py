@@ -10,7 +10,8 @@ from typing import Any, Callable, Mapping
 
 from textual.widgets import Static
 
-from ...summary.store.cache import JobView, SummaryCache
+from ...summary.store.cache import SummaryCache
+from ...summary.store.job_view import JobView
 from ..common.format import count, megabytes
 from ..common.text import markup
 

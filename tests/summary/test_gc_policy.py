@@ -1,0 +1,49 @@
+"""The collector's one switch: pauses from several threads nest, and a freeze lasts while anyone holds it."""
+from __future__ import annotations
+
+import gc
+import threading
+
+from tui_insight.summary import gc_policy
+
+
+def test_a_pause_ending_under_another_threads_pause_leaves_the_collector_off():
+    assert gc.isenabled()
+    started, go_on = threading.Event(), threading.Event()
+
+    def other():
+        with gc_policy.paused():
+            started.set()
+            go_on.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    started.wait(10)
+    with gc_policy.paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other thread's pause is still on
+    go_on.set()
+    thread.join()
+    assert gc.isenabled()
+
+
+def test_a_collector_turned_off_before_is_not_turned_on_by_a_pause():
+    gc.disable()
+    try:
+        with gc_policy.paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_freeze_lasts_until_its_last_holder_lets_go():
+    first, second = object(), object()
+    with gc_policy.made_by(first):
+        kept = [object() for _ in range(100)]
+    gc_policy.freeze_for(second)
+    assert gc.get_freeze_count() > 0 and gc_policy.holds(first) and gc_policy.holders() == 2
+    gc_policy.release(first)
+    assert gc.get_freeze_count() > 0 and not gc_policy.holds(first)
+    gc_policy.release(second)
+    assert gc.get_freeze_count() == 0 and gc.isenabled() and kept
