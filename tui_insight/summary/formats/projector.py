@@ -30,6 +30,7 @@ class Embedding:
     name: str  # tensor_name ("" when the config names none)
     tensor_path: str  # as written, relative to the config's directory
     shape: tuple[int, ...] = ()  # () when not known cheaply
+    metadata_path: str = ""  # a TSV of a row per point (a header row when it has several columns)
 
     def label(self) -> str:
         """"feat:00000 20x5" (the shape when known)."""
@@ -43,16 +44,18 @@ def parse_config(text: str) -> list[Embedding]:
     for block in _BLOCK.finditer(text):
         if len(found) >= MAX_EMBEDDINGS:
             break
-        name = path = ""
+        name = path = metadata = ""
         shape: list[int] = []
         for key, quoted, number in _FIELD.findall(block.group(1)):
             if key == "tensor_name" and quoted:
                 name = _unquoted(quoted)
             elif key == "tensor_path" and quoted:
                 path = _unquoted(quoted)
+            elif key == "metadata_path" and quoted:
+                metadata = _unquoted(quoted)
             elif key == "tensor_shape" and number:
                 shape.append(int(number))
-        found.append(Embedding(name, path, tuple(shape)))
+        found.append(Embedding(name, path, tuple(shape), metadata))
     return found
 
 
@@ -66,6 +69,16 @@ def inside_path(tensor_path: str) -> str | None:
         return None
     path = posixpath.normpath(tensor_path.replace("\\", "/"))
     return None if path == ".." or path.startswith("../") or path == "." else path
+
+
+def metadata_columns(data: bytes) -> tuple[str, ...]:
+    """The metadata TSV's column names, as the projector reads them: one column has no header
+    (its name is "label"); several have a header row."""
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    if not first:
+        return ()
+    cells = first.decode("utf-8", "backslashreplace").split("\t")
+    return tuple(cells) if len(cells) > 1 else ("label",)
 
 
 def tsv_shape(data: bytes) -> tuple[int, ...]:

@@ -1,0 +1,19 @@
+"""The described view's state: `s` cycles the kinds; remembered and read back without trusting it."""
+from tui_insight.ui.state.described import DescribedState
+
+
+def test_s_cycles_every_kind_audio_mesh_projector_and_back():
+    state = DescribedState()
+    seen = [state.section]
+    for _ in range(4):
+        state = state.next_section()
+        seen.append(state.section)
+    assert seen == ["all", "audio", "mesh", "projector", "all"]
+    assert DescribedState("mesh").shows("mesh") and not DescribedState("mesh").shows("audio")
+    assert all(DescribedState().shows(kind) for kind in ("audio", "mesh", "projector"))
+
+
+def test_remembered_and_read_back_without_trusting_it():
+    assert DescribedState.from_json(DescribedState("projector").to_json()) == DescribedState("projector")
+    assert DescribedState.from_json({"section": "video"}) == DescribedState()
+    assert DescribedState.from_json([1]) == DescribedState()
