@@ -3,58 +3,12 @@ a clip's rate, length, channels and waveform; a mesh's counts and bounds; an emb
 and metadata columns. What cannot be read says why and the rest is kept."""
 from __future__ import annotations
 
-import io
-import wave
-from pathlib import Path
-
-import numpy as np
 import pytest
-from tensorboardX import SummaryWriter
-from tensorboardX.proto.summary_pb2 import Summary
+from described_logs import FRAMES, RATE, write_described
 from unshown_logs import write_unshown
 
 from tui_insight.summary.queries.described import describe, has_described, sparkline
 from tui_insight.summary.store.cache import SummaryCache
-
-RATE, FRAMES = 16000, 1600
-VERTICES = np.array([[[0, 0, 0], [2, 0, 0], [0, 3, 0], [0, 0, -1], [1, 1, 1]]], dtype=np.float32)
-FACES = np.array([[[0, 1, 2], [0, 2, 3], [1, 2, 4]]], dtype=np.int32)
-
-
-def wav(samples: np.ndarray, rate: int = RATE, channels: int = 1) -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as writer:
-        writer.setnchannels(channels)
-        writer.setsampwidth(2)
-        writer.setframerate(rate)
-        writer.writeframes((samples * 32767).astype("<i2").tobytes())
-    return out.getvalue()
-
-
-def audio_value(tag: str, encoded: bytes, rate: int = RATE, channels: int = 1, frames: int = FRAMES) -> Summary:
-    """What tensorboardX's `add_audio` writes (it needs `soundfile`, not a test extra): the same
-    Summary.Audio, through the same writer."""
-    audio = Summary.Audio(sample_rate=rate, num_channels=channels, length_frames=frames,
-                          encoded_audio_string=encoded, content_type="audio/wav")
-    return Summary(value=[Summary.Value(tag=tag, audio=audio)])
-
-
-def write_described(root: Path) -> Path:
-    run = root / "run"
-    writer = SummaryWriter(str(run))
-    ramp = np.concatenate([np.linspace(0, 1, FRAMES // 2), np.zeros(FRAMES // 2)])  # loud, then silence
-    tone = ramp * np.sin(np.linspace(0, 200 * np.pi, FRAMES))
-    stereo = np.repeat(tone, 2) * 0.5
-    for step in range(2):
-        writer.add_scalar("loss", 1.0, step)
-        writer._get_file_writer().add_summary(audio_value("voice", wav(tone)), step)
-    writer._get_file_writer().add_summary(audio_value("stereo", wav(stereo, channels=2), channels=2), 0)
-    writer.add_mesh("shape", vertices=VERTICES, faces=FACES, global_step=4)
-    writer.add_embedding(np.random.default_rng(0).random((12, 6)),
-                         metadata=[[str(i), "even" if i % 2 == 0 else "odd"] for i in range(12)],
-                         metadata_header=["index", "parity"], tag="features", global_step=0)
-    writer.close()
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +66,29 @@ def test_a_broken_clip_says_why_and_the_rest_is_described(tmp_path):
     far, feat = found.embeddings
     assert far.shape == () and "outside the job directory" in far.error
     assert feat.shape == (20, 5) and feat.columns == ("label",)
+
+
+def test_the_export_writes_every_clip_as_a_wav_and_describes_each_kind(tmp_path):
+    import csv
+    import wave
+
+    from tui_insight.export import export_snapshot
+
+    cache = SummaryCache(str(write_described(tmp_path / "logs")))
+    cache.reload()
+    result = export_snapshot(cache, tmp_path / "out")
+    with open(tmp_path / "out" / "described.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    audio = [r for r in rows if r["kind"] == "audio"]
+    assert [(r["tag"], r["step"], r["channels"]) for r in audio] == [("stereo", "0", "2"), ("voice", "0", "1"),
+                                                                     ("voice", "1", "1")]
+    for row in audio:  # each file the clip as written
+        with wave.open(str(tmp_path / "out" / row["file"])) as clip:
+            assert (clip.getframerate(), clip.getnchannels(), clip.getnframes()) == (RATE, int(row["channels"]), FRAMES)
+    assert sorted(p.name for p in result.files if p.suffix == ".wav") == ["audio-00001.wav", "audio-00002.wav",
+                                                                          "audio-00003.wav"]
+    mesh = {r["name"]: r for r in rows if r["kind"] == "mesh"}
+    assert mesh["shape vertices"]["count"] == "5" and mesh["shape faces"]["count"] == "3"
+    assert [mesh["shape vertices"][c] for c in ("x_min", "x_max", "z_min", "z_max")] == ["0.0", "2.0", "-1.0", "1.0"]
+    (embedding,) = [r for r in rows if r["kind"] == "embedding"]
+    assert embedding["shape"] == "12x6" and embedding["metadata_columns"] == '["index", "parity"]'

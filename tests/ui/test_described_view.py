@@ -2,9 +2,7 @@
 80x24 and 160x48, on logs written by tensorboardX; `s` cycles the kinds, remembered."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+from described_logs import write_described
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 from uihelp import make_app, open_help, run_pilot, wait_for, wait_for_view
@@ -12,9 +10,6 @@ from uihelp import make_app, open_help, run_pilot, wait_for, wait_for_view
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.views.described import DescribedView
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "summary"))
-from test_described import write_described  # noqa: E402 (the data layer's logs)
 
 
 def body_text(view: DescribedView) -> str:

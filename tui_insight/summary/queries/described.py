@@ -11,6 +11,7 @@ What is none of these stays in the job's not-shown account (`JobView.not_shown`)
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -105,6 +106,27 @@ def describe(cache, train_id: str) -> Described:
         else:
             others.append(tag)
     return Described(tuple(audio), tuple(meshes), tuple(_embeddings(cache.source, view.path)), tuple(others))
+
+
+def audio_tags(cache, view) -> list[str]:
+    """The job's "other" tags whose values are audio clips."""
+    tags = []
+    for tag in view.tag_names(OTHER):
+        series = view.series(OTHER, tag)
+        if series is not None and len(series) and _kind(cache, view, series) == "audio":
+            tags.append(tag)
+    return tags
+
+
+def clips(cache, view, tag: str) -> Iterator[tuple[int, AudioClip | str]]:
+    """Every kept step of an audio tag with its clip, or why it cannot be read (what the export
+    writes; one clip decoded at a time)."""
+    series = view.series(OTHER, tag)
+    for i in range(len(series) if series is not None else 0):
+        try:
+            yield int(series.steps[i]), cache.payloads.decoded("audio", view.locator(series, i), _decoder(audio_clip))
+        except PayloadError as exc:
+            yield int(series.steps[i]), str(exc)
 
 
 def _decoder(read):
