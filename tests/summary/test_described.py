@@ -92,3 +92,34 @@ def test_the_export_writes_every_clip_as_a_wav_and_describes_each_kind(tmp_path)
     assert [mesh["shape vertices"][c] for c in ("x_min", "x_max", "z_min", "z_max")] == ["0.0", "2.0", "-1.0", "1.0"]
     (embedding,) = [r for r in rows if r["kind"] == "embedding"]
     assert embedding["shape"] == "12x6" and embedding["metadata_columns"] == '["index", "parity"]'
+
+
+def test_nearest_points_by_cosine_distance_nearest_first():
+    import numpy as np
+
+    from tui_insight.summary.queries.described import nearest
+
+    points = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 0.1], [-1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    found = nearest(points, 0, 4)
+    assert [i for i, _ in found] == [2, 5, 1, 4]  # 1 and the zero row both at distance 1: by row
+    assert found[0][1] == pytest.approx(1 - 2 / np.hypot(2, 0.1))
+    assert found[1][1] == pytest.approx(1 - 1 / np.sqrt(2))
+    assert len(nearest(points[:2], 0, 5)) == 1  # never the point itself
+
+
+def test_neighbours_of_a_chosen_point_with_their_metadata(tmp_path):
+    import numpy as np
+
+    from tui_insight.summary.queries.described import neighbours
+
+    cache = SummaryCache(str(write_described(tmp_path / "logs")))
+    cache.reload()
+    near = neighbours(cache, "./run", 0, 14, 3)  # 12 points: wraps to point 2
+    assert (near.point, near.points, near.label) == (2, 12, "2 · even")
+    matrix = np.loadtxt(tmp_path / "logs" / "run" / "00000" / "features" / "tensors.tsv", delimiter="\t")
+    unit = matrix / np.linalg.norm(matrix, axis=1)[:, None]
+    distances = 1 - unit @ unit[2]
+    distances[2] = np.inf
+    expected = list(np.argsort(distances)[:3])
+    assert [i for i, _, _ in near.nearest] == expected
+    assert [label for _, _, label in near.nearest] == [f"{i} · {'even' if i % 2 == 0 else 'odd'}" for i in expected]

@@ -59,6 +59,20 @@ def test_the_described_view_at_160x48(tmp_path):
     _lists_every_kind(tmp_path, (160, 48))
 
 
+def test_n_and_p_choose_the_point_whose_nearest_points_are_listed(tmp_path):
+    async def body(pilot, view):
+        assert await wait_for(pilot, lambda: "Nearest to point 0 of 12" in body_text(view))
+        first = body_text(view)
+        await pilot.press("n", "n")
+        assert await wait_for(pilot, lambda: "Nearest to point 2 of 12 (2 · even)" in body_text(view))
+        await pilot.press("p", "p", "p")
+        assert await wait_for(pilot, lambda: "Nearest to point 11 of 12 (11 · odd)" in body_text(view))
+        return first, view.state.point
+
+    first, point = run_described(tmp_path, body, (80, 24))
+    assert "Nearest to point 0 of 12 (0 · even)" in first and point == 11
+
+
 def test_help_names_the_kinds_key(tmp_path):
     async def body(pilot, view):
         return await open_help(pilot)
@@ -101,7 +115,7 @@ def test_snapshot_described_80x24(tmp_path, snap_compare):
 
     async def before(pilot):
         view = app.query_one(DescribedView)
-        assert await wait_for(pilot, lambda: view.pending() == 0 and "Projector" in body_text(view))
+        assert await wait_for(pilot, lambda: view.pending() == 0 and "Nearest" in body_text(view))
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=before)

@@ -16,6 +16,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 CONFIG_NAME = "projector_config.pbtxt"
 MAX_CONFIG_BYTES = 1 << 20
 MAX_EMBEDDINGS = 1000
@@ -87,3 +89,27 @@ def tsv_shape(data: bytes) -> tuple[int, ...]:
     if not rows:
         return ()
     return (len(rows), rows[0].count(b"\t") + 1)
+
+
+def tsv_matrix(data: bytes) -> "np.ndarray | str":
+    """A tensor TSV as a float matrix (a row per point), or why it is not one."""
+    rows = [line for line in data.decode("utf-8", "replace").split("\n") if line.strip()]
+    if not rows:
+        return "no rows"
+    try:
+        matrix = np.array([[float(cell) for cell in row.split("\t")] for row in rows], dtype=np.float64)
+    except ValueError as exc:
+        return f"not a table of numbers: {exc}"
+    return matrix if matrix.ndim == 2 else "rows of different lengths"
+
+
+def metadata_labels(data: bytes, points: int) -> list[str]:
+    """Each point's metadata as one label (its cells joined by " · "; a header row, present when
+    there are several columns, left out), `points` of them (missing ones "")."""
+    lines = [line.rstrip("\r") for line in data.decode("utf-8", "backslashreplace").split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    if lines and "\t" in lines[0]:
+        lines = lines[1:]
+    labels = [" · ".join(line.split("\t")) for line in lines[:points]]
+    return labels + [""] * (points - len(labels))

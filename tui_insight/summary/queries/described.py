@@ -19,7 +19,7 @@ import numpy as np
 from ..formats.described import AudioClip, MeshPart, audio_clip, mesh_part
 from ..formats.payloads import PayloadError, read_value
 from ..formats.projector import (CONFIG_NAME, MAX_CONFIG_BYTES, MAX_TSV_BYTES, inside_path, metadata_columns,
-                                 parse_config, tsv_shape)
+                                 metadata_labels, parse_config, tsv_matrix, tsv_shape)
 from ..formats.tensorboard import Problem
 
 OTHER = "other"  # the cache's plugin of the values no view draws
@@ -52,6 +52,18 @@ class EmbeddingItem:
     tensor_path: str
     shape: tuple[int, ...] = ()
     columns: tuple[str, ...] = ()  # the metadata TSV's columns ("label" for one without a header)
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The points nearest one point of an embedding, by cosine distance (the projector's default)."""
+
+    embedding: str
+    point: int  # the chosen point (wrapped into range)
+    points: int  # how many the embedding has
+    label: str  # its metadata ("" without)
+    nearest: tuple[tuple[int, float, str], ...] = ()  # (point, distance, label), nearest first
     error: str = ""
 
 
@@ -127,6 +139,48 @@ def clips(cache, view, tag: str) -> Iterator[tuple[int, AudioClip | str]]:
             yield int(series.steps[i]), cache.payloads.decoded("audio", view.locator(series, i), _decoder(audio_clip))
         except PayloadError as exc:
             yield int(series.steps[i]), str(exc)
+
+
+def neighbours(cache, train_id: str, embedding: int, point: int, count: int = 5) -> Neighbours | None:
+    """The `count` points nearest `point` of the job's `embedding`-th embedding (both wrapped
+    into range); None when the job has no embeddings. Read from the tensor TSV when it is inside
+    the job and small (`MAX_TSV_BYTES`), else the reason."""
+    view = cache.job(train_id)
+    if view is None:
+        return None
+    config = os.path.join(view.path, CONFIG_NAME)
+    try:
+        size = cache.source.stat(config).st_size
+        found = parse_config(cache.source.read(config, 0, min(size, MAX_CONFIG_BYTES)).decode("utf-8", "surrogateescape"))
+    except OSError:
+        return None
+    if not found:
+        return None
+    chosen = found[embedding % len(found)]
+    name = chosen.name or chosen.tensor_path
+    data, problem = _small_tsv(cache.source, view.path, chosen.tensor_path)
+    matrix = tsv_matrix(data) if data is not None else problem
+    if isinstance(matrix, str):
+        return Neighbours(name, 0, 0, "", error=f"{chosen.tensor_path}: {matrix}" if data is not None else matrix)
+    point = point % len(matrix)
+    labels = [""] * len(matrix)
+    if chosen.metadata_path:
+        meta, _ = _small_tsv(cache.source, view.path, chosen.metadata_path)
+        labels = metadata_labels(meta, len(matrix)) if meta is not None else labels
+    return Neighbours(name, point, len(matrix), labels[point],
+                      tuple((i, d, labels[i]) for i, d in nearest(matrix, point, count)))
+
+
+def nearest(matrix: np.ndarray, point: int, count: int) -> list[tuple[int, float]]:
+    """The `count` rows nearest row `point` by cosine distance (1 - cosine similarity), nearest
+    first, ties by row; a zero row is at distance 1 from every other."""
+    norms = np.linalg.norm(matrix, axis=1)
+    safe = np.where(norms > 0, norms, 1.0)
+    unit = matrix / safe[:, None]
+    distances = 1.0 - unit @ unit[point]
+    distances[point] = np.inf
+    order = np.lexsort((np.arange(len(matrix)), distances))
+    return [(int(i), float(distances[i])) for i in order[:min(count, len(matrix) - 1)]]
 
 
 def _decoder(read):

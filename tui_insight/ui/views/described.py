@@ -3,7 +3,8 @@ projector dashboards). Audio clips with their sample rate, length, channels and 
 sparkline of the newest step; meshes with vertex and face counts and the vertices' bounds;
 the projector's embeddings with their shapes and metadata columns.
 
-Keys: `s` every kind / audio / mesh / projector. The loader reads each job's (the data layer's
+Keys: `s` every kind / audio / mesh / projector · `n` `p` the point whose nearest neighbours
+(cosine distance, the projector's default) are listed · `[` `]` the embedding. The loader reads each job's (the data layer's
 `queries.described.describe`); what is drawn is `described_text`, a pure function.
 """
 from __future__ import annotations
@@ -19,14 +20,15 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.queries.described import Described, describe, has_described, sparkline
+from ...summary.queries.described import Described, Neighbours, describe, has_described, neighbours, sparkline
 from ...summary.store.cache import Changes
 from ..common.text import literal
 from ..loader import Loaded
 from ..state.described import DescribedState
 from .base import DataView, ViewSpec
 
-HINT = "s kinds"
+HINT = "s kinds · n p point · [ ] embedding"
+NEIGHBOURS = 8  # nearest points listed
 WAVE = 48  # sparkline columns at most
 
 
@@ -93,6 +95,20 @@ def described_text(described: Described, state: DescribedState, width: int) -> T
     return out
 
 
+def neighbours_text(near: Neighbours) -> Text:
+    """The nearest points of one point of an embedding, a line each."""
+    out = Text()
+    if near.error:
+        out.append_text(literal(f"Nearest points of {near.embedding}: {near.error}", "yellow"))
+        return out
+    out.append_text(literal(f"Nearest to point {near.point} of {near.points}"
+                            + (f" ({near.label})" if near.label else "") + f" · {near.embedding}", "bold"))
+    for point, distance, label in near.nearest:
+        out.append("\n")
+        out.append_text(literal(f"  {point:>6}  {distance:.4f}  {label}"))
+    return out
+
+
 class DescribedView(DataView):
     SPEC = ViewSpec("described", "Described", "M", (), "job")  # M: media (a digit is each view's zoom reset)
     HELP_GROUP = "Described (audio, mesh, projector)"
@@ -101,7 +117,13 @@ class DescribedView(DataView):
     DescribedView #described-status { height: 1; padding: 0 1; background: $panel; }
     DescribedView #described-body { height: 1fr; padding: 0 1; }
     """
-    BINDINGS = [Binding("s", "section", "Kinds", id="described.section")]
+    BINDINGS = [
+        Binding("s", "section", "Kinds", id="described.section"),
+        Binding("n", "point(1)", "Next point", id="described.next_point"),
+        Binding("p", "point(-1)", "Previous point", id="described.previous_point"),
+        Binding("left_square_bracket", "embedding(-1)", "Previous embedding", id="described.previous_embedding"),
+        Binding("right_square_bracket", "embedding(1)", "Next embedding", id="described.next_embedding"),
+    ]
 
     state: reactive[DescribedState] = reactive(DescribedState, init=False)
 
@@ -110,6 +132,7 @@ class DescribedView(DataView):
         self.set_reactive(DescribedView.state, DescribedState.from_json(self.saved))
         self.by_job: dict[str, Described] = {}
         self.errors: dict[str, str] = {}
+        self.near: dict[str, Neighbours | None] = {}  # per job, the chosen point's nearest (None: no embeddings)
         self._version = 0
 
     @classmethod
@@ -136,6 +159,32 @@ class DescribedView(DataView):
         self.loader.forget()
         for tid in self.train_ids:
             self.loader.request((tid, self._version), partial(describe, self.cache, tid), partial(self._loaded, tid))
+        self._request_near()
+
+    def _request_near(self) -> None:
+        state = self.state
+        for tid in self.train_ids:
+            self.loader.request((tid, "near"), partial(neighbours, self.cache, tid, state.embedding, state.point,
+                                                       NEIGHBOURS), partial(self._near_loaded, tid, state))
+
+    def _near_loaded(self, train_id: str, state: DescribedState, result: Loaded) -> None:
+        if (state.embedding, state.point) != (self.state.embedding, self.state.point):
+            return  # a newer point was asked for
+        self.near[train_id] = result.value if result.ok else Neighbours("", 0, 0, "", error=result.error)
+        self._redraw()
+
+    def _first_near(self) -> Neighbours | None:
+        """The first shown job's neighbours (how many points there are to move through)."""
+        return next((n for tid in self.train_ids if (n := self.near.get(tid)) is not None), None)
+
+    def action_point(self, direction: int) -> None:
+        near = self._first_near()
+        if near is not None:
+            self.state = self.state.move_point(direction, near.points)
+
+    def action_embedding(self, direction: int) -> None:
+        count = max((len(d.embeddings) for d in self.by_job.values()), default=0)
+        self.state = self.state.move_embedding(direction, count)
 
     def _loaded(self, train_id: str, result: Loaded) -> None:
         if result.ok:
@@ -156,12 +205,14 @@ class DescribedView(DataView):
         self.state = self.state.next_section()
 
     def watch_state(self, old: DescribedState, new: DescribedState) -> None:
+        if (old.embedding, old.point) != (new.embedding, new.point):
+            self._request_near()
         self._redraw()
         self.remember(new)
 
     def _redraw(self) -> None:
         self.query_one("#described-status", Static).update(
-            f"[b]{self.state.section}[/] · audio clips, meshes, embeddings described · {HINT}")
+            f"[b]{self.state.section}[/] · {HINT}")
         body = Text()
         width = max(20, self.size.width - 2)
         for tid in self.train_ids:
@@ -172,6 +223,10 @@ class DescribedView(DataView):
                 body.append_text(literal(self.errors[tid], "red"))
             elif tid in self.by_job:
                 body.append_text(described_text(self.by_job[tid], self.state, width))
+                near = self.near.get(tid)
+                if near is not None and self.state.shows("projector"):
+                    body.append("\n\n")
+                    body.append_text(neighbours_text(near))
             else:
                 body.append("reading…", "dim")
             body.append("\n\n")
