@@ -123,3 +123,29 @@ def test_neighbours_of_a_chosen_point_with_their_metadata(tmp_path):
     expected = list(np.argsort(distances)[:3])
     assert [i for i, _, _ in near.nearest] == expected
     assert [label for _, _, label in near.nearest] == [f"{i} · {'even' if i % 2 == 0 else 'odd'}" for i in expected]
+
+
+def test_a_tf2_audio_plugin_tensor_is_described_from_its_first_clip(tmp_path):
+    """`tf.summary.audio` writes a string tensor, a row per clip ([wav, label]), with the audio
+    plugin's metadata: made here with tensorboard's own helpers, written by tensorboardX."""
+    import numpy as np
+    from tensorboard.compat.proto.summary_pb2 import Summary as TBSummary
+    from tensorboard.plugins.audio import metadata
+    from tensorboard.util import tensor_util
+    from tensorboardX import SummaryWriter
+    from tensorboardX.proto.summary_pb2 import Summary
+
+    from described_logs import wav
+
+    tone = np.sin(np.linspace(0, 50, 800))
+    tensor = tensor_util.make_tensor_proto(np.array([[wav(tone, rate=22050), b"first"], [b"not a wav", b"second"]],
+                                                    dtype=object))
+    meta = metadata.create_summary_metadata(display_name="speech", description="",
+                                            encoding=metadata.Encoding.Value("WAV"))
+    summary = TBSummary(value=[TBSummary.Value(tag="speech", tensor=tensor, metadata=meta)])
+    with SummaryWriter(str(tmp_path / "logs" / "tf2")) as writer:
+        writer.file_writer.add_summary(Summary.FromString(summary.SerializeToString()), 7)
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    (speech,) = describe(cache, "./tf2").audio
+    assert (speech.step, speech.clip.sample_rate, speech.clip.frames) == (7, 22050, 800)
