@@ -57,7 +57,7 @@ def test_a_successful_export_removes_a_stale_incomplete_marker_and_keeps_other_f
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(out)) == sorted([*(f"{n}.csv" for n in (
         "jobs", "scalars", "histograms", "tensors", "images", "text", "custom_scalars", "landscapes", "profile_ops",
-        "profile_op_types", "pr_curves", "problems", "lineage")), "mine.txt"])
+        "profile_op_types", "pr_curves", "described", "problems", "lineage")), "mine.txt"])
 
 
 # -- a full disk ----------------------------------------------------------------------------------
@@ -150,3 +150,22 @@ def test_a_directory_in_the_way_of_a_file_is_left_as_it_was_and_the_export_says_
     assert f"what was written is in {out / staging}" in stderr
     assert header_of(out / staging / "scalars.csv") == "train_id,tag,step,wall_time,value"
     assert "moving scalars.csv into place" in (out / staging / "INCOMPLETE").read_text()
+
+
+def test_force_over_a_link_named_as_a_wav_file_leaves_its_target_alone(tmp_path):
+    """An audio clip's WAV is renamed into OUT like every CSV file: a planted link of its name is
+    replaced, never written through."""
+    from described_logs import write_described
+
+    logdir = write_described(tmp_path / "logs")
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("keep me")
+    (out / "audio-00001.wav").symlink_to(victim)
+    refused = export(logdir, out)
+    assert refused.returncode != 0 and b"use --force" in refused.stderr and victim.read_text() == "keep me"
+    result = export(logdir, out, "--force")
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "keep me" and not (out / "audio-00001.wav").is_symlink()
+    assert (out / "audio-00001.wav").read_bytes()[:4] == b"RIFF"

@@ -50,7 +50,7 @@ def test_the_json_summary_has_not_shown_and_problems_per_job(logs, capsys):
                                             "count": MANY_TAGS - limits.MAX_TAGS, "unit": "tags",
                                             "limit": limits.MAX_TAGS}]
     assert len(rows["./run"]["problems"]) == len(UNSHOWN)
-    assert "not shown: audio data, 1 tag (sound)" in rows["./run"]["problems"]
+    assert "not shown: audio data, 1 tag, described, not drawn (sound)" in rows["./run"]["problems"]
     assert rows["./few"]["not_shown"] == [] and rows["./few"]["problems"] == []
 
 

@@ -1,8 +1,9 @@
 """CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
 
 A snapshot is a directory of CSV files: jobs, scalars, histograms, tensors, images, text,
-landscapes, profile_ops, profile_op_types, custom_scalars (layouts), lineage and problems
-(TensorBoard runs too: their histograms' buckets as the files hold them). Rows are sorted by train_id, tag, step. By
+landscapes, profile_ops, profile_op_types, custom_scalars (layouts), described (audio clips,
+meshes, embeddings: what no terminal draws), lineage and problems (TensorBoard runs too: their
+histograms' buckets as the files hold them), and each audio clip as a WAV file. Rows are sorted by train_id, tag, step. By
 default the snapshot holds what the cache holds (MindInsight's limits), read through the same
 queries as the screens; with `all_steps` it holds every value in the files, read through the
 store's routing and decoders (`summary.every_step`) with the store's restart rules, streamed:
@@ -19,6 +20,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import json
 import math
 import os
 import tempfile
@@ -36,6 +38,7 @@ from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars, profiler
 from .summary.formats.payloads import PayloadError
 from .summary.queries import landscape
+from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import (
@@ -62,6 +65,10 @@ HEADERS = {
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
     "custom_scalars": list(custom_scalars.CSV_COLUMNS),
+    # What no terminal draws, described: an audio clip a row per step (its WAV in `file`), a
+    # mesh part a row (newest step), an embedding a row (`shape` "rows x columns").
+    "described": ["train_id", "kind", "tag", "step", "name", "sample_rate", "channels", "frames", "seconds", "count",
+                  "x_min", "x_max", "y_min", "y_max", "z_min", "z_max", "shape", "metadata_columns", "file"],
     "problems": ["train_id", "problem"],
 }
 PLUGIN_FILES = {"scalar": "scalars", "histogram": "histograms", "tensor": "tensors", "image": "images",
@@ -256,6 +263,7 @@ class _Snapshot:
         self.last = ""  # the last of them
         self.current = ""  # the job being written
         self.lineage_written = False
+        self.wavs = 0  # audio clips written (their files are numbered)
 
     def __enter__(self) -> _Snapshot:
         try:
@@ -293,6 +301,8 @@ class _Snapshot:
                 self.files.row(name, row)
         for name, row in _extras(cache, view, keep, found):
             self.files.row(name, row)
+        if has_described(view) and keep(("other", "")):
+            self._described(cache, view, found)
         state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
         problems = self.problems(view.train_id, state + found)
         self.files.flush()
@@ -300,6 +310,35 @@ class _Snapshot:
         self.last, self.current = view.train_id, ""
         if warn is not None and problems:
             warn(view, problems[len(state):])
+
+    def _described(self, cache: SummaryCache, view: JobView, problems: list[str]) -> None:
+        """described.csv's rows of one job, and each audio clip as a WAV file beside the CSV
+        files (`audio-00001.wav`, numbered in export order: a tag's name is no file name)."""
+        blank = [""] * 6
+        for tag in audio_tags(cache, view):
+            for step, clip in clips(cache, view, tag):
+                if isinstance(clip, str):
+                    problems.append(f"audio {tag} step {step}: {clip}: not exported")
+                    continue
+                self.wavs += 1
+                name = f"audio-{self.wavs:05d}.wav"
+                self.files.writing = name
+                with self.target.open(name) as handle:
+                    handle.write(clip.wav)
+                self.result.files.append(self.out / name)
+                self.files.row("described", [view.train_id, "audio", tag, step, "", clip.sample_rate, clip.channels,
+                                             clip.frames, fmt_float(clip.seconds), "", *blank, "", "", name])
+        found = describe(cache, view.train_id)
+        for part in found.meshes:
+            bounds = [fmt_float(v) for lo_hi in part.bounds for v in lo_hi] or blank
+            self.files.row("described", [view.train_id, "mesh", part.tag, part.step, f"{part.mesh} {part.part}",
+                                         "", "", "", "", part.count, *bounds, "", "", ""])
+        for embedding in found.embeddings:
+            self.files.row("described", [view.train_id, "embedding", embedding.tensor_path, "", embedding.name,
+                                         "", "", "", "", "", *blank, "x".join(map(str, embedding.shape)),
+                                         json.dumps(list(embedding.columns), ensure_ascii=False), ""])
+            if embedding.error:
+                problems.append(f"embedding {embedding.name}: {embedding.error}")
 
     def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
         spills, spilled_in = self._spills()

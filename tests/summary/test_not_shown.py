@@ -64,8 +64,8 @@ def test_every_kind_no_view_shows_is_counted_with_a_note_each(logs):
     assert run.not_shown.brief() == "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
     notes = [p for p in run.problems if p.startswith("not shown: ")]
     assert len(notes) == len(UNSHOWN) == len(run.problems)  # one line a kind, not one a tag
-    assert "not shown: mesh data, 2 tags (cube_1, cube_2)" in notes
-    assert f"not shown: embeddings data, 1 tensor (feat:00000 {EMBEDDING_SHAPE[0]}x{EMBEDDING_SHAPE[1]})" in notes
+    assert "not shown: mesh data, 2 tags, described, not drawn (cube_1, cube_2)" in notes
+    assert f"not shown: embeddings data, 1 tensor, described, not drawn (feat:00000 {EMBEDDING_SHAPE[0]}x{EMBEDDING_SHAPE[1]})" in notes
 
 
 def test_tags_over_the_tag_limit_are_counted(logs):

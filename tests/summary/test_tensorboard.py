@@ -421,7 +421,7 @@ def _fixture_payloads() -> list[bytes]:
 
 PAYLOADS = _fixture_payloads()
 DECODERS = ((tb.histogram_data, HistogramData), (tb.image_data, ImageData), (tb.tensor_data, TensorData),
-            (tb.text_data, str), (tb.hparams_data, tb.HParams))
+            (tb.text_data, str), (tb.text_cells, tuple), (tb.hparams_data, tb.HParams))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -78,11 +78,12 @@ def test_every_kind_of_value_of_tensorboardx(cache):
         got = cache.payloads.pr_curve(view.locator(view.series("pr_curve", tag), 0))
         for name, numbers in curve.items():
             assert got.row(name).tolist() == pytest.approx(numbers)
-    # audio is listed, and the job says it is not shown: a note per kind
+    # audio is listed, and the job says it is not shown (the described view describes it): a note per kind
     assert sorted(view.tag_names("other")) == sorted(written["other"])
     kinds = Counter(written["other"].values())
     assert {(k.kind, k.count) for k in view.not_shown.kinds} == set(kinds.items())
-    assert sorted(view.problems) == sorted(f"not shown: {kind} data, {n} tag{'s' if n > 1 else ''} ("
+    assert sorted(view.problems) == sorted(f"not shown: {kind} data, {n} tag{'s' if n > 1 else ''}"
+                                           + (", described, not drawn" if kind in ("audio", "mesh") else "") + " ("
                                            + ", ".join(t for t, k in written["other"].items() if k == kind) + ")"
                                            for kind, n in kinds.items())
 

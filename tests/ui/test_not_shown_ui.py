@@ -49,10 +49,10 @@ def test_the_dashboard_names_what_no_view_shows_and_help_lists_the_notes(logs):
         return run_line, help_text, line_text(app)
 
     run_line, help_text, few_line = run_pilot(app, body)
-    assert run_line == f"not shown: {RUN_BRIEF}  (? lists them)"
-    assert "not shown: audio data, 1 tag (sound)" in help_text
+    assert run_line == f"not shown: {RUN_BRIEF}  (M describes audio, embeddings, mesh · ? lists them)"
+    assert "not shown: audio data, 1 tag, described, not drawn (sound)" in help_text
     assert "not shown: pr_curves" not in help_text  # shown by the PR curves view
-    assert "not shown: embeddings data, 1 tensor (feat:00000 20x5)" in help_text
+    assert "not shown: embeddings data, 1 tensor, described, not drawn (feat:00000 20x5)" in help_text
     assert few_line == ""  # nothing unshown: no line
 
 
@@ -66,7 +66,7 @@ def test_a_comparison_names_each_shown_runs_unshown_data(logs):
         return line_text(app)
 
     line = run_pilot(app, body, size=(200, 36))
-    assert line == f"not shown: ./many {OVER} tags over the {limits.MAX_TAGS} limit; ./run {RUN_BRIEF}  (? lists them)"
+    assert line == f"not shown: ./many {OVER} tags over the {limits.MAX_TAGS} limit; ./run {RUN_BRIEF}  (M describes audio, embeddings, mesh · ? lists them)"
 
 
 def test_the_job_list_marks_jobs_holding_what_no_view_shows(logs):

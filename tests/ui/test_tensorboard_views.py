@@ -3,11 +3,14 @@ and a MindSpore run compared beside a TensorBoard run. Logs: the real tensorboar
 fixtures (`tests/fixtures/tensorboard`), and a run of our own writer."""
 from __future__ import annotations
 
+import io
 import json
 import shutil
 
 from fixture_paths import FIXTURES
+from rich.console import Console
 from textual.app import App, ComposeResult
+from textual.widgets import Static
 from uihelp import make_app, open_help, run_beside, run_pilot, wait_for, wait_for_view, write_run
 
 from tui_insight.summary.store.cache import SummaryCache
@@ -18,8 +21,12 @@ TB = FIXTURES / "tensorboard"
 MANIFEST = json.loads((FIXTURES / "tensorboard.manifest.json").read_text())
 
 
-def text_of_view(view: TextView) -> str:
-    return str(view.query_one("#text-content").render())
+def text_of_view(view: TextView, width: int = 200) -> str:
+    """The text body drawn `width` columns wide (markdown rendered or as written), without the
+    spaces that end its lines."""
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(view.query_one("#text-content", Static).content)
+    return "\n".join(line.rstrip() for line in console.export_text().rstrip("\n").split("\n"))
 
 
 def run_on(jobs, view_id: str, view_class: str, body, logs=TB):

@@ -31,3 +31,11 @@ def test_remembered_and_read_back_without_trusting_it():
     assert TextState.from_json(state.to_json()) == state
     assert TextState.from_json({"tag": 3, "newest_first": "yes"}) == TextState()
     assert TextState.from_json(None) == TextState() and TextState.from_json([1]) == TextState()
+
+
+def test_markdown_until_raw_is_turned_on_and_remembered():
+    state = TextState(tag="notes")
+    assert not state.raw and state.toggle_raw().raw and state.toggle_raw().toggle_raw() == state
+    raw = state.toggle_raw()
+    assert TextState.from_json(raw.to_json()) == raw
+    assert TextState.from_json({"tag": "notes", "raw": "yes"}) == state

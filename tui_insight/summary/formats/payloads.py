@@ -66,10 +66,11 @@ class TextData:
     """A TensorBoard text-plugin value as text (a matrix: rows of tab-separated cells)."""
 
     text: str
+    cells: tuple[tuple[str, ...], ...] = ()  # a vector or matrix of strings: rows of cells (TensorBoard's table)
 
     @property
     def nbytes(self) -> int:
-        return len(self.text) + 64
+        return len(self.text) + sum(len(cell) + 8 for row in self.cells for cell in row) + 64
 
 
 @dataclass(frozen=True)
@@ -265,8 +266,9 @@ def value_decoder(plugin: str, kind: str, sample: int = 0) -> Callable[[Any], An
     The decoder raises PayloadError for a value that cannot be read."""
     if kind == "tensorboard":
         if plugin == "text":
+            from .tensorboard import text_cells
             text = _tensorboard("text_data")
-            return lambda v: TextData(text(v))
+            return lambda v: TextData(text(v), text_cells(v))
         if plugin == "image":
             return _tensorboard("image_data", sample)
         return _tensorboard(f"{plugin}_data")

@@ -16,6 +16,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 CONFIG_NAME = "projector_config.pbtxt"
 MAX_CONFIG_BYTES = 1 << 20
 MAX_EMBEDDINGS = 1000
@@ -30,6 +32,7 @@ class Embedding:
     name: str  # tensor_name ("" when the config names none)
     tensor_path: str  # as written, relative to the config's directory
     shape: tuple[int, ...] = ()  # () when not known cheaply
+    metadata_path: str = ""  # a TSV of a row per point (a header row when it has several columns)
 
     def label(self) -> str:
         """"feat:00000 20x5" (the shape when known)."""
@@ -43,16 +46,18 @@ def parse_config(text: str) -> list[Embedding]:
     for block in _BLOCK.finditer(text):
         if len(found) >= MAX_EMBEDDINGS:
             break
-        name = path = ""
+        name = path = metadata = ""
         shape: list[int] = []
         for key, quoted, number in _FIELD.findall(block.group(1)):
             if key == "tensor_name" and quoted:
                 name = _unquoted(quoted)
             elif key == "tensor_path" and quoted:
                 path = _unquoted(quoted)
+            elif key == "metadata_path" and quoted:
+                metadata = _unquoted(quoted)
             elif key == "tensor_shape" and number:
                 shape.append(int(number))
-        found.append(Embedding(name, path, tuple(shape)))
+        found.append(Embedding(name, path, tuple(shape), metadata))
     return found
 
 
@@ -68,9 +73,43 @@ def inside_path(tensor_path: str) -> str | None:
     return None if path == ".." or path.startswith("../") or path == "." else path
 
 
+def metadata_columns(data: bytes) -> tuple[str, ...]:
+    """The metadata TSV's column names, as the projector reads them: one column has no header
+    (its name is "label"); several have a header row."""
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    if not first:
+        return ()
+    cells = first.decode("utf-8", "backslashreplace").split("\t")
+    return tuple(cells) if len(cells) > 1 else ("label",)
+
+
 def tsv_shape(data: bytes) -> tuple[int, ...]:
     """(rows, columns) of a TSV of numbers; () when it holds none."""
     rows = [line for line in data.split(b"\n") if line.strip()]
     if not rows:
         return ()
     return (len(rows), rows[0].count(b"\t") + 1)
+
+
+def tsv_matrix(data: bytes) -> "np.ndarray | str":
+    """A tensor TSV as a float matrix (a row per point), or why it is not one."""
+    rows = [line for line in data.decode("utf-8", "replace").split("\n") if line.strip()]
+    if not rows:
+        return "no rows"
+    try:
+        matrix = np.array([[float(cell) for cell in row.split("\t")] for row in rows], dtype=np.float64)
+    except ValueError as exc:
+        return f"not a table of numbers: {exc}"
+    return matrix if matrix.ndim == 2 else "rows of different lengths"
+
+
+def metadata_labels(data: bytes, points: int) -> list[str]:
+    """Each point's metadata as one label (its cells joined by " · "; a header row, present when
+    there are several columns, left out), `points` of them (missing ones "")."""
+    lines = [line.rstrip("\r") for line in data.decode("utf-8", "backslashreplace").split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    if lines and "\t" in lines[0]:
+        lines = lines[1:]
+    labels = [" · ".join(line.split("\t")) for line in lines[:points]]
+    return labels + [""] * (points - len(labels))

@@ -528,6 +528,24 @@ def text_data(value: tb_event_pb2.Summary.Value) -> str | Problem:
     return "\n".join(strings)
 
 
+def text_cells(value: tb_event_pb2.Summary.Value) -> tuple[tuple[str, ...], ...]:
+    """A text-plugin vector or matrix of strings as TensorBoard draws it, rows of cells (a vector:
+    a cell a row; more dimensions: the first matrix, as TensorBoard reduces them); () for one
+    string (tensorboardX's `add_text` writes a vector of one: it is markdown, as one cell's
+    text is) or a value `text_data` cannot read."""
+    tensor = value.tensor
+    if value.WhichOneof("value") != "tensor" or tensor.dtype != tb_event_pb2.DT_STRING:
+        return ()
+    dims = _dims(tensor)
+    if isinstance(dims, Problem) or len(tensor.string_val) < 2 or math.prod(dims) != len(tensor.string_val):
+        return ()
+    strings = [text_of(s) for s in tensor.string_val]
+    if len(dims) == 1:
+        return tuple((s,) for s in strings)
+    rows, cols = dims[-2], dims[-1]
+    return tuple(tuple(strings[r * cols:(r + 1) * cols]) for r in range(rows))
+
+
 # -- hparams ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -631,5 +649,5 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
 
 __all__ = ["PLUGINS", "Problem", "TBValue", "TBEvent", "TagPlugins", "TBScan", "HParams",
            "is_tensorboard_file", "sort_key", "read_event", "decode_event", "event_of", "is_restart", "plugin_names", "scan_file", "value_at", "graph_at",
-           "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "pr_curve_data", "hparams_data",
+           "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "text_cells", "pr_curve_data", "hparams_data",
            "hparams_columns", "graph_proto", "dtype_name"]

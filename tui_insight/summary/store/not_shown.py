@@ -23,7 +23,10 @@ MAX_NAME = 80  # characters of a kind's or tag's name kept (names come from file
 EMBEDDINGS = "embeddings"
 # MindSpore histograms with more buckets than MindInsight draws are left out, step by step.
 WIDE_HISTOGRAMS = f"histograms over {limits.MAX_HISTOGRAM_BUCKETS} buckets"
-_UNITS = {EMBEDDINGS: "tensor", WIDE_HISTOGRAMS: "step"}  # what a kind counts (else tags)
+_UNITS = {EMBEDDINGS: "tensor", WIDE_HISTOGRAMS: "step"}
+# Kinds no view draws but one describes (queries/described.py: a clip's rate and waveform, a
+# mesh's counts and bounds, an embedding's shape): still counted here, as not drawn.
+DESCRIBED = ("audio", "mesh", EMBEDDINGS)  # what a kind counts (else tags)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class NotShown:
             totals[key] = totals.get(key, 0) + entry.count
         return totals
 
+    def described(self) -> tuple[str, ...]:
+        """The kinds held that a view describes (`DESCRIBED`), in the account's order."""
+        return tuple(k.kind for k in self.kinds if k.kind in DESCRIBED)
+
     def brief(self) -> str:
         """One short line: "pr_curves 2 tags, audio 1 · 20 tags over the 300 limit"."""
         kinds = ", ".join(f"{k.kind} {k.count}{' ' + _unit(k, k.count) if i == 0 or k.kind in _UNITS else ''}"
@@ -79,8 +86,9 @@ class NotShown:
             # Steps are counted, not tags: a full list of examples may have more tags after it.
             more = len(k.examples) >= EXAMPLES if k.kind == WIDE_HISTOGRAMS else k.count > len(k.examples)
             names = ", ".join(k.examples) + (", …" if more else "")
-            notes.append(f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)} ({names})" if names
-                         else f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)}")
+            described = ", described, not drawn" if k.kind in DESCRIBED else ""
+            notes.append(f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)}{described} ({names})" if names
+                         else f"not shown: {k.kind} data, {k.count} {_unit(k, k.count)}{described}")
         for entry in self.left_out:
             notes.append(f"not shown: {entry.count} {_tags_of(entry.plugin, entry.count)} over the "
                          f"limit of {entry.limit} (the earliest seen left out)")

@@ -80,7 +80,9 @@ def not_shown_line(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | N
         what = markup(holding[0][1].brief())
     else:
         what = "; ".join(f"{markup(tid)} {markup(unshown.brief())}" for tid, unshown in holding)
-    return f"[b]not shown:[/b] {what}  [dim](? lists them)[/dim]"
+    described = sorted({kind for _, unshown in holding for kind in unshown.described()})
+    where = f"{spec_by_id('described').key} describes {', '.join(described)} · " if described else ""
+    return f"[b]not shown:[/b] {what}  [dim]({where}? lists them)[/dim]"
 
 
 def not_shown_note(train_ids: tuple[str, ...], views) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .base import DataView, ViewSpec
+from .described import DescribedView
 from .graph import GraphView
 from .histograms import HistogramsView
 from .images import ImagesView
@@ -15,7 +16,7 @@ from .text import TextView
 
 VIEW_CLASSES: tuple[type[DataView], ...] = (
     ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, TextView,
-    PrCurvesView, LineageView,
+    PrCurvesView, DescribedView, LineageView,
 )
 VIEWS: tuple[ViewSpec, ...] = tuple(cls.SPEC for cls in VIEW_CLASSES)
 JOB_VIEWS: tuple[ViewSpec, ...] = tuple(spec for spec in VIEWS if spec.scope == "job")

@@ -1,15 +1,18 @@
 """The text view: every step of one text tag (TensorBoard's `text` plugin, `add_text`) and its
 text, newest first; with several jobs, each job's steps under its name.
 
-Keys: `[` `]` previous / next tag · `o` oldest or newest first. The texts are read by the
-view's loader (the cache keeps where they are, not the text) and reach the screen as literal
-text (`common.text.literal`): what a file holds is never read as markup.
+Keys: `[` `]` previous / next tag · `o` oldest or newest first · `m` markdown or as written.
+The texts are read by the view's loader (the cache keeps where they are, not the text). They
+are rendered as markdown, as TensorBoard renders them (`common.markdown`: tables, a vector or
+matrix of strings as a table), or shown as written (`common.text.literal`); never read as Rich
+markup either way.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,6 +23,7 @@ from textual.widgets import Static
 
 from ...summary.formats.payloads import PayloadError
 from ...summary.store.cache import SummaryCache
+from ..common.markdown import cells_table, markdown
 from ..common.text import literal, markup, shown
 from ..loader import LoadProblem
 from ..state.text import TextState
@@ -27,7 +31,7 @@ from .base import ViewSpec
 from .one_tag import OneTagView
 
 PLUGIN = "text"
-HINT = "[ ] tag · o order"
+HINT = "[ ] tag · o order · m raw"
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,16 @@ class TextStep:
     step: int
     text: str
     error: str = ""  # why the text cannot be read (then `text` is "")
+    cells: tuple[tuple[str, ...], ...] = ()  # a vector or matrix of strings: rows of cells
+
+
+def shown_text(entry: TextStep, raw: bool) -> RenderableType:
+    """One step's text: rendered as TensorBoard renders it, or as written (`raw`)."""
+    if entry.error:
+        return literal(entry.error, "red")
+    if raw:  # line by line: `literal` shows a newline or tab as an escape
+        return Text("\n").join(literal(line) for line in entry.text.expandtabs(4).split("\n"))
+    return cells_table(entry.cells) if entry.cells else markdown(entry.text)
 
 
 def load_steps(cache: SummaryCache, train_id: str, tag: str) -> tuple[TextStep, ...]:
@@ -49,7 +63,8 @@ def load_steps(cache: SummaryCache, train_id: str, tag: str) -> tuple[TextStep, 
     for i in range(len(series)):
         step = int(series.steps[i])
         try:
-            steps.append(TextStep(step, cache.payloads.text(view.locator(series, i)).text))
+            data = cache.payloads.text(view.locator(series, i))
+            steps.append(TextStep(step, data.text, cells=data.cells))
         except PayloadError as exc:
             steps.append(TextStep(step, "", str(exc)))
     return tuple(steps)
@@ -67,6 +82,7 @@ class TextView(OneTagView):
         Binding("left_square_bracket", "tag(-1)", "Previous tag", id="text.previous_tag"),
         Binding("right_square_bracket", "tag(1)", "Next tag", id="text.next_tag"),
         Binding("o", "order", "Order", id="text.order"),
+        Binding("m", "raw", "Raw", id="text.raw"),
     ]
 
     PLUGIN = PLUGIN
@@ -89,6 +105,9 @@ class TextView(OneTagView):
     def action_order(self) -> None:
         self.state = self.state.toggle_order()
 
+    def action_raw(self) -> None:
+        self.state = self.state.toggle_raw()
+
     # -- drawing --------------------------------------------------------------------------------
 
     def _redraw(self) -> None:
@@ -100,41 +119,30 @@ class TextView(OneTagView):
             count = sum(len(steps) for steps in self.by_job.values())
             where = f" ({tags.index(tag) + 1}/{len(tags)})" if tag in tags else ""
             order = "newest first" if self.state.newest_first else "oldest first"
-            status = f"[b]{markup(tag)}[/]{where} · {count} step{'s' if count != 1 else ''} · {order} · {HINT}"
+            how = "as written" if self.state.raw else "markdown"
+            status = f"[b]{markup(tag)}[/]{where} · {count} step{'s' if count != 1 else ''} · {how} · {order} · {HINT}"
         self.query_one("#text-status", Static).update(status)
         self.query_one("#text-content", Static).update(self._body())
 
-    def _body(self) -> Text:
+    def _body(self) -> RenderableType:
         if self.state.tag is None:
             if any(not job.ready for job in self.jobs):
                 return Text("loading…", style="dim")
             jobs = ", ".join(self.train_ids)
             return literal(f"No text in {jobs}. TensorBoard's text plugin writes it (add_text, tf.summary.text).",
                            "dim")
-        body = Text()
+        parts: list[RenderableType] = []
         several = self.comparing
         for tid in self.train_ids:
             if several:
-                body.append_text(literal(tid, f"bold {self.job_colour(tid)}"))
-                body.append("\n")
+                parts.append(literal(tid, f"bold {self.job_colour(tid)}"))
             if tid in self.errors:
-                body.append_text(literal(self.errors[tid], "red"))
-                body.append("\n\n")
+                parts += [literal(self.errors[tid], "red"), Text()]
                 continue
             steps = self.by_job.get(tid)
-            if steps is None:
-                body.append("reading…\n\n", style="dim")
-                continue
-            if not steps:
-                body.append("no steps of this tag\n\n", style="dim")
+            if steps is None or not steps:
+                parts += [Text("reading…" if steps is None else "no steps of this tag", style="dim"), Text()]
                 continue
             for entry in self.state.ordered(steps):
-                body.append(f"step {entry.step}\n", style="bold")
-                if entry.error:
-                    body.append_text(literal(entry.error, "red"))
-                else:  # line by line: `literal` shows a newline or tab as an escape
-                    lines = entry.text.expandtabs(4).split("\n")
-                    body.append_text(Text("\n").join(literal(line) for line in lines))
-                body.append("\n\n")
-        body.rstrip()
-        return body
+                parts += [Text(f"step {entry.step}", style="bold"), shown_text(entry, self.state.raw), Text()]
+        return Group(*parts[:-1])  # the last blank line
