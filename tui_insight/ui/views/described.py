@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ...summary.queries.described import Described, Neighbours, describe, has_described, neighbours, sparkline
-from ...summary.store.cache import Changes
+from ...summary.store.job_view import Changes
 from ..common.text import literal
 from ..loader import Loaded
 from ..state.described import DescribedState
