@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -447,6 +448,34 @@ def test_a_session_started_ahead_spools_no_more_than_a_logins_noise_while_it_wai
         assert spooled_bytes() <= NOISE_BYTES + 1
         server.clear_hostile_tools()
         assert list(source.discover({}).jobs) == ["./a", "./b"]
+    finally:
+        source.close()
+
+
+def held_error_bytes() -> int:
+    """Bytes this process holds in unnamed temporary files now (where ssh's stderr lands)."""
+    total = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+            if link.startswith(tempfile.gettempdir()) and link.endswith("(deleted)"):
+                total += os.fstat(int(fd)).st_size
+        except OSError:
+            pass  # closed meanwhile
+    return total
+
+
+def test_a_session_started_ahead_keeps_no_more_than_a_logins_noise_of_errors_while_it_waits(server, hostile, tmp_path):
+    """The same bound for what the waiting session writes on its standard error."""
+    root = tmp_path / "logs"
+    two_jobs(root)
+    source = SshSource(server.target(root), ["-F", str(hostile)], limits=SMALL)
+    try:
+        server.hostile_tool("eager", "exec cat /dev/zero >&2\n")  # every session streams errors at once
+        with pytest.raises(SourceError):
+            source.discover({})  # its own errors past a login's noise end it; a session is started beside it
+        time.sleep(1.0)  # idle, as between two reloads
+        assert held_error_bytes() <= NOISE_BYTES + 1
     finally:
         source.close()
 

@@ -634,7 +634,7 @@ def _answered_unasked(session: "_Session") -> bool:
     """Whether a session that was sent no script yet spooled more than a login's noise: a host
     that answers unasked (a runaway or hostile ForceCommand). Such a host gets no more sessions
     started ahead; the one that answered spooled at most IDLE_SPOOL (`_Relayed`)."""
-    return os.fstat(session.spool).st_size > NOISE_BYTES
+    return os.fstat(session.spool).st_size > NOISE_BYTES or os.fstat(session.errors.fileno()).st_size > NOISE_BYTES
 
 
 RELAYED_MOST = 4 << 20  # a larger request gets a session of its own (`SshSource._request`)
@@ -714,35 +714,41 @@ class _Session:
 
 
 class _Relayed:
-    """An idle session's ssh, its stdout a pipe into the spool through `cat`: the kernel bounds
-    what `cat` may write (its RLIMIT_FSIZE soft limit at IDLE_SPOOL, so a host that streams
-    before its script gets it stopped there) until `unbound` lifts it. With ControlMaster the
-    master process writes the session's output, so no limit on ssh itself could do this.
-    Popen's face: `poll`/`wait` count both processes (the spool is whole once `cat` is done),
-    `returncode` is ssh's. Linux only (`resource.prlimit`); elsewhere sessions start unrelayed."""
+    """An idle session's ssh, its stdout and stderr each a pipe into its file through `cat`: the
+    kernel bounds what a `cat` may write (its RLIMIT_FSIZE soft limit at IDLE_SPOOL, so a host
+    that streams before its script gets it stopped there) until `unbound` lifts it. With
+    ControlMaster the master process writes the session's output, so no limit on ssh itself
+    could do this. Popen's face: `poll`/`wait` count every process (the files are whole once the
+    relays are done), `returncode` is ssh's. Linux only (`resource.prlimit`); elsewhere sessions
+    start unrelayed."""
 
     works = resource is not None and hasattr(resource, "prlimit") and shutil.which("cat") is not None
 
     def __init__(self, command: list[str], spool: int, errors):
-        read_end, write_end = os.pipe()
+        self.relays: list[subprocess.Popen] = []
+        ends: list[int] = []
         try:
-            try:
-                fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
-            except OSError:
-                pass  # past /proc/sys/fs/pipe-max-size: the default size
-            self.relay = subprocess.Popen(["cat"], stdin=read_end, stdout=spool, stderr=subprocess.DEVNULL)
-            try:
-                resource.prlimit(self.relay.pid, resource.RLIMIT_CORE, (0, resource.prlimit(self.relay.pid, resource.RLIMIT_CORE)[1]))
-                hard = resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE)[1]
-                resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE, (IDLE_SPOOL, hard))
-                self.ssh = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=write_end, stderr=errors)
-            except BaseException:
-                self.relay.kill()
-                self.relay.wait()
-                raise
+            for into in (spool, errors):
+                read_end, write_end = os.pipe()
+                ends += [read_end, write_end]
+                try:
+                    fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+                except OSError:
+                    pass  # past /proc/sys/fs/pipe-max-size: the default size
+                relay = subprocess.Popen(["cat"], stdin=read_end, stdout=into, stderr=subprocess.DEVNULL)
+                self.relays.append(relay)
+                resource.prlimit(relay.pid, resource.RLIMIT_CORE, (0, resource.prlimit(relay.pid, resource.RLIMIT_CORE)[1]))
+                hard = resource.prlimit(relay.pid, resource.RLIMIT_FSIZE)[1]
+                resource.prlimit(relay.pid, resource.RLIMIT_FSIZE, (IDLE_SPOOL, hard))
+            self.ssh = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=ends[1], stderr=ends[3])
+        except BaseException:
+            for relay in self.relays:
+                relay.kill()
+                relay.wait()
+            raise
         finally:
-            os.close(read_end)
-            os.close(write_end)
+            for end in ends:
+                os.close(end)
         self.stdin = self.ssh.stdin
 
     @property
@@ -750,25 +756,28 @@ class _Relayed:
         return self.ssh.returncode
 
     def unbound(self) -> bool:
-        try:
-            resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.prlimit(self.relay.pid, resource.RLIMIT_FSIZE)[1]))
-        except OSError:
-            return False  # `cat` is gone: stopped at its bound
-        return self.relay.poll() is None
+        for relay in self.relays:
+            try:
+                hard = resource.prlimit(relay.pid, resource.RLIMIT_FSIZE)[1]
+                resource.prlimit(relay.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, hard))
+            except OSError:
+                return False  # `cat` is gone: stopped at its bound
+        return all(relay.poll() is None for relay in self.relays)
 
     def poll(self) -> int | None:
-        if self.ssh.poll() is None or self.relay.poll() is None:
+        if self.ssh.poll() is None or any(relay.poll() is None for relay in self.relays):
             return None
         return self.ssh.returncode
 
     def kill(self) -> None:
-        for proc in (self.ssh, self.relay):
+        for proc in (self.ssh, *self.relays):
             if proc.poll() is None:
                 proc.kill()
 
     def wait(self, timeout: float | None = None) -> int:
         self.ssh.wait(timeout)
-        self.relay.wait(timeout)
+        for relay in self.relays:
+            relay.wait(timeout)
         return self.ssh.returncode
 
 
