@@ -10,7 +10,7 @@ $TMPDIR/tui-insight-bench, shared with bench_sweep.py), times in one process, in
 
 - load: `SummaryCache(logdir).reload()` (one process, no disk cache): everything the job list
   and the views need;
-- floor: read every file, frame it and check both CRCs (`records.scan_batches`, the fastest
+- floor: read every file, frame it and check both CRCs (`bulk_framing.scan_batches`, the fastest
   framing we have), decode every event with protobuf and visit every value's field, keeping
   nothing;
 - floor, events only: the same without visiting the values (upb decodes them eagerly anyway).
@@ -32,7 +32,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from tui_insight.proto import summary_pb2  # noqa: E402
-from tui_insight.summary.formats.records import ScanReport, scan_batches  # noqa: E402
+from tui_insight.summary.formats.bulk_framing import scan_batches
+from tui_insight.summary.formats.framing import ScanReport
 from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 
 

@@ -11,10 +11,10 @@ fresh process, side by side (interleaved `--repeat` times, medians reported):
 
 - ms cache: our MindSpore-format load of the same data, `SummaryCache.reload()`;
 - tb cache: the TensorBoard file loaded the same way, `SummaryCache.reload()` (what the app does);
-- tb bulk: the TensorBoard file through the cache's reading path: `records.scan_batches` +
+- tb bulk: the TensorBoard file through the cache's reading path: `bulk_framing.scan_batches` +
   `LayoutBook(dialect="tensorboard")` + `Layout.numbers`, `tensorboard.read_event` for the
   events without a layout (each tag's first, the file version);
-- tb per record: `records.scan_records` + `tensorboard.read_event` per record (the raw reader);
+- tb per record: `framing.scan_records` + `tensorboard.read_event` per record (the raw reader);
 - the framing alone of the TensorBoard file, record by record and in bulk;
 - TensorBoard's own `EventAccumulator.Reload()` on the TensorBoard file (once: it takes a minute).
 

@@ -24,7 +24,7 @@ def write_invalid_utf8_tag(directory, steps=5):
     import struct
 
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     def scalar(tag, value):
         return field(1, tag) + varint((3 << 3) | 5) + struct.pack("<f", value)
@@ -52,7 +52,7 @@ HOSTILE_SHAPES = {  # tag: (dims, number of float values written)
 def write_hostile_tensors(directory, steps: int = 2):
     """Tensors whose declared shapes do not make sense, beside one that does."""
     from tui_insight.proto import anf_ir_pb2, summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     path = directory / "events.summary.1700000001.host_MS"
     with open(path, "wb") as fh:
@@ -71,7 +71,7 @@ def write_deep_lineage(directory, depth: int = 100_000):
     """A lineage file whose evaluation metric is JSON nested `depth` levels deep, and one whose
     metric holds a nested list, beside an ordinary job: written with our writer's framing."""
     from tui_insight.proto import lineage_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     for name, metric in (("deep", '{"acc": ' + "[" * depth + "]" * depth + "}"),
                          ("nested", '{"acc": 0.5, "per_class": [[0.1, 0.2], [0.3]]}')):
@@ -102,7 +102,7 @@ def write_hostile_histograms(directory, steps: int = 2):
     """Histograms with non-finite or unsorted edges, negative widths or counts, NaN or crossed
     min/max, and counts past what float64 holds exactly, beside a sound one."""
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     path = directory / "events.summary.1700000002.host_MS"
     with open(path, "wb") as fh:
@@ -256,7 +256,7 @@ def write_hostile_logdir(root, deep: int = 100_000):
 def write_non_utf8_lineage(directory):
     """A lineage file whose strings are not valid UTF-8: the optimizer and network, a user-defined
     key and value, a dataset parameter's key and value (as a buggy writer could leave them)."""
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     entry = field(1, b"k\xe8") + field(2, b"v\xff")
     events = [
@@ -271,7 +271,7 @@ def write_non_utf8_lineage(directory):
 def write_non_utf8_landscape(directory):
     """A final loss landscape whose tag, decomposition and unit are not valid UTF-8."""
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     value = summary_pb2.Summary.Value()
     landscape = value.loss_landscape
@@ -289,7 +289,7 @@ def write_broken_landscapes(directory):
     fewer points than checkpoints), one of NaN and infinite losses, one on axes near float64's
     ends, beside a sound one: each its own record, as MindSpore writes them."""
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
 
     nan, inf = float("nan"), float("inf")
     cases = {  # tag: (x, y, z, intervals, path x = y = loss)

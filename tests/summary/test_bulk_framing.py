@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.formats.records import ScanReport, frame, masked_crc, scan_batches, scan_records
+from tui_insight.summary.formats.bulk_framing import scan_batches
+from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, scan_records
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REAL_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file()

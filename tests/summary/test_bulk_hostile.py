@@ -15,18 +15,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2, tb_event_pb2
-from tui_insight.summary.formats.records import (
-    DIALECTS,
-    FOOTER_SIZE,
-    LayoutBook,
-    Payloads,
-    RecordBatch,
-    ScanReport,
-    frame,
-    masked_crc,
-    scan_batches,
-    scan_records,
-)
+from tui_insight.summary.formats.bulk_framing import Payloads, RecordBatch, scan_batches
+from tui_insight.summary.formats.framing import FOOTER_SIZE, ScanReport, frame, masked_crc, scan_records
+from tui_insight.summary.formats.layouts import DIALECTS, LayoutBook
 from tui_insight.summary.store import loader as loader_module
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -304,7 +295,7 @@ def test_an_oversized_record_held_whole_is_skipped_alike(tmp_path, max_bytes):
     """A record one byte over the payload limit, all of it in the file (sparse: nothing is
     read), is skipped as one bad record and the records after it are read; a length near 2^64
     at the end is an incomplete tail."""
-    from tui_insight.summary.formats.records import MAX_PAYLOAD, open_regular
+    from tui_insight.summary.formats.framing import MAX_PAYLOAD, open_regular
 
     records = b"".join(frame(event(n, 1.0 + n, [("loss", float(n))])) for n in range(50))
     path = tmp_path / SUMMARY

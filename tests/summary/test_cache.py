@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tui_insight.summary import gc_policy, limits
-from tui_insight.summary.formats.records import frame
+from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache, wait_loaded
 

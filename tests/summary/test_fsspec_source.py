@@ -222,7 +222,7 @@ def test_profiles_are_found_and_read_through_the_source(bucket):
 
 
 def test_a_big_file_is_read_in_windows_and_a_lost_window_ends_the_scan_at_a_record(tmp_path, bucket, monkeypatch):
-    from tui_insight.summary.formats.records import ScanReport, scan_records
+    from tui_insight.summary.formats.framing import ScanReport, scan_records
     from tui_insight.summary.sources import object_store
 
     monkeypatch.setattr(object_store, "WINDOW", 4096)  # the file spans many windows

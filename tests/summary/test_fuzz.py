@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.formats.records import ScanReport, frame, scan_records
+from tui_insight.summary.formats.framing import ScanReport, frame, scan_records
 from tui_insight.summary.store.cache import SummaryCache
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.formats.records import Layout, LayoutBook, frame
+from tui_insight.summary.formats.framing import frame
+from tui_insight.summary.formats.layouts import Layout, LayoutBook
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -147,7 +148,8 @@ def tb_payloads(directory, tags, steps, histogram_every=0):
 
     from tensorboardX import SummaryWriter as TBWriter
 
-    from tui_insight.summary.formats.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.bulk_framing import scan_batches
+    from tui_insight.summary.formats.framing import ScanReport
 
     special = [0.0, -0.0, float("nan"), float("inf"), 1e-45, 3.4e38]
     with TBWriter(str(directory), max_queue=10_000, flush_secs=3600) as writer:
@@ -221,7 +223,8 @@ def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
     must not be read as "ab" (neither with the framing's `same` hint nor without it)."""
     import io
 
-    from tui_insight.summary.formats.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.bulk_framing import scan_batches
+    from tui_insight.summary.formats.framing import ScanReport
 
     def batch(tags):
         data = b"".join(frame(scalar_event(100 + n, 1.0 + n, [(tag, float(n))]).SerializeToString())
@@ -245,7 +248,7 @@ def test_a_row_sharing_a_layouts_telling_bytes_is_still_checked_whole():
 # -- layouts found by the cycle of a training loop's tags ---------------------------------------
 
 def test_period_of():
-    from tui_insight.summary.formats.records import period_of
+    from tui_insight.summary.formats.bulk_framing import period_of
 
     assert period_of(np.array([3, 1, 2] * 5 + [3, 1])) == 3
     assert period_of(np.array([4, 4, 4])) == 1
@@ -262,7 +265,8 @@ def cyclic_payloads(tags, steps, swaps=(), strays=()):
     import io
 
     from tui_insight.proto import tb_event_pb2
-    from tui_insight.summary.formats.records import ScanReport, scan_batches
+    from tui_insight.summary.formats.bulk_framing import scan_batches
+    from tui_insight.summary.formats.framing import ScanReport
 
     events = []
     for step in range(steps):

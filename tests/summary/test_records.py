@@ -6,7 +6,7 @@ import struct
 import pytest
 from fixture_paths import MINDSPORE_LOGS
 
-from tui_insight.summary.formats.records import ScanReport, frame, masked_crc, read_record_at, scan_records
+from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, read_record_at, scan_records
 
 
 def scan(data: bytes, start: int = 0):

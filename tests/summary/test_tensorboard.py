@@ -107,7 +107,7 @@ def test_tag_plugins_keep_the_first_plugin_per_job():
 
 
 def _records(data: bytes):
-    from tui_insight.summary.formats.records import ScanReport, scan_records
+    from tui_insight.summary.formats.framing import ScanReport, scan_records
 
     yield from scan_records(io.BytesIO(data), 0, len(data), ScanReport())
 

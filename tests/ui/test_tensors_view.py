@@ -354,7 +354,7 @@ def test_the_table_formats_only_what_is_on_screen(tmp_path):
 
 def write_event(directory: Path, step: int, dims, values) -> None:
     """A tensor written by hand: any shape, any number of values (the writer keeps them consistent)."""
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
     from tui_insight.summary.formats.writer import summary_file_name
 
     directory.mkdir(parents=True, exist_ok=True)

@@ -2,8 +2,9 @@
 or what is kept of them.
 
 - `file_names.py`: which kind a file is by its name, and the read order of a job's files.
-- `records.py`: MindSpore's framing and CRC (compat §1.1), the bulk layout decoder of
-  repeated events, the one-event path.
+- `framing.py`: the records' framing and CRC (compat §1.1), one by one and by offset;
+  `bulk_framing.py`: the same records by blocks, little Python per record; `layouts.py`: the
+  numbers of repeated scalar events read in bulk.
 - `tensorboard.py`: TensorBoard event files, each value routed to its plugin and tag.
 - `routing.py`: where the values of an event go, shared by the store and `--all-steps`.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.

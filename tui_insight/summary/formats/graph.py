@@ -38,7 +38,7 @@ from ...proto import anf_ir_pb2, summary_pb2
 from .. import gc_policy
 from ..text import text_of
 from . import tensorboard
-from .records import open_regular, read_record_at
+from .framing import open_regular, read_record_at
 
 MAX_ATTR_BYTES = 1024  # MindInsight's MAX_NODE_ATTRIBUTE_VALUE_BYTES
 # Scope levels a node name may have. A name is a full path, so scopes nested N deep cost N

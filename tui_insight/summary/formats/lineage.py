@@ -21,10 +21,10 @@ from google.protobuf.message import DecodeError
 
 from ...proto import lineage_pb2
 from ..text import text_of
+from .framing import ScanReport, scan_records
 from .graph import dataset_pipeline
 from .lineage_aliases import hparam_columns as aliased_columns
 from .lineage_aliases import typed_column
-from .records import ScanReport, scan_records
 from .tensorboard import HParams, hparams_columns
 
 

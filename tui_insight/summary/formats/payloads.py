@@ -19,7 +19,7 @@ from google.protobuf.message import DecodeError
 
 from ...proto import anf_ir_pb2, summary_pb2
 from .. import limits
-from .records import prefetch_records, read_record_at
+from .framing import prefetch_records, read_record_at
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """TensorBoard event files (`*tfevents*`): what each record holds, and its payloads on demand.
 
-TensorBoard files are framed like summary files (`records.scan_records` reads them); their
+TensorBoard files are framed like summary files (`framing.scan_records` reads them); their
 payloads are TensorFlow `Event`s (proto/tensorboard/tb_event.proto, wire-compatible, no
 TensorFlow needed). `read_event` turns one payload into a `TBEvent` that the cache routes as it
 routes a MindSpore event: the step, the wall time and, per value, its plugin, its tag and either
@@ -49,9 +49,9 @@ from google.protobuf.message import DecodeError
 from ...proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from .. import limits
 from ..text import text_of
+from .framing import ScanReport, read_record_at, scan_records
 from .payloads import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
 from .pr_curves import PrCurveData, pr_curve_of
-from .records import ScanReport, read_record_at, scan_records
 
 PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
@@ -154,7 +154,7 @@ def read_event(payload: bytes, plugins: TagPlugins) -> TBEvent | Problem:
 
 
 def decode_event(payload: bytes) -> tb_event_pb2.Event | None:
-    """The payload parsed as an Event, None if it is not one (what `records.LayoutBook` decodes with)."""
+    """The payload parsed as an Event, None if it is not one (what `layouts.LayoutBook` decodes with)."""
     try:
         return tb_event_pb2.Event.FromString(payload)
     except DecodeError:

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ...proto import anf_ir_pb2, lineage_pb2, summary_pb2, tb_event_pb2
-from .records import frame
+from .framing import frame
 
 VERSION = "MindSpore.Event:1"
 

@@ -34,7 +34,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import BinaryIO, Callable, Protocol
 
-from ..formats.records import open_regular
+from ..formats.framing import open_regular
 from ..numbers import INT64_MAX
 from .discovery import Discovery, discover
 
@@ -199,7 +199,7 @@ class RangeCache:
 
     def prefetch(self, ranges: Iterable[tuple[str, int, int]]) -> None:
         """Fetch at once the missing blocks that hold each (path, start, end): reading many
-        records one by one cost a request per block (`records.prefetch_records`). At most half
+        records one by one cost a request per block (`framing.prefetch_records`). At most half
         the bound at a time; what is not fetched is read as before."""
         if self._fetch_many is None:
             return

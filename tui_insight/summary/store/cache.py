@@ -20,8 +20,8 @@ from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from ...escape import shown
 from .. import gc_policy, limits
 from ..formats.file_names import classify
+from ..formats.layouts import LayoutBook
 from ..formats.payloads import PayloadStore
-from ..formats.records import LayoutBook
 from ..gc_policy import CollectorPause
 from ..sources.discovery import Discovery, FoundJob, rediscover, restored_listings, saved_listings
 from ..sources.local import LocalSource, Source

@@ -2,7 +2,7 @@
 the all-steps export; and the store's restart rules, applied to a tag's values at once.
 
 `every_value` reads the job's files in the store's read order (by file id) through the same
-framing (`records.scan_batches`), the same routing (`routing.routes` for summary events,
+framing (`bulk_framing.scan_batches`), the same routing (`routing.routes` for summary events,
 `tensorboard.event_of` for TensorBoard events) and the same payload decoders
 (`payloads.value_decoder`), and yields each exported value and each TensorBoard restart, in
 read order. It keeps only what routing needs (each TensorBoard tag's plugin, the summary
@@ -26,8 +26,9 @@ from google.protobuf.message import DecodeError
 
 from ...proto import summary_pb2
 from ..formats import tensorboard as tb
+from ..formats.bulk_framing import scan_batches
+from ..formats.framing import ScanReport
 from ..formats.payloads import PayloadError, samples_decoder, value_decoder
-from ..formats.records import ScanReport, scan_batches
 from ..formats.routing import file_read_order, histogram_kept, routes, summary_layout
 from ..sources.local import Source
 from .series import survivors

@@ -16,11 +16,13 @@ from ...proto import summary_pb2
 from ...wall_time import EARLIEST, LATEST
 from .. import limits
 from ..formats import tensorboard as tb
+from ..formats.bulk_framing import RecordBatch, scan_batches
 from ..formats.custom_scalars import PLUGIN as CUSTOM_SCALARS
 from ..formats.custom_scalars import Layout, layout_of
+from ..formats.framing import ScanReport, frame
+from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
-from ..formats.records import LayoutBook, RecordBatch, ScanReport, frame, scan_batches
 from ..formats.routing import histogram_kept, routes, summary_layout
 from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source

@@ -33,7 +33,7 @@ _layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it
 def read_job(found: FoundJob) -> tuple[bytes, int, int]:
     """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
     global _layouts, _tb_layouts
-    from ..formats.records import LayoutBook
+    from ..formats.layouts import LayoutBook
     from .job_view import LoadProgress
     from .loader import JobLoader
     from .snapshot import encode

@@ -6,7 +6,7 @@ from typing import Iterator
 
 import numpy as np
 
-from ..formats.records import Payloads, period_of
+from ..formats.bulk_framing import Payloads, period_of
 from .job_view import TagKey
 
 
@@ -14,7 +14,7 @@ class ScalarBlock:
     """Scalars of the events that share one layout (same tags in the same order).
 
     Training logs repeat the same layout step after step: events decoded one by one append one
-    list of values each, events read in bulk (`records.Layout`) append numpy chunks, and both
+    list of values each, events read in bulk (`layouts.Layout`) append numpy chunks, and both
     become per-tag columns at merge time.
     """
 

@@ -1,0 +1,424 @@
+"""The same framed records as `framing.scan_records`, read by blocks of a few MB with little
+Python per record (the store reads through it: a TensorBoard file holds a million 80-byte
+records per 100 MB).
+"""
+from __future__ import annotations
+
+import struct
+from typing import BinaryIO, Iterator, Sequence
+
+import google_crc32c
+import numpy as np
+
+from .framing import MASK_DELTA, U64, FOOTER_SIZE, HEADER_SIZE, MAX_PAYLOAD, ScanReport, resync, masked_crc
+
+# -- bulk framing -------------------------------------------------------------------------------
+#
+# `scan_batches` reads what `scan_records` reads, block by block, with as little Python per
+# record as it can: a training log repeats a cycle of record lengths (tag after tag, step after
+# step), so once the walk has seen the cycle it guesses where the next records of the block
+# start and checks the guess for all of them at once with numpy (a header is its length and
+# the CRC of that length, so a guessed header is right when its 12 bytes are the expected
+# ones). Where the guess fails the walk goes on record by record. Payload CRCs are checked per
+# payload length: CRC-32C is affine, so for rows of equal length crc(row) = crc(first row) xor
+# the contributions of the bytes where the row differs from the first, read from a 256-entry
+# table per byte position; only the few positions that vary (wall time, step, values) cost a
+# numpy operation over all rows. Long payloads are checked one by one by google_crc32c.
+
+BLOCK_SIZE = 4 << 20  # bytes read at once
+MAX_CYCLE = 4096  # longest cycle of record lengths guessed (records of a step)
+_GUESS_CHUNK = 1 << 16  # records checked per guess
+_TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
+_TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
+_TABLE_MIN_ROWS = 8
+_HEADER = struct.Struct("<QI")
+_header_words: dict[int, int] = {}  # payload length -> masked CRC of its header
+_crc_tables: dict[tuple[int, int], np.ndarray] = {}  # (payload length, position) -> uint32[256]
+
+
+def _header_word(length: int) -> int:
+    word = _header_words.get(length)
+    if word is None:
+        word = masked_crc(U64.pack(length))
+        if 0 < length <= MAX_PAYLOAD:  # the walk takes a length found here as a good one
+            if len(_header_words) > 100_000:
+                _header_words.clear()
+            _header_words[length] = word
+    return word
+
+
+def _crc_table(length: int, at: int) -> np.ndarray:
+    """What each value of the byte at `at` of a `length`-byte message xors into its CRC-32C."""
+    table = _crc_tables.get((length, at))
+    if table is None:
+        zeros = bytearray(length)
+        base = google_crc32c.value(bytes(zeros))
+        basis = []
+        for bit in range(8):
+            zeros[at] = 1 << bit
+            basis.append(google_crc32c.value(bytes(zeros)) ^ base)
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+        table = np.bitwise_xor.reduce(bits.astype(np.uint32) * np.asarray(basis, dtype=np.uint32), axis=1)
+        if len(_crc_tables) > 8192:
+            _crc_tables.clear()
+        _crc_tables[(length, at)] = table = table.astype(np.uint32)
+    return table
+
+
+def unaligned(array: np.ndarray, dtype: str) -> np.ndarray:
+    """The bytes of `array` read as little-endian `dtype` at every offset: `view[i]` is the
+    number whose bytes start at `array[i]` (so one index per number gathers a field)."""
+    size = np.dtype(dtype).itemsize
+    return np.ndarray(shape=(max(0, len(array) - size + 1),), dtype=dtype, buffer=array, strides=(1,))
+
+
+def _mask(crc: np.ndarray) -> np.ndarray:
+    """`masked_crc`'s rotation and offset over an array of uint32 CRCs."""
+    return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(MASK_DELTA)
+
+
+def strided(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray | None:
+    """uint8[len(starts), size], a view of the bytes at each start when they are evenly spaced
+    (and do not overlap); else None."""
+    count = len(starts)
+    if count == 1:
+        return array[int(starts[0]):int(starts[0]) + size].reshape(1, size)
+    if count == 0:
+        return None
+    steps = np.diff(starts)
+    stride = int(steps[0])
+    if stride >= size and (steps == stride).all():
+        return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
+                                               strides=(stride, 1), writeable=False)
+    return None
+
+
+def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+    """uint8[len(starts), size]: the bytes at each start; a view when they are evenly spaced."""
+    view = strided(array, starts, size)
+    if view is not None:
+        return view
+    count = len(starts)
+    if size < 1024:  # a row copy each, by one index per row into overlapping windows
+        return np.lib.stride_tricks.sliding_window_view(array, size)[starts]
+    return np.frombuffer(b"".join([data[s:s + size] for s in starts.tolist()]), dtype=np.uint8).reshape(count, size)
+
+
+def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
+            size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Which payloads of `size` bytes at `starts` carry the right masked CRC after them; and,
+    when found on the way, (a payload, the byte positions where any other differs from it)."""
+    stored = unaligned(array, "<u4")[starts + size]
+    if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
+        rows = _rows(data, array, starts, size)
+        varying = _varying(array, starts, rows)
+        if len(varying) <= _TABLE_MAX_VARYING:
+            # crc(row) = crc(first row) ^ each varying byte's contribution there ^ its own.
+            reference = rows[0]
+            tables = [_crc_table(size, at) for at in varying.tolist()]
+            base = google_crc32c.value(reference.tobytes())
+            for table, at in zip(tables, varying.tolist()):
+                base ^= int(table[reference[at]])
+            crc = np.full(len(starts), base, dtype=np.uint32)
+            for table, at in zip(tables, varying.tolist()):
+                crc ^= table[rows[:, at]]
+            return _mask(crc) == stored, (reference.copy(), varying)
+    crcs = [masked_crc(data[s:s + size]) for s in starts.tolist()]
+    return np.asarray(crcs, dtype=np.uint32) == stored, None
+
+
+def _varying(array: np.ndarray, starts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The byte positions where some of `rows` (the payloads at `starts` of `array`) differs
+    from the first. Evenly spaced payloads (a log of tags of one name length) are compared
+    each with the next through the block itself, a whole stride at a time (a contiguous xor
+    and a fold, no index per byte)."""
+    count, size = rows.shape
+    stride = int(starts[1] - starts[0]) if count > 16 else 0
+    if not stride or rows.strides[0] != stride:
+        return np.flatnonzero(np.bitwise_or.reduce(rows ^ rows[0], axis=0))
+    first = int(starts[0])
+    whole = min(count, (len(array) - first) // stride)  # rows whose whole stride is in the block
+    region = array[first:first + whole * stride]
+    changes = (region[stride:] ^ region[:-stride]).reshape(whole - 1, stride)  # row i + 1 against row i
+    folds = (whole - 1) // 16
+    seen = np.bitwise_or.reduce(changes[:folds * 16].reshape(folds, 16 * stride), axis=0).reshape(16, stride)
+    seen = np.bitwise_or.reduce(np.concatenate([seen, changes[folds * 16:]]), axis=0)[:size]
+    if whole < count:  # the last payload ends the block: against the first
+        seen |= np.bitwise_or.reduce(rows[whole:] ^ rows[0], axis=0)
+    return np.flatnonzero(seen)
+
+
+def period_of(values: np.ndarray, limit: int = MAX_CYCLE) -> int:
+    """The p <= `limit` for which `values` repeats its first p values, all different, over and
+    over (values[i] == values[i + p]): each value's positions are then one slice, i::p. 0 if none.
+    (A training loop writes its tags in the same order every step.)"""
+    n = len(values)
+    if not n:
+        return 0
+    for p in (np.flatnonzero(values[1:limit + 1] == values[0]) + 1)[:4].tolist():
+        if len(set(values[:p].tolist())) == p and bool((values[p:] == values[:-p]).all()):
+            return p
+    if n <= limit and len(set(values.tolist())) == n:
+        return n  # no value repeats (shorter than a cycle)
+    return 0
+
+
+class Payloads(Sequence[bytes]):
+    """Payloads held in one buffer: `payloads[i]` is bytes, `rows` reads many at once."""
+
+    def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray,
+                 same: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+        self.data = data
+        self.array = np.frombuffer(data, dtype=np.uint8)
+        self.starts = starts  # int64: where each payload starts in `data`
+        self.lengths = lengths  # int64
+        # size -> (reference, varying): every payload of that size is `reference` outside the
+        # byte positions `varying` (found by the framing's CRC check; spares the layouts a pass)
+        self.same = same or {}
+
+    @classmethod
+    def of(cls, payloads: Sequence[bytes]) -> "Payloads":
+        if isinstance(payloads, Payloads):
+            return payloads
+        lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
+        starts = np.zeros(len(payloads), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        return cls(b"".join(payloads), starts, lengths)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        start = self.starts.item(i)
+        return self.data[start:start + self.lengths.item(i)]
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self.data
+        for start, length in zip(self.starts.tolist(), self.lengths.tolist()):
+            yield data[start:start + length]
+
+    def rows(self, indices: np.ndarray, size: int) -> np.ndarray:
+        """uint8[len(indices), size] of the payloads at `indices`, all `size` bytes long."""
+        return _rows(self.data, self.array, self.starts[indices], size)
+
+
+class RecordBatch(Sequence[tuple[int, bytes]]):
+    """Good records of one block of a file, in file order: `batch[i]` is (offset, payload)."""
+
+    def __init__(self, offsets: np.ndarray, payloads: Payloads) -> None:
+        self.offsets = offsets  # int64: each record's offset in the file
+        self.payloads = payloads
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.offsets.item(i), self.payloads[i]
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return zip(self.offsets.tolist(), self.payloads)
+
+
+class _Walk:
+    """Finds the records of one block: record by record, or by guessing the cycle of lengths."""
+
+    def __init__(self) -> None:
+        self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
+        self.next_guess = 8  # records to walk before guessing again
+
+    def block(self, data: bytes, base: int, size: int, report: ScanReport,
+              notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
+        """(chunks of record starts, chunks of lengths, where the walk stopped, why, length there).
+
+        Why: "end" (the file is read), "tail" (an incomplete record), "block" (the next record
+        is past the block: read on from there; length is its payload's), "header" (a bad header).
+        """
+        n = len(data)
+        array = np.frombuffer(data, dtype=np.uint8)
+        at_chunks: list[np.ndarray] = []
+        length_chunks: list[np.ndarray] = []
+        at: list[int] = []
+        lengths: list[int] = []
+        history = self.lengths
+        words = _header_words  # good payload lengths -> their header's CRC
+        unpack = _HEADER.unpack_from
+        at_append, length_append = at.append, lengths.append
+        remembered = 0  # lengths[:remembered] are in the history already
+        p = 0
+        while True:
+            # Record by record while the headers are the usual ones, up to the next guess.
+            for _ in range(self.next_guess):
+                if p + HEADER_SIZE > n:
+                    break
+                length, word = unpack(data, p)
+                if words.get(length) != word:
+                    break
+                end = p + HEADER_SIZE + length + FOOTER_SIZE
+                if end > n:
+                    break
+                at_append(p)
+                length_append(length)
+                p = end
+            else:
+                found_at, found_lengths = self._guess(array, p, n, lengths[remembered:])
+                remembered = len(lengths)
+                if len(found_at):
+                    at_chunks += [np.asarray(at, dtype=np.int64), found_at]
+                    length_chunks += [np.asarray(lengths, dtype=np.int64), found_lengths]
+                    at.clear()
+                    lengths.clear()
+                    remembered = 0
+                    p = int(found_at[-1] + found_lengths[-1]) + HEADER_SIZE + FOOTER_SIZE
+                self.next_guess = 8 if len(found_at) >= 64 else min(2 * self.next_guess, 2 * MAX_CYCLE)
+                continue
+            # Anything unusual, by the rules of `scan_records`.
+            remaining = size - base - p
+            if remaining <= 0:
+                why, length = "end", 0
+                break
+            if remaining < HEADER_SIZE:
+                why, length = "tail", 0
+                break
+            if p + HEADER_SIZE > n:
+                why, length = "block", 0
+                break
+            length, word = unpack(data, p)
+            if word != _header_word(length):
+                why = "header"
+                break
+            if length > remaining - HEADER_SIZE - FOOTER_SIZE:
+                why = "tail"
+                break
+            if length == 0 or length > MAX_PAYLOAD:
+                notes.append((base + p, f"{'empty' if length == 0 else 'oversized'} record at byte {base + p}"))
+                report.bad_records += 1
+                history.clear()
+                p += HEADER_SIZE + length + FOOTER_SIZE
+                if p > n:
+                    why, length = "block", 0
+                    break
+                continue
+            if p + HEADER_SIZE + length + FOOTER_SIZE > n:
+                why = "block"
+                break
+            at_append(p)  # a length seen for the first time
+            length_append(length)
+            p += HEADER_SIZE + length + FOOTER_SIZE
+        report.end = base + p
+        at_chunks.append(np.asarray(at, dtype=np.int64))
+        length_chunks.append(np.asarray(lengths, dtype=np.int64))
+        self._remember(lengths[remembered:])
+        return at_chunks, length_chunks, p, why, length
+
+    def _remember(self, lengths: list[int]) -> None:
+        """Keep the last lengths seen: the cycle the next guess continues."""
+        history = self.lengths
+        history += lengths[-2 * MAX_CYCLE:]
+        if len(history) > 4 * MAX_CYCLE:
+            del history[:-2 * MAX_CYCLE]
+
+    def _period(self) -> int:
+        """The shortest cycle the last record lengths repeat (seen twice), 0 if none."""
+        h = self.lengths
+        if len(h) < 2:
+            return 0
+        last = h[-1]
+        for period in range(1, min(len(h) // 2, MAX_CYCLE) + 1):
+            if h[-1 - period] == last and h[-period:] == h[-2 * period:-period]:
+                return period
+        return 0
+
+    def _guess(self, array: np.ndarray, p: int, n: int, walked: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The records from `p` on that continue the cycle, as far as their headers check out
+        (`walked`: the lengths walked since the last guess, not yet remembered)."""
+        self._remember(walked)
+        period = self._period()
+        empty = np.zeros(0, dtype=np.int64)
+        if not period:
+            return empty, empty
+        cycle = np.asarray(self.lengths[-period:], dtype=np.int64)
+        spans = cycle + HEADER_SIZE + FOOTER_SIZE
+        cycle_bytes = int(spans.sum())
+        within = np.zeros(period, dtype=np.int64)
+        np.cumsum(spans[:-1], out=within[1:])
+        cycles = min((n - p) // cycle_bytes + 1, max(1, _GUESS_CHUNK // period))
+        at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
+        lengths = np.tile(cycle, cycles)
+        fits = int(np.count_nonzero(at + lengths + HEADER_SIZE + FOOTER_SIZE <= n))
+        if not fits:
+            return empty, empty
+        at, lengths = at[:fits], lengths[:fits]
+        # A header is its length (u64) and that length's masked CRC (u32): two words per record.
+        words = np.asarray([_header_word(n_) for n_ in cycle.tolist()], dtype=np.uint32)
+        wrong = ((unaligned(array, "<u8")[at] != lengths.view(np.uint64))
+                 | (unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
+        wrong = np.flatnonzero(wrong)
+        good = int(wrong[0]) if len(wrong) else fits
+        if good:
+            self.lengths.extend(lengths[max(0, good - 2 * MAX_CYCLE):good].tolist())
+        return at[:good], lengths[:good]
+
+
+def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_records: int = 1 << 16,
+                 max_bytes: int = BLOCK_SIZE) -> Iterator[RecordBatch]:
+    """`scan_records` by blocks of about `max_bytes`: the same records and report, in batches
+    of at most `max_records` (a record longer than a block is read in a block of its own)."""
+    pos = start
+    report.end = start
+    walk = _Walk()
+    want = max_bytes
+    while pos < size:
+        fh.seek(pos)
+        want = min(max(want, HEADER_SIZE), size - pos)
+        data = fh.read(want)
+        if not data:
+            break
+        notes: list[tuple[int, str]] = []
+        at_chunks, length_chunks, stop, why, next_length = walk.block(data, pos, size, report, notes)
+        at = np.concatenate(at_chunks)
+        lengths = np.concatenate(length_chunks)
+        good = np.ones(len(at), dtype=bool)
+        same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        if len(at):
+            array = np.frombuffer(data, dtype=np.uint8)
+            order = np.argsort(lengths, kind="stable")
+            sizes = lengths[order]
+            edges = np.flatnonzero(np.diff(sizes)) + 1
+            for group in np.split(order, edges):
+                length = int(lengths[group[0]])
+                good[group], found = _crc_ok(data, array, at[group] + HEADER_SIZE, length)
+                if found is not None:
+                    same[length] = found
+        bad = np.flatnonzero(~good)
+        if len(bad):
+            report.bad_records += len(bad)
+            notes += [(pos + a, f"bad payload CRC at byte {pos + a}") for a in at[bad].tolist()]
+            at, lengths = at[good], lengths[good]
+        for _, text in sorted(notes):
+            report.note(text)
+        end = report.end
+        for first in range(0, len(at), max_records):
+            part = slice(first, first + max_records)
+            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same))
+            last = first + len(batch) - 1
+            report.end = end if last == len(at) - 1 else pos + int(at[last] + lengths[last]) + HEADER_SIZE + FOOTER_SIZE
+            yield batch
+        report.end = end
+        if why == "header":
+            bad_at = pos + stop
+            report.bad_records += 1
+            report.note(f"bad header CRC at byte {bad_at}")
+            walk.lengths.clear()
+            nxt = resync(fh, bad_at + 1, size)
+            if nxt is None:
+                report.note(f"no valid record after byte {bad_at}; rest of file skipped")
+                report.end = size
+                return
+            pos = report.end = nxt
+            want = max_bytes
+            continue
+        if why != "block" or len(data) < want:
+            break  # the end, an incomplete tail, or the file shrank under us
+        pos = pos + stop
+        want = max(max_bytes, HEADER_SIZE + next_length + FOOTER_SIZE)  # a long record: whole
+    report.tail_bytes = size - report.end
