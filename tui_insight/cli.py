@@ -43,7 +43,7 @@ Shell completion: eval "$(tui-insight --completion bash)" (zsh, fish: see README
 """
 
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
-VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "pr_curves",
+VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "pr_curves", "described",
                 "lineage")  # the registry's ids (a test checks)
 
 
