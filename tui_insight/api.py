@@ -20,7 +20,7 @@ import importlib.util
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -60,9 +60,14 @@ class MissingExtra(ApiError, ImportError):
 
 @dataclass(frozen=True)
 class Table:
-    """Columns of equal length, by name (numpy arrays, or lists for bytes, text and arrays)."""
+    """Columns of equal length, by name (numpy arrays, or lists for bytes, text and arrays).
+
+    `labels`: for columns of few distinct names (the scalars' job and tag), their codes into
+    those names, so that pandas gets categoricals and Arrow dictionaries without a Python
+    string a row; `columns` holds the same column as an object array of the names."""
 
     columns: Mapping[str, Any]
+    labels: Mapping[str, tuple[np.ndarray, tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(next(iter(self.columns.values()))) if self.columns else 0
@@ -77,12 +82,33 @@ class Table:
         return [dict(zip(names, row)) for row in zip(*lists)]
 
     def to_pandas(self) -> Any:
+        """A DataFrame over the same arrays (not copied); labelled columns are categoricals."""
         pandas = _extra("pandas", "pandas")
-        return pandas.DataFrame({name: _pandas_column(col) for name, col in self.columns.items()})
+        columns = {}
+        for name, column in self.columns.items():
+            if name in self.labels:
+                codes, names = self.labels[name]
+                columns[name] = pandas.Categorical.from_codes(codes, categories=_pandas_strings(pandas, names))
+            else:
+                columns[name] = _pandas_column(column)
+        try:
+            return pandas.DataFrame(columns, copy=False)
+        except UnicodeEncodeError:  # a name with bytes that are not UTF-8: its column as objects
+            return pandas.DataFrame({name: pandas.Series(column, dtype=object)
+                                     if isinstance(column, np.ndarray) and column.dtype == object else column
+                                     for name, column in columns.items()}, copy=False)
 
     def to_arrow(self) -> Any:
+        """A pyarrow Table; labelled columns are dictionary arrays (Parquet's own encoding)."""
         pyarrow = _extra("pyarrow", "arrow")
-        return pyarrow.table({name: _arrow_column(pyarrow, col) for name, col in self.columns.items()})
+        columns = {}
+        for name, column in self.columns.items():
+            if name in self.labels:
+                codes, names = self.labels[name]
+                columns[name] = pyarrow.DictionaryArray.from_arrays(codes, arrow_strings(pyarrow, names))
+            else:
+                columns[name] = _arrow_column(pyarrow, column)
+        return pyarrow.table(columns)
 
 
 def _as_list(column: Any) -> list:
@@ -93,10 +119,39 @@ def _pandas_column(column: Any) -> Any:
     return column if isinstance(column, np.ndarray) else _object_array(column)
 
 
+def _pandas_strings(pandas: Any, names: tuple[str, ...]) -> Any:
+    """Names as pandas' own string type, or as Python objects when one carries bytes that are
+    not UTF-8 (surrogate escapes: pandas' Arrow-backed strings cannot hold them)."""
+    try:
+        return pandas.Index(names)
+    except UnicodeEncodeError:
+        return pandas.Index(names, dtype=object)
+
+
 def _object_array(values: list) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
+
+
+def arrow_text(name: str) -> str:
+    """`name` as Arrow and Parquet can hold it (UTF-8): a byte that is not UTF-8 (a surrogate
+    escape, as in a job directory's name) as `\\xNN`, as the screens show it; any other lone
+    surrogate as `\\uXXXX`."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF
+                       else f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in name)
+
+
+def arrow_strings(pyarrow: Any, values: Any) -> Any:
+    """A string array of `values` (str or None), names with bytes that are not UTF-8 as `arrow_text`."""
+    try:
+        return pyarrow.array(values, pyarrow.string())
+    except UnicodeEncodeError:
+        return pyarrow.array([v if v is None else arrow_text(v) for v in values], pyarrow.string())
 
 
 def _arrow_column(pyarrow: Any, column: Any) -> Any:
@@ -105,6 +160,8 @@ def _arrow_column(pyarrow: Any, column: Any) -> Any:
     values = list(column)
     if any(isinstance(v, np.ndarray) for v in values):  # tensors: nested lists of their values
         values = [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+    if values and any(isinstance(v, str) for v in values[:1]):
+        return arrow_strings(pyarrow, values)
     return pyarrow.array(values)
 
 
@@ -265,6 +322,16 @@ class Logdir:
         self._cache.forget(train_id)
         return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False)
 
+    @property
+    def location(self) -> str:
+        """The LOGDIR: its path, or the remote location as given."""
+        return self._cache.logdir
+
+    def job_views(self, jobs: Patterns = None, *, all_steps: bool = False) -> Iterator[JobView]:
+        """Each matching job read in full, one at a time (for tui-insight's own exporters: a
+        `JobView` is internal and may change; the tables are the stable surface)."""
+        return self._views(jobs, every_scalar=all_steps)
+
     def _views(self, jobs: Patterns, every_scalar: bool = False) -> Iterator[JobView]:
         """Each matching job read in full, one at a time, forgotten once the caller moves on;
         `every_scalar`: read by a cache whose scalar series keep every step (same rules)."""
@@ -299,13 +366,13 @@ class Logdir:
     def histograms(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                    output: Output = "auto") -> Any:
         """A row per bucket: job, tag, step, wall_time, left, width, count (as `--export csv`)."""
-        return _shaped(histogram_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+        return _shaped(histogram_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
     def tensors(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                 output: Output = "auto") -> Any:
         """A row per step: job, tag, step, wall_time, dtype, shape, array (a numpy array; None
         for a tensor whose values are not kept: over 10 million elements, or unreadable)."""
-        return _shaped(tensor_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+        return _shaped(tensor_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
@@ -402,8 +469,10 @@ def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Ta
     return _scalar_table(parts)
 
 
-def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+def histogram_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
                     all_steps: bool) -> Table:
+    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`)."""
+    cache = logs._cache
     rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
     for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
         for left, width, count in data.buckets.tolist():
@@ -412,8 +481,10 @@ def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple
     return _typed(rows)
 
 
-def tensor_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
                  all_steps: bool) -> Table:
+    """`Logdir.tensors` of `views`, jobs of `logs` (`Logdir.job_views`)."""
+    cache = logs._cache
     rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
     for job, tag, step, wall, data in _payloads(views, cache, "tensor", wanted, all_steps):
         for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
@@ -445,19 +516,27 @@ def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted
 
 
 def _scalar_table(parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> Table:
-    lengths = [len(p[2]) for p in parts]
-    total = sum(lengths)
-    job = np.empty(total, dtype=object)
-    tag = np.empty(total, dtype=object)
-    at = 0
-    for (train_id, name, *_), n in zip(parts, lengths):
-        job[at:at + n] = train_id
-        tag[at:at + n] = name
-        at += n
+    """One table of the (job, tag, steps, wall times, values) parts, in their order: job and tag
+    as codes into their names (numpy repeats them, no Python object a row)."""
+    lengths = np.array([len(p[2]) for p in parts], dtype=np.int64)
+    job_codes, jobs = _codes([p[0] for p in parts], lengths)
+    tag_codes, tags = _codes([p[1] for p in parts], lengths)
+
     def joined(i: int, dtype: Any) -> np.ndarray:
         return np.concatenate([p[i] for p in parts]).astype(dtype, copy=False) if parts else np.empty(0, dtype)
-    return Table({"job": job, "tag": tag, "step": joined(2, np.int64), "wall_time": joined(3, np.float64),
-                  "value": joined(4, np.float64)})
+    return Table({"job": _object_array(list(jobs))[job_codes], "tag": _object_array(list(tags))[tag_codes],
+                  "step": joined(2, np.int64), "wall_time": joined(3, np.float64), "value": joined(4, np.float64)},
+                 labels={"job": (job_codes, jobs), "tag": (tag_codes, tags)})
+
+
+def _codes(names: list[str], lengths: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each part's name repeated over its rows, as codes into the distinct names (sorted); the
+    codes in the smallest integer type that holds them (pandas checks them faster)."""
+    distinct = tuple(sorted(set(names)))
+    index = {name: i for i, name in enumerate(distinct)}
+    dtype = np.int8 if len(distinct) < 1 << 7 else np.int16 if len(distinct) < 1 << 15 else np.int32
+    per_part = np.fromiter((index[name] for name in names), dtype, len(names))
+    return np.repeat(per_part, lengths), distinct
 
 
 def _typed(rows: dict[str, list]) -> Table:
