@@ -10,7 +10,7 @@ fresh process, side by side, every scalar of each set into pandas:
 - cli load: `tui-insight DIR --summary --json` (the CLI's own cold load, no disk cache);
 - api all: `tui_insight.open(DIR).scalars(all_steps=True)`;
 - api sampled: `.scalars()` (the 1,000 steps a tag the screens keep);
-- api final: `.jobs()` (each job's headline from its digests; no series kept), and with
+- api final: `.final()` (every tag's last and best from the digests; no series kept), and with
   `disk_cache=True` twice (the second reads the snapshots the first wrote);
 - tbparse: `SummaryReader(DIR).scalars`;
 - accumulator: `EventAccumulator(run, size_guidance={"scalars": 0}).Reload()` per run, into a
@@ -38,10 +38,10 @@ CACHE_HOME = Path(tempfile.mkdtemp(prefix="tui-insight-bench-cache-"))  # the di
 MEASURE = {
     "api all": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(all_steps=True, output='pandas'))",
     "api sampled": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(output='pandas'))",
-    "api final": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.jobs(output='pandas'))",
+    "api final": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.final(output='pandas'))",
     # Twice with the disk cache (a private one, emptied first): the second reads the snapshots.
-    "api final, disk cache cold": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
-    "api final, disk cache warm": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
+    "api final, disk cache cold": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.final(output='pandas'))",
+    "api final, disk cache warm": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.final(output='pandas'))",
     "tbparse": "from tbparse import SummaryReader\nrows = len(SummaryReader(D).scalars)",
     "accumulator": (
         "import os, pandas\n"

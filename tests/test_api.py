@@ -285,3 +285,25 @@ def test_a_job_named_with_bytes_not_utf8_is_the_csv_exports_id(tmp_path):
         assert [row["job"] for row in logs.health()] == logs.job_ids()
         arrow = logs.scalars(output="arrow")
     assert set(arrow.column("job").to_pylist()) == {"./plain", "./run\\xff\\xfe"}
+
+
+def test_final_metrics_come_from_digests_and_warm_from_the_disk_cache_alone(private_home, tmp_path):
+    from export_help import write_job
+
+    for i in range(5):
+        write_job(tmp_path / "sweep", f"run_{i}", steps=4 + i, tags=("loss", "acc"))
+    with tui_insight.open(tmp_path / "sweep", disk_cache=True) as logs:
+        final = logs.final(tags="loss")
+        assert logs.series_bytes == 0  # digests only: each job's series went once its digests were made
+        every = logs.scalars(tags="loss")
+    assert final.job.tolist() == [f"./run_{i}" for i in range(5)] and set(final.tag) == {"loss"}
+    last = every.groupby("job", observed=True).last()
+    assert final.last.tolist() == last.value.tolist()
+    assert final.last_step.tolist() == last.step.tolist() == [4 + i for i in range(5)]
+    assert final["min"].tolist() == every.groupby("job", observed=True).value.min().tolist()
+    with tui_insight.open(tmp_path / "sweep", disk_cache=True) as logs:
+        again = logs.final(tags="loss")
+        assert logs.bytes_read == 0  # listed from the disk cache's headers: no event file read
+        assert logs.series_bytes == 0
+        assert [r["last"] for r in logs.health()] == final.last.tolist()
+    assert again.equals(final)

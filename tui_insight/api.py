@@ -244,6 +244,7 @@ class Logdir:
         self._cache = cache
         self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
         self._every: SummaryCache | None = None  # the cache of `all_steps` scalars, made when asked
+        self._listing: SummaryCache | None = None  # the cache of `jobs`, `health`, `final`: no series kept
 
     @classmethod
     def over(cls, source: Any, owned: bool = False, disk_cache: bool = False) -> Logdir:
@@ -304,23 +305,61 @@ class Logdir:
         from .summary.queries.health import JobHealth
 
         started = time.time()
-        views = [self._digest(tid) for tid in self.job_ids(jobs)]
+        views = self._listed(jobs)
         now = time.time()
         records = []
         for view in views:
-            if view is None:
-                continue
             record = json_row(view, JobHealth.of(view, metric, seen_within=max(0.0, now - started)), now)
             records.append({"job": record.pop("train_id"), **record})
         return records
 
-    def _digest(self, train_id: str) -> JobView | None:
-        """The job as the job list keeps it (digests, no series)."""
-        view = self._cache.load_job(train_id)
-        if view is None:
-            return None
-        self._cache.forget(train_id)
-        return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False)
+    def final(self, jobs: Patterns = None, tags: Patterns = None, *, output: Output = "auto") -> Any:
+        """Every scalar tag's final and best values, a row per job and tag, from the job list's
+        digests (no series read into memory; with `disk_cache=True` a job whose files did not
+        change since is listed from its entry's header, its files not read): job, tag, steps
+        (kept), values_read, first_step, last_step, last_wall_time, last, min, min_step, max,
+        max_step, nonfinite. min/max skip NaN and inf (NaN when no value is finite)."""
+        wanted = _patterns(tags)
+        names = ("job", "tag", "steps", "values_read", "first_step", "last_step", "last_wall_time", "last",
+                 "min", "min_step", "max", "max_step", "nonfinite")
+        rows: dict[str, list] = {name: [] for name in names}
+        for view in self._listed(jobs):
+            for tag in sorted(view.digests):
+                if _matches(tag, wanted):
+                    d = view.digests[tag]
+                    for name, value in zip(names, (view.train_id, tag, d.count, d.seen, d.first_step, d.last_step,
+                                                   d.last_wall, d.last_value, d.min_value, d.min_step, d.max_value,
+                                                   d.max_step, d.nonfinite)):
+                        rows[name].append(value)
+        ints = {"steps", "values_read", "first_step", "last_step", "min_step", "max_step", "nonfinite"}
+        columns = {name: (_object_array(values) if name in ("job", "tag") else
+                          np.array(values, dtype=np.int64 if name in ints else np.float64))
+                   for name, values in rows.items()}
+        return _shaped(Table(columns), output)
+
+    def _listed(self, jobs: Patterns) -> list[JobView]:
+        """The matching jobs as the job list keeps them, after a full pass of a cache that keeps
+        no series (a memory budget of 0 bytes: a job's series go once its digests are made, so
+        memory holds one job's at a time; a warm disk cache lists unchanged jobs from headers)."""
+        if self._listing is None:
+            self._listing = SummaryCache(self._cache.source, memory_budget=0, disk_cache=self._cache.disk)
+        self._listing.reload()
+        wanted = _patterns(jobs)
+        return [view for train_id, view in self._listing.jobs.items() if _matches(train_id, wanted)]
+
+    @property
+    def series_bytes(self) -> int:
+        """Bytes of series this Logdir holds in memory now (0 between calls: every method reads
+        its jobs one at a time, and `jobs`, `health` and `final` keep digests only)."""
+        caches = [c for c in (self._cache, self._every, self._listing) if c is not None]
+        return sum(series.nbytes for c in caches for view in c.jobs.values() for series in view.tags.values())
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the LOGDIR's event files read so far by this Logdir (not counting payloads
+        read again for images, histograms and the like)."""
+        caches = [c for c in (self._cache, self._every, self._listing) if c is not None]
+        return sum(c.progress.bytes_read for c in caches)
 
     @property
     def location(self) -> str:
