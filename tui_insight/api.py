@@ -413,6 +413,13 @@ class Logdir:
         for a tensor whose values are not kept: over 10 million elements, or unreadable)."""
         return _shaped(tensor_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
+    def pr_curves(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                  output: Output = "auto") -> Any:
+        """TensorBoard PR curves, a row per threshold (every threshold written, as `--export
+        csv`'s pr_curves.csv): job, tag, step, wall_time, threshold, tp, fp, tn, fn, precision,
+        recall (counts as floats: a weighted count is fractional)."""
+        return _shaped(pr_curve_table(self._views(jobs), self, _patterns(tags), all_steps), output)
+
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
         """A row per image, every image of a step (`sample` from 0, as `--export csv`): job, tag,
@@ -529,6 +536,29 @@ def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...]
         for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
             rows[name].append(value)
     return _typed(rows)
+
+
+PR_CURVE_COLUMNS = ("job", "tag", "step", "wall_time", "threshold", "tp", "fp", "tn", "fn", "precision", "recall")
+
+
+def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
+                   all_steps: bool) -> Table:
+    """`Logdir.pr_curves` of `views`, jobs of `logs` (`Logdir.job_views`): a row per threshold."""
+    heads: dict[str, list] = {name: [] for name in PR_CURVE_COLUMNS[:4]}
+    counts: list[int] = []
+    curves: list[np.ndarray] = []  # (7, n): the thresholds, then tp, fp, tn, fn, precision, recall
+    for job, tag, step, wall, data in _payloads(views, logs._cache, "pr_curve", wanted, all_steps):
+        for name, value in zip(heads, (job, tag, step, wall)):
+            heads[name].append(value)
+        counts.append(data.values.shape[1])
+        curves.append(np.vstack([data.thresholds[np.newaxis, :], data.values]))
+    repeats = np.array(counts, dtype=np.int64)
+    joined = np.hstack(curves) if curves else np.empty((7, 0))
+    columns: dict[str, Any] = {name: np.repeat(_typed({name: values}).columns[name], repeats)
+                               for name, values in heads.items()}
+    for i, name in enumerate(PR_CURVE_COLUMNS[4:]):
+        columns[name] = np.ascontiguousarray(joined[i])  # counts as floats: weighted ones are fractional
+    return Table(columns)
 
 
 def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,

@@ -2,8 +2,8 @@
 
 Parquet: one file per kind in DIR, `scalars.parquet` (the columns of `Logdir.scalars`:
 job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shape and values as
-lists), `lineage.parquet`, `health.parquet` (the `--summary --json` records) and
-`problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
+lists), `pr_curves.parquet` (a row per threshold, as `Logdir.pr_curves`), `lineage.parquet`,
+`health.parquet` (the `--summary --json` records) and `problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
 tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
 (`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the
 CSV export writes them (`ExportDir`: a private directory inside DIR, renamed into place when
@@ -21,13 +21,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from .api import Logdir, Table, arrow_strings, histogram_table, scalar_table, tensor_table
+from .api import (PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, histogram_table, pr_curve_table,
+                  scalar_table, tensor_table)
 from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
 from .summary.store.cache import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
-KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")
+KINDS = ("scalars", "histograms", "tensors", "pr_curves", "lineage", "health", "problems")
 
 
 def _schemas(pa: Any) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def _schemas(pa: Any) -> dict[str, Any]:
                                  ("count", pa.int64())]),
         "tensors": pa.schema([*job_tag_step, ("dtype", pa.string()), ("shape", pa.list_(pa.int64())),
                               ("values", pa.list_(pa.float64()))]),
+        "pr_curves": pa.schema([*job_tag_step, *((name, pa.float64()) for name in PR_CURVE_COLUMNS[4:])]),
         "health": pa.schema([("job", pa.string()), ("state", pa.string()), ("badges", pa.list_(pa.string())),
                              ("live", pa.bool_()), ("metric", pa.string()), ("last", pa.float64()),
                              ("best", pa.float64()), ("best_step", pa.int64()), ("lower_is_better", pa.bool_()),
@@ -132,6 +134,7 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
         "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
         "histograms": _table(pa, histogram_table([view], logs, None, all_steps).columns, schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
+        "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
         "health": _table(pa, _health_columns(view, started), schemas["health"]),
         "problems": _table(pa, _problem_columns(view), schemas["problems"]),
     }
