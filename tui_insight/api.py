@@ -472,6 +472,18 @@ class Logdir:
         table = Table({name: [row.get(name) for row in rows] for name in header})
         return _shaped(table, output)
 
+    def custom_scalars(self, jobs: Patterns = None, output: Output = "auto") -> Any:
+        """TensorBoard custom scalar layouts (`add_custom_scalars`), a row per chart, as `--export
+        csv`'s custom_scalars.csv: job, category, chart, kind (multiline or margin), tags (the
+        chart's regexes `;`-joined; a margin's series as value,lower,upper). The layout only:
+        the scalars it draws are in `scalars()`. Read with the job list's digests: no series."""
+        from .summary.formats import custom_scalars
+
+        rows = [row for view in self._listed(jobs) if view.custom_scalars is not None
+                for row in custom_scalars.rows(view.train_id, view.custom_scalars)]
+        names = ("job", *custom_scalars.CSV_COLUMNS[1:])
+        return _shaped(Table({name: _object_array([row[i] for row in rows]) for i, name in enumerate(names)}), output)
+
     def landscapes(self, jobs: Patterns = None, output: Output = "auto") -> Any:
         """Loss landscapes, a row per grid, path and convergence point (`--export csv`'s)."""
         from .summary.queries import landscape
