@@ -1,10 +1,10 @@
 """The public API against tbparse and TensorBoard's EventAccumulator (issue 25). Run by hand:
 
-    python bench/bench_api.py [--tags 50] [--steps 20000] [--runs 1000] [--run-steps 50]
+    python bench/bench_api.py [--tags 50] [--steps 40000] [--runs 1000] [--run-steps 50]
 
 Writes with tensorboardX, under $TMPDIR/tui-insight-bench/api (kept for the next run): one big
 run (`--tags` scalar tags x `--steps` steps, one event per add_scalar as PyTorch writes; 50 x
-20,000 is ~100 MB) and `--runs` small runs (2 tags x `--run-steps` steps). Then, each in a
+40,000 is ~109 MB) and `--runs` small runs (2 tags x `--run-steps` steps). Then, each in a
 fresh process, side by side, every scalar of each set into pandas:
 
 - cli load: `tui-insight DIR --summary --json` (the CLI's own cold load, no disk cache);
@@ -111,7 +111,7 @@ def size(directory: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tags", type=int, default=50)
-    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--steps", type=int, default=40_000)
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--run-steps", type=int, default=50)
     parser.add_argument("--skip", nargs="*", default=[], help="measurements to leave out (e.g. accumulator)")
