@@ -147,3 +147,13 @@ def test_pr_curves_are_the_csv_exports_rows_in_the_api_and_in_parquet(tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     theirs = duckdb.sql(f"SELECT * FROM '{tmp_path / 'pq' / 'pr_curves.parquet'}'").df()
     assert theirs[names].values.tolist() == mine[names].values.tolist()
+
+
+def test_a_job_named_with_bytes_not_utf8_is_written_with_them_escaped(tmp_path):
+    from export_help import write_job
+
+    write_job(tmp_path / "logs", b"run\xff\xfe")
+    done = cli(str(tmp_path / "logs"), "--export", "parquet", "--out", str(tmp_path / "pq"))
+    assert done.returncode == 0, done.stderr.decode()
+    for kind in ("scalars", "health"):  # Parquet's strings are UTF-8: the bytes as the screens show them
+        assert set(pq.read_table(tmp_path / "pq" / f"{kind}.parquet").column("job").to_pylist()) == {"./run\\xff\\xfe"}
