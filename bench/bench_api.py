@@ -1,16 +1,16 @@
 """The public API against tbparse and TensorBoard's EventAccumulator (issue 25). Run by hand:
 
-    python bench/bench_api.py [--tags 50] [--steps 20000] [--runs 1000] [--run-steps 50]
+    python bench/bench_api.py [--tags 50] [--steps 40000] [--runs 1000] [--run-steps 50]
 
 Writes with tensorboardX, under $TMPDIR/tui-insight-bench/api (kept for the next run): one big
 run (`--tags` scalar tags x `--steps` steps, one event per add_scalar as PyTorch writes; 50 x
-20,000 is ~100 MB) and `--runs` small runs (2 tags x `--run-steps` steps). Then, each in a
+40,000 is ~109 MB) and `--runs` small runs (2 tags x `--run-steps` steps). Then, each in a
 fresh process, side by side, every scalar of each set into pandas:
 
 - cli load: `tui-insight DIR --summary --json` (the CLI's own cold load, no disk cache);
 - api all: `tui_insight.open(DIR).scalars(all_steps=True)`;
 - api sampled: `.scalars()` (the 1,000 steps a tag the screens keep);
-- api final: `.jobs()` (each job's headline from its digests; no series kept), and with
+- api final: `.final()` (every tag's last and best from the digests; no series kept), and with
   `disk_cache=True` twice (the second reads the snapshots the first wrote);
 - tbparse: `SummaryReader(DIR).scalars`;
 - accumulator: `EventAccumulator(run, size_guidance={"scalars": 0}).Reload()` per run, into a
@@ -38,10 +38,10 @@ CACHE_HOME = Path(tempfile.mkdtemp(prefix="tui-insight-bench-cache-"))  # the di
 MEASURE = {
     "api all": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(all_steps=True, output='pandas'))",
     "api sampled": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.scalars(output='pandas'))",
-    "api final": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.jobs(output='pandas'))",
+    "api final": "import tui_insight\nwith tui_insight.open(D) as l: rows = len(l.final(output='pandas'))",
     # Twice with the disk cache (a private one, emptied first): the second reads the snapshots.
-    "api final, disk cache cold": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
-    "api final, disk cache warm": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.jobs(output='pandas'))",
+    "api final, disk cache cold": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.final(output='pandas'))",
+    "api final, disk cache warm": "import tui_insight\nwith tui_insight.open(D, disk_cache=True) as l: rows = len(l.final(output='pandas'))",
     "tbparse": "from tbparse import SummaryReader\nrows = len(SummaryReader(D).scalars)",
     "accumulator": (
         "import os, pandas\n"
@@ -111,7 +111,7 @@ def size(directory: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tags", type=int, default=50)
-    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--steps", type=int, default=40_000)
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--run-steps", type=int, default=50)
     parser.add_argument("--skip", nargs="*", default=[], help="measurements to leave out (e.g. accumulator)")

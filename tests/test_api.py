@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import subprocess
 import sys
@@ -264,3 +265,45 @@ def test_over_s3_the_tables_are_the_local_ones_and_a_missing_bucket_is_remote_er
     assert far.equals(near) and far_histograms.equals(near_histograms) and len(far) > 40
     with pytest.raises(api.RemoteError, match="s3://no-such-bucket-here/logs"):
         tui_insight.open("s3://no-such-bucket-here/logs", storage_options=server.options)
+
+
+def test_a_job_named_with_bytes_not_utf8_is_the_csv_exports_id(tmp_path):
+    """Ids are str with the undecodable bytes as surrogate escapes (`os.fsdecode`): encoded back
+    with `os.fsencode` they are the bytes `--export csv` writes. Arrow, whose strings are UTF-8,
+    gets such a byte as the text `\\xNN` (as the screens show it)."""
+    from export_help import write_job
+
+    write_job(tmp_path / "logs", b"run\xff\xfe")
+    write_job(tmp_path / "logs", "plain")
+    export_streaming(SummaryCache(tmp_path / "logs"), tmp_path / "out")
+    csv_ids = {line.split(b",")[0] for line in (tmp_path / "out" / "scalars.csv").read_bytes().splitlines()[1:]}
+    with tui_insight.open(tmp_path / "logs") as logs:
+        assert [os.fsencode(tid) for tid in logs.job_ids()] == sorted(csv_ids) == [b"./plain", b"./run\xff\xfe"]
+        frame = logs.scalars()
+        assert {os.fsencode(job) for job in frame.job} == csv_ids
+        assert frame[frame.job == os.fsdecode(b"./run\xff\xfe")].value.tolist() == [1.0, 2.0, 3.0]
+        assert [row["job"] for row in logs.health()] == logs.job_ids()
+        arrow = logs.scalars(output="arrow")
+    assert set(arrow.column("job").to_pylist()) == {"./plain", "./run\\xff\\xfe"}
+
+
+def test_final_metrics_come_from_digests_and_warm_from_the_disk_cache_alone(private_home, tmp_path):
+    from export_help import write_job
+
+    for i in range(5):
+        write_job(tmp_path / "sweep", f"run_{i}", steps=4 + i, tags=("loss", "acc"))
+    with tui_insight.open(tmp_path / "sweep", disk_cache=True) as logs:
+        final = logs.final(tags="loss")
+        assert logs.series_bytes == 0  # digests only: each job's series went once its digests were made
+        every = logs.scalars(tags="loss")
+    assert final.job.tolist() == [f"./run_{i}" for i in range(5)] and set(final.tag) == {"loss"}
+    last = every.groupby("job", observed=True).last()
+    assert final.last.tolist() == last.value.tolist()
+    assert final.last_step.tolist() == last.step.tolist() == [4 + i for i in range(5)]
+    assert final["min"].tolist() == every.groupby("job", observed=True).value.min().tolist()
+    with tui_insight.open(tmp_path / "sweep", disk_cache=True) as logs:
+        again = logs.final(tags="loss")
+        assert logs.bytes_read == 0  # listed from the disk cache's headers: no event file read
+        assert logs.series_bytes == 0
+        assert [r["last"] for r in logs.health()] == final.last.tolist()
+    assert again.equals(final)

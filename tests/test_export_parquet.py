@@ -13,7 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import tui_insight
-from fixture_paths import MINDSPORE_LOGS, REPO
+from fixture_paths import FIXTURES, MINDSPORE_LOGS, REPO
+
+TENSORBOARD_LOGS = FIXTURES / "tensorboard"
 
 
 def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -37,7 +39,8 @@ def logs():
 
 def test_one_parquet_file_per_kind(exported):
     assert sorted(p.name for p in exported.iterdir()) == sorted(
-        f"{kind}.parquet" for kind in ("scalars", "histograms", "tensors", "lineage", "health", "problems"))
+        f"{kind}.parquet" for kind in ("scalars", "histograms", "tensors", "pr_curves", "lineage", "health",
+                                       "problems"))
 
 
 def test_scalars_read_by_pyarrow_are_the_apis(exported, logs):
@@ -45,7 +48,7 @@ def test_scalars_read_by_pyarrow_are_the_apis(exported, logs):
     assert table.column_names == ["job", "tag", "step", "wall_time", "value"]
     frame = table.to_pandas()
     mine = logs.scalars(all_steps=True)
-    assert frame[["job", "tag", "step"]].equals(mine[["job", "tag", "step"]])
+    assert frame[["job", "tag", "step"]].values.tolist() == mine[["job", "tag", "step"]].values.tolist()
     assert np.array_equal(frame.value.to_numpy(), mine.value.to_numpy(), equal_nan=True)
 
 
@@ -82,7 +85,10 @@ def test_arrow_stream_on_stdout(logs):
     done = cli(str(MINDSPORE_LOGS), "--export", "arrow")
     assert done.returncode == 0, done.stderr.decode()
     table = pa.ipc.open_stream(done.stdout).read_all()
-    assert table.to_pandas().equals(logs.scalars())
+    frame, mine = table.to_pandas(), logs.scalars()
+    assert frame[["job", "tag", "step"]].values.tolist() == mine[["job", "tag", "step"]].values.tolist()
+    assert np.array_equal(frame[["wall_time", "value"]].to_numpy(), mine[["wall_time", "value"]].to_numpy(),
+                          equal_nan=True)
 
 
 def test_a_link_planted_in_out_is_replaced_not_written_through(tmp_path):
@@ -120,3 +126,34 @@ def test_arrow_goes_to_stdout_not_to_out(tmp_path):
     done = cli(str(MINDSPORE_LOGS), "--export", "arrow", "--out", str(tmp_path / "o"))
     assert done.returncode == 2 and not (tmp_path / "o").exists()
     assert done.stderr.decode().strip() == "tui-insight: error: --export arrow writes to stdout: no --out or --force"
+
+
+def test_pr_curves_are_the_csv_exports_rows_in_the_api_and_in_parquet(tmp_path):
+    import csv
+
+    done = cli(str(TENSORBOARD_LOGS), "--export", "csv", "--out", str(tmp_path / "csv"))
+    assert done.returncode == 0, done.stderr.decode()
+    with open(tmp_path / "csv" / "pr_curves.csv", newline="", encoding="utf-8") as fh:
+        expected = [(r["train_id"], r["tag"], int(r["step"]), *(float(r[k]) for k in
+                     ("threshold", "tp", "fp", "tn", "fn", "precision", "recall"))) for r in csv.DictReader(fh)]
+    assert expected  # the fixture holds a PR curve
+    with tui_insight.open(TENSORBOARD_LOGS) as logs:
+        mine = logs.pr_curves(all_steps=True)
+    names = ["job", "tag", "step", "threshold", "tp", "fp", "tn", "fn", "precision", "recall"]
+    got = [tuple(row) for row in mine[names].itertuples(index=False)]
+    assert [r[:3] for r in got] == [r[:3] for r in expected]
+    assert np.allclose(np.array([r[3:] for r in got]), np.array([r[3:] for r in expected]), rtol=1e-6)
+    done = cli(str(TENSORBOARD_LOGS), "--export", "parquet", "--out", str(tmp_path / "pq"), "--all-steps")
+    assert done.returncode == 0, done.stderr.decode()
+    theirs = duckdb.sql(f"SELECT * FROM '{tmp_path / 'pq' / 'pr_curves.parquet'}'").df()
+    assert theirs[names].values.tolist() == mine[names].values.tolist()
+
+
+def test_a_job_named_with_bytes_not_utf8_is_written_with_them_escaped(tmp_path):
+    from export_help import write_job
+
+    write_job(tmp_path / "logs", b"run\xff\xfe")
+    done = cli(str(tmp_path / "logs"), "--export", "parquet", "--out", str(tmp_path / "pq"))
+    assert done.returncode == 0, done.stderr.decode()
+    for kind in ("scalars", "health"):  # Parquet's strings are UTF-8: the bytes as the screens show them
+        assert set(pq.read_table(tmp_path / "pq" / f"{kind}.parquet").column("job").to_pylist()) == {"./run\\xff\\xfe"}

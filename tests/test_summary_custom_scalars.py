@@ -103,3 +103,18 @@ def test_a_damaged_layout_is_a_problem_and_the_scalars_are_kept(tmp_path):
     assert view.custom_scalars is None
     assert any("custom scalars layout cannot be decoded" in p for p in view.problems)
     assert view.tag_names("scalar") == ["loss"]
+
+
+def test_the_api_gives_the_layout_as_the_export_writes_it(tmp_path):
+    import tui_insight
+
+    write_run(tmp_path / "logs" / "run")
+    with tui_insight.open(tmp_path / "logs") as logs:
+        frame = logs.custom_scalars()
+        assert logs.series_bytes == 0  # read with the digests, no series kept
+    assert list(frame.columns) == ["job", "category", "chart", "kind", "tags"]
+    assert frame.values.tolist() == [
+        ["./run", "Taiwan", "twse", "multiline", "twse/0050;twse/2330"],
+        ["./run", "USA", "dow", "margin", "dow/aaa,dow/bbb,dow/ccc"],
+        ["./run", "USA", "nasdaq", "margin", "nasdaq/aaa,nasdaq/bbb,nasdaq/ccc"],
+    ]

@@ -20,7 +20,7 @@ import importlib.util
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -61,9 +61,14 @@ class MissingExtra(ApiError, ImportError):
 
 @dataclass(frozen=True)
 class Table:
-    """Columns of equal length, by name (numpy arrays, or lists for bytes, text and arrays)."""
+    """Columns of equal length, by name (numpy arrays, or lists for bytes, text and arrays).
+
+    `labels`: for columns of few distinct names (the scalars' job and tag), their codes into
+    those names, so that pandas gets categoricals and Arrow dictionaries without a Python
+    string a row; `columns` holds the same column as an object array of the names."""
 
     columns: Mapping[str, Any]
+    labels: Mapping[str, tuple[np.ndarray, tuple[str, ...]]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(next(iter(self.columns.values()))) if self.columns else 0
@@ -78,12 +83,33 @@ class Table:
         return [dict(zip(names, row)) for row in zip(*lists)]
 
     def to_pandas(self) -> Any:
+        """A DataFrame over the same arrays (not copied); labelled columns are categoricals."""
         pandas = _extra("pandas", "pandas")
-        return pandas.DataFrame({name: _pandas_column(col) for name, col in self.columns.items()})
+        columns = {}
+        for name, column in self.columns.items():
+            if name in self.labels:
+                codes, names = self.labels[name]
+                columns[name] = pandas.Categorical.from_codes(codes, categories=_pandas_strings(pandas, names))
+            else:
+                columns[name] = _pandas_column(column)
+        try:
+            return pandas.DataFrame(columns, copy=False)
+        except UnicodeEncodeError:  # a name with bytes that are not UTF-8: its column as objects
+            return pandas.DataFrame({name: pandas.Series(column, dtype=object)
+                                     if isinstance(column, np.ndarray) and column.dtype == object else column
+                                     for name, column in columns.items()}, copy=False)
 
     def to_arrow(self) -> Any:
+        """A pyarrow Table; labelled columns are dictionary arrays (Parquet's own encoding)."""
         pyarrow = _extra("pyarrow", "arrow")
-        return pyarrow.table({name: _arrow_column(pyarrow, col) for name, col in self.columns.items()})
+        columns = {}
+        for name, column in self.columns.items():
+            if name in self.labels:
+                codes, names = self.labels[name]
+                columns[name] = pyarrow.DictionaryArray.from_arrays(codes, arrow_strings(pyarrow, names))
+            else:
+                columns[name] = _arrow_column(pyarrow, column)
+        return pyarrow.table(columns)
 
 
 def _as_list(column: Any) -> list:
@@ -94,10 +120,39 @@ def _pandas_column(column: Any) -> Any:
     return column if isinstance(column, np.ndarray) else _object_array(column)
 
 
+def _pandas_strings(pandas: Any, names: tuple[str, ...]) -> Any:
+    """Names as pandas' own string type, or as Python objects when one carries bytes that are
+    not UTF-8 (surrogate escapes: pandas' Arrow-backed strings cannot hold them)."""
+    try:
+        return pandas.Index(names)
+    except UnicodeEncodeError:
+        return pandas.Index(names, dtype=object)
+
+
 def _object_array(values: list) -> np.ndarray:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
+
+
+def arrow_text(name: str) -> str:
+    """`name` as Arrow and Parquet can hold it (UTF-8): a byte that is not UTF-8 (a surrogate
+    escape, as in a job directory's name) as `\\xNN`, as the screens show it; any other lone
+    surrogate as `\\uXXXX`."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF
+                       else f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in name)
+
+
+def arrow_strings(pyarrow: Any, values: Any) -> Any:
+    """A string array of `values` (str or None), names with bytes that are not UTF-8 as `arrow_text`."""
+    try:
+        return pyarrow.array(values, pyarrow.string())
+    except UnicodeEncodeError:
+        return pyarrow.array([v if v is None else arrow_text(v) for v in values], pyarrow.string())
 
 
 def _arrow_column(pyarrow: Any, column: Any) -> Any:
@@ -106,6 +161,8 @@ def _arrow_column(pyarrow: Any, column: Any) -> Any:
     values = list(column)
     if any(isinstance(v, np.ndarray) for v in values):  # tensors: nested lists of their values
         values = [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+    if values and any(isinstance(v, str) for v in values[:1]):
+        return arrow_strings(pyarrow, values)
     return pyarrow.array(values)
 
 
@@ -188,6 +245,7 @@ class Logdir:
         self._cache = cache
         self._remote = remote  # the source to close with the Logdir (None: a path, or not ours)
         self._every: SummaryCache | None = None  # the cache of `all_steps` scalars, made when asked
+        self._listing: SummaryCache | None = None  # the cache of `jobs`, `health`, `final`: no series kept
 
     @classmethod
     def over(cls, source: Any, owned: bool = False, disk_cache: bool = False) -> Logdir:
@@ -248,23 +306,71 @@ class Logdir:
         from .summary.queries.health import JobHealth
 
         started = time.time()
-        views = [self._digest(tid) for tid in self.job_ids(jobs)]
+        views = self._listed(jobs)
         now = time.time()
         records = []
         for view in views:
-            if view is None:
-                continue
             record = json_row(view, JobHealth.of(view, metric, seen_within=max(0.0, now - started)), now)
             records.append({"job": record.pop("train_id"), **record})
         return records
 
-    def _digest(self, train_id: str) -> JobView | None:
-        """The job as the job list keeps it (digests, no series)."""
-        view = self._cache.load_job(train_id)
-        if view is None:
-            return None
-        self._cache.forget(train_id)
-        return replace(view, tags=MappingProxyType({}), graphs=MappingProxyType({}), detailed=False)
+    def final(self, jobs: Patterns = None, tags: Patterns = None, *, output: Output = "auto") -> Any:
+        """Every scalar tag's final and best values, a row per job and tag, from the job list's
+        digests (no series read into memory; with `disk_cache=True` a job whose files did not
+        change since is listed from its entry's header, its files not read): job, tag, steps
+        (kept), values_read, first_step, last_step, last_wall_time, last, min, min_step, max,
+        max_step, nonfinite. min/max skip NaN and inf (NaN when no value is finite)."""
+        wanted = _patterns(tags)
+        names = ("job", "tag", "steps", "values_read", "first_step", "last_step", "last_wall_time", "last",
+                 "min", "min_step", "max", "max_step", "nonfinite")
+        rows: dict[str, list] = {name: [] for name in names}
+        for view in self._listed(jobs):
+            for tag in sorted(view.digests):
+                if _matches(tag, wanted):
+                    d = view.digests[tag]
+                    for name, value in zip(names, (view.train_id, tag, d.count, d.seen, d.first_step, d.last_step,
+                                                   d.last_wall, d.last_value, d.min_value, d.min_step, d.max_value,
+                                                   d.max_step, d.nonfinite)):
+                        rows[name].append(value)
+        ints = {"steps", "values_read", "first_step", "last_step", "min_step", "max_step", "nonfinite"}
+        columns = {name: (_object_array(values) if name in ("job", "tag") else
+                          np.array(values, dtype=np.int64 if name in ints else np.float64))
+                   for name, values in rows.items()}
+        return _shaped(Table(columns), output)
+
+    def _listed(self, jobs: Patterns) -> list[JobView]:
+        """The matching jobs as the job list keeps them, after a full pass of a cache that keeps
+        no series (a memory budget of 0 bytes: a job's series go once its digests are made, so
+        memory holds one job's at a time; a warm disk cache lists unchanged jobs from headers)."""
+        if self._listing is None:
+            self._listing = SummaryCache(self._cache.source, memory_budget=0, disk_cache=self._cache.disk)
+        self._listing.reload()
+        wanted = _patterns(jobs)
+        return [view for train_id, view in self._listing.jobs.items() if _matches(train_id, wanted)]
+
+    @property
+    def series_bytes(self) -> int:
+        """Bytes of series this Logdir holds in memory now (0 between calls: every method reads
+        its jobs one at a time, and `jobs`, `health` and `final` keep digests only)."""
+        caches = [c for c in (self._cache, self._every, self._listing) if c is not None]
+        return sum(series.nbytes for c in caches for view in c.jobs.values() for series in view.tags.values())
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the LOGDIR's event files read so far by this Logdir (not counting payloads
+        read again for images, histograms and the like)."""
+        caches = [c for c in (self._cache, self._every, self._listing) if c is not None]
+        return sum(c.progress.bytes_read for c in caches)
+
+    @property
+    def location(self) -> str:
+        """The LOGDIR: its path, or the remote location as given."""
+        return self._cache.logdir
+
+    def job_views(self, jobs: Patterns = None, *, all_steps: bool = False) -> Iterator[JobView]:
+        """Each matching job read in full, one at a time (for tui-insight's own exporters: a
+        `JobView` is internal and may change; the tables are the stable surface)."""
+        return self._views(jobs, every_scalar=all_steps)
 
     def _views(self, jobs: Patterns, every_scalar: bool = False) -> Iterator[JobView]:
         """Each matching job read in full, one at a time, forgotten once the caller moves on;
@@ -300,13 +406,20 @@ class Logdir:
     def histograms(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                    output: Output = "auto") -> Any:
         """A row per bucket: job, tag, step, wall_time, left, width, count (as `--export csv`)."""
-        return _shaped(histogram_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+        return _shaped(histogram_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
     def tensors(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                 output: Output = "auto") -> Any:
         """A row per step: job, tag, step, wall_time, dtype, shape, array (a numpy array; None
         for a tensor whose values are not kept: over 10 million elements, or unreadable)."""
-        return _shaped(tensor_table(self._views(jobs), self._cache, _patterns(tags), all_steps), output)
+        return _shaped(tensor_table(self._views(jobs), self, _patterns(tags), all_steps), output)
+
+    def pr_curves(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                  output: Output = "auto") -> Any:
+        """TensorBoard PR curves, a row per threshold (every threshold written, as `--export
+        csv`'s pr_curves.csv): job, tag, step, wall_time, threshold, tp, fp, tn, fn, precision,
+        recall (counts as floats: a weighted count is fractional)."""
+        return _shaped(pr_curve_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
@@ -360,6 +473,18 @@ class Logdir:
         table = Table({name: [row.get(name) for row in rows] for name in header})
         return _shaped(table, output)
 
+    def custom_scalars(self, jobs: Patterns = None, output: Output = "auto") -> Any:
+        """TensorBoard custom scalar layouts (`add_custom_scalars`), a row per chart, as `--export
+        csv`'s custom_scalars.csv: job, category, chart, kind (multiline or margin), tags (the
+        chart's regexes `;`-joined; a margin's series as value,lower,upper). The layout only:
+        the scalars it draws are in `scalars()`. Read with the job list's digests: no series."""
+        from .summary.formats import custom_scalars
+
+        rows = [row for view in self._listed(jobs) if view.custom_scalars is not None
+                for row in custom_scalars.rows(view.train_id, view.custom_scalars)]
+        names = ("job", *custom_scalars.CSV_COLUMNS[1:])
+        return _shaped(Table({name: _object_array([row[i] for row in rows]) for i, name in enumerate(names)}), output)
+
     def landscapes(self, jobs: Patterns = None, output: Output = "auto") -> Any:
         """Loss landscapes, a row per grid, path and convergence point (`--export csv`'s)."""
         from .summary.queries import landscape
@@ -403,8 +528,10 @@ def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Ta
     return _scalar_table(parts)
 
 
-def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+def histogram_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
                     all_steps: bool) -> Table:
+    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`)."""
+    cache = logs._cache
     rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
     for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
         for left, width, count in data.buckets.tolist():
@@ -413,13 +540,38 @@ def histogram_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple
     return _typed(rows)
 
 
-def tensor_table(views: Iterable[JobView], cache: SummaryCache, wanted: tuple[str, ...] | None,
+def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
                  all_steps: bool) -> Table:
+    """`Logdir.tensors` of `views`, jobs of `logs` (`Logdir.job_views`)."""
+    cache = logs._cache
     rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
     for job, tag, step, wall, data in _payloads(views, cache, "tensor", wanted, all_steps):
         for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
             rows[name].append(value)
     return _typed(rows)
+
+
+PR_CURVE_COLUMNS = ("job", "tag", "step", "wall_time", "threshold", "tp", "fp", "tn", "fn", "precision", "recall")
+
+
+def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
+                   all_steps: bool) -> Table:
+    """`Logdir.pr_curves` of `views`, jobs of `logs` (`Logdir.job_views`): a row per threshold."""
+    heads: dict[str, list] = {name: [] for name in PR_CURVE_COLUMNS[:4]}
+    counts: list[int] = []
+    curves: list[np.ndarray] = []  # (7, n): the thresholds, then tp, fp, tn, fn, precision, recall
+    for job, tag, step, wall, data in _payloads(views, logs._cache, "pr_curve", wanted, all_steps):
+        for name, value in zip(heads, (job, tag, step, wall)):
+            heads[name].append(value)
+        counts.append(data.values.shape[1])
+        curves.append(np.vstack([data.thresholds[np.newaxis, :], data.values]))
+    repeats = np.array(counts, dtype=np.int64)
+    joined = np.hstack(curves) if curves else np.empty((7, 0))
+    columns: dict[str, Any] = {name: np.repeat(_typed({name: values}).columns[name], repeats)
+                               for name, values in heads.items()}
+    for i, name in enumerate(PR_CURVE_COLUMNS[4:]):
+        columns[name] = np.ascontiguousarray(joined[i])  # counts as floats: weighted ones are fractional
+    return Table(columns)
 
 
 def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,
@@ -446,19 +598,27 @@ def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted
 
 
 def _scalar_table(parts: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> Table:
-    lengths = [len(p[2]) for p in parts]
-    total = sum(lengths)
-    job = np.empty(total, dtype=object)
-    tag = np.empty(total, dtype=object)
-    at = 0
-    for (train_id, name, *_), n in zip(parts, lengths):
-        job[at:at + n] = train_id
-        tag[at:at + n] = name
-        at += n
+    """One table of the (job, tag, steps, wall times, values) parts, in their order: job and tag
+    as codes into their names (numpy repeats them, no Python object a row)."""
+    lengths = np.array([len(p[2]) for p in parts], dtype=np.int64)
+    job_codes, jobs = _codes([p[0] for p in parts], lengths)
+    tag_codes, tags = _codes([p[1] for p in parts], lengths)
+
     def joined(i: int, dtype: Any) -> np.ndarray:
         return np.concatenate([p[i] for p in parts]).astype(dtype, copy=False) if parts else np.empty(0, dtype)
-    return Table({"job": job, "tag": tag, "step": joined(2, np.int64), "wall_time": joined(3, np.float64),
-                  "value": joined(4, np.float64)})
+    return Table({"job": _object_array(list(jobs))[job_codes], "tag": _object_array(list(tags))[tag_codes],
+                  "step": joined(2, np.int64), "wall_time": joined(3, np.float64), "value": joined(4, np.float64)},
+                 labels={"job": (job_codes, jobs), "tag": (tag_codes, tags)})
+
+
+def _codes(names: list[str], lengths: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Each part's name repeated over its rows, as codes into the distinct names (sorted); the
+    codes in the smallest integer type that holds them (pandas checks them faster)."""
+    distinct = tuple(sorted(set(names)))
+    index = {name: i for i, name in enumerate(distinct)}
+    dtype = np.int8 if len(distinct) < 1 << 7 else np.int16 if len(distinct) < 1 << 15 else np.int32
+    per_part = np.fromiter((index[name] for name in names), dtype, len(names))
+    return np.repeat(per_part, lengths), distinct
 
 
 def _typed(rows: dict[str, list]) -> Table:

@@ -130,8 +130,13 @@ def explain_state(state: str) -> str:
 
 def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
     """The resolved output directory; refuses one inside LOGDIR, or a non-empty one without force."""
+    return check_destination_of(cache.logdir, out, force)
+
+
+def check_destination_of(location: str, out: Path, force: bool) -> Path:
+    """`check_destination` for the LOGDIR at `location` (a path, or a remote's location)."""
     out = Path(out).expanduser().resolve()
-    logdir = Path(os.path.realpath(cache.logdir))
+    logdir = Path(os.path.realpath(location))
     if out == logdir or logdir in out.parents:
         raise ExportError(f"refusing to write inside the log directory {shown(str(logdir))}: choose --out elsewhere")
     if out.exists():

@@ -2,8 +2,8 @@
 
 Parquet: one file per kind in DIR, `scalars.parquet` (the columns of `Logdir.scalars`:
 job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shape and values as
-lists), `lineage.parquet`, `health.parquet` (the `--summary --json` records) and
-`problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
+lists), `pr_curves.parquet` (a row per threshold, as `Logdir.pr_curves`), `lineage.parquet`,
+`health.parquet` (the `--summary --json` records) and `problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
 tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
 (`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the
 CSV export writes them (`ExportDir`: a private directory inside DIR, renamed into place when
@@ -21,13 +21,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from .api import Logdir, Table, histogram_table, scalar_table, tensor_table
-from .export import ExportError, check_destination, explain_state
+from .api import (PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, histogram_table, pr_curve_table,
+                  scalar_table, tensor_table)
+from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
-KINDS = ("scalars", "histograms", "tensors", "lineage", "health", "problems")
+KINDS = ("scalars", "histograms", "tensors", "pr_curves", "lineage", "health", "problems")
 
 
 def _schemas(pa: Any) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def _schemas(pa: Any) -> dict[str, Any]:
                                  ("count", pa.int64())]),
         "tensors": pa.schema([*job_tag_step, ("dtype", pa.string()), ("shape", pa.list_(pa.int64())),
                               ("values", pa.list_(pa.float64()))]),
+        "pr_curves": pa.schema([*job_tag_step, *((name, pa.float64()) for name in PR_CURVE_COLUMNS[4:])]),
         "health": pa.schema([("job", pa.string()), ("state", pa.string()), ("badges", pa.list_(pa.string())),
                              ("live", pa.bool_()), ("metric", pa.string()), ("last", pa.float64()),
                              ("best", pa.float64()), ("best_step", pa.int64()), ("lower_is_better", pa.bool_()),
@@ -62,7 +64,7 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
                    progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Write the six Parquet files of every job of `logs` into `out`; rows written, by kind."""
     pa = _arrow()
-    out = check_destination(logs._cache, out, force)
+    out = check_destination_of(logs.location, out, force)
     try:
         out.mkdir(parents=True, exist_ok=True)
         target = ExportDir(out)
@@ -80,7 +82,7 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         train_ids = logs.job_ids()
         started = time.time()
         pending: dict[str, list] = {kind: [] for kind in writers}  # small jobs' tables, written together
-        for done, view in enumerate(logs._views(None, every_scalar=all_steps), 1):
+        for done, view in enumerate(logs.job_views(all_steps=all_steps), 1):
             for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
                 if table.num_rows:
                     pending[kind].append(table)
@@ -124,23 +126,38 @@ def _without_series(view: JobView) -> JobView:
 
 def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: dict[str, Any],
                 started: float) -> dict[str, Any]:
-    cache = logs._cache
-    tensors = tensor_table([view], cache, None, all_steps)
+    tensors = tensor_table([view], logs, None, all_steps)
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
     return {
-        "scalars": _table(pa, scalar_table([view], None).columns, schemas["scalars"]),
-        "histograms": _table(pa, histogram_table([view], cache, None, all_steps).columns, schemas["histograms"]),
+        "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
+        "histograms": _table(pa, histogram_table([view], logs, None, all_steps).columns, schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
+        "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
         "health": _table(pa, _health_columns(view, started), schemas["health"]),
         "problems": _table(pa, _problem_columns(view), schemas["problems"]),
     }
 
 
-def _table(pa: Any, columns: Mapping[str, Any], schema: Any) -> Any:
-    return pa.table({field.name: pa.array(_plain(columns[field.name]), type=field.type) for field in schema},
-                    schema=schema)
+def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str, Any] | None = None) -> Any:
+    """The columns as `schema` says; names (`labels`: codes into them) with bytes that are not
+    UTF-8 as `arrow_text` writes them (Parquet's strings are UTF-8)."""
+    arrays = []
+    for field in schema:
+        column = columns[field.name]
+        if labels and field.name in labels:
+            codes, names = labels[field.name]
+            arrays.append(arrow_strings(pa, list(names)).take(pa.array(codes)))
+        elif field.type == pa.string():
+            arrays.append(arrow_strings(pa, _plain(column)))
+        else:
+            arrays.append(pa.array(_plain(column), type=field.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _scalars(pa: Any, table: Table, schema: Any) -> Any:
+    return _table(pa, table.columns, schema, table.labels)
 
 
 def _plain(column: Any) -> Any:
@@ -198,10 +215,10 @@ def export_arrow(logs: Logdir, sink: IO[bytes], *, all_steps: bool = False) -> i
     schema = _schemas(pa)["scalars"]
     rows = 0
     with pa.ipc.new_stream(sink, schema) as stream:
-        for view in logs._views(None, every_scalar=all_steps):
+        for view in logs.job_views(all_steps=all_steps):
             table: Table = scalar_table([view], None)
             if len(table):
-                stream.write_table(_table(pa, table.columns, schema))
+                stream.write_table(_scalars(pa, table, schema))
                 rows += len(table)
     return rows
 
