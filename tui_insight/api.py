@@ -500,7 +500,7 @@ class Logdir:
 
     def profile(self, jobs: Patterns = None, output: Output = "auto") -> tuple[Any, Any]:
         """The profiler's tables of the jobs that hold them: (operators, operator types)."""
-        from .summary.formats import profiler
+        from .summary.queries import profiler
 
         ops: list[dict] = []
         types: list[dict] = []

@@ -200,7 +200,8 @@ def test_a_protocol_without_its_backend_says_what_to_install(monkeypatch):
 def test_profiles_are_found_and_read_through_the_source(bucket):
     from fixture_paths import EXTRAS_LOGS
 
-    from tui_insight.summary.formats.profiler import find_profiles, load_profile, profile_rows
+    from tui_insight.summary.formats.profiler import find_profiles, load_profile
+    from tui_insight.summary.queries.profiler import profile_rows
 
     url, root = bucket
     upload(EXTRAS_LOGS, root)

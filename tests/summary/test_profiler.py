@@ -12,19 +12,14 @@ import numpy as np
 import pytest
 from fixture_paths import EXTRAS_LOGS, FIXTURES
 
-from tui_insight.summary.formats.profiler import (
+from tui_insight.summary.formats.profiler import OpType, find_profiles, load_profile, load_timeline
+from tui_insight.summary.formats.profiler_calls import Calls, parse_execute_timestamps, step_count
+from tui_insight.summary.queries.profiler import (
     OP_COLUMNS,
     OP_TYPE_COLUMNS,
-    Calls,
-    OpType,
-    find_profiles,
-    load_profile,
-    load_timeline,
-    parse_execute_timestamps,
     profile_op_rows,
     profile_op_type_rows,
     profile_rows,
-    step_count,
     step_times,
     top_types,
 )
@@ -310,7 +305,7 @@ def test_opening_in_steps_gives_the_same_profile(train_id):
 
 
 def test_fast_number_parsing_matches_python():
-    from tui_insight.summary.formats.profiler import _parse_entries, _parse_entries_fast
+    from tui_insight.summary.formats.profiler_calls import _parse_entries, _parse_entries_fast
     rng = np.random.default_rng(3)
     starts = rng.integers(0, 8_999_999_999_999_999_999, 2000, dtype=np.int64)
     texts = [f"{d:.6g}" for d in rng.exponential(1.0, 2000)] + ["0.5", ".5", "5.", "12", "0", "123456.789012"]

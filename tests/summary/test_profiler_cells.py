@@ -18,12 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tui_insight.export import export_snapshot
-from tui_insight.summary.formats.profiler import (
-    find_profiles,
-    load_profile,
-    load_timeline,
-    profile_rows,
-)
+from tui_insight.summary.formats.profiler import find_profiles, load_profile, load_timeline
+from tui_insight.summary.queries.profiler import profile_rows
 from tui_insight.summary.store.cache import SummaryCache
 
 ODD_NUMBERS = ["inf", "-inf", "nan", "1e400", "-1e400", "-1", "-0.5", "1e308", "99999999999999999999",

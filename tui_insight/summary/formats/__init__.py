@@ -8,7 +8,7 @@ or what is kept of them.
 - `tensorboard.py`: TensorBoard event files, each value routed to its plugin and tag.
 - `routing.py`: where the values of an event go, shared by the store and `--all-steps`.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.
-- Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py`, `profiler.py`,
+- Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py`, `profiler.py` (+ `profiler_calls.py`),
   `projector.py`, `custom_scalars.py`, `pr_curves.py`.
 - `writer.py`: valid MindSpore and TensorBoard files, for tests, the demo and the benchmarks.
 """

@@ -5,5 +5,6 @@
   `tensors.py` (slices, statistics, §4.6), `landscape.py` (§2).
 - Lineage across runs: `parallel.py` (parallel coordinates and brushes), `importance.py`,
   `lineage_diff.py` (the columns that set runs apart).
+- `profiler.py`: a profile's step times, top operator types and export rows.
 - The job list: `health.py` (badges and the headline metric), `best.py` (which run is best).
 """

@@ -33,7 +33,9 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...summary.formats import profiler as data
+from ...summary.formats import profiler_calls
 from ...summary.formats.profiler import Profile, ProfileRef, Shapes, Timeline
+from ...summary.queries import profiler as profile_queries
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.format import clock_time
@@ -133,7 +135,7 @@ class ProfilerView(DataView):
         self.timeline_error = ""
         self._rows_key: tuple | None = None
         self._rows: list[data.Operator] = []
-        self._steps: data.StepTimes | None = None
+        self._steps: profile_queries.StepTimes | None = None
 
     @classmethod
     def has_data(cls, job) -> bool:
@@ -220,14 +222,14 @@ class ProfilerView(DataView):
         chosen = self.current_ref()
         if chosen is None or chosen[1].key != key or self.profile is None:
             return
-        calls, problems = result.value if result.ok else (data.Calls(), (f"execute timestamps: {result.error}",))
+        calls, problems = result.value if result.ok else (profiler_calls.Calls(), (f"execute timestamps: {result.error}",))
         self.profile = data.with_calls(self.profile, calls, problems)
         self._calls_ready(chosen[1])
         self._redraw()
 
     def _calls_ready(self, ref: ProfileRef) -> None:
         assert self.profile is not None
-        self._steps = data.step_times(self.profile.calls)
+        self._steps = profile_queries.step_times(self.profile.calls)
         self.loader.request("shapes", partial(data.load_shapes, ref, self.profile),
                             partial(self._shapes_read, ref.key))
 
@@ -359,7 +361,7 @@ class ProfilerView(DataView):
     def _draw_types(self) -> None:
         profile = self.profile
         assert profile is not None
-        rows = data.top_types(profile.op_types)
+        rows = profile_queries.top_types(profile.op_types)
         lines = []
         for t in rows:
             per_step = "" if t.per_step != t.per_step else f"{t.per_step:g}/step"
