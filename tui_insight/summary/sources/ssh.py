@@ -58,22 +58,16 @@ import posixpath
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
-try:  # the idle session's relay (`_Relayed`)
-    import fcntl
-    import resource
-except ImportError:  # Windows
-    resource = None  # type: ignore[assignment]
-
 from ..limits import MAX_DIRS_WALKED
 from . import ssh_listing
 from .discovery import MAX_DEPTH, Discovery
 from .local import HEAD_BYTES, ListedFiles, RangeCache, RangeFile, SourceError
+from .remote_limits import NOISE_BYTES, RequestLimits, limits_from
 from .remote_listing import jobs_from_listing
 from .ssh_connection import (
     CONNECT_TIMEOUT,
@@ -83,7 +77,7 @@ from .ssh_connection import (
     one_line,
     parse_target,  # noqa: F401 (where it was; the tests import it from here)
 )
-from .remote_limits import NOISE_BYTES, RequestLimits, limits_from
+from .ssh_session import ERRORS_KEPT, RELAYED_MOST, Relayed, Session, answered_unasked
 
 LIST_DEPTH = MAX_DEPTH + 6  # files of a job at MAX_DEPTH, and its profile directory's subfolders
 PREFETCH_BYTES = 32 << 20  # at most this much fetched with a listing (larger files are streamed)
@@ -162,7 +156,7 @@ class SshSource:
         self._pid_wanted = False  # a master was started whose pid is not asked for yet (`_ask_pid`)
         self._pid_check: subprocess.Popen | None = None  # `ssh -O check`, not waited for (`master_pid`)
         self._pid_lock = threading.Lock()
-        self._spare: _Session | None = None  # the next request's session, started ahead (`_spare_up`)
+        self._spare: Session | None = None  # the next request's session, started ahead (`_spare_up`)
         self._spares = True  # False once a spare answered before its script: no idle session for this host
         self._dropped = False  # a request found the connection gone: reconnect at the next listing
         self._last_used = 0.0
@@ -282,7 +276,7 @@ class SshSource:
         if returncode != 0:
             raise SshError(one_line(stderr, f"the remote script failed ({returncode})"))
 
-    def _request(self, script: bytes, connect: bool, nbytes: int = 0) -> tuple[_Session, bool]:
+    def _request(self, script: bytes, connect: bool, nbytes: int = 0) -> tuple[Session, bool]:
         """Send `script` to a session: the spare one if the master is up, else a new one. Returns
         it, and whether the master was up before (`_check`). The next spare starts meanwhile.
         A request for more than RELAYED_MOST bytes (`nbytes`) takes a session of its own: the
@@ -292,20 +286,20 @@ class SshSource:
         command = self._command(connect)
         session = self._take_spare() if connected and nbytes <= RELAYED_MOST else None
         if session is None:
-            session = _Session(command)
+            session = Session(command)
         session.send(script)
         self._ask_pid()  # now that this request is on its way
         if connected:
             self._spare_up()
         return session, connected
 
-    def _take_spare(self) -> _Session | None:
+    def _take_spare(self) -> Session | None:
         with self._lock:
             spare, self._spare = self._spare, None
         if spare is not None and spare.proc.poll() is not None:
             spare.discard()  # its ssh ended (the master went, or the host refused the session)
             return None
-        if spare is not None and (_answered_unasked(spare) or not spare.asked()):
+        if spare is not None and (answered_unasked(spare) or not spare.asked()):
             with self._lock:
                 self._spares = False
             spare.discard()
@@ -313,11 +307,11 @@ class SshSource:
         return spare
 
     def _watch_spare(self) -> None:
-        """End the spare if it answered unasked (`_answered_unasked`); this host then gets no
+        """End the spare if it answered unasked (`answered_unasked`); this host then gets no
         more of them."""
         with self._lock:
             spare = self._spare
-            if spare is None or not _answered_unasked(spare):
+            if spare is None or not answered_unasked(spare):
                 return
             self._spare, self._spares = None, False
         spare.discard()
@@ -330,7 +324,7 @@ class SshSource:
             old = self._spare
             if not self._spares or (old is not None and old.proc.poll() is None):
                 return
-            self._spare = _Session([*self._ssh("no"), self.host, "sh -s"], idle=True)
+            self._spare = Session([*self._ssh("no"), self.host, "sh -s"], idle=True)
         if old is not None:
             old.discard()  # ended with the master that is gone
 
@@ -613,7 +607,6 @@ class SshSource:
         self._connection.close()
 
 
-ERRORS_KEPT = 64 << 10  # of a request's stderr: its last lines say why it failed (`one_line`)
 STREAM_CHUNK = 1 << 20  # the BufferedReader's buffer (the scanner's own reads are larger)
 STREAM_KEEP = 16 << 20  # bytes kept behind the read position (the record scanner's seeks back)
 PUNCH_EVERY = 8 << 20  # the spool's pages behind STREAM_KEEP are given back by this much at once
@@ -628,171 +621,6 @@ def _count(header: bytes, asked: int | None) -> int | None:
         return None
     count = int(digits)
     return count if asked is None or count <= asked else None
-
-
-def _answered_unasked(session: "_Session") -> bool:
-    """Whether a session that was sent no script yet spooled more than a login's noise: a host
-    that answers unasked (a runaway or hostile ForceCommand). Such a host gets no more sessions
-    started ahead; the one that answered spooled at most IDLE_SPOOL (`_Relayed`)."""
-    return os.fstat(session.spool).st_size > NOISE_BYTES or os.fstat(session.errors.fileno()).st_size > NOISE_BYTES
-
-
-RELAYED_MOST = 4 << 20  # a larger request gets a session of its own (`SshSource._request`)
-PIPE_BYTES = 1 << 20  # the relay's pipe (Linux's default 64 KiB: a switch per 64 KiB moved)
-IDLE_SPOOL = NOISE_BYTES + 1  # what a session started ahead may spool before its script: past a login's noise
-
-
-class _Session:
-    """One `ssh HOST sh -s`, started before its script is known (`SshSource._spare_up`): its
-    stdout a spool (`_spool`), its stderr a file (neither is a pipe anyone must drain). One
-    started ahead (`idle`) writes through a relay that bounds its spool until it is asked."""
-
-    def __init__(self, command: list[str], idle: bool = False):
-        self.spool, self.errors = _spool(), tempfile.TemporaryFile()
-        try:
-            if idle and _Relayed.works:
-                self.proc: subprocess.Popen | _Relayed = _Relayed(command, self.spool, self.errors)
-            else:
-                self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=self.spool, stderr=self.errors)
-        except BaseException:
-            os.close(self.spool)
-            self.errors.close()
-            raise
-
-    def asked(self) -> bool:
-        """Lift the idle bound, now that a script is on its way; False if that failed (the relay
-        was stopped at its bound: the host answered unasked)."""
-        return self.proc.unbound() if isinstance(self.proc, _Relayed) else True
-
-    def send(self, script: bytes) -> None:
-        try:
-            self.proc.stdin.write(script)
-            self.proc.stdin.close()
-        except OSError:
-            pass  # ssh already exited: its status says why
-
-    def stop(self) -> None:
-        """Stop its ssh (the master then closes the session, whose remote command ends)."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-    def output(self, most: int) -> tuple[bytes, bytes]:
-        """After ssh exited: what it wrote on stdout (at most `most` bytes) and on stderr (its
-        last ERRORS_KEPT bytes); its files are closed."""
-        out = b""
-        try:
-            size = min(os.fstat(self.spool).st_size, most)
-            while len(out) < size:
-                part = os.pread(self.spool, size - len(out), len(out))
-                if not part:
-                    break
-                out += part  # one part, as a rule: no copy
-        finally:
-            os.close(self.spool)
-        with self.errors:
-            self.errors.seek(0, io.SEEK_END)
-            self.errors.seek(max(0, self.errors.tell() - ERRORS_KEPT))
-            return out, self.errors.read()
-
-    def discard(self) -> None:
-        """End it unused (or stop it): its ssh is killed (the master then closes the session,
-        whose shell ends) and its files are closed."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        if self.proc.stdin is not None:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-        try:
-            os.close(self.spool)
-        except OSError:
-            pass  # closed by `output`
-        self.errors.close()
-
-
-class _Relayed:
-    """An idle session's ssh, its stdout and stderr each a pipe into its file through `cat`: the
-    kernel bounds what a `cat` may write (its RLIMIT_FSIZE soft limit at IDLE_SPOOL, so a host
-    that streams before its script gets it stopped there) until `unbound` lifts it. With
-    ControlMaster the master process writes the session's output, so no limit on ssh itself
-    could do this. Popen's face: `poll`/`wait` count every process (the files are whole once the
-    relays are done), `returncode` is ssh's. Linux only (`resource.prlimit`); elsewhere sessions
-    start unrelayed."""
-
-    works = resource is not None and hasattr(resource, "prlimit") and shutil.which("cat") is not None
-
-    def __init__(self, command: list[str], spool: int, errors):
-        self.relays: list[subprocess.Popen] = []
-        ends: list[int] = []
-        try:
-            for into in (spool, errors):
-                read_end, write_end = os.pipe()
-                ends += [read_end, write_end]
-                try:
-                    fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
-                except OSError:
-                    pass  # past /proc/sys/fs/pipe-max-size: the default size
-                relay = subprocess.Popen(["cat"], stdin=read_end, stdout=into, stderr=subprocess.DEVNULL)
-                self.relays.append(relay)
-                resource.prlimit(relay.pid, resource.RLIMIT_CORE, (0, resource.prlimit(relay.pid, resource.RLIMIT_CORE)[1]))
-                hard = resource.prlimit(relay.pid, resource.RLIMIT_FSIZE)[1]
-                resource.prlimit(relay.pid, resource.RLIMIT_FSIZE, (IDLE_SPOOL, hard))
-            self.ssh = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=ends[1], stderr=ends[3])
-        except BaseException:
-            for relay in self.relays:
-                relay.kill()
-                relay.wait()
-            raise
-        finally:
-            for end in ends:
-                os.close(end)
-        self.stdin = self.ssh.stdin
-
-    @property
-    def returncode(self) -> int | None:
-        return self.ssh.returncode
-
-    def unbound(self) -> bool:
-        for relay in self.relays:
-            try:
-                hard = resource.prlimit(relay.pid, resource.RLIMIT_FSIZE)[1]
-                resource.prlimit(relay.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, hard))
-            except OSError:
-                return False  # `cat` is gone: stopped at its bound
-        return all(relay.poll() is None for relay in self.relays)
-
-    def poll(self) -> int | None:
-        if self.ssh.poll() is None or any(relay.poll() is None for relay in self.relays):
-            return None
-        return self.ssh.returncode
-
-    def kill(self) -> None:
-        for proc in (self.ssh, *self.relays):
-            if proc.poll() is None:
-                proc.kill()
-
-    def wait(self, timeout: float | None = None) -> int:
-        self.ssh.wait(timeout)
-        for relay in self.relays:
-            relay.wait(timeout)
-        return self.ssh.returncode
-
-
-def _spool() -> int:
-    """A file descriptor for ssh's standard output: an anonymous file in memory (Linux), else an
-    unlinked file in the temp dir. Not a pipe: ssh writes into it as fast as the bytes come (no
-    thread of ours drains it, no copy through our memory, the parser's pauses stall nothing)."""
-    if hasattr(os, "memfd_create"):
-        try:
-            return os.memfd_create("tui-insight-ssh", getattr(os, "MFD_CLOEXEC", 0))
-        except OSError:
-            pass  # a kernel without it
-    fd, name = tempfile.mkstemp(prefix="tui-insight-ssh-")
-    os.unlink(name)
-    return fd
 
 
 def _punch(fd: int, offset: int, length: int) -> None:
@@ -833,7 +661,7 @@ class _Bound:
 
 
 class _SpooledRange(io.RawIOBase):
-    """A range of a remote file read from the spool the request's ssh writes it into (`_spool`):
+    """A range of a remote file read from the spool the request's ssh writes it into (`new_spool`):
     reads wait for the bytes they need (looking at the spool's size) and copy them once, from
     the kernel, straight into the reader's buffer; the last STREAM_KEEP bytes stay for the
     scanner's seeks back, the pages before them are given back (`_punch`). A stream that ends
@@ -841,7 +669,7 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: "subprocess.Popen | _Relayed", spool: int, start: int, bound: _Bound, finished):
+    def __init__(self, proc: "subprocess.Popen | Relayed", spool: int, start: int, bound: _Bound, finished):
         self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
         self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start

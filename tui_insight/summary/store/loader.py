@@ -28,18 +28,8 @@ from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source
 from ..text import text_of
 from .digest import TagDigest, digest
-from .file_state import (
-    FileReplaced,
-    FileState,
-    decode_event,
-    describe,
-    file_kind,
-    has_restart,
-    head_bytes,
-    newest_mtime,
-    read_order,
-    writer_closed,
-)
+from .file_state import FileReplaced, FileState, decode_event, describe, file_kind, has_restart, head_bytes
+from .file_state import newest_mtime, read_order, writer_closed
 from .job_view import Changes, GraphSource, JobView, LoadProgress, TagKey
 from .not_shown import EMBEDDINGS, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook
 from .projector_book import ProjectorBook
