@@ -35,7 +35,7 @@ path = os.path.join(logdir, view.summary_files[0])
 size = os.path.getsize(path)
 with open(path, "ab") as fh:  # one more step, as MindSpore appends it
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.records import frame
+    from tui_insight.summary.formats.framing import frame
     event = summary_pb2.Event(wall_time=time.time(), step=20001)
     for i in range(50):
         event.summary.value.add(tag=f"train/scalar_{i:02d}", scalar_value=1.0)

@@ -180,7 +180,7 @@ import json, os, sys, time
 sys.path.insert(0, sys.argv[2])
 from tui_insight.proto import summary_pb2
 from tui_insight.summary.store.cache import SummaryCache
-from tui_insight.summary.formats.records import ScanReport, scan_records
+from tui_insight.summary.formats.framing import ScanReport, scan_records
 logdir = sys.argv[1]
 files = []
 for d, _, names in os.walk(logdir):

@@ -42,7 +42,9 @@ import numpy as np
 from google.protobuf.message import DecodeError
 from tui_insight.proto import tb_event_pb2
 from tui_insight.summary.store.cache import SummaryCache
-from tui_insight.summary.formats.records import LayoutBook, ScanReport, scan_batches, scan_records
+from tui_insight.summary.formats.bulk_framing import scan_batches
+from tui_insight.summary.formats.framing import ScanReport, scan_records
+from tui_insight.summary.formats.layouts import LayoutBook
 from tui_insight.summary.formats.tensorboard import Problem, TagPlugins, read_event
 kind, path = sys.argv[1], sys.argv[2]
 if kind == "accumulator":

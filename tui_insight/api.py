@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .summary.formats.payloads import PayloadError
+from .summary.formats.values import PayloadError
 from .summary.sources.location import remote_kind
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import Restart, RestartRules, StepValue, every_value

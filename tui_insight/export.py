@@ -36,7 +36,7 @@ from .escape import shown
 from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars
-from .summary.formats.payloads import PayloadError
+from .summary.formats.values import PayloadError
 from .summary.queries import landscape, profiler
 from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.sources.local import Source

@@ -118,7 +118,7 @@ FLOAT_BITS = [0x7F800001, 0xFF800001, 0x7FC00000, 0xFFFFFFFF, 0x7FBFFFFF, 0x0000
 WALL_BITS = [0x7FF0000000000001, 0xFFF8000000000000, 0x7FF8DEADBEEF0000, 0x0000000000000001, 0x41D954FC40000000]
 
 
-@pytest.mark.filterwarnings("error::RuntimeWarning:tui_insight.summary.formats.records")  # nothing said on stderr
+@pytest.mark.filterwarnings("error::RuntimeWarning:tui_insight.summary.formats")  # nothing said on stderr
 def test_nan_payloads_and_special_bits_read_alike(tmp_path, monkeypatch):
     """Scalars and wall times with any bit pattern (signalling NaNs, NaN payloads) read with
     the same bits in bulk (float32 -> float64 by numpy) as by protobuf (float32 -> double)."""

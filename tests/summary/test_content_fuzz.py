@@ -24,7 +24,7 @@ from tui_insight.proto import anf_ir_pb2, lineage_pb2, summary_pb2
 from tui_insight.summary.formats import lineage
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, load_graph
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.queries import landscape, scalars, tensors
 from tui_insight.summary.queries.histograms import histogram_steps, rebin
 from tui_insight.summary.store.cache import SummaryCache

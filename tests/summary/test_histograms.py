@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tui_insight.summary.formats.payloads import HistogramData
+from tui_insight.summary.formats.values import HistogramData
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.histograms import HistogramStep, Ridgeline, bin_count, histogram_steps, rebin
 from tui_insight.summary.store.cache import SummaryCache
@@ -254,7 +254,7 @@ def test_histogram_steps_from_written_log(tmp_path):
 
 def test_buckets_no_histogram_holds_are_dropped_and_named():
     from tui_insight.proto import summary_pb2
-    from tui_insight.summary.formats.payloads import histogram_from_proto
+    from tui_insight.summary.formats.values import histogram_from_proto
 
     proto = summary_pb2.Summary.Histogram(min=0.0, max=4.0, nan_count=2, pos_inf_count=-3)
     for left, width, count in [(3.0, 1.0, 5), (math.nan, 1.0, 1), (0.0, math.inf, 1), (1.0, -1.0, 1),

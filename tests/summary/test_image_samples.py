@@ -12,7 +12,7 @@ from PIL import Image
 
 from tui_insight.proto import tb_event_pb2
 from tui_insight.summary.formats import tensorboard as tb
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter, TensorBoardWriter
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.summary.store.disk_cache import DiskCache

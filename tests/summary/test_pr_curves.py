@@ -166,6 +166,6 @@ def test_a_tensor_of_another_shape_is_a_problem_and_the_rest_is_kept(tmp_path):
     view = cache.job("./run")
     good = view.series("pr_curve", "good/pr_curves")
     assert len(cache.payloads.pr_curve(view.locator(good, 0)).recall) > 1
-    from tui_insight.summary.formats.payloads import PayloadError
+    from tui_insight.summary.formats.values import PayloadError
     with pytest.raises(PayloadError, match=r"shape \[3, 4\] is no PR curve"):
         cache.payloads.pr_curve(view.locator(view.series("pr_curve", "bad"), 0))

@@ -12,7 +12,7 @@ from hostile_logs import add_special_files
 
 from tui_insight.export import export_snapshot
 from tui_insight.summary.formats.graph import GraphError, load_graph
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.queries.tensors import tensor_at
 from tui_insight.summary.store.cache import SummaryCache

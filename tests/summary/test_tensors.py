@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.histograms import rebin
 from tui_insight.summary.queries.tensors import (
@@ -356,7 +356,7 @@ def test_slicing_an_empty_tensor_with_a_huge_axis_costs_what_it_shows():
 
 def test_dims_too_large_for_numpy_even_without_values_are_a_sentence():
     from tui_insight.proto import anf_ir_pb2
-    from tui_insight.summary.formats.payloads import tensor_from_proto
+    from tui_insight.summary.formats.values import tensor_from_proto
 
     for dims in ([2 ** 40, 10 ** 9, 0], [0, 2, 10 ** 9, 10 ** 9]):
         tensor = tensor_from_proto(anf_ir_pb2.TensorProto(dims=dims, data_type=anf_ir_pb2.DT_FLOAT32))

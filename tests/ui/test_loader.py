@@ -8,7 +8,7 @@ from textual.app import App
 from textual.widget import Widget
 from uihelp import wait_for
 
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.ui.loader import Loaded, Loader, LoaderHost, LoadProblem
 
 

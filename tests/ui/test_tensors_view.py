@@ -19,7 +19,7 @@ from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for, wait_for_v
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary import limits
-from tui_insight.summary.formats.payloads import PayloadError
+from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.tensors import format_value
 from tui_insight.ui.screens.help import collect_bindings

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from ..summary.formats.payloads import PayloadError
+from ..summary.formats.values import PayloadError
 
 log = logging.getLogger(__name__)
 

@@ -7,6 +7,8 @@ or what is kept of them.
   numbers of repeated scalar events read in bulk.
 - `tensorboard.py`: TensorBoard event files, each value routed to its plugin and tag.
 - `routing.py`: where the values of an event go, shared by the store and `--all-steps`.
+- `values.py`: the payload value types both formats decode into (tensor, histogram, image,
+  text), with MindSpore's proto converters.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.
 - Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py`, `profiler.py` (+ `profiler_calls.py`),
   `projector.py`, `custom_scalars.py`, `pr_curves.py`.

@@ -312,7 +312,7 @@ class Node:
         return f"<Node {self.name} ({self.type})>"
 
 
-def _dynamic(shape: list[list[int]]) -> bool:
+def _dynamic(shape: Iterable[Iterable[int]]) -> bool:
     return any(-1 in dims or -2 in dims for dims in shape)
 
 
@@ -465,7 +465,7 @@ def build_graph(proto: anf_ir_pb2.GraphProto, optimized: bool = False) -> Graph:
     builder = _Builder(optimized)
     with gc_policy.paused():  # the build makes ~10 objects per node and no cycles; GC passes would halve its speed
         builder.build(proto)
-        problems = ()
+        problems: tuple[str, ...] = ()
         if builder.folded:
             n = builder.folded
             problems = (f"{n:,} name{'s' if n != 1 else ''} nested past {MAX_SCOPE_DEPTH} scopes: "
@@ -496,7 +496,8 @@ def graph_parts(graph: Graph) -> tuple:
     table = order[0]._table if order else _EdgeTable()
     sources = [ref(node) for node in table.source]
     # The name scopes' lazy edges are worked out from the builder's snapshot of the nodes.
-    builder = next((n._pending.__self__ for n in order if n._pending is not None), None)
+    # _pending is a bound method of the _Builder that made the nodes.
+    builder = next((n._pending.__self__ for n in order if n._pending is not None), None)  # type: ignore[attr-defined]
     snapshot = [ref(node) for node in builder.snapshot] if builder is not None else []
     rows = []
     i = 0
@@ -714,10 +715,12 @@ class _Builder:
                         if scope not in neighbours and scope in self.nodes:
                             neighbours[scope] = self.nodes[scope]
         for other in neighbours.values():
-            for edges in (other._inputs, other._outputs, other._proxy_inputs, other._proxy_outputs):
-                value = edges.pop(old, None)
+            # edge ids, and edge types for the proxies
+            tables: tuple[dict[str, Any], ...] = (other._inputs, other._outputs, other._proxy_inputs, other._proxy_outputs)
+            for table in tables:
+                value = table.pop(old, None)
                 if value is not None:
-                    edges[new_name] = value
+                    table[new_name] = value
         self.remove(old)
         node.name = new_name
         node.scope = new_name.rsplit("/", 1)[0] if "/" in new_name else ""

@@ -50,8 +50,8 @@ from ...proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from .. import limits
 from ..text import text_of
 from .framing import ScanReport, read_record_at, scan_records
-from .payloads import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
 from .pr_curves import PrCurveData, pr_curve_of
+from .values import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
 
 PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
@@ -346,7 +346,7 @@ def _histogram(left: np.ndarray, right: np.ndarray, counts: np.ndarray, problems
         left, right, counts = left[~nan], right[~nan], counts[~nan]
     with np.errstate(invalid="ignore", over="ignore"):
         width = right - left
-    # The histogram checks of payloads.py read a MindSpore Histogram's fields: hand them ours.
+    # The histogram checks of values.py read a MindSpore Histogram's fields: hand them ours.
     stand_in = SimpleNamespace(
         buckets=[_Bucket(*row) for row in zip(left.tolist(), width.tolist(), counts.tolist())],
         nan_count=0, pos_inf_count=0, neg_inf_count=0,
@@ -423,7 +423,7 @@ def _to_png(data: bytes) -> tuple[bytes, tuple[int, int]] | Problem:
 
 def tensor_data(value: tb_event_pb2.Summary.Value) -> TensorData | Problem:
     """A numeric tensor as float64 numbers shaped by its dims. The shape is checked as a
-    MindSpore tensor's is (`payloads.tensor_from_proto`: too many dims, negative dims, over
+    MindSpore tensor's is (`values.tensor_from_proto`: too many dims, negative dims, over
     the element limit give a TensorData without an array and the reason)."""
     if value.WhichOneof("value") != "tensor":
         return Problem(f"not a tensor: {value.WhichOneof('value') or 'no data'}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import limits
-from ..formats.payloads import HistogramData
+from ..formats.values import HistogramData
 from ..store.cache import SummaryCache
 from ..store.job_view import JobView
 
@@ -28,7 +28,7 @@ class HistogramStep:
 def histogram_steps(cache: SummaryCache, view: JobView, tag: str) -> list[HistogramStep]:
     """The kept steps of histogram `tag` (as written, without `/histogram`), oldest first.
 
-    Payloads are read through `cache.payloads`; raises `payloads.PayloadError` if a file changed
+    Payloads are read through `cache.payloads`; raises `values.PayloadError` if a file changed
     under us. An unknown tag gives [].
     """
     series = view.series("histogram", tag)

@@ -30,7 +30,8 @@ from typing import Any, Iterable, Iterator, NamedTuple
 import numpy as np
 
 from ...proto import anf_ir_pb2, summary_pb2
-from ..formats.payloads import Locator, PayloadError, PayloadStore
+from ..formats.payloads import PayloadStore
+from ..formats.values import Locator, PayloadError
 from ..store.job_view import JobView
 from ..text import text_of
 
@@ -211,7 +212,9 @@ def landscape_key(kind: str, interval: tuple[int, int] | None) -> str:
 def list_landscapes(payloads: PayloadStore, view: JobView) -> list[LandscapeEntry]:
     """The job's landscapes: intervals sorted by their first step (MindInsight's order), then
     the final one(s); a record that cannot be read is listed last with its reason."""
-    intervals, finals, broken = [], [], []
+    intervals: list[LandscapeEntry] = []
+    finals: list[LandscapeEntry] = []
+    broken: list[LandscapeEntry] = []
     for tag in view.tag_names(PLUGIN):
         series = view.series(PLUGIN, tag)
         for i in range(len(series) if series is not None else 0):
@@ -222,7 +225,7 @@ def list_landscapes(payloads: PayloadStore, view: JobView) -> list[LandscapeEntr
                 continue
             entry = LandscapeEntry(view.train_id, tag, i, ls.kind, ls.interval, ls.metadata.unit, ls.label)
             (intervals if ls.intervals else finals).append(entry)
-    intervals.sort(key=lambda e: e.interval[0])  # stable: MindInsight's sort
+    intervals.sort(key=lambda e: (e.interval or (0, 0))[0])  # stable: MindInsight's sort; intervals have one
     return intervals + finals + broken
 
 

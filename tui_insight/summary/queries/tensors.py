@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import limits
-from ..formats.payloads import HistogramData, PayloadError, TensorData
+from ..formats.values import HistogramData, PayloadError, TensorData
 from ..store.cache import SummaryCache
 from ..store.job_view import JobView
 from .histograms import HistogramStep, bin_count

@@ -28,8 +28,9 @@ from ...proto import summary_pb2
 from ..formats import tensorboard as tb
 from ..formats.bulk_framing import scan_batches
 from ..formats.framing import ScanReport
-from ..formats.payloads import PayloadError, samples_decoder, value_decoder
+from ..formats.payloads import samples_decoder, value_decoder
 from ..formats.routing import file_read_order, histogram_kept, routes, summary_layout
+from ..formats.values import PayloadError
 from ..sources.local import Source
 from .series import survivors
 

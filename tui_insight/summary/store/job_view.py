@@ -9,7 +9,7 @@ from typing import Mapping
 from ..formats import tensorboard as tb
 from ..formats.custom_scalars import Layout
 from ..formats.lineage import JobLineage
-from ..formats.payloads import Locator
+from ..formats.values import Locator
 from .digest import TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from ...summary.formats.payloads import PayloadError
+from ...summary.formats.values import PayloadError
 from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now

@@ -32,7 +32,7 @@ from textual.strip import Strip
 from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 
-from ...summary.formats.payloads import Locator, PayloadError
+from ...summary.formats.values import Locator, PayloadError
 from ...summary.store.job_view import Changes, JobView
 from ...summary.store.series import Series
 from ..common.focus import focus_now

@@ -27,7 +27,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...summary.formats.payloads import PayloadError
+from ...summary.formats.values import PayloadError
 from ...summary.queries.landscape import (
     PLUGIN,
     Landscape,

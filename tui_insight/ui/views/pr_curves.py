@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.formats.payloads import PayloadError
+from ...summary.formats.values import PayloadError
 from ...summary.formats.pr_curves import PrCurveData
 from ...summary.store.cache import SummaryCache
 from ..common.text import markup, shown

@@ -37,7 +37,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...summary.formats.payloads import Locator, PayloadError, TensorData
+from ...summary.formats.values import Locator, PayloadError, TensorData
 from ...summary.queries.histograms import rebin
 from ...summary.queries.tensors import (
     SliceError,

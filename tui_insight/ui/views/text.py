@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ...summary.formats.payloads import PayloadError
+from ...summary.formats.values import PayloadError
 from ...summary.store.cache import SummaryCache
 from ..common.markdown import cells_table, markdown
 from ..common.text import literal, markup, shown

@@ -1,0 +1,161 @@
+"""The value types every format decodes payloads into, and MindSpore's proto converters.
+
+Tensors, histograms, images and texts of both formats end as these objects, so every query reads
+them alike; `tensorboard.py` builds them from its own protos and `payloads.py` stores them.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...proto import anf_ir_pb2, summary_pb2
+from .. import limits
+
+
+@dataclass(frozen=True)
+class Locator:
+    path: str
+    offset: int  # record offset in the file
+    index: int  # position of the value in the event's summary
+    kind: str = "summary"  # "summary" or "tensorboard": which protos the record is decoded with
+
+
+class PayloadError(Exception):
+    """A payload that cannot be read any more; the message says why, for the UI."""
+
+
+@dataclass(frozen=True)
+class TensorData:
+    dims: tuple[int, ...]
+    dtype: str  # "DT_FLOAT32"
+    array: np.ndarray | None  # float64 with NaN/Inf as written, shaped by dims; None: see reason
+    reason: str = ""  # why there is no array
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.array is None else self.array.nbytes
+
+
+@dataclass(frozen=True)
+class HistogramData:
+    buckets: np.ndarray  # (n, 3): left, width, count, sorted by left; every number finite, none negative but left
+    nan_count: int
+    pos_inf_count: int
+    neg_inf_count: int
+    min: float
+    max: float
+    problem: str = ""  # what was left out of a damaged histogram ("2 buckets dropped: negative count")
+
+    @property
+    def nbytes(self) -> int:
+        return self.buckets.nbytes + 64
+
+
+@dataclass(frozen=True)
+class TextData:
+    """A TensorBoard text-plugin value as text (a matrix: rows of tab-separated cells)."""
+
+    text: str
+    cells: tuple[tuple[str, ...], ...] = ()  # a vector or matrix of strings: rows of cells (TensorBoard's table)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.text) + sum(len(cell) + 8 for row in self.cells for cell in row) + 64
+
+
+@dataclass(frozen=True)
+class ImageData:
+    width: int
+    height: int
+    colorspace: int
+    png: bytes
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.png) + 64
+
+
+def dtype_name(value: int) -> str:
+    try:
+        return anf_ir_pb2.DataType.Name(anf_ir_pb2.DataType.ValueType(value))
+    except ValueError:
+        return "DT_UNDEFINED"  # a type newer than our proto, as MindInsight shows it
+
+
+MAX_TENSOR_DIMS = 32  # numpy takes 64; no model writes more than a handful
+
+
+def tensor_from_proto(proto: anf_ir_pb2.TensorProto) -> TensorData:
+    dims = tuple(int(d) for d in proto.dims)
+    dtype = dtype_name(proto.data_type)
+    # The shape is checked before numpy sees it: a hostile or broken record could hold negative
+    # dims, a product past int64, or more dims than numpy can reshape to.
+    shown = "x".join(map(str, dims[:8])) + ("x…" if len(dims) > 8 else "")
+    if len(dims) > MAX_TENSOR_DIMS:
+        return TensorData(dims, dtype, None, f"{len(dims)} dimensions (at most {MAX_TENSOR_DIMS} are read)")
+    if any(d < 0 for d in dims):
+        return TensorData(dims, dtype, None, f"dims {shown} are negative: not a shape")
+    count = math.prod(dims)  # a Python int: no overflow
+    if count > limits.MAX_TENSOR_ELEMENTS:
+        return TensorData(dims, dtype, None, f"{count:,} elements: over the limit of "
+                          f"{limits.MAX_TENSOR_ELEMENTS:,}, only shape and type are kept")
+    if math.prod(d for d in dims if d) * 8 > np.iinfo(np.intp).max:  # numpy cannot shape even 0 float64s so
+        return TensorData(dims, dtype, None, f"dims {shown} are too large to be a shape")
+    # MindSpore writes every element to float_data; read the other arrays too (MindInsight
+    # shows those tensors as empty).
+    for field_name in ("float_data", "double_data", "int32_data", "int64_data", "uint64_data"):
+        data = getattr(proto, field_name)
+        if len(data):
+            array = np.array(data, dtype=np.float64)
+            break
+    else:
+        array = np.empty(0)
+    if array.size != count:
+        return TensorData(dims, dtype, None, f"holds {array.size} values for shape "
+                          f"{'x'.join(map(str, dims)) or 'scalar'} ({count} expected)")
+    return TensorData(dims, dtype, array.reshape(dims))
+
+
+MAX_BUCKET_COUNT = 2 ** 53  # counts past this are not exact in float64, where re-binning sums them
+
+# Buckets a histogram cannot hold, each with the words that name it (checked in this order).
+_BAD_BUCKETS = (
+    ("non-finite edge", lambda left, width, count: ~(np.isfinite(left) & np.isfinite(width)
+                                                     & np.isfinite(left + width))),
+    ("negative width", lambda left, width, count: width < 0),
+    ("negative count", lambda left, width, count: count < 0),
+    ("count past 2**53", lambda left, width, count: count > MAX_BUCKET_COUNT),
+)
+
+
+def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
+    """The buckets sorted by left edge (MindInsight's load-time normalisation). A hostile or
+    broken writer's buckets that no histogram holds (non-finite edges, negative widths or counts)
+    are left out, and negative NaN/Inf counts read as 0; `problem` says what was left out."""
+    buckets = np.array([(b.left, b.width, b.count) for b in proto.buckets], dtype=np.float64).reshape(-1, 3)
+    left, width, count = buckets[:, 0], buckets[:, 1], buckets[:, 2]
+    bad = np.zeros(len(buckets), dtype=bool)
+    why = []
+    with np.errstate(invalid="ignore", over="ignore"):
+        for words, test in _BAD_BUCKETS:
+            hit = test(left, width, count) & ~bad
+            if hit.any():
+                why.append(words)
+                bad |= hit
+    problem = ""
+    if bad.any():
+        dropped = int(bad.sum())
+        problem = f"{dropped} bucket{'s' if dropped != 1 else ''} dropped: {', '.join(why)}"
+        buckets = buckets[~bad]
+    buckets = buckets[np.argsort(buckets[:, 0], kind="stable")]
+    nan, pos_inf, neg_inf = proto.nan_count, proto.pos_inf_count, proto.neg_inf_count
+    if min(nan, pos_inf, neg_inf) < 0:
+        problem = "; ".join(filter(None, [problem, "negative NaN/Inf counts read as 0"]))
+        nan, pos_inf, neg_inf = max(nan, 0), max(pos_inf, 0), max(neg_inf, 0)
+    return HistogramData(buckets, nan, pos_inf, neg_inf, proto.min, proto.max, problem)
+
+
+def image_from_proto(proto: summary_pb2.Summary.Image) -> ImageData:
+    return ImageData(proto.width, proto.height, proto.colorspace, proto.encoded_image)
