@@ -1,0 +1,95 @@
+"""Distribution queries (issue 26): TensorBoard's percentile bands over steps, from the same
+histograms the ridgeline draws.
+
+Each step's buckets are compressed to the values at TensorBoard's nine basis points (1/100ths of
+a percent: the normal CDF at -inf, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, +inf standard deviations) by
+a transcription of `compress_histogram` in TensorBoard's
+`tensorboard/plugins/distribution/compressor.py` (2.21): the same operations in the same order,
+so the values are TensorBoard's for the same buckets. TensorBoard reads `histo` protos through
+`data_compat` as float32, so its own numbers differ from these in the 7th significant digit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..store.cache import SummaryCache
+from ..store.job_view import JobView
+from .histograms import HistogramStep, histogram_steps
+from .tensors import tensor_histogram_steps
+
+BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
+
+
+def compress(buckets: np.ndarray, bps: tuple[int, ...] = BASIS_POINTS) -> tuple[float, ...]:
+    """The value at each basis point of (left, width, count) `buckets`, as TensorBoard computes it.
+
+    Cumulative weights are scaled to bps[-1]; a basis point falls in the first bucket whose
+    cumulative weight exceeds it (empty buckets are skipped) and is interpolated linearly across
+    that bucket, clipped to [first left, last right]. Points past the last weight take the last
+    right edge; no buckets give zeros.
+    """
+    if not len(buckets):
+        return tuple(0.0 for _ in bps)
+    lefts = buckets[:, 0]
+    right_edges = list(lefts + buckets[:, 1])
+    minmin, maxmax = float(lefts[0]), float(right_edges[-1])
+    counts = buckets[:, 2]
+    weights = (counts * bps[-1] / (counts.sum() or 1.0)).cumsum()
+    result: list[float] = []
+    bp_index = 0
+    while bp_index < len(bps):
+        i = int(np.searchsorted(weights, bps[bp_index], side="right"))
+        while i < len(weights):
+            cumsum = weights[i]
+            cumsum_prev = weights[i - 1] if i > 0 else 0.0
+            if cumsum == cumsum_prev:  # an empty bucket: TensorBoard steps over it
+                i += 1
+                continue
+            if not i or not cumsum_prev:
+                lhs = minmin
+            else:
+                lhs = max(right_edges[i - 1], minmin)
+            rhs = min(right_edges[i], maxmax)
+            result.append(float(lhs + (bps[bp_index] - cumsum_prev) * float(rhs - lhs) / (cumsum - cumsum_prev)))
+            bp_index += 1
+            break
+        else:
+            break
+    result.extend(maxmax for _ in range(bp_index, len(bps)))
+    return tuple(result)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """The basis-point values of every kept step of a tag, oldest first."""
+
+    steps: np.ndarray  # (n_steps,) int64
+    wall_times: np.ndarray  # (n_steps,) float64
+    values: np.ndarray  # (n_steps, len(BASIS_POINTS)) float64, non-decreasing along a row
+    basis_points: tuple[int, ...] = BASIS_POINTS
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def at(self, i: int) -> dict[int, float]:
+        """Step i's values by basis point."""
+        return {bp: float(v) for bp, v in zip(self.basis_points, self.values[i])}
+
+
+def distribution(steps: list[HistogramStep], bps: tuple[int, ...] = BASIS_POINTS) -> Distribution:
+    """Compress every step of a histogram (or of a tensor seen as one)."""
+    values = np.array([compress(s.data.buckets, bps) for s in steps], dtype=np.float64).reshape(len(steps), len(bps))
+    return Distribution(np.array([s.step for s in steps], dtype=np.int64),
+                        np.array([s.wall_time for s in steps], dtype=np.float64), values, bps)
+
+
+def histogram_distribution(cache: SummaryCache, view: JobView, tag: str) -> Distribution:
+    """The distribution of histogram `tag` (as written); an unknown tag has no steps."""
+    return distribution(histogram_steps(cache, view, tag))
+
+
+def tensor_distribution(cache: SummaryCache, view: JobView, tag: str) -> Distribution:
+    """The distribution of tensor `tag`, from the histogram of its values at each step."""
+    return distribution(tensor_histogram_steps(cache, view, tag))
