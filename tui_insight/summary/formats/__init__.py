@@ -5,8 +5,9 @@ or what is kept of them.
 - `framing.py`: the records' framing and CRC (compat §1.1), one by one and by offset;
   `bulk_framing.py`: the same records by blocks, little Python per record; `layouts.py`: the
   numbers of repeated scalar events read in bulk.
-- `tensorboard.py`: TensorBoard event files, each value routed to its plugin and tag.
-- `routing.py`: where the values of an event go, shared by the store and `--all-steps`.
+- One router per format, both yielding the neutral routed values of `routed.py`:
+  `mindspore.py` (summary files) and `tensorboard.py` (event files, and their payloads);
+  `routing.py`: what both share (layouts' routes, the read order of a job's files).
 - `values.py`: the payload value types both formats decode into (tensor, histogram, image,
   text), with MindSpore's proto converters.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.

@@ -2,11 +2,11 @@
 
 TensorBoard files are framed like summary files (`framing.scan_records` reads them); their
 payloads are TensorFlow `Event`s (proto/tensorboard/tb_event.proto, wire-compatible, no
-TensorFlow needed). `read_event` turns one payload into a `TBEvent` that the cache routes as it
-routes a MindSpore event: the step, the wall time and, per value, its plugin, its tag and either
-the number (scalars) or where the payload is (the value's index in the event; the record offset
-is the caller's). Payloads are decoded later, only when shown, by the functions further down,
-from the `Summary.Value` that `value_at` reads back.
+TensorFlow needed). `TensorBoardRouter` turns one decoded event into a `RoutedEvent`
+(`routed.py`), the neutral form MindSpore's router makes too: the step, the wall time and, per
+value, its plugin, its tag and either the number (scalars) or where the payload is (the value's
+index in the event; the record offset is the caller's). Payloads are decoded later, only when
+shown, by the functions further down, from the `Summary.Value` that `value_at` reads back.
 
 Plugins. A value's plugin is named in its `SummaryMetadata`, which TF2 writers put on a tag's
 first value only. `TagPlugins` (one per job) remembers the first plugin seen for each tag and
@@ -20,12 +20,12 @@ routes the tag's later values by it, as TensorBoard does. What each kind of valu
     tensor, plugin "images"              -> image    ([2 + n] strings: width, height, images)
     tensor, plugin "text"                -> text     (strings)
     tensor, plugin "pr_curves"           -> pr_curve ([6, n]: tp, fp, tn, fn, precision, recall)
-    plugin "hparams" (tensor or nothing) -> hparams  (HParamsPluginData in the metadata)
+    plugin "hparams" (tensor or nothing) -> hparams  (HParamsPluginData in the metadata, read into `data`)
     tensor, no plugin                    -> tensor
     audio, other plugins (mesh, graph_keras_model, ...) -> other
-    plugin "custom_scalars"              -> the job's layout (custom_scalars.py), not a tag
-    Event.graph_def                      -> graph    (TBEvent.graph: read with `graph_at`)
-    Event.session_log START              -> TBEvent.restart
+    plugin "custom_scalars"              -> the job's layout (custom_scalars.py, in `data`), not a tag
+    Event.graph_def                      -> graph    (RoutedEvent.graph: read with `graph_at`)
+    Event.session_log START              -> RoutedEvent.restart
 
 Files of a run are read in name order (TensorBoard's; `events.out.tfevents.<10-digit time>`
 sorts by time). Nothing here raises on bad input: what cannot be read is a `Problem`, returned
@@ -49,8 +49,11 @@ from google.protobuf.message import DecodeError
 from ...proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from .. import limits
 from ..text import text_of
+from .custom_scalars import PLUGIN as CUSTOM_SCALARS
+from .custom_scalars import layout_of
 from .framing import ScanReport, read_record_at, scan_records
 from .pr_curves import PrCurveData, pr_curve_of
+from .routed import Problem, RoutedEvent, RoutedValue
 from .values import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
 
 PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
@@ -74,36 +77,6 @@ def is_tensorboard_file(name: str) -> bool:
 def sort_key(name: str) -> str:
     """Read order of a run's files: by name, as TensorBoard reads them (the restart rule's order)."""
     return name
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Why a record or value could not be read; the text is fit for the UI."""
-
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
-# NamedTuples: a file holds one event per scalar (tensorboardX, torch), made by the million.
-class TBValue(NamedTuple):
-    plugin: str  # one of PLUGINS
-    tag: str
-    index: int  # position of the value in the event's summary: where its payload is
-    scalar: float | None = None  # the number, for plugin "scalar"
-    written: str = ""  # the plugin name as written ("pr_curves"; "audio" for Summary.Audio), for "other"
-
-
-class TBEvent(NamedTuple):
-    step: int
-    wall_time: float
-    values: tuple[TBValue, ...] = ()
-    graph: bool = False  # the record holds a GraphDef (`graph_at` reads it)
-    problems: tuple[Problem, ...] = ()  # values of this event that could not be read
-    # A SessionLog START (torch's and tensorboardX's `purge_step`): TensorBoard drops every
-    # tag's steps >= `step` read before it.
-    restart: bool = False
 
 
 class TagPlugins:
@@ -142,7 +115,7 @@ def _parsed(message_type, data: bytes, problem: str):
 
 # -- records --------------------------------------------------------------------------------
 
-def read_event(payload: bytes, plugins: TagPlugins) -> TBEvent | Problem:
+def read_event(payload: bytes, plugins: TagPlugins) -> RoutedEvent | Problem:
     """The routable content of one record's payload; a Problem if it is not an Event at all.
 
     Events without a summary or graph (file_version, session_log, run metadata) have no values.
@@ -162,7 +135,7 @@ def decode_event(payload: bytes) -> tb_event_pb2.Event | None:
 
 
 def is_restart(event: tb_event_pb2.Event) -> bool:
-    """A SessionLog START: the run restarted at `event.step` (see `TBEvent.restart`)."""
+    """A SessionLog START: the run restarted at `event.step` (see `RoutedEvent.restart`)."""
     return event.WhichOneof("what") == "session_log" and event.session_log.status == tb_event_pb2.START
 
 
@@ -177,16 +150,29 @@ def plugin_names(keys: Iterable[tuple[str, str]]) -> TagPlugins:
     return plugins
 
 
-def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> TBEvent:
+class TensorBoardRouter:
+    """TensorBoard's router: a job's events in read order, each tag routed by the plugin its
+    first value named (`TagPlugins`)."""
+
+    decode = staticmethod(decode_event)
+
+    def __init__(self, plugins: TagPlugins | None = None):
+        self.plugins = TagPlugins() if plugins is None else plugins
+
+    def route(self, event: tb_event_pb2.Event) -> RoutedEvent:
+        return event_of(event, self.plugins)
+
+
+def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> RoutedEvent:
     """The routable content of a parsed Event (`read_event` without the parsing)."""
     kind = event.WhichOneof("what")
     if kind == "graph_def":
-        return TBEvent(event.step, event.wall_time, graph=True)
+        return RoutedEvent(event.step, event.wall_time, graph=True)
     if kind == "session_log" and event.session_log.status == tb_event_pb2.START:
-        return TBEvent(event.step, event.wall_time, restart=True)
+        return RoutedEvent(event.step, event.wall_time, restart=True)
     if kind != "summary":
-        return TBEvent(event.step, event.wall_time)
-    values: list[TBValue] = []
+        return RoutedEvent(event.step, event.wall_time)
+    values: list[RoutedValue] = []
     problems: list[Problem] = []
     for index, value in enumerate(event.summary.value):
         routed = _route(value, index, plugins)
@@ -194,16 +180,16 @@ def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> TBEvent:
             problems.append(routed)
         elif routed is not None:
             values.append(routed)
-    return TBEvent(event.step, event.wall_time, tuple(values), False, tuple(problems))
+    return RoutedEvent(event.step, event.wall_time, tuple(values), False, tuple(problems))
 
 
-def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -> TBValue | Problem | None:
+def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -> RoutedValue | Problem | None:
     tag = text_of(value.tag)
     written = text_of(value.metadata.plugin_data.plugin_name) if value.HasField("metadata") else ""
     name = plugins.plugin(tag, written)
     field = value.WhichOneof("value")
     if field == "simple_value":  # the common case; TensorBoard too reads it whatever the plugin
-        return TBValue("scalar", tag, index, value.simple_value)
+        return RoutedValue("scalar", tag, index, value.simple_value)
     if field == "tensor" or field is None:  # routed by the plugin
         plugin = _PLUGIN_OF_NAME.get(name, "other") if name else "tensor"
         if field is None and plugin != "hparams":
@@ -214,8 +200,14 @@ def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -
         number = _scalar_of(value.tensor)
         if isinstance(number, Problem):
             return Problem(f"{tag}: {number}")
-        return TBValue("scalar", tag, index, number)
-    return TBValue(plugin, tag, index, written=name if plugin == "other" else "")
+        return RoutedValue("scalar", tag, index, number)
+    if plugin == "image":
+        return RoutedValue(plugin, tag, index, samples=image_count(value))
+    if plugin == "hparams":  # metadata only: a record of the job's lineage, not a tag's step
+        return RoutedValue(plugin, tag, index, data=hparams_data(value))
+    if plugin == "other" and name == CUSTOM_SCALARS:  # the job's layout, not a tag's step
+        return RoutedValue(plugin, tag, index, written=name, data=layout_of(value))
+    return RoutedValue(plugin, tag, index, written=name if plugin == "other" else "")
 
 
 def _scalar_of(tensor: tb_event_pb2.TensorProto) -> float | Problem:
@@ -232,7 +224,7 @@ def _scalar_of(tensor: tb_event_pb2.TensorProto) -> float | Problem:
 class TBScan:
     """Everything `scan_file` read: (record offset, event) in file order, and what went wrong."""
 
-    events: list[tuple[int, TBEvent]]
+    events: list[tuple[int, RoutedEvent]]
     report: ScanReport  # framing: bad CRCs, an incomplete tail
     problems: list[Problem]  # records that are no Event, values that could not be read
 
@@ -246,7 +238,7 @@ def scan_file(path: str | os.PathLike, plugins: TagPlugins | None = None) -> TBS
     """Every event of one file (for tests, tools and benchmarks; the cache reads incrementally)."""
     plugins = TagPlugins() if plugins is None else plugins
     report = ScanReport()
-    events: list[tuple[int, TBEvent]] = []
+    events: list[tuple[int, RoutedEvent]] = []
     problems: list[Problem] = []
     with open(path, "rb", buffering=1 << 20) as fh:
         for offset, payload in scan_records(fh, 0, os.fstat(fh.fileno()).st_size, report):
@@ -647,7 +639,7 @@ def graph_proto(graph_def: bytes) -> anf_ir_pb2.GraphProto | Problem:
     return out
 
 
-__all__ = ["PLUGINS", "Problem", "TBValue", "TBEvent", "TagPlugins", "TBScan", "HParams",
+__all__ = ["PLUGINS", "Problem", "RoutedValue", "RoutedEvent", "TagPlugins", "TensorBoardRouter", "TBScan", "HParams",
            "is_tensorboard_file", "sort_key", "read_event", "decode_event", "event_of", "is_restart", "plugin_names", "scan_file", "value_at", "graph_at",
            "histogram_data", "image_data", "image_samples", "image_count", "tensor_data", "text_data", "text_cells", "pr_curve_data", "hparams_data",
            "hparams_columns", "graph_proto", "dtype_name"]

@@ -2,11 +2,11 @@
 the all-steps export; and the store's restart rules, applied to a tag's values at once.
 
 `every_value` reads the job's files in the store's read order (by file id) through the same
-framing (`bulk_framing.scan_batches`), the same routing (`routing.routes` for summary events,
-`tensorboard.event_of` for TensorBoard events) and the same payload decoders
-(`payloads.value_decoder`), and yields each exported value and each TensorBoard restart, in
-read order. It keeps only what routing needs (each TensorBoard tag's plugin, the summary
-layouts met), as the store does: memory does not grow with the length of the run.
+framing (`bulk_framing.scan_batches`), the same routers (`mindspore.MindSporeRouter`,
+`tensorboard.TensorBoardRouter`) and the same payload decoders (`payloads.value_decoder`), and
+yields each exported value and each TensorBoard restart, in read order. It keeps only what
+routing needs (each TensorBoard tag's plugin, the summary layouts met), as the store does:
+memory does not grow with the length of the run.
 
 `RestartRules` applies the store's rules to one tag's values (`Series.merge`, `Series.before`):
 - a TensorBoard restart (SessionLog START at step s, torch's `purge_step`) drops the steps >= s
@@ -22,14 +22,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
-from google.protobuf.message import DecodeError
-
-from ...proto import summary_pb2
 from ..formats import tensorboard as tb
 from ..formats.bulk_framing import scan_batches
 from ..formats.framing import ScanReport
 from ..formats.payloads import samples_decoder, value_decoder
-from ..formats.routing import file_read_order, histogram_kept, routes, summary_layout
+from ..formats.mindspore import MindSporeRouter
+from ..formats.routed import RoutedEvent, Router
+from ..formats.routing import file_read_order
+from ..formats.tensorboard import TensorBoardRouter
 from ..formats.values import PayloadError
 from ..sources.local import Source
 from .series import survivors
@@ -37,6 +37,8 @@ from .series import survivors
 EXPORTED = ("scalar", "histogram", "tensor", "image", "text", "pr_curve")  # the plugins exported step by step
 TagKey = tuple[str, str]
 _BATCH_BYTES = 4 << 20  # bytes of records read and routed at once
+# The payload plugins of `EXPORTED` each format's router can route to (images: `samples_decoder`).
+_DECODED = {"summary": ("histogram", "tensor"), "tensorboard": ("histogram", "tensor", "text", "pr_curve")}
 
 
 class StepValue(NamedTuple):
@@ -77,18 +79,21 @@ def every_value(files: tuple[str, ...], source: Source, keep: Callable[[TagKey],
     cannot be read, or not to its end, is said (`Unread`) and the next one read."""
     order = sorted(range(len(files)), key=lambda i: file_read_order(os.path.basename(files[i])))
     ranks = {fid: rank for rank, fid in enumerate(order)}
-    plugins = tb.TagPlugins()  # a TensorBoard tag's plugin is named in its first value only
-    layouts: dict = {}  # summary layout -> its routes
+    routers: dict[str, Router] = {"summary": MindSporeRouter(), "tensorboard": TensorBoardRouter()}
+    decoders: dict[str, dict[str, Callable[[Any], Any] | None]] = {  # by plugin; None: the number as it is
+        dialect: {**{plugin: value_decoder(plugin, dialect) for plugin in _DECODED[dialect]},
+                  "image": samples_decoder(dialect), "scalar": None}
+        for dialect in routers}
     seq = 0
     for fid, path in enumerate(files):
-        if tb.is_tensorboard_file(os.path.basename(path)):
-            read = _tensorboard_values(plugins, ranks[fid], keep)
-        else:
-            read = _summary_values(layouts, ranks[fid], keep)
+        dialect = "tensorboard" if tb.is_tensorboard_file(os.path.basename(path)) else "summary"
+        router, decoder_of = routers[dialect], decoders[dialect]
         try:
             for payload in _payloads(path, source):
                 seq += 1
-                yield from read(seq, payload)
+                event = router.decode(payload)
+                if event is not None:  # (a bad record: the job's state counts it)
+                    yield from _values(seq, ranks[fid], event, router.route(event), decoder_of, keep)
         except OSError as exc:
             yield Unread(path, exc.strerror or str(exc))
 
@@ -101,60 +106,22 @@ def _payloads(path: str, source: Source) -> Iterator[bytes]:
             yield from batch.payloads
 
 
-def _summary_values(layouts: dict, rank: int, keep: Callable[[TagKey], bool]):
-    decoders: dict[str, Callable[[Any], Any] | None] = {
-        plugin: value_decoder(plugin, "summary") for plugin in ("histogram", "tensor")}
-    decoders["image"] = samples_decoder("summary")
-    decoders["scalar"] = None  # the number, as it is
-
-    def read(seq: int, payload: bytes) -> Iterator[StepValue | Dropped]:
-        try:
-            event = summary_pb2.Event.FromString(payload)
-        except DecodeError:
-            return  # a bad record: the job's state counts it
-        if event.WhichOneof("what") != "summary":
-            return
-        values = event.summary.value
-        layout = summary_layout(values)
-        routed = layouts.get(layout)
-        if routed is None:
-            routed = layouts[layout] = tuple((i, key) for i, key in routes(*layout)
-                                             if key[0] in decoders and keep(key))
-        step, wall = event.step, event.wall_time
-        for index, key in routed:
-            value = values[index]
-            plugin = key[0]
-            if plugin == "scalar":
-                yield StepValue(seq, rank, step, wall, key, value.scalar_value)
-            elif plugin == "histogram" and not histogram_kept(value):
-                yield Dropped(key, step, f"{len(value.histogram.buckets)} buckets: over MindInsight's limit, "
-                                         "not loaded")
-            else:
-                yield _decoded(seq, rank, step, wall, key, decoders[plugin], value)
-    return read
-
-
-def _tensorboard_values(plugins: tb.TagPlugins, rank: int, keep: Callable[[TagKey], bool]):
-    decoders = {plugin: value_decoder(plugin, "tensorboard") for plugin in EXPORTED if plugin not in ("scalar", "image")}
-    decoders["image"] = samples_decoder("tensorboard")
-
-    def read(seq: int, payload: bytes) -> Iterator[StepValue | Restart | Dropped]:
-        event = tb.decode_event(payload)
-        if event is None:
-            return  # a bad record: the job's state counts it
-        routed = tb.event_of(event, plugins)
-        if routed.restart:
-            yield Restart(seq, routed.step)
-            return
-        for value in routed.values:
-            key = (value.plugin, value.tag)
-            if value.plugin == "scalar":
-                if keep(key):
-                    yield StepValue(seq, rank, routed.step, routed.wall_time, key, value.scalar)
-            elif value.plugin in decoders and keep(key):
-                yield _decoded(seq, rank, routed.step, routed.wall_time, key, decoders[value.plugin],
-                               event.summary.value[value.index])
-    return read
+def _values(seq: int, rank: int, event, routed: RoutedEvent, decoder_of: dict[str, Callable[[Any], Any] | None],
+            keep: Callable[[TagKey], bool]) -> Iterator[StepValue | Restart | Dropped]:
+    if routed.restart:
+        yield Restart(seq, routed.step)
+        return
+    for value in routed.values:
+        key = (value.plugin, value.tag)
+        if value.plugin not in decoder_of or not keep(key):
+            continue
+        decoder = decoder_of[value.plugin]
+        if decoder is None:
+            yield StepValue(seq, rank, routed.step, routed.wall_time, key, value.scalar)
+        elif value.left_out:
+            yield Dropped(key, routed.step, value.left_out)
+        else:
+            yield _decoded(seq, rank, routed.step, routed.wall_time, key, decoder, event.summary.value[value.index])
 
 
 def _decoded(seq: int, rank: int, step: int, wall: float, key: TagKey, decoder, value) -> StepValue | Dropped:

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
-from ...proto import summary_pb2
 from .. import limits
 from ..formats import tensorboard as tb
 from ..formats.routing import file_read_order
@@ -52,13 +50,6 @@ class FileState:
             return False
         self.size, self.tail_bytes, self.error = st.st_size, 0, ""
         return True
-
-
-def decode_event(payload: bytes) -> summary_pb2.Event | None:
-    try:
-        return summary_pb2.Event.FromString(payload)
-    except DecodeError:
-        return None
 
 
 def file_kind(name: str) -> str:

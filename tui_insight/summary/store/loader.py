@@ -12,23 +12,24 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ...proto import summary_pb2
 from ...wall_time import EARLIEST, LATEST
 from .. import limits
 from ..formats import tensorboard as tb
+from ..formats.tensorboard import TensorBoardRouter
 from ..formats.bulk_framing import RecordBatch, scan_batches
 from ..formats.custom_scalars import PLUGIN as CUSTOM_SCALARS
-from ..formats.custom_scalars import Layout, layout_of
+from ..formats.custom_scalars import Layout
 from ..formats.framing import ScanReport, frame
 from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
-from ..formats.routing import histogram_kept, routes, summary_layout
+from ..formats.mindspore import MindSporeRouter
+from ..formats.routed import Problem, RoutedEvent, Router
+from ..formats.routing import routes
 from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source
-from ..text import text_of
 from .digest import TagDigest, digest
-from .file_state import FileReplaced, FileState, decode_event, describe, file_kind, has_restart, head_bytes
+from .file_state import FileReplaced, FileState, describe, file_kind, has_restart, head_bytes
 from .file_state import newest_mtime, read_order, writer_closed
 from .job_view import Changes, GraphSource, JobView, LoadProgress, TagKey
 from .not_shown import EMBEDDINGS, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook
@@ -75,6 +76,7 @@ class JobLoader:
         self.every_step = every_step  # plugins whose series keep every step (`SummaryCache`)
         self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
+        self.ms_router = MindSporeRouter()
         self.tb_layouts = tb_layouts if tb_layouts is not None else LayoutBook(dialect="tensorboard")
         self.path = path
         self.clock = clock
@@ -109,7 +111,7 @@ class JobLoader:
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
-        self.tb_plugins = tb.TagPlugins()  # the plugin of each TensorBoard tag (named on its first value only)
+        self.tb_router = TensorBoardRouter()  # names each TensorBoard tag's plugin on its first value
         self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
         self.custom_scalars: Layout | None = None  # the newest custom scalars layout: a view, not a tag
         self.unshown = NotShownBook()  # tags of kinds no view shows, tags left out under the limits
@@ -318,15 +320,14 @@ class JobLoader:
     def _events(self, batch: RecordBatch, state: FileState) -> int:
         """Route the events of `batch` (records in read order): the ones with a known layout in
         bulk, the others one by one, in an order that admits tags as a one-by-one read would.
-        Returns the values queued for the next merge (an event decoded one by one counts one)."""
+        Returns the values queued for the next merge (an event routed one by one counts one)."""
         state.records += len(batch)
         payloads = batch.payloads
-        if state.kind == "tensorboard":
-            book, decode, handle = self.tb_layouts, tb.decode_event, self._tb_event
-        else:
-            book, decode, handle = self.layouts, decode_event, self._event
-        which, layouts, decoded = book.classify(payloads, decode)
-        if layouts and state.kind == "tensorboard" and has_restart(payloads, which, decoded):
+        tensorboard = state.kind == "tensorboard"
+        book = self.tb_layouts if tensorboard else self.layouts
+        router: Router = self.tb_router if tensorboard else self.ms_router
+        which, layouts, decoded = book.classify(payloads, router.decode)
+        if layouts and tensorboard and has_restart(payloads, which, decoded):
             # A restart drops the steps read before it: read the batch one by one, in order.
             which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
         base = self.seq
@@ -335,14 +336,17 @@ class JobLoader:
         bulk = bulk_rows(layouts, which, payloads) if layouts else {}
         starts = {int(rows[0]): number for number, (rows, *_) in bulk.items()}  # row -> the layout it is the first event of
         queued = len(singles)
-        # Visit each layout's first event and every event decoded one by one in read order.
+        # Visit each layout's first event and every event routed one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
                 number = starts[i]
                 queued += self._bulk(layouts[number], *bulk[number], base, state)
+                continue
+            event = decoded[i] if i in decoded else router.decode(payloads[i])
+            if event is None:
+                state.bad_records += 1
             else:
-                event = decoded[i] if i in decoded else decode(payloads[i])
-                handle(event, state, batch[i][0], base + i + 1)
+                self._routed(router.route(event), state, batch[i][0], base + i + 1)
         return queued
 
     def _bulk(self, layout, rows_at: np.ndarray, steps: np.ndarray, walls: np.ndarray, floats: np.ndarray,
@@ -351,7 +355,7 @@ class JobLoader:
         Returns the values queued."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
-            plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(layout.tags, layout.kinds)
+            plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(routes(layout.tags, layout.kinds))
         scalar_idx, block, _ = plan
         dated = walls
         if len(walls):
@@ -374,26 +378,9 @@ class JobLoader:
             block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, values)
         return len(rows_at) * len(scalar_idx)
 
-    def _event(self, event: summary_pb2.Event | None, state: FileState, offset: int, seq: int) -> None:
-        if event is None:
-            state.bad_records += 1
-            return
-        self._wall(event.wall_time, state, event.step)
-        kind = event.WhichOneof("what")
-        if kind == "summary":
-            self._summary(event, state, offset, seq)
-        elif kind == "graph_def":
-            self._summary_graph(event, state, offset)
-
-    def _tb_event(self, event, state: FileState, offset: int, seq: int) -> None:
-        """One TensorBoard event (a `tb_event_pb2.Event`, None if undecodable), routed into the
-        same blocks as summary events: scalars by value, everything else as locators."""
-        if event is None:
-            state.bad_records += 1
-            return
-        if self._tb_scalar(event, state, seq):
-            return
-        routed = tb.event_of(event, self.tb_plugins)
+    def _routed(self, routed: RoutedEvent, state: FileState, offset: int, seq: int) -> None:
+        """One event routed one by one (either format's), into the same blocks as events read
+        in bulk: scalars by value, everything else as locators (`offset`, the value's index)."""
         self._wall(routed.wall_time, state, routed.step)
         if routed.problems:  # values that cannot be read: counted, the event's others kept
             state.bad_records += len(routed.problems)
@@ -401,27 +388,9 @@ class JobLoader:
         if routed.restart:
             self._restart(routed.step)
         elif routed.graph:
-            if len(event.graph_def):
-                self._summary_graph(event, state, offset, kind="tensorboard")
+            self._graph(routed, state, offset)
         elif routed.values:
-            self._tb_values(routed, event, state, offset, seq)
-
-    def _tb_scalar(self, event, state: FileState, seq: int) -> bool:
-        """The common event of torch and tensorboardX, one `simple_value` without metadata, read
-        without `event_of` (what it would do, done directly); False for any other event."""
-        if event.WhichOneof("what") != "summary" or len(event.summary.value) != 1:
-            return False
-        value = event.summary.value[0]
-        if value.WhichOneof("value") != "simple_value" or value.HasField("metadata"):
-            return False
-        key = ((text_of(value.tag),), ("scalar",))
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = self._layouts[key] = self._plan(*key)
-        if layout[0]:  # not a tag left out under the tag limits
-            layout[1].add_scalars(seq, event.step, event.wall_time, state.fid, [value.simple_value])
-        self._wall(event.wall_time, state, event.step)
-        return True
+            self._values(routed, state, offset, seq)
 
     def _wall(self, wall: float, state: FileState, step: int) -> None:
         """An event's wall time: the least that is a date is the origin of relative time; one
@@ -444,48 +413,49 @@ class JobLoader:
         self.problems[self.problems.index(known)] = (
             f"{prefix} (shown as out of range): {int(count) + 1 if count.isdigit() else 1},{rest}")
 
-    def _tb_values(self, routed: tb.TBEvent, event, state: FileState, offset: int, seq: int) -> None:
+    def _values(self, routed: RoutedEvent, state: FileState, offset: int, seq: int) -> None:
         values = []
         for value in routed.values:
             if value.plugin == "hparams":  # metadata only: lineage, not a tag
-                record = tb.hparams_data(event.summary.value[value.index])
-                if isinstance(record, tb.Problem):
+                if isinstance(value.data, Problem):
                     state.bad_records += 1
-                    self.problems.append(f"{state.name}: {value.tag}: {record}")
+                    self.problems.append(f"{state.name}: {value.tag}: {value.data}")
                 elif len(self.hparams) < MAX_HPARAMS_RECORDS:
-                    self.hparams.append(record)
+                    self.hparams.append(value.data)
                 continue
             if value.plugin == "other" and value.written == CUSTOM_SCALARS:  # a layout, not a tag
-                layout = layout_of(event.summary.value[value.index])
-                if isinstance(layout, str):
+                if isinstance(value.data, str):
                     state.bad_records += 1
-                    self.problems.append(f"{state.name}: {value.tag}: {layout}")
+                    self.problems.append(f"{state.name}: {value.tag}: {value.data}")
                     continue
                 if self.custom_scalars is None:  # no view draws a layout yet: the account says so
                     self.unshown.saw(CUSTOM_SCALARS, value.tag)
-                self.custom_scalars = layout
+                self.custom_scalars = value.data
                 continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
             values.append(value)
         if not values:
             return
-        # The layout by value index (values left out above or unreadable have none).
-        tags: list[str] = [""] * (values[-1].index + 1)
-        kinds: list[str | None] = [None] * len(tags)
-        for value in values:
-            tags[value.index], kinds[value.index] = value.tag, value.plugin
-        key = (tuple(tags), tuple(kinds))
+        key = tuple([(value.index, value.plugin, value.tag) for value in values])
         layout = self._layouts.get(key)
         if layout is None:
-            layout = self._layouts[key] = self._plan(*key)
+            layout = self._layouts[key] = self._plan(tuple([(value.index, (value.plugin, value.tag)) for value in values]))
         scalar_idx, block, payloads = layout
         if scalar_idx:
-            numbers = {value.index: value.scalar for value in values}
-            block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
-        if payloads:  # histograms of any number of buckets are kept: the screen re-bins them
-            samples = tuple(tb.image_count(event.summary.value[i]) for i in block.images)
+            if len(values) == 1:  # the common event of torch and tensorboardX: one scalar
+                block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [values[0].scalar])
+            else:
+                numbers = {value.index: value.scalar for value in values}
+                block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
+        if payloads:  # TensorBoard histograms of any number of buckets are kept: the screen re-bins them
+            by_index = {value.index: value for value in values}
+            samples = tuple([by_index[i].samples for i in block.images]) if block.images else None
             block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset, samples)
+            for index, key in block.histograms:
+                if by_index[index].left_out:
+                    block.drop(index)
+                    self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
 
     def _restart(self, step: int) -> None:
         """A TensorBoard restart (SessionLog START at `step`, torch's `purge_step`): every tag's
@@ -497,26 +467,11 @@ class JobLoader:
                 self.tags[key] = purged
                 self.changed.add(key)
 
-    def _summary(self, event: summary_pb2.Event, state: FileState, offset: int, seq: int) -> None:
-        values = list(event.summary.value)  # one wrapper per value, reused below
-        key = summary_layout(values)
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = self._layouts[key] = self._plan(*key)
-        scalar_idx, block, payloads = layout
-        if scalar_idx:
-            block.add_scalars(seq, event.step, event.wall_time, state.fid, [values[i].scalar_value for i in scalar_idx])
-        if payloads:
-            block.add_payload_event(seq, event.step, event.wall_time, state.fid, offset)
-            for index, key in block.histograms:
-                if not histogram_kept(values[index]):
-                    block.drop(index)
-                    self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
-
-    def _plan(self, tags: tuple[str, ...], kinds: tuple[str | None, ...]) -> tuple:
-        """How to route the values of events with this layout; admits their tags once."""
+    def _plan(self, routes: tuple[tuple[int, TagKey], ...]) -> tuple:
+        """How to route the values of events with this layout ((value index, tag) of each value
+        kept); admits their tags once."""
         scalar_idx, scalar_keys, payloads = [], [], []
-        for index, key in routes(tags, kinds):
+        for index, key in routes:
             if not self._admit(key):
                 continue
             if key[0] == "scalar":
@@ -578,15 +533,13 @@ class JobLoader:
 
     # -- graphs -------------------------------------------------------------------------
 
-    def _summary_graph(self, event, state: FileState, offset: int, kind: str = "summary") -> None:
-        if kind == "summary" and not len(event.graph_def.node):
-            return
+    def _graph(self, routed: RoutedEvent, state: FileState, offset: int) -> None:
         # Only the latest summary-file (or TensorBoard) graph is kept; .pb graphs stay (compat §3.5).
         for tag, source in list(self.graphs.items()):
             if source.kind != "pb":
                 del self.graphs[tag]
-        self._add_graph(GraphSource(state.name, kind, os.path.join(self.path, state.name), offset,
-                                    event.step, event.wall_time))
+        self._add_graph(GraphSource(state.name, state.kind, os.path.join(self.path, state.name), offset,
+                                    routed.step, routed.wall_time))
 
     def _add_graph(self, source: GraphSource) -> None:
         if source.tag not in self.graphs and len(self.graphs) >= limits.MAX_TAGS_PER_PLUGIN["graph"]:
@@ -781,7 +734,7 @@ class JobLoader:
         self.hparams = list(snapshot.hparams)
         self.custom_scalars = snapshot.custom_scalars
         # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
-        self.tb_plugins = tb.plugin_names([*self.tags, *self.evicted])
+        self.tb_router = TensorBoardRouter(tb.plugin_names([*self.tags, *self.evicted]))
         self.seq = snapshot.seq
         self.detailed = snapshot.detailed
         self.saved = self._read_stamp() if from_disk else None
