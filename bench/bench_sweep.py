@@ -160,7 +160,7 @@ async def auto(pilot):
     marks["open_s"] = marks.get("chart", float("nan")) - t0
     await pilot.press("escape")
     await pilot.pause(1.0)
-    loader = time.pthread_getcpuclockid(cache._thread.ident)  # the cache's loading thread
+    loader = time.pthread_getcpuclockid(cache.loading_thread.ident)  # the cache's loading thread
     cpu0, wall0, loader0 = time.process_time(), time.perf_counter(), time.clock_gettime(loader)
     await pilot.pause(idle_seconds)
     wall = time.perf_counter() - wall0

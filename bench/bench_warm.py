@@ -87,7 +87,7 @@ async def auto(pilot):
     marks["all"] = time.perf_counter() - start
     marks["all_cpu"] = time.process_time() - start_cpu
     marks["ui_cpu"] = time.thread_time() - start_ui_cpu  # the UI thread (this one)
-    marks["cache_cpu"] = time.clock_gettime(time.pthread_getcpuclockid(cache._thread.ident))
+    marks["cache_cpu"] = time.clock_gettime(time.pthread_getcpuclockid(cache.loading_thread.ident))
     marks["jobs"] = len(cache.jobs)
     marks["work"] = dict(table.work)
     app.exit()

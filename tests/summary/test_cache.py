@@ -350,16 +350,16 @@ def test_a_failing_subscriber_is_logged_and_loading_goes_on(tmp_path, caplog):
 def test_the_reload_loop_logs_a_failed_reload_and_keeps_going(tmp_path, caplog, monkeypatch):
     write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
     cache = SummaryCache(str(tmp_path))
-    reload = cache.reload
+    discover = cache.source.discover
     calls = []
 
-    def flaky():
+    def flaky(*args, **kwargs):  # a failure no reload expects (an OSError says "cannot read")
         calls.append(1)
         if len(calls) == 1:
-            raise OSError("the disk went away")
-        return reload()
+            raise RuntimeError("the disk went away")
+        return discover(*args, **kwargs)
 
-    monkeypatch.setattr(cache, "reload", flaky)
+    monkeypatch.setattr(cache.source, "discover", flaky)
     with caplog.at_level("ERROR", logger="tui_insight.summary.store.cache"):
         cache.start(interval=0.05)
         try:

@@ -1,9 +1,11 @@
 """The one shared, reloading, bounded summary cache of a log directory.
 
-Loading happens on one thread (the reload loop, or whoever calls `reload`). What readers see
-is a `JobView` per job: immutable, replaced whole when the job changes, so a screen or the
-exporter always reads a consistent state while loading goes on. Subscribers are told what
-changed (which jobs, which plugin/tag pairs) after each job is refreshed."""
+All loading runs on the cache's scheduler (`scheduler.py`): reloads on file changes and polls
+from the watching thread (`start`), holds, and callers' own `reload()` or `load_job()`, one at a
+time on one thread. What readers see is a `JobView` per job: immutable, replaced whole when the
+job changes, so a screen or the exporter always reads a consistent state while loading goes on.
+Subscribers are told what changed (which jobs, which plugin/tag pairs) after each job is
+refreshed, on the scheduler's thread."""
 from __future__ import annotations
 
 import bisect
@@ -12,7 +14,7 @@ import os
 import threading
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from types import MappingProxyType
 from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
@@ -32,6 +34,7 @@ from .file_state import describe
 from .job_view import Changes, JobView, LoadProgress
 from .loader import JobLoader
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
+from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
@@ -91,17 +94,15 @@ class SummaryCache:
         self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
-        self._errand_lock = threading.Lock()
-        self._errand_queued = False
         self._loaders: dict[str, JobLoader] = {}
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
         self._tb_layout_book = LayoutBook(dialect="tensorboard")  # ... of TensorBoard events
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
-        self._load_lock = _LoadLock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._scheduler = Scheduler(self._do, "summary-cache")  # where all loading runs
+        self._stop = threading.Event()  # set by `stop`: the watching thread ends
+        self._watcher: threading.Thread | None = None  # `start`'s: turns file changes and time into work
         self._listings: dict = {}  # directory listings discovery may reuse (kept in the disk cache's index)
         self._listings_saved = 0  # how many the disk cache holds
         self._listings_saved_at = -LISTINGS_SAVE_SECONDS  # time.monotonic() of the last keep_listings
@@ -109,7 +110,6 @@ class SummaryCache:
         self._reading: JobLoader | None = None  # the job being read in this process (`hold` hurries it)
         self._pause = CollectorPause()  # the collector's pause during the current full pass (`reload`)
         self._watching = False  # change notices arrive: the interval poll may back off
-        self._keep_first = False  # the loop's first pass is going on (`CollectorPause`'s keep)
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
@@ -136,6 +136,11 @@ class SummaryCache:
         """Processes reading first loads (1: none, all in this process)."""
         return self._pool.workers if self._pool is not None else 1
 
+    @property
+    def loading_thread(self) -> threading.Thread | None:
+        """The thread loading runs on (the scheduler's), None while it has no work."""
+        return self._scheduler.thread
+
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
         """Call `callback(changes)` (on the loading thread) after each change; returns unsubscribe."""
         self._subscribers.append(callback)
@@ -161,18 +166,18 @@ class SummaryCache:
         reading = self._reading
         if reading is not None:
             reading.publish_soon()  # a big job being read serves the hold after its next batch
-        self._request_errand()
+        self._scheduler.submit(ServeHolds())
 
     def release(self, owner: Hashable) -> None:
         """The owner no longer shows its jobs: they may be evicted (the last, being just used)."""
         self._budget.touch(self._budget.release(owner))
-        self._request_errand()
+        self._scheduler.submit(ServeHolds())
 
     def details(self, train_id: str, timeout: float = 120.0) -> JobView | None:
         """The job's view with its details (`detailed`), brought back if they were evicted; None
         for an unknown job. Blocks until the loading thread has served it: on that thread (in a
         subscriber) it raises RuntimeError, as it would wait for itself."""
-        if self._load_lock.held_here():
+        if self._scheduler.on_thread():
             raise RuntimeError(f"SummaryCache.details({train_id!r}) called on the loading thread (from a "
                                "subscriber?): it would wait for that thread; use cache.job() there, or hold()")
         owner = ("details", object())
@@ -189,27 +194,15 @@ class SummaryCache:
         finally:
             self.release(owner)
 
-    def _request_errand(self) -> None:
-        """Serve holds and the budget soon, on a thread of the cache's own: a reload going on
-        serves them between jobs, an idle cache at once."""
-        with self._errand_lock:
-            if self._errand_queued:
-                return
-            self._errand_queued = True
-        threading.Thread(target=self._run_errand, name="summary-cache-details", daemon=True).start()
-
-    def _run_errand(self) -> None:
-        with self._load_lock:
-            with self._errand_lock:
-                self._errand_queued = False
-            try:
-                self._serve_held(Changes())
-                self._enforce_budget()
-            except Exception:
-                log.exception("bringing back the details of held jobs of %s failed", shown(self.logdir))
+    def _serve_holds(self) -> None:
+        try:
+            self._serve_held(Changes())
+            self._enforce_budget()
+        except Exception:
+            log.exception("bringing back the details of held jobs of %s failed", shown(self.logdir))
 
     def _serve_held(self, total: Changes) -> None:
-        """Bring back the details of held jobs that were evicted (under the load lock)."""
+        """Bring back the details of held jobs that were evicted."""
         for train_id in sorted(self._budget.held()):
             loader = self._loaders.get(train_id)
             if loader is None or loader.detailed or loader.found is None:
@@ -293,35 +286,57 @@ class SummaryCache:
 
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish; every directory and file is
-        looked at. Safe to call from any thread."""
-        keep = self._keep_first and threading.current_thread() is self._thread  # (not another caller's pass)
-        with self._load_lock, CollectorPause(self if keep else None) as self._pause:
-            return self._reload()
+        looked at. Safe to call from any thread (it runs on the scheduler's)."""
+        return self._scheduler.call(self._full_pass)
 
     def poll(self) -> Changes:
         """`reload` as the background loop does it: directories and files unchanged for a while
         (finished runs) are looked at in turn, a tenth at each poll (`poll.Rotation`), so an idle
         poll of thousands of finished runs costs a fraction of looking at all of them. Safe to
         call from any thread."""
-        with self._load_lock, CollectorPause() as self._pause:
-            self._polls += 1
-            return self._reload(turn=self._polls)
+        return self._scheduler.call(self._poll_pass)
 
     def reload_changed(self, paths: Iterable[str]) -> Changes:
         """Reload only the jobs whose directories hold `paths` (file change notices); a full
         `reload` when a path may mean a new or removed job. Safe to call from any thread."""
-        with self._load_lock:
-            jobs = self._jobs_at(paths)
-            if jobs is None:
+        paths = frozenset(paths)
+        return self._scheduler.call(lambda: self._changed_pass(paths))
+
+    def _do(self, work: Work) -> Changes | None:
+        """One item of the scheduler's (on its thread)."""
+        if isinstance(work, ServeHolds):
+            self._serve_holds()
+            return None
+        if isinstance(work, Call):
+            return work.run()
+        if isinstance(work, Poll):
+            return self._poll_pass()
+        if work.paths is not None:
+            return self._changed_pass(work.paths)
+        return self._full_pass(keep=work.first)
+
+    def _full_pass(self, keep: bool = False) -> Changes:
+        """`keep`: the loop's first pass, whose objects stay out of collections for a while."""
+        with CollectorPause(self if keep else None) as self._pause:
+            return self._reload()
+
+    def _poll_pass(self) -> Changes:
+        with CollectorPause() as self._pause:
+            self._polls += 1
+            return self._reload(turn=self._polls)
+
+    def _changed_pass(self, paths: frozenset[str]) -> Changes:
+        jobs = self._jobs_at(paths)
+        if jobs is None:
+            return self._reload()
+        found = {}
+        for train_id in jobs:
+            loader = self._loaders[train_id]
+            job = rediscover(loader.path, train_id, self._listings)
+            if job is None:
                 return self._reload()
-            found = {}
-            for train_id in jobs:
-                loader = self._loaders[train_id]
-                job = rediscover(loader.path, train_id, self._listings)
-                if job is None:
-                    return self._reload()
-                found[train_id] = job
-            return self._reload(found)
+            found[train_id] = job
+        return self._reload(found)
 
     def _jobs_at(self, paths: Iterable[str]) -> set[str] | None:
         """Train ids of the job directories holding `paths`; None when that is not clear."""
@@ -364,34 +379,39 @@ class SummaryCache:
 
     def discover_jobs(self) -> list[str]:
         """Find the jobs (listed as "loading") without reading any file; their train ids, sorted."""
-        with self._load_lock:
+        def discover() -> list[str]:
             self._reload(read=False)
             return sorted(self._loaders)
+        return self._scheduler.call(discover)
 
     def load_job(self, train_id: str) -> JobView | None:
         """Read one job found by the last discovery; its view, or None if it is unknown."""
-        with self._load_lock:
-            found = self._found.get(train_id)
-            if found is None or train_id not in self._loaders:
-                return None
-            self._budget.hold(_LOADING_ONE, [train_id])  # kept in memory for the caller whatever its size
-            try:
-                self._reload(only={train_id: found})
-                self._serve_held(Changes())  # read before and evicted since: its details back
-                return self._views.get(train_id)
-            finally:
-                self._budget.release(_LOADING_ONE)
+        return self._scheduler.call(lambda: self._load_one(train_id))
+
+    def _load_one(self, train_id: str) -> JobView | None:
+        found = self._found.get(train_id)
+        if found is None or train_id not in self._loaders:
+            return None
+        self._budget.hold(_LOADING_ONE, [train_id])  # kept in memory for the caller whatever its size
+        try:
+            self._reload(only={train_id: found})
+            self._serve_held(Changes())  # read before and evicted since: its details back
+            return self._views.get(train_id)
+        finally:
+            self._budget.release(_LOADING_ONE)
 
     def forget(self, train_id: str) -> None:
         """Drop what was read of a job (memory): it is listed as not loaded, as if just found."""
-        with self._load_lock:
-            loader = self._loaders.get(train_id)
-            if loader is not None:
-                self._loaders[train_id] = JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source, self._unsettled_jobs,
-                                                     self._every_step)
-                self._budget.drop(train_id)
-                self._set_view(train_id, self._loaders[train_id].view)
+        self._scheduler.call(lambda: self._forget(train_id))
+
+    def _forget(self, train_id: str) -> None:
+        loader = self._loaders.get(train_id)
+        if loader is not None:
+            self._loaders[train_id] = JobLoader(train_id, loader.path, self.clock, self._layout_book,
+                                                 self._tb_layout_book, self.source, self._unsettled_jobs,
+                                                 self._every_step)
+            self._budget.drop(train_id)
+            self._set_view(train_id, self._loaders[train_id].view)
 
     def _reload(self, only: dict[str, FoundJob] | None = None, read: bool = True, turn: int | None = None) -> Changes:
         total = Changes()
@@ -460,7 +480,7 @@ class SummaryCache:
         return total
 
     def _stopping(self) -> bool:
-        return self._stop.is_set() and self._thread is not None
+        return self._scheduler.stopping
 
     def _stat_restorable(self, added: set[str], jobs: Mapping[str, FoundJob]) -> dict[str, dict]:
         """The `stat_files` of the new jobs the disk cache lists, taken in one loop before anyone
@@ -706,38 +726,33 @@ class SummaryCache:
     # -- the reload loop --------------------------------------------------------------------
 
     def start(self, interval: float = 3.0) -> None:
-        """Load in a background thread, then reload on file changes and every `interval` s.
-
-        interval 0 loads once.
-        """
-        if self._thread is not None:
+        """Load in the background, then reload on file changes and every `interval` s: a
+        watching thread turns both into the scheduler's work. interval 0 loads once."""
+        if self._watcher is not None:
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, args=(interval,), name="summary-cache", daemon=True)
-        self._thread.start()
+        self._watcher = threading.Thread(target=self._watch, args=(interval,), name="summary-cache-watch", daemon=True)
+        self._watcher.start()
 
     def stop(self) -> None:
+        """Stop watching and loading (the pass going on ends after its job); close the pool."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-        if self._pool is not None and self._load_lock.acquire(timeout=5):
-            try:
-                self._pool.close()
-            finally:
-                self._load_lock.release()
+        self._scheduler.stop(last=self._pool.close if self._pool is not None else None)
+        if self._watcher is not None:
+            self._watcher.join(timeout=5)
+            self._watcher = None
 
-    def _loop(self, interval: float) -> None:
+    def _watch(self, interval: float) -> None:
         if interval <= 0:
-            self._reload_logged()
+            self._waited(Reload())
             return
         try:
-            self._reload_logged(first=True)
-            self._loop_on(interval, thaw_at=time.monotonic() + gc_policy.KEEP_FROZEN_SECONDS)
+            self._waited(Reload(first=True))
+            self._watch_on(interval, thaw_at=time.monotonic() + gc_policy.KEEP_FROZEN_SECONDS)
         finally:
             gc_policy.release(self)  # (at once when the first pass failed or the cache stops)
 
-    def _loop_on(self, interval: float, thaw_at: float) -> None:
+    def _watch_on(self, interval: float, thaw_at: float) -> None:
         poll, last_full = interval, time.monotonic()
         for changed in self._wakeups(interval):
             if self._stop.is_set():
@@ -747,34 +762,29 @@ class SummaryCache:
                 thaw_at = 0.0
             if changed:
                 started = time.monotonic()
-                self._reload_logged(changed)
+                self._waited(Reload(frozenset(changed)))
                 self._stop.wait(max(0.0, started + LIVE_RELOAD_SECONDS - time.monotonic()))
                 continue
             # A timeout. While change notices work, the full poll (a safety net for what
             # notices miss: network file systems, symlinked directories) backs off.
             if self._watching and time.monotonic() - last_full < poll:
                 continue
-            changes = self._reload_logged(periodic=True)
+            changes = self._waited(Poll())
             last_full = time.monotonic()
             # Nothing the notices missed: the next safety-net poll waits the longest (a poll of
             # 5,000 jobs stats up to 10,000 paths).
             poll = interval if changes or not self._watching else max(interval, MAX_POLL_SECONDS)
 
-    def _reload_logged(self, paths: set[str] | None = None, periodic: bool = False,
-                       first: bool = False) -> Changes | None:
-        """`reload` (`poll` when `periodic`) on the loop's thread: a failure is logged and the
-        next wakeup tries again. `first`: the loop's first pass, whose objects are kept out of
-        collections for a while (`gc_policy.CollectorPause`)."""
-        self._keep_first = first
+    def _waited(self, work: Reload | Poll) -> Changes | None:
+        """`work` done by the scheduler, waited for: a failure is logged and the next wakeup
+        tries again; None when it failed or was cancelled (the cache stops)."""
         try:
-            if paths is not None:
-                return self.reload_changed(paths)
-            return self.poll() if periodic else self.reload()
+            return self._scheduler.submit(work).result()
+        except CancelledError:
+            return None
         except Exception:
             log.exception("reloading %s failed", shown(self.logdir))
             return None
-        finally:
-            self._keep_first = False
 
     def _wakeups(self, interval: float) -> Iterator[set[str] | None]:
         """Yields the changed paths when files changed (watchfiles), or None when `interval`
@@ -810,35 +820,6 @@ def _utf8(path: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-class _LoadLock:
-    """The lock of loading (reloads, bringing details back), knowing which thread holds it: the
-    thread that does (a subscriber is called on it) must not wait for loading (`details`)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._owner: int | None = None
-
-    def acquire(self, timeout: float = -1) -> bool:
-        if not self._lock.acquire(timeout=timeout):
-            return False
-        self._owner = threading.get_ident()
-        return True
-
-    def release(self) -> None:
-        self._owner = None
-        self._lock.release()
-
-    def __enter__(self) -> "_LoadLock":
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-    def held_here(self) -> bool:
-        return self._owner == threading.get_ident()
 
 
 def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
