@@ -133,6 +133,7 @@ def test_an_idle_thread_ends_and_lets_go_of_its_cache(tmp_path, monkeypatch):
     cache = SummaryCache(str(tmp_path))
     cache.reload()
     assert cache.job("./").loaded
+    thread = cache.loading_thread
     gone = weakref.ref(cache)
     del cache
     deadline = time.monotonic() + 10
@@ -140,7 +141,9 @@ def test_an_idle_thread_ends_and_lets_go_of_its_cache(tmp_path, monkeypatch):
         gc.collect()
         time.sleep(0.02)
     assert gone() is None
-    assert not [t for t in threading.enumerate() if t.name == "summary-cache"]
+    assert thread is not None
+    thread.join(10)
+    assert not thread.is_alive()
 
 
 def test_a_burst_of_holds_is_served_on_the_one_loading_thread(tmp_path):
@@ -190,13 +193,16 @@ def test_a_subscriber_may_reload_but_not_wait_for_details(tmp_path):
 def test_stop_ends_loading_and_the_cache_can_be_used_after(tmp_path):
     write_steps(SummaryWriter(tmp_path, timestamp=1), [1])
     cache = SummaryCache(str(tmp_path))
+    others = set(threading.enumerate())
     cache.start(interval=0.05)
     deadline = time.monotonic() + 10
     while not (cache.job("./") and cache.job("./").loaded) and time.monotonic() < deadline:
         time.sleep(0.01)
+    loading = cache.loading_thread
+    watching = [t for t in threading.enumerate() if t.name == "summary-cache-watch" and t not in others]
     cache.stop()
-    assert cache.loading_thread is None
-    assert not [t for t in threading.enumerate() if t.name.startswith("summary-cache")]
+    assert cache.loading_thread is None and loading is not None and not loading.is_alive()
+    assert watching and not any(t.is_alive() for t in watching)
     write_steps(SummaryWriter(tmp_path, timestamp=2), [2])
     cache.reload()
     assert cache.job("./").last_step == 2

@@ -31,15 +31,18 @@ def cell_text(app, tid: str, column: str) -> str:
 # -- start, loading, progress ---------------------------------------------------------------------
 
 class HeldCache(SummaryCache):
-    """A cache whose first load waits until the test lets it go."""
+    """A cache whose first look at LOGDIR waits until the test lets it go."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.release = threading.Event()
+        discover = self.source.discover
 
-    def reload(self):
-        self.release.wait(10)
-        return super().reload()
+        def held(*args, **kwargs):
+            self.release.wait(10)
+            return discover(*args, **kwargs)
+
+        self.source.discover = held  # type: ignore[method-assign]
 
 
 def test_starts_before_loading_and_fills_as_jobs_load():
@@ -58,13 +61,15 @@ def test_starts_before_loading_and_fills_as_jobs_load():
         seen["rows"] = list(table(app).order)
         seen["state"] = cell_text(app, "./damaged_truncated", "state")
         seen["progress"] = str(app.screen.query_one("#progress", Static).render())
+        loading["thread"] = cache.loading_thread
 
+    loading: dict = {}
     run_pilot(app, body)
     assert seen["first_rows"] == 0 and "loading" in seen["first_progress"].lower()
     assert seen["rows"] == sorted(seen["rows"]) and "./lenet_lr0.01" in seen["rows"]
     assert seen["state"] == "growing"
     assert "8 jobs" in seen["progress"] and "MB read" in seen["progress"]
-    assert not [t for t in threading.enumerate() if t.name == "summary-cache"]  # stopped on exit
+    assert loading["thread"] is not None and not loading["thread"].is_alive()  # stopped on exit
 
 
 def test_a_job_opens_on_the_view_asked_for(monkeypatch):
