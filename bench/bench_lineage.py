@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from lineage_runs import write_lineage_runs  # noqa: E402
 
-from tui_insight.summary.formats.lineage import columns, model_rows  # noqa: E402
+from tui_insight.summary.queries.lineage import columns, model_rows  # noqa: E402
 from tui_insight.summary.queries.importance import importances  # noqa: E402
 from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
 from tui_insight.ui.app import InsightApp  # noqa: E402

@@ -64,7 +64,7 @@ def ms(seconds: float) -> str:
 
 
 async def measure(logdir: Path, size: tuple[int, int]) -> None:
-    from tui_insight.summary.formats.lineage import filter_rows, model_rows, parse_conditions, sort_rows
+    from tui_insight.summary.queries.lineage import filter_rows, model_rows, parse_conditions, sort_rows
     from tui_insight.ui.views.lineage import LineageView
     from tui_insight.ui.widgets.lineage_table import LineageTable
 

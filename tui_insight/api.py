@@ -457,7 +457,7 @@ class Logdir:
         summary_dir, the fixed columns, `metric/<k>`, `user_defined/<k>` (TensorBoard hparams
         under the columns the lineage view puts them in). `filter` is the lineage view's filter
         language (`learning_rate>0.01 metric/Accuracy>=0.9`); BadFilter if it cannot be used."""
-        from .summary.formats.lineage import LineageQueryError, columns, filter_rows, model_rows, parse_conditions
+        from .summary.queries.lineage import LineageQueryError, columns, filter_rows, model_rows, parse_conditions
 
         views = {}
         for view in self._views(jobs):

@@ -606,7 +606,7 @@ def _dropped_problems(dropped: dict[TagKey, list]) -> list[str]:
 # -- lineage ----------------------------------------------------------------------------------
 
 def _write_lineage(files: _CsvFiles, views: list[JobView]) -> None:
-    from .summary.formats.lineage import columns, model_rows
+    from .summary.queries.lineage import columns, model_rows
 
     rows = model_rows({v.train_id: v for v in views})
     header = columns(rows)

@@ -188,7 +188,7 @@ def _problem_columns(view: JobView) -> dict[str, list]:
 
 def _lineage_table(pa: Any, logs: Logdir, views: list[JobView]) -> Any:
     """Lineage columns as they come: a column whose jobs disagree on the type is text."""
-    from .summary.formats.lineage import columns, model_rows
+    from .summary.queries.lineage import columns, model_rows
 
     found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
     arrays = {}

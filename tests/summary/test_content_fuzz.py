@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tui_insight.export import export_snapshot
 from tui_insight.proto import anf_ir_pb2, lineage_pb2, summary_pb2
-from tui_insight.summary.formats import lineage
+from tui_insight.summary.queries import lineage
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, load_graph
 from tui_insight.summary.formats.values import PayloadError

@@ -285,7 +285,7 @@ def test_tensorboard_runs_behind_a_url_read_as_they_do_locally(bucket):
     the graph, and hparams rows, equal to the local cache of the same fixture tree."""
     from fixture_paths import FIXTURES
 
-    from tui_insight.summary.formats.lineage import model_rows
+    from tui_insight.summary.queries.lineage import model_rows
 
     url, root = bucket
     local_dir = FIXTURES / "tensorboard"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.formats.lineage import columns, filter_rows, model_rows, parse_conditions, written_names
+from tui_insight.summary.queries.lineage import columns, filter_rows, model_rows, parse_conditions, written_names
 from tui_insight.summary.formats.lineage_aliases import alias_column, hparam_columns, typed_column
 from tui_insight.summary.formats.writer import LineageWriter
 from tui_insight.summary.queries.importance import importances, pearson

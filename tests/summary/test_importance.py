@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tui_insight.summary.formats.lineage import LineageRow, columns, model_rows
+from tui_insight.summary.queries.lineage import LineageRow, columns, model_rows
 from tui_insight.summary.formats.writer import LineageWriter
 from tui_insight.summary.queries.importance import (
     importance,

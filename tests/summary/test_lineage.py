@@ -4,25 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tui_insight.summary.formats.lineage import (
-    DEFAULT_COLUMNS,
-    FIXED_COLUMNS,
-    Condition,
-    JobLineage,
-    LineageQueryError,
-    LineageRow,
-    columns,
-    conditions_text,
-    customized,
-    dataset_axes,
-    dataset_stages,
-    default_columns,
-    filter_rows,
-    model_rows,
-    page,
-    parse_conditions,
-    sort_rows,
-    with_dataset_values,
+from tui_insight.summary.formats.lineage import JobLineage
+from tui_insight.summary.queries.lineage import (
+    DEFAULT_COLUMNS, FIXED_COLUMNS, Condition, LineageQueryError, LineageRow, columns, conditions_text,
+    customized, dataset_axes, dataset_stages, default_columns, filter_rows, model_rows, page, parse_conditions, sort_rows, with_dataset_values,
 )
 from tui_insight.summary.formats.writer import LineageWriter
 from tui_insight.summary.store.cache import SummaryCache

@@ -1,7 +1,7 @@
 """`summary.lineage_diff`: the lineage columns that differ between runs, on the fixture runs."""
 from __future__ import annotations
 
-from tui_insight.summary.formats.lineage import LineageRow
+from tui_insight.summary.queries.lineage import LineageRow
 from tui_insight.summary.queries.lineage_diff import differing_columns, lineage_rows
 
 LENETS = ("./lenet_lr0.01", "./lenet_lr0.1")

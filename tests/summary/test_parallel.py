@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from tui_insight.summary.formats.lineage import Condition, conditions_text, parse_conditions
+from tui_insight.summary.queries.lineage import Condition, conditions_text, parse_conditions
 from tui_insight.summary.queries.parallel import (
     CATEGORY,
     HIGH,

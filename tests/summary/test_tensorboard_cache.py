@@ -14,7 +14,7 @@ import pytest
 from fixture_paths import FIXTURES
 
 from tui_insight.summary.formats.graph import build_graph, load_graph
-from tui_insight.summary.formats.lineage import model_rows
+from tui_insight.summary.queries.lineage import model_rows
 from tui_insight.summary.formats.writer import SummaryWriter, TensorBoardWriter
 from tui_insight.summary.sources.discovery import discover
 from tui_insight.summary.store.cache import SummaryCache, wait_loaded

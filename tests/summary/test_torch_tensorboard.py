@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tui_insight.summary.formats.graph import build_graph, load_graph
-from tui_insight.summary.formats.lineage import model_rows
+from tui_insight.summary.queries.lineage import model_rows
 from tui_insight.summary.store.cache import SummaryCache
 
 torch = pytest.importorskip("torch")

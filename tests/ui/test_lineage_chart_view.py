@@ -12,7 +12,7 @@ from lineage_runs import write_lineage_runs
 from textual.widgets import Input
 from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for
 
-from tui_insight.summary.formats.lineage import filter_rows, model_rows, parse_conditions
+from tui_insight.summary.queries.lineage import filter_rows, model_rows, parse_conditions
 from tui_insight.summary.queries.parallel import Brush
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen

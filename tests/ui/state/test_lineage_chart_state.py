@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lineage_runs import write_lineage_runs
 
-from tui_insight.summary.formats.lineage import LineageQueryError, filter_rows, model_rows, parse_conditions
+from tui_insight.summary.queries.lineage import LineageQueryError, filter_rows, model_rows, parse_conditions
 from tui_insight.summary.queries.parallel import CATEGORY, HIGH, LOW, axis_for, brush_of
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.state.lineage import CHART, IMPORTANCE, NO_PANEL, LineageState

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from tui_insight.summary.formats.lineage import FIXED_COLUMNS
+from tui_insight.summary.queries.lineage import FIXED_COLUMNS
 from tui_insight.ui.state.lineage import DATASET, MODEL, LineageState, default_columns
 
 ALL = [*FIXED_COLUMNS, "metric/Accuracy", "metric/Loss", "user_defined/seed"]

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..formats.lineage import FIXED_COLUMNS, METRIC, USER_DEFINED, LineageRow
+from .lineage import FIXED_COLUMNS, METRIC, USER_DEFINED, LineageRow
 
 LOSS = "loss"
 MIN_RUNS = 3  # MindInsight: no correlation from 2 runs or fewer

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..formats.lineage import LineageRow, columns, model_rows
+from .lineage import LineageRow, columns, model_rows
 
 SKIPPED = ("summary_dir",)  # differs between any two runs: it names them
 

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..formats.lineage import Condition, value_sort_key
+from .lineage import Condition, value_sort_key
 
 NUMBER, CATEGORY = "number", "category"
 LOW, HIGH = "low", "high"

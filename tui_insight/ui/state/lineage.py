@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from ...summary.formats.lineage import conditions_text, parse_conditions
+from ...summary.queries.lineage import conditions_text, parse_conditions
 from ...summary.queries.parallel import Axis, Brush, brush_of, step_brush, with_brush
 from .persist import get_bool, get_str, get_strs
 

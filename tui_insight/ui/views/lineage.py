@@ -44,27 +44,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
-from ...summary.formats.lineage import (
-    FLOAT_COLUMNS,
-    INT_COLUMNS,
-    METRIC,
-    USER_DEFINED,
-    Condition,
-    LineageQueryError,
-    LineageRow,
-    Stage,
-    columns,
-    dataset_axes,
-    dataset_stages,
-    filter_rows,
-    model_rows,
-    parse_conditions,
-    sort_rows,
-    stage_columns,
-    value_text,
-    with_dataset_values,
-    written_names,
-)
+from ...summary.queries.lineage import FLOAT_COLUMNS, INT_COLUMNS, METRIC, USER_DEFINED, Condition, LineageQueryError, LineageRow, Stage, columns, dataset_axes, dataset_stages, filter_rows, model_rows, parse_conditions, sort_rows, stage_columns, value_text, with_dataset_values, written_names
 from ...summary.queries.importance import TargetImportance, importances, scatter_points
 from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
 from ...summary.queries.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of

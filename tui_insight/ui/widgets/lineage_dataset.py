@@ -9,7 +9,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ...summary.formats.lineage import Stage, operation_text, param_order, value_text
+from ...summary.queries.lineage import Stage, operation_text, param_order, value_text
 from ..common.text import literal
 
 

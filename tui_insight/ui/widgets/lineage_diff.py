@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from rich.text import Text
 
-from ...summary.formats.lineage import LineageRow
+from ...summary.queries.lineage import LineageRow
 from ...summary.queries.lineage_diff import differing_columns
 from ..common.text import literal, markup
 from .lineage_table import Cell, LineageTable, TableColumn, cell_text
