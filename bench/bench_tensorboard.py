@@ -79,7 +79,7 @@ elif kind == "tb-records":
         event = read_event(payload, plugins)
         count += 1
         if not isinstance(event, Problem):
-            values += sum(1 for v in event.values if v.scalar is not None)
+            values += sum(1 for number in event.numbers if number is not None)
 elif kind == "tb-bulk":
     book, plugins = LayoutBook(dialect="tensorboard"), TagPlugins()
     for batch in framed(scan_batches):
@@ -92,7 +92,7 @@ elif kind == "tb-bulk":
         for i in np.flatnonzero(which < 0).tolist():
             event = read_event(payloads[i], plugins)
             if not isinstance(event, Problem):
-                values += sum(1 for v in event.values if v.scalar is not None)
+                values += sum(1 for number in event.numbers if number is not None)
 elif kind in ("ms-cache", "tb-cache"):
     cache = SummaryCache(os.path.dirname(path))
     cache.reload()

@@ -185,10 +185,10 @@ def test_tensorboard_layouts_read_what_tensorboard_reads(tmp_path):
         steps, walls, floats = layout.numbers(payloads.rows(np.asarray([i]), layout.size))
         gathered = layout.numbers_at(payloads.array, payloads.starts[[i]])  # the cache's way: only the bytes read
         assert all(a.tobytes() == b.tobytes() for a, b in zip(gathered, (steps, walls, floats)))
-        (value,) = event.values
+        (value,), (number,) = event.values, event.numbers
         assert layout.tags == (value.tag,)
         assert int(steps[0]) == event.step and walls[0].tobytes() == np.float64(event.wall_time).tobytes()
-        assert floats[0, layout.float_of_value[0]].tobytes() == np.float64(value.scalar).tobytes()
+        assert floats[0, layout.float_of_value[0]].tobytes() == np.float64(number).tobytes()
     # Every scalar event but the first of each tag and step length went in bulk; histograms did not.
     assert bulk >= len(payloads) - len(decoded) - 1 and len(decoded) <= 4 * len(tags) + 10
 

@@ -83,10 +83,28 @@ def test_a_full_reload_absorbs_the_changed_paths_queued_with_it():
     assert recorder.done[1:] == [recorder.done[1], Reload(), Poll()]
 
 
-def test_a_call_made_on_the_scheduler_thread_runs_at_once():
+def test_a_call_made_while_doing_an_item_runs_at_once():
     recorder = Recorder()
     scheduler = Scheduler(recorder, "test-scheduler")
-    assert scheduler.call(lambda: scheduler.call(lambda: threading.current_thread().name)) == "test-scheduler"
+    busy(recorder, scheduler)
+    nested = scheduler.submit(Call(lambda: scheduler.call(lambda: threading.current_thread().name)))
+    recorder.gate.set()
+    assert nested.result(10) == "test-scheduler"
+    scheduler.stop()
+
+
+def test_a_call_finding_the_scheduler_idle_is_done_on_the_callers_thread():
+    recorder = Recorder()
+    scheduler = Scheduler(recorder, "test-scheduler")
+    assert scheduler.call(lambda: (scheduler.on_thread(), threading.current_thread())) == (True, threading.current_thread())
+    assert scheduler.thread is None and recorder.done == []  # no thread, no queue
+    busy(recorder, scheduler)
+    seen = []
+    caller = threading.Thread(target=lambda: seen.append(scheduler.call(lambda: threading.current_thread().name)))
+    caller.start()
+    recorder.gate.set()
+    caller.join(10)
+    assert seen == ["test-scheduler"]  # busy: queued, and done on the scheduler's thread
     scheduler.stop()
 
 
@@ -133,6 +151,7 @@ def test_an_idle_thread_ends_and_lets_go_of_its_cache(tmp_path, monkeypatch):
     cache = SummaryCache(str(tmp_path))
     cache.reload()
     assert cache.job("./").loaded
+    cache.hold("screen", ["./"])  # served on the scheduler's thread
     thread = cache.loading_thread
     gone = weakref.ref(cache)
     del cache

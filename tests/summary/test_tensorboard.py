@@ -34,17 +34,18 @@ def read(job: str, plugins: tb.TagPlugins | None = None) -> tuple[Path, tb.TBSca
     return path, tb.scan_file(path, plugins)
 
 
-def values(scan: tb.TBScan, plugin: str, tag: str) -> list[tuple[int, int, tb.TBValue]]:
+def values(scan: tb.TBScan, plugin: str, tag: str) -> list[tuple[int, int, tb.RoutedValue]]:
     """(step, record offset, value) of `tag` under `plugin`, in file order."""
     return [(event.step, offset, value) for offset, event in scan.events for value in event.values
             if value.plugin == plugin and value.tag == tag]
 
 
 def scalars(scan: tb.TBScan, tag: str) -> list[list[float]]:
-    return [[step, value.scalar] for step, _, value in values(scan, "scalar", tag)]
+    return [[event.step, number] for _, event in scan.events for value, number in zip(event.values, event.numbers)
+            if value.plugin == "scalar" and value.tag == tag]
 
 
-def payload(path: Path, offset: int, value: tb.TBValue):
+def payload(path: Path, offset: int, value: tb.RoutedValue):
     found = tb.value_at(str(path), offset, value.index)
     assert not isinstance(found, tb.Problem), found
     return found
@@ -286,7 +287,7 @@ def _offer(series: Series, step: int, value: float, fid: int, ranks: np.ndarray)
     return series.merge(batch, ranks)
 
 
-def _tensorboard_rule(events: list[tb.TBEvent]) -> dict[str, list[list[float]]]:
+def _tensorboard_rule(events: list[tb.RoutedEvent]) -> dict[str, list[list[float]]]:
     """TensorBoard's: a step not after a tag's last drops that tag's kept steps >= it (the data
     server's reservoir preemption); a SessionLog START drops every tag's steps >= its step
     (EventAccumulator's purge, what `purge_step` writes)."""
@@ -295,9 +296,9 @@ def _tensorboard_rule(events: list[tb.TBEvent]) -> dict[str, list[list[float]]]:
         if event.restart:
             for tag in kept:
                 kept[tag] = [p for p in kept[tag] if p[0] < event.step]
-        for value in event.values:
+        for value, number in zip(event.values, event.numbers):
             rows = [p for p in kept.get(value.tag, []) if p[0] < event.step]
-            kept[value.tag] = rows + [[event.step, value.scalar]]
+            kept[value.tag] = rows + [[event.step, number]]
     return kept
 
 
@@ -315,9 +316,9 @@ def test_restart_rules_ours_and_tensorboards():
     ranks = np.arange(len(files))
     ours: dict[str, Series] = {}
     for fid, event in events:
-        for value in event.values:
+        for value, number in zip(event.values, event.numbers):
             series = ours.get(value.tag) or Series.empty(1000, ("value",))
-            ours[value.tag] = _offer(series, event.step, value.scalar, fid, ranks)
+            ours[value.tag] = _offer(series, event.step, number, fid, ranks)
     theirs = _tensorboard_rule([e for _, e in events])
     first, second = MANIFEST["restart"]["first"], MANIFEST["restart"]["second"]
     loss = first["loss"][:5] + second["loss"]

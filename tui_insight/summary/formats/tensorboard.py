@@ -173,23 +173,27 @@ def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> RoutedEvent:
     if kind != "summary":
         return RoutedEvent(event.step, event.wall_time)
     values: list[RoutedValue] = []
+    numbers: list[float | None] = []
     problems: list[Problem] = []
     for index, value in enumerate(event.summary.value):
         routed = _route(value, index, plugins)
         if isinstance(routed, Problem):
             problems.append(routed)
         elif routed is not None:
-            values.append(routed)
-    return RoutedEvent(event.step, event.wall_time, tuple(values), False, tuple(problems))
+            values.append(routed[0])
+            numbers.append(routed[1])
+    return RoutedEvent(event.step, event.wall_time, tuple(values), tuple(numbers), problems=tuple(problems))
 
 
-def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -> RoutedValue | Problem | None:
+def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins
+           ) -> tuple[RoutedValue, float | None] | Problem | None:
+    """The value routed, with its number if it is a scalar; a Problem; None for no data."""
     tag = text_of(value.tag)
     written = text_of(value.metadata.plugin_data.plugin_name) if value.HasField("metadata") else ""
     name = plugins.plugin(tag, written)
     field = value.WhichOneof("value")
     if field == "simple_value":  # the common case; TensorBoard too reads it whatever the plugin
-        return RoutedValue("scalar", tag, index, value.simple_value)
+        return RoutedValue("scalar", tag, index), value.simple_value
     if field == "tensor" or field is None:  # routed by the plugin
         plugin = _PLUGIN_OF_NAME.get(name, "other") if name else "tensor"
         if field is None and plugin != "hparams":
@@ -200,14 +204,14 @@ def _route(value: tb_event_pb2.Summary.Value, index: int, plugins: TagPlugins) -
         number = _scalar_of(value.tensor)
         if isinstance(number, Problem):
             return Problem(f"{tag}: {number}")
-        return RoutedValue("scalar", tag, index, number)
+        return RoutedValue("scalar", tag, index), number
     if plugin == "image":
-        return RoutedValue(plugin, tag, index, samples=image_count(value))
+        return RoutedValue(plugin, tag, index, samples=image_count(value)), None
     if plugin == "hparams":  # metadata only: a record of the job's lineage, not a tag's step
-        return RoutedValue(plugin, tag, index, data=hparams_data(value))
+        return RoutedValue(plugin, tag, index, data=hparams_data(value)), None
     if plugin == "other" and name == CUSTOM_SCALARS:  # the job's layout, not a tag's step
-        return RoutedValue(plugin, tag, index, written=name, data=layout_of(value))
-    return RoutedValue(plugin, tag, index, written=name if plugin == "other" else "")
+        return RoutedValue(plugin, tag, index, written=name, data=layout_of(value)), None
+    return RoutedValue(plugin, tag, index, written=name if plugin == "other" else ""), None
 
 
 def _scalar_of(tensor: tb_event_pb2.TensorProto) -> float | Problem:

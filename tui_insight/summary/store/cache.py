@@ -1,11 +1,11 @@
 """The one shared, reloading, bounded summary cache of a log directory.
 
-All loading runs on the cache's scheduler (`scheduler.py`): reloads on file changes and polls
-from the watching thread (`start`), holds, and callers' own `reload()` or `load_job()`, one at a
-time on one thread. What readers see is a `JobView` per job: immutable, replaced whole when the
+All loading runs through the cache's scheduler (`scheduler.py`), one item at a time: reloads on
+file changes and polls from the watching thread (`start`), holds, and callers' own `reload()` or
+`load_job()` (on the caller's thread when the scheduler is idle). What readers see is a `JobView` per job: immutable, replaced whole when the
 job changes, so a screen or the exporter always reads a consistent state while loading goes on.
 Subscribers are told what changed (which jobs, which plugin/tag pairs) after each job is
-refreshed, on the scheduler's thread."""
+refreshed, on the thread doing the item."""
 from __future__ import annotations
 
 import bisect
@@ -138,7 +138,7 @@ class SummaryCache:
 
     @property
     def loading_thread(self) -> threading.Thread | None:
-        """The thread loading runs on (the scheduler's), None while it has no work."""
+        """The scheduler's own thread (background loading), None while it has no work."""
         return self._scheduler.thread
 
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -286,7 +286,7 @@ class SummaryCache:
 
     def reload(self) -> Changes:
         """One pass: discover jobs, read what was appended, publish; every directory and file is
-        looked at. Safe to call from any thread (it runs on the scheduler's)."""
+        looked at. Safe to call from any thread (done through the scheduler)."""
         return self._scheduler.call(self._full_pass)
 
     def poll(self) -> Changes:

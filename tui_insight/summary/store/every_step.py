@@ -111,13 +111,13 @@ def _values(seq: int, rank: int, event, routed: RoutedEvent, decoder_of: dict[st
     if routed.restart:
         yield Restart(seq, routed.step)
         return
-    for value in routed.values:
+    for value, number in zip(routed.values, routed.numbers):
         key = (value.plugin, value.tag)
         if value.plugin not in decoder_of or not keep(key):
             continue
         decoder = decoder_of[value.plugin]
         if decoder is None:
-            yield StepValue(seq, rank, routed.step, routed.wall_time, key, value.scalar)
+            yield StepValue(seq, rank, routed.step, routed.wall_time, key, number)
         elif value.left_out:
             yield Dropped(key, routed.step, value.left_out)
         else:

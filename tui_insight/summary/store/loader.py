@@ -24,7 +24,7 @@ from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
 from ..formats.mindspore import MindSporeRouter
-from ..formats.routed import Problem, RoutedEvent, Router
+from ..formats.routed import Problem, RoutedEvent, RoutedValue, Router
 from ..formats.routing import routes
 from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source
@@ -356,7 +356,7 @@ class JobLoader:
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(routes(layout.tags, layout.kinds))
-        scalar_idx, block, _ = plan
+        scalar_idx, block, _, _ = plan
         dated = walls
         if len(walls):
             dates = (walls >= EARLIEST) & (walls <= LATEST)
@@ -414,8 +414,35 @@ class JobLoader:
             f"{prefix} (shown as out of range): {int(count) + 1 if count.isdigit() else 1},{rest}")
 
     def _values(self, routed: RoutedEvent, state: FileState, offset: int, seq: int) -> None:
-        values = []
-        for value in routed.values:
+        if routed.layout is not None:  # every value a tag's step, planned once per layout
+            values, numbers = routed.values, routed.numbers
+            plan = self._layouts.get(routed.layout)
+            if plan is None:
+                plan = self._layouts[routed.layout] = self._plan(tuple([(v.index, (v.plugin, v.tag)) for v in values]))
+        else:
+            values, numbers = self._tag_values(routed, state)
+            if not values:
+                return
+            key = tuple([(value.index, value.plugin, value.tag) for value in values])
+            plan = self._layouts.get(key)
+            if plan is None:
+                plan = self._layouts[key] = self._plan(tuple([(v.index, (v.plugin, v.tag)) for v in values]))
+        _, block, payloads, (scalar_at, images_at, histograms_at) = plan
+        if scalar_at:
+            block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[at] for at in scalar_at])
+        if payloads:  # TensorBoard histograms of any number of buckets are kept: the screen re-bins them
+            samples = tuple([values[at].samples for at in images_at]) if images_at else None
+            block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset, samples)
+            for (index, key), at in zip(block.histograms, histograms_at):
+                if values[at].left_out:
+                    block.drop(index)
+                    self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
+
+    def _tag_values(self, routed: RoutedEvent, state: FileState) -> tuple[list[RoutedValue], list[float | None]]:
+        """The values of `routed` that are a tag's step, and their numbers; the others (hparams
+        records, a custom scalars layout) are taken here, and tags no view shows counted."""
+        values, numbers = [], []
+        for value, number in zip(routed.values, routed.numbers):
             if value.plugin == "hparams":  # metadata only: lineage, not a tag
                 if isinstance(value.data, Problem):
                     state.bad_records += 1
@@ -435,27 +462,8 @@ class JobLoader:
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
             values.append(value)
-        if not values:
-            return
-        key = tuple([(value.index, value.plugin, value.tag) for value in values])
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = self._layouts[key] = self._plan(tuple([(value.index, (value.plugin, value.tag)) for value in values]))
-        scalar_idx, block, payloads = layout
-        if scalar_idx:
-            if len(values) == 1:  # the common event of torch and tensorboardX: one scalar
-                block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [values[0].scalar])
-            else:
-                numbers = {value.index: value.scalar for value in values}
-                block.add_scalars(seq, routed.step, routed.wall_time, state.fid, [numbers[i] for i in scalar_idx])
-        if payloads:  # TensorBoard histograms of any number of buckets are kept: the screen re-bins them
-            by_index = {value.index: value for value in values}
-            samples = tuple([by_index[i].samples for i in block.images]) if block.images else None
-            block.add_payload_event(seq, routed.step, routed.wall_time, state.fid, offset, samples)
-            for index, key in block.histograms:
-                if by_index[index].left_out:
-                    block.drop(index)
-                    self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
+            numbers.append(number)
+        return values, numbers
 
     def _restart(self, step: int) -> None:
         """A TensorBoard restart (SessionLog START at `step`, torch's `purge_step`): every tag's
@@ -468,20 +476,28 @@ class JobLoader:
                 self.changed.add(key)
 
     def _plan(self, routes: tuple[tuple[int, TagKey], ...]) -> tuple:
-        """How to route the values of events with this layout ((value index, tag) of each value
-        kept); admits their tags once."""
+        """How to route the values of events with this layout ((value index, tag) of each routed
+        value, in order); admits their tags once. The scalars' indices (for the bulk path),
+        the block, the payloads, and where in the routed values the kept scalars, images and
+        histograms are."""
         scalar_idx, scalar_keys, payloads = [], [], []
-        for index, key in routes:
+        scalar_at, images_at, histograms_at = [], [], []
+        for at, (index, key) in enumerate(routes):
             if not self._admit(key):
                 continue
             if key[0] == "scalar":
                 scalar_idx.append(index)
                 scalar_keys.append(key)
+                scalar_at.append(at)
             else:
                 payloads.append((index, key))
+                if key[0] == "image":
+                    images_at.append(at)
+                elif key[0] == "histogram":
+                    histograms_at.append(at)
         block = ScalarBlock(tuple(scalar_keys), tuple(payloads))
         self.blocks.append(block)
-        return tuple(scalar_idx), block, tuple(payloads)
+        return tuple(scalar_idx), block, tuple(payloads), (tuple(scalar_at), tuple(images_at), tuple(histograms_at))
 
     def _admit(self, key: TagKey) -> bool:
         """Make room for `key` under the tag limits; False if the tag was evicted before."""
