@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.graph import load_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph
 from tui_insight.summary.store import graph_cache
 from tui_insight.summary.store.cache import SummaryCache

@@ -15,7 +15,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "summary"))
 
-from tui_insight.summary.formats.graph import build_graph  # noqa: E402
+from tui_insight.summary.formats.graph_build import build_graph  # noqa: E402
 from tui_insight.summary.queries.lineage import filter_rows, parse_conditions, sort_rows  # noqa: E402
 from tui_insight.summary.formats.payloads import HistogramData  # noqa: E402
 from tui_insight.summary.queries.histograms import HistogramStep, rebin  # noqa: E402

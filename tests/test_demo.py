@@ -21,7 +21,8 @@ def test_demo_runs_hold_every_kind_of_data(tmp_path):
 
 
 def test_demo_holds_a_tensorboard_run(tmp_path):
-    from tui_insight.summary.formats.graph import build_graph, load_graph
+    from tui_insight.summary.formats.graph import load_graph
+    from tui_insight.summary.formats.graph_build import build_graph
 
     write_demo(tmp_path)
     cache = SummaryCache(str(tmp_path))

@@ -12,7 +12,7 @@ from pathlib import Path
 import google_crc32c
 import pytest
 
-from tui_insight.summary.formats.graph import build_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph
 from tui_insight.summary.store import graph_cache
 from tui_insight.summary.store.cache import SummaryCache

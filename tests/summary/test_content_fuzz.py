@@ -23,7 +23,9 @@ from tui_insight.export import export_snapshot
 from tui_insight.proto import anf_ir_pb2, lineage_pb2, summary_pb2
 from tui_insight.summary.queries import lineage
 from tui_insight.summary.formats.framing import frame
-from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, load_graph
+from tui_insight.summary.formats.graph import GraphError, load_graph
+from tui_insight.summary.formats.graph_build import build_graph
+from tui_insight.summary.queries.dataset_pipeline import dataset_pipeline
 from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.queries import landscape, scalars, tensors
 from tui_insight.summary.queries.histograms import histogram_steps, rebin

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from tui_insight.proto import anf_ir_pb2
-from tui_insight.summary.formats.graph import GraphError, build_graph, dataset_pipeline, dataset_tree, load_graph
+from tui_insight.summary.formats.graph import GraphError, load_graph
+from tui_insight.summary.formats.graph_build import build_graph
+from tui_insight.summary.queries.dataset_pipeline import dataset_pipeline, dataset_tree
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.summary.store.job_view import GraphSource
@@ -502,7 +504,7 @@ def test_a_graph_of_100000_nested_scopes_builds_and_answers_every_query(tmp_path
 
     from hostile_logs import write_deep_graph
 
-    from tui_insight.summary.formats.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+    from tui_insight.summary.formats.graph_build import FOLDED_SLASH, MAX_SCOPE_DEPTH
 
     write_deep_graph(tmp_path / "job", depth=100_000)
     cache = SummaryCache(str(tmp_path))

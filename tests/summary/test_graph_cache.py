@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tui_insight.summary.formats.graph import build_graph, read_graph
+from tui_insight.summary.formats.graph import read_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.store import graph_cache
 from tui_insight.summary.store.cache import SummaryCache

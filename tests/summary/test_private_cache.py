@@ -9,7 +9,8 @@ import stat
 from sweep_logs import contents, loaded_reference, write_sweep
 from test_graph_cache import _job_with_graph, everything, hand_made_graphs
 
-from tui_insight.summary.formats.graph import build_graph, read_graph
+from tui_insight.summary.formats.graph import read_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.store import graph_cache
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.summary.store.disk_cache import DiskCache

@@ -16,7 +16,7 @@ from PIL import Image
 
 from tui_insight.proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from tui_insight.summary.formats import tensorboard as tb
-from tui_insight.summary.formats.graph import build_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.formats.values import HistogramData, ImageData, TensorData
 from tui_insight.summary.store.series import Series
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from fixture_paths import FIXTURES
 
-from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.graph import load_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.queries.lineage import model_rows
 from tui_insight.summary.formats.writer import SummaryWriter, TensorBoardWriter
 from tui_insight.summary.sources.discovery import discover

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_insight.summary.formats.graph import build_graph, load_graph
+from tui_insight.summary.formats.graph import load_graph
+from tui_insight.summary.formats.graph_build import build_graph
 from tui_insight.summary.queries.lineage import model_rows
 from tui_insight.summary.store.cache import SummaryCache
 

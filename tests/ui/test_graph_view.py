@@ -20,7 +20,9 @@ from textual.widgets import Footer, Input, OptionList, Static
 from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary import gc_policy
-from tui_insight.summary.formats.graph import NAME_SCOPE, build_graph, dataset_pipeline, load_graph
+from tui_insight.summary.formats.graph import NAME_SCOPE, load_graph
+from tui_insight.summary.formats.graph_build import build_graph
+from tui_insight.summary.queries.dataset_pipeline import dataset_pipeline
 from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
@@ -948,7 +950,7 @@ def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
     lazily, a search reveals the deepest node and collapsing goes back to the top."""
     from hostile_logs import write_deep_graph
 
-    from tui_insight.summary.formats.graph import FOLDED_SLASH, MAX_SCOPE_DEPTH
+    from tui_insight.summary.formats.graph_build import FOLDED_SLASH, MAX_SCOPE_DEPTH
 
     write_deep_graph(tmp_path / "job", depth=100_000)
     cache = loaded(tmp_path)

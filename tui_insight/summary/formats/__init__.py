@@ -11,7 +11,8 @@ or what is kept of them.
 - `values.py`: the payload value types both formats decode into (tensor, histogram, image,
   text), with MindSpore's proto converters.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.
-- Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py`, `profiler.py` (+ `profiler_calls.py`),
-  `projector.py`, `custom_scalars.py`, `pr_curves.py`.
+- Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py` (+ `graph_build.py`,
+  MindInsight's scope tree), `profiler.py` (+ `profiler_calls.py`), `projector.py`,
+  `custom_scalars.py`, `pr_curves.py`.
 - `writer.py`: valid MindSpore and TensorBoard files, for tests, the demo and the benchmarks.
 """

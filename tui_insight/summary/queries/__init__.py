@@ -4,7 +4,7 @@
 - `scalars.py` (smoothing, x axes, decimation), `histograms.py` (re-binning, §4.5),
   `tensors.py` (slices, statistics, §4.6), `landscape.py` (§2).
 - Lineage across runs: `lineage.py` (a row per job, columns, conditions, filter and sort,
-  dataset pipelines; §6.2-6.4), `parallel.py` (parallel coordinates and brushes),
+  dataset pipelines; §6.2-6.4; `dataset_pipeline.py`: a dataset graph's stages), `parallel.py` (parallel coordinates and brushes),
   `importance.py`, `lineage_diff.py` (the columns that set runs apart).
 - `distributions.py`: TensorBoard's percentile bands of histograms and tensors.
 - `described.py`: audio, mesh and projector data described.

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Iterable, Mapping
 
-from ..formats.graph import dataset_pipeline
+from .dataset_pipeline import dataset_pipeline
 from ..formats.lineage_aliases import hparam_columns as aliased_columns
 from ..formats.lineage_aliases import typed_column
 from ..formats.tensorboard import hparams_columns

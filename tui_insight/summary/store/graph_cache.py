@@ -3,7 +3,7 @@
 Building MindInsight's scope tree from a 50,000-node graph takes a second or more (every node's
 fields read from protobuf, names resolved, copies and aggregations made); reading the graph
 itself takes a tenth of that. So what the build made is kept as plain values
-(`graph.graph_parts`), keyed by a hash of the bytes the graph was read from (its record, or
+(`graph_build.graph_parts`), keyed by a hash of the bytes the graph was read from (its record, or
 its .pb file) and the view (optimized or not): a graph found again, in the same file or in a copy of it, is put back together over the
 graph read again (attributes and shapes are still read from it lazily) instead of built.
 
@@ -34,8 +34,9 @@ from ... import __version__
 from ...proto import anf_ir_pb2
 from ...user_dirs import private_dir
 from .. import gc_policy
-from ..formats import graph
-from ..formats.graph import Graph, build_graph, graph_from_parts, graph_parts, read_graph
+from ..formats import graph, graph_build
+from ..formats.graph import Graph, read_graph
+from ..formats.graph_build import build_graph, graph_from_parts, graph_parts
 
 FORMAT = 1
 MAGIC = b"TUIGRPH\x00"
@@ -48,10 +49,11 @@ log = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=1)
 def _builder_code() -> bytes:
-    """A kept build is only as good as the code that made it: entries are keyed by graph.py's
-    own bytes too, so a change to the build never meets an entry an older build made."""
+    """A kept build is only as good as the code that made it: entries are keyed by the bytes of
+    graph.py and graph_build.py too, so a change to the build never meets an entry an older
+    build made."""
     try:
-        return hashlib.sha256(Path(graph.__file__).read_bytes()).digest()
+        return hashlib.sha256(b"".join(Path(str(module.__file__)).read_bytes() for module in (graph, graph_build))).digest()
     except OSError:  # not a plain file (a zip): the package's version
         return __version__.encode()
 

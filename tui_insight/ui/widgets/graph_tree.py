@@ -20,7 +20,8 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ...summary.formats.graph import AGGREGATION_SCOPE, NAME_SCOPE, DatasetOp, Graph, Node, dataset_tree
+from ...summary.formats.graph import AGGREGATION_SCOPE, NAME_SCOPE, Graph, Node
+from ...summary.queries.dataset_pipeline import DatasetOp, dataset_tree
 from ..common.format import clipped
 from ..common.palette import SERIES_COLOURS
 from ..common.text import shown
