@@ -439,6 +439,8 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
             if not keep((plugin, tag)):
                 continue
             series = view.series(plugin, tag)
+            if series is None:  # (a tag the view names has its series)
+                continue
             for i in range(len(series)):
                 if plugin != "scalar" and i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
                     cache.payloads.prefetch(plugin, (view.locator(series, j)
@@ -479,20 +481,20 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
     """Loss landscapes (one row per grid point, path point and convergence point) and the job's
     profiles (operators, operator types): every step of them either way, they are small."""
     if view.tag_names("loss_landscape"):
-        for row in landscape.landscape_rows(view, cache.payloads):
-            if keep(("loss_landscape", row.tag)):
-                yield "landscapes", [row.train_id, row.tag, row.kind, row.interval,
-                                     fmt_float(row.x), fmt_float(row.y), fmt_float(row.loss)]
+        for point in landscape.landscape_rows(view, cache.payloads):
+            if keep(("loss_landscape", point.tag)):
+                yield "landscapes", [point.train_id, point.tag, point.kind, point.interval,
+                                     fmt_float(point.x), fmt_float(point.y), fmt_float(point.loss)]
     if view.profile_dirs and keep(("profiler", "")):
         ops, types, found = profiler.profile_rows(view.train_id, view.path, cache.source)
         problems.extend(found)
         for name, rows, columns in (("profile_ops", ops, profiler.OP_COLUMNS),
                                     ("profile_op_types", types, profiler.OP_TYPE_COLUMNS)):
-            for row in rows:
-                yield name, [fmt_float(row[c]) if isinstance(row[c], float) else row[c] for c in columns]
+            for record in rows:
+                yield name, [fmt_float(record[c]) if isinstance(record[c], float) else record[c] for c in columns]
     if view.custom_scalars is not None:  # the layout, not the scalars it draws (those are in scalars.csv)
-        for row in custom_scalars.rows(view.train_id, view.custom_scalars):
-            yield "custom_scalars", row
+        for chart in custom_scalars.rows(view.train_id, view.custom_scalars):
+            yield "custom_scalars", chart
 
 
 def _count(value: float) -> int | str:

@@ -32,7 +32,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, overload
 
 import numpy as np
 
@@ -327,7 +327,7 @@ def _label(ref: ProfileRef, path: str) -> str:
 
 def _csv_rows(text: str, label: str, problems: list[str]) -> tuple[list[str], list[list[str]]]:
     """Header and rows; a last line cut short (no newline, fewer fields) is dropped and named."""
-    rows = []
+    rows: list[list[str]] = []
     reader = csv.reader(io.StringIO(text))
     while True:  # a line the reader refuses (a bare carriage return in a field) costs that line
         try:
@@ -369,7 +369,16 @@ def _not_numbers(label: str, i: int, rows: list[list[str]], text: str, exc: Exce
     return f"{label}: line {i + 2} is not numbers"
 
 
+@overload
+def _column(header: list[str], *names: str, default: int) -> int: ...
+
+
+@overload
+def _column(header: list[str], *names: str, default: None = None) -> int | None: ...
+
+
 def _column(header: list[str], *names: str, default: int | None = None) -> int | None:
+    """The index of the first of `names` in `header` (any case); `default` if none is there."""
     lowered = [h.lower() for h in header]
     for name in names:
         if name in lowered:
@@ -388,7 +397,7 @@ def parse_op_types(text: str, label: str, problems: list[str], *, unit: float = 
     c_total = _column(header, "total_compute_time", "total_time", "total_time(ms)")
     c_avg = _column(header, "avg_time(ms)", "avg_time")
     c_share = _column(header, "percent", "proportion", "total_percent")
-    if None in (c_total, c_avg, c_share):
+    if c_total is None or c_avg is None or c_share is None:
         problems.append(f"{label}: unknown columns {','.join(header)}")
         return []
     out = []
@@ -548,9 +557,9 @@ def parse_framework(text: str, label: str, calls: Calls, operators: Sequence[Ope
             if len(fields) < 3:
                 continue
             by_name.setdefault(fields[1], Counter())[_shape_text(fields[3:])] += count
-        for op in operators:
-            if op.name in by_name:
-                by_op[op.full_name] = by_name[op.name]
+        for operator in operators:
+            if operator.name in by_name:
+                by_op[operator.full_name] = by_name[operator.name]
         by_call = False
     return Shapes({name: tuple(counter.most_common()) for name, counter in by_op.items()}, by_call, tuple(problems))
 
@@ -586,7 +595,8 @@ def parse_trace(text: str, label: str) -> Timeline:
         if not (_track_id(pid) and _track_id(tid)):
             bad += 1  # a list, an object, NaN: names no track
             continue
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        given = event.get("args")
+        args = given if isinstance(given, dict) else {}
         if ph == "M":
             if event.get("name") == "process_name":
                 processes[pid] = str(args.get("name", pid))

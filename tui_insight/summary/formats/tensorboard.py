@@ -40,7 +40,7 @@ import os
 import struct
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, cast
 
 import numpy as np
 from google.protobuf import json_format
@@ -287,7 +287,8 @@ def graph_of_record(record: bytes, offset: int) -> anf_ir_pb2.GraphProto | Probl
     return graph_proto(event.graph_def)
 
 
-class _Bucket(NamedTuple):  # a MindSpore histogram bucket's fields
+@dataclass(frozen=True, slots=True)
+class _Bucket:  # a MindSpore histogram bucket's fields
     left: float
     width: float
     count: float
@@ -347,7 +348,7 @@ def _histogram(left: np.ndarray, right: np.ndarray, counts: np.ndarray, problems
         buckets=[_Bucket(*row) for row in zip(left.tolist(), width.tolist(), counts.tolist())],
         nan_count=0, pos_inf_count=0, neg_inf_count=0,
         min=float(left[0]) if len(left) else 0.0, max=float(right[-1]) if len(right) else 0.0)
-    data = histogram_from_proto(stand_in)
+    data = histogram_from_proto(cast(Any, stand_in))  # (duck-typed: the fields it reads)
     problem = "; ".join(filter(None, [*problems, data.problem]))
     return replace(data, problem=problem) if problem != data.problem else data
 
@@ -436,9 +437,9 @@ def tensor_data(value: tb_event_pb2.Summary.Value) -> TensorData | Problem:
     # TensorFlow's compact form: fewer numbers than elements repeat the last (none: zeros).
     if numbers.size < count <= limits.MAX_TENSOR_ELEMENTS and min(dims, default=0) >= 0:
         numbers = np.pad(numbers, (0, count - numbers.size), mode="edge") if numbers.size else np.zeros(count)
-    data = tensor_from_proto(SimpleNamespace(  # the fields tensor_from_proto reads
+    data = tensor_from_proto(cast(Any, SimpleNamespace(  # the fields tensor_from_proto reads
         dims=dims, data_type=0, float_data=(), double_data=numbers, int32_data=(), int64_data=(),
-        uint64_data=()))
+        uint64_data=())))
     return replace(data, dtype=dtype_name(tensor.dtype))
 
 
@@ -453,7 +454,7 @@ def pr_curve_data(value: tb_event_pb2.Summary.Value) -> PrCurveData | Problem:
 
 def dtype_name(value: int) -> str:
     try:
-        return tb_event_pb2.DataType.Name(value)
+        return tb_event_pb2.DataType.Name(tb_event_pb2.DataType.ValueType(value))
     except ValueError:
         return f"DT_{value}"  # a type newer than our proto
 
@@ -465,7 +466,7 @@ def _dims(tensor: tb_event_pb2.TensorProto) -> tuple[int, ...] | Problem:
 
 
 # dtype -> (numpy type of tensor_content, the repeated field holding the values otherwise).
-_NUMERIC = {
+_NUMERIC: dict[int, tuple[str, str]] = {
     tb_event_pb2.DT_FLOAT: ("<f4", "float_val"),
     tb_event_pb2.DT_DOUBLE: ("<f8", "double_val"),
     tb_event_pb2.DT_INT32: ("<i4", "int_val"),
@@ -500,7 +501,7 @@ def _numbers(tensor: tb_event_pb2.TensorProto) -> np.ndarray | Problem:
     else:
         # Read in the field's own type (protobuf keeps its range), then cast: int_val holds
         # int8..uint16, half_val the 16-bit patterns of halves and bfloat16s.
-        raw = np.array(getattr(tensor, field), dtype=_FIELD_TYPE[field])
+        raw: np.ndarray = np.array(getattr(tensor, field), dtype=_FIELD_TYPE[field])
         numbers = raw.astype(np.uint16).view(np_type) if field == "half_val" else raw.astype(np_type)
     if dtype == tb_event_pb2.DT_BFLOAT16:
         numbers = (numbers.astype(np.uint32) << 16).view(np.float32)

@@ -28,6 +28,7 @@ DORMANT_SECONDS = 600.0
 DORMANT_TURNS = 10
 
 Row = TypeVar("Row", bound=tuple)
+Job = TypeVar("Job")  # what a job is to the caller (a discovered `FoundJob`)
 
 
 class Rotation(Generic[Row]):
@@ -79,8 +80,8 @@ class PollTable:
         """Made for these jobs (equal: the same files), and not stale."""
         return not self.stale and jobs == self.jobs  # values compared by identity first: C speed
 
-    def left(self, jobs: Mapping[str, object], stat: Callable[[str], os.stat_result],
-             turn: int | None = None) -> dict[str, object]:
+    def left(self, jobs: Mapping[str, Job], stat: Callable[[str], os.stat_result],
+             turn: int | None = None) -> dict[str, Job]:
         """Those of `jobs` (which it `fits`) whose files may have changed, or not known settled;
         at a background poll's `turn`, only the dormant files of that turn are looked at."""
         left = {train_id: jobs[train_id] for train_id in self.not_settled}

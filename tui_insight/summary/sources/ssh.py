@@ -61,7 +61,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..limits import MAX_DIRS_WALKED
 from . import ssh_listing
@@ -371,7 +371,7 @@ class SshSource:
             raise
         stdout, stderr = session.output(most)
         if not capped:
-            self._check(proc.returncode, stderr, connected)
+            self._check(-1 if proc.returncode is None else proc.returncode, stderr, connected)  # (None: never, it ended)
         elif not connected:
             self._master_started()
         at = stdout.find(MARK)
@@ -430,6 +430,8 @@ class SshSource:
             for name in (*job.event_files, *job.lineage_files, *job.graph_files):
                 path = posixpath.join(job.path, name)
                 size = self._files.size(path)
+                if size is None:  # (listed with its job: always known)
+                    continue
                 kept = self._prefetched.get(path) if path in same else None
                 start = kept[0] if kept else same.get(path, 0)
                 have = kept[1] if kept else b""
@@ -640,7 +642,7 @@ def _punch(fd: int, offset: int, length: int) -> None:
         _fallocate(fd, 3, offset, length)  # FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
 
 
-_fallocate = None
+_fallocate: Any = None  # fallocate(2) through ctypes once looked for; False where there is none
 
 
 class _Bound:

@@ -20,6 +20,7 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from typing import IO
 
 CONTROL_PERSIST = 60  # seconds an idle master stays up (so a crashed program leaves none for long)
 SERVER_ALIVE = 5  # seconds between keepalives: a dead network is noticed in 3 x this
@@ -107,12 +108,13 @@ class SshConnection:
         self.host, self.root = parse_target(target)
         self.options = list(options)
         self.dir: str | None = None  # our socket's private directory (None while the user's master is used)
-        self.socket = users_master(self.host, self.options) if shutil.which("ssh") is not None else None
-        self.users = self.socket is not None  # the user's own master: used, never started or stopped
-        if self.socket is None:
+        users = users_master(self.host, self.options) if shutil.which("ssh") is not None else None
+        self.users = users is not None  # the user's own master: used, never started or stopped
+        self.socket = users or ""  # the master's socket (`use_own` makes ours)
+        if users is None:
             self.use_own()
         self._starting: subprocess.Popen | None = None
-        self._errors = None  # the starting ssh's stderr: a file, not a pipe the master would inherit
+        self._errors: IO[bytes] | None = None  # the starting ssh's stderr: a file, not a pipe the master would inherit
 
     def use_own(self) -> None:
         """From now on, a master of our own (the user's went, or there was none)."""
@@ -146,7 +148,7 @@ class SshConnection:
         """After `start`: wait for it. True: the master it started is up; False: nothing was
         started (or it was waited for already). Raises ConnectionError: ssh's one-line reason."""
         starting, self._starting = self._starting, None
-        if starting is None:
+        if starting is None or self._errors is None:
             return False
         with self._errors as errors:
             try:
@@ -168,7 +170,8 @@ class SshConnection:
         if self._starting is not None:  # the program ends before its first request
             self._starting.kill()
             self._starting.wait()
-            self._errors.close()
+            if self._errors is not None:
+                self._errors.close()
             self._starting = None
         if os.path.exists(self.socket):  # a master, perhaps one whose pid was never learnt
             try:
@@ -176,4 +179,5 @@ class SshConnection:
                                capture_output=True, timeout=CONNECT_TIMEOUT)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)

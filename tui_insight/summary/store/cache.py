@@ -495,7 +495,8 @@ class SummaryCache:
                 for train_id in added if self.disk.has_header(self._loaders[train_id].path)}
 
     def _read_jobs(self, jobs: Mapping[str, FoundJob], total: Changes, full: bool,
-                   stats: Mapping[str, dict] | None = None, turn: int | None = None) -> int:
+                   stats: Mapping[str, dict[str, os.stat_result | OSError]] | None = None,
+                   turn: int | None = None) -> int:
         """Bring every job of `jobs` up to date, in `_order`; on a `full` pass over enough jobs,
         first loads go to the process pool when there is one. Held jobs without details are
         served between jobs. The number of jobs done (counted in the progress on a full pass).
@@ -522,13 +523,13 @@ class SummaryCache:
                 if pending:
                     done += self._install_done(pending, total, block=False)
                 loader = self._loaders[item.train_id]
-                stats = loader.unchanged(item, stats_taken.get(item.train_id))
-                if stats is None:
+                file_stats = loader.unchanged(item, stats_taken.get(item.train_id))
+                if file_stats is None:
                     done += 1
                     continue  # no file of the job changed: no work, nothing published
                 first = not loader.view.loaded
                 if first and not loader.files:
-                    if self._restore_listed(loader, item, stats):
+                    if self._restore_listed(loader, item, file_stats):
                         restored.updated[item.train_id] = set()
                         if item.train_id in self._views:  # in place, waking `details` waiters once per batch (`_hand_over`)
                             self._views[item.train_id] = loader.view
@@ -539,7 +540,7 @@ class SummaryCache:
                             restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
                         done += 1
                         continue
-                if pooled and self._poolable(loader, item, stats):
+                if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
                     sent = self._submit(item)
@@ -547,7 +548,7 @@ class SummaryCache:
                         pending[sent[0]] = (item, sent[1])
                         used_pool = True
                         continue
-                self._read_in_process(loader, item, stats, total, first)
+                self._read_in_process(loader, item, file_stats, total, first)
                 done += 1
             while pending and not self._stopping():
                 done += self._install_done(pending, total, block=True)
@@ -557,7 +558,7 @@ class SummaryCache:
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
-            if used_pool:
+            if used_pool and self._pool is not None:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
         return done
 
@@ -574,10 +575,12 @@ class SummaryCache:
                          total: Changes, first: bool) -> None:
         if not loader.detailed and loader.needs_reading(item, stats):
             self._restore_details(loader, item, stats)  # an evicted job that grew: read, publish, evict again
+        def progressed(partial: Changes) -> None:
+            self._progressed(loader, partial)
+
         self._reading = loader
         try:
-            changes = loader.refresh(item, self.payloads, self.progress, stats,
-                                     lambda partial, loader=loader: self._progressed(loader, partial))
+            changes = loader.refresh(item, self.payloads, self.progress, stats, progressed)
         finally:
             self._reading = None
         self._published_refresh(loader, changes, total, first)
@@ -593,23 +596,27 @@ class SummaryCache:
 
     def _submit(self, item: FoundJob) -> tuple[Future, int] | None:
         """The job sent to a loading process; None when the pool cannot take it (read it here)."""
+        pool = self._pool
+        if pool is None:
+            return None
         for _ in range(2):
-            generation = self._pool.generation
+            generation = pool.generation
             try:
-                return self._pool.submit(item)
+                return pool.submit(item)
             except BrokenProcessPool:  # a worker died since the last submit: a new pool
                 self._pool_died(generation)
             except Exception as exc:  # the processes cannot be started here
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
                 self._note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
-                self._pool.disabled = True
+                pool.disabled = True
                 return None
         return None
 
     def _pool_died(self, generation: int) -> str:
         note = "a loading process died; its jobs were read again in this process"
         self._note(note)
-        self._pool.broke(generation)
+        if self._pool is not None:
+            self._pool.broke(generation)
         return note
 
     def _install_done(self, pending: dict[Future, tuple[FoundJob, int]], total: Changes, block: bool) -> int:
@@ -620,7 +627,7 @@ class SummaryCache:
         finished, _ = wait(list(pending), timeout=0.1 if block else 0, return_when=FIRST_COMPLETED)
         count = 0
         for future, (item, generation) in list(pending.items()):
-            if future in finished or not self._pool.live(generation):
+            if future in finished or self._pool is None or not self._pool.live(generation):
                 del pending[future]
                 self._install(future, item, generation, total)
                 count += 1

@@ -34,7 +34,7 @@ import os
 import struct
 import tempfile
 from pathlib import Path
-from typing import Collection
+from typing import Any, Collection
 
 import google_crc32c
 
@@ -76,8 +76,8 @@ class DiskCache:
         # job path -> its header: as the index file holds it (`snapshot.listing`), until the first
         # pass is over, or its entry's prefix and header bytes, saved since the last write
         self._index: dict[str, bytes | tuple] = {}
-        self._listings: object = None  # the directory listings read with the index (`saved_listings`)
-        self._kept_listings: object = None  # ... and to write with it (`keep_listings`)
+        self._listings: Any = None  # the directory listings read with the index (`saved_listings`)
+        self._kept_listings: Any = None  # ... and to write with it (`keep_listings`)
         self._index_whole = False  # `_index` holds every header of the index file (read, none dropped)
         self._index_gone: set[str] = set()  # job paths dropped from the index since the last write
         self._index_dirty = False
@@ -188,8 +188,10 @@ class DiskCache:
             self._index_whole, self._listings, self._kept_listings = False, None, None
             self._grew(len(data) - old)
 
-    def _on_file(self) -> tuple[object, dict[str, tuple]]:
+    def _on_file(self) -> tuple[Any, dict[str, bytes | tuple]]:
         """The listings and headers the index file holds (none when it cannot be read)."""
+        if self._index_path is None:
+            return None, {}
         try:
             _, listings, entries = _read_index(self._index_path)
             return listings, entries
@@ -233,14 +235,16 @@ class DiskCache:
         except FileNotFoundError:
             return None
         except SnapshotError as exc:
-            return self._damaged(path, exc)
+            self._damaged(path, exc)
+            return None
         except OSError as exc:
             log.warning("cannot read the cache entry %s: %s", path, exc.strerror or exc)
             return None
         try:
             snapshot = decode(data, details)
         except SnapshotError as exc:
-            return self._damaged(path, exc)
+            self._damaged(path, exc)
+            return None
         if snapshot.path != job_path:
             return None  # another directory's entry under the same hash: never seen, but not ours
         if self._index_path is not None and not details:  # listed from its entry: from the index next time
@@ -387,7 +391,7 @@ class DiskCache:
             return False
 
 
-def _read_index(path: Path) -> tuple[str, object, dict[str, tuple]]:
+def _read_index(path: Path) -> tuple[str, Any, dict[str, bytes | tuple]]:
     """(where, directory listings, job path -> `snapshot.listing`) of an index file; OSError
     when it cannot be read, SnapshotError when damaged or of another version."""
     with open(path, "rb") as fh:

@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from dataclasses import MISSING, asdict, fields, replace
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class JobLoader:
         self.saved: tuple | None = None  # `_read_stamp()` of what the disk cache holds of the job
         self.notes: list[str] = []  # problems of this session only (never in a snapshot)
         self._lineage_sizes: tuple = ()
-        self._stats: dict[str, os.stat_result | OSError] = {}  # this reload's stat of each file
+        self._stats: Mapping[str, os.stat_result | OSError] = {}  # this reload's stat of each file
         self._stamp: tuple = ()  # what the files were at the last refresh: unchanged -> no work
         self._next_stamp: tuple = ()
         self._found: FoundJob | None = None  # the job being refreshed, for progress views
@@ -135,10 +135,11 @@ class JobLoader:
             stats = self.stat_files(found)
         if self._next_stamp == self._stamp and self.view.loaded and not any(
                 f.tail_bytes and not f.truncated for f in self.view.file_status):
-            if all(isinstance(st, os.stat_result) for st in stats.values()):
+            stated = {name: st for name, st in stats.items() if isinstance(st, os.stat_result)}
+            if len(stated) == len(stats):
                 base = found.path + os.sep
                 self.settled = (found, tuple((base + name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-                                             for name, st in stats.items()))
+                                             for name, st in stated.items()))
             return None
         return stats
 
@@ -174,7 +175,7 @@ class JobLoader:
                 return True  # an unreadable file may have become readable
         return False
 
-    def refresh(self, found: FoundJob, store: PayloadStore, progress: "LoadProgress",
+    def refresh(self, found: FoundJob, store: PayloadStore | None, progress: "LoadProgress",
                 stats: dict[str, os.stat_result | OSError] | None = None,
                 on_progress: Callable[[Changes], None] | None = None) -> Changes:
         """Read what was appended to the job's files and publish the new view. `on_progress`
@@ -197,6 +198,7 @@ class JobLoader:
         """Publish the view as read so far (still `loading` on a first load)."""
         # Tags changed so far in this refresh (its final changes name them again).
         changes = Changes(updated={self.train_id: set(self.changed)}) if self.changed else Changes()
+        assert self._found is not None  # (set for the refresh that reads)
         self._publish(self._found, None, loaded=self.view.loaded)
         return changes
 
@@ -299,7 +301,7 @@ class JobLoader:
                         if pending >= _MERGE_VALUES or unmerged >= _MERGE_BYTES or publish:
                             self._merge(ranks)
                             unmerged = pending = 0
-                        if publish:
+                        if publish and self._on_progress is not None:
                             self._next_progress = time.monotonic() + PROGRESS_EVERY_SECONDS
                             self._on_progress(self._progress_view(state))
                     pending += self._events(batch, state)
@@ -414,6 +416,8 @@ class JobLoader:
             f"{prefix} (shown as out of range): {int(count) + 1 if count.isdigit() else 1},{rest}")
 
     def _values(self, routed: RoutedEvent, state: FileState, offset: int, seq: int) -> None:
+        values: Sequence[RoutedValue]
+        numbers: Sequence[float | None]
         if routed.layout is not None:  # every value a tag's step, planned once per layout
             values, numbers = routed.values, routed.numbers
             plan = self._layouts.get(routed.layout)
@@ -636,9 +640,9 @@ class JobLoader:
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
         if self.detailed:
-            digests = MappingProxyType(self._digests(view))
-            counts = MappingProxyType(dict(Counter(plugin for plugin, _ in self.tags)))
-            last_steps = [s.last_step for s in self.tags.values() if len(s)]
+            digests: Mapping[str, TagDigest] = MappingProxyType(self._digests(view))
+            counts: Mapping[str, int] = MappingProxyType(dict(Counter(plugin for plugin, _ in self.tags)))
+            last_steps = [step for step in (s.last_step for s in self.tags.values()) if step is not None]
             last_step = max(last_steps) if last_steps else None
         else:  # no series to read them from: what the job list shows stays as it was
             digests, counts, last_step = view.digests, view.tag_counts, view.last_step

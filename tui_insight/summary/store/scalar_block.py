@@ -71,7 +71,7 @@ class ScalarBlock:
         if not self.p_seq:
             return
         n = len(self.p_seq)
-        common = {
+        common: dict[str, np.ndarray] = {
             "seq": np.array(self.p_seq, dtype=np.int64),
             "step": np.array(self.p_step, dtype=np.int64),
             "wall_time": np.array(self.p_wall_time, dtype=np.float64),
@@ -132,11 +132,11 @@ def bulk_rows(layouts: list, which: np.ndarray,
     readers: list = []  # per geometry, its first layout: it reads the numbers of them all
     group_of: dict[tuple, int] = {}
     groups = np.zeros(len(layouts), dtype=np.int64)  # layout number -> its geometry's
-    for number, layout in enumerate(layouts):
+    for at, layout in enumerate(layouts):
         if layout.geometry not in group_of:
             group_of[layout.geometry] = len(readers)
             readers.append(layout)
-        groups[number] = group_of[layout.geometry]
+        groups[at] = group_of[layout.geometry]
     known = which >= 0
     bulk = {}
     for group, reader in enumerate(readers):

@@ -72,10 +72,12 @@ _STORED = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint
 _COLUMN_TYPES = {"step": "int64", "wall_time": "float64", "fid": "int32", "value": "float64",
                  "offset": "int64", "index": "int32", "samples": "int32",
                  "kept": "int64"}  # kept: indices of the kept candidates
-_DIGEST_FIELDS = [(f.name, f.type) for f in fields(TagDigest)]
+_DIGEST_FIELDS = [(f.name, str(f.type)) for f in fields(TagDigest)]  # (annotations are text here)
 _DIGEST_NAMES = [name for name, _ in _DIGEST_FIELDS]
 _JSON = json.JSONDecoder()  # (json.loads of bytes first guesses their encoding: thousands of headers at a start)
-_SCAN = _JSON.scan_once  # its scanner (C) without the Python around it, for thousands of headers at a start
+# Its scanner (C) without the Python around it, for thousands of headers at a start (an
+# attribute `JSONDecoder.__init__` sets, which the stubs do not declare).
+_SCAN = _JSON.scan_once  # type: ignore[attr-defined]
 
 
 class SnapshotError(Exception):
@@ -163,9 +165,9 @@ def _compact(col: np.ndarray) -> np.ndarray:
                 return col.astype(small)
     elif col.dtype == np.float64:
         with np.errstate(over="ignore"):  # a value past float32's range: kept as float64 below
-            small = col.astype(np.float32)
-        if np.array_equal(small.astype(np.float64).view(np.int64), col.view(np.int64)):
-            return small
+            single = col.astype(np.float32)
+        if np.array_equal(single.astype(np.float64).view(np.int64), col.view(np.int64)):
+            return single
     return col
 
 
@@ -301,6 +303,7 @@ def listing(head: bytes) -> tuple:
     and checking each field (most of listing 5,000 jobs). SnapshotError when damaged."""
     snapshot = decode(head, details=False)
     digests = snapshot.digests
+    assert isinstance(digests, StoredDigests)  # (a header's digests stay bytes until read)
     # The names every job repeats (tags, plugins, file kinds) as one object each: marshal writes
     # a name met again as a reference, and reading 5,000 jobs makes it once (16 -> 10 ms).
     files = [tuple(sys.intern(f[name]) if name == "kind" else f[name] for name in FILE_FIELDS) for f in snapshot.files]
@@ -363,7 +366,7 @@ _SPARK_LENGTH_OFFSET = struct.calcsize("<" + "".join(_CODES[kind] for _, kind in
 def _digest_block(digests: list[TagDigest]) -> bytes:
     rows = []
     for d in digests:
-        row = []
+        row: list[Any] = []
         for name, kind in _DIGEST_FIELDS:
             value = getattr(d, name)
             if kind == _SPARK:
@@ -412,6 +415,8 @@ class StoredDigests(Mapping):
         return self[tag] if tag in self else default
 
     def __contains__(self, tag: object) -> bool:
+        if not isinstance(tag, str):
+            return False
         try:
             self._row(tag)
             return True
