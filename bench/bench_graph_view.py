@@ -136,7 +136,7 @@ async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[
         def display_and_note(self, key, built) -> None:
             filled_cpu.append(time.thread_time())
             display(self, key, built)
-            if self.tree.graph is not None:
+            if self.graph_tree.graph is not None:
                 filled_at.append(time.perf_counter())
                 filled.set()
 
@@ -198,7 +198,7 @@ async def measure_ui(cache: SummaryCache, size: tuple[int, int], searches: list[
                 print(f"    n (next match), painted: median {ms(statistics.median(steps))}, max {ms(max(steps))}")
         t0 = time.perf_counter()
         app.simulate_key("o")
-        await until(lambda: view.shown_key is not None and view.shown_key[2] and view.tree.graph is not None)
+        await until(lambda: view.shown_key is not None and view.shown_key[2] and view.graph_tree.graph is not None)
         painted = await painted_after(time.perf_counter())
         print(f"  o (optimized view, built in a worker), painted {ms(painted - t0)}")
 
@@ -213,7 +213,7 @@ async def measure_prefetched(cache: SummaryCache, size: tuple[int, int], after: 
         await pilot.pause(after)
         screen = app.screen
         views = screen.query(GraphView)
-        ready = bool(views) and views.first().tree.graph is not None
+        ready = bool(views) and views.first().graph_tree.graph is not None
         paints: list[float] = []
         compositor_refresh = screen._compositor_refresh  # noqa: SLF001
 
@@ -225,7 +225,7 @@ async def measure_prefetched(cache: SummaryCache, size: tuple[int, int], after: 
         start = time.perf_counter()
         app.simulate_key("5")
         await until(lambda: bool(screen.query(GraphView)) and screen.query_one(GraphView).display
-                    and screen.query_one(GraphView).tree.graph is not None, poll=0.005)
+                    and screen.query_one(GraphView).graph_tree.graph is not None, poll=0.005)
         shown = time.perf_counter()
         await until(lambda: bool(paints) and paints[-1] > shown, poll=0.005)
         print(f"  5 pressed {after:.1f} s after the dashboard opened (graph {'built' if ready else 'not built yet'}): "

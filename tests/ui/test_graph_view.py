@@ -71,7 +71,7 @@ def settled(view: GraphView) -> bool:
 
 def detail_of(view: GraphView, name: str) -> bool:
     """The detail pane shows `name` fully (a scope's rows come from a worker)."""
-    graph = view.tree.graph
+    graph = view.graph_tree.graph
     return graph is not None and view.detail.subject == (id(graph), name)
 
 
@@ -272,7 +272,7 @@ def test_top_level_and_first_scope_match_mindinsight(fixture_cache, truth, tid):
     expected = truth_graph(truth, tid)
 
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         assert [[n, tree.graph.node(n).type] for n in root_names(tree)] == \
                [[name, kind] for name, kind, _ in expected["top_level_names"]]
         assert tree.cursor_name == "Default"
@@ -297,16 +297,16 @@ def test_optimized_view_matches_mindinsight_and_toggles_back(fixture_cache, trut
         await pilot.press("o")
         assert await wait_for(pilot, lambda: settled(view))
         await pilot.pause()
-        assert view.tree.graph.optimized
-        assert root_names(view.tree) == [n for n, _, _ in optimized["top_level_names"]]
+        assert view.graph_tree.graph.optimized
+        assert root_names(view.graph_tree) == [n for n, _, _ in optimized["top_level_names"]]
         assert "optimized" in str(view.query_one("#graph-hint", Static).render())
         await pilot.press("right")
-        assert [c.data for c in view.tree.tree_node("Default").children] == \
+        assert [c.data for c in view.graph_tree.tree_node("Default").children] == \
                [n["name"] for n in optimized["first_scope"]["nodes"]["nodes"]]
         await pilot.press("o")  # back: built once, taken from the view's cache (no wait, no build)
-        assert not view.tree.graph.optimized and not view.loader.pending()
-        assert root_names(view.tree) == [n for n, _, _ in normal["top_level_names"]]
-        assert view.tree.tree_node("Default").is_expanded  # the open scope stays open
+        assert not view.graph_tree.graph.optimized and not view.loader.pending()
+        assert root_names(view.graph_tree) == [n for n, _, _ in normal["top_level_names"]]
+        assert view.graph_tree.tree_node("Default").is_expanded  # the open scope stays open
 
     run_view(fixture_cache, [LENET], body)
 
@@ -334,7 +334,7 @@ def test_search_opens_the_scopes_of_the_matches_and_steps_with_n(fixture_cache, 
         await pilot.press("enter")
         await pilot.pause()
         assert not box.display
-        tree = view.tree
+        tree = view.graph_tree
         matches = view.matches
         assert set(leaves) <= set(matches)  # MindInsight's answer, as leaves of its ancestor tree
         assert all("conv" in m.rsplit("/", 1)[-1].lower() for m in matches)
@@ -366,7 +366,7 @@ def test_search_is_case_insensitive_and_only_in_the_last_segment(fixture_cache):
         await pilot.pause()
         assert "no match" in str(view.query_one("#graph-hint", Static).render())
         await pilot.press("n")  # nothing to step through: a notice, no error
-        assert view.tree.cursor_name is not None
+        assert view.graph_tree.cursor_name is not None
 
     run_view(fixture_cache, [LENET], body)
 
@@ -392,14 +392,14 @@ def test_a_search_typed_while_the_graph_builds_runs_when_it_is_shown(fixture_cac
             await pilot.pause()
             message = view.query_one("#graph-message", Static)
             assert "Building the graph" in str(message.render())
-            assert view.tree.display and view.tree.has_focus  # the keyboard is where the tree will be
+            assert view.graph_tree.display and view.graph_tree.has_focus  # the keyboard is where the tree will be
             await pilot.press("slash", "c", "o", "n", "v", "enter")
             assert "once the graph is built" in str(view.query_one("#graph-hint", Static).render())
             release.set()
             assert await wait_for(pilot, lambda: settled(view))
             await pilot.pause()
             assert not message.display
-            assert view.matches and view.tree.cursor_name == view.matches[0]
+            assert view.matches and view.graph_tree.cursor_name == view.matches[0]
             assert f"1/{len(view.matches)}" in str(view.query_one("#graph-hint", Static).render())
 
     asyncio.run(main())
@@ -412,16 +412,16 @@ def test_escape_closes_the_box_then_clears_the_search(fixture_cache):
         assert view.query_one("#graph-search", Input).display
         await pilot.press("escape")
         assert not view.query_one("#graph-search", Input).display
-        assert view.tree.has_focus and view.state.search == "conv"
+        assert view.graph_tree.has_focus and view.state.search == "conv"
         await pilot.press("escape")
-        assert view.state.search == "" and view.matches == [] and not view.tree.matches
+        assert view.state.search == "" and view.matches == [] and not view.graph_tree.matches
 
     run_view(fixture_cache, [LENET], body)
 
 
 def test_enter_on_an_input_jumps_to_it_and_backspace_returns(fixture_cache):
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         view.run_search("Conv2D-op0")
         start = view.matches[0]
         await pilot.pause()
@@ -447,7 +447,7 @@ def test_enter_on_an_input_jumps_to_it_and_backspace_returns(fixture_cache):
 
 def test_tree_keys_expand_collapse_and_move(fixture_cache):
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         await pilot.press("right")
         default = tree.tree_node("Default")
         assert default.is_expanded
@@ -473,7 +473,7 @@ def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
     chain.reverse()  # MindInsight's dict starts at the last operation
 
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         await pilot.press("right", "down")
         here = tree.cursor_name
         await pilot.press("d")
@@ -500,7 +500,7 @@ def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
 def test_a_job_without_graph_or_dataset_graph_says_so(fixture_cache):
     async def body(pilot, view):
         message = view.query_one("#graph-message", Static)
-        assert message.display and not view.tree.display
+        assert message.display and not view.graph_tree.display
         assert "has no computational graph" in str(message.render())
         await pilot.press("slash", "n", "o", "g")  # nothing to search, step, toggle or pick: no error
         await pilot.press("escape")
@@ -530,7 +530,7 @@ def test_picker_chooses_between_the_summary_graph_and_pb_files(tmp_path):
         assert await wait_for(pilot, lambda: settled(view))
         assert view.state.graph == ("./job", tags[1])
         expected = build_graph(load_graph(cache.job("./job").graphs[tags[1]]))
-        assert root_names(view.tree) == [n.name for n in expected.children("")]
+        assert root_names(view.graph_tree) == [n.name for n in expected.children("")]
         await pilot.press("g", "escape")  # cancel keeps the choice
         assert view.state.graph == ("./job", tags[1])
 
@@ -545,7 +545,7 @@ def test_an_unreadable_graph_says_why(tmp_path):
         message = str(view.query_one("#graph-message", Static).render())
         assert "The graph broken.pb of ./job cannot be read." in message
         assert "broken.pb:" in message  # the reader's reason
-        assert not view.tree.display
+        assert not view.graph_tree.display
         await pilot.press("slash")
         assert not view.query_one("#graph-search", Input).display
 
@@ -558,7 +558,7 @@ def test_a_big_scope_loads_in_chunks_and_search_reaches_past_them(tmp_path):
     cache = loaded(tmp_path)
 
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         await pilot.press("right", "right", "right")  # open Default, go to its child wide, open it
         wide = tree.tree_node("Default/wide")
         assert wide.is_expanded
@@ -585,9 +585,9 @@ def test_a_graph_that_appears_or_changes_is_shown_keeping_open_scopes(tmp_path):
         assert "has no computational graph" in str(view.query_one("#graph-message", Static).render())
         write_pb_graph(job / "model.pb", small_graph())
         view.cache_changed(cache.reload())
-        assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
+        assert await wait_for(pilot, lambda: settled(view) and view.graph_tree.graph is not None)
         await pilot.pause()
-        tree = view.tree
+        tree = view.graph_tree
         assert tree.display and tree.has_focus  # the keyboard moves from the message's pane to the tree
         relu = "Default/net-Net/body/ReLU-op20"
         tree.reveal(relu)
@@ -597,7 +597,7 @@ def test_a_graph_that_appears_or_changes_is_shown_keeping_open_scopes(tmp_path):
         stamp = os.stat(job / "model.pb").st_mtime + 5
         os.utime(job / "model.pb", (stamp, stamp))
         view.cache_changed(cache.reload())
-        assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not old_graph)
+        assert await wait_for(pilot, lambda: settled(view) and view.graph_tree.graph is not old_graph)
         await pilot.pause()
         assert len(tree.graph) == len(old_graph) + 2
         assert tree.cursor_name == relu
@@ -676,7 +676,7 @@ def test_names_from_files_are_shown_literally(tmp_path):
         assert "[red]g[b].pb" in str(view.query_one("#graph-title", Static).render())
         await pilot.press("right")  # open Default
         await pilot.pause()
-        lines = on_screen(view.tree)
+        lines = on_screen(view.graph_tree)
         assert "[bold red]x[" in lines and "[bold red]y[b]-op2" in lines
         assert "evil\\x1b[31m-op3" in lines and "\x1b" not in lines  # the escape character is shown, not sent
         view.run_search("[bold red]y")
@@ -687,7 +687,7 @@ def test_names_from_files_are_shown_literally(tmp_path):
         await pilot.pause()
         assert "Default/[bold red]y[b]-op2" in on_screen(view.detail)
         conv = "Default/[bold red]x[/]/Conv2D-op1"
-        view.tree.reveal(conv)
+        view.graph_tree.reveal(conv)
         assert await wait_for(pilot, lambda: detail_of(view, conv))
         await pilot.pause()
         assert 'mode  "[i]v[/i]"' in on_screen(view.detail)
@@ -711,22 +711,22 @@ def test_the_view_opens_where_it_was_left(tmp_path):
         assert await wait_for(pilot, lambda: settled(view))
         view.run_search("conv")
         await pilot.pause()
-        view.tree.reveal(relu)
+        view.graph_tree.reveal(relu)
         await pilot.pause()
         state = view.state
         assert state.graph == ("./job", tags[1]) and state.selected == relu  # the state follows the tree
-        assert set(view.tree.graph.ancestors(relu)) <= state.expanded
+        assert set(view.graph_tree.graph.ancestors(relu)) <= state.expanded
         await pilot.press("minus")  # collapse all: the state follows
         await pilot.pause()
         assert not view.state.expanded
-        view.tree.reveal(relu)
+        view.graph_tree.reveal(relu)
         await pilot.pause()
         return view.state.to_json()
 
     saved = run_view(cache, ["./job"], leave)
 
     async def come_back(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         assert view.state.graph == ("./job", tags[1])
         assert len(tree.graph) == len(build_graph(load_graph(cache.job("./job").graphs[tags[1]])))
         assert tree.cursor_name == relu
@@ -737,8 +737,8 @@ def test_the_view_opens_where_it_was_left(tmp_path):
     run_view(cache, ["./job"], come_back, saved=saved)
 
     async def gone(pilot, view):  # what was remembered is no longer there: the defaults, no error
-        assert view.state.graph == ("./job", tags[0]) and view.tree.cursor_name == "Default"
-        assert not any(node.is_expanded for node in view.tree.root.children)
+        assert view.state.graph == ("./job", tags[0]) and view.graph_tree.cursor_name == "Default"
+        assert not any(node.is_expanded for node in view.graph_tree.root.children)
 
     run_view(cache, ["./job"], gone, saved={"graph": ["./job", "gone.pb"], "expanded": ["Default"],
                                             "selected": "Default/nowhere"})
@@ -746,9 +746,9 @@ def test_the_view_opens_where_it_was_left(tmp_path):
 
 def test_the_view_takes_the_keyboard_itself_once_its_tree_is_up(fixture_cache):
     async def body(pilot, view):
-        assert view.tree.has_focus  # nobody called focus_view: the view did when it was ready
+        assert view.graph_tree.has_focus  # nobody called focus_view: the view did when it was ready
         await pilot.press("right")
-        assert view.tree.tree_node("Default").is_expanded
+        assert view.graph_tree.tree_node("Default").is_expanded
 
     run_view(fixture_cache, [LENET], body, focus=False)
 
@@ -774,11 +774,11 @@ def test_the_graph_is_kept_out_of_collections_while_the_view_holds_it(fixture_ca
         app = Host(fixture_cache, (LENET,))
         async with app.run_test(size=(120, 36)) as pilot:
             view = app.query_one(GraphView)
-            assert await wait_for(pilot, lambda: settled(view) and view.tree.graph is not None)
+            assert await wait_for(pilot, lambda: settled(view) and view.graph_tree.graph is not None)
             frozen = gc.get_freeze_count()
             assert gc_policy.holds(view) and frozen > 0
             walked = {id(o) for generation in range(3) for o in gc.get_objects(generation=generation)}
-            assert not any(id(node) in walked for node in view.tree.graph)  # no collection walks them
+            assert not any(id(node) in walked for node in view.graph_tree.graph)  # no collection walks them
             await view.remove()
             await pilot.pause()
             assert not gc_policy.holds(view)
@@ -839,14 +839,14 @@ def test_the_dashboard_builds_its_graph_in_the_background_so_5_shows_it_at_once(
             dashboard = app.screen
             assert await wait_for(pilot, lambda: bool(dashboard.query("#view-graph")))
             view = dashboard.query_one(GraphView)
-            assert await wait_for(pilot, lambda: view.tree.graph is not None)
+            assert await wait_for(pilot, lambda: view.graph_tree.graph is not None)
             assert not view.display and dashboard.current == "scalars"  # built, still hidden
             assert app.focused is not None and view not in app.focused.ancestors_with_self
             await pilot.press("5")
             await pilot.pause()
-            shown = view.display and view.tree.display and not view.query_one("#graph-message").display
-            rows = [node.data for node in view.tree.root.children]
-            return shown, rows, view.tree.has_focus
+            shown = view.display and view.graph_tree.display and not view.query_one("#graph-message").display
+            rows = [node.data for node in view.graph_tree.root.children]
+            return shown, rows, view.graph_tree.has_focus
 
     shown, rows, focused = asyncio.run(main())
     assert shown and focused
@@ -910,7 +910,7 @@ async def _lenet_leaf(pilot):
     app = pilot.app
     view = await open_graph_view(app, pilot)
     await pilot.press("right", "down", "down")  # Default, then Depend-op0: a leaf with inputs and outputs
-    assert await wait_for(pilot, lambda: detail_of(view, view.tree.cursor_name))
+    assert await wait_for(pilot, lambda: detail_of(view, view.graph_tree.cursor_name))
     await pilot.pause()
 
 
@@ -956,7 +956,7 @@ def test_a_graph_of_100000_nested_scopes_opens_searches_and_collapses(tmp_path):
     cache = loaded(tmp_path)
 
     async def body(pilot, view):
-        tree = view.tree
+        tree = view.graph_tree
         assert root_names(tree)[:2] == ["Default", "s0"]
         hint = str(view.query_one("#graph-hint", Static).render())
         assert f"3 names nested past {MAX_SCOPE_DEPTH} scopes" in hint  # two operators, one parameter

@@ -200,7 +200,7 @@ class GraphView(DataView):
         return self._closed or not self.is_attached or not self.query(GraphTree)
 
     @property
-    def tree(self) -> GraphTree:
+    def graph_tree(self) -> GraphTree:
         return self.query_one(GraphTree)
 
     @property
@@ -224,7 +224,7 @@ class GraphView(DataView):
     def first_focus(self) -> Widget | None:
         if self.state.mode == "pipeline":
             return self.pipeline if self.pipeline.display else self.detail
-        return self.tree if self.tree.display else self.detail
+        return self.graph_tree if self.graph_tree.display else self.detail
 
     def _show_pane(self, pane: str, message: str = "") -> None:
         """Show the graph tree, the pipeline tree, or a message in their place ("message").
@@ -236,7 +236,7 @@ class GraphView(DataView):
         box.update(message)
         box.display = pane in ("message", "building")
         box.set_class(pane == "building", "-short")
-        self.tree.display = pane in ("tree", "building")
+        self.graph_tree.display = pane in ("tree", "building")
         self.pipeline.display = pane == "pipeline"
         focused = self.screen.focused
         if focused is not None and self in focused.ancestors and not focused.display:
@@ -303,7 +303,7 @@ class GraphView(DataView):
         key = self.state.key
         if source is None or key is None:
             self._shown = None
-            self.tree.show_graph(None)
+            self.graph_tree.show_graph(None)
             self._show_pane("message", self._no_graph_text())
             self.detail.show_message("No graph to show.")
             self._update_status()
@@ -315,7 +315,7 @@ class GraphView(DataView):
                 self._display(key, built)
             elif built.graph is None:
                 self._show_pane("message", self._error_text(key, built))
-            elif not self.tree.display:  # back from the pipeline: the tree is as the user left it
+            elif not self.graph_tree.display:  # back from the pipeline: the tree is as the user left it
                 self._show_pane("tree")
                 self._update_status()
                 self._update_detail()
@@ -367,7 +367,7 @@ class GraphView(DataView):
 
     def _display(self, key: GraphKey, built: BuiltGraph) -> None:
         """Put a built graph in the tree, with the state's open scopes, search and cursor."""
-        tree = self.tree
+        tree = self.graph_tree
         state = self.state
         previous = self._shown
         graph = built.graph
@@ -473,25 +473,25 @@ class GraphView(DataView):
             if isinstance(step, PipelineStep):
                 self.detail.show_rows(pipeline_rows(step), ("pipeline", self.state.pipeline_job, step.path))
             elif node is not None:
-                self.detail.show_message(f"{node.label.plain}: the operations listed under it feed this input.")
+                self.detail.show_message(f"{str(node.label)}: the operations listed under it feed this input.")
             return
-        tree = self.tree
+        tree = self.graph_tree
         graph, name = tree.graph, tree.cursor_name
         if graph is None or name is None or name not in graph:
             if graph is not None and tree.cursor_node is not None:
                 self.detail_loader.forget("detail")
                 self.detail.show_message("Press enter to show more of this scope.")
             return
-        node = graph.node(name)
+        graph_node = graph.node(name)
         subject = (id(graph), name)
-        if not node.is_scope:
+        if not graph_node.is_scope:
             self.detail_loader.forget("detail")
-            self.detail.show_rows(graph_node_rows(graph, node, tree.sizes), subject, cursor=self.state.detail_row)
+            self.detail.show_rows(graph_node_rows(graph, graph_node, tree.sizes), subject, cursor=self.state.detail_row)
             return
         # A scope's edges are gathered from its whole subtree the first time: do it off the UI thread.
         if self.detail.subject != subject:
             self.detail.show_message(f"{shown(name)}\n\ngathering the edges of this scope…")
-        self.detail_loader.request("detail", partial(graph_node_rows, graph, node, tree.sizes),
+        self.detail_loader.request("detail", partial(graph_node_rows, graph, graph_node, tree.sizes),
                             partial(self._detail_ready, name, subject))
 
     def _detail_ready(self, name: str, subject: object, loaded: Loaded) -> None:
@@ -506,8 +506,8 @@ class GraphView(DataView):
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         event.stop()
         graph_mode = self.state.mode == "graph"
-        if event.control is self.tree and graph_mode:
-            name = self.tree.cursor_name
+        if event.control is self.graph_tree and graph_mode:
+            name = self.graph_tree.cursor_name
             if name is not None and self._tree_is_current():
                 self.state = self.state.select(name)
             self._update_detail()
@@ -517,13 +517,13 @@ class GraphView(DataView):
     @on(Tree.NodeExpanded, "#graph-tree")
     def _expanded(self, event: Tree.NodeExpanded) -> None:
         name = event.node.data
-        if isinstance(name, str) and name and self._tree_is_current() and self.tree.tree_node(name) is event.node:
+        if isinstance(name, str) and name and self._tree_is_current() and self.graph_tree.tree_node(name) is event.node:
             self.state = self.state.expand(name)
 
     @on(Tree.NodeCollapsed, "#graph-tree")
     def _collapsed(self, event: Tree.NodeCollapsed) -> None:
         name = event.node.data
-        if isinstance(name, str) and name and self._tree_is_current() and self.tree.tree_node(name) is event.node:
+        if isinstance(name, str) and name and self._tree_is_current() and self.graph_tree.tree_node(name) is event.node:
             self.state = self.state.collapse(name)
 
     @on(OptionList.OptionHighlighted, "#node-detail")
@@ -546,7 +546,7 @@ class GraphView(DataView):
     @on(NodeDetail.Jump)
     def _jump(self, event: NodeDetail.Jump) -> None:
         event.stop()
-        tree = self.tree
+        tree = self.graph_tree
         if self.state.mode != "graph" or tree.graph is None:
             return
         if event.name not in tree.graph:
@@ -570,12 +570,12 @@ class GraphView(DataView):
             self.state = self._with_default_graph(self.state).jump(name)
 
     def action_jump_back(self) -> None:
-        tree = self.tree
+        tree = self.graph_tree
         if self.state.mode != "graph" or not self.state.history:
             raise SkipAction()
         self.state = self.state.back()
         name = self.state.selected
-        if tree.graph is not None and name in tree.graph:
+        if tree.graph is not None and name is not None and name in tree.graph:
             tree.reveal(name)
 
     # -- search -------------------------------------------------------------------------------
@@ -585,10 +585,10 @@ class GraphView(DataView):
             self.notify("Search works on the graph: press d to go back to it", severity="warning")
             return
         building = self._current_source() is not None and self.shown_key != self.state.key
-        if self.tree.graph is None and not building:  # no graph, or one that cannot be read
+        if self.graph_tree.graph is None and not building:  # no graph, or one that cannot be read
             self.notify("No graph to search", severity="warning")
             return
-        box = self.query_one("#graph-search", Input)
+        box = self.query_one("#graph-search", ReturningInput)
         box.value = self.state.search
         self.query_one("#graph-hint", Static).display = False
         box.display = True
@@ -598,7 +598,7 @@ class GraphView(DataView):
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self._close_search_box()
-        focus_now(self.tree)
+        focus_now(self.graph_tree)
         self.run_search(event.value)
 
     def _close_search_box(self) -> None:
@@ -620,7 +620,7 @@ class GraphView(DataView):
         shown = self._shown
         if shown is None or shown.built.graph is None:
             return
-        tree = self.tree
+        tree = self.graph_tree
         text = self.state.search
         shown.searched = text
         shown.matches = shown.built.graph.search(text) if text else []
@@ -638,7 +638,7 @@ class GraphView(DataView):
     def _go_to_match(self) -> None:
         matches, index = self.matches, self.state.match
         if 0 <= index < len(matches):
-            self.tree.reveal(matches[index])
+            self.graph_tree.reveal(matches[index])
 
     def _step_match(self, step: int) -> None:
         if self.state.mode != "graph":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Hashable
 
 import numpy as np
@@ -350,11 +351,11 @@ class ImagesView(DataView):
         kept = {key: card for key, card in self._cards.items() if key in wanted}
         if list(kept) != [key for key in wanted if key in kept]:
             kept = {}  # the order changed: build them all again
-        for key, card in self._cards.items():
+        for key, old in self._cards.items():
             if key not in kept:
-                card.remove()
+                old.remove()
         first_kept = next(iter(kept.values()), None)
-        previous = None
+        previous: ImageCard | None = None
         mounts: list[AwaitMount] = []
         cards: dict[tuple[str, str], ImageCard] = {}
         for key in wanted:
@@ -512,7 +513,7 @@ class ImagesView(DataView):
         if shown is None or shown.key in self.decoded or shown.key in self._requested:
             return
         self._requested.add(shown.key)
-        self.loader.request(shown.key, lambda loc=shown.locator, sample=shown.sample: decode_at(self.cache, loc, sample),
+        self.loader.request(shown.key, partial(decode_at, self.cache, shown.locator, shown.sample),
                             self._decoded_one, first=event.card.has_focus)
 
     def _decoded_one(self, result: Loaded) -> None:
@@ -569,7 +570,7 @@ class ImagesView(DataView):
         steps = self.all_steps()
         if not len(steps):
             return
-        new = self.state.step_by(steps, direction)
+        new = self.state.step_by(steps.tolist(), direction)
         if new == self.state:
             self.notify("first kept step" if direction < 0 else "newest kept step (end follows new steps)",
                         timeout=1.5)
@@ -592,7 +593,7 @@ class ImagesView(DataView):
         self.state = new
 
     def action_first_step(self) -> None:
-        self.state = self.state.first_step(self.all_steps())
+        self.state = self.state.first_step(self.all_steps().tolist())
 
     def action_newest_step(self) -> None:
         self.state = self.state.follow_newest()

@@ -335,9 +335,9 @@ class ScalarsView(DataView):
         kept = {cid: chart for cid, chart in self._charts.items() if cid in wanted}
         if list(kept) != [cid for cid in wanted if cid in kept]:
             kept = {}  # the order changed: build them all again
-        for cid, chart in self._charts.items():
+        for cid, old in self._charts.items():
             if cid not in kept:
-                chart.remove()
+                old.remove()
         mounting: list[Awaitable] = []
         charts: dict[str, ScalarChart] = {}
         if not kept:
@@ -810,7 +810,7 @@ class ScalarsView(DataView):
         return x_limits(traces, ChartOptions())
 
     def action_cursor(self, move: int) -> None:
-        self.state = self.state.move_cursor(self._active_x(self.state), move)
+        self.state = self.state.move_cursor(self._active_x(self.state).tolist(), move)
 
     def action_zoom(self, factor: float) -> None:
         self.state = self.state.zoom_by(factor, self._whole_range(self.state))
@@ -819,7 +819,7 @@ class ScalarsView(DataView):
         self.state = self.state.pan(fraction, self._whole_range(self.state))
 
     def action_zoom_range(self) -> None:
-        self.state = self.state.mark_zoom(self._active_x(self.state))
+        self.state = self.state.mark_zoom(self._active_x(self.state).tolist())
 
     def action_zoom_back(self) -> None:
         if not self.state.zoom_stack:

@@ -422,8 +422,8 @@ class LineageTable(ScrollView, can_focus=True):
     def _cell_segments(cell: Cell, width: int, right: bool, style: Style, missing_style: Style) -> list[Segment]:
         pad = " " * PADDING
         if cell is None:
-            text = "-".rjust(width) if right else "-".ljust(width)
-            return [Segment(pad, style), Segment(text, style + missing_style), Segment(pad, style)]
+            dash = "-".rjust(width) if right else "-".ljust(width)
+            return [Segment(pad, style), Segment(dash, style + missing_style), Segment(pad, style)]
         if isinstance(cell, Text):
             text = cell.copy()
             text.truncate(width, overflow="ellipsis")
@@ -433,13 +433,13 @@ class LineageTable(ScrollView, can_focus=True):
                 segments.append(Segment(segment.text, style + segment.style if segment.style else style))
             segments.append(Segment(pad, style))
             return segments
-        if cell_len(cell) > width:
-            text = Text(cell)
-            text.truncate(width, overflow="ellipsis")
-            cell = text.plain
-        padding = " " * max(width - cell_len(cell), 0)
-        text = padding + cell if right else cell + padding
-        return [Segment(pad + text + pad, style)]
+        plain = str(cell)
+        if cell_len(plain) > width:
+            cut = Text(plain)
+            cut.truncate(width, overflow="ellipsis")
+            plain = cut.plain
+        padding = " " * max(width - cell_len(plain), 0)
+        return [Segment(pad + (padding + plain if right else plain + padding) + pad, style)]
 
 
 def _foreground(style: Style) -> Style:

@@ -44,7 +44,7 @@ class TagList(OptionList):
             super().__init__()
             self.tag = tag
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # (the tag's, not DOMNode's attribute toggle)
         index = self.highlighted
         if index is not None and 0 <= index < self.option_count:
             option_id = self.get_option_at_index(index).id
