@@ -66,17 +66,18 @@ def prewrite(logdir: Path) -> None:
 
 
 def count_reloads() -> dict:
-    """Counts the cache's reloads (each pass of its loading thread) in the returned dict."""
+    """Counts the cache's reloads (each one its watching thread asks the scheduler for) in the
+    returned dict."""
     from tui_insight.summary.store.cache import SummaryCache
 
     counts = {"reloads": 0}
-    reload_logged = SummaryCache._reload_logged
+    waited = SummaryCache._waited
 
     def counted(self, *args, **kwargs):
         counts["reloads"] += 1
-        return reload_logged(self, *args, **kwargs)
+        return waited(self, *args, **kwargs)
 
-    SummaryCache._reload_logged = counted
+    SummaryCache._waited = counted
     return counts
 
 
