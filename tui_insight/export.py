@@ -302,8 +302,8 @@ class _Snapshot:
         if all_steps:
             self._every_step(view, keep, cache.source, found)
         else:
-            for name, row in _cached_job(cache, view, keep):
-                self.files.row(name, row)
+            for name, text, rows in _cached_job(cache, view, keep):
+                self.files.text(name, text, rows)
         for name, row in _extras(cache, view, keep, found):
             self.files.row(name, row)
         if has_described(view) and keep(("other", "")):
@@ -433,7 +433,11 @@ class _Snapshot:
 
 # -- what the cache holds -------------------------------------------------------------------
 
-def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, list]]:
+def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, str, int]]:
+    """What the cache holds of a job as CSV text: (file, text, rows) for each kept tag's
+    scalars at once, and for each step of the other plugins (its payload decoded then)."""
+    prefix = _tag_prefix(view.train_id)
+    line = _CsvLine()
     for plugin, name in PLUGIN_FILES.items():
         for tag in view.tag_names(plugin):
             if not keep((plugin, tag)):
@@ -441,15 +445,18 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
             series = view.series(plugin, tag)
             if series is None:  # (a tag the view names has its series)
                 continue
+            if plugin == "scalar":  # numbers only: nothing to quote
+                head = prefix(tag)
+                text = "".join([f"{head}{step},{wall!r},{fmt_float32(value)}\n" for step, wall, value
+                                in zip(series.steps.tolist(), series.wall_times.tolist(), series.values.tolist())])
+                yield name, text, len(series)
+                continue
             for i in range(len(series)):
-                if plugin != "scalar" and i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
+                if i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
                     cache.payloads.prefetch(plugin, (view.locator(series, j)
                                                      for j in range(i, min(i + PREFETCH_STEPS, len(series)))))
                 step, wall = int(series.steps[i]), fmt_float(series.wall_times[i])
-                head = [view.train_id, tag, step, wall]
-                if plugin == "scalar":
-                    yield name, head + [fmt_float32(series.values[i])]
-                    continue
+                data: Any
                 try:
                     if plugin == "image":  # every image of the step, numbered
                         found = cache.payloads.images(view.locator(series, i), view.samples(series, i))
@@ -458,8 +465,14 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
-                for tail in _tail_rows(plugin, data):
-                    yield name, head + tail
+                if plugin == "histogram":  # numbers only: nothing to quote
+                    bucket_head = f"{prefix(tag)}{step},{wall},"
+                    buckets = data.buckets.tolist()
+                    yield name, "".join([f"{bucket_head}{left!r},{width!r},{int(count)}\n"
+                                         for left, width, count in buckets]), len(buckets)
+                    continue
+                tails = _tail_rows(plugin, data)
+                yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
