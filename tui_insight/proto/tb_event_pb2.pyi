@@ -151,7 +151,7 @@ class Event(_message.Message):
     log_message: _builtins.bytes
     """LogMessage: ignored"""
     tagged_run_metadata: _builtins.bytes
-    """TaggedRunMetadata: ignored"""
+    """TaggedRunMetadata (below): a step's RunMetadata"""
     meta_graph_def: _builtins.bytes
     """MetaGraphDef: ignored"""
     @_builtins.property
@@ -528,9 +528,93 @@ class TensorProto(_message.Message):
 Global___TensorProto: _TypeAlias = TensorProto  # noqa: Y015
 
 @_typing.final
-class GraphDef(_message.Message):
-    """A TensorFlow graph: only what the graph view shows (names, op types, inputs)."""
+class TaggedRunMetadata(_message.Message):
+    """A TensorFlow graph: only what the graph view shows (names, op types, inputs).
+    TensorFlow's RunMetadata (config.proto), as far as graphs go: what `tf.summary.trace_export`
+    writes (in a summary value of plugin "graph_run_metadata_graph" or "graph_run_metadata") and
+    what `FileWriter.add_run_metadata` writes (Event.tagged_run_metadata). Graphs stay bytes
+    (GraphDef), decoded when shown.
+    """
 
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TAG_FIELD_NUMBER: _builtins.int
+    RUN_METADATA_FIELD_NUMBER: _builtins.int
+    tag: _builtins.str
+    run_metadata: _builtins.bytes
+    """a serialized RunMetadata"""
+    def __init__(
+        self,
+        *,
+        tag: _builtins.str | None = ...,
+        run_metadata: _builtins.bytes | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run_metadata", b"run_metadata", "tag", b"tag"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run_metadata", b"run_metadata", "tag", b"tag"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TaggedRunMetadata: _TypeAlias = TaggedRunMetadata  # noqa: Y015
+
+@_typing.final
+class RunMetadata(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class FunctionGraphs(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        PARTITION_GRAPHS_FIELD_NUMBER: _builtins.int
+        PRE_OPTIMIZATION_GRAPH_FIELD_NUMBER: _builtins.int
+        POST_OPTIMIZATION_GRAPH_FIELD_NUMBER: _builtins.int
+        pre_optimization_graph: _builtins.bytes
+        """what TensorBoard draws of a traced function"""
+        post_optimization_graph: _builtins.bytes
+        @_builtins.property
+        def partition_graphs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]: ...
+        def __init__(
+            self,
+            *,
+            partition_graphs: _abc.Iterable[_builtins.bytes] | None = ...,
+            pre_optimization_graph: _builtins.bytes | None = ...,
+            post_optimization_graph: _builtins.bytes | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["post_optimization_graph", b"post_optimization_graph", "pre_optimization_graph", b"pre_optimization_graph"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["partition_graphs", b"partition_graphs", "post_optimization_graph", b"post_optimization_graph", "pre_optimization_graph", b"pre_optimization_graph"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    STEP_STATS_FIELD_NUMBER: _builtins.int
+    COST_GRAPH_FIELD_NUMBER: _builtins.int
+    PARTITION_GRAPHS_FIELD_NUMBER: _builtins.int
+    FUNCTION_GRAPHS_FIELD_NUMBER: _builtins.int
+    step_stats: _builtins.bytes
+    """StepStats: per-node times (TensorBoard's profile overlay)"""
+    cost_graph: _builtins.bytes
+    @_builtins.property
+    def partition_graphs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]: ...
+    @_builtins.property
+    def function_graphs(self) -> _containers.RepeatedCompositeFieldContainer[Global___RunMetadata.FunctionGraphs]: ...
+    def __init__(
+        self,
+        *,
+        step_stats: _builtins.bytes | None = ...,
+        cost_graph: _builtins.bytes | None = ...,
+        partition_graphs: _abc.Iterable[_builtins.bytes] | None = ...,
+        function_graphs: _abc.Iterable[Global___RunMetadata.FunctionGraphs] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cost_graph", b"cost_graph", "step_stats", b"step_stats"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cost_graph", b"cost_graph", "function_graphs", b"function_graphs", "partition_graphs", b"partition_graphs", "step_stats", b"step_stats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunMetadata: _TypeAlias = RunMetadata  # noqa: Y015
+
+@_typing.final
+class GraphDef(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NODE_FIELD_NUMBER: _builtins.int

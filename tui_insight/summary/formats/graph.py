@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from google.protobuf.message import DecodeError
 
-from ...proto import anf_ir_pb2, summary_pb2
+from ...proto import anf_ir_pb2, summary_pb2, tb_event_pb2
 from ..text import text_of
-from . import tensorboard
+from . import tb_graphs, tensorboard
 from .framing import open_regular, read_record_at
 
 MAX_ATTR_BYTES = 1024  # MindInsight's MAX_NODE_ATTRIBUTE_VALUE_BYTES
@@ -77,6 +77,12 @@ def read_graph(source: Any, files: Any = None) -> tuple[anf_ir_pb2.GraphProto, b
             if isinstance(graph, tensorboard.Problem):
                 raise GraphError(f"{name}: {graph}")
             return graph, record
+        if source.kind in ("op graph", "keras", "run metadata"):  # TensorBoard's other graphs
+            record = read_record_at(source.path, source.offset, files)
+            graph = _tagged_graph(tb_event_pb2.Event.FromString(record), source)
+            if isinstance(graph, tensorboard.Problem):
+                raise GraphError(f"{name}: {source.tag}: {graph}")
+            return graph, record
         if source.kind == "pb":
             if files is not None and not files.is_local:
                 data = files.read(source.path)
@@ -91,6 +97,24 @@ def read_graph(source: Any, files: Any = None) -> tuple[anf_ir_pb2.GraphProto, b
     except DecodeError as exc:
         raise GraphError(f"{name}: the graph cannot be decoded ({exc})") from exc
     raise GraphError(f"{name}: unknown graph source kind {source.kind!r}")
+
+
+def _tagged_graph(event: tb_event_pb2.Event, source: Any) -> anf_ir_pb2.GraphProto | tensorboard.Problem:
+    """The graph of TensorBoard's op graph, Keras model or tagged run metadata `source` in `event`."""
+    if source.kind == "run metadata":
+        if event.WhichOneof("what") != "tagged_run_metadata":
+            return tensorboard.Problem(f"the record at byte {source.offset} holds no run metadata any more")
+        graph_def = tb_graphs.tagged_graph(event)
+    else:
+        values = event.summary.value
+        if event.WhichOneof("what") != "summary" or not 0 <= source.index < len(values):
+            return tensorboard.Problem(f"the record at byte {source.offset} holds no such value any more")
+        value = values[source.index]
+        plugin = tb_graphs.KERAS_MODEL if source.kind == "keras" else tb_graphs.RUN_METADATA_GRAPH
+        graph_def = tb_graphs.value_graph(value, plugin)
+    if isinstance(graph_def, tensorboard.Problem):
+        return graph_def
+    return tensorboard.graph_proto(graph_def)
 
 
 # -- the model ------------------------------------------------------------------------------

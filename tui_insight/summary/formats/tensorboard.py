@@ -26,6 +26,9 @@ routes the tag's later values by it, as TensorBoard does. What each kind of valu
     plugin "custom_scalars"              -> the job's layout (custom_scalars.py, in `data`), not a tag
     Event.graph_def                      -> graph    (RoutedEvent.graph: read with `graph_at`)
     Event.session_log START              -> RoutedEvent.restart
+    Event.tagged_run_metadata            -> other, written "graph_tagged_run_metadata", index -1,
+                                            `data`: whether it holds a graph (tb_graphs.py)
+    plugins graph_run_metadata(_graph), graph_keras_model -> other: graphs (tb_graphs.py)
 
 Files of a run are read in name order (TensorBoard's; `events.out.tfevents.<10-digit time>`
 sorts by time). Nothing here raises on bad input: what cannot be read is a `Problem`, returned
@@ -49,6 +52,7 @@ from google.protobuf.message import DecodeError
 from ...proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
 from .. import limits
 from ..text import text_of
+from . import tb_graphs
 from .custom_scalars import PLUGIN as CUSTOM_SCALARS
 from .custom_scalars import layout_of
 from .framing import ScanReport, read_record_at, scan_records
@@ -170,6 +174,12 @@ def event_of(event: tb_event_pb2.Event, plugins: TagPlugins) -> RoutedEvent:
         return RoutedEvent(event.step, event.wall_time, graph=True)
     if kind == "session_log" and event.session_log.status == tb_event_pb2.START:
         return RoutedEvent(event.step, event.wall_time, restart=True)
+    if kind == "tagged_run_metadata":  # a step's RunMetadata: a graph, or a profile of the run graph
+        tagged = tb_graphs.tagged_run_metadata(event)
+        if isinstance(tagged, Problem):
+            return RoutedEvent(event.step, event.wall_time, problems=(tagged,))
+        graph = RoutedValue("other", tagged[0], -1, written=tb_graphs.TAGGED_RUN_METADATA, data=tagged[1])
+        return RoutedEvent(event.step, event.wall_time, (graph,), (None,))
     if kind != "summary":
         return RoutedEvent(event.step, event.wall_time)
     values: list[RoutedValue] = []

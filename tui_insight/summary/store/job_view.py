@@ -19,14 +19,19 @@ TagKey = tuple[str, str]  # (plugin, tag as written)
 
 @dataclass(frozen=True)
 class GraphSource:
-    """Where a graph is: a `graph_def` record of a summary file, or a whole `.pb` file."""
+    """Where a graph is: a `graph_def` record of a summary file, a whole `.pb` file, or one of
+    TensorBoard's other graphs (`formats/tb_graphs.py`)."""
 
     tag: str
-    kind: str  # "summary", "tensorboard" (a TensorBoard event file's GraphDef) or "pb"
+    # "summary", "tensorboard" (a TensorBoard event file's GraphDef), "pb", "op graph" (a
+    # traced function's RunMetadata), "keras" (a Keras model's config) or "run metadata" (an
+    # Event.tagged_run_metadata)
+    kind: str
     path: str
-    offset: int  # record offset for "summary" and "tensorboard"; 0 for "pb"
+    offset: int  # the record's offset; 0 for "pb"
     step: int
     wall_time: float
+    index: int = 0  # "op graph", "keras": the value's position in the event's summary
 
 
 @dataclass(frozen=True)

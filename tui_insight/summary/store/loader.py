@@ -14,6 +14,7 @@ import numpy as np
 
 from ...wall_time import EARLIEST, LATEST
 from .. import limits
+from ..formats import tb_graphs
 from ..formats import tensorboard as tb
 from ..formats.tensorboard import TensorBoardRouter
 from ..formats.bulk_framing import RecordBatch, scan_batches
@@ -424,7 +425,7 @@ class JobLoader:
             if plan is None:
                 plan = self._layouts[routed.layout] = self._plan(tuple([(v.index, (v.plugin, v.tag)) for v in values]))
         else:
-            values, numbers = self._tag_values(routed, state)
+            values, numbers = self._tag_values(routed, state, offset)
             if not values:
                 return
             key = tuple([(value.index, value.plugin, value.tag) for value in values])
@@ -442,9 +443,10 @@ class JobLoader:
                     block.drop(index)
                     self.unshown.saw_value(WIDE_HISTOGRAMS, key[1])
 
-    def _tag_values(self, routed: RoutedEvent, state: FileState) -> tuple[list[RoutedValue], list[float | None]]:
+    def _tag_values(self, routed: RoutedEvent, state: FileState, offset: int
+                    ) -> tuple[list[RoutedValue], list[float | None]]:
         """The values of `routed` that are a tag's step, and their numbers; the others (hparams
-        records, a custom scalars layout) are taken here, and tags no view shows counted."""
+        records, a custom scalars layout, graphs) are taken here, and tags no view shows counted."""
         values, numbers = [], []
         for value, number in zip(routed.values, routed.numbers):
             if value.plugin == "hparams":  # metadata only: lineage, not a tag
@@ -462,6 +464,16 @@ class JobLoader:
                 if self.custom_scalars is None:  # no view draws a layout yet: the account says so
                     self.unshown.saw(CUSTOM_SCALARS, value.tag)
                 self.custom_scalars = value.data
+                continue
+            if value.plugin == "other" and (value.written in tb_graphs.PLUGINS or (
+                    value.written == tb_graphs.TAGGED_RUN_METADATA and value.data)):  # a graph, not a tag
+                kind = "keras" if value.written == tb_graphs.KERAS_MODEL else \
+                    "run metadata" if value.written == tb_graphs.TAGGED_RUN_METADATA else "op graph"
+                self._add_graph(GraphSource(value.tag, kind, os.path.join(self.path, state.name), offset,
+                                            routed.step, routed.wall_time, value.index))
+                continue
+            if value.written == tb_graphs.TAGGED_RUN_METADATA:  # step statistics only: counted, not a tag
+                self.unshown.saw(value.written, value.tag)
                 continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
@@ -554,9 +566,10 @@ class JobLoader:
     # -- graphs -------------------------------------------------------------------------
 
     def _graph(self, routed: RoutedEvent, state: FileState, offset: int) -> None:
-        # Only the latest summary-file (or TensorBoard) graph is kept; .pb graphs stay (compat §3.5).
+        # Only the latest run graph of the event files is kept; .pb graphs (compat §3.5) and
+        # tagged graphs (the latest of each tag: `_add_graph`) stay.
         for tag, source in list(self.graphs.items()):
-            if source.kind != "pb":
+            if source.kind in ("summary", "tensorboard"):
                 del self.graphs[tag]
         self._add_graph(GraphSource(state.name, state.kind, os.path.join(self.path, state.name), offset,
                                     routed.step, routed.wall_time))

@@ -42,9 +42,10 @@ from .digest import SPARK_POINTS, TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series
 
-FORMAT_VERSION = 8  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+FORMAT_VERSION = 9  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
 # 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step;
-# 7: each file's first bytes (a file replaced under its name is read again); 8: custom scalar layouts
+# 7: each file's first bytes (a file replaced under its name is read again); 8: custom scalar layouts;
+# 9: TensorBoard's op graphs, Keras graphs and tagged run metadata (a graph's value index)
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -57,7 +58,7 @@ FILE_FIELDS = {"name": str, "fid": int, "end": int, "size": int, "inode": list, 
                "bad_records": int, "tail_bytes": int, "error": str, "mtime": float, "kind": str,
                "head": str}
 # A graph (`cache.GraphSource`).
-GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float}
+GRAPH_FIELDS = {"tag": str, "kind": str, "path": str, "offset": int, "step": int, "wall_time": float, "index": int}
 _FILE_TYPES = tuple(FILE_FIELDS.values())
 _GRAPH_TYPES = tuple(GRAPH_FIELDS.values())
 _INODE_AT = list(FILE_FIELDS).index("inode")

@@ -50,7 +50,12 @@ GraphKey = tuple[str, str, bool]  # (train id, tag, optimized): what a built gra
 
 def source_text(source: GraphSource) -> str:
     """Where a graph comes from, in a few words."""
-    return f"summary, step {source.step}" if source.kind == "summary" else f"{source.kind} file"
+    if source.kind == "summary":
+        return f"summary, step {source.step}"
+    if source.kind in ("op graph", "keras", "run metadata"):
+        return {"keras": "Keras model", "op graph": "traced op graph"}.get(source.kind, source.kind) + \
+            f", step {source.step}"
+    return f"{source.kind} file"
 
 
 REVEAL_LIMIT = 100  # matches whose scopes a search opens at once (MindInsight's page); n/N open the rest
