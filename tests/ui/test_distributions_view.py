@@ -13,14 +13,20 @@ import numpy as np
 import pytest
 from rich.color import Color
 from textual.widgets import Static
-from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
+from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
-from tui_insight.summary.queries.distributions import BASIS_POINTS, Distribution, histogram_distribution
+from tui_insight.summary.queries.distributions import (
+    BASIS_POINTS,
+    Distribution,
+    histogram_distribution,
+    tensor_distribution,
+)
 from tui_insight.ui.common.format import number
 from tui_insight.ui.common.palette import hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
+from tui_insight.ui.views.tensors import TensorBands, TensorChart, TensorsView
 from tui_insight.ui.widgets.bands import (
     CURSOR_COLOUR,
     MEDIAN_COLOUR,
@@ -205,3 +211,44 @@ def snapshot_app(train_id: str):
 def test_snapshot(snap_compare, size):
     app, before = snapshot_app("./lenet_lr0.01")
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+# -- the tensor view ------------------------------------------------------------------------------
+
+def readout_text(view, selector: str) -> str:
+    return str(view.query_one(selector, Static).render())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_b_shows_a_tensors_distribution_from_the_table_and_the_ridgeline(tmp_path, size):
+    rng = np.random.default_rng(5)
+    with SummaryWriter(tmp_path / "logs" / "run", timestamp=int(T0), wall_time=T0) as writer:
+        for step in range(36):  # the case: a 36-step tensor
+            writer.add_tensor("t", rng.normal(step * 0.1, 1.0, (8, 16)).astype(np.float32))
+            writer.record(step, wall_time=T0 + step)
+    app = make_app(tmp_path / "logs")
+    expected = tensor_distribution(app.cache, app.cache.job("./run"), "t")  # of the kept steps
+    assert len(expected) > 10
+
+    async def body(pilot):
+        app.open_jobs(("./run",), view_id="tensors")
+        await wait_for_view(pilot, app, "TensorsView")
+        view = app.screen.query_one(TensorsView)
+        bands = view.query_one(TensorBands)
+        await pilot.press("b")  # from the table straight to the bands
+        assert await wait_for(pilot, lambda: bands.dist is not None and bands.display)
+        assert app.screen.focused is bands and not view.query_one(TensorChart).display
+        assert "distribution" in readout_text(view, "#tensor-title")
+        await pilot.press("end", "left")
+        text = readout_text(view, "#tensor-readout")
+        assert f"step {expected.steps[-2]} " in text
+        assert all(f"{bp_label(bp)} {number(v)}" in text for bp, v in zip(BASIS_POINTS, expected.values[-2]))
+        await pilot.press("b")  # the ridgeline of the same decode
+        assert await wait_for(pilot, lambda: view.query_one(TensorChart).display and not bands.display)
+        assert view.query_one(TensorChart).ridge is not None
+        await pilot.press("b", "h")  # bands again, then the table
+        assert await wait_for(pilot, lambda: not bands.display and not view.query_one(TensorChart).display)
+        assert view.state.to_json()["bands"] is True  # `h` comes back to the bands
+        return True
+
+    assert run_pilot(app, body, size)
