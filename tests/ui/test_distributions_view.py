@@ -23,7 +23,7 @@ from tui_insight.summary.queries.distributions import (
     tensor_distribution,
 )
 from tui_insight.ui.common.format import number
-from tui_insight.ui.common.palette import hex_to_rgb
+from tui_insight.ui.common.palette import SERIES_COLOURS, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
 from tui_insight.ui.views.tensors import TensorBands, TensorChart, TensorsView
@@ -252,3 +252,84 @@ def test_b_shows_a_tensors_distribution_from_the_table_and_the_ridgeline(tmp_pat
         return True
 
     assert run_pilot(app, body, size)
+
+
+# -- ridgelines in 256 colours --------------------------------------------------------------------
+
+def same_steps_ridge(n: int = 36):
+    """n steps of one tensor's histogram: ridges of one shape, each told from its neighbour by colour only."""
+    from tui_insight.summary.queries.histograms import HistogramStep, rebin
+    from tui_insight.summary.queries.tensors import tensor_histogram
+
+    values = np.random.default_rng(1).normal(0.0, 1.0, (8, 16))
+    return rebin([HistogramStep(i, T0 + i, tensor_histogram(values)) for i in range(n)])
+
+
+def cells_in_256(strips) -> list[list[tuple]]:
+    """Each cell as a terminal of 256 colours shows it: (character, fg number, bg number)."""
+    from rich.color import ColorSystem
+
+    rows = []
+    for strip in strips:
+        row = []
+        for seg in strip:
+            style = seg.style
+            fg = style.color.downgrade(ColorSystem.EIGHT_BIT).number if style and style.color else None
+            bg = style.bgcolor.downgrade(ColorSystem.EIGHT_BIT).number if style and style.bgcolor else None
+            row += [(ch, fg, bg) for ch in seg.text]
+        rows.append(row)
+    return rows
+
+
+def colour_changes(strips, column: int) -> int:
+    """How often the colours change down one column of the plot in 256 colours."""
+    cells = [row[column] for row in cells_in_256(strips)[:-2]]
+    return sum(1 for a, b in zip(cells, cells[1:]) if a[1:] != b[1:])
+
+
+@pytest.mark.parametrize("background", ["#1e1e1e", "#272822", "#ffffff"])
+@pytest.mark.parametrize("colour", SERIES_COLOURS[:6])
+def test_a_36_step_ridgeline_stays_readable_in_256_colours(background, colour):
+    from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline
+
+    ridge = same_steps_ridge()
+    faded = draw_ridgeline(ridge, RidgeOptions(colour=colour), 100, 40, background)
+    limited = draw_ridgeline(ridge, RidgeOptions(colour=colour, true_colour=False), 100, 40, background)
+    # The fade by age collapses to two or three of the 256 colours, shared by runs of neighbours;
+    # two alternating fills under the job's outline change at every ridge.
+    before, after = colour_changes(faded, 50), colour_changes(limited, 50)
+    assert after >= 20 and after >= 1.5 * before, (before, after)
+
+
+def test_the_true_colour_palette_is_kept_where_the_terminal_has_it():
+    from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline
+
+    ridge = same_steps_ridge()
+    truecolour = {seg.style for strip in draw_ridgeline(ridge, RidgeOptions(colour=COLOUR), 100, 30) for seg in strip}
+    assert len(truecolour) > 20  # faded by age, one shade per level
+
+
+@pytest.mark.parametrize("system, told", [("256", True), ("truecolor", False)])
+def test_the_histogram_view_says_how_to_enable_true_colour(tmp_path, monkeypatch, system, told):
+    from textual import constants
+
+    from tui_insight.ui.widgets.ridgeline import TRUE_COLOUR_HINT
+
+    monkeypatch.setattr(constants, "COLOR_SYSTEM", system)  # as TEXTUAL_COLOR_SYSTEM or the terminal says
+    write_histograms(tmp_path / "logs" / "run", range(0, 40, 10))
+    app = make_app(tmp_path / "logs")
+
+    async def body(pilot):
+        app.open_jobs(("./run",), "histograms")
+        await pilot.pause()
+        view = app.screen.query_one(HistogramsView)
+        assert await wait_for(pilot, lambda: bool(view.query(HistogramChart)) and view.query_one(HistogramChart).ridge)
+        status = lambda: str(view.query_one("#histogram-status", Static).render())  # noqa: E731
+        assert (TRUE_COLOUR_HINT[:40] in status()) is told
+        assert view.query_one(HistogramChart).options().true_colour is not told
+        await pilot.press("d")  # the bands need no hint
+        assert await wait_for(pilot, lambda: bool(view.query(HistogramBands)))
+        assert TRUE_COLOUR_HINT[:40] not in status()
+        return True
+
+    assert run_pilot(app, body, (160, 48))

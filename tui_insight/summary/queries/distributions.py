@@ -84,7 +84,8 @@ class Distribution:
 
 def distribution(steps: list[HistogramStep], bps: tuple[int, ...] = BASIS_POINTS) -> Distribution:
     """Compress every step of a histogram (or of a tensor seen as one)."""
-    values = np.array([compress(s.data.buckets, bps) for s in steps], dtype=np.float64).reshape(len(steps), len(bps))
+    with np.errstate(over="ignore", invalid="ignore"):  # buckets spanning float64's range: inf, drawn as such
+        values = np.array([compress(s.data.buckets, bps) for s in steps], dtype=np.float64).reshape(len(steps), len(bps))
     return Distribution(np.array([s.step for s in steps], dtype=np.int64),
                         np.array([s.wall_time for s in steps], dtype=np.float64), values, bps)
 
@@ -103,8 +104,7 @@ def payload_distribution(data: HistogramData | TensorData) -> tuple[float, ...] 
     """One decoded step's basis-point values: a histogram's as written, a tensor's from the
     histogram of its values (as the tensor view draws it); None for a tensor whose values were
     not kept (over 10,000,000 elements)."""
-    if isinstance(data, TensorData):
-        if data.array is None:
-            return None
-        return compress(tensor_histogram(data.array).buckets)
-    return compress(data.buckets)
+    with np.errstate(over="ignore", invalid="ignore"):  # as in `distribution`
+        if isinstance(data, TensorData):
+            return None if data.array is None else compress(tensor_histogram(data.array).buckets)
+        return compress(data.buckets)

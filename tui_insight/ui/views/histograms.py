@@ -36,7 +36,7 @@ from ..loader import Loaded, LoadProblem
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
-from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
+from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.tag_picker import TagList, TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import DataView, ViewSpec
@@ -121,7 +121,7 @@ class HistogramsView(DataView):
     HistogramsView { layout: horizontal; }
     HistogramsView.-fullscreen #histogram-tags { display: none; }
     HistogramsView #histogram-main { width: 1fr; height: 1fr; }
-    HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; }
+    HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     HistogramsView #histogram-empty { height: 1fr; padding: 1 2; color: $text-muted; display: none; }
     HistogramsView #histogram-readout { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     """
@@ -380,6 +380,8 @@ class HistogramsView(DataView):
                 parts.append(f"decoding {pending}…")
             if state.fullscreen:
                 parts.append("full screen (f/esc)")
+            if not state.bands and state.mode == "offset" and limited_colours(self.app):
+                parts.append(TRUE_COLOUR_HINT)  # the ridges take a two-shade palette until then
             text = " · ".join(parts)
         self.query_one("#histogram-status", Static).update(text)
 

@@ -63,7 +63,7 @@ from ..state.tensors import Key, TensorsState, dims_text
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.on_demand_input import OnDemandInput
-from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
+from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
 from .base import DataView, ViewSpec
 
@@ -190,7 +190,7 @@ class TensorsView(DataView):
     TensorsView #tensor-filter { height: 3; }
     TensorsView #tensor-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     TensorsView #tensor-main { width: 1fr; height: 1fr; }
-    TensorsView #tensor-title { height: 1; padding: 0 1; background: $panel; }
+    TensorsView #tensor-title { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     TensorsView #tensor-slicebar { height: 1; }
     TensorsView #tensor-slice-label { width: auto; padding: 0 1; color: $text-muted; }
     TensorsView #tensor-slice { width: 30; height: 1; border: none; padding: 0 1; background: $boost; }
@@ -748,6 +748,8 @@ class TensorsView(DataView):
         if self.state.histogram:
             mode = "distribution" if self.state.bands else f"histogram · {self.state.mode}"
             parts.append(f"{mode} · step axis: {self.state.axis}")
+            if not self.state.bands and self.state.mode == "offset" and limited_colours(self.app):
+                parts.append(TRUE_COLOUR_HINT)
         title.update(" · ".join(parts))
 
     def _draw_slider(self) -> None:
