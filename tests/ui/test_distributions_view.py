@@ -22,7 +22,6 @@ from tui_insight.summary.queries.distributions import (
     histogram_distribution,
     tensor_distribution,
 )
-from tui_insight.ui.common.format import number
 from tui_insight.ui.common.palette import SERIES_COLOURS, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
@@ -35,6 +34,7 @@ from tui_insight.ui.widgets.bands import (
     bp_label,
     draw_bands,
     percentile_readout,
+    short_number,
 )
 
 BACKGROUND = "#000000"
@@ -85,13 +85,30 @@ def test_bands_are_drawn_nested_with_the_median_and_a_legend():
     inner = [shades.index(c) for c in order if c in shades]
     assert inner[:4] == [0, 1, 2, 3] and inner[-4:] == [3, 2, 1, 0]  # nested, symmetric
     legend = "".join(seg.text for seg in image.lines[-1])
-    assert "0–100%" in legend and "30.9–69.1%" in legend and "median" in legend
+    assert "min–max" in legend and "31–69%" in legend and "median" in legend
 
 
-def test_the_cursor_is_drawn_over_the_bands():
+def cursor_columns(image) -> set[int]:
+    found = set()
+    for line in image.lines:
+        at = 0
+        for seg in line:
+            colour = seg.style.color if seg.style is not None else None
+            if colour is not None and colour.triplet is not None and tuple(colour.triplet) == hex_to_rgb(CURSOR_COLOUR):
+                found.add(at)
+            at += len(seg.text)
+    return found
+
+
+def test_the_cursor_is_drawn_over_the_bands_at_its_step():
     dist = spread(range(0, 50, 5))
-    image = draw_bands(dist, BandOptions(colour=COLOUR, cursor=4), 80, 20, BACKGROUND)
-    assert hex_to_rgb(CURSOR_COLOUR) in colours_in(image)
+    columns = [cursor_columns(draw_bands(dist, BandOptions(colour=COLOUR, cursor=i), 80, 20, BACKGROUND))
+               for i in (0, 4, 9)]
+    assert all(len(c) == 1 for c in columns)  # one vertical line
+    first, middle, last = (c.pop() for c in columns)
+    plain = draw_bands(dist, BandOptions(colour=COLOUR), 80, 20, BACKGROUND).plain.splitlines()[0]
+    assert first == plain.find("┌") + 1 and last == plain.find("┐") - 1  # the plot's first and last column
+    assert abs(middle - (first + (last - first) * 4 / 9)) <= 1
 
 
 def test_without_data_the_chart_says_why():
@@ -106,7 +123,7 @@ def test_the_readout_names_every_basis_point_of_the_step():
     text = percentile_readout(dist, 1).plain
     assert text.startswith("step 20")
     for bp, value in zip(BASIS_POINTS, dist.values[1]):
-        assert f"{bp_label(bp)} {number(value)}" in text
+        assert f"{bp_label(bp)} {short_number(value)}" in text
     assert [bp_label(bp) for bp in (0, 668, 5000, 9332, 10000)] == ["min", "6.68%", "median", "93.32%", "max"]
 
 
@@ -149,7 +166,7 @@ def test_d_shows_distributions_with_a_step_cursor_and_back(tmp_path, size):
         def shows(index: int) -> bool:
             text = readout_of(view)
             return f"step {expected.steps[index]} " in text and all(
-                f"{bp_label(bp)} {number(v)}" in text for bp, v in zip(BASIS_POINTS, expected.values[index]))
+                f"{bp_label(bp)} {short_number(v)}" in text for bp, v in zip(BASIS_POINTS, expected.values[index]))
 
         assert await wait_for(pilot, lambda: shows(8))  # the cursor kept its step
         await pilot.press("left", "left")
@@ -242,7 +259,7 @@ def test_b_shows_a_tensors_distribution_from_the_table_and_the_ridgeline(tmp_pat
         await pilot.press("end", "left")
         text = readout_text(view, "#tensor-readout")
         assert f"step {expected.steps[-2]} " in text
-        assert all(f"{bp_label(bp)} {number(v)}" in text for bp, v in zip(BASIS_POINTS, expected.values[-2]))
+        assert all(f"{bp_label(bp)} {short_number(v)}" in text for bp, v in zip(BASIS_POINTS, expected.values[-2]))
         await pilot.press("b")  # the ridgeline of the same decode
         assert await wait_for(pilot, lambda: view.query_one(TensorChart).display and not bands.display)
         assert view.query_one(TensorChart).ridge is not None

@@ -381,7 +381,7 @@ class HistogramsView(DataView):
             if state.fullscreen:
                 parts.append("full screen (f/esc)")
             if not state.bands and state.mode == "offset" and limited_colours(self.app):
-                parts.append(TRUE_COLOUR_HINT)  # the ridges take a two-shade palette until then
+                parts.insert(0, TRUE_COLOUR_HINT)  # the ridges take a two-shade palette until then
             text = " · ".join(parts)
         self.query_one("#histogram-status", Static).update(text)
 

@@ -749,7 +749,7 @@ class TensorsView(DataView):
             mode = "distribution" if self.state.bands else f"histogram · {self.state.mode}"
             parts.append(f"{mode} · step axis: {self.state.axis}")
             if not self.state.bands and self.state.mode == "offset" and limited_colours(self.app):
-                parts.append(TRUE_COLOUR_HINT)
+                parts.insert(1, TRUE_COLOUR_HINT)
         title.update(" · ".join(parts))
 
     def _draw_slider(self) -> None:

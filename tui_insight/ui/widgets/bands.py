@@ -3,14 +3,14 @@ bands between the values at its basis points (0–100%, 6.68–93.32%, 15.87–8
 30.85–69.15%: ±∞, ±1.5, ±1, ±0.5 standard deviations of a normal) and the median as a line.
 
 Drawn with plotext in braille on the scalar chart's frame, ticks and legend (`widgets/chart.py`):
-each band is `fill_band` between two rows of `Distribution.values`, outer first, so an inner
-band is painted over the outer ones. A step cursor (left/right) stands as a vertical line and
+the bands are filled (`fill_band`) piece by piece between neighbouring rows of
+`Distribution.values`, each piece in the shade of the innermost band holding it. A step cursor (left/right) stands as a vertical line and
 the line under the chart reads the nine values at its step (`percentile_readout`).
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +25,7 @@ from textual.widget import Widget
 
 from ...summary.queries.distributions import Distribution
 from .. import _textual_compat
-from ..common.format import clock_time, duration, number
+from ..common.format import clock_time, compact, duration
 from ..common.palette import hex_to_rgb, mix
 from ..state.histograms import RidgeCursor
 from .chart import (
@@ -40,12 +40,15 @@ from .chart import (
 
 # The bands as (lower, upper) rows of `Distribution.values`, outer first: TensorBoard's nesting.
 BANDS = ((0, 8), (1, 7), (2, 6), (3, 5))
+# What is filled: the seven pieces between neighbouring rows, each in the shade of the innermost
+# band holding it, so no cell is filled twice (the cost of a fill is its area).
+PIECES = ((0, 1, 0), (1, 2, 1), (2, 3, 2), (3, 5, 3), (5, 6, 2), (6, 7, 1), (7, 8, 0))  # (lower, upper, band)
 MEDIAN = 4
 # How far each band fades towards the background, outer first: the inner bands are the brighter.
 BAND_FADES = (0.78, 0.6, 0.4, 0.2)
 MEDIAN_COLOUR = "#F0E442"  # palette yellow: apart from every job colour's shades
 CURSOR_COLOUR = "#E69F00"  # palette orange, as the ridgeline's cursor
-BAND_LABELS = ("0–100%", "6.7–93.3%", "15.9–84.1%", "30.9–69.1%")
+BAND_LABELS = ("min–max", "7–93%", "16–84%", "31–69%")  # short: the legend fits 80 columns
 HINT = "←/→ step · home/end oldest/newest · d ridgelines"
 
 
@@ -84,10 +87,67 @@ def legend(colour: str, background: str, no_color: bool) -> ChartOptions:
     return ChartOptions(legend=(*entries, (MEDIAN_COLOUR, "median")), legend_symbols=symbols)
 
 
+def x_range(dist: Distribution, options: BandOptions) -> tuple[float, float] | None:
+    """The x axis's ends: the drawable steps' first and last x (None: none is drawable)."""
+    x = x_values(dist, options.axis, options.origin)
+    x = x[np.isfinite(x) & np.isfinite(dist.values).all(axis=1)]
+    if not len(x):
+        return None
+    lo, hi = float(x.min()), float(x.max())
+    return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+
+
 def draw_bands(dist: Distribution | None, options: BandOptions, width: int, height: int,
                background: str = "#000000", no_color: bool = False, message: str = "") -> ChartImage:
-    """The chart on `width` x `height` cells, its last line the legend (pure but for plotext's
-    figure, which it clears first)."""
+    """The chart on `width` x `height` cells, its last line the legend, the cursor on it (pure
+    but for plotext's figure, which it clears first)."""
+    image = draw_plot(dist, replace(options, cursor=None), width, height, background, no_color, message)
+    return with_cursor(image, dist, options, no_color) if dist is not None and not message else image
+
+
+def with_cursor(image: ChartImage, dist: Distribution, options: BandOptions, no_color: bool = False) -> ChartImage:
+    """`image` (drawn without a cursor) with the cursor's step as a vertical line over the plot.
+    Laid over the drawn text, so moving the cursor does not draw the bands again: the column is
+    where plotext puts x on the plot's cells between its frame's corners."""
+    limits = x_range(dist, options)
+    if options.cursor is None or not 0 <= options.cursor < len(dist) or limits is None or not image.lines:
+        return image
+    x = float(x_values(dist, options.axis, options.origin)[options.cursor])
+    lo, hi = limits
+    top = "".join(seg.text for seg in image.lines[0])
+    left, right = top.find("┌"), top.find("┐")
+    if not (np.isfinite(x) and lo <= x <= hi) or left < 0 or right <= left + 1:
+        return image
+    column = left + 1 + int((x - lo) / (hi - lo) * (right - left - 2) + 0.5)
+    style = Style() if no_color else Style(color=CURSOR_COLOUR, bold=True)
+    lines = []
+    for line in image.lines:
+        text = "".join(seg.text for seg in line)
+        inside = len(text) > column and text[left:left + 1] in ("│", "┤")  # the plot's rows, not its frame
+        lines.append(_replaced(line, column, Segment("│", style)) if inside else line)
+    return ChartImage(lines, image.width)
+
+
+def _replaced(line: list[Segment], column: int, cell: Segment) -> list[Segment]:
+    """`line` with the one-cell character at `column` replaced by `cell`."""
+    out: list[Segment] = []
+    at = 0
+    for seg in line:
+        end = at + len(seg.text)
+        if at <= column < end:
+            before, after = seg.text[:column - at], seg.text[column - at + 1:]
+            out += [Segment(before, seg.style)] if before else []
+            out.append(cell)
+            out += [Segment(after, seg.style)] if after else []
+        else:
+            out.append(seg)
+        at = end
+    return out
+
+
+def draw_plot(dist: Distribution | None, options: BandOptions, width: int, height: int,
+              background: str = "#000000", no_color: bool = False, message: str = "") -> ChartImage:
+    """The bands, the median, frame, ticks and legend on `width` x `height` cells (no cursor)."""
     width, height = max(width, 12), max(height, 4)
     tail = [legend_line(legend(options.colour, background, no_color), width)]
     plot_height = height - 1
@@ -98,9 +158,7 @@ def draw_bands(dist: Distribution | None, options: BandOptions, width: int, heig
     if not finite.any():
         return ChartImage(_message("no finite values to draw", width, plot_height) + tail, width)
     x, values = x[finite], dist.values[finite]
-    lo, hi = float(x.min()), float(x.max())
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
+    lo, hi = x_range(dist, options) or (0.0, 1.0)
     columns = max(8, width - Y_AXIS_COLUMNS)
     fig = plt.figure
     fig.clear()
@@ -108,21 +166,14 @@ def draw_bands(dist: Distribution | None, options: BandOptions, width: int, heig
     fig.theme("colorless")
     fig.plot_size(width, max(plot_height, 2))
     shades = band_colours(options.colour, background)
-    for (low, high), shade in zip(BANDS, shades):
-        pixel = plt.pixel() if no_color else plt.pixel(foreground=shade)
+    for low, high, band in PIECES:
+        pixel = plt.pixel() if no_color else plt.pixel(foreground=shades[band])
         fill_band(fig, x, values[:, low], values[:, high], pixel, columns)
     median = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(MEDIAN_COLOUR))
     line = fig.signal(x.tolist(), values[:, MEDIAN].tolist(), marker=plt.marker("braille", median))
     if len(x) > 1:
         line.lines()
     _textual_compat.add_signal(fig, line)
-    if options.cursor is not None and 0 <= options.cursor < len(dist):
-        cursor_x = x_values(dist, options.axis, options.origin)[options.cursor]
-        if np.isfinite(cursor_x) and lo <= cursor_x <= hi:  # over the bands: a line under them is hidden
-            pixel = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(CURSOR_COLOUR))
-            edge = fig.signal([float(cursor_x)] * 2, [float(values.min()), float(values.max())],
-                              marker=plt.marker("braille", pixel)).lines()
-            _textual_compat.add_signal(fig, edge)
     fig.ruler("x").lim(lo, hi)
     fig.ruler("x").ticks(*x_ticks(lo, hi, options.axis, width))
     plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
@@ -135,6 +186,12 @@ def _message(text: str, width: int, height: int) -> list[list[Segment]]:
     return lines
 
 
+def short_number(value: float) -> str:
+    """A read-out's value to four significant digits: the nine fit two lines of 80 columns
+    (the exports have them whole)."""
+    return compact(value, digits=4, exponent_digits=3, small=1e-3, large=1e5)
+
+
 def percentile_readout(dist: Distribution, index: int, axis: str = "step", origin: float = 0.0) -> Text:
     """The step at `index`, its time, and its value at each basis point, on one line."""
     step, wall = int(dist.steps[index]), float(dist.wall_times[index])
@@ -143,7 +200,7 @@ def percentile_readout(dist: Distribution, index: int, axis: str = "step", origi
     for bp, value in zip(dist.basis_points, dist.values[index]):
         text.append(" │ " if bp == 0 else " · ", "dim")
         text.append(f"{bp_label(bp)} ", "dim")
-        text.append(number(float(value)), "bold" if bp == 5000 else "")
+        text.append(short_number(float(value)), "bold" if bp == 5000 else "")
     return text
 
 
@@ -187,7 +244,7 @@ class BandsChart(Widget, can_focus=True):
         self.message = "loading…"
         self.axis, self.origin, self.colour = "step", 0.0, colour
         self.cursor = RidgeCursor()
-        self._drawn: tuple[Any, ChartImage] | None = None
+        self._drawn: tuple[Any, int | None, ChartImage, ChartImage] | None = None  # key, cursor, plot, with cursor
         self.draws = 0
         self.draw_seconds = 0.0  # CPU time of the last drawing (the bench reads it)
 
@@ -253,15 +310,20 @@ class BandsChart(Widget, can_focus=True):
         if not background.startswith("#") or len(background) != 7:
             background = "#000000" if theme.dark else "#ffffff"
         options = BandOptions(self.axis, self.origin, self.colour, self.cursor_index)
-        cache_key = (self.key, self.message, options, size.width, size.height, background, self.app.no_color)
-        if self._drawn is not None and self._drawn[0] == cache_key:
-            return self._drawn[1]
+        no_color = self.app.no_color
+        cache_key = (self.key, self.message, replace(options, cursor=None), size.width, size.height, background,
+                     no_color)
+        if self._drawn is not None and self._drawn[0] == cache_key and self._drawn[1] == options.cursor:
+            return self._drawn[3]
         started = time.thread_time()
-        image = draw_bands(self.dist, options, size.width, size.height, background, self.app.no_color,
-                           self.message)
+        if self._drawn is not None and self._drawn[0] == cache_key:  # only the cursor moved
+            plot = self._drawn[2]
+        else:
+            plot = draw_plot(self.dist, options, size.width, size.height, background, no_color, self.message)
+        image = with_cursor(plot, self.dist, options, no_color) if self.dist is not None and not self.message else plot
         self.draw_seconds = time.thread_time() - started
         self.draws += 1
-        self._drawn = (cache_key, image)
+        self._drawn = (cache_key, options.cursor, plot, image)
         return image
 
     def render_line(self, y: int) -> Strip:

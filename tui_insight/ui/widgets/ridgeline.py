@@ -552,7 +552,7 @@ def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Tex
 
 # -- the widget -----------------------------------------------------------------------------
 
-TRUE_COLOUR_HINT = "256 colours: export COLORTERM=truecolor (over ssh: SendEnv/AcceptEnv COLORTERM)"
+TRUE_COLOUR_HINT = "256 colours: export COLORTERM=truecolor (ssh: SendEnv COLORTERM)"  # said first: lines are cut
 
 
 def limited_colours(app: Any) -> bool:
