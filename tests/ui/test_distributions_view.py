@@ -26,6 +26,7 @@ from tui_insight.ui.common.palette import SERIES_COLOURS, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
 from tui_insight.ui.views.tensors import TensorBands, TensorChart, TensorsView
+from tui_insight.ui.widgets.chart import ChartImage
 from tui_insight.ui.widgets.bands import (
     CURSOR_COLOUR,
     MEDIAN_COLOUR,
@@ -350,3 +351,13 @@ def test_the_histogram_view_says_how_to_enable_true_colour(tmp_path, monkeypatch
         return True
 
     assert run_pilot(app, body, (160, 48))
+
+
+def test_without_colour_each_basis_point_is_a_line_and_the_median_dotted():
+    image = draw_bands(spread(range(0, 50, 5)), BandOptions(colour=COLOUR), 70, 18, BACKGROUND, no_color=True)
+    assert colours_in(ChartImage(image.lines[:-1], image.width)) == set()  # (the legend's are the app's to drop)
+    plot = image.plain.splitlines()[:-3]
+    assert sum(line.count("•") for line in plot) >= 5  # the median, a dot a step
+    middle = [line[40] for line in plot[1:]]  # down one column: the lines, not one filled block
+    assert middle.count(" ") > 0 and "⣿" not in middle
+    assert "• median" in image.plain.splitlines()[-1]

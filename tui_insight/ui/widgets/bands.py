@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...summary.queries.distributions import Distribution
+from ...summary.queries.distributions import BASIS_POINTS, Distribution
 from .. import _textual_compat
 from ..common.format import clock_time, compact, duration
 from ..common.palette import hex_to_rgb, mix
@@ -83,7 +83,7 @@ def legend(colour: str, background: str, no_color: bool) -> ChartOptions:
     """The legend line: each band's swatch and range, then the median's."""
     shades = band_colours(colour, background)
     entries = tuple(("#%02x%02x%02x" % rgb, label) for rgb, label in zip(shades, BAND_LABELS))
-    symbols = ("░", "▒", "▓", "█", "─") if no_color else ()
+    symbols = ("⠒", "⠒", "⠒", "⠒", "•") if no_color else ()  # lines, not fills (`draw_plot`)
     return ChartOptions(legend=(*entries, (MEDIAN_COLOUR, "median")), legend_symbols=symbols)
 
 
@@ -166,14 +166,17 @@ def draw_plot(dist: Distribution | None, options: BandOptions, width: int, heigh
     fig.theme("colorless")
     fig.plot_size(width, max(plot_height, 2))
     shades = band_colours(options.colour, background)
-    for low, high, band in PIECES:
-        pixel = plt.pixel() if no_color else plt.pixel(foreground=shades[band])
-        fill_band(fig, x, values[:, low], values[:, high], pixel, columns)
+    for low, high, band in PIECES if not no_color else ():
+        fill_band(fig, x, values[:, low], values[:, high], plt.pixel(foreground=shades[band]), columns)
+    # Without colour the fills would be one block: each basis point's line instead, the median dotted.
+    rows = [*(i for i in range(len(BASIS_POINTS)) if i != MEDIAN), MEDIAN] if no_color else [MEDIAN]
     median = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(MEDIAN_COLOUR))
-    line = fig.signal(x.tolist(), values[:, MEDIAN].tolist(), marker=plt.marker("braille", median))
-    if len(x) > 1:
-        line.lines()
-    _textual_compat.add_signal(fig, line)
+    for row in rows:
+        marker = "•" if no_color and row == MEDIAN else "braille"
+        line = fig.signal(x.tolist(), values[:, row].tolist(), marker=plt.marker(marker, median))
+        if len(x) > 1 and marker == "braille":
+            line.lines()
+        _textual_compat.add_signal(fig, line)
     fig.ruler("x").lim(lo, hi)
     fig.ruler("x").ticks(*x_ticks(lo, hi, options.axis, width))
     plot = ansi_lines(fig.build().string(colorless=no_color))[:plot_height]
