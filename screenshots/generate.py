@@ -26,6 +26,7 @@ SHOTS = {
     "scalars": (["down", "down", "enter", "s", "s", "s", "s", "s", "right", "right"], 0.8),
     "compare": (["space", "down", "space", "down", "space", "c", "s", "s", "s", "s"], 0.8),
     "histograms": (["down", "down", "enter", "2"], 1.5),
+    "distributions": (["down", "down", "enter", "2", "wait", "d", "wait", "end", "left", "left"], 1.5),
     "tensors": (["down", "down", "enter", "3"], 1.0),
     "images": (["down", "down", "enter", "4"], 1.5),
     "graph": (["down", "down", "enter", "5"], 1.5),

@@ -14,7 +14,7 @@ from tui_insight.export import HEADERS, ExportError, export_snapshot
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
-FILES = ["custom_scalars.csv", "described.csv", "histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv",
+FILES = ["custom_scalars.csv", "described.csv", "distributions.csv", "histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv",
          "pr_curves.csv", "problems.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv",
          "text.csv"]
 
@@ -210,7 +210,7 @@ def test_cli_export_end_to_end(tmp_path):
     result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(tmp_path / "snap")) == FILES
-    assert "wrote 14 files" in result.stdout
+    assert "wrote 15 files" in result.stdout
     cut = next((MINDSPORE_LOGS / "damaged_truncated").iterdir()).stat().st_mtime
     state = "truncated" if time.time() - cut > 600 else "growing"  # the fixture's age decides
     assert f"./damaged_truncated: {state} (its last record is incomplete" in result.stderr

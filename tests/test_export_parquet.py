@@ -39,7 +39,7 @@ def logs():
 
 def test_one_parquet_file_per_kind(exported):
     assert sorted(p.name for p in exported.iterdir()) == sorted(
-        f"{kind}.parquet" for kind in ("scalars", "histograms", "tensors", "pr_curves", "lineage", "health",
+        f"{kind}.parquet" for kind in ("scalars", "histograms", "tensors", "pr_curves", "distributions", "lineage", "health",
                                        "problems"))
 
 

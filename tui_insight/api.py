@@ -27,6 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .summary.formats.values import PayloadError
+from .summary.queries.distributions import BP_COLUMNS, payload_distribution
 from .summary.sources.location import remote_kind
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import Restart, RestartRules, StepValue, every_value
@@ -421,6 +422,14 @@ class Logdir:
         recall (counts as floats: a weighted count is fractional)."""
         return _shaped(pr_curve_table(self._views(jobs), self, _patterns(tags), all_steps), output)
 
+    def distributions(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
+                      output: Output = "auto") -> Any:
+        """TensorBoard's distributions, a row per step of each histogram and tensor tag (as
+        `--export csv`'s distributions.csv): job, tag, step, wall_time, kind ("histogram" or
+        "tensor"), then the value at each of TensorBoard's basis points, bp_0 (the minimum) …
+        bp_5000 (the median) … bp_10000 (the maximum), computed as TensorBoard computes them."""
+        return _shaped(distribution_table(self._views(jobs), self, _patterns(tags), all_steps), output)
+
     def images(self, jobs: Patterns = None, tags: Patterns = None, *, all_steps: bool = False,
                as_arrays: bool = False, output: Output = "auto") -> Any:
         """A row per image, every image of a step (`sample` from 0, as `--export csv`): job, tag,
@@ -571,6 +580,31 @@ def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ..
                                for name, values in heads.items()}
     for i, name in enumerate(PR_CURVE_COLUMNS[4:]):
         columns[name] = np.ascontiguousarray(joined[i])  # counts as floats: weighted ones are fractional
+    return Table(columns)
+
+
+DISTRIBUTION_COLUMNS = ("job", "tag", "step", "wall_time", "kind", *BP_COLUMNS)
+
+
+def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
+                       all_steps: bool) -> Table:
+    """`Logdir.distributions` of `views`, jobs of `logs` (`Logdir.job_views`): a row per step,
+    a job's histogram tags, then its tensor tags (a tensor whose values were not kept: no row)."""
+    heads: dict[str, list] = {name: [] for name in DISTRIBUTION_COLUMNS[:5]}
+    values: list[tuple[float, ...]] = []
+    for view in views:
+        for plugin in ("histogram", "tensor"):
+            for job, tag, step, wall, data in _payloads([view], logs._cache, plugin, wanted, all_steps):
+                found = payload_distribution(data)
+                if found is None:
+                    continue
+                for name, value in zip(heads, (job, tag, step, wall, plugin)):
+                    heads[name].append(value)
+                values.append(found)
+    columns: dict[str, Any] = dict(_typed(heads).columns)
+    table = np.array(values, dtype=np.float64).reshape(len(values), len(BP_COLUMNS))
+    for i, name in enumerate(BP_COLUMNS):
+        columns[name] = np.ascontiguousarray(table[:, i])
     return Table(columns)
 
 

@@ -39,6 +39,7 @@ from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import landscape, profiler
 from .summary.queries.described import audio_tags, clips, describe, has_described
+from .summary.queries.distributions import BP_COLUMNS, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import (
@@ -61,6 +62,9 @@ HEADERS = {
     "images": ["train_id", "tag", "step", "wall_time", "width", "height", "sample"],
     "text": ["train_id", "tag", "step", "wall_time", "text"],
     "pr_curves": ["train_id", "tag", "step", "wall_time", "threshold", "tp", "fp", "tn", "fn", "precision", "recall"],
+    # TensorBoard's distributions: a row per step of each histogram and tensor tag (`kind`), the
+    # value at each basis point (bp_0 the minimum, bp_5000 the median, bp_10000 the maximum).
+    "distributions": ["train_id", "tag", "step", "wall_time", "kind", *BP_COLUMNS],
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
@@ -350,12 +354,19 @@ class _Snapshot:
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
+        line = _CsvLine()
         self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
         for item in every_value(view.files, source, keep):
             if type(item) is StepValue:
                 plugin = item.key[0]
                 text, rows = formats[plugin](item)
                 spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
+                if plugin in DISTRIBUTED:
+                    tails = _distribution_rows(plugin, item.data)
+                    if tails:  # kept apart by plugin: a histogram and a tensor may share a tag
+                        text = line([view.train_id, item.key[1], item.step, fmt_float(item.wall_time), *tails[0]])
+                        spills["distributions"].add(f"{plugin}\0{item.key[1]}", item.seq, item.step, item.rank,
+                                                    text, 1)
             elif isinstance(item, Restart):
                 restarts.append(item)
             elif isinstance(item, Dropped):
@@ -365,7 +376,7 @@ class _Snapshot:
                              "the values after where it stopped are not exported")
         found.extend(_dropped_problems(dropped))
         rules = RestartRules(restarts)
-        for name in PLUGIN_FILES.values():
+        for name in SPILLED:
             for _, values in spills[name].tags():
                 _write_kept(self.files, name, values, rules)
 
@@ -373,7 +384,7 @@ class _Snapshot:
         """The spill of each file of values, and the temporary directory they are in."""
         if self.spill_dir is None:
             self.spill_dir = tempfile.TemporaryDirectory(prefix="tui-insight-export-")
-            for name in PLUGIN_FILES.values():
+            for name in SPILLED:
                 # Open until the export ends (closed in __exit__): one file per CSV file.
                 self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))  # noqa: SIM115
         return self.spills, self.spill_dir.name
@@ -465,6 +476,10 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
+                if plugin in DISTRIBUTED:
+                    tails = _distribution_rows(plugin, data)
+                    if tails:
+                        yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
                 if plugin == "histogram":  # numbers only: nothing to quote
                     bucket_head = f"{prefix(tag)}{step},{wall},"
                     buckets = data.buckets.tolist()
@@ -487,6 +502,16 @@ def _tail_rows(plugin: str, data) -> list[list]:
         return [[fmt_float(t), *(_count(v) for v in column[:4]), *(fmt_float32(v) for v in column[4:])]
                 for t, column in zip(data.thresholds.tolist(), data.values.T.tolist())]
     return [[data.text]]
+
+
+DISTRIBUTED = ("histogram", "tensor")  # the plugins whose steps also give distributions.csv's rows
+
+
+def _distribution_rows(plugin: str, data) -> list[list]:
+    """A histogram's or tensor's step as distributions.csv's columns after the head (none for
+    a tensor whose values were not kept)."""
+    values = payload_distribution(data)
+    return [] if values is None else [[plugin, *(fmt_float(v) for v in values)]]
 
 
 def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
@@ -586,6 +611,7 @@ def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
     return rows
 
 
+SPILLED = (*PLUGIN_FILES.values(), "distributions")  # the files of values spilled by tag in an all-steps export
 # Per plugin: how a job's values become CSV text (and how many rows).
 _FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": _payload_format,
             "image": _payload_format, "text": _payload_format, "pr_curve": _payload_format}

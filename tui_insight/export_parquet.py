@@ -2,7 +2,8 @@
 
 Parquet: one file per kind in DIR, `scalars.parquet` (the columns of `Logdir.scalars`:
 job, tag, step, wall_time, value), `histograms.parquet`, `tensors.parquet` (shape and values as
-lists), `pr_curves.parquet` (a row per threshold, as `Logdir.pr_curves`), `lineage.parquet`,
+lists), `pr_curves.parquet` (a row per threshold, as `Logdir.pr_curves`), `distributions.parquet`
+(a row per step of each histogram and tensor tag, as `Logdir.distributions`), `lineage.parquet`,
 `health.parquet` (the `--summary --json` records) and `problems.parquet` (job, problem), readable by pandas, Polars, DuckDB and Spark without
 tui-insight. Jobs are read one at a time; a row group holds a big job or many small ones
 (`ROW_GROUP_ROWS`), so memory holds one job and one row group. The files are written as the
@@ -21,14 +22,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from .api import (PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, histogram_table, pr_curve_table,
-                  scalar_table, tensor_table)
+from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, distribution_table,
+                  histogram_table, pr_curve_table, scalar_table, tensor_table)
 from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
-KINDS = ("scalars", "histograms", "tensors", "pr_curves", "lineage", "health", "problems")
+KINDS = ("scalars", "histograms", "tensors", "pr_curves", "distributions", "lineage", "health", "problems")
 
 
 def _schemas(pa: Any) -> dict[str, Any]:
@@ -40,6 +41,8 @@ def _schemas(pa: Any) -> dict[str, Any]:
         "tensors": pa.schema([*job_tag_step, ("dtype", pa.string()), ("shape", pa.list_(pa.int64())),
                               ("values", pa.list_(pa.float64()))]),
         "pr_curves": pa.schema([*job_tag_step, *((name, pa.float64()) for name in PR_CURVE_COLUMNS[4:])]),
+        "distributions": pa.schema([*job_tag_step, ("kind", pa.string()),
+                                    *((name, pa.float64()) for name in DISTRIBUTION_COLUMNS[5:])]),
         "health": pa.schema([("job", pa.string()), ("state", pa.string()), ("badges", pa.list_(pa.string())),
                              ("live", pa.bool_()), ("metric", pa.string()), ("last", pa.float64()),
                              ("best", pa.float64()), ("best_step", pa.int64()), ("lower_is_better", pa.bool_()),
@@ -62,7 +65,7 @@ def _arrow() -> Any:
 
 def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: bool = False,
                    progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-    """Write the six Parquet files of every job of `logs` into `out`; rows written, by kind."""
+    """Write the Parquet files (`KINDS`) of every job of `logs` into `out`; rows written, by kind."""
     pa = _arrow()
     out = check_destination_of(logs.location, out, force)
     try:
@@ -135,6 +138,8 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
         "histograms": _table(pa, histogram_table([view], logs, None, all_steps).columns, schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
         "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
+        "distributions": _table(pa, distribution_table([view], logs, None, all_steps).columns,
+                                schemas["distributions"]),
         "health": _table(pa, _health_columns(view, started), schemas["health"]),
         "problems": _table(pa, _problem_columns(view), schemas["problems"]),
     }

@@ -27,3 +27,11 @@ def utc(monkeypatch):
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture(autouse=True)
+def true_colour(monkeypatch):
+    """The screens are drawn for a terminal of true colour, whatever runs the tests (the
+    ridgelines take another palette without it): a test of fewer colours sets
+    `textual.constants.COLOR_SYSTEM` itself."""
+    monkeypatch.setenv("COLORTERM", "truecolor")

@@ -16,10 +16,14 @@ import numpy as np
 
 from ..store.cache import SummaryCache
 from ..store.job_view import JobView
+from ..formats.values import HistogramData, TensorData
 from .histograms import HistogramStep, histogram_steps
-from .tensors import tensor_histogram_steps
+from .tensors import tensor_histogram, tensor_histogram_steps
 
 BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
+# The columns of the exports (distributions.csv, `Logdir.distributions`, distributions.parquet):
+# the value at each basis point, named by it.
+BP_COLUMNS = tuple(f"bp_{bp}" for bp in BASIS_POINTS)
 
 
 def compress(buckets: np.ndarray, bps: tuple[int, ...] = BASIS_POINTS) -> tuple[float, ...]:
@@ -80,7 +84,8 @@ class Distribution:
 
 def distribution(steps: list[HistogramStep], bps: tuple[int, ...] = BASIS_POINTS) -> Distribution:
     """Compress every step of a histogram (or of a tensor seen as one)."""
-    values = np.array([compress(s.data.buckets, bps) for s in steps], dtype=np.float64).reshape(len(steps), len(bps))
+    with np.errstate(over="ignore", invalid="ignore"):  # buckets spanning float64's range: inf, drawn as such
+        values = np.array([compress(s.data.buckets, bps) for s in steps], dtype=np.float64).reshape(len(steps), len(bps))
     return Distribution(np.array([s.step for s in steps], dtype=np.int64),
                         np.array([s.wall_time for s in steps], dtype=np.float64), values, bps)
 
@@ -93,3 +98,13 @@ def histogram_distribution(cache: SummaryCache, view: JobView, tag: str) -> Dist
 def tensor_distribution(cache: SummaryCache, view: JobView, tag: str) -> Distribution:
     """The distribution of tensor `tag`, from the histogram of its values at each step."""
     return distribution(tensor_histogram_steps(cache, view, tag))
+
+
+def payload_distribution(data: HistogramData | TensorData) -> tuple[float, ...] | None:
+    """One decoded step's basis-point values: a histogram's as written, a tensor's from the
+    histogram of its values (as the tensor view draws it); None for a tensor whose values were
+    not kept (over 10,000,000 elements)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # as in `distribution`
+        if isinstance(data, TensorData):
+            return None if data.array is None else compress(tensor_histogram(data.array).buckets)
+        return compress(data.buckets)

@@ -32,3 +32,27 @@ def mix(colour: str, background: str, amount: float) -> tuple[int, int, int]:
     """`colour` faded towards `background` by `amount` (0 keeps it, 1 gives the background)."""
     fg, bg = hex_to_rgb(colour), hex_to_rgb(background)
     return tuple(round(f + (b - f) * amount) for f, b in zip(fg, bg))  # type: ignore[return-value]
+
+
+def snap_256(rgb: tuple[int, int, int]) -> tuple[int, int, int]:
+    """The colour of the xterm 256-colour palette a terminal without true colour shows for `rgb`."""
+    from rich.color import Color, ColorSystem
+
+    triplet = Color.from_rgb(*rgb).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
+    return triplet.red, triplet.green, triplet.blue
+
+
+def two_shades_256(colour: str, background: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Two 256-palette shades of `colour` towards `background`, apart from each other, from
+    `colour`'s own and from the background's; two greys when its shades collapse (a dark colour)."""
+    taken = {snap_256(hex_to_rgb(colour)), snap_256(hex_to_rgb(background))}
+    found: list[tuple[int, int, int]] = []
+    for amount in (0.35, 0.5, 0.6, 0.7, 0.8):
+        shade = snap_256(mix(colour, background, amount))
+        if shade not in taken:
+            taken.add(shade)
+            found.append(shade)
+        if len(found) == 2:
+            return found[0], found[1]
+    dark = sum(hex_to_rgb(background)) < 384
+    return ((0x6C, 0x6C, 0x6C), (0x44, 0x44, 0x44)) if dark else ((0xB2, 0xB2, 0xB2), (0x8A, 0x8A, 0x8A))

@@ -1,10 +1,11 @@
-"""The histogram view's state: tags, offset/overlay, step axis, full screen, active chart, cursors.
+"""The histogram view's state: tags, offset/overlay, bands, step axis, full screen, active chart, cursors.
 
 A chart is one tag of one job (`ChartKey`: train id, tag). Each chart has its own step/bucket
 cursor (`RidgeCursor`), kept by step number so it stays on the same step when new steps arrive.
 Cursor moves need the chart's data (its kept steps, its bucket count): they take it as an
 argument, so everything here stays pure. `RidgeCursor` is also the cursor of the ridgeline
-widget (`widgets/ridgeline.py`), which the tensor view uses on its own.
+widget (`widgets/ridgeline.py`), which the tensor view uses on its own, and of the distribution
+chart (`widgets/bands.py`), which reads only its step: a chart keeps its step across `d`.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ...summary.queries.scalars import X_AXES
-from .persist import get_dict, get_str
+from .persist import get_bool, get_dict, get_str
 from .tags import TagSelection
 
 MODES = ("offset", "overlay")
@@ -107,6 +108,7 @@ class HistogramsState:
     tags: TagSelection = field(default_factory=TagSelection)
     mode: str = "offset"  # "offset" (ridges one above the other) or "overlay" (outlines on one baseline)
     axis: str = "step"  # where ridges sit: "step", "relative" or "wall" time
+    bands: bool = False  # distributions (percentile bands over steps) instead of ridgelines
     fullscreen: ChartKey | None = None  # the chart shown alone
     active: ChartKey | None = None  # the chart whose cursor the read-out shows (the focused one)
     cursors: tuple[tuple[ChartKey, RidgeCursor], ...] = ()  # per chart, sorted; hidden ones left out
@@ -155,6 +157,10 @@ class HistogramsState:
     def next_mode(self) -> "HistogramsState":
         return replace(self, mode=MODES[(MODES.index(self.mode) + 1) % len(MODES)])
 
+    def toggle_bands(self) -> "HistogramsState":
+        """Distributions instead of ridgelines, or back; the cursors stay on their steps."""
+        return replace(self, bands=not self.bands)
+
     def next_axis(self) -> "HistogramsState":
         return replace(self, axis=STEP_AXES[(STEP_AXES.index(self.axis) + 1) % len(STEP_AXES)])
 
@@ -183,6 +189,7 @@ class HistogramsState:
             "tags": self.tags.to_json(),
             "mode": self.mode,
             "axis": self.axis,
+            "bands": self.bands,
             "fullscreen": list(self.fullscreen) if self.fullscreen else None,
             "active": list(self.active) if self.active else None,
             "cursors": [[tid, tag, *cursor.to_json()] for (tid, tag), cursor in self.cursors],
@@ -203,6 +210,7 @@ class HistogramsState:
             tags=TagSelection.from_json(get_dict(data, "tags")),
             mode=get_str(data, "mode", "offset", MODES),
             axis=get_str(data, "axis", "step", STEP_AXES),
+            bands=get_bool(data, "bands", False),
             fullscreen=_key(data.get("fullscreen")),
             active=_key(data.get("active")),
             cursors=tuple(sorted(dict(cursors).items())),

@@ -89,6 +89,7 @@ class TensorsState:
     current: Key | None = None  # the tensor shown
     places: tuple[tuple[Key, TensorPlace], ...] = ()  # per tensor, sorted by key; defaults left out
     histogram: bool = False  # the ridgeline over steps instead of the table
+    bands: bool = False  # with `histogram`: the distribution's percentile bands instead of the ridgeline
     mode: str = "offset"  # the ridgeline's mode
     axis: str = "step"  # the ridgeline's step axis
     filter: str = ""  # the tensor list's `/` filter
@@ -224,6 +225,12 @@ class TensorsState:
     def toggle_histogram(self) -> "TensorsState":
         return replace(self, histogram=not self.histogram)
 
+    def toggle_bands(self) -> "TensorsState":
+        """The distribution's bands from the table or the ridgeline; from the bands, the ridgeline."""
+        if not self.histogram:
+            return replace(self, histogram=True, bands=True)
+        return replace(self, bands=not self.bands)
+
     def next_mode(self) -> "TensorsState":
         return replace(self, mode=MODES[(MODES.index(self.mode) + 1) % len(MODES)])
 
@@ -241,6 +248,7 @@ class TensorsState:
             "current": list(self.current) if self.current is not None else None,
             "places": [{"job": k[0], "tag": k[1], **p.to_json()} for k, p in places],
             "histogram": self.histogram,
+            "bands": self.bands,
             "mode": self.mode,
             "axis": self.axis,
             "tags": {"filter": self.filter},  # as TagSelection, so `--tags` sets it
@@ -264,6 +272,7 @@ class TensorsState:
             current=(current[0], current[1]) if current is not None else None,
             places=tuple(sorted(places.items(), key=lambda item: item[0])),
             histogram=get_bool(data, "histogram", False),
+            bands=get_bool(data, "bands", False),
             mode=get_str(data, "mode", "offset", MODES),
             axis=get_str(data, "axis", "step", X_AXES),
             filter=get_str(get_dict(data, "tags"), "filter", ""),

@@ -1,7 +1,9 @@
 """The histogram view: tag list, a grid of ridgelines (one per tag and job), a step/bucket cursor.
 
 Every chart shows all kept steps of a tag re-binned onto the tag's shared buckets (§4.5).
-What the user chose (tags, offset/overlay, step axis, full screen, the active chart and each
+`d` shows each tag's distribution instead (TensorBoard's percentile bands over steps, from the
+same histograms: `widgets/bands.py`); a chart's cursor keeps its step across the switch.
+What the user chose (tags, offset/overlay, bands, step axis, full screen, the active chart and each
 chart's cursor) is one `HistogramsState`; `watch_state` redraws from it. Decoding up to 50
 payloads per tag and re-binning them goes through the view's loader, the focused and
 on-screen charts first. A chart keeps what it shows until the new data of a changed tag
@@ -24,6 +26,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from ...summary.formats.values import PayloadError
+from ...summary.queries.distributions import Distribution, distribution
 from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
@@ -31,7 +34,9 @@ from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup, shown
 from ..loader import Loaded, LoadProblem
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
-from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
+from ..widgets.bands import HINT as BANDS_HINT
+from ..widgets.bands import BandsChart, bands_bindings
+from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.tag_picker import TagList, TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import DataView, ViewSpec
@@ -39,12 +44,13 @@ from .base import DataView, ViewSpec
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
 SINGLE_JOB_COLOUR = SERIES_COLOURS[4]  # sky blue: bright enough to fade over dark and light themes
-HINT = ("↑/↓ step cursor · ←/→ bucket · o offset/overlay · x step axis · f full screen · "
-        "/ filter · space select")
+HINT = ("↑/↓ step cursor · ←/→ bucket · o offset/overlay · d distributions · x step axis · "
+        "f full screen · / filter · space select")
 
 
-def load_ridgeline(cache, train_id: str, tag: str) -> Ridgeline:
-    """The ridgeline of one tag of one job (runs in the loader's thread); raises `LoadProblem`."""
+def load_ridgeline(cache, train_id: str, tag: str) -> tuple[Ridgeline, Distribution]:
+    """The ridgeline and the distribution of one tag of one job, from one decode of its steps
+    (runs in the loader's thread); raises `LoadProblem`."""
     view = cache.job(train_id)
     if view is None:
         raise LoadProblem(f"{shown(train_id)} is gone")
@@ -55,7 +61,7 @@ def load_ridgeline(cache, train_id: str, tag: str) -> Ridgeline:
     if not steps:
         raise LoadProblem("no kept steps")
     try:
-        return rebin(steps)
+        return rebin(steps), distribution(steps)
     except (ValueError, FloatingPointError) as exc:
         raise LoadProblem(f"cannot re-bin {shown(tag)}: {exc}") from None
 
@@ -78,12 +84,33 @@ class HistogramChart(RidgelineChart):
             view.state = view.state.with_cursor(self.chart_key, cursor)
 
 
+class HistogramBands(BandsChart):
+    """One chart of the view in distributions mode: its cursor lives in the view's state."""
+
+    HELP_GROUP = "Histogram distributions"
+    BINDINGS = bands_bindings("histograms")
+
+    def __init__(self, key: ChartKey, title: str, colour: str):
+        super().__init__(title, colour=colour)
+        self.chart_key = key
+
+    def cursor_to(self, cursor: RidgeCursor) -> None:
+        view = next((a for a in self.ancestors if isinstance(a, HistogramsView)), None)
+        if view is None:
+            super().cursor_to(cursor)
+        else:
+            view.state = view.state.with_cursor(self.chart_key, cursor)
+
+
+Chart = HistogramChart | HistogramBands
+
+
 class HistogramGrid(ViewGrid):
     """The scrollable grid of charts; tells the view when its size changes."""
 
     DEFAULT_CSS = """
     HistogramGrid { layout: grid; grid-size: 1; grid-rows: 16; overflow-y: auto; height: 1fr; }
-    HistogramGrid > HistogramChart { height: 100%; }
+    HistogramGrid > HistogramChart, HistogramGrid > HistogramBands { height: 100%; }
     """
 
 
@@ -94,7 +121,7 @@ class HistogramsView(DataView):
     HistogramsView { layout: horizontal; }
     HistogramsView.-fullscreen #histogram-tags { display: none; }
     HistogramsView #histogram-main { width: 1fr; height: 1fr; }
-    HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; }
+    HistogramsView #histogram-status { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     HistogramsView #histogram-empty { height: 1fr; padding: 1 2; color: $text-muted; display: none; }
     HistogramsView #histogram-readout { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     """
@@ -102,6 +129,7 @@ class HistogramsView(DataView):
         Binding("slash", "filter_tags", "Filter tags", id="histograms.filter"),
         Binding("a", "select_all", "Select all/none", id="histograms.select_all"),
         Binding("o", "mode", "Offset/overlay", id="histograms.mode"),
+        Binding("d", "bands", "Distributions", id="histograms.bands"),
         Binding("x", "cycle_axis", "Step axis", id="histograms.step_axis"),
         Binding("f", "fullscreen", "Full screen", id="histograms.fullscreen"),
         Binding("escape", "leave", "Hide cursor / leave full screen", show=False, id="histograms.leave"),
@@ -113,9 +141,9 @@ class HistogramsView(DataView):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(HistogramsView.state, HistogramsState.from_json(self.saved))
         self.picker = TagPicker("histogram", "histograms")
-        self._charts: dict[ChartKey, HistogramChart] = {}  # the mounted charts, in grid order
+        self._charts: dict[ChartKey, Chart] = {}  # the mounted charts, in grid order
         self._versions: dict[ChartKey, int] = {}  # bumped when the cache says a tag changed
-        self._ridges: dict[ChartKey, tuple[int, Loaded]] = {}  # what each chart's last load gave
+        self._ridges: dict[ChartKey, tuple[int, Loaded]] = {}  # what each chart's last load gave (ridge, bands)
         self._asked: dict[ChartKey, int] = {}  # the version last asked of the loader
 
     # -- building -----------------------------------------------------------------------------
@@ -173,11 +201,13 @@ class HistogramsView(DataView):
         for key, chart in self._charts.items():
             job = self.cache.job(key[0])
             origin = float(job.first_wall_time or 0.0) if job is not None else 0.0
-            chart.set_style(new.mode, new.axis, origin)
+            if isinstance(chart, HistogramBands):
+                chart.set_style(new.axis, origin)
+            else:
+                chart.set_style(new.mode, new.axis, origin)
             result = self._ridges.get(key)
             if result is not None:
-                version, loaded = result
-                chart.set_data((key, version), loaded.value, loaded.error)
+                _hand(chart, (key, result[0]), result[1])
             chart.set_cursor(new.cursor(key))
         self.layout_grid()
         self._request_loads(new)
@@ -201,26 +231,27 @@ class HistogramsView(DataView):
     def _sync_charts(self, state: HistogramsState) -> list[AwaitMount]:
         """Mount the charts `state` asks for, keeping those that stay (in order)."""
         wanted = self.chart_keys(state)
-        if list(self._charts) == list(wanted):
+        kind = HistogramBands if state.bands else HistogramChart
+        if list(self._charts) == list(wanted) and all(isinstance(c, kind) for c in self._charts.values()):
             return []
         grid = self.query_one(HistogramGrid)
         if not grid.is_attached:
             return []  # the view is being taken down
         had_focus = any(chart.has_focus for chart in self._charts.values())
-        kept = {key: chart for key, chart in self._charts.items() if key in wanted}
+        kept = {key: chart for key, chart in self._charts.items() if key in wanted and isinstance(chart, kind)}
         if list(kept) != [key for key in wanted if key in kept]:
             kept = {}  # the order changed: build them all again
         for key, chart in self._charts.items():
             if key not in kept:
                 chart.remove()
-        charts: dict[ChartKey, HistogramChart] = {}
+        charts: dict[ChartKey, Chart] = {}
         mounts: list[AwaitMount] = []
         previous = None
         first_kept = next(iter(kept.values()), None)
         for key in wanted:
             chart = kept.get(key)
             if chart is None:
-                chart = HistogramChart(key, self._title(key), self._chart_colour(key[0]))
+                chart = kind(key, self._title(key), self._chart_colour(key[0]))
                 if previous is not None:
                     mounts.append(grid.mount(chart, after=previous))
                 elif first_kept is not None:
@@ -281,7 +312,7 @@ class HistogramsView(DataView):
         self._ridges[key] = (version, result)
         chart = self._charts.get(key)
         if chart is not None:
-            chart.set_data((key, version), result.value, result.error)
+            _hand(chart, (key, version), result)
         self._update_status()
         self._update_readout()
 
@@ -341,7 +372,7 @@ class HistogramsView(DataView):
             loading = any(not job.ready for job in self.jobs)
             text = "no histogram tags yet" if loading else "these jobs have no histograms"
         else:
-            parts = [state.mode, f"step axis: {state.axis}"]
+            parts = ["distributions" if state.bands else state.mode, f"step axis: {state.axis}"]
             count = len(self._charts)
             parts.append(f"{count} chart{'s' if count != 1 else ''}")
             pending = self.loader.pending()
@@ -349,6 +380,8 @@ class HistogramsView(DataView):
                 parts.append(f"decoding {pending}…")
             if state.fullscreen:
                 parts.append("full screen (f/esc)")
+            if not state.bands and state.mode == "offset" and limited_colours(self.app):
+                parts.insert(0, TRUE_COLOUR_HINT)  # the ridges take a two-shade palette until then
             text = " · ".join(parts)
         self.query_one("#histogram-status", Static).update(text)
 
@@ -361,7 +394,7 @@ class HistogramsView(DataView):
             return
         text = chart.readout()
         if not text.plain:
-            text = Text(HINT, style="dim")
+            text = Text(BANDS_HINT if isinstance(chart, HistogramBands) else HINT, style="dim")
         elif self.comparing:
             text = Text.assemble(literal(f"{chart.chart_key[0]}  ", "dim"), text)
         readout.update(text)
@@ -372,8 +405,14 @@ class HistogramsView(DataView):
         if isinstance(event.chart, HistogramChart) and event.chart.chart_key == self.state.target():
             self._update_readout()
 
+    @on(BandsChart.CursorMoved)
+    def _bands_cursor_moved(self, event: BandsChart.CursorMoved) -> None:
+        event.stop()
+        if isinstance(event.chart, HistogramBands) and event.chart.chart_key == self.state.target():
+            self._update_readout()
+
     def on_descendant_focus(self, event) -> None:
-        if isinstance(event.widget, HistogramChart) and event.widget.chart_key in self._charts:
+        if isinstance(event.widget, (HistogramChart, HistogramBands)) and event.widget.chart_key in self._charts:
             self.state = self.state.with_active(event.widget.chart_key)
 
     # -- actions --------------------------------------------------------------------------------
@@ -381,12 +420,15 @@ class HistogramsView(DataView):
     def action_mode(self) -> None:
         self.state = self.state.next_mode()
 
+    def action_bands(self) -> None:
+        self.state = self.state.toggle_bands()
+
     def action_cycle_axis(self) -> None:
         self.state = self.state.next_axis()
 
     def action_fullscreen(self) -> None:
         focused = self.screen.focused
-        key = focused.chart_key if isinstance(focused, HistogramChart) else None
+        key = focused.chart_key if isinstance(focused, (HistogramChart, HistogramBands)) else None
         self.state = self.state.toggle_fullscreen(key)
 
     def action_leave(self) -> None:
@@ -408,3 +450,12 @@ class HistogramsView(DataView):
     def describe_export(self) -> str:
         tags = self.state.tags.visible()
         return f"{len(tags)} histogram tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
+
+
+def _hand(chart: Chart, key: tuple, loaded: Loaded) -> None:
+    """A load's answer to a chart: the ridgeline to a ridgeline, the distribution to bands."""
+    value = loaded.value
+    if isinstance(chart, HistogramBands):
+        chart.set_data(key, value[1] if value is not None else None, loaded.error)
+    else:
+        chart.set_data(key, value[0] if value is not None else None, loaded.error)

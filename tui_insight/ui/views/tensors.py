@@ -6,7 +6,8 @@
   The last step follows new steps as they arrive; an older one stays on screen.
 - The statistics panel shows the slice's and the whole tensor's min, max, mean, count and
   NaN/+inf/-inf counts (§4.6).
-- `h` shows the tensor's distribution over steps as a ridgeline (the histogram view's widget).
+- `h` shows the tensor's distribution over steps as a ridgeline (the histogram view's widget),
+  `b` as TensorBoard's percentile bands (`widgets/bands.py`), from the same decode.
 
 What the user chose (the tensor; per tensor its slice, step, column width and cell; the mode)
 is a `TensorsState` (`ui/state/tensors.py`) held in one reactive; `watch_state` redraws from it.
@@ -38,6 +39,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...summary.formats.values import Locator, PayloadError, TensorData
+from ...summary.queries.distributions import distribution
 from ...summary.queries.histograms import rebin
 from ...summary.queries.tensors import (
     SliceError,
@@ -58,8 +60,10 @@ from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup
 from ..loader import Loaded, LoadProblem
 from ..state.tensors import Key, TensorsState, dims_text
+from ..widgets.bands import HINT as BANDS_HINT
+from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.on_demand_input import OnDemandInput
-from ..widgets.ridgeline import RidgelineChart, ridgeline_bindings
+from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
 from .base import DataView, ViewSpec
 
@@ -118,6 +122,11 @@ class TensorMessage(Static, can_focus=True):
 class TensorChart(RidgelineChart):
     HELP_GROUP = "Tensor histogram"
     BINDINGS = ridgeline_bindings("tensors")
+
+
+class TensorBands(BandsChart):
+    HELP_GROUP = "Tensor distribution"
+    BINDINGS = bands_bindings("tensors")
 
 
 class StepSlider(Widget):
@@ -181,7 +190,7 @@ class TensorsView(DataView):
     TensorsView #tensor-filter { height: 3; }
     TensorsView #tensor-list { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     TensorsView #tensor-main { width: 1fr; height: 1fr; }
-    TensorsView #tensor-title { height: 1; padding: 0 1; background: $panel; }
+    TensorsView #tensor-title { height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     TensorsView #tensor-slicebar { height: 1; }
     TensorsView #tensor-slice-label { width: auto; padding: 0 1; color: $text-muted; }
     TensorsView #tensor-slice { width: 30; height: 1; border: none; padding: 0 1; background: $boost; }
@@ -192,7 +201,7 @@ class TensorsView(DataView):
     TensorsView #tensor-body { height: 1fr; }
     TensorsView #tensor-data { width: 1fr; height: 1fr; }
     TensorsView #tensor-message { width: 1fr; height: 1fr; padding: 1 2; color: $text-muted; }
-    TensorsView #tensor-chart { height: 1fr; }
+    TensorsView #tensor-chart, TensorsView #tensor-bands { height: 1fr; }
     TensorsView #tensor-stats { width: 38; height: 1fr; padding: 0 1; border-left: vkey $panel-lighten-2; }
     TensorsView.-narrow #tensor-body { layout: vertical; }
     TensorsView.-narrow #tensor-stats { width: 1fr; height: auto; border-left: none; border-top: hkey $panel-lighten-2; }
@@ -208,6 +217,7 @@ class TensorsView(DataView):
         Binding("right_curly_bracket", "step_end(1)", "Last step (follows new steps)", show=False,
                 id="tensors.last_step"),
         Binding("h", "toggle_histogram", "Table/histogram", id="tensors.histogram"),
+        Binding("b", "toggle_bands", "Distribution", id="tensors.bands"),
         Binding("o", "mode", "Offset/overlay", show=False, id="tensors.mode"),
         Binding("x", "cycle_axis", "Step axis", show=False, id="tensors.step_axis"),
         Binding("plus,equals_sign", "column_width(1)", "Wider columns", show=False, id="tensors.wider"),
@@ -283,6 +293,7 @@ class TensorsView(DataView):
                     yield SliceTable(id="tensor-table")
                     yield TensorMessage("", id="tensor-message")
                     yield TensorChart("tensor-chart", "", colour=SINGLE_JOB_COLOUR, id="tensor-chart")
+                    yield TensorBands("", colour=SINGLE_JOB_COLOUR, id="tensor-bands")
                 yield Static("", id="tensor-stats")
             yield Static("", id="tensor-readout")
 
@@ -303,7 +314,7 @@ class TensorsView(DataView):
         if self.current is None:
             return self.query_one("#tensor-list")
         if self.state.histogram:
-            return self.query_one(TensorChart)
+            return self.query_one(TensorBands) if self.state.bands else self.query_one(TensorChart)
         table = self.query_one(SliceTable)
         return table if table.display else self.query_one(TensorMessage)
 
@@ -604,6 +615,10 @@ class TensorsView(DataView):
         self.state = self.state.toggle_histogram()
         self.focus_view()
 
+    def action_toggle_bands(self) -> None:
+        self.state = self.state.toggle_bands()
+        self.focus_view()
+
     def _want_histogram(self) -> None:
         key = self.current
         if not self.state.histogram or key is None:
@@ -614,8 +629,9 @@ class TensorsView(DataView):
         self._ridge_for = (key, version)
         view = self.cache.job(key[0])
         cache = self.cache
-        chart = self.query_one(TensorChart)
+        chart, bands = self.query_one(TensorChart), self.query_one(TensorBands)
         chart.set_data(("loading", key, version), None, "decoding every step…")
+        bands.set_data(("loading", key, version), None, "decoding every step…")
 
         def work():
             try:
@@ -626,12 +642,14 @@ class TensorsView(DataView):
                 raise LoadProblem(f"cannot read: {exc}") from exc
             if not steps:
                 raise LoadProblem("no kept steps")
-            return rebin(steps)
+            return rebin(steps), distribution(steps)
 
         def done(result: Loaded) -> None:
             if self._ridge_for != (key, version):
                 return
-            chart.set_data((key, version), result.value, result.error)
+            ridge, dist = result.value if result.ok else (None, None)
+            chart.set_data((key, version), ridge, result.error)
+            bands.set_data((key, version), dist, result.error)
             self._draw_readout()
 
         self.loader.request("histogram", work, done)
@@ -648,8 +666,10 @@ class TensorsView(DataView):
         view = self.cache.job(key[0]) if key else None
         origin = float(view.first_wall_time or 0.0) if view is not None else 0.0
         chart.set_style(self.state.mode, self.state.axis, origin)
+        bands = self.query_one(TensorBands)
+        bands.set_style(self.state.axis, origin)
         if key is not None:
-            chart.border_title = markup(key[1] if len(self.train_ids) == 1 else f"{key[1]} · {key[0]}")
+            chart.border_title = bands.border_title = markup(key[1] if len(self.train_ids) == 1 else f"{key[1]} · {key[0]}")
 
     # -- live updates ---------------------------------------------------------------------------
 
@@ -686,7 +706,8 @@ class TensorsView(DataView):
         histogram = self.state.histogram
         has_values = self.slice is not None
         had_keys = table.has_focus or message.has_focus
-        chart.display = histogram
+        chart.display = histogram and not self.state.bands
+        self.query_one(TensorBands).display = histogram and self.state.bands
         table.display = not histogram and has_values
         message.display = not histogram and not has_values
         if not has_values:
@@ -725,7 +746,10 @@ class TensorsView(DataView):
         if self.tensor is not None:
             parts.append(f"{dims_text(self.tensor.dims)} {markup(self.tensor.dtype)}")
         if self.state.histogram:
-            parts.append(f"histogram · {self.state.mode} · step axis: {self.state.axis}")
+            mode = "distribution" if self.state.bands else f"histogram · {self.state.mode}"
+            parts.append(f"{mode} · step axis: {self.state.axis}")
+            if not self.state.bands and self.state.mode == "offset" and limited_colours(self.app):
+                parts.insert(1, TRUE_COLOUR_HINT)
         title.update(" · ".join(parts))
 
     def _draw_slider(self) -> None:
@@ -777,10 +801,11 @@ class TensorsView(DataView):
     def _draw_readout(self) -> None:
         readout = self.query_one("#tensor-readout", Static)
         if self.state.histogram:
-            chart = self.query_one(TensorChart)
+            chart = self.query_one(TensorBands) if self.state.bands else self.query_one(TensorChart)
             text = chart.readout()
-            readout.update(text if text.plain else Text(
-                "↑/↓ step cursor · ←/→ bucket · o offset/overlay · x step axis · h table", style="dim"))
+            hint = f"{BANDS_HINT.replace('d ridgelines', 'b ridgeline')} · h table" if self.state.bands else \
+                "↑/↓ step cursor · ←/→ bucket · o offset/overlay · b distribution · x step axis · h table"
+            readout.update(text if text.plain else Text(hint, style="dim"))
             return
         table = self.query_one(SliceTable)
         if self.slice is None or self.tensor is None or not table.display:
@@ -808,7 +833,8 @@ class TensorsView(DataView):
         readout.update(text)
 
     @on(RidgelineChart.CursorMoved)
-    def _cursor_moved(self, event: RidgelineChart.CursorMoved) -> None:
+    @on(BandsChart.CursorMoved)
+    def _cursor_moved(self, event: RidgelineChart.CursorMoved | BandsChart.CursorMoved) -> None:
         event.stop()
         self._draw_readout()
 

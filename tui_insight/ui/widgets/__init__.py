@@ -1,8 +1,9 @@
 """What the screens and views are drawn with: Textual widgets over plain data, no state of a view.
 
-- Charts: `chart.py` (plotext lines), `ridgeline.py` (histograms over steps), `heatmap.py`
-  (loss landscapes), `halfblock.py` (images), `braille.py`, `scatter.py`, `sparkline.py`,
-  `parallel_coords.py`, `profile_charts.py`, `profile_timeline.py`.
+- Charts: `chart.py` (plotext lines), `ridgeline.py` (histograms over steps), `bands.py`
+  (distributions over steps), `heatmap.py` (loss landscapes), `halfblock.py` (images),
+  `braille.py`, `scatter.py`, `sparkline.py`, `parallel_coords.py`, `profile_charts.py`,
+  `profile_timeline.py`.
 - Tables and lists: `job_table.py`, `lineage_table.py` (and `cell_text`), `lineage_diff.py`,
   `lineage_columns.py`, `lineage_dataset.py`, `importance_table.py`, `profile_table.py`,
   `slice_table.py`, `summary_table.py`, `tag_picker.py`, `run_picker.py`, `graph_tree.py`,

@@ -366,6 +366,34 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     return ChartImage(head + plot + [[] for _ in range(plot_height - len(plot))] + tail, width)
 
 
+def fill_band(fig: Any, x: np.ndarray, lower: np.ndarray, upper: np.ndarray, pixel: Any, slots: int) -> bool:
+    """Fill the area between two y series over shared (sorted) x on a plotext figure, in braille.
+
+    A stem is drawn from lower to upper at each x; more points than `slots` are reduced to the
+    envelope of each of `slots` equal x slots (lowest lower, highest upper), so the band keeps its
+    extremes and costs the same for 100 or 100,000 points. Non-finite points are left out.
+    False when no point is left to draw.
+    """
+    x, lower, upper = (np.asarray(a, dtype=np.float64) for a in (x, lower, upper))
+    ok = np.isfinite(x) & np.isfinite(lower) & np.isfinite(upper)
+    x, lower, upper = x[ok], lower[ok], upper[ok]
+    if not len(x):
+        return False
+    slots = max(int(slots), 1)
+    if len(x) > slots and x[-1] > x[0]:
+        slot = np.minimum(((x - x[0]) / (x[-1] - x[0]) * slots).astype(np.int64), slots - 1)
+        starts = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
+        x = (np.minimum.reduceat(x, starts) + np.maximum.reduceat(x, starts)) / 2
+        lower, upper = np.minimum.reduceat(lower, starts), np.maximum.reduceat(upper, starts)
+    marker = plt.marker("braille", pixel)
+    top = fig.signal(x.tolist(), upper.tolist(), marker=marker).density("full", scope="fill")
+    top.fill(fig.signal(x.tolist(), lower.tolist(), marker=marker))
+    if len(x) > 1:
+        top.lines()
+    _add(fig, top)
+    return True
+
+
 def _draw_hlines(fig: Any, values: tuple[float, ...], lo: float, hi: float, log_y: bool) -> None:
     """The threshold lines across [lo, hi] (on a log axis, those above 0)."""
     for value in values:

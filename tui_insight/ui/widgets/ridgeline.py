@@ -36,7 +36,7 @@ from textual.widget import Widget
 
 from ...summary.queries.histograms import Ridgeline
 from ..common.format import clock_time, duration, number, short_time
-from ..common.palette import hex_to_rgb, mix
+from ..common.palette import hex_to_rgb, mix, snap_256, two_shades_256
 from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
 
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
@@ -55,6 +55,7 @@ class RidgeOptions:
     colour: str = "#56B4E9"
     cursor_step: int | None = None  # index of the ridge under the cursor
     cursor_bin: int | None = None  # bucket under the cursor
+    true_colour: bool = True  # False: the terminal shows 256 colours or fewer (`limited_colours`)
 
 
 # -- labels ---------------------------------------------------------------------------------
@@ -183,9 +184,14 @@ class _Palette:
 
     def __init__(self, n: int, options: RidgeOptions, background: str, no_color: bool):
         self.background = _rgb(background)
-        levels = min(n, FADE_LEVELS)
+        # 256 colours, offset: a fade by age collapses to one or two of them and the ridges to a
+        # solid block; neighbours alternate between two fills under outlines of the job's colour.
+        limited = not (options.true_colour or no_color) and options.mode == "offset"
+        levels = 2 if limited else min(n, FADE_LEVELS)
         age = (n - 1 - np.arange(n)) / (n - 1) if n > 1 else np.zeros(n)  # 0 newest, 1 oldest
         level = np.rint(age * (levels - 1)).astype(np.int64)
+        if limited:
+            level = (n - 1 - np.arange(n)) % 2
         if options.cursor_step is not None and 0 <= options.cursor_step < n:
             level[options.cursor_step] = levels  # its own colour
         self.shade = np.empty(2 * n + 1, dtype=np.int64)  # index id + 1
@@ -200,6 +206,9 @@ class _Palette:
             a = 0.0 if under_cursor else (lv / (levels - 1) if levels > 1 else 0.0)
             colours.append(None if no_color else mix(base, background, 0.5 + 0.35 * a))  # fill
             colours.append(_rgb(base) if under_cursor else mix(base, background, fade * a))  # outline
+        if limited:
+            fills, outline = two_shades_256(options.colour, background), snap_256(_rgb(options.colour))
+            colours[:4] = [fills[0], outline, fills[1], outline]
         self.colours = colours
 
     def ids(self, framebuffer_ids: np.ndarray) -> np.ndarray:
@@ -543,6 +552,15 @@ def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Tex
 
 # -- the widget -----------------------------------------------------------------------------
 
+TRUE_COLOUR_HINT = "256 colours: export COLORTERM=truecolor (ssh: SendEnv COLORTERM)"  # said first: lines are cut
+
+
+def limited_colours(app: Any) -> bool:
+    """Whether the terminal shows no true colour (Rich's colour system for it: COLORTERM was not
+    set, as over ssh unless forwarded), so the ridgelines take their 256-colour palette."""
+    return app.console.color_system not in ("truecolor", None)
+
+
 def ridgeline_bindings(view_id: str) -> list[Binding]:
     """The cursor keys of a ridgeline chart, with ids of the view that shows it."""
     return [
@@ -641,7 +659,7 @@ class RidgelineChart(Widget, can_focus=True):
 
     def options(self) -> RidgeOptions:
         return RidgeOptions(self.mode, self.axis, self.origin, self.colour, self.cursor_index,
-                            self.cursor.bucket if self.cursor.shown else None)
+                            self.cursor.bucket if self.cursor.shown else None, not limited_colours(self.app))
 
     def readout(self) -> Text:
         i = self.cursor_index
