@@ -259,7 +259,7 @@ def test_g_on_an_op_shows_its_node_in_the_job_s_graph():
         assert await wait_for(pilot, lambda: app.screen.current == "graph")
         graph = app.screen.active_view
         assert isinstance(graph, GraphView)
-        assert await wait_for(pilot, lambda: graph.tree.cursor_name == op)
+        assert await wait_for(pilot, lambda: graph.graph_tree.cursor_name == op)
         return op, graph.state.selected
 
     op, selected = run_pilot(app, body, size=(160, 48))
