@@ -17,7 +17,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
 
 OVER = MANY_TAGS - limits.MAX_TAGS
-RUN_BRIEF = "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
+RUN_BRIEF = "audio 1 tag, mesh 2, embeddings 1 tensor"
 
 
 @pytest.fixture

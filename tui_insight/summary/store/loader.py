@@ -459,9 +459,7 @@ class JobLoader:
                     state.bad_records += 1
                     self.problems.append(f"{state.name}: {value.tag}: {value.data}")
                     continue
-                if self.custom_scalars is None:  # no view draws a layout yet: the account says so
-                    self.unshown.saw(CUSTOM_SCALARS, value.tag)
-                self.custom_scalars = value.data
+                self.custom_scalars = value.data  # the custom scalars view draws it: not counted unshown
                 continue
             if value.plugin == "other" and ("other", value.tag) not in self.tags and ("other", value.tag) not in self.evicted:
                 self.unshown.saw(value.written or "other", value.tag)  # a tag seen for the first time
