@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tensorboardX import SummaryWriter
-from uihelp import MTIME, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import MTIME, make_app, run_beside, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.custom_scalars import Chart, Margin
 from tui_insight.summary.queries.custom_scalars import categories, content
@@ -206,6 +206,46 @@ def test_compared_runs_at_160x48_share_charts_side_by_side_and_the_tab_needs_a_l
     assert [name for _, name in legends[0]] == ["./a loss/eval", "./b loss/eval", "./a loss/train", "./b loss/train"]
     assert "./a loss/eval" in plain
     assert (tab, active) == (False, "ScalarsView")
+
+
+def test_new_steps_of_a_run_being_written_reach_the_charts(logs):
+    app = make_app(logs)
+
+    def more():
+        writer = SummaryWriter(str(logs / "a"), filename_suffix=".more")  # a file of its own, whatever the second
+        for step in range(STEPS, STEPS + 5):
+            for tag, value in values(step, 0).items():
+                writer.add_scalar(tag, value, step)
+        writer.close()
+
+    async def body(pilot):
+        app.open_jobs(("./a",), "custom_scalars")
+        await wait_for_view(pilot, app, "CustomScalarsView")
+        view = app.screen.query_one(CustomScalarsView)
+        before = [len(t.x) for t in view.charts()[0].traces]
+        await run_beside(pilot, more)
+        await run_beside(pilot, app.cache.reload)
+        assert await wait_for(pilot, lambda: [len(t.x) for t in view.charts()[0].traces] == [STEPS + 5] * 2)
+        return before
+
+    assert run_pilot(app, body) == [STEPS, STEPS]
+
+
+def test_names_from_the_layout_are_shown_literally(tmp_path):
+    root = tmp_path / "logs"
+    write_run(root, "a", 0, layout={"[b]cat\x1b[2J": {"[red]chart": ["Multiline", ["acc"]], "[i]none": ["Margin", ["[u]v", "l", "u"]]}})
+    app = make_app(root)
+
+    async def body(pilot):
+        app.open_jobs(("./a",), "custom_scalars")
+        await wait_for_view(pilot, app, "CustomScalarsView")
+        view = app.screen.query_one(CustomScalarsView)
+        return texts(view)[0], cells(view), view.charts()[0].image().plain
+
+    status, grid, plain = run_pilot(app, body, size=(80, 24))
+    assert status.startswith("[b]cat")
+    assert grid == [("chart", "[red]chart"), ("missing", "no scalar tag [u]v")]
+    assert "● acc" in plain
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

@@ -192,9 +192,6 @@ class CustomScalarsView(DataView):
         cells = self._cells
         return cells[min(self.state.active, len(cells) - 1)] if cells else None
 
-    def on_resize(self) -> None:
-        self._layout_grid()
-
     # -- data -----------------------------------------------------------------------------------
 
     def categories(self) -> list[Category]:
@@ -213,7 +210,10 @@ class CustomScalarsView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         ids = set(self.train_ids)
-        if not (ids & (changes.added | changes.removed | set(changes.updated))):
+        # A job read again from scratch (no keys) may bring a new layout; else only scalars matter.
+        updated = {tid for tid, keys in changes.updated.items()
+                   if not keys or any(plugin == "scalar" for plugin, _ in keys)}
+        if not (ids & (changes.added | changes.removed | updated)):
             return
         self._version += 1
         settled = self._settled(self.state)
@@ -270,11 +270,12 @@ class CustomScalarsView(DataView):
         self._cells = cells
         if cells:
             await grid.mount_all(cells)
-        self._layout_grid()
+        self.layout_grid()
         if had_focus:
             self.focus_view()
 
-    def _layout_grid(self) -> None:
+    def layout_grid(self) -> None:
+        """The grid's columns and row height for its size (the grid calls it when resized)."""
         grid = self.query_one(ChartGrid)
         if grid.size.width and grid.size.height and self._cells:
             columns, row_height = grid_shape(grid.size.width, grid.size.height, len(self._cells))
