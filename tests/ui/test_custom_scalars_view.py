@@ -114,6 +114,15 @@ def test_a_band_trace_fills_between_its_lower_and_upper_series_under_the_line():
     assert bare == 0 and filled > 40 * 6  # the plot's width (about 48 columns) by most of its rows
 
 
+def test_without_colour_a_band_is_its_two_dotted_edges_and_the_line_stays_visible():
+    x = np.arange(20.0)
+    traces = [Trace.band(x, np.zeros(20), np.full(20, 2.0), "#0072B2"), Trace(x, np.ones(20), "#0072B2")]
+    rows = draw_chart(traces, ChartOptions(), 60, 14, no_color=True).plain.splitlines()
+    dotted = [i for i, row in enumerate(rows) if row.count("·") > 10]
+    line = [i for i, row in enumerate(rows) if row.count("⠤") + row.count("⠒") + row.count("⣀") + row.count("⠉") > 10]
+    assert len(dotted) == 2 and len(line) == 1 and dotted[0] < line[0] < dotted[1]
+
+
 # -- the view -----------------------------------------------------------------------------------
 
 def test_the_view_draws_the_layout_and_keys_move_category_smoothing_axis_and_cursor(logs):

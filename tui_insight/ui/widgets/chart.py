@@ -405,6 +405,19 @@ def fill_band(fig: Any, x: np.ndarray, lower: np.ndarray, upper: np.ndarray, pix
     return True
 
 
+def _draw_hlines(fig: Any, values: tuple[float, ...], lo: float, hi: float, log_y: bool) -> None:
+    """The threshold lines across [lo, hi] (on a log axis, those above 0)."""
+    for value in values:
+        if not log_y or value > 0:
+            line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
+            _add(fig, line.lines())
+
+
+def _add(fig: Any, signal: Any) -> None:
+    """Register a signal, bypassing `draw`'s colour scan where plotext allows (see the compat module)."""
+    _textual_compat.add_signal(fig, signal)
+
+
 def _draw_band(fig: Any, trace: Trace, options: ChartOptions, lo: float, hi: float, log_y: bool, columns: int,
                background: str, no_color: bool, y_span: dict[bool, list[float]]) -> bool:
     """A "band" trace filled between its lower (`y`) and `upper` series; False if nothing is left."""
@@ -421,23 +434,14 @@ def _draw_band(fig: Any, trace: Trace, options: ChartOptions, lo: float, hi: flo
         return False
     order = np.argsort(x, kind="stable")
     x, lower, upper = x[order], lower[order], upper[order]
-    pixel = plt.pixel() if no_color else plt.pixel(foreground=mix(trace.colour, background, BAND_FADE))
-    fill_band(fig, x, np.minimum(lower, upper), np.maximum(lower, upper), pixel, columns)
+    if no_color:  # no shade tells a fill from the line over it: the band's two edges, dotted
+        for edge in (lower, upper):
+            _add(fig, fig.signal(x.tolist(), edge.tolist(), marker=plt.marker("·", plt.pixel())))
+    else:
+        pixel = plt.pixel(foreground=mix(trace.colour, background, BAND_FADE))
+        fill_band(fig, x, np.minimum(lower, upper), np.maximum(lower, upper), pixel, columns)
     y_span[trace.right] += [float(min(lower.min(), upper.min())), float(max(lower.max(), upper.max()))]
     return True
-
-
-def _draw_hlines(fig: Any, values: tuple[float, ...], lo: float, hi: float, log_y: bool) -> None:
-    """The threshold lines across [lo, hi] (on a log axis, those above 0)."""
-    for value in values:
-        if not log_y or value > 0:
-            line = fig.signal([lo, hi], [value, value], marker=plt.marker("braille", plt.pixel()))
-            _add(fig, line.lines())
-
-
-def _add(fig: Any, signal: Any) -> None:
-    """Register a signal, bypassing `draw`'s colour scan where plotext allows (see the compat module)."""
-    _textual_compat.add_signal(fig, signal)
 
 
 @dataclass(frozen=True)
