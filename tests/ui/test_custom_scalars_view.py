@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from tensorboardX import SummaryWriter
-from uihelp import MTIME, make_app, run_beside, run_pilot, wait_for, wait_for_view
+from uihelp import MTIME, make_app, post_key, run_beside, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.custom_scalars import Chart, Margin
 from tui_insight.summary.queries.custom_scalars import categories, content
@@ -215,6 +215,25 @@ def test_compared_runs_at_160x48_share_charts_side_by_side_and_the_tab_needs_a_l
     assert [name for _, name in legends[0]] == ["./a loss/eval", "./b loss/eval", "./a loss/train", "./b loss/train"]
     assert "./a loss/eval" in plain
     assert (tab, active) == (False, "ScalarsView")
+
+
+def test_a_burst_of_keys_leaves_the_grid_of_the_category_it_ends_on(logs):
+    app = make_app(logs)
+
+    async def body(pilot):
+        app.open_jobs(("./a",), "custom_scalars")
+        await wait_for_view(pilot, app, "CustomScalarsView")
+        view = app.screen.query_one(CustomScalarsView)
+        for key in "npnnspnxnpnnpsn":  # queued at once, as a held key delivers them
+            post_key(app, key)
+        assert await wait_for(pilot, lambda: "smoothing 0.2" in texts(view)[0] and len(cells(view)) == 2)
+        await pilot.pause(0.2)
+        return texts(view)[0], cells(view), len(view.query_one("#cs-grid").children), type(app.focused).__name__
+
+    status, grid, children, focused = run_pilot(app, body, size=(80, 24))
+    assert status.startswith("Bounds (2/3) · x: relative · smoothing 0.2")
+    assert grid == [("chart", "mean in band"), ("missing", "no scalar tag nothere")] and children == 2
+    assert focused == "ScalarChart"
 
 
 def test_new_steps_of_a_run_being_written_reach_the_charts(logs):

@@ -24,6 +24,7 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import Worker
 
 from ...summary.formats.custom_scalars import Category, Chart
 from ...summary.queries.custom_scalars import ChartContent, categories, content
@@ -220,13 +221,17 @@ class CustomScalarsView(DataView):
         if settled != self.state:
             self.state = settled
         else:
-            self.run_worker(self._redraw(), group="custom-scalars", exclusive=True)
+            self._redraw_soon()
 
     # -- drawing ----------------------------------------------------------------------------------
 
     def watch_state(self, old: CustomScalarsState, new: CustomScalarsState) -> None:
-        self.run_worker(self._redraw(), group="custom-scalars", exclusive=True)
+        self._redraw_soon()
         self.remember(new)
+
+    def _redraw_soon(self) -> Worker[None]:
+        """Redraw in a worker of its own group: a newer redraw cancels one not done yet."""
+        return self.run_worker(self._redraw, group="custom-scalars", exclusive=True)
 
     async def _redraw(self) -> None:
         state = self.state
