@@ -37,7 +37,7 @@ def test_the_text_summary_lists_what_is_not_shown_under_the_table(logs, capsys):
     assert [line.split()[0] for line in lines[1:at]] == ["./few", "./many", "./run"]  # the table's rows
     assert lines[at + 1:] == [
         f"  ./many  {MANY_TAGS - limits.MAX_TAGS} tags over the {limits.MAX_TAGS} limit",
-        "  ./run   audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor",
+        "  ./run   audio 1 tag, mesh 2, embeddings 1 tensor",
     ]
 
 

@@ -43,8 +43,8 @@ Shell completion: eval "$(tui-insight --completion bash)" (zsh, fish: see README
 """
 
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
-VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "pr_curves", "described",
-                "lineage")  # the registry's ids (a test checks)
+VIEW_CHOICES = ("scalars", "histograms", "tensors", "images", "graph", "landscape", "profiler", "text", "pr_curves", "custom_scalars",
+                "described", "lineage")  # the registry's ids (a test checks)
 
 
 def build_parser() -> argparse.ArgumentParser:

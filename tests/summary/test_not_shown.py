@@ -61,7 +61,7 @@ def test_every_kind_no_view_shows_is_counted_with_a_note_each(logs):
     cache = loaded(logs)
     run = cache.job("./run")
     assert account(run) == (UNSHOWN, {})
-    assert run.not_shown.brief() == "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
+    assert run.not_shown.brief() == "audio 1 tag, mesh 2, embeddings 1 tensor"
     notes = [p for p in run.problems if p.startswith("not shown: ")]
     assert len(notes) == len(UNSHOWN) == len(run.problems)  # one line a kind, not one a tag
     assert "not shown: mesh data, 2 tags, described, not drawn (cube_1, cube_2)" in notes

@@ -17,7 +17,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
 
 OVER = MANY_TAGS - limits.MAX_TAGS
-RUN_BRIEF = "audio 1 tag, mesh 2, custom_scalars 1, embeddings 1 tensor"
+RUN_BRIEF = "audio 1 tag, mesh 2, embeddings 1 tensor"
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_the_job_list_marks_jobs_holding_what_no_view_shows(logs):
         return cells, await open_help(pilot)
 
     cells, help_text = run_pilot(app, body, size=(80, 24))
-    assert cells == {"./many": "ok *1", "./run": "ok *4", "./so_few": "ok"}
+    assert cells == {"./many": "ok *1", "./run": "ok *3", "./so_few": "ok"}
     assert "state *N" in help_text and "no view shows" in help_text
 
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tui_insight.ui.state.custom_scalars import CustomScalarsState
 from tui_insight.ui.state.described import DescribedState
 from tui_insight.ui.state.graph import GraphState
 from tui_insight.ui.state.histograms import HistogramsState, RidgeCursor
@@ -27,7 +28,7 @@ from tui_insight.ui.state.text import TextState
 
 STATES = [GraphState, HistogramsState, RidgeCursor, ImagesState, JobListState, LandscapeState,
           LineageState, ProfilerState, RunsState, ChartSettings, ScalarsState, TagSelection,
-          TensorPlace, TensorsState, TextState, PrCurvesState, DescribedState]
+          TensorPlace, TensorsState, TextState, PrCurvesState, DescribedState, CustomScalarsState]
 
 
 class KeysRead(dict):

@@ -461,9 +461,7 @@ class JobLoader:
                     state.bad_records += 1
                     self.problems.append(f"{state.name}: {value.tag}: {value.data}")
                     continue
-                if self.custom_scalars is None:  # no view draws a layout yet: the account says so
-                    self.unshown.saw(CUSTOM_SCALARS, value.tag)
-                self.custom_scalars = value.data
+                self.custom_scalars = value.data  # the custom scalars view draws it: not counted unshown
                 continue
             if value.plugin == "other" and (value.written in tb_graphs.PLUGINS or (
                     value.written == tb_graphs.TAGGED_RUN_METADATA and value.data)):  # a graph, not a tag

@@ -1,7 +1,7 @@
 """What a job holds that no view shows, counted, so every surface can say so.
 
 Two things go unshown. Kinds of data without a view: TensorBoard plugins we do not draw
-(pr_curves, audio, mesh, custom_scalars layouts, any plugin we do not know) and projector embeddings
+(audio, mesh, any plugin we do not know) and projector embeddings
 (`projector_config.pbtxt`). And tags left out under the tag limits (`limits.py`: 300 a job,
 6 tensor tags, 10 graphs): the earliest-seen leave, their later values are not read.
 

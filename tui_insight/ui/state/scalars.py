@@ -31,6 +31,42 @@ NO_DIRECTION = "none"  # a tag the user said has no best (remembered as such: it
 Range = tuple[float, float]
 
 
+def smoothing_step(smoothing: float, direction: int) -> float:
+    """The smoothing `direction` steps up (> 0) or down `SMOOTHING_STEPS` from `smoothing`."""
+    steps = SMOOTHING_STEPS
+    i = min(range(len(steps)), key=lambda k: abs(steps[k] - smoothing))
+    return steps[max(0, min(len(steps) - 1, i + direction))]
+
+
+def next_x_axis(axis: str) -> str:
+    """The x-axis after `axis` (step, relative, wall, step...)."""
+    return X_AXES[(X_AXES.index(axis) + 1) % len(X_AXES)] if axis in X_AXES else X_AXES[0]  # type: ignore[arg-type]
+
+
+def moved_cursor(cursor_x: float | None, xs: Sequence[float], move: int, x_range: Range | None) -> float | None:
+    """Where a value cursor at `cursor_x` goes over `xs` (the chart's distinct x in view, sorted).
+
+    ±1 goes to the next point; any other move jumps by 1/CURSOR_JUMP of the visible range
+    (`x_range`, else all of `xs`), to the nearest point. The first move puts it on the first
+    (or, leftwards, the last) point. No points: it stays.
+    """
+    xs = [float(x) for x in xs]
+    if not xs:
+        return cursor_x
+    if cursor_x is None:
+        return xs[-1] if move < 0 else xs[0]
+    if abs(move) == 1:
+        i = bisect.bisect_left(xs, cursor_x)
+        if move > 0:
+            i = i + 1 if i < len(xs) and xs[i] == cursor_x else i
+        else:
+            i = i - 1
+        return xs[max(0, min(len(xs) - 1, i))]
+    lo, hi = x_range if x_range is not None else (xs[0], xs[-1])
+    target = cursor_x + math.copysign((hi - lo) / CURSOR_JUMP, move)
+    return min(xs, key=lambda x: abs(x - target))
+
+
 def parse_threshold(text: str) -> tuple[float | None, float | None]:
     """`> 2.5`, `< 0.1`, `<0.1 >2.5` or a bare number (= above). Raises ValueError with a message."""
     text = text.strip()
@@ -193,12 +229,10 @@ class ScalarsState:
     # -- smoothing and axes ---------------------------------------------------------------------
 
     def smooth(self, direction: int) -> "ScalarsState":
-        steps = SMOOTHING_STEPS
-        i = min(range(len(steps)), key=lambda k: abs(steps[k] - self.smoothing))
-        return replace(self, smoothing=steps[max(0, min(len(steps) - 1, i + direction))])
+        return replace(self, smoothing=smoothing_step(self.smoothing, direction))
 
     def next_x_axis(self) -> str:
-        return X_AXES[(X_AXES.index(self.x_axis) + 1) % len(X_AXES)] if self.x_axis in X_AXES else X_AXES[0]
+        return next_x_axis(self.x_axis)
 
     def cycle_x(self, cursor_at: float | None = None) -> "ScalarsState":
         """The next x-axis. The zoom was in the old axis' units: it starts afresh. The value cursor
@@ -245,21 +279,7 @@ class ScalarsState:
         ±1 goes to the next point; any other move jumps by 1/CURSOR_JUMP of the visible range,
         to the nearest point. The first move puts it on the first (or, leftwards, the last) point.
         """
-        xs = [float(x) for x in xs]
-        if not xs:
-            return self
-        if self.cursor_x is None:
-            return self.with_cursor(xs[-1] if move < 0 else xs[0])
-        if abs(move) == 1:
-            i = bisect.bisect_left(xs, self.cursor_x)
-            if move > 0:
-                i = i + 1 if i < len(xs) and xs[i] == self.cursor_x else i
-            else:
-                i = i - 1
-            return self.with_cursor(xs[max(0, min(len(xs) - 1, i))])
-        lo, hi = self.x_range if self.x_range is not None else (xs[0], xs[-1])
-        target = self.cursor_x + math.copysign((hi - lo) / CURSOR_JUMP, move)
-        return self.with_cursor(min(xs, key=lambda x: abs(x - target)))
+        return self.with_cursor(moved_cursor(self.cursor_x, xs, move, self.x_range))
 
     # -- zoom -----------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .base import DataView, ViewSpec
+from .custom_scalars import CustomScalarsView
 from .described import DescribedView
 from .graph import GraphView
 from .histograms import HistogramsView
@@ -16,7 +17,7 @@ from .text import TextView
 
 VIEW_CLASSES: tuple[type[DataView], ...] = (
     ScalarsView, HistogramsView, TensorsView, ImagesView, GraphView, LandscapeView, ProfilerView, TextView,
-    PrCurvesView, DescribedView, LineageView,
+    PrCurvesView, CustomScalarsView, DescribedView, LineageView,
 )
 VIEWS: tuple[ViewSpec, ...] = tuple(cls.SPEC for cls in VIEW_CLASSES)
 JOB_VIEWS: tuple[ViewSpec, ...] = tuple(spec for spec in VIEWS if spec.scope == "job")

@@ -44,7 +44,8 @@ from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import DataView, ViewSpec
 
-__all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold"]
+__all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold",
+           "grid_shape", "line_traces"]
 
 MIN_CHART_WIDTH = 56
 # Newer data (a run being written) redraws the charts at most 4 times a second, and less often
@@ -371,11 +372,7 @@ class ScalarsView(DataView):
             chart.display = cid in shown
         if not width or not height or not shown:
             return
-        columns = 1 if fullscreen else max(1, min(len(shown), width // MIN_CHART_WIDTH))
-        rows = math.ceil(len(shown) / columns)
-        row_height = max(MIN_CHART_HEIGHT, height // min(rows, 2)) if not fullscreen else height
-        if rows > 2:  # leave room to see that more charts follow
-            row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
+        columns, row_height = grid_shape(width, height, len(shown), bool(fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
         self._bind_shown()
@@ -459,11 +456,7 @@ class ScalarsView(DataView):
                 if normalised:
                     raw, smoothed = _normalise(raw, smoothed)
                 right = two_axes and k == 1
-                if smoothed is not None:
-                    traces.append(Trace(line.x, raw, colour, "faint", right, marker))
-                    traces.append(Trace(line.x, smoothed, colour, "smoothed", right, marker))
-                else:
-                    traces.append(Trace(line.x, raw, colour, "line", right, marker))
+                traces += line_traces(line.x, raw, smoothed, colour, right, marker)
                 if (above is not None or below is not None) and not normalised:
                     hits = threshold_mask(line.series.values, above, below)
                     if hits.any():
@@ -840,6 +833,28 @@ class ScalarsView(DataView):
     def describe_export(self) -> str:
         tags = self.state.tags.visible()
         return f"{len(tags)} scalar tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
+
+
+def line_traces(x: np.ndarray, raw: np.ndarray, smoothed: np.ndarray | None, colour: str, right: bool = False,
+                marker: str = "braille") -> list[Trace]:
+    """One series as drawn: its raw line, or faint under its smoothed line."""
+    if smoothed is None:
+        return [Trace(x, raw, colour, "line", right, marker)]
+    return [Trace(x, raw, colour, "faint", right, marker), Trace(x, smoothed, colour, "smoothed", right, marker)]
+
+
+def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) -> tuple[int, int]:
+    """(columns, row height) of a grid of `count` charts on `width` x `height` cells: as many
+    columns of at least `MIN_CHART_WIDTH` as fit, two rows a screen (more: a part of the third shows
+    that more follow); full screen, one chart filling it."""
+    if fullscreen:
+        return 1, height
+    columns = max(1, min(count, width // MIN_CHART_WIDTH))
+    rows = math.ceil(count / columns)
+    row_height = max(MIN_CHART_HEIGHT, height // max(1, min(rows, 2)))
+    if rows > 2:  # leave room to see that more charts follow
+        row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
+    return columns, row_height
 
 
 def _shown_marker(marker: str) -> str:

@@ -33,6 +33,7 @@ from ..common.palette import hex_to_rgb, mix
 from ..common.text import markup, shown
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
+BAND_FADE = 0.72  # how far a band fades towards the background: the lines over it stay apart
 Y_AXIS_COLUMNS = 10  # roughly what plotext's tick labels and frame take from the width
 
 
@@ -41,9 +42,15 @@ class Trace:
     x: np.ndarray
     y: np.ndarray
     colour: str  # "#rrggbb"
-    kind: str = "line"  # "line", "smoothed", "faint" (raw under smoothed) or "points" (threshold hits)
+    kind: str = "line"  # "line", "smoothed", "faint" (raw under smoothed), "points" (threshold hits) or "band"
     right: bool = False  # against the right y-axis
     marker: str = "braille"
+    upper: np.ndarray | None = None  # a "band": the area from `y` (lower) up to this, shaded
+
+    @classmethod
+    def band(cls, x: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str, right: bool = False) -> "Trace":
+        """A shaded band between two series over shared x, drawn under the lines."""
+        return cls(x, lower, colour, "band", right, upper=upper)
 
 
 @dataclass(frozen=True)
@@ -308,7 +315,11 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     y_span: dict[bool, list[float]] = {False: [], True: []}  # per side: the drawn y range
     # Threshold hits ("points") go on top of the threshold lines, drawn just before them: a hit
     # on the line's own row would otherwise be painted over by it.
-    lines = [trace for trace in traces if trace.kind != "points"]
+    # Bands go first, under every line.
+    bands = [trace for trace in traces if trace.kind == "band"]
+    for trace in bands:
+        drawn = _draw_band(fig, trace, options, lo, hi, log_y, columns, background, no_color, y_span) or drawn
+    lines = [trace for trace in traces if trace.kind not in ("points", "band")]
     for index, trace in enumerate([*lines, *(trace for trace in traces if trace.kind == "points")]):
         if index == len(lines):
             _draw_hlines(fig, options.hlines, lo, hi, log_y)
@@ -339,7 +350,7 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
         if trace.kind != "points":
             y_span[trace.right] += [float(y.min()), float(y.max())]
         drawn = True
-    if len(lines) == len(traces):
+    if len(lines) + len(bands) == len(traces):
         _draw_hlines(fig, options.hlines, lo, hi, log_y)
     for mark, hits in found.items():
         for trace, xs in hits:
@@ -405,6 +416,32 @@ def _draw_hlines(fig: Any, values: tuple[float, ...], lo: float, hi: float, log_
 def _add(fig: Any, signal: Any) -> None:
     """Register a signal, bypassing `draw`'s colour scan where plotext allows (see the compat module)."""
     _textual_compat.add_signal(fig, signal)
+
+
+def _draw_band(fig: Any, trace: Trace, options: ChartOptions, lo: float, hi: float, log_y: bool, columns: int,
+               background: str, no_color: bool, y_span: dict[bool, list[float]]) -> bool:
+    """A "band" trace filled between its lower (`y`) and `upper` series; False if nothing is left."""
+    if trace.upper is None:
+        return False
+    x, lower, upper = (np.asarray(a, dtype=np.float64) for a in (trace.x, trace.y, trace.upper))
+    ok = np.isfinite(x) & np.isfinite(lower) & np.isfinite(upper)
+    if log_y:
+        ok &= (lower > 0) & (upper > 0)
+    if options.x_range is not None:
+        ok &= (x >= lo) & (x <= hi)
+    x, lower, upper = x[ok], lower[ok], upper[ok]
+    if not len(x):
+        return False
+    order = np.argsort(x, kind="stable")
+    x, lower, upper = x[order], lower[order], upper[order]
+    if no_color:  # no shade tells a fill from the line over it: the band's two edges, dotted
+        for edge in (lower, upper):
+            _add(fig, fig.signal(x.tolist(), edge.tolist(), marker=plt.marker("·", plt.pixel())))
+    else:
+        pixel = plt.pixel(foreground=mix(trace.colour, background, BAND_FADE))
+        fill_band(fig, x, np.minimum(lower, upper), np.maximum(lower, upper), pixel, columns)
+    y_span[trace.right] += [float(min(lower.min(), upper.min())), float(max(lower.max(), upper.max()))]
+    return True
 
 
 @dataclass(frozen=True)
