@@ -27,7 +27,11 @@ from .framing import MASK_DELTA, U64, FOOTER_SIZE, HEADER_SIZE, MAX_PAYLOAD, Sca
 
 BLOCK_SIZE = 4 << 20  # bytes read at once
 MAX_CYCLE = 4096  # longest cycle of record lengths guessed (records of a step)
-_GUESS_CHUNK = 1 << 16  # records checked per guess
+_GUESS_CHUNK = 1 << 16  # records checked per guess, at most
+# ... and at first: a guess that held whole checks twice as many the next time. A cycle that
+# breaks often (scalars of a step, then histograms of other lengths every few steps) costs a
+# few hundred checks per guess, not a block's worth.
+_GUESS_FIRST = 256
 _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
 _TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
 _TABLE_MIN_ROWS = 8
@@ -225,6 +229,7 @@ class _Walk:
     def __init__(self) -> None:
         self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
         self.next_guess = 8  # records to walk before guessing again
+        self.guess_records = _GUESS_FIRST  # records the next guess checks
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -341,7 +346,7 @@ class _Walk:
         cycle_bytes = int(spans.sum())
         within = np.zeros(period, dtype=np.int64)
         np.cumsum(spans[:-1], out=within[1:])
-        cycles = min((n - p) // cycle_bytes + 1, max(1, _GUESS_CHUNK // period))
+        cycles = min((n - p) // cycle_bytes + 1, max(1, self.guess_records // period))
         at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
         lengths = np.tile(cycle, cycles)
         fits = int(np.count_nonzero(at + lengths + HEADER_SIZE + FOOTER_SIZE <= n))
@@ -354,6 +359,7 @@ class _Walk:
                  | (unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
+        self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK) if good == fits else _GUESS_FIRST
         if good:
             self.lengths.extend(lengths[max(0, good - 2 * MAX_CYCLE):good].tolist())
         return at[:good], lengths[:good]
