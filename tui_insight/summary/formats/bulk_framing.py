@@ -328,10 +328,18 @@ class _Walk:
         if len(h) < 2:
             return 0
         last = h[-1]
-        for period in range(1, min(len(h) // 2, MAX_CYCLE) + 1):
-            if h[-1 - period] == last and h[-period:] == h[-2 * period:-period]:
+        most = min(len(h) // 2, MAX_CYCLE)
+        before = h[-2:-2 - most:-1]  # the lengths before the last, nearest first
+        at = -1
+        while True:  # each earlier record of the last one's length (list.index: C speed)
+            try:
+                at = before.index(last, at + 1)
+            except ValueError:
+                return 0
+            period = at + 1
+            # (the record before the last first: most candidates fail there, without a copy)
+            if (period == 1 or h[-2] == h[-2 - period]) and h[-period:] == h[-2 * period:-period]:
                 return period
-        return 0
 
     def _guess(self, array: np.ndarray, p: int, n: int, walked: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The records from `p` on that continue the cycle, as far as their headers check out
