@@ -23,14 +23,15 @@ def test_compare_opens_the_marked_jobs_that_exist_in_marking_order():
 
 
 def test_sort_next_reverse_and_by_a_column():
-    state = JobListState()
-    assert state.sort_key == "id" and not state.reverse
+    assert (JobListState().sort_key, JobListState().reverse) == ("health", True)  # most badges first
+    state = JobListState(sort_key="id", reverse=False)
     assert state.sort_next().sort_key == SORT_KEYS[1]
     last = JobListState(sort_key=SORT_KEYS[-1], reverse=True).sort_next()
     assert (last.sort_key, last.reverse) == ("id", False)  # wraps around, ascending
     assert state.sort_reverse().reverse
-    assert state.sort_by("step") == JobListState(sort_key="step")
-    assert state.sort_by("step").sort_by("step").reverse  # again: the other way
+    assert state.sort_by("updated") == JobListState(sort_key="updated", reverse=False, column="updated")
+    assert state.sort_by("step").reverse  # the most steps first
+    assert not state.sort_by("step").sort_by("step").reverse  # again: the other way
     assert state.sort_by("step", reverse=False).sort_by("step", reverse=False).reverse is False
     assert state.sort_by("trend") is state  # not a sortable column
 
