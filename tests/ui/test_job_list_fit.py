@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
+from typing import BinaryIO
 
 import pytest
 from uihelp import MTIME, NOW, make_app, run_pilot, write_run
 
+from tui_insight.summary.sources.local import Discovery, LocalSource
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.widgets.job_table import JobTable
@@ -142,6 +146,23 @@ def test_the_state_is_a_glyph_said_whole_under_the_list_for_the_cursor_job(tmp_p
     assert "./run_b" in first and "truncated" in line and "./run_b" in line
 
 
+class SlowSource(LocalSource):
+    """A LOGDIR found once the test says so (`release`) and read slowly (0.3 ms a file):
+    the list is painted before, while and after the runs load, however busy the machine."""
+
+    def __init__(self, logdir: str):
+        super().__init__(logdir)
+        self.release = threading.Event()
+
+    def discover(self, listings: dict, turn: int | None = None) -> Discovery:
+        self.release.wait(10)
+        return super().discover(listings, turn)
+
+    def open_range(self, path: str, start: int, end: int) -> BinaryIO:
+        time.sleep(0.0003)
+        return super().open_range(path, start, end)
+
+
 @pytest.mark.parametrize("sort", ["health", "updated"])
 def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, sort):
     """A cold start at 160x48: at each paint while the runs load (and move to their sorted place
@@ -150,8 +171,9 @@ def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, 
     root = tmp_path / "logs"
     n = 1000
     for i in range(n):  # (about a second)
-        write_run(root, f"run_{i:05d}", steps=30, tags=("loss",), mtime=MTIME - (i * 37) % 101)
-    cache = SummaryCache(str(root), clock=lambda: NOW)
+        write_run(root, f"run_{i:05d}", steps=2, tags=("loss",), mtime=MTIME - (i * 37) % 101)
+    source = SlowSource(str(root))
+    cache = SummaryCache(source, clock=lambda: NOW)
     app = InsightApp(cache, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR",
                      graph_prefetch_delay=None)
     app.workspace.remember("app", "jobs", {"sort_key": sort, "reverse": True})
@@ -159,7 +181,8 @@ def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, 
     async def body(pilot):
         t = table(app)
         paints, wrong, while_loading = 0, [], 0
-        while paints < 400:
+        source.release.set()
+        while paints < 1000:
             await pilot.pause(0.01)
             shown = table_ids(app)
             top = int(t.scroll_y)
@@ -175,4 +198,3 @@ def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, 
     while_loading, wrong, rows, all_listed = run_pilot(app, body, size=(160, 48))
     assert wrong == [], "\n".join(map(str, wrong))
     assert while_loading > 0 and rows == n and all_listed
-
