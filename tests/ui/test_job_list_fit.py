@@ -10,7 +10,7 @@ import time
 from typing import BinaryIO
 
 import pytest
-from uihelp import MTIME, NOW, make_app, run_pilot, write_run
+from uihelp import MTIME, NOW, make_app, post_key, run_pilot, write_run
 
 from tui_insight.summary.sources.local import Discovery, LocalSource
 from tui_insight.summary.store.cache import SummaryCache
@@ -198,3 +198,19 @@ def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, 
     while_loading, wrong, rows, all_listed = run_pilot(app, body, size=(160, 48))
     assert wrong == [], "\n".join(map(str, wrong))
     assert while_loading > 0 and rows == n and all_listed
+
+
+@SIZES
+def test_keys_typed_ahead_sort_by_the_column_the_cursor_reached(sweep, size):
+    """`→ → → s` in one burst (over ssh, typed ahead): `s` sorts by the column the cursor
+    reached, not by the one the state had heard of when `s` came."""
+    app = make_app(sweep)
+
+    async def body(pilot):
+        for key in ("right", "right", "right", "s"):
+            post_key(app, key)
+        await pilot.pause()
+        await pilot.pause()
+        return app.screen.state.sort_key, app.screen.state.cursor_column, table(app).sort_key
+
+    assert run_pilot(app, body, size=size) == ("change", "change", "change")

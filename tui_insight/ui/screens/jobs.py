@@ -479,8 +479,10 @@ class JobsScreen(LoaderHost, Screen):
         focus_now(self.table)
 
     def action_sort_here(self) -> None:
-        """`s`: sort by the column under the column cursor (again: the other way)."""
-        self.state = self.state.sort_here()
+        """`s`: sort by the column under the column cursor (again: the other way). The table's
+        cursor column, not the state's: keys typed ahead (`→ → s`) reach this binding before the
+        table's `ColumnChosen` messages reach the state."""
+        self.state = self.state.with_column(self.table.state.cursor_column).sort_here()
 
     def action_choose_sort(self) -> None:
         """`o`: pick the column to sort by, by name (type-ahead)."""

@@ -83,7 +83,8 @@ class JobTable(ScrollView, can_focus=True):
     HELP_GROUP = "Job list"
     COMPONENT_CLASSES = {"job-table--header", "job-table--cursor", "job-table--odd", "job-table--empty"}
     DEFAULT_CSS = """
-    JobTable { height: 1fr; background: $surface; overflow-x: hidden; }
+    /* The columns fit the width (no horizontal scroll); a one-cell scrollbar leaves 79 of 80 columns. */
+    JobTable { height: 1fr; background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
     JobTable > .job-table--header { background: $panel; text-style: bold; }
     JobTable > .job-table--odd { background: $background; }
     JobTable > .job-table--cursor { background: $primary 40%; text-style: bold; }
