@@ -52,11 +52,6 @@ class JobListState:
         """`s`: sort by the column under the column cursor (again: the other way)."""
         return self.sort_by(self.cursor_column)
 
-    def sort_next(self) -> "JobListState":
-        """The next sortable column, in its natural direction."""
-        i = SORT_KEYS.index(self.sort_key) if self.sort_key in SORT_KEYS else -1
-        return self.sort_by(SORT_KEYS[(i + 1) % len(SORT_KEYS)], SORT_KEYS[(i + 1) % len(SORT_KEYS)] in DESCENDING_FIRST)
-
     def sort_reverse(self) -> "JobListState":
         return replace(self, reverse=not self.reverse, cursor=None)
 
