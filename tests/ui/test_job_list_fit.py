@@ -163,9 +163,9 @@ class SlowSource(LocalSource):
         return super().open_range(path, start, end)
 
 
-@pytest.mark.parametrize("sort", ["health", "updated"])
-def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, sort):
-    """A cold start at 160x48: at each paint while the runs load (and move to their sorted place
+@pytest.mark.parametrize("size, sort", [((160, 48), "health"), ((80, 24), "updated")], ids=["160x48", "80x24"])
+def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, size, sort):
+    """A cold start: at each paint while the runs load (and move to their sorted place
     as they do, sorted by update time), the rows on screen are the table's order from its top,
     none missing, and once loaded every run is listed."""
     root = tmp_path / "logs"
@@ -195,7 +195,7 @@ def test_rows_painted_during_a_cold_start_of_1000_runs_are_the_models(tmp_path, 
                 break
         return while_loading, wrong, t.row_count, sorted(t.order) == sorted(cache.jobs)
 
-    while_loading, wrong, rows, all_listed = run_pilot(app, body, size=(160, 48))
+    while_loading, wrong, rows, all_listed = run_pilot(app, body, size=size)
     assert wrong == [], "\n".join(map(str, wrong))
     assert while_loading > 0 and rows == n and all_listed
 
@@ -214,3 +214,20 @@ def test_keys_typed_ahead_sort_by_the_column_the_cursor_reached(sweep, size):
         return app.screen.state.sort_key, app.screen.state.cursor_column, table(app).sort_key
 
     assert run_pilot(app, body, size=size) == ("change", "change", "change")
+
+
+@SIZES
+def test_o_picks_the_column_to_sort_by_by_name_with_type_ahead(sweep, size):
+    app = make_app(sweep)
+
+    async def body(pilot):
+        await pilot.press("o", *"chan")
+        await pilot.pause()
+        count = str(app.screen.query_one("#picker-count").render())
+        await pilot.press("enter")
+        await pilot.pause()
+        return count, app.screen.state.sort_key, app.screen.state.reverse, "change" in table(app).columns
+
+    count, key, reverse, shown = run_pilot(app, body, size=size)
+    assert count.startswith("2 of 12")  # Δ10% (change...) and updated (...changed)
+    assert (key, reverse, shown) == ("change", False, True)
