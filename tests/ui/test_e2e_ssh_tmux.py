@@ -66,7 +66,7 @@ def test_the_ui_over_ssh_in_tmux(tmp_path, short_dir, server):
         term.keys("Down", "Enter")  # ./exp/b's charts, read over ssh
         term.wait_for("loss", "1 Scalars", "0.2 @5")
         term.keys("Escape")  # back to the job list and its status line
-        term.wait_for("job ▲", "2 jobs")
+        term.wait_for("‹health ▼›", "2 jobs")
 
         drop_connections(server)
         write_steps(writer, range(6, 11))

@@ -111,7 +111,10 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
     term = Tmux()
     try:
         term.start(command)
-        term.wait_for("8 jobs", "./lenet_lr0.01", "growing")  # loaded in the background; the list filled in
+        term.wait_for("8 jobs", "./lenet_lr0.01")  # loaded in the background; the list filled in
+        term.keys("Down", "Down")  # the state's glyph is said whole under the list for the cursor job
+        term.wait_for("./damaged_truncated · + growing")
+        term.keys("Home")
         # Typed ahead in one burst: the first enter ends the filter, the second opens the first
         # filtered job (./lenet_lr0.01; unfiltered, the first row is the root's job).
         term.burst("/lenet", "Enter", "Enter")
@@ -131,11 +134,11 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
         term.keys("5")
         term.wait_for("Default (117)")  # the graph's top scope and how many nodes it holds
         term.keys("Escape")  # back to the job list
-        term.wait_for("job ▲", "headline", "best@step")  # the health columns: jobs' losses differ in name
+        term.wait_for("‹health ▼›", "headline", "best@step")  # the health columns: jobs' losses differ in name
         term.keys("m")
         term.wait_for("Headline metric of every job", "each job's loss (the default)", "loss/auto")
         term.keys("Escape")
-        term.wait_for("job ▲", absent=("Headline metric of every job",))
+        term.wait_for("‹health ▼›", absent=("Headline metric of every job",))
         term.keys("l")
         # Lineage of all jobs: only those that have lineage.
         term.wait_for("summary_dir", "./resnetish_bs32", "./lenet_lr0.01", absent=("./limits",))
@@ -150,7 +153,7 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
         term.keys("Escape")  # closes the panel
         term.wait_for("summary_dir", absent=("Spearman",))
         term.keys("Escape")
-        term.wait_for("job ▲", absent=("summary_dir",))
+        term.wait_for("‹health ▼›", absent=("summary_dir",))
         term.keys("q")
         term.wait_for("EXITED-0")
     finally:
@@ -175,7 +178,7 @@ def test_loss_landscape_and_profiler_in_tmux(tmp_path: Path):
         term.keys("v")
         term.wait_for("relief 30°", "azimuth 30°")
         term.keys("Escape")
-        term.wait_for("job ▲", "./profiled_legacy")
+        term.wait_for("‹health ▼›", "./profiled_legacy")
         term.keys("/", "l", "e", "g", "a", "c", "y", "Enter")
         term.wait_for("./profiled_legacy", absent=("./landscape_step",))
         term.keys("Enter", "7")

@@ -65,7 +65,7 @@ def test_the_health_columns_show_the_headline_and_the_badges(health_logs):
     assert rows["./run_stuck"]["health"] == "stalled" and rows["./run_stuck"]["since"] == "25s"
     assert rows["./run_live"]["health"] == "" and rows["./run_live"]["since"] == "1s"
     assert rows["./run_live"]["live"] == "● live" and rows["./run_stuck"]["live"] == "● live"
-    assert rows["./run_cut"]["state"] == "truncated" and rows["./run_cut"]["health"] == ""
+    assert rows["./run_cut"]["state"] == "!" and rows["./run_cut"]["health"] == ""  # truncated: a problem
 
 
 def test_a_rows_health_is_the_one_the_badge_watch_computed(health_logs):
@@ -91,7 +91,7 @@ def test_sorting_by_health_puts_the_jobs_with_badges_together(health_logs):
 
     order = run_pilot(app, body)
     assert set(order[:4]) == {"./run_nan", "./run_up", "./run_stuck", "./run_cut"}  # truncated is a badge too
-    assert order[4:] == ["./run_live", "./run_c", "./run_b", "./run_a"]  # reversed: by id, descending
+    assert order[4:] == ["./run_a", "./run_b", "./run_c", "./run_live"]  # ties stay in name order
 
 
 def test_the_trend_and_columns_follow_the_metric_chosen_with_m_and_it_is_remembered(ui_logs, tmp_path):
@@ -156,11 +156,12 @@ def test_80_columns_show_the_job_its_state_badges_and_headline(health_logs):
 
     async def body(pilot):
         t = table(app)
-        return t.column_x("best") + t.widths["best"] + 2, t.render_line(0).text
+        last = t.columns[-1]
+        return t.column_x(last) + t.width_of(last) + 2, t.render_line(0).text
 
     right_edge, header = run_pilot(app, body, size=(80, 24))
     assert right_edge <= 80
-    for name in ("job", "state", "health", "live", "loss", "best@step"):
+    for name in ("job", "st", "health", "live", "loss", "best@step", "trend", "Δ10%"):
         assert name in header
 
 

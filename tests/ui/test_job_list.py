@@ -9,7 +9,6 @@ from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.state.jobs import SORT_KEYS
 from tui_insight.ui.widgets.job_table import JobTable
 from tui_insight.ui.widgets.sparkline import sparkline
 
@@ -192,7 +191,7 @@ def test_filter_sort_marks_and_cursor_are_remembered_and_come_back(ui_logs):
 
     async def change(pilot):
         await pilot.press("space", "down", "down", "space")  # marks ./run_a, ./run_c
-        await pilot.press(*["s"] * SORT_KEYS.index("step"), "S")  # by last step, reversed
+        await pilot.press("o", *"last step", "enter")  # by last step, picked by name: most first
         await pilot.press("slash", *"run", "enter")
         await pilot.press("home", "down")
         await pilot.pause()
@@ -248,12 +247,12 @@ def test_sorting_by_clicking_a_header_goes_through_the_state(ui_logs):
 
     async def body(pilot):
         t = table(app)
-        x = t.column_x("step") + 1  # inside "last step"
+        x = t.column_x("best") + 1  # inside "best@step"
         await pilot.click(JobTable, offset=(x, 0))
         await pilot.pause()
         return app.screen.state.sort_key, t.sort_key
 
-    assert run_pilot(app, body) == ("step", "step")
+    assert run_pilot(app, body) == ("best", "best")
 
 
 
@@ -507,7 +506,7 @@ def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_witho
     pending, placed, off_screen_repaints, on_screen_repaints, incremental, scratch = run_pilot(app, body)
     assert pending == {tid for i, tid in enumerate(names) if i % 3 == 0}  # the read jobs need their real rows
     order, states, work = placed
-    assert order == names and set(states.values()) == {"loading"}
+    assert order == names and set(states.values()) == {"…"}  # the loading glyph
     assert work["placeholders"] == 700 and work.get("rows_built", 0) == 0 and work.get("full_sorts", 0) == 0
     assert off_screen_repaints == 0 and on_screen_repaints > 0
     assert incremental == scratch
@@ -572,7 +571,7 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
 
     async def body(pilot):
         t = table(app)
-        filled = await wait_for(pilot, lambda: t.row_count == n and {t.cell(tid, "state") for tid in t.order} == {"ok"},
+        filled = await wait_for(pilot, lambda: t.row_count == n and {t.cell(tid, "state") for tid in t.order} == {"✓"},
                                 timeout=60)
         work, incremental = dict(t.work), _snapshot(t)
         t.refresh_jobs(cache.jobs, NOW)

@@ -78,8 +78,8 @@ def test_the_job_list_marks_jobs_holding_what_no_view_shows(logs):
         return cells, await open_help(pilot)
 
     cells, help_text = run_pilot(app, body, size=(80, 24))
-    assert cells == {"./many": "ok *1", "./run": "ok *3", "./so_few": "ok"}
-    assert "state *N" in help_text and "no view shows" in help_text
+    assert cells == {"./many": "✓*1", "./run": "✓*3", "./so_few": "✓"}  # the ok glyph, and the count
+    assert "st *N" in help_text and "no view shows" in help_text
 
 
 def test_the_log_says_it_once_a_job_not_at_every_reload(logs, caplog):

@@ -107,7 +107,7 @@ def test_the_program_applies_config_toml_and_says_what_it_ignored(own_home):
     try:
         term.start(command)
         # The notice in the app (shown for 8 s from its start), not the warning printed before it
-        term.wait_for("job ▲", "ignored", absent=("tui-insight: warning",))
+        term.wait_for("‹health ▼›", "ignored", absent=("tui-insight: warning",))
         term.wait_for("8 jobs", "reload every 7s")  # reload_interval applied
         term.keys("k")
         term.wait_for("Model lineage")

@@ -67,7 +67,7 @@ def test_starts_before_loading_and_fills_as_jobs_load():
     run_pilot(app, body)
     assert seen["first_rows"] == 0 and "loading" in seen["first_progress"].lower()
     assert seen["rows"] == sorted(seen["rows"]) and "./lenet_lr0.01" in seen["rows"]
-    assert seen["state"] == "growing"
+    assert seen["state"] == "+"  # growing
     assert "8 jobs" in seen["progress"] and "MB read" in seen["progress"]
     assert loading["thread"] is not None and not loading["thread"].is_alive()  # stopped on exit
 
@@ -299,7 +299,7 @@ def test_sort_by_columns(ui_logs):
         await pilot.press("S")
         await pilot.pause()
         orders["updated reversed"] = list(t.order)
-        await pilot.press("s")  # next sortable column after "updated"
+        await pilot.press("right", "s")  # the column cursor to the next column, and sort by it
         await pilot.pause()
         orders["next"] = t.sort_key
         return orders
@@ -308,7 +308,7 @@ def test_sort_by_columns(ui_logs):
     assert orders["step"][0] == "./short"
     assert orders["updated"][-1] == "./short"  # oldest first
     assert orders["updated reversed"][0] == "./short"
-    assert orders["next"] == "files"
+    assert orders["next"] == "tags"
 
 
 def test_mouse_sorts_by_header_and_opens_a_row(ui_logs):
@@ -317,6 +317,8 @@ def test_mouse_sorts_by_header_and_opens_a_row(ui_logs):
 
     async def body(pilot):
         t = table(app)
+        app.screen.state = app.screen.state.with_column("step")  # the column cursor brings it in
+        await pilot.pause()
         x = t.column_x("step") + 1  # inside "last step"
         await pilot.click(JobTable, offset=(x, 0))
         await pilot.pause()
@@ -332,8 +334,8 @@ def test_mouse_sorts_by_header_and_opens_a_row(ui_logs):
         return sorted_by, reversed_, cursor, app.screen
 
     (key, reverse, order), reversed_, cursor, screen = run_pilot(app, body)
-    assert key == "step" and not reverse and order[0] == "./short"
-    assert reversed_
+    assert key == "step" and reverse and order[-1] == "./short"  # the most steps first
+    assert not reversed_
     assert isinstance(screen, DashboardScreen) and screen.train_ids == (cursor,)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from tui_insight.ui.state.jobs import SORT_KEYS, JobListState
+from tui_insight.ui.state.jobs import JobListState
 
 
 def test_marks_keep_their_order_and_toggle():
@@ -22,15 +22,18 @@ def test_compare_opens_the_marked_jobs_that_exist_in_marking_order():
     assert JobListState().compare(["./a"]) == ()
 
 
-def test_sort_next_reverse_and_by_a_column():
-    state = JobListState()
-    assert state.sort_key == "id" and not state.reverse
-    assert state.sort_next().sort_key == SORT_KEYS[1]
-    last = JobListState(sort_key=SORT_KEYS[-1], reverse=True).sort_next()
-    assert (last.sort_key, last.reverse) == ("id", False)  # wraps around, ascending
+def test_the_column_cursor_sort_reverse_and_by_a_column():
+    assert (JobListState().sort_key, JobListState().reverse) == ("health", True)  # most badges first
+    state = JobListState(sort_key="id", reverse=False)
+    moved = state.with_column("change")
+    assert moved.cursor_column == "change" and moved.sort_key == "id" and state.cursor_column == "id"
+    assert moved.sort_here().sort_key == "change" and not moved.sort_here().reverse
+    assert moved.with_column("trend") is moved  # not a sortable column
+    assert state.with_cursor("./b").sort_by("step").cursor is None  # a new order shows the top
     assert state.sort_reverse().reverse
-    assert state.sort_by("step") == JobListState(sort_key="step")
-    assert state.sort_by("step").sort_by("step").reverse  # again: the other way
+    assert state.sort_by("updated") == JobListState(sort_key="updated", reverse=False, column="updated")
+    assert state.sort_by("step").reverse  # the most steps first
+    assert not state.sort_by("step").sort_by("step").reverse  # again: the other way
     assert state.sort_by("step", reverse=False).sort_by("step", reverse=False).reverse is False
     assert state.sort_by("trend") is state  # not a sortable column
 
@@ -43,7 +46,7 @@ def test_filter_and_cursor():
 
 def test_json_round_trip():
     state = JobListState(filter="lr", sort_key="updated", reverse=True, marked=("./b", "./a"), cursor="./b",
-                         headline="eval/acc")
+                         headline="eval/acc", column="best")
     assert JobListState.from_json(json.loads(json.dumps(state.to_json()))) == state
 
 

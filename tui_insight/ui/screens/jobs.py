@@ -25,12 +25,13 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from ...summary.queries import health
-from ...summary.store.job_view import STATE_MEANINGS, Changes
+from ...summary.store.job_view import STATE_MEANINGS, Changes, JobView, state_meaning
 from ..common.focus import focus_now
 from ..common.text import literal, markup
 from ..dialogs import ListPicker
 from ..loader import Loader, LoaderHost
-from ..state.jobs import JobListState
+from ..state.job_columns import BY_KEY, state_glyph
+from ..state.jobs import SORT_KEYS, JobListState
 from ..widgets.footer import InsightFooter
 from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
@@ -62,9 +63,13 @@ HELP_NOTE = "\n".join([
     "  one whose name contains loss, else none. Best is the lowest value, or the highest",
     "  for names with a word acc, accuracy, f1, auc, precision or recall in them.",
     "",
-    "[b]Columns[/b]",
-    "  [b]health[/b]  badges, below; the state column says corrupt and truncated",
-    "  [b]state *N[/b]  the job holds N things no view shows: kinds of data (pr_curves, audio,",
+    "[b]Columns[/b]  (they fit the width: the least telling go first, empty ones take no room)",
+    "  ← → move the column cursor (‹header›; a column not shown comes in), s sorts by it",
+    "  (again: the other way), o picks a column to sort by by name; a new order shows the top",
+    "  [b]st[/b]  the state: ✓ ok, … loading, + growing, ! truncated, corrupt or unreadable",
+    "       (the line under the list says the cursor job's state whole)",
+    "  [b]health[/b]  badges, below",
+    "  [b]st *N[/b]  the job holds N things no view shows: kinds of data (pr_curves, audio,",
     "             mesh, embeddings, ...) or tags over a tag limit; its dashboard names them",
     "  [b]live[/b]  not finished (below): no close seen, a file grew within the window",
     "  [b]loss[/b] (named after the headline)  its last value; [b]best@step[/b] its best value and step",
@@ -105,18 +110,47 @@ class HeadlinePicker(ListPicker):
         super().__init__("Headline metric of every job", labels, current, "headline-picker-list")
 
 
+class SortPicker(ListPicker):
+    """`o`: the column the list sorts by; dismisses with its index in SORT_KEYS."""
+
+    HELP_GROUP = "Pick the column to sort by"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="sort_picker.cancel")]
+
+    def __init__(self, labels: list, current: int):
+        super().__init__("Sort the jobs by", labels, current, "sort-picker-list")
+
+
+def cursor_line(view: JobView | None) -> str:
+    """The status line of the job under the cursor (markup): its whole name, its state's glyph,
+    the state and what it means, and what of it no view shows."""
+    if view is None:
+        return ""
+    state = view.state
+    parts = [f"[b]{markup(view.train_id)}[/b]", f"{state_glyph(state)} {markup(state)}"]
+    meaning = state_meaning(state)
+    if meaning and state.split(":")[0] != "unreadable":
+        parts[-1] += f": {markup(meaning)}"
+    if view.not_shown:
+        parts.append(f"{len(view.not_shown)} not shown (its dashboard names them)")
+    return " · ".join(parts)
+
+
 class JobsScreen(LoaderHost, Screen):
     """The first screen: the table of jobs."""
 
     HELP_GROUP = "Job list"
     HELP_NOTE = HELP_NOTE
+    DEFAULT_CSS = """
+    JobsScreen #jobs-cursor { height: 1; padding: 0 1; background: $panel; }
+    """
     AUTO_FOCUS = "#jobs-table"
     BINDINGS = [
         Binding("enter", "open", "Open", id="jobs.open"),
         Binding("space", "toggle_mark", "Mark", id="jobs.mark"),
         Binding("c", "compare", "Compare", id="jobs.compare"),
         Binding("slash", "filter", "Filter", id="jobs.filter"),
-        Binding("s", "sort_next", "Sort", id="jobs.sort"),
+        Binding("s", "sort_here", "Sort", id="jobs.sort"),
+        Binding("o", "choose_sort", "Order by", show=False, id="jobs.sort_pick"),
         Binding("m", "choose_headline", "Metric", id="jobs.headline"),
         Binding("S", "sort_reverse", "Reverse sort", show=False, id="jobs.sort_reverse"),
         Binding("u", "unmark_all", "Unmark all", show=False, id="jobs.unmark_all"),
@@ -136,6 +170,7 @@ class JobsScreen(LoaderHost, Screen):
         box.display = False  # until `/`
         yield box
         yield JobTable(id="jobs-table")
+        yield Static("", id="jobs-cursor", classes="status-line")
         yield ProgressLine(id="progress")
         yield InsightFooter()
 
@@ -174,6 +209,20 @@ class JobsScreen(LoaderHost, Screen):
         workspace = getattr(self.app, "workspace", None)
         if workspace is not None:
             workspace.remember(WORKSPACE_SCOPE, WORKSPACE_VIEW, new.to_json())
+        self._show_cursor_job()
+
+    def _show_cursor_job(self) -> None:
+        """The line under the list: the cursor job's whole name and state (the list shows a
+        glyph and may cut the name)."""
+        line = self._child("jobs-cursor", Static)
+        table = self._table_if_there()
+        if line is None or table is None:
+            return
+        tid = table.current_job
+        text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
+        if text != getattr(line, "_said", None):
+            line._said = text  # type: ignore[attr-defined]
+            line.update(text, layout=False)
 
     @property
     def table(self) -> JobTable:
@@ -313,6 +362,7 @@ class JobsScreen(LoaderHost, Screen):
             line.show(self.app.cache, self.app.reload_interval, shown)
         if table is not None:
             table.set_empty_text(self.empty_text())
+        self._show_cursor_job()
 
     @property
     def dashboard_preloaded(self) -> bool:
@@ -380,10 +430,16 @@ class JobsScreen(LoaderHost, Screen):
         event.stop()
         self.state = self.state.sort_by(event.column, event.reverse)
 
+    @on(JobTable.ColumnChosen)
+    def _column_chosen(self, event: JobTable.ColumnChosen) -> None:
+        event.stop()
+        self.state = self.state.with_column(event.column)
+
     @on(JobTable.CursorMoved)
     def _cursor_moved(self, event: JobTable.CursorMoved) -> None:
         event.stop()
         self.state = self.state.with_cursor(event.train_id)
+        self._show_cursor_job()
 
     def action_open(self) -> None:
         tid = self.table.current_job
@@ -422,9 +478,22 @@ class JobsScreen(LoaderHost, Screen):
         self.state = self.state.with_filter("")
         focus_now(self.table)
 
-    def action_sort_next(self) -> None:
-        self.state = self.state.sort_next()
-        self.notify(f"sorted by {self.state.sort_key}", timeout=1.5)
+    def action_sort_here(self) -> None:
+        """`s`: sort by the column under the column cursor (again: the other way). The table's
+        cursor column, not the state's: keys typed ahead (`→ → s`) reach this binding before the
+        table's `ColumnChosen` messages reach the state."""
+        self.state = self.state.with_column(self.table.state.cursor_column).sort_here()
+
+    def action_choose_sort(self) -> None:
+        """`o`: pick the column to sort by, by name (type-ahead)."""
+        labels = [literal(f"{self.table.header(key):<16} {BY_KEY[key].about}") for key in SORT_KEYS]
+        current = SORT_KEYS.index(self.state.sort_key) if self.state.sort_key in SORT_KEYS else 0
+        self.app.push_screen(SortPicker(labels, current), self._sort_picked)
+
+    def _sort_picked(self, index: int | None) -> None:
+        if index is not None and 0 <= index < len(SORT_KEYS):
+            key = SORT_KEYS[index]
+            self.state = self.state.sort_by(key, None if key != self.state.sort_key else self.state.reverse)
 
     def action_sort_reverse(self) -> None:
         self.state = self.state.sort_reverse()

@@ -6,6 +6,10 @@ scope "app", view "jobs". Marked jobs keep their marking order: it gives each it
 comparison. A remembered mark or cursor whose job is gone (or not found yet) is harmless:
 comparing uses the marked jobs that exist, the cursor goes to its job when it appears. The
 headline is one scalar tag for every job (None: each job's default, `summary.health`).
+
+A new list sorts by health, most badges first (the runs that need a look on top). A new order
+shows the top of the list: the cursor goes to the first row (`cursor` None). The column cursor
+(`column`; None: on the sort column) picks the column `s` sorts by.
 """
 from __future__ import annotations
 
@@ -14,18 +18,21 @@ from typing import Any, Iterable
 
 from .persist import get_bool, get_str, get_strs
 
-# The sortable columns, in order ("value", "best", "change", "speed": the headline metric's).
-SORT_KEYS = ("id", "state", "health", "live", "value", "best", "change", "speed", "step", "updated", "files", "tags")
+# The sortable columns, left to right ("value", "best", "change", "speed": the headline metric's).
+SORT_KEYS = ("id", "state", "health", "live", "value", "best", "change", "speed", "step", "updated", "tags", "files")
+# Sorted most first when first chosen: the most badges, the live ones, the fastest.
+DESCENDING_FIRST = frozenset({"health", "live", "speed", "step"})
 
 
 @dataclass(frozen=True)
 class JobListState:
     filter: str = ""
-    sort_key: str = "id"
-    reverse: bool = False
+    sort_key: str = "health"
+    reverse: bool = True
     marked: tuple[str, ...] = ()  # train ids, in marking order
     cursor: str | None = None  # the train id under the cursor
     headline: str | None = None  # the scalar tag the health columns show; None: each job's loss
+    column: str | None = None  # the column under the column cursor; None: the sort column
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -33,20 +40,31 @@ class JobListState:
         return self if text == self.filter else replace(self, filter=text)
 
     def sort_by(self, key: str, reverse: bool | None = None) -> "JobListState":
-        """Sort by `key`: ascending, or the other way when it already sorts by it."""
+        """Sort by `key`: in its natural direction (`DESCENDING_FIRST` columns most first), or
+        the other way when it already sorts by it. The list shows its top (cursor None)."""
         if key not in SORT_KEYS:
             return self
         if reverse is None:
-            reverse = not self.reverse if key == self.sort_key else False
-        return replace(self, sort_key=key, reverse=reverse)
+            reverse = not self.reverse if key == self.sort_key else key in DESCENDING_FIRST
+        return replace(self, sort_key=key, reverse=reverse, cursor=None, column=key)
 
-    def sort_next(self) -> "JobListState":
-        """`s`: the next sortable column, ascending."""
-        i = SORT_KEYS.index(self.sort_key) if self.sort_key in SORT_KEYS else -1
-        return replace(self, sort_key=SORT_KEYS[(i + 1) % len(SORT_KEYS)], reverse=False)
+    def sort_here(self) -> "JobListState":
+        """`s`: sort by the column under the column cursor (again: the other way)."""
+        return self.sort_by(self.cursor_column)
 
     def sort_reverse(self) -> "JobListState":
-        return replace(self, reverse=not self.reverse)
+        return replace(self, reverse=not self.reverse, cursor=None)
+
+    @property
+    def cursor_column(self) -> str:
+        """The column under the column cursor."""
+        return self.column if self.column in SORT_KEYS else self.sort_key
+
+    def with_column(self, key: str) -> "JobListState":
+        """The column cursor goes to `key` (a sortable column)."""
+        if key not in SORT_KEYS or key == self.cursor_column:
+            return self
+        return replace(self, column=key)
 
     def toggle_mark(self, train_id: str) -> "JobListState":
         """Mark `train_id` (last in the marking order), or unmark it."""
@@ -82,18 +100,21 @@ class JobListState:
 
     def to_json(self) -> dict[str, Any]:
         return {"filter": self.filter, "sort_key": self.sort_key, "reverse": self.reverse,
-                "marked": list(self.marked), "cursor": self.cursor, "headline": self.headline}
+                "marked": list(self.marked), "cursor": self.cursor, "headline": self.headline,
+                "column": self.column}
 
     @classmethod
     def from_json(cls, data: Any) -> "JobListState":
         if not isinstance(data, dict):
             return cls()
-        cursor, headline = data.get("cursor"), data.get("headline")
+        cursor, headline, column = data.get("cursor"), data.get("headline"), data.get("column")
+        sort_key = get_str(data, "sort_key", cls.sort_key, SORT_KEYS)
         return cls(
             filter=get_str(data, "filter", ""),
-            sort_key=get_str(data, "sort_key", "id", SORT_KEYS),
-            reverse=get_bool(data, "reverse", False),
+            sort_key=sort_key,
+            reverse=get_bool(data, "reverse", cls.reverse if sort_key == cls.sort_key else False),
             marked=tuple(dict.fromkeys(get_strs(data, "marked"))),
             cursor=cursor if isinstance(cursor, str) else None,
             headline=headline if isinstance(headline, str) else None,
+            column=column if column in SORT_KEYS else None,
         )

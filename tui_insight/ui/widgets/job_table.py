@@ -14,19 +14,21 @@ times rows change by the clock alone, not by visiting every row.
 The health columns (`summary.health`) show one headline metric per job: the state's choice (`m`),
 else each job's loss; the trend sparkline draws the same tag. Rows read the jobs' digests only.
 
+The columns fit the width (`state.job_columns.fit_columns`): the least telling go first, empty
+ones take no room, and ← → move a column cursor over the columns (one off screen comes in), so
+nothing hides behind a horizontal scroll. Rows and their sort values: `job_rows`.
+
 The table draws a `JobListState` (`show(state)`: filter, order, marks, the job the cursor goes
-to); what the user asks of it (a header click, a cursor move) comes back as messages for the
-screen to put in its state. Job ids are drawn as segments: never read as markup.
+to, the column cursor); what the user asks of it (a header click, a cursor move) comes back as
+messages for the screen to put in its state. A new order shows the top of the list. Job ids are
+drawn as segments: never read as markup.
 """
 from __future__ import annotations
 
 import bisect
 import heapq
-import math
 import textwrap
-import weakref
 from collections import Counter
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -39,217 +41,17 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...summary.queries.health import HealthBook, JobHealth
+from ...summary.queries.health import HealthBook
 from ...summary.store.job_view import JobView
 from ..common.filters import compile_filter
-from ..common.format import relative_time
-from ..common.palette import job_colour
+from ..common.names import middle
 from ..common.text import shown
+from ..state.job_columns import BY_KEY, COLUMNS, PADDING, SORTABLE, Fit, fit_columns, next_column
 from ..state.jobs import JobListState
-from .sparkline import sparkline
+from .job_rows import (_CLOCK_AT, MAX_ID_WIDTH, TEXT_KEYS, JobRow, clock_texts, headline_header, job_row,
+                       parse_style)
 
-SPARK_WIDTH = 10
-PLUGINS = ("scalar", "histogram", "tensor", "image")
-MAX_ID_WIDTH = 48
-MAX_STATE_WIDTH = 20  # "unreadable: <a long reason>" is cut (the help and the export say it whole)
-MAX_HEADLINE_WIDTH = 16  # the headline column's header: a long tag name is cut
 MOVES_ONE_BY_ONE = 64  # rows changing place in one refresh that are moved one at a time (more: in bulk)
-
-# (key, header, sortable, right-aligned): most telling first, so 80 columns show the job, its
-# state and badges, whether it is live and its headline metric's last and best values.
-COLUMNS: tuple[tuple[str, str, bool, bool], ...] = (
-    ("mark", " ", False, False),
-    ("id", "job", True, False),
-    ("state", "state", True, False),
-    ("health", "health", True, False),
-    ("live", "live", True, False),
-    ("value", "headline", True, True),  # the header names the headline tag
-    ("best", "best@step", True, True),
-    ("trend", "trend", False, False),
-    ("change", "Δ10%", True, True),
-    ("speed", "steps/s", True, True),
-    ("since", "since", False, True),
-    ("step", "last step", True, True),
-    ("updated", "updated", True, True),
-    ("files", "files s/l/g/p", True, False),
-    ("tags", "tags s/h/t/i", True, False),
-)
-SORTABLE = tuple(key for key, _, sortable, _ in COLUMNS if sortable)
-Cell = tuple[str, str]  # text, style
-parse_style = lru_cache(maxsize=256)(Style.parse)
-
-
-def headline_header(chosen: str | None, tags: Iterable[str]) -> str:
-    """The headline column's header: the chosen tag, else the jobs' default tag when they share
-    one, else "headline"."""
-    names = set(tags) if chosen is None else {chosen}
-    name = shown(next(iter(names))) if len(names) == 1 else "headline"
-    return name if len(name) <= MAX_HEADLINE_WIDTH else name[: MAX_HEADLINE_WIDTH - 1] + "…"
-
-
-def _order_value(value: float | None) -> tuple[int, float]:
-    """A number as a sort key: finite values in order, then NaN, inf and missing ones."""
-    if value is None or not math.isfinite(value):
-        return (1, 0.0)
-    return (0, value)
-
-
-def state_style(state: str) -> str:
-    if state == "ok":
-        return "green"
-    if state == "growing":
-        return "yellow"
-    if state == "loading":
-        return "dim"
-    return "bold red"
-
-
-TEXT_KEYS = tuple(key for key, _, _, _ in COLUMNS if key != "trend")  # the cells a row keeps the text of
-_TEXT_AT = {key: i for i, key in enumerate(TEXT_KEYS)}
-CLOCK_KEYS = ("health", "live", "since", "updated")  # the cells the clock alone moves
-_CLOCK_AT = tuple(_TEXT_AT[key] for key in CLOCK_KEYS)
-
-
-class JobRow:
-    """A job's row. Thousands are built at a warm start and few are seen: a row keeps the text of
-    its cells (the columns' widths need every row's) and what its sort values come from, in as
-    few objects as it can (the garbage collector walks every object that stays); the cells'
-    styles and the sort values are worked out when a row is drawn or sorted."""
-
-    __slots__ = ("train_id", "texts", "health", "mark", "step", "files", "tags", "at", "built_from", "_trend_width")
-
-    def __init__(self, train_id: str, texts: tuple[str, ...], health: JobHealth, mark: int | None, step: int,
-                 files: int, tags: int, at: float, built_from: weakref.ref | None = None):
-        self.train_id = train_id
-        self.texts = texts  # in TEXT_KEYS order
-        self.health = health  # the headline and what the clock cells are computed from
-        self.mark = mark  # its place in the marking order (its colour), None: not marked
-        self.step, self.files, self.tags = step, files, tags  # the last step (-1: none), file and tag counts
-        self.at = at  # the clock its clock cells were computed at
-        # The view it was built from (None: a placeholder), weakly: a view holds the job's series
-        # until the cache drops them, and the list must not keep them alive.
-        self.built_from = built_from
-        self._trend_width = -1
-
-    def is_from(self, view: JobView) -> bool:
-        return self.built_from is not None and self.built_from() is view
-
-    def text(self, key: str) -> str:
-        return self.texts[_TEXT_AT[key]]
-
-    def style(self, key: str, text: str) -> str:
-        if key == "mark":
-            return f"bold {job_colour(self.mark)}" if self.mark is not None else ""
-        if key == "state":
-            return state_style(self.health.state)
-        if key == "live":
-            return "bold green" if text else ""
-        if key == "health":
-            return "bold red" if text else ""
-        return ""
-
-    @property
-    def cells(self) -> dict[str, Cell]:
-        """Every column's cell but the trend's (`trend`): text and style."""
-        return {key: (text, self.style(key, text)) for key, text in zip(TEXT_KEYS, self.texts)}
-
-    def sort_value(self, key: str) -> Any:
-        """What the row sorts by in column `key`."""
-        health = self.health
-        if key == "id":
-            return self.train_id
-        if key == "state":
-            return health.state
-        if key == "step":
-            return self.step
-        if key == "updated":
-            return health.update_time
-        if key == "files":
-            return self.files
-        if key == "tags":
-            return self.tags
-        if key == "live":
-            return (health.live(self.at), health.update_time)
-        if key == "health":
-            badges = health.badges(self.at)
-            return (len(badges), badges)
-        digest = health.digest
-        if digest is None:
-            return _order_value(None)
-        if key == "value":
-            return _order_value(digest.last_value)
-        if key == "best":
-            return _order_value(health.best()[0])
-        if key == "change":
-            return _order_value(digest.recent_change)
-        if key == "speed":
-            return _order_value(digest.steps_per_second)
-        raise KeyError(key)
-
-    @property
-    def sort(self) -> dict[str, Any]:
-        return {key: self.sort_value(key) for key in SORTABLE}
-
-    def spark(self) -> tuple[float, ...]:
-        digest = self.health.digest
-        return digest.spark if digest is not None else ()
-
-    def trend(self) -> Cell:
-        """The sparkline cell, drawn only when the row is on screen (its width is `trend_width`,
-        known without drawing it)."""
-        return sparkline(self.spark(), SPARK_WIDTH), "cyan"
-
-    @property
-    def trend_width(self) -> int:
-        """The sparkline's length: a character per finite point of the digest's spark (as many
-        as the cell is wide at most, as `sparkline` draws them)."""
-        if self._trend_width < 0:
-            spark = self.spark()
-            self._trend_width = (sum(map(math.isfinite, spark)) if len(spark) <= SPARK_WIDTH
-                                 else len(self.trend()[0]))
-        return self._trend_width
-
-
-def clock_texts(health: JobHealth, now: float) -> tuple[str, str, str, str]:
-    """The text of the cells that move with the clock alone at `now`, in CLOCK_KEYS order."""
-    text, _, live = health.clock_cells(now)
-    return (text["health"], "● live" if live else "", text["since"],
-            relative_time(health.update_time, now) if health.loaded else "-")
-
-
-def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,
-            health: JobHealth | None = None) -> JobRow:
-    """The row of `view` at `now`; `headline`: the tag the health columns show (None: the job's
-    loss); `health`: `JobHealth.of(view, headline)` when the caller has it already."""
-    if health is None:
-        health = JobHealth.of(view, headline)  # reads digests only: the job's details may not be in memory
-    tag_counts = view.tag_counts
-    counts = tuple(tag_counts.get(p, 0) for p in PLUGINS)
-    last = view.last_step
-    files = (len(view.summary_files) + len(view.tensorboard_files), len(view.lineage_files), len(view.graph_files),
-             len(view.profile_dirs))
-    metric = health.metric_cells()
-    badges, live, since, updated = clock_texts(health, now)
-    texts = (  # TEXT_KEYS order
-        "●" if mark_index is not None else " ", shown(view.train_id), state_text(health.state, len(view.not_shown)),
-        badges, live,
-        metric["value"], metric["best"], metric["change"], metric["speed"], since,
-        str(last) if last is not None else "-", updated, "%d/%d/%d/%d" % files, "%d/%d/%d/%d" % counts)
-    return JobRow(view.train_id, texts, health, mark_index, last if last is not None else -1, sum(files),
-                  sum(counts), now, weakref.ref(view))
-
-
-def state_text(state: str, not_shown: int) -> str:
-    """The state cell: the state, and `*N` when the job holds N things no view shows (kinds of
-    data, tags over a limit: `JobView.not_shown`), kept whole when a long state is cut."""
-    text = shown(state)
-    if not not_shown:
-        return text
-    mark = f" *{not_shown}"
-    if len(text) + len(mark) > MAX_STATE_WIDTH:
-        text = text[: MAX_STATE_WIDTH - len(mark) - 1] + "…"
-    return text + mark
-
 
 def _unread(view: JobView) -> bool:
     """Nothing of the job was read or found yet: its row is the placeholder's (what `job_row` reads)."""
@@ -281,7 +83,8 @@ class JobTable(ScrollView, can_focus=True):
     HELP_GROUP = "Job list"
     COMPONENT_CLASSES = {"job-table--header", "job-table--cursor", "job-table--odd", "job-table--empty"}
     DEFAULT_CSS = """
-    JobTable { height: 1fr; background: $surface; }
+    /* The columns fit the width (no horizontal scroll); a one-cell scrollbar leaves 79 of 80 columns. */
+    JobTable { height: 1fr; background: $surface; overflow-x: hidden; scrollbar-size-vertical: 1; }
     JobTable > .job-table--header { background: $panel; text-style: bold; }
     JobTable > .job-table--odd { background: $background; }
     JobTable > .job-table--cursor { background: $primary 40%; text-style: bold; }
@@ -295,6 +98,8 @@ class JobTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False, id="jobs.page_down"),
         Binding("home", "to_end(-1)", "First job", show=False, id="jobs.first"),
         Binding("end", "to_end(1)", "Last job", show=False, id="jobs.last"),
+        Binding("left", "column(-1)", "Column left", show=False, id="jobs.column_left"),
+        Binding("right", "column(1)", "Column right", show=False, id="jobs.column_right"),
     ]
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
@@ -312,6 +117,13 @@ class JobTable(ScrollView, can_focus=True):
         def __init__(self, column: str, reverse: bool | None = None):
             super().__init__()
             self.column, self.reverse = column, reverse
+
+    class ColumnChosen(Message):
+        """The user moved the column cursor (← →) to `column`."""
+
+        def __init__(self, column: str):
+            super().__init__()
+            self.column = column
 
     class CursorMoved(Message):
         """The user moved the cursor (keys or mouse) to `train_id`."""
@@ -334,8 +146,10 @@ class JobTable(ScrollView, can_focus=True):
         self.order: list[str] = []  # train ids shown, top to bottom
         self.state = JobListState()
         self.empty_text = ""  # what the table says when it has no job at all
-        self.widths: dict[str, int] = {key: len(header) + (2 if key == self.state.sort_key else 0)
-                                       for key, header, _, _ in COLUMNS}  # the header's sort arrow
+        # Each column's natural width: its header (and sort arrow), its widest cell.
+        self.widths: dict[str, int] = {c.key: len(c.header) + (2 if c.key == self.state.sort_key else 0)
+                                       for c in COLUMNS}
+        self.fit = Fit(tuple(c.key for c in COLUMNS), self.widths["id"])  # the columns shown (`_refit`)
         self.value_header = "headline"
         self.health_book = HealthBook()  # each view's health, computed once (the owner may share it)
         self.loading_ids: set[str] = set()  # jobs whose row says "loading"
@@ -344,7 +158,7 @@ class JobTable(ScrollView, can_focus=True):
         self._strips: dict[tuple, Strip] = {}  # rendered rows
         self._keys: list[tuple] = []  # the shown rows' (sort value, train id), ascending
         self._match: Callable[[str], bool] = compile_filter("")
-        self._lengths: dict[str, Counter[int]] = {key: Counter() for key, _, _, _ in COLUMNS}
+        self._lengths: dict[str, Counter[int]] = {c.key: Counter() for c in COLUMNS}
         self._headlines: Counter[str] = Counter()  # rows by their headline tag (the column's header)
         self._expiries: list[tuple[float, str]] = []  # (when the row's clock cells change next, train id)
         self._now = 0.0  # the clock of the latest refresh
@@ -387,32 +201,52 @@ class JobTable(ScrollView, can_focus=True):
         """What a column's header says (without the sort arrow)."""
         if column == "value":
             return self.value_header
-        return next(header for key, header, _, _ in COLUMNS if key == column)
+        return BY_KEY[column].header
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns shown, left to right."""
+        return self.fit.keys
+
+    def width_of(self, column: str) -> int:
+        """How wide `column` is drawn (its cells, without the padding)."""
+        return self.fit.id_width if column == "id" else self.widths[column]
 
     def column_x(self, column: str) -> int:
-        """Where `column` starts, in cells from the table's left edge (before scrolling)."""
+        """Where `column` starts, in cells from the table's left edge (KeyError: not shown)."""
         left = 0
-        for key, _, _, _ in COLUMNS:
+        for key in self.fit.keys:
             if key == column:
                 return left
-            left += self.widths[key] + 2
+            left += self.width_of(key) + PADDING
         raise KeyError(column)
+
+    def empty_columns(self) -> tuple[str, ...]:
+        """The columns no row says anything in (they take no room unless sorted by)."""
+        return tuple(c.key for c in COLUMNS if max(self._lengths[c.key], default=0) == 0)
 
     def show(self, state: JobListState, views: Mapping[str, JobView], now: float) -> None:
         """Draw `state`: its filter and order; its marks (their colours); the cursor goes to its
         job when the job is shown."""
         old, self.state = self.state, state
         keep = self.current_job
+        resorted = (state.sort_key, state.reverse) != (old.sort_key, old.reverse)
         if state.headline != old.headline:
             self._rebuild(views, now)  # every row shows another tag
-        elif (state.filter, state.sort_key, state.reverse) != (old.filter, old.sort_key, old.reverse):
+        elif resorted or state.filter != old.filter:
             self._reorder()
         if state.marked != old.marked:
             changed = [tid for tid in self.rows_by_id if (tid in state.marked) or (tid in old.marked)]
             self._update_rows(views, now, changed, force=True)
+        elif state.column != old.column:
+            self._refit()
         elif (state.filter, state.sort_key, state.reverse, state.cursor, state.headline) == (
                 old.filter, old.sort_key, old.reverse, old.cursor, old.headline):
             return
+        if resorted and state.cursor is None:  # a new order shows the top of the list
+            self.cursor_row = 0
+            keep = None
+            self.scroll_to(y=0, animate=False, immediate=True)
         self._settle(keep)
 
     def set_empty_text(self, text: str) -> None:
@@ -500,13 +334,15 @@ class JobTable(ScrollView, can_focus=True):
     # -- rows, one at a time ------------------------------------------------------------------
 
     def _sort_key(self, tid: str, row: JobRow) -> tuple:
-        return (row.sort_value(self.state.sort_key), tid)
+        """Ascending whatever the order's direction (the value is inverted for a descending one):
+        rows that tie stay in name order."""
+        return (row.sort_value(self.state.sort_key, self.state.reverse), tid)
 
     def _rebuild(self, views: Mapping[str, JobView], now: float) -> None:
         """Every row from scratch (first paint)."""
         self.rows_by_id = {}
         self.loading_ids = set()
-        self._lengths = {key: Counter() for key, _, _, _ in COLUMNS}
+        self._lengths = {c.key: Counter() for c in COLUMNS}
         self._headlines = Counter()
         self._expiries = []
         self._now = max(self._now, now)
@@ -526,8 +362,7 @@ class JobTable(ScrollView, can_focus=True):
         self._match = compile_filter(self.state.filter)
         match = self._match
         self._keys = sorted(self._sort_key(tid, row) for tid, row in self.rows_by_id.items() if match(tid))
-        ids = [key[1] for key in self._keys]
-        self.order = ids[::-1] if self.state.reverse else ids
+        self.order = [key[1] for key in self._keys]
         self._window = None  # say which rows are visible at the next paint, even if the same
         self._update_widths()  # the sort arrow widens its column's header
 
@@ -605,7 +440,7 @@ class JobTable(ScrollView, can_focus=True):
         key = self._sort_key(tid, row)
         i = bisect.bisect_left(self._keys, key)
         self._keys.insert(i, key)
-        self.order.insert(len(self._keys) - 1 - i if self.state.reverse else i, tid)
+        self.order.insert(i, tid)
 
     def _place_all(self, train_ids: list[str]) -> None:
         """`_place` of many rows: their keys sorted, then merged with the shown rows' (two sorted
@@ -616,8 +451,7 @@ class JobTable(ScrollView, can_focus=True):
             return
         self.work["rows_placed"] += len(keys)
         self._keys = sorted(self._keys + keys)
-        ids = [key[1] for key in self._keys]
-        self.order = ids[::-1] if self.state.reverse else ids
+        self.order = [key[1] for key in self._keys]
 
     def _unplace(self, tid: str, row: JobRow) -> None:
         if not self._match(tid):
@@ -626,7 +460,7 @@ class JobTable(ScrollView, can_focus=True):
         i = bisect.bisect_left(self._keys, key)
         if i < len(self._keys) and self._keys[i] == key:
             del self._keys[i]
-            del self.order[len(self._keys) - i if self.state.reverse else i]
+            del self.order[i]
         else:  # not where it should be: cannot happen, but never leave a wrong order
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
@@ -666,14 +500,27 @@ class JobTable(ScrollView, can_focus=True):
     def _update_widths(self) -> None:
         self.value_header = headline_header(self.state.headline, self._headlines)
         widths = {}
-        for key, _, _, _ in COLUMNS:
+        for column in COLUMNS:
+            key = column.key
             cell_width = max(self._lengths[key], default=0)
             widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
         widths["id"] = min(widths["id"], MAX_ID_WIDTH)
-        widths["state"] = min(widths["state"], MAX_STATE_WIDTH)
         if widths != self.widths:
             self.widths = widths
             self._strips.clear()
+        self._refit()
+
+    def _refit(self) -> bool:
+        """Choose the columns shown for the width (`fit_columns`); True if they changed."""
+        state = self.state
+        width = self.scrollable_content_region.width or self.size.width or 80  # (not the scrollbar's)
+        fit = fit_columns(self.widths, width, (state.sort_key, state.cursor_column), self.empty_columns())
+        if fit == self.fit:
+            return False
+        self.fit = fit
+        self._strips.clear()
+        self.refresh()
+        return True
 
     def _freshen(self, tid: str, now: float) -> bool:
         """Bring the row's clock cells to `now`; True if they changed."""
@@ -700,13 +547,12 @@ class JobTable(ScrollView, can_focus=True):
 
     def _on_screen(self) -> tuple:
         """What decides how the rows on screen look, besides their own cells."""
-        return tuple(self.visible_ids()), self.widths, self.value_header, self.cursor_row
+        return tuple(self.visible_ids()), self.widths, self.fit, self.value_header, self.cursor_row
 
     def _settle(self, keep: str | None, repaint: bool = True) -> None:
         """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`.
         `repaint` False: nothing on screen changed (the cursor is set only if it moved)."""
-        total = sum(w + 2 for w in self.widths.values())
-        self.virtual_size = Size(total, len(self.order) + 1)
+        self.virtual_size = Size(self.fit.width(self.widths), len(self.order) + 1)
         if self.order:
             wanted = self.state.cursor if self.state.cursor is not None and self.state.cursor in self.order else keep
             try:
@@ -734,6 +580,18 @@ class JobTable(ScrollView, can_focus=True):
     def action_to_end(self, direction: int) -> None:
         self.move_cursor(0 if direction < 0 else len(self.order) - 1)
 
+    def action_column(self, step: int) -> None:
+        """← →: the column cursor moves over the sortable columns that say something (and the
+        sort column); one not shown comes in, others make room."""
+        empty = set(self.empty_columns())
+        keys = [k for k in SORTABLE if k not in empty or BY_KEY[k].priority < 3
+                or k in (self.state.sort_key, self.state.cursor_column)]
+        column = next_column(self.state.cursor_column, step, keys)
+        if column != self.state.cursor_column:
+            self.state = self.state.with_column(column)  # until the screen's state says so too
+            self._refit()
+            self.post_message(self.ColumnChosen(column))
+
     def action_cursor_down(self) -> None:  # the name DataTable users know
         self.action_cursor(1)
 
@@ -760,7 +618,7 @@ class JobTable(ScrollView, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         if event.y == 0:
-            column = self._column_at(event.x + int(self.scroll_x))
+            column = self._column_at(event.x)
             if column is not None and column in SORTABLE:
                 self.post_message(self.SortChosen(column))
             return
@@ -773,8 +631,8 @@ class JobTable(ScrollView, can_focus=True):
 
     def _column_at(self, x: int) -> str | None:
         left = 0
-        for key, _, _, _ in COLUMNS:
-            right = left + self.widths[key] + 2
+        for key in self.fit.keys:
+            right = left + self.width_of(key) + PADDING
             if left <= x < right:
                 return key
             left = right
@@ -804,7 +662,6 @@ class JobTable(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        scroll_x = int(self.scroll_x)
         base = self.rich_style
         if y == 0:
             strip = self._header_strip(base)
@@ -817,18 +674,7 @@ class JobTable(ScrollView, can_focus=True):
                     return Strip([Segment(lines[row], style)]).adjust_cell_length(width, base)
                 return Strip.blank(width, base)
             strip = self._row_strip(row, base)
-        return strip.crop(scroll_x, self._last_whole_column(scroll_x, width)).adjust_cell_length(width, base)
-
-    def _last_whole_column(self, left: int, width: int) -> int:
-        """The right edge of the last column shown whole from `left` in `width` cells: a column the
-        edge of the screen would cut is left blank (scroll right to see it)."""
-        edge = 0
-        for key, _, _, _ in COLUMNS:
-            right = edge + self.widths[key] + 2
-            if right > left + width:
-                return edge if edge > left else left + width
-            edge = right
-        return left + width
+        return strip.crop(0, width).adjust_cell_length(width, base)
 
     def empty_message(self) -> str:
         """Why no row is shown: the filter, or what the owner says (an empty LOGDIR)."""
@@ -841,13 +687,21 @@ class JobTable(ScrollView, can_focus=True):
                                                              break_on_hyphens=False)]
 
     def _header_strip(self, base: Style) -> Strip:
+        """The headers; the column cursor's is drawn reversed, between ‹ › (seen without colour)."""
         style = base + self._style("job-table--header")
+        under = style + Style(reverse=True)
+        cursor = self.state.cursor_column
         segments = []
-        for key, _, _, right in COLUMNS:
+        for key in self.fit.keys:
+            column = BY_KEY[key]
             label = self.header(key)
             if key == self.state.sort_key:
                 label += " ▼" if self.state.reverse else " ▲"
-            segments.append(Segment(" " + _fit(label, self.widths[key], right) + " ", style))
+            text = _fit(label, self.width_of(key), column.right)
+            if key == cursor:
+                segments.append(Segment("‹" + text + "›", under))
+            else:
+                segments.append(Segment(" " + text + " ", style))
         return Strip(segments)
 
     def _row_strip(self, row: int, base: Style) -> Strip:
@@ -863,18 +717,19 @@ class JobTable(ScrollView, can_focus=True):
                 line = line + self._style("job-table--cursor")
             segments = []
             self.work["trends_drawn"] += 1
-            texts = iter(job.texts)
-            for column, _, _, right in COLUMNS:
+            for column in self.fit.keys:
                 if column == "trend":
                     text, style = job.trend()
                 else:
-                    text = next(texts)
+                    text = job.text(column)
                     style = job.style(column, text)
+                width = self.width_of(column)
+                cell = middle(text, width).ljust(width) if column == "id" else _fit(text, width, BY_KEY[column].right)
                 cell_style = line + parse_style(style) if style else line
                 if cursor and style:
                     cell_style = cell_style + Style(bgcolor=line.bgcolor) if line.bgcolor else cell_style
                 segments.append(Segment(" ", line))
-                segments.append(Segment(_fit(text, self.widths[column], right), cell_style))
+                segments.append(Segment(cell, cell_style))
                 segments.append(Segment(" ", line))
             strip = self._strips[key] = Strip(segments)
         return strip
@@ -886,4 +741,6 @@ class JobTable(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
+        self._refit()
+        self._settle(self.current_job)
         self._scroll_to_cursor()
