@@ -20,6 +20,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.widget import Widget
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -39,7 +40,7 @@ from ..widgets.progress import ProgressLine
 from . import load_dashboard
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
+T = TypeVar("T", bound=Widget)
 
 if TYPE_CHECKING:
     from ..app import InsightApp

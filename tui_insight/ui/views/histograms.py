@@ -167,7 +167,8 @@ class HistogramsView(DataView):
 
     def first_focus(self) -> Widget | None:
         """The active chart (or the first), else the tag list; None while nothing is mounted."""
-        target = self._charts.get(self.state.target()) if self.state.target() else None
+        wanted = self.state.target()
+        target = self._charts.get(wanted) if wanted is not None else None
         for chart in ([target] if target else []) + list(self._charts.values()):
             if chart.is_mounted and chart.display:
                 return chart
@@ -214,9 +215,10 @@ class HistogramsView(DataView):
         self._update_status()
         self._update_readout()
         if old is not None and old.fullscreen != new.fullscreen:
-            chart = self._charts.get(new.target()) if new.target() else None
-            if chart is not None:
-                focus_now(chart)
+            wanted = new.target()
+            target = self._charts.get(wanted) if wanted is not None else None
+            if target is not None:
+                focus_now(target)
         return mounting
 
     # -- charts ---------------------------------------------------------------------------------
@@ -241,12 +243,12 @@ class HistogramsView(DataView):
         kept = {key: chart for key, chart in self._charts.items() if key in wanted and isinstance(chart, kind)}
         if list(kept) != [key for key in wanted if key in kept]:
             kept = {}  # the order changed: build them all again
-        for key, chart in self._charts.items():
+        for key, old in self._charts.items():
             if key not in kept:
-                chart.remove()
+                old.remove()
         charts: dict[ChartKey, Chart] = {}
         mounts: list[AwaitMount] = []
-        previous = None
+        previous: Chart | None = None
         first_kept = next(iter(kept.values()), None)
         for key in wanted:
             chart = kept.get(key)
@@ -260,7 +262,8 @@ class HistogramsView(DataView):
                     mounts.append(grid.mount(chart))
             charts[key] = previous = chart
         self._charts = charts
-        target = charts.get(state.target()) if state.target() else None
+        active = state.target()
+        target = charts.get(active) if active is not None else None
         if had_focus:  # the focused chart may be gone: the active one, else the tag list, has the keys
             self.call_after_refresh(focus_now, target) if target is not None else self.picker.focus_list()
         return mounts

@@ -38,6 +38,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...escape import shown
 from ...summary.formats.values import Locator, PayloadError, TensorData
 from ...summary.queries.distributions import distribution
 from ...summary.queries.histograms import rebin
@@ -426,7 +427,7 @@ class TensorsView(DataView):
         """Ask the loader for the chosen step of the chosen tensor, unless it is on screen or asked."""
         key = self.current
         series = self.series()
-        i = self.state.step_index(series.steps) if series is not None else None
+        i = self.state.step_index(series.steps.tolist()) if series is not None else None
         if key is None or series is None or i is None:
             self._asked = None
             self.loader.forget("step")
@@ -459,6 +460,8 @@ class TensorsView(DataView):
         cache = self.cache
 
         def work() -> StepData:
+            if view is None:
+                raise LoadProblem(f"{shown(key[0])} is gone")
             tensor = tensor_at(cache, view, key[1], i)
             if tensor.array is None:
                 return StepData(key, step, locator, tensor, None, tensor.reason or "no values")

@@ -22,14 +22,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
@@ -353,18 +353,16 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
     widget's own colours: line-API strips carry them themselves)."""
     width, height = max(width, 1), max(height, 1)
 
-    def on(style: Style | None) -> Style | None:
-        if base is None:
-            return style
-        return base if style is None else base + style
+    def on(style: Style) -> Style:
+        return style if base is None else base + style
 
     dim = Style(dim=True)
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
         text = message or ("no data" if ridge is None or not len(ridge.steps) else "too small to draw")
-        return _centred(text, width, height, on(dim), on(None))
+        return _centred(text, width, height, on(dim), base)
     problem = undrawable(ridge)
     if problem:
-        return _centred(problem, width, height, on(dim), on(None))
+        return _centred(problem, width, height, on(dim), base)
     n = len(ridge.steps)
     palette = _Palette(n, options, background, no_color)
     plot_rows = height - AXIS_ROWS
@@ -440,7 +438,7 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
             segments.append(Segment((" " + text)[:right_width].ljust(right_width), highlight if marked else warn))
         strips.append(Strip(segments, width))
     strips.extend(_x_axis(ridge, options if cursor is not None else RidgeOptions(), left_width, columns,
-                          right_width, dim, highlight, on(None)))
+                          right_width, dim, highlight, base))
     return strips
 
 
@@ -561,7 +559,7 @@ def limited_colours(app: Any) -> bool:
     return app.console.color_system not in ("truecolor", None)
 
 
-def ridgeline_bindings(view_id: str) -> list[Binding]:
+def ridgeline_bindings(view_id: str) -> list[BindingType]:
     """The cursor keys of a ridgeline chart, with ids of the view that shows it."""
     return [
         Binding("up", "cursor_step(-1)", "Older step", show=False, id=f"{view_id}.cursor_older"),
@@ -591,7 +589,7 @@ class RidgelineChart(Widget, can_focus=True):
     RidgelineChart { border: round $panel-lighten-2; height: 16; padding: 0; }
     RidgelineChart:focus { border: round $accent; }
     """
-    BINDINGS: list[Binding] = []  # subclasses: ridgeline_bindings("<view id>")
+    BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: ridgeline_bindings("<view id>")
 
     class CursorMoved(Message):
         """The cursor moved (or the data under it changed): the owner updates its read-out."""
@@ -655,7 +653,7 @@ class RidgelineChart(Widget, can_focus=True):
     @property
     def cursor_index(self) -> int | None:
         """The ridge under the cursor (nearest kept step), or None if the cursor is off."""
-        return self.cursor.index(self.ridge.steps) if self.ridge is not None else None
+        return self.cursor.index(self.ridge.steps.tolist()) if self.ridge is not None else None
 
     def options(self) -> RidgeOptions:
         return RidgeOptions(self.mode, self.axis, self.origin, self.colour, self.cursor_index,
