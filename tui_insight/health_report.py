@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
+import textwrap
 import time
 from dataclasses import replace
 from types import MappingProxyType
@@ -28,6 +30,10 @@ from .ui.widgets.sparkline import sparkline  # numpy only: no Textual
 HEADERS = ("job", "state", "health", "live", "metric", "last", "best@step", "trend", "Δ10%", "steps/s", "since",
            "last step", "updated")
 RIGHT = {"last", "best@step", "Δ10%", "steps/s", "since", "last step", "updated"}
+# On a terminal narrower than the table, columns go in this order (the job list's priorities):
+# the job, its health and the headline's value, best and trend stay. A column empty for every
+# job (`since` of finished runs) goes first, except health's: no badge is worth seeing.
+DROP_ORDER = ("updated", "last step", "since", "steps/s", "live", "metric", "Δ10%", "state")
 
 
 def read_jobs(cache: SummaryCache, progress: Callable[[int, int], None] | None = None) -> list[JobView]:
@@ -59,14 +65,28 @@ def row(view: JobView, job: JobHealth, now: float) -> dict[str, str]:
     }
 
 
-def text_table(rows: list[dict[str, str]]) -> str:
-    """Aligned columns, two spaces apart; the control characters of job names escaped."""
+def text_table(rows: list[dict[str, str]], width: int | None = None) -> str:
+    """Aligned columns, two spaces apart; the control characters of job names escaped. With
+    `width` (a terminal's), columns that do not fit are left out (`DROP_ORDER`) and a last
+    line names them; without, every column (a file or a pipe)."""
     rows = [{key: shown(value) for key, value in r.items()} for r in rows]
     widths = {h: max([len(h), *(len(r[h]) for r in rows)]) for h in HEADERS}
+    headers = list(HEADERS)
+    left_out: list[str] = []
+    if width is not None:
+        headers = [h for h in headers if h not in DROP_ORDER or not rows or any(r[h] not in ("", "-") for r in rows)]
+        for h in DROP_ORDER:
+            if sum(widths[k] for k in headers) + 2 * (len(headers) - 1) <= width:
+                break
+            if h in headers:
+                headers.remove(h)
+                left_out.append(h)
     lines = []
     for cells in [dict(zip(HEADERS, HEADERS)), *rows]:
-        parts = [cells[h].rjust(widths[h]) if h in RIGHT else cells[h].ljust(widths[h]) for h in HEADERS]
+        parts = [cells[h].rjust(widths[h]) if h in RIGHT else cells[h].ljust(widths[h]) for h in headers]
         lines.append("  ".join(parts).rstrip())
+    if left_out:
+        lines.append(textwrap.fill(f"(not shown at this width: {', '.join(left_out)}; --json has them)", width))
     return "\n".join(lines)
 
 
@@ -145,7 +165,8 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
         if chosen is not None:
             how = "--metric" if metric else "chosen with m in the app"
             print(f"headline metric: {shown(chosen)} ({how})", file=out)
-        print(text_table([row(view, job, now) for view, job in jobs]), file=out)
+        width = shutil.get_terminal_size().columns if out.isatty() else None
+        print(text_table([row(view, job, now) for view, job in jobs], width), file=out)
         for line in not_shown_lines(views):
             print(line, file=out)
     failing = any(b in health.FAILING for _, job in jobs for b in job.badges(now))

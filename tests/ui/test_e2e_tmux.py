@@ -189,3 +189,26 @@ def test_loss_landscape_and_profiler_in_tmux(tmp_path: Path):
         term.wait_for("EXITED-0")
     finally:
         term.kill()
+
+
+def test_summary_on_an_80_column_terminal_fits_and_names_what_it_left_out():
+    """`--summary` in a real 80-column terminal: no line wraps; the job, its health and the
+    headline's value, best and trend stay; the columns left out are named (a pipe gets all)."""
+    _tmux, executable = required_commands()
+    tmux = Tmux(width=80, height=24)
+    try:
+        tmux.start(f"{shlex.quote(executable)} {shlex.quote(str(MINDSPORE_LOGS))} --summary --no-cache")
+        screen = tmux.wait_for("EXITED-")
+    finally:
+        tmux.kill()
+    lines = screen.splitlines()
+    header = next(line for line in lines if line.startswith("job "))
+    for column in ("job", "health", "last", "best@step", "trend"):
+        assert column in header.split()
+    assert "updated" not in header
+    start = next(i for i, line in enumerate(lines) if line.startswith("(not shown at this width:"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("EXITED-"))
+    note = " ".join(lines[start:end])
+    assert "updated" in note and "--json has them" in note
+    rows = lines[lines.index(header) + 1:start]
+    assert rows and all(line.startswith("./") for line in rows)  # a row per job, none wrapped
