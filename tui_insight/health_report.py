@@ -85,7 +85,7 @@ def text_table(rows: list[dict[str, str]], width: int | None = None) -> str:
     for cells in [dict(zip(HEADERS, HEADERS)), *rows]:
         parts = [cells[h].rjust(widths[h]) if h in RIGHT else cells[h].ljust(widths[h]) for h in headers]
         lines.append("  ".join(parts).rstrip())
-    if left_out:
+    if left_out and width is not None:
         lines.append(textwrap.fill(f"(not shown at this width: {', '.join(left_out)}; --json has them)", width))
     return "\n".join(lines)
 

@@ -66,6 +66,15 @@ def load_ridgeline(cache, train_id: str, tag: str) -> tuple[Ridgeline, Distribut
         raise LoadProblem(f"cannot re-bin {shown(tag)}: {exc}") from None
 
 
+def _cursor_in_view_state(chart: Widget, key: ChartKey, cursor: RidgeCursor) -> bool:
+    """Put a chart's cursor in its histograms view's state; False outside one (the chart keeps it)."""
+    view = next((a for a in chart.ancestors if isinstance(a, HistogramsView)), None)
+    if view is None:
+        return False
+    view.state = view.state.with_cursor(key, cursor)
+    return True
+
+
 class HistogramChart(RidgelineChart):
     """One chart of the view: its cursor lives in the view's state."""
 
@@ -77,11 +86,8 @@ class HistogramChart(RidgelineChart):
         self.chart_key = key
 
     def cursor_to(self, cursor: RidgeCursor) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, HistogramsView)), None)
-        if view is None:
+        if not _cursor_in_view_state(self, self.chart_key, cursor):
             super().cursor_to(cursor)
-        else:
-            view.state = view.state.with_cursor(self.chart_key, cursor)
 
 
 class HistogramBands(BandsChart):
@@ -95,11 +101,8 @@ class HistogramBands(BandsChart):
         self.chart_key = key
 
     def cursor_to(self, cursor: RidgeCursor) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, HistogramsView)), None)
-        if view is None:
+        if not _cursor_in_view_state(self, self.chart_key, cursor):
             super().cursor_to(cursor)
-        else:
-            view.state = view.state.with_cursor(self.chart_key, cursor)
 
 
 Chart = HistogramChart | HistogramBands
