@@ -15,6 +15,7 @@ from tui_insight.summary.store import snapshot as snapshot_module
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.summary.store.digest import TagDigest
 from tui_insight.summary.store.disk_cache import CLEAN_TO, DiskCache
+from tui_insight.summary.store.pool import MIN_JOBS
 from tui_insight.summary.store.series import Series
 from tui_insight.summary.store.snapshot import SnapshotError, decode, encode
 
@@ -447,3 +448,22 @@ def test_a_directory_changing_between_polls_does_not_rewrite_the_index_each_time
     assert index.stat().st_ino != written
     third = open_cache(logs, DiskCache(disk.root))
     same_as_plain(third, logs)
+
+
+def test_a_big_first_pass_read_in_process_keeps_only_headers_as_the_pool_does(tmp_path):
+    """A first load of many jobs read in this process (one worker) sends each job's series to
+    the disk cache and keeps its header, as the loading processes' path does: memory does not
+    fill with series nobody opened. A held job keeps its details; the others come back on demand,
+    the same as read plainly."""
+    root = tmp_path / "logs"
+    ids = write_sweep(root, MIN_JOBS + 2)
+    reference = loaded_reference(root)
+    cache = SummaryCache(str(root), disk_cache=DiskCache(tmp_path / "cache"), workers=1)
+    cache.hold("screen", [ids[0]])
+    cache.reload()
+    assert all(view.loaded for view in cache.jobs.values())
+    assert [tid for tid, view in cache.jobs.items() if view.detailed] == [ids[0]]
+    assert all(row(cache.job(tid)) == row(reference.job(tid)) for tid in ids)  # the job list is the same
+    back = cache.details(ids[-1])
+    assert back is not None and back.detailed and contents(back) == contents(reference.job(ids[-1]))
+    cache.stop()
