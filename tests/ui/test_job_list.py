@@ -579,7 +579,9 @@ def test_hundreds_of_jobs_restored_from_the_disk_cache_fill_the_list_each_row_bu
 
     filled, bytes_read, work, height, incremental, scratch = run_pilot(app, body)
     assert filled and bytes_read == 0  # every job restored, none read
-    assert work["placeholders"] == n and work["rows_built"] <= n + height
+    # Placeholders when the jobs are announced before the table is up, else none (a busy machine
+    # may mount the screen after the restore): either way all at once, and each row built once.
+    assert work.get("placeholders", 0) in (0, n) and work["rows_built"] <= n + height
     # Sparklines are drawn for the rows on screen only (a strip per row and cursor move), and
     # the trend column is as wide as the widest of them.
     assert 0 < work["trends_drawn"] <= 3 * height
