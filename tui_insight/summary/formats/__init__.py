@@ -12,7 +12,8 @@ or what is kept of them.
   text), with MindSpore's proto converters.
 - `payloads.py`: tensors, images and histograms decoded from the file when asked for.
 - Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py` (+ `graph_build.py`,
-  MindInsight's scope tree), `profiler.py` (+ `profiler_calls.py`), `projector.py`,
-  `custom_scalars.py`, `pr_curves.py`.
+  MindInsight's scope tree; `tb_graphs.py`, TensorBoard's op, Keras and run metadata graphs),
+  `profiler.py` (+ `profiler_calls.py`), `projector.py`, `custom_scalars.py`, `pr_curves.py`,
+  `described.py` (audio, mesh).
 - `writer.py`: valid MindSpore and TensorBoard files, for tests, the demo and the benchmarks.
 """
