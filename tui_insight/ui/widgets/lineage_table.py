@@ -224,6 +224,19 @@ class LineageTable(ScrollView, can_focus=True):
     def _column_x(self, index: int) -> int:
         return sum(w + 2 * PADDING for w in self.widths[:index])
 
+    def _window(self, room: int) -> tuple[int, int, bool]:
+        """The scrolled part's columns shown whole in `room` cells from `scroll_x`: (start, end)
+        in the scrolled part's cells, and whether columns past `end` are left out. A column cut
+        at the edge would read as another value (a cut "32" reads "3"): it is left out whole."""
+        left = int(self.scroll_x)
+        bounds = [0]
+        for w in self.widths[self.fixed:]:
+            bounds.append(bounds[-1] + w + 2 * PADDING)
+        start = next((b for b in bounds if b >= left), bounds[-1])
+        # (a column may lose its right padding at the edge, not a character of its own)
+        end = max((b for b in bounds if b - PADDING <= start + room), default=start)
+        return start, end, end < bounds[-1]
+
     def column_x(self, column_key: str) -> int:
         """Where column `column_key` starts in the table's content (0: the left edge, unscrolled)."""
         keys = [column.key for column in self.columns]
@@ -281,7 +294,10 @@ class LineageTable(ScrollView, can_focus=True):
 
     def _column_at(self, x: int) -> int | None:
         """The index of the column under column `x` of the widget (fixed columns do not scroll)."""
-        content_x = x if x < self._fixed_width else x + int(self.scroll_x)
+        left, right, _ = self._window(max(self.scrollable_content_region.width - self._fixed_width, 0))
+        if x >= self._fixed_width + right - left:
+            return None  # the room past the last whole column
+        content_x = x if x < self._fixed_width else x + left
         start = 0
         for i, width in enumerate(self.widths):
             end = start + width + 2 * PADDING
@@ -360,7 +376,7 @@ class LineageTable(ScrollView, can_focus=True):
         style = self._style("header")
         fixed_width = self._fixed_width
         room = max(width - fixed_width, 0)
-        left = int(self.scroll_x)
+        left, right, _ = self._window(room)
         fixed_segments: list[Segment] = []
         moving_segments: list[Segment] = []
         x = 0  # where the run starts: in the fixed part, then in the scrolled part
@@ -374,7 +390,7 @@ class LineageTable(ScrollView, can_focus=True):
             if i < self.fixed:
                 fixed_segments.append(Segment(_fit(group, run), style))
             else:
-                start, end = max(x, left), min(x + run, left + room)
+                start, end = max(x, left), min(x + run, right)
                 if end > start:
                     moving_segments.append(Segment(_fit(group, end - start), style))
                 x += run
@@ -386,10 +402,13 @@ class LineageTable(ScrollView, can_focus=True):
               line_style: Style) -> Strip:
         """The fixed columns, then the others scrolled sideways, cut or padded to `width`."""
         room = max(width - self._fixed_width, 0)
-        left = int(self.scroll_x)
-        parts = list(Segment.divide(moving_segments, [left, left + room]))
+        left, right, more = self._window(room)
+        parts = list(Segment.divide(moving_segments, [left, right]))
         visible = parts[1] if len(parts) > 1 else []
-        return Strip(Segment.adjust_line_length(fixed_segments + visible, width, line_style), width)
+        line = Segment.adjust_line_length(fixed_segments + visible, width, line_style)
+        if more and right - PADDING - left < room:  # columns to the right: said where the edge is blank
+            line = [*Segment.divide(line, [width - 1])][0] + [Segment("›", line_style)]
+        return Strip(line, width)
 
     def _compose_line(self, cells: Sequence[Cell], width: int, row: int | None, header: bool = False) -> Strip:
         if header:
