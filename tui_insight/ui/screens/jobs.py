@@ -70,7 +70,7 @@ HELP_NOTE = "\n".join([
     "  [b]st[/b]  the state: ✓ ok, … loading, + growing, ! truncated, corrupt or unreadable",
     "       (the line under the list says the cursor job's state whole)",
     "  [b]health[/b]  badges, below",
-    "  [b]st *N[/b]  the job holds N things no view draws: kinds of data (audio, mesh and",
+    "  [b]st *N[/b]  the job holds N things no view shows: kinds of data (audio, mesh and",
     "             embeddings, described on M; a run's step statistics, ...) or tags over a",
     "             tag limit; its dashboard names them",
     "  [b]live[/b]  not finished (below): no close seen, a file grew within the window",
