@@ -2,8 +2,9 @@
 
 All loading runs through the cache's scheduler (`scheduler.py`), one item at a time: reloads on
 file changes and polls from the watching thread (`start`), holds, and callers' own `reload()` or
-`load_job()` (on the caller's thread when the scheduler is idle). What readers see is a `JobView` per job: immutable, replaced whole when the
-job changes, so a screen or the exporter always reads a consistent state while loading goes on.
+`load_job()` (on the caller's thread when the scheduler is idle). What readers see is a
+`JobView` per job: immutable, replaced whole when the job changes, so a screen or the exporter
+always reads a consistent state while loading goes on.
 Subscribers are told what changed (which jobs, which plugin/tag pairs) after each job is
 refreshed, on the thread doing the item."""
 from __future__ import annotations
@@ -303,7 +304,7 @@ class SummaryCache:
         return self._scheduler.call(lambda: self._changed_pass(paths))
 
     def _do(self, work: Work) -> Changes | None:
-        """One item of the scheduler's (on its thread)."""
+        """One item of the scheduler's work (on its thread, or a caller's when it was idle)."""
         if isinstance(work, ServeHolds):
             self._serve_holds()
             return None
