@@ -12,6 +12,7 @@ from tui_insight.summary import gc_policy, limits
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache, wait_loaded
+from tui_insight.summary.store.job_view import Changes
 
 PLUGINS = ("scalar", "histogram", "tensor", "image")
 
@@ -575,3 +576,31 @@ def test_a_tag_that_is_not_utf8_is_text_with_its_bytes_visible(tmp_path):
     assert all(isinstance(tag, str) for _, tag in view.tags)
     assert "loss\\xff\\xfe" in view.tag_names("scalar")
     assert len(view.series("scalar", "loss\\xff\\xfe")) == 5
+
+
+def test_changes_say_per_plugin_which_tags_have_new_data(tmp_path):
+    """`Changes.tags`: None for a job that came (every tag may be new), the tags of a plugin with
+    new data after an append, an empty set for a plugin with none, and for a job not named."""
+    writer = SummaryWriter(tmp_path / "run", timestamp=1)
+    writer.add_scalar("loss", 1.0)
+    writer.add_histogram("weights", np.arange(10.0))
+    writer.record(1, wall_time=1001.0)
+    writer.flush()
+    cache = SummaryCache(str(tmp_path))
+    seen: list = []
+    cache.subscribe(seen.append)
+    cache.reload()
+    first = seen[0]
+    assert first.tags("./run", "scalar") is None and "./run" in first.jobs()
+    seen.clear()
+    writer.add_scalar("loss", 0.5)
+    writer.record(2, wall_time=1002.0)
+    writer.flush()
+    cache.reload()
+    appended = Changes()
+    for changes in seen:
+        appended.merge(changes)
+    assert appended.tags("./run", "scalar") == {"loss"}
+    assert appended.tags("./run", "histogram") == set()
+    assert appended.tags("./other", "scalar") == set() and appended.jobs() == {"./run"}
+    writer.close()

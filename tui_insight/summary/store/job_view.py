@@ -161,6 +161,23 @@ class Changes:
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.updated or self.lineage or self.graphs)
 
+    def jobs(self) -> set[str]:
+        """Every job added, removed or with new data."""
+        return self.added | self.removed | set(self.updated)
+
+    def tags(self, train_id: str, plugin: str) -> set[str] | None:
+        """The tags of `plugin` with new data in job `train_id`: a set (empty: none), or None
+        when every tag may have changed (the job came, went, or was read again from scratch,
+        which `updated` says with an empty set of tags). The one reading of these rules."""
+        if train_id in self.added or train_id in self.removed:
+            return None
+        keys = self.updated.get(train_id)
+        if keys is None:
+            return set()
+        if not keys:
+            return None
+        return {tag for kind, tag in keys if kind == plugin}
+
     def merge(self, other: "Changes") -> None:
         self.added |= other.added
         self.removed |= other.removed

@@ -211,10 +211,8 @@ class CustomScalarsView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         ids = set(self.train_ids)
-        # A job read again from scratch (no keys) may bring a new layout; else only scalars matter.
-        updated = {tid for tid, keys in changes.updated.items()
-                   if not keys or any(plugin == "scalar" for plugin, _ in keys)}
-        if not (ids & (changes.added | changes.removed | updated)):
+        # A job read again from scratch may bring a new layout; else only scalars matter.
+        if not any(changes.tags(tid, "scalar") != set() for tid in ids & changes.jobs()):
             return
         self._version += 1
         settled = self._settled(self.state)

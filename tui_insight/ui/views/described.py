@@ -196,8 +196,7 @@ class DescribedView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         ids = set(self.train_ids)
-        if ids & (changes.added | changes.removed) or any(
-                any(plugin == "other" for plugin, _ in keys) for tid, keys in changes.updated.items() if tid in ids):
+        if any(changes.tags(tid, "other") != set() for tid in ids & changes.jobs()):
             self._version += 1
             self._request()
 

@@ -331,10 +331,10 @@ class HistogramsView(DataView):
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
         touched = False
-        for tid in mine & (set(changes.updated) | changes.added | changes.removed):
-            keys = changes.updated.get(tid)
-            if keys:
-                tags = [tag for plugin, tag in keys if plugin == "histogram"]
+        for tid in mine & changes.jobs():
+            changed = changes.tags(tid, "histogram")
+            if changed is not None:
+                tags = list(changed)
             else:  # the job appeared, vanished or was read again from scratch
                 tags = [tag for (t, tag) in set(self._versions) | set(self._ridges) | set(self._charts) if t == tid]
                 view = self.cache.job(tid)

@@ -270,9 +270,8 @@ class ImagesView(DataView):
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
         touched = mine & changes.removed
-        for tid in mine & (set(changes.updated) | changes.added):
-            keys = changes.updated.get(tid) or set()
-            if not keys or any(plugin == "image" for plugin, _ in keys):
+        for tid in mine & changes.jobs():
+            if changes.tags(tid, "image") != set():
                 touched.add(tid)
         if not touched:
             return

@@ -283,10 +283,8 @@ class LandscapeView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         touched = False
-        for tid in set(self.train_ids) & (set(changes.updated) | changes.added | changes.removed | changes.lineage):
-            keys = changes.updated.get(tid)
-            if keys is not None and tid not in changes.added | changes.removed | changes.lineage \
-                    and not any(plugin == PLUGIN for plugin, _ in keys):
+        for tid in set(self.train_ids) & (changes.jobs() | changes.lineage):
+            if changes.tags(tid, PLUGIN) == set() and tid not in changes.lineage:
                 continue
             self._versions[tid] = self._versions.get(tid, 0) + 1
             touched = True

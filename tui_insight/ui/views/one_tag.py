@@ -71,8 +71,7 @@ class OneTagView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         ids = set(self.train_ids)
-        touched = ids & (changes.added | changes.removed) or any(
-            any(plugin == self.PLUGIN for plugin, _ in keys) for tid, keys in changes.updated.items() if tid in ids)
+        touched = any(changes.tags(tid, self.PLUGIN) != set() for tid in ids & changes.jobs())
         if not touched:
             return
         settled = self.state.settled(self.tags())

@@ -223,16 +223,16 @@ class ScalarsView(DataView):
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
         touched = False
-        for tid in mine & (set(changes.updated) | changes.added):
-            keys = changes.updated.get(tid) or set()
+        for tid in mine & changes.jobs():
             view = self.cache.job(tid)
             if view is None:
                 continue
-            if not keys:  # the job was read again from scratch, or just appeared
+            changed = changes.tags(tid, "scalar")
+            if changed is None:  # the job was read again from scratch, or just appeared
                 self._forget(tid)
                 tags = view.tag_names("scalar")
             else:
-                tags = [tag for plugin, tag in keys if plugin == "scalar"]
+                tags = sorted(changed)
             for tag in tags:
                 self._load(tid, tag)
                 touched = True

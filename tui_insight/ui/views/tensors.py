@@ -679,10 +679,10 @@ class TensorsView(DataView):
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
         changed: set[Key] = set()
-        for tid in mine & (set(changes.updated) | changes.added | changes.removed):
-            keys = changes.updated.get(tid)
-            if keys:
-                changed |= {(tid, tag) for plugin, tag in keys if plugin == "tensor"}
+        for tid in mine & changes.jobs():
+            tags = changes.tags(tid, "tensor")
+            if tags is not None:
+                changed |= {(tid, tag) for tag in tags}
             else:
                 view = self.cache.job(tid)
                 changed |= {(tid, tag) for tag in (view.tag_names("tensor") if view is not None else [])}
