@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from tb_graph_logs import KERAS_MODEL, PARTITION, traced, write_graph_kinds
+from tb_graph_logs import KERAS_MODEL, PARTITION, WALL, graph_def, traced, write_graph_kinds
+from tensorboard.compat.proto import event_pb2
 from tensorboard.plugins.graph import graph_util, keras_util
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
 from tui_insight.summary.formats import tb_graphs
 from tui_insight.summary.formats.graph import GraphError, load_graph
@@ -86,3 +88,21 @@ def test_a_graph_value_gone_from_its_record_is_a_graph_error(run_view):
     moved = type(source)(**{**source.__dict__, "index": 5})
     with pytest.raises(GraphError, match="no such value"):
         load_graph(moved)
+
+
+def test_the_run_graph_stays_beside_the_other_graphs(tmp_path):
+    write_graph_kinds(tmp_path / "run")
+    writer = EventFileWriter(str(tmp_path / "run"))  # a second event file: the run's GraphDef
+    run_graph = graph_def([("input", "Placeholder", []), ("net/relu", "Relu", ["input"])])
+    writer.add_event(event_pb2.Event(step=0, wall_time=WALL + 10, graph_def=run_graph.SerializeToString()))
+    writer.close()
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    graphs = cache.job("./run").graphs
+    kinds = sorted(source.kind for source in graphs.values())
+    assert kinds == ["keras", "op graph", "run metadata", "tensorboard"]
+    (run_tag,) = [tag for tag, source in graphs.items() if source.kind == "tensorboard"]
+    assert leaves(build_graph(load_graph(graphs[run_tag]))) == {"input": set(), "net/relu": {"input"}}
+    keras = build_graph(load_graph(graphs["keras"]))
+    assert sorted(leaves(keras)) == ["classifier/head/logits", "classifier/head/probabilities",
+                                     "classifier/hidden", "classifier/pixels"]
