@@ -259,7 +259,7 @@ class DashboardScreen(Screen):
         if changes.removed & mine:
             self.notify(markup(f"{', '.join(sorted(changes.removed & mine))} disappeared from LOGDIR"),
                         severity="warning")
-        if (set(changes.updated) | changes.added | changes.removed) & mine:
+        if changes.jobs() & mine:
             self._show_title()
             self._show_tabs()
         for view in self._views():

@@ -273,8 +273,7 @@ class JobsScreen(LoaderHost, Screen):
         if table is None:
             return
         views = self.app.cache.jobs
-        self._announce(self.badges.update(views, {*changes.updated, *changes.added, *changes.removed},
-                                          self.state.headline, self.app.clock()))
+        self._announce(self.badges.update(views, changes.jobs(), self.state.headline, self.app.clock()))
         if self.covered():
             if self._missed is None:
                 self._missed = Changes()

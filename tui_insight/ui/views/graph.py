@@ -761,7 +761,7 @@ class GraphView(DataView):
 
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
-        jobs_changed = (changes.added | changes.removed | set(changes.updated)) & mine
+        jobs_changed = changes.jobs() & mine
         if changes.graphs & mine or jobs_changed:
             for key in [k for k in self._built if k[0] in changes.removed]:
                 del self._built[key]
