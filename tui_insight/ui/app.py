@@ -311,7 +311,9 @@ class InsightApp(App):
     # -- the cache bridge -------------------------------------------------------------------
 
     def _on_cache_notice(self, changes: Changes) -> None:
-        """On the loading thread: remember what changed; post one message until it is handled."""
+        """On the loading thread: remember what changed; post one message until it is handled.
+        A flag, not `Message.can_replace`: Textual folds only messages next to each other in
+        the queue, and keys and loader results come between, so notices would still pile up."""
         with self._pending_lock:
             self._pending.merge(changes)
             if self._notice_posted:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,13 +93,13 @@ class ExportScreen(ModalScreen[None]):
     ExportScreen Button { margin-right: 2; min-width: 10; }
     """
 
+    @dataclass
     class Finished(Message):
         """The export's outcome, posted from its thread: `ok` and the sentence to show. A
         message, so a dialog that was closed meanwhile does nothing with it."""
 
-        def __init__(self, ok: bool, sentence: str) -> None:
-            super().__init__()
-            self.ok, self.sentence = ok, sentence
+        ok: bool
+        sentence: str
 
     def __init__(self, cache, scope: dict[str, Any], what: str):
         super().__init__()

@@ -47,13 +47,14 @@ class Loaded:
         return not self.error
 
 
+@dataclass
 class LoaderResult(Message):
     """Carries a `Loaded` from the worker thread to the owner's message queue (see `LoaderHost`)."""
 
-    def __init__(self, loader: "Loader", generation: int, result: Loaded,
-                 done: Callable[[Loaded], None]) -> None:
-        super().__init__()
-        self.loader, self.generation, self.result, self.done = loader, generation, result, done
+    loader: "Loader"
+    generation: int
+    result: Loaded
+    done: Callable[[Loaded], None]
 
 
 class LoaderHost:

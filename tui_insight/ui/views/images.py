@@ -138,12 +138,11 @@ class ImageCard(HalfBlockImage):
         Binding("down", "move(0, 1)", "Image below", show=False, id="images.down"),
     ]
 
+    @dataclass
     class Wanted(Message):
         """A card was drawn and has no pixels for what it should show."""
 
-        def __init__(self, card: "ImageCard"):
-            super().__init__()
-            self.card = card
+        card: "ImageCard"
 
     def __init__(self, train_id: str, tag: str, **kwargs: Any):
         super().__init__(message="", **kwargs)

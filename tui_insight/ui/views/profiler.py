@@ -18,6 +18,7 @@ What could not be read is named on a line of its own; the rest shows.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -115,12 +116,12 @@ class ProfilerView(DataView):
         Binding("escape", "leave", "Close detail", show=False, id="profiler.leave"),
     ]
 
+    @dataclass
     class ShowNode(Message):
         """Asks the dashboard to show `node` (an op's full name) in the graph view of `train_id`."""
 
-        def __init__(self, train_id: str, node: str) -> None:
-            super().__init__()
-            self.train_id, self.node = train_id, node
+        train_id: str
+        node: str
 
     state: reactive[ProfilerState] = reactive(ProfilerState, init=False)
 

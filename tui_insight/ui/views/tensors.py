@@ -137,10 +137,9 @@ class StepSlider(Widget):
     StepSlider { height: 1; width: 1fr; }
     """
 
+    @dataclass
     class Picked(Message):
-        def __init__(self, index: int) -> None:
-            super().__init__()
-            self.index = index
+        index: int
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)

@@ -232,12 +232,11 @@ class BandsChart(Widget, can_focus=True):
     """
     BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: bands_bindings("<view id>")
 
+    @dataclass
     class CursorMoved(Message):
         """The cursor moved (or the data under it changed): the owner updates its read-out."""
 
-        def __init__(self, chart: "BandsChart") -> None:
-            super().__init__()
-            self.chart = chart
+        chart: "BandsChart"
 
     def __init__(self, title: str, colour: str = "#56B4E9", **kwargs: Any):
         super().__init__(**kwargs)

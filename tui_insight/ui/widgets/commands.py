@@ -5,17 +5,20 @@ A widget mixes in `CommandKeys` and binds keys to `command('<name>', <step>)`; t
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.message import Message
 from textual.widget import Widget
 
 
 class CommandKeys:
+    @dataclass
     class Command(Message):
         """A key of `widget`: a command name (`axis`, `low`, `scatter`, ...) and a step."""
 
-        def __init__(self, widget: Widget, name: str, step: int):
-            super().__init__()
-            self.widget, self.name, self.step = widget, name, step
+        widget: Widget
+        name: str
+        step: int
 
         @property
         def control(self) -> Widget:

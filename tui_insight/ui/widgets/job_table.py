@@ -29,6 +29,7 @@ import bisect
 import heapq
 import textwrap
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from rich.segment import Segment
@@ -104,41 +105,37 @@ class JobTable(ScrollView, can_focus=True):
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
+    @dataclass
     class Opened(Message):
         """enter, or a click on the row under the cursor."""
 
-        def __init__(self, train_id: str):
-            super().__init__()
-            self.train_id = train_id
+        train_id: str
 
+    @dataclass
     class SortChosen(Message):
         """The user asked to sort by `column` (a header click): reverse None flips a repeated column."""
 
-        def __init__(self, column: str, reverse: bool | None = None):
-            super().__init__()
-            self.column, self.reverse = column, reverse
+        column: str
+        reverse: bool | None = None
 
+    @dataclass
     class ColumnChosen(Message):
         """The user moved the column cursor (← →) to `column`."""
 
-        def __init__(self, column: str):
-            super().__init__()
-            self.column = column
+        column: str
 
+    @dataclass
     class CursorMoved(Message):
         """The user moved the cursor (keys or mouse) to `train_id`."""
 
-        def __init__(self, train_id: str | None):
-            super().__init__()
-            self.train_id = train_id
+        train_id: str | None
 
+    @dataclass
     class VisibleChanged(Message):
         """The rows on screen changed (a scroll, the filter, the order, the first paint):
         `train_ids` top to bottom, for the owner to ask the cache to read them first."""
 
-        def __init__(self, train_ids: tuple[str, ...]):
-            super().__init__()
-            self.train_ids = train_ids
+        train_ids: tuple[str, ...]
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)

@@ -103,23 +103,24 @@ class LineageTable(ScrollView, can_focus=True):
         Binding("ctrl+right", "column_edge(1)", "Last column", show=False, id="lineage.last_column"),
     ]
 
+    @dataclass
     class CursorMoved(Message):
         """The cursor is on another cell; `user`: moved by a key or a click (not by new rows,
         another order or `move_to`)."""
 
-        def __init__(self, table: "LineageTable", row_key: str | None, column_key: str | None,
-                     user: bool = False):
-            super().__init__()
-            self.table, self.row_key, self.column_key, self.user = table, row_key, column_key, user
+        table: "LineageTable"
+        row_key: str | None
+        column_key: str | None
+        user: bool = False
 
         @property
         def control(self) -> "LineageTable":
             return self.table
 
+    @dataclass
     class HeaderSelected(Message):
-        def __init__(self, table: "LineageTable", column_key: str):
-            super().__init__()
-            self.table, self.column_key = table, column_key
+        table: "LineageTable"
+        column_key: str
 
         @property
         def control(self) -> "LineageTable":

@@ -275,12 +275,11 @@ class NodeDetail(OptionList):
     NodeDetail:focus { border: none; }
     """
 
+    @dataclass
     class Jump(Message):
         """The user chose an input or output: show the node `name`."""
 
-        def __init__(self, name: str):
-            super().__init__()
-            self.name = name
+        name: str
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)

@@ -4,6 +4,7 @@ where the user moved (`Moved`) or what they chose (`Chosen`), and draws what it 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from rich.segment import Segment
@@ -80,15 +81,15 @@ class OpTable(Widget, can_focus=True):
         Binding("enter", "choose", "Op detail", id="profiler.detail"),
     ]
 
+    @dataclass
     class Moved(Message):
-        def __init__(self, table: "OpTable", index: int) -> None:
-            super().__init__()
-            self.table, self.index = table, index
+        table: "OpTable"
+        index: int
 
+    @dataclass
     class Chosen(Message):
-        def __init__(self, table: "OpTable", index: int) -> None:
-            super().__init__()
-            self.table, self.index = table, index
+        table: "OpTable"
+        index: int
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -591,12 +591,11 @@ class RidgelineChart(Widget, can_focus=True):
     """
     BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: ridgeline_bindings("<view id>")
 
+    @dataclass
     class CursorMoved(Message):
         """The cursor moved (or the data under it changed): the owner updates its read-out."""
 
-        def __init__(self, chart: "RidgelineChart") -> None:
-            super().__init__()
-            self.chart = chart
+        chart: "RidgelineChart"
 
     def __init__(self, chart_id: str, title: str, colour: str = "#56B4E9", **kwargs: Any):
         super().__init__(**kwargs)

@@ -7,6 +7,7 @@ the digits switch views), `/` filters the runs by name, `escape` closes the pane
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -34,10 +35,9 @@ class RunList(TagList):
           for n in range(1, MAX_NUMBERED + 1)),
     ]
 
+    @dataclass
     class Number(Message):
-        def __init__(self, number: int) -> None:
-            super().__init__()
-            self.number = number
+        number: int
 
     class Filter(Message):
         pass

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -75,12 +76,11 @@ class SliceTable(ScrollView, can_focus=True):
         Binding("ctrl+end", "corner(1)", "Last cell", show=False, id="tensors.last_cell"),
     ]
 
+    @dataclass
     class CellMoved(Message):
         """The cursor moved to another cell (or the data under it changed)."""
 
-        def __init__(self, table: "SliceTable") -> None:
-            super().__init__()
-            self.table = table
+        table: "SliceTable"
 
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)

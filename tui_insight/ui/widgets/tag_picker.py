@@ -10,6 +10,7 @@ with `/` only (tab and shift+tab go between the list and the charts), shows what
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -39,10 +40,9 @@ class TagList(OptionList):
         Binding("enter", "toggle", "Select tag", show=False, id="tags.toggle_enter"),
     ]
 
+    @dataclass
     class Toggled(Message):
-        def __init__(self, tag: str) -> None:
-            super().__init__()
-            self.tag = tag
+        tag: str
 
     def action_toggle(self) -> None:  # type: ignore[override]  # (the tag's, not DOMNode's attribute toggle)
         index = self.highlighted
@@ -84,13 +84,12 @@ class TagPicker(Vertical):
     TagPicker:focus-within > .tag-full.-shown { display: block; }
     """
 
+    @dataclass
     class Changed(Message):
         """The user asked for another selection (toggle, select all, filter)."""
 
-        def __init__(self, picker: "TagPicker", selection: TagSelection) -> None:
-            super().__init__()
-            self.picker = picker
-            self.selection = selection
+        picker: "TagPicker"
+        selection: TagSelection
 
         @property
         def control(self) -> "TagPicker":
