@@ -231,3 +231,24 @@ def test_o_picks_the_column_to_sort_by_by_name_with_type_ahead(sweep, size):
     count, key, reverse, shown = run_pilot(app, body, size=size)
     assert count.startswith("2 of 12")  # Δ10% (change...) and updated (...changed)
     assert (key, reverse, shown) == ("change", False, True)
+
+
+@SIZES
+def test_a_list_remembered_with_the_old_id_default_opens_by_health_and_a_chosen_order_stays(sweep, size):
+    """A workspace written while id ascending was the default holds that order though nobody chose
+    it: the list opens by health. An order the user sorts by is remembered across a restart."""
+    app = make_app(sweep)
+    app.workspace.remember("app", "jobs", {"filter": "", "sort_key": "id", "reverse": False, "marked": []})
+
+    async def body(pilot):
+        t = table(app)
+        opened = t.sort_key, t.sort_reverse
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press(*"updated", "enter")
+        await pilot.pause()
+        return opened, app.workspace.get("app", "jobs")
+
+    opened, remembered = run_pilot(app, body, size=size)
+    assert opened == ("health", True)
+    assert remembered["sort_key"] == "updated" and remembered["sort_chosen"] is True

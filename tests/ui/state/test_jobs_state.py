@@ -31,7 +31,8 @@ def test_the_column_cursor_sort_reverse_and_by_a_column():
     assert moved.with_column("trend") is moved  # not a sortable column
     assert state.with_cursor("./b").sort_by("step").cursor is None  # a new order shows the top
     assert state.sort_reverse().reverse
-    assert state.sort_by("updated") == JobListState(sort_key="updated", reverse=False, column="updated")
+    assert state.sort_by("updated") == JobListState(sort_key="updated", reverse=False, column="updated",
+                                                    sort_chosen=True)
     assert state.sort_by("step").reverse  # the most steps first
     assert not state.sort_by("step").sort_by("step").reverse  # again: the other way
     assert state.sort_by("step", reverse=False).sort_by("step", reverse=False).reverse is False
@@ -46,8 +47,28 @@ def test_filter_and_cursor():
 
 def test_json_round_trip():
     state = JobListState(filter="lr", sort_key="updated", reverse=True, marked=("./b", "./a"), cursor="./b",
-                         headline="eval/acc", column="best")
+                         headline="eval/acc", column="best", sort_chosen=True)
     assert JobListState.from_json(json.loads(json.dumps(state.to_json()))) == state
+
+
+def test_only_a_chosen_order_is_remembered_so_a_new_default_reaches_the_rest():
+    untouched = JobListState().with_filter("lr").toggle_mark("./a")
+    assert "sort_key" not in untouched.to_json()
+    assert JobListState.from_json(untouched.to_json()) == untouched
+    chosen = untouched.sort_by("id")
+    back = JobListState.from_json(json.loads(json.dumps(chosen.to_json())))
+    assert (back.sort_key, back.reverse, back.sort_chosen) == ("id", False, True)
+    assert back.sort_reverse().sort_chosen
+
+
+def test_a_workspace_written_before_the_health_default_gets_it_unless_it_chose_another_order():
+    old_default = {"filter": "", "sort_key": "id", "reverse": False, "marked": ["./a"]}
+    state = JobListState.from_json(old_default)
+    assert (state.sort_key, state.reverse, state.sort_chosen) == ("health", True, False)
+    assert state.marked == ("./a",)  # the rest is kept
+    chosen = JobListState.from_json({"sort_key": "updated", "reverse": True})
+    assert (chosen.sort_key, chosen.reverse, chosen.sort_chosen) == ("updated", True, True)
+    assert JobListState.from_json({"sort_key": "id", "reverse": True}).sort_key == "id"  # not the old default
 
 
 def test_the_headline_is_chosen_and_back_to_each_jobs_default():

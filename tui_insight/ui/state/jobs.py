@@ -7,8 +7,10 @@ comparison. A remembered mark or cursor whose job is gone (or not found yet) is 
 comparing uses the marked jobs that exist, the cursor goes to its job when it appears. The
 headline is one scalar tag for every job (None: each job's default, `summary.health`).
 
-A new list sorts by health, most badges first (the runs that need a look on top). A new order
-shows the top of the list: the cursor goes to the first row (`cursor` None). The column cursor
+A new list sorts by health, most badges first (the runs that need a look on top). Only an order
+the user chose (`sort_chosen`) is remembered, so a later default reaches lists that never chose
+one; a workspace written before that rule holds the old default, id ascending, and gets the
+new one. A new order shows the top of the list: the cursor goes to the first row (`cursor` None). The column cursor
 (`column`; None: on the sort column) picks the column `s` sorts by.
 """
 from __future__ import annotations
@@ -22,6 +24,8 @@ from .persist import get_bool, get_str, get_strs
 SORT_KEYS = ("id", "state", "health", "live", "value", "best", "change", "speed", "step", "updated", "tags", "files")
 # Sorted most first when first chosen: the most badges, the live ones, the fastest.
 DESCENDING_FIRST = frozenset({"health", "live", "speed", "step"})
+# The default before health came first: remembered by every list, chosen or not.
+OLD_DEFAULT_ORDER = ("id", False)
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class JobListState:
     cursor: str | None = None  # the train id under the cursor
     headline: str | None = None  # the scalar tag the health columns show; None: each job's loss
     column: str | None = None  # the column under the column cursor; None: the sort column
+    sort_chosen: bool = False  # the order is the user's (remembered), not the default
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -46,14 +51,14 @@ class JobListState:
             return self
         if reverse is None:
             reverse = not self.reverse if key == self.sort_key else key in DESCENDING_FIRST
-        return replace(self, sort_key=key, reverse=reverse, cursor=None, column=key)
+        return replace(self, sort_key=key, reverse=reverse, cursor=None, column=key, sort_chosen=True)
 
     def sort_here(self) -> "JobListState":
         """`s`: sort by the column under the column cursor (again: the other way)."""
         return self.sort_by(self.cursor_column)
 
     def sort_reverse(self) -> "JobListState":
-        return replace(self, reverse=not self.reverse, cursor=None)
+        return replace(self, reverse=not self.reverse, cursor=None, sort_chosen=True)
 
     @property
     def cursor_column(self) -> str:
@@ -99,9 +104,11 @@ class JobListState:
     # -- remembered -----------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        return {"filter": self.filter, "sort_key": self.sort_key, "reverse": self.reverse,
-                "marked": list(self.marked), "cursor": self.cursor, "headline": self.headline,
-                "column": self.column}
+        data: dict[str, Any] = {"filter": self.filter, "marked": list(self.marked), "cursor": self.cursor,
+                                "headline": self.headline, "column": self.column}
+        if self.sort_chosen:
+            data.update(sort_key=self.sort_key, reverse=self.reverse, sort_chosen=True)
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> "JobListState":
@@ -109,10 +116,16 @@ class JobListState:
             return cls()
         cursor, headline, column = data.get("cursor"), data.get("headline"), data.get("column")
         sort_key = get_str(data, "sort_key", cls.sort_key, SORT_KEYS)
+        reverse = get_bool(data, "reverse", cls.reverse if sort_key == cls.sort_key else False)
+        written_before = "sort_chosen" not in data and data.get("sort_key") in SORT_KEYS
+        chosen = get_bool(data, "sort_chosen", False) or (written_before and (sort_key, reverse) != OLD_DEFAULT_ORDER)
+        if not chosen:
+            sort_key, reverse = cls.sort_key, cls.reverse
         return cls(
             filter=get_str(data, "filter", ""),
             sort_key=sort_key,
-            reverse=get_bool(data, "reverse", cls.reverse if sort_key == cls.sort_key else False),
+            reverse=reverse,
+            sort_chosen=chosen,
             marked=tuple(dict.fromkeys(get_strs(data, "marked"))),
             cursor=cursor if isinstance(cursor, str) else None,
             headline=headline if isinstance(headline, str) else None,
