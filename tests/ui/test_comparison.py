@@ -5,6 +5,7 @@ The transitions themselves are unit-tested in tests/ui/state/test_runs_state.py;
 keys reach them and that the views draw the runs they say."""
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
 from tui_insight.ui.common.palette import SERIES_COLOURS
@@ -13,7 +14,7 @@ from tui_insight.ui.views.histograms import HistogramsView
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.lineage_diff import LineageDiff
 from tui_insight.ui.widgets.run_picker import RunList
-from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for, wait_for_view, write_run
 
 RUNS = ("./run_a", "./run_b", "./run_c")
 LINEAGE_RUNS = ("./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32")
@@ -222,3 +223,23 @@ def test_one_job_has_no_run_panel_or_diff_keys(ui_logs):
 
     has_panel, has_diff, allowed = run(body)
     assert not has_panel and not has_diff and allowed is False
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_the_title_keeps_long_compared_names_apart_on_one_line(tmp_path, size):
+    """Two runs named alike but for their end: at 80 columns the title drops what they share and
+    keeps where they differ, on the title's one line; at 160 both names are whole."""
+    names = ("./sweep_lenet_momentum0.9_batch32_lr0.01", "./sweep_lenet_momentum0.9_batch32_lr0.1")
+    for name in names:
+        write_run(tmp_path / "logs", name[2:], steps=3, tags=("loss",))
+    app, run = compare(tmp_path / "logs", jobs=names)
+
+    async def body(pilot):
+        return title(app)
+
+    shown = run(body, size=size)
+    assert len(shown) <= size[0] - 2
+    if size[0] == 80:
+        assert "lr0.01" in shown and "lr0.1" in shown and "sweep_lenet_momentum" not in shown
+    else:
+        assert all(name in shown for name in names)

@@ -26,6 +26,7 @@ from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
+from ..common.names import apart
 from ..common.palette import job_colour
 from ..common.text import markup
 from ..state.runs import RunsState
@@ -39,6 +40,9 @@ from ..widgets.run_picker import RunPicker
 
 if TYPE_CHECKING:
     from ..app import InsightApp
+
+# A compared run's name in the title keeps at least this many cells, however many runs share it.
+MIN_TITLE_NAME = 12
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
@@ -58,15 +62,25 @@ def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filte
     return view_class(spec.view_id)(cache, shown, saved=saved, compared=train_ids)
 
 
-def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None) -> str:
-    """The job and its state, or the compared runs in their colours (those hidden: ○, dim)."""
+def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None,
+               width: int | None = None) -> str:
+    """The job and its state, or the compared runs in their colours (those hidden: ○, dim).
+
+    In `width` cells a comparison's names are kept apart (`names.apart`: a shared start dropped,
+    cut in the middle), each given an equal share and at least `MIN_TITLE_NAME` cells."""
     if len(train_ids) == 1:
         tid = train_ids[0]
         state = views[tid].state if tid in views else "gone"
         return f"[b]{markup(tid)}[/b]  [dim]{markup(state)}[/dim]"
-    parts = [f"[{job_colour(i)}]●[/] {markup(tid)}" if shown is None or tid in shown
-             else f"[{job_colour(i)}]○[/] [dim]{markup(tid)}[/dim]" for i, tid in enumerate(train_ids)]
-    return f"[b]compare {len(train_ids)}[/b]  " + "  ".join(parts)
+    lead = f"compare {len(train_ids)}  "
+    names = list(train_ids)
+    if width is not None:
+        share = (width - len(lead) - 4 * len(train_ids)) // len(train_ids)
+        names = apart(names, max(MIN_TITLE_NAME, share))
+    parts = [f"[{job_colour(i)}]●[/] {markup(name)}" if shown is None or tid in shown
+             else f"[{job_colour(i)}]○[/] [dim]{markup(name)}[/dim]"
+             for i, (tid, name) in enumerate(zip(train_ids, names))]
+    return f"[b]{lead.strip()}[/b]  " + "  ".join(parts)
 
 
 def not_shown_line(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None) -> str:
@@ -272,6 +286,7 @@ class DashboardScreen(Screen):
     def on_resize(self) -> None:
         if self.comparing:
             self.query_one(RunPicker).set_class(self.app.size.width < 100, "-narrow")
+            self._show_title()
 
     def _views(self) -> list[DataView]:
         """The views built so far: the switcher's children, not a walk through every widget of every view."""
@@ -279,7 +294,8 @@ class DashboardScreen(Screen):
                 for switcher in body.query_children(ContentSwitcher) for view in switcher.query_children(DataView)]
 
     def _title(self) -> str:
-        return jobs_title(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None)
+        return jobs_title(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None,
+                          width=self.app.size.width - 2)
 
     def _not_shown(self) -> str:
         return not_shown_line(self.train_ids, self.app.cache.jobs, self.runs.visible() if self.comparing else None)
