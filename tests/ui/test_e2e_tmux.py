@@ -10,6 +10,7 @@ Without tmux or the `tui-insight` command it fails and says which is missing.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -212,3 +213,54 @@ def test_summary_on_an_80_column_terminal_fits_and_names_what_it_left_out():
     assert "updated" in note and "--json has them" in note
     rows = lines[lines.index(header) + 1:start]
     assert rows and all(line.startswith("./") for line in rows)  # a row per job, none wrapped
+
+
+TABLE_ROW = re.compile(r"^\s*●?\s*\./run_(\d{5})\s{2}")  # a row of the job table (the cursor line: "id · …")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_a_cold_start_of_1000_runs_paints_the_terminal_with_no_row_missing(tmp_path: Path, monkeypatch, size):
+    """What reaches a real terminal while 1,000 runs load: the list sorted by name (an order the
+    user chose, remembered), every frame tmux holds shows either no row yet or the first rows,
+    run_00000 on, none missing, none out of place, as many as once everything is loaded."""
+    from uihelp import write_run
+
+    from tui_insight.workspace import Workspace, workspace_path
+
+    _tmux, executable = required_commands()
+    logs = tmp_path / "logs"
+    for i in range(1000):
+        write_run(logs, f"run_{i:05d}", steps=2, tags=("loss",))
+    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    workspace = Workspace(str(logs), workspace_path(str(logs)))
+    workspace.remember("app", "jobs", {"sort_key": "id", "reverse": False, "sort_chosen": True})
+    workspace.path.parent.mkdir(parents=True)
+    assert workspace.save() == ""
+    # Without COLUMNS and LINES: a terminal size in the environment wins over the terminal's own
+    # (Python's `shutil.get_terminal_size`, which Textual reads), and the test runner's can be 80.
+    command = " ".join(["env", "-u", "COLUMNS", "-u", "LINES", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+                        shlex.quote(executable), shlex.quote(str(logs)), "--reload-interval", "0"])
+    term = Tmux(*size)
+    frames = []
+    try:
+        term.start(command)
+        deadline = time.monotonic() + 4 * STEP_TIMEOUT
+        while time.monotonic() < deadline:
+            screen = term.screen()
+            frames.append([int(m.group(1)) for line in screen.splitlines() if (m := TABLE_ROW.match(line))])
+            if "1,000 jobs · 1,000 files" in screen and "loading" not in screen:
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError(f"the 1,000 runs did not load; the screen was:\n{screen}")
+        term.keys("q")
+        term.wait_for("EXITED-0")
+    finally:
+        term.kill()
+    final = frames[-1]
+    assert final == list(range(len(final))) and len(final) >= size[1] // 2
+    wrong = [(i, rows) for i, rows in enumerate(frames) if rows and rows != final]
+    assert not wrong, f"{len(wrong)} of {len(frames)} frames: {wrong[:3]}"
+    assert sum(1 for rows in frames if rows) >= 2  # frames were read while the runs loaded
