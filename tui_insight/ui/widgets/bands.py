@@ -150,7 +150,7 @@ def draw_plot(dist: Distribution | None, options: BandOptions, width: int, heigh
               background: str = "#000000", no_color: bool = False, message: str = "") -> ChartImage:
     """The bands, the median, frame, ticks and legend on `width` x `height` cells (no cursor)."""
     width, height = max(width, 12), max(height, 4)
-    tail = [legend_line(legend(options.colour, background, no_color, options.median), width)]
+    tail = [legend_line(legend(options.colour, background, no_color, options.median), width, no_color)]
     plot_height = height - 1
     if dist is None or message:
         return ChartImage(_message(message or "loading…", width, plot_height) + tail, width)

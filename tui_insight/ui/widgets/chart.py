@@ -211,12 +211,13 @@ def legend_labels(labels: list[str], width: int) -> list[str]:
     return apart(labels, share)
 
 
-def legend_line(options: ChartOptions, width: int) -> list[Segment]:
+def legend_line(options: ChartOptions, width: int, no_color: bool = False) -> list[Segment]:
+    """The legend: each entry's symbol in its colour (NO_COLOR: no colour, its marker tells it)."""
     segments: list[Segment] = []
     labels = legend_labels([shown(label) for _, label in options.legend], width)
     for i, ((colour, _), label) in enumerate(zip(options.legend, labels)):
         symbol = options.legend_symbols[i] if i < len(options.legend_symbols) else "●"
-        segments.append(Segment(symbol + " ", Style(color=colour)))
+        segments.append(Segment(symbol + " ", None if no_color else Style(color=colour)))
         segments.append(Segment(label + "  "))
     if options.note:
         segments.append(Segment(shown(options.note), Style(dim=True)))
@@ -293,7 +294,7 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     marks_note = _non_finite_note(found)
     if marks_note:
         options = replace(options, note=" · ".join(n for n in (options.note, marks_note) if n))
-    legend = legend_line(options, width) if (options.legend or options.note) else None
+    legend = legend_line(options, width, no_color) if (options.legend or options.note) else None
     plot_height = height - (1 if legend is not None else 0)
     tail = [legend] if legend is not None else []
     head: list[list[Segment]] = []

@@ -21,7 +21,7 @@ from .themed import ThemedChart
 
 BAR_CELLS = 12
 # The bar's colour says whether the target rises ($primary) or falls ($accent) with the parameter;
-# without colour the Pearson column's sign says it.
+# without colour (NO_COLOR, `colours` None) the Pearson column's sign says it.
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -42,7 +42,7 @@ def entries(targets: Sequence[TargetImportance]) -> list[tuple[str, str]]:
 
 
 def importance_lines(targets: Sequence[TargetImportance], cursor: tuple[str | None, str | None],
-                     runs: int, colours: ThemeColours = DEFAULT_COLOURS) -> tuple[list[Text], int]:
+                     runs: int, colours: ThemeColours | None = DEFAULT_COLOURS) -> tuple[list[Text], int]:
     """The lines of the ranking and the index of the cursor's line (-1: none)."""
     if not targets:
         why = ("no target: a loss or a metric/<k> with numbers in at least one run" if runs
@@ -66,7 +66,7 @@ def importance_lines(targets: Sequence[TargetImportance], cursor: tuple[str | No
     return lines, at
 
 
-def _line(item: Importance, name_width: int, colours: ThemeColours) -> Text:
+def _line(item: Importance, name_width: int, colours: ThemeColours | None) -> Text:
     name = item.param if len(item.param) <= name_width else item.param[:name_width - 1] + "…"
     text = Text("  ")
     text.append_text(literal(name.ljust(name_width)))
@@ -74,7 +74,7 @@ def _line(item: Importance, name_width: int, colours: ThemeColours) -> Text:
     if item.reason:
         text.append(f"{item.reason}", style="dim italic")
         return text
-    text.append(bar(item.importance), style=colours.primary if (item.pearson or 0) >= 0 else colours.accent)
+    text.append(bar(item.importance), style="" if colours is None else colours.primary if (item.pearson or 0) >= 0 else colours.accent)
     text.append(f" {item.importance:.3f}   ")
     text.append(f"{signed(item.pearson):>7}  {signed(item.spearman):>8}  {item.runs:>4}", style="dim")
     return text
@@ -102,7 +102,7 @@ class ImportanceTable(CommandKeys, ThemedChart, can_focus=True):
         self.cursor_line = -1
         self.top = 0  # the first line shown
         self._ranking: tuple[Sequence[TargetImportance], tuple[str | None, str | None], int] = ((), (None, None), 0)
-        self._lines_colours: ThemeColours | None = None  # the colours `lines` were made in
+        self._lines_colours: tuple[ThemeColours | None] | None = None  # the colours `lines` were made in
 
     def set_ranking(self, targets: Sequence[TargetImportance], cursor: tuple[str | None, str | None],
                     runs: int) -> None:
@@ -111,10 +111,10 @@ class ImportanceTable(CommandKeys, ThemedChart, can_focus=True):
         self.refresh()
 
     def render(self) -> Text:
-        colours = self.theme_colours()
-        if colours != self._lines_colours:  # a new ranking, or a theme picked since
+        colours = None if self.app.no_color else self.theme_colours()
+        if (colours,) != self._lines_colours:  # a new ranking, or a theme picked since
             self.lines, self.cursor_line = importance_lines(*self._ranking, colours)
-            self._lines_colours = colours
+            self._lines_colours = (colours,)
         height = max(1, self.content_size.height)
         if self.cursor_line >= 0:  # keep the cursor's line in view, its target's name too when it fits
             if self.cursor_line < self.top + 1:

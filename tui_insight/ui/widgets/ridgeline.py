@@ -356,7 +356,9 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
     width, height = max(width, 1), max(height, 1)
 
     def on(style: Style) -> Style:
-        return style if base is None else base + style
+        laid = style if base is None else base + style
+        # NO_COLOR: no colour at all, so none can carry what the glyphs and bold do not.
+        return laid.without_color if no_color else laid
 
     dim = Style(dim=True)
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
