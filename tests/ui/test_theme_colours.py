@@ -254,3 +254,24 @@ def test_no_color_draws_no_colour_of_its_own_and_marks_with_glyphs(kind, monkeyp
     own, text = run_pilot(app, body, (100, 30))
     assert not own, own
     assert GLYPHS[kind] in text
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_themes_of_ansi_colours_draw_every_kind(kind):
+    """An ANSI theme's roles are terminal palette entries with no RGB of their own: the charts
+    read them as Rich's default terminal shows them (reading one as "#rrggbb" once raised in
+    every ridgeline's render)."""
+    make, roles = KINDS[kind]
+    chart, setup = make()
+    app = Host(chart, setup, theme="ansi-dark")
+
+    async def body(pilot):
+        await pilot.pause()
+        drawn = drawn_colours(chart)
+        app.theme = "ansi-light"
+        await pilot.pause()
+        await pilot.pause()
+        return drawn, drawn_colours(chart), chart.content_size.height
+
+    dark, light, height = run_pilot(app, body, (100, 30))
+    assert height > 10 and dark and light
