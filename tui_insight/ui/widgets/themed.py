@@ -73,8 +73,11 @@ class ThemedChart(Widget):
 
     def _read_colours(self) -> tuple[ThemeColours, str]:
         if self._colours is None:
-            colours = ThemeColours(**{role: style_hex(self.get_component_rich_style(f"chart--{role}"),
-                                                      getattr(_FALLBACK, role)) for role in ROLES})
+            try:
+                colours = ThemeColours(**{role: style_hex(self.get_component_rich_style(f"chart--{role}"),
+                                                          getattr(_FALLBACK, role)) for role in ROLES})
+            except KeyError:  # not styled yet (asked before it is mounted): the defaults, not kept
+                return _FALLBACK, "#000000"
             self._colours = (colours, widget_background(self))
         return self._colours
 
