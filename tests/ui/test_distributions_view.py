@@ -22,14 +22,12 @@ from tui_insight.summary.queries.distributions import (
     histogram_distribution,
     tensor_distribution,
 )
-from tui_insight.ui.common.palette import SERIES_COLOURS, hex_to_rgb
+from tui_insight.ui.common.palette import SERIES_COLOURS, ThemeColours, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
 from tui_insight.ui.views.tensors import TensorBands, TensorChart, TensorsView
 from tui_insight.ui.widgets.chart import ChartImage
 from tui_insight.ui.widgets.bands import (
-    CURSOR_COLOUR,
-    MEDIAN_COLOUR,
     BandOptions,
     band_colours,
     bp_label,
@@ -38,6 +36,7 @@ from tui_insight.ui.widgets.bands import (
     short_number,
 )
 
+MEDIAN_COLOUR, CURSOR_COLOUR = ThemeColours().warning, ThemeColours().accent  # insight-dark's, the tests' theme
 BACKGROUND = "#000000"
 COLOUR = "#56B4E9"
 Z = np.array([-3.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 3.0])  # a normal's values at the basis points
@@ -176,7 +175,7 @@ def test_d_shows_distributions_with_a_step_cursor_and_back(tmp_path, size):
         assert await wait_for(pilot, lambda: shows(0))
         await pilot.press("right")
         assert await wait_for(pilot, lambda: shows(1))
-        assert CURSOR_COLOUR.lower() in {f"#{r:02x}{g:02x}{b:02x}" for r, g, b in colours_in(chart.image())}
+        assert chart.theme_colours().accent in {f"#{r:02x}{g:02x}{b:02x}" for r, g, b in colours_in(chart.image())}
         await pilot.press("d")
         assert await wait_for(pilot, lambda: view.query(HistogramChart) and not view.query(HistogramBands))
         assert view.query_one(HistogramChart).cursor_step_value == 10

@@ -17,11 +17,10 @@ from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.histograms import Ridgeline
-from tui_insight.ui.common.palette import hex_to_rgb
+from tui_insight.ui.common.palette import ThemeColours, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
 from tui_insight.ui.widgets.ridgeline import (
-    HIGHLIGHT,
     RidgeOptions,
     draw_ridgeline,
     nice_ticks,
@@ -150,7 +149,7 @@ def test_cursor_marks_its_ridge_and_bucket():
     options = RidgeOptions(cursor_step=1, cursor_bin=2)
     strips = draw_ridgeline(ridge, options, 60, 20, BACKGROUND)
     assert "▲" in strips[-2].text
-    highlight = np.array(hex_to_rgb(HIGHLIGHT))
+    highlight = np.array(hex_to_rgb(ThemeColours().accent))
     coloured = [seg for strip in strips[:-2] for seg in strip
                 if seg.style and seg.style.color and seg.style.color.triplet
                 and np.array_equal(np.array(seg.style.color.get_truecolor()), highlight)]

@@ -1,9 +1,23 @@
-"""Colours of series and jobs: the Okabe-Ito palette, readable by colour-blind users.
+"""Colours of charts: the series' fixed palette and the roles a theme gives.
 
-A job keeps its colour by its position among the compared jobs (the order they were marked),
-so the same job has the same colour in every chart and legend of a comparison.
+Series (one per job or tag, `SERIES_COLOURS`) keep the Okabe-Ito palette, readable by
+colour-blind users, whatever the theme: a Textual theme names one colour per role (primary,
+accent, warning, error…), not a list of eight distinct qualitative colours, and a comparison of
+eight jobs needs eight. A job keeps its colour by its position among the compared jobs (the
+order they were marked), so the same job has the same colour in every chart and legend.
+
+Everything else a chart draws takes the theme's colour for its role (`ThemeColours`): the
+cursor is `$accent`, NaN/Inf `$error`, a median `$warning`, a lone series `$primary`; heat maps
+run from `$primary` to `$warning` (`gradient`). Widgets read them from their component classes
+(`widgets/themed.py`), so a theme picked in the palette or with `--theme` recolours them too.
+`DEFAULT_COLOURS` are the insight-dark theme's, for drawing without an app.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
 
 SERIES_COLOURS = (
     "#0072B2",  # blue
@@ -19,6 +33,21 @@ SERIES_COLOURS = (
 SERIES_MARKERS = ("braille", "•", "+", "x", "*", "o", "#", "%")
 
 
+@dataclass(frozen=True)
+class ThemeColours:
+    """The theme's colours a chart draws with, by role, as "#rrggbb"."""
+
+    primary: str = "#56B4E9"  # a chart's series when no job's colour is asked for
+    accent: str = "#E69F00"  # the cursor and what it stands on
+    warning: str = "#F0E442"  # a median, a warning written on a chart; a heat map's high end
+    error: str = "#D55E00"  # NaN and ±Inf
+    secondary: str = "#CC79A7"  # a third mark beside error and primary (NaN in tables)
+    muted: str = "#888888"  # runs or cells with no value
+
+
+DEFAULT_COLOURS = ThemeColours()  # drawing without an app (tests, benches): the insight-dark theme's
+
+
 def job_colour(index: int) -> str:
     return SERIES_COLOURS[index % len(SERIES_COLOURS)]
 
@@ -28,10 +57,43 @@ def hex_to_rgb(colour: str) -> tuple[int, int, int]:
     return int(colour[0:2], 16), int(colour[2:4], 16), int(colour[4:6], 16)
 
 
+def packed(colour: str) -> int:
+    """"#rrggbb" as the integer 0xRRGGBB the canvases of heat maps and charts hold."""
+    r, g, b = hex_to_rgb(colour)
+    return (r << 16) | (g << 8) | b
+
+
+def contrast(colour: str) -> str:
+    """Black or white, whichever reads better on `colour`."""
+    r, g, b = hex_to_rgb(colour)
+    return "#000000" if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else "#ffffff"
+
+
 def mix(colour: str, background: str, amount: float) -> tuple[int, int, int]:
     """`colour` faded towards `background` by `amount` (0 keeps it, 1 gives the background)."""
     fg, bg = hex_to_rgb(colour), hex_to_rgb(background)
     return tuple(round(f + (b - f) * amount) for f, b in zip(fg, bg))  # type: ignore[return-value]
+
+
+GRADIENT_LIGHTNESS = (22.0, 90.0)  # CIE L* of a heat map's low and high ends
+
+
+@lru_cache(maxsize=32)
+def gradient(low: str, high: str, size: int = 256) -> np.ndarray:
+    """`size` packed 0xRRGGBB colours from `low`'s hue to `high`'s, interpolated in CIE Lab with
+    the lightness rising from dark to light whatever the two colours are: a heat map's order reads
+    in its lightness alone (as viridis does), on a dark theme or a light one."""
+    from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
+
+    a, b = rgb_to_lab(Color.parse(low)), rgb_to_lab(Color.parse(high))
+    start, end = GRADIENT_LIGHTNESS
+    out = np.empty(size, dtype=np.int64)
+    for i, t in enumerate(np.linspace(0.0, 1.0, size)):
+        lab = Lab(start + (end - start) * t, a.a + (b.a - a.a) * t, a.b + (b.b - a.b) * t)
+        r, g, b_ = (min(255, max(0, v)) for v in lab_to_rgb(lab).rgb)  # out of sRGB's gamut: its edge
+        out[i] = (r << 16) | (g << 8) | b_
+    out.flags.writeable = False  # shared by every caller (cached)
+    return out
 
 
 def snap_256(rgb: tuple[int, int, int]) -> tuple[int, int, int]:

@@ -30,7 +30,6 @@ from ...summary.queries.distributions import Distribution, distribution
 from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup, shown
 from ..loader import Loaded, LoadProblem
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
@@ -43,7 +42,6 @@ from .base import DataView, ViewSpec
 
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
-SINGLE_JOB_COLOUR = SERIES_COLOURS[4]  # sky blue: bright enough to fade over dark and light themes
 HINT = ("↑/↓ step cursor · ←/→ bucket · o offset/overlay · d distributions · x step axis · "
         "f full screen · / filter · space select")
 
@@ -81,7 +79,7 @@ class HistogramChart(RidgelineChart):
     HELP_GROUP = "Histograms"
     BINDINGS = ridgeline_bindings("histograms")
 
-    def __init__(self, key: ChartKey, title: str, colour: str):
+    def __init__(self, key: ChartKey, title: str, colour: str | None):
         super().__init__(f"{key[0]}\n{key[1]}", title, colour=colour)
         self.chart_key = key
 
@@ -96,7 +94,7 @@ class HistogramBands(BandsChart):
     HELP_GROUP = "Histogram distributions"
     BINDINGS = bands_bindings("histograms")
 
-    def __init__(self, key: ChartKey, title: str, colour: str):
+    def __init__(self, key: ChartKey, title: str, colour: str | None):
         super().__init__(title, colour=colour)
         self.chart_key = key
 
@@ -226,8 +224,8 @@ class HistogramsView(DataView):
 
     # -- charts ---------------------------------------------------------------------------------
 
-    def _chart_colour(self, train_id: str) -> str:
-        return SINGLE_JOB_COLOUR if len(self.train_ids) == 1 else self.job_colour(train_id)
+    def _chart_colour(self, train_id: str) -> str | None:
+        return None if len(self.train_ids) == 1 else self.job_colour(train_id)  # None: the theme's primary
 
     def _title(self, key: ChartKey) -> str:
         tid, tag = key

@@ -714,7 +714,7 @@ class LineageView(DataView):
     @on(CommandKeys.Command)
     def _command(self, event: CommandKeys.Command) -> None:
         event.stop()
-        handlers = {ParallelChart: self._chart_command, ImportanceTable: self._importance_command,
+        handlers: dict[type[Widget], Any] = {ParallelChart: self._chart_command, ImportanceTable: self._importance_command,
                     ScatterPlot: self._scatter_command}
         handler = handlers.get(type(event.widget))
         if handler is not None:

@@ -71,7 +71,6 @@ from .base import DataView, ViewSpec
 __all__ = ["TensorsView", "TensorChart", "TensorMessage", "StepSlider", "StepData", "full_index", "option_id", "dims_text"]
 
 WIDE = 118  # from this view width on, statistics sit beside the table
-SINGLE_JOB_COLOUR = SERIES_COLOURS[4]
 SLICE_HINT = "[dim]enter applies · esc cancels[/dim]"
 
 
@@ -292,8 +291,8 @@ class TensorsView(DataView):
                 with Vertical(id="tensor-data"):
                     yield SliceTable(id="tensor-table")
                     yield TensorMessage("", id="tensor-message")
-                    yield TensorChart("tensor-chart", "", colour=SINGLE_JOB_COLOUR, id="tensor-chart")
-                    yield TensorBands("", colour=SINGLE_JOB_COLOUR, id="tensor-bands")
+                    yield TensorChart("tensor-chart", "", id="tensor-chart")  # in the theme's primary
+                    yield TensorBands("", id="tensor-bands")
                 yield Static("", id="tensor-stats")
             yield Static("", id="tensor-readout")
 

@@ -3,7 +3,8 @@
 - Charts: `chart.py` (plotext lines), `ridgeline.py` (histograms over steps), `bands.py`
   (distributions over steps), `heatmap.py` (loss landscapes), `halfblock.py` (images),
   `braille.py`, `scatter.py`, `sparkline.py`, `parallel_coords.py`, `profile_charts.py`,
-  `profile_timeline.py`.
+  `profile_timeline.py`; `themed.py`: the theme's colours of every chart (`ThemedChart`) and the
+  cursor charts' shared frame (`CursorChart`).
 - Tables and lists: `job_table.py`, `lineage_table.py` (and `cell_text`), `lineage_diff.py`,
   `lineage_columns.py`, `lineage_dataset.py`, `importance_table.py`, `profile_table.py`,
   `slice_table.py`, `summary_table.py`, `tag_picker.py`, `run_picker.py`, `graph_tree.py`,

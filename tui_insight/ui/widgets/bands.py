@@ -6,12 +6,15 @@ Drawn with plotext in braille on the scalar chart's frame, ticks and legend (`wi
 the bands are filled (`fill_band`) piece by piece between neighbouring rows of
 `Distribution.values`, each piece in the shade of the innermost band holding it. A step cursor (left/right) stands as a vertical line and
 the line under the chart reads the nine values at its step (`percentile_readout`).
+
+Colours come from the theme (`ThemeColours`, read by `ThemedChart`): the bands are the job's
+colour or `$primary` faded towards the background, the median `$warning`, the cursor `$accent`.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import plotext as plt
@@ -19,15 +22,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.distributions import BASIS_POINTS, Distribution
 from .. import _textual_compat
 from ..common.format import clock_time, compact, duration
-from ..common.palette import hex_to_rgb, mix
-from ..state.histograms import RidgeCursor
+from ..common.palette import DEFAULT_COLOURS, hex_to_rgb, mix
 from .chart import (
     Y_AXIS_COLUMNS,
     ChartImage,
@@ -37,6 +37,7 @@ from .chart import (
     legend_line,
     x_ticks,
 )
+from .themed import CursorChart, theme_background
 
 # The bands as (lower, upper) rows of `Distribution.values`, outer first: TensorBoard's nesting.
 BANDS = ((0, 8), (1, 7), (2, 6), (3, 5))
@@ -46,8 +47,6 @@ PIECES = ((0, 1, 0), (1, 2, 1), (2, 3, 2), (3, 5, 3), (5, 6, 2), (6, 7, 1), (7, 
 MEDIAN = 4
 # How far each band fades towards the background, outer first: the inner bands are the brighter.
 BAND_FADES = (0.78, 0.6, 0.4, 0.2)
-MEDIAN_COLOUR = "#F0E442"  # palette yellow: apart from every job colour's shades
-CURSOR_COLOUR = "#E69F00"  # palette orange, as the ridgeline's cursor
 BAND_LABELS = ("min–max", "7–93%", "16–84%", "31–69%")  # short: the legend fits 80 columns
 HINT = "←/→ step · home/end oldest/newest · d ridgelines"
 
@@ -75,16 +74,18 @@ def x_values(dist: Distribution, axis: str, origin: float) -> np.ndarray:
 class BandOptions:
     axis: str = "step"  # "step", "relative" or "wall"
     origin: float = 0.0  # the job's first wall time, for "relative"
-    colour: str = "#56B4E9"
+    colour: str = DEFAULT_COLOURS.primary
     cursor: int | None = None  # index of the step under the cursor
+    median: str = DEFAULT_COLOURS.warning  # apart from the bands' shades of `colour`
+    cursor_colour: str = DEFAULT_COLOURS.accent  # as the ridgeline's cursor
 
 
-def legend(colour: str, background: str, no_color: bool) -> ChartOptions:
+def legend(colour: str, background: str, no_color: bool, median: str = DEFAULT_COLOURS.warning) -> ChartOptions:
     """The legend line: each band's swatch and range, then the median's."""
     shades = band_colours(colour, background)
     entries = tuple(("#%02x%02x%02x" % rgb, label) for rgb, label in zip(shades, BAND_LABELS))
     symbols = ("⠒", "⠒", "⠒", "⠒", "•") if no_color else ()  # lines, not fills (`draw_plot`)
-    return ChartOptions(legend=(*entries, (MEDIAN_COLOUR, "median")), legend_symbols=symbols)
+    return ChartOptions(legend=(*entries, (median, "median")), legend_symbols=symbols)
 
 
 def x_range(dist: Distribution, options: BandOptions) -> tuple[float, float] | None:
@@ -119,7 +120,7 @@ def with_cursor(image: ChartImage, dist: Distribution, options: BandOptions, no_
     if not (np.isfinite(x) and lo <= x <= hi) or left < 0 or right <= left + 1:
         return image
     column = left + 1 + int((x - lo) / (hi - lo) * (right - left - 2) + 0.5)
-    style = Style() if no_color else Style(color=CURSOR_COLOUR, bold=True)
+    style = Style() if no_color else Style(color=options.cursor_colour, bold=True)
     lines = []
     for line in image.lines:
         text = "".join(seg.text for seg in line)
@@ -149,7 +150,7 @@ def draw_plot(dist: Distribution | None, options: BandOptions, width: int, heigh
               background: str = "#000000", no_color: bool = False, message: str = "") -> ChartImage:
     """The bands, the median, frame, ticks and legend on `width` x `height` cells (no cursor)."""
     width, height = max(width, 12), max(height, 4)
-    tail = [legend_line(legend(options.colour, background, no_color), width)]
+    tail = [legend_line(legend(options.colour, background, no_color, options.median), width, no_color)]
     plot_height = height - 1
     if dist is None or message:
         return ChartImage(_message(message or "loading…", width, plot_height) + tail, width)
@@ -170,7 +171,7 @@ def draw_plot(dist: Distribution | None, options: BandOptions, width: int, heigh
         fill_band(fig, x, values[:, low], values[:, high], plt.pixel(foreground=shades[band]), columns)
     # Without colour the fills would be one block: each basis point's line instead, the median dotted.
     rows = [*(i for i in range(len(BASIS_POINTS)) if i != MEDIAN), MEDIAN] if no_color else [MEDIAN]
-    median = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(MEDIAN_COLOUR))
+    median = plt.pixel() if no_color else plt.pixel(foreground=hex_to_rgb(options.median))
     for row in rows:
         marker = "•" if no_color and row == MEDIAN else "braille"
         line = fig.signal(x.tolist(), values[:, row].tolist(), marker=plt.marker(marker, median))
@@ -219,35 +220,20 @@ def bands_bindings(view_id: str) -> list[BindingType]:
     ]
 
 
-class BandsChart(Widget, can_focus=True):
+class BandsChart(CursorChart):
     """One distribution chart. The owner hands it a `Distribution` under a key (`set_data`), the
-    step axis (`set_style`) and, if it keeps the cursor itself, where the cursor is (`set_cursor`):
-    the cursor keys hand the new cursor to `cursor_to`, which owners keeping cursors override.
+    step axis (`set_style`) and, if it keeps the cursor itself, where the cursor is (`set_cursor`).
     The cursor is a `RidgeCursor` (its step; the bucket is the ridgeline's), so a view showing
     the same tag as a ridgeline and as bands keeps one cursor for both."""
 
-    DEFAULT_CSS = """
-    BandsChart { border: round $panel-lighten-2; height: 16; padding: 0; }
-    BandsChart:focus { border: round $accent; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: bands_bindings("<view id>")
+    class CursorMoved(CursorChart.CursorMoved):
+        """A distribution chart's cursor moved (or the data under it changed)."""
 
-    @dataclass
-    class CursorMoved(Message):
-        """The cursor moved (or the data under it changed): the owner updates its read-out."""
-
-        chart: "BandsChart"
-
-    def __init__(self, title: str, colour: str = "#56B4E9", **kwargs: Any):
-        super().__init__(**kwargs)
-        self.border_title = title  # markup: the owner escapes text from files
-        self.key: Any = None
+    def __init__(self, title: str, colour: str | None = None, **kwargs: Any):
+        super().__init__(title, colour, **kwargs)
         self.dist: Distribution | None = None
-        self.message = "loading…"
-        self.axis, self.origin, self.colour = "step", 0.0, colour
-        self.cursor = RidgeCursor()
+        self.axis, self.origin = "step", 0.0
         self._drawn: tuple[Any, int | None, ChartImage, ChartImage] | None = None  # key, cursor, plot, with cursor
-        self.draws = 0
         self.draw_seconds = 0.0  # CPU time of the last drawing (the bench reads it)
 
     # -- what the owner calls -----------------------------------------------------------------
@@ -258,19 +244,12 @@ class BandsChart(Widget, can_focus=True):
         self.key, self.dist, self.message = key, dist, message
         n = len(dist) if dist is not None else 0
         self.border_subtitle = f"{n} step{'s' if n != 1 else ''} · distribution" if dist is not None else ""
-        self.refresh()
-        self.post_message(self.CursorMoved(self))
+        self._moved()
 
     def set_style(self, axis: str, origin: float) -> None:
         if (axis, origin) != (self.axis, self.origin):
             self.axis, self.origin = axis, origin
             self.refresh()
-
-    def set_cursor(self, cursor: RidgeCursor) -> None:
-        if cursor != self.cursor:
-            self.cursor = cursor
-            self.refresh()
-            self.post_message(self.CursorMoved(self))
 
     @property
     def cursor_index(self) -> int | None:
@@ -287,31 +266,17 @@ class BandsChart(Widget, can_focus=True):
     def _steps(self) -> list[int]:
         return self.dist.steps.tolist() if self.dist is not None else []
 
-    def cursor_to(self, cursor: RidgeCursor) -> None:
-        """Where a cursor key asks the cursor to go. Override to keep cursors elsewhere."""
-        self.set_cursor(cursor)
-
-    def action_cursor_step(self, move: int) -> None:
-        self.cursor_to(self.cursor.move_step(self._steps(), 0, move))
-
-    def action_cursor_end(self, newest: int) -> None:
-        self.cursor_to(self.cursor.to_end(self._steps(), 0, bool(newest)))
-
-    def hide_cursor(self) -> bool:
-        if not self.cursor.shown:
-            return False
-        self.cursor_to(self.cursor.hidden())
-        return True
+    def _shape(self) -> tuple[Any, int]:
+        return self._steps(), 0
 
     # -- drawing --------------------------------------------------------------------------------
 
     def image(self) -> ChartImage:
         size = self.content_size
-        theme = self.app.current_theme
-        background = str(theme.background or "")
-        if not background.startswith("#") or len(background) != 7:
-            background = "#000000" if theme.dark else "#ffffff"
-        options = BandOptions(self.axis, self.origin, self.colour, self.cursor_index)
+        background = theme_background(self)
+        colours = self.theme_colours()
+        options = BandOptions(self.axis, self.origin, self.series_colour(colours), self.cursor_index, colours.warning,
+                              colours.accent)
         no_color = self.app.no_color
         cache_key = (self.key, self.message, replace(options, cursor=None), size.width, size.height, background,
                      no_color)

@@ -4,6 +4,10 @@ Each trace is cut to the visible x-range and decimated with numpy (min and max p
 `summary.scalars.decimate`), so drawing costs the same for 100 or 100,000 steps. The drawn
 text is kept until the chart's data key, options, size or theme change: a chart that did not
 change is not drawn again.
+
+Series keep the colours their traces carry (a job's, `common.palette`); the rest follows the
+theme: faint lines and bands fade towards its background, a warning written on the chart is
+`$warning` (`ThemedChart`).
 """
 from __future__ import annotations
 
@@ -22,15 +26,15 @@ from rich.style import Style
 from textual.geometry import Region
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.scalars import decimate
 from ...wall_time import OUT_OF_RANGE, wall_text
 from .. import _textual_compat
 from ..common.format import duration
 from ..common.names import apart
-from ..common.palette import hex_to_rgb, mix
+from ..common.palette import DEFAULT_COLOURS, hex_to_rgb, mix
 from ..common.text import markup, shown
+from .themed import ThemedChart, theme_background
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
 BAND_FADE = 0.72  # how far a band fades towards the background: the lines over it stay apart
@@ -207,12 +211,13 @@ def legend_labels(labels: list[str], width: int) -> list[str]:
     return apart(labels, share)
 
 
-def legend_line(options: ChartOptions, width: int) -> list[Segment]:
+def legend_line(options: ChartOptions, width: int, no_color: bool = False) -> list[Segment]:
+    """The legend: each entry's symbol in its colour (NO_COLOR: no colour, its marker tells it)."""
     segments: list[Segment] = []
     labels = legend_labels([shown(label) for _, label in options.legend], width)
     for i, ((colour, _), label) in enumerate(zip(options.legend, labels)):
         symbol = options.legend_symbols[i] if i < len(options.legend_symbols) else "●"
-        segments.append(Segment(symbol + " ", Style(color=colour)))
+        segments.append(Segment(symbol + " ", None if no_color else Style(color=colour)))
         segments.append(Segment(label + "  "))
     if options.note:
         segments.append(Segment(shown(options.note), Style(dim=True)))
@@ -275,7 +280,8 @@ def _pieces(x: np.ndarray, y: np.ndarray, gaps: np.ndarray) -> list[tuple[np.nda
 
 
 def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: int,
-               background: str = "#000000", no_color: bool = False) -> ChartImage:
+               background: str = "#000000", no_color: bool = False,
+               warning: str = DEFAULT_COLOURS.warning) -> ChartImage:
     """The chart drawn on `width` x `height` cells (its last line is the legend, if any).
 
     NaN and ±Inf steps of a series are not bridged: the line breaks there and a marker
@@ -288,7 +294,7 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
     marks_note = _non_finite_note(found)
     if marks_note:
         options = replace(options, note=" · ".join(n for n in (options.note, marks_note) if n))
-    legend = legend_line(options, width) if (options.legend or options.note) else None
+    legend = legend_line(options, width, no_color) if (options.legend or options.note) else None
     plot_height = height - (1 if legend is not None else 0)
     tail = [legend] if legend is not None else []
     head: list[list[Segment]] = []
@@ -297,7 +303,7 @@ def draw_chart(traces: list[Trace], options: ChartOptions, width: int, height: i
         problem = log_y_problem(traces)
         if problem:
             log_y = False
-            head = [list(Strip([Segment(f" {problem} (drawn linear)", Style(color="yellow", bold=True))])
+            head = [list(Strip([Segment(f" {problem} (drawn linear)", Style(color=None if no_color else warning, bold=True))])
                          .crop(0, width))]
             plot_height -= 1
     if limits is None:
@@ -454,7 +460,7 @@ class ChartPlot:
     traces: tuple[Trace, ...] = field(default=(), compare=False)
 
 
-class ScalarChart(Widget, can_focus=True):
+class ScalarChart(ThemedChart, can_focus=True):
     """One chart of the scalar view. The view binds its `plot`; an equal plot does not redraw."""
 
     DEFAULT_CSS = """
@@ -494,16 +500,13 @@ class ScalarChart(Widget, can_focus=True):
     def image(self) -> ChartImage:
         """The chart as drawn at its current size (drawn again only when something changed)."""
         size = self.content_size
-        theme = self.app.current_theme
-        cache_key = (self.plot, self.plot.traces, size.width, size.height, theme.name, self.app.no_color)
+        background, warning = theme_background(self), self.theme_colours().warning
+        cache_key = (self.plot, self.plot.traces, size.width, size.height, background, warning, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:
             return self._drawn[1]
-        background = str(theme.background or "")
-        if not background.startswith("#") or len(background) != 7:
-            background = "#000000" if theme.dark else "#ffffff"
         started = time.thread_time()
         image = draw_chart(list(self.plot.traces), self.plot.options, size.width, size.height, background,
-                           self.app.no_color)
+                           self.app.no_color, warning)
         self.draw_seconds = time.thread_time() - started
         self.drawn_at = time.monotonic()
         self.draws += 1

@@ -2,12 +2,14 @@
 path and a value cursor; or the surface in relief (a wireframe seen from a chosen angle).
 
 Heat map: the grid is sampled bilinearly at two pixels per cell row (`▀`, top pixel in the
-foreground colour, bottom pixel in the background colour), coloured with viridis (perceptual,
-readable by colour-blind users), larger y at the top. Grid nodes map linearly onto the area:
+foreground colour, bottom pixel in the background colour), coloured by the theme's gradient from
+`$primary` (low loss) to `$warning` (high loss) with the lightness rising from dark to light, so the
+order reads by lightness alone in any theme (`common.palette.gradient`), larger y at the top. Grid nodes map linearly onto the area:
 the first node at the left (bottom) edge, the last at the right (top) edge. A colour bar with
 loss values sits on the right. Contour lines are braille dots (2x4 per cell) where the band of
 `levels` evenly spaced loss levels changes. Without colour (NO_COLOR) each cell is a character
-of a shade ramp, darker for lower loss.
+of a shade ramp, darker for lower loss. The convergence mark is `$error`, NaN cells the theme's
+muted foreground (`ThemedChart` reads them).
 
 Everything is drawn into a cell canvas (code point, foreground, background, attributes as
 numpy arrays) and turned into strips by runs of one style, so a 256x256 grid drawn at 160x48
@@ -25,11 +27,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.landscape import Landscape
+from ..common.palette import DEFAULT_COLOURS, gradient, packed
 from .braille import cell_bits, segment_dots
 from .ridgeline import nice_ticks, tick_label
+from .themed import ThemedChart
 
 UPPER_HALF = "▀"
 RAMP = " .:-=+*#%@"  # NO_COLOR: lower loss is lighter ink (fewer marks)
@@ -37,26 +40,7 @@ PATH_DOT = "•"
 CONVERGENCE = "◆"
 CURSOR = "╋"
 BOLD, REVERSE, DIM = 1, 2, 4
-NAN_COLOUR = 0x808080
-# viridis at tenths (matplotlib's values), interpolated to 256 entries
-_VIRIDIS = ("#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c", "#22a884",
-            "#44bf70", "#7ad151", "#bddf26", "#fde725")
-
-
-def _lut() -> np.ndarray:
-    stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in _VIRIDIS], dtype=np.float64)
-    t = np.linspace(0, 1, 256)
-    pos = np.linspace(0, 1, len(stops))
-    rgb = np.column_stack([np.interp(t, pos, stops[:, k]) for k in range(3)]).round().astype(np.int64)
-    return (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
-
-
-LUT = _lut()  # 256 packed 0xRRGGBB colours, low loss first
-
-
-def colour_at(t: float) -> str:
-    """The colour map at `t` in [0, 1], as "#rrggbb"."""
-    return "#%06x" % int(LUT[int(round(max(0.0, min(1.0, t)) * 255))])
+LUT = gradient(DEFAULT_COLOURS.primary, DEFAULT_COLOURS.warning)  # 256 packed 0xRRGGBB colours, low loss first
 
 
 def _contrast(packed: np.ndarray) -> np.ndarray:
@@ -78,6 +62,10 @@ class HeatOptions:
     colour_bar: bool = True
     axes: bool = True
     background: int = 0x000000
+    low: str = DEFAULT_COLOURS.primary  # the colour map's ends, darkened and lightened (`gradient`)
+    high: str = DEFAULT_COLOURS.warning
+    mark: str = DEFAULT_COLOURS.error  # the convergence point
+    nan: str = DEFAULT_COLOURS.muted  # cells whose loss is NaN
 
 
 @dataclass(frozen=True)
@@ -158,11 +146,18 @@ def normalised(values: np.ndarray, value_range: tuple[float, float]) -> np.ndarr
         return np.clip((values - lo) / span, 0.0, 1.0)
 
 
-def lut_colours(values: np.ndarray, value_range: tuple[float, float]) -> np.ndarray:
+def lut_colours(values: np.ndarray, value_range: tuple[float, float], lut: np.ndarray = LUT,
+                nan: int = packed(DEFAULT_COLOURS.muted)) -> np.ndarray:
+    """Each value's packed colour on `lut` (low first) over `value_range`; `nan` where it is not finite."""
     t = normalised(values, value_range)
     finite = np.isfinite(t)
-    index = np.where(finite, np.rint(np.where(finite, t, 0) * 255), 0).astype(np.int64)
-    return np.where(finite, LUT[index], NAN_COLOUR)
+    index = np.where(finite, np.rint(np.where(finite, t, 0) * (len(lut) - 1)), 0).astype(np.int64)
+    return np.where(finite, lut[index], nan)
+
+
+def options_lut(options: "HeatOptions | ReliefOptions") -> tuple[np.ndarray, int]:
+    """The colour map and the NaN colour the options ask for."""
+    return gradient(options.low, options.high), packed(options.nan)
 
 
 def bands(values: np.ndarray, value_range: tuple[float, float], levels: int) -> np.ndarray:
@@ -354,7 +349,7 @@ def _heat(canvas: Canvas, g: MapGeometry, pixels: np.ndarray, value_range, optio
     if options.drawing == "contour":
         canvas.bg[area] = options.background
         return
-    colours = lut_colours(pixels, value_range)
+    colours = lut_colours(pixels, value_range, *options_lut(options))
     canvas.chars[area] = ord(UPPER_HALF)
     canvas.fg[area] = colours[0::2]
     canvas.bg[area] = colours[1::2]
@@ -375,7 +370,7 @@ def _contours(canvas: Canvas, g: MapGeometry, pixels: np.ndarray, fine: np.ndarr
     if options.no_color:
         return
     means = _cell_means(pixels)
-    cell_colours = lut_colours(means, value_range)
+    cell_colours = lut_colours(means, value_range, *options_lut(options))
     fg, bg = canvas.fg[area], canvas.bg[area]
     if options.drawing == "both":
         fg[lines] = _contrast(cell_colours)[lines]
@@ -422,7 +417,7 @@ def _path(canvas: Canvas, g: MapGeometry, ls: Landscape, options: HeatOptions) -
     if conv is not None:
         col, row = conv
         fg, bg = _under(canvas, row, col, options)
-        canvas.text(row, col, CONVERGENCE, 0xFF3030 if not options.no_color else -1, bg, BOLD)
+        canvas.text(row, col, CONVERGENCE, packed(options.mark) if not options.no_color else -1, bg, BOLD)
         marks.add(conv)
     for k, cell in enumerate(cells):
         if cell is None:
@@ -489,7 +484,7 @@ def _colour_bar(canvas: Canvas, g: MapGeometry, value_range, ticks, options: Hea
             ch = RAMP[int(round(t[r] * (len(RAMP) - 1)))]
             canvas.text(g.top + r, col, ch * 2 if ch != " " else "  ")
     else:
-        colours = lut_colours(pixels, value_range)
+        colours = lut_colours(pixels, value_range, *options_lut(options))
         for r in range(g.rows):
             canvas.text(g.top + r, col, UPPER_HALF * 2, int(colours[2 * r, 0]), int(colours[2 * r + 1, 0]))
     span = hi - lo if hi > lo else 1.0
@@ -513,6 +508,9 @@ class ReliefOptions:
     no_color: bool = False
     lines: int = 24  # grid lines drawn in each direction at most
     cursor: tuple[int, int] | None = None
+    low: str = DEFAULT_COLOURS.primary  # the colour map's ends, as the heat map's
+    high: str = DEFAULT_COLOURS.warning
+    nan: str = DEFAULT_COLOURS.muted
 
 
 def project(ls: Landscape, options: ReliefOptions, width: int, height: int):
@@ -556,7 +554,7 @@ def draw_relief(ls: Landscape | None, width: int, height: int, options: ReliefOp
     sx, sy, depth = project(ls, options, width, rows)
     m, n = ls.z.shape
     value_range = colour_range(ls, options.value_range)
-    colours = lut_colours(np.asarray(ls.z, dtype=np.float64), value_range)
+    colours = lut_colours(np.asarray(ls.z, dtype=np.float64), value_range, *options_lut(options))
     pick_i = np.unique(np.linspace(0, m - 1, min(m, options.lines)).round().astype(int))
     pick_j = np.unique(np.linspace(0, n - 1, min(n, options.lines)).round().astype(int))
     dots = np.zeros((rows * 4, width * 2), dtype=bool)
@@ -618,7 +616,7 @@ def _relief_cell(ls: Landscape, options: ReliefOptions, sx, sy, x: float, y: flo
 
 # -- the widget -------------------------------------------------------------------------------
 
-class LandscapeMap(Widget):
+class LandscapeMap(ThemedChart):
     """One landscape (or a message): drawn as a heat map or in relief, per `set_options`.
 
     The drawn strips are kept until the landscape, the options, the size or the colour
@@ -652,29 +650,25 @@ class LandscapeMap(Widget):
     def strips(self) -> list[Strip]:
         size = self.content_size
         no_color = bool(getattr(self.app, "no_color", False))
-        key = (id(self.landscape), self.message, self.options, size.width, size.height, no_color)
+        colours = self.theme_colours()
+        options = replace(self.options, low=colours.primary, high=colours.warning, nan=colours.muted)
+        if isinstance(options, HeatOptions):
+            options = replace(options, mark=colours.error, background=packed(self.background_colour()))
+        key = (id(self.landscape), self.message, options, size.width, size.height, no_color)
         if self._drawn is not None and self._drawn[0] == key:
             return self._drawn[1]
-        options = self.options
         if isinstance(options, ReliefOptions):
             strips = draw_relief(self.landscape, size.width, size.height, replace(options, no_color=no_color),
                                  self.message, base=self.rich_style)
             self.geometry = MapGeometry(0, 0, 0, 0)
         else:
             picture = draw_heatmap(self.landscape, size.width, size.height,
-                                   replace(options, no_color=no_color, background=self._background()),
+                                   replace(options, no_color=no_color),
                                    self.message, base=self.rich_style)
             strips, self.geometry = picture.strips, picture.geometry
         self.draws += 1
         self._drawn = (key, strips)
         return strips
-
-    def _background(self) -> int:
-        _, background = self.background_colors
-        if background.a > 0:
-            r, g, b = background.rgb
-            return (r << 16) | (g << 8) | b
-        return 0x000000 if self.app.current_theme.dark else 0xFFFFFF
 
     def render_line(self, y: int) -> Strip:
         strips = self.strips()

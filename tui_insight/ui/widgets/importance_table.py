@@ -12,14 +12,16 @@ from typing import Any, Sequence
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widget import Widget
 
 from ...summary.queries.importance import Importance, TargetImportance
+from ..common.palette import DEFAULT_COLOURS, ThemeColours
 from ..common.text import literal
 from .commands import CommandKeys
+from .themed import ThemedChart
 
 BAR_CELLS = 12
-POSITIVE, NEGATIVE = "#56B4E9", "#E69F00"  # the bar's colour: the target rises or falls with the parameter
+# The bar's colour says whether the target rises ($primary) or falls ($accent) with the parameter;
+# without colour (NO_COLOR, `colours` None) the Pearson column's sign says it.
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 
@@ -40,7 +42,7 @@ def entries(targets: Sequence[TargetImportance]) -> list[tuple[str, str]]:
 
 
 def importance_lines(targets: Sequence[TargetImportance], cursor: tuple[str | None, str | None],
-                     runs: int) -> tuple[list[Text], int]:
+                     runs: int, colours: ThemeColours | None = DEFAULT_COLOURS) -> tuple[list[Text], int]:
     """The lines of the ranking and the index of the cursor's line (-1: none)."""
     if not targets:
         why = ("no target: a loss or a metric/<k> with numbers in at least one run" if runs
@@ -60,11 +62,11 @@ def importance_lines(targets: Sequence[TargetImportance], cursor: tuple[str | No
         for item in target.params:
             if (target.target, item.param) == cursor:
                 at = len(lines)
-            lines.append(_line(item, name_width))
+            lines.append(_line(item, name_width, colours))
     return lines, at
 
 
-def _line(item: Importance, name_width: int) -> Text:
+def _line(item: Importance, name_width: int, colours: ThemeColours | None) -> Text:
     name = item.param if len(item.param) <= name_width else item.param[:name_width - 1] + "…"
     text = Text("  ")
     text.append_text(literal(name.ljust(name_width)))
@@ -72,13 +74,13 @@ def _line(item: Importance, name_width: int) -> Text:
     if item.reason:
         text.append(f"{item.reason}", style="dim italic")
         return text
-    text.append(bar(item.importance), style=POSITIVE if (item.pearson or 0) >= 0 else NEGATIVE)
+    text.append(bar(item.importance), style="" if colours is None else colours.primary if (item.pearson or 0) >= 0 else colours.accent)
     text.append(f" {item.importance:.3f}   ")
     text.append(f"{signed(item.pearson):>7}  {signed(item.spearman):>8}  {item.runs:>4}", style="dim")
     return text
 
 
-class ImportanceTable(CommandKeys, Widget, can_focus=True):
+class ImportanceTable(CommandKeys, ThemedChart, can_focus=True):
     """The ranking, with a cursor line; its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Parameter importance"
@@ -99,13 +101,20 @@ class ImportanceTable(CommandKeys, Widget, can_focus=True):
         self.lines: list[Text] = []
         self.cursor_line = -1
         self.top = 0  # the first line shown
+        self._ranking: tuple[Sequence[TargetImportance], tuple[str | None, str | None], int] = ((), (None, None), 0)
+        self._lines_colours: tuple[ThemeColours | None] | None = None  # the colours `lines` were made in
 
     def set_ranking(self, targets: Sequence[TargetImportance], cursor: tuple[str | None, str | None],
                     runs: int) -> None:
-        self.lines, self.cursor_line = importance_lines(targets, cursor, runs)
+        self._ranking = (targets, cursor, runs)
+        self._lines_colours = None
         self.refresh()
 
     def render(self) -> Text:
+        colours = None if self.app.no_color else self.theme_colours()
+        if (colours,) != self._lines_colours:  # a new ranking, or a theme picked since
+            self.lines, self.cursor_line = importance_lines(*self._ranking, colours)
+            self._lines_colours = (colours,)
         height = max(1, self.content_size.height)
         if self.cursor_line >= 0:  # keep the cursor's line in view, its target's name too when it fits
             if self.cursor_line < self.top + 1:

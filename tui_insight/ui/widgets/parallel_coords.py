@@ -5,8 +5,8 @@ size into braille dots (`segment_dots`); what a key changes (which runs are insi
 the picked axis, the brushes, the highlighted run) only re-colours those dots, so a brush step
 over 1,000 runs x 12 axes redraws in a few tens of milliseconds (`bench/bench_lineage.py`).
 
-Lines are coloured by a column (viridis, colour bar on the right); runs outside the filter are
-faint. Number axes are labelled with their ends, category axes with a tick per value; a run
+Lines are coloured by a column (the theme's gradient from `$primary` to `$warning`, as the
+heat maps', colour bar on the right), brushes are `$accent`; runs outside the filter are faint. Number axes are labelled with their ends, category axes with a tick per value; a run
 without a value ends on the "—" row right under the lines (their labels under it). A brushed range is a thick stretch of its
 axis with its ends labelled. When the axes do not fit, a window of them around the picked one
 is drawn (`◂`/`▸` say more are there). Text from files is drawn through `shown()`.
@@ -21,19 +21,18 @@ import numpy as np
 from rich.style import Style
 from textual.binding import Binding
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.parallel import CATEGORY, Axis, Brush
+from ..common.palette import DEFAULT_COLOURS, ThemeColours, gradient, packed
 from ..common.text import shown
 from .braille import BLANK, cell_bits, segment_dots
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, REVERSE, UPPER_HALF, Canvas, lut_colours
+from .themed import ThemedChart
 
 MIN_SPACING = 5  # cells between two axes at the least
 BAR_WIDTH = 11  # the colour bar: two cells of colour and its labels
 MISSING = "—"
-NO_VALUE_COLOUR = 0x888888  # an inside run with no value of the colour column
-BRUSH_COLOUR = 0xE69F00  # Okabe-Ito orange
 COLOUR_LEVELS = 16  # steps of the colour map the lines are drawn in
 
 
@@ -169,9 +168,11 @@ def _rasterise(runs: ChartRuns, lay: Layout, width: int) -> _Raster:
 
 
 def draw_parallel(runs: ChartRuns, look: ChartLook, width: int, height: int, *, no_color: bool = False,
-                  dark: bool = True, base: Style | None = None, raster: dict | None = None) -> list[Strip]:
+                  dark: bool = True, base: Style | None = None, raster: dict | None = None,
+                  colours: ThemeColours = DEFAULT_COLOURS) -> list[Strip]:
     """The chart in `width` x `height` cells. `raster`: a dict the caller keeps, where the dots
-    of the last size are kept between draws."""
+    of the last size are kept between draws. `colours`: the theme's (lines run from primary to
+    warning, a run with no value of the colour column is muted, brushes are accent)."""
     canvas = Canvas(max(0, width), max(0, height))
     lay = chart_layout(runs, look, width, height, no_color)
     if lay is None or not runs.ids:
@@ -187,15 +188,16 @@ def draw_parallel(runs: ChartRuns, look: ChartLook, width: int, height: int, *, 
         if raster is not None:
             raster.clear()
             raster.update(key=key, dots=dots, runs=runs)  # runs kept: its id stays unique
-    _lines(canvas, runs, look, dots, width, height, dark)
-    _axes(canvas, runs, look, lay, dark)
+    lut = gradient(colours.primary, colours.warning)
+    _lines(canvas, runs, look, dots, width, height, dark, lut, packed(colours.muted))
+    _axes(canvas, runs, look, lay, packed(colours.accent))
     if lay.bar:
-        _colour_bar(canvas, runs, lay)
+        _colour_bar(canvas, runs, lay, lut)
     return canvas.strips(base, no_color)
 
 
 def _lines(canvas: Canvas, runs: ChartRuns, look: ChartLook, dots: _Raster, width: int, height: int,
-           dark: bool) -> None:
+           dark: bool, lut: np.ndarray, no_value: int) -> None:
     n = len(runs.ids)
     inside = np.frombuffer(look.inside, dtype=np.uint8).astype(bool) if len(look.inside) == n \
         else np.ones(n, dtype=bool)
@@ -211,7 +213,7 @@ def _lines(canvas: Canvas, runs: ChartRuns, look: ChartLook, dots: _Raster, widt
     shade = runs.shade if runs.shade is not None else np.full(n, np.nan)
     # COLOUR_LEVELS steps of the colour map: neighbouring cells share a style more often (fewer segments)
     levels = np.round(np.nan_to_num(shade) * (COLOUR_LEVELS - 1)) / (COLOUR_LEVELS - 1)
-    run_colour = np.where(np.isnan(shade), NO_VALUE_COLOUR, lut_colours(levels, (0.0, 1.0)))
+    run_colour = np.where(np.isnan(shade), no_value, lut_colours(levels, (0.0, 1.0), lut))
     flat_colour = np.full(height * width, -1, dtype=np.int64)
     flat_colour[dots.cell[lit]] = run_colour[lit_runs]  # the last drawn (highest) wins
     cell_colour = flat_colour.reshape(height, width)
@@ -235,7 +237,7 @@ def _lines(canvas: Canvas, runs: ChartRuns, look: ChartLook, dots: _Raster, widt
         canvas.attr[mark] = BOLD
 
 
-def _axes(canvas: Canvas, runs: ChartRuns, look: ChartLook, lay: Layout, dark: bool) -> None:
+def _axes(canvas: Canvas, runs: ChartRuns, look: ChartLook, lay: Layout, brush_colour: int) -> None:
     count = len(lay.columns)
     rows = lay.bottom - lay.top + 1
     for i, col in enumerate(lay.columns):
@@ -248,10 +250,10 @@ def _axes(canvas: Canvas, runs: ChartRuns, look: ChartLook, lay: Layout, dark: b
         canvas.fg[lay.top:lay.bottom + 1, col] = -1
         canvas.attr[lay.top:lay.bottom + 1, col] = 0 if picked else DIM
         if brush.active:
-            _brush_marks(canvas, axis, brush, lay, col, rows)
+            _brush_marks(canvas, axis, brush, lay, col, rows, brush_colour)
         if axis.missing:
             canvas.text(lay.missing_row, col, MISSING, attr=0 if picked else DIM)
-        _ticks(canvas, axis, brush, lay, col, max(0, room - 1))
+        _ticks(canvas, axis, brush, lay, col, max(0, room - 1), brush_colour)
         title = axis_title(axis.column)
         width = max(1, (lay.columns[i + 1] - col - 1) if i + 1 < count else room + 1)
         if len(title) > width:
@@ -268,22 +270,23 @@ def _row_of(lay: Layout, fraction: float) -> int:
     return lay.top + min(rows - 1, max(0, int(round((1 - fraction) * (rows - 1)))))
 
 
-def _brush_marks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, rows: int) -> None:
+def _brush_marks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, rows: int,
+                 brush_colour: int) -> None:
     if axis.kind == CATEGORY:
         for value in brush.chosen or ():
             fraction = axis.position(value)
             if not math.isnan(fraction):
-                canvas.text(_row_of(lay, fraction), col, "┃", BRUSH_COLOUR, attr=BOLD)
+                canvas.text(_row_of(lay, fraction), col, "┃", brush_colour, attr=BOLD)
         return
     low = 0.0 if brush.low is None else axis.fraction(float(brush.low))
     high = 1.0 if brush.high is None else axis.fraction(float(brush.high))
     if high < low or high < 0 or low > 1:
         return
     for row in range(_row_of(lay, min(1.0, high)), _row_of(lay, max(0.0, low)) + 1):
-        canvas.text(row, col, "┃", BRUSH_COLOUR, attr=BOLD)
+        canvas.text(row, col, "┃", brush_colour, attr=BOLD)
 
 
-def _ticks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, room: int) -> None:
+def _ticks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, room: int, brush_colour: int) -> None:
     """Labels right of the axis, in the rows above and under the lines: the ends of a number axis
     (or of its brush, in the brush's colour), the top and bottom values of a category axis. A
     category between them is labelled on its own row only where no line passes there."""
@@ -301,16 +304,16 @@ def _ticks(canvas: Canvas, axis: Axis, brush: Brush, lay: Layout, col: int, room
                 continue
             used.add(row)
             picked = repr(value) in chosen
-            canvas.text(row, col + 1, text, BRUSH_COLOUR if picked else -1, attr=BOLD if picked else DIM)
+            canvas.text(row, col + 1, text, brush_colour if picked else -1, attr=BOLD if picked else DIM)
         return
     if axis.high > axis.low:
         labels = {above: (short_value(axis.high), -1, DIM), under: (short_value(axis.low), -1, DIM)}
     else:  # one value: its runs are in the middle; it is named above them
         labels = {above: (short_value(axis.low), -1, DIM)}
     if brush.high is not None:
-        labels[above] = (short_value(brush.high), BRUSH_COLOUR, BOLD)
+        labels[above] = (short_value(brush.high), brush_colour, BOLD)
     if brush.low is not None:
-        labels[under] = (short_value(brush.low), BRUSH_COLOUR, BOLD)
+        labels[under] = (short_value(brush.low), brush_colour, BOLD)
     for row, (text, fg, attr) in labels.items():
         canvas.text(row, col + 1, _fit(text, room), fg, attr=attr)
 
@@ -325,14 +328,14 @@ def _free(canvas: Canvas, row: int, col: int, length: int) -> bool:
     return bool(np.all(canvas.chars[row, col:col + length] <= BLANK))
 
 
-def _colour_bar(canvas: Canvas, runs: ChartRuns, lay: Layout) -> None:
+def _colour_bar(canvas: Canvas, runs: ChartRuns, lay: Layout, lut: np.ndarray) -> None:
     axis = runs.colour
     if axis is None:
         return
     col = lay.bar + 1
     rows = lay.bottom - lay.top + 1
     pixels = np.linspace(1.0, 0.0, rows * 2)[:, None]
-    colours = lut_colours(pixels, (0.0, 1.0))
+    colours = lut_colours(pixels, (0.0, 1.0), lut)
     for r in range(rows):
         canvas.text(lay.top + r, col, UPPER_HALF * 2, int(colours[2 * r, 0]), int(colours[2 * r + 1, 0]))
     title = axis_title(axis.column)
@@ -348,7 +351,7 @@ def _colour_bar(canvas: Canvas, runs: ChartRuns, lay: Layout) -> None:
         canvas.text(lay.top + rows // 2, col + 3, "log", attr=DIM)
 
 
-class ParallelChart(CommandKeys, Widget, can_focus=True):
+class ParallelChart(CommandKeys, ThemedChart, can_focus=True):
     """The chart, drawn from `set_chart` (runs, look); its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Parallel coordinates"
@@ -388,11 +391,12 @@ class ParallelChart(CommandKeys, Widget, can_focus=True):
         size = self.content_size
         no_color = bool(getattr(self.app, "no_color", False))
         dark = self.app.current_theme.dark if self.app.current_theme else True
-        key = (self.look, size.width, size.height, no_color, dark)
+        colours = self.theme_colours()
+        key = (self.look, size.width, size.height, no_color, dark, colours)
         if self._drawn is not None and self._drawn[0] is self.runs and self._drawn[1] == key:
             return self._drawn[2]
         strips = draw_parallel(self.runs, self.look, size.width, size.height, no_color=no_color, dark=dark,
-                               base=self.rich_style, raster=self._raster)
+                               base=self.rich_style, raster=self._raster, colours=colours)
         self.draws += 1
         self._drawn = (self.runs, key, strips)
         return strips

@@ -17,12 +17,14 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 from ...summary.formats.profiler import Timeline, Track
-from ..common.palette import SERIES_COLOURS, hex_to_rgb
+from ..common.palette import SERIES_COLOURS, contrast
 from ..common.text import literal, shown
 from ..state.profiler import ZOOM, ProfilerState
 from .profile_charts import fmt_ms
 
 LABEL_MAX = 26
+# Spans are told apart by name, as series are: a fixed qualitative palette (`common.palette`
+# says why a theme has none), each span's name written on it in black or white.
 SPAN_COLOURS = SERIES_COLOURS[:7]
 
 
@@ -31,8 +33,7 @@ def span_colour(name: str) -> str:
 
 
 def text_on(colour: str) -> str:
-    r, g, b = hex_to_rgb(colour)
-    return "#000000" if (0.299 * r + 0.587 * g + 0.114 * b) > 140 else "#ffffff"
+    return contrast(colour)
 
 
 def window_us(timeline: Timeline, window: tuple[float, float]) -> tuple[float, float]:

@@ -16,13 +16,16 @@ A value/step cursor (`up`/`down` over ridges, `left`/`right` over buckets) reads
 the bucket range and its count; the NaN/Inf counts of each step are written beside its ridge.
 The bindings get their ids from the view that uses the chart: subclass `RidgelineChart` with
 `BINDINGS = ridgeline_bindings("histograms")`.
+
+Colours come from the theme (`ThemeColours`, read by `ThemedChart`): the series is the job's
+colour or `$primary`, the ridge and bucket under the cursor `$accent`, NaN/Inf counts `$error`.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from rich.color import Color
@@ -30,21 +33,19 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.histograms import Ridgeline
 from ..common.format import clock_time, duration, number, short_time
-from ..common.palette import hex_to_rgb, mix, snap_256, two_shades_256
+from ..common.palette import DEFAULT_COLOURS, hex_to_rgb, mix, snap_256, two_shades_256
 from ..state.histograms import BIN_JUMP, MODES, RidgeCursor  # noqa: F401 (MODES: for the views)
+from .themed import CursorChart
 
 LOWER_BLOCKS = " ▁▂▃▄▅▆▇█"  # LOWER_BLOCKS[k]: the lower k eighths of a cell
 SUB = 8  # framebuffer rows per cell in offset mode
 EDGE = 2  # thickness of a ridge's bright outline, in framebuffer rows
 AXIS_ROWS = 2  # tick line and tick labels under the plot
 MIN_PLOT_WIDTH = 10
-HIGHLIGHT = "#E69F00"  # the ridge under the cursor (palette orange)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,9 @@ class RidgeOptions:
     mode: str = "offset"  # "offset" or "overlay"
     axis: str = "step"  # "step", "relative" or "wall": where ridges sit and how they are labelled
     origin: float = 0.0  # the job's first wall time, for "relative"
-    colour: str = "#56B4E9"
+    colour: str = DEFAULT_COLOURS.primary
+    highlight: str = DEFAULT_COLOURS.accent  # the ridge, label and bucket under the cursor
+    nonfinite: str = DEFAULT_COLOURS.error  # NaN/Inf counts
     cursor_step: int | None = None  # index of the ridge under the cursor
     cursor_bin: int | None = None  # bucket under the cursor
     true_colour: bool = True  # False: the terminal shows 256 colours or fewer (`limited_colours`)
@@ -157,7 +160,6 @@ def interpolated(ridge: Ridgeline, columns: int) -> np.ndarray:
 
 _BRAILLE = [" "] + [chr(0x2800 + i) for i in range(1, 256)]
 _BRAILLE_BITS = np.array([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=np.int64)
-NONFINITE_COLOUR = "#D55E00"  # palette vermillion: NaN/Inf counts
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:
@@ -202,7 +204,7 @@ class _Palette:
         colours: list[tuple[int, int, int] | None] = []
         for lv in range(levels + 1):
             under_cursor = lv == levels
-            base = HIGHLIGHT if under_cursor else options.colour
+            base = options.highlight if under_cursor else options.colour
             a = 0.0 if under_cursor else (lv / (levels - 1) if levels > 1 else 0.0)
             colours.append(None if no_color else mix(base, background, 0.5 + 0.35 * a))  # fill
             colours.append(_rgb(base) if under_cursor else mix(base, background, fade * a))  # outline
@@ -354,7 +356,9 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
     width, height = max(width, 1), max(height, 1)
 
     def on(style: Style) -> Style:
-        return style if base is None else base + style
+        laid = style if base is None else base + style
+        # NO_COLOR: no colour at all, so none can carry what the glyphs and bold do not.
+        return laid.without_color if no_color else laid
 
     dim = Style(dim=True)
     if ridge is None or not len(ridge.steps) or width < 16 or height < 4:
@@ -422,8 +426,8 @@ def draw_ridgeline(ridge: Ridgeline | None, options: RidgeOptions, width: int, h
         body = _offset_rows(k, palette.ids(fg), palette.ids(bg), palette, cursor_col, dim, on)
 
     strips: list[Strip] = []
-    highlight = on(Style(color=HIGHLIGHT, bold=True))
-    warn = on(Style(color=NONFINITE_COLOUR))
+    highlight = on(Style(color=options.highlight, bold=True))
+    warn = on(Style(color=options.nonfinite))
     dim = on(dim)
     cursor_label = labels[cursor] if cursor is not None and not overlay else None
     for r in range(plot_rows):
@@ -526,7 +530,7 @@ def _x_axis(ridge: Ridgeline, options: RidgeOptions, left: int, columns: int, ri
 
 # -- read-out -------------------------------------------------------------------------------
 
-def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Text:
+def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float, error: str = DEFAULT_COLOURS.error) -> Text:
     """What the cursor points at: step (with its times), bucket range and count, NaN/Inf counts."""
     text = Text()
     if not 0 <= i < len(ridge.steps):
@@ -540,11 +544,11 @@ def ridge_readout(ridge: Ridgeline, i: int, b: int | None, origin: float) -> Tex
         text.append(f"count {int(ridge.counts[i, b])}", style="bold")
     bad = nonfinite_text(int(ridge.nan_counts[i]), int(ridge.pos_inf_counts[i]), int(ridge.neg_inf_counts[i]))
     text.append(" │ ")
-    text.append(bad or "no nan/inf", style=NONFINITE_COLOUR if bad else "dim")
+    text.append(bad or "no nan/inf", style=error if bad else "dim")
     problem = ridge.problems[i] if i < len(ridge.problems) else ""
     if problem:
         text.append(" │ ")
-        text.append(problem, style=NONFINITE_COLOUR)
+        text.append(problem, style=error)
     return text
 
 
@@ -575,43 +579,25 @@ def ridgeline_bindings(view_id: str) -> list[BindingType]:
     ]
 
 
-class RidgelineChart(Widget, can_focus=True):
+class RidgelineChart(CursorChart):
     """One ridgeline. The owner hands it a `Ridgeline` under a key (`set_data`), how to draw it
     (`set_style`) and, if it keeps the cursor itself, where the cursor is (`set_cursor`).
 
     The cursor (`RidgeCursor`) is kept by step number, so it stays on the same step when new
-    steps arrive. The cursor keys compute the new cursor and hand it to `cursor_to`, which by
-    default moves the chart's own cursor; an owner that keeps cursors in its state overrides
-    `cursor_to` and answers with `set_cursor`.
+    steps arrive; the rest of the cursor's scaffolding is `CursorChart`'s.
     """
 
-    DEFAULT_CSS = """
-    RidgelineChart { border: round $panel-lighten-2; height: 16; padding: 0; }
-    RidgelineChart:focus { border: round $accent; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: ridgeline_bindings("<view id>")
+    class CursorMoved(CursorChart.CursorMoved):
+        """A ridgeline's cursor moved (or the data under it changed)."""
 
-    @dataclass
-    class CursorMoved(Message):
-        """The cursor moved (or the data under it changed): the owner updates its read-out."""
-
-        chart: "RidgelineChart"
-
-    def __init__(self, chart_id: str, title: str, colour: str = "#56B4E9", **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(self, chart_id: str, title: str, colour: str | None = None, **kwargs: Any):
+        super().__init__(title, colour, **kwargs)
         self.chart_id = chart_id
-        self.border_title = title  # markup: the owner escapes text from files (`common.text.markup`)
-        self.key: Any = None
         self.ridge: Ridgeline | None = None
-        self.message = "loading…"
         self.mode = "offset"
         self.axis = "step"
         self.origin = 0.0
-        self.colour = colour
-        self.cursor = RidgeCursor()
         self._drawn: tuple[Any, list[Strip]] | None = None
-        self._background_cache: tuple[str, str] | None = None
-        self.draws = 0
 
     # -- what the owner calls -----------------------------------------------------------------
 
@@ -622,9 +608,7 @@ class RidgelineChart(Widget, can_focus=True):
         self.key, self.ridge, self.message = key, ridge, message
         if ridge is not None:
             self.cursor = self.cursor.fitted(ridge.bins)
-        self._describe()
-        self.refresh()
-        self.post_message(self.CursorMoved(self))
+        self._moved()
 
     def set_style(self, mode: str, axis: str, origin: float) -> None:
         if (mode, axis, origin) != (self.mode, self.axis, self.origin):
@@ -634,11 +618,7 @@ class RidgelineChart(Widget, can_focus=True):
 
     def set_cursor(self, cursor: RidgeCursor) -> None:
         """Put the cursor at `cursor` (redrawn and announced only if it moved)."""
-        if self.ridge is not None:
-            cursor = cursor.fitted(self.ridge.bins)
-        if cursor != self.cursor:
-            self.cursor = cursor
-            self._moved()
+        super().set_cursor(cursor.fitted(self.ridge.bins) if self.ridge is not None else cursor)
 
     @property
     def cursor_step_value(self) -> int | None:
@@ -655,14 +635,16 @@ class RidgelineChart(Widget, can_focus=True):
         return self.cursor.index(self.ridge.steps.tolist()) if self.ridge is not None else None
 
     def options(self) -> RidgeOptions:
-        return RidgeOptions(self.mode, self.axis, self.origin, self.colour, self.cursor_index,
-                            self.cursor.bucket if self.cursor.shown else None, not limited_colours(self.app))
+        colours = self.theme_colours()
+        return RidgeOptions(self.mode, self.axis, self.origin, self.series_colour(colours), colours.accent,
+                            colours.error, self.cursor_index, self.cursor.bucket if self.cursor.shown else None,
+                            not limited_colours(self.app))
 
     def readout(self) -> Text:
         i = self.cursor_index
         if self.ridge is None or i is None:
             return Text("")
-        return ridge_readout(self.ridge, i, self.cursor.bucket, self.origin)
+        return ridge_readout(self.ridge, i, self.cursor.bucket, self.origin, self.theme_colours().error)
 
     # -- cursor ---------------------------------------------------------------------------------
 
@@ -672,28 +654,10 @@ class RidgelineChart(Widget, can_focus=True):
 
     def _moved(self) -> None:
         self._describe()
-        self.refresh()
-        self.post_message(self.CursorMoved(self))
-
-    def cursor_to(self, cursor: RidgeCursor) -> None:
-        """Where a cursor key asks the cursor to go. Override to keep cursors elsewhere."""
-        self.set_cursor(cursor)
-
-    def action_cursor_step(self, move: int) -> None:
-        self.cursor_to(self.cursor.move_step(*self._shape(), move))
+        super()._moved()
 
     def action_cursor_bin(self, move: int) -> None:
         self.cursor_to(self.cursor.move_bucket(*self._shape(), move))
-
-    def action_cursor_end(self, newest: int) -> None:
-        self.cursor_to(self.cursor.to_end(*self._shape(), bool(newest)))
-
-    def hide_cursor(self) -> bool:
-        """Hide the cursor; False if it was not shown."""
-        if not self.cursor.shown:
-            return False
-        self.cursor_to(self.cursor.hidden())
-        return True
 
     # -- drawing --------------------------------------------------------------------------------
 
@@ -713,21 +677,9 @@ class RidgelineChart(Widget, can_focus=True):
             parts.append(f"damaged in {damaged} step{'s' if damaged != 1 else ''}")  # the read-out says how
         self.border_subtitle = " · ".join(parts)
 
-    def _background(self) -> str:
-        """The colour behind the chart, which partly filled cells must paint explicitly
-        (looked up once per theme: render_line asks for every line)."""
-        theme = self.app.current_theme
-        if self._background_cache is None or self._background_cache[0] != theme.name:
-            _, background = self.background_colors
-            # A theme of ANSI colours (textual-ansi) has no RGB to mix with: black or white then.
-            known = background.a > 0 and background.ansi is None
-            colour = background.hex[:7] if known else ("#000000" if theme.dark else "#ffffff")
-            self._background_cache = (theme.name, colour)
-        return self._background_cache[1]
-
     def strips(self) -> list[Strip]:
         size = self.content_size
-        background = self._background()
+        background = self.background_colour()
         options = self.options()
         cache_key = (self.key, self.message, options, size.width, size.height, background, self.app.no_color)
         if self._drawn is not None and self._drawn[0] == cache_key:

@@ -13,16 +13,16 @@ import numpy as np
 from rich.style import Style
 from textual.binding import Binding
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...summary.queries.parallel import axis_for
+from ..common.palette import DEFAULT_COLOURS, packed
 from ..common.text import shown
 from .braille import BLANK, cell_bits
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, Canvas
 from .parallel_coords import short_value
+from .themed import ThemedChart
 
-POINT_COLOUR = 0x56B4E9  # Okabe-Ito sky blue
 CURSOR = "◆"
 
 
@@ -35,7 +35,8 @@ class ScatterData:
 
 
 def draw_scatter(data: ScatterData, cursor: int | None, width: int, height: int, *, no_color: bool = False,
-                 dark: bool = True, base: Style | None = None) -> list[Strip]:
+                 dark: bool = True, base: Style | None = None, point: str = DEFAULT_COLOURS.primary) -> list[Strip]:
+    """The points in `point` (the theme's primary), the cursor's in black or white, whichever reads."""
     canvas = Canvas(max(0, width), max(0, height))
     title = shown(f"{data.param} → {data.target}") + (f"  {data.title}" if data.title else "")
     canvas.text(0, 0, title[:width], attr=BOLD)
@@ -61,7 +62,7 @@ def draw_scatter(data: ScatterData, cursor: int | None, width: int, height: int,
     bits = cell_bits(dots)
     lit = bits > 0
     canvas.chars[lit] = BLANK + bits[lit]
-    canvas.fg[lit] = POINT_COLOUR
+    canvas.fg[lit] = packed(point)
     for row in range(top, bottom + 1):
         canvas.text(row, left - 1, "│", attr=DIM)
     canvas.text(bottom + 1, left - 1, "└" + "─" * (columns), attr=DIM)
@@ -82,7 +83,7 @@ def draw_scatter(data: ScatterData, cursor: int | None, width: int, height: int,
     return canvas.strips(base, no_color)
 
 
-class ScatterPlot(CommandKeys, Widget, can_focus=True):
+class ScatterPlot(CommandKeys, ThemedChart, can_focus=True):
     """The scatter of the pair under the importance cursor; its keys ask the view (`Command`)."""
 
     HELP_GROUP = "Importance scatter"
@@ -113,9 +114,10 @@ class ScatterPlot(CommandKeys, Widget, can_focus=True):
         size = self.content_size
         no_color = bool(getattr(self.app, "no_color", False))
         dark = self.app.current_theme.dark if self.app.current_theme else True
-        key = (self.data, self.cursor, size.width, size.height, no_color, dark)
+        point = self.theme_colours().primary
+        key = (self.data, self.cursor, size.width, size.height, no_color, dark, point)
         if self._drawn is None or self._drawn[0] != key:
             self._drawn = (key, draw_scatter(self.data, self.cursor, size.width, size.height, no_color=no_color,
-                                             dark=dark, base=self.rich_style))
+                                             dark=dark, base=self.rich_style, point=point))
         strips = self._drawn[1]
         return strips[y] if 0 <= y < len(strips) else Strip.blank(size.width, self.rich_style)

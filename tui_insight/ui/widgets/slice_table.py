@@ -56,9 +56,9 @@ class SliceTable(ScrollView, can_focus=True):
     SliceTable > .slice-table--label { color: $text-muted; background: $panel; }
     SliceTable > .slice-table--cursor { background: $block-cursor-blurred-background; }
     SliceTable:focus > .slice-table--cursor { background: $accent; color: $text; text-style: bold; }
-    SliceTable > .slice-table--nan { color: #CC79A7; text-style: bold italic; }
-    SliceTable > .slice-table--posinf { color: #D55E00; text-style: bold; }
-    SliceTable > .slice-table--neginf { color: #56B4E9; text-style: bold; }
+    SliceTable > .slice-table--nan { color: $secondary; text-style: bold italic; }
+    SliceTable > .slice-table--posinf { color: $error; text-style: bold; }
+    SliceTable > .slice-table--neginf { color: $primary; text-style: bold; }
     """
     BINDINGS = [
         Binding("up", "move(-1, 0)", "Cell up", show=False, id="tensors.cell_up"),
