@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +10,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 from .common.filters import compile_filter
 from .common.focus import focus_now
 from .common.text import markup
@@ -93,14 +92,6 @@ class ExportScreen(ModalScreen[None]):
     ExportScreen Button { margin-right: 2; min-width: 10; }
     """
 
-    @dataclass
-    class Finished(Message):
-        """The export's outcome, posted from its thread: `ok` and the sentence to show. A
-        message, so a dialog that was closed meanwhile does nothing with it."""
-
-        ok: bool
-        sentence: str
-
     def __init__(self, cache, scope: dict[str, Any], what: str):
         super().__init__()
         self.cache = cache
@@ -146,31 +137,39 @@ class ExportScreen(ModalScreen[None]):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
-    @work(thread=True, exclusive=True, group="export")
-    def _export(self, out_dir: Path, all_steps: bool, force: bool) -> None:
-        try:
-            from ..export import ExportError, export_snapshot
-        except ImportError as exc:
-            self.post_message(self.Finished(False, f"export is not available: {exc}"))
-            return
-        try:
-            result = export_snapshot(self.cache, out_dir, all_steps=all_steps, force=force, **self.scope)
-        except ExportError as exc:
-            self.post_message(self.Finished(False, str(exc)))
-            return
-        except Exception as exc:  # never a traceback: say what went wrong
-            self.post_message(self.Finished(False, f"export failed: {type(exc).__name__}: {exc}"))
-            return
-        rows = sum(result.rows.values())
-        self.post_message(self.Finished(True, f"Wrote {len(result.files)} files ({rows} rows) to {out_dir}"))
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, out_dir: Path, all_steps: bool, force: bool) -> str:
+        """The sentence to show once written; an error is the worker's (`_export_ended`)."""
+        from ..export import export_snapshot
 
-    def on_export_screen_finished(self, message: Finished) -> None:
-        if message.ok:
-            self.app.notify(markup(message.sentence), title="Export")
+        result = export_snapshot(self.cache, out_dir, all_steps=all_steps, force=force, **self.scope)
+        return f"Wrote {len(result.files)} files ({sum(result.rows.values())} rows) to {out_dir}"
+
+    @on(Worker.StateChanged)
+    def _export_ended(self, event: Worker.StateChanged) -> None:
+        """The one place an export's outcome lands (posted to this screen: a dialog closed
+        meanwhile hears nothing). A failure is said in the dialog, never as a traceback."""
+        worker = event.worker
+        if worker.group != "export" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.app.notify(markup(str(worker.result)), title="Export")
             self.dismiss(None)
-        else:
-            self.query_one("#export-error", Static).update(markup(message.sentence))
-            self.query_one("#export-go", Button).disabled = False
+            return
+        self.query_one("#export-error", Static).update(markup(export_failure(worker.error)))
+        self.query_one("#export-go", Button).disabled = False
+
+
+def export_failure(error: BaseException | None) -> str:
+    """What the export dialog says of a failed export: the export's own sentence for what it
+    refuses (`ExportError`: an existing file, LOGDIR), else the error's kind and text."""
+    from ..export import ExportError
+
+    if isinstance(error, ExportError):
+        return str(error)
+    if isinstance(error, ImportError):
+        return f"export is not available: {error}"
+    return f"export failed: {type(error).__name__}: {error}"
 
 
 class ListPicker(ModalScreen[int | None]):
