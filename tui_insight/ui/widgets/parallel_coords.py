@@ -28,6 +28,7 @@ from ..common.text import shown
 from .braille import BLANK, cell_bits, segment_dots
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, REVERSE, UPPER_HALF, Canvas, lut_colours
+from .lineage_cells import short_value
 
 MIN_SPACING = 5  # cells between two axes at the least
 BAR_WIDTH = 11  # the colour bar: two cells of colour and its labels
@@ -35,15 +36,6 @@ MISSING = "—"
 NO_VALUE_COLOUR = 0x888888  # an inside run with no value of the colour column
 BRUSH_COLOUR = 0xE69F00  # Okabe-Ito orange
 COLOUR_LEVELS = 16  # steps of the colour map the lines are drawn in
-
-
-def short_value(value: Any) -> str:
-    """An axis value as a short label: 0.001, 2.46, 128, Adam."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return shown(str(value))
-    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e6:
-        return str(int(value))
-    return f"{value:.3g}"
 
 
 def axis_title(column: str) -> str:
