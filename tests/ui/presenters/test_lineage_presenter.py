@@ -99,3 +99,32 @@ def test_the_scatter_says_what_the_ranking_says_and_reads_the_run(rows):
     assert text.startswith("./run_001  learning_rate 0.01 · loss 0.5 (marked)  · ← → runs")
     assert present.scatter_readout(None, "a", "b", ()).plain == present.SCATTER_KEYS
     assert present.importance_readout(7).plain.startswith("over the 7 runs the filter shows")
+
+
+def test_the_chart_places_each_run_and_walks_them_up_the_picked_axis(rows):
+    found, _, _ = rows
+    runs = present.chart_runs(found, ["learning_rate", "batch_size"], "loss")
+    assert runs.ids == tuple(row.summary_dir for row in found) and runs.positions.shape == (len(found), 2)
+    assert runs.colour is not None and runs.colour.column == "loss"
+    state = LineageState()
+    axis = present.picked_axis(runs, state)
+    assert axis is not None and axis.column == "learning_rate"
+    inside = {row.summary_dir for row in found[::2]}
+    order = present.run_order(runs, state, inside)
+    assert set(order) == inside
+    rates = [next(r for r in found if r.summary_dir == tid).get("learning_rate") for tid in order]
+    assert rates == sorted(rates)  # bottom of the axis first
+    look = present.chart_look(runs, LineageState(row=found[0].summary_dir), inside, [])
+    assert look.inside == bytes(tid in inside for tid in runs.ids) and look.highlight == 0
+    assert present.chart_look(runs, LineageState(row=found[1].summary_dir), inside, []).highlight is None
+
+
+def test_the_importance_cursor_falls_back_to_the_first_pair_and_the_scatter_follows_it(rows):
+    found, _, _ = rows
+    ranking = importances(found, columns(found))
+    first = (ranking[0].target, ranking[0].params[0].param)
+    assert present.importance_cursor(ranking, LineageState()) == first
+    data = present.scatter_data(ranking, LineageState(), found)
+    assert (data.target, data.param) == first and data.points
+    assert {point[0] for point in data.points} <= {row.summary_dir for row in found}
+    assert present.scatter_data([], LineageState(), found).points == ()

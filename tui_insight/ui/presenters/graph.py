@@ -30,6 +30,8 @@ LEGEND = (
     "  in …/Scope        the other end lies in another scope; enter jumps to it (backspace: back)",
 )
 
+HELP_NOTE = "[b]Legend[/b] (k shows it in the detail pane)\n" + "\n".join(f"  {line}" for line in LEGEND)
+
 
 @dataclass
 class BuiltGraph:

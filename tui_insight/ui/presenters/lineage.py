@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Collection, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from rich.console import RenderableType
 from rich.text import Text
 
-from ...summary.queries.importance import TargetImportance
+from ...summary.queries.importance import TargetImportance, scatter_points
 from ...summary.queries.lineage import (
     FLOAT_COLUMNS,
     INT_COLUMNS,
@@ -21,15 +23,40 @@ from ...summary.queries.lineage import (
     value_text,
     written_names,
 )
-from ...summary.queries.parallel import CATEGORY, Axis, brush_of
+from ...summary.queries.parallel import CATEGORY, Axis, axis_for, brush_of
 from ..common.text import literal, markup, shown
 from ..state.lineage import KEY_COLUMN, MODEL, LineageState
-from ..widgets.lineage_cells import Cell, TableColumn, cell_text, short_value
+from ..widgets.lineage_data import (
+    Cell,
+    ChartLook,
+    ChartRuns,
+    ScatterData,
+    TableColumn,
+    cell_text,
+    entries,
+    short_value,
+)
 from ..widgets.lineage_dataset import pipeline_detail
 
 MARK_COLUMN = "dataset_mark"
 FILTER_HINT = ("operators = != < > <= >= in not_in, ranges lr 0.01..0.1 · all must hold · \"quote\" text · "
                "enter: done · escape: clear")
+# The help screen's note on the lineage keys (markup).
+HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
+             "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
+             "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
+             "  ranges: lr 0.01..0.1 (>= and <=), epoch 3.., loss ..0.5\n"
+             "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss,\n"
+             "  metrics and the TensorBoard hyper-parameters the runs differ in (lr, bs, opt...\n"
+             "  fill learning_rate, batch_size, optimizer); dataset paths and the rest are a\n"
+             "  keypress away\n"
+             "[b]Parallel coordinates[/b] (p): an axis per column (dataset lineage: per pipeline\n"
+             "  parameter where jobs differ), a line per run coloured by a column (c: this axis).\n"
+             "  ← → pick an axis, [ ] { } move the low/high end of its range: the range is the\n"
+             "  filter (shown in the / box), runs outside it are faint; — is the missing-value tick\n"
+             "[b]Importance[/b] (i): per target (loss, metric/<k>), MindInsight's |Pearson| over the\n"
+             "  runs the filter shows, with Spearman and the runs used (fewer than 3: no number);\n"
+             "  enter: the scatter of the pair, ← → walk its runs")
 SCATTER_KEYS = "← → runs · enter opens · space marks · backspace: the ranking"
 Table = tuple[list[TableColumn], dict[str, list[Cell]]]
 
@@ -113,6 +140,60 @@ def status_text(state: LineageState, jobs: int, rows: int, conditions: Sequence[
     if loading and not rows:
         parts.append("[dim]loading…[/dim]")
     return " · ".join(parts)
+
+
+# -- the panel: parallel coordinates, importance, scatter ----------------------------------------
+
+def chart_runs(rows: Sequence[LineageRow], columns: Sequence[str], colour: str | None) -> ChartRuns:
+    """The runs' places on the axes of `columns`, coloured by the column `colour` (None: none)."""
+    wanted = [*columns, *([colour] if colour else [])]
+    values = {c: [row.values.get(c) for row in rows] for c in wanted}
+    axes = [axis_for(c, values[c]) for c in columns]
+    colour_axis = axis_for(colour, values[colour]) if colour else None
+    return ChartRuns.build([row.summary_dir for row in rows], axes, [values[c] for c in columns], colour_axis,
+                           values[colour] if colour else [])
+
+
+def picked_axis(runs: ChartRuns, state: LineageState) -> Axis | None:
+    column = state.picked_axis([axis.column for axis in runs.axes])
+    return next((axis for axis in runs.axes if axis.column == column), None)
+
+
+def chart_look(runs: ChartRuns, state: LineageState, shown_ids: Collection[str],
+               conditions: Sequence[Condition]) -> ChartLook:
+    """The runs inside the filter, the picked axis, each axis's range, the highlighted run."""
+    inside = bytes(tid in shown_ids for tid in runs.ids)
+    axis = picked_axis(runs, state)
+    picked = runs.axes.index(axis) if axis is not None else 0
+    brushes = tuple(brush_of(a, conditions) for a in runs.axes)
+    row = state.row
+    highlight = runs.ids.index(row) if row in shown_ids and row in runs.ids else None
+    return ChartLook(inside, picked, brushes, highlight)
+
+
+def run_order(runs: ChartRuns, state: LineageState, shown_ids: Collection[str]) -> list[str]:
+    """The runs inside the filter from the bottom of the picked axis to its top (↑ goes up)."""
+    axis = picked_axis(runs, state)
+    places = runs.positions[:, runs.axes.index(axis)] if axis is not None else np.zeros(len(runs.ids))
+    order = [i for i, tid in enumerate(runs.ids) if tid in shown_ids]
+    order.sort(key=lambda i: (-np.inf if np.isnan(places[i]) else places[i], i))
+    return [runs.ids[i] for i in order]
+
+
+def importance_cursor(ranking: Sequence[TargetImportance], state: LineageState) -> tuple[str | None, str | None]:
+    """The (target, parameter) under the cursor: the remembered one, else the first."""
+    found = entries(ranking)
+    current = (state.target, state.param)
+    return current if current in found else (found[0] if found else (None, None))
+
+
+def scatter_data(ranking: Sequence[TargetImportance], state: LineageState, shown: Sequence[LineageRow]) -> ScatterData:
+    """The scatter of the pair under the ranking's cursor, over the runs the filter shows."""
+    target, param = importance_cursor(ranking, state)
+    if target is None or param is None:
+        return ScatterData("", "", ())
+    return ScatterData(param, target, tuple(scatter_points(shown, param, target)),
+                       scatter_title(ranking, target, param))
 
 
 def _marked_note(tid: str, marked: Collection[str]) -> str:

@@ -95,7 +95,7 @@ class GraphView(DataView):
     """Graph (`5`): name-scope tree, node details, search, optimized view, dataset pipeline."""
 
     HELP_GROUP = "Graph"
-    HELP_NOTE = "[b]Legend[/b] (k shows it in the detail pane)\n" + "\n".join(f"  {line}" for line in LEGEND)
+    HELP_NOTE = present.HELP_NOTE
     BINDINGS = [
         Binding("slash", "search", "Search", id="graph.search"),
         Binding("n", "next_match", "Next match", id="graph.next_match"),

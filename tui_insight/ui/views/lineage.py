@@ -45,9 +45,9 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
 from ...summary.queries.lineage import Condition, LineageQueryError, LineageRow, Stage, columns, dataset_axes, dataset_stages, filter_rows, model_rows, parse_conditions, sort_rows, with_dataset_values
-from ...summary.queries.importance import TargetImportance, importances, scatter_points
+from ...summary.queries.importance import TargetImportance, importances
 from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
-from ...summary.queries.parallel import HIGH, LOW, Axis, axis_for, brush_of
+from ...summary.queries.parallel import HIGH, LOW, Axis
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.text import markup
@@ -55,11 +55,12 @@ from ..presenters import lineage as present
 from ..presenters.lineage import FILTER_HINT
 from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns
 from ..widgets.commands import CommandKeys
-from ..widgets.importance_table import ImportanceTable, entries
+from ..widgets.importance_table import ImportanceTable
 from ..widgets.lineage_columns import LineageColumnsScreen
+from ..widgets.lineage_data import entries
 from ..widgets.lineage_table import LineageTable
 from ..widgets.on_demand_input import ReturningInput
-from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart
+from ..widgets.parallel_coords import ChartRuns, ParallelChart
 from ..widgets.scatter import ScatterData, ScatterPlot
 from .base import DataView, ViewSpec
 
@@ -72,21 +73,7 @@ NARROW = 110  # below this width the dataset detail goes under its table
 class LineageView(DataView):
     SPEC = ViewSpec("lineage", "Lineage", "l", (), "all")
     HELP_GROUP = "Lineage"
-    HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
-                 "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
-                 "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
-                 "  ranges: lr 0.01..0.1 (>= and <=), epoch 3.., loss ..0.5\n"
-                 "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss,\n"
-                 "  metrics and the TensorBoard hyper-parameters the runs differ in (lr, bs, opt...\n"
-                 "  fill learning_rate, batch_size, optimizer); dataset paths and the rest are a\n"
-                 "  keypress away\n"
-                 "[b]Parallel coordinates[/b] (p): an axis per column (dataset lineage: per pipeline\n"
-                 "  parameter where jobs differ), a line per run coloured by a column (c: this axis).\n"
-                 "  ← → pick an axis, [ ] { } move the low/high end of its range: the range is the\n"
-                 "  filter (shown in the / box), runs outside it are faint; — is the missing-value tick\n"
-                 "[b]Importance[/b] (i): per target (loss, metric/<k>), MindInsight's |Pearson| over the\n"
-                 "  runs the filter shows, with Spearman and the runs used (fewer than 3: no number);\n"
-                 "  enter: the scatter of the pair, ← → walk its runs")
+    HELP_NOTE = present.HELP_NOTE
     DEFAULT_CSS = """
     LineageView { layout: vertical; }
     LineageView #lineage-tabs { height: 2; }
@@ -153,7 +140,6 @@ class LineageView(DataView):
         # The panel's data, rebuilt when what it depends on changes (see chart() and importance_ranking()):
         self._chart_key: tuple | None = None
         self.chart_runs = ChartRuns((), (), np.zeros((0, 0)))
-        self.chart_values: dict[str, list[Any]] = {}  # axis column -> one value per row
         self.ranking: list[TargetImportance] = []
         self._ranking_key: tuple | None = None
 
@@ -541,41 +527,23 @@ class LineageView(DataView):
         colour = self.state.colour_column(self.filter_columns)
         key = (self.rows_version, tuple(columns), colour)
         if key != self._chart_key:
-            wanted = [*columns, *([colour] if colour else [])]
-            self.chart_values = {c: [row.values.get(c) for row in self.rows] for c in wanted}
-            axes = [axis_for(c, self.chart_values[c]) for c in columns]
-            colour_axis = axis_for(colour, self.chart_values[colour]) if colour else None
-            self.chart_runs = ChartRuns.build([row.summary_dir for row in self.rows], axes,
-                                              [self.chart_values[c] for c in columns], colour_axis,
-                                              self.chart_values.get(colour, []) if colour else [])
+            self.chart_runs = present.chart_runs(self.rows, columns, colour)
             self._chart_key = key
         return self.chart_runs
 
     def picked_axis(self) -> Axis | None:
-        runs = self.chart()
-        column = self.state.picked_axis([axis.column for axis in runs.axes])
-        return next((axis for axis in runs.axes if axis.column == column), None)
+        return present.picked_axis(self.chart(), self.state)
 
     def _update_chart(self) -> None:
-        runs = self.chart()
-        inside_ids = {row.summary_dir for row in self.shown}
-        inside = bytes(tid in inside_ids for tid in runs.ids)
-        axis = self.picked_axis()
-        picked = runs.axes.index(axis) if axis is not None else 0
-        brushes = tuple(brush_of(a, self.conditions) for a in runs.axes)
-        row = self.state.row
-        highlight = runs.ids.index(row) if row in inside_ids and row in runs.ids else None
-        self.query_one(ParallelChart).set_chart(runs, ChartLook(inside, picked, brushes, highlight))
+        look = present.chart_look(self.chart(), self.state, self.shown_ids(), self.conditions)
+        self.query_one(ParallelChart).set_chart(self.chart_runs, look)
+
+    def shown_ids(self) -> set[str]:
+        return {row.summary_dir for row in self.shown}
 
     def run_order(self) -> list[str]:
         """The runs inside the filter from the bottom of the picked axis to its top (↑ goes up)."""
-        runs = self.chart()
-        axis = self.picked_axis()
-        inside_ids = {row.summary_dir for row in self.shown}
-        places = runs.positions[:, runs.axes.index(axis)] if axis is not None else np.zeros(len(runs.ids))
-        order = [i for i, tid in enumerate(runs.ids) if tid in inside_ids]
-        order.sort(key=lambda i: (-np.inf if np.isnan(places[i]) else places[i], i))
-        return [runs.ids[i] for i in order]
+        return present.run_order(self.chart(), self.state, self.shown_ids())
 
     def _chart_command(self, name: str, step: int) -> None:
         state = self.state
@@ -612,16 +580,10 @@ class LineageView(DataView):
 
     def importance_cursor(self) -> tuple[str | None, str | None]:
         """The (target, parameter) under the cursor: the remembered one, else the first."""
-        found = entries(self.importance_ranking())
-        current = (self.state.target, self.state.param)
-        return current if current in found else (found[0] if found else (None, None))
+        return present.importance_cursor(self.importance_ranking(), self.state)
 
     def scatter_data(self) -> ScatterData:
-        target, param = self.importance_cursor()
-        if target is None or param is None:
-            return ScatterData("", "", ())
-        title = present.scatter_title(self.ranking, target, param)
-        return ScatterData(param, target, tuple(scatter_points(self.shown, param, target)), title)
+        return present.scatter_data(self.importance_ranking(), self.state, self.shown)
 
     def _update_importance(self) -> None:
         ranking = self.importance_ranking()
@@ -668,7 +630,7 @@ class LineageView(DataView):
         text = Text()
         if state.panel == CHART:
             runs = self.chart()
-            text = present.chart_readout(state, self.picked_axis(), self.rows, {r.summary_dir for r in self.shown},
+            text = present.chart_readout(state, self.picked_axis(), self.rows, self.shown_ids(),
                                          self.conditions, len(runs.ids), runs.colour.column if runs.colour else None,
                                          self.app.marked)
         elif state.panel == IMPORTANCE and state.scatter:

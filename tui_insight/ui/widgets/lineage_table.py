@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .lineage_cells import Cell, TableColumn, cell_text  # noqa: F401 (cell_text: for the views)
+from .lineage_data import Cell, TableColumn, cell_text  # noqa: F401 (cell_text: for the views)
 
 MAX_COLUMN_WIDTH = 40  # longer cells are cut with "…"
 PADDING = 1  # blank cells on each side of a column

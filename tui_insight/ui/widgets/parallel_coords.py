@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from rich.style import Style
@@ -28,7 +28,7 @@ from ..common.text import shown
 from .braille import BLANK, cell_bits, segment_dots
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, REVERSE, UPPER_HALF, Canvas, lut_colours
-from .lineage_cells import short_value
+from .lineage_data import ChartLook, ChartRuns, short_value
 
 MIN_SPACING = 5  # cells between two axes at the least
 BAR_WIDTH = 11  # the colour bar: two cells of colour and its labels
@@ -41,37 +41,6 @@ COLOUR_LEVELS = 16  # steps of the colour map the lines are drawn in
 def axis_title(column: str) -> str:
     """A column's name over its axis: its last part (metric/Accuracy: Accuracy)."""
     return shown(column.rsplit("/", 1)[-1])
-
-
-@dataclass(frozen=True)
-class ChartRuns:
-    """What the chart draws, built when the rows, the axes or the colour column change."""
-
-    ids: tuple[str, ...]  # the runs (summary_dir), in row order
-    axes: tuple[Axis, ...]
-    positions: np.ndarray  # (runs, axes): 0 at the bottom, 1 at the top, NaN: no value
-    colour: Axis | None = None  # the column the lines are coloured by
-    shade: np.ndarray | None = None  # (runs,): place on the colour axis, NaN: none
-
-    @classmethod
-    def build(cls, ids: Sequence[str], axes: Sequence[Axis], values: Sequence[Sequence[Any]],
-              colour: Axis | None = None, colour_values: Sequence[Any] = ()) -> "ChartRuns":
-        """`values[k]`: the values of axis k, one per run."""
-        positions = np.column_stack([axis.positions(v) for axis, v in zip(axes, values)]) if axes \
-            else np.zeros((len(ids), 0))
-        shade = colour.positions(colour_values) if colour is not None else None
-        return cls(tuple(ids), tuple(axes), positions, colour, shade)
-
-
-@dataclass(frozen=True)
-class ChartLook:
-    """What a key changes: the runs inside the filter, the picked axis, the brushes (one per
-    axis), the highlighted run."""
-
-    inside: bytes = b""  # one byte per run: 1 inside the filter (hashable, so drawings are kept)
-    picked: int = 0
-    brushes: tuple[Brush, ...] = ()
-    highlight: int | None = None
 
 
 @dataclass(frozen=True)
