@@ -520,7 +520,6 @@ def test_picker_chooses_between_the_summary_graph_and_pb_files(tmp_path):
 
     async def body(pilot, view):
         assert view.state.graph == ("./job", tags[0])  # MindInsight's default: the first tag
-        assert "graph 1/2" in str(view.query_one("#graph-title", Static).render())
         await pilot.press("g")
         picker = view.app.screen
         assert isinstance(picker, GraphPicker)
@@ -543,8 +542,7 @@ def test_an_unreadable_graph_says_why(tmp_path):
 
     async def body(pilot, view):
         message = str(view.query_one("#graph-message", Static).render())
-        assert "The graph broken.pb of ./job cannot be read." in message
-        assert "broken.pb:" in message  # the reader's reason
+        assert "cannot be read" in message  # what it says: presenters/test_graph_presenter.py
         assert not view.graph_tree.display
         await pilot.press("slash")
         assert not view.query_one("#graph-search", Input).display

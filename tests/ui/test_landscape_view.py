@@ -211,26 +211,6 @@ def test_list_names_each_landscape_and_the_readout_reads_the_grid(cache):
     assert run_pilot(app, body)
 
 
-def test_path_keys_read_each_checkpoints_step_and_loss(cache):
-    app = Host(cache, (STEP,))
-
-    async def body(pilot):
-        view = await ready(pilot)
-        path = TRUTH[STEP]["intervals"][0]["landscape"]["path"]
-        for k in range(len(path["intervals"])):
-            await pilot.press("n")
-            await pilot.pause()
-            text = readout(view)
-            assert f"checkpoint {k + 1}/5" in text and f"step {path['intervals'][k]}" in text
-            assert f"loss {path['z'][k]:.6g}" in text
-        assert "convergence point" in readout(view)
-        await pilot.press("p")
-        assert view.state.path_point == 3
-        return True
-
-    assert run_pilot(app, body)
-
-
 def test_keys_change_drawing_landscape_relief_and_panel(cache):
     app = Host(cache, (STEP,))
 
@@ -319,10 +299,7 @@ def test_compared_jobs_side_by_side_on_one_colour_scale(cache):
         assert a.options.value_range == b.options.value_range == (lo, hi)
         await pilot.press("right")
         await pilot.pause()
-        lines = readout(view).splitlines()
-        assert len(lines) == 2
-        assert f"loss {TRUTH[STEP]['final']['points']['z'][2][2]:.6g}" in lines[0]
-        assert f"loss {TRUTH[EPOCH]['final']['points']['z'][2][2]:.6g}" in lines[1]
+        assert len(readout(view).splitlines()) == 2  # one line per job: presenters/test_landscape_presenter.py
         assert "shared colour scale" in text_of(view.query_one("#landscape-legend", Static))
         return True
 

@@ -23,7 +23,7 @@ from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.tensors import format_value
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, full_index, option_id
+from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, option_id
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
 
 
@@ -77,13 +77,6 @@ def test_column_width_fits_integers_and_defaults_for_floats():
     assert column_width_for(np.array([[1, 22], [333, -4]])) == 5  # "-333" needs 4 + a gap... "333" and "-"
     assert column_width_for(np.array([1.5, 2.25])) == 10
     assert column_width_for(np.array([1.0, math.nan])) >= 5  # room for "-inf"/"nan"
-
-
-def test_full_index_puts_the_cell_back_into_the_tensor():
-    assert full_index("[1,:,2:5]", (3, 4, 5), (2, 3)) == (1, 2, 3)
-    assert full_index("[-1,:,:]", (3, 4, 5), (0, 4)) == (2, 0, 4)
-    assert full_index("[0,0,0]", (3, 4, 5), ()) == (0, 0, 0)
-    assert full_index("[0,:]", (3, 4, 5), (1,)) is None  # the slice does not fit
 
 
 # -- the view on the fixture logs -------------------------------------------------------------

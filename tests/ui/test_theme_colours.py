@@ -19,7 +19,7 @@ from tui_insight.summary.queries.importance import Importance, TargetImportance
 from tui_insight.summary.queries.landscape import Landscape, LandscapeMetadata, LossPath
 from tui_insight.summary.queries.parallel import Brush, axis_for
 from tui_insight.ui.app import load_themes
-from tui_insight.ui.common.palette import gradient
+from tui_insight.ui.widgets.colour_map import gradient
 from tui_insight.ui.state.histograms import RidgeCursor
 from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
 from tui_insight.ui.widgets.bands import BandsChart

@@ -8,16 +8,14 @@ order they were marked), so the same job has the same colour in every chart and 
 
 Everything else a chart draws takes the theme's colour for its role (`ThemeColours`): the
 cursor is `$accent`, NaN/Inf `$error`, a median `$warning`, a lone series `$primary`; heat maps
-run from `$primary` to `$warning` (`gradient`). Widgets read them from their component classes
+run from `$primary` to `$warning` (`widgets/colour_map.gradient`). Widgets read them from their component classes
 (`widgets/themed.py`), so a theme picked in the palette or with `--theme` recolours them too.
 `DEFAULT_COLOURS` are the insight-dark theme's, for drawing without an app.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
-import numpy as np
 
 SERIES_COLOURS = (
     "#0072B2",  # blue
@@ -73,27 +71,6 @@ def mix(colour: str, background: str, amount: float) -> tuple[int, int, int]:
     """`colour` faded towards `background` by `amount` (0 keeps it, 1 gives the background)."""
     fg, bg = hex_to_rgb(colour), hex_to_rgb(background)
     return tuple(round(f + (b - f) * amount) for f, b in zip(fg, bg))  # type: ignore[return-value]
-
-
-GRADIENT_LIGHTNESS = (22.0, 90.0)  # CIE L* of a heat map's low and high ends
-
-
-@lru_cache(maxsize=32)
-def gradient(low: str, high: str, size: int = 256) -> np.ndarray:
-    """`size` packed 0xRRGGBB colours from `low`'s hue to `high`'s, interpolated in CIE Lab with
-    the lightness rising from dark to light whatever the two colours are: a heat map's order reads
-    in its lightness alone (as viridis does), on a dark theme or a light one."""
-    from textual.color import Color, Lab, lab_to_rgb, rgb_to_lab
-
-    a, b = rgb_to_lab(Color.parse(low)), rgb_to_lab(Color.parse(high))
-    start, end = GRADIENT_LIGHTNESS
-    out = np.empty(size, dtype=np.int64)
-    for i, t in enumerate(np.linspace(0.0, 1.0, size)):
-        lab = Lab(start + (end - start) * t, a.a + (b.a - a.a) * t, a.b + (b.b - a.b) * t)
-        r, g, b_ = (min(255, max(0, v)) for v in lab_to_rgb(lab).rgb)  # out of sRGB's gamut: its edge
-        out[i] = (r << 16) | (g << 8) | b_
-    out.flags.writeable = False  # shared by every caller (cached)
-    return out
 
 
 def snap_256(rgb: tuple[int, int, int]) -> tuple[int, int, int]:

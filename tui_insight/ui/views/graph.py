@@ -32,44 +32,22 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, Tree
 
 from ...summary import gc_policy
-from ...summary.formats.graph import Graph, GraphError
+from ...summary.formats.graph import GraphError
 from ...summary.store.graph_cache import built_graph
 from ...summary.store.job_view import Changes, GraphSource
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
 from ..dialogs import ListPicker
 from ..loader import Loaded, Loader
+from ..presenters import graph as present
+from ..presenters.graph import LEGEND, BuiltGraph, GraphKey
 from ..state.graph import GraphState, visible_order
 from ..widgets.graph_tree import GraphTree, PipelineStep, PipelineTree, scope_sizes
 from ..widgets.node_detail import DetailRow, NodeDetail, graph_node_rows, pipeline_rows
 from ..widgets.on_demand_input import ReturningInput
 from .base import DataView, ViewSpec
 
-GraphKey = tuple[str, str, bool]  # (train id, tag, optimized): what a built graph is kept under
-
-
-def source_text(source: GraphSource) -> str:
-    """Where a graph comes from, in a few words."""
-    if source.kind == "summary":
-        return f"summary, step {source.step}"
-    if source.kind in ("op graph", "keras", "run metadata"):
-        return {"keras": "Keras model", "op graph": "traced op graph"}.get(source.kind, source.kind) + \
-            f", step {source.step}"
-    return f"{source.kind} file"
-
-
 REVEAL_LIMIT = 100  # matches whose scopes a search opens at once (MindInsight's page); n/N open the rest
-
-
-@dataclass
-class BuiltGraph:
-    """A graph read and built from `source`, or why it could not be."""
-
-    source: GraphSource
-    graph: Graph | None
-    sizes: dict[str, int] = field(default_factory=dict)
-    error: str = ""
-    seconds: float = 0.0
 
 
 def build_source(source: GraphSource, optimized: bool, files=None, keep_in=None) -> BuiltGraph:
@@ -97,21 +75,6 @@ class Shown:
     matches: list[str] = field(default_factory=list)
 
 
-# What the tree and the detail pane draw, said once for `k` and `?` (plain text: no markup).
-LEGEND = (
-    "Node kinds in the tree:",
-    "  name (12)         a name scope, with the nodes anywhere below it (bold)",
-    "  Conv2D[6]_1       six sibling nodes of one type gathered (bold; _1 MindInsight's index)",
-    "  conv1.weight Parameter   an operator, parameter or constant: its name, then its type (dim)",
-    "  ▶ / ▼             a scope to expand / expanded;  … N more   enter shows the next ones",
-    "  orange            a search match (/, n, N)",
-    "Edge kinds in the detail pane:",
-    "  ← input   → output   each with its shape, data type and kind (data or control)",
-    "  ⇠ ⇢       proxy edges: to nodes drawn apart (independent layout)",
-    "  in …/Scope        the other end lies in another scope; enter jumps to it (backspace: back)",
-)
-
-
 class GraphPicker(ListPicker):
     """`g`: choose one of several graphs (or pipelines); dismisses with the chosen index."""
 
@@ -132,7 +95,7 @@ class GraphView(DataView):
     """Graph (`5`): name-scope tree, node details, search, optimized view, dataset pipeline."""
 
     HELP_GROUP = "Graph"
-    HELP_NOTE = "[b]Legend[/b] (k shows it in the detail pane)\n" + "\n".join(f"  {line}" for line in LEGEND)
+    HELP_NOTE = present.HELP_NOTE
     BINDINGS = [
         Binding("slash", "search", "Search", id="graph.search"),
         Binding("n", "next_match", "Next match", id="graph.next_match"),
@@ -319,31 +282,23 @@ class GraphView(DataView):
             if shown is None or shown.key != key or shown.built is not built:
                 self._display(key, built)
             elif built.graph is None:
-                self._show_pane("message", self._error_text(key, built))
+                self._show_pane("message", present.error_text(key, built))
             elif not self.graph_tree.display:  # back from the pipeline: the tree is as the user left it
                 self._show_pane("tree")
                 self._update_status()
                 self._update_detail()
             return
         if shown is None or shown.built.graph is None:
-            self._show_pane("building", f"Building the graph [b]{markup(key[1])}[/b] of {markup(key[0])}…")
+            self._show_pane("building", present.building_text(key))
             self.detail.show_message("")
         # After the next paint: the message shows at once, before the build competes for the GIL.
         self.call_after_refresh(self._request_build, key, source)
         self._update_status()
 
     def _no_graph_text(self) -> str:
-        graph = self.state.graph
-        if not self.jobs:
-            return f"{markup(', '.join(self.train_ids))}: no longer in LOGDIR."
-        if any(job.state == "loading" for job in self.jobs) and (graph is None or not self.graph_entries()):
-            return "Loading the job…"
-        if graph is None:
-            names = ", ".join(job.train_id for job in self.jobs)
-            pipeline = "\n\nPress [b]d[/b] for the dataset pipeline." if self._pipeline_jobs() else ""
-            return (f"[b]{markup(names)}[/b] has no computational graph: no graph record in its summary "
-                    f"files and no .pb file.{pipeline}")
-        return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
+        return present.no_graph_text(self.state, self.train_ids, [job.train_id for job in self.jobs],
+                                     any(job.state == "loading" for job in self.jobs), bool(self.graph_entries()),
+                                     bool(self._pipeline_jobs()))
 
     # -- building -----------------------------------------------------------------------------
 
@@ -379,7 +334,7 @@ class GraphView(DataView):
         if graph is None:
             self._shown = Shown(key, built)
             tree.show_graph(None)
-            self._show_pane("message", self._error_text(key, built))
+            self._show_pane("message", present.error_text(key, built))
             self.detail.show_message("No graph to show.")
             self._update_status()
             return
@@ -414,57 +369,18 @@ class GraphView(DataView):
         self._update_status()
         self.call_after_refresh(self._update_detail)  # paint the tree first
 
-    @staticmethod
-    def _error_text(key: GraphKey, built: BuiltGraph) -> str:
-        return f"[b]The graph {markup(key[1])} of {markup(key[0])} cannot be read.[/b]\n\n{markup(built.error)}"
-
     # -- status lines -------------------------------------------------------------------------
 
     def _update_status(self) -> None:
         state = self.state
-        title = self.query_one("#graph-title", Static)
-        hint = self.query_one("#graph-hint", Static)
-        compare = len(self.train_ids) > 1
         if state.mode == "pipeline":
-            tid = state.pipeline_job
-            ops = len(self.pipeline.steps)
-            title.update(f"[b]Dataset pipeline[/b]  {markup(tid or '-')}"
-                         + (f"  [dim]{ops} operation{'s' if ops != 1 else ''}[/dim]" if ops else ""))
-            hint.update("[dim]d: back to the graph"
-                        + (" · g: another job" if len(self._pipeline_jobs()) > 1 else "") + "[/dim]")
-            return
-        entries = self.graph_entries()
-        if state.graph is None:
-            title.update("[b]Graph[/b]  [dim]none[/dim]")
-            hint.update("[dim]d: dataset pipeline[/dim]" if self._pipeline_jobs() else "")
-            return
-        tid, tag = state.graph
-        source = self._current_source()
-        where = f"{markup(tid)} · " if compare else ""
-        kind = source_text(source) if source is not None else "gone"
-        count = ""
-        if len(entries) > 1:
-            index = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == state.graph), 0)
-            count = f" · graph {index + 1}/{len(entries)} (g)"
-        title.update(f"[b]Graph[/b]  {where}{markup(tag)}  [dim]{kind}{count}[/dim]")
-        parts = []
-        built = self._shown.built if self._shown is not None and self._shown.key == state.key else None
-        if built is None:
-            parts.append("building…")
-        elif built.graph is not None:
-            parts.append(f"{len(built.graph):,} nodes")
-            parts.extend(f"[b]{markup(problem)}[/b]" for problem in built.graph.problems)
-        parts.append("[b]optimized[/b] (o)" if state.optimized else "normal (o: optimized)")
-        text = markup(state.search)
-        if state.search and built is None:
-            parts.append(f"search [b]{text}[/b]: once the graph is built")
-        elif state.search:
-            matches = self.matches
-            parts.append(f"search [b]{text}[/b]: {state.match_label(len(matches))} (n/N)" if matches
-                         else f"search [b]{text}[/b]: no match")
+            title, hint = present.pipeline_status(state, len(self.pipeline.steps), len(self._pipeline_jobs()))
         else:
-            parts.append("/ search · d dataset pipeline" if self._pipeline_jobs() else "/ search")
-        hint.update(" · ".join(parts))
+            built = self._shown.built if self._shown is not None and self._shown.key == state.key else None
+            title, hint = present.graph_status(state, self.graph_entries(), self._current_source(), built,
+                                               len(self.matches), len(self.train_ids) > 1, bool(self._pipeline_jobs()))
+        self.query_one("#graph-title", Static).update(title)
+        self.query_one("#graph-hint", Static).update(hint)
 
     # -- the detail pane ----------------------------------------------------------------------
 
@@ -703,9 +619,7 @@ class GraphView(DataView):
         dataset_graph = job.lineage.dataset_graph if job is not None and job.lineage is not None else {}
         if not dataset_graph:
             self.pipeline.show_pipeline(None)
-            where = markup(tid or ", ".join(self.train_ids))
-            self._show_pane("message", f"[b]{where}[/b] has no dataset graph in its lineage files.\n\n"
-                                       "Press [b]d[/b] to go back to the computational graph.")
+            self._show_pane("message", present.no_pipeline_text(self.train_ids, tid))
             self.detail.show_message("No dataset pipeline to show.")
         else:
             self.pipeline.show_pipeline(dataset_graph)
@@ -729,15 +643,7 @@ class GraphView(DataView):
         if len(entries) < 2:
             self.notify("This job has only one graph" if entries else "No graph here", severity="warning")
             return
-        compare = len(self.train_ids) > 1
-        labels = []
-        for tid, tag, source in entries:
-            label = Text()
-            if compare:
-                label.append_text(literal(f"{tid}  ", "bold"))
-            label.append_text(literal(tag))
-            label.append(f"  {source_text(source)}", "dim")
-            labels.append(label)
+        labels = present.graph_labels(entries, len(self.train_ids) > 1)
         current = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == self.state.graph), 0)
         self.app.push_screen(GraphPicker("Show the graph", labels, current), partial(self._picked_graph, entries))
 

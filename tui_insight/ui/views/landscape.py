@@ -13,7 +13,6 @@ previous / next landscape · `m` the metadata panel · `esc` leaves the view (as
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -39,25 +38,13 @@ from ...summary.queries.landscape import (
     shared_range,
 )
 from ...summary.store.job_view import Changes
-from ..common.format import number, value_text
 from ..common.text import literal, markup, shown
 from ..loader import Loaded, LoadProblem
+from ..presenters import landscape as present
+from ..presenters.landscape import JobLandscapes
 from ..state.landscape import JUMP, LandscapeState
 from ..widgets.heatmap import HeatOptions, LandscapeMap, ReliefOptions, legend
 from .base import DataView, ViewSpec
-
-HINT = "arrows cursor · n/p path · c heat/contour · v relief · , . landscape · m metadata"
-
-
-@dataclass(frozen=True)
-class JobLandscapes:
-    """What the loader gives for one job: its list and each landscape (or why not)."""
-
-    train_id: str
-    entries: tuple[LandscapeEntry, ...] = ()
-    landscapes: dict[str, Landscape] = field(default_factory=dict)  # by key
-    errors: dict[str, str] = field(default_factory=dict)  # by key
-    lineage: dict[str, Any] = field(default_factory=dict)
 
 
 def load_job(cache, train_id: str) -> JobLandscapes:
@@ -203,37 +190,20 @@ class LandscapeView(DataView):
 
     def keys(self) -> list[str]:
         """The landscapes to choose from: every job's, in the first job's order, then the others'."""
-        keys: list[str] = []
-        for tid in self.train_ids:
-            data = self.data.get(tid)
-            for entry in data.entries if data else ():
-                if entry.key not in keys:
-                    keys.append(entry.key)
-        return keys
+        return present.keys(self.data, self.train_ids)
 
     def entry(self, key: str | None) -> LandscapeEntry | None:
-        for tid in self.train_ids:
-            data = self.data.get(tid)
-            for e in data.entries if data else ():
-                if e.key == key:
-                    return e
-        return None
+        return present.entry(self.data, self.train_ids, key)
 
     def landscape(self, train_id: str, key: str | None = None) -> Landscape | None:
-        data = self.data.get(train_id)
-        if data is None:
-            return None
-        wanted = key if key is not None else self.state.selected
-        return data.landscapes.get(wanted) if wanted is not None else None
+        return present.landscape(self.data, train_id, key if key is not None else self.state.selected)
 
     def shown_landscapes(self) -> dict[str, Landscape]:
         """The selected landscape of each job that has it."""
-        out = {}
-        for tid in self.train_ids:
-            ls = self.landscape(tid)
-            if ls is not None:
-                out[tid] = ls
-        return out
+        return present.shown_landscapes(self.data, self.train_ids, self.state.selected)
+
+    def colours(self) -> dict[str, str]:
+        return {tid: self.job_colour(tid) for tid in self.train_ids}
 
     def grid_size(self) -> tuple[int, int]:
         """(columns, rows) of the first shown landscape's grid."""
@@ -309,7 +279,8 @@ class LandscapeView(DataView):
             ls = shown_ls.get(tid)
             message = ""
             if ls is None:
-                message = self._missing(tid, label)
+                message = present.missing_text(self.data, self.errors, tid, new.selected, label,
+                                               self.loader.is_wanted(tid))
             chart.set_landscape(ls, message)
             chart.border_title = (f"{markup(tid)} · " if self.comparing else "") + markup(label)
             if new.mode == "relief":
@@ -327,29 +298,10 @@ class LandscapeView(DataView):
             legend(scale, 8, new.drawing if new.mode == "map" else "heat")
             + (Text(" · shared colour scale", style="dim") if value_range else Text("")))
 
-    def _missing(self, train_id: str, label: str) -> str:
-        if train_id in self.errors:
-            return self.errors[train_id]
-        data = self.data.get(train_id)
-        if data is None:
-            return "reading…" if self.loader.is_wanted(train_id) else ""
-        if self.state.selected in data.errors:
-            return data.errors[self.state.selected]
-        if not data.entries:
-            return "no loss landscapes"
-        return f"no {label} landscape in this job"
-
     def _sync_list(self, state: LandscapeState) -> None:
         listing = self.query_one("#landscape-list", OptionList)
         keys = self.keys()
-        options = []
-        for key in keys:
-            entry = self.entry(key)
-            have = sum(1 for tid in self.train_ids if self.landscape(tid, key) is not None)
-            text = Text(entry.label if entry else key, no_wrap=True, overflow="ellipsis")
-            if self.comparing:
-                text.append(f"  {have}/{len(self.train_ids)}", style="dim")
-            options.append(Option(text, id=key))
+        options = [Option(text, id=key) for key, text in present.list_rows(self.data, self.train_ids, self.comparing)]
         current = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current != [o.id for o in options]:
             listing.clear_options()
@@ -374,102 +326,24 @@ class LandscapeView(DataView):
     # -- text -----------------------------------------------------------------------------------
 
     def _update_status(self) -> None:
-        state = self.state
-        keys = self.keys()
-        empty = self.query_one("#landscape-empty", Static)
         loading = any(self.loader.is_wanted(tid) for tid in self.train_ids)
-        reason = ""
-        if not keys:
-            if loading or any(not job.ready for job in self.jobs):
-                reason = "reading the landscapes…"
-            elif self.errors:
-                reason = "; ".join(f"{tid}: {err}" for tid, err in self.errors.items())
-            else:
-                reason = ("no loss landscapes: MindSpore writes them with SummaryLandscape after training "
-                          "(SummaryCollector collect_landscape)")
+        waiting = loading or any(not job.ready for job in self.jobs)
+        reason = present.empty_reason(self.data, self.errors, self.train_ids, waiting)
+        empty = self.query_one("#landscape-empty", Static)
         empty.update(literal(reason))
         empty.display = bool(reason)
         self.query_one(MapRow).display = not reason
-        parts = []
-        entry = self.entry(state.selected)
-        if entry is not None:
-            parts.append(entry.label)
-        if state.mode == "relief":
-            parts.append(f"relief {state.angle}°")
-        else:
-            parts.append({"heat": "heat map", "contour": "contour lines", "both": "heat + contours"}[state.drawing])
-        if len(self.train_ids) > 1:  # shown now (not compared: those hidden are not drawn)
-            parts.append(f"{len(self.train_ids)} jobs side by side")
-        if loading:
-            parts.append("reading…")
-        self.query_one("#landscape-status", Static).update(literal(" · ".join(parts)))
+        self.query_one("#landscape-status", Static).update(
+            present.status_text(self.state, self.data, self.train_ids, loading))
 
     def _update_meta(self) -> None:
-        meta = self.query_one("#landscape-meta", Static)
-        text = Text()
-        for tid in self.train_ids:
-            ls = self.landscape(tid)
-            data = self.data.get(tid)
-            if self.comparing:
-                text.append("● ", style=self.job_colour(tid))
-                text.append_text(literal(tid, "bold"))
-                text.append("\n")
-            if ls is None:
-                text.append("no such landscape\n", style="dim")
-                continue
-            md = ls.metadata
-            rows = [("decomposition", md.decomposition or "?"), ("unit", md.unit or "?"),
-                    ("step_per_epoch", str(md.step_per_epoch)),
-                    ("points", f"{ls.points} ({ls.z.shape[1]}×{ls.z.shape[0]})")]
-            if ls.path is not None:
-                rows.append(("checkpoints", str(len(ls.path))))
-            cx, cy, cz = ls.convergence
-            rows.append(("convergence", f"{number(cz)} at ({number(cx)}, {number(cy)})"))
-            lineage = data.lineage if data else {}
-            for name, label in (("network", "network"), ("optimizer", "optimizer"),
-                                ("learning_rate", "learning rate"), ("loss", "loss")):
-                if lineage.get(name) is not None:
-                    rows.append((label, value_text(lineage[name])))
-            for name, value in (lineage.get("metric") or {}).items():
-                rows.append((str(name), value_text(value)))
-            for label, value in rows:
-                text.append(f"{label} ", style="dim")
-                text.append_text(literal(value))
-                text.append("\n")
-        meta.update(text)
+        colours = self.colours() if self.comparing else None
+        self.query_one("#landscape-meta", Static).update(
+            present.meta_text(self.state, self.data, self.train_ids, colours))
 
     def readout(self) -> Text:
-        """What the cursor reads: x, y and loss at the cell of each shown job; on the path, the
-        checkpoint's step and loss."""
-        state = self.state
-        shown_ls = self.shown_landscapes()
-        if not shown_ls:
-            return Text("")
-        if state.cursor is None:
-            return Text(HINT, style="dim")
-        j, i = state.cursor
-        out = Text()
-        for tid, ls in shown_ls.items():
-            if len(shown_ls) > 1:
-                if out:
-                    out.append("\n")
-                out.append("● ", style=self.job_colour(tid))
-            if state.path_point is not None and ls.path is not None and state.path_point < len(ls.path):
-                k = state.path_point
-                unit = ls.metadata.unit or "step"
-                out.append(f"checkpoint {k + 1}/{len(ls.path)}  ", style="bold")
-                out.append(f"{unit} {ls.path.intervals[k]}  loss {ls.path.z[k]:.6g}  "
-                           f"x {ls.path.x[k]:.4g}  y {ls.path.y[k]:.4g}")
-                if k == len(ls.path) - 1:
-                    out.append("  (convergence point)", style="dim")
-                continue
-            if not (0 <= i < ls.z.shape[0] and 0 <= j < ls.z.shape[1]):
-                out.append("outside this grid", style="dim")
-                continue
-            out.append(f"x {ls.x[j]:.4g}  y {ls.y[i]:.4g}  ")
-            out.append(f"loss {ls.z[i, j]:.6g}", style="bold")
-            out.append(f"  cell {j + 1},{i + 1} of {ls.z.shape[1]}×{ls.z.shape[0]}", style="dim")
-        return out
+        """What the cursor reads (`presenters.landscape.readout`)."""
+        return present.readout(self.state, self.shown_landscapes(), self.colours())
 
     def _update_readout(self) -> None:
         self.query_one("#landscape-readout", Static).update(self.readout())

@@ -44,60 +44,36 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
 
-from ...summary.queries.lineage import FLOAT_COLUMNS, INT_COLUMNS, METRIC, USER_DEFINED, Condition, LineageQueryError, LineageRow, Stage, columns, dataset_axes, dataset_stages, filter_rows, model_rows, parse_conditions, sort_rows, stage_columns, value_text, with_dataset_values, written_names
-from ...summary.queries.importance import TargetImportance, importances, scatter_points
+from ...summary.queries.lineage import Condition, LineageQueryError, LineageRow, Stage, columns, dataset_axes, dataset_stages, filter_rows, model_rows, parse_conditions, sort_rows, with_dataset_values
+from ...summary.queries.importance import TargetImportance, importances
 from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
-from ...summary.queries.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
+from ...summary.queries.parallel import HIGH, LOW, Axis
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.text import literal, markup, shown
+from ..common.text import markup
+from ..presenters import lineage as present
+from ..presenters.lineage import FILTER_HINT
 from ..state.lineage import CHART, DATASET, IMPORTANCE, KEY_COLUMN, MODEL, NO_PANEL, LineageState, default_columns
 from ..widgets.commands import CommandKeys
-from ..widgets.importance_table import ImportanceTable, entries
+from ..widgets.importance_table import ImportanceTable
 from ..widgets.lineage_columns import LineageColumnsScreen
-from ..widgets.lineage_dataset import pipeline_detail
-from ..widgets.lineage_table import Cell, LineageTable, TableColumn, cell_text
+from ..widgets.lineage_data import entries
+from ..widgets.lineage_table import LineageTable
 from ..widgets.on_demand_input import ReturningInput
-from ..widgets.parallel_coords import ChartLook, ChartRuns, ParallelChart, short_value
+from ..widgets.parallel_coords import ChartRuns, ParallelChart
 from ..widgets.scatter import ScatterData, ScatterPlot
 from .base import DataView, ViewSpec
 
 if TYPE_CHECKING:
     from ..app import InsightApp
 
-MARK_COLUMN = "dataset_mark"
 NARROW = 110  # below this width the dataset detail goes under its table
-FILTER_HINT = ("operators = != < > <= >= in not_in, ranges lr 0.01..0.1 · all must hold · \"quote\" text · "
-               "enter: done · escape: clear")
-
-
-def is_numeric(column: str, rows: list[LineageRow]) -> bool:
-    if column in INT_COLUMNS or column in FLOAT_COLUMNS or column.startswith(METRIC):
-        return True
-    if column.startswith(USER_DEFINED):
-        values = [row.get(column) for row in rows if row.get(column) is not None]
-        return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    return False
 
 
 class LineageView(DataView):
     SPEC = ViewSpec("lineage", "Lineage", "l", (), "all")
     HELP_GROUP = "Lineage"
-    HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
-                 "  learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5\n"
-                 "  operators = != < <= > >=, and `summary_dir in ./a,./b`\n"
-                 "  ranges: lr 0.01..0.1 (>= and <=), epoch 3.., loss ..0.5\n"
-                 "[b]Columns[/b] (v): opens with learning rate, batch size, epoch, optimizer, loss,\n"
-                 "  metrics and the TensorBoard hyper-parameters the runs differ in (lr, bs, opt...\n"
-                 "  fill learning_rate, batch_size, optimizer); dataset paths and the rest are a\n"
-                 "  keypress away\n"
-                 "[b]Parallel coordinates[/b] (p): an axis per column (dataset lineage: per pipeline\n"
-                 "  parameter where jobs differ), a line per run coloured by a column (c: this axis).\n"
-                 "  ← → pick an axis, [ ] { } move the low/high end of its range: the range is the\n"
-                 "  filter (shown in the / box), runs outside it are faint; — is the missing-value tick\n"
-                 "[b]Importance[/b] (i): per target (loss, metric/<k>), MindInsight's |Pearson| over the\n"
-                 "  runs the filter shows, with Spearman and the runs used (fewer than 3: no number);\n"
-                 "  enter: the scatter of the pair, ← → walk its runs")
+    HELP_NOTE = present.HELP_NOTE
     DEFAULT_CSS = """
     LineageView { layout: vertical; }
     LineageView #lineage-tabs { height: 2; }
@@ -164,7 +140,6 @@ class LineageView(DataView):
         # The panel's data, rebuilt when what it depends on changes (see chart() and importance_ranking()):
         self._chart_key: tuple | None = None
         self.chart_runs = ChartRuns((), (), np.zeros((0, 0)))
-        self.chart_values: dict[str, list[Any]] = {}  # axis column -> one value per row
         self.ranking: list[TargetImportance] = []
         self._ranking_key: tuple | None = None
 
@@ -300,38 +275,12 @@ class LineageView(DataView):
         return self.state.visible_columns(self.all_columns, self.varying, self.unfilled)
 
     def _fill_model_table(self) -> None:
-        names = self.visible_columns()
-        table_columns = [TableColumn(name, shown(name), is_numeric(name, self.rows)) for name in names]
-        cells = {row.summary_dir: [cell_text(row.get(name), name) for name in names] for row in self.rows}
-        self.model_table.set_table(table_columns, cells, [row.summary_dir for row in self.shown])
+        self.model_table.set_table(*present.model_table(self.rows, self.visible_columns()),
+                                   [row.summary_dir for row in self.shown])
 
     def _fill_dataset_table(self) -> None:
-        pairs = stage_columns(self.stages[row.summary_dir] for row in self.rows)
-        table_columns = [TableColumn(KEY_COLUMN, KEY_COLUMN), TableColumn(MARK_COLUMN, "pipeline")]
-        table_columns += [TableColumn(f"{stage}.{param}", shown(param), group=shown(stage)) for stage, param in pairs]
-        cells: dict[str, list[Cell]] = {}
-        by_mark: dict[Any, list[Cell]] = {}  # the stage cells of each distinct pipeline
-        for row in self.rows:
-            mark = row.get(MARK_COLUMN)
-            stage_cells = by_mark.get(mark) if mark is not None else None
-            if stage_cells is None:
-                by_name = {stage.name: stage for stage in self.stages[row.summary_dir]}
-                stage_cells = []
-                for stage, param in pairs:
-                    found = by_name.get(stage)
-                    text = value_text(found.params.get(param)) if found is not None else None
-                    stage_cells.append(shown(text) if text is not None else None)
-                if mark is not None:
-                    by_mark[mark] = stage_cells
-            cells[row.summary_dir] = [cell_text(row.summary_dir), cell_text(mark), *stage_cells]
-        # Columns where the jobs differ are what the table is for: the others are drawn dim.
-        for i in range(2, len(table_columns)):
-            if len({cells[tid][i] for tid in cells}) <= 1:
-                for tid in cells:
-                    value = cells[tid][i]
-                    if isinstance(value, str):
-                        cells[tid][i] = Text(value, style="dim")  # already shown(): no markup, no controls
-        self.dataset_table.set_table(table_columns, cells, [row.summary_dir for row in self.shown])
+        self.dataset_table.set_table(*present.dataset_table(self.rows, self.stages),
+                                     [row.summary_dir for row in self.shown])
 
     def _ordered_rows(self) -> list[LineageRow]:
         """The rows the filter keeps, in the chosen order (summary.lineage queries)."""
@@ -344,12 +293,7 @@ class LineageView(DataView):
         """Show the filtered, sorted rows in both tables."""
         self.shown = self._ordered_rows()
         order = [row.summary_dir for row in self.shown]
-        if self.rows:
-            empty = "no job matches the filter (escape clears it)"
-        elif self.cache.progress.loading:
-            empty = "loading…"
-        else:
-            empty = "no job has lineage (no _lineage file in LOGDIR yet)"
+        empty = present.empty_text(bool(self.rows), self.cache.progress.loading)
         for table in (self.model_table, self.dataset_table):
             table.empty_text = empty
             table.set_sort(self.state.sort_column, self.state.descending)
@@ -362,29 +306,14 @@ class LineageView(DataView):
         if (tid, self.rows_version) == self._detail_shown:
             return  # the same job's pipeline: no new text, no new layout (a brush step redraws often)
         self._detail_shown = (tid, self.rows_version)
-        detail = self.query_one("#lineage-detail", Static)
-        if tid is None or tid not in self.rows_by_id:
-            detail.update("[dim]no job selected[/dim]")
-            return
-        detail.update(pipeline_detail(tid, self.stages.get(tid, []), self.rows_by_id[tid].get(MARK_COLUMN)))
+        self.query_one("#lineage-detail", Static).update(present.detail(tid, self.rows_by_id, self.stages))
 
     def _update_status(self) -> None:
-        total = len(self.cache.jobs)
-        with_lineage = len(self.rows)
-        parts = [f"[b]{with_lineage}[/b] of {total} job{'s' if total != 1 else ''} with lineage"]
-        if self.conditions:
-            parts.append(f"[b]{len(self.shown)}[/b] shown by [i]{markup(' '.join(map(str, self.conditions)))}[/i]")
-        parts.append(markup(self.state.sort_text()))
         marked = sum(1 for tid in self.app.marked if tid in self.rows_by_id)
-        if marked:
-            parts.append(f"{marked} marked")
-        if self.state.mode == MODEL:
-            hidden = len(self.all_columns) - len(self.visible_columns())
-            if hidden:
-                parts.append(f"{hidden} column{'s' if hidden != 1 else ''} hidden (v)")
-        if self.cache.progress.loading and not self.rows:
-            parts.append("[dim]loading…[/dim]")
-        self.query_one("#lineage-status", Static).update(" · ".join(parts), layout=False)  # one line
+        hidden = len(self.all_columns) - len(self.visible_columns())
+        self.query_one("#lineage-status", Static).update(present.status_text(
+            self.state, len(self.cache.jobs), len(self.rows), self.conditions, len(self.shown), marked, hidden,
+            self.cache.progress.loading), layout=False)  # one line
 
     # -- live updates ---------------------------------------------------------------------
 
@@ -405,7 +334,7 @@ class LineageView(DataView):
             conditions = parse_conditions(text, self.filter_columns)
         except LineageQueryError as exc:
             self.filter_error = str(exc)
-            message.update(markup(f"{exc} · the table keeps the last good filter"))
+            message.update(present.filter_error_text(str(exc)))
             message.add_class("-error")
             return False
         self.conditions = conditions
@@ -598,41 +527,23 @@ class LineageView(DataView):
         colour = self.state.colour_column(self.filter_columns)
         key = (self.rows_version, tuple(columns), colour)
         if key != self._chart_key:
-            wanted = [*columns, *([colour] if colour else [])]
-            self.chart_values = {c: [row.values.get(c) for row in self.rows] for c in wanted}
-            axes = [axis_for(c, self.chart_values[c]) for c in columns]
-            colour_axis = axis_for(colour, self.chart_values[colour]) if colour else None
-            self.chart_runs = ChartRuns.build([row.summary_dir for row in self.rows], axes,
-                                              [self.chart_values[c] for c in columns], colour_axis,
-                                              self.chart_values.get(colour, []) if colour else [])
+            self.chart_runs = present.chart_runs(self.rows, columns, colour)
             self._chart_key = key
         return self.chart_runs
 
     def picked_axis(self) -> Axis | None:
-        runs = self.chart()
-        column = self.state.picked_axis([axis.column for axis in runs.axes])
-        return next((axis for axis in runs.axes if axis.column == column), None)
+        return present.picked_axis(self.chart(), self.state)
 
     def _update_chart(self) -> None:
-        runs = self.chart()
-        inside_ids = {row.summary_dir for row in self.shown}
-        inside = bytes(tid in inside_ids for tid in runs.ids)
-        axis = self.picked_axis()
-        picked = runs.axes.index(axis) if axis is not None else 0
-        brushes = tuple(brush_of(a, self.conditions) for a in runs.axes)
-        row = self.state.row
-        highlight = runs.ids.index(row) if row in inside_ids and row in runs.ids else None
-        self.query_one(ParallelChart).set_chart(runs, ChartLook(inside, picked, brushes, highlight))
+        look = present.chart_look(self.chart(), self.state, self.shown_ids(), self.conditions)
+        self.query_one(ParallelChart).set_chart(self.chart_runs, look)
+
+    def shown_ids(self) -> set[str]:
+        return {row.summary_dir for row in self.shown}
 
     def run_order(self) -> list[str]:
         """The runs inside the filter from the bottom of the picked axis to its top (↑ goes up)."""
-        runs = self.chart()
-        axis = self.picked_axis()
-        inside_ids = {row.summary_dir for row in self.shown}
-        places = runs.positions[:, runs.axes.index(axis)] if axis is not None else np.zeros(len(runs.ids))
-        order = [i for i, tid in enumerate(runs.ids) if tid in inside_ids]
-        order.sort(key=lambda i: (-np.inf if np.isnan(places[i]) else places[i], i))
-        return [runs.ids[i] for i in order]
+        return present.run_order(self.chart(), self.state, self.shown_ids())
 
     def _chart_command(self, name: str, step: int) -> None:
         state = self.state
@@ -669,18 +580,10 @@ class LineageView(DataView):
 
     def importance_cursor(self) -> tuple[str | None, str | None]:
         """The (target, parameter) under the cursor: the remembered one, else the first."""
-        found = entries(self.importance_ranking())
-        current = (self.state.target, self.state.param)
-        return current if current in found else (found[0] if found else (None, None))
+        return present.importance_cursor(self.importance_ranking(), self.state)
 
     def scatter_data(self) -> ScatterData:
-        target, param = self.importance_cursor()
-        if target is None or param is None:
-            return ScatterData("", "", ())
-        item = next(i for t in self.ranking if t.target == target for i in t.params if i.param == param)
-        title = item.reason or (f"|Pearson| {item.importance:.3f} · Spearman {item.spearman:+.2f} · "
-                                f"{item.runs} runs")
-        return ScatterData(param, target, tuple(scatter_points(self.shown, param, target)), title)
+        return present.scatter_data(self.importance_ranking(), self.state, self.shown)
 
     def _update_importance(self) -> None:
         ranking = self.importance_ranking()
@@ -723,57 +626,20 @@ class LineageView(DataView):
     # The read-out under the panel ------------------------------------------------------------------
 
     def _update_readout(self) -> None:
-        readout = self.query_one("#lineage-readout", Static)
         state = self.state
         text = Text()
         if state.panel == CHART:
-            text = self._chart_readout()
+            runs = self.chart()
+            text = present.chart_readout(state, self.picked_axis(), self.rows, self.shown_ids(),
+                                         self.conditions, len(runs.ids), runs.colour.column if runs.colour else None,
+                                         self.app.marked)
         elif state.panel == IMPORTANCE and state.scatter:
             data = self.scatter_data()
             point = next((p for p in data.points if p[0] == state.row), None)
-            if point is not None:
-                text = Text.assemble(literal(point[0], "bold"), literal(f"  {data.param} {short_value(point[1])}"),
-                                     literal(f" · {data.target} {short_value(point[2])}"))
-                text.append(self._marked_note(point[0]))
-            keys = "← → runs · enter opens · space marks · backspace: the ranking"
-            text.append(("  · " if text else "") + keys, style="dim")
+            text = present.scatter_readout(point, data.param, data.target, self.app.marked)
         elif state.panel == IMPORTANCE:
-            text = Text(f"over the {len(self.shown)} runs the filter shows · importance is MindInsight's |Pearson| "
-                        "(0 under 3 runs) · enter: scatter", style="dim")
-        readout.update(text, layout=False)  # one line
-
-    def _chart_readout(self) -> Text:
-        axis = self.picked_axis()
-        runs = self.chart_runs
-        if axis is None:
-            return Text("no column to draw: v chooses the table's columns" if self.state.mode == MODEL
-                        else "no dataset parameter to draw", style="dim")
-        text = literal(axis.column, "bold")
-        written = written_names(self.rows, axis.column)  # the aliases lined up in it (lr, opt)
-        if written:
-            text.append_text(literal(f" (written {', '.join(written)})", "dim"))
-        brush = brush_of(axis, self.conditions)
-        if brush.active:
-            text.append("  range ", style="bold")
-            text.append_text(literal(brush.text(), "bold"))
-        elif axis.kind == CATEGORY:
-            text.append(f"  {len(axis.categories)} values")
-        elif not axis.empty:
-            text.append(f"  {short_value(axis.low)} … {short_value(axis.high)}{' (log)' if axis.log else ''}")
-        row = self.state.row
-        if row in self.rows_by_id and row in {r.summary_dir for r in self.shown}:
-            value = self.rows_by_id[row].values.get(axis.column)
-            text.append(" · ▶ ")
-            text.append_text(literal(f"{row} {short_value(value) if value is not None else '—'}"))
-            text.append(self._marked_note(row))
-        text.append(f" · {len(self.shown)}/{len(runs.ids)} runs inside")
-        if runs.colour is not None:
-            text.append(" · colour ", style="dim")
-            text.append_text(literal(runs.colour.column, "dim"))
-        return text
-
-    def _marked_note(self, tid: str) -> str:
-        return " (marked)" if tid in self.app.marked else ""
+            text = present.importance_readout(len(self.shown))
+        self.query_one("#lineage-readout", Static).update(text, layout=False)  # one line
 
     # -- export ---------------------------------------------------------------------------
 

@@ -39,21 +39,16 @@ from ...summary.formats.profiler import Profile, ProfileRef, Shapes, Timeline
 from ...summary.queries import profiler as profile_queries
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.format import clock_time
-from ..common.palette import SERIES_COLOURS
-from ..common.text import literal, markup
+from ..common.text import literal
 from ..dialogs import ListPicker
 from ..loader import Loaded, LoadProblem
-from ..state.profiler import SECTION_TITLES, SECTIONS, ProfilerState
+from ..presenters import profiler as present
+from ..presenters.profiler import STEP_NOTE
+from ..state.profiler import SECTIONS, ProfilerState
 from ..widgets.on_demand_input import OnDemandInput
-from ..widgets.profile_charts import column_chart, fmt_bytes, fmt_ms, line_chart, share_bars
 from ..widgets.profile_table import OpTable
 from ..widgets.profile_timeline import TimelineChart
 from .base import DataView, ViewSpec
-
-STEP_NOTE = ("graph mode assumed: the k-th call of each op is step k (CPU profiles have no step "
-             "markers); step 1 includes graph compilation")
-
 
 def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]:
     """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
@@ -189,7 +184,7 @@ class ProfilerView(DataView):
             self.refs, self.error = [], result.error
         else:
             self.refs = result.value
-            self.error = "" if self.refs else "no profile in this job: MindSpore's profiler writes a *_ascend_ms directory next to the logs"
+            self.error = "" if self.refs else present.NO_PROFILE
         self._open()
 
     def _open(self) -> None:
@@ -310,17 +305,8 @@ class ProfilerView(DataView):
             return
         state = self.state
         self._draw_status()
-        available = self.sections()
-        tabs = Text()
-        for i, section in enumerate(available):
-            if i:
-                tabs.append(" │ ", style="dim")
-            tabs.append(SECTION_TITLES[section], style="bold reverse" if section == state.section else "")
-        tabs.append("   [ ] change section", style="dim")
-        self.query_one("#profiler-tabs", Static).update(tabs)
-        problems = self.profile.problems + (self.shapes.problems if self.shapes else ()) if self.profile else ()
-        if self.timeline is not None and state.section == "timeline":
-            problems += self.timeline.problems
+        self.query_one("#profiler-tabs", Static).update(present.tabs_text(self.sections(), state.section))
+        problems = present.problems(self.profile, self.shapes, self.timeline, state.section)
         problems_widget = self.query_one("#profiler-problems", Static)
         problems_widget.display = bool(problems)
         if problems:
@@ -339,43 +325,15 @@ class ProfilerView(DataView):
          "memory": self._draw_memory, "timeline": self._draw_timeline}[state.section]()
 
     def _draw_status(self) -> None:
-        chosen = self.current_ref()
-        parts = []
-        if chosen is not None:
-            tid, ref = chosen
-            label = ref.name if len(self.train_ids) == 1 else f"{tid} · {ref.name}"
-            parts.append(f"[b]{markup(label)}[/b]")
-            parts.append(f"{ref.target.upper()} · {clock_time(ref.created)}")
-            if self.refs is not None and len(self.refs) > 1:
-                parts.append(f"{len(self.refs)} profiles (p: pick)")
-        if self.profile is not None:
-            calls = f"{len(self.profile.calls)} calls" if self.profile.calls_read else "reading calls…"
-            parts.append(f"{len(self.profile.operators)} ops · {calls} · {fmt_ms(self.profile.total_ms)} ms")
-        pending = self.loader.pending()
-        if pending:
-            parts.append("reading…")
-        self.query_one("#profiler-status", Static).update(" · ".join(parts) or "Profiler")
+        self.query_one("#profiler-status", Static).update(present.status_text(
+            self.current_ref(), len(self.refs or ()), self.profile, len(self.train_ids) == 1, bool(self.loader.pending())))
 
     def _width(self) -> int:
         return max(20, self.size.width - 4)
 
     def _draw_types(self) -> None:
-        profile = self.profile
-        assert profile is not None
-        rows = profile_queries.top_types(profile.op_types)
-        lines = []
-        for t in rows:
-            per_step = "" if t.per_step != t.per_step else f"{t.per_step:g}/step"
-            lines.append((t.op_type, t.share,
-                          f"{t.share * 100:6.2f}%\t{t.occurrences:>6} calls\t{per_step:>7}\t"
-                          f"total {fmt_ms(t.total_ms):>8} ms\tavg {fmt_ms(t.avg_ms):>8} ms"))
-        head = Text(f"Time share per op type ({len(profile.op_types)} types"
-                    + (", top 20 and other" if len(profile.op_types) > 20 else "") + ")"
-                    + (" — summed from the operators: the op-type file could not be read"
-                       if profile.op_types_derived else ""),
-                    style="bold")
-        body = share_bars(lines, self._width()) if lines else Text("no op types", style="dim")
-        self.query_one("#profiler-types-chart", Static).update(Text("\n").join([head, body]))
+        assert self.profile is not None
+        self.query_one("#profiler-types-chart", Static).update(present.types_text(self.profile, self._width()))
 
     def _draw_ops(self) -> None:
         state = self.state
@@ -393,115 +351,22 @@ class ProfilerView(DataView):
             detail.update(self.op_detail(rows[index]))
 
     def op_detail(self, op: data.Operator) -> Text:
-        profile = self.profile
-        assert profile is not None
-        starts, durations = profile.calls.of(op.full_name)
-        reading = not profile.calls_read
-        out = Text()
-        out.append_text(literal(op.full_name, "bold"))
-        out.append(f"\n{op.op_type} · {op.occurrences} calls · total {fmt_ms(op.total_ms)} ms · "
-                   f"avg {fmt_ms(op.avg_ms)} ms · {op.share * 100:.2f}% of op time")
-        if durations.size:
-            out.append(f" · min {fmt_ms(float(durations.min()))} · max {fmt_ms(float(durations.max()))} ms")
-        out.append("\nCalls over time (ms per call, first call marked):\n", style="dim")
-        if durations.size:
-            out.append_text(column_chart(durations, self._width(), 5, marked=0, x_name="call"))
-        else:
-            out.append("reading the execute timestamps…" if reading else "no timed calls", style="dim")
-        out.append("\nInput shapes: ", style="dim")
-        if self.shapes is None:
-            out.append("reading…", style="dim")
-        else:
-            shapes = self.shapes.of(op)
-            if not shapes:
-                out.append("not recorded", style="dim")
-            for i, (text, count) in enumerate(shapes[:4]):
-                out.append(("  " if i else ""))
-                out.append_text(literal(text))
-                out.append(f" ×{count}", style="dim")
-            if not self.shapes.by_call and shapes:
-                out.append("  (matched by op name)", style="dim")
-        return out
+        assert self.profile is not None
+        return present.op_detail(op, self.profile, self.shapes, self._width())
 
     def _draw_steps(self) -> None:
-        steps = self._steps
-        chart = self.query_one("#profiler-steps-chart", Static)
-        if steps is None:
-            chart.update(Text("reading the execute timestamps…", style="dim"))
-            return
-        if not len(steps):
-            chart.update(Text("no execute timestamps: steps cannot be derived", style="dim"))
-            return
-        spans = steps.span_ms
-        out = Text(f"Time per step (ms, wall time from the step's first op to its last), {len(steps)} steps\n",
-                   style="bold")
-        out.append(STEP_NOTE + "\n", style="dim")
-        out.append_text(column_chart(spans, self._width(), 12, marked=0))
-        rest = spans[1:]
-        out.append("\n")
-        out.append("▒", style=SERIES_COLOURS[3])
-        out.append(f" step 1 (compilation): {fmt_ms(float(spans[0]))} ms, op time {fmt_ms(float(steps.busy_ms[0]))} ms")
-        if rest.size:
-            out.append(f"\nsteps 2–{len(steps)}: mean {fmt_ms(float(rest.mean()))} ms · "
-                       f"min {fmt_ms(float(rest.min()))} · max {fmt_ms(float(rest.max()))} · "
-                       f"op time mean {fmt_ms(float(steps.busy_ms[1:].mean()))} ms")
-        if steps.unplaced:
-            out.append(f"\n{len(steps.unplaced)} ops left out (their call count is not a multiple of the steps): ",
-                       style="dim")
-            out.append_text(literal(", ".join(steps.unplaced[:5]) + (" …" if len(steps.unplaced) > 5 else ""), "dim"))
-        chart.update(out)
+        self.query_one("#profiler-steps-chart", Static).update(present.steps_text(self._steps, self._width()))
 
     def _draw_memory(self) -> None:
-        chart = self.query_one("#profiler-memory-chart", Static)
         memory = self.profile.memory if self.profile else None
-        if memory is None or not len(memory):
-            chart.update(Text("no memory record in this profile", style="dim"))
-            return
-        peak = memory.peak("allocated")
-        top = max(int(memory.allocated.max()), int(memory.active.max()))
-        series = [("allocated", memory.allocated, SERIES_COLOURS[0], "█" if self.app.no_color else "•"),
-                  ("active", memory.active, SERIES_COLOURS[1], "+")]
-        reserved_max = int(memory.reserved.max())
-        note = ""
-        if reserved_max <= 4 * max(top, 1):
-            series.append(("reserved", memory.reserved, SERIES_COLOURS[2], "─"))
-        else:
-            note = f"reserved: {fmt_bytes(reserved_max)} (off this scale)"
-        seconds = (int(memory.times[-1]) - int(memory.times[0])) / 1e6
-        out = Text(f"Memory over time ({len(memory)} samples)\n", style="bold")
-        out.append_text(line_chart(series, self._width(), 16, peak=peak,
-                                   x_labels=("0 ms", f"{fmt_ms(seconds)} ms")))
-        if peak is not None:
-            at = (int(memory.times[peak[0]]) - int(memory.times[0])) / 1e6
-            out.append(f"\npeak allocated {fmt_bytes(peak[1])} at {fmt_ms(at)} ms (sample {peak[0] + 1})")
-        if note:
-            out.append("\n" + note, style="dim")
-        chart.update(out)
+        self.query_one("#profiler-memory-chart", Static).update(
+            present.memory_text(memory, self._width(), self.app.no_color))
 
     def _draw_timeline(self) -> None:
         chart = self.query_one(TimelineChart)
         message = self.timeline_error or ("reading trace_view.json…" if self.timeline is None else "no spans")
         chart.show(self.timeline, self.state, message)
-        readout = self.query_one("#profiler-span", Static)
-        timeline = self.timeline
-        if timeline is None or not timeline.tracks:
-            readout.update("")
-            return
-        span = self.state.selected_span(timeline)
-        start, width = self.state.window
-        whole = (timeline.end_us - timeline.start_us) / 1000
-        text = Text()
-        if span is not None:
-            track = timeline.tracks[self.state.track]
-            text.append_text(literal(span.name, "bold"))
-            text.append(f"\n{fmt_ms(span.duration_us / 1000)} ms · starts at "
-                        f"{fmt_ms((span.start_us - timeline.start_us) / 1000)} ms · ")
-            text.append_text(literal(track.label))
-        else:
-            text.append("←/→ select a span · ↑/↓ row · +/- zoom · ,/. pan · z fit span · 0 all", style="dim")
-            text.append(f"\nshowing {fmt_ms(start * whole)}–{fmt_ms((start + width) * whole)} ms of "
-                        f"{fmt_ms(whole)} ms · {timeline.span_count} spans in {len(timeline.tracks)} rows", style="dim")
-        readout.update(text)
+        self.query_one("#profiler-span", Static).update(present.span_text(self.state, self.timeline))
 
     # -- events and actions -------------------------------------------------------------------------
 
@@ -541,14 +406,7 @@ class ProfilerView(DataView):
             self.notify("this job has one profile" if self.refs else "no profile to pick", timeout=2)
             return
         chosen = self.current_ref()
-        labels = []
-        for tid, ref in self.refs:
-            label = Text()
-            if self.comparing:
-                label.append_text(literal(tid + "  ", "dim"))
-            label.append_text(literal(ref.name))
-            label.append(f"  {ref.target.upper()} · {clock_time(ref.created)}", style="dim")
-            labels.append(label)
+        labels = present.picker_labels(self.refs, self.comparing)
         current = next((i for i, item in enumerate(self.refs) if chosen and item[1].key == chosen[1].key), 0)
 
         def picked(index: int | None) -> None:

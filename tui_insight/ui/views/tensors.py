@@ -18,28 +18,22 @@ to the payload LRU, so going through every step does not grow the process past i
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.events import Click, Resize
-from textual.message import Message
+from textual.events import Resize
 from textual.reactive import reactive
-from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...escape import shown
-from ...summary.formats.values import Locator, PayloadError, TensorData
+from ...summary.formats.values import PayloadError
 from ...summary.queries.distributions import distribution
 from ...summary.queries.histograms import rebin
 from ...summary.queries.tensors import (
@@ -47,7 +41,6 @@ from ...summary.queries.tensors import (
     TensorSlice,
     TensorUnavailable,
     apply_slice,
-    parse_slice,
     statistics,
     tensor_at,
     tensor_histogram_steps,
@@ -56,57 +49,22 @@ from ...summary.store.job_view import Changes
 from ...summary.store.series import Series
 from ..common.filters import compile_filter
 from ..common.focus import focus_now
-from ..common.format import clock_time, duration, number
-from ..common.palette import SERIES_COLOURS
-from ..common.text import literal, markup
+from ..common.text import markup
 from ..loader import Loaded, LoadProblem
+from ..presenters import tensors as present
+from ..presenters.tensors import WIDE, StepData, full_index, option_id
 from ..state.tensors import Key, TensorsState, dims_text
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.slice_table import SliceTable, column_width_for
+from ..widgets.step_slider import StepSlider
 from .base import DataView, ViewSpec
 
 __all__ = ["TensorsView", "TensorChart", "TensorMessage", "StepSlider", "StepData", "full_index", "option_id", "dims_text"]
 
-WIDE = 118  # from this view width on, statistics sit beside the table
 SLICE_HINT = "[dim]enter applies · esc cancels[/dim]"
-
-
-def option_id(key: tuple[str, str]) -> str:
-    """The tensor list's id of (train id, tag); a job's heading in comparison is its train id."""
-    return f"{key[0]}\n{key[1]}"
-
-
-def full_index(slice_text: str, dims: tuple[int, ...], free: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The index into the whole tensor of a cell: the slice's fixed indices plus the cell's free ones."""
-    try:
-        index = parse_slice(slice_text, dims)
-    except SliceError:
-        return None
-    out, free_iter = [], iter(free)
-    for item, size in zip(index, dims):
-        if isinstance(item, int):
-            out.append(item % size if size else item)
-        else:
-            value = next(free_iter, None)
-            if value is None:
-                return None
-            out.append(value)
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class StepData:
-    """One decoded step of one tensor: its values and the whole tensor's statistics, or why not."""
-
-    key: Key
-    step: int
-    locator: Locator | None
-    tensor: TensorData | None = None
-    overall: dict | None = None  # statistics of the whole tensor
-    problem: str = ""  # why there are no values ("" when there are)
 
 
 def _of_decoded(name: str) -> Any:
@@ -127,56 +85,6 @@ class TensorChart(RidgelineChart):
 class TensorBands(BandsChart):
     HELP_GROUP = "Tensor distribution"
     BINDINGS = bands_bindings("tensors")
-
-
-class StepSlider(Widget):
-    """Where the shown step is among the kept steps: `◀ ━━━●──── ▶`. A click picks a step."""
-
-    DEFAULT_CSS = """
-    StepSlider { height: 1; width: 1fr; }
-    """
-
-    @dataclass
-    class Picked(Message):
-        index: int
-
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.index = 0
-        self.count = 0
-
-    def show(self, index: int, count: int) -> None:
-        if (index, count) != (self.index, self.count):
-            self.index, self.count = index, count
-            self.refresh()
-
-    def _track(self) -> int:
-        return max(1, self.content_size.width - 4)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        base = self.rich_style
-        if y != 0 or self.count == 0 or width < 6:
-            return Strip.blank(width, base)
-        track = self._track()
-        knob = round(self.index / (self.count - 1) * (track - 1)) if self.count > 1 else 0
-        accent = Style(color=SERIES_COLOURS[1], bold=True)
-        segments = [Segment("◀ ", Style(dim=self.index == 0)), Segment("━" * knob, accent), Segment("●", accent),
-                    Segment("─" * (track - knob - 1), Style(dim=True)),
-                    Segment(" ▶", Style(dim=self.index == self.count - 1))]
-        return Strip(segments, width).apply_style(base)
-
-    def on_click(self, event: Click) -> None:
-        if self.count < 2:
-            return
-        x = event.x - 2
-        track = self._track()
-        if 0 <= x < track:
-            self.post_message(self.Picked(round(x / max(track - 1, 1) * (self.count - 1))))
-        elif x < 0:
-            self.post_message(self.Picked(max(0, self.index - 1)))
-        else:
-            self.post_message(self.Picked(min(self.count - 1, self.index + 1)))
 
 
 class TensorsView(DataView):
@@ -369,22 +277,9 @@ class TensorsView(DataView):
     def _sync_list(self) -> None:
         listing = self.query_one("#tensor-list", OptionList)
         shown = self.shown_keys()
-        many = self.comparing
-        options = []
-        job = None
-        if many:  # grouped by job, in the dashboard's order
-            order = {tid: i for i, tid in enumerate(self.train_ids)}
-            shown = sorted(shown, key=lambda key: order.get(key[0], len(order)))
-        for tid, tag in shown:
-            prompt = Text.assemble(literal(tag), no_wrap=True, overflow="ellipsis")
-            if many:
-                if tid != job:  # each job's tensors under its name: colour alone is lost under NO_COLOR
-                    job = tid
-                    options.append(Option(Text.assemble(("● ", self.job_colour(tid)), literal(tid, "bold"),
-                                                        no_wrap=True, overflow="ellipsis"),
-                                          id=tid, disabled=True))
-                prompt = Text.assemble(("  ", ""), literal(tag), no_wrap=True, overflow="ellipsis")
-            options.append(Option(prompt, id=option_id((tid, tag))))
+        colours = {tid: self.job_colour(tid) for tid in self.train_ids} if self.comparing else None
+        options = [Option(prompt, id=oid, disabled=disabled)
+                   for oid, prompt, disabled in present.list_rows(shown, self.train_ids, colours)]
         current_ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if current_ids != [o.id for o in options]:
             listing.clear_options()
@@ -717,14 +612,8 @@ class TensorsView(DataView):
             focus_now(table if has_values else message)
 
     def _message_text(self) -> str:
-        if self.current is None:
-            loading = any(not job.ready for job in self.jobs)
-            return "no tensor tags yet" if loading else "these jobs have no tensors"
-        tensor = self.tensor
-        if tensor is None:
-            return markup(self.problem or "loading…")
-        return (f"[b]{markup(self.current[1])}[/b]  shape {dims_text(tensor.dims)} · {markup(tensor.dtype)}\n\n"
-                f"No values to show: {markup(self.problem or tensor.reason)}")
+        loading = any(not job.ready for job in self.jobs)
+        return present.message_text(self.current, self.tensor, self.problem, loading)
 
     def _draw_all(self) -> None:
         self._draw_title()
@@ -737,101 +626,36 @@ class TensorsView(DataView):
         if self.current is None:
             title.update(self._message_text())
             return
-        series = self.series()
-        i = self.step_index()
-        parts = [f"[b]{markup(self.current[1])}[/b]"]
-        if self.comparing:
-            parts.append(f"[{self.job_colour(self.current[0])}]●[/] {markup(self.current[0])}")
-        if series is not None and i is not None:
-            parts.append(f"step {int(series.steps[i])} ({i + 1}/{len(series)})")
-        if self.tensor is not None:
-            parts.append(f"{dims_text(self.tensor.dims)} {markup(self.tensor.dtype)}")
-        if self.state.histogram:
-            mode = "distribution" if self.state.bands else f"histogram · {self.state.mode}"
-            parts.append(f"{mode} · step axis: {self.state.axis}")
-            if not self.state.bands and self.state.mode == "offset" and limited_colours(self.app):
-                parts.insert(1, TRUE_COLOUR_HINT)
-        title.update(" · ".join(parts))
+        colour = self.job_colour(self.current[0]) if self.comparing else None
+        hint = TRUE_COLOUR_HINT if limited_colours(self.app) else ""
+        title.update(present.title_text(self.state, self.series(), self.step_index(), self.tensor, colour, hint))
 
     def _draw_slider(self) -> None:
         i = self.step_index()
         self.query_one(StepSlider).show(i or 0, len(self.steps()))
 
     def _draw_stats(self) -> None:
-        stats = self.query_one("#tensor-stats", Static)
-        overall = self.overall
         piece = self.slice_stats if self.slice is not None else None
-        if overall is None:
-            reason = "" if self.tensor is None else (self.problem or self.tensor.reason)
-            stats.update(f"[dim]no statistics{': ' + markup(reason) if reason else ''}[/dim]")
-            return
-        rows = [("min", "min"), ("max", "max"), ("mean", "avg"), ("count", "count"),
-                ("nan", "nan_count"), ("+inf", "pos_inf_count"), ("-inf", "neg_inf_count")]
-        if self.has_class("-narrow"):  # two small tables side by side, under the table
-            left, right = rows[:3], rows[3:]
-            text = Text()
-            text.append(f"{'':<5}{'slice':>11}{'tensor':>11}   {'':<5}{'slice':>8}{'tensor':>9}", style="bold")
-            for k in range(len(right)):
-                text.append("\n")
-                if k < len(left):
-                    label, key = left[k]
-                    text.append(f"{label:<5}", style="dim")
-                    text.append(f"{_stat(piece, key) if piece else '-':>11}")
-                    text.append(f"{_stat(overall, key):>11}")
-                else:
-                    text.append(" " * 27)
-                label, key = right[k]
-                text.append(f"   {label:<5}", style="dim")
-                text.append(f"{_stat(piece, key) if piece else '-':>8}", style=_stat_style(key, piece))
-                text.append(f"{_stat(overall, key):>9}", style=_stat_style(key, overall))
-            stats.update(text)
-            return
-        text = Text()
-        text.append(f"{'':<6}{'slice':>14}{'tensor':>14}\n", style="bold")
-        for label, key in rows:
-            text.append(f"{label:<6}", style="dim")
-            text.append(f"{_stat(piece, key) if piece else '-':>14}", style=_stat_style(key, piece))
-            text.append(f"{_stat(overall, key):>14}\n", style=_stat_style(key, overall))
-        text.append("\n")
-        for label, key in (("zeros", "zero_count"), ("< 0", "neg_count"), ("> 0", "pos_count")):
-            text.append(f"{label:<6}", style="dim")
-            text.append(f"{'':>14}{_stat(overall, key):>14}\n")
-        text.append("\nstatistics leave NaN/Inf out", style="dim")
-        stats.update(text)
+        reason = "" if self.tensor is None else (self.problem or self.tensor.reason)
+        self.query_one("#tensor-stats", Static).update(
+            present.stats_text(self.overall, piece, reason, self.has_class("-narrow")))
 
     def _draw_readout(self) -> None:
         readout = self.query_one("#tensor-readout", Static)
         if self.state.histogram:
             chart = self.query_one(TensorBands) if self.state.bands else self.query_one(TensorChart)
             text = chart.readout()
-            hint = f"{BANDS_HINT.replace('d ridgelines', 'b ridgeline')} · h table" if self.state.bands else \
-                "↑/↓ step cursor · ←/→ bucket · o offset/overlay · b distribution · x step axis · h table"
-            readout.update(text if text.plain else Text(hint, style="dim"))
+            readout.update(text if text.plain else present.chart_hint(self.state.bands, BANDS_HINT))
             return
         table = self.query_one(SliceTable)
         if self.slice is None or self.tensor is None or not table.display:
-            readout.update(Text("[ ] steps · d slice · h histogram · / filter tags", style="dim"))
+            readout.update(Text(present.TABLE_HINT, style="dim"))
             return
-        value = table.cursor_value
-        if value is None:
-            readout.update(Text("empty slice", style="dim"))
-            return
-        index = full_index(self.slice.text, self.tensor.dims, table.cursor_indices)
-        where = "[" + ", ".join(str(i) for i in index) + "]" if index is not None else "?"
-        text = Text()
-        text.append_text(literal(f"{self.current[1] if self.current else ''}{where}", "bold"))
-        text.append(" = ")
-        text.append(repr(value) if np.isfinite(value) else number(value),
-                    style="bold" if np.isfinite(value) else "bold #D55E00")
-        series = self.series()
-        i = self.step_index()
-        if series is not None and i is not None:
-            wall = float(series.wall_times[i])
-            view = self.cache.job(self.current[0]) if self.current else None
-            origin = float(view.first_wall_time or wall) if view is not None else wall
-            when = f" · {clock_time(wall)}" if self.size.width >= WIDE else ""
-            text.append(f"   step {int(series.steps[i])} +{duration(wall - origin)}{when}", style="dim")
-        readout.update(text)
+        view = self.cache.job(self.current[0]) if self.current else None
+        origin = float(view.first_wall_time) if view is not None and view.first_wall_time else None
+        readout.update(present.cell_readout(self.current[1] if self.current else "", self.slice.text, self.tensor.dims,
+                                            table.cursor_indices, table.cursor_value, self.series(),
+                                            self.step_index(), origin, self.size.width))
 
     @on(RidgelineChart.CursorMoved)
     @on(BandsChart.CursorMoved)
@@ -850,19 +674,4 @@ class TensorsView(DataView):
         if self.current is None:
             return "no tensor"
         return f"tensor {self.current[1]} of {self.current[0]}"
-
-
-def _stat(values: dict | None, key: str) -> str:
-    if values is None:
-        return "-"
-    value = values[key]
-    if key in ("min", "max", "avg"):
-        return number(value)
-    return f"{int(value):,}"
-
-
-def _stat_style(key: str, values: dict | None) -> str:
-    if values is not None and key in ("nan_count", "pos_inf_count", "neg_inf_count") and values[key]:
-        return "bold #D55E00"
-    return ""
 

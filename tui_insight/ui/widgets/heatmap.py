@@ -4,7 +4,7 @@ path and a value cursor; or the surface in relief (a wireframe seen from a chose
 Heat map: the grid is sampled bilinearly at two pixels per cell row (`▀`, top pixel in the
 foreground colour, bottom pixel in the background colour), coloured by the theme's gradient from
 `$primary` (low loss) to `$warning` (high loss) with the lightness rising from dark to light, so the
-order reads by lightness alone in any theme (`common.palette.gradient`), larger y at the top. Grid nodes map linearly onto the area:
+order reads by lightness alone in any theme (`colour_map.gradient`), larger y at the top. Grid nodes map linearly onto the area:
 the first node at the left (bottom) edge, the last at the right (top) edge. A colour bar with
 loss values sits on the right. Contour lines are braille dots (2x4 per cell) where the band of
 `levels` evenly spaced loss levels changes. Without colour (NO_COLOR) each cell is a character
@@ -29,7 +29,8 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ...summary.queries.landscape import Landscape
-from ..common.palette import DEFAULT_COLOURS, gradient, packed
+from ..common.palette import DEFAULT_COLOURS, packed
+from .colour_map import gradient
 from .braille import cell_bits, segment_dots
 from .ridgeline import nice_ticks, tick_label
 from .themed import ThemedChart

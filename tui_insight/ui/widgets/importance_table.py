@@ -36,11 +36,6 @@ def signed(value: float | None) -> str:
     return "" if value is None else f"{value:+.2f}"
 
 
-def entries(targets: Sequence[TargetImportance]) -> list[tuple[str, str]]:
-    """The (target, parameter) lines the cursor moves over, in the order shown."""
-    return [(target.target, item.param) for target in targets for item in target.params]
-
-
 def importance_lines(targets: Sequence[TargetImportance], cursor: tuple[str | None, str | None],
                      runs: int, colours: ThemeColours | None = DEFAULT_COLOURS) -> tuple[list[Text], int]:
     """The lines of the ranking and the index of the cursor's line (-1: none)."""

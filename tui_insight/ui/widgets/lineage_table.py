@@ -8,9 +8,8 @@ place when the table scrolls sideways; the header stays in place when it scrolls
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Iterable, Mapping, Sequence
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -23,38 +22,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..common.format import number
-from ..common.text import shown
+from .lineage_data import Cell, TableColumn, cell_text  # noqa: F401 (cell_text: for the views)
 
-Cell = Union[str, Text, None]  # None: a missing value, drawn as a dim "-"
-PATH_WIDTH = 26  # dataset paths are cut at the front: their end tells them apart
 MAX_COLUMN_WIDTH = 40  # longer cells are cut with "…"
 PADDING = 1  # blank cells on each side of a column
-
-
-def cell_text(value: Any, column: str = "") -> Cell:
-    """A model-lineage value for a cell: numbers compact, long paths by their end (full values
-    go to the export); control characters shown escaped."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float):
-        return number(value)
-    if isinstance(value, (dict, list, tuple)):
-        return shown(json.dumps(value, sort_keys=True, default=str))
-    text = shown(str(value))
-    if column.endswith("_path") and len(text) > PATH_WIDTH:
-        return "…" + text[-(PATH_WIDTH - 1):]
-    return text
-
-
-@dataclass(frozen=True)
-class TableColumn:
-    key: str
-    label: str
-    numeric: bool = False  # right-justified
-    group: str = ""  # a label over a run of columns (a second header line), e.g. a pipeline stage
 
 
 def _cell_width(cell: Cell) -> int:

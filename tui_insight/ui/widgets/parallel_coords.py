@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from rich.style import Style
@@ -23,11 +23,13 @@ from textual.binding import Binding
 from textual.strip import Strip
 
 from ...summary.queries.parallel import CATEGORY, Axis, Brush
-from ..common.palette import DEFAULT_COLOURS, ThemeColours, gradient, packed
+from ..common.palette import DEFAULT_COLOURS, ThemeColours, packed
+from .colour_map import gradient
 from ..common.text import shown
 from .braille import BLANK, cell_bits, segment_dots
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, REVERSE, UPPER_HALF, Canvas, lut_colours
+from .lineage_data import ChartLook, ChartRuns, short_value
 from .themed import ThemedChart
 
 MIN_SPACING = 5  # cells between two axes at the least
@@ -36,49 +38,9 @@ MISSING = "—"
 COLOUR_LEVELS = 16  # steps of the colour map the lines are drawn in
 
 
-def short_value(value: Any) -> str:
-    """An axis value as a short label: 0.001, 2.46, 128, Adam."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return shown(str(value))
-    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e6:
-        return str(int(value))
-    return f"{value:.3g}"
-
-
 def axis_title(column: str) -> str:
     """A column's name over its axis: its last part (metric/Accuracy: Accuracy)."""
     return shown(column.rsplit("/", 1)[-1])
-
-
-@dataclass(frozen=True)
-class ChartRuns:
-    """What the chart draws, built when the rows, the axes or the colour column change."""
-
-    ids: tuple[str, ...]  # the runs (summary_dir), in row order
-    axes: tuple[Axis, ...]
-    positions: np.ndarray  # (runs, axes): 0 at the bottom, 1 at the top, NaN: no value
-    colour: Axis | None = None  # the column the lines are coloured by
-    shade: np.ndarray | None = None  # (runs,): place on the colour axis, NaN: none
-
-    @classmethod
-    def build(cls, ids: Sequence[str], axes: Sequence[Axis], values: Sequence[Sequence[Any]],
-              colour: Axis | None = None, colour_values: Sequence[Any] = ()) -> "ChartRuns":
-        """`values[k]`: the values of axis k, one per run."""
-        positions = np.column_stack([axis.positions(v) for axis, v in zip(axes, values)]) if axes \
-            else np.zeros((len(ids), 0))
-        shade = colour.positions(colour_values) if colour is not None else None
-        return cls(tuple(ids), tuple(axes), positions, colour, shade)
-
-
-@dataclass(frozen=True)
-class ChartLook:
-    """What a key changes: the runs inside the filter, the picked axis, the brushes (one per
-    axis), the highlighted run."""
-
-    inside: bytes = b""  # one byte per run: 1 inside the filter (hashable, so drawings are kept)
-    picked: int = 0
-    brushes: tuple[Brush, ...] = ()
-    highlight: int | None = None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ cursor is a `◆` with its name and both values beside it. Text from files goes 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,18 +19,10 @@ from ..common.text import shown
 from .braille import BLANK, cell_bits
 from .commands import CommandKeys
 from .heatmap import BOLD, DIM, Canvas
-from .parallel_coords import short_value
+from .lineage_data import ScatterData, short_value
 from .themed import ThemedChart
 
 CURSOR = "◆"
-
-
-@dataclass(frozen=True)
-class ScatterData:
-    param: str
-    target: str
-    points: tuple[tuple[str, float, float], ...]  # (run, parameter, target), by parameter
-    title: str = ""  # what the ranking said of the pair (|Pearson|, Spearman, runs)
 
 
 def draw_scatter(data: ScatterData, cursor: int | None, width: int, height: int, *, no_color: bool = False,

@@ -1,0 +1,1 @@
+"""What the views show as text, rows and read-outs: pure functions of (state, data), no Textual."""
