@@ -17,7 +17,6 @@ from typing import Any
 
 from rich.text import Text
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -38,7 +37,8 @@ from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
 from ..widgets.tag_picker import TagList, TagPicker
 from ..widgets.view_grid import ViewGrid
-from .base import DataView, ViewSpec
+from .base import ViewSpec
+from .tag_grid import TagGridView
 
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
@@ -115,7 +115,8 @@ class HistogramGrid(ViewGrid):
     """
 
 
-class HistogramsView(DataView):
+class HistogramsView(TagGridView):
+    GRID = HistogramGrid
     SPEC = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job")
     HELP_GROUP = "Histograms"
     DEFAULT_CSS = """
@@ -237,50 +238,23 @@ class HistogramsView(DataView):
         kind = HistogramBands if state.bands else HistogramChart
         if list(self._charts) == list(wanted) and all(isinstance(c, kind) for c in self._charts.values()):
             return []
-        grid = self.query_one(HistogramGrid)
-        if not grid.is_attached:
-            return []  # the view is being taken down
         had_focus = any(chart.has_focus for chart in self._charts.values())
-        kept = {key: chart for key, chart in self._charts.items() if key in wanted and isinstance(chart, kind)}
-        if list(kept) != [key for key in wanted if key in kept]:
-            kept = {}  # the order changed: build them all again
-        for key, old in self._charts.items():
-            if key not in kept:
-                old.remove()
-        charts: dict[ChartKey, Chart] = {}
-        mounts: list[AwaitMount] = []
-        previous: Chart | None = None
-        first_kept = next(iter(kept.values()), None)
-        for key in wanted:
-            chart = kept.get(key)
-            if chart is None:
-                chart = kind(key, self._title(key), self._chart_colour(key[0]))
-                if previous is not None:
-                    mounts.append(grid.mount(chart, after=previous))
-                elif first_kept is not None:
-                    mounts.append(grid.mount(chart, before=first_kept))
-                else:
-                    mounts.append(grid.mount(chart))
-            charts[key] = previous = chart
-        self._charts = charts
+        self._charts, mounts = self.sync_grid(
+            wanted, self._charts, lambda key: kind(key, self._title(key), self._chart_colour(key[0])),
+            keep=lambda chart: isinstance(chart, kind))
         active = state.target()
-        target = charts.get(active) if active is not None else None
+        target = self._charts.get(active) if active is not None else None
         if had_focus:  # the focused chart may be gone: the active one, else the tag list, has the keys
             self.call_after_refresh(focus_now, target) if target is not None else self.picker.focus_list()
         return mounts
 
-    def layout_grid(self) -> None:
-        grid = self.query_one(HistogramGrid)
-        self.picker.set_class(self.app.size.width < 100, "-narrow")
+    def grid_widgets(self) -> dict[ChartKey, Chart]:
+        return self._charts
+
+    def shape_grid(self, grid, shown: list[ChartKey], width: int, height: int) -> None:
         fullscreen = self.state.fullscreen
-        shown_keys = [key for key in self._charts if fullscreen in (None, key)]
-        for key, chart in self._charts.items():
-            chart.display = key in shown_keys
-        width, height = grid.size.width, grid.size.height
-        if not width or not height or not shown_keys:
-            return
-        columns = 1 if fullscreen else max(1, min(len(shown_keys), width // MIN_CHART_WIDTH))
-        rows = math.ceil(len(shown_keys) / columns)
+        columns = 1 if fullscreen else max(1, min(len(shown), width // MIN_CHART_WIDTH))
+        rows = math.ceil(len(shown) / columns)
         row_height = height if fullscreen else max(MIN_CHART_HEIGHT, height // min(rows, 2))
         if rows > 2 and not fullscreen:  # leave room to see that more charts follow
             row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
@@ -348,20 +322,8 @@ class HistogramsView(DataView):
         else:
             self._redraw(new, new)  # same choices, new data
 
-    # -- the tag list ---------------------------------------------------------------------------
-
-    @on(TagPicker.Changed)
-    def _tags_changed(self, event: TagPicker.Changed) -> None:
-        event.stop()
-        self.state = self._settled(self.state.with_tags(event.selection))
-
-    def action_filter_tags(self) -> None:
-        if self.state.fullscreen:
-            self.state = self.state.toggle_fullscreen()
-        self.picker.focus_filter()
-
-    def action_select_all(self) -> None:
-        self.picker.select_all()
+    def with_tag_selection(self, selection) -> HistogramsState:
+        return self._settled(self.state.with_tags(selection))
 
     # -- status and read-out ----------------------------------------------------------------------
 
@@ -435,15 +397,11 @@ class HistogramsView(DataView):
         key = focused.chart_key if isinstance(focused, (HistogramChart, HistogramBands)) else None
         self.state = self.state.toggle_fullscreen(key)
 
-    def action_leave(self) -> None:
+    def leave_first(self) -> bool:
+        """`escape` first hides the focused chart's cursor."""
         target = self.state.target()
         chart = self._charts.get(target) if target else None
-        if chart is not None and chart.has_focus and chart.hide_cursor():
-            return
-        if self.state.fullscreen:
-            self.state = self.state.toggle_fullscreen()
-            return
-        raise SkipAction()
+        return chart is not None and chart.has_focus and chart.hide_cursor()
 
     # -- export ---------------------------------------------------------------------------------
 

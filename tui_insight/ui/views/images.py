@@ -23,7 +23,6 @@ from typing import Any, Hashable
 
 import numpy as np
 from textual import on
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -43,7 +42,8 @@ from ..state.images import ImagesState
 from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
 from ..widgets.tag_picker import TagList, TagPicker
 from ..widgets.view_grid import ViewGrid
-from .base import DataView, ViewSpec
+from .base import ViewSpec
+from .tag_grid import TagGridView
 
 MIN_CARD_WIDTH = 24
 MIN_CARD_HEIGHT = 8
@@ -181,7 +181,8 @@ class ImageGrid(ViewGrid):
     """
 
 
-class ImagesView(DataView):
+class ImagesView(TagGridView):
+    GRID = ImageGrid
     SPEC = ViewSpec("images", "Images", "4", ("image",), "job")
     HELP_GROUP = "Images"
     DEFAULT_CSS = """
@@ -308,11 +309,6 @@ class ImagesView(DataView):
 
     # -- tag list ---------------------------------------------------------------------------------
 
-    @on(TagPicker.Changed)
-    def _tags_changed(self, event: TagPicker.Changed) -> None:
-        event.stop()
-        self.state = self.state.with_tags(event.selection)
-
     @on(OptionList.OptionHighlighted, "#image-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -320,14 +316,6 @@ class ImagesView(DataView):
         card = next((c for (tid, t), c in self._cards.items() if t == tag), None)
         if card is not None and card.display:
             self.query_one(ImageGrid).scroll_to_widget(card, animate=False)
-
-    def action_filter_tags(self) -> None:
-        if self.state.fullscreen:
-            self.state = self.state.toggle_fullscreen(None)
-        self.picker.focus_filter()
-
-    def action_select_all(self) -> None:
-        self.picker.select_all()
 
     # -- cards ------------------------------------------------------------------------------------
 
@@ -341,33 +329,12 @@ class ImagesView(DataView):
 
     def _sync_cards(self, state: ImagesState) -> list[AwaitMount]:
         """Mount the cards `state` asks for, keeping the ones that stay (in order)."""
-        grid = self.query_one(ImageGrid)
         wanted = [(tid, tag) for tag in state.tags.visible() for tid in self.train_ids]
-        if list(self._cards) == wanted or not grid.is_attached:  # unchanged, or the view is going away
+        if list(self._cards) == wanted:
             return []
         focused = self.screen.focused.key if isinstance(self.screen.focused, ImageCard) else None
-        kept = {key: card for key, card in self._cards.items() if key in wanted}
-        if list(kept) != [key for key in wanted if key in kept]:
-            kept = {}  # the order changed: build them all again
-        for key, old in self._cards.items():
-            if key not in kept:
-                old.remove()
-        first_kept = next(iter(kept.values()), None)
-        previous: ImageCard | None = None
-        mounts: list[AwaitMount] = []
-        cards: dict[tuple[str, str], ImageCard] = {}
-        for key in wanted:
-            card = kept.get(key)
-            if card is None:
-                card = ImageCard(*key)
-                if previous is not None:
-                    mounts.append(grid.mount(card, after=previous))
-                elif first_kept is not None:
-                    mounts.append(grid.mount(card, before=first_kept))
-                else:
-                    mounts.append(grid.mount(card))
-            cards[key] = previous = card
-        self._cards = cards
+        self._cards, mounts = self.sync_grid(wanted, self._cards, lambda key: ImageCard(*key))
+        cards = self._cards
         if focused is not None:  # the focused card may be gone: another card, else the tag list
             if cards:
                 self.call_after_refresh(focus_now, cards.get(focused) or next(iter(cards.values())))
@@ -375,16 +342,15 @@ class ImagesView(DataView):
                 self.picker.focus_list()
         return mounts
 
-    def layout_grid(self) -> None:
+    def grid_widgets(self) -> dict[tuple[str, str], ImageCard]:
+        return self._cards
+
+    def shown_in_grid(self, key: tuple[str, str]) -> bool:
+        """In full screen, the full-screen tag's card of each job."""
+        return key in self._card_order()
+
+    def shape_grid(self, grid, shown: list[tuple[str, str]], width: int, height: int) -> None:
         """Columns and row heights that give the images the most room."""
-        grid = self.query_one(ImageGrid)
-        self.picker.set_class(self.app.size.width < 100, "-narrow")
-        shown = self._card_order()
-        for key, card in self._cards.items():
-            card.display = key in shown
-        width, height = grid.size.width, grid.size.height
-        if not width or not height or not shown:
-            return
         jobs = len(self.train_ids)
         if self.state.fullscreen:
             columns, rows_height = jobs, [height]
@@ -623,12 +589,6 @@ class ImagesView(DataView):
                 if tag not in visible:
                     tag = next(iter(visible), None)
         self.state = self.state.toggle_fullscreen(tag)
-
-    def action_leave(self) -> None:
-        if self.state.fullscreen:
-            self.state = self.state.toggle_fullscreen(None)
-        else:
-            raise SkipAction()
 
     def move_focus(self, card: ImageCard, dx: int, dy: int) -> None:
         cards = self.shown_cards()

@@ -21,7 +21,6 @@ from typing import Any, Awaitable
 
 import numpy as np
 from rich.text import Text
-from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -42,7 +41,8 @@ from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_p
 from ..widgets.summary_table import SummaryRow, SummaryTable
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
-from .base import DataView, ViewSpec
+from .base import ViewSpec
+from .tag_grid import TagGridView
 
 __all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold",
            "grid_shape", "line_traces"]
@@ -79,7 +79,8 @@ class ChartGrid(ViewGrid):
     """
 
 
-class ScalarsView(DataView):
+class ScalarsView(TagGridView):
+    GRID = ChartGrid
     SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
     HELP_GROUP = "Scalars"
     HELP_NOTE = ("[b]Reading the charts[/b]\n"
@@ -329,50 +330,19 @@ class ScalarsView(DataView):
 
     def _sync_charts(self, state: ScalarsState) -> list[Awaitable]:
         """Mount the charts the state asks for, keeping the ones that stay."""
-        grid = self.query_one(ChartGrid)
         wanted = state.chart_ids()
         focused = self.screen.focused if self.is_attached else None
         had_focus = isinstance(focused, ScalarChart) and focused.chart_id not in wanted
-        kept = {cid: chart for cid, chart in self._charts.items() if cid in wanted}
-        if list(kept) != [cid for cid in wanted if cid in kept]:
-            kept = {}  # the order changed: build them all again
-        for cid, old in self._charts.items():
-            if cid not in kept:
-                old.remove()
-        mounting: list[Awaitable] = []
-        charts: dict[str, ScalarChart] = {}
-        if not kept:
-            charts = {cid: ScalarChart(cid, cid) for cid in wanted}
-            if charts:
-                mounting.append(grid.mount_all(charts.values()))
-        else:
-            previous: ScalarChart | None = None
-            first_kept = next(iter(kept.values()))
-            for cid in wanted:
-                chart = kept.get(cid)
-                if chart is None:
-                    chart = ScalarChart(cid, cid)
-                    if previous is not None:
-                        mounting.append(grid.mount(chart, after=previous))
-                    else:
-                        mounting.append(grid.mount(chart, before=first_kept))
-                charts[cid] = previous = chart
-        self._charts = charts
-        if had_focus and state.target() in charts:
-            self.call_after_refresh(focus_now, charts[state.target()])  # type: ignore[index]
-        return mounting
+        self._charts, mounting = self.sync_grid(wanted, self._charts, lambda cid: ScalarChart(cid, cid))
+        if had_focus and state.target() in self._charts:
+            self.call_after_refresh(focus_now, self._charts[state.target()])  # type: ignore[index]
+        return list(mounting)
 
-    def layout_grid(self) -> None:
-        grid = self.query_one(ChartGrid)
-        width, height = grid.size.width, grid.size.height
-        self.picker.set_class(self.app.size.width < 100, "-narrow")
-        fullscreen = self.state.fullscreen
-        shown = [cid for cid in self._charts if fullscreen in (None, cid)]
-        for cid, chart in self._charts.items():
-            chart.display = cid in shown
-        if not width or not height or not shown:
-            return
-        columns, row_height = grid_shape(width, height, len(shown), bool(fullscreen))
+    def grid_widgets(self) -> dict[str, ScalarChart]:
+        return self._charts
+
+    def shape_grid(self, grid, shown: list[str], width: int, height: int) -> None:
+        columns, row_height = grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
         self._bind_shown()
@@ -651,20 +621,6 @@ class ScalarsView(DataView):
         else:  # mounted just now: focus it once it is
             self.call_after_refresh(focus_now, chart)
 
-    # -- tag list -------------------------------------------------------------------------------
-
-    def on_tag_picker_changed(self, event: TagPicker.Changed) -> None:
-        event.stop()
-        self.state = self.state.with_tags(event.selection)
-
-    def action_filter_tags(self) -> None:
-        if self.state.fullscreen:
-            self.state = self.state.toggle_fullscreen()
-        self.picker.focus_filter()
-
-    def action_select_all(self) -> None:
-        self.state = self.state.with_tags(self.state.tags.select_all())
-
     # -- actions ------------------------------------------------------------------------------------
 
     def action_smooth(self, direction: int) -> None:
@@ -740,13 +696,12 @@ class ScalarsView(DataView):
         self.state = self.state.toggle_fullscreen(chart_id)
         self._focus_chart(self.state.target())
 
-    def action_leave(self) -> None:
-        if self.state.zoom_anchor is not None:
-            self.state = self.state.cancel_anchor()
-        elif self.state.fullscreen:
-            self.action_fullscreen()
-        else:
-            raise SkipAction()
+    def leave_first(self) -> bool:
+        """`escape` first cancels a zoom range being chosen."""
+        if self.state.zoom_anchor is None:
+            return False
+        self.state = self.state.cancel_anchor()
+        return True
 
     # -- paging the grid ----------------------------------------------------------------------------
 

@@ -1,0 +1,150 @@
+"""`TagGridView`: a tag list beside a scrollable grid of one widget per chart, the shape of the
+scalar, histogram and image views. (The custom scalars view has no tag list: a category is a new
+set of charts, built whole.)
+
+Written once here:
+- the keyed re-mount of the grid (`sync_grid`): the widgets that stay are kept, in order, new
+  ones mounted between them, gone ones removed; a changed order builds them all again (Textual
+  moves no mounted widget within a grid);
+- the tag picker's wiring: a change in the picker, `/` (leaving full screen first) and `a`
+  (every tag the filter lets through, or none) all go through the state (`with_tag_selection`);
+- full screen's leaving: `escape` first undoes what the view says (`leave_first`: a range
+  being chosen, a cursor), then leaves full screen, else goes on to the dashboard;
+- the grid's layout skeleton: the picker narrows under 100 columns, only the full-screen chart
+  shows, then the view sizes its grid (`shape_grid`).
+
+The state of a subclass has `tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from textual import on
+from textual.actions import SkipAction
+from textual.widget import AwaitMount, Widget
+
+from ..state.tags import TagSelection
+from ..widgets.tag_picker import TagPicker
+from ..widgets.view_grid import ViewGrid
+from .base import DataView
+
+K = TypeVar("K", bound=Hashable)
+W = TypeVar("W", bound=Widget)
+NARROW = 100  # under this many columns the tag list narrows
+
+
+def sync_grid(grid: Widget, current: dict[K, W], wanted: Sequence[K], make: Callable[[K], W],
+              keep: Callable[[W], bool] = lambda widget: True) -> tuple[dict[K, W], list[AwaitMount]]:
+    """The grid's widgets for `wanted` keys, in order, and the mounts to await.
+
+    Widgets of `current` that are still wanted (and that `keep` accepts) stay where they are;
+    new ones are made with `make` and mounted between them; the rest are removed. When the kept
+    ones would have to change order, every widget is built again."""
+    kept = {key: widget for key, widget in current.items() if key in wanted and keep(widget)}
+    if list(kept) != [key for key in wanted if key in kept]:
+        kept = {}
+    for key, old in current.items():
+        if kept.get(key) is not old:
+            old.remove()
+    widgets: dict[K, W] = {}
+    mounts: list[AwaitMount] = []
+    if not kept:
+        widgets = {key: make(key) for key in wanted}
+        if widgets:
+            mounts.append(grid.mount_all(widgets.values()))
+        return widgets, mounts
+    first_kept = next(iter(kept.values()))
+    previous: W | None = None
+    for key in wanted:
+        widget = kept.get(key)
+        if widget is None:
+            widget = make(key)
+            mounts.append(grid.mount(widget, after=previous) if previous is not None
+                          else grid.mount(widget, before=first_kept))
+        widgets[key] = previous = widget
+    return widgets, mounts
+
+
+class TagGridView(DataView):
+    """A `DataView` of a tag list (`self.picker`) and a grid (`GRID`) of one widget per chart."""
+
+    GRID: ClassVar[type[ViewGrid]]
+    state: Any  # each subclass's reactive state
+
+    picker: TagPicker
+
+    # -- hooks --------------------------------------------------------------------------------------
+
+    def with_tag_selection(self, selection: TagSelection) -> Any:
+        """The state with the tags chosen in the picker."""
+        return self.state.with_tags(selection)
+
+    def leave_first(self) -> bool:
+        """What `escape` undoes before leaving full screen (True: it undid something)."""
+        return False
+
+    def grid_widgets(self) -> Mapping[Any, Widget]:
+        """The grid's widgets by key, in grid order."""
+        raise NotImplementedError
+
+    def shown_in_grid(self, key: Any) -> bool:
+        """Whether the widget of `key` shows: in full screen, only the full-screen one."""
+        return self.state.fullscreen in (None, key)
+
+    def shape_grid(self, grid: ViewGrid, shown: list[Any], width: int, height: int) -> None:
+        """Set the grid's columns and rows for the `shown` keys in `width` x `height` cells."""
+        raise NotImplementedError
+
+    # -- the tag list -------------------------------------------------------------------------------
+
+    @on(TagPicker.Changed)
+    def _tags_chosen(self, event: TagPicker.Changed) -> None:
+        event.stop()
+        self.state = self.with_tag_selection(event.selection)
+
+    def action_filter_tags(self) -> None:
+        if self.state.fullscreen is not None:
+            self.state = self.state.toggle_fullscreen(None)
+        self.picker.focus_filter()
+
+    def action_select_all(self) -> None:
+        self.state = self.with_tag_selection(self.state.tags.select_all())
+
+    # -- full screen --------------------------------------------------------------------------------
+
+    def action_leave(self) -> None:
+        if self.leave_first():
+            return
+        if self.state.fullscreen is not None:
+            self.action_fullscreen()
+            return
+        raise SkipAction()
+
+    def action_fullscreen(self) -> None:
+        """`f`: the focused chart alone, or back to the grid."""
+        raise NotImplementedError
+
+    # -- the grid -----------------------------------------------------------------------------------
+
+    def sync_grid(self, wanted: Sequence[K], current: dict[K, W], make: Callable[[K], W],
+                  keep: Callable[[W], bool] = lambda widget: True) -> tuple[dict[K, W], list[AwaitMount]]:
+        """`sync_grid` on this view's grid; nothing while the view is being taken down."""
+        grid = self.query_one(self.GRID)
+        if not grid.is_attached:
+            return current, []
+        return sync_grid(grid, current, wanted, make, keep)
+
+    def layout_grid(self) -> None:
+        grid = self.query_one(self.GRID)
+        self.picker.set_class(self.app.size.width < NARROW, "-narrow")
+        widgets = self.grid_widgets()
+        shown = [key for key in widgets if self.shown_in_grid(key)]
+        for key, widget in widgets.items():
+            widget.display = key in shown
+        width, height = grid.size.width, grid.size.height
+        if width and height and shown:
+            self.shape_grid(grid, shown, width, height)
+
+
+__all__ = ["TagGridView", "sync_grid"]
