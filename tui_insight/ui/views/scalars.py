@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from typing import Any, Awaitable
 
 import numpy as np
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -28,17 +26,15 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...summary.queries.best import LOWER, best_of
-from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
-from ...summary.store.digest import TagDigest
+from ...summary.queries.scalars import value_at, x_values
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.format import clock_time, duration, number, short_time
-from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
 from ..common.text import literal, markup
 from ..state.scalars import CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold, parse_threshold
+from ..presenters import scalars as present
+from ..presenters.scalars import Line, ScalarLines, line_traces
 from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_problem, x_limits
-from ..widgets.summary_table import SummaryRow, SummaryTable
+from ..widgets.summary_table import SummaryTable
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
@@ -56,18 +52,6 @@ LIVE_REDRAW_SECONDS = 0.25
 LIVE_REDRAW_MAX_SECONDS = 1.0
 LIVE_DRAW_SHARE = 0.05
 MIN_CHART_HEIGHT = 10
-
-
-@dataclass
-class Line:
-    """One job's series of one tag, with what is derived from it for the current settings."""
-
-    train_id: str
-    tag: str
-    series: ScalarSeries
-    settings: tuple  # (data version, x-axis, smoothing) it was derived for
-    x: np.ndarray
-    smoothed: np.ndarray | None  # None when smoothing is off
 
 
 class ChartGrid(ViewGrid):
@@ -142,10 +126,7 @@ class ScalarsView(TagGridView):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(ScalarsView.state, ScalarsState.from_json(self.saved))
         self.picker = TagPicker("scalar", "tags")
-        self._series: dict[tuple[str, str], tuple[ScalarSeries, int]] = {}  # derived: (series, version)
-        self._digests: dict[tuple[str, str], TagDigest | None] = {}  # of the same snapshot as the series
-        self._lines: dict[tuple[str, str], Line] = {}
-        self._versions = 0
+        self.lines = ScalarLines()  # each job's series of each tag, and what is derived from them
         self._charts: dict[str, ScalarChart] = {}
         self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)
         self._live_drawn = -LIVE_REDRAW_SECONDS  # time.monotonic() of the last live redraw
@@ -189,37 +170,25 @@ class ScalarsView(TagGridView):
     # -- data -----------------------------------------------------------------------------------
 
     def _tag_names(self) -> list[str]:
-        return sorted({tag for _, tag in self._series})
+        return self.lines.tags()
 
     def _load(self, train_id: str, tag: str) -> None:
-        view = self.cache.job(train_id)
-        series = scalar_series(view, tag) if view is not None else None
-        if series is None:
-            self._series.pop((train_id, tag), None)
-            self._digests.pop((train_id, tag), None)
-        else:
-            self._versions += 1
-            self._series[(train_id, tag)] = (series, self._versions)
-            self._digests[(train_id, tag)] = view.digests.get(tag)  # type: ignore[union-attr]
-        self._lines.pop((train_id, tag), None)
+        self.lines.load(self.cache.job(train_id), train_id, tag)
+
+    def scene(self) -> present.Scene:
+        """What the presenters need of the view besides its state."""
+        origins = {}
+        for tid in self.train_ids:
+            view = self.cache.job(tid)
+            origins[tid] = view.first_wall_time if view is not None else None
+        return present.Scene(self.train_ids, self.lines, {tid: self.job_colour(tid) for tid in self.train_ids},
+                             origins, self.comparing, self.app.no_color)
 
     def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
         """The series with its x and smoothed values for the state's x-axis and smoothing."""
-        state = state or self.state
-        found = self._series.get((train_id, tag))
-        if found is None:
-            return None
-        series, version = found
-        line = self._lines.get((train_id, tag))
-        settings = (version, state.x_axis, state.smoothing)
-        if line is None or line.settings != settings:
-            view = self.cache.job(train_id)
-            origin = view.first_wall_time if view is not None else None
-            x = x_values(series, state.x_axis, origin)  # type: ignore[arg-type]
-            smoothed = smooth(series.values, state.smoothing) if state.smoothing > 0 else None
-            line = Line(train_id, tag, series, settings, x, smoothed)
-            self._lines[(train_id, tag)] = line
-        return line
+        view = self.cache.job(train_id)
+        origin = view.first_wall_time if view is not None else None
+        return self.lines.line(train_id, tag, state or self.state, origin)
 
     def cache_changed(self, changes: Changes) -> None:
         mine = set(self.train_ids)
@@ -244,11 +213,7 @@ class ScalarsView(TagGridView):
 
     def _forget(self, train_id: str) -> bool:
         """Drop what was loaded of a job; True if there was something."""
-        keys = [k for k in self._series if k[0] == train_id]
-        for key in keys:
-            self._series.pop(key, None)
-            self._digests.pop(key, None)
-        return bool(keys)
+        return self.lines.forget(train_id)
 
     def _tags_changed(self, live: bool) -> None:
         """The series changed: new tags go into the state; otherwise the charts whose series
@@ -380,6 +345,7 @@ class ScalarsView(TagGridView):
     def _bind_charts(self, state: ScalarsState, only: set[str] | None = None) -> None:
         """Bind every chart its plot, or only the charts in `only` (the others are marked stale: bound
         when shown); a chart whose key and options did not change keeps its drawing."""
+        scene = self.scene()
         for chart_id, chart in self._charts.items():
             if only is not None and chart_id not in only:
                 self._stale.add(chart_id)
@@ -388,84 +354,22 @@ class ScalarsView(TagGridView):
             tags = state.chart_tags(chart_id)
             if chart_id == OVERLAY:
                 chart.set_title("combined: " + ", ".join(tags))
-            key = self._chart_key(state, chart_id, tags)
-            options = self._chart_options(state, chart_id, tags)
+            key = present.chart_key(scene, state, chart_id, tags)
+            options = present.chart_options(scene, state, chart_id, tags)
             if key != chart.plot.key or options != chart.plot.options:
-                chart.plot = ChartPlot(key, options, tuple(self._traces(state, chart_id, tags)))
-
-    def _chart_key(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> tuple:
-        versions = tuple(self._series[(tid, tag)][1] if (tid, tag) in self._series else 0
-                         for tag in tags for tid in self.train_ids)
-        return (tags, self.train_ids, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
-                state.overlay, state.normalised(chart_id), state.two_axes(chart_id), self.app.no_color)
-
-    def _colour_and_marker(self, state: ScalarsState, tag_index: int, job_index: int) -> tuple[str, str]:
-        many_jobs = self.comparing
-        if state.overlay and not many_jobs:
-            colour = SERIES_COLOURS[tag_index % len(SERIES_COLOURS)]
-            marker = SERIES_MARKERS[tag_index % len(SERIES_MARKERS)] if self.app.no_color else "braille"
-        else:
-            colour = self.job_colour(self.train_ids[job_index])
-            which = tag_index if state.overlay else job_index
-            marker = SERIES_MARKERS[which % len(SERIES_MARKERS)] if (self.app.no_color or state.overlay) else "braille"
-        return colour, marker
-
-    def _traces(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> list[Trace]:
-        traces: list[Trace] = []
-        normalised = state.normalised(chart_id)
-        two_axes = state.two_axes(chart_id)
-        above, below = state.settings(chart_id).threshold
-        for k, tag in enumerate(tags):
-            for j, tid in enumerate(self.train_ids):
-                line = self.line(tid, tag, state)
-                if line is None or not len(line.series):
-                    continue
-                colour, marker = self._colour_and_marker(state, k, j)
-                raw = line.series.values
-                smoothed = line.smoothed
-                if normalised:
-                    raw, smoothed = _normalise(raw, smoothed)
-                right = two_axes and k == 1
-                traces += line_traces(line.x, raw, smoothed, colour, right, marker)
-                if (above is not None or below is not None) and not normalised:
-                    hits = threshold_mask(line.series.values, above, below)
-                    if hits.any():
-                        traces.append(Trace(line.x[hits], line.series.values[hits], colour, "points", right))
-        return traces
-
-    def _chart_options(self, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> ChartOptions:
-        legend: list[tuple[str, str]] = []
-        notes = []
-        many_jobs = self.comparing
-        if chart_id == OVERLAY and not many_jobs:
-            legend = [(self._colour_and_marker(state, k, 0)[0], tag) for k, tag in enumerate(tags)]
-        elif many_jobs:
-            legend = [(self.job_colour(tid), tid) for tid in self.train_ids]
-            if chart_id == OVERLAY:
-                notes.append("tags by marker: " + ", ".join(
-                    f"{tag} {_shown_marker(SERIES_MARKERS[k % len(SERIES_MARKERS)])}" for k, tag in enumerate(tags)))
-        if state.two_axes(chart_id):
-            notes.append(f"left axis: {tags[0]} · right axis: {tags[1]}")
-        if state.normalised(chart_id):
-            notes.append("normalised: each series scaled to 0..1")
-        if state.smoothing > 0:
-            notes.append(f"smoothed {state.smoothing:g}, raw faint")
-        settings = state.settings(chart_id)
-        hlines = tuple(v for v in settings.threshold if v is not None) if not state.normalised(chart_id) else ()
-        cursor = state.cursor_x if chart_id == state.target() else None
-        symbols: tuple[str, ...] = ()
-        if self.app.no_color and legend:  # colours are gone: name each entry's marker instead
-            symbols = tuple(_shown_marker(SERIES_MARKERS[i % len(SERIES_MARKERS)]) for i in range(len(legend)))
-        return ChartOptions(state.x_axis, state.x_range, settings.log_y, cursor, hlines, tuple(legend), symbols,
-                            " · ".join(notes))
+                chart.plot = ChartPlot(key, options, tuple(present.traces(scene, state, chart_id, tags)))
 
     # -- status, read-out, empty chart area --------------------------------------------------------
 
     def _show_texts(self, state: ScalarsState) -> None:
-        self._show_text("#scalar-status", self._status(state))
-        self._show_text("#scalar-readout", self._readout(state))
+        loading = any(not job.ready for job in self.jobs)
+        target = state.target()
+        chart = self._charts.get(target) if target is not None else None
+        problem = log_y_problem(list(chart.plot.traces)) if chart is not None and state.settings(target).log_y else ""
+        self._show_text("#scalar-status", present.status(state, loading, problem))
+        self._show_text("#scalar-readout", present.readout(self.scene(), state, chart is not None))
         if not state.chart_ids():
-            self._show_text("#scalar-empty", literal(self._empty_reason(state)))
+            self._show_text("#scalar-empty", literal(present.empty_reason(state, loading)))
 
     def _show_text(self, selector: str, text: Any) -> None:
         """Update a line only when its text changed: an update lays the screen out again (every
@@ -482,32 +386,7 @@ class ScalarsView(TagGridView):
 
     def _show_summary(self, state: ScalarsState, live: bool = False) -> None:
         if state.summary and state.chart_ids():
-            self.summary.show(self.summary_rows(state), runs_column=self.comparing, live=live)
-
-    def summary_rows(self, state: ScalarsState) -> list[SummaryRow]:
-        """One row per shown tag and run that has it: its digest, the point at the cursor, and
-        whether it is the tag's best run (only among two or more; runs tied for best all are; NaN and inf never win)."""
-        rows: list[SummaryRow] = []
-        for tag in state.tags.visible():
-            way = state.best_direction(tag)
-            runs = [(tid, self._digests.get((tid, tag))) for tid in self.train_ids if (tid, tag) in self._series]
-            best: frozenset[int] = frozenset()
-            if len(runs) > 1 and way is not None:
-                best = best_of([d.best(way == LOWER)[0] if d is not None else None for _, d in runs], way)
-            for i, (tid, digest) in enumerate(runs):
-                rows.append(SummaryRow(tag, tid, self.job_colour(tid), digest, self._cursor_point(state, tid, tag),
-                                       way, i in best))
-        return rows
-
-    def _cursor_point(self, state: ScalarsState, train_id: str, tag: str) -> tuple[int, float] | None:
-        """(step, value) of the series' point nearest the value cursor."""
-        if state.cursor_x is None:
-            return None
-        line = self.line(train_id, tag, state)
-        if line is None or not len(line.x):
-            return None
-        i = int(np.argmin(np.abs(line.x - state.cursor_x)))  # as `value_at`, on the x kept for drawing
-        return int(line.series.steps[i]), float(line.series.values[i])
+            self.summary.show(present.summary_rows(self.scene(), state), runs_column=self.comparing, live=live)
 
     def _best_tag(self) -> str | None:
         """The tag `b` acts on: the summary table's row when the table has the keyboard, else the
@@ -532,78 +411,6 @@ class ScalarsView(TagGridView):
 
     def action_best_flip_all(self) -> None:
         self.state = self.state.flip_best(self.state.tags.visible())
-
-    def _empty_reason(self, state: ScalarsState) -> str:
-        if not state.tags.tags:
-            return "no scalar tags yet" if any(not j.ready for j in self.jobs) else "these jobs have no scalars"
-        return state.tags.empty_reason()
-
-    def _status(self, state: ScalarsState) -> str:
-        """The status line (markup): the shared settings, then what the focused chart has of its own."""
-        if not state.tags.tags:
-            return markup(self._empty_reason(state))
-        parts = [f"x: {state.x_axis}"]
-        parts.append(f"smoothing {state.smoothing:g}" if state.smoothing else "no smoothing")
-        target = state.target()
-        settings = state.settings(target)
-        own = []
-        if target is not None and settings.log_y:
-            chart = self._charts.get(target)
-            problem = log_y_problem(list(chart.plot.traces)) if chart is not None else ""
-            own.append("log y" if not problem else "log y off: values ≤ 0")
-        if settings.has_threshold:
-            own.append("threshold " + describe_threshold(*settings.threshold))
-        if target is not None and own:
-            name = "one chart" if target == OVERLAY else target
-            parts.append(f"{markup(name)}: {', '.join(own)}")
-        if state.x_range is not None:
-            lo, hi = state.x_range
-            parts.append(f"zoom {self._x_text(state, lo)}..{self._x_text(state, hi)} (⌫ back, 0 reset)")
-        if state.zoom_anchor is not None:
-            parts.append(f"zoom from {self._x_text(state, state.zoom_anchor)}: move, z again")
-        if state.overlay:
-            parts.append("one chart")
-        if state.fullscreen:
-            parts.append("full screen (f/esc)")
-        return " · ".join(parts)
-
-    @staticmethod
-    def _x_text(state: ScalarsState, x: float) -> str:
-        if state.x_axis == "step":
-            return f"{x:.0f}" if abs(x) < 1e15 else f"{x:.3g}"
-        if state.x_axis == "relative":
-            return duration(x)
-        return clock_time(x)
-
-    def _readout(self, state: ScalarsState) -> Text | str:
-        chart_id = state.target()
-        if chart_id is None or chart_id not in self._charts:
-            return ""
-        if state.cursor_x is None:
-            return "[dim]←/→ value cursor · z zoom to range · [ ] pan · ? every key[/dim]"
-        lines = []
-        for k, tag in enumerate(state.chart_tags(chart_id)):
-            for j, tid in enumerate(self.train_ids):
-                line = self.line(tid, tag, state)
-                if line is None or not len(line.series):
-                    continue
-                view = self.cache.job(tid)
-                origin = view.first_wall_time if view is not None else None
-                i = value_at(line.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
-                if i < 0:
-                    continue
-                colour, _ = self._colour_and_marker(state, k, j)
-                who = (f"{tid} " if self.comparing else "") + tag
-                wall = float(line.series.wall_times[i])
-                relative = wall - origin if origin is not None else float("nan")
-                text = Text.assemble(("● ", colour), literal(who, "bold"),
-                                     f"  step {int(line.series.steps[i])}",
-                                     f"  value {number(line.series.values[i])}")
-                if line.smoothed is not None:
-                    text.append(f"  smoothed {number(line.smoothed[i])}")
-                text.append(f"  {short_time(wall)} +{duration(relative)}", style="dim")
-                lines.append(text)
-        return Text("\n").join(lines) if lines else Text("no point here", style="dim")
 
     # -- focus ------------------------------------------------------------------------------------
 
@@ -790,14 +597,6 @@ class ScalarsView(TagGridView):
         return f"{len(tags)} scalar tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 
-def line_traces(x: np.ndarray, raw: np.ndarray, smoothed: np.ndarray | None, colour: str, right: bool = False,
-                marker: str = "braille") -> list[Trace]:
-    """One series as drawn: its raw line, or faint under its smoothed line."""
-    if smoothed is None:
-        return [Trace(x, raw, colour, "line", right, marker)]
-    return [Trace(x, raw, colour, "faint", right, marker), Trace(x, smoothed, colour, "smoothed", right, marker)]
-
-
 def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) -> tuple[int, int]:
     """(columns, row height) of a grid of `count` charts on `width` x `height` cells: as many
     columns of at least `MIN_CHART_WIDTH` as fit, two rows a screen (more: a part of the third shows
@@ -810,17 +609,3 @@ def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) ->
     if rows > 2:  # leave room to see that more charts follow
         row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
     return columns, row_height
-
-
-def _shown_marker(marker: str) -> str:
-    return "⣿" if marker == "braille" else marker
-
-
-def _normalise(raw: np.ndarray, smoothed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-    finite = raw[np.isfinite(raw)]
-    if not len(finite):
-        return raw, smoothed
-    lo, hi = float(finite.min()), float(finite.max())
-    span = hi - lo if hi > lo else 1.0
-    return (raw - lo) / span, (None if smoothed is None else (smoothed - lo) / span)
-

@@ -34,39 +34,12 @@ from ..common.format import duration
 from ..common.names import apart
 from ..common.palette import DEFAULT_COLOURS, hex_to_rgb, mix
 from ..common.text import markup, shown
+from .chart_data import ChartOptions, Trace, log_y_problem
 from .themed import ThemedChart, theme_background
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
 BAND_FADE = 0.72  # how far a band fades towards the background: the lines over it stay apart
 Y_AXIS_COLUMNS = 10  # roughly what plotext's tick labels and frame take from the width
-
-
-@dataclass(frozen=True, eq=False)
-class Trace:
-    x: np.ndarray
-    y: np.ndarray
-    colour: str  # "#rrggbb"
-    kind: str = "line"  # "line", "smoothed", "faint" (raw under smoothed), "points" (threshold hits) or "band"
-    right: bool = False  # against the right y-axis
-    marker: str = "braille"
-    upper: np.ndarray | None = None  # a "band": the area from `y` (lower) up to this, shaded
-
-    @classmethod
-    def band(cls, x: np.ndarray, lower: np.ndarray, upper: np.ndarray, colour: str, right: bool = False) -> "Trace":
-        """A shaded band between two series over shared x, drawn under the lines."""
-        return cls(x, lower, colour, "band", right, upper=upper)
-
-
-@dataclass(frozen=True)
-class ChartOptions:
-    x_axis: str = "step"  # "step", "relative", "wall" or "fraction": only how ticks read
-    x_range: tuple[float, float] | None = None
-    log_y: bool = False
-    cursor_x: float | None = None
-    hlines: tuple[float, ...] = ()  # threshold lines
-    legend: tuple[tuple[str, str], ...] = ()  # (colour, label)
-    legend_symbols: tuple[str, ...] = ()  # without colour (NO_COLOR): each entry's marker
-    note: str = ""  # said after the legend: "smoothed 0.6", "normalised", axes of a two-axis chart
 
 
 def _visible(x: np.ndarray, y: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
@@ -232,15 +205,6 @@ def _message(text: str, width: int, height: int) -> list[list[Segment]]:
 
 NAN_MARK, POS_INF_MARK, NEG_INF_MARK = "×", "▲", "▼"  # non-finite steps, at the plot's edges
 MAX_PIECES = 32  # a line broken by more non-finite steps than this is drawn bridged (markers still show)
-
-
-def log_y_problem(traces: list[Trace]) -> str:
-    """Why the chart cannot draw a log y-axis ("" when it can): values that are not > 0."""
-    values = [np.asarray(t.y, dtype=np.float64) for t in traces if t.kind in ("line", "faint")]
-    values = [v[np.isfinite(v)] for v in values]
-    total = sum(len(v) for v in values)
-    bad = sum(int(np.count_nonzero(v <= 0)) for v in values)
-    return f"log y needs values > 0: {bad} of {total} are ≤ 0" if bad else ""
 
 
 def non_finite(traces: list[Trace], lo: float, hi: float) -> dict[str, list[tuple[Trace, np.ndarray]]]:

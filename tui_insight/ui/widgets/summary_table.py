@@ -8,32 +8,20 @@ at the tag is starred. Rows that did not change cost nothing: an equal list is n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rich.text import Span, Text
 
-from ...summary.queries.best import HIGHER, LOWER, Direction
-from ...summary.store.digest import TagDigest
+from ...summary.queries.best import HIGHER, LOWER
 from ..common.format import number
 from ..common.names import apart
 from ..common.text import literal
 from .lineage_table import Cell, LineageTable, TableColumn
+from .summary_row import SummaryRow
 
 BEST_MARK = "★"
 RUN_NAME_CELLS = 24  # a run column this wide at most: compared runs cut past the start they share
 ARROWS = {LOWER: "↓", HIGHER: "↑"}
-
-
-@dataclass(frozen=True)
-class SummaryRow:
-    tag: str
-    train_id: str
-    colour: str  # the run's colour
-    digest: TagDigest | None  # None: the run has no value of the tag yet
-    cursor: tuple[int, float] | None  # (step, value) of the point at the value cursor
-    way: Direction | None  # which values are better
-    best: bool = False  # the best run of its tag
 
 
 def _point(value: float, step: int, bold: bool = False) -> Text:
