@@ -24,7 +24,7 @@ from uihelp import MINDSPORE_LOGS, T0, make_app, run_pilot, wait_for
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.loader import Loaded
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views import images as images_module
+from tui_insight.ui.views import image_decoding
 from tui_insight.ui.views.images import DecodedCache, ImageCard, ImageGrid, ImagesView, pick_index
 from tui_insight.ui.widgets import halfblock
 from tui_insight.ui.widgets.halfblock import (
@@ -469,13 +469,13 @@ def test_256_colour_terminal_gets_palette_colours(tmp_path, monkeypatch):
 def test_png_decoding_runs_in_a_worker_thread(tmp_path, monkeypatch):
     write_images(tmp_path, "run", steps=(1, 2), images={"a": flat_png_of_step, "b": flat_png_of_step})
     threads = []
-    real = images_module.decode_image
+    real = image_decoding.decode_image
 
     def spy(data, *args, **kwargs):
         threads.append(threading.current_thread())
         return real(data, *args, **kwargs)
 
-    monkeypatch.setattr(images_module, "decode_image", spy)
+    monkeypatch.setattr(image_decoding, "decode_image", spy)
 
     async def body(pilot, view):
         await pilot.press("left_square_bracket")

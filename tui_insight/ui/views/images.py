@@ -16,10 +16,9 @@ fewer) and says which in its title, `sample 2/4`.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Hashable
+from typing import Any
 
 import numpy as np
 from textual import on
@@ -32,94 +31,25 @@ from textual.strip import Strip
 from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 
-from ...summary.formats.values import Locator, PayloadError
+from ...summary.formats.values import Locator
 from ...summary.store.job_view import Changes, JobView
 from ...summary.store.series import Series
 from ..common.focus import focus_now
-from ..common.text import literal, markup
-from ..loader import Loaded, LoadProblem
+from ..common.text import literal
+from ..loader import Loaded
 from ..state.images import ImagesState
-from ..widgets.halfblock import DecodedImage, HalfBlockImage, ImageDecodeError, decode_image, fit_cells
+from ..widgets.halfblock import DecodedImage, HalfBlockImage, fit_cells
+from ..presenters import images as present
+from ..presenters.images import Shown, pick_index
 from ..widgets.tag_picker import TagList, TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
+from .image_decoding import DecodedCache, decode_at
 from .tag_grid import TagGridView
 
 MIN_CARD_WIDTH = 24
 MIN_CARD_HEIGHT = 8
 BORDER = 2  # cells a card's border takes in each direction
-DECODED_BYTES = 48 << 20  # decoded pixels kept for stepping back and forth
-FAILURE_BYTES = 256  # what a remembered failure counts for
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What a card is asked to show: which step of which series, where its payload is, and
-    which of the step's images."""
-
-    step: int
-    index: int  # among the series' kept steps
-    count: int  # kept steps of the series
-    locator: Locator
-    sample: int = 0  # which of the step's images
-    samples: int = 1  # how many the step holds
-
-    @property
-    def key(self) -> tuple[Locator, int]:
-        """What its pixels are decoded and kept under."""
-        return self.locator, self.sample
-
-
-def pick_index(steps: np.ndarray, step: int | None) -> int:
-    """The kept step a card shows for the chosen `step`: the last at or before it, else the first."""
-    if not len(steps):
-        return -1
-    if step is None:
-        return len(steps) - 1
-    return max(0, int(np.searchsorted(steps, step, side="right")) - 1)
-
-
-def size_text(width: int, height: int) -> str:
-    return f"{width}×{height}"
-
-
-class DecodedCache:
-    """What the loader gave per (locator, sample) (pixels, or why not), the least recently used dropped
-    first once more than `limit` bytes of pixels are kept (the newest one always stays)."""
-
-    def __init__(self, limit: int = DECODED_BYTES) -> None:
-        self.limit = limit
-        self.nbytes = 0
-        self._items: OrderedDict[Hashable, Loaded] = OrderedDict()
-
-    @staticmethod
-    def size(result: Loaded) -> int:
-        return result.value[0].nbytes if result.ok else FAILURE_BYTES
-
-    def get(self, key: Hashable) -> Loaded | None:
-        found = self._items.get(key)
-        if found is not None:
-            self._items.move_to_end(key)
-        return found
-
-    def put(self, key: Hashable, result: Loaded) -> None:
-        if key in self._items:
-            return
-        self._items[key] = result
-        self.nbytes += self.size(result)
-        while self.nbytes > self.limit and len(self._items) > 1:
-            _, old = self._items.popitem(last=False)
-            self.nbytes -= self.size(old)
-
-    def __contains__(self, key: Hashable) -> bool:
-        return key in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def keys(self) -> list[Hashable]:
-        """Oldest used first."""
-        return list(self._items)
 
 
 class ImageCard(HalfBlockImage):
@@ -434,26 +364,12 @@ class ImagesView(TagGridView):
             card.border_subtitle = self._subtitle(shown, None)
 
     def _title(self, card: ImageCard, shown: Shown | None) -> str:
-        """`tag · sample 2/4` (the sample when the step holds several), and the job when comparing:
-        the tag first, as a narrow border cuts the end off."""
-        title = markup(card.tag)
-        if shown is not None and shown.samples > 1:
-            title += f" · sample {shown.sample + 1}/{shown.samples}"
-        if self.comparing:
-            title = f"[{self.job_colour(card.train_id)}]●[/] {title} · {markup(card.train_id)}"
-        return title
+        colour = self.job_colour(card.train_id) if self.comparing else None
+        return present.card_title(card.tag, card.train_id, shown, colour)
 
     def _subtitle(self, shown: Shown, image: DecodedImage | None, grey: bool = False, note: str = "") -> str:
-        """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off."""
-        step = self.state.step
-        parts = [f"step {shown.step}"]
-        if step is not None and shown.step != step:
-            parts[0] += f" (for {step})"
-        if image is not None:
-            parts.append(size_text(image.width, image.height) + (" grey" if grey else "")
-                         + (f" ({note})" if note else ""))
-        parts.append(f"{shown.index + 1}/{shown.count}")
-        return " · ".join(parts)
+        size = (image.width, image.height) if image is not None else None
+        return present.card_subtitle(shown, self.state.step, size, grey, note)
 
     def _show(self, card: ImageCard, shown: Shown, result: Loaded) -> None:
         """What the loader gave for `shown`: its pixels, or why not where they would be."""
@@ -500,33 +416,12 @@ class ImagesView(TagGridView):
     def _update_status(self) -> None:
         state = self.state
         empty = self.query_one("#image-empty", Static)
-        if not state.tags.tags:
-            loading = any(not job.ready for job in self.jobs)
-            message = "no image tags yet: loading…" if loading else (
-                "this job has no images" if len(self.train_ids) == 1 else "these jobs have no images")
-        else:
-            message = state.tags.empty_reason() if not self._card_order() else ""
+        message = present.empty_message(state, any(not job.ready for job in self.jobs), len(self.train_ids),
+                                        bool(self._card_order()))
         empty.update(literal(message))
         empty.display = bool(message)
         self.query_one(ImageGrid).display = not message
-        steps = self.all_steps()
-        parts = []
-        if len(steps):
-            if state.step is None:
-                parts.append(f"step {int(steps[-1])} (newest)")
-            else:
-                parts.append(f"step {state.step} of {int(steps[0])}..{int(steps[-1])}")
-        most = self.most_samples()
-        if most > 1:
-            parts.append(f"sample {state.shown_sample(most) + 1} of up to {most} (n/p)")
-        if state.brightness:
-            parts.append(f"brightness {state.brightness:+.1f}")
-        if state.contrast != 1.0:
-            parts.append(f"contrast ×{state.contrast:.2f}")
-        parts.append(state.layout)
-        if state.fullscreen:
-            parts.append("full screen (f/esc)")
-        self.query_one("#image-status", Static).update(" · ".join(parts))
+        self.query_one("#image-status", Static).update(present.status(state, self.all_steps(), self.most_samples()))
 
     # -- actions ----------------------------------------------------------------------------------
 
@@ -610,36 +505,7 @@ class ImagesView(TagGridView):
         return f"{len(tags)} image tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
 
-def decode_at(cache, loc: Locator, sample: int = 0) -> tuple[DecodedImage, bool, str]:
-    """Image `sample` of the value at `loc`, whether it is grey, and a note when the record
-    declares another size than the PNG has (the PNG is shown). Slow: in the loader's thread,
-    never the UI's. Raises `LoadProblem` with the sentence the card shows instead."""
-    try:
-        data = cache.payloads.image(loc, sample)
-    except PayloadError:
-        raise
-    except Exception as exc:  # anything else reading the record: a sentence in the card, never a traceback
-        raise LoadProblem(f"cannot read this image: {type(exc).__name__}: {exc}") from None
-    declared = f" ({size_text(data.width, data.height)} declared)" if data.width and data.height else ""
-    try:
-        image = decode_image(data.png)
-    except ImageDecodeError as exc:
-        raise LoadProblem(f"cannot decode this image{declared}: {exc}") from None
-    except Exception as exc:  # e.g. out of memory: still a sentence in the card
-        raise LoadProblem(f"cannot decode this image{declared}: {type(exc).__name__}: {exc}") from None
-    note = ""
-    if (data.width, data.height) != (image.width, image.height) and (data.width or data.height):
-        note = f"record says {size_text(data.width, data.height)}"
-    return image, image.grey or data.colorspace == 1 or _equal_channels(image.pixels), note
-
-
 def _fitted_area(width: int, height: int, cols: int, rows: int) -> float:
     """Pixels an image would cover in `cols` x `rows` cells (two pixels a cell), scaled freely."""
     ratio = min(cols / width, 2 * rows / height)
     return width * height * ratio * ratio
-
-
-def _equal_channels(pixels: np.ndarray) -> bool:
-    """True for a grey image stored as RGB (MindSpore triples one-channel images)."""
-    return bool(np.array_equal(pixels[..., 0], pixels[..., 1]) and np.array_equal(pixels[..., 1], pixels[..., 2]))
-

@@ -1,0 +1,95 @@
+"""What the image view says: each card's title and subtitle, the status line and the sentence
+in place of the grid, from the view's state and what each card is asked to show (`Shown`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...summary.formats.values import Locator
+from ..common.text import markup
+from ..state.images import ImagesState
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a card is asked to show: which step of which series, where its payload is, and
+    which of the step's images."""
+
+    step: int
+    index: int  # among the series' kept steps
+    count: int  # kept steps of the series
+    locator: Locator
+    sample: int = 0  # which of the step's images
+    samples: int = 1  # how many the step holds
+
+    @property
+    def key(self) -> tuple[Locator, int]:
+        """What its pixels are decoded and kept under."""
+        return self.locator, self.sample
+
+
+def pick_index(steps: np.ndarray, step: int | None) -> int:
+    """The kept step a card shows for the chosen `step`: the last at or before it, else the first."""
+    if not len(steps):
+        return -1
+    if step is None:
+        return len(steps) - 1
+    return max(0, int(np.searchsorted(steps, step, side="right")) - 1)
+
+
+def size_text(width: int, height: int) -> str:
+    return f"{width}×{height}"
+
+
+def card_title(tag: str, train_id: str, shown: Shown | None, colour: str | None = None) -> str:
+    """`tag · sample 2/4` (the sample when the step holds several), and the job when runs are
+    compared (`colour`: its colour): the tag first, as a narrow border cuts the end off."""
+    title = markup(tag)
+    if shown is not None and shown.samples > 1:
+        title += f" · sample {shown.sample + 1}/{shown.samples}"
+    if colour is not None:
+        title = f"[{colour}]●[/] {title} · {markup(train_id)}"
+    return title
+
+
+def card_subtitle(shown: Shown, chosen: int | None, size: tuple[int, int] | None = None, grey: bool = False,
+                  note: str = "") -> str:
+    """`step 12 · 32×16 · 7/7`: most important first, as a narrow border cuts the end off
+    (`chosen`: the step the user chose; `size`: the decoded image's, once known)."""
+    parts = [f"step {shown.step}"]
+    if chosen is not None and shown.step != chosen:
+        parts[0] += f" (for {chosen})"
+    if size is not None:
+        parts.append(size_text(*size) + (" grey" if grey else "") + (f" ({note})" if note else ""))
+    parts.append(f"{shown.index + 1}/{shown.count}")
+    return " · ".join(parts)
+
+
+def empty_message(state: ImagesState, loading: bool, jobs: int, cards: bool) -> str:
+    """What shows in place of the grid ("" when cards show)."""
+    if not state.tags.tags:
+        if loading:
+            return "no image tags yet: loading…"
+        return "this job has no images" if jobs == 1 else "these jobs have no images"
+    return state.tags.empty_reason() if not cards else ""
+
+
+def status(state: ImagesState, steps: np.ndarray, most_samples: int) -> str:
+    """The status line: the step shown of the kept `steps`, the sample, the adjustments, the layout."""
+    parts = []
+    if len(steps):
+        if state.step is None:
+            parts.append(f"step {int(steps[-1])} (newest)")
+        else:
+            parts.append(f"step {state.step} of {int(steps[0])}..{int(steps[-1])}")
+    if most_samples > 1:
+        parts.append(f"sample {state.shown_sample(most_samples) + 1} of up to {most_samples} (n/p)")
+    if state.brightness:
+        parts.append(f"brightness {state.brightness:+.1f}")
+    if state.contrast != 1.0:
+        parts.append(f"contrast ×{state.contrast:.2f}")
+    parts.append(state.layout)
+    if state.fullscreen:
+        parts.append("full screen (f/esc)")
+    return " · ".join(parts)
