@@ -99,3 +99,13 @@ def test_summary_rows_star_the_best_run_of_each_tag_and_read_the_cursor(scene):
     best = min(losses, key=losses.get)
     assert [r.train_id for r in rows if r.tag == "loss" and r.best] == [best]
     assert all(r.cursor is not None and r.cursor[0] == 7 for r in rows)
+
+
+def test_the_cursor_stops_at_the_steps_in_the_zoom_and_keeps_its_point_on_another_x_axis(scene):
+    state = state_of().with_active("loss").zoom_to(5, 9)
+    assert present.active_x(scene, state).tolist() == [5, 6, 7, 8, 9]
+    assert present.whole_range(scene, state_of()) == (1.0, 30.0)
+    on_step = state_of().with_active("loss").with_cursor(7)
+    relative = present.cursor_on_next_axis(scene, on_step)
+    line = scene.line("./run_a", "loss", on_step)
+    assert relative == pytest.approx(float(line.series.wall_times[6]) - scene.origins["./run_a"])

@@ -9,6 +9,7 @@ compared and whether colour is off (NO_COLOR).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -23,9 +24,11 @@ from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
 from ..common.text import literal, markup
 from ..state.scalars import OVERLAY, ScalarsState, describe_threshold
-from ..widgets.chart_data import ChartOptions, Trace
+from ..widgets.chart_data import ChartOptions, Trace, x_limits
 from ..widgets.summary_row import SummaryRow
 
+MIN_CHART_WIDTH = 56
+MIN_CHART_HEIGHT = 10
 HINT = "[dim]←/→ value cursor · z zoom to range · [ ] pan · ? every key[/dim]"
 
 
@@ -309,3 +312,62 @@ def normalise(raw: np.ndarray, smoothed: np.ndarray | None) -> tuple[np.ndarray,
     lo, hi = float(finite.min()), float(finite.max())
     span = hi - lo if hi > lo else 1.0
     return (raw - lo) / span, (None if smoothed is None else (smoothed - lo) / span)
+
+
+def active_x(scene: Scene, state: ScalarsState) -> np.ndarray:
+    """The distinct x of the target chart's series inside the visible range, sorted: where the
+    value cursor and a zoom range may stop."""
+    chart_id = state.target()
+    if chart_id is None:
+        return np.empty(0)
+    lines = [scene.line(tid, tag, state) for tag in state.chart_tags(chart_id) for tid in scene.train_ids]
+    arrays = [line.x for line in lines if line is not None and len(line.x)]
+    if not arrays:
+        return np.empty(0)
+    x = np.unique(np.concatenate(arrays))
+    x = x[np.isfinite(x)]
+    if state.x_range is not None:
+        lo, hi = state.x_range
+        x = x[(x >= lo) & (x <= hi)]
+    return x
+
+
+def whole_range(scene: Scene, state: ScalarsState) -> tuple[float, float] | None:
+    """The x range the charts show when not zoomed."""
+    drawn = [Trace(line.x, line.series.values, "#000000")
+             for chart_id in state.chart_ids() for tag in state.chart_tags(chart_id)
+             for tid in scene.train_ids if (line := scene.line(tid, tag, state)) is not None]
+    return x_limits(drawn, ChartOptions())
+
+
+def cursor_on_next_axis(scene: Scene, state: ScalarsState) -> float | None:
+    """The x on the next x-axis of the point under the value cursor (its first series that has
+    one), so `x` keeps the cursor on its point."""
+    chart_id = state.target()
+    if state.cursor_x is None or chart_id is None:
+        return None
+    for tag in state.chart_tags(chart_id):
+        for tid in scene.train_ids:
+            line = scene.line(tid, tag, state)
+            if line is None or not len(line.series):
+                continue
+            origin = scene.origins.get(tid)
+            i = value_at(line.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
+            if i >= 0:
+                x = x_values(line.series, state.next_x_axis(), origin)[i]  # type: ignore[arg-type]
+                return float(x) if math.isfinite(x) else None
+    return None
+
+
+def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) -> tuple[int, int]:
+    """(columns, row height) of a grid of `count` charts on `width` x `height` cells: as many
+    columns of at least `MIN_CHART_WIDTH` as fit, two rows a screen (more: a part of the third shows
+    that more follow); full screen, one chart filling it."""
+    if fullscreen:
+        return 1, height
+    columns = max(1, min(count, width // MIN_CHART_WIDTH))
+    rows = math.ceil(count / columns)
+    row_height = max(MIN_CHART_HEIGHT, height // max(1, min(rows, 2)))
+    if rows > 2:  # leave room to see that more charts follow
+        row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
+    return columns, row_height

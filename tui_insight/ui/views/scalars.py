@@ -14,11 +14,9 @@ into view (the grid's scroll or a new layout), so its drawing costs nothing mean
 """
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Awaitable
 
-import numpy as np
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -26,14 +24,13 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...summary.queries.scalars import value_at, x_values
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup
 from ..state.scalars import CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold, parse_threshold
 from ..presenters import scalars as present
-from ..presenters.scalars import Line, ScalarLines, line_traces
-from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace, log_y_problem, x_limits
+from ..presenters.scalars import MIN_CHART_HEIGHT, Line, ScalarLines, grid_shape, line_traces
+from ..widgets.chart import ChartPlot, ScalarChart, log_y_problem
 from ..widgets.summary_table import SummaryTable
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
@@ -43,7 +40,6 @@ from .tag_grid import TagGridView
 __all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold",
            "grid_shape", "line_traces"]
 
-MIN_CHART_WIDTH = 56
 # Newer data (a run being written) redraws the charts at most 4 times a second, and less often
 # (but at least once a second) when drawing and painting them would cost more than
 # `LIVE_DRAW_SHARE` of a core. Only the charts on screen are bound newer data: the others are
@@ -51,7 +47,6 @@ MIN_CHART_WIDTH = 56
 LIVE_REDRAW_SECONDS = 0.25
 LIVE_REDRAW_MAX_SECONDS = 1.0
 LIVE_DRAW_SHARE = 0.05
-MIN_CHART_HEIGHT = 10
 
 
 class ChartGrid(ViewGrid):
@@ -434,25 +429,7 @@ class ScalarsView(TagGridView):
         self.state = self.state.smooth(direction)
 
     def action_cycle_x(self) -> None:
-        self.state = self.state.cycle_x(self._cursor_on_next_axis(self.state))
-
-    def _cursor_on_next_axis(self, state: ScalarsState) -> float | None:
-        """The x on the next axis of the point under the value cursor (its first series that has one)."""
-        chart_id = state.target()
-        if state.cursor_x is None or chart_id is None:
-            return None
-        for tag in state.chart_tags(chart_id):
-            for tid in self.train_ids:
-                line = self.line(tid, tag, state)
-                if line is None or not len(line.series):
-                    continue
-                view = self.cache.job(tid)
-                origin = view.first_wall_time if view is not None else None
-                i = value_at(line.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
-                if i >= 0:
-                    x = x_values(line.series, state.next_x_axis(), origin)[i]  # type: ignore[arg-type]
-                    return float(x) if math.isfinite(x) else None
-        return None
+        self.state = self.state.cycle_x(present.cursor_on_next_axis(self.scene(), self.state))
 
     def action_log_y(self) -> None:
         target = self.state.target()
@@ -541,40 +518,17 @@ class ScalarsView(TagGridView):
 
     # -- value cursor and zoom ----------------------------------------------------------------------
 
-    def _active_x(self, state: ScalarsState) -> np.ndarray:
-        """The distinct x of the active chart's series inside the visible range, sorted."""
-        chart_id = state.target()
-        if chart_id is None:
-            return np.empty(0)
-        lines = [self.line(tid, tag, state) for tag in state.chart_tags(chart_id) for tid in self.train_ids]
-        arrays = [line.x for line in lines if line is not None and len(line.x)]
-        if not arrays:
-            return np.empty(0)
-        x = np.unique(np.concatenate(arrays))
-        x = x[np.isfinite(x)]
-        if state.x_range is not None:
-            lo, hi = state.x_range
-            x = x[(x >= lo) & (x <= hi)]
-        return x
-
-    def _whole_range(self, state: ScalarsState) -> tuple[float, float] | None:
-        """The x range the charts show when not zoomed."""
-        traces = [Trace(line.x, line.series.values, "#000000")
-                  for chart_id in state.chart_ids() for tag in state.chart_tags(chart_id)
-                  for tid in self.train_ids if (line := self.line(tid, tag, state)) is not None]
-        return x_limits(traces, ChartOptions())
-
     def action_cursor(self, move: int) -> None:
-        self.state = self.state.move_cursor(self._active_x(self.state).tolist(), move)
+        self.state = self.state.move_cursor(present.active_x(self.scene(), self.state).tolist(), move)
 
     def action_zoom(self, factor: float) -> None:
-        self.state = self.state.zoom_by(factor, self._whole_range(self.state))
+        self.state = self.state.zoom_by(factor, present.whole_range(self.scene(), self.state))
 
     def action_pan(self, fraction: float) -> None:
-        self.state = self.state.pan(fraction, self._whole_range(self.state))
+        self.state = self.state.pan(fraction, present.whole_range(self.scene(), self.state))
 
     def action_zoom_range(self) -> None:
-        self.state = self.state.mark_zoom(self._active_x(self.state).tolist())
+        self.state = self.state.mark_zoom(present.active_x(self.scene(), self.state).tolist())
 
     def action_zoom_back(self) -> None:
         if not self.state.zoom_stack:
@@ -595,17 +549,3 @@ class ScalarsView(TagGridView):
     def describe_export(self) -> str:
         tags = self.state.tags.visible()
         return f"{len(tags)} scalar tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
-
-
-def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) -> tuple[int, int]:
-    """(columns, row height) of a grid of `count` charts on `width` x `height` cells: as many
-    columns of at least `MIN_CHART_WIDTH` as fit, two rows a screen (more: a part of the third shows
-    that more follow); full screen, one chart filling it."""
-    if fullscreen:
-        return 1, height
-    columns = max(1, min(count, width // MIN_CHART_WIDTH))
-    rows = math.ceil(count / columns)
-    row_height = max(MIN_CHART_HEIGHT, height // max(1, min(rows, 2)))
-    if rows > 2:  # leave room to see that more charts follow
-        row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
-    return columns, row_height

@@ -34,7 +34,7 @@ from ..common.format import duration
 from ..common.names import apart
 from ..common.palette import DEFAULT_COLOURS, hex_to_rgb, mix
 from ..common.text import markup, shown
-from .chart_data import ChartOptions, Trace, log_y_problem
+from .chart_data import ChartOptions, Trace, log_y_problem, x_limits
 from .themed import ThemedChart, theme_background
 
 FAINT = 0.62  # how far raw series under a smoothed one fade towards the background
@@ -92,20 +92,6 @@ def wall_label(t: float, span: float) -> str:
     if span < 30 and label != OUT_OF_RANGE:
         label += f".{int((t % 1) * 10)}"
     return label
-
-
-def x_limits(traces: list[Trace], options: ChartOptions) -> tuple[float, float] | None:
-    if options.x_range is not None:
-        lo, hi = options.x_range
-    else:
-        xs = [t.x[np.isfinite(t.x)] for t in traces if len(t.x)]
-        xs = [x for x in xs if len(x)]
-        if not xs:
-            return None
-        lo, hi = float(min(x.min() for x in xs)), float(max(x.max() for x in xs))
-    if lo == hi:
-        lo, hi = lo - 0.5, hi + 0.5
-    return lo, hi
 
 
 @dataclass

@@ -42,3 +42,18 @@ def log_y_problem(traces: list[Trace]) -> str:
     total = sum(len(v) for v in values)
     bad = sum(int(np.count_nonzero(v <= 0)) for v in values)
     return f"log y needs values > 0: {bad} of {total} are ≤ 0" if bad else ""
+
+
+def x_limits(traces: list[Trace], options: ChartOptions) -> tuple[float, float] | None:
+    """The x range a chart shows: its zoom, else its traces' finite x (widened when one point)."""
+    if options.x_range is not None:
+        lo, hi = options.x_range
+    else:
+        xs = [t.x[np.isfinite(t.x)] for t in traces if len(t.x)]
+        xs = [x for x in xs if len(x)]
+        if not xs:
+            return None
+        lo, hi = float(min(x.min() for x in xs)), float(max(x.max() for x in xs))
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
