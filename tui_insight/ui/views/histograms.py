@@ -15,7 +15,6 @@ import math
 from functools import partial
 from typing import Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,6 +30,7 @@ from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup, shown
 from ..loader import Loaded, LoadProblem
+from ..presenters import histograms as present
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
@@ -42,8 +42,6 @@ from .tag_grid import TagGridView
 
 MIN_CHART_WIDTH = 60
 MIN_CHART_HEIGHT = 12
-HINT = ("↑/↓ step cursor · ←/→ bucket · o offset/overlay · d distributions · x step axis · "
-        "f full screen · / filter · space select")
 
 
 def load_ridgeline(cache, train_id: str, tag: str) -> tuple[Ridgeline, Distribution]:
@@ -334,22 +332,10 @@ class HistogramsView(TagGridView):
         empty.update(literal(reason))
         empty.display = bool(reason)
         self.query_one(HistogramGrid).display = not reason
-        if not state.tags.tags:
-            loading = any(not job.ready for job in self.jobs)
-            text = "no histogram tags yet" if loading else "these jobs have no histograms"
-        else:
-            parts = ["distributions" if state.bands else state.mode, f"step axis: {state.axis}"]
-            count = len(self._charts)
-            parts.append(f"{count} chart{'s' if count != 1 else ''}")
-            pending = self.loader.pending()
-            if pending:
-                parts.append(f"decoding {pending}…")
-            if state.fullscreen:
-                parts.append("full screen (f/esc)")
-            if not state.bands and state.mode == "offset" and limited_colours(self.app):
-                parts.insert(0, TRUE_COLOUR_HINT)  # the ridges take a two-shade palette until then
-            text = " · ".join(parts)
-        self.query_one("#histogram-status", Static).update(text)
+        loading = any(not job.ready for job in self.jobs)
+        self.query_one("#histogram-status", Static).update(
+            present.status(state, loading, len(self._charts), self.loader.pending(),
+                           TRUE_COLOUR_HINT if limited_colours(self.app) else ""))
 
     def _update_readout(self) -> None:
         readout = self.query_one("#histogram-readout", Static)
@@ -358,12 +344,9 @@ class HistogramsView(TagGridView):
         if chart is None:
             readout.update("")
             return
-        text = chart.readout()
-        if not text.plain:
-            text = Text(BANDS_HINT if isinstance(chart, HistogramBands) else HINT, style="dim")
-        elif self.comparing:
-            text = Text.assemble(literal(f"{chart.chart_key[0]}  ", "dim"), text)
-        readout.update(text)
+        who = chart.chart_key[0] if self.comparing else None
+        keys = BANDS_HINT if isinstance(chart, HistogramBands) else present.HINT
+        readout.update(present.readout(chart.readout(), keys, who))
 
     @on(RidgelineChart.CursorMoved)
     def _cursor_moved(self, event: RidgelineChart.CursorMoved) -> None:
