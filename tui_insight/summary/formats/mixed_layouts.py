@@ -23,7 +23,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .. import limits
-from .bulk_framing import Payloads, unaligned
+from .bulk_framing import Payloads
 
 _FIXED, _VARINT = 0, 1
 # What a varint piece is: the step, the summary's length, a value's length, a histogram's length.
@@ -236,38 +236,26 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     return ok, steps, walls, table
 
 
-def _bucket_steps() -> np.ndarray:
-    """uint8[65536]: for two bytes read as a little-endian word, how far a bucket starting
-    there reaches (its key, its one-byte length, its bytes); 0 if they start no bucket."""
-    word = np.arange(1 << 16)
-    steps = np.where((word & 0x80FF) == _BUCKET_KEY, (word >> 8) + 2, 0).astype(np.uint8)
-    steps.flags.writeable = False
-    return steps
-
-
-_STEPS: list[np.ndarray] = []  # made on first use (a MindSpore file of histograms)
-
-
 def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per histogram body (`at` to `end`): its fields are buckets of short length, then counts
     and doubles (as writers write them), and it holds at most `limits.MAX_HISTOGRAM_BUCKETS`
     buckets. The buckets' contents are read when the histogram is decoded."""
-    if not _STEPS:
-        _STEPS.append(_bucket_steps())
-    steps = _STEPS[0]
-    words = unaligned(array, "<u2")  # a bucket's key and its one-byte length, read at once
-    last = len(words) - 1
+    ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
     most = limits.MAX_HISTOGRAM_BUCKETS + 1
-    # Every histogram a bucket per step, without looking where it ends: where each was after
-    # each step, then its first step that stopped (no bucket there) or reached its end.
+    # Every histogram a bucket per step, trusting each step's length byte, without looking
+    # whether a bucket starts there (one gather a step); then, for all steps at once, the
+    # first that is no bucket's start (its key, a one-byte length) or reached the end.
     trail = np.empty((most + 1, len(at)), dtype=np.int64)
-    trail[0] = np.minimum(at, last)
+    trail[0] = at
     for i in range(most):
-        np.minimum(trail[i] + steps.take(words[trail[i]]), last, out=trail[i + 1])
-        if i % 16 == 15 and not ((trail[i + 1] != trail[i]) & (trail[i] < end)).any():
+        np.add(trail[i], ahead.take(trail[i], mode="clip"), out=trail[i + 1])
+        trail[i + 1] += 2
+        if i % 16 == 15 and bool((trail[i + 1] >= end).all()):
             trail = trail[:i + 2]
             break
-    stopped = (trail[1:] == trail[:-1]) | (trail[:-1] >= end)
+    starts = trail  # (the last step too: a histogram found at its end there)
+    stopped = (array.take(starts, mode="clip") != _BUCKET_KEY) | (ahead.take(starts, mode="clip") >= 0x80) \
+        | (starts >= end)
     done = stopped.any(axis=0)
     count = np.where(done, np.argmax(stopped, axis=0), most)  # buckets before the stop
     ok = done & (count <= limits.MAX_HISTOGRAM_BUCKETS)
