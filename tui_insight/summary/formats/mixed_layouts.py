@@ -242,20 +242,28 @@ def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarr
     buckets. The buckets' contents are read when the histogram is decoded."""
     ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
     most = limits.MAX_HISTOGRAM_BUCKETS + 1
-    # Every histogram a bucket per step, trusting each step's length byte, without looking
-    # whether a bucket starts there (one gather a step); then, for all steps at once, the
-    # first that is no bucket's start (its key, a one-byte length) or reached the end.
+    # Every histogram a bucket per step, trusting each step's length byte and noting its key;
+    # then, for all steps at once, the first that is no bucket's start (its key, a one-byte
+    # length) or reached the end.
     trail = np.empty((most + 1, len(at)), dtype=np.int64)
+    keys = np.empty((most + 1, len(at)), dtype=np.uint8)
+    lengths = np.empty((most + 1, len(at)), dtype=np.uint8)
     trail[0] = at
+    steps = most
     for i in range(most):
-        np.add(trail[i], ahead.take(trail[i], mode="clip"), out=trail[i + 1])
+        # (the key and the length share a cache line: both read while it is loaded)
+        array.take(trail[i], mode="clip", out=keys[i])
+        ahead.take(trail[i], mode="clip", out=lengths[i])
+        np.add(trail[i], lengths[i], out=trail[i + 1])
         trail[i + 1] += 2
         if i % 16 == 15 and bool((trail[i + 1] >= end).all()):
-            trail = trail[:i + 2]
+            steps = i + 1
             break
-    starts = trail  # (the last step too: a histogram found at its end there)
-    stopped = (array.take(starts, mode="clip") != _BUCKET_KEY) | (ahead.take(starts, mode="clip") >= 0x80) \
-        | (starts >= end)
+    array.take(trail[steps], mode="clip", out=keys[steps])
+    ahead.take(trail[steps], mode="clip", out=lengths[steps])
+    trail, keys, lengths = trail[:steps + 1], keys[:steps + 1], lengths[:steps + 1]
+    # (the last step too: a histogram found at its end there)
+    stopped = (keys != _BUCKET_KEY) | (lengths >= 0x80) | (trail >= end)
     done = stopped.any(axis=0)
     count = np.where(done, np.argmax(stopped, axis=0), most)  # buckets before the stop
     ok = done & (count <= limits.MAX_HISTOGRAM_BUCKETS)
