@@ -306,7 +306,7 @@ class MixedBook:
         """The events at `rows` of `payloads` that are of a mixed layout, by layout. `decoded`
         (by row) holds events protobuf decoded already; those decoded here are added to it."""
         matched: list[Matched] = []
-        if not len(rows):
+        if not len(rows) or not self.enabled:
             return matched
         array = payloads.array
         left = rows

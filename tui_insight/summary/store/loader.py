@@ -25,7 +25,7 @@ from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
 from ..formats.mindspore import MindSporeRouter
-from ..formats.mixed_layouts import Matched, MixedBook
+from ..formats.mixed_layouts import MixedBook
 from ..formats.routed import Problem, RoutedEvent, RoutedValue, Router
 from ..formats.routing import routes
 from ..sources.discovery import FoundJob
@@ -64,6 +64,7 @@ def _new_view(**values) -> JobView:
     view.__dict__.update(_VIEW_DEFAULTS, **values)
     return view
 
+_SHARED = ("seq", "step", "wall_time", "fid")  # the columns a block's tags share
 _NO_RANKS = np.zeros(0, dtype=np.int64)  # (never written: `_file_ranks` makes a new array)
 _NO_RANKS.flags.writeable = False
 
@@ -335,28 +336,24 @@ class JobLoader:
         if layouts and tensorboard and has_restart(payloads, which, decoded):
             # A restart drops the steps read before it: read the batch one by one, in order.
             which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
-        mixed: list[Matched] = []
-        left = np.flatnonzero(which < 0)
-        if not tensorboard and self.mixed.enabled and len(left):  # events of scalars and histograms: in bulk too
-            mixed = self.mixed.classify(payloads, left, router.decode, decoded)
-            for matched in mixed:
-                which[matched.rows] = -2
+        left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
+        mixed = self.mixed.classify(payloads, left, router.decode, decoded) if not tensorboard else []
+        for matched in mixed:
+            which[matched.rows] = -2
         base = self.seq
         self.seq += len(batch)
         singles = np.flatnonzero(which == -1).tolist()
         bulk = bulk_rows(layouts, which, payloads) if layouts else {}
-        # row -> the layout (a number in `layouts`, or a `Matched`) it is the first event of
-        starts: dict[int, int | Matched] = {int(rows[0]): number for number, (rows, *_) in bulk.items()}
-        starts.update((int(matched.rows[0]), matched) for matched in mixed)
+        # row -> (layout, rows, steps, walls, floats[, record offsets]) of the layout it is the first event of
+        starts: dict[int, tuple[Any, ...]] = {int(rows[0]): (layouts[number], rows, *numbers)
+                                              for number, (rows, *numbers) in bulk.items()}
+        starts.update((int(m.rows[0]), (*m, batch.offsets[m.rows])) for m in mixed)
         queued = len(singles)
         # Visit each layout's first event and every event routed one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
-                number = starts[i]
-                if isinstance(number, Matched):
-                    queued += self._bulk(number.layout, *number[1:], base, state, batch.offsets[number.rows])
-                else:
-                    queued += self._bulk(layouts[number], *bulk[number], base, state)
+                layout, rows, steps, walls, floats, *offsets = starts[i]
+                queued += self._bulk(layout, rows, steps, walls, floats, base, state, *offsets)
                 continue
             event = decoded[i] if i in decoded else router.decode(payloads[i])
             if event is None:
@@ -569,16 +566,23 @@ class JobLoader:
             for key, cols in block.drain_payloads():
                 if len(cols["step"]):
                     pieces.setdefault(key, []).append(cols)
+        shared: dict = {}  # tags of the same layouts share their columns: ordered, sampled once
+        ordered: dict[tuple, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
         for key, parts in pieces.items():
             if key not in self.tags:
                 continue  # evicted meanwhile
             if len(parts) == 1:
                 cols = parts[0]
             else:  # several event layouts: back into read order
-                cols = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-                order = np.argsort(cols["seq"], kind="stable")
-                cols = {name: col[order] for name, col in cols.items()}
-            self.tags[key] = self.tags[key].merge(cols, ranks)
+                common = tuple(id(p[name]) for p in parts for name in _SHARED)
+                if common not in ordered:
+                    seq = np.concatenate([p["seq"] for p in parts])
+                    order = np.argsort(seq, kind="stable")
+                    ordered[common] = order, {name: np.concatenate([p[name] for p in parts])[order] for name in _SHARED}
+                order, cols = ordered[common]
+                cols = {**cols, **{name: np.concatenate([p[name] for p in parts])[order]
+                                   for name in parts[0] if name not in _SHARED}}
+            self.tags[key] = self.tags[key].merge(cols, ranks, shared)
             self.changed.add(key)
 
     # -- graphs -------------------------------------------------------------------------
