@@ -235,10 +235,11 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
                 ok &= body_end == value_end  # the histogram ends its value
         at = at + size
     ok &= at == ends
-    if hist_at:
-        starts_h = np.stack(hist_at, axis=1).reshape(-1)
-        ends_h = np.stack(hist_end, axis=1).reshape(-1)
-        ok &= _buckets_fit(array, starts_h, ends_h).reshape(n, len(hist_at)).all(axis=1)
+    fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
+    if hist_at and len(fit):
+        starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
+        ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
+        ok[fit] = _buckets_fit(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
     return ok, steps, walls, table
@@ -302,12 +303,14 @@ class MixedBook:
     """Mixed layouts seen so far (one per job's loader: its tags)."""
 
     MAX_LAYOUTS = 64
-    NEW_PER_BATCH = 4  # events walked for a new layout per batch before the rest go one by one
+    NEW_PER_BATCH = 4  # events walked for a new layout per batch before the rest go one by one ...
+    PAYING_MATCHES = 4  # ... unless a new layout matched this many more: another try
+    MAX_NEW_PER_BATCH = 32
 
     enabled = True  # (off: every such event goes the one-event path, as the tests compare)
 
     def __init__(self) -> None:
-        self.layouts: list[MixedLayout] = []
+        self.layouts: list[MixedLayout] = []  # the one that matched last first
 
     def classify(self, payloads: Payloads, rows: np.ndarray, decode: Callable[[bytes], object | None],
                  decoded: dict[int, object]) -> list[Matched]:
@@ -318,12 +321,19 @@ class MixedBook:
             return matched
         array = payloads.array
         left = rows
-        tries = 0
+        hits = []
         for layout in list(self.layouts):
+            count = len(left)
             left = self._take(layout, array, payloads, left, matched)
+            if len(left) < count:
+                hits.append(id(layout))
             if not len(left):
-                return matched
-        while len(left) and tries < self.NEW_PER_BATCH:
+                break
+        if hits and hits[0] != id(self.layouts[0]):  # the layouts that matched first next time
+            self.layouts.sort(key=lambda layout: id(layout) not in hits)
+        budget, tries = self.NEW_PER_BATCH, 0
+        while len(left) and budget > 0 and tries < self.MAX_NEW_PER_BATCH:
+            budget -= 1
             tries += 1
             i = int(left[0])
             payload = payloads[i]
@@ -336,7 +346,10 @@ class MixedBook:
             if len(self.layouts) >= self.MAX_LAYOUTS:
                 self.layouts.clear()
             self.layouts.append(made)
+            count = len(left)
             left = self._take(made, array, payloads, left, matched)
+            if count - len(left) > self.PAYING_MATCHES:
+                budget += 1
         return matched
 
     @staticmethod
