@@ -204,3 +204,22 @@ def test_buckets_protobuf_refuses_fail_as_a_payload_and_keep_the_events_scalars(
     assert cache.payloads.histogram(view.locator(series, 19)).buckets[:, 2].sum() == sum(i * 50 for i in range(20))
     with pytest.raises(PayloadError):
         cache.payloads.histogram(view.locator(series, 20))
+
+
+def test_a_batch_of_many_small_histograms_reads_alike(tmp_path):
+    """60,000 histograms in one batch (walked in parts: bounded memory) of 0 to 90 empty buckets
+    (their lengths one byte or two), and every 500th event one of 91 (left out, one by one)."""
+    rng = np.random.default_rng(5)
+
+    def small_event(step: int) -> bytes:
+        values = [field(1, 2, field(1, 2, b"loss") + field(3, 5, struct.pack("<f", step)))]
+        values += [field(1, 2, field(1, 2, b"h%d" % h) + field(9, 2, field(1, 2, b"") * (
+            91 if step % 500 == 0 and h == 3 else int(rng.integers(0, 91))))) for h in range(20)]
+        return field(1, 1, struct.pack("<d", 1e9 + step)) + field(2, 0, varint(step)) + field(5, 2, b"".join(values))
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(small_event(n)) for n in range(3000)))
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 16
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+    assert bulk.job("./run").not_shown.kinds  # the histograms of over 90 buckets are left out

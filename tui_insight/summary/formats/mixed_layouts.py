@@ -3,11 +3,11 @@
 MindSpore writes one event per recorded step holding every value of the step, so whenever
 histograms are collected most of a file's bytes are events of scalars and histograms. Their
 sizes differ step by step (a bucket's count is a varint), so the fixed-size `layouts.Layout`
-cannot take them. A `MixedLayout` is such an event cut at its histograms' bodies: the
-segments between them are the same bytes in every event of the layout but for the wall time,
-the step, the scalars and the lengths (varints of the layout's lengths in bytes; an event
-whose step or lengths take more or fewer bytes is of another layout). numpy checks a batch
-of such events segment by segment, all events at once, and reads their numbers.
+cannot take them. A `MixedLayout` is such an event cut into pieces: fixed bytes (tags, keys;
+wall time and scalars masked), varints (the step, lengths: any number of bytes, as a size
+near 128 bytes may take one or two) and histogram bodies. Every event with the same tags and
+fields walks the same pieces, so numpy walks a batch of them piece by piece, all events at
+once, and reads their steps, wall times and scalars.
 
 A histogram's body is not decoded at load: it is kept where it is (the record's offset and
 the value's index, as for every payload) and decoded when asked for. Only its buckets are
@@ -26,9 +26,9 @@ import numpy as np
 from .. import limits
 from .bulk_framing import Payloads
 
-# What a varint of a segment is: the step, the summary's length, a value's length, a histogram's length.
+_FIXED, _VARINT = 0, 1  # pieces: bytes of the layout's (wall time, scalars masked), a varint
+# What a varint piece is: the step, the summary's length, a value's length, a histogram's length.
 _STEP, _SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 0, 1, 2, 3
-_START, _BODY = 4, 5  # what comes before a segment: the payload's start, the step (_STEP), a histogram's body
 _MAX_VARINT = 9  # longer varints (negative steps, 2**63 and up) go the one-event path
 # Keys of a histogram's fields after its buckets: varints (counts) and doubles (max, min, sum).
 _TAIL_VARINT = np.zeros(256, dtype=bool)
@@ -56,16 +56,14 @@ def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
 
 
 class MixedLayout(NamedTuple):
-    """The segments of one event layout, and what its values are."""
+    """The pieces of one event layout, and what its values are."""
 
     tags: tuple[str, ...]
     kinds: tuple[str | None, ...]  # "scalar_value", "histogram" or None (a tag without data)
-    # The bytes before, between and after the histograms' bodies: per segment its bytes
-    # (uint8), the mask of the bits every event of the layout has as they are (not the wall
-    # time, scalars, varints' payload bits), the wall time's offset (-1: none), the scalars'
-    # offsets, and its varints: (offset, length, role).
-    segments: tuple[tuple, ...]
+    # (kind, template bytes or varint role, mask, wall offset, float offsets) per piece
+    pieces: tuple[tuple, ...]
     float_of_value: tuple[int, ...]  # value index -> its column of `Matched.floats`, -1 for none
+    histograms: int
 
     @property
     def key(self) -> tuple:
@@ -74,50 +72,44 @@ class MixedLayout(NamedTuple):
 
 
 def _walk(data: bytes) -> MixedLayout | None:
-    """The segments of one event's payload; None if it is not a summary event of scalars,
+    """The pieces of one event's payload; None if it is not a summary event of scalars,
     histograms and tags written plainly (fields in order, each once)."""
     size = len(data)
-    segments: list[tuple] = []
-    fixed, mask = bytearray(), bytearray()
+    pieces: list[tuple] = []
+    fixed = bytearray()
+    mask = bytearray()
     floats: list[int] = []
-    varints: list[tuple[int, int, int]] = []
     wall = -1
     tags: list[str] = []
     kinds: list[str | None] = []
+    histograms = 0
 
-    def take(start: int, end: int, variable: bool = False) -> None:
-        fixed.extend(data[start:end])
-        mask.extend(b"\x00" * (end - start) if variable else b"\xff" * (end - start))
+    def flush() -> None:
+        nonlocal fixed, mask, floats, wall
+        if fixed:
+            pieces.append((_FIXED, np.frombuffer(bytes(fixed), dtype=np.uint8), np.frombuffer(bytes(mask), dtype=np.uint8),
+                           wall, tuple(floats)))
+        fixed, mask, floats, wall = bytearray(), bytearray(), [], -1
 
-    def take_varint(start: int, role: int) -> tuple[int, int]:
-        value, end = _varint(data, start, size)
-        varints.append((len(fixed), end - start, role))
-        fixed.extend(data[start:end])
-        mask.extend(b"\x80" * (end - start))  # its length is the layout's: where continuation bits are
-        return value, end
-
-    before = [_START]
-
-    def close(after: int) -> None:
-        """End the segment: a histogram's body or the step follows it."""
-        nonlocal fixed, mask, floats, varints, wall
-        segments.append((before[0], np.frombuffer(bytes(fixed), dtype=np.uint8),
-                         np.frombuffer(bytes(mask), dtype=np.uint8), wall, tuple(floats), tuple(varints)))
-        fixed, mask, floats, varints, wall = bytearray(), bytearray(), [], [], -1
-        before[0] = after
+    def take(raw: bytes, variable: bool = False) -> None:
+        fixed.extend(raw)
+        mask.extend(b"\x00" * len(raw) if variable else b"\xff" * len(raw))
 
     if size < 11 or data[0] != 0x09 or data[9] != 0x10:
         return None
+    take(data[0:1])
     wall = 1
-    take(0, 1)
-    take(1, 9, variable=True)
-    take(9, 10)
-    close(_STEP)  # the step: as many bytes as it takes (it grows through a run)
+    take(data[1:9], variable=True)
+    take(data[9:10])
+    flush()
+    pieces.append((_VARINT, _STEP))
     _, pos = _varint(data, 10, size)
     if pos >= size or data[pos] != 0x2A:
         return None
-    take(pos, pos + 1)
-    length, pos = take_varint(pos + 1, _SUMMARY_LEN)
+    take(data[pos:pos + 1])
+    flush()
+    pieces.append((_VARINT, _SUMMARY_LEN))
+    length, pos = _varint(data, pos + 1, size)
     if pos + length != size:
         return None
     while pos < size:
@@ -132,32 +124,35 @@ def _walk(data: bytes) -> MixedLayout | None:
             return None
         tag = data[after + 2:tag_end].decode("utf-8")
         if tag_end == end:  # a tag without data
-            take(pos, end)
+            take(data[pos:end])
             kinds.append(None)
         elif data[tag_end] == 0x1D and tag_end + 5 == end:  # a scalar
-            take(pos, tag_end + 1)
+            take(data[pos:tag_end + 1])
             floats.append(len(fixed))
-            take(tag_end + 1, end, variable=True)
+            take(data[tag_end + 1:end], variable=True)
             kinds.append("scalar_value")
         elif data[tag_end] == 0x4A:
-            take(pos, pos + 1)
-            take_varint(pos + 1, _VALUE_LEN)
-            take(after, tag_end + 1)
-            length, body = take_varint(tag_end + 1, _HIST_LEN)
-            if body + length != end:
-                return None
-            close(_BODY)  # the histogram's body follows
+            _, body = _varint(data, tag_end + 1, end)
+            take(data[pos:pos + 1])
+            flush()
+            pieces.append((_VARINT, _VALUE_LEN))
+            take(data[after:tag_end + 1])
+            flush()
+            pieces.append((_VARINT, _HIST_LEN))  # and the histogram's body
             kinds.append("histogram")
+            histograms += 1
+            if body > end:
+                return None
         else:
             return None  # an image, a tensor, a landscape... or an unusual encoding
         tags.append(tag)
         pos = end
-    close(_BODY)
-    if not kinds.count("histogram"):
+    flush()
+    if not histograms:
         return None  # scalar-only events are `layouts.Layout`'s
     columns = np.cumsum([kind == "scalar_value" for kind in kinds]) - 1
     float_of_value = tuple(int(c) if kind == "scalar_value" else -1 for c, kind in zip(columns, kinds))
-    return MixedLayout(tuple(tags), tuple(kinds), tuple(segments), float_of_value)
+    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms)
 
 
 def _read_varints(array: np.ndarray, at: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,44 +191,42 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     """(which of the payloads at `starts` are `layout`, their steps, walls, floats)."""
     n = len(starts)
     ok = np.ones(n, dtype=bool)
-    at = starts
+    at = starts.copy()
     steps = np.zeros(n, dtype=np.int64)
     walls = np.zeros(n, dtype=np.float64)
     floats: list[np.ndarray] = []
+    marks: list[np.ndarray] = []  # where a value or summary must end
     hist_at: list[np.ndarray] = []
     hist_end: list[np.ndarray] = []
-    value_end = body_end = at
-    for before, template, mask, wall, float_at, varints in layout.segments:
-        size = len(template)
-        if before == _STEP:
-            steps, length = _read_varints(array, at, ok)
+    for piece in layout.pieces:
+        kind = piece[0]
+        if kind == _FIXED:
+            _, template, mask, wall, float_at = piece
+            size = len(template)
+            rows = array.take(at[:, None] + np.arange(size), mode="clip")
+            ok &= ~((rows ^ template) & mask).any(axis=1)
+            if wall >= 0:
+                walls = np.ascontiguousarray(rows[:, wall:wall + 8]).view("<f8").reshape(n)
+            if float_at:
+                cols = (np.asarray(float_at)[:, None] + np.arange(4)).reshape(-1)
+                floats.append(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(float_at)))
+            at = at + size
+        elif kind == _VARINT:
+            role = piece[1]
+            value, length = _read_varints(array, at, ok)
             at = at + length
-        elif before == _BODY:
-            hist_at.append(at)
-            at = body_end
-            hist_end.append(at)
-        if not size:
-            continue
-        rows = array.take(at[:, None] + np.arange(size), mode="clip")
-        ok &= ~((rows ^ template) & mask).any(axis=1)
-        if wall >= 0:
-            walls = np.ascontiguousarray(rows[:, wall:wall + 8]).view("<f8").reshape(n)
-        if float_at:
-            cols = (np.asarray(float_at)[:, None] + np.arange(4)).reshape(-1)
-            floats.append(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(float_at)))
-        for offset, length, role in varints:
-            value = (rows[:, offset] & 0x7F).astype(np.int64)
-            for j in range(1, length):
-                value |= (rows[:, offset + j] & 0x7F).astype(np.int64) << (7 * j)
-            after = at + offset + length
-            if role == _SUMMARY_LEN:
-                ok &= after + value == ends
+            if role == _STEP:
+                steps = value
+            elif role == _SUMMARY_LEN:
+                ok &= at + value == ends
             elif role == _VALUE_LEN:
-                value_end = after + value
-            else:  # the histogram's length, the segment's last bytes
-                body_end = after + value
-                ok &= body_end == value_end  # the histogram ends its value
-        at = at + size
+                marks.append(at + value)
+            else:
+                hist_at.append(at)
+                at = at + value
+                hist_end.append(at)
+                ok &= at == marks.pop()  # the histogram ends its value
+        ok &= at <= ends
     ok &= at == ends
     fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
     if hist_at and len(fit):
@@ -245,10 +238,16 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     return ok, steps, walls, table
 
 
+_FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
+
+
 def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per histogram body (`at` to `end`): its fields are buckets of short length, then counts
     and doubles (as writers write them), and it holds at most `limits.MAX_HISTOGRAM_BUCKETS`
     buckets. The buckets' contents are read when the histogram is decoded."""
+    if len(at) > _FIT_CHUNK:  # (a batch of many small histograms)
+        return np.concatenate([_buckets_fit(array, at[i:i + _FIT_CHUNK], end[i:i + _FIT_CHUNK])
+                               for i in range(0, len(at), _FIT_CHUNK)])
     ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
     most = limits.MAX_HISTOGRAM_BUCKETS + 1
     # Every histogram a bucket per step, trusting each step's length byte and noting its key;
