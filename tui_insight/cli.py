@@ -6,10 +6,15 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
-from .config import Config, fill_options, load_config, parse_size
-from .escape import shown
-from .summary.sources.location import remote_kind
+# numpy's OpenBLAS starts a thread per core when numpy is imported, spinning for ~40 ms of CPU
+# (a third of the import); nothing here multiplies matrices big enough to want them. Set
+# before anything imports numpy; a user's own setting stands.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from . import __version__  # noqa: E402
+from .config import Config, fill_options, load_config, parse_size  # noqa: E402
+from .escape import shown  # noqa: E402
+from .summary.sources.location import remote_kind  # noqa: E402
 
 EPILOG = """\
 examples:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 import stat
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -77,16 +77,32 @@ def _make_missing(path: Path) -> None:
             pass
 
 
-class PrivateLogFile(RotatingFileHandler):
-    """A rotating log only its user can read (0600, also after a rollover; an older, wider log
-    is narrowed), never written through a symlink."""
+if TYPE_CHECKING:
+    from logging.handlers import RotatingFileHandler
 
-    def _open(self):  # the one place logging opens the file
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(self.baseFilename, flags, PRIVATE_FILE)
-        try:
-            os.fchmod(fd, PRIVATE_FILE)
-            return open(fd, "a", encoding=self.encoding, errors=self.errors)
-        except BaseException:
-            os.close(fd)
-            raise
+    PrivateLogFile: type[RotatingFileHandler]
+
+
+def __getattr__(name: str) -> Any:
+    # PrivateLogFile is made on first use: logging.handlers (socket, selectors...) costs 6 ms
+    # of a start, and only the UI logs to a file.
+    if name != "PrivateLogFile":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from logging.handlers import RotatingFileHandler
+
+    class PrivateLogFile(RotatingFileHandler):
+        """A rotating log only its user can read (0600, also after a rollover; an older, wider log
+        is narrowed), never written through a symlink."""
+
+        def _open(self):  # the one place logging opens the file
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+            fd = os.open(self.baseFilename, flags, PRIVATE_FILE)
+            try:
+                os.fchmod(fd, PRIVATE_FILE)
+                return open(fd, "a", encoding=self.encoding, errors=self.errors)
+            except BaseException:
+                os.close(fd)
+                raise
+
+    globals()[name] = PrivateLogFile
+    return PrivateLogFile

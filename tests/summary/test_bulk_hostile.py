@@ -18,6 +18,7 @@ from tui_insight.proto import summary_pb2, tb_event_pb2
 from tui_insight.summary.formats.bulk_framing import Payloads, RecordBatch, scan_batches
 from tui_insight.summary.formats.framing import FOOTER_SIZE, ScanReport, frame, masked_crc, scan_records
 from tui_insight.summary.formats.layouts import DIALECTS, LayoutBook
+from tui_insight.summary.formats.mixed_layouts import MixedBook
 from tui_insight.summary.store import loader as loader_module
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -37,6 +38,7 @@ def load(logdir, bulk: bool, monkeypatch):
     with monkeypatch.context() as m:
         if not bulk:
             m.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+            m.setattr(MixedBook, "enabled", False)
             m.setattr(loader_module, "scan_batches", plain_batches)
         cache = SummaryCache(str(logdir))
         cache.reload()
@@ -420,6 +422,7 @@ def test_a_log_read_while_written_reads_alike(tmp_path_factory, data):
             monkeypatch.setattr(loader_module, "_BATCH_BYTES", 1024)
             if not bulk:
                 monkeypatch.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+                monkeypatch.setattr(MixedBook, "enabled", False)
                 monkeypatch.setattr(loader_module, "scan_batches", plain_batches)
             cache = SummaryCache(str(logdir))
             for cut in [*cuts, len(stream)]:

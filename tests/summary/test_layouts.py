@@ -8,6 +8,7 @@ import pytest
 from tui_insight.proto import summary_pb2
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.layouts import Layout, LayoutBook
+from tui_insight.summary.formats.mixed_layouts import MixedBook
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -23,6 +24,7 @@ def load(logdir, bulk, monkeypatch):
     with monkeypatch.context() as m:
         if not bulk:
             m.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+            m.setattr(MixedBook, "enabled", False)
         cache = SummaryCache(str(logdir))
         cache.reload()
     return cache

@@ -88,3 +88,27 @@ def test_merge_returns_new_series_and_leaves_old_untouched():
     first = merged(batch([1, 2, 3]))
     second = first.merge(batch([4]), RANKS)
     assert len(first) == 3 and len(second) == 4
+
+
+def test_tags_of_one_layout_are_sampled_once_and_as_each_alone():
+    """`shared`: tags whose step, wall time and file columns are the same arrays (one event
+    layout) get the same picks as merged one by one, and keep sharing those columns."""
+    rng = np.random.default_rng(3)
+    alone = {tag: Series.empty(50, ("value",)) for tag in "ab"}
+    together = dict(alone)
+    for n in range(12):  # appends, replays, a restart in a newer file, steps out of order
+        steps = np.arange(n * 40, n * 40 + 60) if n % 3 else rng.integers(0, 500, 80)
+        common = batch(steps, fid=n // 6)
+        shared: dict = {}
+        for tag in "ab":
+            cols = {**common, "value": rng.normal(size=len(steps))}
+            alone[tag] = alone[tag].merge(cols, RANKS)
+            together[tag] = together[tag].merge(cols, RANKS, shared)
+    for tag in "ab":
+        for name in ("step", "wall_time", "fid", "value"):
+            assert together[tag].columns[name].tobytes() == alone[tag].columns[name].tobytes()
+            assert together[tag].candidates[name].tobytes() == alone[tag].candidates[name].tobytes()
+        assert together[tag].width == alone[tag].width > 1
+    assert together["a"].columns["step"] is together["b"].columns["step"]
+    assert together["a"].candidates["fid"] is together["b"].candidates["fid"]
+    assert together["a"].values.tobytes() != together["b"].values.tobytes()

@@ -15,8 +15,9 @@ import os
 import threading
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, wait
-from concurrent.futures.process import BrokenProcessPool
+# (BrokenExecutor: the process pool's error's base, without importing concurrent.futures.process
+# and multiprocessing, 10 ms of a start that reads in this process)
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, Future, wait
 from types import MappingProxyType
 from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
@@ -623,7 +624,7 @@ class SummaryCache:
             generation = pool.generation
             try:
                 return pool.submit(item)
-            except BrokenProcessPool:  # a worker died since the last submit: a new pool
+            except BrokenExecutor:  # a worker died since the last submit: a new pool
                 self._pool_died(generation)
             except Exception as exc:  # the processes cannot be started here
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -662,13 +663,13 @@ class SummaryCache:
         snapshot = None
         try:
             if future.cancel() or not future.done():  # its pool died before it ran, or while it did
-                raise BrokenProcessPool("lost with its pool")
+                raise BrokenExecutor("lost with its pool")
             data, nbytes, nfiles = future.result()
             # With a disk cache the series go there as they are and only the header is read
             # here: most jobs of a big first load would be evicted at once anyway.
             on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
             snapshot = decode(data, details=not on_disk)
-        except BrokenProcessPool:
+        except BrokenExecutor:
             loader.notes.append(self._pool_died(generation))
         except Exception as exc:  # a bug in a worker: read the job here, and say why
             log.exception("reading %s in a loading process failed", shown(item.train_id))

@@ -27,7 +27,6 @@ user's is refused before anything is read, written or deleted, and the cache kee
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import marshal
 import os
@@ -99,6 +98,8 @@ class DiskCache:
     def _hashed(self, path: str, where: str = "") -> str:
         """The name of what is kept for `path`: a local path by its real path, a remote one with
         its tree's location (`host:/logs` and a local `/logs` never share a name)."""
+        import hashlib  # (here: a run without the disk cache spares its import)
+
         key = f"{where}\n{path}" if where else os.path.realpath(path)
         return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
 

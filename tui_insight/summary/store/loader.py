@@ -25,6 +25,7 @@ from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
 from ..formats.mindspore import MindSporeRouter
+from ..formats.mixed_layouts import MixedBook
 from ..formats.routed import Problem, RoutedEvent, RoutedValue, Router
 from ..formats.routing import routes
 from ..sources.discovery import FoundJob
@@ -63,6 +64,7 @@ def _new_view(**values) -> JobView:
     view.__dict__.update(_VIEW_DEFAULTS, **values)
     return view
 
+_SHARED = ("seq", "step", "wall_time", "fid")  # the columns a block's tags share
 _NO_RANKS = np.zeros(0, dtype=np.int64)  # (never written: `_file_ranks` makes a new array)
 _NO_RANKS.flags.writeable = False
 
@@ -108,6 +110,7 @@ class JobLoader:
         self.first_wall_time: float | None = None
         self.blocks: list[ScalarBlock] = []  # scalar values read since the last merge
         self._layouts: dict[tuple, tuple] = {}
+        self.mixed = MixedBook()  # MindSpore events of scalars and histograms, read in bulk
         self.seq = 0  # events read: orders values of different layouts
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
@@ -333,17 +336,24 @@ class JobLoader:
         if layouts and tensorboard and has_restart(payloads, which, decoded):
             # A restart drops the steps read before it: read the batch one by one, in order.
             which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
+        left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
+        mixed = self.mixed.classify(payloads, left, router.decode, decoded) if not tensorboard else []
+        for matched in mixed:
+            which[matched.rows] = -2
         base = self.seq
         self.seq += len(batch)
-        singles = np.flatnonzero(which < 0).tolist()
+        singles = np.flatnonzero(which == -1).tolist()
         bulk = bulk_rows(layouts, which, payloads) if layouts else {}
-        starts = {int(rows[0]): number for number, (rows, *_) in bulk.items()}  # row -> the layout it is the first event of
+        # row -> (layout, rows, steps, walls, floats[, record offsets]) of the layout it is the first event of
+        starts: dict[int, tuple[Any, ...]] = {int(rows[0]): (layouts[number], rows, *numbers)
+                                              for number, (rows, *numbers) in bulk.items()}
+        starts.update((int(m.rows[0]), (*m, batch.offsets[m.rows])) for m in mixed)
         queued = len(singles)
         # Visit each layout's first event and every event routed one by one in read order.
         for i in sorted([*starts, *singles]):
             if i in starts:
-                number = starts[i]
-                queued += self._bulk(layouts[number], *bulk[number], base, state)
+                layout, rows, steps, walls, floats, *offsets = starts[i]
+                queued += self._bulk(layout, rows, steps, walls, floats, base, state, *offsets)
                 continue
             event = decoded[i] if i in decoded else router.decode(payloads[i])
             if event is None:
@@ -353,13 +363,25 @@ class JobLoader:
         return queued
 
     def _bulk(self, layout, rows_at: np.ndarray, steps: np.ndarray, walls: np.ndarray, floats: np.ndarray,
-              base: int, state: FileState) -> int:
-        """The events at `rows_at` of the batch, all of `layout`, with the numbers read from them.
-        Returns the values queued."""
+              base: int, state: FileState, offsets: np.ndarray | None = None) -> int:
+        """The events at `rows_at` of the batch, all of `layout` (a `Layout`, or a `MixedLayout`
+        whose histograms are kept as locators: the records at `offsets`), with the numbers read
+        from them. Returns the values queued."""
         plan = self._layouts.get((layout.tags, layout.kinds))
         if plan is None:
             plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(routes(layout.tags, layout.kinds))
-        scalar_idx, block, _, _ = plan
+        scalar_idx, block, payloads, _ = plan
+        self._bulk_walls(steps, walls, state)
+        if scalar_idx:
+            cols = [layout.float_of_value[i] for i in scalar_idx]
+            values = floats if cols == list(range(floats.shape[1])) else floats[:, cols]
+            block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, values)
+        if payloads and offsets is not None:
+            block.add_payload_chunk(base + 1 + rows_at, steps, walls, state.fid, offsets)
+        return len(rows_at) * (len(scalar_idx) + len(payloads))
+
+    def _bulk_walls(self, steps: np.ndarray, walls: np.ndarray, state: FileState) -> None:
+        """The wall times of events read in bulk, as `_wall` takes them one by one."""
         dated = walls
         if len(walls):
             dates = (walls >= EARLIEST) & (walls <= LATEST)
@@ -375,11 +397,6 @@ class JobLoader:
                         self.first_wall_time = wall
             elif self.first_wall_time is None or first < self.first_wall_time:
                 self.first_wall_time = first
-        if scalar_idx:
-            cols = [layout.float_of_value[i] for i in scalar_idx]
-            values = floats if cols == list(range(floats.shape[1])) else floats[:, cols]
-            block.add_chunk(base + 1 + rows_at, steps, walls, state.fid, values)
-        return len(rows_at) * len(scalar_idx)
 
     def _routed(self, routed: RoutedEvent, state: FileState, offset: int, seq: int) -> None:
         """One event routed one by one (either format's), into the same blocks as events read
@@ -549,16 +566,23 @@ class JobLoader:
             for key, cols in block.drain_payloads():
                 if len(cols["step"]):
                     pieces.setdefault(key, []).append(cols)
+        shared: dict = {}  # tags of the same layouts share their columns: ordered, sampled once
+        ordered: dict[tuple, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
         for key, parts in pieces.items():
             if key not in self.tags:
                 continue  # evicted meanwhile
             if len(parts) == 1:
                 cols = parts[0]
             else:  # several event layouts: back into read order
-                cols = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-                order = np.argsort(cols["seq"], kind="stable")
-                cols = {name: col[order] for name, col in cols.items()}
-            self.tags[key] = self.tags[key].merge(cols, ranks)
+                common = tuple(id(p[name]) for p in parts for name in _SHARED)
+                if common not in ordered:
+                    seq = np.concatenate([p["seq"] for p in parts])
+                    order = np.argsort(seq, kind="stable")
+                    ordered[common] = order, {name: np.concatenate([p[name] for p in parts])[order] for name in _SHARED}
+                order, cols = ordered[common]
+                cols = {**cols, **{name: np.concatenate([p[name] for p in parts])[order]
+                                   for name in parts[0] if name not in _SHARED}}
+            self.tags[key] = self.tags[key].merge(cols, ranks, shared)
             self.changed.add(key)
 
     # -- graphs -------------------------------------------------------------------------

@@ -9,17 +9,23 @@ starts a new one for later work, and the caller reads the lost jobs in its own p
 """
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import resource_tracker
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 from ..sources.discovery import FoundJob
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+# multiprocessing and the process executor are imported when a pool is made (10 ms of every
+# start otherwise: a one-worker cache, the --summary and --export runs, never make one).
 
 BIG_JOB_BYTES = 64 << 20  # bigger jobs are read in-process: their progress views fill the charts
 MIN_JOBS = 8  # a pass over fewer jobs reads them in-process: starting processes would cost more
 
 
 def _context():
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
@@ -57,6 +63,8 @@ class JobPool:
         self._executor: ProcessPoolExecutor | None = None
         # multiprocessing's resource tracker hands it our stderr when it starts: now, that is a
         # file; once a full-screen UI has replaced sys.stderr, it is not (and starting fails).
+        from multiprocessing import resource_tracker
+
         try:
             resource_tracker.ensure_running()
         except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
@@ -66,6 +74,8 @@ class JobPool:
         """Read `found` in a worker: (its future, the pool's generation). Raises BrokenProcessPool
         when a worker died since the last call."""
         if self._executor is None:
+            from concurrent.futures import ProcessPoolExecutor
+
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
         return self._executor.submit(read_job, found), self.generation

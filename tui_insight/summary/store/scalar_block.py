@@ -35,6 +35,8 @@ class ScalarBlock:
         self.p_offset: list[int] = []
         self.p_samples: list[tuple[int, ...]] = []  # per event: the images each of `images` holds
         self.dropped: list[tuple[int, int]] = []  # (event row, value index): a value left out
+        # Events with payloads read in bulk: (seq, step, wall_time, fid, offset) arrays each.
+        self.p_chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
     def _clear_scalars(self) -> None:
         self.seq: list[int] = []
@@ -63,26 +65,44 @@ class ScalarBlock:
         if self.images:
             self.p_samples.append(self._one_each if samples is None else samples)
 
+    def add_payload_chunk(self, seq: np.ndarray, step: np.ndarray, wall_time: np.ndarray, fid: int,
+                          offset: np.ndarray) -> None:
+        """Events with payloads read in bulk (a Summary.Image holds one image: no `samples`)."""
+        self.p_chunks.append((seq, step, wall_time, np.full(len(seq), fid, dtype=np.int32), offset))
+
     def drop(self, index: int) -> None:
         """The last event's value at `index` is left out (a histogram with too many buckets)."""
         self.dropped.append((len(self.p_seq) - 1, index))
 
     def drain_payloads(self) -> Iterator[tuple[TagKey, dict[str, np.ndarray]]]:
-        if not self.p_seq:
+        if not self.p_seq and not self.p_chunks:
             return
-        n = len(self.p_seq)
-        common: dict[str, np.ndarray] = {
-            "seq": np.array(self.p_seq, dtype=np.int64),
-            "step": np.array(self.p_step, dtype=np.int64),
-            "wall_time": np.array(self.p_wall_time, dtype=np.float64),
-            "fid": np.array(self.p_fid, dtype=np.int32),
-            "offset": np.array(self.p_offset, dtype=np.int64),
-        }
+        # Events one by one first (`dropped` counts their rows), then the bulk chunks, then
+        # all of them back into read order.
+        names = ("seq", "step", "wall_time", "fid", "offset")
+        parts = [(np.array(self.p_seq, dtype=np.int64), np.array(self.p_step, dtype=np.int64),
+                  np.array(self.p_wall_time, dtype=np.float64), np.array(self.p_fid, dtype=np.int32),
+                  np.array(self.p_offset, dtype=np.int64)), *self.p_chunks]
+        singles = len(self.p_seq)
+        samples = np.array(self.p_samples, dtype=np.int32).reshape(singles, len(self.images))
+        if self.p_chunks:
+            parts = [part for part in parts if len(part[0])]
+            common = {name: np.concatenate(cols) if len(parts) > 1 else cols[0] for name, cols in zip(names, zip(*parts))}
+            n = len(common["seq"])
+            samples = np.concatenate([samples, np.ones((n - singles, len(self.images)), dtype=np.int32)])
+        else:
+            common = dict(zip(names, parts[0]))
+            n = singles
+        order = None
+        if self.p_chunks and n > 1 and not bool(np.all(common["seq"][1:] > common["seq"][:-1])):
+            order = np.argsort(common["seq"], kind="stable")
+            common = {name: col[order] for name, col in common.items()}
+            samples = samples[order]
         dropped = self.dropped
-        samples = np.array(self.p_samples, dtype=np.int32).reshape(n, len(self.images))
         self.p_seq, self.p_step, self.p_wall_time, self.p_fid, self.p_offset = [], [], [], [], []
         self.p_samples = []
         self.dropped = []
+        self.p_chunks = []
         for index, key in self.payloads:
             cols = {**common, "index": np.full(n, index, dtype=np.int32)}
             if key[0] == "image":
@@ -91,6 +111,8 @@ class ScalarBlock:
             if rows:
                 keep = np.ones(n, dtype=bool)
                 keep[rows] = False
+                if order is not None:
+                    keep = keep[order]
                 cols = {name: col[keep] for name, col in cols.items()}
             yield key, cols
 

@@ -33,6 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 
 
+_COMMON = ("step", "wall_time", "fid")  # the columns every series has
+
+
 @dataclass(frozen=True)
 class Series:
     limit: int
@@ -74,35 +77,72 @@ class Series:
     def last_step(self) -> int | None:
         return int(self.steps[-1]) if len(self) else None
 
-    def merge(self, batch: dict[str, np.ndarray], file_rank: np.ndarray) -> "Series":
+    def merge(self, batch: dict[str, np.ndarray], file_rank: np.ndarray,
+              shared: dict | None = None) -> "Series":
         """The series with `batch` (columns in read order) added.
 
         `file_rank[fid]` orders the job's files (timestamp, then name) for the restart rule.
+        `shared`, one dict for the merges of one pass: tags whose step, wall time and file
+        columns are the same arrays (the tags of one event layout) are sampled once, and keep
+        sharing those columns (a merge of 50 tags of one layout samples once, not 50 times).
         """
         n_new = len(batch["step"])
         if n_new == 0:
             return self
+        old = self.candidates
+        key = None
+        plan = None
+        if shared is not None:
+            key = (tuple(id(old[name]) if len(old["step"]) else 0 for name in _COMMON),
+                   tuple(id(batch[name]) for name in _COMMON), self.width, self.limit)
+            plan = shared.get(key)
+        if plan is None:
+            plan = self._sampled(batch, file_rank)
+            if shared is not None:
+                shared[key] = plan
+        candidates, published, (keep, order, picked, kept), width = plan
+        cols, published = dict(candidates), dict(published)
+        for name in old:
+            if name in _COMMON:
+                continue
+            col = np.concatenate((old[name], batch[name]))
+            for at in (keep, order, picked):
+                if at is not None:
+                    col = col[at]
+            cols[name] = col
+            published[name] = col if kept is None else col[kept]
+        values = batch.get("value")
+        nonfinite = self.nonfinite + (int(n_new - np.count_nonzero(np.isfinite(values))) if values is not None else 0)
+        return Series(self.limit, published, cols, width, self.seen + n_new, nonfinite)
+
+    def _sampled(self, batch: dict[str, np.ndarray], file_rank: np.ndarray) -> tuple:
+        """What `merge` does to the step, wall time and file columns: (those candidates, those
+        kept, the indices it takes (None: all) to keep, order, pick candidates, then keep some,
+        the new width)."""
         old_steps, new_steps = self.candidates["step"], batch["step"]
-        cols = {name: np.concatenate((old, batch[name])) for name, old in self.candidates.items()}  # drops "seq"
+        cols = {name: np.concatenate((self.candidates[name], batch[name])) for name in _COMMON}
+        keep = order = None
         # Training appends: steps that only grow replace nothing and roll nothing back.
         appended = (not len(old_steps) or new_steps[0] > old_steps[-1]) and bool(np.all(new_steps[1:] > new_steps[:-1]))
         if not appended:
             steps = cols["step"]
             keep = survivors(steps, file_rank[cols["fid"]])
-            if not keep.all():
+            if keep.all():
+                keep = None
+            else:
                 cols = {name: col[keep] for name, col in cols.items()}
                 steps = cols["step"]
             order = np.argsort(steps, kind="stable")
-            if not (order == np.arange(len(order))).all():
+            if (order == np.arange(len(order))).all():
+                order = None
+            else:
                 cols = {name: col[order] for name, col in cols.items()}
         width, picked = _sample(cols["step"], 2 * self.limit, self.width)
         if picked is not None:
             cols = {name: col[picked] for name, col in cols.items()}
         kept = _even_pick(cols["step"], self.limit)
         published = cols if kept is None else {name: col[kept] for name, col in cols.items()}
-        values = batch.get("value")
-        nonfinite = self.nonfinite + (int(n_new - np.count_nonzero(np.isfinite(values))) if values is not None else 0)
-        return Series(self.limit, published, cols, width, self.seen + n_new, nonfinite)
+        return cols, published, (keep, order, picked, kept), width
 
     def before(self, step: int) -> "Series":
         """The series without its steps >= `step` (a TensorBoard restart: its SessionLog START)."""

@@ -1,0 +1,225 @@
+"""MindSpore events of scalars and histograms read in bulk (`mixed_layouts.MixedBook`): the
+cache holds exactly what the one-event path (protobuf, event by event) holds, every
+histogram encoding the walk does not take goes that path, and it is the path for few events."""
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+from google.protobuf.message import DecodeError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tui_insight.proto import summary_pb2
+from tui_insight.summary.formats.framing import frame
+from tui_insight.summary.formats.layouts import LayoutBook
+from tui_insight.summary.formats.mindspore import MindSporeRouter
+from tui_insight.summary.formats.mixed_layouts import MixedBook
+from tui_insight.summary.formats.values import PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.histograms import histogram_steps
+from tui_insight.summary.store import loader as loader_module
+from tui_insight.summary.store.cache import SummaryCache
+
+SUMMARY = "events.summary.1700000000.host_MS"
+
+
+def load(logdir, bulk: bool, batch_bytes: int | None = None):
+    with pytest.MonkeyPatch.context() as m:
+        if not bulk:
+            m.setattr(LayoutBook, "NEW_PER_SIZE", 0)
+            m.setattr(MixedBook, "enabled", False)
+        if batch_bytes:
+            m.setattr(loader_module, "_BATCH_BYTES", batch_bytes)
+        cache = SummaryCache(str(logdir))
+        cache.reload()
+    return cache
+
+
+def view_of(cache):
+    """Everything a job view holds that the reading decides, floats as their bits."""
+    out = {}
+    for tid, job in cache.jobs.items():
+        full = cache.job(tid)
+        tags = {key: (series.seen, {name: (col.dtype.str, col.tobytes()) for name, col in series.columns.items()})
+                for key, series in full.tags.items()}
+        first = job.first_wall_time
+        out[tid] = (list(full.tags), tags, [(f.name, f.records, f.bad_records, f.tail_bytes) for f in full.file_status],
+                    full.problems, struct.pack("<d", first) if first is not None else None, full.not_shown)
+    return out
+
+
+def routed_events(logdir, bulk: bool = True) -> tuple[SummaryCache, int]:
+    """The cache, and how many events went the one-event path (routed by protobuf's values)."""
+    calls = [0]
+    route = MindSporeRouter.route
+
+    def counting(self, event):
+        calls[0] += 1
+        return route(self, event)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(MindSporeRouter, "route", counting)
+        cache = load(logdir, bulk)
+    return cache, calls[0]
+
+
+def write_collector_run(directory, steps: int = 300) -> None:
+    """Scalars and histograms every step, as MindSpore's SummaryCollector records them, with
+    what such a run may hold now and then: a histogram of more than 90 buckets (left out), of
+    none, of NaNs and infinities, a tag without data, an image, a negative step, a wall time
+    that is no date."""
+    rng = np.random.default_rng(7)
+    writer = SummaryWriter(directory, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    for step in range(1, steps + 1):
+        writer.add_scalar("loss", float(rng.normal()))
+        writer.add_scalar("lr", 0.1 / step)
+        for layer in range(3):
+            writer.add_histogram(f"conv{layer}.weight", rng.normal(size=50 + 40 * layer + step % 7))
+        if step % 17 == 0:
+            wide = writer._pending.value.add(tag="fc.weight").histogram
+            for i in range(91 + step % 3):  # 91..93 buckets: over MindInsight's limit
+                wide.buckets.add(left=float(i), width=1.0, count=i)
+        if step % 23 == 0:
+            writer.add_histogram("fc.bias", np.array([np.nan, np.inf, -np.inf, 1.0]))
+        if step % 29 == 0:
+            writer.add_histogram("fc.bias", np.array([]))
+        if step % 31 == 0:
+            writer._pending.value.add(tag="empty")
+        if step % 37 == 0:
+            writer.add_image("input", np.zeros((1, 3, 4, 4)))
+        wall = float("nan") if step == 50 else 1_700_000_000.0 + step
+        writer.record(-5 if step == 60 else step, wall_time=wall)
+    writer.close()
+
+
+def test_a_collector_run_loads_in_bulk_as_one_by_one(tmp_path):
+    write_collector_run(tmp_path / "run")
+    bulk, routed = routed_events(tmp_path)
+    one_by_one, routed_all = routed_events(tmp_path, bulk=False)
+    assert view_of(bulk) == view_of(one_by_one)
+    assert routed_all > 300 and routed < routed_all // 4  # most events took the bulk path
+    view = bulk.job("./run")
+    assert len(view.series("histogram", "conv0.weight")) == 50  # the kept steps of 300
+    assert view.not_shown.kinds  # the wide histograms are counted as left out
+    steps = histogram_steps(bulk, view, "conv2.weight")  # decoded when asked for
+    assert steps[-1].step == 300 and steps[-1].data.buckets[:, 2].sum() == 130 + 300 % 7
+
+
+def test_small_batches_cut_the_run_anywhere_and_read_alike(tmp_path):
+    write_collector_run(tmp_path / "run", steps=60)
+    assert view_of(load(tmp_path, True, batch_bytes=3000)) == view_of(load(tmp_path, False))
+
+
+# -- histograms as bytes: every encoding protobuf takes, and some it does not ------------------
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, wire: int, payload: bytes) -> bytes:
+    key = varint(number << 3 | wire)
+    return key + (varint(len(payload)) + payload if wire == 2 else payload)
+
+
+def bucket(left: float, count: int) -> bytes:
+    return (field(1, 1, struct.pack("<d", left)) + field(2, 1, struct.pack("<d", 1.0))
+            + field(3, 0, varint(count)))
+
+
+def tail(count: int) -> bytes:
+    return (field(2, 0, b"\x00") + field(3, 0, b"\x00") + field(4, 0, b"\x00") + field(5, 1, struct.pack("<d", 9.0))
+            + field(6, 1, struct.pack("<d", 0.0)) + field(7, 1, struct.pack("<d", 4.0)) + field(8, 0, varint(count)))
+
+
+HISTOGRAMS = {
+    "plain": lambda n: b"".join(field(1, 2, bucket(i, i * 50)) for i in range(n % 90 + 1)) + tail(n),
+    "exactly 90 buckets": lambda n: b"".join(field(1, 2, bucket(i, 1)) for i in range(90)) + tail(90),
+    "91 buckets": lambda n: b"".join(field(1, 2, bucket(i, 1)) for i in range(91)) + tail(91),
+    "no tail": lambda n: b"".join(field(1, 2, bucket(i, 3)) for i in range(5)),
+    "empty": lambda n: b"",
+    "tail only": lambda n: tail(0),
+    "a bucket after the tail": lambda n: field(1, 2, bucket(0, 1)) + tail(2) + field(1, 2, bucket(1, 1)),
+    "tail fields twice": lambda n: field(1, 2, bucket(0, 1)) + tail(1) + tail(1),
+    "a 91st bucket after the tail twice": lambda n: (b"".join(field(1, 2, bucket(i, 1)) for i in range(90)) + tail(90)
+                                                     + tail(90) + field(1, 2, bucket(90, 1))),
+    "a long bucket": lambda n: field(1, 2, bucket(0, 1) + field(15, 2, b"x" * 200)) + tail(1),
+    "an unknown field": lambda n: field(1, 2, bucket(0, 1)) + field(20, 0, b"\x01") + tail(1),
+    "a negative count": lambda n: field(1, 2, bucket(0, 1)) + field(8, 0, varint((1 << 64) - 3)),
+    "a count of 2**62": lambda n: field(1, 2, bucket(0, 1)) + field(8, 0, varint(1 << 62)),
+    "a bucket cut short": lambda n: field(1, 2, bucket(0, 1))[:-3] + tail(1),
+    "a length past the end": lambda n: b"\x0a\x7f" + bucket(0, 1),
+}
+
+
+def event(step: int, histogram: bytes, wall: float = 1_700_000_000.0) -> bytes:
+    values = [field(1, 2, field(1, 2, b"loss") + field(3, 5, struct.pack("<f", step * 0.5))),
+              field(1, 2, field(1, 2, b"w") + field(9, 2, histogram)),
+              field(1, 2, field(1, 2, b"acc") + field(3, 5, struct.pack("<f", 1.0)))]
+    return field(1, 1, struct.pack("<d", wall + step)) + field(2, 0, varint(step)) + field(5, 2, b"".join(values))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.sampled_from(sorted(HISTOGRAMS)), min_size=1, max_size=40), runs=st.integers(1, 30))
+def test_every_histogram_encoding_reads_as_protobuf_reads_it(tmp_path_factory, kinds, runs):
+    logdir = tmp_path_factory.mktemp("log")
+    payloads = []
+    for n, kind in enumerate(kinds):
+        payloads += [event(n * runs + r, HISTOGRAMS[kind](n * runs + r)) for r in range(runs)]
+    (logdir / "run").mkdir()
+    (logdir / "run" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
+    assert view_of(load(logdir, True)) == view_of(load(logdir, False))
+
+
+def test_a_run_of_plain_histograms_takes_the_bulk_path(tmp_path):
+    (tmp_path / "run").mkdir()
+    stream = b"".join(frame(event(n, HISTOGRAMS["plain"](n))) for n in range(400))
+    (tmp_path / "run" / SUMMARY).write_bytes(stream)
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 8
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+
+
+def test_buckets_protobuf_refuses_fail_as_a_payload_and_keep_the_events_scalars(tmp_path):
+    """The walk counts buckets without reading them: a bucket holding a bad field (a writer's
+    bug: the record's CRC is right) is found when the histogram is decoded, as a payload error,
+    and the event's scalars are kept (the one-event path drops the event)."""
+    broken = field(1, 2, b"\x0f\x00") + tail(1)  # a bucket holding a field of wire type 7
+    with pytest.raises(DecodeError):
+        summary_pb2.Summary.Histogram.FromString(broken)
+    (tmp_path / "run").mkdir()
+    stream = b"".join(frame(event(n, HISTOGRAMS["plain"](n) if n != 20 else broken)) for n in range(40))
+    (tmp_path / "run" / SUMMARY).write_bytes(stream)
+    cache = load(tmp_path, True)
+    view = cache.job("./run")
+    assert 20 in view.series("scalar", "loss").steps.tolist()
+    series = view.series("histogram", "w")
+    assert series.steps.tolist() == list(range(40))
+    assert cache.payloads.histogram(view.locator(series, 19)).buckets[:, 2].sum() == sum(i * 50 for i in range(20))
+    with pytest.raises(PayloadError):
+        cache.payloads.histogram(view.locator(series, 20))
+
+
+def test_a_batch_of_many_small_histograms_reads_alike(tmp_path):
+    """60,000 histograms in one batch (walked in parts: bounded memory) of 0 to 90 empty buckets
+    (their lengths one byte or two), and every 500th event one of 91 (left out, one by one)."""
+    rng = np.random.default_rng(5)
+
+    def small_event(step: int) -> bytes:
+        values = [field(1, 2, field(1, 2, b"loss") + field(3, 5, struct.pack("<f", step)))]
+        values += [field(1, 2, field(1, 2, b"h%d" % h) + field(9, 2, field(1, 2, b"") * (
+            91 if step % 500 == 0 and h == 3 else int(rng.integers(0, 91))))) for h in range(20)]
+        return field(1, 1, struct.pack("<d", 1e9 + step)) + field(2, 0, varint(step)) + field(5, 2, b"".join(values))
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(small_event(n)) for n in range(3000)))
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 16
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+    assert bulk.job("./run").not_shown.kinds  # the histograms of over 90 buckets are left out

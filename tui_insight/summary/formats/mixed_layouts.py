@@ -1,0 +1,389 @@
+"""MindSpore events that mix scalars and histograms, read in bulk (`MixedBook`).
+
+MindSpore writes one event per recorded step holding every value of the step, so whenever
+histograms are collected most of a file's bytes are events of scalars and histograms. Their
+sizes differ step by step (a bucket's count is a varint), so the fixed-size `layouts.Layout`
+cannot take them. A `MixedLayout` is such an event cut into pieces: fixed bytes (tags, keys;
+wall time and scalars masked), varints (the step, lengths: any number of bytes, as a size
+near 128 bytes may take one or two) and histogram bodies. Every event with the same tags and
+fields walks the same pieces, so numpy walks a batch of them piece by piece, all events at
+once, and reads their steps, wall times and scalars.
+
+A histogram's body is not decoded at load: it is kept where it is (the record's offset and
+the value's index, as for every payload) and decoded when asked for. Only its buckets are
+counted, by walking their headers (MindInsight drops a histogram of more than
+`limits.MAX_HISTOGRAM_BUCKETS`): an event holding such a histogram, or any field the walk does
+not know, goes the one-event path. A layout is made from one event protobuf decoded and
+checked against it value for value, so a matching event routes as protobuf would route it; a
+histogram whose buckets protobuf would refuse fails when it is decoded, as a payload.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .. import limits
+from .bulk_framing import Payloads
+
+_FIXED, _VARINT = 0, 1  # pieces: bytes of the layout's (wall time, scalars masked), a varint
+# What a varint piece is: the step, the summary's length, a value's length, a histogram's length.
+_STEP, _SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 0, 1, 2, 3
+_MAX_VARINT = 9  # longer varints (negative steps, 2**63 and up) go the one-event path
+# Keys of a histogram's fields after its buckets: varints (counts) and doubles (max, min, sum).
+_TAIL_VARINT = np.zeros(256, dtype=bool)
+_TAIL_VARINT[[0x10, 0x18, 0x20, 0x40]] = True
+_TAIL_DOUBLE = np.zeros(256, dtype=bool)
+_TAIL_DOUBLE[[0x29, 0x31, 0x39]] = True
+_BUCKET_KEY = 0x0A  # Histogram field 1 (bucket, a message)
+# nan_count, pos_inf_count, neg_inf_count 0; max, min, sum (masked); count's key (its varint follows)
+_TAIL = np.frombuffer(bytes([0x10, 0, 0x18, 0, 0x20, 0, 0x29, *[0] * 8, 0x31, *[0] * 8, 0x39, *[0] * 8, 0x40]),
+                      dtype=np.uint8)
+_TAIL_MASK = np.frombuffer(bytes([0xFF] * 7 + [0] * 8 + [0xFF] + [0] * 8 + [0xFF] + [0] * 8 + [0xFF]), dtype=np.uint8)
+
+
+def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= end or shift >= 7 * _MAX_VARINT:
+            raise ValueError("bad varint")
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos += 1
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+class MixedLayout(NamedTuple):
+    """The pieces of one event layout, and what its values are."""
+
+    tags: tuple[str, ...]
+    kinds: tuple[str | None, ...]  # "scalar_value", "histogram" or None (a tag without data)
+    # (kind, template bytes or varint role, mask, wall offset, float offsets) per piece
+    pieces: tuple[tuple, ...]
+    float_of_value: tuple[int, ...]  # value index -> its column of `Matched.floats`, -1 for none
+    histograms: int
+
+    @property
+    def key(self) -> tuple:
+        """The layout as `mindspore.MindSporeRouter` keys it (tags, the field each sets)."""
+        return self.tags, self.kinds
+
+
+def _walk(data: bytes) -> MixedLayout | None:
+    """The pieces of one event's payload; None if it is not a summary event of scalars,
+    histograms and tags written plainly (fields in order, each once)."""
+    size = len(data)
+    pieces: list[tuple] = []
+    fixed = bytearray()
+    mask = bytearray()
+    floats: list[int] = []
+    wall = -1
+    tags: list[str] = []
+    kinds: list[str | None] = []
+    histograms = 0
+
+    def flush() -> None:
+        nonlocal fixed, mask, floats, wall
+        if fixed:
+            pieces.append((_FIXED, np.frombuffer(bytes(fixed), dtype=np.uint8), np.frombuffer(bytes(mask), dtype=np.uint8),
+                           wall, tuple(floats)))
+        fixed, mask, floats, wall = bytearray(), bytearray(), [], -1
+
+    def take(raw: bytes, variable: bool = False) -> None:
+        fixed.extend(raw)
+        mask.extend(b"\x00" * len(raw) if variable else b"\xff" * len(raw))
+
+    if size < 11 or data[0] != 0x09 or data[9] != 0x10:
+        return None
+    take(data[0:1])
+    wall = 1
+    take(data[1:9], variable=True)
+    take(data[9:10])
+    flush()
+    pieces.append((_VARINT, _STEP))
+    _, pos = _varint(data, 10, size)
+    if pos >= size or data[pos] != 0x2A:
+        return None
+    take(data[pos:pos + 1])
+    flush()
+    pieces.append((_VARINT, _SUMMARY_LEN))
+    length, pos = _varint(data, pos + 1, size)
+    if pos + length != size:
+        return None
+    while pos < size:
+        if data[pos] != 0x0A:
+            return None
+        length, after = _varint(data, pos + 1, size)
+        end = after + length
+        if end > size or after + 2 > end or data[after] != 0x0A or data[after + 1] & 0x80:
+            return None
+        tag_end = after + 2 + data[after + 1]
+        if tag_end > end:
+            return None
+        tag = data[after + 2:tag_end].decode("utf-8")
+        if tag_end == end:  # a tag without data
+            take(data[pos:end])
+            kinds.append(None)
+        elif data[tag_end] == 0x1D and tag_end + 5 == end:  # a scalar
+            take(data[pos:tag_end + 1])
+            floats.append(len(fixed))
+            take(data[tag_end + 1:end], variable=True)
+            kinds.append("scalar_value")
+        elif data[tag_end] == 0x4A:
+            _, body = _varint(data, tag_end + 1, end)
+            take(data[pos:pos + 1])
+            flush()
+            pieces.append((_VARINT, _VALUE_LEN))
+            take(data[after:tag_end + 1])
+            flush()
+            pieces.append((_VARINT, _HIST_LEN))  # and the histogram's body
+            kinds.append("histogram")
+            histograms += 1
+            if body > end:
+                return None
+        else:
+            return None  # an image, a tensor, a landscape... or an unusual encoding
+        tags.append(tag)
+        pos = end
+    flush()
+    if not histograms:
+        return None  # scalar-only events are `layouts.Layout`'s
+    columns = np.cumsum([kind == "scalar_value" for kind in kinds]) - 1
+    float_of_value = tuple(int(c) if kind == "scalar_value" else -1 for c, kind in zip(columns, kinds))
+    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms)
+
+
+def _read_varints(array: np.ndarray, at: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(values, lengths) of the varints at `at`; `ok` (changed in place) False where one runs
+    longer than `_MAX_VARINT` bytes."""
+    first = array.take(at, mode="clip")
+    more = first >= 0x80
+    if not more.any():
+        return first.astype(np.int64), np.ones(len(at), dtype=np.int64)
+    second = array.take(at + 1, mode="clip")
+    if not (more & (second >= 0x80)).any():  # lengths (of a histogram, a summary) of two bytes
+        value = np.where(more, (first & 0x7F).astype(np.int64) | (second.astype(np.int64) << 7), first)
+        return value, more + 1
+    raw = array.take(at[:, None] + np.arange(_MAX_VARINT), mode="clip")
+    more = raw >= 0x80
+    length = np.argmin(more, axis=1) + 1
+    ok &= ~more.all(axis=1)
+    keep = np.arange(_MAX_VARINT) < length[:, None]
+    parts = (raw & 0x7F).astype(np.uint64) << (np.arange(_MAX_VARINT, dtype=np.uint64) * np.uint64(7))
+    value = np.minimum(np.where(keep, parts, 0).sum(axis=1), np.uint64(1 << 40))  # (no overflow past a garbage length)
+    return value.astype(np.int64), length
+
+
+class Matched(NamedTuple):
+    """The events of a batch of one layout: their rows, steps, wall times and scalars."""
+
+    layout: MixedLayout
+    rows: np.ndarray
+    steps: np.ndarray
+    walls: np.ndarray
+    floats: np.ndarray  # float64[rows, scalar values]: the layout's scalars in order
+
+
+def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(which of the payloads at `starts` are `layout`, their steps, walls, floats)."""
+    n = len(starts)
+    ok = np.ones(n, dtype=bool)
+    at = starts.copy()
+    steps = np.zeros(n, dtype=np.int64)
+    walls = np.zeros(n, dtype=np.float64)
+    floats: list[np.ndarray] = []
+    marks: list[np.ndarray] = []  # where a value or summary must end
+    hist_at: list[np.ndarray] = []
+    hist_end: list[np.ndarray] = []
+    for piece in layout.pieces:
+        kind = piece[0]
+        if kind == _FIXED:
+            _, template, mask, wall, float_at = piece
+            size = len(template)
+            rows = array.take(at[:, None] + np.arange(size), mode="clip")
+            ok &= ~((rows ^ template) & mask).any(axis=1)
+            if wall >= 0:
+                walls = np.ascontiguousarray(rows[:, wall:wall + 8]).view("<f8").reshape(n)
+            if float_at:
+                cols = (np.asarray(float_at)[:, None] + np.arange(4)).reshape(-1)
+                floats.append(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(float_at)))
+            at = at + size
+        elif kind == _VARINT:
+            role = piece[1]
+            value, length = _read_varints(array, at, ok)
+            at = at + length
+            if role == _STEP:
+                steps = value
+            elif role == _SUMMARY_LEN:
+                ok &= at + value == ends
+            elif role == _VALUE_LEN:
+                marks.append(at + value)
+            else:
+                hist_at.append(at)
+                at = at + value
+                hist_end.append(at)
+                ok &= at == marks.pop()  # the histogram ends its value
+        ok &= at <= ends
+    ok &= at == ends
+    fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
+    if hist_at and len(fit):
+        starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
+        ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
+        ok[fit] = _buckets_fit(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
+    with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
+        table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
+    return ok, steps, walls, table
+
+
+_FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
+
+
+def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per histogram body (`at` to `end`): its fields are buckets of short length, then counts
+    and doubles (as writers write them), and it holds at most `limits.MAX_HISTOGRAM_BUCKETS`
+    buckets. The buckets' contents are read when the histogram is decoded."""
+    if len(at) > _FIT_CHUNK:  # (a batch of many small histograms)
+        return np.concatenate([_buckets_fit(array, at[i:i + _FIT_CHUNK], end[i:i + _FIT_CHUNK])
+                               for i in range(0, len(at), _FIT_CHUNK)])
+    ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
+    most = limits.MAX_HISTOGRAM_BUCKETS + 1
+    # Every histogram a bucket per step, trusting each step's length byte and noting its key;
+    # then, for all steps at once, the first that is no bucket's start (its key, a one-byte
+    # length) or reached the end.
+    trail = np.empty((most + 1, len(at)), dtype=np.int64)
+    keys = np.empty((most + 1, len(at)), dtype=np.uint8)
+    lengths = np.empty((most + 1, len(at)), dtype=np.uint8)
+    trail[0] = at
+    steps = most
+    for i in range(most):
+        # (the key and the length share a cache line: both read while it is loaded)
+        array.take(trail[i], mode="clip", out=keys[i])
+        ahead.take(trail[i], mode="clip", out=lengths[i])
+        np.add(trail[i], lengths[i], out=trail[i + 1])
+        trail[i + 1] += 2
+        if i % 16 == 15 and bool((trail[i + 1] >= end).all()):
+            steps = i + 1
+            break
+    array.take(trail[steps], mode="clip", out=keys[steps])
+    ahead.take(trail[steps], mode="clip", out=lengths[steps])
+    trail, keys, lengths = trail[:steps + 1], keys[:steps + 1], lengths[:steps + 1]
+    # (the last step too: a histogram found at its end there)
+    stopped = (keys != _BUCKET_KEY) | (lengths >= 0x80) | (trail >= end)
+    done = stopped.any(axis=0)
+    count = np.where(done, np.argmax(stopped, axis=0), most)  # buckets before the stop
+    ok = done & (count <= limits.MAX_HISTOGRAM_BUCKETS)
+    at = trail[np.minimum(count, len(trail) - 1), np.arange(len(at))]
+    ok &= at <= end  # (no bucket runs past the end)
+    # The other fields. As writers write them: three zero counts, three doubles, the count.
+    plain = ok & (at + len(_TAIL) + 1 <= end)
+    if plain.any():
+        tail = array.take(at[:, None] + np.arange(len(_TAIL)), mode="clip")
+        plain &= ~((tail ^ _TAIL) & _TAIL_MASK).any(axis=1)
+        _, length = _read_varints(array, at + len(_TAIL), plain)
+        plain &= at + len(_TAIL) + length == end
+        at = np.where(plain, end, at)
+    # Else each field once at most: no more buckets.
+    for _ in range(8):
+        open_ = ok & (at < end)
+        if not open_.any():
+            break
+        key = array.take(at, mode="clip")
+        double = _TAIL_DOUBLE[key]
+        ok &= ~open_ | double | _TAIL_VARINT[key]
+        _, length = _read_varints(array, at + 1, ok)
+        at = at + np.where(open_, np.where(double, 9, 1 + length), 0)
+    return ok & (at == end)
+
+
+class MixedBook:
+    """Mixed layouts seen so far (one per job's loader: its tags)."""
+
+    MAX_LAYOUTS = 64
+    NEW_PER_BATCH = 4  # events walked for a new layout per batch before the rest go one by one ...
+    PAYING_MATCHES = 4  # ... unless a new layout matched this many more: another try
+    MAX_NEW_PER_BATCH = 32
+
+    enabled = True  # (off: every such event goes the one-event path, as the tests compare)
+
+    def __init__(self) -> None:
+        self.layouts: list[MixedLayout] = []  # the one that matched last first
+
+    def classify(self, payloads: Payloads, rows: np.ndarray, decode: Callable[[bytes], object | None],
+                 decoded: dict[int, object]) -> list[Matched]:
+        """The events at `rows` of `payloads` that are of a mixed layout, by layout. `decoded`
+        (by row) holds events protobuf decoded already; those decoded here are added to it."""
+        matched: list[Matched] = []
+        if not len(rows) or not self.enabled:
+            return matched
+        array = payloads.array
+        left = rows
+        hits = []
+        for layout in list(self.layouts):
+            count = len(left)
+            left = self._take(layout, array, payloads, left, matched)
+            if len(left) < count:
+                hits.append(id(layout))
+            if not len(left):
+                break
+        if hits and hits[0] != id(self.layouts[0]):  # the layouts that matched first next time
+            self.layouts.sort(key=lambda layout: id(layout) not in hits)
+        budget, tries = self.NEW_PER_BATCH, 0
+        while len(left) and budget > 0 and tries < self.MAX_NEW_PER_BATCH:
+            budget -= 1
+            tries += 1
+            i = int(left[0])
+            payload = payloads[i]
+            event = decoded[i] if i in decoded else decode(payload)
+            decoded[i] = event
+            made = self._make(payload, event)
+            if made is None:
+                left = left[1:]
+                continue
+            if len(self.layouts) >= self.MAX_LAYOUTS:
+                self.layouts.clear()
+            self.layouts.append(made)
+            count = len(left)
+            left = self._take(made, array, payloads, left, matched)
+            if count - len(left) > self.PAYING_MATCHES:
+                budget += 1
+        return matched
+
+    @staticmethod
+    def _take(layout: MixedLayout, array: np.ndarray, payloads: Payloads, rows: np.ndarray,
+              matched: list[Matched]) -> np.ndarray:
+        starts = payloads.starts[rows]
+        ok, steps, walls, floats = _match(layout, array, starts, starts + payloads.lengths[rows])
+        if ok.any():
+            matched.append(Matched(layout, rows[ok], steps[ok], walls[ok], floats[ok]))
+        return rows[~ok]
+
+    @staticmethod
+    def _make(payload: bytes, event) -> MixedLayout | None:
+        """The layout of `payload`, checked against `event` (what protobuf decoded of it)."""
+        if event is None or event.WhichOneof("what") != "summary":
+            return None
+        try:
+            layout = _walk(payload)
+        except (ValueError, IndexError, UnicodeDecodeError):
+            return None
+        if layout is None:
+            return None
+        values = event.summary.value
+        if (tuple(v.tag for v in values) != layout.tags
+                or tuple(v.WhichOneof("value") for v in values) != layout.kinds):
+            return None
+        array = np.frombuffer(payload, dtype=np.uint8)
+        start = np.zeros(1, dtype=np.int64)
+        ok, steps, walls, floats = _match(layout, array, start, start + len(payload))
+        if not ok[0] or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
+            return None
+        expected = [v.scalar_value for v in values if v.WhichOneof("value") == "scalar_value"]
+        if np.asarray(expected, dtype=np.float64).tobytes() != floats[0].tobytes():
+            return None
+        if any(len(v.histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS for v in values
+               if v.WhichOneof("value") == "histogram"):
+            return None
+        return layout
