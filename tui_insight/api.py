@@ -19,7 +19,7 @@ import fnmatch
 import importlib.util
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal
@@ -201,21 +201,22 @@ def _matches(name: str, patterns: tuple[str, ...] | None) -> bool:
     return any(fnmatch.fnmatchcase(n, p) for p in patterns for n in names)
 
 
-def open(logdir: str | os.PathLike, *, ssh_options: Iterable[str] = (),
+def open(logdir: str | os.PathLike | Sequence[str | os.PathLike], *, ssh_options: Iterable[str] = (),
          storage_options: Mapping[str, Any] | None = None,
          disk_cache: bool = False) -> Logdir:  # noqa: A001 - the API's name
-    """Open LOGDIR (a local path, `user@host:/path` or a URL such as `s3://bucket/runs`).
+    """Open LOGDIR (a local path, `user@host:/path` or a URL such as `s3://bucket/runs`), or
+    several as one (a list): jobs are then named by their source, `node1:./run`, as in the app.
 
     `ssh_options`: arguments for ssh (`["-o", "Port=2222"]`); `storage_options`: for fsspec.
     `disk_cache=True`: keep each job's snapshot in the user's cache directory, as the app does,
     so a later call reads only what was appended since (`jobs()` of a finished sweep, again).
     Raises LogdirNotFound or RemoteError. Use as a context manager (closes connections)."""
-    text = os.fspath(logdir)
-    kind = remote_kind(text)
-    if kind is None:
-        source: Any = text
+    if not isinstance(logdir, (str, os.PathLike)):
+        source: Any = _several(list(logdir), list(ssh_options), dict(storage_options or {}))
     else:
-        source = _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
+        text = os.fspath(logdir)
+        kind = remote_kind(text)
+        source = text if kind is None else _remote_source(text, kind, list(ssh_options), dict(storage_options or {}))
     try:
         return Logdir.over(source, owned=True, disk_cache=disk_cache)
     except ApiError:
@@ -237,6 +238,29 @@ def _remote_source(text: str, kind: str | None, ssh_options: list[str], storage_
         return SshSource(text, ssh_options)
     except (SourceError, OSError, ValueError) as exc:
         raise RemoteError(f"{text}: {exc}") from exc
+
+
+def _several(logdirs: list, ssh_options: list[str], storage_options: dict) -> Any:
+    """One source over several LOGDIRs (`sources.multi`); a remote one that cannot be opened
+    raises RemoteError (the app goes on without it; a script asked for it by name)."""
+    from .summary.sources.multi import MultiSource, unique_labels
+
+    texts = [os.fspath(logdir) for logdir in logdirs]
+    if not texts:
+        raise LogdirNotFound("no LOGDIR given")
+    sources = []
+    try:
+        for text in texts:
+            kind = remote_kind(text)
+            if kind is None and not os.path.isdir(text):
+                raise LogdirNotFound(f"{text}: not a directory")
+            sources.append(text if kind is None else _remote_source(text, kind, ssh_options, storage_options))
+    except ApiError:
+        for source in sources:
+            if not isinstance(source, str):
+                source.close()
+        raise
+    return MultiSource(sources, unique_labels(texts))
 
 
 class Logdir:

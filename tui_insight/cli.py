@@ -14,7 +14,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from . import __version__  # noqa: E402
 from .config import Config, fill_options, load_config, parse_size  # noqa: E402
 from .escape import shown  # noqa: E402
-from .summary.sources.location import remote_kind  # noqa: E402
+from .summary.sources.location import expand_braces, remote_kind  # noqa: E402
 
 EPILOG = """\
 examples:
@@ -27,6 +27,7 @@ examples:
   tui-insight ./logs --export csv --out ./s --all-steps --force
   tui-insight ./logs --summary [--json] [--metric T]   print each job's health once; exit 1 on NaN/diverging
   tui-insight user@host:/data/logs                     read logs on another machine through the system ssh
+  tui-insight 'node{1..4}:/logs' ./local               several LOGDIRs as one: jobs named node1:./run, local:./run
   tui-insight s3://bucket/logs --storage-option client_kwargs.endpoint_url=https://...
                                                        read logs in object storage (pip install 'tui-insight[remote]')
 
@@ -37,6 +38,10 @@ LOGDIR may be a path, user@host:/path or host:path (ssh: nothing is installed th
 URL such as s3://bucket/prefix, obs://bucket/prefix or hdfs://... (fsspec). Nothing is ever
 written inside LOGDIR. What each view was set to is remembered per LOGDIR in
 $XDG_STATE_HOME/tui-insight/ (~/.local/state/tui-insight); --fresh starts clean.
+
+Several LOGDIRs: each is listed, read and reconnected on its own; one that cannot be reached is
+named on stderr (and in the app's problems) while the others load, and --summary and --export
+report the others, then exit with status 2.
 
 Defaults for the options come from ~/.config/tui-insight/config.toml ($XDG_CONFIG_HOME, or the
 file named by $TUI_INSIGHT_CONFIG); an option given here wins. Every key is optional:
@@ -61,9 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("logdir", nargs="?", metavar="LOGDIR",
+    parser.add_argument("logdirs", nargs="*", metavar="LOGDIR",
                         help="directory of training logs (searched recursively for jobs): a path, "
-                             "user@host:/path (ssh) or a URL (s3://, obs://, hdfs://...)")
+                             "user@host:/path (ssh) or a URL (s3://, obs://, hdfs://...); several "
+                             "are read as one (jobs named by their source), {1..8} and {a,b} expand")
     parser.add_argument("--version", action="version", version=f"tui-insight {__version__}")
     parser.add_argument("--demo", action="store_true",
                         help="write demo logs to a temporary directory (several runs, every kind of data, "
@@ -205,6 +211,54 @@ def connect_early(logdir: str, args: argparse.Namespace):
         return None
 
 
+def open_several(logdirs: list[str], args: argparse.Namespace):
+    """One source over several LOGDIRs (`sources.multi`), and the lines saying which could not be
+    opened (those are kept as sources of no jobs that say why, so the others load)."""
+    from .summary.sources.local import SourceError
+    from .summary.sources.multi import MultiSource, UnreachableSource, unique_labels
+
+    connections = [connect_early(logdir, args) for logdir in logdirs]  # connecting at once, in parallel
+    sources, failed = [], []
+    for logdir, connection in zip(logdirs, connections):
+        problem = check_logdir(logdir) if remote_kind(logdir) is None else None
+        try:
+            if problem:
+                raise SourceError(problem)
+            sources.append(make_source(logdir, args, connection))
+        except SourceError as exc:
+            if connection is not None:
+                connection.close()
+            failed.append(f"{logdir}: {exc}")
+            sources.append(UnreachableSource(logdir, str(exc)))
+    return MultiSource(sources, unique_labels(logdirs)), failed
+
+
+def run_several(args: argparse.Namespace, config: Config) -> int:
+    """The dashboard, --summary or --export over several LOGDIRs read as one. A LOGDIR that cannot
+    be read is a problem line naming it (stderr in the headless modes, the problems line in the
+    app); the headless modes report the others and exit with 2."""
+    source, failed = open_several(args.logdirs, args)
+    if len(failed) == len(args.logdirs):
+        source.close()
+        return fail("none of the LOGDIRs can be read: " + "; ".join(failed))
+    try:
+        if args.export in ("parquet", "arrow"):
+            from . import export_parquet
+
+            status = export_parquet.run(args.export, source, args.out, all_steps=args.all_steps, force=args.force)
+        elif args.export:
+            status = export_csv(source.location, args.out, all_steps=args.all_steps, force=args.force, source=source)
+        elif args.summary:
+            from .health_report import run
+
+            status = run(source.location, as_json=args.json, metric=args.metric, source=source)
+        else:
+            return open_ui(source.location, args, config, source=source)
+        return 2 if source.failing and status == 0 else status
+    finally:
+        source.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     """The program; its exit status. A reader that closes stdout early (`--summary | head -2`)
     ends it quietly with status 0, as POSIX tools end on a closed pipe."""
@@ -230,6 +284,8 @@ def run_command(argv: list[str] | None = None) -> int:
 
         return print_job_completions(parser, argv[1:])
     args = parser.parse_args(argv)
+    args.logdirs = list(dict.fromkeys(word for logdir in args.logdirs for word in expand_braces(logdir)))
+    args.logdir = args.logdirs[0] if len(args.logdirs) == 1 else None
     if args.completion:
         from .completion import completion_script
 
@@ -237,10 +293,10 @@ def run_command(argv: list[str] | None = None) -> int:
         return 0
     config = read_config()
     if args.reload_interval is None and "reload_interval" in config.values and not (
-            args.logdir and remote_kind(args.logdir) == "url"):
+            any(remote_kind(logdir) == "url" for logdir in args.logdirs)):
         args.reload_interval = config.values["reload_interval"]
     if args.reload_interval is None:
-        args.reload_interval = 30.0 if args.logdir and remote_kind(args.logdir) == "url" else 3.0
+        args.reload_interval = 30.0 if any(remote_kind(logdir) == "url" for logdir in args.logdirs) else 3.0
     if args.reload_interval < 0:
         return fail("--reload-interval must be 0 or more seconds")
     if args.workers is not None and args.workers < 1:
@@ -262,15 +318,17 @@ def run_command(argv: list[str] | None = None) -> int:
         return fail("--tags goes with --job or --compare")
     if args.view and args.view != "lineage" and not (args.job or args.compare):
         return fail(f"--view {args.view} goes with --job or --compare (only lineage shows every job)")
-    fill_options(args, config, ssh=bool(args.logdir) and remote_kind(args.logdir) == "ssh")
+    fill_options(args, config, ssh=any(remote_kind(logdir) == "ssh" for logdir in args.logdirs))
     try:
         if args.demo:
             from .demo import run_demo
 
             return run_demo(lambda logdir: open_ui(logdir, args, config, remember=False))  # the logs are temporary
-        if not args.logdir:
+        if not args.logdirs:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")
+        if len(args.logdirs) > 1:
+            return run_several(args, config)
         if remote_kind(args.logdir) is None:
             problem = check_logdir(args.logdir)
             if problem:
@@ -393,7 +451,8 @@ def start_at(args: argparse.Namespace):
     names = [args.job] if args.job else [n for n in (args.compare or "").split(",") if n.strip()]
     if not names and not args.view:
         return None
-    jobs = tuple(dict.fromkeys(train_id_of(n) for n in names))  # in the order given, once each
+    labelled = len(getattr(args, "logdirs", ())) > 1
+    jobs = tuple(dict.fromkeys(train_id_of(n, labelled) for n in names))  # in the order given, once each
     return StartAt(jobs, args.view or "scalars", args.tags or "")
 
 

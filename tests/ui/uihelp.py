@@ -9,7 +9,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from fixture_paths import MINDSPORE_LOGS  # noqa: F401 (re-exported for the UI tests)
@@ -54,10 +54,12 @@ def write_run(root: Path, name: str, steps: int = STEPS, tags=("loss", "acc", "l
     return directory
 
 
-def make_app(logdir: Path | str, *, load: bool = True, app_class: type[InsightApp] = InsightApp,
+def make_app(logdir: Any, *, load: bool = True, app_class: type[InsightApp] = InsightApp,
              **kwargs) -> InsightApp:
-    """An app over a cache loaded up front (no loading thread), with a fixed clock and title."""
-    cache = SummaryCache(str(logdir), clock=kwargs.get("clock", lambda: NOW))
+    """An app over a cache loaded up front (no loading thread), with a fixed clock and title.
+    `logdir`: a path, or a source (`sources.multi.MultiSource`, an `SshSource`)."""
+    where = str(logdir) if isinstance(logdir, (str, Path)) else logdir
+    cache = SummaryCache(where, clock=kwargs.get("clock", lambda: NOW))
     if load:
         cache.reload()
     kwargs.setdefault("start_loading", False)

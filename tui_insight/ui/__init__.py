@@ -1,7 +1,7 @@
 """The Textual terminal UI over a `SummaryCache`.
 
-Where things are (layers, top to bottom: app > screens > views > dialogs | widgets > state >
-common; import-linter checks them, `pyproject.toml`)
+Where things are (layers, top to bottom: app > screens > views > presenters > dialogs | widgets >
+state > common; import-linter checks them, `pyproject.toml`)
 ----------------
 - `app.py`: `InsightApp` and `run_app(...)`. The app starts the cache's loading thread, turns its
   change notices (which arrive on that thread) into one coalesced `CacheChanged` message on the UI
@@ -10,6 +10,8 @@ common; import-linter checks them, `pyproject.toml`)
 - `screens/`: real `Screen`s: the job list, the dashboard of a job (or of compared jobs) with one
   view per kind of data, help.
 - `views/`: the dashboard's views (`base.DataView`), listed statically in `views/registry.py`.
+- `presenters/`: what each view shows as text, rows, traces and read-outs: pure functions of
+  (state, data), no Textual (a contract checks), unit-tested without a terminal.
 - `state/`: each view's settings and position as an immutable object with pure transitions.
   No Textual there (a test checks): views hold their state in one reactive and draw it.
 - `dialogs.py`: modal dialogs (a one-line prompt, a list to pick from, the CSV export), opened by

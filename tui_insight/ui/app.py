@@ -122,8 +122,13 @@ class StartAt:
     tags: str = ""  # a filter (regex or text) for the view's tag list
 
 
-def train_id_of(text: str) -> str:
-    """A job as the user typed it (`lenet`, `./lenet/`, `.`) in the cache's form (`./lenet`, `./`)."""
+def train_id_of(text: str, labelled: bool = False) -> str:
+    """A job as the user typed it (`lenet`, `./lenet/`, `.`) in the cache's form (`./lenet`, `./`).
+    `labelled`: several LOGDIRs are open, and a job is named by its source (`node1:lenet` is
+    `node1:./lenet`)."""
+    if labelled and ":" in text:
+        label, _, rest = text.partition(":")
+        return f"{label}:{train_id_of(rest)}"
     text = text.strip().replace("\\", "/").rstrip("/")
     if text in ("", "."):
         return "./"
