@@ -77,12 +77,6 @@ def test_readout_is_the_chart_at_its_cursor_else_its_keys(cache):
     assert hint.plain == present.HINT and hint.style == "dim"
 
 
-@pytest.mark.parametrize(("size", "count", "fullscreen", "shape"), [
-    ((120, 40), 1, False, (1, 40)),   # one chart fills the grid
-    ((130, 40), 4, False, (2, 20)),   # two columns of at least 60, two rows a screen
-    ((130, 40), 9, False, (2, 16)),   # more rows: part of the third shows
-    ((50, 20), 9, False, (1, 12)),    # never under 12 rows high
-    ((130, 40), 9, True, (1, 40)),    # full screen
-])
-def test_grid_shape(size, count, fullscreen, shape):
-    assert present.grid_shape(*size, count, fullscreen) == shape
+def test_histogram_charts_are_at_least_60_wide_and_12_tall():
+    assert present.grid_shape(130, 40, 9) == (2, 16)
+    assert present.grid_shape(50, 20, 9) == (1, 12)

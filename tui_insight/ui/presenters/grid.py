@@ -18,3 +18,15 @@ def grid_shape(width: int, height: int, count: int, fullscreen: bool = False, *,
     if rows > 2:  # leave room to see that more charts follow
         row_height = max(min_height, min(row_height, height * 2 // 5))
     return columns, row_height
+
+
+def on_screen(count: int, columns: int, row_height: int, top: float, height: int) -> list[int]:
+    """Which of `count` cells (laid out `columns` a row, rows `row_height` tall) a grid scrolled
+    to `top` and `height` cells tall shows, in part or whole."""
+    bottom = top + height
+    return [i for i in range(count) if (i // columns) * row_height < bottom and (i // columns + 1) * row_height > top]
+
+
+def paged(index: int, count: int, direction: int, step: int) -> int:
+    """The cell `step` cells from `index` in `direction` (1 or -1), kept inside the `count` cells."""
+    return max(0, min(count - 1, index + direction * step))
