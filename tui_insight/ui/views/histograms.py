@@ -34,7 +34,7 @@ from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
-from ..widgets.tag_picker import TagList, TagPicker
+from ..widgets.tag_picker import TagList
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .tag_grid import TagGridView
@@ -111,6 +111,8 @@ class HistogramGrid(ViewGrid):
 
 
 class HistogramsView(TagGridView):
+    STATE = HistogramsState
+    PICKER = ("histogram", "histograms")
     GRID = HistogramGrid
     SPEC = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job")
     HELP_GROUP = "Histograms"
@@ -136,8 +138,6 @@ class HistogramsView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(HistogramsView.state, HistogramsState.from_json(self.saved))
-        self.picker = TagPicker("histogram", "histograms")
         self._charts: dict[ChartKey, Chart] = {}  # the mounted charts, in grid order
         self._versions: dict[ChartKey, int] = {}  # bumped when the cache says a tag changed
         self._ridges: dict[ChartKey, tuple[int, Loaded]] = {}  # what each chart's last load gave (ridge, bands)

@@ -40,7 +40,7 @@ from ..state.images import ImagesState
 from ..widgets.halfblock import DecodedImage, HalfBlockImage
 from ..presenters import images as present
 from ..presenters.images import Shown, pick_index
-from ..widgets.tag_picker import TagList, TagPicker
+from ..widgets.tag_picker import TagList
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .image_decoding import DecodedCache, decode_at
@@ -108,6 +108,8 @@ class ImageGrid(ViewGrid):
 
 
 class ImagesView(TagGridView):
+    STATE = ImagesState
+    PICKER = ("image", "tags")
     GRID = ImageGrid
     SPEC = ViewSpec("images", "Images", "4", ("image",), "job")
     HELP_GROUP = "Images"
@@ -141,8 +143,6 @@ class ImagesView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(ImagesView.state, ImagesState.from_json(self.saved))
-        self.picker = TagPicker("image", "tags")
         self.decoded = DecodedCache()
         self._cards: dict[tuple[str, str], ImageCard] = {}  # the mounted cards, in grid order
         self._requested: set[tuple[Locator, int]] = set()  # asked of the loader, not yet delivered or forgotten

@@ -32,7 +32,6 @@ from ..presenters import scalars as present
 from ..presenters.scalars import MIN_CHART_HEIGHT, Line, ScalarLines, grid_shape, line_traces
 from ..widgets.chart import ChartPlot, ScalarChart, log_y_problem
 from ..widgets.summary_table import SummaryTable
-from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .tag_grid import TagGridView
@@ -59,6 +58,8 @@ class ChartGrid(ViewGrid):
 
 
 class ScalarsView(TagGridView):
+    STATE = ScalarsState
+    PICKER = ("scalar", "tags")
     GRID = ChartGrid
     MIN_ROW_HEIGHT = MIN_CHART_HEIGHT
     SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
@@ -120,8 +121,6 @@ class ScalarsView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(ScalarsView.state, ScalarsState.from_json(self.saved))
-        self.picker = TagPicker("scalar", "tags")
         self.lines = ScalarLines()  # each job's series of each tag, and what is derived from them
         self._charts: dict[str, ScalarChart] = {}
         self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)

@@ -15,7 +15,8 @@ Written once here:
 - paging, for a view that binds the keys: `action_page` a screenful of charts further (full
   screen: the next chart), `action_page_to` the first or last, each through `go_to`.
 
-The state of a subclass has `tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`.
+The state of a subclass (`STATE`, read from the saved settings when the view is made) has
+`tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`; `PICKER` names its tag list.
 """
 from __future__ import annotations
 
@@ -74,10 +75,17 @@ class TagGridView(DataView):
     """A `DataView` of a tag list (`self.picker`) and a grid (`GRID`) of one widget per chart."""
 
     GRID: ClassVar[type[ViewGrid]]
+    STATE: ClassVar[Any]  # the state's class: `from_json` makes it from the saved settings
+    PICKER: ClassVar[tuple[str, str]]  # the tag picker's id prefix and title
     MIN_ROW_HEIGHT: ClassVar[int] = 1  # a row's height before the grid is laid out
     state: Any  # each subclass's reactive state
 
     picker: TagPicker
+
+    def __init__(self, cache, train_ids, **kwargs: Any):
+        super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(type(self).state, self.STATE.from_json(self.saved))
+        self.picker = TagPicker(*self.PICKER)
 
     # -- hooks --------------------------------------------------------------------------------------
 
