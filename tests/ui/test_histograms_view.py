@@ -438,21 +438,6 @@ def test_comparison_shows_one_chart_per_job_in_its_colour(tmp_path):
     assert run(body)
 
 
-def test_no_histograms_says_so(tmp_path):
-    run_dir = tmp_path / "logs" / "run"
-    with SummaryWriter(run_dir, timestamp=int(T0), wall_time=T0) as writer:
-        writer.add_scalar("loss", 1.0)
-        writer.record(1, wall_time=T0)
-    _, run = histogram_app(tmp_path / "logs", jobs=("./run",))
-
-    async def body(pilot, view):
-        assert not charts_of(view)
-        assert "no histograms" in str(view.query_one("#histogram-status", Static).render())
-        return True
-
-    assert run(body)
-
-
 MARKUP_TAG = "[bold red]markup[/]"
 
 

@@ -52,3 +52,21 @@ def test_the_status_line_and_the_empty_sentence():
     assert present.empty_message(ImagesState(), loading=True, jobs=1, cards=False) == "no image tags yet: loading…"
     assert present.empty_message(ImagesState(), loading=False, jobs=2, cards=False) == "these jobs have no images"
     assert present.empty_message(state, loading=False, jobs=1, cards=True) == ""
+
+
+def test_wide_images_take_one_column_and_square_ones_share_rows():
+    assert present.grid_shape([(400, 40)] * 2, 100, 40, 1) == (1, 20)  # wide: stacked, full width
+    assert present.grid_shape([(28, 28)] * 4, 100, 40, 1)[0] > 1  # square: side by side
+    assert present.grid_shape([(28, 28)] * 4, 100, 40, 2)[0] % 2 == 0  # compared: whole jobs a row
+
+
+def test_a_list_row_is_as_tall_as_its_tallest_image_and_waits_for_undecoded_ones():
+    # 28x28 at 40 cells wide: 38 inner columns, enlarged by whole multiples to 28 (14 rows) + border
+    assert present.list_row_height([(28, 28)], 40, 48) == 16
+    assert present.list_row_height([(28, 28), present.UNKNOWN], 40, 48) == 32  # two thirds of 48
+    assert present.list_row_height([(10, 1000)], 40, 48) == 48  # never taller than the grid
+
+
+def test_full_screen_is_one_row_of_the_jobs():
+    state = ImagesState(fullscreen="t")
+    assert present.layout([(28, 28)] * 4, 100, 40, 2, state) == (2, [40])

@@ -2,6 +2,7 @@
 in place of the grid, from the view's state and what each card is asked to show (`Shown`)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from ...summary.formats.values import Locator
 from ..common.text import markup
 from ..state.images import ImagesState
+from ..widgets.image_fit import fit_cells
 
 
 @dataclass(frozen=True)
@@ -93,3 +95,58 @@ def status(state: ImagesState, steps: np.ndarray, most_samples: int) -> str:
     if state.fullscreen:
         parts.append("full screen (f/esc)")
     return " · ".join(parts)
+
+
+# -- the grid's shape -------------------------------------------------------------------------------
+
+MIN_CARD_WIDTH = 24
+MIN_CARD_HEIGHT = 8
+BORDER = 2  # cells a card's border takes in each direction
+UNKNOWN = (1, 1)  # the pixel size of a card not decoded yet: a square guess
+
+
+def fitted_area(width: int, height: int, cols: int, rows: int) -> float:
+    """Pixels an image would cover in `cols` x `rows` cells (two pixels a cell), scaled freely."""
+    ratio = min(cols / width, 2 * rows / height)
+    return width * height * ratio * ratio
+
+
+def grid_shape(sizes: list[tuple[int, int]], width: int, height: int, group: int) -> tuple[int, int]:
+    """(columns, row height) of the cards whose images are `sizes` pixels: the column count (a
+    multiple of `group`, the compared jobs) that shows most pixels on screen."""
+    most = max(group, min(len(sizes), width // MIN_CARD_WIDTH // group * group))
+    best = (-1.0, group, max(MIN_CARD_HEIGHT, height))
+    for columns in range(group, most + 1, group):
+        rows = math.ceil(len(sizes) / columns)
+        row_height = max(MIN_CARD_HEIGHT, height // rows)
+        cell_w, cell_h = width // columns - BORDER, row_height - BORDER
+        if cell_w < 1 or cell_h < 1:
+            continue
+        on_screen = max(1, min(rows, height // row_height)) * columns  # scrolled-off cards count less
+        area = sum(fitted_area(w, h, cell_w, cell_h) for w, h in sizes[:on_screen])
+        if area > best[0] * 1.05:  # a near tie goes to fewer columns: bigger single images
+            best = (area, columns, row_height)
+    return best[1], best[2]
+
+
+def list_row_height(sizes: list[tuple[int, int]], cell_width: int, height: int) -> int:
+    """The height of a row of the list layout: its tallest image at its width, not enlarged
+    past whole multiples; two thirds of the grid while one is not decoded yet."""
+    needed = MIN_CARD_HEIGHT
+    for w, h in sizes:
+        if (w, h) == UNKNOWN:
+            return max(MIN_CARD_HEIGHT, height * 2 // 3)
+        cols, pixel_rows = fit_cells(w, h, cell_width - BORDER, 10_000, upscale=False)
+        scale_up = max(1, (cell_width - BORDER) // max(1, cols))
+        needed = max(needed, math.ceil(pixel_rows * scale_up / 2) + BORDER)
+    return max(MIN_CARD_HEIGHT, min(height, needed))
+
+
+def layout(sizes: list[tuple[int, int]], width: int, height: int, jobs: int, state: ImagesState) -> tuple[int, list[int]]:
+    """(columns, row heights) that give the shown cards' images (`sizes`) the most room."""
+    if state.fullscreen:
+        return jobs, [height]
+    if state.layout == "list":
+        return jobs, [list_row_height(sizes[i:i + jobs], width // jobs, height) for i in range(0, len(sizes), jobs)]
+    columns, row_height = grid_shape(sizes, width, height, jobs)
+    return columns, [row_height]

@@ -23,6 +23,7 @@ from ...summary.store.job_view import JobView
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
 from ..common.text import literal, markup
+from .grid import grid_shape as shape
 from ..state.scalars import OVERLAY, ScalarsState, describe_threshold
 from ..widgets.chart_data import ChartOptions, Trace, x_limits
 from ..widgets.summary_row import SummaryRow
@@ -360,14 +361,6 @@ def cursor_on_next_axis(scene: Scene, state: ScalarsState) -> float | None:
 
 
 def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) -> tuple[int, int]:
-    """(columns, row height) of a grid of `count` charts on `width` x `height` cells: as many
-    columns of at least `MIN_CHART_WIDTH` as fit, two rows a screen (more: a part of the third shows
-    that more follow); full screen, one chart filling it."""
-    if fullscreen:
-        return 1, height
-    columns = max(1, min(count, width // MIN_CHART_WIDTH))
-    rows = math.ceil(count / columns)
-    row_height = max(MIN_CHART_HEIGHT, height // max(1, min(rows, 2)))
-    if rows > 2:  # leave room to see that more charts follow
-        row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
-    return columns, row_height
+    """(columns, row height) of the scalar charts' grid: charts at least `MIN_CHART_WIDTH` wide
+    and `MIN_CHART_HEIGHT` tall (`grid.grid_shape`)."""
+    return shape(width, height, count, fullscreen, min_width=MIN_CHART_WIDTH, min_height=MIN_CHART_HEIGHT)

@@ -12,11 +12,8 @@ between charts. The line under the grid reads each series of the focused chart a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-from rich.text import Text
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,97 +25,15 @@ from textual.worker import Worker
 
 from ...summary.formats.custom_scalars import Category, Chart
 from ...summary.queries.custom_scalars import ChartContent, categories, content
-from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, value_at, x_values
 from ...summary.store.job_view import Changes, JobView
-from ..common.format import number
-from ..common.palette import SERIES_COLOURS
 from ..common.text import literal, markup
+from ..presenters import custom_scalars as present
+from ..presenters.scalars import grid_shape
 from ..state.custom_scalars import CustomScalarsState
 from ..state.scalars import CURSOR_JUMP
-from ..widgets.chart import ChartOptions, ChartPlot, ScalarChart, Trace
+from ..widgets.chart import ChartPlot, ScalarChart
 from .base import DataView, ViewSpec
-from .scalars import ChartGrid, grid_shape, line_traces
-
-HINT = "n p category · s S smooth · x axis · y log · ←/→ cursor · tab chart"
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """One series of a chart as drawn: its name, colour, x, values, smoothed values, and its band."""
-
-    name: str
-    colour: str
-    series: ScalarSeries
-    x: np.ndarray
-    smoothed: np.ndarray | None
-    band: tuple[np.ndarray, np.ndarray] | None = None  # (lower, upper) on the series' steps
-
-
-def bounds_on(series: ScalarSeries, lower: ScalarSeries, upper: ScalarSeries) -> tuple[np.ndarray, np.ndarray]:
-    """The lower and upper values at each step of `series` (NaN where a bound has no such step)."""
-    def at(bound: ScalarSeries) -> np.ndarray:
-        out = np.full(len(series), np.nan)
-        index = np.searchsorted(bound.steps, series.steps)
-        inside = index < len(bound)
-        hit = inside.copy()
-        hit[inside] = bound.steps[index[inside]] == series.steps[inside]
-        out[hit] = bound.values[index[hit]]
-        return out
-    return at(lower), at(upper)
-
-
-def drawn_series(chart_content: ChartContent, views: dict[str, JobView], x_axis: str, smoothing: float,
-                 colour_of_job: dict[str, str], comparing: bool) -> list[Drawn]:
-    """The series a chart draws, each with its x on `x_axis`, smoothed by `smoothing` (0: not).
-    Colours: one per tag (one job), else the job's colour when the chart has one name, else one
-    per series."""
-    wanted: list[tuple[str, str, str, str]] = []  # (train id, value tag, lower tag, upper tag)
-    for tid, tag in chart_content.lines:
-        wanted.append((tid, tag, "", ""))
-    for line in chart_content.margins:
-        m = line.margin
-        wanted.append((line.train_id, m.value, m.lower if line.band else "", m.upper if line.band else ""))
-    names = list(dict.fromkeys(tag for _, tag, _, _ in wanted))
-    out: list[Drawn] = []
-    for k, (tid, tag, lower_tag, upper_tag) in enumerate(wanted):
-        view = views.get(tid)
-        series = scalar_series(view, tag) if view is not None else None
-        if view is None or series is None or not len(series):
-            continue
-        if comparing and len(names) == 1:
-            colour = colour_of_job[tid]
-        elif comparing:
-            colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
-        else:
-            colour = SERIES_COLOURS[names.index(tag) % len(SERIES_COLOURS)]
-        x = x_values(series, x_axis, view.first_wall_time)  # type: ignore[arg-type]
-        smoothed = smooth(series.values, smoothing) if smoothing > 0 else None
-        band = None
-        if lower_tag and upper_tag:
-            lower, upper = scalar_series(view, lower_tag), scalar_series(view, upper_tag)
-            if lower is not None and upper is not None:
-                band = bounds_on(series, lower, upper)
-        out.append(Drawn(f"{tid} {tag}" if comparing else tag, colour, series, x, smoothed, band))
-    return out
-
-
-def traces_of(drawn: list[Drawn]) -> list[Trace]:
-    """Bands first, then each series' line (faint under its smoothed line when smoothed)."""
-    bands = [Trace.band(d.x, d.band[0], d.band[1], d.colour) for d in drawn if d.band is not None]
-    return bands + [trace for d in drawn for trace in line_traces(d.x, d.series.values, d.smoothed, d.colour)]
-
-
-def chart_options(drawn: list[Drawn], chart_content: ChartContent, x_axis: str, smoothing: float, log_y: bool,
-                  cursor_x: float | None) -> ChartOptions:
-    legend = tuple(dict.fromkeys((d.colour, d.name) for d in drawn))
-    notes = []
-    if any(d.band is not None for d in drawn):
-        notes.append("shaded: lower..upper")
-    if smoothing > 0:
-        notes.append(f"smoothed {smoothing:g}, raw faint")
-    if chart_content.note:
-        notes.append(chart_content.note)
-    return ChartOptions(x_axis=x_axis, log_y=log_y, cursor_x=cursor_x, legend=legend, note=" · ".join(notes))
+from .scalars import ChartGrid
 
 
 class MissingChart(Static, can_focus=True):
@@ -171,7 +86,7 @@ class CustomScalarsView(DataView):
         self._version = 0  # bumped when the shown jobs' data changes
         self._shape: tuple = ()  # what the grid holds: (category, chart, empty reason) of each cell
         self._cells: list[Widget] = []  # the grid's widgets, one per chart of the category
-        self._drawn: list[list[Drawn]] = []  # per cell, the series it draws
+        self._drawn: list[list[present.Drawn]] = []  # per cell, the series it draws
 
     @classmethod
     def has_data(cls, job: JobView) -> bool:
@@ -244,18 +159,21 @@ class CustomScalarsView(DataView):
         colours = {tid: self.job_colour(tid) for tid in self.train_ids}
         self._drawn = []
         for index, (cell, chart_content) in enumerate(zip(self._cells, contents)):
-            drawn = drawn_series(chart_content, views, state.x_axis, state.smoothing, colours, self.comparing)
+            drawn = present.drawn_series(chart_content, views, state.x_axis, state.smoothing, colours, self.comparing)
             self._drawn.append(drawn)
             if isinstance(cell, ScalarChart):
                 cursor = state.cursor_x if index == state.active else None
-                options = chart_options(drawn, chart_content, state.x_axis, state.smoothing, state.log_y, cursor)
+                options = present.chart_options(drawn, chart_content, state.x_axis, state.smoothing, state.log_y, cursor)
                 key = (state.category, index, self.train_ids, self._version, state.x_axis, state.smoothing)
                 if key != cell.plot.key or options != cell.plot.options:
-                    cell.plot = ChartPlot(key, options, tuple(traces_of(drawn)))
+                    cell.plot = ChartPlot(key, options, tuple(present.traces_of(drawn)))
         self.set_class(not self._cells, "-empty")
-        self.query_one("#cs-empty", Static).update(self._empty_reason(category))
-        self.query_one("#cs-status", Static).update(self._status(category, contents))
-        self.query_one("#cs-readout", Static).update(self._readout())
+        loading = any(not job.ready for job in self.jobs)
+        titles = [c.title for c in self.categories()]
+        origins = {job.train_id: job.first_wall_time for job in self.jobs}
+        self.query_one("#cs-empty", Static).update(present.empty_reason(category, self.train_ids, loading))
+        self.query_one("#cs-status", Static).update(present.status(state, category, titles, contents))
+        self.query_one("#cs-readout", Static).update(present.readout(state, self._drawn, origins, bool(self.charts())))
 
     async def _build(self, charts: tuple[Chart, ...], contents: list[ChartContent]) -> None:
         """Mount one cell per chart of the category: its chart, or what says why it draws nothing."""
@@ -285,49 +203,6 @@ class CustomScalarsView(DataView):
             grid.styles.grid_size_columns = columns
             grid.styles.grid_rows = str(row_height)
 
-    def _empty_reason(self, category: Category | None) -> str:
-        if category is None:
-            if any(not job.ready for job in self.jobs):
-                return "loading…"
-            return f"No custom scalars layout in {', '.join(self.train_ids)} (tensorboardX add_custom_scalars writes one)."
-        return f"The category {category.title} has no charts."
-
-    def _status(self, category: Category | None, contents: list[ChartContent]) -> str:
-        if category is None:
-            return "no layout"
-        titles = [c.title for c in self.categories()]
-        where = f" ({titles.index(category.title) + 1}/{len(titles)})" if category.title in titles else ""
-        parts = [f"[b]{markup(category.title)}[/]{where}"]
-        if contents and all(c.empty for c in contents):
-            parts.append("[yellow]no chart of this category matches a scalar tag[/]")
-        parts.append(f"x: {self.state.x_axis}")
-        parts.append(f"smoothing {self.state.smoothing:g}" if self.state.smoothing else "no smoothing")
-        if self.state.log_y:
-            parts.append("log y")
-        parts.append(f"[dim]{HINT}[/]")
-        return " · ".join(parts)
-
-    def _readout(self) -> Text | str:
-        """Each series of the active chart at the cursor: step, value, smoothed value, band."""
-        state = self.state
-        if state.cursor_x is None or not 0 <= state.active < len(self._drawn):
-            return "[dim]←/→ value cursor on the focused chart · ? every key[/dim]" if self.charts() else ""
-        lines = []
-        for d in self._drawn[state.active]:
-            view = self.cache.job(d.series.train_id)
-            origin = view.first_wall_time if view is not None else None
-            i = value_at(d.series, state.cursor_x, state.x_axis, origin)  # type: ignore[arg-type]
-            if i < 0:
-                continue
-            text = Text.assemble(("● ", d.colour), literal(d.name, "bold"), f"  step {int(d.series.steps[i])}",
-                                 f"  value {number(d.series.values[i])}")
-            if d.smoothed is not None:
-                text.append(f"  smoothed {number(d.smoothed[i])}")
-            if d.band is not None:
-                text.append(f"  band {number(d.band[0][i])}..{number(d.band[1][i])}")
-            lines.append(text)
-        return Text("\n").join(lines) if lines else Text("no point here", style="dim")
-
     # -- actions ----------------------------------------------------------------------------------
 
     def on_descendant_focus(self, event: DescendantFocus) -> None:
@@ -347,10 +222,7 @@ class CustomScalarsView(DataView):
         self.state = self.state.toggle_log_y()
 
     def action_cursor(self, move: int) -> None:
-        drawn = self._drawn[self.state.active] if 0 <= self.state.active < len(self._drawn) else []
-        arrays = [d.x[np.isfinite(d.x)] for d in drawn]
-        xs = np.unique(np.concatenate(arrays)) if arrays else np.empty(0)
-        self.state = self.state.move_cursor(xs.tolist(), move)
+        self.state = self.state.move_cursor(present.cursor_stops(self._drawn, self.state.active), move)
 
     def action_clear_cursor(self) -> None:
         if self.state.cursor_x is None:

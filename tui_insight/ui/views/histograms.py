@@ -11,7 +11,6 @@ arrives, and its cursor stays on the same step, so live updates do not move the 
 """
 from __future__ import annotations
 
-import math
 from functools import partial
 from typing import Any
 
@@ -28,20 +27,18 @@ from ...summary.queries.distributions import Distribution, distribution
 from ...summary.queries.histograms import Ridgeline, histogram_steps, rebin
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.text import literal, markup, shown
+from ..common.text import literal, shown
 from ..loader import Loaded, LoadProblem
 from ..presenters import histograms as present
 from ..state.histograms import ChartKey, HistogramsState, RidgeCursor
 from ..widgets.bands import HINT as BANDS_HINT
 from ..widgets.bands import BandsChart, bands_bindings
 from ..widgets.ridgeline import TRUE_COLOUR_HINT, RidgelineChart, limited_colours, ridgeline_bindings
-from ..widgets.tag_picker import TagList, TagPicker
+from ..widgets.tag_picker import TagList
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .tag_grid import TagGridView
 
-MIN_CHART_WIDTH = 60
-MIN_CHART_HEIGHT = 12
 
 
 def load_ridgeline(cache, train_id: str, tag: str) -> tuple[Ridgeline, Distribution]:
@@ -114,6 +111,8 @@ class HistogramGrid(ViewGrid):
 
 
 class HistogramsView(TagGridView):
+    STATE = HistogramsState
+    PICKER = ("histogram", "histograms")
     GRID = HistogramGrid
     SPEC = ViewSpec("histograms", "Histograms", "2", ("histogram",), "job")
     HELP_GROUP = "Histograms"
@@ -139,8 +138,6 @@ class HistogramsView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(HistogramsView.state, HistogramsState.from_json(self.saved))
-        self.picker = TagPicker("histogram", "histograms")
         self._charts: dict[ChartKey, Chart] = {}  # the mounted charts, in grid order
         self._versions: dict[ChartKey, int] = {}  # bumped when the cache says a tag changed
         self._ridges: dict[ChartKey, tuple[int, Loaded]] = {}  # what each chart's last load gave (ridge, bands)
@@ -226,10 +223,6 @@ class HistogramsView(TagGridView):
     def _chart_colour(self, train_id: str) -> str | None:
         return None if len(self.train_ids) == 1 else self.job_colour(train_id)  # None: the theme's primary
 
-    def _title(self, key: ChartKey) -> str:
-        tid, tag = key
-        return markup(tag) if len(self.train_ids) == 1 else f"{markup(tag)} · {markup(tid)}"
-
     def _sync_charts(self, state: HistogramsState) -> list[AwaitMount]:
         """Mount the charts `state` asks for, keeping those that stay (in order)."""
         wanted = self.chart_keys(state)
@@ -238,7 +231,7 @@ class HistogramsView(TagGridView):
             return []
         had_focus = any(chart.has_focus for chart in self._charts.values())
         self._charts, mounts = self.sync_grid(
-            wanted, self._charts, lambda key: kind(key, self._title(key), self._chart_colour(key[0])),
+            wanted, self._charts, lambda key: kind(key, present.chart_title(key, len(self.train_ids) > 1), self._chart_colour(key[0])),
             keep=lambda chart: isinstance(chart, kind))
         active = state.target()
         target = self._charts.get(active) if active is not None else None
@@ -250,12 +243,7 @@ class HistogramsView(TagGridView):
         return self._charts
 
     def shape_grid(self, grid, shown: list[ChartKey], width: int, height: int) -> None:
-        fullscreen = self.state.fullscreen
-        columns = 1 if fullscreen else max(1, min(len(shown), width // MIN_CHART_WIDTH))
-        rows = math.ceil(len(shown) / columns)
-        row_height = height if fullscreen else max(MIN_CHART_HEIGHT, height // min(rows, 2))
-        if rows > 2 and not fullscreen:  # leave room to see that more charts follow
-            row_height = max(MIN_CHART_HEIGHT, min(row_height, height * 2 // 5))
+        columns, row_height = present.grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
 
@@ -333,9 +321,9 @@ class HistogramsView(TagGridView):
         empty.display = bool(reason)
         self.query_one(HistogramGrid).display = not reason
         loading = any(not job.ready for job in self.jobs)
-        self.query_one("#histogram-status", Static).update(
-            present.status(state, loading, len(self._charts), self.loader.pending(),
-                           TRUE_COLOUR_HINT if limited_colours(self.app) else ""))
+        colour_hint = TRUE_COLOUR_HINT if limited_colours(self.app) else ""
+        text = present.status(state, len(self._charts), self.loader.pending(), loading, colour_hint)
+        self.query_one("#histogram-status", Static).update(text)
 
     def _update_readout(self) -> None:
         readout = self.query_one("#histogram-readout", Static)
@@ -344,9 +332,8 @@ class HistogramsView(TagGridView):
         if chart is None:
             readout.update("")
             return
-        who = chart.chart_key[0] if self.comparing else None
-        keys = BANDS_HINT if isinstance(chart, HistogramBands) else present.HINT
-        readout.update(present.readout(chart.readout(), keys, who))
+        hint = BANDS_HINT if isinstance(chart, HistogramBands) else present.HINT
+        readout.update(present.readout(chart.readout(), chart.chart_key[0], self.comparing, hint))
 
     @on(RidgelineChart.CursorMoved)
     def _cursor_moved(self, event: RidgelineChart.CursorMoved) -> None:

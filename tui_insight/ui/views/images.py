@@ -15,7 +15,6 @@ fewer) and says which in its title, `sample 2/4`.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -38,18 +37,15 @@ from ..common.focus import focus_now
 from ..common.text import literal
 from ..loader import Loaded
 from ..state.images import ImagesState
-from ..widgets.halfblock import DecodedImage, HalfBlockImage, fit_cells
+from ..widgets.halfblock import DecodedImage, HalfBlockImage
 from ..presenters import images as present
 from ..presenters.images import Shown, pick_index
-from ..widgets.tag_picker import TagList, TagPicker
+from ..widgets.tag_picker import TagList
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .image_decoding import DecodedCache, decode_at
 from .tag_grid import TagGridView
 
-MIN_CARD_WIDTH = 24
-MIN_CARD_HEIGHT = 8
-BORDER = 2  # cells a card's border takes in each direction
 
 
 class ImageCard(HalfBlockImage):
@@ -112,6 +108,8 @@ class ImageGrid(ViewGrid):
 
 
 class ImagesView(TagGridView):
+    STATE = ImagesState
+    PICKER = ("image", "tags")
     GRID = ImageGrid
     SPEC = ViewSpec("images", "Images", "4", ("image",), "job")
     HELP_GROUP = "Images"
@@ -145,8 +143,6 @@ class ImagesView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(ImagesView.state, ImagesState.from_json(self.saved))
-        self.picker = TagPicker("image", "tags")
         self.decoded = DecodedCache()
         self._cards: dict[tuple[str, str], ImageCard] = {}  # the mounted cards, in grid order
         self._requested: set[tuple[Locator, int]] = set()  # asked of the loader, not yet delivered or forgotten
@@ -281,53 +277,18 @@ class ImagesView(TagGridView):
 
     def shape_grid(self, grid, shown: list[tuple[str, str]], width: int, height: int) -> None:
         """Columns and row heights that give the images the most room."""
-        jobs = len(self.train_ids)
-        if self.state.fullscreen:
-            columns, rows_height = jobs, [height]
-        elif self.state.layout == "list":
-            columns = jobs
-            rows_height = [self._list_row_height(shown[i:i + jobs], width // jobs, height)
-                           for i in range(0, len(shown), jobs)]
-        else:
-            columns, row_height = self._grid_shape(shown, width, height, jobs)
-            rows_height = [row_height]
+        columns, rows_height = present.layout([self._image_size(key) for key in shown], width, height,
+                                              len(self.train_ids), self.state)
         self._columns = columns
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = " ".join(str(h) for h in rows_height)
 
     def _image_size(self, key: tuple[str, str]) -> tuple[int, int]:
-        """The pixel size of what a card shows, or a square guess before it is decoded."""
+        """The pixel size of what a card shows, or `UNKNOWN` before it is decoded."""
         card = self._cards.get(key)
         if card is not None and card.image is not None:
             return card.image.width, card.image.height
-        return 1, 1
-
-    def _grid_shape(self, shown: list[tuple[str, str]], width: int, height: int, group: int) -> tuple[int, int]:
-        """(columns, row height): the column count (a multiple of `group`) that shows most pixels."""
-        most = max(group, min(len(shown), width // MIN_CARD_WIDTH // group * group))
-        best = (-1.0, group, max(MIN_CARD_HEIGHT, height))
-        for columns in range(group, most + 1, group):
-            rows = math.ceil(len(shown) / columns)
-            row_height = max(MIN_CARD_HEIGHT, height // rows)
-            cell_w, cell_h = width // columns - BORDER, row_height - BORDER
-            if cell_w < 1 or cell_h < 1:
-                continue
-            on_screen = max(1, min(rows, height // row_height)) * columns  # scrolled-off cards count less
-            area = sum(_fitted_area(*self._image_size(key), cell_w, cell_h) for key in shown[:on_screen])
-            if area > best[0] * 1.05:  # a near tie goes to fewer columns: bigger single images
-                best = (area, columns, row_height)
-        return best[1], best[2]
-
-    def _list_row_height(self, row: list[tuple[str, str]], cell_width: int, height: int) -> int:
-        needed = MIN_CARD_HEIGHT
-        for key in row:
-            w, h = self._image_size(key)
-            if (w, h) == (1, 1):
-                return max(MIN_CARD_HEIGHT, height * 2 // 3)
-            cols, pixel_rows = fit_cells(w, h, cell_width - BORDER, 10_000, upscale=False)
-            scale_up = max(1, (cell_width - BORDER) // max(1, cols))
-            needed = max(needed, math.ceil(pixel_rows * scale_up / 2) + BORDER)
-        return max(MIN_CARD_HEIGHT, min(height, needed))
+        return present.UNKNOWN
 
     def update_cards(self) -> None:
         """Point every card at the step it should show; fill those whose pixels are known."""
@@ -504,8 +465,3 @@ class ImagesView(TagGridView):
         tags = self.state.tags.visible()
         return f"{len(tags)} image tag{'s' if len(tags) != 1 else ''} of {', '.join(self.train_ids)}"
 
-
-def _fitted_area(width: int, height: int, cols: int, rows: int) -> float:
-    """Pixels an image would cover in `cols` x `rows` cells (two pixels a cell), scaled freely."""
-    ratio = min(cols / width, 2 * rows / height)
-    return width * height * ratio * ratio

@@ -32,7 +32,6 @@ from ..presenters import scalars as present
 from ..presenters.scalars import MIN_CHART_HEIGHT, Line, ScalarLines, grid_shape, line_traces
 from ..widgets.chart import ChartPlot, ScalarChart, log_y_problem
 from ..widgets.summary_table import SummaryTable
-from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .tag_grid import TagGridView
@@ -59,7 +58,10 @@ class ChartGrid(ViewGrid):
 
 
 class ScalarsView(TagGridView):
+    STATE = ScalarsState
+    PICKER = ("scalar", "tags")
     GRID = ChartGrid
+    MIN_ROW_HEIGHT = MIN_CHART_HEIGHT
     SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
     HELP_GROUP = "Scalars"
     HELP_NOTE = ("[b]Reading the charts[/b]\n"
@@ -119,8 +121,6 @@ class ScalarsView(TagGridView):
 
     def __init__(self, cache, train_ids, **kwargs: Any):
         super().__init__(cache, train_ids, **kwargs)
-        self.set_reactive(ScalarsView.state, ScalarsState.from_json(self.saved))
-        self.picker = TagPicker("scalar", "tags")
         self.lines = ScalarLines()  # each job's series of each tag, and what is derived from them
         self._charts: dict[str, ScalarChart] = {}
         self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)
@@ -148,7 +148,7 @@ class ScalarsView(TagGridView):
         for job in self.jobs:
             for tag in job.tag_names("scalar"):
                 self._load(job.train_id, tag)
-        state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
+        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags()))
         self.set_reactive(ScalarsView.state, state)
         for mounting in self._redraw(None, state):
             await mounting
@@ -163,9 +163,6 @@ class ScalarsView(TagGridView):
         return shown[0] if shown else self.picker.listing
 
     # -- data -----------------------------------------------------------------------------------
-
-    def _tag_names(self) -> list[str]:
-        return self.lines.tags()
 
     def _load(self, train_id: str, tag: str) -> None:
         self.lines.load(self.cache.job(train_id), train_id, tag)
@@ -194,7 +191,7 @@ class ScalarsView(TagGridView):
                 continue
             changed = changes.tags(tid, "scalar")
             if changed is None:  # the job was read again from scratch, or just appeared
-                self._forget(tid)
+                self.lines.forget(tid)
                 tags = view.tag_names("scalar")
             else:
                 tags = sorted(changed)
@@ -202,18 +199,14 @@ class ScalarsView(TagGridView):
                 self._load(tid, tag)
                 touched = True
         for tid in mine & changes.removed:
-            touched = self._forget(tid) or touched
+            touched = self.lines.forget(tid) or touched
         if touched and self.is_mounted:
             self._tags_changed(live=True)
-
-    def _forget(self, train_id: str) -> bool:
-        """Drop what was loaded of a job; True if there was something."""
-        return self.lines.forget(train_id)
 
     def _tags_changed(self, live: bool) -> None:
         """The series changed: new tags go into the state; otherwise the charts whose series
         changed redraw (at the live pace when `live`)."""
-        state = self.state.with_tags(self.state.tags.with_tags(self._tag_names()))
+        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags()))
         if state is not self.state:
             self.state = state
         elif live:  # same tags, newer data: only the charts it touched redraw
@@ -230,7 +223,7 @@ class ScalarsView(TagGridView):
         appearing = [tid for tid in train_ids if tid not in self.train_ids]
         for tid in self.train_ids:
             if tid not in train_ids:
-                self._forget(tid)
+                self.lines.forget(tid)
         self.train_ids = train_ids
         for job in self.jobs:
             if job.train_id in appearing:
@@ -261,7 +254,7 @@ class ScalarsView(TagGridView):
         self._live_timer = None
         self._live_drawn = time.monotonic()
         if self.is_mounted:
-            self._bind_charts(self.state, self._on_screen() if on_screen_only else None)
+            self._bind_charts(self.state, self.on_screen() if on_screen_only else None)
             self._show_texts(self.state)
             self._show_summary(self.state, live=True)
 
@@ -307,33 +300,10 @@ class ScalarsView(TagGridView):
         grid.styles.grid_rows = str(row_height)
         self._bind_shown()
 
-    def _grid_shape(self) -> tuple[int, int]:
-        """(columns, row height) of the grid as `layout_grid` laid it out."""
-        grid = self.query_one(ChartGrid)
-        rows = grid.styles.grid_rows
-        row_height = int(rows[0].value) if rows else MIN_CHART_HEIGHT
-        return int(grid.styles.grid_size_columns or 1), max(row_height, 1)
-
-    def _charts_per_page(self) -> int:
-        """How many charts one screenful of the grid shows (as `layout_grid` laid it out)."""
-        columns, row_height = self._grid_shape()
-        return columns * max(1, self.query_one(ChartGrid).size.height // row_height)
-
-    def _on_screen(self) -> set[str]:
-        """The charts the grid shows at its scroll position (every displayed one before it has a size)."""
-        grid = self.query_one(ChartGrid)
-        shown = [cid for cid, chart in self._charts.items() if chart.display]
-        if not grid.size.height:
-            return set(shown)
-        columns, row_height = self._grid_shape()
-        top, bottom = grid.scroll_y, grid.scroll_y + grid.size.height
-        return {cid for i, cid in enumerate(shown)
-                if (i // columns) * row_height < bottom and (i // columns + 1) * row_height > top}
-
     def _bind_shown(self) -> None:
         """The grid scrolled or was laid out again: charts now on screen that missed newer data get it."""
         if self._stale and self.is_mounted:
-            shown = self._on_screen() & self._stale
+            shown = self.on_screen() & self._stale
             if shown:
                 self._bind_charts(self.state, shown)
 
@@ -480,41 +450,16 @@ class ScalarsView(TagGridView):
         self.state = self.state.toggle_fullscreen(chart_id)
         self._focus_chart(self.state.target())
 
+    def go_to(self, chart_id: str) -> None:
+        self.state = self.state.with_fullscreen(chart_id) if self.state.fullscreen else self.state.with_active(chart_id)
+        super().go_to(chart_id)
+
     def leave_first(self) -> bool:
         """`escape` first cancels a zoom range being chosen."""
         if self.state.zoom_anchor is None:
             return False
         self.state = self.state.cancel_anchor()
         return True
-
-    # -- paging the grid ----------------------------------------------------------------------------
-
-    def action_page(self, direction: int) -> None:
-        """pgdn/pgup: a screenful of charts further (in full screen: the next chart)."""
-        ids = list(self._charts)
-        if not ids:
-            return
-        target = self.state.target()
-        index = ids.index(target) if target in ids else 0
-        step = 1 if self.state.fullscreen else self._charts_per_page()
-        self._go_to_chart(ids, max(0, min(len(ids) - 1, index + direction * step)))
-
-    def action_page_to(self, index: int) -> None:
-        """home/end: the first or the last chart."""
-        ids = list(self._charts)
-        if ids:
-            self._go_to_chart(ids, index % len(ids))
-
-    def _go_to_chart(self, ids: list[str], index: int) -> None:
-        chart_id = ids[index]
-        if self.state.fullscreen:
-            self.state = self.state.with_fullscreen(chart_id)
-        else:
-            self.state = self.state.with_active(chart_id)
-        chart = self._charts[chart_id]
-        focus_now(chart)
-        if not self.state.fullscreen:
-            self.query_one(ChartGrid).scroll_to_widget(chart, animate=False, top=True)
 
     # -- value cursor and zoom ----------------------------------------------------------------------
 

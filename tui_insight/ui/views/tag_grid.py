@@ -11,9 +11,12 @@ Written once here:
 - full screen's leaving: `escape` first undoes what the view says (`leave_first`: a range
   being chosen, a cursor), then leaves full screen, else goes on to the dashboard;
 - the grid's layout skeleton: the picker narrows under 100 columns, only the full-screen chart
-  shows, then the view sizes its grid (`shape_grid`).
+  shows, then the view sizes its grid (`shape_grid`); which charts are on screen (`on_screen`);
+- paging, for a view that binds the keys: `action_page` a screenful of charts further (full
+  screen: the next chart), `action_page_to` the first or last, each through `go_to`.
 
-The state of a subclass has `tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`.
+The state of a subclass (`STATE`, read from the saved settings when the view is made) has
+`tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`; `PICKER` names its tag list.
 """
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ from textual import on
 from textual.actions import SkipAction
 from textual.widget import AwaitMount, Widget
 
+from ..common.focus import focus_now
+from ..presenters.grid import on_screen, paged
 from ..state.tags import TagSelection
 from ..widgets.tag_picker import TagPicker
 from ..widgets.view_grid import ViewGrid
@@ -70,9 +75,17 @@ class TagGridView(DataView):
     """A `DataView` of a tag list (`self.picker`) and a grid (`GRID`) of one widget per chart."""
 
     GRID: ClassVar[type[ViewGrid]]
+    STATE: ClassVar[Any]  # the state's class: `from_json` makes it from the saved settings
+    PICKER: ClassVar[tuple[str, str]]  # the tag picker's id prefix and title
+    MIN_ROW_HEIGHT: ClassVar[int] = 1  # a row's height before the grid is laid out
     state: Any  # each subclass's reactive state
 
     picker: TagPicker
+
+    def __init__(self, cache, train_ids, **kwargs: Any):
+        super().__init__(cache, train_ids, **kwargs)
+        self.set_reactive(type(self).state, self.STATE.from_json(self.saved))
+        self.picker = TagPicker(*self.PICKER)
 
     # -- hooks --------------------------------------------------------------------------------------
 
@@ -145,6 +158,49 @@ class TagGridView(DataView):
         width, height = grid.size.width, grid.size.height
         if width and height and shown:
             self.shape_grid(grid, shown, width, height)
+
+    def laid_out(self) -> tuple[int, int]:
+        """(columns, row height) of the grid as `layout_grid` laid it out."""
+        grid = self.query_one(self.GRID)
+        rows = grid.styles.grid_rows
+        row_height = int(rows[0].value) if rows else self.MIN_ROW_HEIGHT
+        return int(grid.styles.grid_size_columns or 1), max(row_height, 1)
+
+    def on_screen(self) -> set[Any]:
+        """The charts the grid shows at its scroll position (every displayed one before it has a size)."""
+        grid = self.query_one(self.GRID)
+        shown = [key for key, widget in self.grid_widgets().items() if widget.display]
+        if not grid.size.height:
+            return set(shown)
+        columns, row_height = self.laid_out()
+        return {shown[i] for i in on_screen(len(shown), columns, row_height, grid.scroll_y, grid.size.height)}
+
+    # -- paging -------------------------------------------------------------------------------------
+
+    def action_page(self, direction: int) -> None:
+        """pgdn/pgup: a screenful of charts further (in full screen: the next chart)."""
+        keys = list(self.grid_widgets())
+        if not keys:
+            return
+        target = self.state.target()
+        index = keys.index(target) if target in keys else 0
+        columns, row_height = self.laid_out()
+        step = 1 if self.state.fullscreen else columns * max(1, self.query_one(self.GRID).size.height // row_height)
+        self.go_to(keys[paged(index, len(keys), direction, step)])
+
+    def action_page_to(self, index: int) -> None:
+        """home/end: the first or the last chart."""
+        keys = list(self.grid_widgets())
+        if keys:
+            self.go_to(keys[index % len(keys)])
+
+    def go_to(self, key: Any) -> None:
+        """Focus the chart of `key` and scroll it to the top of the grid (the subclass first makes
+        it the state's active or full-screen chart)."""
+        widget = self.grid_widgets()[key]
+        focus_now(widget)
+        if not self.state.fullscreen:
+            self.query_one(self.GRID).scroll_to_widget(widget, animate=False, top=True)
 
 
 __all__ = ["TagGridView", "sync_grid"]

@@ -29,6 +29,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary import gc_policy
+from .image_fit import fit_cells, fit_pixels
 
 UPPER_HALF = "▀"
 MAX_DECODED_SIDE = 1024  # larger images are reduced once when decoded: no terminal shows more
@@ -80,7 +81,7 @@ def decode_image(data: bytes, max_side: int = MAX_DECODED_SIDE) -> DecodedImage:
     except Exception as exc:  # Pillow raises many kinds: all mean "not a readable image"
         raise ImageDecodeError(_decode_problem(data, exc)) from None
     if max(width, height) > max_side:
-        cols, rows = _fit_pixels(width, height, max_side, max_side)
+        cols, rows = fit_pixels(width, height, max_side, max_side)
         rgb = scale(rgb, cols, rows)
     return DecodedImage(np.ascontiguousarray(rgb, dtype=np.uint8), width, height, grey)
 
@@ -125,27 +126,6 @@ def _decode_problem(data: bytes, exc: Exception) -> str:
     if data[:8] != _PNG_SIGNATURE and "identify" in str(exc):
         return f"not an image ({len(data):,} bytes starting {head})"
     return f"{exc} ({len(data):,} bytes)"
-
-
-def _fit_pixels(width: int, height: int, max_w: int, max_h: int) -> tuple[int, int]:
-    ratio = min(max_w / width, max_h / height)
-    return max(1, min(max_w, round(width * ratio))), max(1, min(max_h, round(height * ratio)))
-
-
-def fit_cells(width: int, height: int, max_cols: int, max_rows: int, upscale: bool = True) -> tuple[int, int]:
-    """(columns, pixel rows) of a `width` x `height` image fitted into `max_cols` x `max_rows` cells.
-
-    A cell holds 1 x 2 pixels. Shrinking keeps the aspect ratio; enlarging uses whole
-    multiples only, so every source pixel stays the same size (small images stay sharp).
-    """
-    if width <= 0 or height <= 0 or max_cols <= 0 or max_rows <= 0:
-        return 0, 0
-    max_h = 2 * max_rows
-    ratio = min(max_cols / width, max_h / height)
-    if ratio >= 1:
-        factor = int(ratio) if upscale else 1
-        return width * factor, height * factor
-    return _fit_pixels(width, height, max_cols, max_h)
 
 
 def scale(pixels: np.ndarray, cols: int, rows: int) -> np.ndarray:
