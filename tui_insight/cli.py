@@ -429,7 +429,7 @@ def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: boo
     return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
                    fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=bool(args.bell),
                    bell_stalled=bool(args.bell_stalled), config_theme=config.get("theme"), config_keymap=config.keymap,
-                   config_notices=["\n".join(config.problems)] if config.problems else [])
+                   config_notices=["\n".join(config.problems)] if config.problems else [], straggler=args.straggler)
 
 
 if __name__ == "__main__":
