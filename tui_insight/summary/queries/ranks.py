@@ -29,6 +29,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from .health import DIVERGE_MIN_STEPS, default_headline, lower_is_better
 
 STRAGGLER_FRACTION = 0.1
@@ -158,3 +160,34 @@ def group_badges(member_badges: Iterable[Sequence[str]], order: Sequence[str]) -
     """The worst of the ranks': every badge any has, in `order` (health's BADGES, then RANK_BADGES)."""
     seen = {badge for badges in member_badges for badge in badges}
     return tuple(b for b in order if b in seen)
+
+
+def band(series: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(steps, mean, min, max) across ranks at each step any rank logged, from each rank's
+    (steps, values); values that are not finite are left out (a step where no rank has a finite
+    value is left out too). What a group's dashboard draws: the mean line over the min–max band."""
+    steps = [np.asarray(s, dtype=np.int64) for s, _ in series]
+    values = [np.asarray(v, dtype=np.float64) for _, v in series]
+    if not steps:
+        empty = np.zeros(0)
+        return np.zeros(0, dtype=np.int64), empty, empty, empty
+    all_steps, all_values = np.concatenate(steps), np.concatenate(values)
+    finite = np.isfinite(all_values)
+    all_steps, all_values = all_steps[finite], all_values[finite]
+    order = np.argsort(all_steps, kind="stable")
+    all_steps, all_values = all_steps[order], all_values[order]
+    if not len(all_steps):
+        empty = np.zeros(0)
+        return np.zeros(0, dtype=np.int64), empty, empty, empty
+    unique, start = np.unique(all_steps, return_index=True)
+    counts = np.diff(np.append(start, len(all_steps)))
+    return (unique, np.add.reduceat(all_values, start) / counts, np.minimum.reduceat(all_values, start),
+            np.maximum.reduceat(all_values, start))
+
+
+def one_group(train_ids: Sequence[str]) -> RankGroup | None:
+    """The group that `train_ids` are exactly the ranks of (two or more), else None."""
+    groups = group_ranks(train_ids)
+    if len(groups) == 1 and len(groups[0].members) == len(train_ids) >= 2:
+        return groups[0]
+    return None
