@@ -148,6 +148,18 @@ def cursor_line(view: JobView | None) -> str:
     return " · ".join(parts)
 
 
+def group_line(group: ranks.RankGroup, rank_badges: dict[str, tuple[str, ...]], key: str) -> str:
+    """The status line of a rank group under the cursor (markup): its name, its ranks, who lags
+    and who diverges, and the key that shows or hides its ranks."""
+    parts = [f"[b]{markup(group.name)}[/b]", f"{len(group.members)} ranks"]
+    for badge in ranks.RANK_BADGES:
+        named = [f"rank {number}" for tid, number in zip(group.members, group.ranks) if badge in rank_badges.get(tid, ())]
+        if named:
+            parts.append(f"{badge}: {', '.join(named)}")
+    parts.append(f"{key} {'hides' if key == '-' else 'shows'} them, ⏎ opens them")
+    return " · ".join(parts)
+
+
 class JobsScreen(LoaderHost, Screen):
     """The first screen: the table of jobs."""
 
@@ -235,7 +247,11 @@ class JobsScreen(LoaderHost, Screen):
         if line is None or table is None:
             return
         tid = table.current_job
-        text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
+        group = table.current_group
+        if group is not None:
+            text = group_line(group, table.rank_badges, "-" if group.name in self.state.expanded else "+")
+        else:
+            text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
         if text != getattr(line, "_said", None):
             line._said = text  # type: ignore[attr-defined]
             line.update(text, layout=False)
