@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 from rank_logs import write_finished_group
 
@@ -64,3 +65,21 @@ def test_rank_health_of_ranks_written_and_read(tmp_path, jump, short, expected):
     assert {tid: r.badges for tid, r in found.items() if r.badges} == expected
     assert found["./exp/rank_0"].last_step == 100 and found["./exp/rank_0"].steps_per_second == pytest.approx(2.0)
     assert group.members == tuple(f"./exp/rank_{r}" for r in range(4))
+
+
+def test_the_band_is_the_mean_min_and_max_at_each_step_any_rank_logged():
+    steps, mean, low, high = ranks.band([
+        (np.array([1, 2, 3]), np.array([1.0, 2.0, 3.0])),
+        (np.array([1, 2]), np.array([3.0, np.nan])),  # stopped at step 2; a NaN is left out
+        (np.array([1, 3]), np.array([5.0, 6.0])),
+    ])
+    assert steps.tolist() == [1, 2, 3]
+    assert mean.tolist() == [3.0, 2.0, 4.5] and low.tolist() == [1.0, 2.0, 3.0] and high.tolist() == [5.0, 2.0, 6.0]
+    assert [len(a) for a in ranks.band([])] == [0, 0, 0, 0]
+
+
+def test_a_dashboards_jobs_are_one_group_only_when_they_are_all_its_ranks():
+    assert ranks.one_group(["./a/rank_0", "./a/rank_1"]).name == "./a/rank_*"
+    assert ranks.one_group(["./a/rank_0", "./a/rank_1", "./solo"]) is None
+    assert ranks.one_group(["./a/rank_0", "./b/rank_1"]) is None
+    assert ranks.one_group(["./a/rank_0"]) is None

@@ -141,3 +141,18 @@ def test_snapshot_rank_group_dashboard(snap_compare, rank_logs, size):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=open_group)
+
+
+def test_space_on_a_group_row_marks_its_ranks_together(rank_logs):
+    app = make_app(rank_logs)
+
+    async def body(pilot):
+        t = table(app)
+        t.move_cursor(t.order.index(GROUP))
+        await pilot.press("space")
+        marked = list(app.marked)
+        await pilot.press("space")
+        return marked, list(app.marked)
+
+    marked, after = run_pilot(app, body)
+    assert marked == RANK_IDS and after == []

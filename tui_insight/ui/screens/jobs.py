@@ -59,6 +59,7 @@ HELP_NOTE = "\n".join([
     "[b]Marking and comparing[/b]",
     "  space marks the job under the cursor (or unmarks it) without moving the cursor:",
     "  [b]space ↓ space c[/b] compares two jobs. The marking order gives each job its colour.",
+    "  On a rank group's row, space marks (or unmarks) all its ranks.",
     "",
     "[b]Headline metric[/b]  (m chooses it for every job; remembered for this LOGDIR)",
     "  By default each job's scalar tag named loss or ending in /loss, else the first",
@@ -505,7 +506,10 @@ class JobsScreen(LoaderHost, Screen):
     def action_toggle_mark(self) -> None:
         """Mark (or unmark) the job under the cursor; the cursor stays (`space ↓ space c`)."""
         tid = self.table.current_job
-        if tid is not None:
+        group = self.table.current_group
+        if group is not None and tid is not None:  # a group's row: its ranks, together
+            self.state = self.state.toggle_marks(group.members).with_cursor(tid)
+        elif tid is not None:
             self.state = self.state.toggle_mark(tid).with_cursor(tid)
 
     def action_unmark_all(self) -> None:

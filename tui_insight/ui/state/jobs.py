@@ -80,6 +80,13 @@ class JobListState:
             return replace(self, marked=tuple(t for t in self.marked if t != train_id))
         return replace(self, marked=(*self.marked, train_id))
 
+    def toggle_marks(self, train_ids: Iterable[str]) -> "JobListState":
+        """Mark every job of `train_ids` not marked yet (in their order), or, when all are, unmark them."""
+        ids = tuple(dict.fromkeys(train_ids))
+        if all(t in self.marked for t in ids):
+            return replace(self, marked=tuple(t for t in self.marked if t not in ids))
+        return replace(self, marked=(*self.marked, *(t for t in ids if t not in self.marked)))
+
     def unmark_all(self) -> "JobListState":
         return self if not self.marked else replace(self, marked=())
 
