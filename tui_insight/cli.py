@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -47,6 +48,7 @@ Defaults for the options come from ~/.config/tui-insight/config.toml ($XDG_CONFI
 file named by $TUI_INSIGHT_CONFIG); an option given here wins. Every key is optional:
   theme = "insight-light"     reload_interval = 5      bell = true        bell_stalled = false
   memory_budget = "1G"        workers = 4              ssh_max_listing = "128M"   ssh_timeout = 60
+  straggler = 0.1
   [keymap]                    binding id (see ? in the app) = "keys", as in keymap.toml
 A bad file or value is one warning line here and a notice in the app; the rest still applies.
 Shell completion: eval "$(tui-insight --completion bash)" (zsh, fish: see README).
@@ -142,7 +144,21 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("--metric", metavar="TAG",
                          help="with --summary: the headline metric (a scalar tag) instead of the one chosen "
                               "with m in the app, or each job's loss")
+    parser.add_argument("--straggler", type=fraction, metavar="FRACTION", default=None,
+                        help="a rank more than this fraction of its group's median latest step behind it is a "
+                             "straggler (default 0.1)")
     return parser
+
+
+def fraction(text: str) -> float:
+    """A number strictly between 0 and 1, for --straggler."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a fraction between 0 and 1 (like 0.1)")
+    return value
 
 
 def byte_size(text: str) -> int:
@@ -361,7 +377,8 @@ def run_command(argv: list[str] | None = None) -> int:
             if args.summary:
                 from .health_report import run
 
-                return run(args.logdir, as_json=args.json, metric=args.metric, source=source)
+                return run(args.logdir, as_json=args.json, metric=args.metric, source=source,
+                           straggler=args.straggler)
             return open_ui(args.logdir, args, config, source=source)
         finally:
             if not isinstance(source, str):
@@ -476,7 +493,7 @@ def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: boo
     return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
                    fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=bool(args.bell),
                    bell_stalled=bool(args.bell_stalled), config_theme=config.get("theme"), config_keymap=config.keymap,
-                   config_notices=["\n".join(config.problems)] if config.problems else [])
+                   config_notices=["\n".join(config.problems)] if config.problems else [], straggler=args.straggler)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ on the command line wins; for the ssh limits, so does their environment variable
     workers = 4                    # --workers
     ssh_max_listing = "128M"       # --ssh-max-listing
     ssh_timeout = 60               # --ssh-timeout, seconds
+    straggler = 0.1                # --straggler: how far behind its group's median step a rank lags
 
     [keymap]                       # as in keymap.toml: binding id (shown by `?`) = keys
     "jobs.compare" = "k"
@@ -90,6 +91,12 @@ def _count(value: Any) -> int:
     return value
 
 
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError("is not a fraction between 0 and 1 (like 0.1)")
+    return float(value)
+
+
 def _name(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("is not a name in quotes")
@@ -106,6 +113,7 @@ KEYS: dict[str, Callable[[Any], Any]] = {
     "workers": _count,
     "ssh_max_listing": _size,
     "ssh_timeout": _positive_seconds,
+    "straggler": _fraction,
 }
 
 
@@ -178,7 +186,7 @@ def _toml(value: Any) -> str:
 # Options filled from the file when not given; the ssh limits only for an ssh LOGDIR (elsewhere
 # they are refused as options) and only without their environment variable (which wins over
 # the file, as an option does). `theme` and `reload_interval` are resolved by their users.
-FILLED = ("bell", "bell_stalled", "memory_budget", "workers")
+FILLED = ("bell", "bell_stalled", "memory_budget", "workers", "straggler")
 SSH_FILLED = {"ssh_max_listing": "TUI_INSIGHT_SSH_MAX_LISTING", "ssh_timeout": "TUI_INSIGHT_SSH_TIMEOUT"}
 
 

@@ -7,12 +7,19 @@ workspace), else each job's loss. Exit status: 1 when a job has a NaN or divergi
 from the CLI). With `--json`, a list of one object per job; numbers that are not finite are null
 (the `NaN` badge says so). What a job holds that no view shows (`JobView.not_shown`) is listed
 under the table, a line per job; in JSON, each job's `not_shown` entries and `problems` lines.
+
+Ranks of one training (`queries/ranks.py`) are a group row (`./exp/rank_*`, its badges the worst
+of its ranks') followed by its ranks' rows, indented, each with its `straggler` or `rank diverging`
+badge; a line per group under the table says who lags and who diverges. A `rank diverging` badge
+exits 1 as a `diverging` one does. In JSON, a group is one object (`"kind": "group"`) in place of
+its ranks, with a `ranks` list of their objects; other jobs are `"kind": "job"`.
 """
 from __future__ import annotations
 
 import json
 import math
 import shutil
+import statistics
 import sys
 import textwrap
 import time
@@ -21,7 +28,7 @@ from types import MappingProxyType
 from typing import Any, Callable, TextIO
 
 from .escape import shown
-from .summary.queries import health
+from .summary.queries import health, ranks
 from .summary.queries.health import JobHealth
 from .summary.store.cache import SummaryCache
 from .summary.store.job_view import JobView
@@ -129,14 +136,37 @@ def json_row(view: JobView, job: JobHealth, now: float) -> dict[str, Any]:
     }
 
 
+def group_row(group: ranks.RankGroup, badges: tuple[str, ...], members: list[dict[str, str]]) -> dict[str, str]:
+    """The text of a group's row: its name and size, the worst of its ranks' badges."""
+    steps = [int(m["last step"]) for m in members if m["last step"].isdigit()]
+    return {**dict.fromkeys(HEADERS, ""), "job": f"{group.name} ({len(group.members)} ranks)",
+            "health": " ".join(badges), "live": "live" if any(m["live"] == "live" for m in members) else "",
+            "metric": members[0]["metric"] if members else "", "last step": str(max(steps)) if steps else "-"}
+
+
+def group_line(group: ranks.RankGroup, of_ranks: dict[str, ranks.RankHealth]) -> str:
+    """One line on a group: its median latest step, its stragglers and its diverging ranks."""
+    steps = [r.last_step for r in of_ranks.values() if r.last_step is not None]
+    median = f"median step {statistics.median(steps):g}" if steps else "no step yet"
+    parts = [f"  {shown(group.name)}: {len(group.members)} ranks, {median}"]
+    for badge in ranks.RANK_BADGES:
+        named = [f"{shown(r.train_id)} (step {r.last_step if r.last_step is not None else '-'})"
+                 for r in of_ranks.values() if badge in r.badges]
+        if named:
+            parts.append(f"{badge}: {', '.join(named)}")
+    return "; ".join(parts)
+
+
 def _number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
 def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: TextIO | None = None,
-        clock: Callable[[], float] = time.time, metric: str | None = None, source=None) -> int:
+        clock: Callable[[], float] = time.time, metric: str | None = None, source=None,
+        straggler: float | None = None) -> int:
     """Print the table (or JSON) of `logdir` to `out` (stdout), progress and warnings to `err`
-    (stderr); the exit status (see the module doc). `source`: where it is read from (remote)."""
+    (stderr); the exit status (see the module doc). `source`: where it is read from (remote);
+    `straggler`: the fraction behind its group's median step that makes a rank a straggler."""
     from .escape import shown  # messages carry names, and remote hosts' text
     from .workspace import Workspace
 
@@ -158,19 +188,74 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     now = clock()
     # A job read at the start of a long load shows steps that old: not "stalled" for that.
     jobs = [(view, JobHealth.of(view, chosen, seen_within=max(0.0, now - started))) for view in views]
+    groups = ranks.group_ranks(view.train_id for view in views)
+    by_id = {view.train_id: (view, job) for view, job in jobs}
+    fraction = ranks.STRAGGLER_FRACTION if straggler is None else straggler
+    of_group = {group.name: ranks.rank_health([by_id[m][0] for m in group.members], chosen, fraction)
+                for group in groups}
+    rank_badges = {tid: r.badges for of_ranks in of_group.values() for tid, r in of_ranks.items()}
+
+    def badges_of(tid: str) -> tuple[str, ...]:
+        return by_id[tid][1].badges(now) + rank_badges.get(tid, ())
+
+    member_of = ranks.group_of(groups)
+    order = (*health.BADGES, *ranks.RANK_BADGES)
+    # Each job once, a group's ranks after its row, at the place of its first rank.
+    entries: list[tuple[ranks.RankGroup | None, str]] = []
+    emitted: set[str] = set()
+    for view, _ in jobs:
+        group = member_of.get(view.train_id)
+        if group is None:
+            entries.append((None, view.train_id))
+        elif group.name not in emitted:
+            emitted.add(group.name)
+            entries.append((group, group.members[0]))
     if as_json:
-        json.dump([json_row(view, job, now) for view, job in jobs], out, indent=1, allow_nan=False)
+        listed: list[dict[str, Any]] = []
+        for group, tid in entries:
+            if group is None:
+                listed.append({"kind": "job", **json_row(*by_id[tid], now), "badges": list(badges_of(tid))})
+                continue
+            members = []
+            for member, number in zip(group.members, group.ranks):
+                rank = of_group[group.name][member]
+                members.append({"kind": "rank", "rank": number, **json_row(*by_id[member], now),
+                                "badges": list(badges_of(member)),
+                                "steps_per_second": _number(rank.steps_per_second)})
+            listed.append({"kind": "group", "train_id": group.name, "group_key": list(group.key),
+                           "badges": list(ranks.group_badges((m["badges"] for m in members), order)),
+                           "live": any(m["live"] for m in members),
+                           "median_last_step": _median([m["last_step"] for m in members]),
+                           "straggler_fraction": fraction, "ranks": members})
+        json.dump(listed, out, indent=1, allow_nan=False)
         out.write("\n")
     else:
         if chosen is not None:
             how = "--metric" if metric else "chosen with m in the app"
             print(f"headline metric: {shown(chosen)} ({how})", file=out)
         width = shutil.get_terminal_size().columns if out.isatty() else None
-        print(text_table([row(view, job, now) for view, job in jobs], width), file=out)
+        rows = []
+        for group, tid in entries:
+            if group is None:
+                rows.append({**row(*by_id[tid], now), "health": " ".join(badges_of(tid))})
+                continue
+            members = [{**row(*by_id[m], now), "health": " ".join(badges_of(m))} for m in group.members]
+            rows.append(group_row(group, ranks.group_badges((badges_of(m) for m in group.members), order), members))
+            rows += [{**m, "job": "  " + m["job"]} for m in members]
+        print(text_table(rows, width), file=out)
+        if groups:
+            print("rank groups:", file=out)
+            for group in groups:
+                print(group_line(group, of_group[group.name]), file=out)
         for line in not_shown_lines(views):
             print(line, file=out)
-    failing = any(b in health.FAILING for _, job in jobs for b in job.badges(now))
+    failing = any(b in health.FAILING or b in ranks.FAILING for tid in by_id for b in badges_of(tid))
     return 1 if failing else 0
+
+
+def _median(steps: list[int | None]) -> float | None:
+    known = [s for s in steps if s is not None]
+    return statistics.median(known) if known else None
 
 
 def _progress(err: TextIO) -> Callable[[int, int], None]:

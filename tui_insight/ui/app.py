@@ -32,6 +32,7 @@ from textual.theme import Theme
 
 from ..remembered_theme import PickedTheme, load_picked, save_picked, starting_theme, theme_path
 from ..summary.queries import health
+from ..summary.queries.ranks import STRAGGLER_FRACTION
 from ..summary.store.cache import SummaryCache
 from ..summary.store.job_view import Changes
 from ..user_dirs import PrivateLogFile, config_dir, private_dir, state_dir
@@ -160,6 +161,7 @@ class InsightApp(App):
                  bell_stalled: bool = False, theme_memory: Path | None = None, config_theme: str | None = None):
         super().__init__()
         self.cache = cache
+        self.straggler_fraction = STRAGGLER_FRACTION  # --straggler: how far behind its group's median a rank lags
         # --bell: a NaN or diverging badge appearing also rings the terminal bell; --bell-stalled: stalled too
         self.bell_on_badges = frozenset((*health.RINGING, *(("stalled",) if bell_stalled else ()))
                                         if bell or bell_stalled else ())
@@ -493,11 +495,14 @@ def log_to_state_dir() -> str:
 def run_app(cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
             fresh: bool = False, start_at: StartAt | None = None, remember: bool = True, bell: bool = False,
             bell_stalled: bool = False, config_theme: str | None = None, config_keymap: dict[str, str] | None = None,
-            config_notices: Iterable[str] = ()) -> int:
-    """Run the UI until the user quits; starts and stops the cache's loading thread (`make_app`)."""
+            config_notices: Iterable[str] = (), straggler: float | None = None) -> int:
+    """Run the UI until the user quits; starts and stops the cache's loading thread (`make_app`).
+    `straggler`: --straggler (None: the default fraction)."""
     app = make_app(cache, theme=theme, reload_interval=reload_interval, fresh=fresh, start_at=start_at,
                    remember=remember, bell=bell, bell_stalled=bell_stalled, config_theme=config_theme,
                    config_keymap=config_keymap, config_notices=config_notices)
+    if straggler is not None:
+        app.straggler_fraction = straggler
     try:
         app.run()
     finally:

@@ -83,3 +83,19 @@ def test_from_json_never_raises_and_falls_back_to_defaults():
     for junk in (None, 3, [], {"sort_key": "trend", "reverse": "yes", "marked": "./a", "cursor": 5, "filter": 1}):
         assert JobListState.from_json(junk) == JobListState()
     assert JobListState.from_json({"marked": ["./a", 1, "./a", "./b"]}).marked == ("./a", "./b")
+
+
+def test_rank_groups_expand_and_fold_and_are_remembered():
+    state = JobListState().expand("./exp/rank_*")
+    assert state.expanded == ("./exp/rank_*",)
+    assert state.expand("./exp/rank_*", True) is state  # already shown
+    assert state.expand("./b/device_*").expand("./exp/rank_*").expanded == ("./b/device_*",)
+    back = JobListState.from_json(json.loads(json.dumps(state.to_json())))
+    assert back.expanded == ("./exp/rank_*",)
+    assert JobListState.from_json({"expanded": ["./a", 3, "./a"]}).expanded == ("./a",)
+
+
+def test_a_groups_ranks_are_marked_together_and_unmarked_together():
+    state = JobListState().toggle_mark("./r_1/rank_1").toggle_marks(["./r/rank_0", "./r_1/rank_1", "./r/rank_2"])
+    assert state.marked == ("./r_1/rank_1", "./r/rank_0", "./r/rank_2")
+    assert state.toggle_marks(["./r/rank_0", "./r/rank_2"]).marked == ("./r_1/rank_1",)

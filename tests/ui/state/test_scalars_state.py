@@ -217,3 +217,13 @@ def test_settings_of_tags_that_are_gone_do_no_harm():
     s = s.with_tags(s.tags.with_tags(TAGS))
     assert s.chart_ids() == TAGS and s.settings("gone").log_y
     assert s.settings("loss") == ChartSettings()
+
+
+def test_r_cycles_the_band_each_rank_over_it_then_every_ranks_line():
+    state = ScalarsState()
+    seen = []
+    for _ in range(6):
+        seen.append(state.rank_view)
+        state = state.next_rank_view(4)
+    assert seen == [0, 1, 2, 3, 4, 5] and state.rank_view == 0
+    assert ScalarsState().next_rank_view(0) == ScalarsState()

@@ -6,6 +6,11 @@ view's state and its series (`ScalarLines`).
 x and smoothed values for the state's x-axis and smoothing once per change (`line`). A `Scene`
 is what else the view knows: its jobs, their colours and first wall times, whether runs are
 compared and whether colour is off (NO_COLOR).
+
+The ranks of one training (`Scene.ranks`: the dashboard of a rank group) draw each tag as the
+mean line across ranks over their min–max band (`ranks.band`), on the step axis, unsmoothed and
+not normalised; `r` adds one rank's own line over it in turn, then every rank's line as runs
+compared are drawn.
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from typing import Mapping
 import numpy as np
 from rich.text import Text
 
+from ...summary.queries import ranks
 from ...summary.queries.best import LOWER, best_of
 from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
 from ...summary.store.digest import TagDigest
@@ -110,6 +116,7 @@ class Scene:
     origins: Mapping[str, float | None] = field(default_factory=dict)  # each job's first wall time
     comparing: bool = False
     no_color: bool = False
+    ranks: bool = False  # the jobs are the ranks of one training (`ranks.one_group`)
 
     def line(self, train_id: str, tag: str, state: ScalarsState) -> Line | None:
         return self.lines.line(train_id, tag, state, self.origins.get(train_id))
@@ -132,11 +139,41 @@ def chart_key(scene: Scene, state: ScalarsState, chart_id: str, tags: tuple[str,
     """What a chart's drawing depends on besides its options: equal keys, no redraw."""
     versions = tuple(scene.lines.version(tid, tag) for tag in tags for tid in scene.train_ids)
     return (tags, scene.train_ids, versions, state.smoothing, state.x_axis, state.settings(chart_id).threshold,
-            state.overlay, state.normalised(chart_id), state.two_axes(chart_id), scene.no_color)
+            state.overlay, state.normalised(chart_id), state.two_axes(chart_id), scene.no_color,
+            banded(scene, state, chart_id), state.rank_view)
+
+
+def banded(scene: Scene, state: ScalarsState, chart_id: str) -> bool:
+    """Whether the chart draws its ranks as a band (see the module doc)."""
+    return (scene.ranks and state.rank_view <= len(scene.train_ids) and state.x_axis == "step"
+            and not state.normalised(chart_id))
+
+
+def band_traces(scene: Scene, state: ScalarsState, tags: tuple[str, ...]) -> list[Trace]:
+    """Each tag's min–max band across ranks, its mean line, and the rank `r` chose over them."""
+    out: list[Trace] = []
+    bands: list[Trace] = []
+    chosen = scene.train_ids[state.rank_view - 1] if state.rank_view > 0 else None
+    for k, tag in enumerate(tags):
+        lines = [line for tid in scene.train_ids if (line := scene.line(tid, tag, state)) is not None]
+        steps, mean, low, high = ranks.band([(line.series.steps, line.series.values) for line in lines])
+        if not len(steps):
+            continue
+        colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
+        x = steps.astype(np.float64)
+        bands.append(Trace.band(x, low, high, colour))
+        out.append(Trace(x, mean, colour, "line"))
+        line = scene.line(chosen, tag, state) if chosen is not None else None
+        if line is not None and len(line.series):
+            out.append(Trace(line.x, line.series.values, scene.colours[chosen], "line"))  # type: ignore[index]
+    return bands + out
 
 
 def traces(scene: Scene, state: ScalarsState, chart_id: str, tags: tuple[str, ...]) -> list[Trace]:
-    """A chart's lines (raw faint under smoothed), threshold hits as points."""
+    """A chart's lines (raw faint under smoothed), threshold hits as points; a rank group's
+    band and mean line."""
+    if banded(scene, state, chart_id):
+        return band_traces(scene, state, tags)
     out: list[Trace] = []
     normalised = state.normalised(chart_id)
     two_axes = state.two_axes(chart_id)
@@ -164,6 +201,15 @@ def chart_options(scene: Scene, state: ScalarsState, chart_id: str, tags: tuple[
     """A chart's legend, notes, axis, zoom, threshold lines and cursor."""
     legend: list[tuple[str, str]] = []
     notes = []
+    if banded(scene, state, chart_id):
+        legend = [(SERIES_COLOURS[k % len(SERIES_COLOURS)], f"{tag}: mean, min–max of {len(scene.train_ids)} ranks")
+                  for k, tag in enumerate(tags)]
+        if state.rank_view > 0:
+            tid = scene.train_ids[state.rank_view - 1]
+            legend.append((scene.colours[tid], tid))
+        return ChartOptions(state.x_axis, state.x_range, state.settings(chart_id).log_y,
+                            state.cursor_x if chart_id == state.target() else None, (), tuple(legend), (),
+                            "r: one rank over the band, then every rank")
     if chart_id == OVERLAY and not scene.comparing:
         legend = [(colour_and_marker(scene, state, k, 0)[0], tag) for k, tag in enumerate(tags)]
     elif scene.comparing:

@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from ...summary.queries import health
+from ...summary.queries import health, ranks
 from ...summary.store.job_view import STATE_MEANINGS, Changes, JobView, state_meaning
 from ..common.focus import focus_now
 from ..common.text import literal, markup
@@ -34,6 +34,7 @@ from ..loader import Loader, LoaderHost
 from ..state.job_columns import BY_KEY, state_glyph
 from ..state.jobs import SORT_KEYS, JobListState
 from ..widgets.footer import InsightFooter
+from ..widgets.job_groups import GroupRow, group_id
 from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
@@ -58,6 +59,7 @@ HELP_NOTE = "\n".join([
     "[b]Marking and comparing[/b]",
     "  space marks the job under the cursor (or unmarks it) without moving the cursor:",
     "  [b]space ↓ space c[/b] compares two jobs. The marking order gives each job its colour.",
+    "  On a rank group's row, space marks (or unmarks) all its ranks.",
     "",
     "[b]Headline metric[/b]  (m chooses it for every job; remembered for this LOGDIR)",
     "  By default each job's scalar tag named loss or ending in /loss, else the first",
@@ -90,6 +92,16 @@ HELP_NOTE = "\n".join([
     "             usual step interval and one reload interval (TensorBoard files: 2 min",
     "             more, their writers write every 2 min). Announced only for MindSpore",
     "             files read here and still open for writing (--bell-stalled rings)",
+    "",
+    "[b]Rank groups[/b]  (jobs under one path but for a rank_N, rank-N or device_N directory)",
+    "  One row per training: + shows its ranks below it, - hides them, enter opens its",
+    "  ranks together. The row says the worst of its ranks: their badges, the mean of",
+    "  their last values, the slowest rank's steps/s, the furthest step.",
+    f"  [b]straggler[/b]  a rank over {ranks.STRAGGLER_FRACTION:.0%} of the median latest step behind it",
+    "             (--straggler, straggler in config.toml)",
+    "  [b]rank diverging[/b]  a rank whose headline trend ends worse than the other ranks'",
+    f"             band by over {ranks.DIVERGE_BAND:g}x its width (at least {ranks.DIVERGE_FLOOR:.0%} of the value;",
+    "             three ranks or more; a straggler is judged a straggler only)",
     "",
     "[b]Finished[/b]  (never announced; the live column is empty)",
     "  MindSpore made its summary files read-only on close (logs on this machine),",
@@ -137,6 +149,18 @@ def cursor_line(view: JobView | None) -> str:
     return " · ".join(parts)
 
 
+def group_line(group: ranks.RankGroup, rank_badges: dict[str, tuple[str, ...]], key: str) -> str:
+    """The status line of a rank group under the cursor (markup): its name, its ranks, who lags
+    and who diverges, and the key that shows or hides its ranks."""
+    parts = [f"[b]{markup(group.name)}[/b]", f"{len(group.members)} ranks"]
+    for badge in ranks.RANK_BADGES:
+        named = [f"rank {number}" for tid, number in zip(group.members, group.ranks) if badge in rank_badges.get(tid, ())]
+        if named:
+            parts.append(f"{badge}: {', '.join(named)}")
+    parts.append(f"{key} {'hides' if key == '-' else 'shows'} them, ⏎ opens them")
+    return " · ".join(parts)
+
+
 class JobsScreen(LoaderHost, Screen):
     """The first screen: the table of jobs."""
 
@@ -149,6 +173,8 @@ class JobsScreen(LoaderHost, Screen):
     BINDINGS = [
         Binding("enter", "open", "Open", id="jobs.open"),
         Binding("space", "toggle_mark", "Mark", id="jobs.mark"),
+        Binding("plus", "expand(1)", "Show ranks", show=False, id="jobs.expand"),
+        Binding("minus", "expand(0)", "Hide ranks", show=False, id="jobs.collapse"),
         Binding("c", "compare", "Compare", id="jobs.compare"),
         Binding("slash", "filter", "Filter", id="jobs.filter"),
         Binding("s", "sort_here", "Sort", id="jobs.sort"),
@@ -189,6 +215,7 @@ class JobsScreen(LoaderHost, Screen):
         self.badges = health.BadgeWatch(health.HealthBook(seen_within=self.app.reload_interval))
         table = self.table
         table.health_book = self.badges.book  # a job's health computed once for its row and its badges
+        table.straggler_fraction = self.app.straggler_fraction
         table.refresh_jobs(self.app.cache.jobs, self.app.clock())
         self.watch_state(JobListState(), state)
         if state.filter:
@@ -221,7 +248,11 @@ class JobsScreen(LoaderHost, Screen):
         if line is None or table is None:
             return
         tid = table.current_job
-        text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
+        group = table.current_group
+        if group is not None:
+            text = group_line(group, table.rank_badges, "-" if group.name in self.state.expanded else "+")
+        else:
+            text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
         if text != getattr(line, "_said", None):
             line._said = text  # type: ignore[attr-defined]
             line.update(text, layout=False)
@@ -406,7 +437,30 @@ class JobsScreen(LoaderHost, Screen):
     @on(JobTable.Opened)
     def _row_opened(self, event: JobTable.Opened) -> None:
         event.stop()
-        self.app.open_jobs((event.train_id,))
+        self._open(event.train_id)
+
+    def _open(self, row_id: str) -> None:
+        """A job's dashboard; a rank group's: its ranks together."""
+        group = self.table.row(row_id) if row_id in self.table.group_rows else None
+        if isinstance(group, GroupRow):
+            ids = tuple(t for t in group.group.members if t in self.app.cache.jobs)
+            self.app.open_jobs(ids)
+        else:
+            self.app.open_jobs((row_id,))
+
+    def action_expand(self, on: int) -> None:
+        """`+`/`-`: show or hide the ranks of the group under the cursor (on one of its ranks:
+        `-` hides them and the cursor goes to the group's row)."""
+        table = self.table
+        group = table.current_group
+        tid = table.current_job
+        if group is None and tid is not None and tid in table.member_of:
+            group = table.member_of[tid]
+        if group is None:
+            self.notify("No rank group here: + and - show and hide a group's ranks", severity="warning")
+            return
+        state = self.state.expand(group.name, bool(on))
+        self.state = state if on else state.with_cursor(group_id(group))
 
     @on(JobTable.VisibleChanged)
     def _visible_changed(self, event: JobTable.VisibleChanged) -> None:
@@ -420,7 +474,7 @@ class JobsScreen(LoaderHost, Screen):
         table = self._table_if_there()
         if self.state.filter and table is not None:
             shown = set(ids)
-            ids += [tid for tid in table.order if tid in table.loading_ids and tid not in shown]
+            ids += [tid for tid in table.job_ids if tid in table.loading_ids and tid not in shown]
         try:
             prioritize(ids)
         except Exception:  # a hint: loading goes on in its own order
@@ -447,12 +501,15 @@ class JobsScreen(LoaderHost, Screen):
         if tid is None:
             self.notify("No job to open yet", severity="warning")
             return
-        self.app.open_jobs((tid,))
+        self._open(tid)
 
     def action_toggle_mark(self) -> None:
         """Mark (or unmark) the job under the cursor; the cursor stays (`space ↓ space c`)."""
         tid = self.table.current_job
-        if tid is not None:
+        group = self.table.current_group
+        if group is not None and tid is not None:  # a group's row: its ranks, together
+            self.state = self.state.toggle_marks(group.members).with_cursor(tid)
+        elif tid is not None:
             self.state = self.state.toggle_mark(tid).with_cursor(tid)
 
     def action_unmark_all(self) -> None:
@@ -527,6 +584,6 @@ class JobsScreen(LoaderHost, Screen):
 
     def export_scope(self) -> tuple[dict[str, Any], str]:
         """`e` here exports the marked jobs, or every job the filter shows."""
-        ids = list(self.state.compare(self.app.cache.jobs)) or list(self.table.order)
+        ids = list(self.state.compare(self.app.cache.jobs)) or self.table.job_ids
         what = "marked jobs" if self.state.marked else ("filtered jobs" if self.state.filter else "all jobs")
         return {"train_ids": ids}, f"{what} ({len(ids)})"

@@ -11,7 +11,9 @@ A new list sorts by health, most badges first (the runs that need a look on top)
 the user chose (`sort_chosen`) is remembered, so a later default reaches lists that never chose
 one; a workspace written before that rule holds the old default, id ascending, and gets the
 new one. A new order shows the top of the list: the cursor goes to the first row (`cursor` None). The column cursor
-(`column`; None: on the sort column) picks the column `s` sorts by.
+(`column`; None: on the sort column) picks the column `s` sorts by. Rank groups
+(`queries/ranks.py`) are one row each; `expanded` names the groups whose ranks are shown below
+it (`+`/`-`), remembered like the rest.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class JobListState:
     headline: str | None = None  # the scalar tag the health columns show; None: each job's loss
     column: str | None = None  # the column under the column cursor; None: the sort column
     sort_chosen: bool = False  # the order is the user's (remembered), not the default
+    expanded: tuple[str, ...] = ()  # the rank groups (by name) whose ranks are shown
 
     # -- transitions ----------------------------------------------------------------------------
 
@@ -77,6 +80,13 @@ class JobListState:
             return replace(self, marked=tuple(t for t in self.marked if t != train_id))
         return replace(self, marked=(*self.marked, train_id))
 
+    def toggle_marks(self, train_ids: Iterable[str]) -> "JobListState":
+        """Mark every job of `train_ids` not marked yet (in their order), or, when all are, unmark them."""
+        ids = tuple(dict.fromkeys(train_ids))
+        if all(t in self.marked for t in ids):
+            return replace(self, marked=tuple(t for t in self.marked if t not in ids))
+        return replace(self, marked=(*self.marked, *(t for t in ids if t not in self.marked)))
+
     def unmark_all(self) -> "JobListState":
         return self if not self.marked else replace(self, marked=())
 
@@ -96,6 +106,15 @@ class JobListState:
         """`m`: the health columns show `tag` for every job (None: each job's default)."""
         return self if tag == self.headline else replace(self, headline=tag)
 
+    def expand(self, group: str, on: bool | None = None) -> "JobListState":
+        """Show the ranks of `group` below its row (`on` False: hide them; None: the other way)."""
+        shown = group in self.expanded
+        if on is None:
+            on = not shown
+        if on == shown:
+            return self
+        return replace(self, expanded=(*self.expanded, group) if on else tuple(g for g in self.expanded if g != group))
+
     def compare(self, existing: Iterable[str]) -> tuple[str, ...]:
         """The marked jobs that exist, in marking order (what `c` opens)."""
         there = set(existing)
@@ -105,7 +124,7 @@ class JobListState:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"filter": self.filter, "marked": list(self.marked), "cursor": self.cursor,
-                                "headline": self.headline, "column": self.column}
+                                "headline": self.headline, "column": self.column, "expanded": list(self.expanded)}
         if self.sort_chosen:
             data.update(sort_key=self.sort_key, reverse=self.reverse, sort_chosen=True)
         return data
@@ -130,4 +149,5 @@ class JobListState:
             cursor=cursor if isinstance(cursor, str) else None,
             headline=headline if isinstance(headline, str) else None,
             column=column if column in SORT_KEYS else None,
+            expanded=tuple(dict.fromkeys(get_strs(data, "expanded"))),
         )

@@ -152,6 +152,9 @@ class ScalarsState:
     charts: tuple[tuple[str, ChartSettings], ...] = ()  # per chart, sorted by id; defaults left out
     summary: bool = True  # the summary table under the charts
     best: tuple[tuple[str, str], ...] = ()  # tag -> "lower"/"higher"/NO_DIRECTION where the user chose; sorted
+    # The ranks of one training (a rank group's dashboard): 0 the mean line over the min–max
+    # band, k the band and rank k-1's own line over it, ranks + 1 every rank's line (`r`).
+    rank_view: int = 0
 
     # -- derived --------------------------------------------------------------------------------
 
@@ -371,6 +374,10 @@ class ScalarsState:
             if way is not None:
                 state = state.with_best(tag, HIGHER if way == LOWER else LOWER)
         return state
+
+    def next_rank_view(self, ranks: int) -> "ScalarsState":
+        """`r` on a rank group's charts: the band, then each rank over it, then every rank's line."""
+        return replace(self, rank_view=(self.rank_view + 1) % (ranks + 2)) if ranks > 0 else self
 
     # -- remembered -------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from textual.events import DescendantFocus
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ...summary.queries import ranks
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
 from ..common.text import literal, markup
@@ -97,6 +98,7 @@ class ScalarsView(TagGridView):
         Binding("f", "fullscreen", "Full screen", id="scalars.fullscreen"),
         Binding("m", "summary", "Summary table", id="scalars.summary"),
         Binding("b", "best", "Best: lower/higher/none", show=False, id="scalars.best"),
+        Binding("r", "rank_view", "Ranks: band, one rank, every rank", show=False, id="scalars.rank_view"),
         Binding("B", "best_flip_all", "Best: flip every tag", show=False, id="scalars.best_all"),
         Binding("left", "cursor(-1)", "Cursor left", show=False, id="scalars.cursor_left"),
         Binding("right", "cursor(1)", "Cursor right", show=False, id="scalars.cursor_right"),
@@ -174,7 +176,8 @@ class ScalarsView(TagGridView):
             view = self.cache.job(tid)
             origins[tid] = view.first_wall_time if view is not None else None
         return present.Scene(self.train_ids, self.lines, {tid: self.job_colour(tid) for tid in self.train_ids},
-                             origins, self.comparing, self.app.no_color)
+                             origins, self.comparing, self.app.no_color,
+                             ranks.one_group(self.train_ids) is not None)
 
     def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
         """The series with its x and smoothed values for the state's x-axis and smoothing."""
@@ -364,6 +367,17 @@ class ScalarsView(TagGridView):
 
     def action_summary(self) -> None:
         self.state = self.state.toggle_summary()
+
+    def action_rank_view(self) -> None:
+        """`r` on a rank group's dashboard: the band, each rank over it in turn, every rank's line."""
+        if ranks.one_group(self.train_ids) is None:
+            self.notify("r goes with a rank group's dashboard (enter on its row in the job list)", severity="warning")
+            return
+        self.state = self.state.next_rank_view(len(self.train_ids))
+        view = self.state.rank_view
+        said = ("mean and min–max band" if view == 0 else "every rank's line" if view > len(self.train_ids)
+                else f"band and {self.train_ids[view - 1]}")
+        self.notify(markup(said), timeout=2)
 
     def action_best(self) -> None:
         tag = self._best_tag()

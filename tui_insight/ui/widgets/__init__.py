@@ -5,8 +5,8 @@
   `braille.py`, `scatter.py`, `sparkline.py`, `parallel_coords.py`, `profile_charts.py`,
   `profile_timeline.py`; `themed.py`: the theme's colours of every chart (`ThemedChart`) and the
   cursor charts' shared frame (`CursorChart`).
-- Tables and lists: `job_table.py`, `lineage_table.py` (and `cell_text`), `lineage_diff.py`,
-  `lineage_columns.py`, `lineage_dataset.py`, `importance_table.py`, `profile_table.py`,
+- Tables and lists: `job_table.py` (its rows `job_rows.py`, rank groups `job_groups.py`),
+  `lineage_table.py` (and `cell_text`), `lineage_diff.py`, `lineage_columns.py`, `lineage_dataset.py`, `importance_table.py`, `profile_table.py`,
   `slice_table.py`, `summary_table.py`, `tag_picker.py`, `run_picker.py`, `graph_tree.py`,
   `node_detail.py`.
 - Frames: `view_grid.py`, `footer.py`, `progress.py`, `on_demand_input.py`, `commands.py` (keys

@@ -22,6 +22,11 @@ The table draws a `JobListState` (`show(state)`: filter, order, marks, the job t
 to, the column cursor); what the user asks of it (a header click, a cursor move) comes back as
 messages for the screen to put in its state. A new order shows the top of the list. Job ids are
 drawn as segments: never read as markup.
+
+Rank groups (`job_groups`): the rows are kept and sorted as above, job by job; when the jobs hold
+ranks of one training, the order shown (`order`) is worked out from the sorted jobs at each
+settle, a group's row in place of its ranks (and its ranks below it when expanded), and the
+group rows are rebuilt from their ranks' rows (a few numbers each).
 """
 from __future__ import annotations
 
@@ -42,6 +47,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...summary.queries import ranks
 from ...summary.queries.health import HealthBook
 from ...summary.store.job_view import JobView
 from ..common.filters import compile_filter
@@ -49,6 +55,7 @@ from ..common.names import middle
 from ..common.text import shown
 from ..state.job_columns import BY_KEY, COLUMNS, PADDING, SORTABLE, Fit, fit_columns, next_column
 from ..state.jobs import JobListState
+from .job_groups import GroupRow, build_group, group_id, grouped_order, is_group
 from .job_rows import (_CLOCK_AT, MAX_ID_WIDTH, TEXT_KEYS, JobRow, clock_texts, headline_header, job_row,
                        parse_style)
 
@@ -160,6 +167,13 @@ class JobTable(ScrollView, can_focus=True):
         self._expiries: list[tuple[float, str]] = []  # (when the row's clock cells change next, train id)
         self._now = 0.0  # the clock of the latest refresh
         self._window: tuple[str, ...] | None = None  # the rows last said to be visible
+        # Rank groups: found again when jobs come or go; their rows and the ranks' badges.
+        self.straggler_fraction = ranks.STRAGGLER_FRACTION
+        self.groups: list[ranks.RankGroup] = []
+        self.member_of: dict[str, ranks.RankGroup] = {}
+        self.group_rows: dict[str, GroupRow] = {}
+        self.rank_badges: dict[str, tuple[str, ...]] = {}
+        self._ids_changed = True
 
     # -- what the owner calls ---------------------------------------------------------------
 
@@ -184,6 +198,23 @@ class JobTable(ScrollView, can_focus=True):
         return len(self.order)
 
     @property
+    def job_ids(self) -> list[str]:
+        """The jobs the filter shows, in order (a group's ranks whether it is expanded or not)."""
+        return [key[1] for key in self._keys]
+
+    @property
+    def current_group(self) -> ranks.RankGroup | None:
+        """The group whose row is under the cursor (None: a job's row)."""
+        tid = self.current_job
+        row = self.group_rows.get(tid) if tid is not None else None
+        return row.group if row is not None else None
+
+    def row(self, row_id: str) -> JobRow:
+        """The row of a job, or of a group (`job_groups.group_id`)."""
+        row = self.group_rows.get(row_id) if is_group(row_id) else None
+        return row if row is not None else self.rows_by_id[row_id]
+
+    @property
     def current_job(self) -> str | None:
         if not self.order or not 0 <= self.cursor_row < len(self.order):
             return None
@@ -191,8 +222,10 @@ class JobTable(ScrollView, can_focus=True):
 
     def cell(self, train_id: str, column: str) -> str:
         """What a cell says (tests and the palette read it)."""
-        row = self.rows_by_id[train_id]
-        return row.trend()[0] if column == "trend" else row.text(column)
+        row = self.row(train_id)
+        if column == "trend":
+            return row.trend()[0]
+        return self._decorated(train_id, column, row.text(column))
 
     def header(self, column: str) -> str:
         """What a column's header says (without the sort arrow)."""
@@ -237,8 +270,10 @@ class JobTable(ScrollView, can_focus=True):
             self._update_rows(views, now, changed, force=True)
         elif state.column != old.column:
             self._refit()
-        elif (state.filter, state.sort_key, state.reverse, state.cursor, state.headline) == (
-                old.filter, old.sort_key, old.reverse, old.cursor, old.headline):
+        elif state.expanded != old.expanded:
+            pass  # `_settle` shows the ranks of the groups expanded
+        elif (state.filter, state.sort_key, state.reverse, state.cursor, state.headline, state.expanded) == (
+                old.filter, old.sort_key, old.reverse, old.cursor, old.headline, old.expanded):
             return
         if resorted and state.cursor is None:  # a new order shows the top of the list
             self.cursor_row = 0
@@ -299,6 +334,7 @@ class JobTable(ScrollView, can_focus=True):
             row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
                          template.step, template.files, template.tags, now)
             self.rows_by_id[tid] = row
+            self._ids_changed = True
             self.loading_ids.add(tid)  # (no headline, no clock to follow)
             added.append(row)
         self._place_all([row.train_id for row in added])
@@ -338,6 +374,7 @@ class JobTable(ScrollView, can_focus=True):
     def _rebuild(self, views: Mapping[str, JobView], now: float) -> None:
         """Every row from scratch (first paint)."""
         self.rows_by_id = {}
+        self._ids_changed = True
         self.loading_ids = set()
         self._lengths = {c.key: Counter() for c in COLUMNS}
         self._headlines = Counter()
@@ -402,8 +439,9 @@ class JobTable(ScrollView, can_focus=True):
                 self._set_row(tid, row)
             return
         self._keys = [k for k in self._keys if k[1] not in moving]
-        for tid, _, row in rows:
+        for tid, old, row in rows:
             self.rows_by_id[tid] = row
+            self._ids_changed = self._ids_changed or old is None
             self._loading(tid, row)
         self._place_all(list(moving))
 
@@ -414,6 +452,7 @@ class JobTable(ScrollView, can_focus=True):
         key = self.state.sort_key
         if old is None:
             self.rows_by_id[tid] = row
+            self._ids_changed = True
             self._place(tid, row)
         elif key != "id" and old.sort_value(key) != row.sort_value(key):
             self._unplace(tid, old)
@@ -425,6 +464,7 @@ class JobTable(ScrollView, can_focus=True):
 
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
+        self._ids_changed = True
         self.health_book.forget(tid)
         self.loading_ids.discard(tid)
         self._measure([row], -1)
@@ -437,7 +477,8 @@ class JobTable(ScrollView, can_focus=True):
         key = self._sort_key(tid, row)
         i = bisect.bisect_left(self._keys, key)
         self._keys.insert(i, key)
-        self.order.insert(i, tid)
+        if not self.member_of:  # (with groups, `_settle` works the order out)
+            self.order.insert(i, tid)
 
     def _place_all(self, train_ids: list[str]) -> None:
         """`_place` of many rows: their keys sorted, then merged with the shown rows' (two sorted
@@ -457,7 +498,8 @@ class JobTable(ScrollView, can_focus=True):
         i = bisect.bisect_left(self._keys, key)
         if i < len(self._keys) and self._keys[i] == key:
             del self._keys[i]
-            del self.order[i]
+            if not self.member_of:  # (with groups, `_settle` works the order out)
+                del self.order[i]
         else:  # not where it should be: cannot happen, but never leave a wrong order
             self._keys = [k for k in self._keys if k[1] != tid]
             self.order = [t for t in self.order if t != tid]
@@ -501,6 +543,14 @@ class JobTable(ScrollView, can_focus=True):
             key = column.key
             cell_width = max(self._lengths[key], default=0)
             widths[key] = max(len(self.header(key)) + (2 if key == self.state.sort_key else 0), cell_width)
+        for row_id, row in self.group_rows.items():  # (few: a row per group)
+            widths["id"] = max(widths["id"], len(row.text("id")))
+            widths["health"] = max(widths["health"], len(row.text("health")))
+        for tid in self.rank_badges:
+            if tid in self.rows_by_id:
+                widths["id"] = max(widths["id"], len(self._decorated(tid, "id", self.rows_by_id[tid].text("id"))))
+                widths["health"] = max(widths["health"],
+                                       len(self._decorated(tid, "health", self.rows_by_id[tid].text("health"))))
         widths["id"] = min(widths["id"], MAX_ID_WIDTH)
         if widths != self.widths:
             self.widths = widths
@@ -537,6 +587,35 @@ class JobTable(ScrollView, can_focus=True):
         self._update_widths()
         return True
 
+    def _regroup(self) -> None:
+        """The rank groups (found again when jobs came or went), their rows and the order shown."""
+        if self._ids_changed:
+            self._ids_changed = False
+            self.groups = ranks.group_ranks(self.rows_by_id)
+            self.member_of = ranks.group_of(self.groups)
+            if not self.member_of:
+                self.order = [key[1] for key in self._keys]
+        if not self.groups and not self.group_rows:
+            return
+        expanded = set(self.state.expanded)
+        rows, badges = {}, {}
+        for group in self.groups:
+            built = build_group(group, self.rows_by_id, group.name in expanded, self._now, self.straggler_fraction)
+            if built is not None:
+                rows[group_id(group)] = built[0]
+                badges.update(built[1])
+        self.group_rows, self.rank_badges = rows, badges
+        self.order = grouped_order(self.job_ids, self.member_of, expanded)
+        self._update_widths()
+
+    def _decorated(self, tid: str, column: str, text: str) -> str:
+        """A rank's cell as the table draws it: its id indented under its group's row, its
+        `straggler` or `rank diverging` badge after the others."""
+        if column == "id" and tid in self.member_of:
+            return "  " + text
+        extra = self.rank_badges.get(tid) if column == "health" else None
+        return " ".join((text, *extra)).strip() if extra else text
+
     def visible_ids(self) -> list[str]:
         """The jobs of the rows on screen, top to bottom."""
         top = max(0, int(self.scroll_y))
@@ -549,6 +628,7 @@ class JobTable(ScrollView, can_focus=True):
     def _settle(self, keep: str | None, repaint: bool = True) -> None:
         """Size from the rows; the cursor goes to the state's job if shown, else stays on `keep`.
         `repaint` False: nothing on screen changed (the cursor is set only if it moved)."""
+        self._regroup()
         self.virtual_size = Size(self.fit.width(self.widths), len(self.order) + 1)
         if self.order:
             wanted = self.state.cursor if self.state.cursor is not None and self.state.cursor in self.order else keep
@@ -651,7 +731,7 @@ class JobTable(ScrollView, can_focus=True):
         window = tuple(self.visible_ids())
         if window != self._window:
             self._window = window
-            self.post_message(self.VisibleChanged(window))
+            self.post_message(self.VisibleChanged(tuple(t for t in window if not is_group(t))))
         return super().render_lines(crop)
 
     def _style(self, name: str) -> Style:
@@ -703,10 +783,11 @@ class JobTable(ScrollView, can_focus=True):
 
     def _row_strip(self, row: int, base: Style) -> Strip:
         tid = self.order[row]
-        job = self.rows_by_id[tid]
+        job = self.row(tid)
         cursor = row == self.cursor_row
         focused = self.has_focus
-        key = (tid, job.texts, job.mark, job.health.state, job.spark(), cursor, focused, row % 2)
+        key = (tid, job.texts, job.mark, job.health.state, job.spark(), cursor, focused, row % 2,
+               tid in self.member_of, self.rank_badges.get(tid))
         strip = self._strips.get(key)
         if strip is None:
             line = base + (self._style("job-table--odd") if row % 2 else Style())
@@ -718,7 +799,7 @@ class JobTable(ScrollView, can_focus=True):
                 if column == "trend":
                     text, style = job.trend()
                 else:
-                    text = job.text(column)
+                    text = self._decorated(tid, column, job.text(column))
                     style = job.style(column, text)
                 width = self.width_of(column)
                 cell = middle(text, width).ljust(width) if column == "id" else _fit(text, width, BY_KEY[column].right)

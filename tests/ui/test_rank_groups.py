@@ -1,0 +1,158 @@
+"""Pilot tests of rank groups in the job list (issue 29): a training's ranks are one row that `+`
+expands and `-` folds, its badges the worst of its ranks' with `straggler` and `rank diverging`;
+enter opens the group's dashboard, each scalar as the mean line over the ranks' min–max band."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from health_logs import falling, write_scalars
+from rank_logs import write_finished_group
+from uihelp import MTIME, make_app, run_pilot, wait_for, wait_for_view
+
+from tui_insight.ui.screens.dashboard import DashboardScreen
+from tui_insight.ui.views.scalars import ScalarsView
+from tui_insight.ui.widgets.job_table import JobTable
+
+GROUP = "\0./exp/rank_*"
+RANK_IDS = [f"./exp/rank_{r}" for r in range(4)]
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+
+
+@pytest.fixture
+def rank_logs(tmp_path: Path) -> Path:
+    """Four ranks, rank 2's loss jumps over its last 30 steps, rank 3 stopped at step 60; two
+    other runs."""
+    root = tmp_path / "logs"
+    write_finished_group(root, MTIME - 100, jump=2, short=3)
+    write_scalars(root, "solo", {"loss": falling(100)}, MTIME - 100, interval=0.5)
+    write_scalars(root, "other", {"loss": falling(100) + 0.1}, MTIME - 100, interval=0.5)
+    return root
+
+
+def table(app) -> JobTable:
+    return app.screen.query_one(JobTable)
+
+
+def shown_rows(t: JobTable) -> list[str]:
+    """The table's rows as drawn, without the header."""
+    return [t.render_line(y).text for y in range(1, t.row_count + 1)]
+
+
+@SIZES
+def test_the_ranks_are_one_row_that_plus_expands_and_minus_folds(rank_logs, size):
+    app = make_app(rank_logs)
+
+    async def body(pilot):
+        t = table(app)
+        folded = (list(t.order), t.cell(GROUP, "id"), t.cell(GROUP, "health"), shown_rows(t))
+        t.move_cursor(t.order.index(GROUP))
+        await pilot.press("plus")
+        expanded = (list(t.order), {tid: t.cell(tid, "health") for tid in RANK_IDS}, shown_rows(t),
+                    app.screen.state.to_json()["expanded"])
+        t.move_cursor(t.order.index("./exp/rank_3"))
+        await pilot.press("minus")
+        return folded, expanded, (list(t.order), t.current_job)
+
+    folded, expanded, refolded = run_pilot(app, body, size=size)
+    order, name, badges, rows = folded
+    assert order == [GROUP, "./other", "./solo"]  # by health: the group has badges
+    assert name == "+ ./exp/rank_* (4 ranks)" and badges == "rank diverging straggler"
+    assert "rank diverging" in rows[0] and "./other" in rows[1]
+    order, rank_badges, rows, remembered = expanded
+    assert order == [GROUP, *RANK_IDS, "./other", "./solo"]
+    assert rank_badges == {"./exp/rank_0": "", "./exp/rank_1": "", "./exp/rank_2": "rank diverging",
+                           "./exp/rank_3": "straggler"}
+    # (a row starts with the mark column: a space, the mark, a space)
+    assert rows[0].startswith("    - ./exp/")  # (at 80 columns cut in its middle)
+    assert [row[:18] for row in rows[1:5]] == [f"      ./exp/rank_{r}" for r in range(4)]  # indented by two
+    assert remembered == ["./exp/rank_*"]
+    assert refolded == ([GROUP, "./other", "./solo"], GROUP)  # the cursor goes to the group's row
+
+
+def test_plus_on_a_job_that_is_no_rank_says_so(rank_logs):
+    app = make_app(rank_logs)
+
+    async def body(pilot):
+        t = table(app)
+        t.move_cursor(t.order.index("./solo"))
+        await pilot.press("plus")
+        return list(t.order), [n.message for n in app._notifications]
+
+    order, said = run_pilot(app, body)
+    assert order == [GROUP, "./other", "./solo"]
+    assert any("No rank group here" in text for text in said)
+
+
+@SIZES
+def test_the_group_dashboard_draws_the_mean_over_the_band_and_r_adds_a_rank(rank_logs, size):
+    app = make_app(rank_logs)
+
+    async def body(pilot):
+        t = table(app)
+        t.move_cursor(t.order.index(GROUP))
+        await pilot.press("enter")
+        await wait_for_view(pilot, app)
+        screen = app.screen
+        view = screen.query_one(ScalarsView)
+        chart = view.charts["loss"]
+        assert await wait_for(pilot, lambda: bool(chart.traces))
+        first = [(tr.kind, len(tr.x)) for tr in chart.traces]
+        band = chart.traces[0]
+        await pilot.press("r", "r", "r")
+        await pilot.pause()
+        third = [(tr.kind, len(tr.x), tr.colour) for tr in chart.traces]
+        await pilot.press("r", "r")
+        await pilot.pause()
+        every = [tr.kind for tr in chart.traces]
+        return isinstance(screen, DashboardScreen), screen.train_ids, first, band, third, every, view
+
+    is_dashboard, ids, first, band, third, every, view = run_pilot(app, body, size=size)
+    assert is_dashboard and ids == tuple(RANK_IDS)
+    assert first == [("band", 100), ("line", 100)]  # min–max band, mean line, at every step any rank logged
+    loss = [falling(100) + 0.01 * r for r in range(4)]
+    assert band.y[0] == pytest.approx(float(min(v[0] for v in loss)), abs=1e-6)
+    assert band.upper[0] == pytest.approx(float(loss[3][0]), abs=1e-6)
+    assert band.upper[-1] == pytest.approx(float(loss[2][-1] + 0.2), abs=1e-6)  # rank 2's jump
+    assert [k for k, _, _ in third] == ["band", "line", "line"] and third[2][1] == 100
+    assert third[2][2] == view.job_colour("./exp/rank_2")  # the third r: rank 2 over the band
+    assert every == ["line"] * 4  # then every rank's own line
+
+
+@SIZES
+def test_snapshot_rank_group_expanded(snap_compare, rank_logs, size):
+    app = make_app(rank_logs)
+
+    async def expand(pilot):
+        assert await wait_for(pilot, lambda: bool(pilot.app.screen.query(JobTable)) and table(pilot.app).row_count)
+        await pilot.press("plus")
+
+    assert snap_compare(app, terminal_size=size, run_before=expand)
+
+
+@SIZES
+def test_snapshot_rank_group_dashboard(snap_compare, rank_logs, size):
+    app = make_app(rank_logs)
+
+    async def open_group(pilot):
+        assert await wait_for(pilot, lambda: bool(pilot.app.screen.query(JobTable)) and table(pilot.app).row_count)
+        await pilot.press("enter")
+        await wait_for_view(pilot, pilot.app)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=open_group)
+
+
+def test_space_on_a_group_row_marks_its_ranks_together(rank_logs):
+    app = make_app(rank_logs)
+
+    async def body(pilot):
+        t = table(app)
+        t.move_cursor(t.order.index(GROUP))
+        await pilot.press("space")
+        marked = list(app.marked)
+        await pilot.press("space")
+        return marked, list(app.marked)
+
+    marked, after = run_pilot(app, body)
+    assert marked == RANK_IDS and after == []
