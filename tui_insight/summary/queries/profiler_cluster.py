@@ -160,3 +160,30 @@ def cluster_rows(result: Cluster) -> list[dict[str, Any]]:
         rows.append(dict(zip(columns, (t.op_type, *("" if v != v else v for v in t.times_ms), t.min_ms,
                                         t.max_ms, t.spread_ms, t.slowest_rank, t.fastest_rank))))
     return rows
+
+
+# -- which jobs are one training's ranks ------------------------------------------------------------
+
+def _rank_root(path: str) -> str | None:
+    """The directory above the nearest `rank_N`/`device_N` component of `path` (None: none)."""
+    parts = os.path.normpath(path).replace("\\", "/").split("/")
+    for i in range(len(parts) - 1, -1, -1):
+        if RANK_DIR_RE.match(parts[i]):
+            return "/".join(parts[:i]) or "/"
+    return None
+
+
+def rank_jobs(job_paths: dict[str, str], train_id: str) -> list[str]:
+    """The train ids that are ranks of the same training as `train_id` (itself included), from
+    their paths: the jobs under the parent of its `rank_N`/`device_N` directory, else its
+    siblings (the parent of its own directory). `job_paths`: train id -> directory."""
+    path = job_paths.get(train_id)
+    if path is None:
+        return []
+    root = _rank_root(path)
+    if root is None:
+        parent = os.path.dirname(os.path.normpath(path))
+        return sorted(tid for tid, p in job_paths.items() if os.path.dirname(os.path.normpath(p)) == parent)
+    prefix = root.rstrip("/") + "/"
+    return sorted(tid for tid, p in job_paths.items()
+                  if os.path.normpath(p).replace("\\", "/").startswith(prefix) and _rank_root(p) == root)
