@@ -1,5 +1,5 @@
 """The profiler across ranks, on four ranks' profiles written by MindSpore 2.10 on CPU
-(`profiled_ranks/`, see `make_ranks_profile.py`): ranks from paths and file names, step times,
+(`mindspore_ranks/`, see `make_ranks_profile.py`): ranks from paths and file names, step times,
 the op-type spread, the export rows."""
 from __future__ import annotations
 
@@ -9,18 +9,20 @@ import math
 import shutil
 from pathlib import Path
 
-from fixture_paths import EXTRAS_LOGS
+from fixture_paths import RANKS_LOGS
 
 from tui_insight.summary.formats.profiler import find_profiles, load_profile
 from tui_insight.summary.queries.profiler_cluster import (
+    CLUSTER_COLUMNS,
     cluster,
-    cluster_columns,
     cluster_rows,
+    rank_groups,
+    rank_jobs,
     rank_of,
     rank_refs,
 )
 
-RANKS = EXTRAS_LOGS / "profiled_ranks"
+RANKS = RANKS_LOGS
 
 
 def type_rows(path: Path) -> dict[str, float]:
@@ -91,9 +93,8 @@ def test_without_calls_total_op_times_are_compared():
     assert all(r.steps == 0 and math.isnan(r.step_ms) for r in result.ranks)
     totals = {r.rank: r.total_ms for r in result.ranks}
     assert result.slowest[0] == max(totals, key=lambda k: totals[k])
-    first = cluster_rows(result)[0]
-    assert first["op_type"] == "(total)"
-    assert first["rank_2_ms"] == totals[2]
+    rows = [row for row in cluster_rows(".", result) if row["op_type"] == "(total)"]
+    assert {row["rank"]: row["ms"] for row in rows} == totals
 
 
 def test_a_type_one_rank_did_not_run_is_an_empty_cell(tmp_path):
@@ -104,6 +105,26 @@ def test_a_type_one_rank_did_not_run_is_an_empty_cell(tmp_path):
     result = cluster(loaded(tmp_path, calls=False))
     (relu,) = [t for t in result.types if t.op_type == "ReLU"]
     assert math.isnan(relu.times_ms[1]) and relu.spread_ms == 0.0 and relu.slowest_rank == 0
-    rows = {row["op_type"]: row for row in cluster_rows(result)}
-    assert rows["ReLU"]["rank_1_ms"] == "" and rows["ReLU"]["rank_0_ms"] > 0
-    assert tuple(rows["ReLU"]) == cluster_columns(result)
+    relu_rows = [row for row in cluster_rows(".", result) if row["op_type"] == "ReLU"]
+    assert [row["rank"] for row in relu_rows] == [0]
+    assert all(tuple(row) == CLUSTER_COLUMNS for row in cluster_rows(".", result))
+
+
+def test_export_rows_follow_the_table():
+    result = cluster(loaded(RANKS))
+    rows = cluster_rows("grp", result)
+    steps = [row for row in rows if row["op_type"] == "(step)"]
+    assert [row["rank"] for row in steps] == [0, 1, 2, 3]
+    assert {row["slowest_rank"] for row in steps} == {result.slowest[0]}
+    matmul = [row for row in rows if row["op_type"] == "MatMul"]
+    assert [row["ms"] for row in matmul] == list(result.types[0].times_ms)
+    assert all(row["group"] == "grp" and row["spread_ms"] == row["max_ms"] - row["min_ms"] for row in rows)
+
+
+def test_ranks_are_grouped_by_the_directory_above_them():
+    paths = {"./a/rank_0": "/l/a/rank_0", "./a/rank_1": "/l/a/rank_1", "./b/device_0": "/l/b/device_0",
+             "./b/device_1/x": "/l/b/device_1/x", "./c": "/l/c", "./d": "/l/d"}
+    assert rank_jobs(paths, "./a/rank_1") == ["./a/rank_0", "./a/rank_1"]
+    assert rank_jobs(paths, "./b/device_0") == ["./b/device_0", "./b/device_1/x"]
+    assert rank_jobs(paths, "./c") == ["./c", "./d"]  # no rank directory: the siblings
+    assert rank_groups(paths) == [["./a/rank_0", "./a/rank_1"], ["./b/device_0", "./b/device_1/x"], ["./c", "./d"]]

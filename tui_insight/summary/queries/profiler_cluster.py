@@ -138,27 +138,32 @@ def cluster(profiles: Sequence[tuple[int, str, Profile]]) -> Cluster:
 
 # -- export rows ------------------------------------------------------------------------------------
 
-def cluster_columns(result: Cluster) -> tuple[str, ...]:
-    """Columns of `profile_cluster.csv`: the op type, its time on each rank, min/max/spread."""
-    return ("op_type", *(f"rank_{r.rank}_ms" for r in result.ranks), "min_ms", "max_ms", "spread_ms",
-            "slowest_rank", "fastest_rank")
+CLUSTER_COLUMNS = ("group", "op_type", "rank", "train_id", "ms", "min_ms", "max_ms", "spread_ms", "slowest_rank",
+                   "fastest_rank")
 
 
-def cluster_rows(result: Cluster) -> list[dict[str, Any]]:
-    """Rows of `profile_cluster.csv`: first one row per rank's time (`op_type` "(step)" when step
-    times are compared, "(total)" otherwise), then one per op type, largest spread first. A rank
-    that ran none of a type: an empty cell."""
-    columns = cluster_columns(result)
-    label = "(step)" if result.by_steps else "(total)"
+def cluster_rows(group: str, result: Cluster) -> list[dict[str, Any]]:
+    """Rows of `profile_cluster.csv` (columns `CLUSTER_COLUMNS`), one per (op type, rank): first
+    each rank's time (`op_type` "(step)" when step times are compared, "(total)" for total op
+    times), then the op types, largest spread first; min/max/spread and the slowest and fastest
+    rank repeated on each of a type's rows. A rank that ran none of a type has no row for it.
+    Long rather than one column per rank, so clusters of different sizes share one file."""
     times = tuple(map(result.time_ms, result.ranks))
+    label = "(step)" if result.by_steps else "(total)"
     known = [(t, r.rank) for t, r in zip(times, result.ranks) if t == t]
-    rows = []
+    rows: list[dict[str, Any]] = []
+
+    def add(op_type: str, values: Sequence[float], low: float, high: float, slow: int, fast: int) -> None:
+        for value, r in zip(values, result.ranks):
+            if value == value:
+                rows.append(dict(zip(CLUSTER_COLUMNS, (group, op_type, r.rank, r.train_id, value, low, high,
+                                                       high - low, slow, fast))))
+
     if known:
-        low, high = min(known), max(known, key=lambda x: (x[0], -x[1]))
-        rows.append(dict(zip(columns, (label, *times, low[0], high[0], high[0] - low[0], high[1], low[1]))))
+        (low, fast), (high, slow) = min(known), max(known, key=lambda x: (x[0], -x[1]))
+        add(label, times, low, high, slow, fast)
     for t in result.types:
-        rows.append(dict(zip(columns, (t.op_type, *("" if v != v else v for v in t.times_ms), t.min_ms,
-                                        t.max_ms, t.spread_ms, t.slowest_rank, t.fastest_rank))))
+        add(t.op_type, t.times_ms, t.min_ms, t.max_ms, t.slowest_rank, t.fastest_rank)
     return rows
 
 
@@ -187,3 +192,18 @@ def rank_jobs(job_paths: dict[str, str], train_id: str) -> list[str]:
     prefix = root.rstrip("/") + "/"
     return sorted(tid for tid, p in job_paths.items()
                   if os.path.normpath(p).replace("\\", "/").startswith(prefix) and _rank_root(p) == root)
+
+
+def rank_groups(job_paths: dict[str, str]) -> list[list[str]]:
+    """The jobs grouped into trainings whose ranks they may be (`rank_jobs` of each), groups of
+    two or more only, each sorted, in the order of their first train id."""
+    seen: set[str] = set()
+    groups = []
+    for tid in sorted(job_paths):
+        if tid in seen:
+            continue
+        group = rank_jobs(job_paths, tid)
+        seen.update(group)
+        if len(group) > 1:
+            groups.append(group)
+    return groups
