@@ -50,10 +50,12 @@ def _ms(value: float, width: int = 9) -> str:
 def cluster_text(result: Cluster) -> Text:
     """The whole table as text: ranks, then op types by spread."""
     out = Text()
+    out.append("Across ranks", style="bold reverse")
+    out.append("  c: back to this rank's profile\n", style="dim")
     n = len(result.ranks)
     measure = "step" if result.by_steps else "total op"
-    out.append(f"{n} ranks · compared by {measure} time · spread {_ms(result.spread_ms, 0)} ms"
-               f" · slowest first: {', '.join(map(str, result.slowest))}\n", style="bold")
+    out.append(f"{n} ranks · compared by {measure} time · spread {_ms(result.spread_ms, 0)} ms\n", style="bold")
+    out.append(f"slowest first: rank {', '.join(map(str, result.slowest))}\n")
     out.append((STEPS_NOTE if result.by_steps else NO_STEPS) + "\n\n", style="dim")
     slow = result.slowest[0] if result.slowest else None
     out.append(f"{'rank':>4}  {'job':<16} {'steps':>5} {'step ms':>9} {'step 1 ms':>9} {'total ms':>9}  slowest op\n",
@@ -64,13 +66,13 @@ def cluster_text(result: Cluster) -> Text:
         out.append(line + (" ◀ slowest" if r.rank == slow and n > 1 else "") + "\n",
                    style="bold yellow" if r.rank == slow else "")
     out.append("\nop type ms per rank, largest spread first\n", style="bold")
-    out.append(f"{'op type':<22}" + "".join(f"{'rank ' + str(r.rank):>9}" for r in result.ranks)
+    out.append(f"{'op type':<18}" + "".join(f"{'rank ' + str(r.rank):>8}" for r in result.ranks)
                + f" {'spread':>9} {'slow':>4} {'fast':>4}\n", style="bold")
     for t in result.types:
         cells = []
         for value, r in zip(t.times_ms, result.ranks):
-            cells.append((_ms(value), "bold" if r.rank == t.slowest_rank and t.spread_ms > 0 else ""))
-        out.append(f"{t.op_type[:22]:<22}")
+            cells.append((_ms(value, 8), "bold" if r.rank == t.slowest_rank and t.spread_ms > 0 else ""))
+        out.append(f"{t.op_type[:18]:<18}")
         for cell, style in cells:
             out.append(cell, style=style)
         share = "" if math.isnan(t.spread_share) else f" ({t.spread_share:.0%})"
