@@ -94,3 +94,20 @@ def test_ranks_without_steps_compare_total_op_time_and_say_so(tmp_path):
         assert " ".join(NO_STEPS.split()[:6]) in flat
 
     run_pilot(make_app(tmp_path / "ranks"), body, size=(160, 48))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_snapshot_across_ranks(snap_compare, size):
+    from uihelp import wait_for_view
+
+    async def run_before(pilot):
+        app = pilot.app
+        app.open_jobs(("./rank_0",), "profiler")
+        await wait_for_view(pilot, app, "ProfilerView")
+        view = app.screen.active_view
+        assert await wait_for(pilot, lambda: view.profile is not None and not view.loader.pending())
+        await pilot.press("c")
+        assert await wait_for(pilot, lambda: not view.loader.pending())
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(RANKS_LOGS), terminal_size=size, run_before=run_before)
