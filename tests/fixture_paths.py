@@ -12,6 +12,7 @@ FIXTURES = REPO / "tests" / "fixtures"
 MINDSPORE_LOGS = FIXTURES / "mindspore"
 TRUTH_FILE = FIXTURES / "mindspore.truth.json"
 EXTRAS_LOGS = FIXTURES / "mindspore_extras"
+RANKS_LOGS = FIXTURES / "mindspore_ranks"  # four ranks' profiles (`make_ranks_profile.py`)
 
 
 def fixtures_written_at(root: Path = MINDSPORE_LOGS) -> float:

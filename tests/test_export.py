@@ -15,7 +15,7 @@ from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
 FILES = ["custom_scalars.csv", "described.csv", "distributions.csv", "histograms.csv", "images.csv", "jobs.csv", "landscapes.csv", "lineage.csv",
-         "pr_curves.csv", "problems.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv",
+         "pr_curves.csv", "problems.csv", "profile_cluster.csv", "profile_op_types.csv", "profile_ops.csv", "scalars.csv", "tensors.csv",
          "text.csv"]
 
 
@@ -210,7 +210,7 @@ def test_cli_export_end_to_end(tmp_path):
     result = run_cli(str(MINDSPORE_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(tmp_path / "snap")) == FILES
-    assert "wrote 15 files" in result.stdout
+    assert "wrote 16 files" in result.stdout
     cut = next((MINDSPORE_LOGS / "damaged_truncated").iterdir()).stat().st_mtime
     state = "truncated" if time.time() - cut > 600 else "growing"  # the fixture's age decides
     assert f"./damaged_truncated: {state} (its last record is incomplete" in result.stderr
@@ -303,3 +303,34 @@ def test_landscapes_and_profiles_are_exported_as_mindinsight_and_the_profiler_wr
     ops = read(tmp_path / "out" / "profile_ops.csv")
     for train_id, written in truth["profiles"].items():
         assert len([r for r in ops if r["train_id"] == train_id]) == written["ops"]
+
+
+def test_cluster_csv_of_several_ranks_profiles(tmp_path):
+    from fixture_paths import RANKS_LOGS
+
+    from tui_insight.summary.formats.profiler import find_profiles, load_profile
+    from tui_insight.summary.queries.profiler_cluster import cluster, rank_refs
+
+    result = run_cli(str(RANKS_LOGS), "--export", "csv", "--out", str(tmp_path / "snap"))
+    assert result.returncode == 0, result.stderr
+    rows = read(tmp_path / "snap" / "profile_cluster.csv")
+    refs = [(f"./{d.name}", ref) for d in sorted(RANKS_LOGS.iterdir()) for ref in find_profiles(str(d))]
+    table = cluster([(rank, tid, load_profile(ref, shapes=False, timeline=False)) for rank, tid, ref in rank_refs(refs)])
+    steps = [r for r in rows if r["op_type"] == "(step)"]
+    assert [(r["rank"], r["train_id"]) for r in steps] == [(str(i), f"./rank_{i}") for i in range(4)]
+    assert {r["slowest_rank"] for r in steps} == {str(table.slowest[0])}
+    for t in table.types:
+        mine = [r for r in rows if r["op_type"] == t.op_type]
+        assert [float(r["ms"]) for r in mine] == pytest.approx(list(t.times_ms))
+        assert {r["slowest_rank"] for r in mine} == {str(t.slowest_rank)}
+    assert {r["group"] for r in rows} == {"."}
+
+
+def test_no_cluster_rows_for_profiles_of_one_rank(tmp_path):
+    from fixture_paths import EXTRAS_LOGS
+
+    cache = SummaryCache(str(EXTRAS_LOGS))  # three sibling jobs profiled, each as rank 0
+    cache.reload()
+    export_snapshot(cache, tmp_path / "out")
+    assert len({r["train_id"] for r in read(tmp_path / "out" / "profile_op_types.csv")}) == 3
+    assert read(tmp_path / "out" / "profile_cluster.csv") == []

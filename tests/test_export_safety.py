@@ -57,7 +57,7 @@ def test_a_successful_export_removes_a_stale_incomplete_marker_and_keeps_other_f
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(out)) == sorted([*(f"{n}.csv" for n in (
         "jobs", "scalars", "histograms", "tensors", "images", "text", "custom_scalars", "landscapes", "profile_ops",
-        "profile_op_types", "pr_curves", "distributions", "described", "problems", "lineage")), "mine.txt"])
+        "profile_op_types", "profile_cluster", "pr_curves", "distributions", "described", "problems", "lineage")), "mine.txt"])
 
 
 # -- a full disk ----------------------------------------------------------------------------------

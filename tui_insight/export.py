@@ -1,7 +1,8 @@
 """CSV snapshots of a summary cache (`tui-insight LOGDIR --export csv --out DIR`, and `e` in the UI).
 
 A snapshot is a directory of CSV files: jobs, scalars, histograms, tensors, images, text,
-landscapes, profile_ops, profile_op_types, custom_scalars (layouts), described (audio clips,
+landscapes, profile_ops, profile_op_types, profile_cluster (several ranks' profiles side by
+side, `queries.profiler_cluster`), custom_scalars (layouts), described (audio clips,
 meshes, embeddings: what no terminal draws), lineage and problems (TensorBoard runs too: their
 histograms' buckets as the files hold them), and each audio clip as a WAV file. Rows are sorted by train_id, tag, step. By
 default the snapshot holds what the cache holds (MindInsight's limits), read through the same
@@ -36,8 +37,9 @@ from .escape import shown
 from .export_dir import MARKER, ExportDir
 from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars
+from .summary.formats.profiler import find_profiles, load_profile
 from .summary.formats.values import PayloadError
-from .summary.queries import landscape, profiler
+from .summary.queries import landscape, profiler, profiler_cluster
 from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.queries.distributions import BP_COLUMNS, payload_distribution
 from .summary.sources.local import Source
@@ -68,6 +70,7 @@ HEADERS = {
     "landscapes": list(landscape.CSV_COLUMNS),
     "profile_ops": list(profiler.OP_COLUMNS),
     "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
+    "profile_cluster": list(profiler_cluster.CLUSTER_COLUMNS),
     "custom_scalars": list(custom_scalars.CSV_COLUMNS),
     # What no terminal draws, described: an audio clip a row per step (its WAV in `file`), a
     # mesh part a row (newest step), an embedding a row (`shape` "rows x columns").
@@ -177,6 +180,7 @@ def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, 
             if not view.detailed:  # evicted under the memory budget: its series read back
                 view = cache.details(view.train_id) or view
             snapshot.job(cache, view, keep, all_steps, warn)
+        snapshot.cluster(cache)
         with_lineage = (plugins is None or "lineage" in plugins) and tags is None
         snapshot.lineage(views if with_lineage else [])
     return result
@@ -211,6 +215,7 @@ def export_streaming(cache: SummaryCache, out: Path, *, all_steps: bool = False,
                 cache.forget(train_id)
             if progress is not None:
                 progress(done, len(train_ids))
+        snapshot.cluster(cache)
         snapshot.lineage(lineage_views)
     return result
 
@@ -272,6 +277,7 @@ class _Snapshot:
         self.last = ""  # the last of them
         self.current = ""  # the job being written
         self.lineage_written = False
+        self.profiled: dict[str, str] = {}  # train id -> directory of the exported jobs with profiles
         self.wavs = 0  # audio clips written (their files are numbered)
 
     def __enter__(self) -> _Snapshot:
@@ -310,6 +316,8 @@ class _Snapshot:
                 self.files.text(name, text, rows)
         for name, row in _extras(cache, view, keep, found):
             self.files.row(name, row)
+        if view.profile_dirs and keep(("profiler", "")):
+            self.profiled[view.train_id] = view.path
         if has_described(view) and keep(("other", "")):
             self._described(cache, view, found)
         state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
@@ -388,6 +396,21 @@ class _Snapshot:
                 # Open until the export ends (closed in __exit__): one file per CSV file.
                 self.spills[name] = TagSpill(open(os.path.join(self.spill_dir.name, name), "w+b"))  # noqa: SIM115
         return self.spills, self.spill_dir.name
+
+    def cluster(self, cache: SummaryCache) -> None:
+        """profile_cluster.csv: each group of exported jobs that are ranks of one training."""
+        for group in profiler_cluster.rank_groups(self.profiled):
+            name = os.path.dirname(group[0]) or "."
+            refs = [(tid, ref) for tid in group for ref in find_profiles(self.profiled[tid], cache.source)]
+            chosen = profiler_cluster.rank_refs(refs)
+            if not chosen:
+                continue
+            result = profiler_cluster.cluster([(rank, tid, load_profile(ref, shapes=False, timeline=False))
+                                               for rank, tid, ref in chosen])
+            for record in profiler_cluster.cluster_rows(name, result):
+                self.files.row("profile_cluster", [fmt_float(record[c]) if isinstance(record[c], float) else record[c]
+                                                   for c in profiler_cluster.CLUSTER_COLUMNS])
+        self.files.flush()
 
     def lineage(self, views: list[JobView]) -> None:
         _write_lineage(self.files, views)

@@ -11,7 +11,8 @@
   time, the peak marked.
 - **Timeline**: `trace_view.json`'s spans per thread (`profile_timeline.TimelineChart`).
 
-`[`/`]` change section, `p` picks a profile when the job has several (newest first). Reading
+`c` shows the profiler across ranks (`profiler_cluster.ClusterPanel`) when the job is one of
+several ranks, and back. `[`/`]` change section, `p` picks a profile when the job has several (newest first). Reading
 goes through the loader and `summary.profiler` (the data layer reads the files): the profile
 without its shapes and trace first, then the shapes, and the trace when the timeline is shown.
 What could not be read is named on a line of its own; the rest shows.
@@ -49,6 +50,7 @@ from ..widgets.on_demand_input import OnDemandInput
 from ..widgets.profile_table import OpTable
 from ..widgets.profile_timeline import TimelineChart
 from .base import DataView, ViewSpec
+from .profiler_cluster import ClusterPanel
 
 def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]:
     """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
@@ -98,11 +100,14 @@ class ProfilerView(DataView):
     ProfilerView #profiler-timeline { layout: vertical; }
     ProfilerView #profiler-span { height: 2; padding: 0 1; background: $panel; }
     ProfilerView #profiler-empty { height: 1fr; padding: 1 2; color: $text-muted; display: none; }
+    ProfilerView.-cluster .section.-shown, ProfilerView.-cluster #profiler-empty { display: none; }
+    ProfilerView.-cluster ClusterPanel { display: block; }
     """
     BINDINGS = [
         Binding("right_square_bracket", "section(1)", "Next section", id="profiler.next_section"),
         Binding("left_square_bracket", "section(-1)", "Previous section", id="profiler.previous_section"),
         Binding("p", "pick", "Pick profile", id="profiler.pick"),
+        Binding("c", "cluster", "Across ranks", id="profiler.cluster"),
         Binding("slash", "filter", "Filter ops", id="profiler.filter"),
         Binding("s", "sort(1)", "Sort column", id="profiler.sort_next"),
         Binding("S", "sort(-1)", "Sort column back", show=False, id="profiler.sort_previous"),
@@ -157,6 +162,7 @@ class ProfilerView(DataView):
         with Vertical(id="profiler-timeline", classes="section"):
             yield TimelineChart(id="profiler-timeline-chart")
             yield Static("", id="profiler-span")
+        yield ClusterPanel(id="profiler-cluster")
 
     def on_mount(self) -> None:
         self._redraw()
@@ -400,6 +406,18 @@ class ProfilerView(DataView):
 
     def action_section(self, move: int) -> None:
         self.state = self.state.next_section(self.sections(), move)
+
+    def action_cluster(self) -> None:
+        """`c`: the cluster table of the ranks this job is one of, and back."""
+        shown = not self.has_class("-cluster")
+        self.set_class(shown, "-cluster")
+        panel = self.query_one(ClusterPanel)
+        if shown:
+            chosen = self.current_ref()
+            panel.show_for(self.cache, self.loader, chosen[0] if chosen else self.train_ids[0])
+        target = panel if shown else self.first_focus()
+        if target is not None:
+            focus_now(target)
 
     def action_pick(self) -> None:
         if not self.refs or len(self.refs) < 2:
