@@ -184,3 +184,40 @@ def test_a_job_given_by_its_source_on_the_command_line_is_found():
     assert train_id_of("node1:exp/rank_0/", labelled=True) == "node1:./exp/rank_0"
     assert train_id_of("node1:./exp", labelled=True) == "node1:./exp"
     assert train_id_of("a:b") == "./a:b"  # one LOGDIR: a colon is part of the directory's name
+
+
+def test_ranks_of_one_training_on_two_hosts_and_here_are_one_group_with_its_straggler_and_diverging_rank(
+        server, tmp_path, capsys):
+    """Ranks 0-1 on host node1, rank 2 on node2 (its loss jumps), rank 3 here (it stopped at
+    step 60): two sshd on two ports under two host aliases, one group of four ranks."""
+    import time
+
+    from health_logs import write_scalars
+    from rank_logs import rank_loss
+
+    (tmp_path / "sshd2").mkdir()
+    second = sshd_or_fail(tmp_path / "sshd2")
+    try:
+        config = tmp_path / "ssh_config"
+        config.write_text(server.client_config.read_text().replace(f"Host {ALIAS}", "Host node1")
+                          + second.client_config.read_text().replace(f"Host {ALIAS}", "Host node2"))
+        last = time.time() - 7200
+        homes = {0: "node1", 1: "node1", 2: "node2", 3: "here"}
+        for rank, home in homes.items():
+            loss = rank_loss(rank)
+            if rank == 2:
+                loss[-30:] += 0.2
+            if rank == 3:
+                loss = loss[:60]
+            write_scalars(tmp_path / home, f"exp/rank_{rank}", {"loss": loss}, last, interval=0.5)
+        status = cli.main([f"{server.user}@node1:{tmp_path / 'node1'}", f"{second.user}@node2:{tmp_path / 'node2'}",
+                           str(tmp_path / "here"), "--ssh-config", str(config), "--summary", "--json"])
+        out, err = capsys.readouterr()
+        assert status == 1, err  # a diverging rank fails the summary, as a diverging run does
+        (group,) = json.loads(out)
+        assert group["kind"] == "group" and group["train_id"] == "./exp/rank_*"
+        assert [(r["rank"], r["train_id"], r["badges"]) for r in group["ranks"]] == [
+            (0, "node1:./exp/rank_0", []), (1, "node1:./exp/rank_1", []),
+            (2, "node2:./exp/rank_2", ["rank diverging"]), (3, "here:./exp/rank_3", ["straggler"])]
+    finally:
+        second.stop()

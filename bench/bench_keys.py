@@ -1,0 +1,189 @@
+"""Key → settled paint on every view (issue 30: at most 50 ms). Run by hand, against the tree on
+PYTHONPATH:
+
+    PYTHONPATH=. python bench/bench_keys.py [--size 160x48] [--logdir DIR --job ID ...]
+
+Without `--logdir`, the repository's fixtures: MindSpore's (every plugin, lineage, graph), the
+extras (landscape, profile) and TensorBoard's (text, PR curves, custom scalars, images). With
+`--logdir DIR --job ID`, that job (the 100 MB run, say).
+
+For each job and each view that has something to show, in the app at the given size (Textual's
+Pilot, headless: the compositor renders every frame, nothing is written to a terminal), every key
+bound in the view (its own bindings and those of the widget that has the keyboard, the keys `?`
+lists for it) is pressed once, in binding order. A key that opens a dialog is followed by
+`escape`, timed too. Timed: from the key's arrival to the last frame painted before the app is
+idle for `SETTLE` (no frame): key → settled paint. The app's clock is fixed (as in the UI
+tests), so no frame comes from time passing alone. Printed per view: keys,
+median, 90th percentile and worst with its key; then the worst of all.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests" / "ui"), str(ROOT / "tests")]  # the UI tests' helpers (Pilot)
+
+SETTLE = 0.15  # seconds without a frame that count as settled
+KEY_TIMEOUT = 10.0
+# Keys that leave the view or the app, or start work that is not a paint (export, reload).
+SKIP = {"q", "escape", "ctrl+c", "ctrl+q", "e", "E", "ctrl+r", "r", "question_mark", "ctrl+p", "tab", "shift+tab"}
+
+
+class FrameClock:
+    """The time of every frame the app paints (`App._display`, called once per compositor update)."""
+
+    def __init__(self, app) -> None:
+        self.frames: list[float] = []
+        display = app._display
+
+        def timed(screen, renderable):
+            if renderable is not None:
+                self.frames.append(time.perf_counter())
+            return display(screen, renderable)
+
+        app._display = timed
+
+
+async def settle(pilot, clock: FrameClock, started: float) -> float | None:
+    """Wait until no frame came for `SETTLE`; the last frame's time after `started` (None: none)."""
+    deadline = started + KEY_TIMEOUT
+    while time.perf_counter() < deadline:
+        await pilot.pause(0.02)
+        last = clock.frames[-1] if clock.frames else 0.0
+        if time.perf_counter() - max(last, started) >= SETTLE:
+            break
+    after = [t for t in clock.frames if t >= started]
+    return after[-1] - started if after else None
+
+
+def view_keys(app, view) -> list[str]:
+    """The keys bound in `view` or in the widget inside it that has the keyboard, binding order."""
+    keys = []
+    for key, active in app.active_bindings.items():
+        node = active.node
+        if node is view or view in node.ancestors:
+            if key not in SKIP and active.enabled and key not in keys:
+                keys.append(key)
+    return keys
+
+
+async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str) -> list[tuple[str, float | None]]:
+    from uihelp import wait_for_view
+
+    from textual.widgets import Input
+
+    started = time.perf_counter()
+    dashboard = app.screen
+    await pilot.press(view_key)
+    try:
+        await wait_for_view(pilot, app, view_name)
+    except AssertionError:  # the dashboard offers only the views with something to show
+        return []
+    shown = await settle(pilot, clock, started)
+    timings: list[tuple[str, float | None]] = [(f"{view_key} (open)", shown)]
+    view = dashboard.query_one(view_name)
+    for key in view_keys(app, view):
+        started = time.perf_counter()
+        await pilot.press(key)
+        painted = await settle(pilot, clock, started)
+        timings.append((key, painted))
+        focused = app.focused
+        away = focused is None or (focused is not view and view not in focused.ancestors)
+        if app.screen is not dashboard or isinstance(focused, Input) or away:  # a dialog, panel or filter: close it
+            started = time.perf_counter()
+            await pilot.press("escape")
+            painted = await settle(pilot, clock, started)
+            timings.append((f"{key} escape", painted))
+            if app.screen is not dashboard:
+                break
+    return timings
+
+
+def report(name: str, timings: list[tuple[str, float | None]], worst: list) -> None:
+    """Keys that painted nothing (nothing to change) are counted, not timed."""
+    painted = [(key, t) for key, t in timings if t is not None]
+    if not painted:
+        return
+    silent = len(timings) - len(painted)
+    timings = painted
+    ms = sorted(t * 1000 for _, t in timings)
+    key, slowest = max(timings, key=lambda kt: kt[1])
+    p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
+    print(f"  {name:<22} {len(ms):>3} keys ({silent:>2} no frame)  median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  "
+          f"worst {slowest * 1000:6.1f} ms ({key})")
+    worst.append((slowest, name, key))
+
+
+def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list) -> None:
+    from uihelp import make_app, run_pilot
+
+    from tui_insight.ui.screens.dashboard import DashboardScreen
+    from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES
+
+    app = make_app(logdir)
+    clock = FrameClock(app)
+    names = {cls.SPEC.view_id: cls.__name__ for cls in VIEW_CLASSES}
+
+    async def body(pilot):
+        results = {}
+        table_keys = []
+        for key in ("down", "up", "right", "right", "s", "s", "left", "end", "home"):
+            started = time.perf_counter()
+            await pilot.press(key)
+            table_keys.append((key, await settle(pilot, clock, started)))
+        results["job list"] = table_keys
+        await pilot.press("slash", *job.lstrip("./"), "enter")
+        app.open_jobs((job,), JOB_VIEWS[0].view_id)
+        await pilot.pause(0.5)
+        for spec in JOB_VIEWS:
+            if not isinstance(app.screen, DashboardScreen):  # a key went back to the job list
+                app.open_jobs((job,), spec.view_id)
+                await pilot.pause(0.5)
+            results[spec.view_id] = await time_view(pilot, app, clock, spec.key, names[spec.view_id])
+        return results
+
+    results = run_pilot(app, body, size=size)
+    print(f"{logdir.name}/{job.lstrip('./')} at {size[0]}x{size[1]}")
+    for name, timings in results.items():
+        report(name, timings, worst)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", default="160x48")
+    parser.add_argument("--logdir", type=Path)
+    parser.add_argument("--job", action="append")
+    args = parser.parse_args()
+    width, height = (int(n) for n in args.size.split("x"))
+    from fixture_paths import EXTRAS_LOGS, FIXTURES, MINDSPORE_LOGS
+
+    TENSORBOARD_LOGS = FIXTURES / "tensorboard"
+
+    if args.logdir:
+        jobs = [(args.logdir, job) for job in args.job or ["."]]
+    else:
+        jobs = [(MINDSPORE_LOGS, "./lenet_lr0.01"), (MINDSPORE_LOGS, "./limits"),
+                (EXTRAS_LOGS, "./landscape_step"), (EXTRAS_LOGS, "./profiled")]
+        jobs += [(TENSORBOARD_LOGS, job) for job in sorted(tensorboard_jobs(TENSORBOARD_LOGS))]
+    worst: list = []
+    for logdir, job in jobs:
+        bench_job(logdir, job, (width, height), worst)
+    slowest, name, key = max(worst)
+    over = sum(1 for t, _, _ in worst if t > 0.05)
+    print(f"worst of all: {slowest * 1000:.1f} ms ({name}, {key}); views whose worst key is over 50 ms: {over}")
+
+
+def tensorboard_jobs(logdir: Path) -> list[str]:
+    from tui_insight.summary.store.cache import SummaryCache
+
+    cache = SummaryCache(str(logdir))
+    cache.reload()
+    return list(cache.jobs)
+
+
+if __name__ == "__main__":
+    main()
