@@ -9,6 +9,8 @@ local directory, and the same ranks are also written to one local LOGDIR. Altern
   first row) and every job loaded, wall seconds;
 - idle: the CPU of this process, the ssh clients and the sshd sessions for `--idle` seconds of
   reloads every 3 s (the app's default) with nothing changing, as a share of one core;
+- the group's dashboard (Textual's Pilot at 160x48, over the loaded cache): `enter` on the group
+  row until its scalar chart has drawn the band, wall;
 - the whole program, `tui-insight ... --summary --no-cache`, wall.
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests"), str(HERE.parent / "tests" / "ui")]
 
 from sshd import Sshd  # noqa: E402
 
@@ -70,6 +72,34 @@ def idle_share(cache: SummaryCache, seconds: float) -> float:
         cache.reload()
         time.sleep(RELOAD_SECONDS)
     return (tree_cpu() - cpu) / (time.monotonic() - started)
+
+
+def dashboard_seconds(make_source) -> float:
+    """Pilot at 160x48 over a loaded cache: `enter` on the group row until the band is drawn."""
+    from uihelp import make_app, run_pilot, wait_for, wait_for_view
+
+    from tui_insight.ui.views.scalars import ScalarsView
+    from tui_insight.ui.widgets.job_table import JobTable
+
+    source = make_source()
+    app = make_app(source)
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        table.move_cursor(next(i for i, tid in enumerate(table.order) if tid.endswith("rank_*")))
+        await pilot.pause()
+        started = time.perf_counter()
+        await pilot.press("enter")
+        await wait_for_view(pilot, app)
+        chart = app.screen.query_one(ScalarsView).charts["loss"]
+        assert await wait_for(pilot, lambda: any(t.kind == "band" for t in chart.traces), timeout=60)
+        return time.perf_counter() - started
+
+    try:
+        return run_pilot(app, body, size=(160, 48))
+    finally:
+        if not isinstance(source, str):
+            source.close()
 
 
 def whole_program(args: list[str]) -> float:
@@ -128,6 +158,9 @@ def main() -> None:
                 print(f"  {what:8} idle, reloads every {RELOAD_SECONDS:g} s for {args.idle:g} s: "
                       f"{share * 100:.2f}% of a core (ssh, sshd and shells counted)")
                 cache.source.close() if not isinstance(cache.source, str) else None
+            for what, make in (("several", several), ("one", lambda: str(tmp_path / "one"))):
+                opened = statistics.median(dashboard_seconds(make) for _ in range(args.runs))
+                print(f"  {what:8} the group's dashboard open (enter to the band drawn): {opened * 1000:.0f} ms")
             config = tmp_path / "ssh_config"
             config.write_text(servers[0].client_config.read_text().replace("Host remote-test", "Host host1")
                               + servers[1].client_config.read_text().replace("Host remote-test", "Host host2"))
