@@ -16,6 +16,7 @@ from tui_insight.ui.widgets.job_table import JobTable
 
 GROUP = "\0./exp/rank_*"
 RANK_IDS = [f"./exp/rank_{r}" for r in range(4)]
+GROUP_NAME = "./exp/rank_*"
 SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 
 
@@ -105,10 +106,12 @@ def test_the_group_dashboard_draws_the_mean_over_the_band_and_r_adds_a_rank(rank
         await pilot.press("r", "r")
         await pilot.pause()
         every = [tr.kind for tr in chart.traces]
-        return isinstance(screen, DashboardScreen), screen.train_ids, first, band, third, every, view
+        title = str(screen.query_one("#dashboard-title").render())
+        return isinstance(screen, DashboardScreen), screen.train_ids, first, band, third, every, view, title
 
-    is_dashboard, ids, first, band, third, every, view = run_pilot(app, body, size=size)
+    is_dashboard, ids, first, band, third, every, view, title = run_pilot(app, body, size=size)
     assert is_dashboard and ids == tuple(RANK_IDS)
+    assert title.startswith(f"{GROUP_NAME} · 4 ranks") and "compare" not in title  # named as the group
     assert first == [("band", 100), ("line", 100)]  # min–max band, mean line, at every step any rank logged
     loss = [falling(100) + 0.01 * r for r in range(4)]
     assert band.y[0] == pytest.approx(float(min(v[0] for v in loss)), abs=1e-6)

@@ -23,6 +23,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
+from ...summary.queries import ranks
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..app import InsightApp
 
 # A compared run's name in the title keeps at least this many cells, however many runs share it.
-MIN_TITLE_NAME = 12
+MIN_TITLE_NAME = 6
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
@@ -64,7 +65,8 @@ def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filte
 
 def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None,
                width: int | None = None) -> str:
-    """The job and its state, or the compared runs in their colours (those hidden: ○, dim).
+    """The job and its state, or the compared runs in their colours (those hidden: ○, dim),
+    under the group's name when they are the ranks of one training (`./exp/rank_* · 4 ranks`).
 
     In `width` cells a comparison's names are kept apart (`names.apart`: a shared start dropped,
     cut in the middle), each given an equal share and at least `MIN_TITLE_NAME` cells."""
@@ -72,7 +74,8 @@ def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None 
         tid = train_ids[0]
         state = views[tid].state if tid in views else "gone"
         return f"[b]{markup(tid)}[/b]  [dim]{markup(state)}[/dim]"
-    lead = f"compare {len(train_ids)}  "
+    group = ranks.one_group(train_ids)  # the ranks of one training: named as the group
+    lead = f"{group.name} · {len(train_ids)} ranks  " if group is not None else f"compare {len(train_ids)}  "
     names = list(train_ids)
     if width is not None:
         share = (width - len(lead) - 4 * len(train_ids)) // len(train_ids)
@@ -80,7 +83,7 @@ def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None 
     parts = [f"[{job_colour(i)}]●[/] {markup(name)}" if shown is None or tid in shown
              else f"[{job_colour(i)}]○[/] [dim]{markup(name)}[/dim]"
              for i, (tid, name) in enumerate(zip(train_ids, names))]
-    return f"[b]{lead.strip()}[/b]  " + "  ".join(parts)
+    return f"[b]{markup(lead.strip())}[/b]  " + "  ".join(parts)
 
 
 def not_shown_line(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None = None) -> str:
