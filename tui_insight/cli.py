@@ -329,7 +329,7 @@ def run_command(argv: list[str] | None = None) -> int:
         return fail("--json and --metric go with --summary")
     if args.summary and (args.demo or args.export or args.job or args.compare or args.view or args.tags
                          or args.fresh or args.bell or args.bell_stalled):
-        return fail("--summary prints a table and exits: it takes only LOGDIR (and --json, --metric)")
+        return fail("--summary prints a table and exits: it takes only LOGDIRs (and --json, --metric, --straggler)")
     if args.tags and not (args.job or args.compare):
         return fail("--tags goes with --job or --compare")
     if args.view and args.view != "lineage" and not (args.job or args.compare):
