@@ -7,10 +7,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fixture_paths import MINDSPORE_LOGS
 
-from tui_insight.export import HEADERS, ExportError, export_snapshot
+from tui_insight.export import HEADERS, ExportError, export_snapshot, fmt_float32, fmt_float32_many
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -334,3 +335,14 @@ def test_no_cluster_rows_for_profiles_of_one_rank(tmp_path):
     export_snapshot(cache, tmp_path / "out")
     assert len({r["train_id"] for r in read(tmp_path / "out" / "profile_op_types.csv")}) == 3
     assert read(tmp_path / "out" / "profile_cluster.csv") == []
+
+
+def test_float32_text_of_a_column_is_each_value_s_text():
+    """The scalar column is formatted at once; each cell must read as fmt_float32 of its value."""
+    rng = np.random.default_rng(3)
+    values = np.concatenate([
+        (rng.standard_normal(2000) * 10.0 ** rng.integers(-40, 38, 2000)).astype(np.float32),
+        np.array([0.1, -0.0, 0.0, 1e16, 1e-5, 123456789, 3.4028235e38, 1.4e-45, np.nan, np.inf, -np.inf],
+                 dtype=np.float32)]).astype(np.float64)
+    assert fmt_float32_many(values) == [fmt_float32(v) for v in values.tolist()]
+    assert fmt_float32_many(np.array([0.1, 1e-45, np.nan]))[0] == "0.1"
