@@ -467,3 +467,24 @@ def test_a_big_first_pass_read_in_process_keeps_only_headers_as_the_pool_does(tm
     back = cache.details(ids[-1])
     assert back is not None and back.detailed and contents(back) == contents(reference.job(ids[-1]))
     cache.stop()
+
+
+def test_tags_sharing_their_step_and_time_columns_store_them_once():
+    """Ten scalar tags logged at the same steps: the steps and wall times are stored once, each tag
+    keeps its own values, and every column reads back exactly (each tag its own array)."""
+    n, tags = 5000, 10
+    steps = np.arange(1, n + 1, dtype=np.int64) * 3
+    walls = 1.7e9 + np.arange(n) * 0.123  # no float32: 8 bytes a value
+    keys = [("scalar", f"loss/{i}") for i in range(tags)]
+    series = {key: Series.empty(n, ("value",)).merge(
+        {"step": steps, "wall_time": walls, "fid": np.zeros(n, dtype=np.int32),
+         "value": np.float32(i) + np.arange(n, dtype=np.float32)}, np.arange(n)) for i, key in enumerate(keys)}
+    data = encode(snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=keys, series=series))
+    one_tag = n * (4 + 8 + 1 + 4)  # its steps (int32), wall times, fid (int8) and values (float32)
+    assert len(data) < one_tag + (tags - 1) * n * 4 + 20_000  # not tags x (steps + walls)
+    back = decode(data).series
+    for i, key in enumerate(keys):
+        assert back[key].steps.tobytes() == steps.tobytes() and back[key].wall_times.tobytes() == walls.tobytes()
+        assert back[key].values.tolist() == (np.float32(i) + np.arange(n, dtype=np.float32)).tolist()
+    back[keys[0]].steps[0] = -1  # one tag's column changed in memory leaves the others as they were
+    assert back[keys[1]].steps[0] == 3

@@ -42,10 +42,12 @@ from .digest import SPARK_POINTS, TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series
 
-FORMAT_VERSION = 9  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
+FORMAT_VERSION = 10  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
 # 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step;
 # 7: each file's first bytes (a file replaced under its name is read again); 8: custom scalar layouts;
-# 9: TensorBoard's op graphs, Keras graphs and tagged run metadata (a graph's value index)
+# 9: TensorBoard's op graphs, Keras graphs and tagged run metadata (a graph's value index);
+# 10: a column whose bytes an earlier tag already stored (the shared step and wall-time columns)
+# points at that copy instead of storing its own
 MAGIC = b"TUISNAP\x00"
 PREFIX = struct.Struct("<8sIIII")  # magic, version, header length, header crc, details crc
 _U32 = struct.Struct("<I")
@@ -111,6 +113,7 @@ def encode(snapshot: JobSnapshot) -> bytes:
     """The snapshot as bytes (its series must be there: `detailed`)."""
     chunks: list[bytes] = []
     at = 0
+    stored_at: dict[tuple[str, bytes], int] = {}  # (dtype, bytes) -> where they are: each distinct column once
     tags = []
     for key in snapshot.tag_keys:
         series = snapshot.series[key]
@@ -121,9 +124,11 @@ def encode(snapshot: JobSnapshot) -> bytes:
         for name, col in arrays.items():
             stored = _compact(col)
             data = stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes()
-            columns.append([name, stored.dtype.name, len(col), at])
-            chunks.append(data)
-            at += len(data)
+            where = stored_at.setdefault((stored.dtype.name, data), at)
+            columns.append([name, stored.dtype.name, len(col), where])
+            if where == at:  # not stored before
+                chunks.append(data)
+                at += len(data)
         tags.append({"key": list(key), "limit": series.limit, "width": series.width, "seen": series.seen,
                      "nonfinite": series.nonfinite, "columns": columns})
     counts: dict[str, int] = {}
