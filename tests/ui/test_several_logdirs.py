@@ -221,3 +221,27 @@ def test_ranks_of_one_training_on_two_hosts_and_here_are_one_group_with_its_stra
             (2, "node2:./exp/rank_2", ["rank diverging"]), (3, "here:./exp/rank_3", ["straggler"])]
     finally:
         second.stop()
+
+
+def test_a_host_whose_listing_never_answers_holds_up_no_other(server, tmp_path, monkeypatch):
+    """The host's `find` sleeps: the local jobs come within the discovery's time, the host is
+    one problem line naming it, and its listing, once it answers, is taken at the next one."""
+    from tui_insight.summary.sources import multi
+
+    monkeypatch.setattr(multi, "DISCOVER_SECONDS", 1.0)
+    here = logs(tmp_path / "here", "run_a")
+    there = logs(tmp_path / "there", "run_b")
+    hung = server.hostile_config(tmp_path / "hostile_config")
+    server.hostile_tool("find", "exec sleep 600\n")
+    source = MultiSource([str(here), SshSource(server.target(there), ["-F", str(hung)])], ["here", ALIAS])
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        assert set(cache.jobs) == {"here:./run_a"}
+        assert cache.job("here:./run_a").series("scalar", "loss").steps.tolist() == [1, 2, 3, 4, 5]
+        found = source.discover({})
+        assert any(problem.startswith(f"{ALIAS} (") and "no answer in 1 s" in problem for problem in found.problems)
+        assert source.failing == [ALIAS]
+    finally:
+        server.clear_hostile_tools()
+        source.close()

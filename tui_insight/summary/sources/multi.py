@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -108,7 +108,6 @@ class MultiSource:
         self._pending: list = [None] * len(self.sources)  # a discovery still running past its time
         self._failing: set[str] = set()  # labels whose last discovery failed or did not answer
         self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.sources)), thread_name_prefix="multi-source")
-        self._lock = threading.Lock()
 
     @property
     def failing(self) -> list[str]:
@@ -137,15 +136,12 @@ class MultiSource:
         own = path[match.end():]
         return self.sources[int(match.group(1))], "/" + own if match.group(2) == "/" else own
 
-    def source_of(self, train_id: str) -> str:
-        """The LOGDIR a job (`label:./dir`) comes from."""
-        label = train_id.split(":", 1)[0]
-        return self.sources[self.labels.index(label)].location if label in self.labels else ""
-
     # -- the Source protocol ----------------------------------------------------------------------
 
     def discover(self, listings: dict, turn: int | None = None) -> Discovery:
-        """Every source's jobs, named by its label; each source discovered in its own thread."""
+        """Every source's jobs, named by its label; each source discovered in its own thread, all
+        within one `DISCOVER_SECONDS` (a source still listing then keeps its last jobs, and its
+        listing goes on, to be taken at the next discovery)."""
         futures = []
         for i, source in enumerate(self.sources):
             own = listings.setdefault(i, {})
@@ -153,11 +149,12 @@ class MultiSource:
             futures.append(pending if pending is not None and not pending.done()
                            else self._pool.submit(source.discover, own, turn))
         jobs, problems, listed = {}, [], 0
+        deadline = time.monotonic() + DISCOVER_SECONDS
         for i, future in enumerate(futures):
             label = self.labels[i]
             self._failing.add(label)
             try:
-                found = future.result(timeout=DISCOVER_SECONDS)
+                found = future.result(timeout=max(0.0, deadline - time.monotonic()))
                 self._pending[i] = None
                 self._last[i] = found
                 if not isinstance(self.sources[i], UnreachableSource):
@@ -167,7 +164,7 @@ class MultiSource:
                 found = self._last[i]
                 problems.append(f"{label} ({self.sources[i].location}): no answer in {DISCOVER_SECONDS:g} s; "
                                 "its jobs as last listed")
-            except OSError as exc:
+            except Exception as exc:  # a source's own failure is its line, never the others' loss
                 self._pending[i] = None
                 found = self._last[i]
                 problems.append(f"{label} ({self.sources[i].location}): {exc}")
