@@ -320,8 +320,7 @@ class JobTable(ScrollView, can_focus=True):
         table's height changes once, not once a slice (each change lays the screen out again).
         The jobs whose placeholder is not their row yet (jobs already read) are returned."""
         keep = self.current_job
-        template = job_row(JobView("", ""), now, None, self.state.headline)
-        rest = template.texts[2:]  # what a row says but its mark and id (TEXT_KEYS order)
+        placeholder = self._placeholder_maker(now)
         pending = set()
         added = []
         for tid in train_ids:
@@ -330,9 +329,7 @@ class JobTable(ScrollView, can_focus=True):
                 continue
             if not _unread(view):
                 pending.add(tid)
-            mark = self._mark_index(tid)
-            row = JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
-                         template.step, template.files, template.tags, now)
+            row = placeholder(tid)
             self.rows_by_id[tid] = row
             self._ids_changed = True
             self.loading_ids.add(tid)  # (no headline, no clock to follow)
@@ -380,15 +377,32 @@ class JobTable(ScrollView, can_focus=True):
         self._headlines = Counter()
         self._expiries = []
         self._now = max(self._now, now)
+        placeholder = self._placeholder_maker(now)
         for tid, view in views.items():
-            row = job_row(view, now, self._mark_index(tid), self.state.headline,
-                          self.health_book.of(view, self.state.headline))
-            self.work["rows_built"] += 1
+            if _unread(view):  # its row is built once, when the job is read or restored
+                row = placeholder(tid)
+                self.work["placeholders"] += 1
+            else:
+                row = job_row(view, now, self._mark_index(tid), self.state.headline,
+                              self.health_book.of(view, self.state.headline))
+                self.work["rows_built"] += 1
             self.rows_by_id[tid] = row
             self._loading(tid, row)
         self._measure(self.rows_by_id.values(), 1)
         self._reorder()
         self._update_widths()
+
+    def _placeholder_maker(self, now: float) -> Callable[[str], JobRow]:
+        """What makes a job's "loading" row: the row of a job nothing was read of, its mark and
+        name put in (built once, shared by all the placeholders)."""
+        template = job_row(JobView("", ""), now, None, self.state.headline)
+        rest = template.texts[2:]  # what a row says but its mark and id (TEXT_KEYS order)
+
+        def placeholder(tid: str) -> JobRow:
+            mark = self._mark_index(tid)
+            return JobRow(tid, ("●" if mark is not None else " ", shown(tid), *rest), template.health, mark,
+                          template.step, template.files, template.tags, now)
+        return placeholder
 
     def _reorder(self) -> None:
         """The shown rows from scratch: a new filter or order."""
