@@ -16,9 +16,11 @@ import plotext as plt
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui_insight.ui import _textual_compat as compat
+from tui_insight.ui.messages import LatestMessage
 from tui_insight.ui.screens import help as help_module
 from tui_insight.ui.screens.help import collect_bindings, help_text
 from tui_insight.ui.screens.jobs import JobsScreen
@@ -232,3 +234,73 @@ def test_without_the_paging_guard_page_keys_on_a_squeezed_list_raise(monkeypatch
     monkeypatch.setattr(OptionList, "_move_page", OptionList._move_page.__wrapped__)
     with pytest.raises(KeyError):
         press_page_keys(SqueezedList())
+
+
+# -- same_sender: messages only the newest of which matters ----------------------------------------
+
+class _Moved(LatestMessage):
+    def __init__(self, where: int) -> None:
+        super().__init__()
+        self.where = where
+
+
+class _Said(Message):
+    def __init__(self, where: int) -> None:
+        super().__init__()
+        self.where = where
+
+
+class _Mover(Static):
+    def burst(self, kind: type, wheres: range, made: list) -> None:
+        made.extend(kind(where) for where in wheres)  # made by the widget: it is their sender
+
+
+class _Movers(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard: list[tuple[str, str, int]] = []
+
+    def compose(self) -> ComposeResult:
+        yield _Mover(id="a")
+        yield _Mover(id="b")
+
+    def on__moved(self, message: _Moved) -> None:
+        self.heard.append(("moved", message._sender.id, message.where))
+
+    def on__said(self, message: _Said) -> None:
+        self.heard.append(("said", message._sender.id, message.where))
+
+
+def test_a_burst_of_latest_messages_from_one_widget_is_heard_once_and_others_every_time():
+    """Five moves from one widget queued one behind the other are heard as the last; another
+    widget's move queued right behind them is heard too (`same_sender`), and ordinary messages are
+    all heard."""
+    app = _Movers()
+
+    async def main():
+        async with app.run_test() as pilot:
+            a, b = app.query_one("#a", _Mover), app.query_one("#b", _Mover)
+            moves_a: list = []
+            move_b: list = []
+            said: list = []
+            a.call_later(a.burst, _Moved, range(5), moves_a)
+            b.call_later(b.burst, _Moved, range(9, 10), move_b)
+            a.call_later(a.burst, _Said, range(3), said)
+            await pilot.pause()
+            for message in moves_a + move_b + said:  # one behind the other in the app's queue
+                app.post_message(message)
+            await pilot.pause()
+
+    asyncio.run(main())
+    assert sorted(m for m in app.heard if m[0] == "moved") == [("moved", "a", 4), ("moved", "b", 9)]
+    assert [m for m in app.heard if m[0] == "said"] == [("said", "a", 0), ("said", "a", 1), ("said", "a", 2)]
+
+
+def test_a_lineage_cursor_move_by_the_user_is_not_folded_into_one_by_the_program():
+    from tui_insight.ui.widgets.lineage_table import LineageTable
+
+    table = LineageTable()
+    by_user = LineageTable.CursorMoved(table, "r1", "c", user=True)
+    by_program = LineageTable.CursorMoved(table, "r2", "c", user=False)
+    assert not by_user.can_replace(by_program)  # the user's move stays
+    assert by_program.can_replace(by_user) and by_user.can_replace(LineageTable.CursorMoved(table, "r3", "c", True))

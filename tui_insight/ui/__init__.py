@@ -16,7 +16,8 @@ state > common; import-linter checks them, `pyproject.toml`)
   No Textual there (a test checks): views hold their state in one reactive and draw it.
 - `dialogs.py`: modal dialogs (a one-line prompt, a list to pick from, the CSV export), opened by
   the app, screens and views alike, so below the views.
-- `messages.py`: the messages the app sends its screens (`CacheChanged`).
+- `messages.py`: the messages the app sends its screens (`CacheChanged`), and `LatestMessage`,
+  the base of the messages only the newest of which matters (cursor moves), folded in the queue.
 - `loader.py`: the one background loader every view uses for slow work (decodes, builds).
 - `widgets/`: what views are drawn with (charts, ridgelines, tables, trees, the tag list).
 - `common/`: small helpers: formatting, colours, focus, the `/` filter, text from files.

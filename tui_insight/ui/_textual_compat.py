@@ -23,6 +23,7 @@ Shims:
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
 - `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
   nothing (Textual pops whatever screen is on top). Applied when this module is imported.
+- `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.message import Message
 from textual.screen import Screen
 from rich.cells import cell_len
 from textual import events
@@ -300,3 +302,11 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once"]
+
+
+# -- messages (Textual 8.2) --------------------------------------------------------------------
+
+def same_sender(first: Message, second: Message) -> bool:
+    """Whether two messages were posted by the same node. Textual 8.2 keeps the node that posted
+    a message in `Message._sender` and offers no public accessor."""
+    return getattr(first, "_sender", None) is getattr(second, "_sender", first)

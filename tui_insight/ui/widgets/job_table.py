@@ -55,6 +55,7 @@ from ..common.names import middle
 from ..common.text import shown
 from ..state.job_columns import BY_KEY, COLUMNS, PADDING, SORTABLE, Fit, fit_columns, next_column
 from ..state.jobs import JobListState
+from ..messages import LatestMessage
 from .job_groups import GroupRow, build_group, group_id, grouped_order, is_group
 from .job_rows import (_CLOCK_AT, MAX_ID_WIDTH, TEXT_KEYS, JobRow, clock_texts, headline_header, job_row,
                        parse_style)
@@ -126,19 +127,19 @@ class JobTable(ScrollView, can_focus=True):
         reverse: bool | None = None
 
     @dataclass
-    class ColumnChosen(Message):
+    class ColumnChosen(LatestMessage):
         """The user moved the column cursor (← →) to `column`."""
 
         column: str
 
     @dataclass
-    class CursorMoved(Message):
+    class CursorMoved(LatestMessage):
         """The user moved the cursor (keys or mouse) to `train_id`."""
 
         train_id: str | None
 
     @dataclass
-    class VisibleChanged(Message):
+    class VisibleChanged(LatestMessage):
         """The rows on screen changed (a scroll, the filter, the order, the first paint):
         `train_ids` top to bottom, for the owner to ask the cache to read them first."""
 

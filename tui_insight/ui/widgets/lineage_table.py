@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..messages import LatestMessage
 from .lineage_data import Cell, TableColumn, cell_text  # noqa: F401 (cell_text: for the views)
 
 MAX_COLUMN_WIDTH = 40  # longer cells are cut with "…"
@@ -75,7 +76,7 @@ class LineageTable(ScrollView, can_focus=True):
     ]
 
     @dataclass
-    class CursorMoved(Message):
+    class CursorMoved(LatestMessage):
         """The cursor is on another cell; `user`: moved by a key or a click (not by new rows,
         another order or `move_to`)."""
 
@@ -87,6 +88,10 @@ class LineageTable(ScrollView, can_focus=True):
         @property
         def control(self) -> "LineageTable":
             return self.table
+
+        def can_replace(self, message: Message) -> bool:
+            # A move by the user is not folded into one by the program (its owner acts on it).
+            return super().can_replace(message) and (self.user <= getattr(message, "user", False))
 
     @dataclass
     class HeaderSelected(Message):

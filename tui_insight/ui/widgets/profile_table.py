@@ -16,6 +16,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...summary.formats.profiler import Operator
+from ..messages import LatestMessage
 from ..common.text import shown
 from ..state.profiler import OP_COLUMNS
 from .profile_charts import fmt_ms
@@ -82,7 +83,7 @@ class OpTable(Widget, can_focus=True):
     ]
 
     @dataclass
-    class Moved(Message):
+    class Moved(LatestMessage):
         table: "OpTable"
         index: int
 

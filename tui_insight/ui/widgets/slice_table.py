@@ -19,11 +19,11 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...summary.queries.tensors import format_value
+from ..messages import LatestMessage
 from ..state.tensors import DEFAULT_COLUMN_WIDTH, MAX_COLUMN_WIDTH, MIN_COLUMN_WIDTH
 
 __all__ = ["SliceTable", "column_width_for", "DEFAULT_COLUMN_WIDTH", "MAX_COLUMN_WIDTH", "MIN_COLUMN_WIDTH"]
@@ -77,7 +77,7 @@ class SliceTable(ScrollView, can_focus=True):
     ]
 
     @dataclass
-    class CellMoved(Message):
+    class CellMoved(LatestMessage):
         """The cursor moved to another cell (or the data under it changed)."""
 
         table: "SliceTable"

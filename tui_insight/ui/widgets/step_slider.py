@@ -7,10 +7,10 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from textual.events import Click
-from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..messages import LatestMessage
 from ..common.palette import SERIES_COLOURS
 
 
@@ -22,7 +22,7 @@ class StepSlider(Widget):
     """
 
     @dataclass
-    class Picked(Message):
+    class Picked(LatestMessage):
         index: int
 
     def __init__(self, **kwargs: Any):

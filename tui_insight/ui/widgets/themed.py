@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from textual.binding import BindingType
-from textual.message import Message
 from textual.widget import Widget
 
+from ..messages import LatestMessage
 from ..common.palette import DEFAULT_COLOURS, ThemeColours
 from ..state.histograms import RidgeCursor
 
@@ -107,7 +107,7 @@ class CursorChart(ThemedChart, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = []  # subclasses: their kind's bindings with the view's ids
 
     @dataclass
-    class CursorMoved(Message):
+    class CursorMoved(LatestMessage):
         """The cursor moved (or the data under it changed): the owner updates its read-out."""
 
         chart: "CursorChart"
