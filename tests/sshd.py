@@ -40,9 +40,10 @@ def _free_port() -> int:
 
 
 class Sshd:
-    def __init__(self, home: Path, session_home: Path | None = None):
+    def __init__(self, home: Path, session_home: Path | None = None, settings: tuple[str, ...] = ("LogLevel INFO",)):
         """`session_home`: the HOME of the sessions (default: the user's own, with its shell
-        startup files: root's `.bashrc` here runs `pyenv init`, ~250 ms per request)."""
+        startup files: root's `.bashrc` here runs `pyenv init`, ~250 ms per request).
+        `settings`: more sshd_config lines (the log level, the ciphers offered)."""
         self.home = home
         self.user = getpass.getuser()
         self.port = _free_port()
@@ -70,7 +71,7 @@ class Sshd:
             "UsePAM no",
             "MaxSessions 64",
             "MaxStartups 64",
-            "LogLevel INFO",
+            *settings,
             *([f"SetEnv HOME={session_home}"] if session_home is not None else []),
             *([f"Port {self.busybox_port}",  # a second port whose sessions have only BusyBox's tools
                f"Match LocalPort {self.busybox_port}",

@@ -737,3 +737,66 @@ def test_the_tensor_ridgeline_reads_its_steps_in_two_requests(server, spread_his
                                   lambda cache: tensor_histogram_steps(cache, cache.job("./run"), "big"))
     assert len(steps) == 20 and steps[-1].step == 160  # the 20 kept (sampled over the run)
     assert requests == 2, requests
+
+
+# -- the cipher of our own master ---------------------------------------------------------------------
+
+DEFAULT_CIPHERS = "chacha20-poly1305@openssh.com,aes128-ctr,aes192-ctr,aes256-ctr,aes128-gcm@openssh.com,aes256-gcm@openssh.com"
+
+
+def test_aes_gcm_goes_first_only_over_openssh_defaults_on_a_cpu_with_aes():
+    from tui_insight.summary.sources.ssh_connection import aes_first, cpu_has_aes
+
+    assert aes_first(DEFAULT_CIPHERS, DEFAULT_CIPHERS, True) == [
+        "-o", "Ciphers=aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
+              "aes128-ctr,aes192-ctr,aes256-ctr"]
+    assert aes_first(DEFAULT_CIPHERS, DEFAULT_CIPHERS, False) == []  # no AES instructions: ChaCha20 is faster
+    assert aes_first("chacha20-poly1305@openssh.com", DEFAULT_CIPHERS, True) == []  # the user's choice
+    assert aes_first("aes128-ctr,chacha20-poly1305@openssh.com", "aes128-ctr,chacha20-poly1305@openssh.com",
+                     True) == []  # no AES-GCM to put first
+    assert cpu_has_aes("processor\t: 0\nflags\t\t: fpu sse2 aes avx\n")
+    assert cpu_has_aes("Features\t: fp asimd aes pmull sha1\n")
+    assert not cpu_has_aes("flags\t\t: fpu sse2 avx\n") and not cpu_has_aes("")
+
+
+def test_our_master_offers_aes_gcm_first_unless_the_users_config_names_ciphers(server, tmp_path):
+    from tui_insight.summary.sources.ssh_connection import SshConnection, cpu_has_aes
+
+    with open("/proc/cpuinfo") as cpuinfo:
+        has_aes = cpu_has_aes(cpuinfo.read())
+    own = SshConnection(server.target("/logs"), server.ssh_options())
+    chosen = tmp_path / "ssh_config"
+    chosen.write_text(server.client_config.read_text() + "  Ciphers chacha20-poly1305@openssh.com\n")
+    theirs = SshConnection(server.target("/logs"), server.ssh_options(chosen))
+    try:
+        offered = [arg for arg in own.command("yes") if arg.startswith("Ciphers=")]
+        assert offered == (["Ciphers=aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
+                            "aes128-ctr,aes192-ctr,aes256-ctr"] if has_aes else [])
+        assert not [arg for arg in theirs.command("yes") if arg.startswith("Ciphers=")]
+    finally:
+        own.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("offered, negotiated", [
+    (None, "aes128-gcm@openssh.com"),
+    ("chacha20-poly1305@openssh.com", "chacha20-poly1305@openssh.com"),  # a host without AES-GCM
+])
+def test_a_host_reads_the_same_bytes_whichever_cipher_it_offers(logs, tmp_path, offered, negotiated):
+    from sshd import Sshd
+
+    from tui_insight.summary.sources.ssh_connection import cpu_has_aes
+
+    with open("/proc/cpuinfo") as cpuinfo:
+        if not cpu_has_aes(cpuinfo.read()):
+            negotiated = "chacha20-poly1305@openssh.com"  # OpenSSH's default first
+    host = Sshd(tmp_path, settings=("LogLevel DEBUG1", *([f"Ciphers {offered}"] if offered else [])))
+    host.start()
+    src = SshSource(host.target(logs), host.ssh_options())
+    try:
+        name = next(p for p in sorted(logs.rglob("*summary*")) if p.is_file() and p.stat().st_size > 100)
+        assert src.read(str(name)) == name.read_bytes()
+    finally:
+        src.close()
+        host.stop()
+    assert f"kex: client->server cipher: {negotiated} " in host.log.read_text()

@@ -10,6 +10,10 @@ Only the standard library is imported here, so the command line can `start` the 
 its heavy imports (numpy, Textual: ~0.7 s): a new connection costs 0.2-0.5 s before any byte
 moves (the key exchange, OpenSSH's post-quantum one by default, and the authentication), which
 then overlaps with them. The first request waits for it (`wait_started`) and goes through it.
+
+Our own master asks for AES-GCM first when this CPU has AES instructions and the user's config
+leaves the ciphers at OpenSSH's default (whose first, ChaCha20, moves bytes ~2.7x slower here):
+the server still picks from the whole list, so a host without AES-GCM connects as before.
 """
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ CONNECT_TIMEOUT = 15
 START_TIMEOUT = 60  # for a whole handshake (ConnectTimeout bounds only reaching the host)
 MAX_MESSAGE = 200
 SOCKET_PATH_MAX = 90  # a Unix socket path has ~104 bytes; ssh adds 17 while it makes one
+
+AES_GCM = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")
 
 _BRACKETED = re.compile(r"^([^@:/\[]+@)?\[([^\]]+)\]:(.*)$", re.S)  # user@[::1]:path
 
@@ -66,20 +72,56 @@ def one_line(stderr: bytes, fallback: str) -> str:
     return line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
-def users_master(host: str, options: Sequence[str] = ()) -> str | None:
-    """The control socket of a master the user's ssh config names for `host` (`ssh -G`: no
-    network), if one answers there; else None."""
+def ssh_settings(host: str, options: Sequence[str] = ()) -> dict[str, str]:
+    """What ssh would use for `host` (`ssh -G`: no network), by lower-case keyword; {} if it
+    cannot say. `options` with `-F /dev/null`: OpenSSH's defaults, no config file read."""
     try:
         done = subprocess.run(["ssh", *options, "-G", host], stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=CONNECT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    path = None
+        return {}
+    if done.returncode != 0:
+        return {}
+    settings = {}
     for line in done.stdout.decode("utf-8", "surrogateescape").splitlines():
         key, _, value = line.partition(" ")
-        if key == "controlpath":
-            path = value.strip()
-    if done.returncode != 0 or not path or path == "none":
+        settings[key] = value.strip()
+    return settings
+
+
+def cpu_has_aes(cpuinfo: str) -> bool:
+    """Whether /proc/cpuinfo's text names AES instructions (x86 `flags`, Arm `Features`)."""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("flags", "features"):
+            return "aes" in value.split()
+    return False
+
+
+def aes_first(ciphers: str, default: str, has_aes: bool) -> list[str]:
+    """`-o Ciphers=...` with AES-GCM moved to the front of `ciphers` (what ssh would offer), or
+    nothing: no AES instructions, a cipher list the user chose (not OpenSSH's `default`), or no
+    AES-GCM in it."""
+    offered = ciphers.split(",")
+    first = [c for c in AES_GCM if c in offered]
+    if not has_aes or not ciphers or ciphers != default or not first or offered[:len(first)] == first:
+        return []
+    return ["-o", "Ciphers=" + ",".join(first + [c for c in offered if c not in first])]
+
+
+def _read_cpuinfo() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            return cpuinfo.read()
+    except OSError:
+        return ""  # not Linux: the order is left as it is
+
+
+def users_master(settings: dict[str, str]) -> str | None:
+    """The control socket of a master the user's ssh config names (`settings`, from
+    `ssh_settings`), if one answers there; else None."""
+    path = settings.get("controlpath")
+    if not path or path == "none":
         return None
     path = os.path.expanduser(path)
     try:
@@ -108,8 +150,14 @@ class SshConnection:
         self.host, self.root = parse_target(target)
         self.options = list(options)
         self.dir: str | None = None  # our socket's private directory (None while the user's master is used)
-        users = users_master(self.host, self.options) if shutil.which("ssh") is not None else None
+        has_ssh = shutil.which("ssh") is not None
+        settings = ssh_settings(self.host, self.options) if has_ssh else {}
+        users = users_master(settings)
         self.users = users is not None  # the user's own master: used, never started or stopped
+        self.ciphers: list[str] = []  # our own master's cipher order (also once the user's goes)
+        if "ciphers" in settings:
+            default = ssh_settings(self.host, ["-F", "/dev/null"]).get("ciphers", "")
+            self.ciphers = aes_first(settings["ciphers"], default, cpu_has_aes(_read_cpuinfo()))
         self.socket = users or ""  # the master's socket (`use_own` makes ours)
         if users is None:
             self.use_own()
@@ -127,7 +175,7 @@ class SshConnection:
         (through the user's master: never one of ours)."""
         control = (["-o", "ControlMaster=no", "-o", f"ControlPath={self.socket}"] if self.users else
                    ["-o", f"ControlMaster={master}", "-o", f"ControlPath={self.socket}",
-                    "-o", f"ControlPersist={CONTROL_PERSIST}"])
+                    "-o", f"ControlPersist={CONTROL_PERSIST}", *self.ciphers])
         return ["ssh", "-T", "-x", "-a",
                 "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
                 "-o", f"ConnectTimeout={CONNECT_TIMEOUT}",
