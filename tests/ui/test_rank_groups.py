@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from health_logs import falling, write_scalars
-from rank_logs import write_finished_group
+from rank_logs import copy_profile, write_finished_group, write_profiled_group
 from uihelp import MTIME, make_app, run_pilot, wait_for, wait_for_view
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
@@ -159,3 +159,55 @@ def test_space_on_a_group_row_marks_its_ranks_together(rank_logs):
 
     marked, after = run_pilot(app, body)
     assert marked == RANK_IDS and after == []
+
+
+@pytest.fixture
+def profiled_logs(tmp_path: Path) -> Path:
+    """`./exp/{a,b,c}`, no rank in their paths, each with MindSpore's profile of rank 2, 0, 1;
+    `./runs/x` and `./runs/y` both profiled as rank 0 (two trainings); `./rank_logs/rank_0..1`
+    whose rank 1 holds the profile of rank 3."""
+    root = tmp_path / "logs"
+    write_profiled_group(root, MTIME - 100, {"a": 2, "b": 0, "c": 1})
+    write_profiled_group(root, MTIME - 100, {"x": 0, "y": 0}, parent="runs")
+    for rank in range(2):
+        job = write_scalars(root, f"pathed/rank_{rank}", {"loss": falling(100)}, MTIME - 100, interval=0.5)
+        copy_profile(3 if rank == 1 else rank, job)
+    return root
+
+
+@SIZES
+def test_jobs_whose_profiles_name_their_ranks_are_one_row(profiled_logs, size):
+    """Grouped through the job list as the user sees it: the row, its line, enter, the title."""
+    app = make_app(profiled_logs)
+    group = "\0./exp/*"
+
+    async def body(pilot):
+        t = table(app)
+        assert await wait_for(pilot, lambda: group in t.order and "\0./pathed/rank_*" in t.order)
+        order, name = list(t.order), t.cell(group, "id")
+        t.move_cursor(t.order.index(group))
+        await pilot.pause()
+        line = str(app.screen.query_one("#jobs-cursor").render())
+        t.move_cursor(t.order.index("\0./pathed/rank_*"))
+        await pilot.pause()
+        pathed = str(app.screen.query_one("#jobs-cursor").render())
+        t.move_cursor(t.order.index(group))
+        await pilot.press("plus")
+        expanded = [t.cell(tid, "id") for tid in t.order[t.order.index(group):][:4]]
+        await pilot.press("enter")
+        await wait_for_view(pilot, app)
+        view = app.screen.query_one(ScalarsView)
+        assert await wait_for(pilot, lambda: bool(view.charts["loss"].traces))
+        kinds = [tr.kind for tr in view.charts["loss"].traces]
+        title = str(app.screen.query_one("#dashboard-title").render())
+        return order, name, line, pathed, expanded, app.screen.train_ids, kinds, title
+
+    order, name, line, pathed, expanded, ids, kinds, title = run_pilot(app, body, size=size)
+    assert sorted(order) == sorted(["\0./exp/*", "\0./pathed/rank_*", "./runs/x", "./runs/y"])
+    assert name == "+ ./exp/* (3 ranks)"
+    assert line.startswith("./exp/* · 3 ranks (profiler rank ids)")
+    # The path's rank wins over the profile's; the line says where they differ.
+    assert "rank 1's profiler says rank 3" in pathed
+    assert expanded[0].startswith("- ./exp/*") and [e.strip() for e in expanded[1:]] == ["./exp/b", "./exp/c", "./exp/a"]
+    assert ids == ("./exp/b", "./exp/c", "./exp/a")  # by rank: 0, 1, 2
+    assert kinds == ["band", "line"] and title.startswith("./exp/* · 3 ranks")
