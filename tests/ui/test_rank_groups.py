@@ -13,6 +13,7 @@ from uihelp import MTIME, make_app, run_pilot, wait_for, wait_for_view
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.job_table import JobTable
+from tui_insight.workspace import Workspace
 
 GROUP = "\0./exp/rank_*"
 RANK_IDS = [f"./exp/rank_{r}" for r in range(4)]
@@ -211,3 +212,37 @@ def test_jobs_whose_profiles_name_their_ranks_are_one_row(profiled_logs, size):
     assert expanded[0].startswith("- ./exp/*") and [e.strip() for e in expanded[1:]] == ["./exp/b", "./exp/c", "./exp/a"]
     assert ids == ("./exp/b", "./exp/c", "./exp/a")  # by rank: 0, 1, 2
     assert kinds == ["band", "line"] and title.startswith("./exp/* · 3 ranks")
+
+
+def test_the_ranks_view_r_chose_comes_back_after_a_restart(rank_logs, tmp_path):
+    """`r` is saved with the group dashboard's other settings (the workspace), and a new start on
+    the same LOGDIR opens the group's charts on it; `--fresh` on the band."""
+    home = tmp_path / "state"
+
+    def started(fresh: bool = False):
+        workspace, notice = Workspace.open(str(rank_logs), fresh=fresh, home=home)
+        assert notice == ""
+        return make_app(rank_logs, workspace=workspace)
+
+    def open_group(app, presses: tuple[str, ...] = ()):
+        async def body(pilot):
+            t = table(app)
+            t.move_cursor(t.order.index(GROUP))
+            await pilot.press("enter")
+            await wait_for_view(pilot, app)
+            view = app.screen.query_one(ScalarsView)
+            chart = view.charts["loss"]
+            assert await wait_for(pilot, lambda: bool(chart.traces))
+            if presses:
+                await pilot.press(*presses)
+                await pilot.pause()
+            return [(tr.kind, tr.colour) for tr in chart.traces], view.job_colour("./exp/rank_2")
+        return body
+
+    first = started()
+    chosen, rank_2 = run_pilot(first, open_group(first, ("r", "r", "r")))  # quitting saves the workspace
+    assert [k for k, _ in chosen] == ["band", "line", "line"] and chosen[2][1] == rank_2
+    again = started()
+    assert run_pilot(again, open_group(again)) == (chosen, rank_2)
+    fresh = started(fresh=True)
+    assert [k for k, _ in run_pilot(fresh, open_group(fresh))[0]] == ["band", "line"]

@@ -150,7 +150,7 @@ class ScalarsView(TagGridView):
         for job in self.jobs:
             for tag in job.tag_names("scalar"):
                 self._load(job.train_id, tag)
-        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags()))
+        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags())).with_ranks(len(self.train_ids))
         self.set_reactive(ScalarsView.state, state)
         for mounting in self._redraw(None, state):
             await mounting
