@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from health_logs import falling, write_scalars
 from rank_logs import copy_profile, write_finished_group, write_profiled_group
-from uihelp import MTIME, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import MTIME, make_app, run_beside, run_pilot, wait_for, wait_for_view
 
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.views.scalars import ScalarsView
@@ -246,3 +246,26 @@ def test_the_ranks_view_r_chose_comes_back_after_a_restart(rank_logs, tmp_path):
     assert run_pilot(again, open_group(again)) == (chosen, rank_2)
     fresh = started(fresh=True)
     assert [k for k, _ in run_pilot(fresh, open_group(fresh))[0]] == ["band", "line"]
+
+
+def test_profiles_that_appear_while_the_app_runs_group_their_jobs(tmp_path):
+    """The profiles come after the summaries (MindSpore writes them when profiling stops): the
+    jobs become one row at the reload that finds them."""
+    root = tmp_path / "logs"
+    jobs = [write_scalars(root, f"exp/{name}", {"loss": falling(100)}, MTIME - 100, interval=0.5) for name in "ab"]
+    app = make_app(root)
+
+    def profile():
+        for rank, job in enumerate(jobs):
+            copy_profile(rank, job)
+        app.cache.reload()  # as the loading thread does on the change notice
+
+    async def body(pilot):
+        t = table(app)
+        before = list(t.order)
+        await run_beside(pilot, profile)
+        assert await wait_for(pilot, lambda: "\0./exp/*" in t.order)
+        return before, list(t.order)
+
+    before, after = run_pilot(app, body)
+    assert before == ["./exp/a", "./exp/b"] and after == ["\0./exp/*"]

@@ -5,7 +5,8 @@ one device): `profiler_info_<N>.json` (MindInsight's `profiler*` layout, and Min
 `*_ascend_ms` directory on Ascend) and, in an `*_ascend_ms` directory, `FRAMEWORK/cpu_op_type_info_<N>.csv`
 and the other `<stem>_<N>` files beside it. The job list groups jobs whose profiles name different
 ranks under one parent (`queries/ranks.py`). A listing costs one or two `listdir` calls per
-profile directory; the loader makes it when the job's profile directories change.
+profile directory; the loader makes it when it publishes the job and its profile directories
+changed (a directory that appears is such a change), or none of them named a rank yet.
 """
 from __future__ import annotations
 

@@ -121,11 +121,12 @@ class JobLoader:
     def unchanged(self, found: FoundJob, stats: dict[str, os.stat_result | OSError] | None = None
                   ) -> dict[str, os.stat_result | OSError] | None:
         """None when no file of the job changed since the last refresh (and time alone cannot
-        change its state); else this reload's stat of each file, for `refresh`. `stats`: the
-        job's `stat_files` taken earlier in this reload (none since)."""
+        change its state), nor its profile directories; else this reload's stat of each file,
+        for `refresh`. `stats`: the job's `stat_files` taken earlier in this reload (none since)."""
         if stats is None:
             stats = self.stat_files(found)
-        if self._next_stamp == self._stamp and self.view.loaded and not any(
+        if self._next_stamp == self._stamp and self.view.loaded and self.view.profile_dirs == tuple(found.profile_dirs) \
+                and not any(
                 f.tail_bytes and not f.truncated for f in self.view.file_status):
             stated = {name: st for name, st in stats.items() if isinstance(st, os.stat_result)}
             if len(stated) == len(stats):
