@@ -126,8 +126,7 @@ class JobLoader:
         if stats is None:
             stats = self.stat_files(found)
         if self._next_stamp == self._stamp and self.view.loaded and self.view.profile_dirs == tuple(found.profile_dirs) \
-                and not any(
-                f.tail_bytes and not f.truncated for f in self.view.file_status):
+                and not any(f.tail_bytes and not f.truncated for f in self.view.file_status):
             stated = {name: st for name, st in stats.items() if isinstance(st, os.stat_result)}
             if len(stated) == len(stats):
                 base = found.path + os.sep
