@@ -1,11 +1,14 @@
 """Ranks of one training for the rank-group tests, written with our writer: `rank_N` summary dirs
-under one parent, as MindSpore's data-parallel recipes lay them out."""
+under one parent, as MindSpore's data-parallel recipes lay them out; or jobs of any name whose
+ranks only their profiles say (MindSpore's own, copied from `mindspore_ranks/`)."""
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
 import numpy as np
+from fixture_paths import RANKS_LOGS
 from health_logs import falling, write_scalars
 
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -31,6 +34,24 @@ def write_finished_group(root: Path, last_wall: float, jump: int | None = None, 
         if rank == short:
             loss = loss[:60]
         paths.append(write_scalars(root, f"{parent}/rank_{rank}", {"loss": loss}, last_wall, interval=0.5))
+    return paths
+
+
+def copy_profile(rank: int, job: Path) -> Path:
+    """MindSpore's profile of rank `rank` (`mindspore_ranks/rank_<rank>/*_ascend_ms`, whose
+    `FRAMEWORK/cpu_op_*_<rank>` files name the rank) copied into the job directory `job`."""
+    (source,) = (RANKS_LOGS / f"rank_{rank}").glob("*_ascend_ms")
+    return Path(shutil.copytree(source, job / source.name))
+
+
+def write_profiled_group(root: Path, last_wall: float, names: dict[str, int], parent: str = "exp") -> list[Path]:
+    """`root/parent/<name>` for each name -> rank of `names`: that rank's loss (`rank_loss`) and
+    MindSpore's profile of that rank; no `rank_N` in the paths."""
+    paths = []
+    for name, rank in names.items():
+        job = write_scalars(root, f"{parent}/{name}", {"loss": rank_loss(rank)}, last_wall, interval=0.5)
+        copy_profile(rank, job)
+        paths.append(job)
     return paths
 
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from health_logs import falling, write_scalars
-from rank_logs import LiveRanks, write_finished_group
+from rank_logs import LiveRanks, write_finished_group, write_profiled_group
 
 from tui_insight import cli
 
@@ -92,3 +92,16 @@ def test_a_bad_straggler_in_config_is_one_warning(tmp_path, capsys, monkeypatch)
     monkeypatch.setenv("TUI_INSIGHT_CONFIG", str(config))
     assert cli.main([str(tmp_path / "logs"), "--summary"]) == 0
     assert "straggler = 2 ignored: is not a fraction between 0 and 1" in capsys.readouterr().err
+
+
+def test_json_says_a_group_of_profiler_rank_ids_is_one(tmp_path, capsys):
+    """Jobs under one parent named by their profiles' rank ids: one group in `--summary --json`."""
+    write_profiled_group(tmp_path, OLD, {"b": 1, "a": 0})
+    write_finished_group(tmp_path, OLD)
+    status, out = summary(capsys, tmp_path, "--json")
+    groups = {entry["train_id"]: entry for entry in json.loads(out)}
+    assert status == 0 and set(groups) == {"./exp/*", "./exp/rank_*"}
+    profiled = groups["./exp/*"]
+    assert (profiled["kind"], profiled["grouped_by"], profiled["group_key"]) == ("group", "profiler", ["./exp", ""])
+    assert [(r["rank"], r["train_id"]) for r in profiled["ranks"]] == [(0, "./exp/a"), (1, "./exp/b")]
+    assert groups["./exp/rank_*"]["grouped_by"] == "path"

@@ -188,7 +188,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
     now = clock()
     # A job read at the start of a long load shows steps that old: not "stalled" for that.
     jobs = [(view, JobHealth.of(view, chosen, seen_within=max(0.0, now - started))) for view in views]
-    groups = ranks.group_ranks(view.train_id for view in views)
+    groups = ranks.group_ranks((view.train_id for view in views), ranks.profile_ranks(views))
     by_id = {view.train_id: (view, job) for view, job in jobs}
     fraction = ranks.STRAGGLER_FRACTION if straggler is None else straggler
     of_group = {group.name: ranks.rank_health([by_id[m][0] for m in group.members], chosen, fraction)
@@ -222,7 +222,7 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
                 members.append({"kind": "rank", "rank": number, **json_row(*by_id[member], now),
                                 "badges": list(badges_of(member)),
                                 "steps_per_second": _number(rank.steps_per_second)})
-            listed.append({"kind": "group", "train_id": group.name, "group_key": list(group.key),
+            listed.append({"kind": "group", "train_id": group.name, "group_key": list(group.key), "grouped_by": group.by,
                            "badges": list(ranks.group_badges((m["badges"] for m in members), order)),
                            "live": any(m["live"] for m in members),
                            "median_last_step": _median([m["last_step"] for m in members]),

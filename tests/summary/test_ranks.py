@@ -6,7 +6,8 @@ import time
 
 import numpy as np
 import pytest
-from rank_logs import write_finished_group
+from health_logs import write_scalars
+from rank_logs import copy_profile, rank_loss, write_finished_group, write_profiled_group
 
 from tui_insight.summary.queries import ranks
 from tui_insight.summary.store.cache import SummaryCache
@@ -83,3 +84,44 @@ def test_a_dashboards_jobs_are_one_group_only_when_they_are_all_its_ranks():
     assert ranks.one_group(["./a/rank_0", "./a/rank_1", "./solo"]) is None
     assert ranks.one_group(["./a/rank_0", "./b/rank_1"]) is None
     assert ranks.one_group(["./a/rank_0"]) is None
+
+
+def test_jobs_under_one_parent_whose_profilers_name_their_ranks_are_a_group():
+    profiled = {"./exp/b": 1, "host2:./exp/a": 0, "./exp/c": 2, "./solo": 0, "./x/rank_0": 5}
+    groups = ranks.group_ranks(["./exp/b", "host2:./exp/a", "./exp/c", "./exp/plain", "./solo", "./x/rank_0",
+                                "./x/rank_1"], profiled)
+    assert [(g.name, g.members, g.ranks, g.by, g.key) for g in groups] == [
+        ("./exp/*", ("host2:./exp/a", "./exp/b", "./exp/c"), (0, 1, 2), "profiler", ("./exp", "")),
+        ("./x/rank_*", ("./x/rank_0", "./x/rank_1"), (0, 1), "path", ("./x", "")),
+    ]  # ./exp/plain has no profile: no rank; ./solo is alone under ./
+    # Path and profiler disagree: the path wins, and the difference is told.
+    assert ranks.disagreements(groups[1], profiled) == [("./x/rank_0", 0, 5)]
+    assert ranks.disagreements(groups[0], profiled) == []
+    assert ranks.one_group(("./exp/a", "./exp/b"), {"./exp/a": 0, "./exp/b": 1}).name == "./exp/*"
+    assert ranks.one_group(("./exp/a", "./exp/b")) is None  # nothing names their ranks
+
+
+def test_a_rank_id_twice_under_one_parent_is_no_group():
+    """Two jobs of rank 0 under one parent are two trainings (or a rerun): none of them is grouped."""
+    profiled = {"./exp/a": 0, "./exp/b": 1, "./exp/a_again": 0}
+    assert ranks.group_ranks(list(profiled), profiled) == []
+    assert ranks.group_ranks(["./a/x", "./b/y"], {"./a/x": 0, "./b/y": 1}) == []  # other parents
+
+
+def test_the_cache_reads_the_rank_a_profile_names(tmp_path):
+    """MindSpore's profiles (the rank in `FRAMEWORK/cpu_op_*_<N>`) and MindInsight's older layout
+    (`profiler/profiler_info_<N>.json`); a job holding two ranks' profiles is no rank."""
+    write_profiled_group(tmp_path, time.time() - 7200, {"a": 2, "b": 3})
+    legacy = tmp_path / "exp" / "old" / "profiler"
+    legacy.mkdir(parents=True)
+    (legacy / "profiler_info_7.json").write_text("{}")
+    (legacy / "cpu_op_type_info_7.csv").write_text("")
+    both = write_scalars(tmp_path, "two", {"loss": rank_loss(0)}, time.time() - 7200)
+    copy_profile(0, both)
+    copy_profile(1, both)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    assert {tid: view.profile_rank for tid, view in cache.jobs.items()} == {
+        "./exp/a": 2, "./exp/b": 3, "./exp/old": 7, "./two": None}
+    groups = ranks.group_ranks(cache.jobs, ranks.profile_ranks(cache.jobs.values()))
+    assert [(g.name, g.members, g.ranks) for g in groups] == [("./exp/*", ("./exp/a", "./exp/b", "./exp/old"), (2, 3, 7))]

@@ -111,3 +111,31 @@ def test_snapshot_across_ranks(snap_compare, size):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(RANKS_LOGS), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_the_footer_offers_c_in_every_section_at_80_columns(size):
+    """The profiler's footer keeps `]` and `c` at 80 columns in every section and across ranks
+    (`[`, `-` and `z` are in the lines above it and in the help, and still work)."""
+
+    async def body(pilot):
+        app = pilot.app
+        await open_cluster(pilot)
+        view = app.screen.query_one(ProfilerView)
+        shown = {"across": [key.description for key in app.screen.query("FooterKey")]}
+        await pilot.press("c")
+        for _ in range(4):
+            await pilot.pause()
+            shown[view.state.section] = [key.description for key in app.screen.query("FooterKey")]
+            await pilot.press("right_square_bracket")
+        before = view.state.section
+        await pilot.press("left_square_bracket")
+        return shown, before, view.state.section
+
+    shown, before, after = run_pilot(make_app(RANKS_LOGS), body, size=size)
+    assert set(shown) == {"across", "types", "ops", "steps", "timeline"}
+    for keys in shown.values():
+        assert {"Next section", "Across ranks", "Help"} <= set(keys)
+        assert not {"Previous section", "Zoom out", "Zoom to span"} & set(keys)
+    assert "Pick profile" in shown["types"] and "Zoom in" in shown["timeline"]
+    assert (before, after) == ("types", "timeline")  # [ from the first section: the last one

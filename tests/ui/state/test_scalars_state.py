@@ -200,16 +200,25 @@ def test_overlay_is_remembered():
     assert back.overlay and back.normalise
 
 
+def test_the_ranks_view_r_chose_is_remembered_while_it_names_one_of_the_ranks():
+    chose = ScalarsState().next_rank_view(4).next_rank_view(4).next_rank_view(4)  # rank 2 over the band
+    back = ScalarsState.from_json(json.loads(json.dumps(chose.to_json())))
+    assert back.rank_view == 3
+    assert back.with_ranks(4) is back and back.with_ranks(2) is back  # 2 ranks: 3 is every rank's line
+    assert back.with_ranks(1).rank_view == 0  # another group, fewer ranks: back to the band
+
+
 @pytest.mark.parametrize("data", [
     None, [], "x", {"smoothing": "lots"}, {"smoothing": 7}, {"x_axis": "time"}, {"x_range": [5, 1]},
     {"x_range": [1, "b"]}, {"zoom_stack": [[1, 2]]}, {"charts": {"loss": {"above": "x", "log_y": 1}}},
-    {"charts": ["loss"]}, {"tags": {"deselected": [1, None]}}, {"overlay": "yes"},
+    {"charts": ["loss"]}, {"tags": {"deselected": [1, None]}}, {"overlay": "yes"}, {"rank_view": -1},
+    {"rank_view": "2"}, {"rank_view": 1.5}, {"rank_view": True},
 ])
 def test_from_json_never_raises_and_falls_back_to_defaults(data):
     s = ScalarsState.from_json(data)
     assert s.smoothing in SMOOTHING_STEPS and s.x_axis in ("step", "relative", "wall")
     assert s.x_range is None and s.zoom_stack == () and s.charts == ()
-    assert s.overlay is False and s.tags.deselected == frozenset()
+    assert s.overlay is False and s.tags.deselected == frozenset() and s.rank_view == 0
 
 
 def test_settings_of_tags_that_are_gone_do_no_harm():

@@ -9,6 +9,14 @@ The rules (the job list's help says the same):
   same but for that component (the last such one) are ranks of one training: a group, keyed by
   the path before and after it, without the source a job id may start with (`host:./exp/rank_0`
   and `./exp/rank_1` are one group): a group may span hosts. One rank alone is no group.
+- Or a profiler's rank id (`JobView.profile_rank`: the `<N>` of `profiler_info_<N>.json` and of
+  its `cpu_op_*_<N>` files) for jobs without such a component: the jobs right under one parent
+  (`./exp/a`, `./exp/b`; sources left out as above) whose profiles name ranks form a group
+  named `./exp/*`, when they are two or more and no rank comes twice (two jobs of rank 0 are two
+  trainings, or reruns: no group, each stays a job of its own).
+- The path wins when both say a rank: a `rank_N` job is grouped and numbered by its path, as
+  the profiler's cross-rank view names it; a profile naming another rank is told on its
+  group's line (`disagreements`), not used.
 - A rank's latest step: its newest step of any tag (`JobView.last_step`); its speed: the
   headline's steps per second.
 - `straggler`: a rank whose latest step is more than STRAGGLER_FRACTION (10%, `--straggler`,
@@ -45,12 +53,14 @@ _SOURCE = re.compile(r"^[^/]*:(?=\.?/)")  # `host:` or `node1:` before `./` or `
 
 @dataclass(frozen=True, slots=True)
 class RankGroup:
-    """The ranks of one training: `name` is the members' path with the rank's number as `*`."""
+    """The ranks of one training: `name` is the members' path with the rank's number as `*`
+    (`./exp/rank_*`), or the parent's path and `/*` when profiler rank ids group them."""
 
     key: tuple[str, str]  # (the path before the rank component, the path after it), no source
     name: str
     members: tuple[str, ...]  # train ids, by rank number
     ranks: tuple[int, ...]  # each member's rank number
+    by: str = "path"  # what names the ranks: "path" (a rank component) or "profiler" (rank ids)
 
 
 def split_source(train_id: str) -> tuple[str, str]:
@@ -75,20 +85,46 @@ def rank_of(train_id: str) -> tuple[tuple[str, str], str, int] | None:
     return None
 
 
-def group_ranks(train_ids: Iterable[str]) -> list[RankGroup]:
-    """The groups of two ranks or more among `train_ids`, in the order their first member comes."""
-    found: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+def profile_ranks(views: Iterable) -> dict[str, int]:
+    """Train id -> the rank its profiles name, of the `views` (`JobView`s) that have one."""
+    return {view.train_id: view.profile_rank for view in views if getattr(view, "profile_rank", None) is not None}
+
+
+def _parent(train_id: str) -> str | None:
+    """The parent path of a job id, without its source (None: the job is LOGDIR itself)."""
+    path = split_source(train_id)[1].rstrip("/")
+    parent, sep, _ = path.rpartition("/")
+    return parent if sep and path not in (".", "") else None
+
+
+def group_ranks(train_ids: Iterable[str], by_profiler: Mapping[str, int] | None = None) -> list[RankGroup]:
+    """The groups of two ranks or more among `train_ids`, in the order their first member comes;
+    `by_profiler`: train id -> the rank its profiles name (`profile_ranks`)."""
+    found: dict[tuple[str, tuple[str, str]], list[tuple[int, str, str]]] = {}
+    profiled = by_profiler or {}
     for train_id in train_ids:
         rank = rank_of(train_id)
         if rank is not None:
-            found.setdefault(rank[0], []).append((rank[2], train_id, rank[1]))
+            found.setdefault(("path", rank[0]), []).append((rank[2], train_id, rank[1]))
+        elif train_id in profiled and (parent := _parent(train_id)) is not None:
+            found.setdefault(("profiler", (parent, "")), []).append((profiled[train_id], train_id, f"{parent}/*"))
     groups = []
-    for key, members in found.items():
-        if len(members) < 2:
+    for (by, key), members in found.items():
+        numbers = [m[0] for m in members]
+        if len(members) < 2 or (by == "profiler" and len(set(numbers)) < len(numbers)):
             continue
         members.sort(key=lambda m: (m[0], m[1]))
-        groups.append(RankGroup(key, members[0][2], tuple(m[1] for m in members), tuple(m[0] for m in members)))
+        groups.append(RankGroup(key, members[0][2], tuple(m[1] for m in members), tuple(m[0] for m in members), by))
     return groups
+
+
+def disagreements(group: RankGroup, by_profiler: Mapping[str, int]) -> list[tuple[str, int, int]]:
+    """(train id, the path's rank, the profiler's) of the ranks of a path group whose profiles
+    name another rank (the path wins: see the module doc)."""
+    if group.by != "path":
+        return []
+    return [(tid, number, by_profiler[tid]) for tid, number in zip(group.members, group.ranks)
+            if by_profiler.get(tid, number) != number]
 
 
 def group_of(groups: Sequence[RankGroup]) -> dict[str, RankGroup]:
@@ -185,9 +221,9 @@ def band(series: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, n
             np.maximum.reduceat(all_values, start))
 
 
-def one_group(train_ids: Sequence[str]) -> RankGroup | None:
+def one_group(train_ids: Sequence[str], by_profiler: Mapping[str, int] | None = None) -> RankGroup | None:
     """The group that `train_ids` are exactly the ranks of (two or more), else None."""
-    groups = group_ranks(train_ids)
+    groups = group_ranks(train_ids, by_profiler)
     if len(groups) == 1 and len(groups[0].members) == len(train_ids) >= 2:
         return groups[0]
     return None

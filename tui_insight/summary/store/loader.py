@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from dataclasses import MISSING, asdict, fields, replace
+from dataclasses import asdict, replace
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
@@ -24,6 +24,7 @@ from ..formats.framing import ScanReport, frame
 from ..formats.layouts import LayoutBook
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
+from ..formats.profiler_rank import profiler_rank
 from ..formats.mindspore import MindSporeRouter
 from ..formats.mixed_layouts import MixedBook
 from ..formats.routed import Problem, RoutedEvent, RoutedValue, Router
@@ -33,7 +34,7 @@ from ..sources.local import HEAD_BYTES, LOCAL, Source
 from .digest import TagDigest, digest
 from .file_state import FileReplaced, FileState, describe, file_kind, has_restart, head_bytes
 from .file_state import newest_mtime, read_order, writer_closed
-from .job_view import Changes, GraphSource, JobView, LoadProgress, TagKey
+from .job_view import NO_TAGS, Changes, GraphSource, JobView, LoadProgress, TagKey, new_view
 from .not_shown import EMBEDDINGS, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook
 from .projector_book import ProjectorBook
 from .scalar_block import ScalarBlock, bulk_rows
@@ -50,19 +51,6 @@ _MERGE_BYTES = 64 << 20
 _BATCH_BYTES = 4 << 20  # bytes read and routed at once (bounds the memory of a batch)
 PROGRESS_EVERY_SECONDS = 1.0  # a job's view is published this often while its files are read
 
-
-_NO_TAGS: Mapping = MappingProxyType({})  # the tags of a job listed without its details (never written)
-# Each field's default, the mappings (`default_factory`) empty and read-only, for `_new_view`.
-_VIEW_DEFAULTS = {f.name: _NO_TAGS if f.default is MISSING else f.default for f in fields(JobView)}
-
-
-def _new_view(**values) -> JobView:
-    """`JobView(**values)`, the mappings not given empty (read-only, shared). A warm start makes
-    two views per job, thousands: a frozen dataclass's __init__ sets each of the 22 fields
-    through object.__setattr__ (2.7 us for a "loading" view; this, 0.4 us)."""
-    view = object.__new__(JobView)
-    view.__dict__.update(_VIEW_DEFAULTS, **values)
-    return view
 
 _SHARED = ("seq", "step", "wall_time", "fid")  # the columns a block's tags share
 _NO_RANKS = np.zeros(0, dtype=np.int64)  # (never written: `_file_ranks` makes a new array)
@@ -87,7 +75,7 @@ class JobLoader:
         # loaders: what the poll's table holds of them is no longer so (`poll.PollTable`).
         self.unsettled = unsettled if unsettled is not None else set()
         self._reset()
-        self.view = _new_view(train_id=train_id, path=path)
+        self.view = new_view(train_id=train_id, path=path)
         self.found: FoundJob | None = None  # the job as the last refresh saw it
         self.detailed = True  # False: the series were dropped under the memory budget
         self.saved: tuple | None = None  # `_read_stamp()` of what the disk cache holds of the job
@@ -133,12 +121,12 @@ class JobLoader:
     def unchanged(self, found: FoundJob, stats: dict[str, os.stat_result | OSError] | None = None
                   ) -> dict[str, os.stat_result | OSError] | None:
         """None when no file of the job changed since the last refresh (and time alone cannot
-        change its state); else this reload's stat of each file, for `refresh`. `stats`: the
-        job's `stat_files` taken earlier in this reload (none since)."""
+        change its state), nor its profile directories; else this reload's stat of each file,
+        for `refresh`. `stats`: the job's `stat_files` taken earlier in this reload (none since)."""
         if stats is None:
             stats = self.stat_files(found)
-        if self._next_stamp == self._stamp and self.view.loaded and not any(
-                f.tail_bytes and not f.truncated for f in self.view.file_status):
+        if self._next_stamp == self._stamp and self.view.loaded and self.view.profile_dirs == tuple(found.profile_dirs) \
+                and not any(f.tail_bytes and not f.truncated for f in self.view.file_status):
             stated = {name: st for name, st in stats.items() if isinstance(st, os.stat_result)}
             if len(stated) == len(stats):
                 base = found.path + os.sep
@@ -239,8 +227,10 @@ class JobLoader:
         self._publish(found, lineage, unchanged=not (self.changed or changes))
         self._stamp, self._next_stamp = self._next_stamp, ()
         self.changed = set()
-        if (self.view.state != published.state and published.state != "loading") or self.view.closed != published.closed:
-            # e.g. a tail left incomplete is now "truncated"; the writer closed its files (health: finished)
+        if (self.view.state != published.state and published.state != "loading") or self.view.closed != published.closed \
+                or self.view.profile_rank != published.profile_rank:
+            # e.g. a tail left incomplete is now "truncated"; the writer closed its files (health: finished);
+            # its profiles name a rank (rank groups)
             changes.updated.setdefault(self.train_id, set())
         return changes
 
@@ -671,6 +661,9 @@ class JobLoader:
                 and view.graph_files == tuple(found.graph_files) and view.problems == problems
                 and view.profile_dirs == tuple(found.profile_dirs) and view.detailed == self.detailed):
             return
+        # The profiles' rank is listed again when their directories change (or none was named yet).
+        rank = view.profile_rank if view.loaded and view.profile_dirs == tuple(found.profile_dirs) else None
+        rank = rank if rank is not None else profiler_rank(self.path, found.profile_dirs, self.source)
         files_by_fid = [""] * len(self.files)
         for state in self.files.values():
             files_by_fid[state.fid] = os.path.join(self.path, state.name)
@@ -689,6 +682,7 @@ class JobLoader:
             lineage_files=tuple(found.lineage_files),
             graph_files=tuple(found.graph_files),
             profile_dirs=tuple(found.profile_dirs),
+            profile_rank=rank,
             files=tuple(files_by_fid),
             tags=MappingProxyType(dict(self.tags)),
             graphs=MappingProxyType(dict(self.graphs)),
@@ -853,10 +847,11 @@ class JobLoader:
         self._stats = stats
         self._stamp, self._next_stamp = self._next_stamp, ()
         update_time = newest_mtime(stats)
-        self.view = _new_view(
+        self.view = new_view(
             train_id=self.train_id, path=self.path, summary_files=tuple(found.summary_files),
             tensorboard_files=tuple(found.tensorboard_files), profile_dirs=tuple(found.profile_dirs),
-            files=tuple(base + state.name for state in files.values()), tags=_NO_TAGS,
+            profile_rank=profiler_rank(self.path, found.profile_dirs, self.source),
+            files=tuple(base + state.name for state in files.values()), tags=NO_TAGS,
             graphs=MappingProxyType(dict(self.graphs)), file_status=tuple(status),
             first_wall_time=self.first_wall_time, update_time=update_time, changed_at=min(update_time, now),
             loaded=True, problems=self._problems(snapshot.not_shown), not_shown=snapshot.not_shown,

@@ -74,7 +74,8 @@ def jobs_title(train_ids: tuple[str, ...], views, shown: tuple[str, ...] | None 
         tid = train_ids[0]
         state = views[tid].state if tid in views else "gone"
         return f"[b]{markup(tid)}[/b]  [dim]{markup(state)}[/dim]"
-    group = ranks.one_group(train_ids)  # the ranks of one training: named as the group
+    # The ranks of one training: named as the group.
+    group = ranks.one_group(train_ids, ranks.profile_ranks(views[tid] for tid in train_ids if tid in views))
     lead = f"{group.name} · {len(train_ids)} ranks  " if group is not None else f"compare {len(train_ids)}  "
     names = list(train_ids)
     if width is not None:

@@ -93,7 +93,9 @@ HELP_NOTE = "\n".join([
     "             more, their writers write every 2 min). Announced only for MindSpore",
     "             files read here and still open for writing (--bell-stalled rings)",
     "",
-    "[b]Rank groups[/b]  (jobs under one path but for a rank_N, rank-N or device_N directory)",
+    "[b]Rank groups[/b]  (jobs under one path but for a rank_N, rank-N or device_N directory;",
+    "  or jobs right under one parent whose profiles name their rank, no rank twice:",
+    "  profiler_info_<N>.json, cpu_op_type_info_<N>.csv; a path's rank wins over a profile's)",
     "  One row per training: + shows its ranks below it, - hides them, enter opens its",
     "  ranks together. The row says the worst of its ranks: their badges, the mean of",
     "  their last values, the slowest rank's steps/s, the furthest step.",
@@ -149,10 +151,16 @@ def cursor_line(view: JobView | None) -> str:
     return " · ".join(parts)
 
 
-def group_line(group: ranks.RankGroup, rank_badges: dict[str, tuple[str, ...]], key: str) -> str:
-    """The status line of a rank group under the cursor (markup): its name, its ranks, who lags
-    and who diverges, and the key that shows or hides its ranks."""
-    parts = [f"[b]{markup(group.name)}[/b]", f"{len(group.members)} ranks"]
+def group_line(group: ranks.RankGroup, rank_badges: dict[str, tuple[str, ...]], key: str,
+               profiled: dict[str, int] | None = None) -> str:
+    """The status line of a rank group under the cursor (markup): its name, its ranks (by the
+    profiler's rank ids: said so), who lags and who diverges, the ranks whose profiles name
+    another rank than their path (`profiled`: the ranks the profiles name), and the key that
+    shows or hides its ranks."""
+    by = " (profiler rank ids)" if group.by == "profiler" else ""
+    parts = [f"[b]{markup(group.name)}[/b]", f"{len(group.members)} ranks{by}"]
+    for _, number, other in ranks.disagreements(group, profiled or {}):
+        parts.append(f"rank {number}'s profiler says rank {other}")
     for badge in ranks.RANK_BADGES:
         named = [f"rank {number}" for tid, number in zip(group.members, group.ranks) if badge in rank_badges.get(tid, ())]
         if named:
@@ -250,7 +258,8 @@ class JobsScreen(LoaderHost, Screen):
         tid = table.current_job
         group = table.current_group
         if group is not None:
-            text = group_line(group, table.rank_badges, "-" if group.name in self.state.expanded else "+")
+            text = group_line(group, table.rank_badges, "-" if group.name in self.state.expanded else "+",
+                              table.profile_ranks)
         else:
             text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
         if text != getattr(line, "_said", None):

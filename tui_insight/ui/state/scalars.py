@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from ...summary.queries.best import DIRECTIONS, HIGHER, LOWER, Direction, direction
 from ...summary.queries.scalars import X_AXES
 from ..common.format import number
-from .persist import get_bool, get_dict, get_float, get_range, get_str
+from .persist import get_bool, get_dict, get_float, get_int, get_range, get_str
 from .tags import TagSelection
 
 SMOOTHING_STEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -379,10 +379,16 @@ class ScalarsState:
         """`r` on a rank group's charts: the band, then each rank over it, then every rank's line."""
         return replace(self, rank_view=(self.rank_view + 1) % (ranks + 2)) if ranks > 0 else self
 
+    def with_ranks(self, ranks: int) -> "ScalarsState":
+        """The `r` choice kept where it names one of `ranks` ranks (or every rank's line), else
+        back to the band: a remembered choice of another number of ranks names none of these."""
+        return self if self.rank_view <= ranks + 1 else replace(self, rank_view=0)
+
     # -- remembered -------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """Tags, smoothing, axis, zoom, per-chart settings and layout (not the cursor)."""
+        """Tags, smoothing, axis, zoom, per-chart settings, layout and the ranks' view `r` chose
+        (not the cursor)."""
         return {
             "tags": self.tags.to_json(),
             "smoothing": self.smoothing,
@@ -394,6 +400,7 @@ class ScalarsState:
             "charts": {cid: settings.to_json() for cid, settings in self.charts},
             "summary": self.summary,
             "best": dict(self.best),
+            "rank_view": self.rank_view,
         }
 
     @classmethod
@@ -425,4 +432,5 @@ class ScalarsState:
             charts=tuple(sorted(charts.items())),
             summary=get_bool(data, "summary", True),
             best=tuple(sorted(best.items())),
+            rank_view=get_int(data, "rank_view", 0, 0),
         )

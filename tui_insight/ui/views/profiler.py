@@ -103,11 +103,13 @@ class ProfilerView(DataView):
     ProfilerView.-cluster .section.-shown, ProfilerView.-cluster #profiler-empty { display: none; }
     ProfilerView.-cluster ClusterPanel { display: block; }
     """
+    # The footer shows keys in this order while they fit: at 80 columns `]`, `c` and `p` (`[` is
+    # left to the section bar's "[ ] change section" and the help: `]` alone goes round them all).
     BINDINGS = [
         Binding("right_square_bracket", "section(1)", "Next section", id="profiler.next_section"),
-        Binding("left_square_bracket", "section(-1)", "Previous section", id="profiler.previous_section"),
-        Binding("p", "pick", "Pick profile", id="profiler.pick"),
+        Binding("left_square_bracket", "section(-1)", "Previous section", show=False, id="profiler.previous_section"),
         Binding("c", "cluster", "Across ranks", id="profiler.cluster"),
+        Binding("p", "pick", "Pick profile", id="profiler.pick"),
         Binding("slash", "filter", "Filter ops", id="profiler.filter"),
         Binding("s", "sort(1)", "Sort column", id="profiler.sort_next"),
         Binding("S", "sort(-1)", "Sort column back", show=False, id="profiler.sort_previous"),

@@ -150,7 +150,7 @@ class ScalarsView(TagGridView):
         for job in self.jobs:
             for tag in job.tag_names("scalar"):
                 self._load(job.train_id, tag)
-        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags()))
+        state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags())).with_ranks(len(self.train_ids))
         self.set_reactive(ScalarsView.state, state)
         for mounting in self._redraw(None, state):
             await mounting
@@ -177,7 +177,7 @@ class ScalarsView(TagGridView):
             origins[tid] = view.first_wall_time if view is not None else None
         return present.Scene(self.train_ids, self.lines, {tid: self.job_colour(tid) for tid in self.train_ids},
                              origins, self.comparing, self.app.no_color,
-                             ranks.one_group(self.train_ids) is not None)
+                             ranks.one_group(self.train_ids, ranks.profile_ranks(self.jobs)) is not None)
 
     def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
         """The series with its x and smoothed values for the state's x-axis and smoothing."""
@@ -370,7 +370,7 @@ class ScalarsView(TagGridView):
 
     def action_rank_view(self) -> None:
         """`r` on a rank group's dashboard: the band, each rank over it in turn, every rank's line."""
-        if ranks.one_group(self.train_ids) is None:
+        if ranks.one_group(self.train_ids, ranks.profile_ranks(self.jobs)) is None:
             self.notify("r goes with a rank group's dashboard (enter on its row in the job list)", severity="warning")
             return
         self.state = self.state.next_rank_view(len(self.train_ids))

@@ -174,6 +174,7 @@ class JobTable(ScrollView, can_focus=True):
         self.member_of: dict[str, ranks.RankGroup] = {}
         self.group_rows: dict[str, GroupRow] = {}
         self.rank_badges: dict[str, tuple[str, ...]] = {}
+        self.profile_ranks: dict[str, int] = {}  # the rank a job's profiles name (groups without rank_N)
         self._ids_changed = True
 
     # -- what the owner calls ---------------------------------------------------------------
@@ -373,6 +374,7 @@ class JobTable(ScrollView, can_focus=True):
         """Every row from scratch (first paint)."""
         self.rows_by_id = {}
         self._ids_changed = True
+        self.profile_ranks = ranks.profile_ranks(views.values())
         self.loading_ids = set()
         self._lengths = {c.key: Counter() for c in COLUMNS}
         self._headlines = Counter()
@@ -424,6 +426,9 @@ class JobTable(ScrollView, can_focus=True):
         for tid in train_ids:
             view = views.get(tid)
             old = self.rows_by_id.get(tid)
+            if view is not None and view.profile_rank != self.profile_ranks.get(tid):
+                self._new_profile_rank(tid, view.profile_rank)
+                changed.add(tid)
             if view is None or (old is not None and old.is_from(view) and not force):
                 continue  # built from this very view already (the clock cells follow in `_freshen`)
             row = job_row(view, now, self._mark_index(tid), self.state.headline,
@@ -477,8 +482,17 @@ class JobTable(ScrollView, can_focus=True):
             self.rows_by_id[tid] = row  # same place
         self._loading(tid, row)
 
+    def _new_profile_rank(self, tid: str, rank: int | None) -> None:
+        """A job's profiles name another rank (or none now): the groups are found again."""
+        if rank is None:
+            self.profile_ranks.pop(tid, None)
+        else:
+            self.profile_ranks[tid] = rank
+        self._ids_changed = True
+
     def _drop(self, tid: str) -> None:
         row = self.rows_by_id.pop(tid)
+        self.profile_ranks.pop(tid, None)
         self._ids_changed = True
         self.health_book.forget(tid)
         self.loading_ids.discard(tid)
@@ -606,7 +620,7 @@ class JobTable(ScrollView, can_focus=True):
         """The rank groups (found again when jobs came or went), their rows and the order shown."""
         if self._ids_changed:
             self._ids_changed = False
-            self.groups = ranks.group_ranks(self.rows_by_id)
+            self.groups = ranks.group_ranks(self.rows_by_id, self.profile_ranks)
             self.member_of = ranks.group_of(self.groups)
             if not self.member_of:
                 self.order = [key[1] for key in self._keys]
