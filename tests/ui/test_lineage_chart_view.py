@@ -14,6 +14,7 @@ from uihelp import MINDSPORE_LOGS, make_app, open_help, run_pilot, wait_for
 
 from tui_insight.summary.queries.lineage import filter_rows, model_rows, parse_conditions
 from tui_insight.summary.queries.parallel import Brush
+from tui_insight.ui.presenters import lineage as present
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.lineage import LineageView
@@ -209,8 +210,8 @@ def test_up_and_down_walk_the_runs_along_the_axis_enter_opens_and_space_marks(ru
         await pilot.press("up", "up")
         await pilot.pause()
         third = v.state.row
-        order = v.run_order()
-        rates = [v.rows_by_id[tid].get("learning_rate") for tid in order]
+        order = present.run_order(v.chart(), v.state, v.shown_ids())
+        rates = [v.data.by_id[tid].get("learning_rate") for tid in order]
         opened = await open_and_come_back(pilot)
         await pilot.press("space")
         await pilot.pause()
@@ -332,10 +333,10 @@ def test_importance_follows_the_filter(runs30):
 
     async def body(pilot):
         await open_lineage(pilot, "i")
-        before = view(app).ranking[0].runs
+        before = view(app).importance_ranking()[0].runs
         view(app).query_one("#lineage-filter", Input).value = "network=LeNet5"
         await pilot.pause()
-        return before, view(app).ranking[0].runs, len(view(app).shown)
+        return before, view(app).importance_ranking()[0].runs, len(view(app).shown)
 
     before, after, shown = run_pilot(app, body)
     assert before == 30 and after == shown < 30

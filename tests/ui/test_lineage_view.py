@@ -472,11 +472,11 @@ def test_a_filter_still_applies_to_rows_that_arrive_later(lineage_logs):
 
     async def body(pilot):
         await open_lineage(pilot)
-        assert await wait_for(pilot, lambda: len(view(app).rows) == 3)
+        assert await wait_for(pilot, lambda: len(view(app).data.rows) == 3)
         await pilot.press("slash", *"optimizer=Momentum", "enter")
         write_lineage(lineage_logs, "mom_new", lr=0.3, optimizer="Momentum", metric=None, mtime=MTIME + 50)
         write_lineage(lineage_logs, "sgd_new", lr=0.3, optimizer="SGD", metric=None, mtime=MTIME + 50)
-        assert await wait_for(pilot, lambda: len(view(app).rows) == 5)
+        assert await wait_for(pilot, lambda: len(view(app).data.rows) == 5)
         return shown(app)
 
     assert run_pilot(app, body) == ["./mom_new", "./mom_c", "./mom_b"]

@@ -1,8 +1,10 @@
-"""What the lineage view shows: the cells of its two tables, the status line, the filter's
-message and the read-out under the panel, from the view's `LineageState` and the rows the
+"""What the lineage view shows: the rows and columns derived from the jobs (`LineageData`), the
+cells of its two tables, the status line, the filter's message, the read-out under the panel,
+and the panel's keys as the next `LineageState`, from the view's state and the rows the
 `summary` queries made. Text from the files is shown literally."""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -19,13 +21,20 @@ from ...summary.queries.lineage import (
     Condition,
     LineageRow,
     Stage,
+    columns,
+    dataset_stages,
+    filter_rows,
+    model_rows,
+    sort_rows,
     stage_columns,
     value_text,
+    with_dataset_values,
     written_names,
 )
-from ...summary.queries.parallel import CATEGORY, Axis, axis_for, brush_of
+from ...summary.queries.lineage_diff import unfilled_columns, varying_hparams
+from ...summary.queries.parallel import CATEGORY, HIGH, LOW, Axis, axis_for, brush_of
 from ..common.text import literal, markup, shown
-from ..state.lineage import KEY_COLUMN, MODEL, LineageState
+from ..state.lineage import CHART, IMPORTANCE, KEY_COLUMN, MODEL, LineageState
 from ..widgets.lineage_data import (
     Cell,
     ChartLook,
@@ -59,6 +68,40 @@ HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
              "  enter: the scatter of the pair, ← → walk its runs")
 SCATTER_KEYS = "← → runs · enter opens · space marks · backspace: the ranking"
 Table = tuple[list[TableColumn], dict[str, list[Cell]]]
+
+
+@dataclass(frozen=True)
+class LineageData:
+    """Every job with lineage (MindInsight's order, newest first) and what the view derives from
+    them. The column lists are over every listed run, so that a filter takes no column away."""
+
+    rows: list[LineageRow]
+    by_id: dict[str, LineageRow]
+    columns: list[str]  # the model table's columns
+    varying: list[str]  # TensorBoard hyper-parameter columns the runs differ in: shown by default
+    unfilled: list[str]  # columns no run has a value in: hidden by default
+    stages: dict[str, list[Stage]]
+    dataset_columns: list[str]  # dataset/<stage>.<param> of every pipeline
+
+    @property
+    def filter_columns(self) -> list[str]:
+        """The columns a condition may name: the model columns and the dataset parameters."""
+        return [*self.columns, *self.dataset_columns]
+
+
+def lineage_data(jobs: Mapping[str, Any]) -> LineageData:
+    """The rows of `jobs` (train id: job view) that have lineage, with their pipelines' values."""
+    found = model_rows(jobs)
+    stages = dataset_stages(found)
+    rows, dataset_columns = with_dataset_values(found, stages)
+    return LineageData(rows, {row.summary_dir: row for row in rows}, columns(found), varying_hparams(found),
+                       unfilled_columns(found), stages, dataset_columns)
+
+
+def ordered_rows(rows: Sequence[LineageRow], conditions: Sequence[Condition], state: LineageState) -> list[LineageRow]:
+    """The rows the filter keeps, in the state's order (missing values last)."""
+    kept = filter_rows(rows, conditions) if conditions else list(rows)
+    return sort_rows(kept, state.sort_column, state.descending) if state.sort_column is not None else kept
 
 
 def is_numeric(column: str, rows: Sequence[LineageRow]) -> bool:
@@ -180,6 +223,40 @@ def run_order(runs: ChartRuns, state: LineageState, shown_ids: Collection[str]) 
     return [runs.ids[i] for i in order]
 
 
+def chart_command(state: LineageState, name: str, step: int, runs: ChartRuns, shown_ids: Collection[str],
+                  known: Sequence[str]) -> LineageState:
+    """A key of parallel coordinates (`ParallelChart`'s command `name`) as the next state: pick
+    an axis, walk the runs, colour by the axis, move or clear an end of its range. A range
+    that cannot be written into the filter raises `LineageQueryError`."""
+    if name == "axis":
+        return state.pick_axis([axis.column for axis in runs.axes], step)
+    if name == "run":
+        return state.step_run(run_order(runs, state, shown_ids), step)
+    axis = picked_axis(runs, state)
+    if axis is None:
+        return state
+    if name == "colour":
+        return state.with_colour(axis.column)
+    if name == "clear":
+        return state.clear_brush(axis, known)
+    return state.brush(axis, LOW if name == "low" else HIGH, step, known)
+
+
+def importance_command(state: LineageState, name: str, step: int,
+                       ranking: Sequence[TargetImportance]) -> LineageState:
+    """A key of the ranking as the next state: `param` moves the cursor (from the first line
+    when the remembered pair is gone), `scatter` opens the scatter of the pair under it."""
+    found = entries(ranking)
+    if name == "param":
+        if (state.target, state.param) not in found and found:
+            state = replace(state, target=found[0][0], param=found[0][1])
+        return state.move_importance(found, step)
+    target, param = importance_cursor(ranking, state)
+    if name == "scatter" and target is not None:
+        return replace(state, target=target, param=param).toggle_scatter()
+    return state
+
+
 def importance_cursor(ranking: Sequence[TargetImportance], state: LineageState) -> tuple[str | None, str | None]:
     """The (target, parameter) under the cursor: the remembered one, else the first."""
     found = entries(ranking)
@@ -230,6 +307,22 @@ def chart_readout(state: LineageState, axis: Axis | None, rows: Sequence[Lineage
         text.append(" · colour ", style="dim")
         text.append_text(literal(colour, "dim"))
     return text
+
+
+def panel_readout(state: LineageState, runs: ChartRuns | None, data: LineageData, shown_rows: Sequence[LineageRow],
+                  conditions: Sequence[Condition], ranking: Sequence[TargetImportance],
+                  marked: Collection[str]) -> Text:
+    """The line under the panel the state shows (`runs`: the chart's, when it is the chart)."""
+    if state.panel == CHART and runs is not None:
+        return chart_readout(state, picked_axis(runs, state), data.rows, {row.summary_dir for row in shown_rows},
+                             conditions, len(runs.ids), runs.colour.column if runs.colour else None, marked)
+    if state.panel == IMPORTANCE and state.scatter:
+        scatter = scatter_data(ranking, state, shown_rows)
+        point = next((p for p in scatter.points if p[0] == state.row), None)
+        return scatter_readout(point, scatter.param, scatter.target, marked)
+    if state.panel == IMPORTANCE:
+        return importance_readout(len(shown_rows))
+    return Text()
 
 
 def scatter_title(ranking: Iterable[TargetImportance], target: str, param: str) -> str:
