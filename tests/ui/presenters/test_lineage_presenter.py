@@ -7,6 +7,7 @@ from lineage_runs import write_lineage_runs
 
 from tui_insight.summary.queries.importance import importances
 from tui_insight.summary.queries.lineage import (
+    LineageQueryError,
     columns,
     dataset_stages,
     model_rows,
@@ -16,19 +17,50 @@ from tui_insight.summary.queries.lineage import (
 from tui_insight.summary.queries.parallel import axis_for
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.presenters import lineage as present
-from tui_insight.ui.state.lineage import DATASET, LineageState
+from tui_insight.ui.state.lineage import CHART, DATASET, IMPORTANCE, LineageState
+from tui_insight.ui.widgets.lineage_data import entries
 
 
 @pytest.fixture(scope="module")
-def rows(tmp_path_factory):
+def jobs(tmp_path_factory):
     root = tmp_path_factory.mktemp("lineage")
     write_lineage_runs(root, 12)
     cache = SummaryCache(str(root))
     cache.reload()
-    first = model_rows(cache.jobs)
+    return cache.jobs
+
+
+@pytest.fixture(scope="module")
+def data(jobs):
+    return present.lineage_data(jobs)
+
+
+@pytest.fixture(scope="module")
+def rows(data):
+    return data.rows, data.stages, data.dataset_columns
+
+
+def test_the_data_is_every_run_with_lineage_with_its_pipelines_values_and_columns(jobs, data):
+    first = model_rows(jobs)
     stages = dataset_stages(first)
     with_values, dataset_columns = with_dataset_values(first, stages)
-    return with_values, stages, dataset_columns
+    assert [row.summary_dir for row in data.rows] == [row.summary_dir for row in with_values]
+    assert len(data.rows) == 12 and data.rows[0].get("dataset/Batch.batch_size") is not None
+    assert data.columns == columns(first) and data.stages == stages and data.dataset_columns == dataset_columns
+    assert data.by_id == {row.summary_dir: row for row in data.rows}
+    assert data.filter_columns == [*data.columns, *dataset_columns]
+    assert present.lineage_data({}).rows == [] and present.NO_ROWS.filter_columns == []
+
+
+def test_the_rows_shown_are_those_the_filter_keeps_in_the_states_order(data):
+    conditions = parse_conditions("learning_rate>=0.01", data.filter_columns)
+    kept = present.ordered_rows(data.rows, conditions, LineageState())
+    assert kept and all(row.get("learning_rate") >= 0.01 for row in kept)
+    assert kept == [row for row in data.rows if row.get("learning_rate") >= 0.01]  # newest first, as read
+    rates = [row.get("learning_rate") for row in present.ordered_rows(data.rows, [], LineageState().sort_by("learning_rate"))]
+    assert len(rates) == 12 and rates == sorted(rates)
+    falling = present.ordered_rows(data.rows, conditions, LineageState().sort_by("learning_rate", descending=True))
+    assert [row.get("learning_rate") for row in falling] == sorted((row.get("learning_rate") for row in kept), reverse=True)
 
 
 def test_the_model_table_right_justifies_numbers_and_fills_each_runs_cells(rows):
@@ -128,3 +160,57 @@ def test_the_importance_cursor_falls_back_to_the_first_pair_and_the_scatter_foll
     assert (data.target, data.param) == first and data.points
     assert {point[0] for point in data.points} <= {row.summary_dir for row in found}
     assert present.scatter_data([], LineageState(), found).points == ()
+
+
+def test_the_charts_keys_pick_an_axis_walk_the_runs_colour_and_write_a_range_into_the_filter(data):
+    runs = present.chart_runs(data.rows, ["learning_rate", "batch_size"], None)
+    inside, known = set(data.by_id), data.filter_columns
+    state = LineageState(panel=CHART)
+
+    def key(name, step=0, at=state):
+        return present.chart_command(at, name, step, runs, inside, known)
+
+    assert key("axis", 1).axis == "batch_size" and key("colour").colour == "learning_rate"
+    assert key("run", 1).row == present.run_order(runs, state, inside)[0]  # up from nothing: the lowest run
+    ranged = key("high", -1)
+    assert ranged.filter == "learning_rate<=0.01"
+    assert key("clear", at=ranged).filter == ""
+    with pytest.raises(LineageQueryError):
+        key("low", 1, at=state.with_filter("learning_rate>>"))  # the filter must read first
+    assert present.chart_command(state, "low", 1, present.chart_runs(data.rows, [], None), inside, known) == state
+    text = present.range_error_text(present.picked_axis(runs, state), LineageQueryError("no [b]"))
+    assert text == "No range on learning_rate: no \\[b] (the filter must read first: /)"
+
+
+def test_the_rankings_keys_move_its_cursor_and_open_the_scatter_whose_keys_walk_its_runs(data):
+    ranking = importances(data.rows, data.columns)
+    found = entries(ranking)
+    state = LineageState(panel=IMPORTANCE)
+    moved = present.importance_command(state, "param", 1, ranking)
+    assert (moved.target, moved.param) == found[1]  # from the first line, one down
+    gone = LineageState(panel=IMPORTANCE, target="loss", param="no such column")
+    assert present.importance_command(gone, "param", 0, ranking).param == found[0][1]
+    opened = present.importance_command(moved, "scatter", 0, ranking)
+    assert opened.scatter and (opened.target, opened.param) == found[1]
+    assert present.importance_command(state, "scatter", 0, []) == state  # nothing ranked: nothing to open
+    scatter = present.scatter_data(ranking, opened, data.rows)
+    walked = present.scatter_command(opened, "point", 1, scatter)
+    assert walked.row == scatter.points[0][0] and present.scatter_cursor(scatter, walked.row) == 0
+    assert present.scatter_cursor(scatter, None) is None
+    assert not present.scatter_command(opened, "back", 0, scatter).scatter
+
+
+def test_the_readout_under_the_panel_is_the_shown_parts(data):
+    runs = present.chart_runs(data.rows, ["learning_rate"], None)
+    shown = data.rows[:5]
+    ranking = importances(shown, data.columns)
+    chart = LineageState(panel=CHART, row=shown[0].summary_dir)
+    text = present.panel_readout(chart, runs, data, shown, [], ranking, {shown[0].summary_dir}).plain
+    assert text.startswith("learning_rate  ") and text.endswith(" · 5/12 runs inside") and "(marked)" in text
+    ranked = present.panel_readout(LineageState(panel=IMPORTANCE), None, data, shown, [], ranking, ())
+    assert ranked.plain.startswith("over the 5 runs the filter shows")
+    scatter = present.panel_readout(LineageState(panel=IMPORTANCE, scatter=True), None, data, shown, [], ranking, ())
+    assert scatter.plain == present.SCATTER_KEYS  # no run highlighted yet: the keys
+    assert present.panel_readout(LineageState(), None, data, shown, [], ranking, ()).plain == ""
+    assert present.mark_note("./a[b]", True, 2) == "./a\\[b] marked for comparison · 2 marked (c in the job list compares them)"
+    assert present.mark_note("./a", False, 0).startswith("./a unmarked · 0 marked")

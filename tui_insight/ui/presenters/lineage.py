@@ -66,6 +66,8 @@ HELP_NOTE = ("[b]Filter[/b] (/): conditions on columns, all must hold, e.g.\n"
              "[b]Importance[/b] (i): per target (loss, metric/<k>), MindInsight's |Pearson| over the\n"
              "  runs the filter shows, with Spearman and the runs used (fewer than 3: no number);\n"
              "  enter: the scatter of the pair, ← → walk its runs")
+DATASET_SORT_NOTE = ("The dataset table follows the model table's order: sort by summary_dir or pipeline "
+                     "here, or by any model column in the model table (t)")
 SCATTER_KEYS = "← → runs · enter opens · space marks · backspace: the ranking"
 Table = tuple[list[TableColumn], dict[str, list[Cell]]]
 
@@ -87,6 +89,9 @@ class LineageData:
     def filter_columns(self) -> list[str]:
         """The columns a condition may name: the model columns and the dataset parameters."""
         return [*self.columns, *self.dataset_columns]
+
+
+NO_ROWS = LineageData([], {}, [], [], [], {}, [])
 
 
 def lineage_data(jobs: Mapping[str, Any]) -> LineageData:
@@ -242,6 +247,11 @@ def chart_command(state: LineageState, name: str, step: int, runs: ChartRuns, sh
     return state.brush(axis, LOW if name == "low" else HIGH, step, known)
 
 
+def range_error_text(axis: Axis | None, error: Exception) -> str:
+    """Why a range step could not be written into the filter (markup)."""
+    return markup(f"No range on {axis.column if axis else ''}: {error} (the filter must read first: /)")
+
+
 def importance_command(state: LineageState, name: str, step: int,
                        ranking: Sequence[TargetImportance]) -> LineageState:
     """A key of the ranking as the next state: `param` moves the cursor (from the first line
@@ -271,6 +281,24 @@ def scatter_data(ranking: Sequence[TargetImportance], state: LineageState, shown
         return ScatterData("", "", ())
     return ScatterData(param, target, tuple(scatter_points(shown, param, target)),
                        scatter_title(ranking, target, param))
+
+
+def scatter_cursor(data: ScatterData, row: str | None) -> int | None:
+    """The index of the highlighted run among the scatter's points (None: not one of them)."""
+    return next((i for i, point in enumerate(data.points) if point[0] == row), None)
+
+
+def scatter_command(state: LineageState, name: str, step: int, data: ScatterData) -> LineageState:
+    """A key of the scatter as the next state: `point` walks its runs, `back` returns to the ranking."""
+    if name == "point":
+        return state.step_run([point[0] for point in data.points], step)
+    return state.toggle_scatter() if name == "back" else state
+
+
+def mark_note(tid: str, marked: bool, count: int) -> str:
+    """What `space` says (markup): the run (un)marked, and how many are."""
+    said = f"{markup(tid)} marked for comparison" if marked else f"{markup(tid)} unmarked"
+    return f"{said} · {count} marked (c in the job list compares them)"
 
 
 def _marked_note(tid: str, marked: Collection[str]) -> str:

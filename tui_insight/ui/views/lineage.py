@@ -1,23 +1,14 @@
-"""The lineage view (`l`): every job's model lineage in one table, and their dataset pipelines.
-
-Model lineage: one row per job that has lineage (as MindInsight, jobs without lineage are not
-listed), the columns of §6.2: what runs are compared by first (network, optimizer, learning
-rate, epoch, batch size, loss, every metric, the TensorBoard hyper-parameters in which the runs
-differ), the rest behind `v`. `s` sorts by the column under the cursor (again: the other way;
-missing values stay last), `/` filters with conditions (`learning_rate>=0.01 optimizer=Momentum`);
-a condition that cannot be read is reported under the box and the table keeps the last good one.
-Dataset lineage (`t`): one column per parameter of each pipeline stage, the selected job's whole
-pipeline beside it; both tables follow the same filter and order.
-
-Above the table, `p` shows parallel coordinates and `i` the parameter importance (`enter`: the
-scatter of a pair). A range brushed on the chart is written into the filter as conditions, so
-the chart and the table are one filter; `↑`/`↓` walk the runs (the table's cursor follows),
-`enter` opens a run and `space` marks it for comparison, as in the job list.
+"""The lineage view (`l`): every job's model lineage in one table (`v` columns, `s` sort, `/`
+filter by conditions), and their dataset pipelines (`t`), one column per stage parameter with
+the selected job's whole pipeline beside it; both tables follow one filter and order. Above
+them `p` shows parallel coordinates, whose brushed ranges are written into the filter, and `i`
+the parameter importance (`enter`: a pair's scatter); `enter` opens a run, `space` marks it.
 
 What the user set is one `LineageState` in one reactive; `watch_state` redraws what changed and
 hands it to the workspace. The rows, cells, read-outs and the panel's keys as transitions are
 the presenter's (`presenters/lineage.py`), the panes are widgets (`widgets/lineage_panes.py`):
 this module binds the keys, asks the cache and hands the presenter's output to the widgets.
+Text from the files is shown literally.
 """
 from __future__ import annotations
 
@@ -27,10 +18,9 @@ from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.events import Resize
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Input, Static, Tab, Tabs
+from textual.widgets import Input, Static, Tab, Tabs
 
 from ...summary.queries.importance import TargetImportance, importances
 from ...summary.queries.lineage import Condition, LineageQueryError, LineageRow, dataset_axes, parse_conditions
@@ -44,7 +34,7 @@ from ..widgets.commands import CommandKeys
 from ..widgets.importance_table import ImportanceTable
 from ..widgets.lineage_columns import LineageColumnsScreen
 from ..widgets.lineage_data import ChartRuns, ScatterData
-from ..widgets.lineage_panes import LineageDatasetPane, LineageFilterBox, LineagePanel
+from ..widgets.lineage_panes import LineageDatasetPane, LineageFilterBox, LineageModes, LineagePanel
 from ..widgets.lineage_table import LineageTable
 from ..widgets.parallel_coords import ParallelChart
 from ..widgets.scatter import ScatterPlot
@@ -53,8 +43,6 @@ from .base import DataView, ViewSpec
 if TYPE_CHECKING:
     from ..app import InsightApp
 
-NARROW = 110  # below this width the dataset detail goes under its table
-NO_ROWS = present.LineageData([], {}, [], [], [], {}, [])
 
 
 class LineageView(DataView):
@@ -94,11 +82,10 @@ class LineageView(DataView):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(LineageView.state, LineageState.from_json(self.saved))
         # Derived from the cache and the state (never remembered):
-        self.data = NO_ROWS
+        self.data = present.NO_ROWS
         self.rows_version = 0  # counts rebuilds of `data`: what the panel's memos were built from
         self.shown: list[LineageRow] = []  # after filter and sort
         self.conditions: list[Condition] = []  # the last filter that could be read
-        self.filter_error = ""
         self._chart: Memo[ChartRuns] = Memo()
         self._ranking: Memo[list[TargetImportance]] = Memo()
 
@@ -111,9 +98,7 @@ class LineageView(DataView):
         yield LineageFilterBox(self.state.filter, "filter: learning_rate>=0.01 optimizer=Momentum metric/Accuracy>0.5",
                                present.FILTER_HINT, id="lineage-filter-box")
         yield LineagePanel(id="lineage-panel")
-        with ContentSwitcher(initial="lineage-model" if mode == MODEL else "lineage-dataset", id="lineage-modes"):
-            yield LineageTable(id="lineage-model")
-            yield LineageDatasetPane(id="lineage-dataset")
+        yield LineageModes(mode, id="lineage-modes")
         yield Static("", id="lineage-status")
 
     def on_mount(self) -> None:
@@ -121,39 +106,30 @@ class LineageView(DataView):
         self.refresh_rows()
         self.ready_for_keys()
 
-    def on_resize(self, event: Resize) -> None:
-        self.query_one(LineageDatasetPane).set_class(event.size.width < NARROW, "-narrow")
-
     @property
     def model_table(self) -> LineageTable:
-        return self.query_one("#lineage-model", LineageTable)
+        return self.query_one(LineageModes).table(MODEL)
 
     @property
     def dataset_table(self) -> LineageTable:
-        return self.query_one("#lineage-dataset-table", LineageTable)
+        return self.query_one(LineageModes).table(DATASET)
 
     @property
     def active_table(self) -> LineageTable:
-        return self.model_table if self.state.mode == MODEL else self.dataset_table
+        return self.query_one(LineageModes).table(self.state.mode)
 
     @property
     def filter_box(self) -> LineageFilterBox:
         return self.query_one(LineageFilterBox)
 
     def first_focus(self) -> Widget | None:
-        tables = self.query(LineageTable)  # none before compose
-        if not tables:
+        if not self.query(LineageTable):  # none before compose
             return None
         return self.panel_widget() or self.active_table
 
     def panel_widget(self) -> Widget | None:
         """The part of the panel that is shown (None: no panel)."""
-        state = self.state
-        if state.panel == CHART:
-            return self.query_one(ParallelChart)
-        if state.panel == IMPORTANCE:
-            return self.query_one(ScatterPlot) if state.scatter else self.query_one(ImportanceTable)
-        return None
+        return self.query_one(LineagePanel).part(self.state.panel, self.state.scatter)
 
     # -- the state ------------------------------------------------------------------------------
 
@@ -167,23 +143,18 @@ class LineageView(DataView):
             order_changed = self._read_filter(new.filter) or order_changed
         if new.mode != old.mode:
             self.refresh_bindings()  # `v` (the model table's columns) only on the model tab
-            keep = (self.model_table if old.mode == MODEL else self.dataset_table).current_row_key
-            table_has_keys = self.panel_widget() is None  # else the panel keeps them
-            self.query_one(ContentSwitcher).current = "lineage-model" if new.mode == MODEL else "lineage-dataset"
+            shown = self.query_one(LineageModes).show(old.mode, new.mode)
             self.query_one(Tabs).active = f"tab-{new.mode}"
-            self.active_table.move_to(row_key=keep)
-            if table_has_keys:
-                focus_now(self.active_table)
+            if self.panel_widget() is None:  # else the panel keeps the keys
+                focus_now(shown)
         if order_changed:
             self._apply_order()
         elif new.mode != old.mode:
             self._update_status()
         if new.filter != old.filter:
             self.filter_box.show_text(new.filter)  # a brush step wrote it: the box shows it
-        if new.row != old.row:
-            for table in (self.model_table, self.dataset_table):
-                if new.row is not None and table.current_row_key != new.row:
-                    table.move_to(row_key=new.row)
+        if new.row != old.row and new.row is not None:
+            self.query_one(LineageModes).move_to(new.row)
         if (new.panel, new.scatter) != (old.panel, old.scatter):
             self._show_panel(focus=True)
         else:
@@ -219,12 +190,8 @@ class LineageView(DataView):
     def _apply_order(self) -> None:
         """Show the filtered, sorted rows in both tables."""
         self.shown = present.ordered_rows(self.data.rows, self.conditions, self.state)
-        order = [row.summary_dir for row in self.shown]
-        empty = present.empty_text(bool(self.data.rows), self.cache.progress.loading)
-        for table in (self.model_table, self.dataset_table):
-            table.empty_text = empty
-            table.set_sort(self.state.sort_column, self.state.descending)
-            table.set_order(order)
+        self.query_one(LineageModes).set_order([row.summary_dir for row in self.shown], present.empty_text(
+            bool(self.data.rows), self.cache.progress.loading), self.state.sort_column, self.state.descending)
         self._update_detail()
         self._update_status()
 
@@ -257,11 +224,9 @@ class LineageView(DataView):
         try:
             conditions = parse_conditions(text, self.data.filter_columns)
         except LineageQueryError as exc:
-            self.filter_error = str(exc)
             self.filter_box.show_error(present.filter_error_text(str(exc)))
             return False
         self.conditions = conditions
-        self.filter_error = ""
         self.filter_box.show_error(None)
         return True
 
@@ -296,10 +261,8 @@ class LineageView(DataView):
         if column is None:
             return False
         if column not in self.data.columns:
-            self.notify("The dataset table follows the model table's order: sort by summary_dir or pipeline "
-                        "here, or by any model column in the model table (t)", severity="warning")
-            return False
-        return True
+            self.notify(present.DATASET_SORT_NOTE, severity="warning")
+        return column in self.data.columns
 
     def action_sort(self) -> None:
         column = self.active_table.current_column_key
@@ -364,9 +327,7 @@ class LineageView(DataView):
         """The run the keys act on: the highlighted one of a panel (a run the filter shows), else
         the table's cursor row."""
         row = self.state.row
-        if self.state.panel != NO_PANEL and row is not None and any(r.summary_dir == row for r in self.shown):
-            return row
-        return self.active_table.current_row_key
+        return row if self.state.panel != NO_PANEL and row in self.shown_ids() else self.active_table.current_row_key
 
     def action_open(self) -> None:
         self._open(self.current_run())
@@ -388,12 +349,9 @@ class LineageView(DataView):
         marked = self.app.marked
         if tid in marked:
             marked.remove(tid)
-            said = f"{markup(tid)} unmarked"
         else:
             marked.append(tid)
-            said = f"{markup(tid)} marked for comparison"
-        count = len(marked)
-        self.notify(f"{said} · {count} marked (c in the job list compares them)", timeout=3)
+        self.notify(present.mark_note(tid, tid in marked, len(marked)), timeout=3)
         self._update_status()
         self._update_readout()
 
@@ -415,16 +373,16 @@ class LineageView(DataView):
     def _update_panel(self) -> None:
         state = self.state
         if state.panel == CHART:
-            look = present.chart_look(self.chart(), state, self.shown_ids(), self.conditions)
-            self.query_one(ParallelChart).set_chart(self.chart(), look)
+            runs = self.chart()
+            self.query_one(ParallelChart).set_chart(runs, present.chart_look(runs, state, self.shown_ids(),
+                                                                             self.conditions))
         elif state.panel == IMPORTANCE:
             ranking = self.importance_ranking()
             self.query_one(ImportanceTable).set_ranking(ranking, present.importance_cursor(ranking, state),
                                                         len(self.shown))
             if state.scatter:
                 data = self.scatter_data()
-                ids = [point[0] for point in data.points]
-                self.query_one(ScatterPlot).set_scatter(data, ids.index(state.row) if state.row in ids else None)
+                self.query_one(ScatterPlot).set_scatter(data, present.scatter_cursor(data, state.row))
         else:
             return
         self._update_readout()
@@ -470,19 +428,14 @@ class LineageView(DataView):
                 self.state = present.chart_command(state, name, step, self.chart(), self.shown_ids(),
                                                    self.data.filter_columns)
             except LineageQueryError as exc:
-                axis = present.picked_axis(self.chart(), state)
-                self.notify(markup(f"No range on {axis.column if axis else ''}: {exc} (the filter must read "
-                                   "first: /)"), severity="warning")
+                self.notify(present.range_error_text(present.picked_axis(self.chart(), state), exc),
+                            severity="warning")
         elif isinstance(event.widget, ImportanceTable):
             self.state = present.importance_command(state, name, step, self.importance_ranking())
+        elif isinstance(event.widget, ScatterPlot) and name == "open":
+            self._open(state.row if present.scatter_cursor(self.scatter_data(), state.row) is not None else None)
         elif isinstance(event.widget, ScatterPlot):
-            ids = [point[0] for point in self.scatter_data().points]
-            if name == "point":
-                self.state = state.step_run(ids, step)
-            elif name == "open":
-                self._open(state.row if state.row in ids else None)
-            elif name == "back":
-                self.state = state.toggle_scatter()
+            self.state = present.scatter_command(state, name, step, self.scatter_data())
 
     # -- export ---------------------------------------------------------------------------
 

@@ -5,23 +5,29 @@
 - `LineagePanel`: above the table, one part at a time (parallel coordinates, the importance
   ranking, a scatter) and the one-line read-out under it;
 - `LineageDatasetPane`: the dataset table and beside it (under it when narrow) the pipeline
-  of the job under its cursor.
+  of the job under its cursor;
+- `LineageModes`: the model table or the dataset pane, which show the same rows in one order
+  and keep one cursor row between them.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Sequence
 
 from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import ContentSwitcher, Static
 
+from ..state.lineage import CHART, DATASET, IMPORTANCE, MODEL
 from .importance_table import ImportanceTable
 from .lineage_table import LineageTable
 from .on_demand_input import ReturningInput
 from .parallel_coords import ParallelChart
 from .scatter import ScatterPlot
+
+NARROW = 110  # below this width the dataset pane's detail goes under its table
 
 
 class LineageFilterBox(Vertical):
@@ -89,6 +95,14 @@ class LineagePanel(Vertical):
         yield ScatterPlot(id="lineage-scatter", classes="lineage-panel-part")
         yield Static("", id="lineage-readout")
 
+    def part(self, panel: str, scatter: bool) -> Widget | None:
+        """The part the state's `panel` (and `scatter`) names; None: no panel."""
+        if panel == CHART:
+            return self.query_one(ParallelChart)
+        if panel == IMPORTANCE:
+            return self.query_one(ScatterPlot) if scatter else self.query_one(ImportanceTable)
+        return None
+
     def show_part(self, shown: Widget | None) -> None:
         for part in self.query(".lineage-panel-part"):
             part.set_class(part is shown, "-shown")
@@ -98,7 +112,7 @@ class LineagePanel(Vertical):
 
 
 class LineageDatasetPane(Horizontal):
-    """The dataset table and the pipeline detail; `-narrow` (the view sets it) puts the detail under it."""
+    """The dataset table and the pipeline detail; `-narrow` puts the detail under the table."""
 
     DEFAULT_CSS = """
     LineageDatasetPane { height: 1fr; }
@@ -130,3 +144,45 @@ class LineageDatasetPane(Horizontal):
         if key != self._detail_key:
             self._detail_key = key
             self.query_one("#lineage-detail", Static).update(detail())
+
+
+class LineageModes(ContentSwitcher):
+    """`#lineage-model` (the model table) or `#lineage-dataset` (the dataset pane), by mode."""
+
+    def __init__(self, mode: str, **kwargs: Any) -> None:
+        super().__init__(initial=self._child(mode), **kwargs)
+
+    @staticmethod
+    def _child(mode: str) -> str:
+        return "lineage-model" if mode == MODEL else "lineage-dataset"
+
+    def compose(self) -> ComposeResult:
+        yield LineageTable(id="lineage-model")
+        yield LineageDatasetPane(id="lineage-dataset")
+
+    def on_resize(self, event: Resize) -> None:
+        self.query_one(LineageDatasetPane).set_class(event.size.width < NARROW, "-narrow")
+
+    def table(self, mode: str) -> LineageTable:
+        return self.query_one("#lineage-model" if mode == MODEL else "#lineage-dataset-table", LineageTable)
+
+    def show(self, old: str, new: str) -> LineageTable:
+        """Switch from mode `old` to `new`, the cursor on the same run; the table now shown."""
+        keep = self.table(old).current_row_key
+        self.current = self._child(new)
+        shown = self.table(new)
+        shown.move_to(row_key=keep)
+        return shown
+
+    def set_order(self, order: Sequence[str], empty: str, column: str | None, descending: bool) -> None:
+        """Both tables show the rows `order` names, sorted by `column` (`empty`: what none says)."""
+        for table in (self.table(MODEL), self.table(DATASET)):
+            table.empty_text = empty
+            table.set_sort(column, descending)
+            table.set_order(order)
+
+    def move_to(self, row: str) -> None:
+        """Both tables' cursors on `row`."""
+        for table in (self.table(MODEL), self.table(DATASET)):
+            if table.current_row_key != row:
+                table.move_to(row_key=row)
