@@ -9,7 +9,8 @@ import pytest
 from textual.widgets import Static
 
 from tui_insight.ui.common.palette import SERIES_COLOURS
-from tui_insight.ui.views.images import ImageCard, ImagesView
+from tui_insight.ui.views.images import ImagesView
+from tui_insight.ui.widgets.image_card import ImageCard
 from tui_insight.ui.views.histograms import HistogramsView
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.lineage_diff import LineageDiff

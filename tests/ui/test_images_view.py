@@ -25,7 +25,10 @@ from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.loader import Loaded
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views import image_decoding
-from tui_insight.ui.views.images import DecodedCache, ImageCard, ImageGrid, ImagesView, pick_index
+from tui_insight.ui.presenters.images import pick_index
+from tui_insight.ui.views.image_decoding import DecodedCache
+from tui_insight.ui.views.images import ImagesView
+from tui_insight.ui.widgets.image_card import ImageCard, ImageGrid
 from tui_insight.ui.widgets import halfblock
 from tui_insight.ui.widgets.halfblock import (
     DecodedImage,

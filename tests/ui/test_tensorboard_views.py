@@ -92,7 +92,7 @@ def test_histograms_of_600_buckets_are_drawn_rebinned():
 
 
 def test_images_of_a_tensorboard_run_are_shown():
-    from tui_insight.ui.views.images import ImageCard
+    from tui_insight.ui.widgets.image_card import ImageCard
 
     async def body(pilot, view):
         assert await wait_for(pilot, lambda: all(card.image is not None for card in view.query(ImageCard)))

@@ -10,19 +10,20 @@ from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.presenters import images as present
 from tui_insight.ui.state.images import ImagesState
 from tui_insight.ui.state.tags import TagSelection
+from tui_insight.ui.widgets.image_data import Shown
 
 JOB = "./lenet_lr0.01"
 
 
 @pytest.fixture(scope="module")
-def shown() -> present.Shown:
+def shown() -> Shown:
     cache = SummaryCache(str(MINDSPORE_LOGS))
     cache.reload()
     job = cache.job(JOB)
     tag = job.tag_names("image")[0]
     series = job.series("image", tag)
     i = present.pick_index(series.steps, None)
-    return present.Shown(int(series.steps[i]), i, len(series), job.locator(series, i), 1, 4)
+    return Shown(int(series.steps[i]), i, len(series), job.locator(series, i), 1, 4)
 
 
 def test_a_card_names_its_tag_its_sample_and_when_compared_its_run(shown):

@@ -3,32 +3,13 @@ in place of the grid, from the view's state and what each card is asked to show 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from ...summary.formats.values import Locator
 from ..common.text import markup
 from ..state.images import ImagesState
+from ..widgets.image_data import Shown
 from ..widgets.image_fit import fit_cells
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What a card is asked to show: which step of which series, where its payload is, and
-    which of the step's images."""
-
-    step: int
-    index: int  # among the series' kept steps
-    count: int  # kept steps of the series
-    locator: Locator
-    sample: int = 0  # which of the step's images
-    samples: int = 1  # how many the step holds
-
-    @property
-    def key(self) -> tuple[Locator, int]:
-        """What its pixels are decoded and kept under."""
-        return self.locator, self.sample
 
 
 def pick_index(steps: np.ndarray, step: int | None) -> int:

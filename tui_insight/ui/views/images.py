@@ -15,7 +15,6 @@ fewer) and says which in its title, `sample 2/4`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -24,9 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.reactive import reactive
-from textual.strip import Strip
 from textual.widget import AwaitMount, Widget
 from textual.widgets import OptionList, Static
 
@@ -37,74 +34,16 @@ from ..common.focus import focus_now
 from ..common.text import literal
 from ..loader import Loaded
 from ..state.images import ImagesState
-from ..widgets.halfblock import DecodedImage, HalfBlockImage
 from ..presenters import images as present
-from ..presenters.images import Shown, pick_index
+from ..presenters.images import pick_index
+from ..widgets.halfblock import DecodedImage
+from ..widgets.image_card import ImageCard, ImageGrid
+from ..widgets.image_data import Shown
 from ..widgets.tag_picker import TagList
-from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .image_decoding import DecodedCache, decode_at
 from .tag_grid import TagGridView
 
-
-
-class ImageCard(HalfBlockImage):
-    """One image of one job and tag, with its labels on the border; asks for its pixels when drawn."""
-
-    HELP_GROUP = "Images"
-    can_focus = True
-    DEFAULT_CSS = """
-    ImageCard { border: round $panel-lighten-2; height: 100%; width: 1fr; padding: 0; }
-    ImageCard:focus { border: round $accent; }
-    """
-    BINDINGS = [
-        Binding("left", "move(-1, 0)", "Image left", show=False, id="images.left"),
-        Binding("right", "move(1, 0)", "Image right", show=False, id="images.right"),
-        Binding("up", "move(0, -1)", "Image above", show=False, id="images.up"),
-        Binding("down", "move(0, 1)", "Image below", show=False, id="images.down"),
-    ]
-
-    @dataclass
-    class Wanted(Message):
-        """A card was drawn and has no pixels for what it should show."""
-
-        card: "ImageCard"
-
-    def __init__(self, train_id: str, tag: str, **kwargs: Any):
-        super().__init__(message="", **kwargs)
-        self.train_id = train_id
-        self.tag = tag
-        self.shown: Shown | None = None  # what the view wants on this card
-        self.asked = False  # a Wanted message was sent for `shown`
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.train_id, self.tag
-
-    def want(self, shown: Shown | None) -> None:
-        if shown != self.shown:
-            self.shown = shown
-            self.asked = False
-            self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        if not self.asked and self.shown is not None:
-            self.asked = True  # drawn means on screen: now its pixels are worth decoding
-            self.post_message(self.Wanted(self))
-        return super().render_line(y)
-
-    def action_move(self, dx: int, dy: int) -> None:
-        view = next((a for a in self.ancestors if isinstance(a, ImagesView)), None)
-        if view is not None:
-            view.move_focus(self, dx, dy)
-
-
-class ImageGrid(ViewGrid):
-    """The scrollable grid of cards; tells the view when its size changes."""
-
-    DEFAULT_CSS = """
-    ImageGrid { layout: grid; grid-size: 1; grid-rows: 12; overflow-y: auto; height: 1fr; }
-    """
 
 
 class ImagesView(TagGridView):
@@ -446,11 +385,14 @@ class ImagesView(TagGridView):
                     tag = next(iter(visible), None)
         self.state = self.state.toggle_fullscreen(tag)
 
-    def move_focus(self, card: ImageCard, dx: int, dy: int) -> None:
+    @on(ImageCard.Move)
+    def _move_focus(self, event: ImageCard.Move) -> None:
+        """An arrow key on a card: the card beside, above or below it in the grid."""
+        event.stop()
         cards = self.shown_cards()
-        if card not in cards:
+        if event.card not in cards:
             return
-        i = cards.index(card) + dx + dy * self._columns
+        i = cards.index(event.card) + event.dx + event.dy * self._columns
         if 0 <= i < len(cards):
             focus_now(cards[i])
             self.query_one(ImageGrid).scroll_to_widget(cards[i], animate=False)
