@@ -9,7 +9,7 @@ from tui_insight.summary.formats import profiler as data
 from tui_insight.summary.queries.profiler import step_times
 from tui_insight.ui.presenters import profiler as present
 from tui_insight.ui.state.profiler import ProfilerState
-from tui_insight.ui.views.profiler import find_refs
+from tui_insight.ui.views.profiler_reading import find_refs
 
 
 def flat(text) -> str:

@@ -28,7 +28,6 @@ from textual import on
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -40,29 +39,19 @@ from ...summary.formats.profiler import Profile, ProfileRef, Shapes, Timeline
 from ...summary.queries import profiler as profile_queries
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
+from ..common.memo import Memo
 from ..common.text import literal
 from ..dialogs import ListPicker
-from ..loader import Loaded, LoadProblem
+from ..loader import Loaded
 from ..presenters import profiler as present
 from ..presenters.profiler import STEP_NOTE
 from ..state.profiler import SECTIONS, ProfilerState
 from ..widgets.on_demand_input import OnDemandInput
+from ..widgets.profile_panes import OpsPane, Pane, TimelinePane
 from ..widgets.profile_table import OpTable
-from ..widgets.profile_timeline import TimelineChart
 from .base import DataView, ViewSpec
 from .profiler_cluster import ClusterPanel
-
-def find_refs(cache, train_ids: tuple[str, ...]) -> list[tuple[str, ProfileRef]]:
-    """(train id, profile) of every profile of the jobs, newest first (runs in the loader's thread)."""
-    jobs = [cache.job(tid) for tid in train_ids]
-    found = [(job.train_id, ref) for job in jobs if job is not None
-             for ref in data.find_profiles(job.path, cache.source)]
-    return sorted(found, key=lambda item: -item[1].created)
-
-
-def open_profile(ref: ProfileRef) -> Profile:
-    """What the first screen shows: op types, ops, memory (calls, shapes and trace come next)."""
-    return data.load_profile(ref, calls=False, shapes=False, timeline=False)
+from .profiler_reading import find_refs, open_profile, read_timeline
 
 
 class ProfilePicker(ListPicker):
@@ -75,12 +64,6 @@ class ProfilePicker(ListPicker):
         super().__init__("Profiles, newest first", labels, current, "profile-picker-list")
 
 
-class Pane(VerticalScroll, can_focus=True):
-    """A scrollable section (types, steps, memory): takes the keyboard so arrows scroll it."""
-
-    HELP_GROUP = "Profiler"
-
-
 class ProfilerView(DataView):
     SPEC = ViewSpec("profiler", "Profiler", "7", (), "job")
     HELP_GROUP = "Profiler"
@@ -91,14 +74,6 @@ class ProfilerView(DataView):
     ProfilerView #profiler-problems { height: auto; max-height: 4; padding: 0 1; color: $warning; display: none; }
     ProfilerView .section { height: 1fr; display: none; }
     ProfilerView .section.-shown { display: block; }
-    ProfilerView Pane { padding: 0 1; }
-    ProfilerView #profiler-ops { layout: vertical; }
-    ProfilerView #profiler-filter { height: 1; border: none; padding: 0 1; display: none; }
-    ProfilerView #profiler-filter.-open { display: block; }
-    ProfilerView #profiler-op-detail { height: 12; padding: 0 1; border-top: solid $panel; display: none; }
-    ProfilerView #profiler-op-detail.-open { display: block; }
-    ProfilerView #profiler-timeline { layout: vertical; }
-    ProfilerView #profiler-span { height: 2; padding: 0 1; background: $panel; }
     ProfilerView #profiler-empty { height: 1fr; padding: 1 2; color: $text-muted; display: none; }
     ProfilerView.-cluster .section.-shown, ProfilerView.-cluster #profiler-empty { display: none; }
     ProfilerView.-cluster ClusterPanel { display: block; }
@@ -136,8 +111,7 @@ class ProfilerView(DataView):
         self.timeline: Timeline | None = None
         self.error = ""  # why no profile shows
         self.timeline_error = ""
-        self._rows_key: tuple | None = None
-        self._rows: list[data.Operator] = []
+        self._rows: Memo[list[data.Operator]] = Memo()  # the op table's, new with each profile
         self._steps: profile_queries.StepTimes | None = None
 
     @classmethod
@@ -153,17 +127,12 @@ class ProfilerView(DataView):
         yield Static("", id="profiler-empty")
         with Pane(id="profiler-types", classes="section"):
             yield Static("", id="profiler-types-chart")
-        with Vertical(id="profiler-ops", classes="section"):
-            yield OnDemandInput(placeholder="filter ops by name, type or scope (regex or text)", id="profiler-filter")
-            yield OpTable(id="profiler-table")
-            yield Static("", id="profiler-op-detail")
+        yield OpsPane(id="profiler-ops", classes="section")
         with Pane(id="profiler-steps", classes="section"):
             yield Static("", id="profiler-steps-chart")
         with Pane(id="profiler-memory", classes="section"):
             yield Static("", id="profiler-memory-chart")
-        with Vertical(id="profiler-timeline", classes="section"):
-            yield TimelineChart(id="profiler-timeline-chart")
-            yield Static("", id="profiler-span")
+        yield TimelinePane(id="profiler-timeline", classes="section")
         yield ClusterPanel(id="profiler-cluster")
 
     def on_mount(self) -> None:
@@ -198,7 +167,7 @@ class ProfilerView(DataView):
     def _open(self) -> None:
         chosen = self.current_ref()
         self.profile, self.shapes, self.timeline, self.timeline_error = None, None, None, ""
-        self._rows_key, self._steps = None, None
+        self._rows, self._steps = Memo(), None
         if chosen is not None:
             self.loader.request("profile", partial(open_profile, chosen[1]), partial(self._opened, chosen[1].key))
         self._redraw()
@@ -250,11 +219,6 @@ class ProfilerView(DataView):
             return
         ref = chosen[1]
 
-        def read() -> Timeline:
-            if ref.layout != "ascend_ms":
-                raise LoadProblem("no timeline: MindInsight's older layout has no trace_view.json")
-            return data.load_timeline(ref)
-
         def done(result: Loaded) -> None:
             now = self.current_ref()
             if now is None or now[1].key != ref.key:
@@ -266,7 +230,7 @@ class ProfilerView(DataView):
                 self.timeline = Timeline()
             self._redraw()
 
-        self.loader.request("timeline", read, done)
+        self.loader.request("timeline", partial(read_timeline, ref), done)
 
     def pending(self) -> int:
         return self.loader.pending()
@@ -300,11 +264,9 @@ class ProfilerView(DataView):
         profile = self.profile
         if profile is None:
             return []
-        key = (id(profile), self.state.sort, self.state.descending, self.state.filter)
-        if key != self._rows_key:
-            self._rows = self.state.ops(profile.operators)
-            self._rows_key = key
-        return self._rows
+        state = self.state
+        return self._rows.get((id(profile), state.sort, state.descending, state.filter),
+                              lambda: state.ops(profile.operators))
 
     # -- drawing ------------------------------------------------------------------------------------
 
@@ -347,16 +309,8 @@ class ProfilerView(DataView):
         state = self.state
         rows = self.rows()
         index = state.cursor_index(rows)
-        table = self.query_one(OpTable)
-        table.show(rows, index, (state.sort, state.descending))
-        field = self.query_one("#profiler-filter", OnDemandInput)
-        field.set_class(bool(state.filter) or field.has_focus, "-open")
-        if field.value != state.filter and not field.has_focus:
-            field.value = state.filter
-        detail = self.query_one("#profiler-op-detail", Static)
-        detail.set_class(state.detail and index is not None, "-open")
-        if state.detail and index is not None:
-            detail.update(self.op_detail(rows[index]))
+        self.query_one(OpsPane).show(rows, index, (state.sort, state.descending), state.filter,
+                                     self.op_detail(rows[index]) if state.detail and index is not None else None)
 
     def op_detail(self, op: data.Operator) -> Text:
         assert self.profile is not None
@@ -371,10 +325,9 @@ class ProfilerView(DataView):
             present.memory_text(memory, self._width(), self.app.no_color))
 
     def _draw_timeline(self) -> None:
-        chart = self.query_one(TimelineChart)
         message = self.timeline_error or ("reading trace_view.json…" if self.timeline is None else "no spans")
-        chart.show(self.timeline, self.state, message)
-        self.query_one("#profiler-span", Static).update(present.span_text(self.state, self.timeline))
+        self.query_one(TimelinePane).show(self.timeline, self.state, message,
+                                          present.span_text(self.state, self.timeline))
 
     # -- events and actions -------------------------------------------------------------------------
 
@@ -439,9 +392,7 @@ class ProfilerView(DataView):
         if self.profile is None:
             return
         self.state = self.state.with_section("ops")
-        field = self.query_one("#profiler-filter", OnDemandInput)
-        field.add_class("-open")
-        field.open()
+        self.query_one(OpsPane).open_filter()
 
     def action_sort(self, move: int) -> None:
         if self.state.section != "ops":
@@ -490,4 +441,4 @@ class ProfilerView(DataView):
         return f"profiles of {', '.join(self.train_ids)}"
 
 
-__all__ = ["ProfilerView", "ProfilePicker", "find_refs", "open_profile", "STEP_NOTE"]
+__all__ = ["ProfilerView", "ProfilePicker", "STEP_NOTE"]
