@@ -5,7 +5,8 @@ from __future__ import annotations
 from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
-from tui_insight.ui.views.scalars import ChartGrid, ScalarsView
+from tui_insight.ui.views.scalars import ScalarsView
+from tui_insight.ui.widgets.scalar_panes import ChartGrid
 from tui_insight.ui.widgets.chart import draw_chart
 
 TAGS = [f"tag_{i}" for i in range(8)]

@@ -7,6 +7,7 @@ import pytest
 from uihelp import run_values, write_run
 
 from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import Changes
 from tui_insight.ui.common.palette import SERIES_MARKERS
 from tui_insight.ui.presenters import scalars as present
 from tui_insight.ui.state.scalars import OVERLAY, ScalarsState
@@ -109,3 +110,41 @@ def test_the_cursor_stops_at_the_steps_in_the_zoom_and_keeps_its_point_on_anothe
     relative = present.cursor_on_next_axis(scene, on_step)
     line = scene.line("./run_a", "loss", on_step)
     assert relative == pytest.approx(float(line.series.wall_times[6]) - scene.origins["./run_a"])
+
+
+def test_the_lines_read_every_tag_of_the_jobs_then_again_only_what_a_change_touched(tmp_path):
+    for run in RUNS:
+        write_run(tmp_path, run[2:], steps=10, tags=("loss", "acc"))
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    lines = present.ScalarLines()
+    lines.load_jobs(cache.jobs.values())
+    assert lines.tags() == ["acc", "loss"] and set(lines.series) == {(r, t) for r in RUNS for t in ("acc", "loss")}
+    versions = {key: lines.version(*key) for key in lines.series}
+    views = {run: cache.job(run) for run in RUNS}
+    assert lines.update(Changes(updated={"./run_a": {("scalar", "loss"), ("histogram", "acc")}}), views)
+    assert [key for key in versions if lines.version(*key) != versions[key]] == [("./run_a", "loss")]
+    again = {key: lines.version(*key) for key in lines.series}
+    assert lines.update(Changes(updated={"./run_b": set()}), views)  # read again from scratch: every tag
+    assert {key for key in again if lines.version(*key) != again[key]} == {("./run_b", "acc"), ("./run_b", "loss")}
+    assert not lines.update(Changes(updated={"./run_c": set()}), views)  # not one of the view's jobs
+    assert not lines.update(Changes(updated={"./run_a": {("image", "loss")}}), views)  # no scalar in it
+    assert lines.update(Changes(removed={"./run_b"}), {**views, "./run_b": None})
+    assert {run for run, _ in lines.series} == {"./run_a"}
+
+
+def test_the_live_pace_and_what_the_keys_say():
+    assert present.live_interval(0.0) == present.LIVE_REDRAW_SECONDS
+    assert present.live_interval(0.02) == pytest.approx(0.4)  # drawing cost 5 % of 0.4 s
+    assert present.live_interval(10.0) == present.LIVE_REDRAW_MAX_SECONDS
+    state = state_of().with_threshold("loss", 2.5, 0.1)
+    prompt, current = present.threshold_prompt(state, "loss")
+    assert prompt.startswith("Highlight points of [b]loss[/b] beyond a threshold") and current == "< 0.1 > 2.5"
+    assert present.threshold_prompt(state_of(), OVERLAY)[0].startswith("Highlight points of [b]the combined chart")
+    assert present.threshold_prompt(state_of(), "a[b]")[0].startswith("Highlight points of [b]a\\[b][/b]")
+    assert present.threshold_error("> 2.5") == "" and present.threshold_error("above") != ""
+    runs = ("./rank_0", "./rank_1")
+    assert [present.rank_view_note(view, runs) for view in range(4)] == [
+        "mean and min–max band", "band and ./rank_0", "band and ./rank_1", "every rank's line"]
+    assert present.best_note("loss", "lower") == "loss: lower is better"
+    assert present.best_note("[x]", None) == "\\[x]: no best marked"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import numpy as np
 from rich.text import Text
@@ -25,17 +25,32 @@ from ...summary.queries import ranks
 from ...summary.queries.best import LOWER, best_of
 from ...summary.queries.scalars import ScalarSeries, scalar_series, smooth, threshold_mask, value_at, x_values
 from ...summary.store.digest import TagDigest
-from ...summary.store.job_view import JobView
+from ...summary.store.job_view import Changes, JobView
 from ..common.format import clock_time, duration, number, short_time
 from ..common.palette import SERIES_COLOURS, SERIES_MARKERS
 from ..common.text import literal, markup
 from .grid import grid_shape as shape
-from ..state.scalars import OVERLAY, ScalarsState, describe_threshold
+from ..state.scalars import OVERLAY, ScalarsState, describe_threshold, parse_threshold
 from ..widgets.chart_data import ChartOptions, Trace, x_limits
 from ..widgets.summary_row import SummaryRow
 
 MIN_CHART_WIDTH = 56
 MIN_CHART_HEIGHT = 10
+# Newer data (a run being written) redraws the charts at most 4 times a second, and less often
+# (but at least once a second) when drawing and painting them would cost more than
+# `LIVE_DRAW_SHARE` of a core. Only the charts on screen are bound newer data: the others are
+# bound when they are scrolled into view.
+LIVE_REDRAW_SECONDS = 0.25
+LIVE_REDRAW_MAX_SECONDS = 1.0
+LIVE_DRAW_SHARE = 0.05
+HELP_NOTE = ("[b]Reading the charts[/b]\n"
+             "  ✓ / · in the tag list: drawn / not drawn (space toggles, a all or none)\n"
+             "  × NaN and ▲ +Inf at the top edge, ▼ -Inf at the bottom: steps with no number\n"
+             "  t and y apply to the focused chart; Y toggles log y on every chart\n"
+             "  Summary table (m): last, min, max @ their step and the value at the cursor;\n"
+             "  ↓ lower is better (loss), ↑ higher (acc, f1, auc, precision, recall), ★ best run;\n"
+             "  b changes it for the tag of the focused chart or table row, B flips every tag\n"
+             "  Settings are remembered per job (start with --fresh to forget them)")
 HINT = "[dim]←/→ value cursor · z zoom to range · [ ] pan · ? every key[/dim]"
 
 
@@ -75,6 +90,30 @@ class ScalarLines:
             self.series[(train_id, tag)] = (series, self._versions)
             self.digests[(train_id, tag)] = view.digests.get(tag)  # type: ignore[union-attr]
         self._lines.pop((train_id, tag), None)
+
+    def load_jobs(self, views: Iterable[JobView]) -> None:
+        """Every scalar tag of the jobs `views`."""
+        for view in views:
+            for tag in view.tag_names("scalar"):
+                self.load(view, view.train_id, tag)
+
+    def update(self, changes: Changes, views: Mapping[str, JobView | None]) -> bool:
+        """Read again what `changes` touched of the jobs `views` (train id: its job view, None
+        when gone); whether any series came, changed or went."""
+        touched = False
+        for tid in views.keys() & changes.jobs():
+            view = views[tid]
+            if view is None:
+                continue
+            changed = changes.tags(tid, "scalar")
+            if changed is None:  # the job was read again from scratch, or just appeared
+                self.forget(tid)
+            for tag in view.tag_names("scalar") if changed is None else sorted(changed):
+                self.load(view, tid, tag)
+                touched = True
+        for tid in views.keys() & changes.removed:
+            touched = self.forget(tid) or touched
+        return touched
 
     def forget(self, train_id: str) -> bool:
         """Drop every series of `train_id`; whether it had any."""
@@ -410,3 +449,41 @@ def grid_shape(width: int, height: int, count: int, fullscreen: bool = False) ->
     """(columns, row height) of the scalar charts' grid: charts at least `MIN_CHART_WIDTH` wide
     and `MIN_CHART_HEIGHT` tall (`grid.grid_shape`)."""
     return shape(width, height, count, fullscreen, min_width=MIN_CHART_WIDTH, min_height=MIN_CHART_HEIGHT)
+
+
+# -- the view's pace and its messages ----------------------------------------------------------------
+
+def live_interval(cost: float) -> float:
+    """Seconds between live redraws: at least `LIVE_REDRAW_SECONDS`, longer when drawing the
+    charts the last live redraw drew took `cost` seconds, more than `LIVE_DRAW_SHARE` of that
+    time (many or big charts), at most `LIVE_REDRAW_MAX_SECONDS`."""
+    return min(LIVE_REDRAW_MAX_SECONDS, max(LIVE_REDRAW_SECONDS, cost / LIVE_DRAW_SHARE))
+
+
+def threshold_prompt(state: ScalarsState, chart_id: str) -> tuple[str, str]:
+    """What `t` asks (markup) and the chart's threshold now, as it would be typed."""
+    name = "the combined chart" if chart_id == OVERLAY else markup(chart_id)
+    current = describe_threshold(*state.settings(chart_id).threshold).replace(" or ", " ")
+    return (f"Highlight points of [b]{name}[/b] beyond a threshold: [b]> 2.5[/b], [b]< 0.1[/b] or both; "
+            "empty clears"), current
+
+
+def threshold_error(text: str) -> str:
+    """Why `text` is no threshold ("" when it is one)."""
+    try:
+        parse_threshold(text)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def rank_view_note(view: int, train_ids: tuple[str, ...]) -> str:
+    """What `r` says (markup): the band, the rank drawn over it, or every rank's line."""
+    said = ("mean and min–max band" if view == 0 else "every rank's line" if view > len(train_ids)
+            else f"band and {train_ids[view - 1]}")
+    return markup(said)
+
+
+def best_note(tag: str, way: str | None) -> str:
+    """What `b` says (markup): which way is better for `tag` now."""
+    return markup(f"{tag}: " + (f"{way} is better" if way else "no best marked"))

@@ -19,43 +19,23 @@ from typing import Any, Awaitable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.events import DescendantFocus
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from ...summary.queries import ranks
 from ...summary.store.job_view import Changes
 from ..common.focus import focus_now
-from ..common.text import literal, markup
-from ..state.scalars import CURSOR_JUMP, OVERLAY, SMOOTHING_STEPS, ScalarsState, describe_threshold, parse_threshold
+from ..common.text import literal
+from ..state.scalars import CURSOR_JUMP, OVERLAY, ScalarsState, parse_threshold
 from ..presenters import scalars as present
-from ..presenters.scalars import MIN_CHART_HEIGHT, Line, ScalarLines, grid_shape, line_traces
+from ..presenters.scalars import MIN_CHART_HEIGHT, Line, ScalarLines, grid_shape
 from ..widgets.chart import ChartPlot, ScalarChart, log_y_problem
+from ..widgets.scalar_panes import ChartGrid, ScalarMain
 from ..widgets.summary_table import SummaryTable
-from ..widgets.view_grid import ViewGrid
 from .base import ViewSpec
 from .tag_grid import TagGridView
 
-__all__ = ["CURSOR_JUMP", "OVERLAY", "SMOOTHING_STEPS", "ScalarsView", "parse_threshold", "describe_threshold",
-           "grid_shape", "line_traces"]
-
-# Newer data (a run being written) redraws the charts at most 4 times a second, and less often
-# (but at least once a second) when drawing and painting them would cost more than
-# `LIVE_DRAW_SHARE` of a core. Only the charts on screen are bound newer data: the others are
-# bound when they are scrolled into view.
-LIVE_REDRAW_SECONDS = 0.25
-LIVE_REDRAW_MAX_SECONDS = 1.0
-LIVE_DRAW_SHARE = 0.05
-
-
-class ChartGrid(ViewGrid):
-    """The scrollable grid that holds the charts; tells the view when its size changes."""
-
-    DEFAULT_CSS = """
-    ChartGrid { layout: grid; grid-size: 1; grid-rows: 14; overflow-y: auto; height: 1fr; }
-    ChartGrid > ScalarChart { height: 100%; }
-    """
+__all__ = ["CURSOR_JUMP", "OVERLAY", "ScalarsView"]
 
 
 class ScalarsView(TagGridView):
@@ -65,23 +45,13 @@ class ScalarsView(TagGridView):
     MIN_ROW_HEIGHT = MIN_CHART_HEIGHT
     SPEC = ViewSpec("scalars", "Scalars", "1", ("scalar",), "job")
     HELP_GROUP = "Scalars"
-    HELP_NOTE = ("[b]Reading the charts[/b]\n"
-                 "  ✓ / · in the tag list: drawn / not drawn (space toggles, a all or none)\n"
-                 "  × NaN and ▲ +Inf at the top edge, ▼ -Inf at the bottom: steps with no number\n"
-                 "  t and y apply to the focused chart; Y toggles log y on every chart\n"
-                 "  Summary table (m): last, min, max @ their step and the value at the cursor;\n"
-                 "  ↓ lower is better (loss), ↑ higher (acc, f1, auc, precision, recall), ★ best run;\n"
-                 "  b changes it for the tag of the focused chart or table row, B flips every tag\n"
-                 "  Settings are remembered per job (start with --fresh to forget them)")
+    HELP_NOTE = present.HELP_NOTE
     DEFAULT_CSS = """
     ScalarsView { layout: horizontal; }
     ScalarsView.-fullscreen #scalar-tags { display: none; }
-    ScalarsView #scalar-main { width: 1fr; height: 1fr; }
-    ScalarsView #scalar-status { height: 1; padding: 0 1; background: $panel; }
     ScalarsView #scalar-empty { height: 1fr; content-align: center middle; color: $text-muted; display: none; }
     ScalarsView.-empty #scalar-empty { display: block; }
     ScalarsView.-empty ChartGrid { display: none; }
-    ScalarsView #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
     ScalarsView.-empty #scalar-summary, ScalarsView.-no-summary #scalar-summary { display: none; }
     """
     BINDINGS = [
@@ -125,8 +95,7 @@ class ScalarsView(TagGridView):
         super().__init__(cache, train_ids, **kwargs)
         self.lines = ScalarLines()  # each job's series of each tag, and what is derived from them
         self._charts: dict[str, ScalarChart] = {}
-        self._texts: dict[str, Any] = {}  # what the status lines show (see _show_text)
-        self._live_drawn = -LIVE_REDRAW_SECONDS  # time.monotonic() of the last live redraw
+        self._live_drawn = -present.LIVE_REDRAW_SECONDS  # time.monotonic() of the last live redraw
         self._live_timer: Any = None
         self._stale: set[str] = set()  # charts off screen that newer data was not bound to yet
 
@@ -139,17 +108,10 @@ class ScalarsView(TagGridView):
 
     def compose(self) -> ComposeResult:
         yield self.picker
-        with Vertical(id="scalar-main"):
-            yield Static("", id="scalar-status")
-            yield ChartGrid(id="scalar-grid")
-            yield Static("", id="scalar-empty")
-            yield Static("", id="scalar-readout")
-            yield SummaryTable(id="scalar-summary")
+        yield ScalarMain(id="scalar-main")
 
     async def on_mount(self) -> None:
-        for job in self.jobs:
-            for tag in job.tag_names("scalar"):
-                self._load(job.train_id, tag)
+        self.lines.load_jobs(self.jobs)
         state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags())).with_ranks(len(self.train_ids))
         self.set_reactive(ScalarsView.state, state)
         for mounting in self._redraw(None, state):
@@ -166,43 +128,23 @@ class ScalarsView(TagGridView):
 
     # -- data -----------------------------------------------------------------------------------
 
-    def _load(self, train_id: str, tag: str) -> None:
-        self.lines.load(self.cache.job(train_id), train_id, tag)
+    def _origin(self, train_id: str) -> float | None:
+        """The job's first wall time: what relative time counts from."""
+        view = self.cache.job(train_id)
+        return view.first_wall_time if view is not None else None
 
     def scene(self) -> present.Scene:
         """What the presenters need of the view besides its state."""
-        origins = {}
-        for tid in self.train_ids:
-            view = self.cache.job(tid)
-            origins[tid] = view.first_wall_time if view is not None else None
         return present.Scene(self.train_ids, self.lines, {tid: self.job_colour(tid) for tid in self.train_ids},
-                             origins, self.comparing, self.app.no_color,
+                             {tid: self._origin(tid) for tid in self.train_ids}, self.comparing, self.app.no_color,
                              ranks.one_group(self.train_ids, ranks.profile_ranks(self.jobs)) is not None)
 
     def line(self, train_id: str, tag: str, state: ScalarsState | None = None) -> Line | None:
         """The series with its x and smoothed values for the state's x-axis and smoothing."""
-        view = self.cache.job(train_id)
-        origin = view.first_wall_time if view is not None else None
-        return self.lines.line(train_id, tag, state or self.state, origin)
+        return self.lines.line(train_id, tag, state or self.state, self._origin(train_id))
 
     def cache_changed(self, changes: Changes) -> None:
-        mine = set(self.train_ids)
-        touched = False
-        for tid in mine & changes.jobs():
-            view = self.cache.job(tid)
-            if view is None:
-                continue
-            changed = changes.tags(tid, "scalar")
-            if changed is None:  # the job was read again from scratch, or just appeared
-                self.lines.forget(tid)
-                tags = view.tag_names("scalar")
-            else:
-                tags = sorted(changed)
-            for tag in tags:
-                self._load(tid, tag)
-                touched = True
-        for tid in mine & changes.removed:
-            touched = self.lines.forget(tid) or touched
+        touched = self.lines.update(changes, {tid: self.cache.job(tid) for tid in self.train_ids})
         if touched and self.is_mounted:
             self._tags_changed(live=True)
 
@@ -228,20 +170,15 @@ class ScalarsView(TagGridView):
             if tid not in train_ids:
                 self.lines.forget(tid)
         self.train_ids = train_ids
-        for job in self.jobs:
-            if job.train_id in appearing:
-                for tag in job.tag_names("scalar"):
-                    self._load(job.train_id, tag)
+        self.lines.load_jobs(job for job in self.jobs if job.train_id in appearing)
         if self.is_mounted:
             self._tags_changed(live=False)
         return True
 
     def live_interval(self) -> float:
-        """Seconds between live redraws: at least `LIVE_REDRAW_SECONDS`, longer when drawing the
-        charts the last live redraw drew took more than `LIVE_DRAW_SHARE` of that time (many
-        or big charts), at most `LIVE_REDRAW_MAX_SECONDS`."""
-        cost = sum(chart.draw_seconds for chart in self._charts.values() if chart.drawn_at >= self._live_drawn)
-        return min(LIVE_REDRAW_MAX_SECONDS, max(LIVE_REDRAW_SECONDS, cost / LIVE_DRAW_SHARE))
+        """Seconds between live redraws, from what drawing the charts of the last one cost."""
+        return present.live_interval(sum(chart.draw_seconds for chart in self._charts.values()
+                                         if chart.drawn_at >= self._live_drawn))
 
     def _live_redraw(self) -> None:
         """Newer data: rebind the charts (only those whose series changed redraw) at most every
@@ -334,17 +271,11 @@ class ScalarsView(TagGridView):
         target = state.target()
         chart = self._charts.get(target) if target is not None else None
         problem = log_y_problem(list(chart.plot.traces)) if chart is not None and state.settings(target).log_y else ""
-        self._show_text("#scalar-status", present.status(state, loading, problem))
-        self._show_text("#scalar-readout", present.readout(self.scene(), state, chart is not None))
+        main = self.query_one(ScalarMain)
+        main.show_text("status", present.status(state, loading, problem))
+        main.show_text("readout", present.readout(self.scene(), state, chart is not None))
         if not state.chart_ids():
-            self._show_text("#scalar-empty", literal(present.empty_reason(state, loading)))
-
-    def _show_text(self, selector: str, text: Any) -> None:
-        """Update a line only when its text changed: an update lays the screen out again (every
-        chart repainted), which live data must not cost several times a second."""
-        if self._texts.get(selector) != text:
-            self._texts[selector] = text
-            self.query_one(selector, Static).update(text)
+            main.show_text("empty", literal(present.empty_reason(state, loading)))
 
     # -- summary table ------------------------------------------------------------------------------
 
@@ -374,10 +305,7 @@ class ScalarsView(TagGridView):
             self.notify("r goes with a rank group's dashboard (enter on its row in the job list)", severity="warning")
             return
         self.state = self.state.next_rank_view(len(self.train_ids))
-        view = self.state.rank_view
-        said = ("mean and min–max band" if view == 0 else "every rank's line" if view > len(self.train_ids)
-                else f"band and {self.train_ids[view - 1]}")
-        self.notify(markup(said), timeout=2)
+        self.notify(present.rank_view_note(self.state.rank_view, self.train_ids), timeout=2)
 
     def action_best(self) -> None:
         tag = self._best_tag()
@@ -385,8 +313,7 @@ class ScalarsView(TagGridView):
             self.notify("Select a tag first", severity="warning")
             return
         self.state = self.state.cycle_best(tag)
-        way = self.state.best_direction(tag)
-        self.notify(markup(f"{tag}: " + (f"{way} is better" if way else "no best marked")), timeout=2)
+        self.notify(present.best_note(tag, self.state.best_direction(tag)), timeout=2)
 
     def action_best_flip_all(self) -> None:
         self.state = self.state.flip_best(self.state.tags.visible())
@@ -431,22 +358,12 @@ class ScalarsView(TagGridView):
             self.notify("Select a tag first", severity="warning")
             return
 
-        def validate(text: str) -> str:
-            try:
-                parse_threshold(text)
-            except ValueError as exc:
-                return str(exc)
-            return ""
-
         def done(text: str | None) -> None:
             if text is not None:
                 self.state = self.state.with_threshold(chart_id, *parse_threshold(text))
 
-        name = "the combined chart" if chart_id == OVERLAY else markup(chart_id)
-        current = describe_threshold(*self.state.settings(chart_id).threshold).replace(" or ", " ")
-        self.app.push_screen(PromptScreen(f"Highlight points of [b]{name}[/b] beyond a threshold: "
-                                          "[b]> 2.5[/b], [b]< 0.1[/b] or both; empty clears",
-                                          current, "> 2.5", validate), done)
+        prompt, current = present.threshold_prompt(self.state, chart_id)
+        self.app.push_screen(PromptScreen(prompt, current, "> 2.5", present.threshold_error), done)
 
     def action_overlay(self) -> None:
         if not self.state.overlay and len(self.state.tags.visible()) < 2:
