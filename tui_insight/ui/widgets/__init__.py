@@ -11,4 +11,8 @@
   `node_detail.py`.
 - Frames: `view_grid.py`, `footer.py`, `progress.py`, `on_demand_input.py`, `commands.py` (keys
   a drawing widget hands to its view).
+- A view's panes, each a whole widget over what its presenter made: `lineage_panes.py` (filter
+  box, panel, dataset pane, the two tables' switcher), `image_card.py` (cards and their grid; their
+  plain data `image_data.py`), `profile_panes.py` (ops, timeline, text sections), `scalar_panes.py`
+  (chart grid and the lines around it).
 """

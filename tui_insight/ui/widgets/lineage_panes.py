@@ -43,10 +43,12 @@ class LineageFilterBox(Vertical):
 
     def __init__(self, value: str, placeholder: str, hint: str, **kwargs: Any) -> None:
         super().__init__(classes="-shown" if value else "", **kwargs)
-        self._value, self._placeholder, self._hint = value, placeholder, hint
+        self._filter_text = value
+        self._filter_prompt = placeholder
+        self._hint = hint
 
     def compose(self) -> ComposeResult:
-        yield ReturningInput(self._value, placeholder=self._placeholder, id="lineage-filter")
+        yield ReturningInput(self._filter_text, placeholder=self._filter_prompt, id="lineage-filter")
         yield Static(self._hint, id="lineage-message")
 
     @property
