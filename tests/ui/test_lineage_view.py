@@ -414,26 +414,6 @@ def test_s_in_the_dataset_table_sorts_by_pipeline_and_says_why_a_stage_column_do
     assert any("follows the model table" in text for text in said)
 
 
-def test_a_job_without_dataset_graph_says_so(lineage_logs):
-    write_lineage(lineage_logs, "nograph_e", lr=0.5, optimizer="SGD", metric={"Accuracy": 0.1}, graph=None,
-                  mtime=MTIME)
-
-    async def body(pilot):
-        await open_lineage(pilot)
-        await pilot.press("t")
-        await pilot.pause()
-        view(app).dataset_table.move_to(row_key="./nograph_e")
-        await pilot.pause()
-        return view(app).query_one("#lineage-detail", Static).content
-
-    app = make_app(lineage_logs)
-    detail = run_pilot(app, body)
-    from rich.console import Console
-    console = Console(width=80, record=True)
-    console.print(detail)
-    assert "no dataset graph" in console.export_text()
-
-
 # -- live updates -------------------------------------------------------------------------------------------
 
 def test_rows_follow_lineage_files_as_they_appear_change_and_go(lineage_logs):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from lineage_runs import write_lineage_runs
 
+from rich.console import Console
+
+from tui_insight.summary.formats.writer import LineageWriter
 from tui_insight.summary.queries.importance import importances
 from tui_insight.summary.queries.lineage import (
     LineageQueryError,
@@ -214,3 +217,23 @@ def test_the_readout_under_the_panel_is_the_shown_parts(data):
     assert present.panel_readout(LineageState(), None, data, shown, [], ranking, ()).plain == ""
     assert present.mark_note("./a[b]", True, 2) == "./a\\[b] marked for comparison · 2 marked (c in the job list compares them)"
     assert present.mark_note("./a", False, 0).startswith("./a unmarked · 0 marked")
+
+
+def test_the_detail_shows_a_jobs_whole_pipeline_source_first_or_says_it_has_none(data, tmp_path):
+    with LineageWriter(tmp_path / "nograph", timestamp=1_700_000_000) as writer:
+        writer.write_train(optimizer="SGD", learning_rate=0.5, loss=0.4, epoch=1, batch_size=8)
+    cache = SummaryCache(str(tmp_path))
+    cache.reload()
+    without = present.lineage_data(cache.jobs)
+
+    def text(renderable) -> str:
+        console = Console(width=80, record=True)
+        console.print(renderable)
+        return console.export_text()
+
+    assert "no dataset graph in this job's lineage" in text(present.detail("./nograph", without.by_id, without.stages))
+    run = data.rows[0].summary_dir
+    shown = text(present.detail(run, data.by_id, data.stages))
+    assert shown.startswith(f"{run}  pipeline ")
+    assert shown.index("MnistDataset") < shown.index("↓ Shuffle") < shown.index("↓ Batch")  # source first
+    assert present.detail(None, data.by_id, data.stages) == present.detail("./gone", data.by_id, data.stages)
