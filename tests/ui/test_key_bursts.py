@@ -14,6 +14,7 @@ from textual.widgets import Input
 
 from fixture_paths import FIXTURES
 from tui_insight.ui.screens.jobs import JobsScreen
+from tui_insight.ui.widgets.job_table import JobTable
 from uihelp import MINDSPORE_LOGS, make_app, post_key, press_unsettled, run_pilot, wait_for, wait_for_view
 
 
@@ -89,6 +90,45 @@ def test_keys_behind_a_filters_enter_go_to_the_list_again():
         return app.screen.train_ids
 
     assert run_pilot(app, body) == ("./lenet_lr0.01",)
+
+
+def test_a_key_behind_a_filters_enter_goes_to_the_list():
+    """`/lenet⏎␣` in one burst: the space was queued for the box before the enter gave the
+    keyboard back, and used to be typed into it (`lenet `, no job left); it marks the job under
+    the list's cursor."""
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "/lenet")
+        app.post_message(events.Key("enter", "\r"))
+        burst(app, " ")
+        await pilot.pause(0.3)
+        table = app.screen.query_one(JobTable)
+        return app.screen.query_one(Input).value, app.focused is table, table.order, list(app.marked)
+
+    value, listed, order, marked = run_pilot(app, body)
+    assert value == "lenet" and listed
+    assert sorted(order) == ["./lenet_lr0.01", "./lenet_lr0.1"] and marked == order[:1]
+
+
+def test_a_key_behind_the_lineage_filters_enter_is_the_views_key():
+    """`/learning_rate>0.01⏎t` in one burst in lineage: the filter holds, `t` switches to the
+    dataset lineage instead of ending up in the box (`0.01t`: not a number)."""
+    from tui_insight.ui.views.lineage import LineageView
+
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "l")
+        await wait_for_view(pilot, app, "LineageView")
+        view = app.screen.query_one(LineageView)
+        burst(app, "/learning_rate>0.01")
+        app.post_message(events.Key("enter", "\r"))
+        burst(app, "t")
+        await pilot.pause(0.3)
+        return app.screen.query_one("#lineage-filter", Input).value, view.state.filter, view.state.mode
+
+    assert run_pilot(app, body) == ("learning_rate>0.01", "learning_rate>0.01", "dataset")
 
 
 def test_keys_behind_q_do_nothing_while_the_app_quits():

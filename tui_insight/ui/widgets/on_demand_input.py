@@ -4,6 +4,8 @@
 (`open`), at once. Textual delivers `Input.Submitted` after the keys already received, so with
 the focus moved only by the screen's Submitted handler, `/lenet⏎⏎2` typed ahead, pasted, or sent
 in one burst over SSH put the second enter and the `2` into the box instead of the job list.
+Keys already queued for the box when it gave the keyboard away are not typed into it either:
+they go to the bindings of the widget that has it now.
 
 `OnDemandInput` is also out of the tab order: tab and shift+tab move between the panes a user
 reads (lists, charts, tables); landing in a text box on the way would swallow the next letter
@@ -42,6 +44,18 @@ class ReturningInput(Input):
         if came_from is not None and came_from.is_attached and came_from.focusable:
             focus_now(came_from)
         await super().action_submit()
+
+    async def on_key(self, event: events.Key) -> None:
+        # Enter is answered here, in the box's own queue: as a binding it would run only once it
+        # had bubbled up to the app, after the keys queued behind it were typed into the box. A
+        # key queued before the keyboard went away is not typed in: it goes on up, to the bindings
+        # of the widget that has the keyboard now (`/lenet⏎j`: `j` moves the list's cursor).
+        if self.screen.focused is not self:  # (`has_focus` follows only once the Blur is handled)
+            event.prevent_default()
+        elif event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            await self.action_submit()
 
 
 class OnDemandInput(ReturningInput):
