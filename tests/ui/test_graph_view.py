@@ -28,7 +28,8 @@ from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.graph import GraphPicker, GraphView
-from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow, scope_sizes
+from tui_insight.ui.presenters.graph import scope_sizes
+from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
 
 LENET = "./lenet_lr0.01"
@@ -1004,7 +1005,7 @@ def test_k_shows_the_legend_of_node_and_edge_kinds_and_help_has_it(tmp_path, siz
         app.open_jobs(("./job",), "graph")
         await wait_for_view(pilot, app, "GraphView")
         view = app.screen.query_one(GraphView)
-        assert await wait_for(pilot, lambda: settled(view) and not view.detail_loader.pending())
+        assert await wait_for(pilot, lambda: settled(view) and not view.body.detail_loader.pending())
         await pilot.pause()
         await pilot.press("k")
         await pilot.pause()
