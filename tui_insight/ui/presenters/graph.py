@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence, Union
+from typing import Callable, Iterable, Sequence, Union
 
 from rich.text import Text
 
@@ -110,6 +110,21 @@ def graph_entries(jobs: Iterable[JobView]) -> list[GraphEntry]:
     return [(job.train_id, tag, job.graphs[tag]) for job in jobs for tag in sorted(job.graphs)]
 
 
+def default_graph(state: GraphState, jobs: Sequence[JobView]) -> GraphState:
+    """The state keeping its graph while it exists, else taking the first (MindInsight's default
+    tag). While a job is still loading and no graph is known yet, the choice (maybe remembered) waits."""
+    entries = [(tid, tag) for tid, tag, _ in graph_entries(jobs)]
+    if not entries and any(job.state == "loading" for job in jobs):
+        return state
+    return state.choose_graph(entries)
+
+
+def chosen_source(state: GraphState, job: Callable[[str], JobView | None]) -> GraphSource | None:
+    """Where the state's graph comes from (None: no graph chosen, or its job or graph is gone)."""
+    view = job(state.graph[0]) if state.graph is not None else None
+    return view.graphs.get(state.graph[1]) if view is not None and state.graph is not None else None
+
+
 def pipeline_jobs(jobs: Iterable[JobView]) -> list[str]:
     """The train ids of `jobs` whose lineage has a dataset graph."""
     return [job.train_id for job in jobs if job.lineage is not None and job.lineage.dataset_graph]
@@ -152,6 +167,12 @@ def no_graph_text(state: GraphState, train_ids: Sequence[str], jobs: Sequence[st
         return (f"[b]{markup(', '.join(jobs))}[/b] has no computational graph: no graph record in its summary "
                 f"files and no .pb file.{pipeline}")
     return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
+
+
+def no_graph_message(state: GraphState, train_ids: Sequence[str], jobs: Sequence[JobView]) -> str:
+    """`no_graph_text` for the view's `jobs`."""
+    return no_graph_text(state, train_ids, [job.train_id for job in jobs], any(job.state == "loading" for job in jobs),
+                         bool(graph_entries(jobs)), bool(pipeline_jobs(jobs)))
 
 
 def building_text(key: GraphKey) -> str:

@@ -1,15 +1,12 @@
 """The graph view (`5`): a job's computational graph as a tree of name scopes, and its dataset pipeline.
 
-- What the user chose and where they are (which graph, optimized or not, graph or pipeline, open
-  scopes, cursor, search) is one `GraphState` (ui/state/graph.py) in the `state` reactive;
-  `watch_state` redraws from it and hands it to the workspace.
-- The graph is read and built (tui_insight.summary.formats.graph) by the view's loader, so a big graph
-  never freezes the UI; built graphs are kept per (job, tag, optimized) and rebuilt only when
-  the cache says their source changed. What a build makes is kept out of the garbage collector's
-  passes while the view lives (`summary/gc_policy.py`).
-- The panes are widgets (widgets/graph_panes.py): the tree loads a scope's children when it is
-  expanded (widgets/graph_tree.py); the detail (widgets/node_detail.py) shows the node under the
-  cursor, a scope's edges gathered on the body's own loader (a build never waits for them).
+- What the user chose and where they are (graph, optimized or not, graph or pipeline, open scopes,
+  cursor, search) is one `GraphState` (ui/state/graph.py) in the `state` reactive.
+- The graph is built (`presenters.graph.build_source`) by the view's loader, so a big graph never
+  freezes the UI; builds are kept per (job, tag, optimized) and made again only when the cache says
+  their source changed, out of the garbage collector's passes while the view lives (`gc_policy`).
+- The panes are widgets (widgets/graph_panes.py): the tree loads a scope's children as it is
+  expanded; the detail follows its cursor, a scope's edges gathered on the body's own loader.
 - `/` searches names as MindInsight does (§5.3), `n`/`N` step through the matches, `o` switches
   to the optimized graph (§5.2), `g` picks among several graphs, `d` shows the dataset pipeline
   of the job's lineage (§6.4).
@@ -36,7 +33,7 @@ from ..common.text import markup
 from ..dialogs import GraphPicker
 from ..loader import Loaded
 from ..presenters import graph as present
-from ..presenters.graph import LEGEND, BuiltGraph, GraphEntry, GraphKey, build_source
+from ..presenters.graph import LEGEND, BuiltGraph, GraphKey, build_source
 from ..state.graph import GraphState
 from ..widgets.graph_panes import GraphBody, GraphHeader
 from ..widgets.graph_tree import GraphTree, PipelineTree
@@ -97,7 +94,7 @@ class GraphView(DataView):
         yield GraphBody(id="graph-body")
 
     def on_mount(self) -> None:
-        self.set_reactive(GraphView.state, self._with_default_graph(self.state))
+        self.set_reactive(GraphView.state, present.default_graph(self.state, self.jobs))
         self._refresh()  # the tree (or the message in its place) is up: the view can take the keys
         self.remember(self.state)
         self.ready_for_keys()
@@ -170,24 +167,8 @@ class GraphView(DataView):
 
     # -- which graph --------------------------------------------------------------------------
 
-    def graph_entries(self) -> list[GraphEntry]:
-        """Every graph of the view's jobs: (train id, tag, source), tags in alphabetical order."""
-        return present.graph_entries(self.jobs)
-
-    def _with_default_graph(self, state: GraphState) -> GraphState:
-        """Keep the chosen graph while it exists, else take the first (MindInsight's default tag).
-        While a job is still loading and no graph is known yet, the choice (maybe remembered) waits."""
-        entries = [(tid, tag) for tid, tag, _ in self.graph_entries()]
-        if not entries and any(job.state == "loading" for job in self.jobs):
-            return state
-        return state.choose_graph(entries)
-
     def _current_source(self) -> GraphSource | None:
-        graph = self.state.graph
-        if graph is None:
-            return None
-        job = self.cache.job(graph[0])
-        return job.graphs.get(graph[1]) if job is not None else None
+        return present.chosen_source(self.state, self.cache.job)
 
     def _refresh(self) -> None:
         """Bring the panes in line with the mode, the chosen graph and what is built."""
@@ -199,7 +180,7 @@ class GraphView(DataView):
         if source is None or key is None:
             self._shown = None
             self.body.show_graph(None)
-            self._show_pane("message", self._no_graph_text(), "No graph to show.")
+            self._show_pane("message", present.no_graph_message(self.state, self.train_ids, self.jobs), "No graph to show.")
             self._update_status()
             return
         built = self._built.get(key)
@@ -219,11 +200,6 @@ class GraphView(DataView):
         # After the next paint: the message shows at once, before the build competes for the GIL.
         self.call_after_refresh(self._request_build, key, source)
         self._update_status()
-
-    def _no_graph_text(self) -> str:
-        return present.no_graph_text(self.state, self.train_ids, [job.train_id for job in self.jobs],
-                                     any(job.state == "loading" for job in self.jobs), bool(self.graph_entries()),
-                                     bool(present.pipeline_jobs(self.jobs)))
 
     # -- building -----------------------------------------------------------------------------
 
@@ -257,13 +233,12 @@ class GraphView(DataView):
         if built.graph is None:
             self.body.show_graph(None)
             self._show_pane("message", present.error_text(key, built), "No graph to show.")
-            self._update_status()
-            return
-        self._show_pane("tree")
-        if self.body.show_graph(built.graph, built.sizes, self.state, previous is not None and previous.key[:2] == key[:2]):
-            self._no_match()
+        else:
+            self._show_pane("tree")
+            if self.body.show_graph(built.graph, built.sizes, self.state, previous is not None and previous.key[:2] == key[:2]):
+                self._no_match()
+            self.call_after_refresh(self._update_detail)  # paint the tree first
         self._update_status()
-        self.call_after_refresh(self._update_detail)  # paint the tree first
 
     # -- status lines -------------------------------------------------------------------------
 
@@ -273,7 +248,7 @@ class GraphView(DataView):
             title, hint = present.pipeline_status(state, len(self.pipeline.steps), len(present.pipeline_jobs(self.jobs)))
         else:
             built = self._shown.built if self._shown is not None and self._shown.key == state.key else None
-            title, hint = present.graph_status(state, self.graph_entries(), self._current_source(), built,
+            title, hint = present.graph_status(state, present.graph_entries(self.jobs), self._current_source(), built,
                                                len(self.matches), len(self.train_ids) > 1, bool(present.pipeline_jobs(self.jobs)))
         self.query_one(GraphHeader).show(title, hint)
 
@@ -286,13 +261,10 @@ class GraphView(DataView):
     @on(Tree.NodeHighlighted)
     def _highlighted(self, event: Tree.NodeHighlighted) -> None:
         event.stop()
-        graph_mode = self.state.mode == "graph"
-        if event.control is self.graph_tree and graph_mode:
-            name = self.graph_tree.cursor_name
-            if name is not None and self._tree_is_current():
-                self.state = self.state.select(name)
-            self._update_detail()
-        elif event.control is self.pipeline and not graph_mode:
+        graph_mode, name = self.state.mode == "graph", self.graph_tree.cursor_name
+        if event.control is self.graph_tree and graph_mode and name is not None and self._tree_is_current():
+            self.state = self.state.select(name)
+        if event.control is (self.graph_tree if graph_mode else self.pipeline):
             self._update_detail()
 
     @on(Tree.NodeExpanded, "#graph-tree")
@@ -331,16 +303,14 @@ class GraphView(DataView):
         if trees and self.state.mode == "graph" and self._tree_is_current() and trees.first().graph is not None:
             self._jump_to(name)
         else:  # choose the graph first: choosing one later starts its selection afresh
-            self.state = self._with_default_graph(self.state).jump(name)
+            self.state = present.default_graph(self.state, self.jobs).jump(name)
 
     def action_jump_back(self) -> None:
-        tree = self.graph_tree
         if self.state.mode != "graph" or not self.state.history:
             raise SkipAction()
         self.state = self.state.back()
-        name = self.state.selected
-        if tree.graph is not None and name is not None and name in tree.graph:
-            tree.reveal(name)
+        if self.state.selected is not None:
+            self.graph_tree.reveal(self.state.selected)  # if it is (still) in the graph
 
     # -- search -------------------------------------------------------------------------------
 
@@ -383,9 +353,8 @@ class GraphView(DataView):
         self.notify(present.no_match_text(self.state.search), severity="warning", timeout=3)
 
     def _go_to_match(self) -> None:
-        matches, index = self.matches, self.state.match
-        if 0 <= index < len(matches):
-            self.graph_tree.reveal(matches[index])
+        if 0 <= self.state.match < len(self.matches):
+            self.graph_tree.reveal(self.matches[self.state.match])
 
     def _step_match(self, step: int) -> None:
         if self.state.mode != "graph":
@@ -428,8 +397,7 @@ class GraphView(DataView):
     def action_legend(self) -> None:
         """`k`: what the marks of the tree and the detail pane mean, in the detail pane (the next
         move in the tree shows the node again)."""
-        self.detail.show_rows([DetailRow(Text(line, "bold" if not line.startswith(" ") else ""))
-                               for line in LEGEND])
+        self.detail.show_rows([DetailRow(Text(line, "" if line.startswith(" ") else "bold")) for line in LEGEND])
 
     def action_toggle_pipeline(self) -> None:
         self.state = self.state.toggle_pipeline(present.pipeline_jobs(self.jobs), self.train_ids[0] if self.train_ids else None)
@@ -439,17 +407,16 @@ class GraphView(DataView):
         tid = self.state.pipeline_job
         job = self.cache.job(tid) if tid else None
         dataset_graph = job.lineage.dataset_graph if job is not None and job.lineage is not None else {}
+        self.pipeline.show_pipeline(dataset_graph or None)
         if not dataset_graph:
-            self.pipeline.show_pipeline(None)
             self._show_pane("message", present.no_pipeline_text(self.train_ids, tid), "No dataset pipeline to show.")
         else:
-            self.pipeline.show_pipeline(dataset_graph)
             self._show_pane("pipeline")
             self._update_detail()
         self._update_status()
 
     def action_pick(self) -> None:
-        pick = present.pick(self.state, self.graph_entries(), present.pipeline_jobs(self.jobs), len(self.train_ids) > 1)
+        pick = present.pick(self.state, present.graph_entries(self.jobs), present.pipeline_jobs(self.jobs), len(self.train_ids) > 1)
         if isinstance(pick, str):
             self.notify(pick, severity="warning")
             return
@@ -473,7 +440,7 @@ class GraphView(DataView):
         if changes.graphs & mine or jobs_changed:
             for key in [k for k in self._built if k[0] in changes.removed]:
                 del self._built[key]
-            new = self._with_default_graph(self.state)
+            new = present.default_graph(self.state, self.jobs)
             if new != self.state:
                 self.state = new  # the watcher shows it
             elif self.state.mode == "graph":
