@@ -36,7 +36,7 @@ from ..presenters import graph as present
 from ..presenters.graph import LEGEND, BuiltGraph, GraphKey, build_source
 from ..state.graph import GraphState
 from ..widgets.graph_panes import GraphBody, GraphHeader
-from ..widgets.graph_tree import GraphTree, PipelineTree
+from ..widgets.graph_tree import GraphTree
 from ..widgets.node_detail import DetailRow, NodeDetail
 from .base import DataView, ViewSpec
 
@@ -110,15 +110,7 @@ class GraphView(DataView):
 
     @property
     def graph_tree(self) -> GraphTree:
-        return self.query_one(GraphTree)
-
-    @property
-    def pipeline(self) -> PipelineTree:
-        return self.query_one(PipelineTree)
-
-    @property
-    def detail(self) -> NodeDetail:
-        return self.query_one(NodeDetail)
+        return self.body.graph_tree
 
     @property
     def shown_key(self) -> GraphKey | None:
@@ -139,7 +131,7 @@ class GraphView(DataView):
         if self.body.show_pane(pane, message):
             self.focus_view()
         if detail is not None:
-            self.detail.show_message(detail)
+            self.body.detail.show_message(detail)
 
     # -- the state ----------------------------------------------------------------------------
 
@@ -245,7 +237,7 @@ class GraphView(DataView):
     def _update_status(self) -> None:
         state = self.state
         if state.mode == "pipeline":
-            title, hint = present.pipeline_status(state, len(self.pipeline.steps), len(present.pipeline_jobs(self.jobs)))
+            title, hint = present.pipeline_status(state, len(self.body.pipeline.steps), len(present.pipeline_jobs(self.jobs)))
         else:
             built = self._shown.built if self._shown is not None and self._shown.key == state.key else None
             title, hint = present.graph_status(state, present.graph_entries(self.jobs), self._current_source(), built,
@@ -264,7 +256,7 @@ class GraphView(DataView):
         graph_mode, name = self.state.mode == "graph", self.graph_tree.cursor_name
         if event.control is self.graph_tree and graph_mode and name is not None and self._tree_is_current():
             self.state = self.state.select(name)
-        if event.control is (self.graph_tree if graph_mode else self.pipeline):
+        if event.control is (self.graph_tree if graph_mode else self.body.pipeline):
             self._update_detail()
 
     @on(Tree.NodeExpanded, "#graph-tree")
@@ -277,7 +269,7 @@ class GraphView(DataView):
 
     @on(OptionList.OptionHighlighted, "#node-detail")
     def _detail_moved(self, event: OptionList.OptionHighlighted) -> None:
-        detail = self.detail
+        detail = self.body.detail
         if self.state.mode == "graph" and detail.subject is not None and detail.highlighted is not None:
             self.state = self.state.with_detail_row(detail.highlighted)
 
@@ -397,7 +389,7 @@ class GraphView(DataView):
     def action_legend(self) -> None:
         """`k`: what the marks of the tree and the detail pane mean, in the detail pane (the next
         move in the tree shows the node again)."""
-        self.detail.show_rows([DetailRow(Text(line, "" if line.startswith(" ") else "bold")) for line in LEGEND])
+        self.body.detail.show_rows([DetailRow(Text(line, "" if line.startswith(" ") else "bold")) for line in LEGEND])
 
     def action_toggle_pipeline(self) -> None:
         self.state = self.state.toggle_pipeline(present.pipeline_jobs(self.jobs), self.train_ids[0] if self.train_ids else None)
@@ -407,7 +399,7 @@ class GraphView(DataView):
         tid = self.state.pipeline_job
         job = self.cache.job(tid) if tid else None
         dataset_graph = job.lineage.dataset_graph if job is not None and job.lineage is not None else {}
-        self.pipeline.show_pipeline(dataset_graph or None)
+        self.body.pipeline.show_pipeline(dataset_graph or None)
         if not dataset_graph:
             self._show_pane("message", present.no_pipeline_text(self.train_ids, tid), "No dataset pipeline to show.")
         else:
