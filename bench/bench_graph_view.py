@@ -30,8 +30,8 @@ from tui_insight.summary.store import graph_cache
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.summary.store.disk_cache import DiskCache
 from tui_insight.ui.app import InsightApp
+from tui_insight.ui.presenters.graph import scope_sizes
 from tui_insight.ui.views.graph import GraphView
-from tui_insight.ui.widgets.graph_tree import scope_sizes
 
 
 def resnet_like(target: int):

@@ -30,7 +30,7 @@ from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.queries import landscape, scalars, tensors
 from tui_insight.summary.queries.histograms import histogram_steps, rebin
 from tui_insight.summary.store.cache import SummaryCache
-from tui_insight.ui.widgets.graph_tree import scope_sizes
+from tui_insight.ui.presenters.graph import scope_sizes
 from tui_insight.ui.widgets.halfblock import ImageDecodeError, decode_image
 from tui_insight.ui.widgets.ridgeline import RidgeOptions, draw_ridgeline
 

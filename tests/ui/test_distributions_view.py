@@ -25,7 +25,8 @@ from tui_insight.summary.queries.distributions import (
 from tui_insight.ui.common.palette import SERIES_COLOURS, ThemeColours, hex_to_rgb
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.histograms import HistogramBands, HistogramChart, HistogramsView
-from tui_insight.ui.views.tensors import TensorBands, TensorChart, TensorsView
+from tui_insight.ui.views.tensors import TensorsView
+from tui_insight.ui.widgets.tensor_panes import TensorBands, TensorChart
 from tui_insight.ui.widgets.chart import ChartImage
 from tui_insight.ui.widgets.bands import (
     BandOptions,

@@ -28,7 +28,8 @@ from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views.graph import GraphPicker, GraphView
-from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow, scope_sizes
+from tui_insight.ui.presenters.graph import scope_sizes
+from tui_insight.ui.widgets.graph_tree import CHUNK, Branch, GraphTree, More, graph_label, pipeline_flow
 from tui_insight.ui.widgets.node_detail import graph_node_rows, pipeline_rows
 
 LENET = "./lenet_lr0.01"
@@ -72,7 +73,7 @@ def settled(view: GraphView) -> bool:
 def detail_of(view: GraphView, name: str) -> bool:
     """The detail pane shows `name` fully (a scope's rows come from a worker)."""
     graph = view.graph_tree.graph
-    return graph is not None and view.detail.subject == (id(graph), name)
+    return graph is not None and view.body.detail.subject == (id(graph), name)
 
 
 def run_view(cache: SummaryCache, train_ids, body, size=(120, 36), **host: Any) -> Any:
@@ -98,7 +99,7 @@ def root_names(tree: GraphTree) -> list[str]:
 
 
 def detail_text(view: GraphView) -> str:
-    return "\n".join(row.text.plain for row in view.detail.rows)
+    return "\n".join(row.text.plain for row in view.body.detail.rows)
 
 
 def on_screen(widget) -> str:
@@ -427,13 +428,13 @@ def test_enter_on_an_input_jumps_to_it_and_backspace_returns(fixture_cache):
         await pilot.pause()
         assert tree.cursor_name == start
         await pilot.press("enter")  # on a leaf: the detail pane takes the keyboard
-        assert view.detail.has_focus
+        assert view.body.detail.has_focus
         assert await wait_for(pilot, lambda: detail_of(view, start))
-        rows = view.detail.rows
+        rows = view.body.detail.rows
         first_input = next(i for i, row in enumerate(rows) if row.target and row.text.plain.startswith("←"))
         target = rows[first_input].target
         assert target in tree.graph.node(start).inputs
-        assert view.detail.highlighted == first_input  # the cursor starts on the first input: enter jumps
+        assert view.body.detail.highlighted == first_input  # the cursor starts on the first input: enter jumps
         await pilot.press("enter")
         await pilot.pause()
         assert tree.cursor_name == target
@@ -477,9 +478,9 @@ def test_dataset_pipeline_runs_from_the_source_to_batch(fixture_cache, truth):
         await pilot.press("right", "down")
         here = tree.cursor_name
         await pilot.press("d")
-        assert view.state.mode == "pipeline" and view.pipeline.display and not tree.display
-        assert view.pipeline.has_focus
-        assert [s.op.op_type for s in view.pipeline.steps] == chain == ["MnistDataset", "Map", "Map", "Batch"]
+        assert view.state.mode == "pipeline" and view.body.pipeline.display and not tree.display
+        assert view.body.pipeline.has_focus
+        assert [s.op.op_type for s in view.body.pipeline.steps] == chain == ["MnistDataset", "Map", "Map", "Batch"]
         assert "Dataset pipeline" in str(view.query_one("#graph-title", Static).render())
         assert "dataset_dir  /data/experiments/_dataset/mnist_synth" in detail_text(view)
         await pilot.press("down")  # the first Map: Resize, Rescale, HwcToChw on the images
@@ -610,8 +611,8 @@ def test_a_new_dataset_graph_replaces_the_pipeline_on_screen(tmp_path):
 
     async def body(pilot, view):
         await pilot.press("d", "down")
-        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
-        assert view.pipeline.cursor_node.data.op.op_type == "Map"
+        assert [s.op.op_type for s in view.body.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
+        assert view.body.pipeline.cursor_node.data.op.op_type == "Map"
         bigger = {"op_type": "Repeat", "count": 2, "children": [LENET_LIKE_PIPELINE]}
         with LineageWriter(job, timestamp=T0 + 10) as lineage:  # a later lineage file starts afresh
             lineage.write_dataset_graph(bigger)
@@ -619,11 +620,11 @@ def test_a_new_dataset_graph_replaces_the_pipeline_on_screen(tmp_path):
         assert "./job" in changes.lineage
         view.cache_changed(changes)
         await pilot.pause()
-        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch", "Repeat"]
-        assert view.pipeline.steps[-1].summary == "count=2"
+        assert [s.op.op_type for s in view.body.pipeline.steps] == ["MnistDataset", "Map", "Batch", "Repeat"]
+        assert view.body.pipeline.steps[-1].summary == "count=2"
         assert "4 operations" in str(view.query_one("#graph-title", Static).render())
         # The cursor stays on the same operation (Map), found by its place in the new dict.
-        node = view.pipeline.cursor_node
+        node = view.body.pipeline.cursor_node
         assert node.data.op.op_type == "Map" and "Resize" in detail_text(view)
 
     run_view(cache, ["./job"], body)
@@ -643,15 +644,15 @@ def test_comparison_picks_graphs_and_pipelines_of_each_job(tmp_path):
         assert view.state.graph == ("./b", "b.pb")
         await pilot.press("d")
         assert view.state.pipeline_job == "./b"  # the job of the graph on screen
-        assert [s.op.op_type for s in view.pipeline.steps] == ["ImageFolderDataset", "Map", "GeneratorDataset",
+        assert [s.op.op_type for s in view.body.pipeline.steps] == ["ImageFolderDataset", "Map", "GeneratorDataset",
                                                                 "Zip", "Batch"]
-        branch = view.pipeline.root.children[0]
+        branch = view.body.pipeline.root.children[0]
         assert branch.data is None and branch.label.plain == "input 1 of Zip" and branch.is_expanded
         await pilot.press("g")
         await pilot.press("up", "enter")
         await pilot.pause()
         assert view.state.pipeline_job == "./a"
-        assert [s.op.op_type for s in view.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
+        assert [s.op.op_type for s in view.body.pipeline.steps] == ["MnistDataset", "Map", "Batch"]
 
     run_view(cache, ["./a", "./b"], body)
 
@@ -683,16 +684,16 @@ def test_names_from_files_are_shown_literally(tmp_path):
         assert "search [bold red]y: 1/1" in str(view.query_one("#graph-hint", Static).render())
         assert await wait_for(pilot, lambda: detail_of(view, view.matches[0]))
         await pilot.pause()
-        assert "Default/[bold red]y[b]-op2" in on_screen(view.detail)
+        assert "Default/[bold red]y[b]-op2" in on_screen(view.body.detail)
         conv = "Default/[bold red]x[/]/Conv2D-op1"
         view.graph_tree.reveal(conv)
         assert await wait_for(pilot, lambda: detail_of(view, conv))
         await pilot.pause()
-        assert 'mode  "[i]v[/i]"' in on_screen(view.detail)
+        assert 'mode  "[i]v[/i]"' in on_screen(view.body.detail)
         await pilot.press("d")
         await pilot.pause()
-        assert "1. [b]Batch[/b]  batch_size=[i]16[/i]" in on_screen(view.pipeline)
-        assert "batch_size  [i]16[/i]" in on_screen(view.detail)
+        assert "1. [b]Batch[/b]  batch_size=[i]16[/i]" in on_screen(view.body.pipeline)
+        assert "batch_size  [i]16[/i]" in on_screen(view.body.detail)
 
     run_view(cache, ["./job"], body)
 
@@ -1004,7 +1005,7 @@ def test_k_shows_the_legend_of_node_and_edge_kinds_and_help_has_it(tmp_path, siz
         app.open_jobs(("./job",), "graph")
         await wait_for_view(pilot, app, "GraphView")
         view = app.screen.query_one(GraphView)
-        assert await wait_for(pilot, lambda: settled(view) and not view.detail_loader.pending())
+        assert await wait_for(pilot, lambda: settled(view) and not view.body.detail_loader.pending())
         await pilot.pause()
         await pilot.press("k")
         await pilot.pause()

@@ -23,7 +23,10 @@ from tui_insight.summary.formats.values import PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.tensors import format_value
 from tui_insight.ui.screens.help import collect_bindings
-from tui_insight.ui.views.tensors import StepSlider, TensorChart, TensorsView, option_id
+from tui_insight.ui.presenters.tensors import option_id
+from tui_insight.ui.views.tensors import TensorsView
+from tui_insight.ui.widgets.step_slider import StepSlider
+from tui_insight.ui.widgets.tensor_panes import TensorChart
 from tui_insight.ui.widgets.slice_table import SliceTable, column_width_for
 
 
@@ -503,17 +506,17 @@ def test_a_remembered_tensor_that_is_gone_falls_back_to_the_first():
     (PayloadError("the record at offset 12 is damaged"), "the record at offset 12 is damaged"),
 ])
 def test_a_failed_decode_says_why_where_the_table_would_be(tmp_path, monkeypatch, raised, said):
-    import tui_insight.ui.views.tensors as tensors_view
+    import tui_insight.ui.presenters.tensors as tensors_presenter
 
     write_tensors(tmp_path / "logs" / "run", [1, 2])
-    real = tensors_view.tensor_at
+    real = tensors_presenter.tensor_at
 
     def failing(cache, view, tag, i):
         if i == 0:
             raise raised
         return real(cache, view, tag, i)
 
-    monkeypatch.setattr(tensors_view, "tensor_at", failing)
+    monkeypatch.setattr(tensors_presenter, "tensor_at", failing)
     _, run = tensor_app(tmp_path / "logs", jobs=("./run",))
 
     async def body(pilot, view):

@@ -1,4 +1,4 @@
-"""Small modal dialogs: a one-line prompt, and the CSV export."""
+"""Small modal dialogs: a one-line prompt, the CSV export, and pickers of one item of a list."""
 from __future__ import annotations
 
 import os
@@ -256,6 +256,16 @@ class ListPicker(ModalScreen[int | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class GraphPicker(ListPicker):
+    """The graph view's `g`: one of several graphs (or pipelines); dismisses with the chosen index."""
+
+    HELP_GROUP = "Pick a graph"
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="graph_picker.cancel")]
+
+    def __init__(self, title: str, labels: list[Text], current: int):
+        super().__init__(markup(title), labels, current, "graph-picker-list")
 
 
 def _plain(label) -> str:

@@ -2,15 +2,17 @@
 writer and built as the view builds them: plain unit tests, no app, no Pilot."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from rich.text import Text
 from uihelp import T0
 
 from tui_insight.summary.formats.writer import SummaryWriter, make_graph, write_pb_graph
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.presenters import graph as present
+from tui_insight.ui.presenters.graph import build_source
 from tui_insight.ui.state.graph import GraphState
-from tui_insight.ui.views.graph import build_source
 
 NODES = [{"name": "1", "op_type": "Conv2D", "scope": "Default/net", "full_name": "Default/net/Conv2D-op1",
           "shape": [1]},
@@ -106,3 +108,46 @@ def test_the_picker_lists_each_graph_with_where_it_comes_from(tmp_path):
     assert [label.split("  ")[0] for label in labels] == [tag for _, tag, _ in entries]
     assert [label.split("  ")[1] for label in labels] == [present.source_text(s) for *_, s in entries]
     assert str(present.graph_labels(entries, compare=True)[0]).startswith("./job  ")
+
+
+def test_the_first_graph_is_chosen_unless_the_chosen_one_is_still_there(tmp_path):
+    cache = job_with_graphs(tmp_path, {"a.pb": make_graph(NODES, name="m")})
+    jobs = list(cache.jobs.values())
+    first = present.default_graph(GraphState(), jobs)
+    assert first.graph == ("./job", sorted(cache.job("./job").graphs)[0])
+    assert present.chosen_source(first, cache.job) == cache.job("./job").graphs[first.graph[1]]
+    kept = GraphState().with_graph(("./job", "a.pb"))
+    assert present.default_graph(kept, jobs) == kept
+    gone = GraphState().with_graph(("./job", "gone.pb"))
+    assert present.default_graph(gone, jobs).graph == first.graph
+    assert present.chosen_source(gone, cache.job) is None
+    assert present.chosen_source(GraphState(), cache.job) is None
+    assert present.default_graph(gone, []).graph is None  # no job loading: nothing to wait for
+    assert present.no_graph_message(gone, ["./job"], jobs) == "The graph gone.pb is no longer in ./job."
+    assert present.no_graph_message(gone, ["./job"], []) == "./job: no longer in LOGDIR."
+
+
+def test_g_offers_the_graphs_or_the_pipelines_and_says_why_not(tmp_path):
+    cache = job_with_graphs(tmp_path, {"a.pb": make_graph(NODES, name="m")})
+    entries = present.graph_entries(list(cache.jobs.values()))
+    assert entries == entries_of(cache)
+    state = GraphState().with_graph(("./job", entries[1][1]))
+    pick = present.pick(state, entries, [], compare=False)
+    assert isinstance(pick, present.Pick)
+    assert (pick.title, pick.current) == ("Show the graph", 1)
+    assert pick.choices == [("./job", tag) for _, tag, _ in entries]
+    assert [label.plain for label in pick.labels] == [label.plain for label in present.graph_labels(entries, False)]
+    assert present.pick(state, entries[:1], [], False) == "This job has only one graph"
+    assert present.pick(state, [], [], False) == "No graph here"
+    piped = replace(state, mode="pipeline", pipeline_job="./b")
+    pick = present.pick(piped, entries, ["./a", "./b"], False)
+    assert isinstance(pick, present.Pick)
+    assert (pick.title, pick.current, pick.choices) == ("Dataset pipeline of", 1, ["./a", "./b"])
+    assert [label.plain for label in pick.labels] == ["./a", "./b"]
+    assert present.pick(piped, entries, ["./a"], False) == "Only one job with a dataset pipeline here"
+    assert present.pick(piped, entries, [], False) == "No dataset pipeline here"
+
+
+def test_no_match_says_the_search_as_typed_or_how_to_search():
+    assert Text.from_markup(present.no_match_text("[b]x")).plain == "No node name matches '[b]x'"
+    assert present.no_match_text("") == "No search: press / to search node names"

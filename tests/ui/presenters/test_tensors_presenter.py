@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rich.text import Text
 from uihelp import MINDSPORE_LOGS
 
 from tui_insight.summary.queries.tensors import apply_slice, statistics, tensor_at
 from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import Changes
 from tui_insight.ui.presenters import tensors as present
 from tui_insight.ui.state.tensors import TensorsState
 
@@ -103,3 +105,83 @@ def test_the_message_says_why_there_is_no_table(cache):
     assert said.startswith("[b]custom/t3d[/b]  shape " + "x".join(map(str, tensor.dims)))
     assert said.endswith("No values to show: holds 5 values")
     assert np.asarray(tensor.array).size  # a real decoded tensor, shaped as the title says
+
+
+def test_the_tensors_are_listed_by_tag_then_in_the_jobs_order_and_filtered(cache):
+    keys = present.tensor_keys([cache.job(LENET_B), cache.job(LENET)], (LENET, LENET_B))
+    assert set(keys) == {(tid, tag) for tid in (LENET, LENET_B) for tag in cache.job(tid).tag_names("tensor")}
+    assert keys == sorted(keys, key=lambda key: (key[1], (LENET, LENET_B).index(key[0])))
+    t3d = present.filtered(keys, "t3d")
+    assert t3d == [(LENET, "custom/t3d"), (LENET_B, "custom/t3d")]
+    assert present.filtered(keys, "") == keys
+
+
+def test_changes_name_the_tensors_whose_data_may_have_moved(cache):
+    keys = present.tensor_keys([cache.job(LENET)], (LENET,))
+    job = cache.job
+    named = Changes(updated={LENET: {("tensor", "custom/t3d"), ("scalar", "loss")}})
+    assert present.changed_keys(named, (LENET,), keys, job) == {(LENET, "custom/t3d")}
+    assert present.changed_keys(named, (LENET_B,), keys, job) == set()  # not a job of the view
+    read_again = Changes(updated={LENET: set()})
+    assert present.changed_keys(read_again, (LENET,), keys, job) == set(keys)
+    gone = Changes(removed={LENET})
+    assert present.changed_keys(gone, (LENET,), keys + [(LENET, "was/here")], lambda tid: None) == \
+        set(keys) | {(LENET, "was/here")}
+
+
+def test_the_wanted_step_is_the_states_or_why_there_is_none(cache):
+    job = cache.job(LENET)
+    series = job.series("tensor", "custom/t3d")
+    state = TensorsState().choose((LENET, "custom/t3d"))
+    i = len(series) - 1
+    assert present.wanted_step(state, series, job) == (i, int(series.steps[i]), job.locator(series, i))
+    assert present.wanted_step(state, None, job) == "this tag is no longer in the job"
+    assert present.wanted_step(state, None, None) == "this tag is no longer in the job"
+    assert present.wanted_step(state, series.before(int(series.steps[0])), job) == "no kept steps"
+
+
+def test_a_decoded_step_has_its_values_and_statistics_or_says_why_not(cache):
+    job = cache.job(LENET)
+    series, i, tensor = decoded(cache, LENET, "custom/t3d")
+    step = present.decode_step(cache, job, (LENET, "custom/t3d"), i, int(series.steps[i]), job.locator(series, i))
+    np.testing.assert_array_equal(step.tensor.array, tensor.array)
+    assert step.overall == statistics(tensor.array) and step.problem == ""
+    gone = present.decode_step(cache, None, ("./[b]gone", "custom/t3d"), i, 1, None)
+    assert gone.tensor is None and gone.problem == "./[b]gone is gone"
+
+
+def test_every_steps_histogram_or_why_not(cache):
+    ridge, bands, problem = present.step_histograms(cache, cache.job(LENET), "custom/t3d")
+    series = cache.job(LENET).series("tensor", "custom/t3d")
+    assert problem == "" and len(bands) == len(series) and ridge is not None
+    assert present.step_histograms(cache, None, "custom/t3d") == (None, None, "no kept steps")
+
+
+def test_a_cut_is_the_slice_with_its_statistics_or_why_not(cache):
+    _, _, tensor = decoded(cache, LENET, "custom/t3d")
+    sliced, stats = present.cut(tensor.array, "[0,:,:]")
+    np.testing.assert_array_equal(sliced.data, apply_slice(tensor.array, "[0,:,:]").data)
+    assert stats == statistics(sliced.data)
+    assert isinstance(present.cut(tensor.array, "[0,0,0,0,0]"), str)
+    assert not present.integers(tensor) and tensor.dtype.startswith("DT_FLOAT")
+
+
+def test_the_readout_is_the_charts_or_the_cells_or_the_keys():
+    state = TensorsState().choose((LENET, "custom/t3d"))
+    cell = Text("custom/t3d[0, 1] = 2.0")
+    assert present.readout(state, None, "bands keys", cell) is cell
+    assert present.readout(state, None, "bands keys", None).plain == present.TABLE_HINT
+    ridge = state.toggle_histogram()
+    assert present.readout(ridge, Text("step 3"), "bands keys", cell).plain == "step 3"
+    assert present.readout(ridge, Text(""), "bands keys", cell).plain == present.RIDGE_HINT
+    assert present.readout(ridge.toggle_bands(), Text(""), "b: x", None).plain.startswith("b: x")
+
+
+def test_the_export_takes_the_tensor_on_screen_and_the_charts_name_it():
+    assert present.export_scope((LENET, "a/b"), (LENET, LENET_B)) == \
+        {"train_ids": [LENET], "plugins": {"tensor"}, "tags": {("tensor", "a/b")}}
+    assert present.export_scope(None, (LENET, LENET_B))["train_ids"] == [LENET, LENET_B]
+    assert (present.export_text((LENET, "a/b")), present.export_text(None)) == (f"tensor a/b of {LENET}", "no tensor")
+    assert present.chart_title((LENET, "[b]t"), compare=False) == "\\[b]t"
+    assert present.chart_title((LENET, "t"), compare=True) == f"t · {LENET}"
+    assert present.chart_title(None, compare=True) is None

@@ -216,3 +216,14 @@ def test_a_remembered_slice_is_only_a_wish_until_the_shape_is_known():
                                                                           "slice": "[0,0,0,0,0]"}]})
     fitted = state.fit_slice((3, 4))
     assert fitted.slice_for((3, 4)) == "[:,:]" and "does not fit" in fitted.slice_error
+
+
+def test_resolve_takes_the_first_tensor_unless_the_chosen_one_may_still_come():
+    keys = [("./a", "t1"), ("./a", "t2")]
+    assert TensorsState().resolve(keys, loading=True).current == ("./a", "t1")
+    chosen = TensorsState().choose(("./a", "t2"))
+    assert chosen.resolve(keys, loading=False) is chosen
+    gone = TensorsState().choose(("./a", "gone"))
+    assert gone.resolve(keys, loading=True) is gone  # its job is still being read
+    assert gone.resolve(keys, loading=False).current == ("./a", "t1")
+    assert gone.resolve([], loading=False) is gone

@@ -1,15 +1,18 @@
-"""What the graph view says: its title and hint lines, the message in place of the tree, the
-picker's lines and the legend, from the view's `GraphState` and what is built. Text from the
-files (job names, tags, node names) is escaped: the lines are markup."""
+"""What the graph view shows: a graph built with the nodes under each scope counted (in the
+loader's thread), its title and hint lines, the message in place of the tree, the picker's
+lines and the legend, from the view's `GraphState` and what is built. Text from the files (job
+names, tags, node names) is escaped: the lines are markup."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Iterable, Sequence, Union
 
 from rich.text import Text
 
-from ...summary.formats.graph import Graph
-from ...summary.store.job_view import GraphSource
+from ...summary.formats.graph import AGGREGATION_SCOPE, NAME_SCOPE, Graph, GraphError
+from ...summary.store.graph_cache import built_graph
+from ...summary.store.job_view import GraphSource, JobView
 from ..common.text import literal, markup
 from ..state.graph import GraphState
 
@@ -33,6 +36,17 @@ LEGEND = (
 HELP_NOTE = "[b]Legend[/b] (k shows it in the detail pane)\n" + "\n".join(f"  {line}" for line in LEGEND)
 
 
+@dataclass(frozen=True)
+class Pick:
+    """What `g` offers: the picker's title (markup), its lines, the line its cursor starts on, and
+    what each line chooses: a job whose dataset pipeline to show, or a graph (train id, tag)."""
+
+    title: str
+    labels: list[Text]
+    current: int
+    choices: list[Union[str, tuple[str, str]]]
+
+
 @dataclass
 class BuiltGraph:
     """A graph read and built from `source`, or why it could not be."""
@@ -42,6 +56,92 @@ class BuiltGraph:
     sizes: dict[str, int] = field(default_factory=dict)
     error: str = ""
     seconds: float = 0.0
+
+
+def scope_sizes(graph: Graph) -> dict[str, int]:
+    """{scope name: how many nodes (operators, parameters, constants) lie anywhere below it}."""
+    totals: dict[str, int] = {"": 0}
+    parents: dict[str, str] = {}
+    leaves: list[str] = []  # the scope of each node that is not a scope
+    scope_types = (NAME_SCOPE, AGGREGATION_SCOPE)
+    for node in graph:
+        if node.type in scope_types:
+            totals[node.name] = 0
+            parents[node.name] = node.scope
+        else:
+            leaves.append(node.scope)
+    for scope in leaves:
+        if scope in totals:  # always, in a graph the builder made
+            totals[scope] += 1
+    # Deepest scopes first (a parent's name is a prefix of its child's): each adds a finished total.
+    for scope in sorted(parents, key=lambda name: name.count("/"), reverse=True):
+        if parents[scope] in totals:
+            totals[parents[scope]] += totals[scope]
+    return totals
+
+
+def build_source(source: GraphSource, optimized: bool, files=None, keep_in=None) -> BuiltGraph:
+    """Read and build one graph (slow for big graphs: call it in a worker thread); `files`: the
+    cache's `Source` the graph is read through; `keep_in`: the cache directory where builds are
+    kept between runs (None: none)."""
+    start = time.perf_counter()
+    try:
+        graph = built_graph(source, optimized, files, keep_in)
+        sizes = scope_sizes(graph)
+    except GraphError as exc:
+        return BuiltGraph(source, None, error=str(exc))
+    except Exception as exc:  # a graph we cannot understand must not take the view down
+        return BuiltGraph(source, None, error=f"unexpected {type(exc).__name__}: {exc}")
+    return BuiltGraph(source, graph, sizes, seconds=time.perf_counter() - start)
+
+
+def status_part(state: GraphState) -> tuple[object, ...]:
+    """What the title and hint lines show of the state (the cursor and open scopes are not)."""
+    return state.mode, state.graph, state.optimized, state.pipeline_job, state.search, state.match
+
+
+def no_match_text(search: str) -> str:
+    """What `n`, `N` or a search say when no node name matches `search`."""
+    return f"No node name matches {markup(repr(search))}" if search else "No search: press / to search node names"
+
+
+def graph_entries(jobs: Iterable[JobView]) -> list[GraphEntry]:
+    """Every graph of `jobs`: (train id, tag, source), each job's tags in alphabetical order."""
+    return [(job.train_id, tag, job.graphs[tag]) for job in jobs for tag in sorted(job.graphs)]
+
+
+def default_graph(state: GraphState, jobs: Sequence[JobView]) -> GraphState:
+    """The state keeping its graph while it exists, else taking the first (MindInsight's default
+    tag). While a job is still loading and no graph is known yet, the choice (maybe remembered) waits."""
+    entries = [(tid, tag) for tid, tag, _ in graph_entries(jobs)]
+    if not entries and any(job.state == "loading" for job in jobs):
+        return state
+    return state.choose_graph(entries)
+
+
+def chosen_source(state: GraphState, job: Callable[[str], JobView | None]) -> GraphSource | None:
+    """Where the state's graph comes from (None: no graph chosen, or its job or graph is gone)."""
+    view = job(state.graph[0]) if state.graph is not None else None
+    return view.graphs.get(state.graph[1]) if view is not None and state.graph is not None else None
+
+
+def pipeline_jobs(jobs: Iterable[JobView]) -> list[str]:
+    """The train ids of `jobs` whose lineage has a dataset graph."""
+    return [job.train_id for job in jobs if job.lineage is not None and job.lineage.dataset_graph]
+
+
+def pick(state: GraphState, entries: Sequence[GraphEntry], pipelines: Sequence[str], compare: bool) -> Pick | str:
+    """What `g` offers in the state's mode (another job's pipeline, or another graph), or why it
+    offers nothing: fewer than two to choose from."""
+    if state.mode == "pipeline":
+        if len(pipelines) < 2:
+            return "Only one job with a dataset pipeline here" if pipelines else "No dataset pipeline here"
+        current = pipelines.index(state.pipeline_job) if state.pipeline_job in pipelines else 0
+        return Pick("Dataset pipeline of", [literal(tid) for tid in pipelines], current, list(pipelines))
+    if len(entries) < 2:
+        return "This job has only one graph" if entries else "No graph here"
+    current = next((i for i, (t, g, _) in enumerate(entries) if (t, g) == state.graph), 0)
+    return Pick("Show the graph", graph_labels(entries, compare), current, [(t, g) for t, g, _ in entries])
 
 
 def source_text(source: GraphSource) -> str:
@@ -67,6 +167,12 @@ def no_graph_text(state: GraphState, train_ids: Sequence[str], jobs: Sequence[st
         return (f"[b]{markup(', '.join(jobs))}[/b] has no computational graph: no graph record in its summary "
                 f"files and no .pb file.{pipeline}")
     return f"The graph {markup(graph[1])} is no longer in {markup(graph[0])}."
+
+
+def no_graph_message(state: GraphState, train_ids: Sequence[str], jobs: Sequence[JobView]) -> str:
+    """`no_graph_text` for the view's `jobs`."""
+    return no_graph_text(state, train_ids, [job.train_id for job in jobs], any(job.state == "loading" for job in jobs),
+                         bool(graph_entries(jobs)), bool(pipeline_jobs(jobs)))
 
 
 def building_text(key: GraphKey) -> str:

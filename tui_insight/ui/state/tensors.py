@@ -134,6 +134,13 @@ class TensorsState:
             return self
         return replace(self, current=key, slice_error="")
 
+    def resolve(self, keys: Sequence[Key], loading: bool) -> "TensorsState":
+        """The first of `keys` when no tensor is chosen, or the chosen one is gone for good (not
+        just not read yet: no job is `loading`)."""
+        if not keys or self.current in keys or (self.current is not None and loading):
+            return self
+        return self.choose(keys[0])
+
     def with_filter(self, text: str) -> "TensorsState":
         return self if text == self.filter else replace(self, filter=text)
 

@@ -2,8 +2,8 @@
 
 `GraphTree` shows a built `Graph` (tui_insight.summary.formats.graph) lazily: a scope's children become
 tree nodes only when it is expanded, and at most `CHUNK` at a time (a "… N more" line loads the
-next ones), so a graph of 100,000 nodes opens as fast as a small one. `scope_sizes` counts the
-nodes under each scope once per graph (in the worker that builds it).
+next ones), so a graph of 100,000 nodes opens as fast as a small one. The nodes under each scope
+are counted once per graph, in the worker that builds it (`presenters/graph.py`), and handed in.
 
 `PipelineTree` shows the dataset graph of a job's lineage (compat §6.4) in data-flow order:
 the source dataset first, then each operation (map, batch, shuffle, ...) that consumes it.
@@ -12,7 +12,7 @@ the source dataset first, then each operation (map, batch, shuffle, ...) that co
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Sequence, Union
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -25,6 +25,7 @@ from ...summary.queries.dataset_pipeline import DatasetOp, dataset_tree
 from ..common.format import clipped
 from ..common.palette import SERIES_COLOURS
 from ..common.text import shown
+from ..state.graph import visible_order
 
 CHUNK = 200  # children added per expansion step: five screens to browse, cheap to lay out
 MATCH_STYLE = f"bold {SERIES_COLOURS[1]}"  # search matches: the palette's orange
@@ -33,28 +34,6 @@ DIM = "dim"
 
 
 # -- the computational graph -------------------------------------------------------------------
-
-def scope_sizes(graph: Graph) -> dict[str, int]:
-    """{scope name: how many nodes (operators, parameters, constants) lie anywhere below it}."""
-    totals: dict[str, int] = {"": 0}
-    parents: dict[str, str] = {}
-    leaves: list[str] = []  # the scope of each node that is not a scope
-    scope_types = (NAME_SCOPE, AGGREGATION_SCOPE)
-    for node in graph:
-        if node.type in scope_types:
-            totals[node.name] = 0
-            parents[node.name] = node.scope
-        else:
-            leaves.append(node.scope)
-    for scope in leaves:
-        if scope in totals:  # always, in a graph the builder made
-            totals[scope] += 1
-    # Deepest scopes first (a parent's name is a prefix of its child's): each adds a finished total.
-    for scope in sorted(parents, key=lambda name: name.count("/"), reverse=True):
-        if parents[scope] in totals:
-            totals[parents[scope]] += totals[scope]
-    return totals
-
 
 @dataclass(frozen=True)
 class More:
@@ -142,6 +121,26 @@ class GraphTree(Tree[GraphData]):
             if self.root.children:
                 self.last_line  # noqa: B018 - lays the lines out
                 self.move_cursor(self.root.children[0], animate=False)
+
+    def show_graph_as(self, graph: Graph, sizes: dict[str, int], matches: Sequence[str], expanded: frozenset[str],
+                      reveal: Iterable[str], cursor: str | None) -> None:
+        """Show `graph` as the user left it: the scopes of `expanded` that still exist open (each
+        under open parents), the scopes above `reveal` opened, the cursor on `cursor` or on its
+        nearest scope still in the graph."""
+        self.show_graph(graph, sizes, matches)
+        for name in visible_order(expanded):
+            if name not in graph or not all(scope in expanded for scope in graph.ancestors(name)):
+                continue
+            node = self.reveal(name, move=False)
+            if node is not None and node.allow_expand:
+                self.load_children(node)
+                node.expand()
+        for name in reveal:
+            self.reveal(name, move=False)
+        while cursor and cursor not in graph:
+            cursor = cursor.rpartition("/")[0]
+        if cursor:
+            self.reveal(cursor)
 
     def load_children(self, tree_node: TreeNode[GraphData], upto: int = 0, more: bool = False) -> None:
         """Make tree nodes for the children of the scope `tree_node`: the first CHUNK (if none
@@ -254,6 +253,15 @@ class GraphTree(Tree[GraphData]):
                 out.append(node.data)
                 stack.extend(reversed(node.children))
         return out
+
+    def search(self, text: str, reveal: int) -> list[str]:
+        """Colour the nodes whose names match `text` (MindInsight's rule; "": none) and open the
+        scopes above the first `reveal` of them; the matches, in MindInsight's order."""
+        found = self.graph.search(text) if self.graph is not None and text else []
+        self.set_matches(found)
+        for name in found[:reveal]:
+            self.reveal(name, move=False)
+        return found
 
     def set_matches(self, matches: Iterable[str]) -> None:
         """Colour the search matches (and uncolour the previous ones) among the loaded nodes."""
