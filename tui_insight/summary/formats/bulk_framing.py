@@ -230,6 +230,7 @@ class _Walk:
         self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
         self.next_guess = 8  # records to walk before guessing again
         self.guess_records = _GUESS_FIRST  # records the next guess checks
+        self._last_cycle: tuple[tuple[int, ...], tuple] = ((), ())  # (lengths, `_cycle` of them)
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -322,49 +323,75 @@ class _Walk:
         if len(history) > 4 * MAX_CYCLE:
             del history[:-2 * MAX_CYCLE]
 
-    def _period(self) -> int:
-        """The shortest cycle the last record lengths repeat (seen twice), 0 if none."""
+    NEAR = 64  # records before the last searched first for its cycle (a step's tags)
+
+    def _period(self, far: bool = True) -> int:
+        """The shortest cycle the last record lengths repeat (seen twice), 0 if none. Cycles
+        longer than `NEAR` records are looked for only if `far` (the search costs a pass over
+        the history: a walk that has just left a cycle, among histograms, skips it)."""
         h = self.lengths
         if len(h) < 2:
             return 0
         last = h[-1]
+        if h[-2] == last:
+            return 1  # one length over and over (tags of one name length)
         most = min(len(h) // 2, MAX_CYCLE)
-        before = h[-2:-2 - most:-1]  # the lengths before the last, nearest first
-        at = -1
-        while True:  # each earlier record of the last one's length (list.index: C speed)
-            try:
-                at = before.index(last, at + 1)
-            except ValueError:
-                return 0
-            period = at + 1
-            # (the record before the last first: most candidates fail there, without a copy)
-            if (period == 1 or h[-2] == h[-2 - period]) and h[-period:] == h[-2 * period:-period]:
-                return period
+        tried = 0
+        for reach in (min(self.NEAR, most), most):
+            if reach > self.NEAR and not far:
+                break
+            if reach > tried:
+                try:  # (a length not in reach, as a histogram's often is: no copy)
+                    h.index(last, len(h) - 1 - reach, len(h) - 1 - tried)
+                except ValueError:
+                    tried = reach
+                    continue
+            before = h[-2:-2 - reach:-1]  # the lengths before the last, nearest first
+            at = tried - 1
+            while True:  # each earlier record of the last one's length (list.index: C speed)
+                try:
+                    at = before.index(last, at + 1)
+                except ValueError:
+                    break
+                period = at + 1
+                # (the record before the last first: most candidates fail there, without a copy)
+                if h[-2] == h[-2 - period] and h[-period:] == h[-2 * period:-period]:
+                    return period
+            tried = reach
+        return 0
+
+    def _cycle(self, period: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The last `period` lengths (the cycle), where each record starts within the cycle,
+        the cycle's bytes, and each header's CRC word; kept while the cycle is the same."""
+        key = tuple(self.lengths[-period:])
+        if self._last_cycle[0] != key:
+            cycle = np.asarray(key, dtype=np.int64)
+            spans = cycle + HEADER_SIZE + FOOTER_SIZE
+            within = np.zeros(period, dtype=np.int64)
+            np.cumsum(spans[:-1], out=within[1:])
+            words = np.asarray([_header_word(length) for length in key], dtype=np.uint32)
+            self._last_cycle = (key, (cycle, within, int(spans.sum()), words))
+        return self._last_cycle[1]
 
     def _guess(self, array: np.ndarray, p: int, n: int, walked: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The records from `p` on that continue the cycle, as far as their headers check out
         (`walked`: the lengths walked since the last guess, not yet remembered)."""
         self._remember(walked)
-        period = self._period()
+        period = self._period(far=self.next_guess >= self.NEAR)
         empty = np.zeros(0, dtype=np.int64)
         if not period:
             return empty, empty
-        cycle = np.asarray(self.lengths[-period:], dtype=np.int64)
-        spans = cycle + HEADER_SIZE + FOOTER_SIZE
-        cycle_bytes = int(spans.sum())
-        within = np.zeros(period, dtype=np.int64)
-        np.cumsum(spans[:-1], out=within[1:])
+        cycle, within, cycle_bytes, words = self._cycle(period)
         cycles = min((n - p) // cycle_bytes + 1, max(1, self.guess_records // period))
         at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
-        lengths = np.tile(cycle, cycles)
+        lengths = np.broadcast_to(cycle, (cycles, period)).reshape(-1)
         fits = int(np.count_nonzero(at + lengths + HEADER_SIZE + FOOTER_SIZE <= n))
         if not fits:
             return empty, empty
         at, lengths = at[:fits], lengths[:fits]
         # A header is its length (u64) and that length's masked CRC (u32): two words per record.
-        words = np.asarray([_header_word(n_) for n_ in cycle.tolist()], dtype=np.uint32)
         wrong = ((unaligned(array, "<u8")[at] != lengths.view(np.uint64))
-                 | (unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
+                 | (unaligned(array, "<u4")[at + 8] != np.broadcast_to(words, (cycles, period)).reshape(-1)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
         self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK) if good == fits else _GUESS_FIRST

@@ -1,4 +1,6 @@
-"""MindSpore events that mix scalars and histograms, read in bulk (`MixedBook`).
+"""Events that hold histograms (and scalars), read in bulk (`MixedBook`): MindSpore's, and
+TensorBoard's (`histo` values: torch and tensorboardX write one event per histogram, with
+TensorBoard's default bins some 10 KB each, most of a training log's bytes).
 
 MindSpore writes one event per recorded step holding every value of the step, so whenever
 histograms are collected most of a file's bytes are events of scalars and histograms. Their
@@ -15,7 +17,9 @@ counted, by walking their headers (MindInsight drops a histogram of more than
 `limits.MAX_HISTOGRAM_BUCKETS`): an event holding such a histogram, or any field the walk does
 not know, goes the one-event path. A layout is made from one event protobuf decoded and
 checked against it value for value, so a matching event routes as protobuf would route it; a
-histogram whose buckets protobuf would refuse fails when it is decoded, as a payload.
+MindSpore histogram whose buckets protobuf would refuse fails when it is decoded, as a payload.
+A TensorBoard histogram's body is walked field by field (doubles, packed doubles of whole
+doubles, to its end: what protobuf reads); any other body goes the one-event path.
 """
 from __future__ import annotations
 
@@ -26,9 +30,12 @@ import numpy as np
 from .. import limits
 from .bulk_framing import Payloads
 
-_FIXED, _VARINT = 0, 1  # pieces: bytes of the layout's (wall time, scalars masked), a varint
-# What a varint piece is: the step, the summary's length, a value's length, a histogram's length.
-_STEP, _SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 0, 1, 2, 3
+# Pieces: bytes of the layout's (wall time, scalars masked), a varint, the step (its key and
+# varint, or nothing: a step of 0 is left out by proto3 writers, TensorBoard's).
+_FIXED, _VARINT, _STEP = 0, 1, 2
+_STEP_KEY = 0x10  # Event field 2 (varint)
+# What a varint piece is: the summary's length, a value's length, a histogram's length.
+_SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 1, 2, 3
 _MAX_VARINT = 9  # longer varints (negative steps, 2**63 and up) go the one-event path
 # Keys of a histogram's fields after its buckets: varints (counts) and doubles (max, min, sum).
 _TAIL_VARINT = np.zeros(256, dtype=bool)
@@ -55,15 +62,32 @@ def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
             return value, pos
 
 
+class Dialect(NamedTuple):
+    """How a format writes a summary value's scalar and histogram: keys and field names."""
+
+    scalar_key: int
+    scalar_field: str
+    histogram_key: int
+    histogram_field: str
+    empty_values: bool  # a value without data may be in a layout (TensorBoard routes it by an earlier event)
+
+
+# MindSpore: Value.scalar_value (3, float), Value.histogram (9, buckets as messages);
+# TensorBoard: Value.simple_value (2, float), Value.histo (5, HistogramProto: packed doubles).
+DIALECTS = {"mindspore": Dialect(0x1D, "scalar_value", 0x4A, "histogram", True),
+            "tensorboard": Dialect(0x15, "simple_value", 0x2A, "histo", False)}
+
+
 class MixedLayout(NamedTuple):
     """The pieces of one event layout, and what its values are."""
 
     tags: tuple[str, ...]
-    kinds: tuple[str | None, ...]  # "scalar_value", "histogram" or None (a tag without data)
+    kinds: tuple[str | None, ...]  # the dialect's scalar or histogram field, or None (a tag without data)
     # (kind, template bytes or varint role, mask, wall offset, float offsets) per piece
     pieces: tuple[tuple, ...]
     float_of_value: tuple[int, ...]  # value index -> its column of `Matched.floats`, -1 for none
     histograms: int
+    dialect: str = "mindspore"
 
     @property
     def key(self) -> tuple:
@@ -71,9 +95,11 @@ class MixedLayout(NamedTuple):
         return self.tags, self.kinds
 
 
-def _walk(data: bytes) -> MixedLayout | None:
+def _walk(data: bytes, dialect: str = "mindspore") -> MixedLayout | None:
     """The pieces of one event's payload; None if it is not a summary event of scalars,
-    histograms and tags written plainly (fields in order, each once)."""
+    histograms and tags written plainly (fields in order, each once; a step of 0 may be left
+    out, as proto3 writers leave it)."""
+    scalar_key, scalar_field, histogram_key, histogram_field, empty_values = DIALECTS[dialect]
     size = len(data)
     pieces: list[tuple] = []
     fixed = bytearray()
@@ -95,15 +121,16 @@ def _walk(data: bytes) -> MixedLayout | None:
         fixed.extend(raw)
         mask.extend(b"\x00" * len(raw) if variable else b"\xff" * len(raw))
 
-    if size < 11 or data[0] != 0x09 or data[9] != 0x10:
+    if size < 11 or data[0] != 0x09:
         return None
     take(data[0:1])
     wall = 1
     take(data[1:9], variable=True)
-    take(data[9:10])
     flush()
-    pieces.append((_VARINT, _STEP))
-    _, pos = _varint(data, 10, size)
+    pieces.append((_STEP,))  # its key and varint, or nothing for step 0 (as proto3 writers leave it)
+    pos = 9
+    if data[9] == 0x10:
+        _, pos = _varint(data, 10, size)
     if pos >= size or data[pos] != 0x2A:
         return None
     take(data[pos:pos + 1])
@@ -124,14 +151,16 @@ def _walk(data: bytes) -> MixedLayout | None:
             return None
         tag = data[after + 2:tag_end].decode("utf-8")
         if tag_end == end:  # a tag without data
+            if not empty_values:
+                return None
             take(data[pos:end])
             kinds.append(None)
-        elif data[tag_end] == 0x1D and tag_end + 5 == end:  # a scalar
+        elif data[tag_end] == scalar_key and tag_end + 5 == end:  # a scalar
             take(data[pos:tag_end + 1])
             floats.append(len(fixed))
             take(data[tag_end + 1:end], variable=True)
-            kinds.append("scalar_value")
-        elif data[tag_end] == 0x4A:
+            kinds.append(scalar_field)
+        elif data[tag_end] == histogram_key:
             _, body = _varint(data, tag_end + 1, end)
             take(data[pos:pos + 1])
             flush()
@@ -139,7 +168,7 @@ def _walk(data: bytes) -> MixedLayout | None:
             take(data[after:tag_end + 1])
             flush()
             pieces.append((_VARINT, _HIST_LEN))  # and the histogram's body
-            kinds.append("histogram")
+            kinds.append(histogram_field)
             histograms += 1
             if body > end:
                 return None
@@ -150,9 +179,9 @@ def _walk(data: bytes) -> MixedLayout | None:
     flush()
     if not histograms:
         return None  # scalar-only events are `layouts.Layout`'s
-    columns = np.cumsum([kind == "scalar_value" for kind in kinds]) - 1
-    float_of_value = tuple(int(c) if kind == "scalar_value" else -1 for c, kind in zip(columns, kinds))
-    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms)
+    columns = np.cumsum([kind == scalar_field for kind in kinds]) - 1
+    float_of_value = tuple(int(c) if kind == scalar_field else -1 for c, kind in zip(columns, kinds))
+    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms, dialect)
 
 
 def _read_varints(array: np.ndarray, at: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,13 +240,18 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
                 cols = (np.asarray(float_at)[:, None] + np.arange(4)).reshape(-1)
                 floats.append(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(float_at)))
             at = at + size
+        elif kind == _STEP:
+            has = array.take(at, mode="clip") == _STEP_KEY
+            whole = ok.copy()  # (no varint is read where the step is left out)
+            value, length = _read_varints(array, at + 1, whole)
+            ok &= ~has | whole
+            steps = np.where(has, value, 0)
+            at = at + np.where(has, 1 + length, 0)
         elif kind == _VARINT:
             role = piece[1]
             value, length = _read_varints(array, at, ok)
             at = at + length
-            if role == _STEP:
-                steps = value
-            elif role == _SUMMARY_LEN:
+            if role == _SUMMARY_LEN:
                 ok &= at + value == ends
             elif role == _VALUE_LEN:
                 marks.append(at + value)
@@ -232,7 +266,8 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     if hist_at and len(fit):
         starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
         ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
-        ok[fit] = _buckets_fit(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
+        fits = _histo_fits if layout.dialect == "tensorboard" else _buckets_fit
+        ok[fit] = fits(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
     return ok, steps, walls, table
@@ -298,8 +333,38 @@ def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarr
     return ok & (at == end)
 
 
+# HistogramProto's fields: min, max, num, sum, sum_squares (doubles); bucket_limit, bucket
+# (repeated doubles, packed as writers write them: a length, then whole doubles).
+_HISTO_DOUBLE = np.zeros(256, dtype=bool)
+_HISTO_DOUBLE[[0x09, 0x11, 0x19, 0x21, 0x29]] = True
+_HISTO_PACKED = np.zeros(256, dtype=bool)
+_HISTO_PACKED[[0x32, 0x3A]] = True
+_HISTO_FIELDS = 8  # fields walked per body at most (writers write 7): a body of more goes the one-event path
+
+
+def _histo_fits(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per TensorBoard histogram body (`at` to `end`): a few of HistogramProto's fields, each
+    a double or packed doubles, running exactly to the end: what protobuf decodes. (The
+    doubles are read when the histogram is shown.)"""
+    ok = np.ones(len(at), dtype=bool)
+    for _ in range(_HISTO_FIELDS):
+        open_ = ok & (at < end)
+        if not open_.any():
+            break
+        key = array.take(at, mode="clip")
+        double, packed = _HISTO_DOUBLE[key], _HISTO_PACKED[key]
+        ok &= ~open_ | double | packed
+        whole = ok.copy()  # (a varint read where no packed field is may run long: not a fault there)
+        length, size = _read_varints(array, at + 1, whole)
+        packed &= open_
+        ok &= ~packed | (whole & (length % 8 == 0))
+        at = at + np.where(open_, np.where(double, 9, 1 + size + length), 0)
+    return ok & (at == end)
+
+
 class MixedBook:
-    """Mixed layouts seen so far (one per job's loader: its tags)."""
+    """Mixed layouts seen so far (one per job's loader: its tags), of events of `dialect`
+    ("mindspore" or "tensorboard", as `DIALECTS` names them)."""
 
     MAX_LAYOUTS = 64
     NEW_PER_BATCH = 4  # events walked for a new layout per batch before the rest go one by one ...
@@ -308,7 +373,10 @@ class MixedBook:
 
     enabled = True  # (off: every such event goes the one-event path, as the tests compare)
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: str = "mindspore") -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown event dialect {dialect!r}")
+        self.dialect = dialect
         self.layouts: list[MixedLayout] = []  # the one that matched last first
 
     def classify(self, payloads: Payloads, rows: np.ndarray, decode: Callable[[bytes], object | None],
@@ -338,7 +406,7 @@ class MixedBook:
             payload = payloads[i]
             event = decoded[i] if i in decoded else decode(payload)
             decoded[i] = event
-            made = self._make(payload, event)
+            made = self._make(payload, event, self.dialect)
             if made is None:
                 left = left[1:]
                 continue
@@ -361,12 +429,12 @@ class MixedBook:
         return rows[~ok]
 
     @staticmethod
-    def _make(payload: bytes, event) -> MixedLayout | None:
+    def _make(payload: bytes, event, dialect: str) -> MixedLayout | None:
         """The layout of `payload`, checked against `event` (what protobuf decoded of it)."""
         if event is None or event.WhichOneof("what") != "summary":
             return None
         try:
-            layout = _walk(payload)
+            layout = _walk(payload, dialect)
         except (ValueError, IndexError, UnicodeDecodeError):
             return None
         if layout is None:
@@ -380,10 +448,11 @@ class MixedBook:
         ok, steps, walls, floats = _match(layout, array, start, start + len(payload))
         if not ok[0] or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
             return None
-        expected = [v.scalar_value for v in values if v.WhichOneof("value") == "scalar_value"]
+        field = DIALECTS[dialect].scalar_field
+        expected = [getattr(v, field) for v in values if v.WhichOneof("value") == field]
         if np.asarray(expected, dtype=np.float64).tobytes() != floats[0].tobytes():
             return None
-        if any(len(v.histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS for v in values
+        if dialect == "mindspore" and any(len(v.histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS for v in values
                if v.WhichOneof("value") == "histogram"):
             return None
         return layout

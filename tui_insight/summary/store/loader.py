@@ -111,6 +111,7 @@ class JobLoader:
         self.blocks: list[ScalarBlock] = []  # scalar values read since the last merge
         self._layouts: dict[tuple, tuple] = {}
         self.mixed = MixedBook()  # MindSpore events of scalars and histograms, read in bulk
+        self.tb_mixed = MixedBook("tensorboard")  # TensorBoard events holding histograms, likewise
         self.seq = 0  # events read: orders values of different layouts
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
@@ -333,13 +334,13 @@ class JobLoader:
         book = self.tb_layouts if tensorboard else self.layouts
         router: Router = self.tb_router if tensorboard else self.ms_router
         which, layouts, decoded = book.classify(payloads, router.decode)
-        if layouts and tensorboard and has_restart(payloads, which, decoded):
-            # A restart drops the steps read before it: read the batch one by one, in order.
-            which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
         left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
-        mixed = self.mixed.classify(payloads, left, router.decode, decoded) if not tensorboard else []
+        mixed = (self.tb_mixed if tensorboard else self.mixed).classify(payloads, left, router.decode, decoded)
         for matched in mixed:
             which[matched.rows] = -2
+        if (layouts or mixed) and tensorboard and has_restart(payloads, which, decoded):
+            # A restart drops the steps read before it: read the batch one by one, in order.
+            which, layouts, mixed = np.full(len(payloads), -1, dtype=np.int64), [], []
         base = self.seq
         self.seq += len(batch)
         singles = np.flatnonzero(which == -1).tolist()
