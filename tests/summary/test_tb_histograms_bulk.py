@@ -211,3 +211,25 @@ def test_a_histogram_read_back_is_protobufs(tmp_path):
     expected = histogram_data(events[1 + 37].summary.value[0])
     got = bulk.payloads.histogram(view.locator(series, 37))
     assert got.buckets.tobytes() == expected.buckets.tobytes()
+
+
+def test_histograms_of_one_size_are_not_decoded_to_look_for_scalar_layouts(tmp_path):
+    """The scalar layouts' book leaves events whose bytes hold no scalar-only layout to the
+    other paths without decoding them (a 10 KB histogram event costs a protobuf decode)."""
+    with TensorBoardWriter(tmp_path / "run", timestamp=1_700_000_000) as writer:
+        for step in range(1, 60):
+            writer.add_scalar("loss", 1.0 / step, step, T0 + step)
+            writer.add_histogram("w", np.arange(100.0), step, T0 + step)  # each event of one size
+    with open(next((tmp_path / "run").iterdir()), "rb") as fh:
+        payloads = [p for _, p in scan_records(fh, 0, 1 << 30, ScanReport())]
+    decoded_sizes = []
+
+    def decode(payload):
+        decoded_sizes.append(len(payload))
+        return tb_event_pb2.Event.FromString(payload)
+
+    which, layouts, _ = LayoutBook("tensorboard").classify(payloads, decode)
+    histogram_size = len(payloads[2])
+    assert sum(len(p) == histogram_size for p in payloads) == 59
+    assert histogram_size not in decoded_sizes
+    assert int(np.count_nonzero(which >= 0)) >= 57  # the scalars in bulk

@@ -436,6 +436,9 @@ class LayoutBook:
             size = int(lengths[members[0]])
             if size < 4 or len(members) < 2 and size not in self.by_size:
                 continue  # a lone event of its size: one protobuf decode is as cheap
+            if size not in self.by_size and not any(self._may_have_layout(payloads[int(members[k])])
+                                                    for k in {0, len(members) // 2, len(members) - 1}):
+                continue  # (histograms of one size: neither copied nor decoded here, left to the other paths)
             rows = payloads.rows(members, size)
             left = np.ones(len(members), dtype=bool)
             budget, tries = self.NEW_PER_SIZE, 0
@@ -483,6 +486,14 @@ class LayoutBook:
                 if not made:
                     break
         return which, used, decoded
+
+    def _may_have_layout(self, payload: bytes) -> bool:
+        """Whether the bytes of `payload` are a scalar-only event's (protobuf not asked yet)."""
+        scalar_key, scalar_field = DIALECTS[self.dialect]
+        try:
+            return Layout._walk(payload, scalar_key, scalar_field) is not None
+        except (ValueError, IndexError, UnicodeDecodeError):
+            return False
 
     def _add(self, size: int, layout: Layout) -> None:
         if self.count >= self.MAX_LAYOUTS:

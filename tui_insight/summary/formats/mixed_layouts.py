@@ -23,7 +23,7 @@ doubles, to its end: what protobuf reads); any other body goes the one-event pat
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -215,11 +215,36 @@ class Matched(NamedTuple):
     floats: np.ndarray  # float64[rows, scalar values]: the layout's scalars in order
 
 
-def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
+class _Family(NamedTuple):
+    """Layouts whose pieces differ in their fixed bytes only (TensorBoard's histogram events of
+    tags of one length): matched together, each row's fixed bytes against each layout's."""
+
+    layouts: tuple[MixedLayout, ...]
+    pieces: tuple[tuple, ...]  # the first layout's, each fixed piece's template as [layouts, bytes]
+    dialect: str
+
+    @classmethod
+    def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
+        pieces = []
+        for k, piece in enumerate(layouts[0].pieces):
+            if piece[0] == _FIXED:
+                piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
+            pieces.append(piece)
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect)
+
+
+def _family_key(layout: MixedLayout) -> tuple:
+    """Equal for layouts one `_Family` matches: the same pieces but for the fixed bytes."""
+    return layout.dialect, tuple((len(p[1]), p[2].tobytes(), p[3], p[4]) if p[0] == _FIXED else p
+                                 for p in layout.pieces)
+
+
+def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(which of the payloads at `starts` are `layout`, their steps, walls, floats)."""
+    """(the layout of `family` each payload at `starts` is, -1 for none; their steps, walls, floats)."""
     n = len(starts)
     ok = np.ones(n, dtype=bool)
+    fits = np.ones((n, len(family.layouts)), dtype=bool) if len(family.layouts) > 1 else None
     at = starts.copy()
     steps = np.zeros(n, dtype=np.int64)
     walls = np.zeros(n, dtype=np.float64)
@@ -227,13 +252,16 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     marks: list[np.ndarray] = []  # where a value or summary must end
     hist_at: list[np.ndarray] = []
     hist_end: list[np.ndarray] = []
-    for piece in layout.pieces:
+    for piece in family.pieces:
         kind = piece[0]
         if kind == _FIXED:
-            _, template, mask, wall, float_at = piece
-            size = len(template)
+            _, templates, mask, wall, float_at = piece
+            size = templates.shape[1]
             rows = array.take(at[:, None] + np.arange(size), mode="clip")
-            ok &= ~((rows ^ template) & mask).any(axis=1)
+            if fits is None:
+                ok &= ~((rows ^ templates[0]) & mask).any(axis=1)
+            else:
+                fits &= ~((rows[:, None, :] ^ templates[None]) & mask).any(axis=2)
             if wall >= 0:
                 walls = np.ascontiguousarray(rows[:, wall:wall + 8]).view("<f8").reshape(n)
             if float_at:
@@ -262,15 +290,18 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
                 ok &= at == marks.pop()  # the histogram ends its value
         ok &= at <= ends
     ok &= at == ends
+    if fits is not None:  # (a row fits one layout at most: layouts of a family differ in fixed bytes)
+        ok &= fits.any(axis=1)
     fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
     if hist_at and len(fit):
         starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
         ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
-        fits = _histo_fits if layout.dialect == "tensorboard" else _buckets_fit
-        ok[fit] = fits(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
+        walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
+        ok[fit] = walk(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
-    return ok, steps, walls, table
+    which = np.where(ok, 0 if fits is None else np.argmax(fits, axis=1), -1)
+    return which, steps, walls, table
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
@@ -377,7 +408,8 @@ class MixedBook:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown event dialect {dialect!r}")
         self.dialect = dialect
-        self.layouts: list[MixedLayout] = []  # the one that matched last first
+        self.layouts: list[MixedLayout] = []
+        self._families: list[_Family] | None = []  # of `layouts`, the one that matched last first
 
     def classify(self, payloads: Payloads, rows: np.ndarray, decode: Callable[[bytes], object | None],
                  decoded: dict[int, object]) -> list[Matched]:
@@ -389,15 +421,16 @@ class MixedBook:
         array = payloads.array
         left = rows
         hits = []
-        for layout in list(self.layouts):
+        families = self._families_now()
+        for family in families:
             count = len(left)
-            left = self._take(layout, array, payloads, left, matched)
+            left = self._take(family, array, payloads, left, matched)
             if len(left) < count:
-                hits.append(id(layout))
+                hits.append(id(family))
             if not len(left):
                 break
-        if hits and hits[0] != id(self.layouts[0]):  # the layouts that matched first next time
-            self.layouts.sort(key=lambda layout: id(layout) not in hits)
+        if hits and hits[0] != id(families[0]):  # the families that matched first next time
+            families.sort(key=lambda family: id(family) not in hits)
         budget, tries = self.NEW_PER_BATCH, 0
         while len(left) and budget > 0 and tries < self.MAX_NEW_PER_BATCH:
             budget -= 1
@@ -413,20 +446,36 @@ class MixedBook:
             if len(self.layouts) >= self.MAX_LAYOUTS:
                 self.layouts.clear()
             self.layouts.append(made)
+            self._families = None
             count = len(left)
-            left = self._take(made, array, payloads, left, matched)
+            left = self._take(_Family.of([made]), array, payloads, left, matched)
             if count - len(left) > self.PAYING_MATCHES:
                 budget += 1
         return matched
 
+    def _families_now(self) -> list[_Family]:
+        """The layouts by family, rebuilt when a layout was added."""
+        if self._families is None:
+            groups: dict[tuple, list[MixedLayout]] = {}
+            for layout in self.layouts:
+                groups.setdefault(_family_key(layout), []).append(layout)
+            self._families = [_Family.of(group) for group in groups.values()]
+        return self._families
+
     @staticmethod
-    def _take(layout: MixedLayout, array: np.ndarray, payloads: Payloads, rows: np.ndarray,
+    def _take(family: _Family, array: np.ndarray, payloads: Payloads, rows: np.ndarray,
               matched: list[Matched]) -> np.ndarray:
         starts = payloads.starts[rows]
-        ok, steps, walls, floats = _match(layout, array, starts, starts + payloads.lengths[rows])
-        if ok.any():
-            matched.append(Matched(layout, rows[ok], steps[ok], walls[ok], floats[ok]))
-        return rows[~ok]
+        which, steps, walls, floats = _match(family, array, starts, starts + payloads.lengths[rows])
+        hit = which >= 0
+        if len(family.layouts) == 1:
+            if hit.any():
+                matched.append(Matched(family.layouts[0], rows[hit], steps[hit], walls[hit], floats[hit]))
+            return rows[~hit]
+        for k in np.flatnonzero(np.bincount(which[hit], minlength=len(family.layouts))).tolist():
+            mine = which == k
+            matched.append(Matched(family.layouts[k], rows[mine], steps[mine], walls[mine], floats[mine]))
+        return rows[~hit]
 
     @staticmethod
     def _make(payload: bytes, event, dialect: str) -> MixedLayout | None:
@@ -445,8 +494,8 @@ class MixedBook:
             return None
         array = np.frombuffer(payload, dtype=np.uint8)
         start = np.zeros(1, dtype=np.int64)
-        ok, steps, walls, floats = _match(layout, array, start, start + len(payload))
-        if not ok[0] or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
+        which, steps, walls, floats = _match(_Family.of([layout]), array, start, start + len(payload))
+        if which[0] < 0 or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
             return None
         field = DIALECTS[dialect].scalar_field
         expected = [getattr(v, field) for v in values if v.WhichOneof("value") == field]
