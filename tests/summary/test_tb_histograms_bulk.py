@@ -233,3 +233,67 @@ def test_histograms_of_one_size_are_not_decoded_to_look_for_scalar_layouts(tmp_p
     assert sum(len(p) == histogram_size for p in payloads) == 59
     assert histogram_size not in decoded_sizes
     assert int(np.count_nonzero(which >= 0)) >= 57  # the scalars in bulk
+
+
+def tf2_scalar_event(step: int, tag: str, number: float, plugin: str = "", content: bool = True) -> bytes:
+    """A scalar as TF2's `tf.summary.scalar` writes it: a float32 tensor of shape [] (its
+    bytes as tensor_content; or, as tensorboard's `scalar_pb` writes it, one float_val), the
+    plugin named on the value if `plugin`."""
+    event = tb_event_pb2.Event(wall_time=T0 + step, step=step)
+    value = event.summary.value.add(tag=tag)
+    value.tensor.dtype = tb_event_pb2.DT_FLOAT
+    value.tensor.tensor_shape.SetInParent()
+    if content:
+        value.tensor.tensor_content = struct.pack("<f", number)
+    else:
+        value.tensor.float_val.append(number)
+    if plugin:
+        value.metadata.plugin_data.plugin_name = plugin
+    return event.SerializeToString()
+
+
+def write_tf2_run(path, steps: int = 400) -> None:
+    """Tags named "scalars" on their first value (one later on), one never named (a tensor tag),
+    one named "text" (its numbers are no scalars), both encodings, special numbers."""
+    special = [float("nan"), float("inf"), -0.0, 1e-45, 3.4e38]
+    payloads = [tb_event_pb2.Event(wall_time=T0, file_version="brain.Event:2").SerializeToString()]
+    for step in range(steps):
+        number = special[step % 5] if step % 11 == 0 else 1.0 / (step + 1)
+        payloads.append(tf2_scalar_event(step, "epoch_loss", number, "scalars" if step == 0 else ""))
+        payloads.append(tf2_scalar_event(step, "epoch_acc", -number, "scalars" if step == 0 else "", content=False))
+        payloads.append(tf2_scalar_event(step, "late_named", number, "scalars" if step == 150 else ""))
+        payloads.append(tf2_scalar_event(step, "a_tensor", number))
+        payloads.append(tf2_scalar_event(step, "as_text", number, "text" if step == 0 else ""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(frame(p) for p in payloads))
+
+
+def test_tf2_scalar_tensors_load_in_bulk_as_one_by_one(tmp_path):
+    write_tf2_run(tmp_path / "run" / TFEVENTS)
+    bulk, routed = assert_reads_alike(tmp_path, batch_bytes=1 << 13)
+    plain_routed = load(tmp_path, False, 1 << 13)[1]
+    assert plain_routed == 2001
+    # The tags of plugin "scalars" in bulk after their first batch; the others one by one.
+    assert routed < 2001 - 2 * 300
+    view = bulk.job("./run")
+    assert view.series("scalar", "epoch_loss").seen == 400 and view.series("scalar", "epoch_acc").seen == 400
+    assert view.series("tensor", "a_tensor").seen == 400 and ("scalar", "a_tensor") not in view.tags
+    assert view.series("tensor", "late_named").seen == 150 and view.series("scalar", "late_named").seen == 250
+
+
+def test_a_scalar_tensor_of_other_bytes_is_read_one_by_one(tmp_path):
+    """A DT_DOUBLE scalar, a shape of [1], a float_val unpacked: no layout, read as protobuf reads them."""
+    payloads = [tf2_scalar_event(0, "loss", 1.0, "scalars")]
+    for step in range(1, 300):
+        event = tb_event_pb2.Event.FromString(tf2_scalar_event(step, "loss", 1.0 / step))
+        tensor = event.summary.value[0].tensor
+        if step % 3 == 1:
+            tensor.dtype, tensor.tensor_content = tb_event_pb2.DT_DOUBLE, struct.pack("<d", step / 7)
+        elif step % 3 == 2:
+            tensor.tensor_shape.dim.add(size=1)
+        payloads.append(event.SerializeToString())
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / TFEVENTS).write_bytes(b"".join(frame(p) for p in payloads))
+    bulk, routed = assert_reads_alike(tmp_path)
+    assert bulk.job("./run").series("scalar", "loss").seen == 300
+    assert routed >= 200  # (the DT_DOUBLE and [1]-shaped ones)

@@ -90,6 +90,11 @@ class MixedLayout(NamedTuple):
     dialect: str = "mindspore"
 
     @property
+    def routed_kinds(self) -> tuple[str | None, ...]:
+        """The kinds as `routing.routes` takes them."""
+        return self.kinds
+
+    @property
     def key(self) -> tuple:
         """The layout as `mindspore.MindSporeRouter` keys it (tags, the field each sets)."""
         return self.tags, self.kinds
