@@ -32,6 +32,7 @@ _GUESS_CHUNK = 1 << 16  # records checked per guess, at most
 # breaks often (scalars of a step, then histograms of other lengths every few steps) costs a
 # few hundred checks per guess, not a block's worth.
 _GUESS_FIRST = 256
+_RESUME_WALK = 512  # records walked one by one, at most, waiting for a broken cycle to go on
 _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
 _TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
 _TABLE_MIN_ROWS = 8
@@ -231,6 +232,11 @@ class _Walk:
         self.next_guess = 8  # records to walk before guessing again
         self.guess_records = _GUESS_FIRST  # records the next guess checks
         self._last_cycle: tuple[tuple[int, ...], tuple] = ((), ())  # (lengths, `_cycle` of them)
+        # A cycle a guess held for a while and then broke (scalars of a few steps, then histograms):
+        # its lengths from where it broke. The walk guesses it again as soon as a record is of
+        # its first length, without finding the cycle again (not in the records walked meanwhile).
+        self.resume: tuple[int, ...] = ()
+        self.run = 0  # records guessed since the cycle last broke
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -253,11 +259,15 @@ class _Walk:
         p = 0
         while True:
             # Record by record while the headers are the usual ones, up to the next guess.
-            for _ in range(self.next_guess):
+            resume = self.resume[0] if self.resume else -1
+            for _ in range(self.next_guess if resume < 0 else _RESUME_WALK):
                 if p + HEADER_SIZE > n:
                     break
                 length, word = unpack(data, p)
                 if words.get(length) != word:
+                    break
+                if length == resume:  # a broken cycle goes on: guess it from here
+                    resume = -2
                     break
                 end = p + HEADER_SIZE + length + FOOTER_SIZE
                 if end > n:
@@ -266,6 +276,10 @@ class _Walk:
                 length_append(length)
                 p = end
             else:
+                if resume >= 0:  # the broken cycle did not go on: look for a cycle again
+                    self.resume = ()
+                resume = -2
+            if resume == -2:
                 found_at, found_lengths = self._guess(array, p, n, lengths[remembered:])
                 remembered = len(lengths)
                 if len(found_at):
@@ -299,6 +313,7 @@ class _Walk:
                 notes.append((base + p, f"{'empty' if length == 0 else 'oversized'} record at byte {base + p}"))
                 report.bad_records += 1
                 history.clear()
+                self.resume = ()
                 p += HEADER_SIZE + length + FOOTER_SIZE
                 if p > n:
                     why, length = "block", 0
@@ -360,10 +375,10 @@ class _Walk:
             tried = reach
         return 0
 
-    def _cycle(self, period: int) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
-        """The last `period` lengths (the cycle), where each record starts within the cycle,
+    def _cycle(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The cycle's lengths `key` as an array, where each record starts within the cycle,
         the cycle's bytes, and each header's CRC word; kept while the cycle is the same."""
-        key = tuple(self.lengths[-period:])
+        period = len(key)
         if self._last_cycle[0] != key:
             cycle = np.asarray(key, dtype=np.int64)
             spans = cycle + HEADER_SIZE + FOOTER_SIZE
@@ -377,11 +392,15 @@ class _Walk:
         """The records from `p` on that continue the cycle, as far as their headers check out
         (`walked`: the lengths walked since the last guess, not yet remembered)."""
         self._remember(walked)
-        period = self._period(far=self.next_guess >= self.NEAR)
         empty = np.zeros(0, dtype=np.int64)
-        if not period:
-            return empty, empty
-        cycle, within, cycle_bytes, words = self._cycle(period)
+        key, self.resume = self.resume, ()
+        if not key:
+            period = self._period(far=self.next_guess >= self.NEAR)
+            if not period:
+                return empty, empty
+            key = tuple(self.lengths[-period:])
+        period = len(key)
+        cycle, within, cycle_bytes, words = self._cycle(key)
         cycles = min((n - p) // cycle_bytes + 1, max(1, self.guess_records // period))
         at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
         lengths = np.broadcast_to(cycle, (cycles, period)).reshape(-1)
@@ -394,7 +413,17 @@ class _Walk:
                  | (unaligned(array, "<u4")[at + 8] != np.broadcast_to(words, (cycles, period)).reshape(-1)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
-        self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK) if good == fits else _GUESS_FIRST
+        # A guess that held whole checks twice as many next time; one that broke, about twice
+        # the cycle's run between its breaks.
+        self.run += good
+        if good == fits:
+            self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK)
+        else:
+            self.guess_records = min(2 * max(self.run, _GUESS_FIRST // 2), _GUESS_CHUNK)
+            self.run = 0
+        if 0 < good < fits:
+            phase = good % period
+            self.resume = key[phase:] + key[:phase]
         if good:
             self.lengths.extend(lengths[max(0, good - 2 * MAX_CYCLE):good].tolist())
         return at[:good], lengths[:good]
@@ -450,6 +479,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
             report.bad_records += 1
             report.note(f"bad header CRC at byte {bad_at}")
             walk.lengths.clear()
+            walk.resume = ()
             nxt = resync(fh, bad_at + 1, size)
             if nxt is None:
                 report.note(f"no valid record after byte {bad_at}; rest of file skipped")
