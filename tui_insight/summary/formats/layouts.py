@@ -9,6 +9,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from ..text import text_of
 from .bulk_framing import Payloads, strided, unaligned, period_of
 
 # -- repeated event layouts -------------------------------------------------------------------
@@ -542,13 +543,40 @@ class LayoutBook:
         return indexes
 
 
-def unknown_tensors(layouts: Sequence[Layout], which: np.ndarray, plugin_of: Callable[[str], str]) -> None:
+def unknown_tensors(layouts: Sequence[Layout], which: np.ndarray, plugins, payloads: Sequence[bytes],
+                    decode: Callable[[bytes], object | None], decoded: dict[int, object]) -> None:
     """Set to -1 (to be routed one by one) the rows of `which` whose TensorBoard layout holds a
-    scalar tensor of a tag whose plugin (`plugin_of(tag)`, the job's `TagPlugins`) is not
-    "scalars" yet: such a tensor is a scalar only if an earlier value of its tag named the
-    plugin (TF2 names it on the first only). A tag's plugin, once known, stays: the rows of
-    the other layouts route in bulk as one by one."""
+    scalar tensor that is not a scalar there. Such a tensor is a scalar only once its tag's
+    plugin (`plugins`, the job's `TagPlugins`) is "scalars": TF2 names it on the tag's first
+    value only, and a tag's plugin, once named, stays. A tag not named yet may be named by an
+    event of this batch routed one by one (the rows left at -1 here: the others hold no
+    metadata): those are decoded in order (into `decoded`, for the routing) until each such
+    tag is, and the layout's rows after that row stay in bulk if it is named "scalars"."""
+    pending: dict[int, list[str]] = {}  # layout number -> its tensors' tags
     for number, layout in enumerate(layouts):
-        if TENSOR in layout.kinds and any(kind == TENSOR and plugin_of(tag) != "scalars"
-                                          for tag, kind in zip(layout.tags, layout.kinds)):
-            which[which == number] = -1
+        tags = [tag for tag, kind in zip(layout.tags, layout.kinds) if kind == TENSOR]
+        if tags and any(plugins.get(tag) != "scalars" for tag in tags):
+            pending[number] = tags
+    unnamed = {tag for tags in pending.values() for tag in tags if not plugins.get(tag)}
+    named: dict[str, tuple[int, str]] = {}  # tag -> (the row naming it, the plugin)
+    if unnamed and len(plugins) + len(unnamed) < plugins.MAX_TAGS:  # (a full table names no more)
+        for i in np.flatnonzero(which == -1).tolist():
+            event = decoded[i] if i in decoded else decoded.setdefault(i, decode(payloads[i]))
+            if event is None or event.WhichOneof("what") != "summary":  # type: ignore[attr-defined]
+                continue
+            for value in event.summary.value:  # type: ignore[attr-defined]
+                tag = text_of(value.tag)
+                if tag in unnamed and tag not in named and value.HasField("metadata"):
+                    if written := text_of(value.metadata.plugin_data.plugin_name):
+                        named[tag] = (i, written)
+            if len(named) == len(unnamed):
+                break
+    for number, tags in pending.items():
+        first = 0  # rows before this one go one by one
+        for tag in tags:
+            if plugins.get(tag) == "scalars":
+                continue
+            at, written = named.get(tag, (len(which), ""))
+            first = max(first, at + 1 if written == "scalars" else len(which))
+        head = which[:first]
+        head[head == number] = -1

@@ -333,8 +333,8 @@ class JobLoader:
         book = self.tb_layouts if tensorboard else self.layouts
         router: Router = self.tb_router if tensorboard else self.ms_router
         which, layouts, decoded = book.classify(payloads, router.decode)
-        if tensorboard:  # (TF2's scalar tensors of tags not known as scalars yet: one by one)
-            unknown_tensors(layouts, which, self.tb_router.plugins.get)
+        if tensorboard:  # (TF2's scalar tensors of tags not named scalars yet: one by one)
+            unknown_tensors(layouts, which, self.tb_router.plugins, payloads, router.decode, decoded)
         left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
         mixed = (self.tb_mixed if tensorboard else self.mixed).classify(payloads, left, router.decode, decoded)
         for matched in mixed:
