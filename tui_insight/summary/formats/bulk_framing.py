@@ -28,9 +28,11 @@ from .framing import MASK_DELTA, U64, FOOTER_SIZE, HEADER_SIZE, MAX_PAYLOAD, Sca
 BLOCK_SIZE = 4 << 20  # bytes read at once
 MAX_CYCLE = 4096  # longest cycle of record lengths guessed (records of a step)
 _GUESS_CHUNK = 1 << 16  # records checked per guess, at most
-# ... and at first: a guess that held whole checks twice as many the next time. A cycle that
-# breaks often (scalars of a step, then histograms of other lengths every few steps) costs a
-# few hundred checks per guess, not a block's worth.
+# ... and at first: a guess that held whole checks twice as many the next time; after one that
+# broke, about twice the cycle's run between breaks. A cycle that breaks often (scalars of a
+# few steps, then histograms of other lengths) costs its run's checks per guess, not a block's;
+# the walk takes the records that broke it one by one and guesses the cycle again where a
+# record of the length it broke at comes (without searching for it again).
 _GUESS_FIRST = 256
 _RESUME_WALK = 512  # records walked one by one, at most, waiting for a broken cycle to go on
 _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
