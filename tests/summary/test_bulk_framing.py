@@ -59,8 +59,25 @@ def cyclic_log(tags: int, steps: int, tag_lengths_vary: bool = True) -> bytes:
     return b"".join(out)
 
 
+def interrupted_log(tags: int, steps: int, every: int) -> bytes:
+    """A cycle of scalar events broken every `every` steps by a few records of other lengths
+    (histograms), one of them as long as the cycle's first (and so at times where the cycle
+    may go on, at times not), as a training loop writes histograms now and then."""
+    out: list[bytes] = []
+    for step in range(steps):
+        for t in range(tags):
+            event = summary_pb2.Event(wall_time=1.7e9 + step * 0.37, step=step)
+            event.summary.value.add(tag=f"tag{'x' * (t % 3)}/{t}", scalar_value=1.0 / (step + t + 1))
+            out.append(event.SerializeToString())
+        if step % every == every - 1:
+            out += [bytes([step % 256]) * (300 + 37 * step % 500), b"h" * len(out[0]), bytes(range(256)) * 3]
+    return b"".join(frame(payload) for payload in out)
+
+
 CYCLIC = cyclic_log(7, 60)
 SAME_LENGTHS = cyclic_log(5, 300, tag_lengths_vary=False)
+INTERRUPTED = interrupted_log(7, 200, 9)
+INTERRUPTED_ONE_LENGTH = interrupted_log(1, 900, 40)
 
 
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
@@ -70,7 +87,8 @@ def test_real_files_read_alike(path, max_bytes):
     assert records or path.stat().st_size < 64
 
 
-@pytest.mark.parametrize("data", [CYCLIC, SAME_LENGTHS], ids=["lengths cycle", "one length"])
+@pytest.mark.parametrize("data", [CYCLIC, SAME_LENGTHS, INTERRUPTED, INTERRUPTED_ONE_LENGTH],
+                         ids=["lengths cycle", "one length", "cycle broken now and then", "one length broken"])
 @pytest.mark.parametrize("max_bytes", [200, 1000, 1 << 16])
 def test_cyclic_logs_read_alike(data, max_bytes):
     records, report = assert_same(data, max_bytes=max_bytes)
@@ -96,7 +114,7 @@ def damaged(data: bytes, draw) -> bytes:
 @PROPERTY
 @given(st.data())
 def test_damaged_cyclic_logs_read_alike(data):
-    source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS]))
+    source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS, INTERRUPTED, INTERRUPTED_ONE_LENGTH]))
     stream = damaged(source, data.draw)
     start = data.draw(st.sampled_from([0, data.draw(st.integers(0, len(stream)))]))
     assert_same(stream, start, max_bytes=data.draw(st.sampled_from([100, 700, 5000, 1 << 20])),

@@ -76,6 +76,22 @@ def event(step, wall, values, proto=summary_pb2):
     return e.SerializeToString()
 
 
+def tf2_event(step, wall, values, named: bool) -> bytes:
+    """Scalars as TF2 writes them: float32 tensors of shape [], the plugin named if `named`."""
+    e = tb_event_pb2.Event(wall_time=wall, step=step)
+    for tag, number in values:
+        v = e.summary.value.add(tag=tag)
+        v.tensor.dtype = tb_event_pb2.DT_FLOAT
+        v.tensor.tensor_shape.SetInParent()
+        if int(wall) % 2:
+            v.tensor.tensor_content = struct.pack("<f", number)
+        else:
+            v.tensor.float_val.append(number)
+        if named:
+            v.metadata.plugin_data.plugin_name = "scalars"
+    return e.SerializeToString()
+
+
 def write(path, payloads):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"".join(frame(p) for p in payloads))
@@ -156,6 +172,8 @@ def training_log(draw, tensorboard: bool) -> list[bytes]:
     proto = tb_event_pb2 if tensorboard else summary_pb2
     tags = draw(st.lists(st.sampled_from(TAGS), min_size=1, max_size=12))  # > 8 in one event: read another way
     together = draw(st.booleans())
+    tf2 = tensorboard and draw(st.booleans())  # scalars as TF2's tensors, named "scalars" on the first step
+    histograms = tensorboard and draw(st.booleans())  # torch's add_histogram every few steps
     first_step = draw(steps)
     payloads = []
     if tensorboard and draw(st.booleans()):
@@ -165,10 +183,19 @@ def training_log(draw, tensorboard: bool) -> list[bytes]:
     for n in range(draw(st.integers(1, int(os.environ.get("HOSTILE_STEPS", "120"))))):
         step, wall = first_step + n if first_step < 2 ** 62 else first_step, 1.7e9 + n
         values = [(tag, 1.0 / (n + i + 1)) for i, tag in enumerate(tags)]
-        if together:
+        if tf2:
+            payloads += [tf2_event(step, wall, [value], named=n == 0) for value in values]
+        elif together:
             payloads.append(event(step, wall, values, proto))
         else:
             payloads += [event(step, wall, [value], proto) for value in values]
+        if histograms and n % 3 == 0:
+            e = tb_event_pb2.Event(wall_time=wall, step=step)
+            buckets = draw(st.integers(0, 40))
+            e.summary.value.add(tag="h/w", histo=tb_event_pb2.HistogramProto(
+                min=-1.0, max=1.0, num=n, sum=0.5, sum_squares=2.0, bucket_limit=[i / 7 for i in range(buckets)],
+                bucket=[float(i * n % 5) for i in range(buckets)]))
+            payloads.append(e.SerializeToString())
         if draw(st.integers(0, 15)) == 0:  # a stray event: odd numbers, values without data, other kinds
             kind = draw(st.sampled_from(["values", "histogram", "restart", "empty"]))
             if kind == "values":

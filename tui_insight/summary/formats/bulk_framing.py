@@ -28,10 +28,13 @@ from .framing import MASK_DELTA, U64, FOOTER_SIZE, HEADER_SIZE, MAX_PAYLOAD, Sca
 BLOCK_SIZE = 4 << 20  # bytes read at once
 MAX_CYCLE = 4096  # longest cycle of record lengths guessed (records of a step)
 _GUESS_CHUNK = 1 << 16  # records checked per guess, at most
-# ... and at first: a guess that held whole checks twice as many the next time. A cycle that
-# breaks often (scalars of a step, then histograms of other lengths every few steps) costs a
-# few hundred checks per guess, not a block's worth.
+# ... and at first: a guess that held whole checks twice as many the next time; after one that
+# broke, about twice the cycle's run between breaks. A cycle that breaks often (scalars of a
+# few steps, then histograms of other lengths) costs its run's checks per guess, not a block's;
+# the walk takes the records that broke it one by one and guesses the cycle again where a
+# record of the length it broke at comes (without searching for it again).
 _GUESS_FIRST = 256
+_RESUME_WALK = 512  # records walked one by one, at most, waiting for a broken cycle to go on
 _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
 _TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
 _TABLE_MIN_ROWS = 8
@@ -230,6 +233,12 @@ class _Walk:
         self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
         self.next_guess = 8  # records to walk before guessing again
         self.guess_records = _GUESS_FIRST  # records the next guess checks
+        self._last_cycle: tuple[tuple[int, ...], tuple] = ((), ())  # (lengths, `_cycle` of them)
+        # A cycle a guess held for a while and then broke (scalars of a few steps, then histograms):
+        # its lengths from where it broke. The walk guesses it again as soon as a record is of
+        # its first length, without finding the cycle again (not in the records walked meanwhile).
+        self.resume: tuple[int, ...] = ()
+        self.run = 0  # records guessed since the cycle last broke
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -252,11 +261,15 @@ class _Walk:
         p = 0
         while True:
             # Record by record while the headers are the usual ones, up to the next guess.
-            for _ in range(self.next_guess):
+            resume = self.resume[0] if self.resume else -1
+            for _ in range(self.next_guess if resume < 0 else _RESUME_WALK):
                 if p + HEADER_SIZE > n:
                     break
                 length, word = unpack(data, p)
                 if words.get(length) != word:
+                    break
+                if length == resume:  # a broken cycle goes on: guess it from here
+                    resume = -2
                     break
                 end = p + HEADER_SIZE + length + FOOTER_SIZE
                 if end > n:
@@ -265,6 +278,10 @@ class _Walk:
                 length_append(length)
                 p = end
             else:
+                if resume >= 0:  # the broken cycle did not go on: look for a cycle again
+                    self.resume = ()
+                resume = -2
+            if resume == -2:
                 found_at, found_lengths = self._guess(array, p, n, lengths[remembered:])
                 remembered = len(lengths)
                 if len(found_at):
@@ -298,6 +315,7 @@ class _Walk:
                 notes.append((base + p, f"{'empty' if length == 0 else 'oversized'} record at byte {base + p}"))
                 report.bad_records += 1
                 history.clear()
+                self.resume = ()
                 p += HEADER_SIZE + length + FOOTER_SIZE
                 if p > n:
                     why, length = "block", 0
@@ -322,52 +340,92 @@ class _Walk:
         if len(history) > 4 * MAX_CYCLE:
             del history[:-2 * MAX_CYCLE]
 
-    def _period(self) -> int:
-        """The shortest cycle the last record lengths repeat (seen twice), 0 if none."""
+    NEAR = 64  # records before the last searched first for its cycle (a step's tags)
+
+    def _period(self, far: bool = True) -> int:
+        """The shortest cycle the last record lengths repeat (seen twice), 0 if none. Cycles
+        longer than `NEAR` records are looked for only if `far` (the search costs a pass over
+        the history: a walk that has just left a cycle, among histograms, skips it)."""
         h = self.lengths
         if len(h) < 2:
             return 0
         last = h[-1]
+        if h[-2] == last:
+            return 1  # one length over and over (tags of one name length)
         most = min(len(h) // 2, MAX_CYCLE)
-        before = h[-2:-2 - most:-1]  # the lengths before the last, nearest first
-        at = -1
-        while True:  # each earlier record of the last one's length (list.index: C speed)
-            try:
-                at = before.index(last, at + 1)
-            except ValueError:
-                return 0
-            period = at + 1
-            # (the record before the last first: most candidates fail there, without a copy)
-            if (period == 1 or h[-2] == h[-2 - period]) and h[-period:] == h[-2 * period:-period]:
-                return period
+        tried = 0
+        for reach in (min(self.NEAR, most), most):
+            if reach > self.NEAR and not far:
+                break
+            if reach > tried:
+                try:  # (a length not in reach, as a histogram's often is: no copy)
+                    h.index(last, len(h) - 1 - reach, len(h) - 1 - tried)
+                except ValueError:
+                    tried = reach
+                    continue
+            before = h[-2:-2 - reach:-1]  # the lengths before the last, nearest first
+            at = tried - 1
+            while True:  # each earlier record of the last one's length (list.index: C speed)
+                try:
+                    at = before.index(last, at + 1)
+                except ValueError:
+                    break
+                period = at + 1
+                # (the record before the last first: most candidates fail there, without a copy)
+                if h[-2] == h[-2 - period] and h[-period:] == h[-2 * period:-period]:
+                    return period
+            tried = reach
+        return 0
+
+    def _cycle(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The cycle's lengths `key` as an array, where each record starts within the cycle,
+        the cycle's bytes, and each header's CRC word; kept while the cycle is the same."""
+        period = len(key)
+        if self._last_cycle[0] != key:
+            cycle = np.asarray(key, dtype=np.int64)
+            spans = cycle + HEADER_SIZE + FOOTER_SIZE
+            within = np.zeros(period, dtype=np.int64)
+            np.cumsum(spans[:-1], out=within[1:])
+            words = np.asarray([_header_word(length) for length in key], dtype=np.uint32)
+            self._last_cycle = (key, (cycle, within, int(spans.sum()), words))
+        return self._last_cycle[1]
 
     def _guess(self, array: np.ndarray, p: int, n: int, walked: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The records from `p` on that continue the cycle, as far as their headers check out
         (`walked`: the lengths walked since the last guess, not yet remembered)."""
         self._remember(walked)
-        period = self._period()
         empty = np.zeros(0, dtype=np.int64)
-        if not period:
-            return empty, empty
-        cycle = np.asarray(self.lengths[-period:], dtype=np.int64)
-        spans = cycle + HEADER_SIZE + FOOTER_SIZE
-        cycle_bytes = int(spans.sum())
-        within = np.zeros(period, dtype=np.int64)
-        np.cumsum(spans[:-1], out=within[1:])
+        key, self.resume = self.resume, ()
+        if not key:
+            period = self._period(far=self.next_guess >= self.NEAR)
+            if not period:
+                return empty, empty
+            key = tuple(self.lengths[-period:])
+        period = len(key)
+        cycle, within, cycle_bytes, words = self._cycle(key)
         cycles = min((n - p) // cycle_bytes + 1, max(1, self.guess_records // period))
         at = (p + np.arange(cycles, dtype=np.int64)[:, None] * cycle_bytes + within).reshape(-1)
-        lengths = np.tile(cycle, cycles)
+        lengths = np.broadcast_to(cycle, (cycles, period)).reshape(-1)
         fits = int(np.count_nonzero(at + lengths + HEADER_SIZE + FOOTER_SIZE <= n))
         if not fits:
             return empty, empty
         at, lengths = at[:fits], lengths[:fits]
         # A header is its length (u64) and that length's masked CRC (u32): two words per record.
-        words = np.asarray([_header_word(n_) for n_ in cycle.tolist()], dtype=np.uint32)
         wrong = ((unaligned(array, "<u8")[at] != lengths.view(np.uint64))
-                 | (unaligned(array, "<u4")[at + 8] != np.tile(words, cycles)[:fits]))
+                 | (unaligned(array, "<u4")[at + 8] != np.broadcast_to(words, (cycles, period)).reshape(-1)[:fits]))
         wrong = np.flatnonzero(wrong)
         good = int(wrong[0]) if len(wrong) else fits
-        self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK) if good == fits else _GUESS_FIRST
+        # A guess that held whole checks twice as many next time; one that broke, about twice
+        # the cycle's run between its breaks.
+        self.run += good
+        if good == fits:
+            self.guess_records = min(2 * self.guess_records, _GUESS_CHUNK)
+        else:
+            self.guess_records = min(2 * max(self.run, _GUESS_FIRST // 2), _GUESS_CHUNK)
+            self.run = 0
+        if 0 < good < fits:
+            phase = good % period
+            self.resume = key[phase:] + key[:phase]
         if good:
             self.lengths.extend(lengths[max(0, good - 2 * MAX_CYCLE):good].tolist())
         return at[:good], lengths[:good]
@@ -423,6 +481,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
             report.bad_records += 1
             report.note(f"bad header CRC at byte {bad_at}")
             walk.lengths.clear()
+            walk.resume = ()
             nxt = resync(fh, bad_at + 1, size)
             if nxt is None:
                 report.note(f"no valid record after byte {bad_at}; rest of file skipped")

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from ..text import text_of
 from .bulk_framing import Payloads, strided, unaligned, period_of
 
 # -- repeated event layouts -------------------------------------------------------------------
@@ -19,12 +20,19 @@ from .bulk_framing import Payloads, strided, unaligned, period_of
 # whose fixed bytes match is that event with other numbers, and numpy reads a whole batch of
 # them at once instead of protobuf decoding each and Python visiting each value.
 #
-# Only scalar-only summary events get a layout (values holding just a tag and a scalar).
+# Only scalar-only summary events get a layout (values holding just a tag and a scalar; in
+# TensorBoard's, the scalar may be TF2's: a float32 tensor of shape [] as `tf.summary.scalar`
+# and Keras write it, `tensor_content` or one packed `float_val`, without metadata).
 # A layout is made from one payload the protobuf decoder accepted, and checked against what it
 # decoded, so a matching payload decodes to exactly what protobuf would give.
 
 _WALL_TAG, _STEP_TAG, _SUMMARY_TAG = 0x09, 0x10, 0x2A  # Event fields 1 (double), 2 (varint), 5 (message)
 _VALUE_TAG = 0x0A  # Summary field 1 (message), and Value field 1 (string)
+_TENSOR_TAG = 0x42  # TensorBoard's Value field 8 (TensorProto)
+# A float32 scalar tensor up to its number: length 10, dtype DT_FLOAT, shape [], then the
+# number as tensor_content (4 bytes) or as float_val (packed: 4 bytes).
+_SCALAR_TENSORS = (bytes([10, 0x08, 1, 0x12, 0, 0x22, 4]), bytes([10, 0x08, 1, 0x12, 0, 0x2A, 4]))
+TENSOR = "tensor"  # a kind of TensorBoard layouts: a scalar tensor, read as a scalar where its tag's plugin is "scalars"
 
 
 class Dialect(NamedTuple):
@@ -73,11 +81,13 @@ class Layout:
         """The layout of `payload`, decoded by protobuf as `event` (of `dialect`'s protos);
         None if it has none."""
         scalar_key, scalar_field = DIALECTS[dialect]
+        tensors = dialect == "tensorboard"
+        allowed = (scalar_field, None, TENSOR) if tensors else (scalar_field, None)
         if event.WhichOneof("what") != "summary" or any(
-                kind not in (scalar_field, None) for kind in [v.WhichOneof("value") for v in event.summary.value]):
+                kind not in allowed for kind in [v.WhichOneof("value") for v in event.summary.value]):
             return None  # (said before the walk, which costs more: a MindSpore event of histograms)
         try:
-            layout = cls._walk(payload, scalar_key, scalar_field)
+            layout = cls._walk(payload, scalar_key, scalar_field, tensors)
         except (ValueError, IndexError, UnicodeDecodeError):
             return None
         if layout is None or event.WhichOneof("what") != "summary":
@@ -93,13 +103,20 @@ class Layout:
         steps, walls, floats = layout.numbers(rows)
         if int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
             return None
-        expected = [getattr(values[i], scalar_field) for i, col in enumerate(layout.float_of_value) if col >= 0]
+        expected = [_tensor_number(values[i].tensor) if kind == TENSOR else getattr(values[i], scalar_field)
+                    for i, (col, kind) in enumerate(zip(layout.float_of_value, layout.kinds)) if col >= 0]
         if np.asarray(expected, dtype=np.float64).tobytes() != floats[0].tobytes():
             return None
         return layout
 
+    @property
+    def routed_kinds(self) -> tuple[str | None, ...]:
+        """The kinds as `routing.routes` takes them: a scalar tensor is a scalar (the loader
+        reads a layout holding one only where its tag's plugin is "scalars")."""
+        return tuple("simple_value" if kind == TENSOR else kind for kind in self.kinds)
+
     @classmethod
-    def _walk(cls, data: bytes, scalar_key: int, scalar_field: str) -> "Layout | None":
+    def _walk(cls, data: bytes, scalar_key: int, scalar_field: str, tensors: bool = False) -> "Layout | None":
         size = len(data)
         mask = np.full(size, 0xFF, dtype=np.uint8)
         wall_at = step_at = -1
@@ -137,7 +154,7 @@ class Layout:
                     value_end = pos + length
                     if value_end > end:
                         return None
-                    tag, scalar_at = None, -1
+                    tag, scalar_at, kind = None, -1, scalar_field
                     while pos < value_end:
                         field_key = data[pos]
                         pos += 1
@@ -153,11 +170,16 @@ class Layout:
                             scalar_at = pos
                             mask[pos:pos + 4] = 0
                             pos += 4
+                        elif (tensors and field_key == _TENSOR_TAG and scalar_at < 0
+                              and data[pos:pos + 7] in _SCALAR_TENSORS and pos + 11 <= value_end):
+                            scalar_at, kind = pos + 7, TENSOR
+                            mask[pos + 7:pos + 11] = 0
+                            pos += 11
                         else:
                             return None  # a histogram, tensor, image... or an unusual encoding
                     tags.append(tag or "")
                     if scalar_at >= 0:
-                        kinds.append(scalar_field)
+                        kinds.append(kind)
                         float_of_value.append(len(float_at))
                         float_at.append(scalar_at)
                     else:
@@ -237,6 +259,13 @@ class Layout:
             steps = np.zeros(n, dtype=np.int64)
         floats = _widened(unaligned(array, "<f4")[starts[:, None] + self.float_at])
         return steps, walls, floats
+
+
+def _tensor_number(tensor) -> float:
+    """The number of a float32 scalar tensor, as `tensorboard._scalar_of` reads it."""
+    if tensor.tensor_content:
+        return float(np.frombuffer(tensor.tensor_content, dtype="<f4")[0])
+    return float(np.float32(tensor.float_val[0]))
 
 
 def _read_numbers(rows: np.ndarray, wall_at: int, step_at: int, step_len: int,
@@ -436,6 +465,9 @@ class LayoutBook:
             size = int(lengths[members[0]])
             if size < 4 or len(members) < 2 and size not in self.by_size:
                 continue  # a lone event of its size: one protobuf decode is as cheap
+            if size not in self.by_size and not any(self._may_have_layout(payloads[int(members[k])])
+                                                    for k in {0, len(members) // 2, len(members) - 1}):
+                continue  # (histograms of one size: neither copied nor decoded here, left to the other paths)
             rows = payloads.rows(members, size)
             left = np.ones(len(members), dtype=bool)
             budget, tries = self.NEW_PER_SIZE, 0
@@ -484,6 +516,14 @@ class LayoutBook:
                     break
         return which, used, decoded
 
+    def _may_have_layout(self, payload: bytes) -> bool:
+        """Whether the bytes of `payload` are a scalar-only event's (protobuf not asked yet)."""
+        scalar_key, scalar_field = DIALECTS[self.dialect]
+        try:
+            return Layout._walk(payload, scalar_key, scalar_field, self.dialect == "tensorboard") is not None
+        except (ValueError, IndexError, UnicodeDecodeError):
+            return False
+
     def _add(self, size: int, layout: Layout) -> None:
         if self.count >= self.MAX_LAYOUTS:
             self.by_size.clear()
@@ -501,3 +541,42 @@ class LayoutBook:
                 by_mask.setdefault(layout.mask.tobytes(), []).append(layout)
             indexes = self._indexes[size] = [_LayoutIndex(group) for group in by_mask.values()]
         return indexes
+
+
+def unknown_tensors(layouts: Sequence[Layout], which: np.ndarray, plugins, payloads: Sequence[bytes],
+                    decode: Callable[[bytes], object | None], decoded: dict[int, object]) -> None:
+    """Set to -1 (to be routed one by one) the rows of `which` whose TensorBoard layout holds a
+    scalar tensor that is not a scalar there. Such a tensor is a scalar only once its tag's
+    plugin (`plugins`, the job's `TagPlugins`) is "scalars": TF2 names it on the tag's first
+    value only, and a tag's plugin, once named, stays. A tag not named yet may be named by an
+    event of this batch routed one by one (the rows left at -1 here: the others hold no
+    metadata): those are decoded in order (into `decoded`, for the routing) until each such
+    tag is, and the layout's rows after that row stay in bulk if it is named "scalars"."""
+    pending: dict[int, list[str]] = {}  # layout number -> its tensors' tags
+    for number, layout in enumerate(layouts):
+        tags = [tag for tag, kind in zip(layout.tags, layout.kinds) if kind == TENSOR]
+        if tags and any(plugins.get(tag) != "scalars" for tag in tags):
+            pending[number] = tags
+    unnamed = {tag for tags in pending.values() for tag in tags if not plugins.get(tag)}
+    named: dict[str, tuple[int, str]] = {}  # tag -> (the row naming it, the plugin)
+    if unnamed and len(plugins) + len(unnamed) < plugins.MAX_TAGS:  # (a full table names no more)
+        for i in np.flatnonzero(which == -1).tolist():
+            event = decoded[i] if i in decoded else decoded.setdefault(i, decode(payloads[i]))
+            if event is None or event.WhichOneof("what") != "summary":  # type: ignore[attr-defined]
+                continue
+            for value in event.summary.value:  # type: ignore[attr-defined]
+                tag = text_of(value.tag)
+                if tag in unnamed and tag not in named and value.HasField("metadata"):
+                    if written := text_of(value.metadata.plugin_data.plugin_name):
+                        named[tag] = (i, written)
+            if len(named) == len(unnamed):
+                break
+    for number, tags in pending.items():
+        first = 0  # rows before this one go one by one
+        for tag in tags:
+            if plugins.get(tag) == "scalars":
+                continue
+            at, written = named.get(tag, (len(which), ""))
+            first = max(first, at + 1 if written == "scalars" else len(which))
+        head = which[:first]
+        head[head == number] = -1

@@ -1,4 +1,6 @@
-"""MindSpore events that mix scalars and histograms, read in bulk (`MixedBook`).
+"""Events that hold histograms (and scalars), read in bulk (`MixedBook`): MindSpore's, and
+TensorBoard's (`histo` values: torch and tensorboardX write one event per histogram, with
+TensorBoard's default bins some 10 KB each, most of a training log's bytes).
 
 MindSpore writes one event per recorded step holding every value of the step, so whenever
 histograms are collected most of a file's bytes are events of scalars and histograms. Their
@@ -15,20 +17,25 @@ counted, by walking their headers (MindInsight drops a histogram of more than
 `limits.MAX_HISTOGRAM_BUCKETS`): an event holding such a histogram, or any field the walk does
 not know, goes the one-event path. A layout is made from one event protobuf decoded and
 checked against it value for value, so a matching event routes as protobuf would route it; a
-histogram whose buckets protobuf would refuse fails when it is decoded, as a payload.
+MindSpore histogram whose buckets protobuf would refuse fails when it is decoded, as a payload.
+A TensorBoard histogram's body is walked field by field (doubles, packed doubles of whole
+doubles, to its end: what protobuf reads); any other body goes the one-event path.
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from .. import limits
 from .bulk_framing import Payloads
 
-_FIXED, _VARINT = 0, 1  # pieces: bytes of the layout's (wall time, scalars masked), a varint
-# What a varint piece is: the step, the summary's length, a value's length, a histogram's length.
-_STEP, _SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 0, 1, 2, 3
+# Pieces: bytes of the layout's (wall time, scalars masked), a varint, the step (its key and
+# varint, or nothing: a step of 0 is left out by proto3 writers, TensorBoard's).
+_FIXED, _VARINT, _STEP = 0, 1, 2
+_STEP_KEY = 0x10  # Event field 2 (varint)
+# What a varint piece is: the summary's length, a value's length, a histogram's length.
+_SUMMARY_LEN, _VALUE_LEN, _HIST_LEN = 1, 2, 3
 _MAX_VARINT = 9  # longer varints (negative steps, 2**63 and up) go the one-event path
 # Keys of a histogram's fields after its buckets: varints (counts) and doubles (max, min, sum).
 _TAIL_VARINT = np.zeros(256, dtype=bool)
@@ -55,15 +62,37 @@ def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
             return value, pos
 
 
+class Dialect(NamedTuple):
+    """How a format writes a summary value's scalar and histogram: keys and field names."""
+
+    scalar_key: int
+    scalar_field: str
+    histogram_key: int
+    histogram_field: str
+    empty_values: bool  # a value without data may be in a layout (TensorBoard routes it by an earlier event)
+
+
+# MindSpore: Value.scalar_value (3, float), Value.histogram (9, buckets as messages);
+# TensorBoard: Value.simple_value (2, float), Value.histo (5, HistogramProto: packed doubles).
+DIALECTS = {"mindspore": Dialect(0x1D, "scalar_value", 0x4A, "histogram", True),
+            "tensorboard": Dialect(0x15, "simple_value", 0x2A, "histo", False)}
+
+
 class MixedLayout(NamedTuple):
     """The pieces of one event layout, and what its values are."""
 
     tags: tuple[str, ...]
-    kinds: tuple[str | None, ...]  # "scalar_value", "histogram" or None (a tag without data)
+    kinds: tuple[str | None, ...]  # the dialect's scalar or histogram field, or None (a tag without data)
     # (kind, template bytes or varint role, mask, wall offset, float offsets) per piece
     pieces: tuple[tuple, ...]
     float_of_value: tuple[int, ...]  # value index -> its column of `Matched.floats`, -1 for none
     histograms: int
+    dialect: str = "mindspore"
+
+    @property
+    def routed_kinds(self) -> tuple[str | None, ...]:
+        """The kinds as `routing.routes` takes them."""
+        return self.kinds
 
     @property
     def key(self) -> tuple:
@@ -71,9 +100,11 @@ class MixedLayout(NamedTuple):
         return self.tags, self.kinds
 
 
-def _walk(data: bytes) -> MixedLayout | None:
+def _walk(data: bytes, dialect: str = "mindspore") -> MixedLayout | None:
     """The pieces of one event's payload; None if it is not a summary event of scalars,
-    histograms and tags written plainly (fields in order, each once)."""
+    histograms and tags written plainly (fields in order, each once; a step of 0 may be left
+    out, as proto3 writers leave it)."""
+    scalar_key, scalar_field, histogram_key, histogram_field, empty_values = DIALECTS[dialect]
     size = len(data)
     pieces: list[tuple] = []
     fixed = bytearray()
@@ -95,15 +126,16 @@ def _walk(data: bytes) -> MixedLayout | None:
         fixed.extend(raw)
         mask.extend(b"\x00" * len(raw) if variable else b"\xff" * len(raw))
 
-    if size < 11 or data[0] != 0x09 or data[9] != 0x10:
+    if size < 11 or data[0] != 0x09:
         return None
     take(data[0:1])
     wall = 1
     take(data[1:9], variable=True)
-    take(data[9:10])
     flush()
-    pieces.append((_VARINT, _STEP))
-    _, pos = _varint(data, 10, size)
+    pieces.append((_STEP,))  # its key and varint, or nothing for step 0 (as proto3 writers leave it)
+    pos = 9
+    if data[9] == 0x10:
+        _, pos = _varint(data, 10, size)
     if pos >= size or data[pos] != 0x2A:
         return None
     take(data[pos:pos + 1])
@@ -124,14 +156,16 @@ def _walk(data: bytes) -> MixedLayout | None:
             return None
         tag = data[after + 2:tag_end].decode("utf-8")
         if tag_end == end:  # a tag without data
+            if not empty_values:
+                return None
             take(data[pos:end])
             kinds.append(None)
-        elif data[tag_end] == 0x1D and tag_end + 5 == end:  # a scalar
+        elif data[tag_end] == scalar_key and tag_end + 5 == end:  # a scalar
             take(data[pos:tag_end + 1])
             floats.append(len(fixed))
             take(data[tag_end + 1:end], variable=True)
-            kinds.append("scalar_value")
-        elif data[tag_end] == 0x4A:
+            kinds.append(scalar_field)
+        elif data[tag_end] == histogram_key:
             _, body = _varint(data, tag_end + 1, end)
             take(data[pos:pos + 1])
             flush()
@@ -139,7 +173,7 @@ def _walk(data: bytes) -> MixedLayout | None:
             take(data[after:tag_end + 1])
             flush()
             pieces.append((_VARINT, _HIST_LEN))  # and the histogram's body
-            kinds.append("histogram")
+            kinds.append(histogram_field)
             histograms += 1
             if body > end:
                 return None
@@ -150,9 +184,9 @@ def _walk(data: bytes) -> MixedLayout | None:
     flush()
     if not histograms:
         return None  # scalar-only events are `layouts.Layout`'s
-    columns = np.cumsum([kind == "scalar_value" for kind in kinds]) - 1
-    float_of_value = tuple(int(c) if kind == "scalar_value" else -1 for c, kind in zip(columns, kinds))
-    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms)
+    columns = np.cumsum([kind == scalar_field for kind in kinds]) - 1
+    float_of_value = tuple(int(c) if kind == scalar_field else -1 for c, kind in zip(columns, kinds))
+    return MixedLayout(tuple(tags), tuple(kinds), tuple(pieces), float_of_value, histograms, dialect)
 
 
 def _read_varints(array: np.ndarray, at: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,11 +220,36 @@ class Matched(NamedTuple):
     floats: np.ndarray  # float64[rows, scalar values]: the layout's scalars in order
 
 
-def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
+class _Family(NamedTuple):
+    """Layouts whose pieces differ in their fixed bytes only (TensorBoard's histogram events of
+    tags of one length): matched together, each row's fixed bytes against each layout's."""
+
+    layouts: tuple[MixedLayout, ...]
+    pieces: tuple[tuple, ...]  # the first layout's, each fixed piece's template as [layouts, bytes]
+    dialect: str
+
+    @classmethod
+    def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
+        pieces = []
+        for k, piece in enumerate(layouts[0].pieces):
+            if piece[0] == _FIXED:
+                piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
+            pieces.append(piece)
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect)
+
+
+def _family_key(layout: MixedLayout) -> tuple:
+    """Equal for layouts one `_Family` matches: the same pieces but for the fixed bytes."""
+    return layout.dialect, tuple((len(p[1]), p[2].tobytes(), p[3], p[4]) if p[0] == _FIXED else p
+                                 for p in layout.pieces)
+
+
+def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(which of the payloads at `starts` are `layout`, their steps, walls, floats)."""
+    """(the layout of `family` each payload at `starts` is, -1 for none; their steps, walls, floats)."""
     n = len(starts)
     ok = np.ones(n, dtype=bool)
+    fits = np.ones((n, len(family.layouts)), dtype=bool) if len(family.layouts) > 1 else None
     at = starts.copy()
     steps = np.zeros(n, dtype=np.int64)
     walls = np.zeros(n, dtype=np.float64)
@@ -198,26 +257,34 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
     marks: list[np.ndarray] = []  # where a value or summary must end
     hist_at: list[np.ndarray] = []
     hist_end: list[np.ndarray] = []
-    for piece in layout.pieces:
+    for piece in family.pieces:
         kind = piece[0]
         if kind == _FIXED:
-            _, template, mask, wall, float_at = piece
-            size = len(template)
+            _, templates, mask, wall, float_at = piece
+            size = templates.shape[1]
             rows = array.take(at[:, None] + np.arange(size), mode="clip")
-            ok &= ~((rows ^ template) & mask).any(axis=1)
+            if fits is None:
+                ok &= ~((rows ^ templates[0]) & mask).any(axis=1)
+            else:
+                fits &= ~((rows[:, None, :] ^ templates[None]) & mask).any(axis=2)
             if wall >= 0:
                 walls = np.ascontiguousarray(rows[:, wall:wall + 8]).view("<f8").reshape(n)
             if float_at:
                 cols = (np.asarray(float_at)[:, None] + np.arange(4)).reshape(-1)
                 floats.append(np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(n, len(float_at)))
             at = at + size
+        elif kind == _STEP:
+            has = array.take(at, mode="clip") == _STEP_KEY
+            whole = ok.copy()  # (no varint is read where the step is left out)
+            value, length = _read_varints(array, at + 1, whole)
+            ok &= ~has | whole
+            steps = np.where(has, value, 0)
+            at = at + np.where(has, 1 + length, 0)
         elif kind == _VARINT:
             role = piece[1]
             value, length = _read_varints(array, at, ok)
             at = at + length
-            if role == _STEP:
-                steps = value
-            elif role == _SUMMARY_LEN:
+            if role == _SUMMARY_LEN:
                 ok &= at + value == ends
             elif role == _VALUE_LEN:
                 marks.append(at + value)
@@ -228,14 +295,18 @@ def _match(layout: MixedLayout, array: np.ndarray, starts: np.ndarray, ends: np.
                 ok &= at == marks.pop()  # the histogram ends its value
         ok &= at <= ends
     ok &= at == ends
+    if fits is not None:  # (a row fits one layout at most: layouts of a family differ in fixed bytes)
+        ok &= fits.any(axis=1)
     fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
     if hist_at and len(fit):
         starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
         ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
-        ok[fit] = _buckets_fit(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
+        walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
+        ok[fit] = walk(array, starts_h, ends_h).reshape(len(fit), len(hist_at)).all(axis=1)
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
-    return ok, steps, walls, table
+    which = np.where(ok, 0 if fits is None else np.argmax(fits, axis=1), -1)
+    return which, steps, walls, table
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
@@ -298,8 +369,38 @@ def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarr
     return ok & (at == end)
 
 
+# HistogramProto's fields: min, max, num, sum, sum_squares (doubles); bucket_limit, bucket
+# (repeated doubles, packed as writers write them: a length, then whole doubles).
+_HISTO_DOUBLE = np.zeros(256, dtype=bool)
+_HISTO_DOUBLE[[0x09, 0x11, 0x19, 0x21, 0x29]] = True
+_HISTO_PACKED = np.zeros(256, dtype=bool)
+_HISTO_PACKED[[0x32, 0x3A]] = True
+_HISTO_FIELDS = 8  # fields walked per body at most (writers write 7): a body of more goes the one-event path
+
+
+def _histo_fits(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per TensorBoard histogram body (`at` to `end`): a few of HistogramProto's fields, each
+    a double or packed doubles, running exactly to the end: what protobuf decodes. (The
+    doubles are read when the histogram is shown.)"""
+    ok = np.ones(len(at), dtype=bool)
+    for _ in range(_HISTO_FIELDS):
+        open_ = ok & (at < end)
+        if not open_.any():
+            break
+        key = array.take(at, mode="clip")
+        double, packed = _HISTO_DOUBLE[key], _HISTO_PACKED[key]
+        ok &= ~open_ | double | packed
+        whole = ok.copy()  # (a varint read where no packed field is may run long: not a fault there)
+        length, size = _read_varints(array, at + 1, whole)
+        packed &= open_
+        ok &= ~packed | (whole & (length % 8 == 0))
+        at = at + np.where(open_, np.where(double, 9, 1 + size + length), 0)
+    return ok & (at == end)
+
+
 class MixedBook:
-    """Mixed layouts seen so far (one per job's loader: its tags)."""
+    """Mixed layouts seen so far (one per job's loader: its tags), of events of `dialect`
+    ("mindspore" or "tensorboard", as `DIALECTS` names them)."""
 
     MAX_LAYOUTS = 64
     NEW_PER_BATCH = 4  # events walked for a new layout per batch before the rest go one by one ...
@@ -308,8 +409,12 @@ class MixedBook:
 
     enabled = True  # (off: every such event goes the one-event path, as the tests compare)
 
-    def __init__(self) -> None:
-        self.layouts: list[MixedLayout] = []  # the one that matched last first
+    def __init__(self, dialect: str = "mindspore") -> None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown event dialect {dialect!r}")
+        self.dialect = dialect
+        self.layouts: list[MixedLayout] = []
+        self._families: list[_Family] | None = []  # of `layouts`, the one that matched last first
 
     def classify(self, payloads: Payloads, rows: np.ndarray, decode: Callable[[bytes], object | None],
                  decoded: dict[int, object]) -> list[Matched]:
@@ -321,15 +426,16 @@ class MixedBook:
         array = payloads.array
         left = rows
         hits = []
-        for layout in list(self.layouts):
+        families = self._families_now()
+        for family in families:
             count = len(left)
-            left = self._take(layout, array, payloads, left, matched)
+            left = self._take(family, array, payloads, left, matched)
             if len(left) < count:
-                hits.append(id(layout))
+                hits.append(id(family))
             if not len(left):
                 break
-        if hits and hits[0] != id(self.layouts[0]):  # the layouts that matched first next time
-            self.layouts.sort(key=lambda layout: id(layout) not in hits)
+        if hits and hits[0] != id(families[0]):  # the families that matched first next time
+            families.sort(key=lambda family: id(family) not in hits)
         budget, tries = self.NEW_PER_BATCH, 0
         while len(left) and budget > 0 and tries < self.MAX_NEW_PER_BATCH:
             budget -= 1
@@ -338,35 +444,51 @@ class MixedBook:
             payload = payloads[i]
             event = decoded[i] if i in decoded else decode(payload)
             decoded[i] = event
-            made = self._make(payload, event)
+            made = self._make(payload, event, self.dialect)
             if made is None:
                 left = left[1:]
                 continue
             if len(self.layouts) >= self.MAX_LAYOUTS:
                 self.layouts.clear()
             self.layouts.append(made)
+            self._families = None
             count = len(left)
-            left = self._take(made, array, payloads, left, matched)
+            left = self._take(_Family.of([made]), array, payloads, left, matched)
             if count - len(left) > self.PAYING_MATCHES:
                 budget += 1
         return matched
 
-    @staticmethod
-    def _take(layout: MixedLayout, array: np.ndarray, payloads: Payloads, rows: np.ndarray,
-              matched: list[Matched]) -> np.ndarray:
-        starts = payloads.starts[rows]
-        ok, steps, walls, floats = _match(layout, array, starts, starts + payloads.lengths[rows])
-        if ok.any():
-            matched.append(Matched(layout, rows[ok], steps[ok], walls[ok], floats[ok]))
-        return rows[~ok]
+    def _families_now(self) -> list[_Family]:
+        """The layouts by family, rebuilt when a layout was added."""
+        if self._families is None:
+            groups: dict[tuple, list[MixedLayout]] = {}
+            for layout in self.layouts:
+                groups.setdefault(_family_key(layout), []).append(layout)
+            self._families = [_Family.of(group) for group in groups.values()]
+        return self._families
 
     @staticmethod
-    def _make(payload: bytes, event) -> MixedLayout | None:
+    def _take(family: _Family, array: np.ndarray, payloads: Payloads, rows: np.ndarray,
+              matched: list[Matched]) -> np.ndarray:
+        starts = payloads.starts[rows]
+        which, steps, walls, floats = _match(family, array, starts, starts + payloads.lengths[rows])
+        hit = which >= 0
+        if len(family.layouts) == 1:
+            if hit.any():
+                matched.append(Matched(family.layouts[0], rows[hit], steps[hit], walls[hit], floats[hit]))
+            return rows[~hit]
+        for k in np.flatnonzero(np.bincount(which[hit], minlength=len(family.layouts))).tolist():
+            mine = which == k
+            matched.append(Matched(family.layouts[k], rows[mine], steps[mine], walls[mine], floats[mine]))
+        return rows[~hit]
+
+    @staticmethod
+    def _make(payload: bytes, event, dialect: str) -> MixedLayout | None:
         """The layout of `payload`, checked against `event` (what protobuf decoded of it)."""
         if event is None or event.WhichOneof("what") != "summary":
             return None
         try:
-            layout = _walk(payload)
+            layout = _walk(payload, dialect)
         except (ValueError, IndexError, UnicodeDecodeError):
             return None
         if layout is None:
@@ -377,13 +499,14 @@ class MixedBook:
             return None
         array = np.frombuffer(payload, dtype=np.uint8)
         start = np.zeros(1, dtype=np.int64)
-        ok, steps, walls, floats = _match(layout, array, start, start + len(payload))
-        if not ok[0] or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
+        which, steps, walls, floats = _match(_Family.of([layout]), array, start, start + len(payload))
+        if which[0] < 0 or int(steps[0]) != event.step or walls[0].tobytes() != np.float64(event.wall_time).tobytes():
             return None
-        expected = [v.scalar_value for v in values if v.WhichOneof("value") == "scalar_value"]
+        field = DIALECTS[dialect].scalar_field
+        expected = [getattr(v, field) for v in values if v.WhichOneof("value") == field]
         if np.asarray(expected, dtype=np.float64).tobytes() != floats[0].tobytes():
             return None
-        if any(len(v.histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS for v in values
+        if dialect == "mindspore" and any(len(v.histogram.buckets) > limits.MAX_HISTOGRAM_BUCKETS for v in values
                if v.WhichOneof("value") == "histogram"):
             return None
         return layout

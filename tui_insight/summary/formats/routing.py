@@ -3,7 +3,7 @@ loader and the all-steps export share, so both read a job the same way.
 
 A layout (the tags of an event's values and the field or plugin of each) routes each value to
 (plugin, tag): MindSpore's fields (compat §3.5), TensorBoard's `simple_value` for layouts read
-in bulk, and the plugin names the routers give (`mindspore.MindSporeRouter`,
+in bulk (and `histo`), and the plugin names the routers give (`mindspore.MindSporeRouter`,
 `tensorboard.TensorBoardRouter`).
 
 A job's files are ranked for the restart rules (`series.survivors`): summary files by
@@ -25,6 +25,7 @@ PLUGIN_OF_FIELD = {
     "loss_landscape": "loss_landscape",
     # TensorBoard values (`routed.RoutedValue.plugin`, and `simple_value` for bulk-read layouts)
     "simple_value": "scalar",
+    "histo": "histogram",
     **{plugin: plugin for plugin in tb.PLUGINS if plugin != "graph"},
 }
 TagKey = tuple[str, str]  # (plugin, tag as written)

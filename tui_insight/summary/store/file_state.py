@@ -61,9 +61,9 @@ def read_order(state: "FileState"):
 
 
 def has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
-    """Does an event decoded one by one in this batch restart the run (SessionLog START)? The
-    events it decodes are added to `decoded`, for the routing that follows."""
-    for i in np.flatnonzero(which < 0).tolist():
+    """Does an event to be decoded one by one in this batch (`which` -1) restart the run
+    (SessionLog START)? The events it decodes are added to `decoded`, for the routing that follows."""
+    for i in np.flatnonzero(which == -1).tolist():
         event = decoded[i] if i in decoded else decoded.setdefault(i, tb.decode_event(payloads[i]))
         if event is not None and tb.is_restart(event):
             return True

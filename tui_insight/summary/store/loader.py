@@ -21,7 +21,7 @@ from ..formats.bulk_framing import RecordBatch, scan_batches
 from ..formats.custom_scalars import PLUGIN as CUSTOM_SCALARS
 from ..formats.custom_scalars import Layout
 from ..formats.framing import ScanReport, frame
-from ..formats.layouts import LayoutBook
+from ..formats.layouts import LayoutBook, unknown_tensors
 from ..formats.lineage import JobLineage, read_lineage
 from ..formats.payloads import PayloadStore
 from ..formats.profiler_rank import profiler_rank
@@ -98,7 +98,7 @@ class JobLoader:
         self.first_wall_time: float | None = None
         self.blocks: list[ScalarBlock] = []  # scalar values read since the last merge
         self._layouts: dict[tuple, tuple] = {}
-        self.mixed = MixedBook()  # MindSpore events of scalars and histograms, read in bulk
+        self.mixed, self.tb_mixed = MixedBook(), MixedBook("tensorboard")  # events holding histograms, read in bulk
         self.seq = 0  # events read: orders values of different layouts
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
@@ -323,13 +323,15 @@ class JobLoader:
         book = self.tb_layouts if tensorboard else self.layouts
         router: Router = self.tb_router if tensorboard else self.ms_router
         which, layouts, decoded = book.classify(payloads, router.decode)
-        if layouts and tensorboard and has_restart(payloads, which, decoded):
-            # A restart drops the steps read before it: read the batch one by one, in order.
-            which, layouts = np.full(len(payloads), -1, dtype=np.int64), []
+        if tensorboard:  # (TF2's scalar tensors of tags not named scalars yet: one by one)
+            unknown_tensors(layouts, which, self.tb_router.plugins, payloads, router.decode, decoded)
         left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
-        mixed = self.mixed.classify(payloads, left, router.decode, decoded) if not tensorboard else []
+        mixed = (self.tb_mixed if tensorboard else self.mixed).classify(payloads, left, router.decode, decoded)
         for matched in mixed:
             which[matched.rows] = -2
+        if (layouts or mixed) and tensorboard and has_restart(payloads, which, decoded):
+            # A restart drops the steps read before it: read the batch one by one, in order.
+            which, layouts, mixed = np.full(len(payloads), -1, dtype=np.int64), [], []
         base = self.seq
         self.seq += len(batch)
         singles = np.flatnonzero(which == -1).tolist()
@@ -354,12 +356,11 @@ class JobLoader:
 
     def _bulk(self, layout, rows_at: np.ndarray, steps: np.ndarray, walls: np.ndarray, floats: np.ndarray,
               base: int, state: FileState, offsets: np.ndarray | None = None) -> int:
-        """The events at `rows_at` of the batch, all of `layout` (a `Layout`, or a `MixedLayout`
-        whose histograms are kept as locators: the records at `offsets`), with the numbers read
-        from them. Returns the values queued."""
-        plan = self._layouts.get((layout.tags, layout.kinds))
+        """The events at `rows_at` of the batch, all of `layout` (a `Layout`, or a `MixedLayout` whose
+        histograms are kept as locators: the records at `offsets`), with their numbers. Returns the values queued."""
+        plan = self._layouts.get(key := (layout.tags, layout.routed_kinds))
         if plan is None:
-            plan = self._layouts[(layout.tags, layout.kinds)] = self._plan(routes(layout.tags, layout.kinds))
+            plan = self._layouts[key] = self._plan(routes(*key))
         scalar_idx, block, payloads, _ = plan
         self._bulk_walls(steps, walls, state)
         if scalar_idx:

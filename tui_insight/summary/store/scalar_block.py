@@ -166,6 +166,8 @@ def bulk_rows(layouts: list, which: np.ndarray,
             rows = np.flatnonzero(known)
         else:
             rows = np.flatnonzero(known & (groups[np.maximum(which, 0)] == group))
+        if not len(rows):
+            continue  # (its layouts' rows are all routed one by one: `layouts.unknown_tensors`)
         steps, walls, floats = reader.numbers_at(payloads.array, payloads.starts[rows])
         number = which[rows]
         period = period_of(number)
