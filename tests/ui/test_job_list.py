@@ -461,27 +461,42 @@ def test_changes_that_come_while_a_job_is_open_reach_the_job_list_when_it_shows_
     assert step_after == str(STEPS + 7)
 
 
+def _empty(tmp_path):
+    root = tmp_path / "empty"
+    root.mkdir()
+    return root
+
+
+def _read_view(tid: str):
+    """A job read to its end (finished: no write for longer than the finish window)."""
+    from uihelp import NOW
+
+    from tui_insight.summary.store.job_view import JobView
+
+    return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 1000, loaded=True, last_step=7)
+
+
+def _a_third_read(names: list[str]) -> dict:
+    """Every third job read, the others announced only (nothing read of them yet)."""
+    from tui_insight.summary.store.job_view import JobView
+
+    return {tid: _read_view(tid) if i % 3 == 0 else JobView(tid, "/logs/" + tid) for i, tid in enumerate(names)}
+
+
 def test_thousands_of_jobs_found_at_once_go_in_as_placeholders_and_fill_in_without_repainting_off_screen(tmp_path):
     """A warm start announces thousands of jobs at once: they go in together as "loading" rows
     (the table's height changes once), the rows of jobs already read are rebuilt after, and a
     rebuilt row off screen repaints nothing. The result is the table a build from scratch gives."""
     from uihelp import NOW
 
-    from tui_insight.summary.store.job_view import JobView
 
-    root = tmp_path / "empty"
-    root.mkdir()
-    app = make_app(root)
+    app = make_app(_empty(tmp_path))
     names = [f"./run_{i:04d}" for i in range(700)]
-
-    def read(tid: str) -> JobView:
-        # (finished: no write for longer than the finish window)
-        return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 1000, loaded=True, last_step=7)
 
     async def body(pilot):
         t = table(app)
         t.work.clear()
-        views = {tid: read(tid) if i % 3 == 0 else JobView(tid, "/logs/" + tid) for i, tid in enumerate(names)}
+        views = _a_third_read(names)
         pending = t.add_placeholders(views, NOW, names)
         placed = (list(t.order), {tid: t.cell(tid, "state") for tid in names}, dict(t.work))
         await pilot.pause()
@@ -556,23 +571,17 @@ def test_a_first_paint_during_a_restore_builds_each_row_once(tmp_path):
     placeholders, and each job's row is built once, when its view is read."""
     from uihelp import NOW
 
-    from tui_insight.summary.store.job_view import JobView
 
-    root = tmp_path / "empty"
-    root.mkdir()
-    app = make_app(root)
+    app = make_app(_empty(tmp_path))
     names = [f"./run_{i:03d}" for i in range(90)]
-
-    def read(tid: str) -> JobView:
-        return JobView(tid, "/logs/" + tid, summary_files=("a",), update_time=NOW - 1000, loaded=True, last_step=7)
 
     async def body(pilot):
         t = table(app)
         t.work.clear()
-        views = {tid: read(tid) if i % 3 == 0 else JobView(tid, "/logs/" + tid) for i, tid in enumerate(names)}
+        views = _a_third_read(names)
         t.refresh_jobs(views, NOW)  # the first paint
         first = dict(t.work)
-        views = {tid: view if view.loaded else read(tid) for tid, view in views.items()}
+        views = {tid: view if view.loaded else _read_view(tid) for tid, view in views.items()}
         t.refresh_jobs(views, NOW, names)  # the rest restored
         return first, dict(t.work), _snapshot(t)
 
