@@ -93,6 +93,8 @@ class SshError(SourceError):
 class ConnectionLost(SshError):
     """The shared connection dropped; the next listing reconnects."""
 
+    transient = True  # a file it cut short is read on at the next reload, changed or not (`JobLoader`)
+
 
 def quote(path: str) -> bytes:
     """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
