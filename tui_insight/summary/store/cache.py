@@ -1,8 +1,8 @@
 """The one shared, reloading, bounded summary cache of a log directory.
 
-All loading runs through the cache's scheduler (`scheduler.py`), one item at a time: reloads on
-file changes and polls from the watching thread (`start`), holds, and callers' own `reload()` or
-`load_job()` (on the caller's thread when the scheduler is idle). What readers see is a
+All loading runs through the cache's scheduler (`scheduler.py`), one item at a time (a remote
+job of several LOGDIRs is read on its source's lane: `lanes.py`): reloads, polls, holds, and
+callers' own `reload()` or `load_job()` (on the caller's thread when the scheduler is idle). What readers see is a
 `JobView` per job: immutable, replaced whole when the job changes, so a screen or the exporter
 always reads a consistent state while loading goes on.
 Subscribers are told what changed (which jobs, which plugin/tag pairs) after each job is
