@@ -127,3 +127,26 @@ def test_summary_names_the_host_hanging_mid_read_and_reports_the_others_with_exi
     assert jobs["node1:./run"]["state"] == RECONNECTING
     assert any(line.startswith("tui-insight: warning: node1 (") and RECONNECTING in line for line in err.splitlines())
     assert "node2 (" not in err
+
+
+def test_a_remote_job_evicted_and_opened_again_gets_its_details_back_from_its_lane(hosts, tmp_path):
+    """Details brought back for a screen (`hold`) are read on the job's lane too, never on the
+    scheduler: the same path a hung host's job would take."""
+    from tui_insight.summary.store.cache import SummaryCache
+
+    _, second, config, _ = hosts
+    two = live_run(tmp_path / "two")
+    here = live_run(tmp_path / "here")
+    source = MultiSource([str(tmp_path / "here"), SshSource(f"{second.user}@node2:{tmp_path / 'two'}",
+                                                            ["-F", str(config)])], ["here", "node2"])
+    try:
+        cache = SummaryCache(source, memory_budget=0)  # nothing kept that nobody holds
+        cache.reload()
+        assert not cache.job("node2:./run").detailed and cache.job("node2:./run").last_step == 3
+        view = cache.details("node2:./run", timeout=60)
+        assert view is not None and view.detailed
+        assert view.series("scalar", "loss").steps.tolist() == [1, 2, 3]
+    finally:
+        two.close()
+        here.close()
+        source.close()

@@ -118,7 +118,6 @@ class SummaryCache:
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
         self._polls = 0  # background polls so far: their turn in looking at finished runs (`poll.Rotation`)
         self._unsettled_jobs: set[str] = set()  # `JobLoader.unsettled`, shared by the loaders and the table
-        # Remote jobs of several LOGDIRs are read on their sources' lanes, and published here.
         self._lanes = LaneReads(self.source, lambda run: None if self._stop.is_set() else self._scheduler.submit(Call(run)),
                                 lambda loader, changes, total, first: self._published_refresh(loader, changes, total, first))
         self._background = False  # the item being done is the scheduler's own (a caller's waits for its lanes)
@@ -213,11 +212,13 @@ class SummaryCache:
         for train_id in sorted(self._budget.held()):
             loader = self._loaders.get(train_id)
             if loader is None or loader.detailed or loader.found is None \
-                    or self._lanes.lane_busy(train_id, loader.path):  # read here, it could wait for a hung host
+                    or self._lanes.held_up(train_id, loader.path):  # being read on its lane, or stalled
                 continue
             found = loader.found
             stats = loader.stat_files(found)
             self._restore_details(loader, found, stats)
+            if self._lanes.used and self._read_on_lane(loader, found, stats, first=True):
+                continue  # a remote job: read on its lane (published "first": every tag redrawn)
             changes = loader.refresh(found, self.payloads, self.progress, stats)
             changes.updated.setdefault(train_id, set()).update(loader.tags)  # open views redraw every tag
             self._published_refresh(loader, changes, total, first=False)
@@ -500,8 +501,7 @@ class SummaryCache:
     def _read_on_lane(self, loader: JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                       first: bool) -> bool:
         """Hand a remote job's read to its source's lane (`lanes.py`); False when it has none."""
-        lane = self._lanes.lane(item.path)
-        if lane is None:
+        if (lane := self._lanes.lane(item.path)) is None:
             return False
         if not loader.detailed and loader.needs_reading(item, stats):
             self._restore_details(loader, item, stats)

@@ -77,13 +77,6 @@ class LaneReads:
         lane = self.lane(path)
         return lane is not None and lane.stalled
 
-    def lane_busy(self, train_id: str, path: str) -> bool:
-        """Being read on its lane, or its lane is at work (a read here could wait for a hung host)."""
-        if train_id in self.reading:
-            return True
-        lane = self.lane(path)
-        return lane is not None and lane.busy
-
     def start(self, lane: Lane, loader: JobLoader, read: Callable[[Callable[[Changes], None]], Changes],
               first: bool, loaders: Mapping[str, JobLoader], publish: Callable[[Changes], None]) -> None:
         """`read(progressed)` (the loader's refresh) on `lane`. Its progress views are published
