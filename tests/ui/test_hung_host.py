@@ -7,6 +7,10 @@ the listing, as for a file bigger than `ssh.PREFETCH_BYTES`), so the stall is in
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -149,4 +153,74 @@ def test_a_remote_job_evicted_and_opened_again_gets_its_details_back_from_its_la
     finally:
         two.close()
         here.close()
+        source.close()
+
+
+def connection_processes(server) -> list[int]:
+    """The sshd processes serving the server's connections (its listener's descendants)."""
+    found, parents = [], [server.process.pid]
+    while parents:
+        children = subprocess.run(["pgrep", "-P", ",".join(map(str, parents))], capture_output=True,
+                                  text=True).stdout.split()
+        parents = [int(pid) for pid in children]
+        found += [pid for pid in parents if _name(pid) == "sshd"]
+    return found
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def signal_all(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:  # a session that ended meanwhile
+            pass
+
+
+def test_a_host_whose_sshd_is_stopped_says_reconnecting_while_the_other_goes_on(hosts, tmp_path):
+    """node1's sshd serving the session is stopped (SIGSTOP): its next listing and reads never
+    answer. node2's new steps are read meanwhile; once node1's sshd goes on, so do its jobs."""
+    from tui_insight.summary.store.cache import SummaryCache
+
+    first, second, config, _ = hosts
+    one, two = live_run(tmp_path / "one"), live_run(tmp_path / "two")
+    source = MultiSource([SshSource(f"{first.user}@node1:{tmp_path / 'one'}", ["-F", str(config)]),
+                          SshSource(f"{second.user}@node2:{tmp_path / 'two'}", ["-F", str(config)])],
+                         ["node1", "node2"])
+    cache = SummaryCache(source)
+    stopped: list[int] = []
+
+    def until(condition) -> bool:  # the loading thread's work, waited for (a bound on failing, not a timing)
+        for _ in range(1200):
+            if condition():
+                return True
+            time.sleep(0.05)
+        return condition()
+
+    try:
+        cache.reload()
+        assert cache.job("node1:./run").last_step == 3 and cache.job("node2:./run").last_step == 3
+        stopped = connection_processes(first)
+        assert stopped, "no connection to node1 to stop"
+        signal_all(stopped, signal.SIGSTOP)
+        append(one, range(4, 7))
+        append(two, range(4, 7))
+        cache.start(0.2)
+        assert until(lambda: cache.job("node1:./run").state == RECONNECTING)
+        assert until(lambda: cache.job("node2:./run").last_step == 6)
+        assert cache.job("node1:./run").last_step == 3 and "node1" in source.failing
+        signal_all(stopped, signal.SIGCONT)
+        stopped = []
+        ok = until(lambda: cache.job("node1:./run").last_step == 6 and cache.job("node1:./run").state == "ok")
+        assert ok, (cache.job("node1:./run"), source.status, source.failing, [lane.busy for lane in source.lanes])
+    finally:
+        signal_all(stopped, signal.SIGCONT)
+        cache.stop()
+        one.close()
+        two.close()
         source.close()
