@@ -40,9 +40,17 @@ def hosts(tmp_path, monkeypatch):
     second = sshd_or_fail(tmp_path / "sshd2")
     flag = tmp_path / "stall"
     # The hostile port runs this with the request's script on stdin: a read ("r 'path' ...")
-    # waits while the flag is there, then runs (so the test ends it by removing the flag).
+    # waits while the flag is there, then runs (so the test ends it by removing the flag); with
+    # `slow` there, a read's answer comes 32 bytes every 0.3 s (a slow link: moving, never silent).
+    answer = tmp_path / "answer"
     first.hostile_tool("session", f'script=$(cat)\nif printf "%s\\n" "$script" | grep -q "^r \'"; then\n'
-                                  f'  while [ -e "{flag}" ]; do sleep 0.05; done\nfi\n'
+                                  f'  while [ -e "{flag}" ]; do sleep 0.05; done\n'
+                                  f'  if [ -e "{tmp_path / "slow"}" ]; then\n'
+                                  f'    printf "%s\\n" "$script" | /bin/sh -s > "{answer}"\n'
+                                  f'    size=$(wc -c < "{answer}"); at=0\n'
+                                  f'    while [ $at -lt $size ]; do dd if="{answer}" bs=32 skip=$((at / 32)) count=1 '
+                                  '2>/dev/null; at=$((at + 32)); sleep 0.3; done\n'
+                                  '    exit 0\n  fi\nfi\n'
                                   'printf "%s\\n" "$script" | /bin/sh -s\n')
     config = tmp_path / "ssh_config"
     config.write_text(first.hostile_config(tmp_path / "c1").read_text().replace(f"Host {ALIAS}", "Host node1")
@@ -224,3 +232,21 @@ def test_a_host_whose_sshd_is_stopped_says_reconnecting_while_the_other_goes_on(
         one.close()
         two.close()
         source.close()
+
+
+def test_a_slow_host_whose_bytes_keep_coming_is_waited_for_not_called_reconnecting(hosts, tmp_path, capsys):
+    """node1 answers a read 32 bytes every 0.3 s, for longer than STALL_SECONDS in all: a slow
+    link, not a hung host (the bytes arriving are its signs of life). --summary reports it whole."""
+    first, second, config, _ = hosts
+    one, two = live_run(tmp_path / "one"), live_run(tmp_path / "two")
+    (tmp_path / "slow").touch()
+    try:
+        status = cli.main([f"{first.user}@node1:{tmp_path / 'one'}", f"{second.user}@node2:{tmp_path / 'two'}",
+                           "--ssh-config", str(config), "--summary", "--json"])
+    finally:
+        one.close()
+        two.close()
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    jobs = {job["train_id"]: job for job in json.loads(out)}
+    assert jobs["node1:./run"]["last_step"] == 3 and jobs["node1:./run"]["state"] == "ok"

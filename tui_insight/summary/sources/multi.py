@@ -110,7 +110,7 @@ class Lane:
     """One source's own thread: its listings, and the reads of its jobs the cache hands it
     (`SummaryCache`), run there one at a time, so a host that hangs holds up its own lane only.
     A lane at work that has not been heard from (a call starting or ending, a read's progress:
-    `heard`) for `STALL_SECONDS` is `stalled`: its jobs stay as last read, marked reconnecting."""
+    `heard`, bytes arriving from its host: the source's `heard`) for `STALL_SECONDS` is `stalled`: its jobs stay as last read, marked reconnecting."""
 
     def __init__(self, label: str, source):
         self.label = label
@@ -150,7 +150,8 @@ class Lane:
     @property
     def stalled(self) -> bool:
         """At work, and silent for STALL_SECONDS."""
-        return self._busy > 0 and time.monotonic() - self._heard > STALL_SECONDS
+        heard = max(self._heard, getattr(self.source, "heard", 0.0))  # (bytes arriving over a slow link)
+        return self._busy > 0 and time.monotonic() - heard > STALL_SECONDS
 
     @property
     def failing(self) -> bool:
