@@ -270,6 +270,8 @@ def run_several(args: argparse.Namespace, config: Config) -> int:
             status = run(source.location, as_json=args.json, metric=args.metric, source=source)
         else:
             return open_ui(source.location, args, config, source=source)
+        for line in source.failures():  # a host that hung mid-read: named once the others are reported
+            print(f"tui-insight: warning: {shown(line)}", file=sys.stderr)
         return 2 if source.failing and status == 0 else status
     finally:
         source.close()

@@ -6,30 +6,44 @@
   named by its source: `node1:./exp/rank_0`.
 - **Paths.** A source's path `P` is `/@<i>` + `P` here (`/@0/home/me/logs/run`), so paths joined
   below a job's path keep their source; every call goes to the source the prefix names.
-- **On its own.** Each source is discovered in its own thread. One that fails or does not
-  answer within `DISCOVER_SECONDS` keeps the jobs it had at its last answer, and the failure is
-  one problem line naming it; the others go on. `status` names the sources that have one
-  ("node2: reconnecting…"). A source that could not be made at all (`unreachable`) is listed
-  as a problem at every discovery, with the others loading.
+- **On its own.** Each source has a lane (`Lane`): a thread of its own where its listings run,
+  and the reads of its jobs when it is not local (the cache hands them over: `lane`). A first
+  listing is waited for up to `DISCOVER_SECONDS`, a later one up to `STALL_SECONDS`; a source
+  whose lane is still at work (a read or a listing from before) is not waited for at all. One
+  that fails or does not answer keeps the jobs it had at its last answer, and the failure is
+  one problem line naming it; the others go on. A lane silent for `STALL_SECONDS` is stalled:
+  `status` names it, as it names the sources that say something is wrong ("node2:
+  reconnecting…"). A source that could not be made at all (`unreachable`) is listed as a
+  problem at every discovery, with the others loading.
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
+import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
-from typing import BinaryIO
+from functools import partial
+from typing import Any, BinaryIO, Callable
 from urllib.parse import urlsplit
 
 from .discovery import Discovery
 from .location import remote_kind
 
-DISCOVER_SECONDS = 30.0  # a source whose listing takes longer keeps its last jobs meanwhile
+RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
+
+DISCOVER_SECONDS = 30.0  # a source whose first listing takes longer is listed with no jobs meanwhile
+# A lane at work and silent this long is stalled (its jobs say reconnecting…); a later listing
+# is waited for this long at most (a healthy one takes ~10-100 ms over ssh).
+STALL_SECONDS = 5.0
 PREFIX = "/@"
 _OURS = re.compile(r"/@(\d+)(/|:)")
+log = logging.getLogger(__name__)
 
 
 def source_label(logdir: str) -> str:
@@ -92,6 +106,100 @@ class UnreachableSource:
         pass
 
 
+class Lane:
+    """One source's own thread: its listings, and the reads of its jobs the cache hands it
+    (`SummaryCache`), run there one at a time, so a host that hangs holds up its own lane only.
+    A lane at work that has not been heard from (a call starting or ending, a read's progress:
+    `heard`, bytes arriving from its host: the source's `heard`) for `STALL_SECONDS` is `stalled`: its jobs stay as last read, marked reconnecting."""
+
+    def __init__(self, label: str, source):
+        self.label = label
+        self.source = source
+        self._calls: deque = deque()
+        self._ready = threading.Condition()
+        self._busy = 0  # calls queued or running
+        self._heard = time.monotonic()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, run: Callable[[], Any]) -> Future:
+        """`run()` done on the lane's thread after the calls before it; its Future."""
+        future: Future = Future()
+        with self._ready:
+            if self._closed:
+                future.cancel()
+                return future
+            if self._busy == 0:
+                self._heard = time.monotonic()
+            self._busy += 1
+            self._calls.append((run, future))
+            if self._thread is None:  # a daemon: a hung host's call never holds up the exit
+                self._thread = threading.Thread(target=self._run, name=f"source-{self.label}", daemon=True)
+                self._thread.start()
+            self._ready.notify()
+        return future
+
+    def heard(self) -> None:
+        """A sign of life from the call being done (a read's progress)."""
+        self._heard = time.monotonic()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy > 0
+
+    @property
+    def stalled(self) -> bool:
+        """At work, and silent for STALL_SECONDS."""
+        heard = max(self._heard, getattr(self.source, "heard", 0.0))  # (bytes arriving over a slow link)
+        return self._busy > 0 and time.monotonic() - heard > STALL_SECONDS
+
+    @property
+    def failing(self) -> bool:
+        """Stalled, or its source says something is wrong (`status`: "reconnecting…")."""
+        return self.stalled or bool(self.source.status)
+
+    def close(self) -> None:
+        """Cancel the calls queued; the one being done ends on its own (the source's close ends it)."""
+        with self._ready:
+            self._closed = True
+            while self._calls:
+                self._calls.popleft()[1].cancel()
+                self._busy -= 1
+            self._ready.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                while not self._calls and not self._closed:
+                    self._ready.wait()
+                if not self._calls:
+                    self._thread = None
+                    return
+                run, future = self._calls.popleft()
+                self._heard = time.monotonic()
+            try:
+                if future.set_running_or_notify_cancel():
+                    try:
+                        result = run()
+                    except BaseException as exc:  # the caller's to see, on its future
+                        with self._ready:
+                            self._done()
+                        future.set_exception(exc)
+                    else:
+                        with self._ready:
+                            self._done()
+                        future.set_result(result)
+                else:
+                    with self._ready:
+                        self._done()
+            except BaseException:  # noqa: BLE001 (never reached: set_* raise only on misuse)
+                log.exception("a call on the lane of %s failed", self.label)
+
+    def _done(self) -> None:
+        self._busy -= 1
+        self._heard = time.monotonic()
+
+
 class MultiSource:
     """`sources` (Source objects, or local paths) read as one, named by `labels`."""
 
@@ -105,21 +213,37 @@ class MultiSource:
         self.location = " ".join(s.location for s in self.sources)
         self.root = PREFIX
         self._last: list[Discovery] = [Discovery({}, []) for _ in self.sources]
-        self._pending: list = [None] * len(self.sources)  # a discovery still running past its time
+        self._pending: list[Future | None] = [None] * len(self.sources)  # a listing still running past its time
+        self._answered = [False] * len(self.sources)  # listed once: later listings are waited for less
+        self._given = [0.0] * len(self.sources)  # the seconds the last listing asked for was given
         self._failing: set[str] = set()  # labels whose last discovery failed or did not answer
-        self._pool = ThreadPoolExecutor(max_workers=max(1, len(self.sources)), thread_name_prefix="multi-source")
+        self.lanes = [Lane(label, source) for label, source in zip(self.labels, self.sources)]
 
     @property
     def failing(self) -> list[str]:
         """The labels of the sources whose last discovery failed or did not answer in time, or
         that say something is wrong (`status`: a dropped host, "reconnecting…")."""
-        return [label for label, source in zip(self.labels, self.sources)
-                if label in self._failing or source.status]
+        return [lane.label for lane in self.lanes if lane.label in self._failing or lane.failing]
 
     @property
     def status(self) -> str:
-        return "; ".join(f"{label}: {source.status}" for label, source in zip(self.labels, self.sources)
-                         if source.status)
+        return "; ".join(f"{lane.label}: {lane.source.status or RECONNECTING}" for lane in self.lanes if lane.failing)
+
+    def failures(self) -> list[str]:
+        """A line per source whose lane is stalled or that says something is wrong, naming it
+        (the headless modes end with them)."""
+        return [f"{lane.label} ({lane.source.location}): "
+                + (lane.source.status if lane.source.status else f"{RECONNECTING} (no answer for {STALL_SECONDS:g} s)")
+                + "; its jobs as last read" for lane in self.lanes if lane.failing]
+
+    def lane(self, path: str) -> Lane | None:
+        """The lane the reads of `path` go to: its source's, unless that one is local (None: read
+        where the caller is)."""
+        match = _OURS.match(path)
+        if match is None or int(match.group(1)) >= len(self.sources):
+            return None
+        lane = self.lanes[int(match.group(1))]
+        return None if lane.source.is_local else lane
 
     # -- paths ------------------------------------------------------------------------------------
 
@@ -139,31 +263,43 @@ class MultiSource:
     # -- the Source protocol ----------------------------------------------------------------------
 
     def discover(self, listings: dict, turn: int | None = None) -> Discovery:
-        """Every source's jobs, named by its label; each source discovered in its own thread, all
-        within one `DISCOVER_SECONDS` (a source still listing then keeps its last jobs, and its
-        listing goes on, to be taken at the next discovery)."""
-        futures = []
-        for i, source in enumerate(self.sources):
+        """Every source's jobs, named by its label; each source listed on its lane, all at once.
+        A first listing is waited for up to `DISCOVER_SECONDS`, a later one up to
+        `STALL_SECONDS`; one still going then keeps the source's last jobs, and is taken at a
+        later discovery once it answers. A lane still at work is not listed (nor waited for)."""
+        futures: list[Future | None] = []
+        for i, (source, lane) in enumerate(zip(self.sources, self.lanes)):
             own = listings.setdefault(i, {})
             pending = self._pending[i]
-            futures.append(pending if pending is not None and not pending.done()
-                           else self._pool.submit(source.discover, own, turn))
+            if pending is not None or (lane.busy and self._answered[i]):
+                futures.append(pending)  # (None: reads still going; its jobs as last listed)
+            else:
+                self._given[i] = STALL_SECONDS if self._answered[i] else DISCOVER_SECONDS
+                futures.append(lane.submit(partial(source.discover, own, turn)))
         jobs, problems, listed = {}, [], 0
-        deadline = time.monotonic() + DISCOVER_SECONDS
+        started = time.monotonic()
         for i, future in enumerate(futures):
-            label = self.labels[i]
+            label, lane = self.labels[i], self.lanes[i]
             self._failing.add(label)
+            waited = 0.0 if future is self._pending[i] else self._given[i]  # (one still going from before: not at all)
             try:
-                found = future.result(timeout=max(0.0, deadline - time.monotonic()))
+                if future is None:
+                    raise FutureTimeout
+                found = future.result(timeout=max(0.0, started + waited - time.monotonic()))
                 self._pending[i] = None
                 self._last[i] = found
+                self._answered[i] = True
                 if not isinstance(self.sources[i], UnreachableSource):
                     self._failing.discard(label)
             except FutureTimeout:
                 self._pending[i] = future
                 found = self._last[i]
-                problems.append(f"{label} ({self.sources[i].location}): no answer in {DISCOVER_SECONDS:g} s; "
-                                "its jobs as last listed")
+                if future is None and not lane.stalled:
+                    self._failing.discard(label)  # its reads are going on: nothing wrong
+                else:
+                    silent = f"no answer in {self._given[i]:g} s" if future is not None \
+                        else f"no answer for {STALL_SECONDS:g} s"
+                    problems.append(f"{label} ({self.sources[i].location}): {silent}; its jobs as last listed")
             except Exception as exc:  # a source's own failure is its line, never the others' loss
                 self._pending[i] = None
                 found = self._last[i]
@@ -204,6 +340,7 @@ class MultiSource:
         return source.same_start(own, start)
 
     def close(self) -> None:
+        for lane in self.lanes:
+            lane.close()
         for source in self.sources:
             source.close()
-        self._pool.shutdown(wait=False, cancel_futures=True)

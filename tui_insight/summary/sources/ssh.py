@@ -93,6 +93,8 @@ class SshError(SourceError):
 class ConnectionLost(SshError):
     """The shared connection dropped; the next listing reconnects."""
 
+    transient = True  # a file it cut short is read on at the next reload, changed or not (`JobLoader`)
+
 
 def quote(path: str) -> bytes:
     """`path` single-quoted for sh; bytes that are not UTF-8 (surrogate-escaped) go back as they came."""
@@ -167,6 +169,7 @@ class SshSource:
         self._prefetched: dict[str, tuple[int, bytes]] = {}  # path -> (start, its bytes from there): `_prefetch`
         self._heads: dict[str, bytes] = {}  # path -> its first bytes, fetched with the listing (`same_start`)
         self.status = ""
+        self.heard = time.monotonic()  # when bytes last arrived (a lane's sign of life: `multi.Lane`)
         self.round_trips = 0  # requests sent (the benchmark counts them)
         self.max_walk_dirs = MAX_DIRS_WALKED  # directories one listing may walk (`ssh_listing`)
 
@@ -339,7 +342,7 @@ class SshSource:
         proc = session.proc
         limits = self.limits
         most = limits.max_listing + NOISE_BYTES if asked is None else limits.read_bytes(*asked)
-        began, capped, counted = time.monotonic(), False, 0
+        began, capped, counted, seen = time.monotonic(), False, 0, 0
         try:
             wait, spare_wanted = WAIT_FIRST, not connected
             # Looked at every millisecond at most: Popen.wait(timeout) polls too, up to 50 ms apart
@@ -347,6 +350,8 @@ class SshSource:
             while proc.poll() is None:
                 self._watch_spare()  # the one started beside this request, watched as it runs
                 spooled = os.fstat(session.spool).st_size
+                if spooled > seen:  # the host is alive (`heard`)
+                    self.heard, seen = time.monotonic(), spooled
                 if os.fstat(session.errors.fileno()).st_size > NOISE_BYTES:
                     raise SshError(f"the host wrote more than {NOISE_BYTES >> 20} MiB of errors")
                 if walked is not None and spooled > counted:
@@ -575,7 +580,7 @@ class SshSource:
         session, connected = self._request(script, False, end - start)
         errors = session.errors
         bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
-                       lambda why: self._failed(why))
+                       lambda why: self._failed(why), lambda: setattr(self, "heard", time.monotonic()))
         stream = _SpooledRange(session.proc, session.spool, start, bound,
                                lambda returncode: self._finished(returncode, errors, connected))
         try:
@@ -649,12 +654,16 @@ class _Bound:
     """What a streamed read may spool and how long it may take (`remote_limits`); `failed(why)`
     makes the error a request past them ends with (`SshSource._failed`)."""
 
-    def __init__(self, asked: int, most: int, seconds: float, failed):
+    def __init__(self, asked: int, most: int, seconds: float, failed, heard=None):
         self.asked, self.most, self.seconds, self.failed = asked, most, seconds, failed
         self.deadline = time.monotonic() + seconds
+        self._heard, self._spooled = heard, 0  # `heard()` as more bytes arrive: the host is alive
 
     def broken(self, spooled: int) -> SshError | None:
         """The error of a stream that spooled `spooled` bytes so far, None while within bounds."""
+        if spooled > self._spooled and self._heard is not None:
+            self._spooled = spooled
+            self._heard()
         if spooled > self.most:
             return SshError(f"the host answered more than the {self.asked} bytes asked for")
         if time.monotonic() > self.deadline:

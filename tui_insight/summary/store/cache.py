@@ -1,8 +1,8 @@
 """The one shared, reloading, bounded summary cache of a log directory.
 
-All loading runs through the cache's scheduler (`scheduler.py`), one item at a time: reloads on
-file changes and polls from the watching thread (`start`), holds, and callers' own `reload()` or
-`load_job()` (on the caller's thread when the scheduler is idle). What readers see is a
+All loading runs through the cache's scheduler (`scheduler.py`), one item at a time (a remote
+job of several LOGDIRs is read on its source's lane: `lanes.py`): reloads, polls, holds, and
+callers' own `reload()` or `load_job()` (on the caller's thread when the scheduler is idle). What readers see is a
 `JobView` per job: immutable, replaced whole when the job changes, so a screen or the exporter
 always reads a consistent state while loading goes on.
 Subscribers are told what changed (which jobs, which plugin/tag pairs) after each job is
@@ -34,6 +34,7 @@ from .budget import DEFAULT_BUDGET, DetailBudget
 from .disk_cache import DiskCache, inside
 from .file_state import describe
 from .job_view import Changes, JobView, LoadProgress
+from .lanes import LaneReads
 from .loader import JobLoader
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
@@ -117,6 +118,9 @@ class SummaryCache:
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
         self._polls = 0  # background polls so far: their turn in looking at finished runs (`poll.Rotation`)
         self._unsettled_jobs: set[str] = set()  # `JobLoader.unsettled`, shared by the loaders and the table
+        self._lanes = LaneReads(self.source, lambda run: None if self._stop.is_set() else self._scheduler.submit(Call(run)),
+                                lambda loader, changes, total, first: self._published_refresh(loader, changes, total, first))
+        self._background = False  # the item being done is the scheduler's own (a caller's waits for its lanes)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -207,11 +211,14 @@ class SummaryCache:
         """Bring back the details of held jobs that were evicted."""
         for train_id in sorted(self._budget.held()):
             loader = self._loaders.get(train_id)
-            if loader is None or loader.detailed or loader.found is None:
+            if loader is None or loader.detailed or loader.found is None \
+                    or self._lanes.held_up(train_id, loader.path):  # being read on its lane, or stalled
                 continue
             found = loader.found
             stats = loader.stat_files(found)
             self._restore_details(loader, found, stats)
+            if self._lanes.used and self._read_on_lane(loader, found, stats, first=True):
+                continue  # a remote job: read on its lane (published "first": every tag redrawn)
             changes = loader.refresh(found, self.payloads, self.progress, stats)
             changes.updated.setdefault(train_id, set()).update(loader.tags)  # open views redraw every tag
             self._published_refresh(loader, changes, total, first=False)
@@ -277,6 +284,8 @@ class SummaryCache:
         """Evict the details of the least recently used jobs nobody holds until the rest fit."""
         for train_id in self._budget.victims():
             loader = self._loaders.get(train_id)
+            if self._lanes.busy(train_id):
+                continue  # its lane's until it lands
             if loader is not None and loader.detailed:
                 if loader.unsaved:
                     self._save(loader)  # what was read since the last save is not read again
@@ -311,11 +320,12 @@ class SummaryCache:
             return None
         if isinstance(work, Call):
             return work.run()
-        if isinstance(work, Poll):
-            return self._poll_pass()
-        if work.paths is not None:
-            return self._changed_pass(work.paths)
-        return self._full_pass(keep=work.first)
+        self._background = True  # the loop's own pass: it never waits for a lane
+        try:
+            return self._poll_pass() if isinstance(work, Poll) else self._changed_pass(work.paths) \
+                if work.paths is not None else self._full_pass(keep=work.first)
+        finally:
+            self._background = False
 
     def _full_pass(self, keep: bool = False) -> Changes:
         """`keep`: the loop's first pass, whose objects stay out of collections for a while."""
@@ -398,7 +408,7 @@ class SummaryCache:
         try:
             self._reload(only={train_id: found})
             self._serve_held(Changes())  # read before and evicted since: its details back
-            return self._views.get(train_id)
+            return self._lanes.shown(view) if (view := self._views.get(train_id)) is not None else None
         finally:
             self._budget.release(_LOADING_ONE)
 
@@ -409,9 +419,7 @@ class SummaryCache:
     def _forget(self, train_id: str) -> None:
         loader = self._loaders.get(train_id)
         if loader is not None:
-            self._loaders[train_id] = JobLoader(train_id, loader.path, self.clock, self._layout_book,
-                                                 self._tb_layout_book, self.source, self._unsettled_jobs,
-                                                 self._every_step)
+            self._loaders[train_id] = self._new_loader(train_id, loader.path)
             self._budget.drop(train_id)
             self._set_view(train_id, self._loaders[train_id].view)
 
@@ -435,6 +443,9 @@ class SummaryCache:
                     self.error = f"cannot read {self.logdir}: {describe(exc)}"
                     found = Discovery({}, [])
             self.problems = (*[p for p in found.problems if p not in self._notes], *self._notes)
+            for train_id, view in (remarked := self._lanes.marks(self._views)).items():  # a host stalled or back
+                self._set_view(train_id, view)
+            self._hand_over(Changes(updated={train_id: set() for train_id in remarked}), total)
             if only is None:
                 self._found = found.jobs
             if only is None and found.jobs.keys() == self._loaders.keys():
@@ -447,9 +458,7 @@ class SummaryCache:
                 del self._loaders[train_id]
                 self._budget.drop(train_id)
             for train_id in added:
-                self._loaders[train_id] = JobLoader(train_id, found.jobs[train_id].path, self.clock, self._layout_book,
-                                                     self._tb_layout_book, self.source, self._unsettled_jobs,
-                                                     self._every_step)
+                self._loaders[train_id] = self._new_loader(train_id, found.jobs[train_id].path)
             self.progress.jobs_found = len(self._loaders)
             stats = self._stat_restorable(added, found.jobs) if read else {}
             # The first screenful of jobs (by id, the list's order) listed from the disk cache
@@ -484,6 +493,23 @@ class SummaryCache:
     def _stopping(self) -> bool:
         return self._scheduler.stopping
 
+    def _new_loader(self, train_id: str, path: str) -> JobLoader:
+        layouts, tb_layouts = self._lanes.books(path, (self._layout_book, self._tb_layout_book))
+        return JobLoader(train_id, path, self.clock, layouts, tb_layouts, self.source, self._unsettled_jobs,
+                         self._every_step)
+
+    def _read_on_lane(self, loader: JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
+                      first: bool) -> bool:
+        """Hand a remote job's read to its source's lane (`lanes.py`); False when it has none."""
+        if (lane := self._lanes.lane(item.path)) is None:
+            return False
+        if not loader.detailed and loader.needs_reading(item, stats):
+            self._restore_details(loader, item, stats)
+        self._lanes.start(lane, loader, lambda progressed: loader.refresh(item, self.payloads, self.progress, stats,
+                                                                          progressed), first, self._loaders,
+                          lambda partial: self._publish(loader.train_id, loader.view, partial))
+        return True
+
     def _stat_restorable(self, added: set[str], jobs: Mapping[str, FoundJob]) -> dict[str, dict]:
         """The `stat_files` of the new jobs the disk cache lists, taken in one loop before anyone
         is told of them. Taken job by job between restores, each stat (which lets go of the GIL)
@@ -509,6 +535,7 @@ class SummaryCache:
         if full:
             jobs = self._unsettled(jobs, turn)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
+        handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
         used_pool = False
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
         restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
@@ -525,6 +552,8 @@ class SummaryCache:
                 if pending:
                     done += self._install_done(pending, total, block=False)
                 loader = self._loaders[item.train_id]
+                if self._lanes.used and self._lanes.held_up(item.train_id, item.path):
+                    continue  # read on its lane now, or behind a host that does not answer
                 file_stats = loader.unchanged(item, stats_taken.get(item.train_id))
                 if file_stats is None:
                     done += 1
@@ -542,6 +571,9 @@ class SummaryCache:
                             restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
                         done += 1
                         continue
+                if self._lanes.used and self._read_on_lane(loader, item, file_stats, first):
+                    handed.append(item.train_id)
+                    continue
                 if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
@@ -558,6 +590,8 @@ class SummaryCache:
                 done += self._install_done(pending, total, block=True)
                 if full:
                     self.progress.jobs_loaded = done
+            if handed and not self._background:  # a caller's pass: what its lanes read, unless stalled
+                done += self._lanes.land_waited(handed, self._loaders, total)
         finally:
             self._hand_over(restored, total)
             for future in pending:
@@ -727,7 +761,7 @@ class SummaryCache:
 
     def _set_views(self) -> None:
         """A new mapping: jobs came or went (readers holding the old one keep a stable set)."""
-        self._views = {tid: self._loaders[tid].view for tid in sorted(self._loaders)}
+        self._views = {tid: self._lanes.shown(self._loaders[tid].view) for tid in sorted(self._loaders)}
         self._jobs = MappingProxyType(self._views)
         with self._published:
             self._published.notify_all()
@@ -740,7 +774,7 @@ class SummaryCache:
         if train_id not in views:
             self._set_views()
             return
-        views[train_id] = view
+        views[train_id] = self._lanes.shown(view)
         with self._published:
             self._published.notify_all()
 

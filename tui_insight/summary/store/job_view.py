@@ -47,7 +47,9 @@ class FileStatus:
 
 
 # What each job state says, for the job list's help and the exporter's warnings.
+RECONNECTING = "reconnecting\N{HORIZONTAL ELLIPSIS}"
 STATE_MEANINGS = {
+    RECONNECTING: "its host does not answer: shown as last read until it does",
     "ok": "every record was read",
     "loading": "not read yet",
     "growing": "its last record is incomplete: still being written",
@@ -92,6 +94,8 @@ class JobView:
     detailed: bool = True  # False: `tags` is empty (memory budget) until the job is held again (`SummaryCache.hold`)
     closed: bool | None = None  # every summary file read-only, as MindSpore leaves it on close (`writer_closed`)
     custom_scalars: Layout | None = None  # the newest `add_custom_scalars` layout read (custom_scalars.py)
+    # Its host does not answer (several LOGDIRs: `store/lanes.py`): shown as last read meanwhile.
+    reconnecting: bool = False
 
     @property
     def ready(self) -> bool:
@@ -112,7 +116,10 @@ class JobView:
 
     @property
     def state(self) -> str:
-        """`loading`, `unreadable: <reason>`, `corrupt: N records`, `truncated`, `growing` or `ok`."""
+        """`reconnecting…`, `loading`, `unreadable: <reason>`, `corrupt: N records`, `truncated`,
+        `growing` or `ok`."""
+        if self.reconnecting:
+            return RECONNECTING
         if not self.loaded:
             return "loading"
         errors = [f for f in self.file_status if f.error]

@@ -312,6 +312,7 @@ class JobLoader:
                 progress.bytes_read += report.end - counted
         except OSError as exc:
             state.error = describe(exc)
+            self._next_stamp = () if getattr(exc, "transient", False) else self._next_stamp  # a lost connection: retried
 
     def _events(self, batch: RecordBatch, state: FileState) -> int:
         """Route the events of `batch` (records in read order): the ones with a known layout in
@@ -717,7 +718,6 @@ class JobLoader:
                 if new is not None:
                     digests[tag] = new
         return digests
-
 
     # -- details and snapshots ----------------------------------------------------------
 

@@ -28,7 +28,7 @@ class Column:
 COLUMNS: tuple[Column, ...] = (
     Column("mark", " ", False, False, 0),
     Column("id", "job", True, False, 0, "the job's name"),
-    Column("state", "st", True, False, 3, "reading state: ✓ ok, … loading, + growing, ! a problem"),
+    Column("state", "st", True, False, 3, "reading state: ✓ ok, … loading, + growing, ↻ reconnecting, ! a problem"),
     Column("health", "health", True, False, 1, "badges: NaN, diverging, stalled"),
     Column("live", "live", True, False, 5, "still being written"),
     Column("value", "headline", True, True, 1, "the headline metric's last value"),
@@ -48,7 +48,7 @@ PADDING = 2  # a space each side of a cell
 ID_MIN_WIDTH = 16  # a long job name is cut in its middle down to this before columns are dropped
 
 # The state column's glyph for each state (the status line says the state and what it means).
-STATE_GLYPHS = {"ok": "✓", "loading": "…", "growing": "+"}
+STATE_GLYPHS = {"ok": "✓", "loading": "…", "growing": "+", "reconnecting…": "↻"}
 PROBLEM_GLYPH = "!"  # truncated, corrupt, unreadable: drawn in red
 
 

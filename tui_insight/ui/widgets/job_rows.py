@@ -77,7 +77,7 @@ class Descending:
 def state_style(state: str) -> str:
     if state == "ok":
         return "green"
-    if state == "growing":
+    if state in ("growing", "reconnecting…"):
         return "yellow"
     if state == "loading":
         return "dim"
