@@ -43,6 +43,22 @@ def test_a_pooled_load_gives_what_one_process_gives(sweep, tmp_path):
     assert not cache.problems and all(not view.problems for view in cache.jobs.values())
 
 
+def test_the_entries_a_pooled_load_wrote_list_every_job_at_the_next_start(sweep, tmp_path):
+    """The workers write the jobs' entries; their headers reach the index: the next start (one
+    process) lists every job from there and reads no byte of the logs, with the same views."""
+    first = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    try:
+        first.reload()
+    finally:
+        first.stop()
+    assert not list((tmp_path / "cache" / "snapshots").glob(".tmp-*"))  # each written whole, renamed into place
+    warm = SummaryCache(str(sweep), disk_cache=DiskCache(tmp_path / "cache"))
+    warm.reload()
+    assert warm.progress.bytes_read == 0 and len(warm.jobs) == RUNS
+    same_as_plain(warm, sweep)
+    assert not warm.problems
+
+
 def test_a_worker_that_dies_is_reported_and_its_jobs_read_again(sweep):
     cache = SummaryCache(str(sweep), workers=2)
     killed = []

@@ -627,10 +627,11 @@ class SummaryCache:
         pool = self._pool
         if pool is None:
             return None
+        entry = self.disk.entry_to_write(item.path, self._where) if self.disk is not None else None
         for _ in range(2):
             generation = pool.generation
             try:
-                return pool.submit(item)
+                return pool.submit(item, entry)
             except BrokenExecutor:  # a worker died since the last submit: a new pool
                 self._pool_died(generation)
             except Exception as exc:  # the processes cannot be started here
@@ -671,10 +672,14 @@ class SummaryCache:
         try:
             if future.cancel() or not future.done():  # its pool died before it ran, or while it did
                 raise BrokenExecutor("lost with its pool")
-            data, nbytes, nfiles = future.result()
-            # With a disk cache the series go there as they are and only the header is read
-            # here: most jobs of a big first load would be evicted at once anyway.
-            on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
+            data, nbytes, nfiles, written = future.result()
+            # With a disk cache the series go there as they are (the worker wrote them) and only
+            # the header is read here: most jobs of a big first load would be evicted at once anyway.
+            if written is not None and self.disk is not None:
+                self.disk.written(loader.path, data, *written)
+                on_disk = True
+            else:
+                on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
             snapshot = decode(data, details=not on_disk)
         except BrokenExecutor:
             loader.notes.append(self._pool_died(generation))
