@@ -41,6 +41,7 @@ from .snapshot import decode, encode
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
 FIRST_LISTED = 128  # jobs (a screenful, by id) listed from the disk cache before new jobs are announced
+TRIM_EVERY = 250  # jobs shelved between two returns of the freed heap (`gc_policy.trim`: ~1 ms)
 MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 # A run being written sends a change notice at every flush (10 a second for a training loop that
 # flushes every 10 steps): after reloading on a notice, the ones that follow within this many
@@ -93,6 +94,7 @@ class SummaryCache:
             self._note(f"the cache directory {disk_cache.root} is inside LOGDIR: it is not used")
         self._index_read = False  # the disk cache's index of this LOGDIR was read (on the first pass)
         self._budget = DetailBudget(memory_budget)
+        self._shelved = 0  # jobs `_shelve`d
         self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
@@ -515,7 +517,7 @@ class SummaryCache:
         if full:
             jobs = self._unsettled(jobs, turn)
         pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
-        used_pool = False
+        used_pool, shelved = False, self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
         restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
         done = count - len(jobs)
@@ -570,6 +572,8 @@ class SummaryCache:
                 future.cancel()
             if used_pool and self._pool is not None:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
+            if self._shelved != shelved:
+                gc_policy.trim()
         return done
 
     def _unsettled(self, jobs: Mapping[str, FoundJob], turn: int | None = None) -> dict[str, FoundJob]:
@@ -610,6 +614,9 @@ class SummaryCache:
         # As a pool's job: the header's digests, bytes until read (the digests just made held
         # 6 kB more a job: 30 MB of a 5,000-run sweep).
         loader.drop_details(decode(data, details=False) if data is not None else None)
+        self._shelved += 1
+        if self._shelved % TRIM_EVERY == 0:
+            gc_policy.trim()  # (their pages are scattered between what stays: glibc keeps them)
         self._budget.drop(loader.train_id)
         self._publish(loader.train_id, loader.view)  # no notice: what the job list shows is the same
 
