@@ -464,6 +464,9 @@ def test_a_big_first_pass_read_in_process_keeps_only_headers_as_the_pool_does(tm
     assert all(view.loaded for view in cache.jobs.values())
     assert [tid for tid, view in cache.jobs.items() if view.detailed] == [ids[0]]
     assert all(row(cache.job(tid)) == row(reference.job(tid)) for tid in ids)  # the job list is the same
+    for tid in ids:  # each digest exactly, the shelved ones read back from the saved header
+        assert dict(cache.job(tid).digests) == dict(reference.job(tid).digests)
+        assert dict(cache.job(tid).tag_counts) == dict(reference.job(tid).tag_counts)
     back = cache.details(ids[-1])
     assert back is not None and back.detailed and contents(back) == contents(reference.job(ids[-1]))
     cache.stop()

@@ -2,7 +2,10 @@
 and its jobs read again; special files do not block the pool."""
 import multiprocessing
 import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from sweep_logs import contents, loaded_reference, row, write_sweep
@@ -41,6 +44,22 @@ def test_a_pooled_load_gives_what_one_process_gives(sweep, tmp_path):
     assert len(list((tmp_path / "cache" / "snapshots").iterdir())) == RUNS  # and saved for the next start
     same_as_plain(cache, sweep)  # the series read back from there
     assert not cache.problems and all(not view.problems for view in cache.jobs.values())
+
+
+def test_the_entries_a_pooled_load_wrote_list_every_job_at_the_next_start(sweep, tmp_path):
+    """The workers write the jobs' entries; their headers reach the index: the next start (one
+    process) lists every job from there and reads no byte of the logs, with the same views."""
+    first = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    try:
+        first.reload()
+    finally:
+        first.stop()
+    assert not list((tmp_path / "cache" / "snapshots").glob(".tmp-*"))  # each written whole, renamed into place
+    warm = SummaryCache(str(sweep), disk_cache=DiskCache(tmp_path / "cache"))
+    warm.reload()
+    assert warm.progress.bytes_read == 0 and len(warm.jobs) == RUNS
+    same_as_plain(warm, sweep)
+    assert not warm.problems
 
 
 def test_a_worker_that_dies_is_reported_and_its_jobs_read_again(sweep):
@@ -84,3 +103,29 @@ def test_a_fifo_named_like_a_summary_file_does_not_block_a_pooled_load(sweep, tm
     assert "./fifo_only" not in cache.jobs
     assert all(view.state == "ok" for view in cache.jobs.values())
     assert len(cache.job("./run_03").summary_files) == 1
+
+
+def test_the_workers_read_with_this_package_whatever_the_current_directory_holds(sweep, tmp_path):
+    """The workers' processes are forked from a server started with the current directory first
+    on its path: one holding another `tui_insight` (an old checkout) is never what they read with.
+    Run in a process of its own (the server is started once per process)."""
+    decoy = tmp_path / "decoy"
+    for package in ("tui_insight", "tui_insight/summary", "tui_insight/summary/store"):
+        (decoy / package).mkdir(parents=True)
+        (decoy / package / "__init__.py").write_text("")
+    (decoy / "tui_insight/summary/store/loader.py").write_text("")
+    script = (
+        "from tui_insight.summary.store.cache import SummaryCache\n"
+        "if __name__ == '__main__':\n"
+        f"    cache = SummaryCache({str(sweep)!r}, workers=2)\n"
+        "    cache.reload()\n"
+        "    cache.stop()\n"
+        "    print(len(cache.jobs), sorted({p for v in cache.jobs.values() for p in v.problems}))\n"
+    )
+    (tmp_path / "load.py").write_text(script)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, str(tmp_path / "load.py")], cwd=decoy, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[0] == f"{RUNS} []", done.stdout

@@ -712,3 +712,30 @@ def test_a_notification_leaves_the_status_line_in_sight(ui_logs):
 
     toasts, line = run_pilot(app, body, size=(80, 24), notifications=True)
     assert toasts and all(not t.overlaps(line) for t in toasts), (toasts, line)
+
+
+def test_an_idle_list_keeps_its_progress_line_current(tmp_path):
+    """Once the load is over no 4-a-second timer keeps the progress line: the cache's notices and
+    the clock's tick do. A run found by a later reload of the idle app is counted there."""
+    from uihelp import NOW
+
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+
+    write_run(tmp_path, "run_00", steps=2, tags=("loss",))
+    app = InsightApp(SummaryCache(str(tmp_path), clock=lambda: NOW), reload_interval=0, clock=lambda: NOW,
+                     graph_prefetch_delay=None)
+
+    def progress() -> str:
+        return str(app.screen.query_one("#progress", Static).render())
+
+    async def body(pilot):
+        settled = await wait_for(pilot, lambda: app.cache.progress.reloads > 0 and not app.cache.progress.loading
+                                 and progress().startswith("1 job"))
+        await pilot.pause(1.2)  # idle
+        write_run(tmp_path, "run_01", steps=2, tags=("loss",))
+        await run_beside(pilot, app.cache.reload)
+        return settled, await wait_for(pilot, lambda: progress().startswith("2 jobs"), timeout=5.0), progress()
+
+    settled, counted, line = run_pilot(app, body)
+    assert settled and counted, line

@@ -82,6 +82,26 @@ def release(holder: object) -> None:
             gc.unfreeze()
 
 
+_malloc_trim: object = None  # glibc's `malloc_trim`, once looked up (False: there is none)
+
+
+def trim() -> None:
+    """Hand the C heap's free pages back to the system (glibc's `malloc_trim`; nothing where
+    there is none). Reading a job in this process frees most of what it allocated, scattered
+    between what stays: glibc keeps those pages, and a sweep read in one process held 25 MB of
+    5,000 jobs' worth of them."""
+    global _malloc_trim
+    if _malloc_trim is None:
+        try:
+            import ctypes
+
+            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _malloc_trim = False
+    if _malloc_trim:
+        _malloc_trim(0)  # type: ignore[operator]
+
+
 def holds(holder: object) -> bool:
     """`holder` keeps objects frozen."""
     with _lock:

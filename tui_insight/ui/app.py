@@ -112,6 +112,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
 TAG_PLUGINS = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image"}
 WORKSPACE_SAVE_SECONDS = 2.0
 CHANGES_EVERY = 0.25  # seconds: cache changes reach the screens at most 4 times a second
+PROGRESS_EVERY = 0.25  # seconds between updates of the progress line while the cache loads (idle: the clock's)
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,7 @@ class InsightApp(App):
         self._notice_posted = False
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
+        self._progress_timer: Any = None  # runs while the cache loads or changes (`_progress_tick`)
         # Changes for screens not mounted yet (`_hand_over`); a screen popped first takes its own along.
         self._held_changes: weakref.WeakKeyDictionary[Screen, Changes] = weakref.WeakKeyDictionary()
         self.changes_delivered = 0  # how many times the screens were handed changes
@@ -241,7 +243,7 @@ class InsightApp(App):
         self._unsubscribe = self.cache.subscribe(self._on_cache_notice)
         if self.start_loading:
             self.cache.start(self.reload_interval)
-        self.set_interval(0.25, self._progress_tick)
+        self._progress_timer = self.set_interval(PROGRESS_EVERY, self._progress_tick)
         self.set_interval(1.0, self.tick_clock)
         self.set_interval(WORKSPACE_SAVE_SECONDS, self._save_workspace)
         self._open_start()
@@ -333,6 +335,7 @@ class InsightApp(App):
         after a quiet spell goes at once, the ones that follow wait for the timer and go together
         (a run appending 100 steps/s would otherwise redraw its charts ~10 times a second). The
         pending changes stay pending until the timer hands them over, so the last one is never lost."""
+        self._progress_faster()
         wait = self._changes_delivered + CHANGES_EVERY - time.monotonic()
         if wait > 0:
             if self._changes_timer is None:
@@ -383,12 +386,27 @@ class InsightApp(App):
             self._hand_over(screen, held)
 
     def _progress_tick(self) -> None:
+        """The progress line (and what else the job list keeps up with the load) made current.
+        Once the cache has nothing to read, the clock's tick does it, once a second, and this
+        timer waits for the next load or change (4 wakeups a second of an idle app saved)."""
         for screen in self.screen_stack:
             if isinstance(screen, JobsScreen):
                 screen.update_progress()
+        progress = self.cache.progress
+        if self._progress_timer is not None and progress.reloads and not progress.loading:
+            self._progress_timer.pause()
+
+    def _progress_faster(self) -> None:
+        if self._progress_timer is not None:
+            self._progress_timer.resume()
 
     def tick_clock(self) -> None:
-        """Once a second: the job list's relative times ("12s ago") move on."""
+        """Once a second: the job list's relative times ("12s ago") move on; the progress line
+        too, or faster again when the cache loads."""
+        if self.cache.progress.loading or not self.cache.progress.reloads:
+            self._progress_faster()
+        else:
+            self._progress_tick()
         stack = self.screen_stack  # empty while the app shuts down (`self.screen` raises then)
         if stack and isinstance(stack[-1], JobsScreen):
             stack[-1].tick()

@@ -287,6 +287,27 @@ class DiskCache:
         self._grew(len(data) - old)
         return True
 
+    def entry_to_write(self, job_path: str, where: str = "") -> str | None:
+        """Where a loading process may write the job's entry (`write_file`, then `written`), its
+        directory made; None when the cache keeps nothing."""
+        if self.refused():
+            return None
+        try:
+            if not self._made:
+                private_dir(self.dir)
+                self._made = True
+        except OSError:
+            return None  # (`save` says why, once)
+        return str(self.entry(job_path, where))
+
+    def written(self, job_path: str, header: bytes, size: int, old: int) -> None:
+        """A loading process wrote the job's entry at `entry_to_write`: `size` bytes over `old`
+        (0: none), `header` its prefix and header (`header_end`) for the index."""
+        if self._index_path is not None:
+            self._index[job_path] = header
+            self._index_dirty = True
+        self._grew(size - old)
+
     def _grew(self, delta: int) -> None:
         """A file of the cache grew by `delta` bytes: clean up past the bound."""
         if self._bytes is None:
@@ -298,21 +319,15 @@ class DiskCache:
 
     def _write(self, path: Path, data: bytes) -> bool:
         """`data` to `path` through a temporary file renamed into place; False when it failed."""
-        tmp = None
         try:
             if not self._made:
                 private_dir(self.dir)
                 self._made = True
             private_dir(path.parent)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
+            write_file(str(path), data)
             return True
         except OSError as exc:
             self._made = False  # the directory may have gone: made again next time
-            if tmp is not None:
-                self._remove(Path(tmp))
             if not self._failed:
                 self._failed = True
                 log.warning("cannot write to the cache directory %s: %s", self.dir, exc.strerror or exc)
@@ -390,6 +405,28 @@ class DiskCache:
         except OSError as exc:
             log.warning("cannot delete the cache entry %s: %s", path, exc.strerror or exc)
             return False
+
+
+def write_file(path: str, data: bytes) -> int:
+    """`data` to `path` through a temporary file beside it renamed into place (a reader sees the
+    old file or the new one, never half of one); the old file's size (0: none). OSError when it
+    failed, the temporary file removed. (Loading processes write their jobs' entries with it.)"""
+    try:
+        old = os.stat(path).st_size
+    except OSError:
+        old = 0
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=SUFFIX)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return old
 
 
 def _read_index(path: Path) -> tuple[str, Any, dict[str, bytes | tuple]]:

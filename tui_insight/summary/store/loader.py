@@ -886,10 +886,11 @@ class JobLoader:
         self.saved = None
         self._stamp = ()
 
-    def drop_details(self) -> None:
-        """Let the series go (memory budget): the files' states, digests and counts stay."""
-        self.tags = {}
-        self._layouts = {}  # their blocks admitted tags into the dropped series
-        self.blocks = []
+    def drop_details(self, header: JobSnapshot | None = None) -> None:
+        """Let the series go (memory budget); the digests and counts stay (`header`'s: bytes until read)."""
+        self.tags, self._layouts, self.blocks = {}, {}, []  # the layouts' blocks admitted tags into the dropped series
+        self.mixed = MixedBook()  # (its layouts hold their events' bytes: read again when needed)
         self.detailed = False
         self.view = replace(self.view, tags=MappingProxyType({}), detailed=False)
+        if header is not None:  # the snapshot just saved: the same numbers
+            self.view = replace(self.view, digests=MappingProxyType(header.digests), tag_counts=MappingProxyType(header.tag_counts))

@@ -29,27 +29,44 @@ def _context():
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if ctx.get_start_method() == "forkserver":
-        ctx.set_forkserver_preload(["tui_insight.summary.store.loader"])  # workers start with it imported
+        # Workers start with the libraries the loader needs imported (half of its import time),
+        # not with our modules: the forkserver imports its preload list from its own sys.path,
+        # the current directory first (Python 3.11 does not give it ours), and a `tui_insight`
+        # there was read instead of this one. Each worker takes our sys.path before its first job.
+        ctx.set_forkserver_preload(["numpy", "google.protobuf.message", "google_crc32c"])
     return ctx
 
 
 _layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
 
 
-def read_job(found: FoundJob) -> tuple[bytes, int, int]:
-    """In a worker: read a job from scratch; (its snapshot, bytes read, files read)."""
+def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int, tuple[int, int] | None]:
+    """In a worker: read a job from scratch; (its snapshot, bytes read, files read, None). With
+    `entry` (the disk cache's file for the job) the snapshot is written there and only its header
+    comes back, with (the entry's size, the size of the one it replaced): 110 kB a job of a sweep
+    no longer go through the pipe, nor are they written by the app's process. Should the write
+    fail, the whole snapshot comes back as without `entry`."""
     global _layouts, _tb_layouts
     from ..formats.layouts import LayoutBook
+    from .disk_cache import write_file
     from .job_view import LoadProgress
     from .loader import JobLoader
-    from .snapshot import encode
+    from .snapshot import encode, header_end
 
     if _layouts is None:
         _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
     loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
-    return encode(loader.snapshot()), progress.bytes_read, progress.files_read
+    data = encode(loader.snapshot())
+    if entry is not None:
+        try:
+            old = write_file(entry, data)
+        except OSError:
+            pass  # the app's process writes it, or says why it cannot
+        else:
+            return data[:header_end(data)], progress.bytes_read, progress.files_read, (len(data), old)
+    return data, progress.bytes_read, progress.files_read, None
 
 
 class JobPool:
@@ -70,15 +87,15 @@ class JobPool:
         except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
             pass
 
-    def submit(self, found: FoundJob) -> tuple[Future, int]:
-        """Read `found` in a worker: (its future, the pool's generation). Raises BrokenProcessPool
-        when a worker died since the last call."""
+    def submit(self, found: FoundJob, entry: str | None = None) -> tuple[Future, int]:
+        """Read `found` in a worker (`read_job`): (its future, the pool's generation). Raises
+        BrokenProcessPool when a worker died since the last call."""
         if self._executor is None:
             from concurrent.futures import ProcessPoolExecutor
 
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
-        return self._executor.submit(read_job, found), self.generation
+        return self._executor.submit(read_job, found, entry), self.generation
 
     def live(self, generation: int) -> bool:
         """Is the pool of `generation` still the one at work, and whole? A job sent in the very
