@@ -24,6 +24,7 @@ import io
 import json
 import math
 import os
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -478,6 +479,7 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
     scalars at once, and for each step of the other plugins (its payload decoded then)."""
     prefix = _tag_prefix(view.train_id)
     line = _CsvLine()
+    reprs = _BucketReprs()
     for plugin, name in PLUGIN_FILES.items():
         for tag in view.tag_names(plugin):
             if not keep((plugin, tag)):
@@ -510,10 +512,7 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                     if tails:
                         yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
                 if plugin == "histogram":  # numbers only: nothing to quote
-                    bucket_head = f"{prefix(tag)}{step},{wall},"
-                    buckets = data.buckets.tolist()
-                    yield name, "".join([f"{bucket_head}{left!r},{width!r},{int(count)}\n"
-                                         for left, width, count in buckets]), len(buckets)
+                    yield name, _bucket_rows(f"{prefix(tag)}{step},{wall},", data.buckets, reprs), len(data.buckets)
                     continue
                 tails = _tail_rows(plugin, data)
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
@@ -540,7 +539,7 @@ def _distribution_rows(plugin: str, data) -> list[list]:
     """A histogram's or tensor's step as distributions.csv's columns after the head (none for
     a tensor whose values were not kept)."""
     values = payload_distribution(data)
-    return [] if values is None else [[plugin, *(fmt_float(v) for v in values)]]
+    return [] if values is None else [[plugin, *map(repr, values)]]  # (floats: fmt_float of each)
 
 
 def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
@@ -621,12 +620,75 @@ def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 def _histogram_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
     prefix = _tag_prefix(train_id)
+    reprs = _BucketReprs()
 
     def rows(value: StepValue) -> tuple[str, int]:  # numbers only: nothing to quote
-        head = f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},"
-        buckets = value.data.buckets.tolist()
-        return "".join([f"{head}{left!r},{width!r},{int(count)}\n" for left, width, count in buckets]), len(buckets)
+        buckets = value.data.buckets
+        return (_bucket_rows(f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},", buckets, reprs),
+                len(buckets))
     return rows
+
+
+def _bucket_rows(head: str, buckets: np.ndarray, reprs: _BucketReprs) -> str:
+    """A histogram step's rows: `head` then each bucket's left, width (shortest round-trip text,
+    by `reprs`' of each column) and count (an integer). Built a column at a time, the loops in C,
+    not a format per row."""
+    if not len(buckets):
+        return ""
+    lefts, widths = reprs.lefts(buckets[:, 0]), reprs.widths(buckets[:, 1])
+    counts = map(str, buckets[:, 2].astype(np.int64).tolist())  # (finite, at most 2**53: int() of each)
+    return head + ("\n" + head).join(map(",".join, zip(lefts, widths, counts))) + "\n"
+
+
+def _reprs(values: np.ndarray) -> list[str]:
+    return list(map(repr, values.tolist()))
+
+
+_DOUBLE = struct.Struct("<d")
+_BITS = struct.Struct("<q")
+
+
+class _KnownReprs(dict):
+    """repr of float64s by bit pattern (-0.0 and 0.0 apart, each NaN its own)."""
+
+    def __missing__(self, bits: int) -> str:
+        text = self[bits] = repr(_DOUBLE.unpack(_BITS.pack(bits))[0])
+        return text
+
+
+class _RememberedReprs:
+    """`_reprs` of a column met again and again: a TensorBoard histogram's bucket edges are the
+    same numbers at every step (its bins are fixed), and a dict look-up is a fraction of a repr.
+    A column whose numbers do not repeat (a MindSpore histogram's edges follow each step's min
+    and max) stops being remembered after `PROBE` numbers with fewer than half met before."""
+
+    PROBE = 1 << 16
+    LIMIT = 1 << 20  # numbers remembered at most (then forgotten, and remembered anew)
+
+    def __init__(self) -> None:
+        self.known = _KnownReprs()
+        self.seen = self.new = 0
+
+    def __call__(self, values: np.ndarray) -> list[str]:
+        if self.known is None:
+            return _reprs(values)
+        if len(self.known) > self.LIMIT:
+            self.known.clear()
+        before = len(self.known)
+        texts = list(map(self.known.__getitem__, values.astype(np.float64, copy=False).view(np.int64).tolist()))
+        self.seen += len(texts)
+        self.new += len(self.known) - before
+        if self.seen >= self.PROBE and 2 * self.new > self.seen:
+            self.known = None
+        return texts
+
+
+class _BucketReprs:
+    """A job's histograms' edges and widths, remembered apart: equal bins repeat their width
+    even where their edges move."""
+
+    def __init__(self) -> None:
+        self.lefts, self.widths = _RememberedReprs(), _RememberedReprs()
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
