@@ -562,15 +562,25 @@ def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Ta
 
 
 def histogram_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
-                    all_steps: bool) -> Table:
-    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`)."""
-    cache = logs._cache
-    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
-    for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
-        for left, width, count in data.buckets.tolist():
-            for name, value in zip(rows, (job, tag, step, wall, left, width, int(count))):
-                rows[name].append(value)
-    return _typed(rows)
+                    all_steps: bool, labelled: bool = False) -> Table:
+    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`): a row per bucket, each
+    step's head repeated over its buckets by numpy. `labelled`: job and tag as codes too (`Table.labels`)."""
+    heads: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time")}
+    buckets: list[np.ndarray] = []
+    for head in _payloads(views, logs._cache, "histogram", wanted, all_steps):
+        for name, value in zip(heads, head):
+            heads[name].append(value)
+        buckets.append(head[4].buckets)
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    joined = np.concatenate(buckets) if buckets else np.empty((0, 3))
+    job_codes, jobs = _codes(heads["job"], lengths)
+    tag_codes, tags = _codes(heads["tag"], lengths)
+    columns = {"job": _object_array(list(jobs))[job_codes], "tag": _object_array(list(tags))[tag_codes],
+               "step": np.repeat(np.array(heads["step"], dtype=np.int64), lengths),
+               "wall_time": np.repeat(np.array(heads["wall_time"], dtype=np.float64), lengths),
+               "left": np.ascontiguousarray(joined[:, 0]), "width": np.ascontiguousarray(joined[:, 1]),
+               "count": joined[:, 2].astype(np.int64)}  # (finite, at most 2**53: int() of each)
+    return Table(columns, labels={"job": (job_codes, jobs), "tag": (tag_codes, tags)} if labelled else {})
 
 
 def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,

@@ -135,7 +135,7 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
     return {
         "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
-        "histograms": _table(pa, histogram_table([view], logs, None, all_steps).columns, schemas["histograms"]),
+        "histograms": _scalars(pa, histogram_table([view], logs, None, all_steps, labelled=True), schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
         "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
         "distributions": _table(pa, distribution_table([view], logs, None, all_steps).columns,
@@ -162,6 +162,7 @@ def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str
 
 
 def _scalars(pa: Any, table: Table, schema: Any) -> Any:
+    """A table whose job and tag are labelled (`Table.labels`): Arrow strings without a Python string a row."""
     return _table(pa, table.columns, schema, table.labels)
 
 
