@@ -42,7 +42,7 @@ from .summary.formats.profiler import find_profiles, load_profile
 from .summary.formats.values import PayloadError
 from .summary.queries import landscape, profiler, profiler_cluster
 from .summary.queries.described import audio_tags, clips, describe, has_described
-from .summary.queries.distributions import BP_COLUMNS, payload_distribution
+from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import (
@@ -370,10 +370,14 @@ class _Snapshot:
         dropped: dict[TagKey, list] = {}
         formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
         line = _CsvLine()
+        histograms = _HistogramBatches(view.train_id, spills)
         self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
         for item in every_value(view.files, source, keep):
             if type(item) is StepValue:
                 plugin = item.key[0]
+                if plugin == "histogram":
+                    histograms.add(item)
+                    continue
                 text, rows = formats[plugin](item)
                 spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
                 if plugin in DISTRIBUTED:
@@ -389,6 +393,7 @@ class _Snapshot:
             elif isinstance(item, Unread):
                 found.append(f"{os.path.basename(item.path)}: not read to its end ({item.reason}): "
                              "the values after where it stopped are not exported")
+        histograms.flush()
         found.extend(_dropped_problems(dropped))
         rules = RestartRules(restarts)
         for name in SPILLED:
@@ -689,6 +694,68 @@ class _BucketReprs:
 
     def __init__(self) -> None:
         self.lefts, self.widths = _RememberedReprs(), _RememberedReprs()
+
+
+class _HistogramBatches:
+    """An all-steps export's histogram values, formatted a batch of a tag's steps at a time:
+    one repr of each column and one join for the batch, each step's share of the text (its
+    characters, its rows) counted by numpy, not a format and a spill call a step."""
+
+    STEPS = 256  # a tag's steps held at most ...
+    BUCKETS = 1 << 16  # ... and buckets
+
+    def __init__(self, train_id: str, spills: dict[str, TagSpill]):
+        self.train_id, self.spills = train_id, spills
+        self.prefix = _tag_prefix(train_id)
+        self.reprs = _BucketReprs()
+        self.held: dict[str, tuple[list[StepValue], list[int]]] = {}  # tag -> values, bucket counts
+
+    def add(self, value: StepValue) -> None:
+        tag = value.key[1]
+        held = self.held.get(tag)
+        if held is None:
+            held = self.held[tag] = ([], [])
+        held[0].append(value)
+        held[1].append(len(value.data.buckets))
+        if len(held[0]) >= self.STEPS or sum(held[1]) >= self.BUCKETS:
+            self._write(tag, *self.held.pop(tag))
+
+    def flush(self) -> None:
+        while self.held:
+            tag, (values, sizes) = self.held.popitem()
+            self._write(tag, values, sizes)
+
+    def _write(self, tag: str, values: list[StepValue], sizes: list[int]) -> None:
+        prefix = self.prefix(tag)
+        lengths = np.array(sizes, dtype=np.int64)
+        numbers = np.empty((len(values), 5), dtype=np.int64)  # the spill's: seq, step, rank, characters, rows
+        numbers[:, 0] = [v.seq for v in values]
+        numbers[:, 1] = [v.step for v in values]
+        numbers[:, 2] = [v.rank for v in values]
+        numbers[:, 4] = lengths
+        text = ""
+        if lengths.sum():
+            buckets = np.concatenate([v.data.buckets for v in values])
+            heads = np.array([f"{prefix}{v.step},{fmt_float(v.wall_time)}" for v in values], dtype=object)
+            rows = list(map(",".join, zip(heads.repeat(lengths).tolist(), self.reprs.lefts(buckets[:, 0]),
+                                          self.reprs.widths(buckets[:, 1]),
+                                          map(str, buckets[:, 2].astype(np.int64).tolist()))))
+            ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)) + 1)  # each row and its newline
+            last = np.cumsum(lengths) - 1
+            through = np.where(lengths > 0, ends[np.maximum(last, 0)], 0)
+            numbers[:, 3] = np.diff(np.maximum.accumulate(through), prepend=0)
+            text = "\n".join(rows) + "\n"
+        else:
+            numbers[:, 3] = 0
+        self.spills["histograms"].add_many(tag, numbers, text)
+        with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
+            points = compress_many([v.data.buckets for v in values]).tolist()
+        # distributions.csv: a row a step (numbers and `prefix`, quoted already: as the csv writer writes them)
+        rows = [f"{prefix}{v.step},{fmt_float(v.wall_time)},histogram,{','.join(map(repr, p))}\n"
+                for v, p in zip(values, points)]
+        numbers[:, 3] = [len(row) for row in rows]
+        numbers[:, 4] = 1
+        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:

@@ -67,6 +67,45 @@ def _compress_sorted(lefts: np.ndarray, rights: np.ndarray, weights: np.ndarray,
     return tuple(np.where(inside, values, maxmax).tolist())
 
 
+def compress_many(buckets: list[np.ndarray], bps: tuple[int, ...] = BASIS_POINTS) -> np.ndarray:
+    """`compress` of each of many histograms' buckets, as a (len(buckets), len(bps)) array: the
+    weights a histogram at a time (the same sums and cumulative sums), the rest for all at once
+    (`_compress_sorted`'s operations on the same float64s: the same values)."""
+    out = np.zeros((len(buckets), len(bps)), dtype=np.float64)
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    filled = np.flatnonzero(lengths)
+    if not len(filled):
+        return out
+    parts = [buckets[j] for j in filled.tolist()]
+    weights = np.concatenate([(b[:, 2] * bps[-1] / (b[:, 2].sum() or 1.0)).cumsum() for b in parts])
+    joined = np.concatenate(parts)
+    sizes = lengths[filled]
+    starts = np.cumsum(sizes) - sizes
+    points = np.array(bps, dtype=np.float64)
+    found = np.stack([np.searchsorted(weights[a:a + n], points, side="right")
+                      for a, n in zip(starts.tolist(), sizes.tolist())])  # (histograms, points), within each
+    counts = joined[:, 2]
+    sound = np.isfinite(weights) & (counts >= 0)
+    stepwise = ~np.logical_and.reduceat(sound, starts)  # weights that are not finite: TensorBoard's loop
+    lefts = joined[:, 0]
+    rights = lefts + joined[:, 1]
+    minmin, maxmax = lefts[starts][:, None], rights[starts + sizes - 1][:, None]
+    inside = found < sizes[:, None]
+    local = np.minimum(found, sizes[:, None] - 1)
+    at = starts[:, None] + local
+    cumsum = weights[at]
+    cumsum_prev = np.where(local > 0, weights[np.maximum(at - 1, 0)], 0.0)
+    right_before = rights[np.maximum(at - 1, 0)]
+    lhs = np.where((local == 0) | (cumsum_prev == 0), minmin, np.where(minmin > right_before, minmin, right_before))
+    rhs = np.where(maxmax < rights[at], maxmax, rights[at])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (points past the last weight: not taken)
+        values = lhs + (points - cumsum_prev) * (rhs - lhs) / (cumsum - cumsum_prev)
+    out[filled] = np.where(inside, values, maxmax)
+    for row in np.flatnonzero(stepwise).tolist():
+        out[filled[row]] = compress(parts[row], bps)
+    return out
+
+
 def _compress_stepwise(lefts: np.ndarray, right_edges: list, weights: np.ndarray, bps: tuple[int, ...]
                        ) -> tuple[float, ...]:
     """`compress` point by point, as TensorBoard's loop (weights that are not finite)."""
