@@ -368,7 +368,7 @@ class _Snapshot:
         spills, spilled_in = self._spills()
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
-        formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
+        formats = {plugin: format_of(view.train_id) for plugin, format_of in _FORMATS.items()}
         line = _CsvLine()
         histograms = _HistogramBatches(view.train_id, spills)
         self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
@@ -498,6 +498,8 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                                 in zip(series.steps.tolist(), series.wall_times.tolist(), fmt_float32_many(series.values))])
                 yield name, text, len(series)
                 continue
+            heads: list[str] = []  # a histogram tag's steps, written together after the loop
+            buckets: list[np.ndarray] = []
             for i in range(len(series)):
                 if i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
                     cache.payloads.prefetch(plugin, (view.locator(series, j)
@@ -512,15 +514,20 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
+                if plugin == "histogram":
+                    heads.append(f"{step},{wall}")
+                    buckets.append(data.buckets)
+                    continue
                 if plugin in DISTRIBUTED:
                     tails = _distribution_rows(plugin, data)
                     if tails:
                         yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
-                if plugin == "histogram":  # numbers only: nothing to quote
-                    yield name, _bucket_rows(f"{prefix(tag)}{step},{wall},", data.buckets, reprs), len(data.buckets)
-                    continue
                 tails = _tail_rows(plugin, data)
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
+            if heads:
+                text, _ = _histogram_text(prefix(tag), heads, buckets, reprs)
+                yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
+                yield name, text, sum(len(b) for b in buckets)
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -623,28 +630,6 @@ def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
     return rows
 
 
-def _histogram_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
-    prefix = _tag_prefix(train_id)
-    reprs = _BucketReprs()
-
-    def rows(value: StepValue) -> tuple[str, int]:  # numbers only: nothing to quote
-        buckets = value.data.buckets
-        return (_bucket_rows(f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},", buckets, reprs),
-                len(buckets))
-    return rows
-
-
-def _bucket_rows(head: str, buckets: np.ndarray, reprs: _BucketReprs) -> str:
-    """A histogram step's rows: `head` then each bucket's left, width (shortest round-trip text,
-    by `reprs`' of each column) and count (an integer). Built a column at a time, the loops in C,
-    not a format per row."""
-    if not len(buckets):
-        return ""
-    lefts, widths = reprs.lefts(buckets[:, 0]), reprs.widths(buckets[:, 1])
-    counts = map(str, buckets[:, 2].astype(np.int64).tolist())  # (finite, at most 2**53: int() of each)
-    return head + ("\n" + head).join(map(",".join, zip(lefts, widths, counts))) + "\n"
-
-
 def _reprs(values: np.ndarray) -> list[str]:
     return list(map(repr, values.tolist()))
 
@@ -727,35 +712,46 @@ class _HistogramBatches:
 
     def _write(self, tag: str, values: list[StepValue], sizes: list[int]) -> None:
         prefix = self.prefix(tag)
-        lengths = np.array(sizes, dtype=np.int64)
+        heads = [f"{v.step},{fmt_float(v.wall_time)}" for v in values]
+        buckets = [v.data.buckets for v in values]
         numbers = np.empty((len(values), 5), dtype=np.int64)  # the spill's: seq, step, rank, characters, rows
         numbers[:, 0] = [v.seq for v in values]
         numbers[:, 1] = [v.step for v in values]
         numbers[:, 2] = [v.rank for v in values]
-        numbers[:, 4] = lengths
-        text = ""
-        if lengths.sum():
-            buckets = np.concatenate([v.data.buckets for v in values])
-            heads = np.array([f"{prefix}{v.step},{fmt_float(v.wall_time)}" for v in values], dtype=object)
-            rows = list(map(",".join, zip(heads.repeat(lengths).tolist(), self.reprs.lefts(buckets[:, 0]),
-                                          self.reprs.widths(buckets[:, 1]),
-                                          map(str, buckets[:, 2].astype(np.int64).tolist()))))
-            ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)) + 1)  # each row and its newline
-            last = np.cumsum(lengths) - 1
-            through = np.where(lengths > 0, ends[np.maximum(last, 0)], 0)
-            numbers[:, 3] = np.diff(np.maximum.accumulate(through), prepend=0)
-            text = "\n".join(rows) + "\n"
-        else:
-            numbers[:, 3] = 0
+        text, numbers[:, 3] = _histogram_text(prefix, heads, buckets, self.reprs)
+        numbers[:, 4] = sizes
         self.spills["histograms"].add_many(tag, numbers, text)
-        with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
-            points = compress_many([v.data.buckets for v in values]).tolist()
-        # distributions.csv: a row a step (numbers and `prefix`, quoted already: as the csv writer writes them)
-        rows = [f"{prefix}{v.step},{fmt_float(v.wall_time)},histogram,{','.join(map(repr, p))}\n"
-                for v, p in zip(values, points)]
+        rows = _distribution_lines(prefix, heads, buckets)
         numbers[:, 3] = [len(row) for row in rows]
         numbers[:, 4] = 1
         self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
+
+
+def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray], reprs: _BucketReprs
+                    ) -> tuple[str, np.ndarray]:
+    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag, quoted; `heads`:
+    each step's step and wall time), and each step's characters in them: one repr per column
+    and one join for them all, each step's share counted by numpy."""
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    chars = np.zeros(len(heads), dtype=np.int64)
+    if not lengths.sum():
+        return "", chars
+    joined = np.concatenate(buckets)
+    rows = list(map(",".join, zip(np.array([prefix + h for h in heads], dtype=object).repeat(lengths).tolist(),
+                                  reprs.lefts(joined[:, 0]), reprs.widths(joined[:, 1]),
+                                  map(str, joined[:, 2].astype(np.int64).tolist()))))  # (counts: int() of each)
+    ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)) + 1)  # each row and its newline
+    through = np.where(lengths > 0, ends[np.maximum(np.cumsum(lengths) - 1, 0)], 0)
+    chars[:] = np.diff(np.maximum.accumulate(through), prepend=0)
+    return "\n".join(rows) + "\n", chars
+
+
+def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:
+    """distributions.csv's row of each of a tag's histogram steps (numbers, and `prefix` quoted
+    already: as the csv writer writes them)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
+        points = compress_many(buckets).tolist()
+    return [f"{prefix}{head},histogram,{','.join(map(repr, p))}\n" for head, p in zip(heads, points)]
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
@@ -771,7 +767,8 @@ def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 SPILLED = (*PLUGIN_FILES.values(), "distributions")  # the files of values spilled by tag in an all-steps export
 # Per plugin: how a job's values become CSV text (and how many rows).
-_FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": _payload_format,
+# (Histograms: `_HistogramBatches`.)
+_FORMATS = {"scalar": _scalar_format, "tensor": _payload_format,
             "image": _payload_format, "text": _payload_format, "pr_curve": _payload_format}
 
 
