@@ -656,7 +656,7 @@ class _RememberedReprs:
     LIMIT = 1 << 20  # numbers remembered at most (then forgotten, and remembered anew)
 
     def __init__(self) -> None:
-        self.known = _KnownReprs()
+        self.known: _KnownReprs | None = _KnownReprs()
         self.seen = self.new = 0
 
     def __call__(self, values: np.ndarray) -> list[str]:
