@@ -652,8 +652,8 @@ class _RememberedReprs:
     A column whose numbers do not repeat (a MindSpore histogram's edges follow each step's min
     and max) stops being remembered after `PROBE` numbers with fewer than half met before."""
 
-    PROBE = 1 << 16
-    LIMIT = 1 << 20  # numbers remembered at most (then forgotten, and remembered anew)
+    PROBE = 1 << 12
+    LIMIT = 1 << 16  # numbers remembered at most (then forgotten, and remembered anew)
 
     def __init__(self) -> None:
         self.known: _KnownReprs | None = _KnownReprs()
@@ -687,7 +687,7 @@ class _HistogramBatches:
     characters, its rows) counted by numpy, not a format and a spill call a step."""
 
     STEPS = 256  # a tag's steps held at most ...
-    BUCKETS = 1 << 16  # ... and buckets
+    BUCKETS = 1 << 14  # ... and buckets
 
     def __init__(self, train_id: str, spills: dict[str, TagSpill]):
         self.train_id, self.spills = train_id, spills
