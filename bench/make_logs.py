@@ -3,6 +3,8 @@
     python bench/make_logs.py big DIR    # issue 2: one ~100 MB file, 50 scalar tags x 20,000
                                          # steps + 20 histogram tags x 2,000 steps
     python bench/make_logs.py many DIR   # issue 3: 500 small jobs
+    python bench/make_logs.py tensorboard DIR  # issue 30: a ~100 MB tensorboardX run of scalars
+                                               # and histograms
 """
 from __future__ import annotations
 
@@ -52,11 +54,42 @@ def write_many(directory: Path, jobs: int = 500, steps: int = 50) -> None:
         writer.close()
 
 
+def write_tensorboard(directory: Path, megabytes: float = 100.0, scalar_tags: int = 10, hist_tags: int = 20,
+                      values: int = 2000) -> Path:
+    """A run as PyTorch writes it, by the real tensorboardX writer: each step one event per
+    scalar and one per histogram (tensorboardX's default "tensorflow" bins), the weights drifting
+    step by step, until the file holds `megabytes`."""
+    from tensorboardX import SummaryWriter as TbWriter
+
+    rng = np.random.default_rng(12)
+    weights = [rng.standard_normal(values) * (0.1 + 0.02 * h) for h in range(hist_tags)]
+    writer = TbWriter(str(directory), flush_secs=3600)
+    step = 0
+    while True:
+        step += 1
+        wall = 1_700_000_000.0 + step * 0.25
+        for i in range(scalar_tags):
+            writer.add_scalar(f"train/scalar_{i:02d}", float(np.sin(step / 300 + i)) + 0.001 * step, step,
+                              walltime=wall)
+        for h in range(hist_tags):
+            weights[h] += rng.standard_normal(values) * 0.002
+            writer.add_histogram(f"weights/layer_{h:02d}", weights[h], step, walltime=wall)
+        if step % 50 == 0:
+            writer.flush()
+            if sum(p.stat().st_size for p in directory.glob("events.out.tfevents.*")) >= megabytes * 1e6:
+                break
+    writer.close()
+    return next(directory.glob("events.out.tfevents.*"))
+
+
 if __name__ == "__main__":
     kind, out = sys.argv[1], Path(sys.argv[2])
     t0 = time.perf_counter()
     if kind == "big":
         path = write_big(out)
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f}s")
+    elif kind == "tensorboard":
+        path = write_tensorboard(out)
         print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f}s")
     else:
         write_many(out)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tui_insight.export import export_snapshot
+from tui_insight.summary.queries.distributions import BP_COLUMNS
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 
@@ -172,3 +173,27 @@ def test_a_file_gone_since_the_store_read_it_is_said_in_problems_csv(tmp_path):
     problems = rows(tmp_path / "out", "problems")
     assert [p[0] for p in problems] == ["./run"]
     assert problems[0][1].startswith(f"{gone.name}: not read to its end (No such file or directory)")
+
+
+def test_histograms_of_many_steps_across_a_restart_are_the_apis_rows(tmp_path):
+    """An all-steps export formats a tag's histograms a batch of steps at a time: a run of
+    several batches, restarted (purge_step) inside one, gives the rows the public API reads
+    step by step: the same steps, edges, widths and counts, and the same basis points."""
+    import tui_insight
+
+    run = tmp_path / "logs" / "run"
+    tbx_write(run, range(700), T0)
+    tbx_write(run, range(300, 320), T0 + 100, purge_step=300, base=100.0)
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    export_snapshot(cache, tmp_path / "every", all_steps=True)
+    with tui_insight.open(tmp_path / "logs") as logs:
+        buckets = logs.histograms(all_steps=True, output="table").records()
+        points = logs.distributions(all_steps=True, output="table").records()
+    got = rows(tmp_path / "every", "histograms")
+    assert sorted({int(r[2]) for r in got}) == list(range(320))
+    assert got == [[r["job"], r["tag"], str(r["step"]), repr(r["wall_time"]), repr(r["left"]), repr(r["width"]),
+                    str(r["count"])] for r in buckets]
+    assert rows(tmp_path / "every", "distributions") == [
+        [r["job"], r["tag"], str(r["step"]), repr(r["wall_time"]), r["kind"], *(repr(r[c]) for c in BP_COLUMNS)]
+        for r in points]

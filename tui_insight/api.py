@@ -462,7 +462,7 @@ class Logdir:
         (needs Pillow)."""
         rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "sample", "width", "height")}
         pictures: list = []
-        for job, tag, step, wall, samples in _payloads(self._views(jobs), self._cache, "image", _patterns(tags), all_steps):
+        for job, tag, step, wall, samples in payload_steps(self._views(jobs), self._cache, "image", _patterns(tags), all_steps):
             for sample, data in samples:
                 for name, value in zip(rows, (job, tag, step, wall, sample, data.width, data.height)):
                     rows[name].append(value)
@@ -477,7 +477,7 @@ class Logdir:
              output: Output = "auto") -> Any:
         """TensorBoard text values, a row per step: job, tag, step, wall_time, text."""
         rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "text")}
-        for job, tag, step, wall, data in _payloads(self._views(jobs), self._cache, "text", _patterns(tags), all_steps):
+        for job, tag, step, wall, data in payload_steps(self._views(jobs), self._cache, "text", _patterns(tags), all_steps):
             for name, value in zip(rows, (job, tag, step, wall, data.text)):
                 rows[name].append(value)
         return _shaped(_typed(rows), output)
@@ -562,15 +562,30 @@ def scalar_table(views: Iterable[JobView], wanted: tuple[str, ...] | None) -> Ta
 
 
 def histogram_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
-                    all_steps: bool) -> Table:
-    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`)."""
-    cache = logs._cache
-    rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "left", "width", "count")}
-    for job, tag, step, wall, data in _payloads(views, cache, "histogram", wanted, all_steps):
-        for left, width, count in data.buckets.tolist():
-            for name, value in zip(rows, (job, tag, step, wall, left, width, int(count))):
-                rows[name].append(value)
-    return _typed(rows)
+                    all_steps: bool, labelled: bool = False) -> Table:
+    """`Logdir.histograms` of `views`, jobs of `logs` (`Logdir.job_views`): a row per bucket, each
+    step's head repeated over its buckets by numpy. `labelled`: job and tag as codes too (`Table.labels`)."""
+    return histogram_steps_table(payload_steps(views, logs._cache, "histogram", wanted, all_steps), labelled)
+
+
+def histogram_steps_table(steps: Iterable[tuple], labelled: bool = False) -> Table:
+    """`histogram_table` of (job, tag, step, wall_time, HistogramData) steps (`payload_steps`)."""
+    heads: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time")}
+    buckets: list[np.ndarray] = []
+    for head in steps:
+        for name, value in zip(heads, head):
+            heads[name].append(value)
+        buckets.append(head[4].buckets)
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    joined = np.concatenate(buckets) if buckets else np.empty((0, 3))
+    job_codes, jobs = _codes(heads["job"], lengths)
+    tag_codes, tags = _codes(heads["tag"], lengths)
+    columns = {"job": _object_array(list(jobs))[job_codes], "tag": _object_array(list(tags))[tag_codes],
+               "step": np.repeat(np.array(heads["step"], dtype=np.int64), lengths),
+               "wall_time": np.repeat(np.array(heads["wall_time"], dtype=np.float64), lengths),
+               "left": np.ascontiguousarray(joined[:, 0]), "width": np.ascontiguousarray(joined[:, 1]),
+               "count": joined[:, 2].astype(np.int64)}  # (finite, at most 2**53: int() of each)
+    return Table(columns, labels={"job": (job_codes, jobs), "tag": (tag_codes, tags)} if labelled else {})
 
 
 def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
@@ -578,7 +593,7 @@ def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...]
     """`Logdir.tensors` of `views`, jobs of `logs` (`Logdir.job_views`)."""
     cache = logs._cache
     rows: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time", "dtype", "shape", "array")}
-    for job, tag, step, wall, data in _payloads(views, cache, "tensor", wanted, all_steps):
+    for job, tag, step, wall, data in payload_steps(views, cache, "tensor", wanted, all_steps):
         for name, value in zip(rows, (job, tag, step, wall, data.dtype, tuple(data.dims), data.array)):
             rows[name].append(value)
     return _typed(rows)
@@ -593,7 +608,7 @@ def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ..
     heads: dict[str, list] = {name: [] for name in PR_CURVE_COLUMNS[:4]}
     counts: list[int] = []
     curves: list[np.ndarray] = []  # (7, n): the thresholds, then tp, fp, tn, fn, precision, recall
-    for job, tag, step, wall, data in _payloads(views, logs._cache, "pr_curve", wanted, all_steps):
+    for job, tag, step, wall, data in payload_steps(views, logs._cache, "pr_curve", wanted, all_steps):
         for name, value in zip(heads, (job, tag, step, wall)):
             heads[name].append(value)
         counts.append(data.values.shape[1])
@@ -611,14 +626,17 @@ DISTRIBUTION_COLUMNS = ("job", "tag", "step", "wall_time", "kind", *BP_COLUMNS)
 
 
 def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
-                       all_steps: bool) -> Table:
+                       all_steps: bool, histograms: list[tuple] | None = None) -> Table:
     """`Logdir.distributions` of `views`, jobs of `logs` (`Logdir.job_views`): a row per step,
-    a job's histogram tags, then its tensor tags (a tensor whose values were not kept: no row)."""
+    a job's histogram tags, then its tensor tags (a tensor whose values were not kept: no row).
+    `histograms`: the histogram steps of the one view (`payload_steps`), already read."""
     heads: dict[str, list] = {name: [] for name in DISTRIBUTION_COLUMNS[:5]}
     values: list[tuple[float, ...]] = []
     for view in views:
         for plugin in ("histogram", "tensor"):
-            for job, tag, step, wall, data in _payloads([view], logs._cache, plugin, wanted, all_steps):
+            steps = histograms if plugin == "histogram" and histograms is not None else \
+                payload_steps([view], logs._cache, plugin, wanted, all_steps)
+            for job, tag, step, wall, data in steps:
                 found = payload_distribution(data)
                 if found is None:
                     continue
@@ -632,7 +650,7 @@ def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str
     return Table(columns)
 
 
-def _payloads(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,
+def payload_steps(views: Iterable[JobView], cache: SummaryCache, plugin: str, wanted: tuple[str, ...] | None,
               all_steps: bool) -> Iterator[tuple]:
     """(job, tag, step, wall_time, decoded payload) of the matching tags of `plugin`."""
     for view in views:

@@ -24,6 +24,7 @@ import io
 import json
 import math
 import os
+import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -41,7 +42,7 @@ from .summary.formats.profiler import find_profiles, load_profile
 from .summary.formats.values import PayloadError
 from .summary.queries import landscape, profiler, profiler_cluster
 from .summary.queries.described import audio_tags, clips, describe, has_described
-from .summary.queries.distributions import BP_COLUMNS, payload_distribution
+from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import (
@@ -367,12 +368,16 @@ class _Snapshot:
         spills, spilled_in = self._spills()
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
-        formats = {plugin: _FORMATS[plugin](view.train_id) for plugin in PLUGIN_FILES}
+        formats = {plugin: format_of(view.train_id) for plugin, format_of in _FORMATS.items()}
         line = _CsvLine()
+        histograms = _HistogramBatches(view.train_id, spills)
         self.files.writing = f"the temporary files in {spilled_in}"  # spilled, then written out
         for item in every_value(view.files, source, keep):
             if type(item) is StepValue:
                 plugin = item.key[0]
+                if plugin == "histogram":
+                    histograms.add(item)
+                    continue
                 text, rows = formats[plugin](item)
                 spills[PLUGIN_FILES[plugin]].add(item.key[1], item.seq, item.step, item.rank, text, rows)
                 if plugin in DISTRIBUTED:
@@ -388,6 +393,7 @@ class _Snapshot:
             elif isinstance(item, Unread):
                 found.append(f"{os.path.basename(item.path)}: not read to its end ({item.reason}): "
                              "the values after where it stopped are not exported")
+        histograms.flush()
         found.extend(_dropped_problems(dropped))
         rules = RestartRules(restarts)
         for name in SPILLED:
@@ -478,6 +484,7 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
     scalars at once, and for each step of the other plugins (its payload decoded then)."""
     prefix = _tag_prefix(view.train_id)
     line = _CsvLine()
+    reprs = _BucketReprs()
     for plugin, name in PLUGIN_FILES.items():
         for tag in view.tag_names(plugin):
             if not keep((plugin, tag)):
@@ -491,6 +498,8 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                                 in zip(series.steps.tolist(), series.wall_times.tolist(), fmt_float32_many(series.values))])
                 yield name, text, len(series)
                 continue
+            heads: list[str] = []  # a histogram tag's steps, written together after the loop
+            buckets: list[np.ndarray] = []
             for i in range(len(series)):
                 if i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
                     cache.payloads.prefetch(plugin, (view.locator(series, j)
@@ -505,18 +514,20 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
+                if plugin == "histogram":
+                    heads.append(f"{step},{wall}")
+                    buckets.append(data.buckets)
+                    continue
                 if plugin in DISTRIBUTED:
                     tails = _distribution_rows(plugin, data)
                     if tails:
                         yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
-                if plugin == "histogram":  # numbers only: nothing to quote
-                    bucket_head = f"{prefix(tag)}{step},{wall},"
-                    buckets = data.buckets.tolist()
-                    yield name, "".join([f"{bucket_head}{left!r},{width!r},{int(count)}\n"
-                                         for left, width, count in buckets]), len(buckets)
-                    continue
                 tails = _tail_rows(plugin, data)
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
+            if heads:
+                text, _ = _histogram_text(prefix(tag), heads, buckets, reprs)
+                yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
+                yield name, text, sum(len(b) for b in buckets)
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -540,7 +551,7 @@ def _distribution_rows(plugin: str, data) -> list[list]:
     """A histogram's or tensor's step as distributions.csv's columns after the head (none for
     a tensor whose values were not kept)."""
     values = payload_distribution(data)
-    return [] if values is None else [[plugin, *(fmt_float(v) for v in values)]]
+    return [] if values is None else [[plugin, *map(repr, values)]]  # (floats: fmt_float of each)
 
 
 def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
@@ -619,14 +630,128 @@ def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
     return rows
 
 
-def _histogram_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
-    prefix = _tag_prefix(train_id)
+def _reprs(values: np.ndarray) -> list[str]:
+    return list(map(repr, values.tolist()))
 
-    def rows(value: StepValue) -> tuple[str, int]:  # numbers only: nothing to quote
-        head = f"{prefix(value.key[1])}{value.step},{fmt_float(value.wall_time)},"
-        buckets = value.data.buckets.tolist()
-        return "".join([f"{head}{left!r},{width!r},{int(count)}\n" for left, width, count in buckets]), len(buckets)
-    return rows
+
+_DOUBLE = struct.Struct("<d")
+_BITS = struct.Struct("<q")
+
+
+class _KnownReprs(dict):
+    """repr of float64s by bit pattern (-0.0 and 0.0 apart, each NaN its own)."""
+
+    def __missing__(self, bits: int) -> str:
+        text = self[bits] = repr(_DOUBLE.unpack(_BITS.pack(bits))[0])
+        return text
+
+
+class _RememberedReprs:
+    """`_reprs` of a column met again and again: a TensorBoard histogram's bucket edges are the
+    same numbers at every step (its bins are fixed), and a dict look-up is a fraction of a repr.
+    A column whose numbers do not repeat (a MindSpore histogram's edges follow each step's min
+    and max) stops being remembered after `PROBE` numbers with fewer than half met before."""
+
+    PROBE = 1 << 12
+    LIMIT = 1 << 16  # numbers remembered at most (then forgotten, and remembered anew)
+
+    def __init__(self) -> None:
+        self.known: _KnownReprs | None = _KnownReprs()
+        self.seen = self.new = 0
+
+    def __call__(self, values: np.ndarray) -> list[str]:
+        if self.known is None:
+            return _reprs(values)
+        if len(self.known) > self.LIMIT:
+            self.known.clear()
+        before = len(self.known)
+        texts = list(map(self.known.__getitem__, values.astype(np.float64, copy=False).view(np.int64).tolist()))
+        self.seen += len(texts)
+        self.new += len(self.known) - before
+        if self.seen >= self.PROBE and 2 * self.new > self.seen:
+            self.known = None
+        return texts
+
+
+class _BucketReprs:
+    """A job's histograms' edges and widths, remembered apart: equal bins repeat their width
+    even where their edges move."""
+
+    def __init__(self) -> None:
+        self.lefts, self.widths = _RememberedReprs(), _RememberedReprs()
+
+
+class _HistogramBatches:
+    """An all-steps export's histogram values, formatted a batch of a tag's steps at a time:
+    one repr of each column and one join for the batch, each step's share of the text (its
+    characters, its rows) counted by numpy, not a format and a spill call a step."""
+
+    STEPS = 256  # a tag's steps held at most ...
+    BUCKETS = 1 << 14  # ... and buckets
+
+    def __init__(self, train_id: str, spills: dict[str, TagSpill]):
+        self.train_id, self.spills = train_id, spills
+        self.prefix = _tag_prefix(train_id)
+        self.reprs = _BucketReprs()
+        self.held: dict[str, tuple[list[StepValue], list[int]]] = {}  # tag -> values, bucket counts
+
+    def add(self, value: StepValue) -> None:
+        tag = value.key[1]
+        held = self.held.get(tag)
+        if held is None:
+            held = self.held[tag] = ([], [])
+        held[0].append(value)
+        held[1].append(len(value.data.buckets))
+        if len(held[0]) >= self.STEPS or sum(held[1]) >= self.BUCKETS:
+            self._write(tag, *self.held.pop(tag))
+
+    def flush(self) -> None:
+        while self.held:
+            tag, (values, sizes) = self.held.popitem()
+            self._write(tag, values, sizes)
+
+    def _write(self, tag: str, values: list[StepValue], sizes: list[int]) -> None:
+        prefix = self.prefix(tag)
+        heads = [f"{v.step},{fmt_float(v.wall_time)}" for v in values]
+        buckets = [v.data.buckets for v in values]
+        numbers = np.empty((len(values), 5), dtype=np.int64)  # the spill's: seq, step, rank, characters, rows
+        numbers[:, 0] = [v.seq for v in values]
+        numbers[:, 1] = [v.step for v in values]
+        numbers[:, 2] = [v.rank for v in values]
+        text, numbers[:, 3] = _histogram_text(prefix, heads, buckets, self.reprs)
+        numbers[:, 4] = sizes
+        self.spills["histograms"].add_many(tag, numbers, text)
+        rows = _distribution_lines(prefix, heads, buckets)
+        numbers[:, 3] = [len(row) for row in rows]
+        numbers[:, 4] = 1
+        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
+
+
+def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray], reprs: _BucketReprs
+                    ) -> tuple[str, np.ndarray]:
+    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag, quoted; `heads`:
+    each step's step and wall time), and each step's characters in them: one repr per column
+    and one join for them all, each step's share counted by numpy."""
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    chars = np.zeros(len(heads), dtype=np.int64)
+    if not lengths.sum():
+        return "", chars
+    joined = np.concatenate(buckets)
+    rows = list(map(",".join, zip(np.array([prefix + h for h in heads], dtype=object).repeat(lengths).tolist(),
+                                  reprs.lefts(joined[:, 0]), reprs.widths(joined[:, 1]),
+                                  map(str, joined[:, 2].astype(np.int64).tolist()))))  # (counts: int() of each)
+    ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)) + 1)  # each row and its newline
+    through = np.where(lengths > 0, ends[np.maximum(np.cumsum(lengths) - 1, 0)], 0)
+    chars[:] = np.diff(np.maximum.accumulate(through), prepend=0)
+    return "\n".join(rows) + "\n", chars
+
+
+def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:
+    """distributions.csv's row of each of a tag's histogram steps (numbers, and `prefix` quoted
+    already: as the csv writer writes them)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
+        points = compress_many(buckets).tolist()
+    return [f"{prefix}{head},histogram,{','.join(map(repr, p))}\n" for head, p in zip(heads, points)]
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
@@ -642,7 +767,8 @@ def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 SPILLED = (*PLUGIN_FILES.values(), "distributions")  # the files of values spilled by tag in an all-steps export
 # Per plugin: how a job's values become CSV text (and how many rows).
-_FORMATS = {"scalar": _scalar_format, "histogram": _histogram_format, "tensor": _payload_format,
+# (Histograms: `_HistogramBatches`.)
+_FORMATS = {"scalar": _scalar_format, "tensor": _payload_format,
             "image": _payload_format, "text": _payload_format, "pr_curve": _payload_format}
 
 

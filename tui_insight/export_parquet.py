@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, distribution_table,
-                  histogram_table, pr_curve_table, scalar_table, tensor_table)
+                  histogram_steps_table, payload_steps, pr_curve_table, scalar_table, tensor_table)
 from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
 from .summary.store.job_view import JobView
@@ -130,15 +130,16 @@ def _without_series(view: JobView) -> JobView:
 def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: dict[str, Any],
                 started: float) -> dict[str, Any]:
     tensors = tensor_table([view], logs, None, all_steps)
+    histograms = list(payload_steps([view], logs._cache, "histogram", None, all_steps))  # read once, used twice
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
     return {
         "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
-        "histograms": _table(pa, histogram_table([view], logs, None, all_steps).columns, schemas["histograms"]),
+        "histograms": _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"]),
         "tensors": _table(pa, tensor_columns, schemas["tensors"]),
         "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
-        "distributions": _table(pa, distribution_table([view], logs, None, all_steps).columns,
+        "distributions": _table(pa, distribution_table([view], logs, None, all_steps, histograms).columns,
                                 schemas["distributions"]),
         "health": _table(pa, _health_columns(view, started), schemas["health"]),
         "problems": _table(pa, _problem_columns(view), schemas["problems"]),
@@ -162,6 +163,7 @@ def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str
 
 
 def _scalars(pa: Any, table: Table, schema: Any) -> Any:
+    """A table whose job and tag are labelled (`Table.labels`): Arrow strings without a Python string a row."""
     return _table(pa, table.columns, schema, table.labels)
 
 

@@ -86,6 +86,22 @@ class TagSpill:
         if self.held >= BUDGET:
             self._spill()
 
+    def add_many(self, tag: str, numbers: np.ndarray, text: str) -> None:
+        """Values of `tag` at once: `numbers` a row each (seq, step, rank, characters of its rows
+        in `text`, rows), `text` their rows end to end."""
+        number = self.ids.get(tag)
+        if number is None:
+            number = self.ids[tag] = len(self.ids)
+        held = self.pending.get(number)
+        if held is None:
+            held = self.pending[number] = ([], [])
+            self.held += _PER_TAG
+        held[0].extend(numbers.ravel().tolist())
+        held[1].append(text)
+        self.held += len(text) + _PER_VALUE * len(numbers)
+        if self.held >= BUDGET:
+            self._spill()
+
     def _spill(self) -> None:
         handle = self.handle
         handle.seek(0, os.SEEK_END)

@@ -13,7 +13,7 @@ from tensorboardX import SummaryWriter as TensorBoardXWriter
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.distributions import (
-    BASIS_POINTS, compress, distribution, histogram_distribution, tensor_distribution,
+    BASIS_POINTS, compress, compress_many, distribution, histogram_distribution, tensor_distribution,
 )
 from tui_insight.summary.queries.histograms import HistogramStep, histogram_steps
 from tui_insight.summary.store.cache import SummaryCache
@@ -130,3 +130,21 @@ def _data(buckets):
     from tui_insight.summary.formats.values import HistogramData
     b = np.array(buckets, dtype=np.float64).reshape(-1, 3)
     return HistogramData(b, 0, 0, 0, float(b[0, 0]), float(b[-1, 0] + b[-1, 1]))
+
+
+def test_compress_many_is_compress_of_each_bit_for_bit():
+    """Many histograms compressed at once give each one's values exactly: empty ones, empty
+    buckets, all-empty ones, -0.0 edges and weights that are not finite (TensorBoard's loop)."""
+    rng = np.random.default_rng(30)
+    histograms = [np.empty((0, 3)), np.array([[0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]),
+                  np.array([[-0.0, 0.5, 3.0], [0.5, 0.5, 0.0], [1.0, 0.25, 2.0]]),
+                  np.array([[0.0, 1.0, np.inf], [1.0, 1.0, 2.0]]), np.array([[-1.0, 1.0, 1e308], [0.0, 1.0, 1e308]])]
+    for n in rng.integers(1, 40, 200):
+        lefts = np.sort(rng.normal(size=n) * 10.0 ** rng.integers(-6, 6))
+        counts = rng.integers(0, 5, n) * (rng.random(n) > 0.3)
+        histograms.append(np.stack([lefts, np.abs(rng.normal(size=n)), counts.astype(np.float64)], axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        together = compress_many(histograms)
+        each = np.array([compress(h) for h in histograms])
+    assert together.shape == (len(histograms), len(BASIS_POINTS))
+    assert together.tobytes() == each.tobytes()

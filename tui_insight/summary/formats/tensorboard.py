@@ -58,7 +58,7 @@ from .custom_scalars import layout_of
 from .framing import ScanReport, read_record_at, scan_records
 from .pr_curves import PrCurveData, pr_curve_of
 from .routed import Problem, RoutedEvent, RoutedValue
-from .values import HistogramData, ImageData, TensorData, histogram_from_proto, tensor_from_proto
+from .values import HistogramData, ImageData, TensorData, histogram_from_buckets, tensor_from_proto
 
 PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
@@ -297,13 +297,6 @@ def graph_of_record(record: bytes, offset: int) -> anf_ir_pb2.GraphProto | Probl
     return graph_proto(event.graph_def)
 
 
-@dataclass(frozen=True, slots=True)
-class _Bucket:  # a MindSpore histogram bucket's fields
-    left: float
-    width: float
-    count: float
-
-
 def histogram_data(value: tb_event_pb2.Summary.Value) -> HistogramData | Problem:
     """A `histo` or a TF2 `[k, 3]` histogram tensor as (left, width, count) buckets.
 
@@ -353,12 +346,9 @@ def _histogram(left: np.ndarray, right: np.ndarray, counts: np.ndarray, problems
         left, right, counts = left[~nan], right[~nan], counts[~nan]
     with np.errstate(invalid="ignore", over="ignore"):
         width = right - left
-    # The histogram checks of values.py read a MindSpore Histogram's fields: hand them ours.
-    stand_in = SimpleNamespace(
-        buckets=[_Bucket(*row) for row in zip(left.tolist(), width.tolist(), counts.tolist())],
-        nan_count=0, pos_inf_count=0, neg_inf_count=0,
-        min=float(left[0]) if len(left) else 0.0, max=float(right[-1]) if len(right) else 0.0)
-    data = histogram_from_proto(cast(Any, stand_in))  # (duck-typed: the fields it reads)
+    # The histogram checks of values.py, on our buckets (min and max: the outer edges).
+    data = histogram_from_buckets(np.stack([left, width, counts], axis=1).astype(np.float64, copy=False), 0, 0, 0,
+                                  float(left[0]) if len(left) else 0.0, float(right[-1]) if len(right) else 0.0)
     problem = "; ".join(filter(None, [*problems, data.problem]))
     return replace(data, problem=problem) if problem != data.problem else data
 

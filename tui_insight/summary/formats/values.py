@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -134,27 +136,42 @@ def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
     """The buckets sorted by left edge (MindInsight's load-time normalisation). A hostile or
     broken writer's buckets that no histogram holds (non-finite edges, negative widths or counts)
     are left out, and negative NaN/Inf counts read as 0; `problem` says what was left out."""
-    buckets = np.array([(b.left, b.width, b.count) for b in proto.buckets], dtype=np.float64).reshape(-1, 3)
+    fields = map(_BUCKET_FIELDS, proto.buckets)  # (left, width, count) each, read in C: no frame a bucket
+    buckets = np.fromiter(chain.from_iterable(fields), np.float64, count=3 * len(proto.buckets)).reshape(-1, 3)
+    return histogram_from_buckets(buckets, proto.nan_count, proto.pos_inf_count, proto.neg_inf_count,
+                                  proto.min, proto.max)
+
+
+_BUCKET_FIELDS = attrgetter("left", "width", "count")
+
+
+def histogram_from_buckets(buckets: np.ndarray, nan: int, pos_inf: int, neg_inf: int, low: float,
+                           high: float) -> HistogramData:
+    """`histogram_from_proto` of (n, 3) float64 (left, width, count) `buckets` and the other fields."""
     left, width, count = buckets[:, 0], buckets[:, 1], buckets[:, 2]
-    bad = np.zeros(len(buckets), dtype=bool)
-    why = []
-    with np.errstate(invalid="ignore", over="ignore"):
-        for words, test in _BAD_BUCKETS:
-            hit = test(left, width, count) & ~bad
-            if hit.any():
-                why.append(words)
-                bad |= hit
     problem = ""
-    if bad.any():
-        dropped = int(bad.sum())
-        problem = f"{dropped} bucket{'s' if dropped != 1 else ''} dropped: {', '.join(why)}"
-        buckets = buckets[~bad]
-    buckets = buckets[np.argsort(buckets[:, 0], kind="stable")]
-    nan, pos_inf, neg_inf = proto.nan_count, proto.pos_inf_count, proto.neg_inf_count
+    with np.errstate(invalid="ignore", over="ignore"):
+        # A finite left + width has both finite: one test for the common, sound histogram.
+        sound = not len(buckets) or bool(np.isfinite(left + width).all() and width.min() >= 0 and count.min() >= 0
+                                         and count.max() <= MAX_BUCKET_COUNT)
+        if not sound:
+            bad = np.zeros(len(buckets), dtype=bool)
+            why = []
+            for words, test in _BAD_BUCKETS:
+                hit = test(left, width, count) & ~bad
+                if hit.any():
+                    why.append(words)
+                    bad |= hit
+            if bad.any():
+                dropped = int(bad.sum())
+                problem = f"{dropped} bucket{'s' if dropped != 1 else ''} dropped: {', '.join(why)}"
+                buckets = buckets[~bad]
+    if len(buckets) > 1 and not bool((buckets[1:, 0] >= buckets[:-1, 0]).all()):  # (sorted already: as it is)
+        buckets = buckets[np.argsort(buckets[:, 0], kind="stable")]
     if min(nan, pos_inf, neg_inf) < 0:
         problem = "; ".join(filter(None, [problem, "negative NaN/Inf counts read as 0"]))
         nan, pos_inf, neg_inf = max(nan, 0), max(pos_inf, 0), max(neg_inf, 0)
-    return HistogramData(buckets, nan, pos_inf, neg_inf, proto.min, proto.max, problem)
+    return HistogramData(buckets, nan, pos_inf, neg_inf, low, high, problem)
 
 
 def image_from_proto(proto: summary_pb2.Summary.Image) -> ImageData:

@@ -37,10 +37,79 @@ def compress(buckets: np.ndarray, bps: tuple[int, ...] = BASIS_POINTS) -> tuple[
     if not len(buckets):
         return tuple(0.0 for _ in bps)
     lefts = buckets[:, 0]
-    right_edges = list(lefts + buckets[:, 1])
-    minmin, maxmax = float(lefts[0]), float(right_edges[-1])
+    rights = lefts + buckets[:, 1]
     counts = buckets[:, 2]
     weights = (counts * bps[-1] / (counts.sum() or 1.0)).cumsum()
+    if bool(np.isfinite(weights).all()) and bool(counts.min() >= 0):
+        return _compress_sorted(lefts, rights, weights, bps)
+    return _compress_stepwise(lefts, list(rights), weights, bps)
+
+
+def _compress_sorted(lefts: np.ndarray, rights: np.ndarray, weights: np.ndarray, bps: tuple[int, ...]
+                     ) -> tuple[float, ...]:
+    """`compress` of finite, non-decreasing `weights`, every basis point at once: the first
+    weight past a point is never an empty bucket's there (it exceeds the one before it), and a
+    point past the last weight has every later one past it. The same operations, in the same
+    order, as `_compress_stepwise`, on the same float64s: the same values."""
+    minmin, maxmax = lefts[0], rights[-1]
+    points = np.array(bps, dtype=np.float64)
+    found = np.searchsorted(weights, points, side="right")
+    inside = found < len(weights)
+    i = np.minimum(found, len(weights) - 1)
+    cumsum = weights[i]
+    cumsum_prev = np.where(i > 0, weights[np.maximum(i - 1, 0)], 0.0)
+    right_before = rights[np.maximum(i - 1, 0)]
+    # Python's max(a, b) and min(a, b) keep a unless b is greater (smaller): so does np.where.
+    lhs = np.where((i == 0) | (cumsum_prev == 0), minmin, np.where(minmin > right_before, minmin, right_before))
+    rhs = np.where(maxmax < rights[i], maxmax, rights[i])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (points past the last weight: not taken)
+        values = lhs + (points - cumsum_prev) * (rhs - lhs) / (cumsum - cumsum_prev)
+    return tuple(np.where(inside, values, maxmax).tolist())
+
+
+def compress_many(buckets: list[np.ndarray], bps: tuple[int, ...] = BASIS_POINTS) -> np.ndarray:
+    """`compress` of each of many histograms' buckets, as a (len(buckets), len(bps)) array: the
+    weights a histogram at a time (the same sums and cumulative sums), the rest for all at once
+    (`_compress_sorted`'s operations on the same float64s: the same values)."""
+    out = np.zeros((len(buckets), len(bps)), dtype=np.float64)
+    lengths = np.array([len(b) for b in buckets], dtype=np.int64)
+    filled = np.flatnonzero(lengths)
+    if not len(filled):
+        return out
+    parts = [buckets[j] for j in filled.tolist()]
+    weights = np.concatenate([(b[:, 2] * bps[-1] / (b[:, 2].sum() or 1.0)).cumsum() for b in parts])
+    joined = np.concatenate(parts)
+    sizes = lengths[filled]
+    starts = np.cumsum(sizes) - sizes
+    points = np.array(bps, dtype=np.float64)
+    found = np.stack([np.searchsorted(weights[a:a + n], points, side="right")
+                      for a, n in zip(starts.tolist(), sizes.tolist())])  # (histograms, points), within each
+    counts = joined[:, 2]
+    sound = np.isfinite(weights) & (counts >= 0)
+    stepwise = ~np.logical_and.reduceat(sound, starts)  # weights that are not finite: TensorBoard's loop
+    lefts = joined[:, 0]
+    rights = lefts + joined[:, 1]
+    minmin, maxmax = lefts[starts][:, None], rights[starts + sizes - 1][:, None]
+    inside = found < sizes[:, None]
+    local = np.minimum(found, sizes[:, None] - 1)
+    at = starts[:, None] + local
+    cumsum = weights[at]
+    cumsum_prev = np.where(local > 0, weights[np.maximum(at - 1, 0)], 0.0)
+    right_before = rights[np.maximum(at - 1, 0)]
+    lhs = np.where((local == 0) | (cumsum_prev == 0), minmin, np.where(minmin > right_before, minmin, right_before))
+    rhs = np.where(maxmax < rights[at], maxmax, rights[at])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # (points past the last weight: not taken)
+        values = lhs + (points - cumsum_prev) * (rhs - lhs) / (cumsum - cumsum_prev)
+    out[filled] = np.where(inside, values, maxmax)
+    for row in np.flatnonzero(stepwise).tolist():
+        out[filled[row]] = compress(parts[row], bps)
+    return out
+
+
+def _compress_stepwise(lefts: np.ndarray, right_edges: list, weights: np.ndarray, bps: tuple[int, ...]
+                       ) -> tuple[float, ...]:
+    """`compress` point by point, as TensorBoard's loop (weights that are not finite)."""
+    minmin, maxmax = float(lefts[0]), float(right_edges[-1])
     result: list[float] = []
     bp_index = 0
     while bp_index < len(bps):
