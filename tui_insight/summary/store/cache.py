@@ -39,6 +39,7 @@ from .loader import JobLoader
 from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode
+from .wakeups import Wakeups
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
 FIRST_LISTED = 128  # jobs (a screenful, by id) listed from the disk cache before new jobs are announced
@@ -114,7 +115,6 @@ class SummaryCache:
         self._hint: tuple[str, ...] = ()  # jobs to read first (`prioritize`)
         self._reading: JobLoader | None = None  # the job being read in this process (`hold` hurries it)
         self._pause = CollectorPause()  # the collector's pause during the current full pass (`reload`)
-        self._watching = False  # change notices arrive: the interval poll may back off
         self._found: dict[str, FoundJob] = {}  # the last full discovery
         self._dirs: tuple[dict[str, str], list[str]] | None = None  # `_job_dirs`, made again when jobs come or go
         self._poll: PollTable | None = None  # the full poll's files of settled jobs (`_unsettled`), ditto
@@ -835,7 +835,8 @@ class SummaryCache:
 
     def _watch_on(self, interval: float, thaw_at: float) -> None:
         poll, last_full = interval, time.monotonic()
-        for changed in self._wakeups(interval):
+        wakeups = Wakeups(self.logdir, self.source.is_local, self._stop)
+        for changed in wakeups.every(interval):
             if self._stop.is_set():
                 return
             if thaw_at and time.monotonic() >= thaw_at:
@@ -848,13 +849,13 @@ class SummaryCache:
                 continue
             # A timeout. While change notices work, the full poll (a safety net for what
             # notices miss: network file systems, symlinked directories) backs off.
-            if self._watching and time.monotonic() - last_full < poll:
+            if wakeups.watching and time.monotonic() - last_full < poll:
                 continue
             changes = self._waited(Poll())
             last_full = time.monotonic()
             # Nothing the notices missed: the next safety-net poll waits the longest (a poll of
             # 5,000 jobs stats up to 10,000 paths).
-            poll = interval if changes or not self._watching else max(interval, MAX_POLL_SECONDS)
+            poll = interval if changes or not wakeups.watching else max(interval, MAX_POLL_SECONDS)
 
     def _waited(self, work: Reload | Poll) -> Changes | None:
         """`work` done by the scheduler, waited for: a failure is logged and the next wakeup
@@ -866,41 +867,6 @@ class SummaryCache:
         except Exception:
             log.exception("reloading %s failed", shown(self.logdir))
             return None
-
-    def _wakeups(self, interval: float) -> Iterator[set[str] | None]:
-        """Yields the changed paths when files changed (watchfiles), or None when `interval`
-        passed; polls if watching fails."""
-        try:
-            from watchfiles import watch
-
-            if self.source.is_local and not _utf8(self.logdir):
-                # watchfiles takes UTF-8 paths only: a LOGDIR whose name is not is polled.
-                log.warning("%s: the name is not UTF-8, so changes are found by polling every %gs",
-                            shown(self.logdir), interval)
-                return (yield from self._poll_wakeups(interval))
-            for changes in watch(self.logdir, stop_event=self._stop, rust_timeout=int(interval * 1000),
-                                 yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
-                    if self.source.is_local else ():  # a remote source is polled
-                self._watching = True
-                yield {path for _, path in changes} or None
-        except Exception:  # no notices on this file system, or it went away: poll instead
-            log.exception("watching %s for changes failed; polling every %gs instead", shown(self.logdir), interval)
-        yield from self._poll_wakeups(interval)
-
-    def _poll_wakeups(self, interval: float) -> Iterator[None]:
-        """None every `interval` seconds until stopped."""
-        self._watching = False
-        while not self._stop.wait(interval):
-            yield None
-
-
-def _utf8(path: str) -> bool:
-    """Whether `path` is valid UTF-8 (no byte that came in as a surrogate escape)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:

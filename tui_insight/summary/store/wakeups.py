@@ -1,0 +1,56 @@
+"""When the cache's watching thread wakes: files under the LOGDIR changed (watchfiles' change
+notices), or the poll interval passed (a remote source, a file system without notices, a LOGDIR
+whose name is not UTF-8, which watchfiles cannot take)."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Iterator
+
+from ...escape import shown
+
+log = logging.getLogger(__name__)
+
+
+class Wakeups:
+    """The wakeups of one LOGDIR until `stop` is set."""
+
+    def __init__(self, logdir: str, is_local: bool, stop: threading.Event):
+        self.logdir = logdir
+        self.is_local = is_local
+        self.stop = stop
+        self.watching = False  # change notices arrive: the interval poll may back off
+
+    def every(self, interval: float) -> Iterator[set[str] | None]:
+        """Yields the changed paths when files changed, or None when `interval` passed; polls if
+        watching fails."""
+        try:
+            from watchfiles import watch
+
+            if self.is_local and not _utf8(self.logdir):
+                log.warning("%s: the name is not UTF-8, so changes are found by polling every %gs",
+                            shown(self.logdir), interval)
+                return (yield from self._polled(interval))
+            for changes in watch(self.logdir, stop_event=self.stop, rust_timeout=int(interval * 1000),
+                                 yield_on_timeout=True, debounce=100, step=50, raise_interrupt=False) \
+                    if self.is_local else ():  # a remote source is polled
+                self.watching = True
+                yield {path for _, path in changes} or None
+        except Exception:  # no notices on this file system, or it went away: poll instead
+            log.exception("watching %s for changes failed; polling every %gs instead", shown(self.logdir), interval)
+        yield from self._polled(interval)
+
+    def _polled(self, interval: float) -> Iterator[None]:
+        """None every `interval` seconds until stopped."""
+        self.watching = False
+        while not self.stop.wait(interval):
+            yield None
+
+
+def _utf8(path: str) -> bool:
+    """Whether `path` is valid UTF-8 (no byte that came in as a surrogate escape)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
