@@ -131,6 +131,30 @@ def test_a_key_behind_the_lineage_filters_enter_is_the_views_key():
     assert run_pilot(app, body) == ("learning_rate>0.01", "learning_rate>0.01", "dataset")
 
 
+def test_a_change_of_the_filter_already_out_of_date_is_not_written_back():
+    """A burst typed into lineage's filter: the box's change notices arrive behind the keys, so
+    the view could get `learning` after the box said `learning_rate>0.01`. Answering it wrote
+    `learning` back into the box, a change of its own, and over a real terminal two such
+    notices chased each other for ever (a core at 100%). An out-of-date notice goes no further."""
+    from tui_insight.ui.views.lineage import LineageView
+
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        burst(app, "l")
+        await wait_for_view(pilot, app, "LineageView")
+        view = app.screen.query_one(LineageView)
+        burst(app, "/learning_rate>0.01")
+        await pilot.pause(0.3)
+        box = app.screen.query_one("#lineage-filter", Input)
+        # As it arrives behind the rest of the burst (posted by the box itself, as its own are).
+        box.call_later(lambda: box.post_message(Input.Changed(box, "learning")))
+        await pilot.pause(0.3)
+        return box.value, view.state.filter
+
+    assert run_pilot(app, body) == ("learning_rate>0.01", "learning_rate>0.01")
+
+
 def test_keys_behind_q_do_nothing_while_the_app_quits():
     """`q` then `e` in one burst: the app quits, with no export dialog half built on the way out
     (it used to end in a NoMatches traceback)."""

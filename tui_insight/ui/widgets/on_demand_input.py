@@ -5,7 +5,8 @@
 the focus moved only by the screen's Submitted handler, `/lenet⏎⏎2` typed ahead, pasted, or sent
 in one burst over SSH put the second enter and the `2` into the box instead of the job list.
 Keys already queued for the box when it gave the keyboard away are not typed into it either:
-they go to the bindings of the widget that has it now.
+they go to the bindings of the widget that has it now. A change of its text that is already
+out of date when it is handled (keys typed since) goes no further than the box.
 
 `OnDemandInput` is also out of the tab order: tab and shift+tab move between the panes a user
 reads (lists, charts, tables); landing in a text box on the way would swallow the next letter
@@ -56,6 +57,14 @@ class ReturningInput(Input):
             event.stop()
             event.prevent_default()
             await self.action_submit()
+
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # A change that is no longer the box's text (keys typed since, in one burst) is not handed
+        # on: a view that answered it would write the old text back into the box, which is a
+        # change of its own, and the two would chase each other for ever.
+        if event.input is self and event.value != self.value:
+            event.stop()
 
 
 class OnDemandInput(ReturningInput):
