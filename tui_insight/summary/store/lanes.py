@@ -14,8 +14,7 @@ done or its lane is stalled (`wait`); the background passes do not wait.
 from __future__ import annotations
 
 import logging
-import time
-from concurrent.futures import Future
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
@@ -119,17 +118,18 @@ class LaneReads:
         return sum(self.land(train_id, loaders.get(train_id), total) for train_id in self.wait(train_ids))
 
     def wait(self, train_ids: list[str]) -> list[str]:
-        """Wait until each of these reads is done or its lane is stalled; the ones done."""
-        done = []
-        for train_id in train_ids:
-            reading = self.reading.get(train_id)
-            if reading is None:
-                continue
-            while not reading.future.done() and not reading.lane.stalled:
-                time.sleep(WAIT_STEP)
-            if reading.future.done():
-                done.append(train_id)
-        return done
+        """Wait until each of these reads is done or its lane is stalled; the ones done, in
+        `train_ids` order. Woken by each read that ends (a lane reads its jobs one after the
+        other: a look every WAIT_STEP per job would add that much per job), and every WAIT_STEP
+        to see whether a lane stalled."""
+        waiting = {reading.future: reading for train_id in train_ids
+                   if (reading := self.reading.get(train_id)) is not None}
+        while waiting:
+            wait(waiting, timeout=WAIT_STEP, return_when=FIRST_COMPLETED)
+            waiting = {future: reading for future, reading in waiting.items()
+                       if not future.done() and not reading.lane.stalled}
+        return [train_id for train_id in train_ids
+                if (reading := self.reading.get(train_id)) is not None and reading.future.done()]
 
     def shown(self, view: JobView) -> JobView:
         """`view` as published: marked `reconnecting` while its lane is failing."""
