@@ -101,7 +101,12 @@ class LaneReads:
         reading = self.reading.get(train_id)
         if reading is None or not reading.future.done():
             return False
-        del self.reading[train_id]
+        # A caller's pass and the scheduler may both land a read: the one that takes it publishes it.
+        taken = self.reading.pop(train_id, None)
+        if taken is not reading:
+            if taken is not None:  # another read of the job started meanwhile: it stays
+                self.reading[train_id] = taken
+            return False
         if reading.loader is not loader:
             return False
         try:
