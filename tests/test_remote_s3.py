@@ -70,7 +70,7 @@ def test_live_rewritten_objects_and_a_dropped_connection(tmp_path, s3_server):
         changes = cache.reload()  # the server is gone: what was read stays
         assert source.status == RECONNECTING and not changes and cache.error == ""
         assert list(cache.jobs) == ["./a", "./exp/b"]
-        assert progress_text(cache, 30.0).startswith(f"s3://{prefix} · [b yellow]reconnecting…[/] · 2 jobs")
+        assert progress_text(cache, 30.0).startswith(f"[b yellow]reconnecting…[/] · s3://{prefix} · 2 jobs")
     finally:
         s3_server.start_again()
     write_steps(live, range(21, 26))

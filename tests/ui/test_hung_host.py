@@ -24,6 +24,7 @@ from tui_insight.summary.sources.multi import MultiSource
 from tui_insight.summary.sources.remote_limits import RequestLimits
 from tui_insight.summary.sources.ssh import SshSource
 from tui_insight.ui.widgets.job_table import JobTable
+from tui_insight.ui.widgets.progress import ProgressLine
 
 RECONNECTING = "reconnecting…"
 
@@ -105,6 +106,9 @@ def test_a_host_hanging_mid_read_says_reconnecting_while_the_other_hosts_new_ste
         assert await wait_for(pilot, lambda: shows("node2:./run", 6, "ok"), timeout=60)
         assert app.cache.job("node1:./run").last_step == 3  # kept as last read
         assert source.failing == ["node1"] and source.status == f"node1: {RECONNECTING}"
+        progress = app.screen.query_one(ProgressLine)
+        shown = str(progress.render())[:progress.content_region.width]  # what fits the line
+        assert f"node1: {RECONNECTING}" in shown, shown
         append(two, range(7, 9))  # node2 goes on updating while node1 still hangs
         assert await wait_for(pilot, lambda: shows("node2:./run", 8, "ok"), timeout=60)
         assert row("node1:./run").health.state == RECONNECTING

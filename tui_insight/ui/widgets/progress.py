@@ -2,7 +2,8 @@
 
 LOGDIR's path can appear in it (a directory that cannot be read, a remote LOGDIR's location
 first): it goes through `markup()`, so `/data/[exp]/logs` shows as written. A remote source
-that lost its connection says so (`reconnecting…`) until a reload gets through again.
+that lost its connection says so (`reconnecting…`), before its location, until a reload gets
+through again.
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ def progress_text(cache: SummaryCache, reload_interval: float,
     source = cache.source
     if source.is_local:
         return _progress_text(cache, reload_interval, total_of, shown)
+    # What went wrong first: several LOGDIRs' locations fill an 80-column line on their own.
     status = f"[b yellow]{markup(source.status)}[/] · " if source.status else ""
-    return f"{markup(source.location)} · {status}{_progress_text(cache, reload_interval, total_of, shown)}"
+    return f"{status}{markup(source.location)} · {_progress_text(cache, reload_interval, total_of, shown)}"
 
 
 def _progress_text(cache: SummaryCache, reload_interval: float,
