@@ -155,6 +155,21 @@ def _varying(array: np.ndarray, starts: np.ndarray, rows: np.ndarray) -> np.ndar
     return np.flatnonzero(seen)
 
 
+def varint(data: bytes, pos: int, end: int, most: int = 10) -> tuple[int, int]:
+    """(value, next position) of the protobuf varint at `pos`, for the layouts' checks of one
+    record; ValueError if it runs past `end` or is longer than `most` bytes."""
+    value = shift = 0
+    while True:
+        if pos >= end or shift >= 7 * most:
+            raise ValueError("bad varint")
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos += 1
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
 def period_of(values: np.ndarray, limit: int = MAX_CYCLE) -> int:
     """The p <= `limit` for which `values` repeats its first p values, all different, over and
     over (values[i] == values[i + p]): each value's positions are then one slice, i::p. 0 if none.

@@ -10,7 +10,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from ..text import text_of
-from .bulk_framing import Payloads, strided, unaligned, period_of
+from .bulk_framing import Payloads, period_of, strided, unaligned, varint
 
 # -- repeated event layouts -------------------------------------------------------------------
 #
@@ -47,18 +47,6 @@ class Dialect(NamedTuple):
 DIALECTS = {"mindspore": Dialect(0x1D, "scalar_value"), "tensorboard": Dialect(0x15, "simple_value")}
 
 
-def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    """(value, next position) of the varint at `pos`; ValueError if it runs past `end`."""
-    value = shift = 0
-    while True:
-        if pos >= end or shift > 63:
-            raise ValueError("bad varint")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, pos
 
 
 @dataclass(frozen=True)
@@ -138,19 +126,19 @@ class Layout:
                 pos += 8
             elif key == _STEP_TAG and step_at < 0:
                 start = pos
-                _, pos = _varint(data, pos, size)
+                _, pos = varint(data, pos, size)
                 step_at, step_len = start, pos - start
                 mask[start:pos] = 0x80  # only the continuation bits are fixed
             elif key == _SUMMARY_TAG and not summary_seen:
                 summary_seen = True
-                length, pos = _varint(data, pos, size)
+                length, pos = varint(data, pos, size)
                 end = pos + length
                 if end > size:
                     return None
                 while pos < end:
                     if data[pos] != _VALUE_TAG:
                         return None
-                    length, pos = _varint(data, pos + 1, end)
+                    length, pos = varint(data, pos + 1, end)
                     value_end = pos + length
                     if value_end > end:
                         return None
@@ -159,7 +147,7 @@ class Layout:
                         field_key = data[pos]
                         pos += 1
                         if field_key == _VALUE_TAG and tag is None:
-                            length, pos = _varint(data, pos, value_end)
+                            length, pos = varint(data, pos, value_end)
                             if pos + length > value_end:
                                 return None
                             tag = data[pos:pos + length].decode("utf-8")

@@ -28,7 +28,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import limits
-from .bulk_framing import Payloads
+from .bulk_framing import Payloads, varint
 
 # Pieces: bytes of the layout's (wall time, scalars masked), a varint, the step (its key and
 # varint, or nothing: a step of 0 is left out by proto3 writers, TensorBoard's).
@@ -48,18 +48,6 @@ _TAIL = np.frombuffer(bytes([0x10, 0, 0x18, 0, 0x20, 0, 0x29, *[0] * 8, 0x31, *[
                       dtype=np.uint8)
 _TAIL_MASK = np.frombuffer(bytes([0xFF] * 7 + [0] * 8 + [0xFF] + [0] * 8 + [0xFF] + [0] * 8 + [0xFF]), dtype=np.uint8)
 
-
-def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= end or shift >= 7 * _MAX_VARINT:
-            raise ValueError("bad varint")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, pos
 
 
 class Dialect(NamedTuple):
@@ -135,19 +123,19 @@ def _walk(data: bytes, dialect: str = "mindspore") -> MixedLayout | None:
     pieces.append((_STEP,))  # its key and varint, or nothing for step 0 (as proto3 writers leave it)
     pos = 9
     if data[9] == 0x10:
-        _, pos = _varint(data, 10, size)
+        _, pos = varint(data, 10, size, _MAX_VARINT)
     if pos >= size or data[pos] != 0x2A:
         return None
     take(data[pos:pos + 1])
     flush()
     pieces.append((_VARINT, _SUMMARY_LEN))
-    length, pos = _varint(data, pos + 1, size)
+    length, pos = varint(data, pos + 1, size, _MAX_VARINT)
     if pos + length != size:
         return None
     while pos < size:
         if data[pos] != 0x0A:
             return None
-        length, after = _varint(data, pos + 1, size)
+        length, after = varint(data, pos + 1, size, _MAX_VARINT)
         end = after + length
         if end > size or after + 2 > end or data[after] != 0x0A or data[after + 1] & 0x80:
             return None
@@ -166,7 +154,7 @@ def _walk(data: bytes, dialect: str = "mindspore") -> MixedLayout | None:
             take(data[tag_end + 1:end], variable=True)
             kinds.append(scalar_field)
         elif data[tag_end] == histogram_key:
-            _, body = _varint(data, tag_end + 1, end)
+            _, body = varint(data, tag_end + 1, end, _MAX_VARINT)
             take(data[pos:pos + 1])
             flush()
             pieces.append((_VARINT, _VALUE_LEN))
