@@ -14,6 +14,8 @@ from google.protobuf.message import DecodeError
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from read_views import view_of
+
 from tui_insight.proto import summary_pb2, tb_event_pb2
 from tui_insight.summary.formats.bulk_framing import Payloads, RecordBatch, scan_batches
 from tui_insight.summary.formats.framing import FOOTER_SIZE, ScanReport, frame, masked_crc, scan_records
@@ -44,20 +46,6 @@ def load(logdir, bulk: bool, monkeypatch):
         cache.reload()
     return cache
 
-
-def view_of(cache):
-    """Everything a job view holds that the reading decides, with floats as their bits."""
-    out = {}
-    for tid, job in cache.jobs.items():
-        full = cache.job(tid)
-        tags = {}
-        for key, series in full.tags.items():
-            tags[key] = (series.seen, {name: (col.dtype.str, col.tobytes()) for name, col in series.columns.items()})
-        first = job.first_wall_time
-        out[tid] = (list(full.tags), tags, [(f.name, f.records, f.bad_records, f.tail_bytes) for f in full.file_status],
-                    full.problems, struct.pack("<d", first) if first is not None else None,
-                    full.lineage.hparams if full.lineage is not None else None)
-    return out
 
 
 def assert_bulk_reads_alike(logdir, monkeypatch, min_layouts: int = 1):

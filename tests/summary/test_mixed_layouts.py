@@ -11,6 +11,8 @@ from google.protobuf.message import DecodeError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from read_views import view_of
+
 from tui_insight.proto import summary_pb2
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.layouts import LayoutBook
@@ -36,18 +38,6 @@ def load(logdir, bulk: bool, batch_bytes: int | None = None):
         cache.reload()
     return cache
 
-
-def view_of(cache):
-    """Everything a job view holds that the reading decides, floats as their bits."""
-    out = {}
-    for tid, job in cache.jobs.items():
-        full = cache.job(tid)
-        tags = {key: (series.seen, {name: (col.dtype.str, col.tobytes()) for name, col in series.columns.items()})
-                for key, series in full.tags.items()}
-        first = job.first_wall_time
-        out[tid] = (list(full.tags), tags, [(f.name, f.records, f.bad_records, f.tail_bytes) for f in full.file_status],
-                    full.problems, struct.pack("<d", first) if first is not None else None, full.not_shown)
-    return out
 
 
 def routed_events(logdir, bulk: bool = True) -> tuple[SummaryCache, int]:

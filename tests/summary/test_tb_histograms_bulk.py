@@ -11,6 +11,8 @@ import pytest
 from google.protobuf.message import DecodeError
 from tensorboardX import SummaryWriter as TBXWriter
 
+from read_views import view_of
+
 from tui_insight.proto import tb_event_pb2
 from tui_insight.summary.formats.bulk_framing import Payloads, RecordBatch
 from tui_insight.summary.formats.framing import ScanReport, frame, scan_records
@@ -54,18 +56,6 @@ def load(logdir, bulk: bool, batch_bytes: int | None = None) -> tuple[SummaryCac
         cache.reload()
     return cache, calls[0]
 
-
-def view_of(cache):
-    """Everything a job view holds that the reading decides, floats as their bits."""
-    out = {}
-    for tid, job in cache.jobs.items():
-        full = cache.job(tid)
-        tags = {key: (series.seen, {name: (col.dtype.str, col.tobytes()) for name, col in series.columns.items()})
-                for key, series in full.tags.items()}
-        first = job.first_wall_time
-        out[tid] = (list(full.tags), tags, [(f.name, f.records, f.bad_records, f.tail_bytes) for f in full.file_status],
-                    full.problems, struct.pack("<d", first) if first is not None else None)
-    return out
 
 
 def assert_reads_alike(logdir, batch_bytes: int | None = None) -> tuple[SummaryCache, int]:
