@@ -357,20 +357,22 @@ class _Walk:
 
     NEAR = 64  # records before the last searched first for its cycle (a step's tags)
 
-    def _period(self, far: bool = True) -> int:
-        """The shortest cycle the last record lengths repeat (seen twice), 0 if none. Cycles
-        longer than `NEAR` records are looked for only if `far` (the search costs a pass over
-        the history: a walk that has just left a cycle, among histograms, skips it)."""
+    def _period(self, far: bool = True) -> tuple[int, bool]:
+        """The shortest cycle the last record lengths repeat (seen twice), 0 if none; and
+        whether it is steady: the last `NEAR` lengths (or twice the cycle) all repeat it. A
+        steady cycle is preferred to a shorter one that is not: nine scalars of one length
+        and a histogram repeat a cycle of ten, not the nine scalars' cycle of one, which would
+        break at every histogram. Cycles longer than `NEAR` records are looked for only if
+        `far` (the search costs a pass over the history: a walk that has just left a cycle,
+        among histograms, skips it), or to find a steady one where only a shorter was found."""
         h = self.lengths
         if len(h) < 2:
-            return 0
+            return 0, False
         last = h[-1]
-        if h[-2] == last:
-            return 1  # one length over and over (tags of one name length)
         most = min(len(h) // 2, MAX_CYCLE)
-        tried = 0
+        tried = loose = 0
         for reach in (min(self.NEAR, most), most):
-            if reach > self.NEAR and not far:
+            if reach > self.NEAR and not (far or loose):
                 break
             if reach > tried:
                 try:  # (a length not in reach, as a histogram's often is: no copy)
@@ -388,9 +390,12 @@ class _Walk:
                 period = at + 1
                 # (the record before the last first: most candidates fail there, without a copy)
                 if h[-2] == h[-2 - period] and h[-period:] == h[-2 * period:-period]:
-                    return period
+                    window = min(len(h), max(2 * period, self.NEAR))
+                    if h[-window + period:] == h[-window:-period]:
+                        return period, True
+                    loose = loose or period
             tried = reach
-        return 0
+        return loose, False
 
     def _cycle(self, key: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
         """The cycle's lengths `key` as an array, where each record starts within the cycle,
@@ -410,9 +415,10 @@ class _Walk:
         (`walked`: the lengths walked since the last guess, not yet remembered)."""
         self._remember(walked)
         empty = np.zeros(0, dtype=np.int64)
+        # A broken cycle that goes on is guessed again, unless the lengths show a steady one.
         key, self.resume = self.resume, ()
-        if not key:
-            period = self._period(far=self.next_guess >= self.NEAR)
+        period, steady = self._period(far=not key and self.next_guess >= self.NEAR)
+        if steady or not key:
             if not period:
                 return empty, empty
             key = tuple(self.lengths[-period:])
