@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import statistics
 import sys
 import textwrap
 import time
@@ -147,6 +146,8 @@ def group_row(group: ranks.RankGroup, badges: tuple[str, ...], members: list[dic
 def group_line(group: ranks.RankGroup, of_ranks: dict[str, ranks.RankHealth]) -> str:
     """One line on a group: its median latest step, its stragglers and its diverging ranks."""
     steps = [r.last_step for r in of_ranks.values() if r.last_step is not None]
+    import statistics  # (here: rank groups only, and it takes ~2 ms to import)
+
     median = f"median step {statistics.median(steps):g}" if steps else "no step yet"
     parts = [f"  {shown(group.name)}: {len(group.members)} ranks, {median}"]
     for badge in ranks.RANK_BADGES:
@@ -254,6 +255,8 @@ def run(logdir: str, as_json: bool = False, out: TextIO | None = None, err: Text
 
 
 def _median(steps: list[int | None]) -> float | None:
+    import statistics  # (here: rank groups only, and it takes ~2 ms to import)
+
     known = [s for s in steps if s is not None]
     return statistics.median(known) if known else None
 

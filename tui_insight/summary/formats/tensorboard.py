@@ -46,7 +46,6 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterable, cast
 
 import numpy as np
-from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from ...proto import anf_ir_pb2, tb_event_pb2, tb_hparams_pb2
@@ -590,6 +589,8 @@ def _plain(value) -> Any:
     if kind == "bool_value":
         return value.bool_value
     if kind in ("list_value", "struct_value"):
+        from google.protobuf import json_format  # (here: hparams of lists only, and it takes ~1 ms to import)
+
         return json.dumps(json_format.MessageToDict(value), separators=(",", ":"))
     return None
 
