@@ -16,8 +16,9 @@ from google.protobuf.message import DecodeError
 
 from ...proto import tb_custom_scalar_pb2, tb_event_pb2
 from ..text import text_of
+from .routed import CUSTOM_SCALARS
 
-PLUGIN = "custom_scalars"  # the plugin name as written
+PLUGIN = CUSTOM_SCALARS  # the plugin name as written
 CSV_COLUMNS = ("train_id", "category", "chart", "kind", "tags")  # tags: regexes, or margin series
 MAX_CHARTS = 200  # charts kept a layout (a layout comes from a file)
 

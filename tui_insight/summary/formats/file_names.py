@@ -5,11 +5,21 @@ from __future__ import annotations
 import re
 
 from .projector import CONFIG_NAME as PROJECTOR_CONFIG
-from .tensorboard import is_tensorboard_file
 
 SUMMARY_RE = re.compile(r"summary\.(\d+)")
 PB_RE = re.compile(r"\.pb$")
 PB_BLACKLIST_RE = re.compile(r"^memory_usage_\d+\.pb$")
+
+
+def is_tensorboard_file(name: str) -> bool:
+    """A TensorBoard event file: `events.out.tfevents.<time>.<host>[suffix]` and the like."""
+    return "tfevents" in name
+
+
+def tensorboard_sort_key(name: str) -> str:
+    """Read order of a run's TensorBoard files: by name, as TensorBoard reads them (the restart
+    rule's order)."""
+    return name
 
 
 def file_timestamp(name: str) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -15,7 +15,9 @@ from google.protobuf.message import DecodeError
 from ...proto import lineage_pb2
 from ..text import text_of
 from .framing import ScanReport, scan_records
-from .tensorboard import HParams
+
+if TYPE_CHECKING:
+    from .tensorboard import HParams
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from google.protobuf.message import DecodeError
 
 from ...proto import summary_pb2, tb_event_pb2
 from .. import limits
-from . import tensorboard
 from .framing import prefetch_records, read_record_at
+from .routed import Problem
 from .values import (
     HistogramData,
     ImageData,
@@ -127,6 +127,8 @@ def value_decoder(plugin: str, kind: str, sample: int = 0) -> Callable[[Any], An
     `sample` picks one image of a TensorBoard images-plugin value (MindSpore's hold one).
     The decoder raises PayloadError for a value that cannot be read."""
     if kind == "tensorboard":
+        from . import tensorboard  # (here: read once a TensorBoard file is found)
+
         if plugin == "text":
             text = _tensorboard("text_data")
             return lambda v: TextData(text(v), tensorboard.text_cells(v))
@@ -143,9 +145,11 @@ def samples_decoder(kind: str) -> Callable[[Any], list[tuple[int, ImageData]]]:
     if kind != "tensorboard":
         one = _SUMMARY_DECODERS["image"]
         return lambda v: [(0, one(v))]
+    from . import tensorboard  # (here: read once a TensorBoard file is found)
+
     def build(value):
         decoded = tensorboard.image_samples(value)
-        images = [(i, d) for i, d in enumerate(decoded) if not isinstance(d, tensorboard.Problem)]
+        images = [(i, d) for i, d in enumerate(decoded) if not isinstance(d, Problem)]
         if not images:
             raise PayloadError(str(decoded[0]))
         return images
@@ -161,9 +165,11 @@ _SUMMARY_DECODERS: dict[str, Callable[[Any], Any]] = {
 
 def _tensorboard(decoder: str, *args: Any) -> Callable[[Any], Any]:
     """`tensorboard.<decoder>(value, *args)` as a payload builder: its Problems raised as PayloadError."""
+    from . import tensorboard  # (here: read once a TensorBoard file is found)
+
     def build(value):
         data = getattr(tensorboard, decoder)(value, *args)
-        if isinstance(data, tensorboard.Problem):
+        if isinstance(data, Problem):
             raise PayloadError(str(data))
         return data
     return build
@@ -172,8 +178,10 @@ def _tensorboard(decoder: str, *args: Any) -> Callable[[Any], Any]:
 def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_event_pb2.Summary.Value:
     """The value `loc` points at: a MindSpore `Summary.Value`, or TensorBoard's for a "tensorboard" locator."""
     if loc.kind == "tensorboard":
+        from . import tensorboard  # (here: read once a TensorBoard file is found)
+
         value = tensorboard.value_at(loc.path, loc.offset, loc.index, source)
-        if isinstance(value, tensorboard.Problem):
+        if isinstance(value, Problem):
             raise PayloadError(str(value))
         return value
     try:

@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 
+# The plugins TensorBoard's values are routed to (`tensorboard.TensorBoardRouter`).
+PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
+CUSTOM_SCALARS = "custom_scalars"  # the plugin name a custom scalars layout is written with (custom_scalars.py)
+
+
 @dataclass(frozen=True)
 class Problem:
     """Why a record or value could not be read; the text is fit for the UI."""
@@ -26,7 +31,7 @@ class Problem:
 
 # NamedTuples: a file holds one event per scalar (tensorboardX, torch), made by the million.
 class RoutedValue(NamedTuple):
-    plugin: str  # one of `tensorboard.PLUGINS`, or "loss_landscape" (MindSpore)
+    plugin: str  # one of `PLUGINS`, or "loss_landscape" (MindSpore)
     tag: str
     index: int  # type: ignore[assignment]  # (shadows tuple.index) the value's position in the event: where its payload is
     written: str = ""  # the plugin name as written ("pr_curves"; "audio" for Summary.Audio), for "other"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from . import tensorboard as tb
-from .file_names import summary_sort_key
+from .file_names import is_tensorboard_file, summary_sort_key, tensorboard_sort_key
+from .routed import PLUGINS
 
 PLUGIN_OF_FIELD = {
     "scalar_value": "scalar",
@@ -26,7 +26,7 @@ PLUGIN_OF_FIELD = {
     # TensorBoard values (`routed.RoutedValue.plugin`, and `simple_value` for bulk-read layouts)
     "simple_value": "scalar",
     "histo": "histogram",
-    **{plugin: plugin for plugin in tb.PLUGINS if plugin != "graph"},
+    **{plugin: plugin for plugin in PLUGINS if plugin != "graph"},
 }
 TagKey = tuple[str, str]  # (plugin, tag as written)
 Layout = tuple[tuple[str, ...], tuple["str | None", ...]]
@@ -39,12 +39,12 @@ def routes(tags: Sequence[str], kinds: Sequence[str | None]) -> tuple[tuple[int,
 
 
 def is_tensorboard_path(path: str) -> bool:
-    return tb.is_tensorboard_file(os.path.basename(path))
+    return is_tensorboard_file(os.path.basename(path))
 
 
 def file_read_order(name: str) -> tuple:
     """Sort key of a job's file (its name) for the restart rules: summary files by timestamp
     (compat §3.4), then TensorBoard files by name."""
-    if tb.is_tensorboard_file(name):
-        return (1, tb.sort_key(name))
+    if is_tensorboard_file(name):
+        return (1, tensorboard_sort_key(name))
     return (0, summary_sort_key(name))

@@ -54,12 +54,13 @@ from ..text import text_of
 from . import tb_graphs
 from .custom_scalars import PLUGIN as CUSTOM_SCALARS
 from .custom_scalars import layout_of
+from .file_names import is_tensorboard_file  # noqa: F401 (the decoder names its files too)
+from .file_names import tensorboard_sort_key as sort_key  # noqa: F401
 from .framing import ScanReport, read_record_at, scan_records
 from .pr_curves import PrCurveData, pr_curve_of
-from .routed import Problem, RoutedEvent, RoutedValue
+from .routed import PLUGINS, Problem, RoutedEvent, RoutedValue
 from .values import HistogramData, ImageData, TensorData, histogram_from_buckets, tensor_from_proto
 
-PLUGINS = ("scalar", "histogram", "image", "tensor", "text", "pr_curve", "hparams", "graph", "other")
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
 _PLUGIN_OF_NAME = {"scalars": "scalar", "histograms": "histogram", "images": "image", "text": "text",
                    "pr_curves": "pr_curve", "hparams": "hparams"}
@@ -70,16 +71,6 @@ _PLUGIN_OF_FIELD = {"histo": "histogram", "image": "image", "audio": "other",
 _OTHER_FIELDS = {"audio": "audio", "obsolete_old_style_histogram": "histogram (old style)"}  # their names
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_CONVERTED_PIXELS = 32_000_000  # a GIF or JPEG past this is not converted (the image view's own limit)
-
-
-def is_tensorboard_file(name: str) -> bool:
-    """A TensorBoard event file: `events.out.tfevents.<time>.<host>[suffix]` and the like."""
-    return "tfevents" in name
-
-
-def sort_key(name: str) -> str:
-    """Read order of a run's files: by name, as TensorBoard reads them (the restart rule's order)."""
-    return name
 
 
 class TagPlugins:

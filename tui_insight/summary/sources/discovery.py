@@ -19,8 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from .. import limits
-from ..formats.file_names import classify, summary_sort_key
-from ..formats.tensorboard import sort_key as tensorboard_sort_key
+from ..formats.file_names import classify, summary_sort_key, tensorboard_sort_key
 from .poll import Rotation
 
 MAX_DEPTH = 12

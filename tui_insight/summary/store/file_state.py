@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from .. import limits
-from ..formats import tensorboard as tb
+from ..formats.file_names import is_tensorboard_file
 from ..formats.routing import file_read_order
 from ..sources.discovery import FoundJob
 from .job_view import FileStatus
+
+if TYPE_CHECKING:
+    from ..formats.tensorboard import TensorBoardRouter
 
 NOT_A_SUMMARY = "not a summary file"  # a file's error when none of its records is valid
 NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
@@ -53,7 +56,7 @@ class FileState:
 
 
 def file_kind(name: str) -> str:
-    return "tensorboard" if tb.is_tensorboard_file(name) else "summary"
+    return "tensorboard" if is_tensorboard_file(name) else "summary"
 
 
 def read_order(state: "FileState"):
@@ -63,11 +66,22 @@ def read_order(state: "FileState"):
 def has_restart(payloads: Sequence[bytes], which: np.ndarray, decoded: dict) -> bool:
     """Does an event to be decoded one by one in this batch (`which` -1) restart the run
     (SessionLog START)? The events it decodes are added to `decoded`, for the routing that follows."""
+    from ..formats import tensorboard as tb  # (here: read once a TensorBoard file is found)
+
     for i in np.flatnonzero(which == -1).tolist():
         event = decoded[i] if i in decoded else decoded.setdefault(i, tb.decode_event(payloads[i]))
         if event is not None and tb.is_restart(event):
             return True
     return False
+
+
+def tensorboard_router(tags: Iterable[tuple[str, str]] = ()) -> TensorBoardRouter:
+    """A job's TensorBoard router, knowing the plugins of the (plugin, tag) pairs read before
+    (a snapshot's); made for the job's first TensorBoard file, so that a MindSpore run never
+    imports the TensorBoard decoder."""
+    from ..formats import tensorboard as tb
+
+    return tb.TensorBoardRouter(tb.plugin_names(tags))
 
 
 class FileReplaced(Exception):

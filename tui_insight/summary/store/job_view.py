@@ -5,15 +5,17 @@ from __future__ import annotations
 import os
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-from ..formats import tensorboard as tb
-from ..formats.custom_scalars import Layout
+from ..formats.file_names import is_tensorboard_file
 from ..formats.lineage import JobLineage
 from ..formats.values import Locator
 from .digest import TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series
+
+if TYPE_CHECKING:
+    from ..formats.custom_scalars import Layout
 
 TagKey = tuple[str, str]  # (plugin, tag as written)
 
@@ -150,7 +152,7 @@ class JobView:
     def locator(self, series: Series, i: int) -> Locator:
         cols = series.columns
         path = self.files[int(cols["fid"][i])]
-        kind = "tensorboard" if tb.is_tensorboard_file(os.path.basename(path)) else "summary"
+        kind = "tensorboard" if is_tensorboard_file(os.path.basename(path)) else "summary"
         return Locator(path, int(cols["offset"][i]), int(cols["index"][i]), kind)
 
     def tag_count(self, plugin: str) -> int:

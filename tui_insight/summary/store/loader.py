@@ -8,18 +8,14 @@ import time
 from collections import Counter
 from dataclasses import asdict, replace
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ...wall_time import EARLIEST, LATEST
 from .. import limits
 from ..formats import tb_graphs
-from ..formats import tensorboard as tb
-from ..formats.tensorboard import TensorBoardRouter
 from ..formats.bulk_framing import RecordBatch, scan_batches
-from ..formats.custom_scalars import PLUGIN as CUSTOM_SCALARS
-from ..formats.custom_scalars import Layout
 from ..formats.framing import ScanReport, frame
 from ..formats.layouts import LayoutBook, unknown_tensors
 from ..formats.lineage import JobLineage, read_lineage
@@ -27,19 +23,23 @@ from ..formats.payloads import PayloadStore
 from ..formats.profiler_rank import profiler_rank
 from ..formats.mindspore import MindSporeRouter
 from ..formats.mixed_layouts import MixedBook
-from ..formats.routed import Problem, RoutedEvent, RoutedValue, Router
+from ..formats.routed import CUSTOM_SCALARS, Problem, RoutedEvent, RoutedValue, Router
 from ..formats.routing import routes
 from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source
 from .digest import TagDigest, digest
 from .file_state import FileReplaced, FileState, describe, file_kind, has_restart, head_bytes
-from .file_state import newest_mtime, read_order, writer_closed
+from .file_state import newest_mtime, read_order, tensorboard_router, writer_closed
 from .job_view import NO_TAGS, Changes, GraphSource, JobView, LoadProgress, TagKey, new_view
 from .not_shown import EMBEDDINGS, WIDE_HISTOGRAMS, LeftOut, NotShown, NotShownBook
 from .projector_book import ProjectorBook
 from .scalar_block import ScalarBlock, bulk_rows
 from .series import Series
 from .snapshot import JobSnapshot
+
+if TYPE_CHECKING:
+    from ..formats.custom_scalars import Layout
+    from ..formats.tensorboard import HParams, TensorBoardRouter
 
 MAX_HPARAMS_RECORDS = 100  # hparams records kept per job (a run writes one to three)
 # Pending values between merges: bounds memory while loading. Counted in values, not bytes, so
@@ -103,8 +103,9 @@ class JobLoader:
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
         self._pb_stamps: dict[str, tuple[int, float]] = {}  # .pb graph files: (size, mtime) when added
-        self.tb_router = TensorBoardRouter()  # names each TensorBoard tag's plugin on its first value
-        self.hparams: list[tb.HParams] = []  # TensorBoard hparams records, read order: lineage
+        # Names each TensorBoard tag's plugin on its first value; made for the first TensorBoard file.
+        self.tb_router: TensorBoardRouter | None = None
+        self.hparams: list[HParams] = []  # TensorBoard hparams records, read order: lineage
         self.custom_scalars: Layout | None = None  # the newest custom scalars layout: a view, not a tag
         self.unshown = NotShownBook()  # tags of kinds no view shows, tags left out under the limits
         self._unsettle()
@@ -321,10 +322,12 @@ class JobLoader:
         state.records += len(batch)
         payloads = batch.payloads
         tensorboard = state.kind == "tensorboard"
+        if tensorboard and self.tb_router is None:
+            self.tb_router = tensorboard_router()
         book = self.tb_layouts if tensorboard else self.layouts
-        router: Router = self.tb_router if tensorboard else self.ms_router
+        router: Router = self.tb_router if self.tb_router and tensorboard else self.ms_router
         which, layouts, decoded = book.classify(payloads, router.decode)
-        if tensorboard:  # (TF2's scalar tensors of tags not named scalars yet: one by one)
+        if self.tb_router and tensorboard:  # (TF2's scalar tensors of tags not named scalars yet: one by one)
             unknown_tensors(layouts, which, self.tb_router.plugins, payloads, router.decode, decoded)
         left = np.flatnonzero(which < 0)  # events of scalars and histograms: in bulk too
         mixed = (self.tb_mixed if tensorboard else self.mixed).classify(payloads, left, router.decode, decoded)
@@ -784,7 +787,7 @@ class JobLoader:
         self.hparams = list(snapshot.hparams)
         self.custom_scalars = snapshot.custom_scalars
         # TensorBoard names a tag's plugin on its first value only: what the tags became says it.
-        self.tb_router = TensorBoardRouter(tb.plugin_names([*self.tags, *self.evicted]))
+        self.tb_router = tensorboard_router([*self.tags, *self.evicted])
         self.seq = snapshot.seq
         self.detailed = snapshot.detailed
         self.saved = self._read_stamp() if from_disk else None

@@ -30,17 +30,18 @@ import struct
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import google_crc32c
 import numpy as np
 
-from ..formats import custom_scalars
-from ..formats.custom_scalars import Layout
-from ..formats.tensorboard import HParams
 from .digest import SPARK_POINTS, TagDigest
 from .not_shown import NOTHING, NotShown
 from .series import Series
+
+if TYPE_CHECKING:
+    from ..formats.custom_scalars import Layout
+    from ..formats.tensorboard import HParams
 
 FORMAT_VERSION = 10  # 3: file kinds (summary or TensorBoard), TensorBoard hparams; 4: digests as binary rows;
 # 5: what the job holds that no view shows (`not_shown.NotShown`); 6: image samples per step;
@@ -146,7 +147,7 @@ def encode(snapshot: JobSnapshot) -> bytes:
         "hparams": [[h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time]
                     for h in snapshot.hparams],
         "not_shown": snapshot.not_shown.to_json(),
-        "custom_scalars": None if snapshot.custom_scalars is None else custom_scalars.to_json(snapshot.custom_scalars),
+        "custom_scalars": _layout_json(snapshot.custom_scalars),
     }
     table = {"tags": tags, "evicted": [list(key) for key in snapshot.evicted], "seq": snapshot.seq}
     head_json = json.dumps(header, separators=(",", ":")).encode()
@@ -252,10 +253,24 @@ def _listed(header: dict, digest_block: bytes) -> JobSnapshot:
 
 
 def _layout(data) -> Layout | None:
-    return None if data is None else custom_scalars.from_json(data)
+    if data is None:
+        return None
+    from ..formats import custom_scalars  # (here: TensorBoard's custom scalars only)
+
+    return custom_scalars.from_json(data)
+
+
+def _layout_json(layout: Layout | None) -> Any:
+    if layout is None:
+        return None
+    from ..formats import custom_scalars  # (here: TensorBoard's custom scalars only)
+
+    return custom_scalars.to_json(layout)
 
 
 def _hparams(entry) -> HParams:
+    from ..formats.tensorboard import HParams  # (here: TensorBoard's hparams only)
+
     kind, values, metrics, group, status, when = entry
     _expect(all(type(v) is str for v in (kind, group, status)) and type(when) in (int, float), "hparams")
     _expect(type(values) is dict and all(type(v) in (str, int, float, bool, type(None)) for v in values.values()),
@@ -318,7 +333,7 @@ def listing(head: bytes) -> tuple:
             snapshot.problems, [sys.intern(tag) for tag in digests], digests.block, snapshot.last_step,
             [(h.kind, h.hparams, [list(m) for m in h.metrics], h.group, h.status, h.time) for h in snapshot.hparams],
             snapshot.not_shown.to_json() if snapshot.not_shown else None,  # most jobs: nothing unshown
-            None if snapshot.custom_scalars is None else custom_scalars.to_json(snapshot.custom_scalars))
+            _layout_json(snapshot.custom_scalars))
 
 
 def listed(data: object) -> JobSnapshot:
