@@ -365,7 +365,7 @@ class _Walk:
         and a histogram repeat a cycle of ten, not the nine scalars' cycle of one, which would
         break at every histogram. Cycles longer than `NEAR` records are looked for only if
         `far` (the search costs a pass over the history: a walk that has just left a cycle,
-        among histograms, skips it), or to find a steady one where only a shorter was found."""
+        among histograms, skips it)."""
         h = self.lengths
         if len(h) < 2:
             return 0, False
@@ -373,7 +373,7 @@ class _Walk:
         most = min(len(h) // 2, MAX_CYCLE)
         tried = loose = 0
         for reach in (min(self.NEAR, most), most):
-            if reach > self.NEAR and not (far or loose):
+            if reach > self.NEAR and not far:
                 break
             if reach > tried:
                 try:  # (a length not in reach, as a histogram's often is: no copy)
