@@ -215,6 +215,7 @@ class _Family(NamedTuple):
     layouts: tuple[MixedLayout, ...]
     pieces: tuple[tuple, ...]  # the first layout's, each fixed piece's template as [layouts, bytes]
     dialect: str
+    shapes: dict  # payload size -> `_Shape` of an event of that size, or None (`_match_alike`)
 
     @classmethod
     def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
@@ -223,7 +224,7 @@ class _Family(NamedTuple):
             if piece[0] == _FIXED:
                 piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
             pieces.append(piece)
-        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect)
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {})
 
 
 def _family_key(layout: MixedLayout) -> tuple:
@@ -234,7 +235,38 @@ def _family_key(layout: MixedLayout) -> tuple:
 
 def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(the layout of `family` each payload at `starts` is, -1 for none; their steps, walls, floats)."""
+    """(the layout of `family` each payload at `starts` is, -1 for none; their steps, walls,
+    floats). Many events of one size laid out alike are matched at once (`_match_alike`), the
+    others piece by piece (`_match_pieces`)."""
+    n = len(starts)
+    if len(family.layouts) > 1 or n < _ALIKE_MIN_ROWS:
+        return _match_pieces(family, array, starts, ends)
+    sizes, of_size, counts = np.unique(ends - starts, return_inverse=True, return_counts=True)
+    found: list[tuple[np.ndarray, tuple[np.ndarray, ...]]] = []
+    rest = np.ones(n, dtype=bool)
+    for k in np.flatnonzero(counts >= _ALIKE_MIN_ROWS).tolist():
+        rows = np.flatnonzero(of_size == k)
+        alike = _match_alike(family, array, starts[rows], ends[rows])
+        if alike is not None:
+            found.append((rows, alike))
+            rest[rows] = False
+    if not found:
+        return _match_pieces(family, array, starts, ends)
+    left = np.flatnonzero(rest)
+    if len(left):
+        found.append((left, _match_pieces(family, array, starts[left], ends[left])))
+    parts = [np.empty((n, *part.shape[1:]), dtype=part.dtype) for part in found[0][1]]
+    for rows, matched in found:
+        for whole, part in zip(parts, matched):
+            whole[rows] = part
+    which, steps, walls, table = parts
+    return which, steps, walls, table
+
+
+def _match_pieces(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndarray, bodies: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`_match`, piece by piece for all events at once. Without `bodies`, the histograms' bodies
+    are not walked (`_match_alike` walks them)."""
     n = len(starts)
     ok = np.ones(n, dtype=bool)
     fits = np.ones((n, len(family.layouts)), dtype=bool) if len(family.layouts) > 1 else None
@@ -286,7 +318,7 @@ def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndar
     if fits is not None:  # (a row fits one layout at most: layouts of a family differ in fixed bytes)
         ok &= fits.any(axis=1)
     fit = np.flatnonzero(ok)  # (the buckets of events whose other bytes fit the layout only)
-    if hist_at and len(fit):
+    if hist_at and len(fit) and bodies:
         starts_h = np.stack(hist_at, axis=1)[fit].reshape(-1)
         ends_h = np.stack(hist_end, axis=1)[fit].reshape(-1)
         walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
@@ -295,6 +327,95 @@ def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndar
         table = np.concatenate(floats, axis=1).astype(np.float64) if floats else np.zeros((n, 0))
     which = np.where(ok, 0 if fits is None else np.argmax(fits, axis=1), -1)
     return which, steps, walls, table
+
+
+_ALIKE_MIN_ROWS = 16
+
+
+class _Shape(NamedTuple):
+    """Where an event's pieces sit, read from one event `_match` took (`_match_alike`)."""
+
+    cols: np.ndarray  # offsets of the bytes every event of this shape has as that event has them
+    expected: np.ndarray  # those bytes (masked)
+    masks: np.ndarray
+    step: tuple[int, int]  # the step varint's offset and length ((-1, 0): no step)
+    wall: int  # the wall time's offset
+    floats: np.ndarray  # each scalar's four bytes' offsets
+    bodies: np.ndarray  # int64[2, histograms]: each histogram body's start and end
+
+
+def _shape(family: _Family, data: bytes) -> _Shape | None:
+    """The shape of the event `data`, one `_match` took (None if the walk disagrees)."""
+    cols: list[int] = []
+    masks: list[int] = []
+    wall, step, floats, bodies = -1, (-1, 0), [], []
+    pos = 0
+    for piece in family.pieces:
+        if piece[0] == _FIXED:
+            _, templates, mask, wall_at, float_at = piece
+            kept = np.flatnonzero(mask).tolist()
+            cols += [pos + k for k in kept]
+            masks += mask[kept].tolist()
+            wall = pos + wall_at if wall_at >= 0 else wall
+            floats += [pos + k + b for k in float_at for b in range(4)]
+            pos += templates.shape[1]
+        elif piece[0] == _STEP:
+            if data[pos] == _STEP_KEY:
+                cols.append(pos)
+                masks.append(0xFF)
+                _, after = varint(data, pos + 1, len(data), _MAX_VARINT)
+                step, pos = (pos + 1, after - pos - 1), after
+        else:
+            value, after = varint(data, pos, len(data), _MAX_VARINT)
+            cols += range(pos, after)
+            masks += [0xFF] * (after - pos)
+            pos = after + value if piece[1] == _HIST_LEN else after
+            if piece[1] == _HIST_LEN:
+                bodies.append((after, pos))
+    if pos != len(data) or wall < 0:
+        return None
+    at, mask_bytes = np.asarray(cols, dtype=np.int64), np.asarray(masks, dtype=np.uint8)
+    expected = np.frombuffer(data, dtype=np.uint8)[at] & mask_bytes
+    return _Shape(at, expected, mask_bytes, step, wall, np.asarray(floats, dtype=np.int64),
+                  np.asarray(bodies, dtype=np.int64).reshape(-1, 2).T)
+
+
+def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`_match` of events all of one size laid out as one event `_match` took before (a step
+    of one varint length, every length varint byte for byte the same: MindSpore's events of a
+    run, step after step): every piece sits at that event's offset in each, so the fixed bytes
+    and lengths of all pieces are compared at once and the numbers read at once, with no
+    Python per piece. None when an event is laid out otherwise: `_match_pieces` walks them."""
+    size = int(ends[0] - starts[0])
+    if not bool((ends - starts == size).all()):
+        return None
+    if size not in family.shapes:  # (the first event of this size, walked piece by piece without its bodies)
+        took = _match_pieces(family, array, starts[:1], ends[:1], bodies=False)[0][0] >= 0
+        family.shapes[size] = _shape(family, array[int(starts[0]):int(ends[0])].tobytes()) if took else None
+    shape = family.shapes[size]
+    if shape is None:
+        return None
+    if bool(((array.take(starts[:, None] + shape.cols) ^ shape.expected) & shape.masks).any()):
+        return None
+    n = len(starts)
+    steps = np.zeros(n, dtype=np.int64)
+    step_at, step_len = shape.step
+    if step_len:
+        raw = array.take(starts[:, None] + np.arange(step_at, step_at + step_len))
+        if bool((raw[:, :-1] < 0x80).any() or (raw[:, -1] >= 0x80).any()):
+            return None  # a step of another varint length
+        parts = (raw & 0x7F).astype(np.int64) << (7 * np.arange(step_len, dtype=np.int64))
+        steps = np.minimum(np.bitwise_or.reduce(parts, axis=1), 1 << 40)  # (as `_read_varints` reads a long one)
+    walls = np.ascontiguousarray(array.take(starts[:, None] + np.arange(shape.wall, shape.wall + 8))).view("<f8")
+    with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
+        table = np.ascontiguousarray(array.take(starts[:, None] + shape.floats)).view("<f4").astype(np.float64)
+    ok = np.ones((n, 1), dtype=bool)
+    if shape.bodies.shape[1]:
+        first, last = shape.bodies
+        walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
+        ok = walk(array, (starts[:, None] + first).reshape(-1), (starts[:, None] + last).reshape(-1)).reshape(n, -1)
+    return np.where(ok.all(axis=1), 0, -1), steps, walls.reshape(n), table
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
