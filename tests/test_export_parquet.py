@@ -157,3 +157,19 @@ def test_a_job_named_with_bytes_not_utf8_is_written_with_them_escaped(tmp_path):
     assert done.returncode == 0, done.stderr.decode()
     for kind in ("scalars", "health"):  # Parquet's strings are UTF-8: the bytes as the screens show them
         assert set(pq.read_table(tmp_path / "pq" / f"{kind}.parquet").column("job").to_pylist()) == {"./run\\xff\\xfe"}
+
+
+def test_the_cli_export_leaves_pandas_unimported_and_writes_the_same_files(tmp_path):
+    # pyarrow imports pandas whenever it is handed an array unless pandas cannot be found.
+    code = ("import sys; from tui_insight import cli; status = cli.main(sys.argv[1:]); "
+            "print('pandas' in sys.modules); sys.exit(status)")
+    outs = {}
+    for first in ("", "import pandas; "):  # a process that holds pandas already: pyarrow uses it
+        outs[first] = out = tmp_path / ("with" if first else "without")
+        done = subprocess.run([sys.executable, "-c", first + code, str(MINDSPORE_LOGS), "--export", "parquet",
+                               "--out", str(out)], capture_output=True, timeout=300, cwd=REPO)
+        assert done.returncode == 0, done.stderr.decode()
+        assert done.stdout.decode().strip() == ("True" if first else "False")
+    assert pq.read_table(outs[""] / "lineage.parquet").num_rows > 0
+    for kind in ("scalars", "histograms", "tensors", "distributions", "lineage", "problems"):
+        assert (outs[""] / f"{kind}.parquet").read_bytes() == (outs["import pandas; "] / f"{kind}.parquet").read_bytes()

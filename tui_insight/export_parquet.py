@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,6 +62,37 @@ def _arrow() -> Any:
     except ImportError as exc:
         raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
     return pa
+
+
+@contextmanager
+def _without_pandas() -> Iterator[None]:
+    """For the CLI's export, whose process holds no pandas object: pyarrow imports pandas
+    (0.2 s, more than the rest of the export's imports) whenever it is handed an array, only to
+    ask whether it is a pandas one, so pandas cannot be found while this holds (pyarrow takes
+    that as no pandas; it needs none to write Parquet or Arrow). Where pandas is imported
+    already, nothing changes."""
+    import sys
+
+    if "pandas" in sys.modules:
+        yield
+        return
+    sys.meta_path.insert(0, _NO_PANDAS)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(_NO_PANDAS)
+
+
+class _NoPandas:
+    """A finder that says pandas cannot be imported (`_without_pandas`)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not looked for in this export", name=name)
+
+
+_NO_PANDAS = _NoPandas()
 
 
 def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: bool = False,
@@ -238,7 +270,7 @@ def run(kind: str, source: Any, out: Path | None, *, all_steps: bool, force: boo
     from .escape import shown
 
     try:
-        with Logdir.over(source) as logs:
+        with _without_pandas(), Logdir.over(source) as logs:
             for problem in logs.problems:
                 print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
             if kind == "arrow":
