@@ -24,7 +24,6 @@ import io
 import json
 import math
 import os
-import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
+from .export_rows import float_codes, int_codes, rows_bytes
 from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars
 from .summary.formats.profiler import find_profiles, load_profile
@@ -260,6 +260,14 @@ class _CsvFiles:
         self.handles[name].write(text)
         self.result.rows[name] += rows
 
+    def data(self, name: str, data: bytes, rows: int) -> None:
+        """`rows` rows already formatted and encoded as the file's text is."""
+        self.writing = f"{name}.csv"
+        handle = self.handles[name]
+        handle.flush()
+        handle.buffer.write(data)
+        self.result.rows[name] += rows
+
     def flush(self) -> None:
         for name, handle in self.handles.items():
             self.writing = f"{name}.csv"
@@ -320,7 +328,10 @@ class _Snapshot:
             self._every_step(view, keep, cache.source, found)
         else:
             for name, text, rows in _cached_job(cache, view, keep):
-                self.files.text(name, text, rows)
+                if isinstance(text, bytes):
+                    self.files.data(name, text, rows)
+                else:
+                    self.files.text(name, text, rows)
         for name, row in _extras(cache, view, keep, found):
             self.files.row(name, row)
         if view.profile_dirs and keep(("profiler", "")):
@@ -479,16 +490,19 @@ class _Snapshot:
 
 # -- what the cache holds -------------------------------------------------------------------
 
-def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]) -> Iterator[tuple[str, str, int]]:
+def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]
+                ) -> Iterator[tuple[str, str | bytes, int]]:
     """What the cache holds of a job as CSV text: (file, text, rows) for each kept tag's
-    scalars at once, and for each step of the other plugins (its payload decoded then)."""
+    scalars at once, and for each step of the other plugins (its payload decoded then); a
+    histogram tag's rows as the bytes written (`_histogram_rows`)."""
     prefix = _tag_prefix(view.train_id)
     line = _CsvLine()
-    reprs = _BucketReprs()
     for plugin, name in PLUGIN_FILES.items():
-        for tag in view.tag_names(plugin):
-            if not keep((plugin, tag)):
-                continue
+        tags = [tag for tag in view.tag_names(plugin) if keep((plugin, tag))]
+        if plugin == "histogram":
+            yield from _cached_histograms(cache, view, tags, prefix)
+            continue
+        for tag in tags:
             series = view.series(plugin, tag)
             if series is None:  # (a tag the view names has its series)
                 continue
@@ -498,8 +512,6 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                                 in zip(series.steps.tolist(), series.wall_times.tolist(), fmt_float32_many(series.values))])
                 yield name, text, len(series)
                 continue
-            heads: list[str] = []  # a histogram tag's steps, written together after the loop
-            buckets: list[np.ndarray] = []
             for i in range(len(series)):
                 if i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
                     cache.payloads.prefetch(plugin, (view.locator(series, j)
@@ -514,20 +526,40 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         data = getattr(cache.payloads, plugin)(view.locator(series, i))
                 except PayloadError:
                     continue  # the file changed under us; the next export has it again
-                if plugin == "histogram":
-                    heads.append(f"{step},{wall}")
-                    buckets.append(data.buckets)
-                    continue
                 if plugin in DISTRIBUTED:
                     tails = _distribution_rows(plugin, data)
                     if tails:
                         yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
                 tails = _tail_rows(plugin, data)
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
+
+
+HISTOGRAMS_AT_ONCE = 1024  # histogram steps read together (memory: their buckets)
+
+
+def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], prefix: Callable[[str], str]
+                       ) -> Iterator[tuple[str, str | bytes, int]]:
+    """`_cached_job`'s histogram tags: their steps read together, several tags at once (each
+    record read once: MindSpore writes a step's histograms in one event), then each tag's rows
+    of distributions.csv and histograms.csv. A step that cannot be read any more is left out
+    (the file changed under us; the next export has it again)."""
+    found = [(tag, series) for tag in tags if (series := view.series("histogram", tag)) is not None]
+    while found:
+        batch = [found.pop(0)]
+        while found and sum(len(s) for _, s in batch) + len(found[0][1]) <= HISTOGRAMS_AT_ONCE:
+            batch.append(found.pop(0))
+        read = iter(cache.payloads.histograms([view.locator(s, i) for _, s in batch for i in range(len(s))]))
+        for tag, series in batch:
+            heads: list[str] = []
+            buckets: list[np.ndarray] = []
+            for step, wall, data in zip(series.steps.tolist(), series.wall_times.tolist(), read):
+                if not isinstance(data, PayloadError):
+                    heads.append(f"{step},{wall!r}")
+                    buckets.append(data.buckets)
             if heads:
-                text, _ = _histogram_text(prefix(tag), heads, buckets, reprs)
                 yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
-                yield name, text, sum(len(b) for b in buckets)
+                text, _ = _histogram_rows(prefix(tag).encode("utf-8", NAME_BYTES), heads, buckets)
+                yield "histograms", text, sum(len(b) for b in buckets)
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -630,57 +662,6 @@ def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
     return rows
 
 
-def _reprs(values: np.ndarray) -> list[str]:
-    return list(map(repr, values.tolist()))
-
-
-_DOUBLE = struct.Struct("<d")
-_BITS = struct.Struct("<q")
-
-
-class _KnownReprs(dict):
-    """repr of float64s by bit pattern (-0.0 and 0.0 apart, each NaN its own)."""
-
-    def __missing__(self, bits: int) -> str:
-        text = self[bits] = repr(_DOUBLE.unpack(_BITS.pack(bits))[0])
-        return text
-
-
-class _RememberedReprs:
-    """`_reprs` of a column met again and again: a TensorBoard histogram's bucket edges are the
-    same numbers at every step (its bins are fixed), and a dict look-up is a fraction of a repr.
-    A column whose numbers do not repeat (a MindSpore histogram's edges follow each step's min
-    and max) stops being remembered after `PROBE` numbers with fewer than half met before."""
-
-    PROBE = 1 << 12
-    LIMIT = 1 << 16  # numbers remembered at most (then forgotten, and remembered anew)
-
-    def __init__(self) -> None:
-        self.known: _KnownReprs | None = _KnownReprs()
-        self.seen = self.new = 0
-
-    def __call__(self, values: np.ndarray) -> list[str]:
-        if self.known is None:
-            return _reprs(values)
-        if len(self.known) > self.LIMIT:
-            self.known.clear()
-        before = len(self.known)
-        texts = list(map(self.known.__getitem__, values.astype(np.float64, copy=False).view(np.int64).tolist()))
-        self.seen += len(texts)
-        self.new += len(self.known) - before
-        if self.seen >= self.PROBE and 2 * self.new > self.seen:
-            self.known = None
-        return texts
-
-
-class _BucketReprs:
-    """A job's histograms' edges and widths, remembered apart: equal bins repeat their width
-    even where their edges move."""
-
-    def __init__(self) -> None:
-        self.lefts, self.widths = _RememberedReprs(), _RememberedReprs()
-
-
 class _HistogramBatches:
     """An all-steps export's histogram values, formatted a batch of a tag's steps at a time:
     one repr of each column and one join for the batch, each step's share of the text (its
@@ -692,7 +673,6 @@ class _HistogramBatches:
     def __init__(self, train_id: str, spills: dict[str, TagSpill]):
         self.train_id, self.spills = train_id, spills
         self.prefix = _tag_prefix(train_id)
-        self.reprs = _BucketReprs()
         self.held: dict[str, tuple[list[StepValue], list[int]]] = {}  # tag -> values, bucket counts
 
     def add(self, value: StepValue) -> None:
@@ -718,7 +698,7 @@ class _HistogramBatches:
         numbers[:, 0] = [v.seq for v in values]
         numbers[:, 1] = [v.step for v in values]
         numbers[:, 2] = [v.rank for v in values]
-        text, numbers[:, 3] = _histogram_text(prefix, heads, buckets, self.reprs)
+        text, numbers[:, 3] = _histogram_text(prefix, heads, buckets)
         numbers[:, 4] = sizes
         self.spills["histograms"].add_many(tag, numbers, text)
         rows = _distribution_lines(prefix, heads, buckets)
@@ -727,23 +707,28 @@ class _HistogramBatches:
         self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
 
 
-def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray], reprs: _BucketReprs
-                    ) -> tuple[str, np.ndarray]:
-    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag, quoted; `heads`:
-    each step's step and wall time), and each step's characters in them: one repr per column
-    and one join for them all, each step's share counted by numpy."""
+def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> tuple[str, np.ndarray]:
+    """histograms.csv's rows of a tag's steps as text (`prefix`: its train_id and tag, quoted;
+    `heads`: each step's step and wall time), and each step's characters in them."""
+    head = prefix.encode("utf-8", "surrogatepass")  # (decoded back below: the same text)
+    data, steps = _histogram_rows(head, heads, buckets)
+    rows = np.array([len(b) for b in buckets], dtype=np.int64)
+    return data.decode("utf-8", "surrogatepass"), steps - rows * (len(head) - len(prefix))
+
+
+def _histogram_rows(prefix: bytes, heads: list[str], buckets: list[np.ndarray]) -> tuple[bytes, np.ndarray]:
+    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag as CSV bytes;
+    `heads`: each step's step and wall time), and each step's bytes in them, built in bulk
+    (`export_rows`: each distinct edge, width and count formatted once)."""
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
-    chars = np.zeros(len(heads), dtype=np.int64)
     if not lengths.sum():
-        return "", chars
+        return b"", np.zeros(len(heads), dtype=np.int64)
     joined = np.concatenate(buckets)
-    rows = list(map(",".join, zip(np.array([prefix + h for h in heads], dtype=object).repeat(lengths).tolist(),
-                                  reprs.lefts(joined[:, 0]), reprs.widths(joined[:, 1]),
-                                  map(str, joined[:, 2].astype(np.int64).tolist()))))  # (counts: int() of each)
-    ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows)) + 1)  # each row and its newline
-    through = np.where(lengths > 0, ends[np.maximum(np.cumsum(lengths) - 1, 0)], 0)
-    chars[:] = np.diff(np.maximum.accumulate(through), prepend=0)
-    return "\n".join(rows) + "\n", chars
+    period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
+    steps = np.arange(len(heads)).repeat(lengths)
+    data, sizes = rows_bytes(prefix, [(np.array(heads, dtype="S"), steps), float_codes(joined[:, 0], period),
+                                      float_codes(joined[:, 1], period), int_codes(joined[:, 2].astype(np.int64))])
+    return data, np.bincount(steps, weights=sizes, minlength=len(heads)).astype(np.int64)
 
 
 def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:

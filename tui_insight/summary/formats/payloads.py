@@ -81,6 +81,24 @@ class PayloadStore:
     def histogram(self, loc: Locator) -> HistogramData:
         return self.decoded("histogram", loc, value_decoder("histogram", loc.kind))
 
+    def histograms(self, locs: list[Locator]) -> list[HistogramData | PayloadError]:
+        """The histogram at each of `locs`, or the PayloadError saying why it cannot be read:
+        each record read and parsed once however many of them it holds (MindSpore writes a
+        step's histograms in one event), and not kept in the LRU (what an export reads once).
+        Those decoded already are taken from it."""
+        self.prefetch("histogram", locs)
+        with self._lock:
+            found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
+        wanted = [i for i, item in enumerate(found) if item is None]
+        for i, value in zip(wanted, read_values([locs[i] for i in wanted], self.source)):
+            try:
+                if isinstance(value, PayloadError):
+                    raise value
+                found[i] = value_decoder("histogram", locs[i].kind)(value)
+            except PayloadError as exc:
+                found[i] = exc
+        return found
+
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
         """Image `sample` of the value at `loc` (a TensorBoard images-plugin tensor holds several;
         `JobView.samples` says how many). PayloadError when there is no such image or it cannot
@@ -189,3 +207,28 @@ def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_even
         return event.summary.value[loc.index]
     except (OSError, ValueError, DecodeError, IndexError) as exc:
         raise PayloadError(f"cannot read the value any more: {exc}") from exc
+
+
+def read_values(locs: list[Locator], source=None) -> list[Any]:
+    """`read_value` of each of `locs` (in their order), or the PayloadError it raises: the
+    records read in file order, each once however many of the values it holds."""
+    out: list[Any] = [None] * len(locs)
+    at: tuple[str, int, str] | None = None
+    values: Any = None
+    for i in sorted(range(len(locs)), key=lambda i: (locs[i].path, locs[i].offset)):
+        loc = locs[i]
+        if (loc.path, loc.offset, loc.kind) != at:
+            at = (loc.path, loc.offset, loc.kind)
+            protos = tb_event_pb2 if loc.kind == "tensorboard" else summary_pb2
+            try:
+                values = protos.Event.FromString(read_record_at(loc.path, loc.offset, source)).summary.value
+            except (OSError, ValueError, DecodeError) as exc:
+                values = PayloadError(f"cannot read the value any more: {exc}")
+        if isinstance(values, PayloadError):
+            out[i] = values
+            continue
+        try:
+            out[i] = values[loc.index]
+        except IndexError as exc:
+            out[i] = PayloadError(f"cannot read the value any more: {exc}")
+    return out

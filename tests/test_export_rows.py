@@ -1,0 +1,136 @@
+"""CSV rows of numbers built in bulk (`export_rows`): each text as `repr` / `str` / the csv
+writer makes it, and histograms.csv read in bulk as one step at a time reads it."""
+import csv
+import io
+import struct
+
+import numpy as np
+import pytest
+from tensorboardX import SummaryWriter as TbWriter
+
+from tui_insight import export
+from tui_insight.export import export_snapshot
+from tui_insight.export_rows import ROWS, SMALL, float_codes, int_codes, rows_bytes
+from tui_insight.summary.formats.values import Locator, PayloadError
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
+
+# Where a naive format (%g, %.17g, str of a float32, numpy's) is not repr's text.
+AWKWARD = [1e16, 1e-05, 1e-4, 9999999999999998.0, 1e22, -0.0, 0.0, float("nan"), float("inf"), float("-inf"),
+           float(np.float32(0.1)), 0.1, 2.0 ** 63, 2.0 ** 53 + 2, 123456789012345678.0, 5e-324,
+           1.7976931348623157e308, -2.5e-07, 1.5, 100.0, 3.0]
+
+
+def texts(coded) -> list[str]:
+    table, codes = coded
+    return [t.decode() for t in table[codes].tolist()]
+
+
+def nan_with_payload(payload: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", 0x7FF8000000000000 | payload))[0]
+
+
+def test_float_texts_are_repr_s():
+    rng = np.random.default_rng(30)
+    values = np.concatenate([AWKWARD, [nan_with_payload(7), -float("nan")],
+                             rng.integers(0, 2 ** 64, 5000, dtype=np.uint64).view(np.float64),
+                             rng.standard_normal(3000).astype(np.float32).astype(np.float64),
+                             np.round(rng.standard_normal(3000) * 1e4), AWKWARD])
+    assert texts(float_codes(values)) == [repr(v) for v in values.tolist()]
+    with np.errstate(invalid="ignore"):  # (NaNs with payloads)
+        single = values[~(np.abs(values) > 3e38)].astype(np.float32)  # float32 columns are widened
+    assert texts(float_codes(single)) == [repr(v) for v in single.tolist()]
+
+
+def test_values_repeating_every_period_and_one_that_does_not():
+    step = np.array(AWKWARD)
+    repeated = np.tile(step, 40)
+    assert texts(float_codes(repeated, period=len(step))) == [repr(v) for v in repeated.tolist()]
+    changed = repeated.copy()
+    changed[-1] = 0.30000000000000004
+    assert texts(float_codes(changed, period=len(step)))[-1] == "0.30000000000000004"
+    signed = repeated.copy()
+    signed[len(step) + 5] = 0.0  # -0.0 at every other step: equal as floats, not as text
+    assert texts(float_codes(signed, period=len(step))) == [repr(v) for v in signed.tolist()]
+
+
+def test_integer_texts_are_str_s():
+    for values in ([0, 1, 9, 10, SMALL - 1], [0, SMALL, -1, 2 ** 62, -(2 ** 63), 2 ** 63 - 1, 7]):
+        array = np.array(values, dtype=np.int64)
+        assert texts(int_codes(array)) == [str(v) for v in values]
+
+
+def csv_rows(rows: list[list]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue().encode()
+
+
+def test_rows_are_what_the_csv_writer_writes_across_blocks():
+    rng = np.random.default_rng(1)
+    count = ROWS * 2 + 17
+    lefts = rng.standard_normal(count) * 10.0 ** rng.integers(-8, 20, count)
+    counts = rng.integers(0, 10 ** 9, count)
+    prefix = csv_rows([["./run, \"quoted\" é", "w/x"]])[:-1] + b","
+    data, lengths = rows_bytes(prefix, [float_codes(lefts), int_codes(counts)])
+    expected = csv_rows([["./run, \"quoted\" é", "w/x", repr(v), str(n)] for v, n in zip(lefts.tolist(), counts.tolist())])
+    assert data == expected
+    assert lengths.tolist() == [len(line) + 1 for line in expected.split(b"\n")[:-1]]
+    assert rows_bytes(b"a\x00b,", [int_codes(np.array([5, 6]))])[0] == b"a\x00b,5\na\x00b,6\n"  # a NUL in a name kept
+
+
+def histogram_rows(cache: SummaryCache) -> list[list[str]]:
+    """histograms.csv's rows made from each step's payload, one at a time, by the csv writer."""
+    rows = []
+    for train_id, view in sorted(cache.jobs.items()):
+        for tag in view.tag_names("histogram"):
+            series = view.series("histogram", tag)
+            for i in range(len(series)):
+                buckets = cache.payloads.histogram(view.locator(series, i)).buckets
+                rows += [[train_id, tag, str(int(series.steps[i])), repr(float(series.wall_times[i])), repr(left),
+                          repr(width), str(int(count))] for left, width, count in buckets.tolist()]
+    return rows
+
+
+@pytest.mark.parametrize("at_once", [3, 1024])
+def test_histograms_csv_is_each_step_s_buckets(tmp_path, monkeypatch, at_once):
+    monkeypatch.setattr(export, "HISTOGRAMS_AT_ONCE", at_once)  # several tags a batch, or a tag over batches
+    rng = np.random.default_rng(4)
+    mindspore = SummaryWriter(tmp_path / "logs" / "ms", timestamp=1, wall_time=1.0)
+    tb = TbWriter(str(tmp_path / "logs" / "tb"))
+    for step in range(1, 6):
+        for k, tag in enumerate(("w", "b", "g")):  # one event holds a step's three histograms
+            mindspore.add_histogram(tag, np.concatenate([rng.standard_normal(200) * 10.0 ** (4 * k - 6), [-0.0, 1e16]]))
+        mindspore.record(step, wall_time=1700000000.25 + step)
+        tb.add_histogram("wide", np.concatenate([rng.standard_normal(300) * 1e-5, [1e16, -3e-7]]), step, bins="tensorflow")
+        tb.add_histogram("narrow", rng.standard_normal(50), step)
+    mindspore.close()
+    tb.close()
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    export_snapshot(cache, tmp_path / "out")
+    with open(tmp_path / "out" / "histograms.csv", newline="", encoding="utf-8") as fh:
+        written = list(csv.reader(fh))[1:]
+    expected = histogram_rows(cache)
+    assert len(expected) > 1000 and {row[0] for row in expected} == {"./ms", "./tb"}
+    assert written == expected
+
+
+def test_bulk_payload_reads_give_each_value_or_why_not(tmp_path):
+    writer = SummaryWriter(tmp_path / "logs" / "job", timestamp=1, wall_time=1.0)
+    for step in (1, 2):
+        writer.add_histogram("a", np.arange(10.0) * step)
+        writer.add_histogram("b", np.arange(5.0) - step)
+        writer.record(step)
+    writer.close()
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    view = cache.jobs["./job"]
+    locs = [view.locator(view.series("histogram", tag), i) for tag in ("b", "a") for i in (1, 0)]
+    one_by_one = [cache.payloads.histogram(loc).buckets for loc in locs]
+    cache.payloads.clear()
+    broken = [Locator(locs[0].path, locs[0].offset, 9), Locator(locs[0].path, locs[0].offset + 1, 0)]
+    found = cache.payloads.histograms([*locs, *broken])
+    assert all(np.array_equal(a.buckets, b) for a, b in zip(found, one_by_one))
+    assert [type(item) for item in found[len(locs):]] == [PayloadError, PayloadError]
+    assert "cannot read the value any more" in str(found[-1])
