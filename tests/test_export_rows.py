@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from tensorboardX import SummaryWriter as TbWriter
 
-from tui_insight import export
 from tui_insight.export import export_snapshot
 from tui_insight.export_rows import ROWS, SMALL, float_codes, int_codes, rows_bytes
 from tui_insight.summary.formats.values import Locator, PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries import histograms
 from tui_insight.summary.store.cache import SummaryCache
 
 # Where a naive format (%g, %.17g, str of a float32, numpy's) is not repr's text.
@@ -94,7 +94,7 @@ def histogram_rows(cache: SummaryCache) -> list[list[str]]:
 
 @pytest.mark.parametrize("at_once", [3, 1024])
 def test_histograms_csv_is_each_step_s_buckets(tmp_path, monkeypatch, at_once):
-    monkeypatch.setattr(export, "HISTOGRAMS_AT_ONCE", at_once)  # several tags a batch, or a tag over batches
+    monkeypatch.setattr(histograms, "READ_TOGETHER", at_once)  # several tags a batch, or a tag over batches
     rng = np.random.default_rng(4)
     mindspore = SummaryWriter(tmp_path / "logs" / "ms", timestamp=1, wall_time=1.0)
     tb = TbWriter(str(tmp_path / "logs" / "tb"))

@@ -28,6 +28,7 @@ import numpy as np
 
 from .summary.formats.values import PayloadError
 from .summary.queries.distributions import BP_COLUMNS, payload_distribution
+from .summary.queries.histograms import tags_steps
 from .summary.sources.location import remote_kind
 from .summary.store.cache import SummaryCache
 from .summary.store.every_step import Restart, RestartRules, StepValue, every_value
@@ -658,6 +659,10 @@ def payload_steps(views: Iterable[JobView], cache: SummaryCache, plugin: str, wa
             # The tags the store keeps (its tag limits hold here too): a job without any is not read again.
             if any(_matches(tag, wanted) for tag in view.tag_names(plugin)):
                 yield from _every_payload(view, cache, plugin, wanted)
+            continue
+        if plugin == "histogram":  # several tags' steps read at once: each record read once
+            for tag, steps in tags_steps(cache, view, [t for t in view.tag_names(plugin) if _matches(t, wanted)]):
+                yield from ((view.train_id, tag, s.step, s.wall_time, s.data) for s in steps)
             continue
         for tag in view.tag_names(plugin):
             if not _matches(tag, wanted):

@@ -41,6 +41,7 @@ from .summary.formats import custom_scalars
 from .summary.formats.profiler import find_profiles, load_profile
 from .summary.formats.values import PayloadError
 from .summary.queries import landscape, profiler, profiler_cluster
+from .summary.queries.histograms import tags_steps
 from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
@@ -534,32 +535,17 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
 
 
-HISTOGRAMS_AT_ONCE = 1024  # histogram steps read together (memory: their buckets)
-
-
 def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], prefix: Callable[[str], str]
                        ) -> Iterator[tuple[str, str | bytes, int]]:
-    """`_cached_job`'s histogram tags: their steps read together, several tags at once (each
-    record read once: MindSpore writes a step's histograms in one event), then each tag's rows
-    of distributions.csv and histograms.csv. A step that cannot be read any more is left out
-    (the file changed under us; the next export has it again)."""
-    found = [(tag, series) for tag in tags if (series := view.series("histogram", tag)) is not None]
-    while found:
-        batch = [found.pop(0)]
-        while found and sum(len(s) for _, s in batch) + len(found[0][1]) <= HISTOGRAMS_AT_ONCE:
-            batch.append(found.pop(0))
-        read = iter(cache.payloads.histograms([view.locator(s, i) for _, s in batch for i in range(len(s))]))
-        for tag, series in batch:
-            heads: list[str] = []
-            buckets: list[np.ndarray] = []
-            for step, wall, data in zip(series.steps.tolist(), series.wall_times.tolist(), read):
-                if not isinstance(data, PayloadError):
-                    heads.append(f"{step},{wall!r}")
-                    buckets.append(data.buckets)
-            if heads:
-                yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
-                text, _ = _histogram_rows(prefix(tag).encode("utf-8", NAME_BYTES), heads, buckets)
-                yield "histograms", text, sum(len(b) for b in buckets)
+    """`_cached_job`'s histogram tags: each tag's rows of distributions.csv and histograms.csv,
+    its steps read with other tags' (`tags_steps`: each record read once)."""
+    for tag, steps in tags_steps(cache, view, tags):
+        if steps:
+            heads = [f"{s.step},{s.wall_time!r}" for s in steps]
+            buckets = [s.data.buckets for s in steps]
+            yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
+            data, _ = _histogram_rows(prefix(tag).encode("utf-8", NAME_BYTES), heads, buckets)
+            yield "histograms", data, sum(len(b) for b in buckets)
 
 
 def _tail_rows(plugin: str, data) -> list[list]:

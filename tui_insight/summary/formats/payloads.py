@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Callable
 
 from google.protobuf.message import DecodeError
@@ -86,17 +86,18 @@ class PayloadStore:
         each record read and parsed once however many of them it holds (MindSpore writes a
         step's histograms in one event), and not kept in the LRU (what an export reads once).
         Those decoded already are taken from it."""
-        self.prefetch("histogram", locs)
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
-        wanted = [i for i, item in enumerate(found) if item is None]
-        for i, value in zip(wanted, read_values([locs[i] for i in wanted], self.source)):
-            try:
-                if isinstance(value, PayloadError):
-                    raise value
-                found[i] = value_decoder("histogram", locs[i].kind)(value)
-            except PayloadError as exc:
-                found[i] = exc
+        wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
+        for chunk in _by_records(wanted, locs):
+            self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
+            for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
+                try:
+                    if isinstance(value, PayloadError):
+                        raise value
+                    found[i] = value_decoder("histogram", locs[i].kind)(value)
+                except PayloadError as exc:
+                    found[i] = exc
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
@@ -207,6 +208,24 @@ def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_even
         return event.summary.value[loc.index]
     except (OSError, ValueError, DecodeError, IndexError) as exc:
         raise PayloadError(f"cannot read the value any more: {exc}") from exc
+
+
+PREFETCH_RECORDS = 16  # records fetched together from a remote source by `histograms`
+
+
+def _by_records(order: list[int], locs: list[Locator]) -> Iterator[list[int]]:
+    """`order` (indices into `locs`, in file order) in runs of at most PREFETCH_RECORDS records."""
+    chunk: list[int] = []
+    records: set[tuple[str, int]] = set()
+    for i in order:
+        record = (locs[i].path, locs[i].offset)
+        if record not in records and len(records) == PREFETCH_RECORDS:
+            yield chunk
+            chunk, records = [], set()
+        records.add(record)
+        chunk.append(i)
+    if chunk:
+        yield chunk
 
 
 def read_values(locs: list[Locator], source=None) -> list[Any]:

@@ -8,12 +8,13 @@ floating-point operations in the same order, run for all steps at once with nump
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import limits
-from ..formats.values import HistogramData
+from ..formats.values import HistogramData, PayloadError
 from ..store.cache import SummaryCache
 from ..store.job_view import JobView
 
@@ -38,6 +39,26 @@ def histogram_steps(cache: SummaryCache, view: JobView, tag: str) -> list[Histog
     cache.payloads.prefetch("histogram", locators)  # remote: two requests, not one or two a step
     return [HistogramStep(int(series.steps[i]), float(series.wall_times[i]), cache.payloads.histogram(loc))
             for i, loc in enumerate(locators)]
+
+
+READ_TOGETHER = 1024  # histogram steps `tags_steps` reads at once (memory: their buckets)
+
+
+def tags_steps(cache: SummaryCache, view: JobView, tags: Iterable[str]) -> Iterator[tuple[str, list[HistogramStep]]]:
+    """Each of `tags` that has a series, with its kept steps that can still be read (one whose
+    file changed under us is left out: the next read has it again). Several tags' steps are
+    read at once (`PayloadStore.histograms`), so that each record is read and parsed once:
+    MindSpore writes a step's histograms in one event. What an export reads."""
+    found = [(tag, series) for tag in tags if (series := view.series("histogram", tag)) is not None]
+    while found:
+        batch = [found.pop(0)]
+        while found and sum(len(s) for _, s in batch) + len(found[0][1]) <= READ_TOGETHER:
+            batch.append(found.pop(0))
+        read = iter(cache.payloads.histograms([view.locator(s, i) for _, s in batch for i in range(len(s))]))
+        for tag, series in batch:
+            yield tag, [HistogramStep(step, wall, data) for step, wall, data
+                        in zip(series.steps.tolist(), series.wall_times.tolist(), read)
+                        if not isinstance(data, PayloadError)]
 
 
 def bin_count(max_count: int) -> int:
