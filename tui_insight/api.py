@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .summary.formats.values import PayloadError
-from .summary.queries.distributions import BP_COLUMNS, payload_distribution
+from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.queries.histograms import tags_steps
 from .summary.sources.location import remote_kind
 from .summary.store.cache import SummaryCache
@@ -632,20 +632,28 @@ def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str
     a job's histogram tags, then its tensor tags (a tensor whose values were not kept: no row).
     `histograms`: the histogram steps of the one view (`payload_steps`), already read."""
     heads: dict[str, list] = {name: [] for name in DISTRIBUTION_COLUMNS[:5]}
-    values: list[tuple[float, ...]] = []
+    values: list[np.ndarray] = []  # rows of basis-point values
     for view in views:
         for plugin in ("histogram", "tensor"):
             steps = histograms if plugin == "histogram" and histograms is not None else \
                 payload_steps([view], logs._cache, plugin, wanted, all_steps)
+            if plugin == "histogram":  # every step's at once (`compress_many`: the same values)
+                steps = list(steps)
+                for job, tag, step, wall, _ in steps:
+                    for name, value in zip(heads, (job, tag, step, wall, plugin)):
+                        heads[name].append(value)
+                with np.errstate(over="ignore", invalid="ignore"):  # (as `payload_distribution`)
+                    values.append(compress_many([data.buckets for *_, data in steps]))
+                continue
             for job, tag, step, wall, data in steps:
                 found = payload_distribution(data)
                 if found is None:
                     continue
                 for name, value in zip(heads, (job, tag, step, wall, plugin)):
                     heads[name].append(value)
-                values.append(found)
+                values.append(np.array([found], dtype=np.float64))
     columns: dict[str, Any] = dict(_typed(heads).columns)
-    table = np.array(values, dtype=np.float64).reshape(len(values), len(BP_COLUMNS))
+    table = np.concatenate(values) if values else np.empty((0, len(BP_COLUMNS)))
     for i, name in enumerate(BP_COLUMNS):
         columns[name] = np.ascontiguousarray(table[:, i])
     return Table(columns)
