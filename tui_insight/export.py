@@ -649,9 +649,10 @@ def _scalar_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
 
 
 class _HistogramBatches:
-    """An all-steps export's histogram values, formatted a batch of a tag's steps at a time:
-    one repr of each column and one join for the batch, each step's share of the text (its
-    characters, its rows) counted by numpy, not a format and a spill call a step."""
+    """An all-steps export's histogram values, formatted a batch of a tag's steps at a time
+    (`_histogram_text`: each distinct number formatted once, the rows laid out by numpy), each
+    step's share of the text (its characters, its rows) counted by numpy, not a format and a
+    spill call a step."""
 
     STEPS = 256  # a tag's steps held at most ...
     BUCKETS = 1 << 14  # ... and buckets
