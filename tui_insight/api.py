@@ -624,6 +624,7 @@ def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ..
 
 
 DISTRIBUTION_COLUMNS = ("job", "tag", "step", "wall_time", "kind", *BP_COLUMNS)
+COMPRESSED_TOGETHER = 1024  # histograms whose distributions are computed at once (memory: their buckets, a few times)
 
 
 def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
@@ -643,7 +644,8 @@ def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str
                     for name, value in zip(heads, (job, tag, step, wall, plugin)):
                         heads[name].append(value)
                 with np.errstate(over="ignore", invalid="ignore"):  # (as `payload_distribution`)
-                    values.append(compress_many([data.buckets for *_, data in steps]))
+                    for at in range(0, len(steps), COMPRESSED_TOGETHER):
+                        values.append(compress_many([data.buckets for *_, data in steps[at:at + COMPRESSED_TOGETHER]]))
                 continue
             for job, tag, step, wall, data in steps:
                 found = payload_distribution(data)
