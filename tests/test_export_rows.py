@@ -2,6 +2,7 @@
 writer makes it, and histograms.csv read in bulk as one step at a time reads it."""
 import csv
 import io
+import os
 import struct
 
 import numpy as np
@@ -77,6 +78,8 @@ def test_rows_are_what_the_csv_writer_writes_across_blocks():
     assert data == expected
     assert lengths.tolist() == [len(line) + 1 for line in expected.split(b"\n")[:-1]]
     assert rows_bytes(b"a\x00b,", [int_codes(np.array([5, 6]))])[0] == b"a\x00b,5\na\x00b,6\n"  # a NUL in a name kept
+    empty = rows_bytes(b"a,", [float_codes(np.empty(0)), int_codes(np.empty(0, dtype=np.int64))])
+    assert empty[0] == b"" and len(empty[1]) == 0
 
 
 def histogram_rows(cache: SummaryCache) -> list[list[str]]:
@@ -134,3 +137,19 @@ def test_bulk_payload_reads_give_each_value_or_why_not(tmp_path):
     assert all(np.array_equal(a.buckets, b) for a, b in zip(found, one_by_one))
     assert [type(item) for item in found[len(locs):]] == [PayloadError, PayloadError]
     assert "cannot read the value any more" in str(found[-1])
+
+
+def test_a_name_not_utf8_is_written_with_its_bytes_as_in_every_other_file(tmp_path):
+    directory = tmp_path / "logs" / os.fsdecode(b"run\xff\xfe")
+    writer = SummaryWriter(directory, timestamp=1, wall_time=1.0)
+    writer.add_scalar("loss", 0.5)
+    writer.add_histogram("w\u00e9", np.arange(10.0))
+    writer.record(1)
+    writer.close()
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    export_snapshot(cache, tmp_path / "out")
+    scalar = (tmp_path / "out" / "scalars.csv").read_bytes().splitlines()[1]
+    rows = (tmp_path / "out" / "histograms.csv").read_bytes().splitlines()[1:]
+    assert scalar.startswith(b"./run\xff\xfe,loss,1,")
+    assert rows and all(row.startswith(b"./run\xff\xfe," + "w\u00e9,1,".encode()) for row in rows)

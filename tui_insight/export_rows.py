@@ -52,11 +52,11 @@ def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
     """The CSV rows `prefix` + each row's fields (`columns`, of one length, no NULs in their
     texts) joined by commas, each ended by a newline; and each row's length in bytes."""
     count = len(columns[0][1]) if columns else 0
+    if not count:
+        return b"", np.zeros(0, dtype=np.int64)
     lengths = np.full(count, len(prefix) + len(columns), dtype=np.int64)
     for texts, codes in columns:  # (each text's length: its bytes before the padding)
         lengths += np.count_nonzero(texts.view(np.uint8).reshape(len(texts), -1), axis=1)[codes]
-    if not count:
-        return b"", lengths
     widths = [texts.dtype.itemsize for texts, _ in columns]
     size = len(prefix) + sum(widths) + len(columns)  # each field and the comma or newline after it
     parts: list[bytes] = []
