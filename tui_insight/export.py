@@ -38,9 +38,8 @@ from .export_dir import MARKER, ExportDir
 from .export_rows import float_codes, int_codes, rows_bytes
 from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars
-from .summary.formats.profiler import find_profiles, load_profile
 from .summary.formats.values import PayloadError
-from .summary.queries import landscape, profiler, profiler_cluster
+from .summary.queries import export_columns
 from .summary.queries.histograms import tags_steps
 from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
@@ -69,10 +68,10 @@ HEADERS = {
     # TensorBoard's distributions: a row per step of each histogram and tensor tag (`kind`), the
     # value at each basis point (bp_0 the minimum, bp_5000 the median, bp_10000 the maximum).
     "distributions": ["train_id", "tag", "step", "wall_time", "kind", *BP_COLUMNS],
-    "landscapes": list(landscape.CSV_COLUMNS),
-    "profile_ops": list(profiler.OP_COLUMNS),
-    "profile_op_types": list(profiler.OP_TYPE_COLUMNS),
-    "profile_cluster": list(profiler_cluster.CLUSTER_COLUMNS),
+    "landscapes": list(export_columns.LANDSCAPE_COLUMNS),
+    "profile_ops": list(export_columns.OP_COLUMNS),
+    "profile_op_types": list(export_columns.OP_TYPE_COLUMNS),
+    "profile_cluster": list(export_columns.CLUSTER_COLUMNS),
     "custom_scalars": list(custom_scalars.CSV_COLUMNS),
     # What no terminal draws, described: an audio clip a row per step (its WAV in `file`), a
     # mesh part a row (newest step), an embedding a row (`shape` "rows x columns").
@@ -423,6 +422,12 @@ class _Snapshot:
 
     def cluster(self, cache: SummaryCache) -> None:
         """profile_cluster.csv: each group of exported jobs that are ranks of one training."""
+        if not self.profiled:  # (the profiler's modules imported only for profiles)
+            self.files.flush()
+            return
+        from .summary.formats.profiler import find_profiles, load_profile
+        from .summary.queries import profiler_cluster
+
         for group in profiler_cluster.rank_groups(self.profiled):
             name = os.path.dirname(group[0]) or "."
             refs = [(tid, ref) for tid in group for ref in find_profiles(self.profiled[tid], cache.source)]
@@ -577,11 +582,15 @@ def _extras(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool],
     """Loss landscapes (one row per grid point, path point and convergence point) and the job's
     profiles (operators, operator types): every step of them either way, they are small."""
     if view.tag_names("loss_landscape"):
+        from .summary.queries import landscape
+
         for point in landscape.landscape_rows(view, cache.payloads):
             if keep(("loss_landscape", point.tag)):
                 yield "landscapes", [point.train_id, point.tag, point.kind, point.interval,
                                      fmt_float(point.x), fmt_float(point.y), fmt_float(point.loss)]
     if view.profile_dirs and keep(("profiler", "")):
+        from .summary.queries import profiler
+
         ops, types, found = profiler.profile_rows(view.train_id, view.path, cache.source)
         problems.extend(found)
         for name, rows, columns in (("profile_ops", ops, profiler.OP_COLUMNS),

@@ -34,12 +34,13 @@ from ..formats.payloads import PayloadStore
 from ..formats.values import Locator, PayloadError
 from ..store.job_view import JobView
 from ..text import text_of
+from . import export_columns
 
 PLUGIN = "loss_landscape"
 INTERVAL, FINAL = "interval", "final"
 UNIT_NAMES = {"step": ("step", "steps"), "epoch": ("epoch", "epochs")}
 _FINAL_TAG = re.compile(r"landscape_\[\s*(-?\d+)\s*\]")
-CSV_COLUMNS = ("train_id", "tag", "kind", "interval", "x", "y", "loss")
+CSV_COLUMNS = export_columns.LANDSCAPE_COLUMNS
 
 
 class LandscapeError(PayloadError):

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..formats.profiler import OTHER, TOP_TYPES, OpType, Profile, find_profiles, load_profile
 from ..formats.profiler_calls import Calls, step_count
+from . import export_columns
 
 # -- derived ----------------------------------------------------------------------------------------
 
@@ -68,9 +69,8 @@ def top_types(op_types: Sequence[OpType], limit: int = TOP_TYPES) -> list[OpType
 
 # -- export rows ------------------------------------------------------------------------------------
 
-OP_COLUMNS = ("train_id", "profile", "op_name", "full_op_name", "op_type", "scope", "occurrences",
-              "total_ms", "avg_ms", "share")
-OP_TYPE_COLUMNS = ("train_id", "profile", "op_type", "occurrences", "per_step", "total_ms", "avg_ms", "share")
+OP_COLUMNS = export_columns.OP_COLUMNS
+OP_TYPE_COLUMNS = export_columns.OP_TYPE_COLUMNS
 
 
 def profile_op_rows(train_id: str, profile: Profile) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..formats.profiler import Profile, ProfileRef
+from . import export_columns
 from .profiler import step_times
 
 RANK_DIR_RE = re.compile(r"^(?:rank|device)_?(\d+)$")
@@ -138,8 +139,7 @@ def cluster(profiles: Sequence[tuple[int, str, Profile]]) -> Cluster:
 
 # -- export rows ------------------------------------------------------------------------------------
 
-CLUSTER_COLUMNS = ("group", "op_type", "rank", "train_id", "ms", "min_ms", "max_ms", "spread_ms", "slowest_rank",
-                   "fastest_rank")
+CLUSTER_COLUMNS = export_columns.CLUSTER_COLUMNS
 
 
 def cluster_rows(group: str, result: Cluster) -> list[dict[str, Any]]:
