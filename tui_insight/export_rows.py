@@ -73,7 +73,7 @@ def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
         rows = block[:stop - start]
         at = len(prefix)
         for (texts, codes), width in zip(columns, widths):
-            rows[:, at:at + width] = texts.view(np.uint8).reshape(-1, width)[codes[start:stop]]
+            np.take(texts.view(np.uint8).reshape(-1, width), codes[start:stop], axis=0, out=rows[:, at:at + width])
             at += width + 1
         mask = np.not_equal(rows, 0, out=kept[:stop - start])
         mask[:, :len(prefix)] = True  # (a name may hold a NUL)
