@@ -252,7 +252,7 @@ def open_several(logdirs: list[str], args: argparse.Namespace):
     return MultiSource(sources, unique_labels(logdirs)), failed
 
 
-def run_several(args: argparse.Namespace, config: Config) -> int:
+def run_several(args: argparse.Namespace, config: Config, program: bool = False) -> int:
     """The dashboard, --summary or --export over several LOGDIRs read as one. A LOGDIR that cannot
     be read is a problem line naming it (stderr in the headless modes, the problems line in the
     app); the headless modes report the others and exit with 2."""
@@ -264,7 +264,8 @@ def run_several(args: argparse.Namespace, config: Config) -> int:
         if args.export in ("parquet", "arrow"):
             from . import export_parquet
 
-            status = export_parquet.run(args.export, source, args.out, all_steps=args.all_steps, force=args.force)
+            status = export_parquet.run(args.export, source, args.out, all_steps=args.all_steps, force=args.force,
+                                           program=program)
         elif args.export:
             status = export_csv(source.location, args.out, all_steps=args.all_steps, force=args.force, source=source)
         elif args.summary:
@@ -368,7 +369,7 @@ def run_command(argv: list[str] | None = None) -> int:
             parser.print_usage(sys.stderr)
             return fail("give a LOGDIR, or --demo")
         if len(args.logdirs) > 1:
-            return run_several(args, config)
+            return run_several(args, config, program)
         if remote_kind(args.logdir) is None:
             problem = check_logdir(args.logdir)
             if problem:
@@ -396,7 +397,7 @@ def run_command(argv: list[str] | None = None) -> int:
                 from . import export_parquet
 
                 return export_parquet.run(args.export, source if source is not None else args.logdir, args.out,
-                                          all_steps=args.all_steps, force=args.force)
+                                          all_steps=args.all_steps, force=args.force, program=program)
             if args.export:
                 return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source)
             if args.summary:

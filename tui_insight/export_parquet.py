@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, Any
 
@@ -262,15 +262,18 @@ def export_arrow(logs: Logdir, sink: IO[bytes], *, all_steps: bool = False) -> i
     return rows
 
 
-def run(kind: str, source: Any, out: Path | None, *, all_steps: bool, force: bool) -> int:
-    """The CLI's `--export parquet|arrow`: the exit status (2 with one line on stderr on error)."""
+def run(kind: str, source: Any, out: Path | None, *, all_steps: bool, force: bool, program: bool = False) -> int:
+    """The CLI's `--export parquet|arrow`: the exit status (2 with one line on stderr on error).
+    `program`: this process is the program (one export, then exit), so pandas may be hidden from
+    pyarrow (`_without_pandas`); pyarrow remembers a pandas it could not import for the rest of the
+    process, so a caller of `main(argv)` (a test, a notebook) keeps it."""
     import sys
 
     from .api import ApiError
     from .escape import shown
 
     try:
-        with _without_pandas(), Logdir.over(source) as logs:
+        with _without_pandas() if program else nullcontext(), Logdir.over(source) as logs:
             for problem in logs.problems:
                 print(f"tui-insight: warning: {shown(problem)}", file=sys.stderr)
             if kind == "arrow":
