@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from s3help import s3_server  # noqa: F401 (a fixture)
 
+from tui_insight.cli import main
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.sources.object_store import RECONNECTING, FsspecSource
 from tui_insight.summary.sources.object_stream import STREAM_FROM
@@ -142,3 +143,17 @@ def test_a_body_cut_short_keeps_what_arrived_says_why_and_reads_on_later(tmp_pat
     assert steps_of(cache) == list(range(1, STEPS + 1))
     assert cache.job("./run").series("tensor", "weights").steps.tolist() == list(range(1, STEPS + 1))
     assert source.status == "" and cache.job("./run").state == "ok"
+
+
+def test_an_export_reads_its_payloads_from_the_streamed_file_with_no_more_requests(tmp_path, s3_server, relay):
+    """The export decodes every tensor right after the load: from the bytes the load streamed."""
+    prefix, path = big_run(tmp_path / "logs", s3_server)
+    remote, local = tmp_path / "remote", tmp_path / "local"
+    assert main([f"s3://{prefix}", "--export", "csv", "--out", str(remote),
+                 "--storage-option", f"client_kwargs.endpoint_url={relay.endpoint}"]) == 0
+    assert len(relay.gets_of(path.name)) == 1
+    assert main([str(tmp_path / "logs"), "--export", "csv", "--out", str(local)]) == 0
+    names = sorted(p.name for p in local.iterdir())
+    assert "tensors.csv" in names and sorted(p.name for p in remote.iterdir()) == names
+    for name in names:
+        assert (remote / name).read_bytes() == (local / name).read_bytes(), name

@@ -236,7 +236,8 @@ class FsspecSource:
             self._tls = tls_context(self.fs)
         try:
             return StreamedRange(url, start, end, self.limits.timeout, self._seconds(end - start), self._tls,
-                                 failed=self._stream_failed)
+                                 failed=self._stream_failed,
+                                 keep=lambda at, size, buffer: self._ranges.hold(path, at, size, buffer))
         except StreamError as exc:
             if exc.status is None:
                 raise

@@ -90,10 +90,12 @@ class StreamedRange(io.RawIOBase):
     cannot be read fails there; later reads wait for the bytes they need."""
 
     def __init__(self, url: str, start: int, end: int, timeout: float, seconds: float,
-                 context: ssl.SSLContext | None = None, failed: Callable[[StreamError], None] | None = None):
+                 context: ssl.SSLContext | None = None, failed: Callable[[StreamError], None] | None = None,
+                 keep: Callable[[int, int, mmap.mmap], None] | None = None):
         """`timeout`: seconds the server may stay silent; `seconds`: the whole GET's deadline;
-        `context`: an https URL's TLS checks; `failed(error)` is told of a GET that failed."""
-        self._failed = failed
+        `context`: an https URL's TLS checks; `failed(error)` is told of a GET that failed;
+        `keep(start, size, buffer)` takes the buffer over at `close` (what arrived of the range)."""
+        self._failed, self._keep = failed, keep
         self._start, self._end, self._pos = start, end, start
         self._size = end - start
         # Pages mapped as they are written (bytearray(n) would zero all n bytes before the GET).
@@ -235,7 +237,10 @@ class StreamedRange(io.RawIOBase):
                 self._cut(None)  # the rest is not wanted
         self._thread.join()
         super().close()
-        self._buffer.close()
+        if self._keep is not None and self._filled:
+            self._keep(self._start, self._filled, self._buffer)
+        else:
+            self._buffer.close()
         if self._error is not None:
             if self._failed is not None:
                 self._failed(self._error)
