@@ -10,7 +10,10 @@ scanner reads what has arrived. One GET, not ranges: some servers (moto) read th
 for every ranged GET.
 
 Only what a URL can carry is streamed: a filesystem with requester-pays, extra request
-arguments (SSE-C keys) or a proxy keeps s3fs's own reads (`stream_url` gives None).
+arguments (SSE-C keys) or a proxy keeps s3fs's own reads (`stream_url` gives None), as does a
+GET the server refuses (a signature it does not take: the source reads through s3fs then).
+At `close` the buffer is handed to the source's range cache (`keep`), so payload reads right
+after the load (an export's) need no request.
 
 A body cut short (the connection dropped, past the request's deadline) reads as the end of the
 range: the scan stops at the last whole record, where the next reload goes on; `close` then
