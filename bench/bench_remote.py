@@ -250,7 +250,7 @@ def sshd_for(what: str, own_home: bool = False):
             server.stop()
 
 
-def ssh_figures(runs: int, own_home: bool = False) -> None:
+def ssh_figures(runs: int, own_home: bool = False, before: Path | None = None) -> None:
     """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
     same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
     trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
@@ -289,7 +289,7 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
         print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
               f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
               f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
-        command_line_figures(runs, str(big), [server.target(big), "--ssh-config", str(server.client_config)], tmp)
+        command_line_figures(runs, str(big), [server.target(big), "--ssh-config", str(server.client_config)], tmp, before)
 
         many = tmp / "many"
         write_many(many, jobs=100, steps=20)
@@ -316,28 +316,36 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
             source.close()
 
 
-def command_line_figures(runs: int, local: str, remote: list[str], tmp: Path) -> None:
+def command_line_figures(runs: int, local: str, remote: list[str], tmp: Path, before: Path | None = None) -> None:
     """What a user waits for, from process start to exit: `tui-insight LOGDIR --summary` (every
     job loaded, a table printed) and `--export csv` (loaded, then the payloads the CSVs hold read
-    and written), LOGDIR local vs over ssh, alternated. Python's and our imports are in the clock,
-    so the connection the command line starts before them overlaps with them."""
+    and written), LOGDIR local vs over ssh, alternated (and `before`'s checkout, in the same
+    rounds). Python's and our imports are in the clock, so the connection the command line
+    starts before them overlaps with them. CPU: every process (ssh, sshd, shells, ours)."""
     out = tmp / "out"
     cases = {"--summary": ["--summary"], "--export csv": ["--export", "csv", "--out", str(out)]}
-    times: dict[tuple[str, str], list[float]] = {}
+    sides = {"": HERE.parent, **({"before ": before.resolve()} if before else {})}
+    times: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
     for _ in range(runs):
-        for name, args in cases.items():
-            for where, logdir in (("local", [local]), ("ssh", remote)):
-                shutil.rmtree(out, ignore_errors=True)
-                t0 = time.perf_counter()
-                done = subprocess.run([sys.executable, "-m", "tui_insight", *logdir, *args], stdin=subprocess.DEVNULL,
-                                      capture_output=True, text=True, cwd=HERE.parent)
-                times.setdefault((name, where), []).append(time.perf_counter() - t0)
-                assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
-    for name in cases:
-        lm, rm = statistics.median(times[name, "local"]), statistics.median(times[name, "ssh"])
-        print(f"  process start to exit, `tui-insight LOGDIR {name}`: local "
-              f"{', '.join(f'{t:.2f}' for t in times[name, 'local'])} s; ssh "
-              f"{', '.join(f'{t:.2f}' for t in times[name, 'ssh'])} s; median {lm:.2f} vs {rm:.2f} s: ratio {rm / lm:.2f}")
+        for side, code in sides.items():
+            for name, args in cases.items():
+                for where, logdir in (("local", [local]), ("ssh", remote)):
+                    shutil.rmtree(out, ignore_errors=True)
+                    cpu, t0 = tree_cpu(), time.perf_counter()
+                    done = subprocess.run([sys.executable, "-m", "tui_insight", *logdir, *args], stdin=subprocess.DEVNULL,
+                                          capture_output=True, text=True, cwd=HERE.parent,
+                                          env={**os.environ, "PYTHONPATH": str(code)})
+                    times.setdefault((side, name, where), []).append((time.perf_counter() - t0, tree_cpu() - cpu))
+                    assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
+    median = statistics.median
+    for side in sides:
+        for name in cases:
+            local_runs, ssh_runs = times[side, name, "local"], times[side, name, "ssh"]
+            lm, rm = median(t for t, _ in local_runs), median(t for t, _ in ssh_runs)
+            print(f"  {side}process start to exit, `tui-insight LOGDIR {name}`: local "
+                  f"{', '.join(f'{t:.2f}' for t, _ in local_runs)} s; ssh {', '.join(f'{t:.2f}' for t, _ in ssh_runs)} s; "
+                  f"median {lm:.2f} vs {rm:.2f} s: ratio {rm / lm:.2f}; CPU {median(c for _, c in local_runs):.2f} vs "
+                  f"{median(c for _, c in ssh_runs):.2f} s")
 
 
 def tree_cpu() -> float:
@@ -434,15 +442,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", choices=["s3", "ssh", "floor"])
-    parser.add_argument("--before", type=Path, help="S3: a checkout to compare with, in the same rounds "
-                        "(e.g. main in a detached worktree)")
+    parser.add_argument("--before", type=Path, help="a checkout to compare with, in the same rounds (S3; ssh: "
+                        "the whole processes), e.g. main in a detached worktree")
     parser.add_argument("--own-home", action="store_true",
                         help="ssh sessions with this user's HOME (its shell startup files run for every request)")
     args = parser.parse_args()
     if args.only in (None, "s3"):
         s3_figures(args.runs, args.before)
     if args.only in (None, "ssh"):
-        ssh_figures(args.runs, args.own_home)
+        ssh_figures(args.runs, args.own_home, args.before)
     if args.only == "floor":
         floor_figures(args.runs)
     return 0

@@ -169,19 +169,19 @@ class RangeCache:
         self.max_held = max_held
         self._blocks: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._bytes = 0
-        self._held: OrderedDict[str, tuple[int, int, Any]] = OrderedDict()  # path -> (start, size, buffer)
+        self._held: OrderedDict[str, tuple[int, int, Any, int]] = OrderedDict()  # path -> (start, size, buffer, skip)
         self._held_bytes = 0
         self._lock = threading.Lock()
 
-    def hold(self, path: str, start: int, size: int, buffer: Any) -> None:
-        """Bytes [start, start + size) of `path` are `buffer[:size]` (an mmap, closed when let go;
-        sliced for bytes): reads within them are answered from it."""
+    def hold(self, path: str, start: int, size: int, buffer: Any, skip: int = 0) -> None:
+        """Bytes [start, start + size) of `path` are `buffer[skip:skip + size]` (an mmap, closed
+        when let go; sliced for bytes): reads within them are answered from it."""
         with self._lock:
             self._let_go(path)
             if size <= 0 or size > self.max_held:
                 buffer.close()
                 return
-            self._held[path] = (start, size, buffer)
+            self._held[path] = (start, size, buffer, skip)
             self._held_bytes += size
             while self._held_bytes > self.max_held:
                 self._let_go(next(iter(self._held)))
@@ -198,7 +198,7 @@ class RangeCache:
             held = self._held.get(path)
             if held is None or not held[0] <= start <= end <= held[0] + held[1]:
                 return None
-            return held[2][start - held[0]:end - held[0]]
+            return held[2][held[3] + start - held[0]:held[3] + end - held[0]]
 
     def read(self, path: str, start: int, end: int) -> bytes:
         """Bytes [start, end) of `path` (fewer where the file ends)."""
@@ -278,6 +278,12 @@ class RangeCache:
             while self._bytes > self.max_bytes and len(self._blocks) > 1:
                 _, gone = self._blocks.popitem(last=False)
                 self._bytes -= len(gone)
+
+    def let_go(self) -> None:
+        """Every held range let go (the source is closed)."""
+        with self._lock:
+            for path in list(self._held):
+                self._let_go(path)
 
     def forget(self, path: str) -> None:
         with self._lock:

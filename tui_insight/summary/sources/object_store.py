@@ -273,7 +273,7 @@ class FsspecSource:
             raise OSError(_describe(exc)) from None
 
     def close(self) -> None:
-        pass
+        self._ranges.let_go()
 
 
 class _Prefetch:
