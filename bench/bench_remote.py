@@ -1,11 +1,13 @@
 """Remote LOGDIR benchmark (issue 13). Run by hand:
 
-    python bench/bench_remote.py [--runs 3] [--only s3|ssh|floor] [--own-home]
+    python bench/bench_remote.py [--runs 3] [--only s3|ssh|floor] [--before CHECKOUT] [--own-home]
 
-S3: a moto S3 server in its own process on 127.0.0.1; the ~100 MB run of `make_logs.write_big`
-uploaded to it; the full load through `s3://` against the same file read locally, alternated in
-one run (medians; goal: S3 <= 2x local); then 100 small jobs: the idle reload through S3 (time,
-and the requests the server saw: goal one LIST).
+S3 (`--before CHECKOUT`: that checkout's rows too): a moto S3 server in its own process on
+127.0.0.1; the ~100 MB run of `make_logs.write_big` uploaded to it; alternated in each round: the
+floor (a plain GET of the object, nothing parsed), a first load in a fresh process (the client
+and its connection counted), the whole `--summary` and `--export csv` processes, each through
+`s3://` and locally (medians; goal: S3 <= 1.5x local); then 100 small jobs: the idle reload
+through S3 (time, and the requests the server saw: goal one LIST).
 ssh: see `ssh_figures` (goal: <= 2x local; an idle reload of 100 jobs one round trip, <= 200 ms).
 Its sessions run with an empty HOME, so the figures are tui-insight's and ssh's, not this
 account's shell startup files (here root's `.bashrc` runs `pyenv init`: ~250 ms for every
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -96,10 +99,62 @@ def load_seconds(logdir) -> float:
     return elapsed
 
 
-def s3_figures(runs: int) -> None:
+# A first load in a fresh process, its imports done before the clock (s3fs's too): the source is
+# made (for S3: s3fs's client, its connection) and every job loaded. Run with `-c` so the
+# PYTHONPATH given (this checkout, or `--before`'s) decides which code loads.
+FIRST_LOAD = """
+import json, sys, time
+from tui_insight.summary.store.cache import SummaryCache
+logdir, endpoint = sys.argv[1], sys.argv[2]
+if endpoint:
+    import s3fs  # noqa: F401
+    from tui_insight.summary.sources.object_store import FsspecSource
+t0, c0 = time.perf_counter(), time.process_time()
+cache = SummaryCache(FsspecSource(logdir, {"client_kwargs": {"endpoint_url": endpoint}}) if endpoint else logdir)
+cache.reload()
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+assert cache.error == "" and cache.jobs and all(v.loaded for v in cache.jobs.values()), cache.error
+print(json.dumps([wall, cpu]))
+"""
+
+
+def pid_cpu(pid: int) -> float:
+    """CPU seconds of one process so far (the moto server's: what serving cost)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def get_floor(url: str) -> None:
+    """The bytes of one object by a plain GET into one buffer, nothing parsed: this peer's floor."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port)
+    conn.request("GET", parts.path)
+    answer = conn.getresponse()
+    size = int(answer.headers["Content-Length"])
+    buffer = memoryview(bytearray(size))
+    got = 0
+    while got < size:
+        count = answer.readinto(buffer[got:got + (1 << 20)])
+        if not count:
+            break
+        got += count
+    conn.close()
+    assert answer.status == 200 and got == size, (answer.status, got, size)
+
+
+def s3_figures(runs: int, before: Path | None = None) -> None:
+    """The 107 MB run from moto (its own process) vs the same file read locally, alternated:
+    the floor (a plain GET of the object, no parsing); a first load in a fresh process, the
+    client and its connection counted (`FIRST_LOAD`); the whole `--summary` and `--export csv`
+    processes. CPU: this side's processes; moto's own CPU beside it. With `before`, that
+    checkout's rows too, in the same rounds."""
     from tui_insight.summary.sources.object_store import FsspecSource
 
     os.environ.update(CREDENTIALS)
+    sides = {"after": HERE.parent, **({"before": before.resolve()} if before else {})}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         server = MotoProcess(tmp / "moto.log")
@@ -107,14 +162,50 @@ def s3_figures(runs: int) -> None:
             big = tmp / "big"
             path = write_big(big)
             upload(server.options, big, "bench/big")
-            print(f"S3: the {path.stat().st_size / 1e6:.0f} MB run, local vs s3:// (moto on 127.0.0.1), {runs} runs each")
-            local, remote = [], []
+            url = "s3://bench/big"
+            object_url = f"{server.endpoint}/bench/big/{path.relative_to(big).as_posix()}"
+            storage = ["--storage-option", f"client_kwargs.endpoint_url={server.endpoint}"]
+            out = tmp / "out"
+            print(f"S3: the {path.stat().st_size / 1e6:.0f} MB run, local vs {url} (moto on 127.0.0.1, its own "
+                  f"process), {runs} rounds, alternated; load average {os.getloadavg()[0]:.1f} at the start")
+            rows: dict[str, list[tuple[float, float, float]]] = {}  # name -> (wall, our CPU, moto's CPU)
+
+            def timed(name: str, run) -> None:
+                moto0, cpu0, t0 = pid_cpu(server.proc.pid), tree_cpu(), time.perf_counter()
+                cpu = run()
+                wall = time.perf_counter() - t0
+                rows.setdefault(name, []).append((wall, tree_cpu() - cpu0 if cpu is None else cpu,
+                                                  pid_cpu(server.proc.pid) - moto0))
+
+            def process(side: Path, args: list[str]) -> None:
+                shutil.rmtree(out, ignore_errors=True)
+                done = subprocess.run([sys.executable, "-m", "tui_insight", *args], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, cwd=tmp,
+                                      env={**os.environ, "PYTHONPATH": str(side)})
+                assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
+
             for _ in range(runs):
-                local.append(load_seconds(str(big)))
-                remote.append(load_seconds(FsspecSource("s3://bench/big", server.options)))
-            lm, rm = statistics.median(local), statistics.median(remote)
-            print(f"  local {', '.join(f'{t:.2f}' for t in local)} s; s3 {', '.join(f'{t:.2f}' for t in remote)} s")
-            print(f"  median local {lm:.2f} s, s3 {rm:.2f} s: ratio {rm / lm:.2f} (goal <= 2)")
+                timed("floor: a plain GET, nothing parsed", lambda: get_floor(object_url))
+                for side_name, side in sides.items():
+                    for where, logdir, endpoint in (("local", str(big), ""), ("s3", url, server.endpoint)):
+                        name = f"{side_name} first load {where}"
+                        moto0 = pid_cpu(server.proc.pid)
+                        done = subprocess.run([sys.executable, "-c", FIRST_LOAD, logdir, endpoint], capture_output=True,
+                                              text=True, check=True, cwd=tmp, env={**os.environ, "PYTHONPATH": str(side)})
+                        wall, cpu = json.loads(done.stdout)
+                        rows.setdefault(name, []).append((wall, cpu, pid_cpu(server.proc.pid) - moto0))
+                    for mode, args in (("--summary", ["--summary"]), ("--export csv", ["--export", "csv", "--out", str(out)])):
+                        for where, logdir in (("local", [str(big)]), ("s3", [url, *storage])):
+                            timed(f"{side_name} process {mode} {where}",
+                                  lambda side=side, logdir=logdir, args=args: process(side, [*logdir, *args]))
+            median = statistics.median
+            print(f"  {'':44s} {'wall':>6s} {'CPU':>6s} {'moto CPU':>8s}  ratio (wall, to local)")
+            for name, values in rows.items():
+                wall, cpu, moto = (median(v[i] for v in values) for i in range(3))
+                local = name.replace(" s3", " local")
+                ratio = f"{wall / median(v[0] for v in rows[local]):.2f}x" if name.endswith(" s3") and local in rows else ""
+                print(f"  {name:44s} {wall:6.3f} {cpu:6.3f} {moto:8.3f}  {ratio}")
+            print(f"  load average {os.getloadavg()[0]:.1f} at the end")
 
             many = tmp / "many"
             write_many(many, jobs=100, steps=20)
@@ -123,12 +214,12 @@ def s3_figures(runs: int) -> None:
             cache.reload()
             times, requests = [], []
             for _ in range(5):
-                before = server.requests()
+                before_count = server.requests()
                 t0 = time.perf_counter()
                 cache.reload()
                 times.append(time.perf_counter() - t0)
                 time.sleep(0.2)  # the server writes its log line after answering
-                requests.append(server.requests() - before)
+                requests.append(server.requests() - before_count)
             print(f"  idle reload of {len(cache.jobs)} jobs through S3: {statistics.median(times) * 1000:.0f} ms "
                   f"(median of 5), {statistics.median(requests):.0f} request(s) each (goal: one LIST)")
         finally:
@@ -159,7 +250,7 @@ def sshd_for(what: str, own_home: bool = False):
             server.stop()
 
 
-def ssh_figures(runs: int, own_home: bool = False) -> None:
+def ssh_figures(runs: int, own_home: bool = False, before: Path | None = None) -> None:
     """The 100 MB run through `user@host:/path` (a real sshd on 127.0.0.1, tests/sshd.py) vs the
     same file read locally, alternated (medians; goal <= 2x); an idle reload of 100 jobs (round
     trips and ms; goal one, <= 200 ms), beside the time of one bare `ssh HOST true` over the same
@@ -198,7 +289,7 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
         print(f"  CPU seconds (every process: ssh, sshd, shells, ours): local {statistics.median(local_cpu):.2f}, "
               f"ssh {statistics.median(remote_cpu):.2f}, of it this process's (parsing, receiving) "
               f"{statistics.median(ours):.2f} (see --only floor for what moving the bytes costs)")
-        command_line_figures(runs, str(big), [server.target(big), "--ssh-config", str(server.client_config)], tmp)
+        command_line_figures(runs, str(big), [server.target(big), "--ssh-config", str(server.client_config)], tmp, before)
 
         many = tmp / "many"
         write_many(many, jobs=100, steps=20)
@@ -225,28 +316,36 @@ def ssh_figures(runs: int, own_home: bool = False) -> None:
             source.close()
 
 
-def command_line_figures(runs: int, local: str, remote: list[str], tmp: Path) -> None:
+def command_line_figures(runs: int, local: str, remote: list[str], tmp: Path, before: Path | None = None) -> None:
     """What a user waits for, from process start to exit: `tui-insight LOGDIR --summary` (every
     job loaded, a table printed) and `--export csv` (loaded, then the payloads the CSVs hold read
-    and written), LOGDIR local vs over ssh, alternated. Python's and our imports are in the clock,
-    so the connection the command line starts before them overlaps with them."""
+    and written), LOGDIR local vs over ssh, alternated (and `before`'s checkout, in the same
+    rounds). Python's and our imports are in the clock, so the connection the command line
+    starts before them overlaps with them. CPU: every process (ssh, sshd, shells, ours)."""
     out = tmp / "out"
     cases = {"--summary": ["--summary"], "--export csv": ["--export", "csv", "--out", str(out)]}
-    times: dict[tuple[str, str], list[float]] = {}
+    sides = {"": HERE.parent, **({"before ": before.resolve()} if before else {})}
+    times: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
     for _ in range(runs):
-        for name, args in cases.items():
-            for where, logdir in (("local", [local]), ("ssh", remote)):
-                shutil.rmtree(out, ignore_errors=True)
-                t0 = time.perf_counter()
-                done = subprocess.run([sys.executable, "-m", "tui_insight", *logdir, *args], stdin=subprocess.DEVNULL,
-                                      capture_output=True, text=True, cwd=HERE.parent)
-                times.setdefault((name, where), []).append(time.perf_counter() - t0)
-                assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
-    for name in cases:
-        lm, rm = statistics.median(times[name, "local"]), statistics.median(times[name, "ssh"])
-        print(f"  process start to exit, `tui-insight LOGDIR {name}`: local "
-              f"{', '.join(f'{t:.2f}' for t in times[name, 'local'])} s; ssh "
-              f"{', '.join(f'{t:.2f}' for t in times[name, 'ssh'])} s; median {lm:.2f} vs {rm:.2f} s: ratio {rm / lm:.2f}")
+        for side, code in sides.items():
+            for name, args in cases.items():
+                for where, logdir in (("local", [local]), ("ssh", remote)):
+                    shutil.rmtree(out, ignore_errors=True)
+                    cpu, t0 = tree_cpu(), time.perf_counter()
+                    done = subprocess.run([sys.executable, "-m", "tui_insight", *logdir, *args], stdin=subprocess.DEVNULL,
+                                          capture_output=True, text=True, cwd=HERE.parent,
+                                          env={**os.environ, "PYTHONPATH": str(code)})
+                    times.setdefault((side, name, where), []).append((time.perf_counter() - t0, tree_cpu() - cpu))
+                    assert done.returncode in (0, 1), done.stderr  # --summary: 1 when a job has a failing badge
+    median = statistics.median
+    for side in sides:
+        for name in cases:
+            local_runs, ssh_runs = times[side, name, "local"], times[side, name, "ssh"]
+            lm, rm = median(t for t, _ in local_runs), median(t for t, _ in ssh_runs)
+            print(f"  {side}process start to exit, `tui-insight LOGDIR {name}`: local "
+                  f"{', '.join(f'{t:.2f}' for t, _ in local_runs)} s; ssh {', '.join(f'{t:.2f}' for t, _ in ssh_runs)} s; "
+                  f"median {lm:.2f} vs {rm:.2f} s: ratio {rm / lm:.2f}; CPU {median(c for _, c in local_runs):.2f} vs "
+                  f"{median(c for _, c in ssh_runs):.2f} s")
 
 
 def tree_cpu() -> float:
@@ -343,13 +442,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", choices=["s3", "ssh", "floor"])
+    parser.add_argument("--before", type=Path, help="a checkout to compare with, in the same rounds (S3; ssh: "
+                        "the whole processes), e.g. main in a detached worktree")
     parser.add_argument("--own-home", action="store_true",
                         help="ssh sessions with this user's HOME (its shell startup files run for every request)")
     args = parser.parse_args()
     if args.only in (None, "s3"):
-        s3_figures(args.runs)
+        s3_figures(args.runs, args.before)
     if args.only in (None, "ssh"):
-        ssh_figures(args.runs, args.own_home)
+        ssh_figures(args.runs, args.own_home, args.before)
     if args.only == "floor":
         floor_figures(args.runs)
     return 0

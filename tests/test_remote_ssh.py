@@ -800,3 +800,22 @@ def test_a_host_reads_the_same_bytes_whichever_cipher_it_offers(logs, tmp_path, 
         src.close()
         host.stop()
     assert f"kex: client->server cipher: {negotiated} " in host.log.read_text()
+
+
+def test_a_source_that_holds_its_streams_exports_the_payloads_with_no_request(server, spread_histograms, tmp_path):
+    """`hold_streams` (the command line's, for --export): the range the load streamed is held,
+    so the export's payload reads that follow need no request; the app's sources give it back."""
+    from tui_insight.export import export_snapshot
+
+    root = spread_histograms
+    source = SshSource(server.target(root / "logs"), server.ssh_options(), hold_streams=True)
+    try:
+        cache = SummaryCache(source)
+        cache.reload()
+        sent = source.round_trips
+        export_snapshot(cache, tmp_path / "remote", plugins={"histogram"})
+        assert source.round_trips == sent
+    finally:
+        source.close()
+    assert (tmp_path / "remote" / "histograms.csv").read_text() == (root / "local" / "histograms.csv").read_text()
+    assert _spools() == []

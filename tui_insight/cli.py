@@ -208,7 +208,8 @@ def make_source(logdir: str, args: argparse.Namespace, connection=None):
     if kind == "ssh":
         from .summary.sources.ssh import SshSource
 
-        return SshSource(logdir, ssh_options(args), connection, limits)
+        # An export reads each job's payloads right after loading it: from the streamed bytes, held.
+        return SshSource(logdir, ssh_options(args), connection, limits, hold_streams=bool(args.export))
     return logdir
 
 

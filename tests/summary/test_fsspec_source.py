@@ -1,5 +1,6 @@
 """The cache over an fsspec URL (`FsspecSource`), on fsspec's `memory://` filesystem: logs are
 written locally by our writer and uploaded whole, as a job writing to an object store does."""
+import mmap
 import os
 import sys
 import uuid
@@ -165,6 +166,33 @@ def test_a_range_cache_fetches_blocks_once_and_rereads_a_short_last_block():
     data += os.urandom(100)  # appended: the last block was short
     assert ranges.read("f", 990, 1100) == bytes(data[990:1100])
     assert fetched[-1] == (960, 1152)
+
+
+def test_a_held_range_answers_reads_within_it_until_the_file_changes():
+    data = os.urandom(4096)
+    fetched = []
+
+    def fetch(path, start, end):
+        fetched.append((path, start, end))
+        return data[start:end]
+
+    def buffer(start, end):
+        held = mmap.mmap(-1, end - start)
+        held[:] = data[start:end]
+        return held
+
+    ranges = RangeCache(fetch, block=64, max_bytes=1 << 20, max_held=3000)
+    first = buffer(1000, 3000)
+    ranges.hold("f", 1000, 2000, first)
+    assert ranges.read("f", 1500, 2500) == data[1500:2500] and fetched == []
+    ranges.prefetch([("f", 1000, 3000)])
+    assert fetched == []  # held: nothing to fetch
+    assert ranges.read("f", 900, 1100) == data[900:1100] and fetched  # past its start: fetched
+    ranges.hold("g", 0, 2000, buffer(0, 2000))  # past max_held together: the older one let go
+    assert first.closed and ranges.read("g", 0, 10) == data[:10]
+    fetched.clear()
+    ranges.forget("g")  # rewritten
+    assert ranges.read("g", 0, 10) == data[:10] and fetched == [("g", 0, 64)]
 
 
 def test_storage_options_nest_dotted_keys_and_convert_values():

@@ -32,7 +32,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import BinaryIO, Callable, Protocol
+from typing import Any, BinaryIO, Callable, Protocol
 
 from ..formats.framing import open_regular
 from ..numbers import INT64_MAX
@@ -152,22 +152,61 @@ class RangeCache:
     """Recently read blocks of remote files, for payloads decoded on demand: a histogram or an
     image is a few KB, and the records near it are usually wanted next (one request fetches the
     block). Append-only files: a block read short (the file ended there) is fetched again when
-    more of it is wanted; a rewritten file's blocks are dropped (`forget`). Thread-safe."""
+    more of it is wanted; a rewritten file's blocks are dropped (`forget`). Thread-safe.
+
+    A range a load streamed whole can be `hold`: its buffer, handed over, answers the reads and
+    prefetches within it with no request (an export decodes every payload of a job right after
+    loading it: block by block, a 107 MB file's histograms cost S3 dozens of GETs, each of
+    which some servers serve by reading the whole object). The latest `max_held` bytes are held."""
 
     def __init__(self, fetch: Callable[[str, int, int], bytes], block: int = 1 << 18, max_bytes: int = 32 << 20,
-                 fetch_many: Callable[[list[tuple[str, int, int]]], list] | None = None):
+                 fetch_many: Callable[[list[tuple[str, int, int]]], list] | None = None,
+                 max_held: int = 128 << 20):
         self._fetch = fetch  # (path, start, end) -> the bytes, in one request
         self._fetch_many = fetch_many  # [(path, start, end)] -> the bytes (or an OSError) of each, at once
         self.block = block
         self.max_bytes = max_bytes
+        self.max_held = max_held
         self._blocks: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._bytes = 0
+        self._held: OrderedDict[str, tuple[int, int, Any, int]] = OrderedDict()  # path -> (start, size, buffer, skip)
+        self._held_bytes = 0
         self._lock = threading.Lock()
+
+    def hold(self, path: str, start: int, size: int, buffer: Any, skip: int = 0) -> None:
+        """Bytes [start, start + size) of `path` are `buffer[skip:skip + size]` (an mmap, closed
+        when let go; sliced for bytes): reads within them are answered from it."""
+        with self._lock:
+            self._let_go(path)
+            if size <= 0 or size > self.max_held:
+                buffer.close()
+                return
+            self._held[path] = (start, size, buffer, skip)
+            self._held_bytes += size
+            while self._held_bytes > self.max_held:
+                self._let_go(next(iter(self._held)))
+
+    def _let_go(self, path: str) -> None:
+        """(holding the lock)"""
+        held = self._held.pop(path, None)
+        if held is not None:
+            self._held_bytes -= held[1]
+            held[2].close()
+
+    def _held_range(self, path: str, start: int, end: int) -> bytes | None:
+        with self._lock:
+            held = self._held.get(path)
+            if held is None or not held[0] <= start <= end <= held[0] + held[1]:
+                return None
+            return held[2][held[3] + start - held[0]:held[3] + end - held[0]]
 
     def read(self, path: str, start: int, end: int) -> bytes:
         """Bytes [start, end) of `path` (fewer where the file ends)."""
         if end <= start:
             return b""
+        held = self._held_range(path, start, end)
+        if held is not None:
+            return held
         first, last = start // self.block, (end - 1) // self.block
         parts: list[bytes] = []
         i = first
@@ -204,7 +243,11 @@ class RangeCache:
         if self._fetch_many is None:
             return
         wanted: set[tuple[str, int]] = set()
+        with self._lock:
+            spans = {path: (held[0], held[0] + held[1]) for path, held in self._held.items()}
         for path, start, end in ranges:
+            if path in spans and spans[path][0] <= start and end <= spans[path][1]:
+                continue  # held
             wanted.update((path, k) for k in range(start // self.block, (max(end, start + 1) - 1) // self.block + 1))
         with self._lock:
             missing = sorted(key for key in wanted if key not in self._blocks)
@@ -236,8 +279,15 @@ class RangeCache:
                 _, gone = self._blocks.popitem(last=False)
                 self._bytes -= len(gone)
 
+    def let_go(self) -> None:
+        """Every held range let go (the source is closed)."""
+        with self._lock:
+            for path in list(self._held):
+                self._let_go(path)
+
     def forget(self, path: str) -> None:
         with self._lock:
+            self._let_go(path)
             for key in [k for k in self._blocks if k[0] == path]:
                 self._bytes -= len(self._blocks.pop(key))
 

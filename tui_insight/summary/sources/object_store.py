@@ -19,16 +19,18 @@ import io
 import math
 import os
 import posixpath
+import ssl
 import threading
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from .discovery import Discovery
 from .local import ListedFiles, RangeCache, RangeFile, SourceError
 from .location import is_url  # noqa: F401 (where it was; the tests import it from here)
+from .object_stream import STREAM_FROM, StreamedRange, StreamError, stream_url, tls_context
 from .remote_limits import LIST_BYTES, RequestLimits, limits_from
-from .remote_listing import bad_entries, jobs_from_listing, listed_mtime, listed_size, path_part, real_key
+from .remote_listing import MARKER, bad_entries, jobs_from_listing, listed_mtime, listed_size, path_part, real_key
 
 EXTRA = "pip install 'tui-insight[remote]'"
 BACKENDS = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "az": "adlfs",
@@ -128,6 +130,8 @@ class FsspecSource:
         self._listed: int | None = None  # files in the last listing (its successor's time)
         self._ranges = RangeCache(self._fetch, fetch_many=self._fetch_many)
         self._files = ListedFiles(self._ranges)  # the last listing: `stat` answers from it
+        self._streams = True  # large ranges are streamed by one GET (`object_stream`) until that cannot be
+        self._tls: ssl.SSLContext | None = None
 
     def discover(self, listings: dict, turn: int | None = None) -> Discovery:
         try:
@@ -208,11 +212,43 @@ class FsspecSource:
         self._ranges.prefetch(ranges)
 
     def open_range(self, path: str, start: int, end: int) -> BinaryIO:
+        if STREAM_FROM <= end - start <= ONE_GET and self._streams and MARKER not in path:
+            stream = self._stream(path, start, end)
+            if stream is not None:
+                return cast(BinaryIO, stream)  # (a RawIOBase with the reads the scanner makes)
         window = end - start if end - start <= ONE_GET else WINDOW
         first = self._fetch(path, start, start + window) if end > start else b""  # fails here: the file's error
         if start + len(first) >= end:
             return RangeFile(first, start)
         return WindowedRange(self._fetch, path, start, end, first)
+
+    def _stream(self, path: str, start: int, end: int) -> StreamedRange | None:
+        """The range streamed from one GET while it is scanned, or None where this filesystem
+        cannot give a URL for it (`object_stream.stream_url`: s3fs's reads are used)."""
+        try:
+            url = stream_url(self.fs, path)
+        except Exception:  # noqa: BLE001 (no credentials, a backend error: s3fs's own read says why)
+            return None
+        if url is None:
+            self._streams = False  # not s3fs, or its reads need more than a URL
+            return None
+        if url.startswith("https:") and self._tls is None:
+            self._tls = tls_context(self.fs)
+        try:
+            return StreamedRange(url, start, end, self.limits.timeout, self._seconds(end - start), self._tls,
+                                 failed=self._stream_failed,
+                                 keep=lambda at, size, buffer: self._ranges.hold(path, at, size, buffer))
+        except StreamError as exc:
+            if exc.status is None:
+                raise
+            # Refused (a URL's signature this store does not take, a missing object): s3fs's own
+            # read, whose answer is the one reported.
+            self._streams = exc.status not in (400, 401, 403)
+            return None
+
+    def _stream_failed(self, error: StreamError) -> None:
+        if error.transient and error.status is None:
+            self.status = RECONNECTING
 
     def read(self, path: str, start: int = 0, end: int | None = None) -> bytes:
         if end is None:
@@ -237,7 +273,7 @@ class FsspecSource:
             raise OSError(_describe(exc)) from None
 
     def close(self) -> None:
-        pass
+        self._ranges.let_go()
 
 
 class _Prefetch:

@@ -53,6 +53,7 @@ lists again; the cache then reads from its saved offsets.
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import posixpath
 import shutil
@@ -61,7 +62,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 
 from ..limits import MAX_DIRS_WALKED
 from . import ssh_listing
@@ -136,10 +137,14 @@ class SshSource:
     is_local = False
 
     def __init__(self, target: str, ssh_options: Sequence[str] = (), connection: SshConnection | None = None,
-                 limits: RequestLimits | None = None):
+                 limits: RequestLimits | None = None, hold_streams: bool = False):
         """`connection`: the one the command line started early for `target` (else a new one);
-        `limits`: the bounds of one request (else `remote_limits.limits_from` the environment)."""
+        `limits`: the bounds of one request (else `remote_limits.limits_from` the environment);
+        `hold_streams`: a streamed range stays whole in its spool and is held once scanned (up to
+        the range cache's `max_held`), for an export, whose payload reads follow each job's load;
+        else the spool's pages are given back as it is read (the app's memory stays bounded)."""
         self.location = target
+        self.hold_streams = hold_streams
         try:
             self.limits = limits if limits is not None else limits_from()
         except ValueError as exc:
@@ -581,8 +586,10 @@ class SshSource:
         errors = session.errors
         bound = _Bound(end - start, self.limits.read_bytes(end - start, 1), self.limits.seconds(end - start),
                        lambda why: self._failed(why), lambda: setattr(self, "heard", time.monotonic()))
+        keep = (lambda at, size, spool, skip: self._ranges.hold(path, at, size, spool, skip)) \
+            if self.hold_streams and end - start <= self._ranges.max_held else None
         stream = _SpooledRange(session.proc, session.spool, start, bound,
-                               lambda returncode: self._finished(returncode, errors, connected))
+                               lambda returncode: self._finished(returncode, errors, connected), keep)
         try:
             header = stream.header()
         except BaseException:
@@ -611,6 +618,7 @@ class SshSource:
         with self._pid_lock:
             self._reap_check(wait=True)
             self._started, self._master_pid, self._pid_wanted = False, None, False
+        self._ranges.let_go()
         self._connection.close()
 
 
@@ -680,8 +688,12 @@ class _SpooledRange(io.RawIOBase):
     the last whole record, where the next reload goes on; `close` then raises the request's
     error, if any."""
 
-    def __init__(self, proc: "subprocess.Popen | Relayed", spool: int, start: int, bound: _Bound, finished):
+    def __init__(self, proc: "subprocess.Popen | Relayed", spool: int, start: int, bound: _Bound, finished,
+                 keep: Callable[[int, int, mmap.mmap, int], None] | None = None):
+        """`keep(start, size, spool, skip)` takes the whole range at `close` (the spool mapped, the
+        range `skip` bytes into it); its pages are then not given back as it is read."""
         self._proc, self._spool, self._finished, self._bound = proc, spool, finished, bound
+        self._keep = keep
         self._error: SshError | None = None  # past its bounds: stopped, and `close` raises this
         self._start = self._pos = self._end = start
         self._base = 0  # where the range's first byte is in the spool (after the header)
@@ -772,7 +784,7 @@ class _SpooledRange(io.RawIOBase):
                 done += got
         self._pos += size
         behind = self._base + self._pos - self._start - STREAM_KEEP
-        if behind - self._punched >= PUNCH_EVERY:
+        if behind - self._punched >= PUNCH_EVERY and self._keep is None:
             behind -= behind % PUNCH_EVERY
             _punch(self._spool, self._punched, behind - self._punched)
             self._punched = behind
@@ -788,6 +800,10 @@ class _SpooledRange(io.RawIOBase):
         elif complete:
             self._let_end()
         returncode = self._proc.wait()
+        if complete and returncode == 0 and self._error is None and self._keep is not None:
+            size = min(self._end - self._start, os.fstat(self._spool).st_size - self._base)  # (mapped bytes exist)
+            if size > 0:
+                self._keep(self._start, size, mmap.mmap(self._spool, self._base + size, prot=mmap.PROT_READ), self._base)
         os.close(self._spool)
         if self._error is not None:
             raise self._error
