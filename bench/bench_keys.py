@@ -15,6 +15,12 @@ lists for it) is pressed once, in binding order. A key that opens a dialog is fo
 idle for `SETTLE` (no frame): key → settled paint. The app's clock is fixed (as in the UI
 tests), so no frame comes from time passing alone. Printed per view: keys,
 median, 90th percentile and worst with its key; then the worst of all.
+
+`--opens` times opening instead (`bench_opens`), same clock: `enter` on the job in the job list
+to the settled dashboard, each view's key at its first visit and again, `escape` back to the
+job list, `enter` again, `l` (lineage) and its `escape`; on a LOGDIR of several jobs, two marked
+and `c` (a comparison). Each is printed with its first frame and its settled frame; `--repeat N`
+runs it N times and prints medians and worst.
 """
 from __future__ import annotations
 
@@ -152,11 +158,93 @@ def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list) -> Non
         report(name, timings, worst)
 
 
+Opened = tuple[float | None, float | None, float]  # first frame, settled frame (None: no frame), CPU
+
+
+async def time_open(pilot, clock: FrameClock, *keys: str) -> Opened:
+    """Press `keys`; the first and the settled frame after the first key and the process's CPU
+    time until it settled (the idle wait for `SETTLE` costs none), in seconds."""
+    started, cpu = time.perf_counter(), time.process_time()
+    await pilot.press(*keys)
+    settled = await settle(pilot, clock, started)
+    first = next((t - started for t in clock.frames if t >= started), None)
+    return first, settled, time.process_time() - cpu
+
+
+def bench_opens_once(logdir: Path, job: str, size: tuple[int, int]) -> dict[str, Opened]:
+    """One app: the opens of `job` (see the module's docstring), by name."""
+    from uihelp import make_app, run_pilot, wait_for
+
+    from tui_insight.ui.screens.dashboard import DashboardScreen
+    from tui_insight.ui.screens.jobs import JobsScreen
+    from tui_insight.ui.views.registry import JOB_VIEWS
+
+    app = make_app(logdir)
+    clock = FrameClock(app)
+
+    async def body(pilot):
+        results: dict[str, Opened] = {}
+        await pilot.press("slash", *job.lstrip("./"), "enter")  # the cursor on the job
+        await settle(pilot, clock, time.perf_counter())
+        results["enter (open)"] = await time_open(pilot, clock, "enter")
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen), "enter did not open the dashboard"
+        opened = dashboard.current
+        keys = [spec for spec in JOB_VIEWS
+                if spec.view_id != opened and dashboard.check_action("show_view", (spec.view_id,))]
+        for visit in ("first", "again"):
+            for spec in keys + [spec for spec in JOB_VIEWS if spec.view_id == opened]:
+                if visit == "first" and spec.view_id == opened:
+                    continue
+                results[f"{spec.key} {spec.view_id} ({visit})"] = await time_open(pilot, clock, spec.key)
+                if app.screen is not dashboard:  # a view's key that left the dashboard
+                    await pilot.press("escape")
+        results["escape (to jobs)"] = await time_open(pilot, clock, "escape")
+        assert isinstance(app.screen, JobsScreen)
+        results["enter (again)"] = await time_open(pilot, clock, "enter")
+        await time_open(pilot, clock, "escape")
+        results["l lineage"] = await time_open(pilot, clock, "l")
+        results["l escape"] = await time_open(pilot, clock, "escape")
+        if len(app.cache.jobs) > 1:
+            await pilot.press("escape")  # the filter off: every job
+            await wait_for(pilot, lambda: app.screen.table.row_count > 1)
+            await pilot.press("home", "space", "down", "space")
+            await settle(pilot, clock, time.perf_counter())
+            results["c (compare 2)"] = await time_open(pilot, clock, "c")
+            results["c escape"] = await time_open(pilot, clock, "escape")
+        return results
+
+    return run_pilot(app, body, size=size)
+
+
+def bench_opens(logdir: Path, job: str, size: tuple[int, int], repeat: int, worst: list) -> None:
+    runs = [bench_opens_once(logdir, job, size) for _ in range(repeat)]
+    print(f"opens: {logdir.name}/{job.lstrip('./')} at {size[0]}x{size[1]}, {repeat} run(s): "
+          "first frame / settled / CPU, median (worst), ms")
+
+    def ms(values: list[float | None]) -> str:
+        timed = [v * 1000 for v in values if v is not None]
+        if not timed:
+            return "no frame".rjust(17)
+        return f"{statistics.median(timed):7.1f} ({max(timed):6.1f})"
+
+    for name in runs[0]:
+        firsts = [run[name][0] for run in runs if name in run]
+        settled = [run[name][1] for run in runs if name in run]
+        cpu = [run[name][2] for run in runs if name in run]
+        print(f"  {name:<26} {ms(firsts)} / {ms(settled)} / {ms(cpu)}")
+        timed = [v for v in settled if v is not None]
+        if timed:
+            worst.append((max(timed), f"{logdir.name}/{job.lstrip('./')}", name))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", default="160x48")
     parser.add_argument("--logdir", type=Path)
     parser.add_argument("--job", action="append")
+    parser.add_argument("--opens", action="store_true", help="time opening views (bench_opens), not keys in them")
+    parser.add_argument("--repeat", type=int, default=1, help="with --opens: runs per job")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     from fixture_paths import EXTRAS_LOGS, FIXTURES, MINDSPORE_LOGS
@@ -170,6 +258,16 @@ def main() -> None:
                 (EXTRAS_LOGS, "./landscape_step"), (EXTRAS_LOGS, "./profiled")]
         jobs += [(TENSORBOARD_LOGS, job) for job in sorted(tensorboard_jobs(TENSORBOARD_LOGS))]
     worst: list = []
+    if args.opens:
+        from tui_insight.ui.screens import load_dashboard
+
+        load_dashboard()  # imported, as the job list's preload has done by the time a user opens a job
+        for logdir, job in jobs:
+            bench_opens(logdir, job, (width, height), args.repeat, worst)
+        slowest, name, key = max(worst)
+        over = sum(1 for t, _, _ in worst if t > 0.05)
+        print(f"worst open: {slowest * 1000:.1f} ms ({name}, {key}); opens over 50 ms: {over} of {len(worst)}")
+        return
     for logdir, job in jobs:
         bench_job(logdir, job, (width, height), worst)
     slowest, name, key = max(worst)

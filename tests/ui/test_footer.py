@@ -188,3 +188,27 @@ def test_the_key_bar_shows_only_whole_keys_and_keeps_help(ui_logs):
     assert sum(len(k) + len(d) + 3 for k, d in narrow) <= width - len("^p Commands") - 2
     for key, description in narrow:
         assert f"{key} {description}" in narrow_text
+
+
+def test_new_keys_are_written_into_the_key_widgets_already_shown():
+    """Focus moving to a pane with other keys rewrites the mounted key widgets (one more is
+    mounted for the extra key) instead of mounting a new set, and each shows its new key."""
+    async def body(app, pilot):
+        left, right = app.query_one(Left), app.query_one(Right)
+        right.show_extra = True
+        app.screen.set_focus(left)
+        for _ in range(5):
+            await pilot.pause()
+        before = list(app.query("FooterKey"))
+        app.screen.set_focus(right)
+        for _ in range(5):
+            await pilot.pause()
+        after = list(app.query("FooterKey"))
+        rendered = [str(key.render()) for key in after]
+        return before, after, rendered
+
+    before, after, rendered = run(body)
+    assert {id(key) for key in before} <= {id(key) for key in after}  # the same widgets, kept
+    assert len(after) == len(before) + 1  # "Right key" and "Extra key" where "Left key" was
+    assert [key.description for key in after if not key.has_class("-command-palette")] == ["Right key", "Extra key"]
+    assert any("Right key" in text for text in rendered) and not any("Left key" in text for text in rendered)

@@ -12,8 +12,10 @@ Shims:
 - `app_keymap` (Textual 8.2): the keymap the app was given (`App._keymap`), for `?`.
 - `own_bindings` (Textual 8.2): a node's own bindings, focused or not (`DOMNode._bindings`), for `?`.
 - `CoalescingFooter` (Textual 8.2): a Footer that rebuilds once per burst of binding changes
-  (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`)
-  and shows only the keys that fit whole (filters what `Footer.compose` yields: `FooterKey`).
+  (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`),
+  before the next frame rather than after it, by rewriting the mounted `FooterKey`s where it
+  can (`rewrite_key`: their plain attributes), and shows only the keys that fit whole (filters
+  what `Footer.compose` yields: `FooterKey`).
 - `add_signal` (plotext 6.1): register a plot signal without `draw`'s colour scan (`fig._signals._add`).
 - `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
   nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
@@ -23,6 +25,8 @@ Shims:
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
 - `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
   nothing (Textual pops whatever screen is on top). Applied when this module is imported.
+- `StyledOnceScreen` (Textual 8.2): a pushed screen's first `ScreenResume` does not restyle
+  every widget just styled at mount (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 """
 from __future__ import annotations
@@ -95,7 +99,9 @@ class CoalescingFooter(Footer):
     was being built. Here changes that arrive before a pending rebuild has read the bindings join
     it; one that arrives after schedules one more, so the footer always ends on the current
     keys. And a rebuild that would show the same keys (focus moving between widgets of one view,
-    or into a text box whose own keys are hidden) is skipped.
+    or into a text box whose own keys are hidden) is skipped. A rebuild runs before the next
+    frame (Textual's waits for a frame, so the keys changed one layout and paint after the view
+    they belong to) and rewrites the key widgets already mounted (`_update_in_place`).
 
     Keys are shown in their order while they fit whole, so the bar never cuts a word; `? Help`
     (which lists every key) is kept whenever the screen shows it. Textual 8.2 lays each
@@ -118,10 +124,18 @@ class CoalescingFooter(Footer):
         if self._rebuild_pending:
             self._changed_meanwhile = True
             return
+        self._bindings_ready = True  # what `Footer.bindings_changed` sets, read by `Footer.compose`
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return  # Textual's own footer does not rebuild then either
         self._rebuild_pending = True
         self._changed_meanwhile = False
-        super().bindings_changed(screen)  # schedules the recompose (or nothing, when unfocused)
-        self.call_after_refresh(self._rebuilt, screen)  # runs after the recompose
+        # Before the next frame, not after it (Textual's `call_after_refresh`): the keys then
+        # change in the frame that shows the new view, not one layout and paint later.
+        self.call_next(self._rebuild, screen)
+
+    async def _rebuild(self, screen: Screen) -> None:
+        await self.recompose()
+        self._rebuilt(screen)
 
     def compose(self) -> ComposeResult:
         self._changed_meanwhile = False  # this build reads the bindings as they are now
@@ -135,7 +149,40 @@ class CoalescingFooter(Footer):
     async def recompose(self) -> None:
         if self.children and self._shown() == self._composed:
             return  # the same keys as shown (focus moved between widgets with the same keys)
+        if self.children and await self._update_in_place():
+            return
         await super().recompose()
+
+    async def _update_in_place(self) -> bool:
+        """Show the new keys in the key widgets already mounted (more mounted, surplus removed).
+
+        A recompose removes every `FooterKey` and mounts ~35 new ones, each styled and laid out
+        twice (mounted, then sized): 20-80 ms at 160 columns, after the view's own frame, on
+        every view switch and screen change. Rewriting the text of the mounted ones costs one
+        layout. Only where both the old and the new footer are plain keys (the palette key last,
+        no binding groups); False otherwise, and the caller recomposes.
+        """
+        children, composed = list(self.children), list(self.compose())
+        old = [w for w in children if isinstance(w, FooterKey) and type(w) is FooterKey]
+        new = [w for w in composed if isinstance(w, FooterKey) and type(w) is FooterKey]
+        if len(old) != len(children) or len(new) != len(composed):
+            return False  # binding groups (`KeyGroup`, `FooterLabel`)
+        old_keys = [w for w in old if not w.has_class("-command-palette")]
+        new_keys = [w for w in new if not w.has_class("-command-palette")]
+        if old_keys != old[:len(old_keys)] or new_keys != new[:len(new_keys)] or \
+                len(old) - len(old_keys) != len(new) - len(new_keys):
+            return False  # the palette key is docked last, or absent in both
+        for mounted, wanted in zip(old[len(old_keys):], new[len(new_keys):]):
+            rewrite_key(mounted, wanted)
+        for mounted, wanted in zip(old_keys, new_keys):
+            rewrite_key(mounted, wanted)
+        for surplus in old_keys[len(new_keys):]:
+            await surplus.remove()
+        extra = new_keys[len(old_keys):]
+        if extra:
+            after = old_keys[-1] if old_keys else None
+            await (self.mount_all(extra, after=after) if after is not None else self.mount_all(extra, before=0))
+        return True
 
     def _shown(self) -> tuple | None:
         """What the footer would show: the shown bindings as displayed, and the palette key."""
@@ -151,6 +198,20 @@ class CoalescingFooter(Footer):
         self._rebuild_pending = False
         if self._changed_meanwhile:
             self.bindings_changed(screen)
+
+
+def rewrite_key(mounted: FooterKey, wanted: FooterKey) -> None:
+    """Make the mounted `FooterKey` show what `wanted` (made by `Footer.compose`, never mounted)
+    would: Textual 8.2 keeps a key's text in plain attributes read by `render`, its disabled
+    state in `_disabled` and the `-disabled` class."""
+    shown = (mounted.key, mounted.key_display, mounted.description, mounted.action, mounted._disabled)
+    wanted_shown = (wanted.key, wanted.key_display, wanted.description, wanted.action, wanted._disabled)
+    if shown != wanted_shown:
+        mounted.key, mounted.key_display, mounted.description, mounted.action, mounted._disabled = wanted_shown
+        mounted.set_class(wanted._disabled, "-disabled")
+        mounted.refresh(layout=True)
+    if mounted.tooltip != wanted.tooltip:
+        mounted.tooltip = wanted.tooltip
 
 
 def footer_key_width(key: Any) -> int:
@@ -301,7 +362,29 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
-           "is_leaving", "quiet_after_leaving", "answer_once"]
+           "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen"]
+
+
+# -- screens (Textual 8.2) ---------------------------------------------------------------------
+
+class StyledOnceScreen(Screen):
+    """A screen whose first showing does not style every widget a second time.
+
+    Textual 8.2's `App.push_screen` sends the new screen `ScreenResume(refresh_styles=True)`,
+    and `Screen._on_screen_resume` then restyles the whole tree (`update_node_styles`), after
+    every widget was styled as it mounted: the dashboard of the 100 MB run (96 widgets, 50
+    charts) paid for its CSS twice before its first frame. The first resume of a screen here
+    keeps the styles its widgets were given; later ones (a screen shown again) restyle as
+    Textual does.
+    """
+
+    _resumed_before = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._resumed_before:
+            self._resumed_before = True
+            event.refresh_styles = False  # styled as they mounted, just now
+        super()._on_screen_resume(event)
 
 
 # -- messages (Textual 8.2) --------------------------------------------------------------------

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 
 from ...summary.queries import ranks
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
+from .._textual_compat import StyledOnceScreen
 from ..common.focus import focus_now
 from ..common.names import apart
 from ..common.palette import job_colour
@@ -115,9 +115,12 @@ def not_shown_note(train_ids: tuple[str, ...], views) -> str:
     return "\n".join(["[b]Not shown, and what could not be read[/b]  (the line under the title)", *lines])
 
 
-class DashboardScreen(Screen):
+class DashboardScreen(StyledOnceScreen):
     HELP_GROUP = "Dashboard"
-    AUTO_FOCUS = None  # the view decides (`focus_view`), so keys never land in a filter box by accident
+    # The view decides (`focus_view`), so keys never land in a filter box by accident; "" and not
+    # None (the app's "*"): the first view is composed with the screen, and its tag list would
+    # take the keys before the view chose.
+    AUTO_FOCUS = ""
     BINDINGS = [
         *(Binding(spec.key, f"show_view('{spec.view_id}')", spec.title, id=f"dashboard.{spec.view_id}")
           for spec in JOB_VIEWS),
@@ -154,6 +157,8 @@ class DashboardScreen(Screen):
         return len(self.train_ids) > 1
 
     def compose(self) -> ComposeResult:
+        # Held before the first view is built below: it reads the jobs' series as it composes.
+        self.app.cache.hold(self, self.train_ids)  # their series stay in memory while shown
         workspace = getattr(self.app, "workspace", None)
         if self.comparing and workspace is not None:
             self.runs = RunsState.of(self.train_ids, workspace.get(workspace_scope(self.train_ids), "dashboard"))
@@ -169,7 +174,11 @@ class DashboardScreen(Screen):
         yield Tabs(*(Tab(f"{spec.key} {spec.title}", id=f"tab-{spec.view_id}") for spec in JOB_VIEWS),
                    active=f"tab-{self.initial}", id="view-tabs")
         with Horizontal(id="dashboard-body"):
-            yield ContentSwitcher(id="views")
+            # The first view is composed with the screen, so the first frame shows it (mounted
+            # after the screen, it came one layout and paint later); the others at their first visit.
+            with ContentSwitcher(id="views", initial=f"view-{self.initial}"):
+                yield build_view(spec_by_id(self.initial), self.app.cache, self.train_ids, self.app,
+                                 self.tag_filter, self._shown)
             yield Static("", id="dashboard-no-run")
             if self.comparing:
                 yield RunPicker()
@@ -178,7 +187,6 @@ class DashboardScreen(Screen):
         yield InsightFooter()
 
     def on_mount(self) -> None:
-        self.app.cache.hold(self, self.train_ids)  # their series stay in memory while shown
         self.query_one(Tabs).can_focus = False
         self._show_runs(None, self.runs)
         self.show_view(self.initial)
@@ -425,7 +433,7 @@ class DashboardScreen(Screen):
         return view.export_scope(), view.describe_export()
 
 
-class ViewScreen(Screen):
+class ViewScreen(StyledOnceScreen):
     """A view over every job (lineage, `l`)."""
 
     HELP_GROUP = "Lineage"

@@ -146,16 +146,20 @@ class HistogramsView(TagGridView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # The charts are composed with the view, so its first frame has them (mounted in
+        # `on_mount`, they came one layout and paint later); `_redraw` keeps them.
+        state = self._settled(self.state.with_tags(self.state.tags.with_tags(self._read_tags())))
+        self.set_reactive(HistogramsView.state, state)
+        self._charts = {key: self._make_chart(key, state) for key in self.chart_keys(state)}
         yield self.picker
         with Vertical(id="histogram-main"):
             yield Static("", id="histogram-status")
             yield Static("", id="histogram-empty")
-            yield HistogramGrid(id="histogram-grid")
+            yield HistogramGrid(*self._charts.values(), id="histogram-grid")
             yield Static("", id="histogram-readout")
 
     async def on_mount(self) -> None:
-        state = self._settled(self.state.with_tags(self.state.tags.with_tags(self._read_tags())))
-        self.set_reactive(HistogramsView.state, state)
+        state = self.state
         mounting = self._redraw(None, state)
         self.remember(state)
         for mount in mounting:
@@ -223,6 +227,10 @@ class HistogramsView(TagGridView):
     def _chart_colour(self, train_id: str) -> str | None:
         return None if len(self.train_ids) == 1 else self.job_colour(train_id)  # None: the theme's primary
 
+    def _make_chart(self, key: ChartKey, state: HistogramsState) -> Chart:
+        kind = HistogramBands if state.bands else HistogramChart
+        return kind(key, present.chart_title(key, len(self.train_ids) > 1), self._chart_colour(key[0]))
+
     def _sync_charts(self, state: HistogramsState) -> list[AwaitMount]:
         """Mount the charts `state` asks for, keeping those that stay (in order)."""
         wanted = self.chart_keys(state)
@@ -230,9 +238,8 @@ class HistogramsView(TagGridView):
         if list(self._charts) == list(wanted) and all(isinstance(c, kind) for c in self._charts.values()):
             return []
         had_focus = any(chart.has_focus for chart in self._charts.values())
-        self._charts, mounts = self.sync_grid(
-            wanted, self._charts, lambda key: kind(key, present.chart_title(key, len(self.train_ids) > 1), self._chart_colour(key[0])),
-            keep=lambda chart: isinstance(chart, kind))
+        self._charts, mounts = self.sync_grid(wanted, self._charts, lambda key: self._make_chart(key, state),
+                                              keep=lambda chart: isinstance(chart, kind))
         active = state.target()
         target = self._charts.get(active) if active is not None else None
         if had_focus:  # the focused chart may be gone: the active one, else the tag list, has the keys

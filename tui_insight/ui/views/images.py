@@ -90,15 +90,19 @@ class ImagesView(TagGridView):
     # -- building ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # The cards are composed with the view, so its first frame has them (mounted in
+        # `on_mount`, they came one layout and paint later); `_redraw` keeps them.
+        state = self.state.with_tags(self.state.tags.with_tags(self._read_tags()))
+        self.set_reactive(ImagesView.state, state)
+        self._cards = {key: ImageCard(*key) for key in self._card_keys(state)}
         yield self.picker
         with Vertical(id="image-main"):
             yield Static("", id="image-status")
             yield Static("", id="image-empty")
-            yield ImageGrid(id="image-grid")
+            yield ImageGrid(*self._cards.values(), id="image-grid")
 
     async def on_mount(self) -> None:
-        state = self.state.with_tags(self.state.tags.with_tags(self._read_tags()))
-        self.set_reactive(ImagesView.state, state)
+        state = self.state
         mounting = self._redraw(None, state)
         self.remember(state)
         for mount in mounting:
@@ -192,9 +196,12 @@ class ImagesView(TagGridView):
         """The cards on screen, in grid order."""
         return [self._cards[key] for key in self._card_order() if key in self._cards]
 
+    def _card_keys(self, state: ImagesState) -> list[tuple[str, str]]:
+        return [(tid, tag) for tag in state.tags.visible() for tid in self.train_ids]
+
     def _sync_cards(self, state: ImagesState) -> list[AwaitMount]:
         """Mount the cards `state` asks for, keeping the ones that stay (in order)."""
-        wanted = [(tid, tag) for tag in state.tags.visible() for tid in self.train_ids]
+        wanted = self._card_keys(state)
         if list(self._cards) == wanted:
             return []
         focused = self.screen.focused.key if isinstance(self.screen.focused, ImageCard) else None

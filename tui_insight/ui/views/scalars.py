@@ -107,13 +107,17 @@ class ScalarsView(TagGridView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield self.picker
-        yield ScalarMain(id="scalar-main")
-
-    async def on_mount(self) -> None:
+        # The charts are composed with the view, so its first frame has them (mounted in
+        # `on_mount`, they came one layout and paint later); `_redraw` keeps them.
         self.lines.load_jobs(self.jobs)
         state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags())).with_ranks(len(self.train_ids))
         self.set_reactive(ScalarsView.state, state)
+        self._charts = {chart_id: ScalarChart(chart_id, chart_id) for chart_id in state.chart_ids()}
+        yield self.picker
+        yield ScalarMain(self._charts.values(), id="scalar-main")
+
+    async def on_mount(self) -> None:
+        state = self.state
         for mounting in self._redraw(None, state):
             await mounting
         self.watch(self.query_one(ChartGrid), "scroll_y", self._bind_shown, init=False)

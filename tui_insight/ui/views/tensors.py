@@ -433,7 +433,10 @@ class TensorsView(DataView):
             cell = present.cell_readout(self.current[1] if self.current else "", self.slice.text, self.tensor.dims,
                                         table.cursor_indices, table.cursor_value, self.series(), self.step_index(), origin,
                                         self.size.width)
-        self.query_one("#tensor-readout", Static).update(present.readout(self.state, chart, BANDS_HINT, cell))
+        readout = self.query_one("#tensor-readout", Static)
+        text = present.readout(self.state, chart, BANDS_HINT, cell)
+        if readout.content != text:  # an update lays the screen out again (and it redraws on every resize)
+            readout.update(text)
 
     @on(RidgelineChart.CursorMoved)
     @on(BandsChart.CursorMoved)

@@ -14,12 +14,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Static
 
 from ..common.palette import job_colour
 from ..common.text import literal
 from ..state.tags import TagSelection
-from .tag_picker import SELECTED_MARK, UNSELECTED_MARK, FilterBox, TagList, TagPicker
+from .tag_picker import SELECTED_MARK, UNSELECTED_MARK, FilterBox, TagList, TagPicker, TextLine
 
 MAX_NUMBERED = 9
 
@@ -75,9 +74,9 @@ class RunPicker(TagPicker):
         box = FilterBox(id=self.filter_id)
         box.placeholder = "/ filter runs (regex)"
         yield box
-        yield Static("", classes="tag-hint")
+        yield TextLine(classes="tag-hint")
         yield RunList(id=self.list_id)
-        yield Static("", classes="tag-full")
+        yield TextLine(classes="tag-full")
 
     def _row(self, tag: str, selection: TagSelection) -> Text:  # type: ignore[override]
         """`✓ 1 ● ./run_a`: shown or not, its number for the digit keys, its colour."""
@@ -89,10 +88,8 @@ class RunPicker(TagPicker):
         text.append_text(literal(self.names.get(tag, tag), "" if chosen else "dim"))
         return text
 
-    def _draw(self, old: TagSelection, new: TagSelection) -> None:
-        super()._draw(old, new)
-        if new.tags and not new.shown():  # the tag list's hint, said of runs
-            self.query_one(".tag-hint", Static).update(literal(f"no run matches /{new.filter}/ (esc clears)"))
+    def no_match_text(self, selection: TagSelection) -> str:
+        return f"no run matches /{selection.filter}/ (esc clears)"  # the tag list's hint, said of runs
 
     def on_run_list_number(self, event: RunList.Number) -> None:
         event.stop()

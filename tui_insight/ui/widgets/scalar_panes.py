@@ -5,10 +5,12 @@ the screen out again (every chart repainted), which live data must not cost seve
 second."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from .summary_table import SummaryTable
@@ -33,13 +35,14 @@ class ScalarMain(Vertical):
     ScalarMain #scalar-readout { height: auto; max-height: 7; padding: 0 1; background: $panel; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, charts: Iterable[Widget] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._texts: dict[str, Any] = {}  # what each line shows now
+        self._charts = list(charts)  # the grid's first charts, composed with it
 
     def compose(self) -> ComposeResult:
         yield Static("", id="scalar-status")
-        yield ChartGrid(id="scalar-grid")
+        yield ChartGrid(*self._charts, id="scalar-grid")
         yield Static("", id="scalar-empty")
         yield Static("", id="scalar-readout")
         yield SummaryTable(id="scalar-summary")

@@ -65,6 +65,22 @@ class FilterBox(OnDemandInput):
         self.post_message(Input.Submitted(self, self.value))
 
 
+class TextLine(Static):
+    """A line of the picker, hidden while empty (`-shown`), that shows a text literally. Only a
+    changed text is updated: an update lays the screen out again, and the picker redraws on
+    every resize (each time its view is shown again)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.text = ""
+
+    def show(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self.update(literal(text))
+        self.set_class(bool(text), "-shown")
+
+
 class TagPicker(Vertical):
     """`#<prefix>-filter` above `#<prefix>-list`, in a container with the id `#<prefix>-tags`.
 
@@ -105,9 +121,9 @@ class TagPicker(Vertical):
 
     def compose(self) -> ComposeResult:
         yield FilterBox(id=self.filter_id)
-        yield Static("", classes="tag-hint")
+        yield TextLine(classes="tag-hint")
         yield TagList(id=self.list_id)
-        yield Static("", classes="tag-full")
+        yield TextLine(classes="tag-full")
 
     def on_mount(self) -> None:
         self._draw(TagSelection(), self.selection)
@@ -156,10 +172,12 @@ class TagPicker(Vertical):
             with box.prevent(Input.Changed):
                 box.value = new.filter
         listing.border_title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
-        hint = self.query_one(".tag-hint", Static)
         no_match = bool(new.tags) and not shown
-        hint.update(literal(new.empty_reason()) if no_match else "")
-        hint.set_class(no_match, "-shown")
+        self.query_one(".tag-hint", TextLine).show(self.no_match_text(new) if no_match else "")
+
+    def no_match_text(self, selection: TagSelection) -> str:
+        """What the hint under the filter says when it lets no tag through."""
+        return selection.empty_reason()
 
     def _row(self, tag: str, selection: TagSelection) -> Text:
         chosen = tag in selection.selected
@@ -181,9 +199,7 @@ class TagPicker(Vertical):
         the row shows it cut."""
         name = self.highlighted_name()
         cut = name is not None and self.names.get(name, name) != name
-        full = self.query_one(".tag-full", Static)
-        full.update(literal(name) if cut and name is not None else "")
-        full.set_class(cut, "-shown")
+        self.query_one(".tag-full", TextLine).show(name if cut and name is not None else "")
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -225,3 +241,4 @@ class TagPicker(Vertical):
     def select_all(self) -> None:
         """Ask for every tag the filter lets through, or none if all of them already are."""
         self.post_message(self.Changed(self, self.selection.select_all()))
+

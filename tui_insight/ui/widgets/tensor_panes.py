@@ -269,4 +269,6 @@ class TensorBody(Horizontal):
             self.chart.border_title = self.bands.border_title = title
 
     def show_stats(self, text: Text | str) -> None:
-        self.query_one("#tensor-stats", Static).update(text)
+        stats = self.query_one("#tensor-stats", Static)
+        if stats.content != text:  # an update lays the screen out again (and it redraws on every resize)
+            stats.update(text)
