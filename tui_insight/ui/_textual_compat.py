@@ -107,7 +107,8 @@ class CoalescingFooter(Footer):
         super().__init__(*args, **kwargs)
         self._rebuild_pending = False  # a recompose is scheduled and has not finished
         self._changed_meanwhile = False  # bindings changed after the pending one was scheduled
-        self._composed: tuple | None = None  # what the last rebuild showed (see _shown)
+        self._composed: tuple | None = None  # what the last rebuild or refit showed (see _shown)
+        self._refitting = False  # `_refit` is reading the keys
 
     @property
     def rebuild_pending(self) -> bool:
@@ -115,6 +116,8 @@ class CoalescingFooter(Footer):
         return self._rebuild_pending
 
     def bindings_changed(self, screen: Screen) -> None:
+        if not self._rebuild_pending and self._refit(screen):
+            return
         if self._rebuild_pending:
             self._changed_meanwhile = True
             return
@@ -147,10 +150,73 @@ class CoalescingFooter(Footer):
         palette = active.get(app.COMMAND_PALETTE_BINDING)
         return keys, self.show_command_palette, palette[1:] if palette else None, app.size.width
 
+    def _refit(self, screen: Screen) -> bool:
+        """Show the current keys at once, in the key widgets already mounted (True); False where
+        only a rebuild can (key groups, the palette key coming or going, not shown yet).
+
+        A rebuild runs after the next paint and mounts and styles every key again: a key that
+        moves the keyboard into a filter box painted twice, the footer ~50 ms after the rest.
+        Here the widgets take the new keys' text (those past the new count are removed, missing
+        ones mounted), so the footer changes in the key's own frame. A change published while
+        the keys are read is read again after."""
+        if self._refitting:
+            self._changed_meanwhile = True
+            return True
+        if not (self.children and self.is_attached and screen is self.screen and self._bindings_ready
+                and self.app.app_focus):
+            return False
+        if self._shown() == self._composed:
+            return True
+        self._refitting = True
+        try:
+            while True:
+                with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
+                    items = list(self.compose())
+                if not _take_keys(self, items):
+                    self._composed = None  # the rebuild must not take these keys as shown
+                    return False
+                if not self._changed_meanwhile:
+                    return True
+        finally:
+            self._refitting = False
+
     def _rebuilt(self, screen: Screen) -> None:
         self._rebuild_pending = False
         if self._changed_meanwhile:
             self.bindings_changed(screen)
+
+
+def _take_keys(footer: Footer, items: list[Any]) -> bool:
+    """The mounted keys of `footer` show `items` (what its compose yields): True; False when the
+    widgets do not match one to one (key groups, the palette key coming or going)."""
+    old = list(footer.children)
+    if not all(isinstance(widget, FooterKey) for widget in items + old):
+        return False
+    old_palette = [key for key in old if key.has_class("-command-palette")]
+    new_palette = [key for key in items if key.has_class("-command-palette")]
+    if len(old_palette) != len(new_palette):
+        return False
+    old_keys = [key for key in old if key not in old_palette]
+    new_keys = [key for key in items if key not in new_palette]
+    for target, source in [*zip(old_keys, new_keys), *zip(old_palette, new_palette)]:
+        _take_key(target, source)
+    for surplus in old_keys[len(new_keys):]:
+        surplus.remove()
+    missing = new_keys[len(old_keys):]
+    if missing:
+        footer.mount_all(missing, before=old_palette[0] if old_palette else None)
+    return True
+
+
+def _take_key(target: FooterKey, source: FooterKey) -> None:
+    """`target` (mounted) shows what `source` (made by `Footer.compose`, not mounted) would."""
+    if (target.key, target.key_display, target.description, target.action, target._disabled, target.tooltip) == (
+            source.key, source.key_display, source.description, source.action, source._disabled, source.tooltip):
+        return
+    target.key, target.key_display, target.description = source.key, source.key_display, source.description
+    target.action, target._disabled, target.tooltip = source.action, source._disabled, source.tooltip
+    target.set_class(source._disabled, "-disabled")
+    target.refresh(layout=True)
 
 
 def footer_key_width(key: Any) -> int:
