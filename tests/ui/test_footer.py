@@ -165,9 +165,9 @@ def test_a_change_after_the_rebuild_read_the_keys_is_not_lost():
 def test_a_focus_change_shows_its_keys_at_once_in_the_key_widgets_already_there():
     """The footer's key widgets take the newly focused widget's keys when the focus change is
     published, not in a rebuild after the next refresh (a second paint, ~50 ms later in the app):
-    the same widgets stay, those past the new count go, missing ones are added."""
+    the same widgets stay, those past the new count are hidden, missing ones are added."""
     def plain(app):
-        return [key for key in app.query("FooterKey") if not key.has_class("-command-palette")]
+        return [key for key in app.query("FooterKey") if not key.has_class("-command-palette") and key.display]
 
     async def body(app, pilot):
         left, right = app.query_one("#left", Left), app.query_one(Right)
@@ -208,7 +208,7 @@ def test_the_key_bar_shows_only_whole_keys_and_keeps_help(ui_logs):
             await wait_for_view(pilot, app)
             await pilot.pause(0.2)
             footer = app.screen.query_one(InsightFooter)
-            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette") and k.display]
             text = " ".join(str(k.render().plain) for k in keys)
             return [(k.key_display, k.description) for k in keys], text, footer.size.width
 

@@ -15,9 +15,13 @@ Shims:
   (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`)
   and shows only the keys that fit whole (filters what `Footer.compose` yields: `FooterKey`).
 - `add_signal` (plotext 6.1): register a plot signal without `draw`'s colour scan (`fig._signals._add`).
+- `paint_once_settled` (Textual 8.2): a key holds the screen's paint (`App._begin_batch`) until
+  the messages it started are handled (at most 30 ms), so it paints once, settled.
 - `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
   nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
   this module is imported, to OptionList itself: every list is covered, Textual's own included.
+- `quiet_scroll_view_layout` (Textual 8.2): a ScrollView that a layout leaves as it was does not
+  update and repaint its scrollbars (`ScrollView._size_updated`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -27,6 +31,7 @@ Shims:
 """
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Iterator
 
 from textual.app import ComposeResult
@@ -35,6 +40,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
+from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
@@ -188,7 +194,10 @@ class CoalescingFooter(Footer):
 
 def _take_keys(footer: Footer, items: list[Any]) -> bool:
     """The mounted keys of `footer` show `items` (what its compose yields): True; False when the
-    widgets do not match one to one (key groups, the palette key coming or going)."""
+    widgets do not match one to one (key groups, the palette key coming or going).
+
+    Keys past the new count are blanked and hidden, not removed (a removal lands a paint later,
+    and lays the footer out again); missing ones are mounted."""
     old = list(footer.children)
     if not all(isinstance(widget, FooterKey) for widget in items + old):
         return False
@@ -200,8 +209,10 @@ def _take_keys(footer: Footer, items: list[Any]) -> bool:
     new_keys = [key for key in items if key not in new_palette]
     for target, source in [*zip(old_keys, new_keys), *zip(old_palette, new_palette)]:
         _take_key(target, source)
-    for surplus in old_keys[len(new_keys):]:
-        surplus.remove()
+        target.display = True
+    for spare in old_keys[len(new_keys):]:
+        _take_key(spare, FooterKey("", "", "", "", disabled=True))
+        spare.display = False
     missing = new_keys[len(old_keys):]
     if missing:
         footer.mount_all(missing, before=old_palette[0] if old_palette else None)
@@ -250,6 +261,46 @@ def fitting_keys(items: list[Any], width: int) -> list[Any]:
     return kept + others
 
 
+# -- one paint per key (Textual 8.2) ------------------------------------------------------------
+
+KEY_HOLD_SECONDS = 0.03  # the longest a key holds the paint back for the messages it started
+KEY_HOLD_CHECK = 0.001  # how often the queues are looked at meanwhile
+
+
+def paint_once_settled(app: "App") -> None:
+    """Hold the screen's paint back (`App._begin_batch`) until the messages a key started are
+    handled, at most KEY_HOLD_SECONDS: one paint of the settled screen instead of several.
+
+    Textual 8.2 paints as soon as the screen's own queue is idle (`Screen._on_idle`), while a
+    key's work often goes on in messages to other widgets (a table's cursor tells its view,
+    which draws the read-out): a cursor move painted twice, the settled frame ~30 ms after the
+    first. The hold ends once every node of the screen has had an empty queue at two looks in a
+    row (`message_queue_size`); the screen is then told to check for work
+    (`MessagePump.check_idle`: `App._end_batch` tells only the app), and paints once."""
+    if getattr(app, "_insight_holding", False):
+        return
+    app._insight_holding = True  # type: ignore[attr-defined]
+    app._begin_batch()
+    loop = asyncio.get_running_loop()
+    until = loop.time() + KEY_HOLD_SECONDS
+    quiet = 0
+
+    def check() -> None:
+        nonlocal quiet
+        screen = app.screen if app.screen_stack else None
+        nodes = [app, *screen.walk_children(with_self=True)] if screen is not None else [app]
+        quiet = 0 if any(node.message_queue_size for node in nodes) else quiet + 1
+        if quiet < 2 and loop.time() < until:
+            loop.call_later(KEY_HOLD_CHECK, check)
+            return
+        app._insight_holding = False  # type: ignore[attr-defined]
+        app._end_batch()
+        if screen is not None and screen.is_attached:
+            screen.check_idle()
+
+    loop.call_soon(check)
+
+
 # -- option lists (Textual 8.2) -----------------------------------------------------------------
 
 def guard_option_list_paging() -> None:
@@ -274,6 +325,37 @@ def guard_option_list_paging() -> None:
 
 
 guard_option_list_paging()
+
+
+# -- scroll views in a layout (Textual 8.2) -----------------------------------------------------------
+
+def quiet_scroll_view_layout() -> None:
+    """A ScrollView whose size, own virtual size and container are what they were at the last
+    layout skips the scrollbar update (and its repaint) in this one.
+
+    Textual 8.2: `ScrollView._size_updated` compares the virtual size the layout passes with the
+    view's own (which it keeps itself: they never agree), so every layout of the screen updated
+    and repainted the scrollbars of every ScrollView (option lists, tables, trees, inputs) after
+    the paint: a key that changed one line of text (a read-out) painted twice, the settled frame
+    ~30 ms after the first. The original stays reachable as `ScrollView._size_updated.__wrapped__`.
+    """
+    updated = ScrollView._size_updated
+    if hasattr(updated, "__wrapped__"):
+        return
+
+    def _size_updated(self: ScrollView, size: Any, virtual_size: Any, container_size: Any,
+                      layout: bool = True) -> bool:
+        seen = (size, self.virtual_size, container_size, self.styles.gutter.totals)
+        if getattr(self, "_insight_laid_out", None) == seen:
+            return False  # (what the original returns when nothing changed)
+        self._insight_laid_out = seen  # type: ignore[attr-defined]
+        return updated(self, size, virtual_size, container_size, layout)
+
+    _size_updated.__wrapped__ = updated  # type: ignore[attr-defined]
+    ScrollView._size_updated = _size_updated  # type: ignore[method-assign]
+
+
+quiet_scroll_view_layout()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
