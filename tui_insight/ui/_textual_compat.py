@@ -198,8 +198,8 @@ def _take_keys(footer: Footer, items: list[Any]) -> bool:
 
     Keys past the new count are blanked and hidden, not removed (a removal lands a paint later,
     and lays the footer out again); missing ones are mounted."""
-    old = list(footer.children)
-    if not all(isinstance(widget, FooterKey) for widget in items + old):
+    old = [widget for widget in footer.children if isinstance(widget, FooterKey)]
+    if len(old) != len(footer.children) or not all(isinstance(widget, FooterKey) for widget in items):
         return False
     old_palette = [key for key in old if key.has_class("-command-palette")]
     new_palette = [key for key in items if key.has_class("-command-palette")]
