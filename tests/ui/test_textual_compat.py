@@ -16,6 +16,7 @@ import plotext as plt
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -369,3 +370,54 @@ def test_without_the_scroll_view_shim_the_same_keys_paint_twice(monkeypatch):
     monkeypatch.setattr(ScrollView, "_size_updated", ScrollView._size_updated.__wrapped__)
     counts, _ = paints_per_cursor_key()
     assert sum(counts) >= 10, counts
+
+
+# -- one layout per change (Widget._size_updated) -------------------------------------------------------
+
+class Grow(App):
+    CSS = "Static { width: auto; } Horizontal { height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Static("a", id="one")
+            yield Static("b", id="two")
+
+
+def paints_per_resize() -> tuple[list[int], str]:
+    """Paints after each of three updates that change a widget's width (and move its neighbour)."""
+    async def main():
+        app = Grow()
+        painted: list[int] = []
+        display = app._display
+
+        def counted(screen, renderable):
+            if renderable is not None:
+                painted.append(1)
+            return display(screen, renderable)
+
+        app._display = counted
+        async with app.run_test(size=(40, 5)) as pilot:
+            await pilot.pause(0.2)
+            counts = []
+            for text in ("longer text", "x", "much longer text here"):
+                painted.clear()
+                app.query_one("#one", Static).update(text)
+                await pilot.pause(0.2)
+                counts.append(len(painted))
+            return counts, str(app.query_one("#two", Static).region.x)
+
+    return asyncio.run(main())
+
+
+def test_a_widget_resized_by_a_layout_is_laid_out_and_painted_once():
+    counts, neighbour_at = paints_per_resize()
+    assert counts == [1, 1, 1]
+    assert neighbour_at == str(len("much longer text here"))  # the neighbour moved over
+
+
+def test_without_the_layout_shim_each_resize_paints_twice(monkeypatch):
+    from textual.widget import Widget
+
+    monkeypatch.setattr(Widget, "_size_updated", Widget._size_updated.__wrapped__)
+    counts, _ = paints_per_resize()
+    assert counts == [2, 2, 2]

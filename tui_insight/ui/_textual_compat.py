@@ -20,8 +20,11 @@ Shims:
 - `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
   nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
   this module is imported, to OptionList itself: every list is covered, Textual's own included.
-- `quiet_scroll_view_layout` (Textual 8.2): a ScrollView that a layout leaves as it was does not
-  update and repaint its scrollbars (`ScrollView._size_updated`). Applied when this module is imported.
+- `quiet_scroll_view_layout` (Textual 8.2): a ScrollView that a layout leaves as its scrollbars were
+  last updated for does not update and repaint them (`ScrollView._size_updated`, `_scroll_update`).
+  Applied when this module is imported.
+- `layout_once` (Textual 8.2): a widget resized by a layout does not ask for another layout
+  (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -330,32 +333,59 @@ guard_option_list_paging()
 # -- scroll views in a layout (Textual 8.2) -----------------------------------------------------------
 
 def quiet_scroll_view_layout() -> None:
-    """A ScrollView whose size, own virtual size and container are what they were at the last
-    layout skips the scrollbar update (and its repaint) in this one.
+    """A layout that leaves a ScrollView's size, container and virtual size as its scrollbars
+    were last updated for skips the update (and its repaint).
 
     Textual 8.2: `ScrollView._size_updated` compares the virtual size the layout passes with the
     view's own (which it keeps itself: they never agree), so every layout of the screen updated
     and repainted the scrollbars of every ScrollView (option lists, tables, trees, inputs) after
-    the paint: a key that changed one line of text (a read-out) painted twice, the settled frame
-    ~30 ms after the first. The original stays reachable as `ScrollView._size_updated.__wrapped__`.
-    """
-    updated = ScrollView._size_updated
+    the paint, even one whose new lines had updated them already (`_scroll_update`): a key that
+    changed a line of text painted twice, the settled frame ~30 ms after the first. The
+    originals stay reachable as `ScrollView._size_updated.__wrapped__` (and `_scroll_update`)."""
+    updated, scrolled = ScrollView._size_updated, ScrollView._scroll_update
     if hasattr(updated, "__wrapped__"):
         return
 
+    def _scroll_update(self: ScrollView, virtual_size: Any) -> None:
+        scrolled(self, virtual_size)
+        self._insight_scrolled_for = (self.size, virtual_size, self.container_size, self.styles.gutter.totals)  # type: ignore[attr-defined]
+
     def _size_updated(self: ScrollView, size: Any, virtual_size: Any, container_size: Any,
                       layout: bool = True) -> bool:
-        seen = (size, self.virtual_size, container_size, self.styles.gutter.totals)
-        if getattr(self, "_insight_laid_out", None) == seen:
+        if getattr(self, "_insight_scrolled_for", None) == (size, self.virtual_size, container_size,
+                                                            self.styles.gutter.totals):
             return False  # (what the original returns when nothing changed)
-        self._insight_laid_out = seen  # type: ignore[attr-defined]
         return updated(self, size, virtual_size, container_size, layout)
 
     _size_updated.__wrapped__ = updated  # type: ignore[attr-defined]
-    ScrollView._size_updated = _size_updated  # type: ignore[method-assign]
+    _scroll_update.__wrapped__ = scrolled  # type: ignore[attr-defined]
+    ScrollView._size_updated = _size_updated  # type: ignore[method-assign,assignment]
+    ScrollView._scroll_update = _scroll_update  # type: ignore[method-assign,assignment]
 
 
 quiet_scroll_view_layout()
+
+
+def layout_once() -> None:
+    """A widget resized by a layout takes its new virtual size without asking for another layout.
+
+    Textual 8.2: after a full reflow, `Screen._refresh_layout` calls `Widget._size_updated` with
+    `layout=True`, which sets the `virtual_size` reactive (`layout=True`): every widget whose size
+    changed in a layout asked for a second one, and a second paint (~30 ms later), although the
+    layout that sized it is the one on screen. The original stays reachable as
+    `Widget._size_updated.__wrapped__`."""
+    updated = Widget._size_updated
+    if hasattr(updated, "__wrapped__"):
+        return
+
+    def _size_updated(self: Widget, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        return updated(self, size, virtual_size, container_size, False)
+
+    _size_updated.__wrapped__ = updated  # type: ignore[attr-defined]
+    Widget._size_updated = _size_updated  # type: ignore[method-assign]
+
+
+layout_once()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
