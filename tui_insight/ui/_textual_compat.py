@@ -348,7 +348,7 @@ def quiet_scroll_view_layout() -> None:
 
     def _scroll_update(self: ScrollView, virtual_size: Any) -> None:
         scrolled(self, virtual_size)
-        self._insight_scrolled_for = (self.size, virtual_size, self.container_size, self.styles.gutter.totals)  # type: ignore[attr-defined]
+        self._insight_scrolled_for = (self._size, virtual_size, self.container_size, self.styles.gutter.totals)  # type: ignore[attr-defined]
 
     def _size_updated(self: ScrollView, size: Any, virtual_size: Any, container_size: Any,
                       layout: bool = True) -> bool:
