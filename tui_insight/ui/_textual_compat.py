@@ -165,7 +165,7 @@ class CoalescingFooter(Footer):
 
         A rebuild runs after the next paint and mounts and styles every key again: a key that
         moves the keyboard into a filter box painted twice, the footer ~50 ms after the rest.
-        Here the widgets take the new keys' text (those past the new count are removed, missing
+        Here the widgets take the new keys' text (those past the new count are hidden, missing
         ones mounted), so the footer changes in the key's own frame. A change published while
         the keys are read is read again after."""
         if self._refitting:
