@@ -14,7 +14,8 @@ lists for it) is pressed once, in binding order. A key that opens a dialog is fo
 `escape`, timed too. Timed: from the key's arrival to the last frame painted before the app is
 idle for `SETTLE` (no frame): key → settled paint. The app's clock is fixed (as in the UI
 tests), so no frame comes from time passing alone. Printed per view: keys,
-median, 90th percentile and worst with its key; then the worst of all.
+median, 90th percentile and worst with its key (the key that opened the view apart); then the worst
+of all. `--only NAME` (repeatable): only the fixture jobs whose id contains NAME.
 
 `--opens` times opening instead (`bench_opens`), same clock: `enter` on the job in the job list
 to the settled dashboard, each view's key at its first visit and again, `escape` back to the
@@ -25,6 +26,7 @@ runs it N times and prints medians and worst.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -110,7 +112,10 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
 
 
 def report(name: str, timings: list[tuple[str, float | None]], worst: list) -> None:
-    """Keys that painted nothing (nothing to change) are counted, not timed."""
+    """Keys that painted nothing (nothing to change) are counted, not timed. The key that opened
+    the view ("N (open)") is shown apart, not in the keys' figures (opening is timed on its own)."""
+    opened = [t for key, t in timings if key.endswith("(open)") and t is not None]
+    timings = [(key, t) for key, t in timings if not key.endswith("(open)")]
     painted = [(key, t) for key, t in timings if t is not None]
     if not painted:
         return
@@ -120,7 +125,7 @@ def report(name: str, timings: list[tuple[str, float | None]], worst: list) -> N
     key, slowest = max(timings, key=lambda kt: kt[1])
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
     print(f"  {name:<22} {len(ms):>3} keys ({silent:>2} no frame)  median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  "
-          f"worst {slowest * 1000:6.1f} ms ({key})")
+          f"worst {slowest * 1000:6.1f} ms ({key})" + (f"  [opened in {opened[0] * 1000:.0f} ms]" if opened else ""))
     worst.append((slowest, name, key))
 
 
@@ -245,6 +250,7 @@ def main() -> None:
     parser.add_argument("--job", action="append")
     parser.add_argument("--opens", action="store_true", help="time opening views (bench_opens), not keys in them")
     parser.add_argument("--repeat", type=int, default=1, help="with --opens: runs per job")
+    parser.add_argument("--only", action="append", help="only the fixture jobs whose id contains this")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     from fixture_paths import EXTRAS_LOGS, FIXTURES, MINDSPORE_LOGS
@@ -257,6 +263,8 @@ def main() -> None:
         jobs = [(MINDSPORE_LOGS, "./lenet_lr0.01"), (MINDSPORE_LOGS, "./limits"),
                 (EXTRAS_LOGS, "./landscape_step"), (EXTRAS_LOGS, "./profiled")]
         jobs += [(TENSORBOARD_LOGS, job) for job in sorted(tensorboard_jobs(TENSORBOARD_LOGS))]
+    if args.only:
+        jobs = [(logdir, job) for logdir, job in jobs if any(name in job for name in args.only)]
     worst: list = []
     if args.opens:
         from tui_insight.ui.screens import load_dashboard
@@ -273,6 +281,7 @@ def main() -> None:
     slowest, name, key = max(worst)
     over = sum(1 for t, _, _ in worst if t > 0.05)
     print(f"worst of all: {slowest * 1000:.1f} ms ({name}, {key}); views whose worst key is over 50 ms: {over}")
+    print(f"process CPU {time.process_time():.1f} s, load average {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
 
 
 def tensorboard_jobs(logdir: Path) -> list[str]:

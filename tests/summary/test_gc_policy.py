@@ -47,3 +47,49 @@ def test_a_freeze_lasts_until_its_last_holder_lets_go():
     assert gc.get_freeze_count() > 0 and not gc_policy.holds(first)
     gc_policy.release(second)
     assert gc.get_freeze_count() == 0 and gc.isenabled() and kept
+
+
+def full_passes() -> int:
+    return gc.get_stats()[2]["collections"]
+
+
+def churn(rounds: int = 200_000) -> None:
+    """Allocations that survive a while (cycles), as a UI's redraws make: generation-1 passes."""
+    kept = []
+    for i in range(rounds):
+        node: list = [i]
+        node.append(node)
+        kept.append(node)
+        if len(kept) > 5_000:
+            kept.clear()
+
+
+def test_deferred_full_passes_run_only_when_asked_and_when_due():
+    gc.collect()
+    try:
+        gc_policy.defer_full()
+        before = full_passes()
+        churn()
+        assert gc.get_count()[2] >= gc_policy.FULL_EVERY  # CPython would have run one by now
+        assert full_passes() == before
+        assert gc_policy.collect_full_when_due(idle=True, now=1e9)
+        assert full_passes() == before + 1
+        churn()
+        assert not gc_policy.collect_full_when_due(idle=True, now=1e9 + 1)  # too soon after the last
+        assert not gc_policy.collect_full_when_due(idle=False, now=1e9 + gc_policy.FULL_AT_MOST_SECONDS + 1)
+        assert gc_policy.collect_full_when_due(idle=False, now=1e9 + gc_policy.FULL_ANYWAY_SECONDS + 1)
+    finally:
+        gc_policy.undefer_full()
+    assert gc.get_threshold()[2] == 10  # CPython's own again
+
+
+def test_no_full_pass_is_due_while_the_collector_is_paused():
+    gc.collect()
+    try:
+        gc_policy.defer_full()
+        churn()
+        with gc_policy.paused():
+            assert not gc_policy.collect_full_when_due(idle=True, now=2e9)
+        assert gc_policy.collect_full_when_due(idle=True, now=2e9)
+    finally:
+        gc_policy.undefer_full()

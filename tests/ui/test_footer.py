@@ -162,6 +162,40 @@ def test_a_change_after_the_rebuild_read_the_keys_is_not_lost():
     assert "More key" in keys and "Extra key" in keys and not pending
 
 
+def test_a_focus_change_shows_its_keys_at_once_in_the_key_widgets_already_there():
+    """The footer's key widgets take the newly focused widget's keys when the focus change is
+    published, not in a rebuild after the next refresh (a second paint, ~50 ms later in the app):
+    the same widgets stay, those past the new count are hidden, missing ones are added."""
+    def plain(app):
+        return [key for key in app.query("FooterKey") if not key.has_class("-command-palette") and key.display]
+
+    async def body(app, pilot):
+        left, right = app.query_one("#left", Left), app.query_one(Right)
+        app.screen.set_focus(left)
+        for _ in range(5):
+            await pilot.pause()
+        before = plain(app)
+        app.screen.set_focus(right)
+        for _ in range(5):
+            await pilot.pause()
+        shown, same = shown_keys(app), plain(app)
+        right.show_more = True
+        app.screen.refresh_bindings()
+        for _ in range(5):
+            await pilot.pause()
+        more = shown_keys(app)
+        app.screen.set_focus(left)
+        for _ in range(5):
+            await pilot.pause()
+        return before, shown, same, more, shown_keys(app), len(plain(app))
+
+    before, shown, same, more, back, count = run(body)
+    assert "Right key" in shown and "Left key" not in shown
+    assert same == before  # one key each: the same widget shows Right's
+    assert {"Right key", "More key"} <= more
+    assert "Left key" in back and "Right key" not in back and "More key" not in back and count == 1
+
+
 def test_the_key_bar_shows_only_whole_keys_and_keeps_help(ui_logs):
     from tui_insight.ui.widgets.footer import FooterKey
     from uihelp import make_app, run_pilot, wait_for_view
@@ -174,7 +208,7 @@ def test_the_key_bar_shows_only_whole_keys_and_keeps_help(ui_logs):
             await wait_for_view(pilot, app)
             await pilot.pause(0.2)
             footer = app.screen.query_one(InsightFooter)
-            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+            keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette") and k.display]
             text = " ".join(str(k.render().plain) for k in keys)
             return [(k.key_display, k.description) for k in keys], text, footer.size.width
 

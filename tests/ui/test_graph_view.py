@@ -1049,3 +1049,43 @@ def test_the_detail_pane_wraps_a_long_node_name_at_its_scopes(size):
     lines, width = run_pilot(Pane(), body, size)
     assert "".join(lines) == LONG_NAME and len(lines) > 1 and all(len(line) <= width for line in lines)
     assert all(line.endswith("/") or next_line.startswith("/") for line, next_line in zip(lines, lines[1:]))
+
+
+def scope_details(tmp_path, count: int, monkeypatch) -> tuple[list[str], bool]:
+    """The messages the detail pane showed while the cursor went to the scope `Default/wide` of
+    `count` operators, and whether its edges were shown by the time the key was handled."""
+    from tui_insight.ui.widgets.node_detail import NodeDetail
+
+    write_job(tmp_path, "job", pb={"wide.pb": wide_graph(count)})
+    cache = loaded(tmp_path)
+    messages: list[str] = []
+    show_message = NodeDetail.show_message
+
+    def recorded(self, text: str) -> None:
+        messages.append(text)
+        show_message(self, text)
+
+    monkeypatch.setattr(NodeDetail, "show_message", recorded)
+
+    async def body(pilot, view):
+        await pilot.press("right")  # open Default: its child wide
+        assert await wait_for(pilot, lambda: detail_of(view, "Default"))
+        messages.clear()
+        await pilot.press("down")
+        at_once = detail_of(view, "Default/wide")
+        assert await wait_for(pilot, lambda: detail_of(view, "Default/wide"))
+        return messages, at_once
+
+    return run_view(cache, ["./job"], body)
+
+
+def test_a_small_scopes_edges_show_with_the_key(tmp_path, monkeypatch):
+    messages, at_once = scope_details(tmp_path, 50, monkeypatch)
+    assert at_once and not any("gathering" in text for text in messages)
+
+
+def test_a_big_scopes_edges_are_gathered_by_the_loader(tmp_path, monkeypatch):
+    from tui_insight.ui.widgets.graph_panes import INLINE_SCOPE_NODES
+
+    messages, _ = scope_details(tmp_path, INLINE_SCOPE_NODES + 50, monkeypatch)
+    assert any("gathering the edges" in text for text in messages)

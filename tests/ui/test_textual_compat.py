@@ -16,6 +16,7 @@ import plotext as plt
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -304,3 +305,119 @@ def test_a_lineage_cursor_move_by_the_user_is_not_folded_into_one_by_the_program
     by_program = LineageTable.CursorMoved(table, "r2", "c", user=False)
     assert not by_user.can_replace(by_program)  # the user's move stays
     assert by_program.can_replace(by_user) and by_user.can_replace(LineageTable.CursorMoved(table, "r3", "c", True))
+
+
+# -- one paint per key (App._begin_batch, Screen._on_idle) ---------------------------------------------
+
+def paints_per_cursor_key() -> tuple[list[int], list[str]]:
+    """Paints (`App._display` with something to draw) after each of six cursor moves in the tensor
+    view's table, which tells the view by a message (the view then draws the read-out); and the
+    read-out after each key."""
+    from tui_insight.ui.views.tensors import TensorsView
+
+    app = make_app(MINDSPORE_LOGS)
+    painted: list[int] = []
+    display = app._display
+
+    def counted(screen, renderable):
+        if renderable is not None:
+            painted.append(1)
+        return display(screen, renderable)
+
+    app._display = counted
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), "tensors")
+        view = None
+        for _ in range(100):
+            await pilot.pause(0.05)
+            views = app.screen.query(TensorsView)
+            view = views.first() if views else None
+            if view is not None and view.body.table_key is not None and view.slice is not None:
+                break
+        assert view is not None and view.body.table_key is not None
+        await pilot.pause(0.3)
+        counts, readouts = [], []
+        for key in ("down", "right", "down", "right", "up", "left"):
+            painted.clear()
+            await pilot.press(key)
+            await pilot.pause(0.2)
+            counts.append(len(painted))
+            readouts.append(str(view.query_one("#tensor-readout").render()))
+        return counts, readouts
+
+    return run_pilot(app, body, size=(120, 36))
+
+
+def test_a_cursor_key_whose_work_goes_on_in_messages_paints_once():
+    counts, readouts = paints_per_cursor_key()
+    assert sum(counts) <= 8, counts  # one each (a loaded machine may stretch a key past the hold)
+    assert len(set(readouts)) > 1  # the read-out followed the cursor
+
+
+def test_without_the_hold_the_same_keys_paint_twice(monkeypatch):
+    """The test above can fail: with the hold off, the table's move paints, then the read-out."""
+    monkeypatch.setattr(compat, "paint_once_settled", lambda app: None)
+    counts, _ = paints_per_cursor_key()
+    assert sum(counts) >= 10, counts
+
+
+def test_without_the_scroll_view_shim_the_same_keys_paint_twice(monkeypatch):
+    """Every layout repainted every ScrollView's scrollbars after the paint (the read-out's new
+    line lays the screen out): a second paint per key, although nothing else changed."""
+    from textual.scroll_view import ScrollView
+
+    monkeypatch.setattr(ScrollView, "_size_updated", ScrollView._size_updated.__wrapped__)
+    counts, _ = paints_per_cursor_key()
+    assert sum(counts) >= 10, counts
+
+
+# -- one layout per change (Widget._size_updated) -------------------------------------------------------
+
+class Grow(App):
+    CSS = "Static { width: auto; } Horizontal { height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Static("a", id="one")
+            yield Static("b", id="two")
+
+
+def paints_per_resize() -> tuple[list[int], str]:
+    """Paints after each of three updates that change a widget's width (and move its neighbour)."""
+    async def main():
+        app = Grow()
+        painted: list[int] = []
+        display = app._display
+
+        def counted(screen, renderable):
+            if renderable is not None:
+                painted.append(1)
+            return display(screen, renderable)
+
+        app._display = counted
+        async with app.run_test(size=(40, 5)) as pilot:
+            await pilot.pause(0.2)
+            counts = []
+            for text in ("longer text", "x", "much longer text here"):
+                painted.clear()
+                app.query_one("#one", Static).update(text)
+                await pilot.pause(0.2)
+                counts.append(len(painted))
+            return counts, str(app.query_one("#two", Static).region.x)
+
+    return asyncio.run(main())
+
+
+def test_a_widget_resized_by_a_layout_is_laid_out_and_painted_once():
+    counts, neighbour_at = paints_per_resize()
+    assert counts == [1, 1, 1]
+    assert neighbour_at == str(len("much longer text here"))  # the neighbour moved over
+
+
+def test_without_the_layout_shim_each_resize_paints_twice(monkeypatch):
+    from textual.widget import Widget
+
+    monkeypatch.setattr(Widget, "_size_updated", Widget._size_updated.__wrapped__)
+    counts, _ = paints_per_resize()
+    assert counts == [2, 2, 2]

@@ -82,6 +82,52 @@ def release(holder: object) -> None:
             gc.unfreeze()
 
 
+# -- full collections at idle moments (the app) -----------------------------------------------------
+
+FULL_EVERY = 10  # generation-1 passes between two full collections (CPython's own threshold)
+FULL_AT_MOST_SECONDS = 30.0  # never two idle full collections closer than this
+FULL_ANYWAY_SECONDS = 120.0  # a full collection due this long runs even while keys come
+_deferred: tuple[int, int, int] | None = None  # the thresholds before `defer_full` (None: not deferred)
+_last_full = 0.0  # time.monotonic() of the last `collect_full_when_due`
+
+
+def defer_full() -> None:
+    """Full (generation 2) collections only from `collect_full_when_due`, not at allocation.
+
+    A full collection walks every object alive (an open app: ~1 M, 50-150 ms): started by an
+    allocation, it lands in whatever the UI is doing, a key's paint among it. The app calls
+    `collect_full_when_due` when the user has been idle a moment instead."""
+    global _deferred
+    with _lock:
+        if _deferred is None:
+            _deferred = gc.get_threshold()
+            first, second, _ = _deferred
+            gc.set_threshold(first, second, 1_000_000)  # (the third counts generation-1 passes)
+
+
+def undefer_full() -> None:
+    """Back to CPython's own full collections (the thresholds from before `defer_full`)."""
+    global _deferred
+    with _lock:
+        if _deferred is not None:
+            gc.set_threshold(*_deferred)
+            _deferred = None
+
+
+def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
+    """A full collection, if FULL_EVERY generation-1 passes came since the last one, the collector
+    is on (no `paused` block runs) and the last one here was FULL_AT_MOST_SECONDS ago (`idle`: the
+    user is idle), or FULL_ANYWAY_SECONDS (a user who never pauses). True: it ran."""
+    global _last_full
+    now = time.monotonic() if now is None else now
+    wait = FULL_AT_MOST_SECONDS if idle else FULL_ANYWAY_SECONDS
+    if gc.get_count()[2] < FULL_EVERY or not gc.isenabled() or now - _last_full < wait:
+        return False
+    _last_full = now
+    gc.collect(2)
+    return True
+
+
 _malloc_trim: object = None  # glibc's `malloc_trim`, once looked up (False: there is none)
 
 

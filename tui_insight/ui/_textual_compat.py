@@ -14,12 +14,19 @@ Shims:
 - `CoalescingFooter` (Textual 8.2): a Footer that rebuilds once per burst of binding changes
   (overrides `Footer.bindings_changed`, which Textual calls from `Screen.bindings_updated_signal`),
   before the next frame rather than after it, by rewriting the mounted `FooterKey`s where it
-  can (`rewrite_key`: their plain attributes), and shows only the keys that fit whole (filters
+  can (`_take_keys`: their plain attributes), and shows only the keys that fit whole (filters
   what `Footer.compose` yields: `FooterKey`).
 - `add_signal` (plotext 6.1): register a plot signal without `draw`'s colour scan (`fig._signals._add`).
+- `paint_once_settled` (Textual 8.2): a key holds the screen's paint (`App._begin_batch`) until
+  the messages it started are handled (at most 30 ms), so it paints once, settled.
 - `guard_option_list_paging` (Textual 8.2): page up/down on an OptionList squeezed to no size do
   nothing instead of raising KeyError (`OptionList._move_page`, `_index_to_line`). Applied when
   this module is imported, to OptionList itself: every list is covered, Textual's own included.
+- `quiet_scroll_view_layout` (Textual 8.2): a ScrollView that a layout leaves as its scrollbars were
+  last updated for does not update and repaint them (`ScrollView._size_updated`, `_scroll_update`).
+  Applied when this module is imported.
+- `layout_once` (Textual 8.2): a widget resized by a layout does not ask for another layout
+  (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -31,6 +38,7 @@ Shims:
 """
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Iterator
 
 from textual.app import ComposeResult
@@ -39,6 +47,7 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
+from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
@@ -101,7 +110,8 @@ class CoalescingFooter(Footer):
     keys. And a rebuild that would show the same keys (focus moving between widgets of one view,
     or into a text box whose own keys are hidden) is skipped. A rebuild runs before the next
     frame (Textual's waits for a frame, so the keys changed one layout and paint after the view
-    they belong to) and rewrites the key widgets already mounted (`_update_in_place`).
+    they belong to); where the key widgets already mounted can show the new keys, they are
+    rewritten at once instead (`_refit`).
 
     Keys are shown in their order while they fit whole, so the bar never cuts a word; `? Help`
     (which lists every key) is kept whenever the screen shows it. Textual 8.2 lays each
@@ -113,7 +123,8 @@ class CoalescingFooter(Footer):
         super().__init__(*args, **kwargs)
         self._rebuild_pending = False  # a recompose is scheduled and has not finished
         self._changed_meanwhile = False  # bindings changed after the pending one was scheduled
-        self._composed: tuple | None = None  # what the last rebuild showed (see _shown)
+        self._composed: tuple | None = None  # what the last rebuild or refit showed (see _shown)
+        self._refitting = False  # `_refit` is reading the keys
 
     @property
     def rebuild_pending(self) -> bool:
@@ -121,6 +132,8 @@ class CoalescingFooter(Footer):
         return self._rebuild_pending
 
     def bindings_changed(self, screen: Screen) -> None:
+        if not self._rebuild_pending and self._refit(screen):
+            return
         if self._rebuild_pending:
             self._changed_meanwhile = True
             return
@@ -149,40 +162,7 @@ class CoalescingFooter(Footer):
     async def recompose(self) -> None:
         if self.children and self._shown() == self._composed:
             return  # the same keys as shown (focus moved between widgets with the same keys)
-        if self.children and await self._update_in_place():
-            return
         await super().recompose()
-
-    async def _update_in_place(self) -> bool:
-        """Show the new keys in the key widgets already mounted (more mounted, surplus removed).
-
-        A recompose removes every `FooterKey` and mounts ~35 new ones, each styled and laid out
-        twice (mounted, then sized): 20-80 ms at 160 columns, after the view's own frame, on
-        every view switch and screen change. Rewriting the text of the mounted ones costs one
-        layout. Only where both the old and the new footer are plain keys (the palette key last,
-        no binding groups); False otherwise, and the caller recomposes.
-        """
-        children, composed = list(self.children), list(self.compose())
-        old = [w for w in children if isinstance(w, FooterKey) and type(w) is FooterKey]
-        new = [w for w in composed if isinstance(w, FooterKey) and type(w) is FooterKey]
-        if len(old) != len(children) or len(new) != len(composed):
-            return False  # binding groups (`KeyGroup`, `FooterLabel`)
-        old_keys = [w for w in old if not w.has_class("-command-palette")]
-        new_keys = [w for w in new if not w.has_class("-command-palette")]
-        if old_keys != old[:len(old_keys)] or new_keys != new[:len(new_keys)] or \
-                len(old) - len(old_keys) != len(new) - len(new_keys):
-            return False  # the palette key is docked last, or absent in both
-        for mounted, wanted in zip(old[len(old_keys):], new[len(new_keys):]):
-            rewrite_key(mounted, wanted)
-        for mounted, wanted in zip(old_keys, new_keys):
-            rewrite_key(mounted, wanted)
-        for surplus in old_keys[len(new_keys):]:
-            await surplus.remove()
-        extra = new_keys[len(old_keys):]
-        if extra:
-            after = old_keys[-1] if old_keys else None
-            await (self.mount_all(extra, after=after) if after is not None else self.mount_all(extra, before=0))
-        return True
 
     def _shown(self) -> tuple | None:
         """What the footer would show: the shown bindings as displayed, and the palette key."""
@@ -194,24 +174,78 @@ class CoalescingFooter(Footer):
         palette = active.get(app.COMMAND_PALETTE_BINDING)
         return keys, self.show_command_palette, palette[1:] if palette else None, app.size.width
 
+    def _refit(self, screen: Screen) -> bool:
+        """Show the current keys at once, in the key widgets already mounted (True); False where
+        only a rebuild can (key groups, the palette key coming or going, not shown yet).
+
+        A rebuild runs after the next paint and mounts and styles every key again: a key that
+        moves the keyboard into a filter box painted twice, the footer ~50 ms after the rest.
+        Here the widgets take the new keys' text (those past the new count are hidden, missing
+        ones mounted), so the footer changes in the key's own frame. A change published while
+        the keys are read is read again after."""
+        if self._refitting:
+            self._changed_meanwhile = True
+            return True
+        if not (self.children and self.is_attached and screen is self.screen and self._bindings_ready
+                and self.app.app_focus):
+            return False
+        if self._shown() == self._composed:
+            return True
+        self._refitting = True
+        try:
+            while True:
+                with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
+                    items = list(self.compose())
+                if not _take_keys(self, items):
+                    self._composed = None  # the rebuild must not take these keys as shown
+                    return False
+                if not self._changed_meanwhile:
+                    return True
+        finally:
+            self._refitting = False
+
     def _rebuilt(self, screen: Screen) -> None:
         self._rebuild_pending = False
         if self._changed_meanwhile:
             self.bindings_changed(screen)
 
 
-def rewrite_key(mounted: FooterKey, wanted: FooterKey) -> None:
-    """Make the mounted `FooterKey` show what `wanted` (made by `Footer.compose`, never mounted)
-    would: Textual 8.2 keeps a key's text in plain attributes read by `render`, its disabled
-    state in `_disabled` and the `-disabled` class."""
-    shown = (mounted.key, mounted.key_display, mounted.description, mounted.action, mounted._disabled)
-    wanted_shown = (wanted.key, wanted.key_display, wanted.description, wanted.action, wanted._disabled)
-    if shown != wanted_shown:
-        mounted.key, mounted.key_display, mounted.description, mounted.action, mounted._disabled = wanted_shown
-        mounted.set_class(wanted._disabled, "-disabled")
-        mounted.refresh(layout=True)
-    if mounted.tooltip != wanted.tooltip:
-        mounted.tooltip = wanted.tooltip
+def _take_keys(footer: Footer, items: list[Any]) -> bool:
+    """The mounted keys of `footer` show `items` (what its compose yields): True; False when the
+    widgets do not match one to one (key groups, the palette key coming or going).
+
+    Keys past the new count are blanked and hidden, not removed (a removal lands a paint later,
+    and lays the footer out again); missing ones are mounted."""
+    old = [widget for widget in footer.children if isinstance(widget, FooterKey)]
+    if len(old) != len(footer.children) or not all(isinstance(widget, FooterKey) for widget in items):
+        return False
+    old_palette = [key for key in old if key.has_class("-command-palette")]
+    new_palette = [key for key in items if key.has_class("-command-palette")]
+    if len(old_palette) != len(new_palette):
+        return False
+    old_keys = [key for key in old if key not in old_palette]
+    new_keys = [key for key in items if key not in new_palette]
+    for target, source in [*zip(old_keys, new_keys), *zip(old_palette, new_palette)]:
+        _take_key(target, source)
+        target.display = True
+    for spare in old_keys[len(new_keys):]:
+        _take_key(spare, FooterKey("", "", "", "", disabled=True))
+        spare.display = False
+    missing = new_keys[len(old_keys):]
+    if missing:
+        footer.mount_all(missing, before=old_palette[0] if old_palette else None)
+    return True
+
+
+def _take_key(target: FooterKey, source: FooterKey) -> None:
+    """`target` (mounted) shows what `source` (made by `Footer.compose`, not mounted) would."""
+    if (target.key, target.key_display, target.description, target.action, target._disabled, target.tooltip) == (
+            source.key, source.key_display, source.description, source.action, source._disabled, source.tooltip):
+        return
+    target.key, target.key_display, target.description = source.key, source.key_display, source.description
+    target.action, target._disabled, target.tooltip = source.action, source._disabled, source.tooltip
+    target.set_class(source._disabled, "-disabled")
+    target.refresh(layout=True)
 
 
 def footer_key_width(key: Any) -> int:
@@ -245,6 +279,46 @@ def fitting_keys(items: list[Any], width: int) -> list[Any]:
     return kept + others
 
 
+# -- one paint per key (Textual 8.2) ------------------------------------------------------------
+
+KEY_HOLD_SECONDS = 0.03  # the longest a key holds the paint back for the messages it started
+KEY_HOLD_CHECK = 0.001  # how often the queues are looked at meanwhile
+
+
+def paint_once_settled(app: "App") -> None:
+    """Hold the screen's paint back (`App._begin_batch`) until the messages a key started are
+    handled, at most KEY_HOLD_SECONDS: one paint of the settled screen instead of several.
+
+    Textual 8.2 paints as soon as the screen's own queue is idle (`Screen._on_idle`), while a
+    key's work often goes on in messages to other widgets (a table's cursor tells its view,
+    which draws the read-out): a cursor move painted twice, the settled frame ~30 ms after the
+    first. The hold ends once every node of the screen has had an empty queue at two looks in a
+    row (`message_queue_size`); the screen is then told to check for work
+    (`MessagePump.check_idle`: `App._end_batch` tells only the app), and paints once."""
+    if getattr(app, "_insight_holding", False):
+        return
+    app._insight_holding = True  # type: ignore[attr-defined]
+    app._begin_batch()
+    loop = asyncio.get_running_loop()
+    until = loop.time() + KEY_HOLD_SECONDS
+    quiet = 0
+
+    def check() -> None:
+        nonlocal quiet
+        screen = app.screen if app.screen_stack else None
+        nodes = [app, *screen.walk_children(with_self=True)] if screen is not None else [app]
+        quiet = 0 if any(node.message_queue_size for node in nodes) else quiet + 1
+        if quiet < 2 and loop.time() < until:
+            loop.call_later(KEY_HOLD_CHECK, check)
+            return
+        app._insight_holding = False  # type: ignore[attr-defined]
+        app._end_batch()
+        if screen is not None and screen.is_attached:
+            screen.check_idle()
+
+    loop.call_soon(check)
+
+
 # -- option lists (Textual 8.2) -----------------------------------------------------------------
 
 def guard_option_list_paging() -> None:
@@ -269,6 +343,64 @@ def guard_option_list_paging() -> None:
 
 
 guard_option_list_paging()
+
+
+# -- scroll views in a layout (Textual 8.2) -----------------------------------------------------------
+
+def quiet_scroll_view_layout() -> None:
+    """A layout that leaves a ScrollView's size, container and virtual size as its scrollbars
+    were last updated for skips the update (and its repaint).
+
+    Textual 8.2: `ScrollView._size_updated` compares the virtual size the layout passes with the
+    view's own (which it keeps itself: they never agree), so every layout of the screen updated
+    and repainted the scrollbars of every ScrollView (option lists, tables, trees, inputs) after
+    the paint, even one whose new lines had updated them already (`_scroll_update`): a key that
+    changed a line of text painted twice, the settled frame ~30 ms after the first. The
+    originals stay reachable as `ScrollView._size_updated.__wrapped__` (and `_scroll_update`)."""
+    updated, scrolled = ScrollView._size_updated, ScrollView._scroll_update
+    if hasattr(updated, "__wrapped__"):
+        return
+
+    def _scroll_update(self: ScrollView, virtual_size: Any) -> None:
+        scrolled(self, virtual_size)
+        self._insight_scrolled_for = (self._size, virtual_size, self.container_size, self.styles.gutter.totals)  # type: ignore[attr-defined]
+
+    def _size_updated(self: ScrollView, size: Any, virtual_size: Any, container_size: Any,
+                      layout: bool = True) -> bool:
+        if getattr(self, "_insight_scrolled_for", None) == (size, self.virtual_size, container_size,
+                                                            self.styles.gutter.totals):
+            return False  # (what the original returns when nothing changed)
+        return updated(self, size, virtual_size, container_size, layout)
+
+    _size_updated.__wrapped__ = updated  # type: ignore[attr-defined]
+    _scroll_update.__wrapped__ = scrolled  # type: ignore[attr-defined]
+    ScrollView._size_updated = _size_updated  # type: ignore[method-assign,assignment]
+    ScrollView._scroll_update = _scroll_update  # type: ignore[method-assign,assignment]
+
+
+quiet_scroll_view_layout()
+
+
+def layout_once() -> None:
+    """A widget resized by a layout takes its new virtual size without asking for another layout.
+
+    Textual 8.2: after a full reflow, `Screen._refresh_layout` calls `Widget._size_updated` with
+    `layout=True`, which sets the `virtual_size` reactive (`layout=True`): every widget whose size
+    changed in a layout asked for a second one, and a second paint (~30 ms later), although the
+    layout that sized it is the one on screen. The original stays reachable as
+    `Widget._size_updated.__wrapped__`."""
+    updated = Widget._size_updated
+    if hasattr(updated, "__wrapped__"):
+        return
+
+    def _size_updated(self: Widget, size: Any, virtual_size: Any, container_size: Any, layout: bool = True) -> bool:
+        return updated(self, size, virtual_size, container_size, False)
+
+    _size_updated.__wrapped__ = updated  # type: ignore[attr-defined]
+    Widget._size_updated = _size_updated  # type: ignore[method-assign]
+
+
+layout_once()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------

@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from ..remembered_theme import PickedTheme, load_picked, save_picked, starting_theme, theme_path
+from ..summary import gc_policy
 from ..summary.queries import health
 from ..summary.queries.ranks import STRAGGLER_FRACTION
 from ..summary.store.cache import SummaryCache
@@ -112,6 +113,7 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
 TAG_PLUGINS = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image"}
 WORKSPACE_SAVE_SECONDS = 2.0
 CHANGES_EVERY = 0.25  # seconds: cache changes reach the screens at most 4 times a second
+GC_IDLE_SECONDS = 1.0  # no key for this long: the collector's full pass may run (`tick_clock`)
 PROGRESS_EVERY = 0.25  # seconds between updates of the progress line while the cache loads (idle: the clock's)
 
 
@@ -189,6 +191,7 @@ class InsightApp(App):
         self._pending = Changes()
         self._pending_lock = threading.Lock()
         self._notice_posted = False
+        self._last_key = 0.0  # time.monotonic() of the last key (the collector waits for a pause)
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
         self._progress_timer: Any = None  # runs while the cache loads or changes (`_progress_tick`)
@@ -218,10 +221,14 @@ class InsightApp(App):
         # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
         # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
         # its `enter` comes after the characters typed before it.
+        if isinstance(event, events.Key):
+            self._last_key = time.monotonic()
         if isinstance(event, events.Key) and (self.quitting or not self.screen_stack):
             # `qe` in one burst: a screen opened while the app is taken down would fail to build;
             # keys still queued once its screens are gone have nothing to go to.
             return
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            _textual_compat.paint_once_settled(self)  # a Textual internal: see there
         if (isinstance(event, events.Key) and not event.is_forwarded and self.focused is not None
                 and self.screen.maximized is None
                 and not self.focused.check_consume_key("a", "a")
@@ -245,10 +252,12 @@ class InsightApp(App):
             self.cache.start(self.reload_interval)
         self._progress_timer = self.set_interval(PROGRESS_EVERY, self._progress_tick)
         self.set_interval(1.0, self.tick_clock)
+        gc_policy.defer_full()  # full passes at idle moments (`tick_clock`)
         self.set_interval(WORKSPACE_SAVE_SECONDS, self._save_workspace)
         self._open_start()
 
     def on_unmount(self) -> None:
+        gc_policy.undefer_full()
         if self._unsubscribe:
             self._unsubscribe()
         self.cache.stop()
@@ -410,6 +419,9 @@ class InsightApp(App):
         stack = self.screen_stack  # empty while the app shuts down (`self.screen` raises then)
         if stack and isinstance(stack[-1], JobsScreen):
             stack[-1].tick()
+        # The collector's full passes wait for a pause in the keys (`gc_policy.defer_full`, set
+        # at mount): one at allocation took 50-150 ms out of a key's paint.
+        gc_policy.collect_full_when_due(idle=time.monotonic() - self._last_key >= GC_IDLE_SECONDS)
 
     # -- navigation -------------------------------------------------------------------------
 

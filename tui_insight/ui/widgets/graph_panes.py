@@ -26,6 +26,9 @@ from .graph_tree import GraphTree, PipelineStep, PipelineTree
 from .node_detail import NodeDetail, graph_node_rows, pipeline_rows
 from .on_demand_input import ReturningInput
 
+# A scope's edges are gathered here, in the key's own paint, up to this many nodes below it (~4 µs
+# a node: 1,000 take ~5 ms); a bigger scope's go to the loader behind a "gathering…" line.
+INLINE_SCOPE_NODES = 1000
 REVEAL_LIMIT = 100  # matches whose scopes a search opens at once (MindInsight's page); n/N open the rest
 SEARCH_PLACEHOLDER = "/ search node names (any case, last path segment): enter finds, escape closes"
 
@@ -188,7 +191,7 @@ class GraphBody(LoaderHost, Horizontal):
             return
         graph_node = graph.node(name)
         subject = (id(graph), name)
-        if not graph_node.is_scope:
+        if not graph_node.is_scope or tree.sizes.get(name, 0) <= INLINE_SCOPE_NODES:
             loader.forget("detail")
             detail.show_rows(graph_node_rows(graph, graph_node, tree.sizes), subject, cursor=detail_row)
             return
