@@ -25,6 +25,7 @@ from ...escape import shown
 from .. import gc_policy, limits
 from ..formats.file_names import classify
 from ..formats.layouts import LayoutBook
+from ..formats.mixed_layouts import MixedBook
 from ..formats.payloads import PayloadStore
 from ..gc_policy import CollectorPause
 from ..sources.discovery import Discovery, FoundJob, rediscover, restored_listings, saved_listings
@@ -103,6 +104,7 @@ class SummaryCache:
         self._loaders: dict[str, JobLoader] = {}
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
         self._tb_layout_book = LayoutBook(dialect="tensorboard")  # ... of TensorBoard events
+        self._mixed_books = (MixedBook(), MixedBook("tensorboard"))  # ... of events holding histograms
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
@@ -503,8 +505,10 @@ class SummaryCache:
 
     def _new_loader(self, train_id: str, path: str) -> JobLoader:
         layouts, tb_layouts = self._lanes.books(path, (self._layout_book, self._tb_layout_book))
+        # (a lane's thread reads with its own books: the mixed ones are the loading thread's)
+        mixed = self._mixed_books if layouts is self._layout_book else None
         return JobLoader(train_id, path, self.clock, layouts, tb_layouts, self.source, self._unsettled_jobs,
-                         self._every_step)
+                         self._every_step, mixed)
 
     def _read_on_lane(self, loader: JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                       first: bool) -> bool:

@@ -37,7 +37,7 @@ def _context():
     return ctx
 
 
-_layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
+_layouts = _tb_layouts = _mixed = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
 
 
 def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int, tuple[int, int] | None]:
@@ -46,8 +46,9 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     comes back, with (the entry's size, the size of the one it replaced): 110 kB a job of a sweep
     no longer go through the pipe, nor are they written by the app's process. Should the write
     fail, the whole snapshot comes back as without `entry`."""
-    global _layouts, _tb_layouts
+    global _layouts, _tb_layouts, _mixed
     from ..formats.layouts import LayoutBook
+    from ..formats.mixed_layouts import MixedBook
     from .disk_cache import write_file
     from .job_view import LoadProgress
     from .loader import JobLoader
@@ -55,7 +56,8 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
 
     if _layouts is None:
         _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
-    loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
+        _mixed = (MixedBook(), MixedBook("tensorboard"))
+    loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts, mixed=_mixed)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
     data = encode(loader.snapshot())
