@@ -37,7 +37,7 @@ from .file_state import describe
 from .job_view import Changes, JobView, LoadProgress
 from .lanes import LaneReads
 from .loader import JobLoader
-from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
+from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode
 from .wakeups import Wakeups
@@ -546,7 +546,9 @@ class SummaryCache:
         count = len(jobs)
         if full:
             jobs = self._unsettled(jobs, turn)
-        pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
+        pending: dict[Future, tuple[list[FoundJob], int]] = {}  # first loads in the pool (and its generation)
+        batch: list[FoundJob] = []  # first loads for the pool, not sent yet (`BATCH_JOBS` at once)
+        sent = 0  # jobs sent to the pool in this pass
         handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
         used_pool, shelved = False, self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
@@ -587,17 +589,29 @@ class SummaryCache:
                     handed.append(item.train_id)
                     continue
                 if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
+                    batch.append(item)
+                    # The first tasks one job each (the first rows), then `BATCH_JOBS` a task.
+                    if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
+                        continue
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
-                    sent = self._submit(item)
-                    if sent is not None:
-                        pending[sent[0]] = (item, sent[1])
-                        used_pool = True
+                    sent += len(batch)
+                    if self._send(batch, pending):
+                        used_pool, batch = True, []
                         continue
+                    item, items, batch = batch[-1], batch[:-1], []
+                    for earlier in items:  # the pool cannot take them: read here
+                        done += self._read_here(earlier, total)
                 self._read_in_process(loader, item, file_stats, total, first)
                 if first and pooled:
                     self._shelve(loader, file_stats)
                 done += 1
+            if batch and not self._stopping() and self._send(batch, pending):
+                used_pool = True
+            elif not self._stopping():
+                for item in batch:
+                    done += self._read_here(item, total)
+            batch = []
             while pending and not self._stopping():
                 done += self._install_done(pending, total, block=True)
                 if full:
@@ -667,16 +681,34 @@ class SummaryCache:
         size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
         return size <= BIG_JOB_BYTES
 
-    def _submit(self, item: FoundJob) -> tuple[Future, int] | None:
-        """The job sent to a loading process; None when the pool cannot take it (read it here)."""
+    def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]]) -> bool:
+        """`batch` sent to a loading process (in `pending`); False when the pool cannot take it."""
+        sent = self._submit(batch)
+        if sent is not None:
+            pending[sent[0]] = (batch, sent[1])
+        return sent is not None
+
+    def _read_here(self, item: FoundJob, total: Changes) -> int:
+        """A first load meant for the pool, read in this process (and shelved, as the pool's are)."""
+        loader = self._loaders.get(item.train_id)
+        if loader is None:
+            return 0
+        stats = loader.stat_files(item)
+        self._read_in_process(loader, item, stats, total, first=True)
+        self._shelve(loader, stats)
+        return 1
+
+    def _submit(self, batch: list[FoundJob]) -> tuple[Future, int] | None:
+        """The jobs sent to a loading process; None when the pool cannot take them (read them here)."""
         pool = self._pool
         if pool is None:
             return None
-        entry = self.disk.entry_to_write(item.path, self._where) if self.disk is not None else None
+        entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk is not None else None)
+                   for item in batch]
         for _ in range(2):
             generation = pool.generation
             try:
-                return pool.submit(item, entry)
+                return pool.submit(entries)
             except BrokenExecutor:  # a worker died since the last submit: a new pool
                 self._pool_died(generation)
             except Exception as exc:  # the processes cannot be started here
@@ -693,23 +725,25 @@ class SummaryCache:
             self._pool.broke(generation)
         return note
 
-    def _install_done(self, pending: dict[Future, tuple[FoundJob, int]], total: Changes, block: bool) -> int:
+    def _install_done(self, pending: dict[Future, tuple[list[FoundJob], int]], total: Changes, block: bool) -> int:
         """Install the first loads the pool has finished (waiting a little for one when `block`),
         in the order they were sent, and read here the ones a dead pool lost; how many."""
         if not pending:
             return 0
         finished, _ = wait(list(pending), timeout=0.1 if block else 0, return_when=FIRST_COMPLETED)
         count = 0
-        for future, (item, generation) in list(pending.items()):
+        for future, (items, generation) in list(pending.items()):
             if future in finished or self._pool is None or not self._pool.live(generation):
                 del pending[future]
-                self._install(future, item, generation, total)
-                count += 1
+                for i, item in enumerate(items):
+                    self._install(future, i, item, generation, total)
+                count += len(items)
         if block:
             self._serve_held(total)
         return count
 
-    def _install(self, future: Future, item: FoundJob, generation: int, total: Changes) -> None:
+    def _install(self, future: Future, i: int, item: FoundJob, generation: int, total: Changes) -> None:
+        """The `i`th job of the batch `future` read: installed, or read here."""
         loader = self._loaders.get(item.train_id)
         if loader is None:
             return
@@ -717,7 +751,10 @@ class SummaryCache:
         try:
             if future.cancel() or not future.done():  # its pool died before it ran, or while it did
                 raise BrokenExecutor("lost with its pool")
-            data, nbytes, nfiles, written = future.result()
+            result = future.result()[i]
+            if isinstance(result, Exception):
+                raise result
+            data, nbytes, nfiles, written = result
             # With a disk cache the series go there as they are (the worker wrote them) and only
             # the header is read here: most jobs of a big first load would be evicted at once anyway.
             if written is not None and self.disk is not None:

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 BIG_JOB_BYTES = 64 << 20  # bigger jobs are read in-process: their progress views fill the charts
 MIN_JOBS = 8  # a pass over fewer jobs reads them in-process: starting processes would cost more
+# Jobs sent to a worker at once: each task costs the app's process a round trip (pickling, a
+# wake-up of the executor's threads, the GIL handed over and back), as much as installing the
+# job; the first tasks of a pass hold one job each, so the first rows come as soon as before.
+BATCH_JOBS = 8
 
 
 def _context():
@@ -71,6 +75,18 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     return data, progress.bytes_read, progress.files_read, None
 
 
+def read_jobs(batch: list[tuple[FoundJob, str | None]]) -> list:
+    """In a worker: `read_job` for each (job, entry) of `batch`, in order; a job whose read
+    raised has the exception in its place (the others of the batch are not lost with it)."""
+    results: list = []
+    for found, entry in batch:
+        try:
+            results.append(read_job(found, entry))
+        except Exception as exc:  # noqa: BLE001 (the caller reads that job in its own process)
+            results.append(exc)
+    return results
+
+
 class JobPool:
     """A process pool started on first use, and again after it broke or was closed. Each start
     is a new generation: a future of an older one that never finished is lost, not waited for."""
@@ -89,15 +105,16 @@ class JobPool:
         except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
             pass
 
-    def submit(self, found: FoundJob, entry: str | None = None) -> tuple[Future, int]:
-        """Read `found` in a worker (`read_job`): (its future, the pool's generation). Raises
-        BrokenProcessPool when a worker died since the last call."""
+    def submit(self, batch: list[tuple[FoundJob, str | None]]) -> tuple[Future, int]:
+        """Read the jobs of `batch`, (job, its disk-cache entry or None), in a worker
+        (`read_jobs`): (its future, the pool's generation). Raises BrokenProcessPool when a
+        worker died since the last call."""
         if self._executor is None:
             from concurrent.futures import ProcessPoolExecutor
 
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
-        return self._executor.submit(read_job, found, entry), self.generation
+        return self._executor.submit(read_jobs, batch), self.generation
 
     def live(self, generation: int) -> bool:
         """Is the pool of `generation` still the one at work, and whole? A job sent in the very
