@@ -39,7 +39,7 @@ from .lanes import LaneReads
 from .loader import JobLoader
 from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
-from .snapshot import decode, encode
+from .snapshot import decode, encode, header_end
 from .wakeups import Wakeups
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
@@ -105,6 +105,7 @@ class SummaryCache:
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
         self._tb_layout_book = LayoutBook(dialect="tensorboard")  # ... of TensorBoard events
         self._mixed_books = (MixedBook(), MixedBook("tensorboard"))  # ... of events holding histograms
+        self._last_saved: tuple[JobLoader, bytes] | None = None  # the last job `_save` wrote, and its header
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
@@ -288,6 +289,7 @@ class SummaryCache:
         if not self.disk.save(loader.path, data, self._where):
             return None
         loader.mark_saved()
+        self._last_saved = (loader, data[:header_end(data)])  # (`_shelve` keeps its header's digests)
         return data
 
     def _enforce_budget(self) -> None:
@@ -550,7 +552,7 @@ class SummaryCache:
         batch: list[FoundJob] = []  # first loads for the pool, not sent yet (`BATCH_JOBS` at once)
         sent = 0  # jobs sent to the pool in this pass
         handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
-        used_pool, shelved = False, self._shelved
+        shelved = self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
         restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
         done = count - len(jobs)
@@ -590,28 +592,20 @@ class SummaryCache:
                     continue
                 if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
                     batch.append(item)
-                    # The first tasks one job each (the first rows), then `BATCH_JOBS` a task.
                     if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
-                        continue
+                        continue  # the first tasks one job each (the first rows), then `BATCH_JOBS` a task
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
                     sent += len(batch)
-                    if self._send(batch, pending):
-                        used_pool, batch = True, []
-                        continue
-                    item, items, batch = batch[-1], batch[:-1], []
-                    for earlier in items:  # the pool cannot take them: read here
-                        done += self._read_here(earlier, total)
+                    done += self._send(batch, pending, total)
+                    batch = []
+                    continue
                 self._read_in_process(loader, item, file_stats, total, first)
                 if first and pooled:
                     self._shelve(loader, file_stats)
                 done += 1
-            if batch and not self._stopping() and self._send(batch, pending):
-                used_pool = True
-            elif not self._stopping():
-                for item in batch:
-                    done += self._read_here(item, total)
-            batch = []
+            if batch and not self._stopping():
+                done += self._send(batch, pending, total)
             while pending and not self._stopping():
                 done += self._install_done(pending, total, block=True)
                 if full:
@@ -622,7 +616,7 @@ class SummaryCache:
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
-            if used_pool and self._pool is not None:
+            if sent and self._pool is not None:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
             if self._shelved != shelved:
                 gc_policy.trim()
@@ -661,6 +655,9 @@ class SummaryCache:
                 or size > BIG_JOB_BYTES):
             return
         data = self._save(loader) if loader.unsaved else None
+        if data is None and self._last_saved is not None and self._last_saved[0] is loader and not loader.unsaved:
+            data = self._last_saved[1]  # saved as the refresh published it: that header
+        self._last_saved = None
         if loader.saved is None:
             return  # not on disk: the budget keeps it or lets it go, as for any job
         # As a pool's job: the header's digests, bytes until read (the digests just made held
@@ -681,42 +678,19 @@ class SummaryCache:
         size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
         return size <= BIG_JOB_BYTES
 
-    def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]]) -> bool:
-        """`batch` sent to a loading process (in `pending`); False when the pool cannot take it."""
-        sent = self._submit(batch)
+    def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]], total: Changes) -> int:
+        """`batch` sent to a loading process (in `pending`): 0; else its jobs read here, shelved: how many."""
+        entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk else None) for item in batch]
+        sent = self._pool.send(entries, self._note, self._pool_died) if self._pool is not None else None
         if sent is not None:
             pending[sent[0]] = (batch, sent[1])
-        return sent is not None
-
-    def _read_here(self, item: FoundJob, total: Changes) -> int:
-        """A first load meant for the pool, read in this process (and shelved, as the pool's are)."""
-        loader = self._loaders.get(item.train_id)
-        if loader is None:
             return 0
-        stats = loader.stat_files(item)
-        self._read_in_process(loader, item, stats, total, first=True)
-        self._shelve(loader, stats)
-        return 1
-
-    def _submit(self, batch: list[FoundJob]) -> tuple[Future, int] | None:
-        """The jobs sent to a loading process; None when the pool cannot take them (read them here)."""
-        pool = self._pool
-        if pool is None:
-            return None
-        entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk is not None else None)
-                   for item in batch]
-        for _ in range(2):
-            generation = pool.generation
-            try:
-                return pool.submit(entries)
-            except BrokenExecutor:  # a worker died since the last submit: a new pool
-                self._pool_died(generation)
-            except Exception as exc:  # the processes cannot be started here
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                self._note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
-                pool.disabled = True
-                return None
-        return None
+        for item in batch:
+            loader = self._loaders[item.train_id]
+            stats = loader.stat_files(item)
+            self._read_in_process(loader, item, stats, total, first=True)
+            self._shelve(loader, stats)
+        return len(batch)
 
     def _pool_died(self, generation: int) -> str:
         note = "a loading process died; its jobs were read again in this process"

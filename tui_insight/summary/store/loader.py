@@ -65,9 +65,8 @@ class JobLoader:
                  source: Source = LOCAL, unsettled: set[str] | None = None, every_step: frozenset[str] = frozenset(),
                  mixed: tuple[MixedBook, MixedBook] | None = None):
         self.train_id = train_id
-        # Layouts of events holding histograms (MindSpore's, TensorBoard's), shared as `layouts` is
-        # (a sweep's runs repeat them: each run learning them again cost a protobuf decode and a
-        # walk per layout); None: the loader's own.
+        # Layouts of events holding histograms, shared as `layouts` is (a sweep's runs repeat them:
+        # learning them again per run cost a protobuf decode and a walk each); None: its own.
         self._mixed_books = mixed
         self.every_step = every_step  # plugins whose series keep every step (`SummaryCache`)
         self.source = source  # where the files are read from
@@ -894,8 +893,7 @@ class JobLoader:
     def drop_details(self, header: JobSnapshot | None = None) -> None:
         """Let the series go (memory budget); the digests and counts stay (`header`'s: bytes until read)."""
         self.tags, self._layouts, self.blocks = {}, {}, []  # the layouts' blocks admitted tags into the dropped series
-        if self._mixed_books is None:
-            self.mixed = MixedBook()  # (its layouts hold their events' bytes: read again when needed)
+        self.mixed = self.mixed if self._mixed_books else MixedBook()  # (its own holds its events' bytes)
         self.detailed = False
         self.view = replace(self.view, tags=MappingProxyType({}), detailed=False)
         if header is not None:  # the snapshot just saved: the same numbers

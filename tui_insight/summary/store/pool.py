@@ -10,7 +10,7 @@ starts a new one for later work, and the caller reads the lost jobs in its own p
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..sources.discovery import FoundJob
 
@@ -115,6 +115,25 @@ class JobPool:
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
         return self._executor.submit(read_jobs, batch), self.generation
+
+    def send(self, batch: list[tuple[FoundJob, str | None]], note: Callable[[str], None],
+             died: Callable[[int], object]) -> tuple[Future, int] | None:
+        """`submit`, in a new pool after `died(generation)` was told of a dead one; None when the
+        processes cannot be started here (`note` says why; `disabled` from then on)."""
+        from concurrent.futures import BrokenExecutor
+
+        for _ in range(2):
+            generation = self.generation
+            try:
+                return self.submit(batch)
+            except BrokenExecutor:  # a worker died since the last submit: a new pool
+                died(generation)
+            except Exception as exc:  # noqa: BLE001 (the processes cannot be started here)
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
+                self.disabled = True
+                return None
+        return None
 
     def live(self, generation: int) -> bool:
         """Is the pool of `generation` still the one at work, and whole? A job sent in the very
