@@ -131,7 +131,8 @@ def encode(snapshot: JobSnapshot) -> bytes:
             if known is None:
                 stored = _compact(col)
                 data = stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes()
-                known = seen[id(col)] = (stored.dtype.name, stored_at.setdefault((stored.dtype.name, data), at))
+                dtype = _dtype_name(stored.dtype)
+                known = seen[id(col)] = (dtype, stored_at.setdefault((dtype, data), at))
                 held.append(col)
                 if known[1] == at:  # not stored before
                     chunks.append(data)
@@ -163,6 +164,17 @@ def encode(snapshot: JobSnapshot) -> bytes:
     details = _U32.pack(len(table_bytes)) + table_bytes + b"".join(chunks)
     return PREFIX.pack(MAGIC, FORMAT_VERSION, len(head), google_crc32c.value(head),
                        google_crc32c.value(details)) + head + details
+
+
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """`dtype.name`, remembered (numpy works it out in Python at each call: 60 a job)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 _SMALL_INTS = [(t, np.dtype(t).itemsize, int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.int8, np.int16, np.int32)]
