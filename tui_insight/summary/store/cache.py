@@ -590,7 +590,7 @@ class SummaryCache:
                 if self._lanes.used and self._read_on_lane(loader, item, file_stats, first):
                     handed.append(item.train_id)
                     continue
-                if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
+                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats):
                     batch.append(item)
                     if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
                         continue  # the first tasks one job each (the first rows), then `BATCH_JOBS` a task
@@ -671,13 +671,6 @@ class SummaryCache:
 
     # -- the process pool ---------------------------------------------------------------------
 
-    def _poolable(self, loader: JobLoader, item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
-        """A first load with nothing to go on (no snapshot) and not big: for the pool."""
-        if self._pool is None or self._pool.disabled or loader.files or loader.view.loaded or not item.event_files:
-            return False
-        size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
-        return size <= BIG_JOB_BYTES
-
     def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]], total: Changes) -> int:
         """`batch` sent to a loading process (in `pending`): 0; else its jobs read here, shelved: how many."""
         entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk else None) for item in batch]
@@ -686,10 +679,9 @@ class SummaryCache:
             pending[sent[0]] = (batch, sent[1])
             return 0
         for item in batch:
-            loader = self._loaders[item.train_id]
-            stats = loader.stat_files(item)
-            self._read_in_process(loader, item, stats, total, first=True)
-            self._shelve(loader, stats)
+            stats = self._loaders[item.train_id].stat_files(item)
+            self._read_in_process(self._loaders[item.train_id], item, stats, total, first=True)
+            self._shelve(self._loaders[item.train_id], stats)
         return len(batch)
 
     def _pool_died(self, generation: int) -> str:
@@ -704,14 +696,18 @@ class SummaryCache:
         in the order they were sent, and read here the ones a dead pool lost; how many."""
         if not pending:
             return 0
-        finished, _ = wait(list(pending), timeout=0.1 if block else 0, return_when=FIRST_COMPLETED)
-        count = 0
+        finished = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)[0] if block else {f for f in pending if f.done()}
+        count, alive = 0, {}  # (a pool's health: checked once a call, after a wait only; each check polls its workers)
         for future, (items, generation) in list(pending.items()):
-            if future in finished or self._pool is None or not self._pool.live(generation):
-                del pending[future]
-                for i, item in enumerate(items):
-                    self._install(future, i, item, generation, total)
-                count += len(items)
+            if future not in finished:
+                if block and generation not in alive:
+                    alive[generation] = self._pool is not None and self._pool.live(generation)
+                if not block or alive[generation]:
+                    continue
+            del pending[future]
+            for i, item in enumerate(items):
+                self._install(future, i, item, generation, total)
+            count += len(items)
         if block:
             self._serve_held(total)
         return count

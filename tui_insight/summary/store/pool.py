@@ -9,13 +9,16 @@ starts a new one for later work, and the caller reads the lost jobs in its own p
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..sources.discovery import FoundJob
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+    from .loader import JobLoader
 # multiprocessing and the process executor are imported when a pool is made (10 ms of every
 # start otherwise: a one-worker cache, the --summary and --export runs, never make one).
 
@@ -115,6 +118,13 @@ class JobPool:
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
         return self._executor.submit(read_jobs, batch), self.generation
+
+    def takes(self, loader: "JobLoader", item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """A first load with nothing to go on (no snapshot) and not big: for the pool."""
+        if self.disabled or loader.files or loader.view.loaded or not item.event_files:
+            return False
+        size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
+        return size <= BIG_JOB_BYTES
 
     def send(self, batch: list[tuple[FoundJob, str | None]], note: Callable[[str], None],
              died: Callable[[int], object]) -> tuple[Future, int] | None:
