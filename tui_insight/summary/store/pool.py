@@ -54,6 +54,7 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     no longer go through the pipe, nor are they written by the app's process. Should the write
     fail, the whole snapshot comes back as without `entry`."""
     global _layouts, _tb_layouts, _mixed
+    from .. import gc_policy
     from ..formats.layouts import LayoutBook
     from ..formats.mixed_layouts import MixedBook
     from .disk_cache import write_file
@@ -61,7 +62,8 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     from .loader import JobLoader
     from .snapshot import encode, header_end
 
-    if _layouts is None:
+    if _layouts is None:  # this worker's first job
+        gc_policy.reuse_freed_heap()
         _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
         _mixed = (MixedBook(), MixedBook("tensorboard"))
     loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts, mixed=_mixed)
