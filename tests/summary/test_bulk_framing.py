@@ -192,3 +192,75 @@ def test_the_varying_positions_of_evenly_spaced_and_cyclic_payloads_are_exact(ma
 def test_the_varying_positions_of_damaged_logs_hold(data):
     source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS, *(p.read_bytes() for p in REAL_FILES if "tfevents" in p.name)]))
     assert_same_is_exact(damaged(source, data.draw), data.draw(st.sampled_from([300, 4096, 1 << 20])), exact=False)
+
+
+# -- a file's opening placed by the last file's (a sweep's runs repeat one sequence of lengths) --
+
+
+def sweep_run(directory, steps: int = 300, tags: int = 4, seed: int = 0) -> bytes:
+    """A run of a sweep as our writer writes it: scalars every step, histograms every 20."""
+    import numpy as np
+
+    from tui_insight.summary.formats.writer import SummaryWriter
+
+    rng = np.random.default_rng(seed)
+    writer = SummaryWriter(directory, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    for step in range(1, steps + 1):
+        for t in range(tags):
+            writer.add_scalar(f"metric/m{t}", float(rng.standard_normal()))
+        if step % 20 == 0:
+            writer.add_histogram("weights/layer0", rng.normal(size=500))
+        writer.record(step, wall_time=1_700_000_000.0 + step)
+    writer.close()
+    return writer.path.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def sweep_runs(tmp_path_factory):
+    """Two runs of one program (the same lengths, other values) and one of other tags."""
+    base = tmp_path_factory.mktemp("sweep")
+    return (sweep_run(base / "a", seed=1), sweep_run(base / "b", seed=2),
+            sweep_run(base / "c", tags=3, seed=3))
+
+
+def record_starts(data: bytes) -> list[int]:
+    return [offset for offset, _ in by_records(data)[0]]
+
+
+def test_a_run_after_another_of_its_sweep_reads_alike(sweep_runs):
+    first, second, other = sweep_runs
+    for before, data in ((first, second), (second, first), (other, first), (first, other)):
+        assert_same(before)  # (its opening is the one the next scan starts from)
+        records, report = assert_same(data)
+        assert report.bad_records == 0 and len(records) == 301
+
+
+@pytest.mark.parametrize("what", ["payload", "crc", "length", "header crc"])
+def test_a_damaged_record_where_the_last_run_had_a_good_one_is_found(sweep_runs, what):
+    """The last run's lengths place the records of the next only by their headers: each payload
+    is still checked against its CRC, and a header that is not the expected one stops the guess."""
+    first, second, _ = sweep_runs
+    at = record_starts(second)[150]  # a step of scalars: its length is the last run's there
+    length = struct.unpack_from("<Q", second, at)[0]
+    offset = {"payload": at + 12 + length // 2, "crc": at + 12 + length, "length": at, "header crc": at + 9}[what]
+    damaged = bytearray(second)
+    damaged[offset] ^= 0x04
+    assert_same(first)
+    records, report = assert_same(bytes(damaged))
+    assert report.bad_records >= 1
+    assert at not in [offset for offset, _ in records]
+    if what in ("payload", "crc"):  # the records around it are read as ever
+        assert len(records) == 300
+
+
+@given(cut=st.integers(min_value=0, max_value=1 << 20), flips=st.lists(st.integers(min_value=0), max_size=3))
+@settings(PROPERTY)
+def test_cut_or_damaged_runs_after_a_whole_one_read_alike(sweep_runs, cut, flips):
+    first, second, _ = sweep_runs
+    damaged = bytearray(second[:cut % (len(second) + 1)])
+    for flip in flips:
+        if damaged:
+            damaged[flip % len(damaged)] ^= 1 << (flip % 8)
+    assert_same(first)
+    assert_same(bytes(damaged))
+    assert_same(bytes(damaged), max_bytes=4096)

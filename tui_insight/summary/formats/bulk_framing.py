@@ -39,6 +39,8 @@ _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one 
 _TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
 _TABLE_MIN_ROWS = 8
 _HEADER = struct.Struct("<QI")
+_OPENING_MAX = 1 << 16  # record lengths of a file's opening kept for the next file's walk
+_OPENING_FIRST = 64  # of which the next file checks this many first (a file of another layout stops there)
 _header_words: dict[int, int] = {}  # payload length -> masked CRC of its header
 _crc_tables: dict[tuple[int, int], np.ndarray] = {}  # (payload length, position) -> uint32[256]
 
@@ -242,10 +244,62 @@ class RecordBatch(Sequence[tuple[int, bytes]]):
         return zip(self.offsets.tolist(), self.payloads)
 
 
+class Opening:
+    """The record lengths at the start of the last file scanned from its start, as a guess of
+    where the next file's records are: the runs of a sweep are written by one program, so their
+    files repeat one sequence of lengths, and a walk placed by it reads a small file's records
+    in one numpy pass instead of learning its cycle again. Only headers are placed by it: each
+    guessed header is checked (its length and that length's CRC), then each payload's CRC, as
+    for any record."""
+
+    def __init__(self, lengths: np.ndarray) -> None:
+        self.lengths = lengths  # int64
+        spans = lengths + HEADER_SIZE + FOOTER_SIZE
+        self.at = np.zeros(len(lengths), dtype=np.int64)  # where each record starts
+        np.cumsum(spans[:-1], out=self.at[1:])
+        sizes, inverse = np.unique(lengths, return_inverse=True)
+        self.words = np.asarray([_header_word(int(n)) for n in sizes.tolist()], dtype=np.uint32)[inverse]
+
+    @staticmethod
+    def of(at: np.ndarray, lengths: np.ndarray) -> "Opening | None":
+        """The opening of a block read from byte 0 whose records are `at`, `lengths` (as the walk
+        found them); None unless they follow one another from byte 0 (an empty or oversized record
+        skipped, or a bad header, leaves a gap a guess by lengths would not see)."""
+        count = min(len(at), _OPENING_MAX)
+        if count < 2 or at[0] != 0:
+            return None
+        at, lengths = at[:count], lengths[:count]
+        if not (at[1:] == at[:-1] + lengths[:-1] + HEADER_SIZE + FOOTER_SIZE).all():
+            return None
+        return Opening(lengths.copy())
+
+    def place(self, array: np.ndarray, n: int) -> int:
+        """How many records of the opening start `array` (`n` bytes, a file's first block), each
+        header checked and each record whole in the block."""
+        at, lengths, words = self.at, self.lengths, self.words
+        count = int(np.searchsorted(at + lengths + HEADER_SIZE + FOOTER_SIZE, n, side="right"))
+        placed = 0
+        for end in (min(count, _OPENING_FIRST), count):  # a few first: another layout stops early
+            if end <= placed:
+                continue
+            part = slice(placed, end)
+            wrong = ((unaligned(array, "<u8")[at[part]] != lengths[part].view(np.uint64))
+                     | (unaligned(array, "<u4")[at[part] + 8] != words[part]))
+            bad = np.flatnonzero(wrong)
+            if len(bad):
+                return placed + int(bad[0])
+            placed = end
+        return placed
+
+
+_opening: Opening | None = None  # the last file's (`scan_batches` from byte 0 keeps and reads it)
+
+
 class _Walk:
     """Finds the records of one block: record by record, or by guessing the cycle of lengths."""
 
-    def __init__(self) -> None:
+    def __init__(self, opening: Opening | None = None) -> None:
+        self.opening = opening  # where the first block's records are likely to start (`Opening`)
         self.lengths: list[int] = []  # lengths of the last records walked or guessed (the cycle)
         self.next_guess = 8  # records to walk before guessing again
         self.guess_records = _GUESS_FIRST  # records the next guess checks
@@ -275,6 +329,14 @@ class _Walk:
         at_append, length_append = at.append, lengths.append
         remembered = 0  # lengths[:remembered] are in the history already
         p = 0
+        opening, self.opening = self.opening, None
+        if opening is not None and base == 0:
+            placed = opening.place(array, n)
+            if placed:
+                at_chunks.append(opening.at[:placed])
+                length_chunks.append(opening.lengths[:placed])
+                self.lengths.extend(opening.lengths[max(0, placed - 2 * MAX_CYCLE):placed].tolist())
+                p = int(opening.at[placed - 1] + opening.lengths[placed - 1]) + HEADER_SIZE + FOOTER_SIZE
         while True:
             # Record by record while the headers are the usual ones, up to the next guess.
             resume = self.resume[0] if self.resume else -1
@@ -457,9 +519,10 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
                  max_bytes: int = BLOCK_SIZE) -> Iterator[RecordBatch]:
     """`scan_records` by blocks of about `max_bytes`: the same records and report, in batches
     of at most `max_records` (a record longer than a block is read in a block of its own)."""
+    global _opening
     pos = start
     report.end = start
-    walk = _Walk()
+    walk = _Walk(_opening if start == 0 else None)
     want = max_bytes
     while pos < size:
         fh.seek(pos)
@@ -471,6 +534,8 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         at_chunks, length_chunks, stop, why, next_length = walk.block(data, pos, size, report, notes)
         at = np.concatenate(at_chunks)
         lengths = np.concatenate(length_chunks)
+        if pos == 0 and not notes and why != "header":
+            _opening = Opening.of(at, lengths) or _opening
         good = np.ones(len(at), dtype=bool)
         same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if len(at):

@@ -25,6 +25,7 @@ from ...escape import shown
 from .. import gc_policy, limits
 from ..formats.file_names import classify
 from ..formats.layouts import LayoutBook
+from ..formats.mixed_layouts import MixedBook
 from ..formats.payloads import PayloadStore
 from ..gc_policy import CollectorPause
 from ..sources.discovery import Discovery, FoundJob, rediscover, restored_listings, saved_listings
@@ -36,9 +37,9 @@ from .file_state import describe
 from .job_view import Changes, JobView, LoadProgress
 from .lanes import LaneReads
 from .loader import JobLoader
-from .pool import BIG_JOB_BYTES, MIN_JOBS, JobPool
+from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
-from .snapshot import decode, encode
+from .snapshot import decode, encode, header_end
 from .wakeups import Wakeups
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
@@ -103,6 +104,8 @@ class SummaryCache:
         self._loaders: dict[str, JobLoader] = {}
         self._layout_book = LayoutBook()  # event layouts, shared by all jobs (a sweep repeats them)
         self._tb_layout_book = LayoutBook(dialect="tensorboard")  # ... of TensorBoard events
+        self._mixed_books = (MixedBook(), MixedBook("tensorboard"))  # ... of events holding histograms
+        self._last_saved: tuple[JobLoader, bytes] | None = None  # the last job `_save` wrote, and its header
         self._views: dict[str, JobView] = {}  # replaced whole when jobs come or go (`_set_views`)
         self._jobs: Mapping[str, JobView] = MappingProxyType(self._views)
         self._subscribers: list[Subscriber] = []
@@ -286,6 +289,7 @@ class SummaryCache:
         if not self.disk.save(loader.path, data, self._where):
             return None
         loader.mark_saved()
+        self._last_saved = (loader, data[:header_end(data)])  # (`_shelve` keeps its header's digests)
         return data
 
     def _enforce_budget(self) -> None:
@@ -503,8 +507,10 @@ class SummaryCache:
 
     def _new_loader(self, train_id: str, path: str) -> JobLoader:
         layouts, tb_layouts = self._lanes.books(path, (self._layout_book, self._tb_layout_book))
+        # (a lane's thread reads with its own books: the mixed ones are the loading thread's)
+        mixed = self._mixed_books if layouts is self._layout_book else None
         return JobLoader(train_id, path, self.clock, layouts, tb_layouts, self.source, self._unsettled_jobs,
-                         self._every_step)
+                         self._every_step, mixed)
 
     def _read_on_lane(self, loader: JobLoader, item: FoundJob, stats: dict[str, os.stat_result | OSError],
                       first: bool) -> bool:
@@ -542,9 +548,11 @@ class SummaryCache:
         count = len(jobs)
         if full:
             jobs = self._unsettled(jobs, turn)
-        pending: dict[Future, tuple[FoundJob, int]] = {}  # first loads in the pool (and its generation)
+        pending: dict[Future, tuple[list[FoundJob], int]] = {}  # first loads in the pool (and its generation)
+        batch: list[FoundJob] = []  # first loads for the pool, not sent yet (`BATCH_JOBS` at once)
+        sent = 0  # jobs sent to the pool in this pass
         handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
-        used_pool, shelved = False, self._shelved
+        shelved = self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
         restored, restored_by = Changes(), time.monotonic() + RESTORED_NOTICE_SECONDS
         done = count - len(jobs)
@@ -582,18 +590,22 @@ class SummaryCache:
                 if self._lanes.used and self._read_on_lane(loader, item, file_stats, first):
                     handed.append(item.train_id)
                     continue
-                if pooled and self._pool is not None and self._poolable(loader, item, file_stats):
+                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats):
+                    batch.append(item)
+                    if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
+                        continue  # the first tasks one job each (the first rows), then `BATCH_JOBS` a task
                     while len(pending) >= 2 * self._pool.workers and not self._stopping():
                         done += self._install_done(pending, total, block=True)
-                    sent = self._submit(item)
-                    if sent is not None:
-                        pending[sent[0]] = (item, sent[1])
-                        used_pool = True
-                        continue
+                    sent += len(batch)
+                    done += self._send(batch, pending, total)
+                    batch = []
+                    continue
                 self._read_in_process(loader, item, file_stats, total, first)
                 if first and pooled:
                     self._shelve(loader, file_stats)
                 done += 1
+            if batch and not self._stopping():
+                done += self._send(batch, pending, total)
             while pending and not self._stopping():
                 done += self._install_done(pending, total, block=True)
                 if full:
@@ -604,7 +616,7 @@ class SummaryCache:
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
-            if used_pool and self._pool is not None:
+            if sent and self._pool is not None:
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
             if self._shelved != shelved:
                 gc_policy.trim()
@@ -643,6 +655,9 @@ class SummaryCache:
                 or size > BIG_JOB_BYTES):
             return
         data = self._save(loader) if loader.unsaved else None
+        if data is None and self._last_saved is not None and self._last_saved[0] is loader and not loader.unsaved:
+            data = self._last_saved[1]  # saved as the refresh published it: that header
+        self._last_saved = None
         if loader.saved is None:
             return  # not on disk: the budget keeps it or lets it go, as for any job
         # As a pool's job: the header's digests, bytes until read (the digests just made held
@@ -656,31 +671,18 @@ class SummaryCache:
 
     # -- the process pool ---------------------------------------------------------------------
 
-    def _poolable(self, loader: JobLoader, item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
-        """A first load with nothing to go on (no snapshot) and not big: for the pool."""
-        if self._pool is None or self._pool.disabled or loader.files or loader.view.loaded or not item.event_files:
-            return False
-        size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
-        return size <= BIG_JOB_BYTES
-
-    def _submit(self, item: FoundJob) -> tuple[Future, int] | None:
-        """The job sent to a loading process; None when the pool cannot take it (read it here)."""
-        pool = self._pool
-        if pool is None:
-            return None
-        entry = self.disk.entry_to_write(item.path, self._where) if self.disk is not None else None
-        for _ in range(2):
-            generation = pool.generation
-            try:
-                return pool.submit(item, entry)
-            except BrokenExecutor:  # a worker died since the last submit: a new pool
-                self._pool_died(generation)
-            except Exception as exc:  # the processes cannot be started here
-                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-                self._note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
-                pool.disabled = True
-                return None
-        return None
+    def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]], total: Changes) -> int:
+        """`batch` sent to a loading process (in `pending`): 0; else its jobs read here, shelved: how many."""
+        entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk else None) for item in batch]
+        sent = self._pool.send(entries, self._note, self._pool_died) if self._pool is not None else None
+        if sent is not None:
+            pending[sent[0]] = (batch, sent[1])
+            return 0
+        for item in batch:
+            stats = self._loaders[item.train_id].stat_files(item)
+            self._read_in_process(self._loaders[item.train_id], item, stats, total, first=True)
+            self._shelve(self._loaders[item.train_id], stats)
+        return len(batch)
 
     def _pool_died(self, generation: int) -> str:
         note = "a loading process died; its jobs were read again in this process"
@@ -689,23 +691,29 @@ class SummaryCache:
             self._pool.broke(generation)
         return note
 
-    def _install_done(self, pending: dict[Future, tuple[FoundJob, int]], total: Changes, block: bool) -> int:
+    def _install_done(self, pending: dict[Future, tuple[list[FoundJob], int]], total: Changes, block: bool) -> int:
         """Install the first loads the pool has finished (waiting a little for one when `block`),
         in the order they were sent, and read here the ones a dead pool lost; how many."""
         if not pending:
             return 0
-        finished, _ = wait(list(pending), timeout=0.1 if block else 0, return_when=FIRST_COMPLETED)
-        count = 0
-        for future, (item, generation) in list(pending.items()):
-            if future in finished or self._pool is None or not self._pool.live(generation):
-                del pending[future]
-                self._install(future, item, generation, total)
-                count += 1
+        finished = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)[0] if block else {f for f in pending if f.done()}
+        count, alive = 0, {}  # (a pool's health: checked once a call, after a wait only; each check polls its workers)
+        for future, (items, generation) in list(pending.items()):
+            if future not in finished:
+                if block and generation not in alive:
+                    alive[generation] = self._pool is not None and self._pool.live(generation)
+                if not block or alive[generation]:
+                    continue
+            del pending[future]
+            for i, item in enumerate(items):
+                self._install(future, i, item, generation, total)
+            count += len(items)
         if block:
             self._serve_held(total)
         return count
 
-    def _install(self, future: Future, item: FoundJob, generation: int, total: Changes) -> None:
+    def _install(self, future: Future, i: int, item: FoundJob, generation: int, total: Changes) -> None:
+        """The `i`th job of the batch `future` read: installed, or read here."""
         loader = self._loaders.get(item.train_id)
         if loader is None:
             return
@@ -713,7 +721,10 @@ class SummaryCache:
         try:
             if future.cancel() or not future.done():  # its pool died before it ran, or while it did
                 raise BrokenExecutor("lost with its pool")
-            data, nbytes, nfiles, written = future.result()
+            result = future.result()[i]
+            if isinstance(result, Exception):
+                raise result
+            data, nbytes, nfiles, written = result
             # With a disk cache the series go there as they are (the worker wrote them) and only
             # the header is read here: most jobs of a big first load would be evicted at once anyway.
             if written is not None and self.disk is not None:

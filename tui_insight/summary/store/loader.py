@@ -62,8 +62,12 @@ class JobLoader:
 
     def __init__(self, train_id: str, path: str, clock: Callable[[], float] = time.time,
                  layouts: LayoutBook | None = None, tb_layouts: LayoutBook | None = None,
-                 source: Source = LOCAL, unsettled: set[str] | None = None, every_step: frozenset[str] = frozenset()):
+                 source: Source = LOCAL, unsettled: set[str] | None = None, every_step: frozenset[str] = frozenset(),
+                 mixed: tuple[MixedBook, MixedBook] | None = None):
         self.train_id = train_id
+        # Layouts of events holding histograms, shared as `layouts` is (a sweep's runs repeat them:
+        # learning them again per run cost a protobuf decode and a walk each); None: its own.
+        self._mixed_books = mixed
         self.every_step = every_step  # plugins whose series keep every step (`SummaryCache`)
         self.source = source  # where the files are read from
         self.layouts = layouts if layouts is not None else LayoutBook()
@@ -98,7 +102,7 @@ class JobLoader:
         self.first_wall_time: float | None = None
         self.blocks: list[ScalarBlock] = []  # scalar values read since the last merge
         self._layouts: dict[tuple, tuple] = {}
-        self.mixed, self.tb_mixed = MixedBook(), MixedBook("tensorboard")  # events holding histograms, read in bulk
+        self.mixed, self.tb_mixed = self._mixed_books or (MixedBook(), MixedBook("tensorboard"))  # read in bulk
         self.seq = 0  # events read: orders values of different layouts
         self.changed: set[TagKey] = set()
         self.problems: list[str] = []
@@ -892,7 +896,7 @@ class JobLoader:
     def drop_details(self, header: JobSnapshot | None = None) -> None:
         """Let the series go (memory budget); the digests and counts stay (`header`'s: bytes until read)."""
         self.tags, self._layouts, self.blocks = {}, {}, []  # the layouts' blocks admitted tags into the dropped series
-        self.mixed = MixedBook()  # (its layouts hold their events' bytes: read again when needed)
+        self.mixed = self.mixed if self._mixed_books else MixedBook()  # (its own holds its events' bytes)
         self.detailed = False
         self.view = replace(self.view, tags=MappingProxyType({}), detailed=False)
         if header is not None:  # the snapshot just saved: the same numbers

@@ -9,18 +9,25 @@ starts a new one for later work, and the caller reads the lost jobs in its own p
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..sources.discovery import FoundJob
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+
+    from .loader import JobLoader
 # multiprocessing and the process executor are imported when a pool is made (10 ms of every
 # start otherwise: a one-worker cache, the --summary and --export runs, never make one).
 
 BIG_JOB_BYTES = 64 << 20  # bigger jobs are read in-process: their progress views fill the charts
 MIN_JOBS = 8  # a pass over fewer jobs reads them in-process: starting processes would cost more
+# Jobs sent to a worker at once: each task costs the app's process a round trip (pickling, a
+# wake-up of the executor's threads, the GIL handed over and back), as much as installing the
+# job; the first tasks of a pass hold one job each, so the first rows come as soon as before.
+BATCH_JOBS = 8
 
 
 def _context():
@@ -37,7 +44,7 @@ def _context():
     return ctx
 
 
-_layouts = _tb_layouts = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
+_layouts = _tb_layouts = _mixed = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
 
 
 def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int, tuple[int, int] | None]:
@@ -46,16 +53,20 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     comes back, with (the entry's size, the size of the one it replaced): 110 kB a job of a sweep
     no longer go through the pipe, nor are they written by the app's process. Should the write
     fail, the whole snapshot comes back as without `entry`."""
-    global _layouts, _tb_layouts
+    global _layouts, _tb_layouts, _mixed
+    from .. import gc_policy
     from ..formats.layouts import LayoutBook
+    from ..formats.mixed_layouts import MixedBook
     from .disk_cache import write_file
     from .job_view import LoadProgress
     from .loader import JobLoader
     from .snapshot import encode, header_end
 
-    if _layouts is None:
+    if _layouts is None:  # this worker's first job
+        gc_policy.reuse_freed_heap()
         _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
-    loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts)
+        _mixed = (MixedBook(), MixedBook("tensorboard"))
+    loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts, mixed=_mixed)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
     data = encode(loader.snapshot())
@@ -67,6 +78,18 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
         else:
             return data[:header_end(data)], progress.bytes_read, progress.files_read, (len(data), old)
     return data, progress.bytes_read, progress.files_read, None
+
+
+def read_jobs(batch: list[tuple[FoundJob, str | None]]) -> list:
+    """In a worker: `read_job` for each (job, entry) of `batch`, in order; a job whose read
+    raised has the exception in its place (the others of the batch are not lost with it)."""
+    results: list = []
+    for found, entry in batch:
+        try:
+            results.append(read_job(found, entry))
+        except Exception as exc:  # noqa: BLE001 (the caller reads that job in its own process)
+            results.append(exc)
+    return results
 
 
 class JobPool:
@@ -87,15 +110,42 @@ class JobPool:
         except Exception:  # noqa: BLE001 (the first submit says it, and reading goes on in-process)
             pass
 
-    def submit(self, found: FoundJob, entry: str | None = None) -> tuple[Future, int]:
-        """Read `found` in a worker (`read_job`): (its future, the pool's generation). Raises
-        BrokenProcessPool when a worker died since the last call."""
+    def submit(self, batch: list[tuple[FoundJob, str | None]]) -> tuple[Future, int]:
+        """Read the jobs of `batch`, (job, its disk-cache entry or None), in a worker
+        (`read_jobs`): (its future, the pool's generation). Raises BrokenProcessPool when a
+        worker died since the last call."""
         if self._executor is None:
             from concurrent.futures import ProcessPoolExecutor
 
             self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
             self.generation += 1
-        return self._executor.submit(read_job, found, entry), self.generation
+        return self._executor.submit(read_jobs, batch), self.generation
+
+    def takes(self, loader: "JobLoader", item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
+        """A first load with nothing to go on (no snapshot) and not big: for the pool."""
+        if self.disabled or loader.files or loader.view.loaded or not item.event_files:
+            return False
+        size = sum(st.st_size for st in (stats.get(name) for name in item.event_files) if isinstance(st, os.stat_result))
+        return size <= BIG_JOB_BYTES
+
+    def send(self, batch: list[tuple[FoundJob, str | None]], note: Callable[[str], None],
+             died: Callable[[int], object]) -> tuple[Future, int] | None:
+        """`submit`, in a new pool after `died(generation)` was told of a dead one; None when the
+        processes cannot be started here (`note` says why; `disabled` from then on)."""
+        from concurrent.futures import BrokenExecutor
+
+        for _ in range(2):
+            generation = self.generation
+            try:
+                return self.submit(batch)
+            except BrokenExecutor:  # a worker died since the last submit: a new pool
+                died(generation)
+            except Exception as exc:  # noqa: BLE001 (the processes cannot be started here)
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                note(f"loading processes could not start ({type(exc).__name__}: {reason}); reading in one")
+                self.disabled = True
+                return None
+        return None
 
     def live(self, generation: int) -> bool:
         """Is the pool of `generation` still the one at work, and whole? A job sent in the very

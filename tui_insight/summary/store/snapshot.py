@@ -115,6 +115,11 @@ def encode(snapshot: JobSnapshot) -> bytes:
     chunks: list[bytes] = []
     at = 0
     stored_at: dict[tuple[str, bytes], int] = {}  # (dtype, bytes) -> where they are: each distinct column once
+    # The tags of a block share their step, wall time and file columns as one array each: such
+    # an array is compacted and compared once (id -> (dtype, where); `held` keeps each array
+    # seen alive, so no other takes its id meanwhile).
+    seen: dict[int, tuple[str, int]] = {}
+    held: list[np.ndarray] = []
     tags = []
     for key in snapshot.tag_keys:
         series = snapshot.series[key]
@@ -123,13 +128,17 @@ def encode(snapshot: JobSnapshot) -> bytes:
             arrays["kept"] = np.searchsorted(series.candidates["step"], series.steps)
         columns = []
         for name, col in arrays.items():
-            stored = _compact(col)
-            data = stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes()
-            where = stored_at.setdefault((stored.dtype.name, data), at)
-            columns.append([name, stored.dtype.name, len(col), where])
-            if where == at:  # not stored before
-                chunks.append(data)
-                at += len(data)
+            known = seen.get(id(col))
+            if known is None:
+                stored = _compact(col)
+                data = stored.astype(stored.dtype.newbyteorder("<"), copy=False).tobytes()
+                dtype = _dtype_name(stored.dtype)
+                known = seen[id(col)] = (dtype, stored_at.setdefault((dtype, data), at))
+                held.append(col)
+                if known[1] == at:  # not stored before
+                    chunks.append(data)
+                    at += len(data)
+            columns.append([name, known[0], len(col), known[1]])
         tags.append({"key": list(key), "limit": series.limit, "width": series.width, "seen": series.seen,
                      "nonfinite": series.nonfinite, "columns": columns})
     counts: dict[str, int] = {}
@@ -158,17 +167,30 @@ def encode(snapshot: JobSnapshot) -> bytes:
                        google_crc32c.value(details)) + head + details
 
 
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    """`dtype.name`, remembered (numpy works it out in Python at each call: 60 a job)."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
+
+
+_SMALL_INTS = [(t, np.dtype(t).itemsize, int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in (np.int8, np.int16, np.int32)]
+
+
 def _compact(col: np.ndarray) -> np.ndarray:
     """`col` in the smallest type that gives back exactly the same values."""
     if not len(col):
         return col
     if col.dtype.kind in "iu":
         lo, hi = int(col.min()), int(col.max())
-        for small in (np.int8, np.int16, np.int32):
-            info = np.iinfo(small)
-            if np.dtype(small).itemsize >= col.dtype.itemsize:
+        for small, size, low, high in _SMALL_INTS:
+            if size >= col.dtype.itemsize:
                 break
-            if info.min <= lo and hi <= info.max:
+            if low <= lo and hi <= high:
                 return col.astype(small)
     elif col.dtype == np.float64:
         with np.errstate(over="ignore"):  # a value past float32's range: kept as float64 below
