@@ -1,5 +1,5 @@
 """Opening a job: the first view is composed with the dashboard, holding the job first, and the
-keyboard lands on a chart; the key footer rewrites its keys in place."""
+keyboard lands on a chart (once there is one); the key footer rewrites its keys in place."""
 from __future__ import annotations
 
 from uihelp import NOW, run_pilot, wait_for, wait_for_view, write_run
@@ -29,3 +29,36 @@ def test_an_evicted_job_opens_with_the_keyboard_on_a_chart(tmp_path):
         return type(app.focused).__name__
 
     assert run_pilot(app, body) == ScalarChart.__name__
+
+
+def test_the_keyboard_given_to_the_tag_list_for_want_of_a_chart_moves_to_the_first_chart(tmp_path):
+    """A view built before its job's scalars were there gives the keyboard to the tag list; when
+    the charts come (the series back in memory, or a run's first scalars) a chart takes it; not
+    when the keyboard is elsewhere (the filter box)."""
+    for name in ("run_a", "run_b"):
+        write_run(tmp_path, name, tags=())  # steps, no scalar yet
+    cache = SummaryCache(str(tmp_path), clock=lambda: NOW)
+    cache.reload()
+    app = InsightApp(cache, start_loading=False, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR",
+                     graph_prefetch_delay=None)
+
+    async def focused_after_scalars_come(pilot, name: str, move_first: bool) -> str:
+        app.open_jobs((f"./{name}",), "scalars")
+        await wait_for_view(pilot, app)
+        view = app.screen.query_one(ScalarsView)
+        await pilot.pause()
+        before = type(app.focused).__name__
+        if move_first:
+            await pilot.press("slash")  # the user types a filter: the keyboard stays there
+        write_run(tmp_path, name, tags=("loss",))
+        cache.reload()
+        assert await wait_for(pilot, lambda: len(view.charts) == 1)
+        await pilot.pause()
+        return f"{before}->{type(app.focused).__name__}"
+
+    async def body(pilot):
+        followed = await focused_after_scalars_come(pilot, "run_a", move_first=False)
+        await pilot.press("escape")
+        return followed, await focused_after_scalars_come(pilot, "run_b", move_first=True)
+
+    assert run_pilot(app, body) == ("TagList->ScalarChart", "TagList->FilterBox")

@@ -63,6 +63,7 @@ class DataView(LoaderHost, Widget):
         self.loader = Loader(self, self.SPEC.view_id)
         self._keys_ready = False
         self._missed = Changes()  # cache changes that came before the view was ready
+        self._given: Widget | None = None  # what `focus_view` last gave the keyboard
 
     @property
     def spec(self) -> ViewSpec:
@@ -123,6 +124,8 @@ class DataView(LoaderHost, Widget):
         are still being composed) the changes are kept and handed over when it is."""
         if self._keys_ready:
             self.cache_changed(changes)
+            if self._given is not None:
+                self.call_after_refresh(self._follow_first_focus)
         else:
             self._missed.merge(changes)
 
@@ -164,6 +167,18 @@ class DataView(LoaderHost, Widget):
         target = self.first_focus()
         if target is not None:
             focus_now(target)
+            self._given = target
+
+    def _follow_first_focus(self) -> None:
+        """The keyboard given by `focus_view` and not moved since moves on to what the view now
+        gives it first: a job whose series came back after the view was built (evicted from
+        memory) got the tag list, for want of a chart; once its charts are there, a chart."""
+        given = self._given
+        if given is None or not self.display or not self.is_attached or self.screen.focused is not given:
+            return
+        target = self.first_focus()
+        if target is not None and target is not given:
+            self.focus_view()
 
     def first_focus(self) -> Widget | None:
         """The widget that gets the keyboard when the view is shown (override to choose)."""
