@@ -235,7 +235,8 @@ class HistogramsView(TagGridView):
 
     def _sync_charts(self, state: HistogramsState) -> list[AwaitMount]:
         """Mount the charts `state` asks for, keeping those that stay (in order)."""
-        wanted = self.limited(self.chart_keys(state))
+        keys = self.chart_keys(state)
+        wanted = self.limited(keys) if self._charts else self.first_keys(keys)
         kind = HistogramBands if state.bands else HistogramChart
         if list(self._charts) == list(wanted) and all(isinstance(c, kind) for c in self._charts.values()):
             return []
@@ -246,6 +247,7 @@ class HistogramsView(TagGridView):
         target = self._charts.get(active) if active is not None else None
         if had_focus:  # the focused chart may be gone: the active one, else the tag list, has the keys
             self.call_after_refresh(focus_now, target) if target is not None else self.picker.focus_list()
+        self.grow_later()
         return mounts
 
     def grid_widgets(self) -> dict[ChartKey, Chart]:

@@ -229,12 +229,13 @@ class ScalarsView(TagGridView):
 
     def _sync_charts(self, state: ScalarsState) -> list[Awaitable]:
         """Mount the charts the state asks for, keeping the ones that stay."""
-        wanted = self.limited(state.chart_ids())
+        wanted = self.limited(state.chart_ids()) if self._charts else self.first_keys(state.chart_ids())
         focused = self.screen.focused if self.is_attached else None
         had_focus = isinstance(focused, ScalarChart) and focused.chart_id not in wanted
         self._charts, mounting = self.sync_grid(wanted, self._charts, lambda cid: ScalarChart(cid, cid))
         if had_focus and state.target() in self._charts:
             self.call_after_refresh(focus_now, self._charts[state.target()])  # type: ignore[index]
+        self.grow_later()
         return list(mounting)
 
     def grid_widgets(self) -> dict[str, ScalarChart]:

@@ -14,8 +14,8 @@ Written once here:
   shows, then the view sizes its grid (`shape_grid`); which charts are on screen (`on_screen`);
 - paging, for a view that binds the keys: `action_page` a screenful of charts further (full
   screen: the next chart), `action_page_to` the first or last, each through `go_to`;
-- growing, for a view that composes its grid with itself (`first_keys`): only the widgets that fit
-  on screen, plus a row, are composed, so the first frame comes at once with them drawn; the rest
+- growing, for a view that composes its grid with itself or fills an empty one (`first_keys`):
+  only the widgets that fit on screen, plus a row, are built first, so the first frame comes at once with them drawn; the rest
   are mounted after it, `GROW_BATCH` a refresh (`grow_later`), and the grid is shaped for all of
   them from the start (the first widgets keep their size as the rest come).
 
@@ -95,6 +95,7 @@ class TagGridView(DataView):
         self.set_reactive(type(self).state, self.STATE.from_json(self.saved))
         self.picker = TagPicker(*self.PICKER)
         self._limit: int | None = None  # while the grid grows: how many of its widgets may be mounted
+        self._grow_due = False  # a `_grow` waits for the next frame
 
     @property
     def growing(self) -> bool:
@@ -169,7 +170,8 @@ class TagGridView(DataView):
     def first_keys(self, keys: Sequence[K]) -> Sequence[K]:
         """The keys whose widgets are composed with the view: as many rows as fit on screen, plus
         one, at the app's size (more than the grid has: it never shows one not yet mounted);
-        every key in full screen or when the active one is further down. Call from `compose`."""
+        every key in full screen or when the active one is further down. Called from `compose`,
+        and when an empty grid is filled (the job's series came after the view)."""
         width, height = self.app.size
         columns, row_height = self.grid_shape(width, height, len(keys))
         count = columns * (math.ceil(height / max(1, row_height)) + 1)
@@ -185,10 +187,12 @@ class TagGridView(DataView):
 
     def grow_later(self) -> None:
         """After the next frame, mount the next `GROW_BATCH` widgets, then the next, until all are."""
-        if self._limit is not None:
+        if self._limit is not None and not self._grow_due:
+            self._grow_due = True
             self.call_after_refresh(self._grow)
 
     def _grow(self) -> None:
+        self._grow_due = False
         if self._limit is None or not self.is_attached:
             return
         self._limit += GROW_BATCH
