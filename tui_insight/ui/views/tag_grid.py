@@ -44,7 +44,7 @@ W = TypeVar("W", bound=Widget)
 NARROW = 100  # under this many columns the tag list narrows
 # Widgets mounted a refresh while a grid grows after its first frame: each batch is one layout and
 # paint, short enough that a key pressed meanwhile is not held long.
-GROW_BATCH = 12
+GROW_BATCH = 24
 
 
 def sync_grid(grid: Widget, current: dict[K, W], wanted: Sequence[K], make: Callable[[K], W],
