@@ -146,11 +146,12 @@ class HistogramsView(TagGridView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        # The charts are composed with the view, so its first frame has them (mounted in
-        # `on_mount`, they came one layout and paint later); `_redraw` keeps them.
+        # The charts on screen are composed with the view, so its first frame has them (mounted
+        # in `on_mount`, they came one layout and paint later); `_redraw` keeps them and the
+        # others are mounted after that frame (`first_keys`, `grow_later`).
         state = self._settled(self.state.with_tags(self.state.tags.with_tags(self._read_tags())))
         self.set_reactive(HistogramsView.state, state)
-        self._charts = {key: self._make_chart(key, state) for key in self.chart_keys(state)}
+        self._charts = {key: self._make_chart(key, state) for key in self.first_keys(self.chart_keys(state))}
         yield self.picker
         with Vertical(id="histogram-main"):
             yield Static("", id="histogram-status")
@@ -165,6 +166,7 @@ class HistogramsView(TagGridView):
         for mount in mounting:
             await mount  # the charts are there before the view takes the keys
         self.ready_for_keys()  # the picker and the charts are there: the view takes the keys
+        self.grow_later()
 
     def first_focus(self) -> Widget | None:
         """The active chart (or the first), else the tag list; None while nothing is mounted."""
@@ -233,7 +235,8 @@ class HistogramsView(TagGridView):
 
     def _sync_charts(self, state: HistogramsState) -> list[AwaitMount]:
         """Mount the charts `state` asks for, keeping those that stay (in order)."""
-        wanted = self.chart_keys(state)
+        keys = self.chart_keys(state)
+        wanted = self.limited(keys) if self._charts else self.first_keys(keys)
         kind = HistogramBands if state.bands else HistogramChart
         if list(self._charts) == list(wanted) and all(isinstance(c, kind) for c in self._charts.values()):
             return []
@@ -244,10 +247,21 @@ class HistogramsView(TagGridView):
         target = self._charts.get(active) if active is not None else None
         if had_focus:  # the focused chart may be gone: the active one, else the tag list, has the keys
             self.call_after_refresh(focus_now, target) if target is not None else self.picker.focus_list()
+        self.grow_later()
         return mounts
 
     def grid_widgets(self) -> dict[ChartKey, Chart]:
         return self._charts
+
+    def grid_keys(self) -> tuple[ChartKey, ...]:
+        return self.chart_keys()
+
+    def grid_shape(self, width: int, height: int, count: int) -> tuple[int, int]:
+        return present.grid_shape(width, height, count, bool(self.state.fullscreen))
+
+    def grow(self) -> None:
+        if self._charts.keys() != set(self.limited(self.chart_keys())):
+            self._redraw(self.state, self.state)
 
     def shape_grid(self, grid, shown: list[ChartKey], width: int, height: int) -> None:
         columns, row_height = present.grid_shape(width, height, len(shown), bool(self.state.fullscreen))

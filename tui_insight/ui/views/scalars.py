@@ -107,12 +107,13 @@ class ScalarsView(TagGridView):
     # -- building -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        # The charts are composed with the view, so its first frame has them (mounted in
-        # `on_mount`, they came one layout and paint later); `_redraw` keeps them.
+        # The charts on screen are composed with the view, so its first frame has them (mounted
+        # in `on_mount`, they came one layout and paint later); `_redraw` keeps them and the
+        # others are mounted after that frame (`first_keys`, `grow_later`).
         self.lines.load_jobs(self.jobs)
         state = self.state.with_tags(self.state.tags.with_tags(self.lines.tags())).with_ranks(len(self.train_ids))
         self.set_reactive(ScalarsView.state, state)
-        self._charts = {chart_id: ScalarChart(chart_id, chart_id) for chart_id in state.chart_ids()}
+        self._charts = {chart_id: ScalarChart(chart_id, chart_id) for chart_id in self.first_keys(state.chart_ids())}
         yield self.picker
         yield ScalarMain(self._charts.values(), id="scalar-main")
 
@@ -122,6 +123,7 @@ class ScalarsView(TagGridView):
             await mounting
         self.watch(self.query_one(ChartGrid), "scroll_y", self._bind_shown, init=False)
         self.ready_for_keys()  # the charts are composed and bound: keys may come
+        self.grow_later()
 
     def first_focus(self):
         target = self._charts.get(self.state.target() or "")
@@ -227,16 +229,28 @@ class ScalarsView(TagGridView):
 
     def _sync_charts(self, state: ScalarsState) -> list[Awaitable]:
         """Mount the charts the state asks for, keeping the ones that stay."""
-        wanted = state.chart_ids()
+        wanted = self.limited(state.chart_ids()) if self._charts else self.first_keys(state.chart_ids())
         focused = self.screen.focused if self.is_attached else None
         had_focus = isinstance(focused, ScalarChart) and focused.chart_id not in wanted
         self._charts, mounting = self.sync_grid(wanted, self._charts, lambda cid: ScalarChart(cid, cid))
         if had_focus and state.target() in self._charts:
             self.call_after_refresh(focus_now, self._charts[state.target()])  # type: ignore[index]
+        self.grow_later()
         return list(mounting)
 
     def grid_widgets(self) -> dict[str, ScalarChart]:
         return self._charts
+
+    def grid_keys(self) -> tuple[str, ...]:
+        return self.state.chart_ids()
+
+    def grid_shape(self, width: int, height: int, count: int) -> tuple[int, int]:
+        return grid_shape(width, height, count, bool(self.state.fullscreen))
+
+    def grow(self) -> None:
+        if self._sync_charts(self.state):
+            self.layout_grid()
+            self._bind_charts(self.state, self.on_screen())
 
     def shape_grid(self, grid, shown: list[str], width: int, height: int) -> None:
         columns, row_height = grid_shape(width, height, len(shown), bool(self.state.fullscreen))

@@ -13,13 +13,18 @@ Written once here:
 - the grid's layout skeleton: the picker narrows under 100 columns, only the full-screen chart
   shows, then the view sizes its grid (`shape_grid`); which charts are on screen (`on_screen`);
 - paging, for a view that binds the keys: `action_page` a screenful of charts further (full
-  screen: the next chart), `action_page_to` the first or last, each through `go_to`.
+  screen: the next chart), `action_page_to` the first or last, each through `go_to`;
+- growing, for a view that composes its grid with itself or fills an empty one (`first_keys`):
+  only the widgets that fit on screen, plus a row, are built first, so the first frame comes at once with them drawn; the rest
+  are mounted after it, `GROW_BATCH` a refresh (`grow_later`), and the grid is shaped for all of
+  them from the start (the first widgets keep their size as the rest come).
 
 The state of a subclass (`STATE`, read from the saved settings when the view is made) has
 `tags` (a `TagSelection`), `fullscreen` and `toggle_fullscreen`; `PICKER` names its tag list.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -37,6 +42,9 @@ from .base import DataView
 K = TypeVar("K", bound=Hashable)
 W = TypeVar("W", bound=Widget)
 NARROW = 100  # under this many columns the tag list narrows
+# Widgets mounted a refresh while a grid grows after its first frame: each batch is one layout and
+# paint, short enough that a key pressed meanwhile is not held long.
+GROW_BATCH = 24
 
 
 def sync_grid(grid: Widget, current: dict[K, W], wanted: Sequence[K], make: Callable[[K], W],
@@ -86,6 +94,13 @@ class TagGridView(DataView):
         super().__init__(cache, train_ids, **kwargs)
         self.set_reactive(type(self).state, self.STATE.from_json(self.saved))
         self.picker = TagPicker(*self.PICKER)
+        self._limit: int | None = None  # while the grid grows: how many of its widgets may be mounted
+        self._grow_due = False  # a `_grow` waits for the next frame
+
+    @property
+    def growing(self) -> bool:
+        """Whether widgets of the grid are still to be mounted after its first frame."""
+        return self._limit is not None
 
     # -- hooks --------------------------------------------------------------------------------------
 
@@ -107,6 +122,18 @@ class TagGridView(DataView):
 
     def shape_grid(self, grid: ViewGrid, shown: list[Any], width: int, height: int) -> None:
         """Set the grid's columns and rows for the `shown` keys in `width` x `height` cells."""
+        raise NotImplementedError
+
+    def grid_shape(self, width: int, height: int, count: int) -> tuple[int, int]:
+        """(columns, row height) of a grid of `count` widgets on `width` x `height` cells."""
+        raise NotImplementedError
+
+    def grid_keys(self) -> Sequence[Any]:
+        """The keys of every widget the state asks for, mounted or not, in grid order."""
+        raise NotImplementedError
+
+    def grow(self) -> None:
+        """Mount the widgets `limited` lets through now (the grid grew), lay them out and fill them."""
         raise NotImplementedError
 
     # -- the tag list -------------------------------------------------------------------------------
@@ -138,6 +165,42 @@ class TagGridView(DataView):
         """`f`: the focused chart alone, or back to the grid."""
         raise NotImplementedError
 
+    # -- growing ------------------------------------------------------------------------------------
+
+    def first_keys(self, keys: Sequence[K]) -> Sequence[K]:
+        """The keys whose widgets are composed with the view: as many rows as fit on screen, plus
+        one, at the app's size (more than the grid has: it never shows one not yet mounted);
+        every key in full screen or when the active one is further down. Called from `compose`,
+        and when an empty grid is filled (the job's series came after the view)."""
+        width, height = self.app.size
+        columns, row_height = self.grid_shape(width, height, len(keys))
+        count = columns * (math.ceil(height / max(1, row_height)) + 1)
+        target = self.state.target()
+        if count >= len(keys) or self.state.fullscreen is not None or (target in keys and keys.index(target) >= count):
+            return keys
+        self._limit = count
+        return keys[:count]
+
+    def limited(self, keys: Sequence[K]) -> Sequence[K]:
+        """`keys` less those not to be mounted yet while the grid grows."""
+        return keys if self._limit is None else keys[:self._limit]
+
+    def grow_later(self) -> None:
+        """After the next frame, mount the next `GROW_BATCH` widgets, then the next, until all are."""
+        if self._limit is not None and not self._grow_due:
+            self._grow_due = True
+            self.call_after_refresh(self._grow)
+
+    def _grow(self) -> None:
+        self._grow_due = False
+        if self._limit is None or not self.is_attached:
+            return
+        self._limit += GROW_BATCH
+        if self._limit >= len(self.grid_keys()):
+            self._limit = None
+        self.grow()
+        self.grow_later()
+
     # -- the grid -----------------------------------------------------------------------------------
 
     def sync_grid(self, wanted: Sequence[K], current: dict[K, W], make: Callable[[K], W],
@@ -155,6 +218,8 @@ class TagGridView(DataView):
         shown = [key for key in widgets if self.shown_in_grid(key)]
         for key, widget in widgets.items():
             widget.display = key in shown
+        if self._limit is not None and self.state.fullscreen is None:  # shaped for every widget to come
+            shown += [key for key in self.grid_keys() if key not in widgets]
         width, height = grid.size.width, grid.size.height
         if width and height and shown:
             self.shape_grid(grid, shown, width, height)
