@@ -64,3 +64,11 @@ def s3_server():
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture(params=["obstore", "s3fs"])
+def s3_client(request, monkeypatch):
+    """Each test once through obstore (where the settings allow it: `object_light`) and once
+    through s3fs (`$TUI_INSIGHT_S3_CLIENT=s3fs`)."""
+    monkeypatch.setenv("TUI_INSIGHT_S3_CLIENT", request.param)
+    return request.param

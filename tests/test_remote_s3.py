@@ -6,13 +6,16 @@ import csv
 from pathlib import Path
 
 import numpy as np
-from s3help import s3_server  # noqa: F401 (a fixture)
+import pytest
+from s3help import s3_client, s3_server  # noqa: F401 (fixtures)
 
 from tui_insight.cli import main
 from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter
 from tui_insight.summary.sources.object_store import RECONNECTING, FsspecSource
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.widgets.progress import progress_text
+
+pytestmark = pytest.mark.usefixtures("s3_client")  # both S3 clients
 
 
 def write_steps(writer, steps, scale=0.5):

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from s3help import s3_server  # noqa: F401 (a fixture)
+from s3help import s3_client, s3_server  # noqa: F401 (fixtures)
 
 from tui_insight.cli import main
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -17,6 +17,8 @@ from tui_insight.summary.sources.object_store import RECONNECTING, FsspecSource
 from tui_insight.summary.sources.remote_limits import RequestLimits
 
 QUICK = RequestLimits(timeout=1)
+
+pytestmark = pytest.mark.usefixtures("s3_client")  # both S3 clients
 
 
 class Relay:

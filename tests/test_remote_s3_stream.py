@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from s3help import s3_server  # noqa: F401 (a fixture)
+from s3help import s3_client, s3_server  # noqa: F401 (fixtures)
 
 from tui_insight.cli import main
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -18,6 +18,8 @@ from tui_insight.summary.store.cache import SummaryCache
 
 STEPS = 10
 VALUES = 300_000  # float32s of each step's tensor: 1.2 MB an event, 12 MB in all
+
+pytestmark = pytest.mark.usefixtures("s3_client")  # both S3 clients
 
 
 class Relay:

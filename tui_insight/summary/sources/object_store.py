@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, cast
 from .discovery import Discovery
 from .local import ListedFiles, RangeCache, RangeFile, SourceError
 from .location import is_url  # noqa: F401 (where it was; the tests import it from here)
+from .object_light import ObstoreFS, light_fs
 from .object_stream import STREAM_FROM, StreamedRange, StreamError, stream_url, tls_context
 from .remote_limits import LIST_BYTES, RequestLimits, limits_from
 from .remote_listing import MARKER, bad_entries, jobs_from_listing, listed_mtime, listed_size, path_part, real_key
@@ -110,11 +111,12 @@ class FsspecSource:
             if "endpoint_url" not in options.get("client_kwargs", {}) and not os.environ.get("AWS_ENDPOINT_URL"):
                 raise SourceError(f"{url}: obs:// needs its endpoint: set OBS_ENDPOINT or "
                                   "--storage-option client_kwargs.endpoint_url=https://obs.REGION.myhuaweicloud.com")
+        self.fs: Any = light_fs(protocol, options, self.limits.timeout)  # obstore: no s3fs import
         try:
-            import fsspec
-            import fsspec.asyn
+            if self.fs is None:
+                import fsspec
 
-            self.fs = fsspec.filesystem(protocol, **options)
+                self.fs = fsspec.filesystem(protocol, **options)
         except ImportError as exc:
             module = BACKENDS.get(protocol, getattr(exc, "name", None) or "its fsspec backend")
             hint = EXTRA if module in ("s3fs", "fsspec") else f"pip install {module}"
@@ -124,7 +126,7 @@ class FsspecSource:
         except Exception as exc:  # noqa: BLE001 (a backend's own configuration errors)
             raise SourceError(f"{url}: {_describe(exc)}") from None
         # Async backends (s3fs, gcsfs, adlfs) cancel a request past its `timeout`; others keep their own.
-        self._async = isinstance(self.fs, fsspec.asyn.AsyncFileSystem)
+        self._async = _is_async(self.fs)
         self.root = self.fs._strip_protocol(f"{protocol}://{rest}").rstrip("/") or "/"
         self._last: Discovery | None = None
         self._listed: int | None = None  # files in the last listing (its successor's time)
@@ -343,6 +345,14 @@ class WindowedRange(RangeFile):
         self._load(pos, more)
         self._next = self._prefetch(pos + len(more))
         return chunk + super().read(need)
+
+
+def _is_async(fs: Any) -> bool:
+    if isinstance(fs, ObstoreFS):  # takes `timeout` too
+        return True
+    import fsspec.asyn
+
+    return isinstance(fs, fsspec.asyn.AsyncFileSystem)
 
 
 def _describe(exc: BaseException, seconds: float | None = None) -> str:

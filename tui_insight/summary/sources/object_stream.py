@@ -43,6 +43,8 @@ _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy
 def stream_url(fs: Any, key: str) -> str | None:
     """A presigned GET URL for `key` (bucket/key) through the s3fs filesystem `fs`, or None when
     its reads need more than a URL carries (see the module doc) or it is not s3fs."""
+    if hasattr(fs, "presign_get"):  # `object_light.ObstoreFS`: obstore signs it
+        return fs.presign_get(key)
     try:
         import s3fs  # type: ignore[import-untyped]
         from fsspec.asyn import sync
@@ -64,7 +66,9 @@ def stream_url(fs: Any, key: str) -> str | None:
 
 def tls_context(fs: Any) -> ssl.SSLContext:
     """The TLS checks s3fs's client makes: `client_kwargs.verify` (False, or a CA bundle's path),
-    else $AWS_CA_BUNDLE, else botocore's default bundle."""
+    else $AWS_CA_BUNDLE, else botocore's default bundle; obstore's (`ObstoreFS.obstore_tls`)."""
+    if hasattr(fs, "obstore_tls"):
+        return fs.obstore_tls()
     verify = (getattr(fs, "client_kwargs", None) or {}).get("verify", os.environ.get("AWS_CA_BUNDLE") or True)
     if verify is False:
         context = ssl.create_default_context()
