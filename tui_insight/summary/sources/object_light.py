@@ -20,7 +20,7 @@ import os
 import ssl
 import threading
 from datetime import timedelta
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -116,8 +116,8 @@ class ObstoreFS:
                 config["endpoint"] = self._endpoint
                 config["virtual_hosted_style_request"] = False  # s3fs's path-style addressing
             try:
-                store = S3Store(bucket, config=config, client_options=self._client,
-                                retry_config=self._retry or None)  # type: ignore[arg-type]
+                store = S3Store(bucket, config=cast(Any, config), client_options=cast(Any, self._client),
+                                retry_config=cast(Any, self._retry or None))
             except Exception as exc:  # noqa: BLE001 (its configuration errors)
                 raise OSError(_line(exc)) from None
             self._stores[bucket] = store
