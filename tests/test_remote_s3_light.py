@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,24 @@ def test_a_profile_keeps_s3fs(prefix, s3_server, tmp_path: Path):
     done = run([f"s3://{prefix}", "--summary", *s3_server.cli_options], AWS_PROFILE="logs",
                AWS_CONFIG_FILE=str(config), AWS_SHARED_CREDENTIALS_FILE=str(credentials))
     assert "loss" in summary(done) and "botocore" in loaded(done)
+
+
+@pytest.mark.parametrize("client", ["obstore", "s3fs"])
+def test_a_missing_bucket_or_a_dead_endpoint_is_the_same_line_through_either_client(client, s3_server, capsys,
+                                                                                     monkeypatch):
+    from tui_insight.cli import main
+
+    monkeypatch.setenv("TUI_INSIGHT_S3_CLIENT", client)
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]
+    said = []
+    for endpoint in (s3_server.endpoint, f"http://127.0.0.1:{dead}"):
+        code = main(["s3://no-such-bucket/logs", "--summary", "--remote-timeout", "5",
+                     "--storage-option", f"client_kwargs.endpoint_url={endpoint}"])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+        said.append(err)
+    assert said[0] == "tui-insight: error: cannot read s3://no-such-bucket/logs: The specified bucket does not exist"
+    assert said[1].startswith("tui-insight: error: cannot read s3://no-such-bucket/logs: "
+                              f'Could not connect to the endpoint URL: "http://127.0.0.1:{dead}/no-such-bucket?')

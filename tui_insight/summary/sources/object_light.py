@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import ssl
 import threading
 from datetime import timedelta
@@ -268,9 +269,17 @@ def _os_error(exc: BaseException) -> OSError:
 
 
 def _line(exc: BaseException) -> str:
-    """obstore's messages carry the whole chain of causes; the first line that says something."""
-    for line in str(exc).strip().splitlines():
-        line = line.strip()
-        if line and not line.lower().startswith("debug source"):
+    """obstore's messages carry the whole chain of causes (and the server's XML answer): the S3
+    `<Message>`, else a refused connection as botocore says it, else the first line."""
+    text = str(exc)
+    message = re.search(r"<Message>([^<]+)</Message>", text)
+    if message:
+        return message.group(1).strip()
+    if "ConnectError" in text or "tcp connect error" in text:
+        url = re.search(r"Error performing (?:GET|HEAD|PUT|POST) (\S+)", text)
+        return f'Could not connect to the endpoint URL: "{url.group(1) if url else "?"}"'
+    for line in text.strip().splitlines():
+        line = line.strip().removeprefix("Generic S3 error: ")
+        if line:
             return line
     return type(exc).__name__
