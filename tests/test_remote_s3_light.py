@@ -23,10 +23,11 @@ sys.exit(code)
 """
 
 
-def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if k != "TUI_INSIGHT_S3_CLIENT"}
+def run(args: list[str], **env: str | None) -> subprocess.CompletedProcess:
+    """The program in a process of its own, with `env` set (None: unset) over this one's."""
+    environ = {k: v for k, v in {**os.environ, **env}.items() if k != "TUI_INSIGHT_S3_CLIENT" or k in env}
     return subprocess.run([sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True,
-                          env={**environ, **env}, timeout=120)
+                          env={k: v for k, v in environ.items() if v is not None}, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,17 @@ def test_a_profile_keeps_s3fs(prefix, s3_server, tmp_path: Path):
     done = run([f"s3://{prefix}", "--summary", *s3_server.cli_options], AWS_PROFILE="logs",
                AWS_CONFIG_FILE=str(config), AWS_SHARED_CREDENTIALS_FILE=str(credentials))
     assert "loss" in summary(done) and "botocore" in loaded(done)
+
+
+def test_a_region_left_to_the_aws_config_file_keeps_s3fs(prefix, s3_server, tmp_path: Path):
+    config = tmp_path / "config"
+    config.write_text("[default]\nregion = us-east-1\n")
+    done = run([f"s3://{prefix}", "--summary", *s3_server.cli_options], AWS_CONFIG_FILE=str(config),
+               AWS_DEFAULT_REGION=None, AWS_REGION=None)
+    assert "loss" in summary(done) and "botocore" in loaded(done)
+    done = run([f"s3://{prefix}", "--summary", *s3_server.cli_options], AWS_CONFIG_FILE=str(tmp_path / "none"),
+               AWS_DEFAULT_REGION=None, AWS_REGION=None)
+    assert "loss" in summary(done) and loaded(done) == "['obstore']"
 
 
 @pytest.mark.parametrize("client", ["obstore", "s3fs"])

@@ -82,6 +82,8 @@ def _unsupported(options: dict[str, Any]) -> str | None:
     endpoint = options.get("client_kwargs", {}).get("endpoint_url") or env.get("AWS_ENDPOINT_URL_S3") \
         or env.get("AWS_ENDPOINT_URL")
     region = options.get("client_kwargs", {}).get("region_name") or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+    if not region and os.path.isfile(os.path.expanduser(env.get("AWS_CONFIG_FILE") or "~/.aws/config")):
+        return "the region may be in the AWS config file"  # (botocore reads it; obstore does not)
     if not endpoint and not region:
         return "the bucket's region is not given"
     return None
