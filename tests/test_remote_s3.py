@@ -1,5 +1,6 @@
 """Logs in object storage: the cache, the export and the UI over `s3://bucket/prefix` served by a
-real S3 server (moto, on 127.0.0.1) through s3fs, against the same files read locally."""
+real S3 server (moto, on 127.0.0.1) through each S3 client (obstore and s3fs: `s3_client`),
+against the same files read locally."""
 from __future__ import annotations
 
 import csv

@@ -1,5 +1,6 @@
 """Log directories behind a URL: `s3://bucket/prefix`, `obs://...` (an S3-compatible endpoint),
-`hdfs://...`, any fsspec protocol (`pip install 'tui-insight[remote]'`).
+`hdfs://...`, any fsspec protocol (`pip install 'tui-insight[remote]'`). S3 with its settings
+in the environment is read through obstore where installed (`object_light`), else s3fs.
 
 Each reload is one listing of the whole tree (`find` with details: one paged LIST on object
 stores) that gives every file's size and mtime; the cache then reads only the bytes from its
