@@ -452,17 +452,18 @@ def test_a_session_started_ahead_spools_no_more_than_a_logins_noise_while_it_wai
         source.close()
 
 
-def held_error_bytes() -> int:
-    """Bytes this process holds in unnamed temporary files now (where ssh's stderr lands)."""
-    total = 0
+def held_error_files() -> dict[str, int]:
+    """The unnamed temporary files this process holds now (where ssh's stderr lands), by fd:
+    their sizes."""
+    held = {}
     for fd in os.listdir("/proc/self/fd"):
         try:
             link = os.readlink(f"/proc/self/fd/{fd}")
             if link.startswith(tempfile.gettempdir()) and link.endswith("(deleted)"):
-                total += os.fstat(int(fd)).st_size
+                held[f"{fd} {link}"] = os.fstat(int(fd)).st_size
         except OSError:
             pass  # closed meanwhile
-    return total
+    return held
 
 
 def test_a_session_started_ahead_keeps_no_more_than_a_logins_noise_of_errors_while_it_waits(server, hostile, tmp_path):
@@ -475,7 +476,8 @@ def test_a_session_started_ahead_keeps_no_more_than_a_logins_noise_of_errors_whi
         with pytest.raises(SourceError):
             source.discover({})  # its own errors past a login's noise end it; a session is started beside it
         time.sleep(1.0)  # idle, as between two reloads
-        assert held_error_bytes() <= NOISE_BYTES + 1
+        held = held_error_files()
+        assert sum(held.values()) <= NOISE_BYTES + 1, held  # (which files, should it fail)
     finally:
         source.close()
 
