@@ -3,12 +3,10 @@ its deadline (`remote_limits`) with a clear line, instead of waiting on the back
 The store is a real moto server behind a relay that can stop passing its answers on."""
 from __future__ import annotations
 
-import socket
-import threading
 from pathlib import Path
 
 import pytest
-from s3help import s3_client, s3_server  # noqa: F401 (fixtures)
+from s3help import Relay, relay, s3_client, s3_server  # noqa: F401 (fixtures)
 
 from tui_insight.cli import main
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -19,45 +17,6 @@ from tui_insight.summary.sources.remote_limits import RequestLimits
 QUICK = RequestLimits(timeout=1)
 
 pytestmark = pytest.mark.usefixtures("s3_client")  # both S3 clients
-
-
-class Relay:
-    """A TCP relay to the S3 server; once `hang` is set, it passes nothing on (connections stay open)."""
-
-    def __init__(self, port: int):
-        self.port_to, self.hang = port, threading.Event()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.endpoint = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(("127.0.0.1", self.port_to))
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    def _pump(self, source: socket.socket, target: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                if self.hang.is_set():
-                    return  # swallowed: the connection stays open and silent
-                target.sendall(data)
-        except OSError:
-            pass
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-@pytest.fixture
-def relay(s3_server):
-    relay = Relay(s3_server.port)
-    yield relay
-    relay.close()
 
 
 def options(relay: Relay) -> dict:

@@ -2,13 +2,11 @@
 moto server behind a relay that records the requests and can cut an answer short."""
 from __future__ import annotations
 
-import socket
-import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
-from s3help import s3_client, s3_server  # noqa: F401 (fixtures)
+from s3help import Relay, relay, s3_client, s3_server  # noqa: F401 (fixtures)
 
 from tui_insight.cli import main
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -20,69 +18,6 @@ STEPS = 10
 VALUES = 300_000  # float32s of each step's tensor: 1.2 MB an event, 12 MB in all
 
 pytestmark = pytest.mark.usefixtures("s3_client")  # both S3 clients
-
-
-class Relay:
-    """A TCP relay to the S3 server that keeps each request's head (`requests`) and, while
-    `cut_after` is set, closes a connection once its answers passed that many bytes."""
-
-    def __init__(self, port: int):
-        self.port_to = port
-        self.cut_after: int | None = None
-        self.requests: list[bytes] = []
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.endpoint = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(("127.0.0.1", self.port_to))
-            threading.Thread(target=self._up, args=(client, server), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client), daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket) -> None:
-        try:
-            while data := client.recv(65536):
-                if data[:4] in (b"GET ", b"HEAD", b"PUT ", b"POST"):
-                    self.requests.append(data.split(b"\r\n\r\n")[0])
-                server.sendall(data)
-        except OSError:
-            pass
-
-    def _down(self, server: socket.socket, client: socket.socket) -> None:
-        passed = 0
-        try:
-            while data := server.recv(65536):
-                if self.cut_after is not None and passed + len(data) > self.cut_after:
-                    client.sendall(data[:self.cut_after - passed])
-                    break
-                client.sendall(data)
-                passed += len(data)
-        except OSError:
-            pass
-        for end in (client, server):  # shut down first: the other pump's recv ends, and a FIN is sent now
-            try:
-                end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            end.close()
-
-    def gets_of(self, name: str) -> list[bytes]:
-        return [r for r in self.requests if r.startswith(b"GET ") and name.encode() in r.split(b"\r\n")[0]]
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-@pytest.fixture
-def relay(s3_server):
-    relay = Relay(s3_server.port)
-    yield relay
-    relay.close()
 
 
 def options(relay: Relay, **more) -> dict:
