@@ -286,9 +286,9 @@ def run_several(args: argparse.Namespace, config: Config, program: bool = False)
 def importing(program: bool) -> Iterator[None]:
     """No garbage collection while importing: the modules' tens of thousands of objects live as
     long as the program, so the passes their allocations set off find nothing. In the program
-    (one run a process) they are then frozen out of every later pass: 58 passes, 9-20 ms of a
-    0.25 s `--summary`, become 9 passes under 1-4 ms. (A caller of `main(argv)`, a test, keeps
-    its garbage collectable: nothing frozen.)"""
+    (one run a process) they are then frozen out of every later pass, which then walk only what
+    the run itself made. (A caller of `main(argv)`, a test, keeps its garbage collectable:
+    nothing frozen.)"""
     was_on = gc.isenabled()
     gc.disable()
     try:
