@@ -165,7 +165,10 @@ async def auto(pilot):
     await pilot.pause(idle_seconds)
     wall = time.perf_counter() - wall0
     marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / wall
-    marks["idle_loader_cpu_pct"] = 100 * (time.clock_gettime(loader) - loader0) / wall
+    try:
+        marks["idle_loader_cpu_pct"] = 100 * (time.clock_gettime(loader) - loader0) / wall
+    except OSError:  # the loading thread ended meanwhile (idle long enough): its clock is gone
+        marks["idle_loader_cpu_pct"] = float("nan")
     marks["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     marks["detailed"] = sum(v.detailed for v in cache.jobs.values())
     marks["detail_mb"] = cache._budget.total / 1e6
