@@ -12,6 +12,7 @@
   a job-list row needs of a tag; `not_shown.py`: what no view shows, counted.
 - `budget.py`: which jobs keep their details in memory; `pool.py`: first loads in worker
   processes.
-- Kept between runs: `snapshot.py` (a job as bytes), `disk_cache.py`, `graph_cache.py`.
+- Kept between runs: `snapshot.py` (a job as bytes), `snapshot_fit.py` (whether a snapshot still
+  describes the files), `disk_cache.py`, `graph_cache.py`.
 - `every_step.py`: every value of a job, with the store's restart rules, for `--all-steps`.
 """

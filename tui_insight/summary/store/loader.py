@@ -36,6 +36,7 @@ from .projector_book import ProjectorBook
 from .scalar_block import ScalarBlock, bulk_rows
 from .series import Series
 from .snapshot import JobSnapshot
+from .snapshot_fit import snapshot_fits, unchanged_files
 
 if TYPE_CHECKING:
     from ..formats.custom_scalars import Layout
@@ -757,19 +758,8 @@ class JobLoader:
         )
 
     def fits(self, snapshot: JobSnapshot, found: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
-        """May reading go on from `snapshot`? Every file it describes must still be the same file
-        (device, inode) and at least as long as what it read; else the job is read from scratch."""
-        if snapshot.path != self.path or sorted(f["fid"] for f in snapshot.files) != list(range(len(snapshot.files))):
-            return False
-        for record in snapshot.files:
-            st = stats.get(record["name"])
-            if record["name"] not in found.event_files or not isinstance(st, os.stat_result):
-                return False
-            if (st.st_dev, st.st_ino) != tuple(record["inode"]) or st.st_size < record["end"]:
-                return False
-        n = len(snapshot.files)
-        return all(not len(s.candidates["fid"]) or 0 <= int(s.candidates["fid"].min()) <= int(s.candidates["fid"].max()) < n
-                   for s in snapshot.series.values())
+        """May reading go on from `snapshot` (`snapshot_fits`)?"""
+        return snapshot_fits(snapshot, self.path, found, stats)
 
     def install(self, snapshot: JobSnapshot, from_disk: bool) -> None:
         """Take `snapshot` (which `fits`) as what was read so far; with only its header, the job
@@ -815,34 +805,19 @@ class JobLoader:
         of three (a warm start lists thousands). False, with nothing changed, when the job is not
         so simple (lineage, .pb graphs, hparams, a file grown or replaced): then the caller goes
         the long way."""
-        records = snapshot.files
         if (snapshot.detailed or snapshot.hparams or found.lineage_files or found.graph_files
                 or found.projector_files or self.files
                 or self.view.loaded or snapshot.path != self.path):
             return False
         names = found.event_files
-        if len(records) != len(names):
+        files = unchanged_files(snapshot, names, stats)
+        if files is None:
             return False
-        files: dict[str, FileState] = {}
-        status = []
-        saved = []
         now = self.clock()
         base = self.path + os.sep
-        for fid, record in enumerate(records):  # as `fits`, then `nothing_appended` (nothing kept before the end)
-            st = stats.get(record["name"])
-            if (record["fid"] != fid or not isinstance(st, os.stat_result) or st.st_size != record["end"]
-                    or st.st_ino != record["inode"][1] or st.st_dev != record["inode"][0]):
-                return False
-            state = FileState(record["name"], fid, record["end"], record["size"], (st.st_dev, st.st_ino),
-                               record["records"], record["bad_records"], record["tail_bytes"], record["error"],
-                               record["mtime"], record["kind"], record["head"])
-            saved.append((state.name, state.inode, state.end, state.records, state.bad_records, state.tail_bytes,
-                          state.error))
-            state.nothing_appended(st)
-            files[state.name] = state
-            status.append(state.status(now))
-        if files.keys() != set(names):
-            return False
+        status = [state.status(now) for state in files.values()]
+        saved = [(state.name, state.inode, state.end, state.records, state.bad_records, state.tail_bytes,
+                  state.error) for state in files.values()]
         self.files = files
         self.graphs = {g["tag"]: GraphSource(**g) for g in snapshot.graphs}
         self.first_wall_time = snapshot.first_wall_time
