@@ -107,6 +107,26 @@ class RangeFile(io.BytesIO):
         return super().tell() + self._base
 
 
+class RangeReader(io.RawIOBase):
+    """The positioning of a streamed range (bytes [start, end) of a file, at their own offsets):
+    a subclass keeps `_pos` and `_end` and reads; seeking only moves the position."""
+
+    _pos = _end = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+
 class LocalSource:
     """Files on this machine: today's reading, unchanged (directory listings reused by stamp)."""
 

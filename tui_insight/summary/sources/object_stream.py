@@ -22,7 +22,6 @@ raises the error, so the file says why and the source reports `reconnecting…`.
 from __future__ import annotations
 
 import http.client
-import io
 import mmap
 import os
 import re
@@ -32,6 +31,8 @@ import threading
 import time
 from typing import Any, Callable
 from urllib.parse import urlsplit
+
+from .local import RangeReader
 
 STREAM_FROM = 8 << 20  # ranges this long or longer are streamed (shorter ones: one s3fs read)
 CHUNK = 1 << 20  # bytes received per read: the scanner waits for at most this much past what it needs
@@ -91,7 +92,7 @@ class StreamError(OSError):
         self.transient, self.status = transient, status
 
 
-class StreamedRange(io.RawIOBase):
+class StreamedRange(RangeReader):
     """Bytes [start, end) of an object at their own offsets, arriving in a thread from one GET
     of `url` (see the module doc). `open` waits for the answer's headers, so an object that
     cannot be read fails there; later reads wait for the bytes they need."""
@@ -197,19 +198,6 @@ class StreamedRange(io.RawIOBase):
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
 
     def read(self, size: int | None = -1) -> bytes:
         """Up to `size` bytes from the position, once they have arrived (fewer: the range's end,

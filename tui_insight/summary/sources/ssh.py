@@ -67,7 +67,7 @@ from typing import Any, BinaryIO, Callable
 from ..limits import MAX_DIRS_WALKED
 from . import ssh_listing
 from .discovery import MAX_DEPTH, Discovery
-from .local import HEAD_BYTES, ListedFiles, RangeCache, RangeFile, SourceError
+from .local import HEAD_BYTES, ListedFiles, RangeCache, RangeFile, RangeReader, SourceError
 from .remote_limits import NOISE_BYTES, RequestLimits, limits_from
 from .remote_listing import jobs_from_listing
 from .ssh_connection import (
@@ -679,7 +679,7 @@ class _Bound:
         return None
 
 
-class _SpooledRange(io.RawIOBase):
+class _SpooledRange(RangeReader):
     """A range of a remote file read from the spool the request's ssh writes it into (`new_spool`):
     reads wait for the bytes they need (looking at the spool's size) and copy them once, from
     the kernel, straight into the reader's buffer; the last STREAM_KEEP bytes stay for the
@@ -742,19 +742,6 @@ class _SpooledRange(io.RawIOBase):
             self.close()
             raise SshError("the host's answer to a read is not one asked for")
         return raw.decode("utf-8", "surrogateescape")
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self._pos = offset + (self._pos if whence == io.SEEK_CUR else self._end if whence == io.SEEK_END else 0)
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
 
     def read(self, size: int = -1) -> bytes:
         size = self._end - self._pos if size is None or size < 0 else min(size, self._end - self._pos)
