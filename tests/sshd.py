@@ -12,6 +12,7 @@ answers a crafted listing, one that streams without end, one that never answers)
 from __future__ import annotations
 
 import getpass
+import re
 import os
 import shutil
 import signal
@@ -33,10 +34,22 @@ def _keygen(path: Path) -> Path:
     return path
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _free_ports(count: int) -> list[int]:
+    """`count` distinct free ports: the probes stay bound until all are chosen, since the kernel
+    may hand a just-closed port out again (a hostile port equal to the BusyBox one ran the tests
+    of hostile hosts against BusyBox's tools)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+class PortTaken(RuntimeError):
+    """sshd could not bind a port chosen free: another process took it meanwhile."""
 
 
 class Sshd:
@@ -45,14 +58,18 @@ class Sshd:
         startup files: root's `.bashrc` here runs `pyenv init`, ~250 ms per request).
         `settings`: more sshd_config lines (the log level, the ciphers offered)."""
         self.home = home
+        home.mkdir(parents=True, exist_ok=True)
         self.user = getpass.getuser()
-        self.port = _free_port()
+        has_busybox = shutil.which("busybox") is not None
+        self.port, self.hostile_port, *busybox_port = _free_ports(3 if has_busybox else 2)
         self.key = _keygen(home / "user_key")
         self.other_key = _keygen(home / "other_key")  # a key the server does not know
         (home / "authorized_keys").write_text((home / "user_key.pub").read_text())
         host_key = _keygen(home / "host_key")
-        self.busybox_port = self._busybox(home / "busybox") if shutil.which("busybox") else None
-        self.hostile_port, self.hostile_bin = _free_port(), home / "hostile"
+        self.busybox_port = busybox_port[0] if busybox_port else None
+        if self.busybox_port:
+            self._busybox(home / "busybox")
+        self.hostile_bin = home / "hostile"
         self.hostile_bin.mkdir()
         self.log = home / "sshd.log"
         self.config = home / "sshd_config"
@@ -85,12 +102,11 @@ class Sshd:
         self.process: subprocess.Popen | None = None
 
     @staticmethod
-    def _busybox(directory: Path) -> int:
+    def _busybox(directory: Path) -> None:
         """A directory of BusyBox applets (sh, find, stat, tail, ...): the tools of a small
-        remote system; the port whose sessions run the request script with only them."""
+        remote system, for the port whose sessions run the request script with only them."""
         directory.mkdir()
         subprocess.run(["busybox", "--install", "-s", str(directory)], check=True, capture_output=True, timeout=30)
-        return _free_port()
 
     def write_client_config(self, path: Path, key: Path, port: int | None = None) -> Path:
         """An ssh client config naming this server `ALIAS` (or another port, or another key)."""
@@ -141,13 +157,20 @@ class Sshd:
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.config)], stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT)
+        ports = [port for port in (self.port, self.hostile_port, self.busybox_port) if port]
         deadline = time.monotonic() + START_TIMEOUT
-        while b"Server listening" not in self.log.read_bytes():  # sshd -e says when it listens
+        while True:  # sshd -e says when it listens on each port, and when one was taken meanwhile
+            log = self.log.read_text(errors="replace")
+            if re.search(r"Bind to port \d+ on \S+ failed", log):
+                self.stop()
+                raise PortTaken(log[-2000:])
+            if all(f"Server listening on 127.0.0.1 port {port}." in log for port in ports):
+                return
             if self.process.poll() is not None:
-                raise RuntimeError(f"sshd exited ({self.process.returncode}): {self.log.read_text()[-2000:]}")
+                raise RuntimeError(f"sshd exited ({self.process.returncode}): {log[-2000:]}")
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"sshd did not listen within {START_TIMEOUT:.0f}s: {self.log.read_text()[-2000:]}")
+                raise RuntimeError(f"sshd did not listen within {START_TIMEOUT:.0f}s: {log[-2000:]}")
             time.sleep(0.02)
 
     def ssh_options(self, config: Path | None = None) -> list[str]:
@@ -181,6 +204,11 @@ def sshd_or_fail(home: Path) -> Sshd:
     missing = missing_tools()
     if missing:
         pytest.fail("the ssh tests need " + ", ".join(missing) + " (.ci/install-system-tools installs them)", pytrace=False)
-    server = Sshd(home)
-    server.start()
-    return server
+    for attempt in range(3):  # a port another process took between choosing it and sshd's bind
+        server = Sshd(home / f"attempt{attempt}")
+        try:
+            server.start()
+            return server
+        except PortTaken as taken:
+            last = taken
+    raise RuntimeError(f"sshd found its ports taken three times: {last}")
