@@ -32,8 +32,8 @@ Shims:
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
 - `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
   nothing (Textual pops whatever screen is on top). Applied when this module is imported.
-- `StyledOnceScreen` (Textual 8.2): a pushed screen's first `ScreenResume` does not restyle
-  every widget just styled at mount (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
+- `StyledOnceScreen` (Textual 8.2): a pushed screen's `ScreenResume` does not restyle every widget
+  unless the CSS changed since (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 """
 from __future__ import annotations
@@ -500,22 +500,24 @@ __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keyma
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
 
 class StyledOnceScreen(Screen):
-    """A screen whose first showing does not style every widget a second time.
+    """A screen shown (again) does not restyle every widget when nothing changed the CSS.
 
     Textual 8.2's `App.push_screen` sends the new screen `ScreenResume(refresh_styles=True)`,
-    and `Screen._on_screen_resume` then restyles the whole tree (`update_node_styles`), after
-    every widget was styled as it mounted: the dashboard of the 100 MB run (96 widgets, 50
-    charts) paid for its CSS twice before its first frame. The first resume of a screen here
-    keeps the styles its widgets were given; later ones (a screen shown again) restyle as
-    Textual does.
+    and `Screen._on_screen_resume` then restyles the whole tree (`update_node_styles`): after
+    every widget was styled as it mounted, or, for a screen kept off the stack and pushed again
+    (`screens.kept`), though `App.refresh_css` restyles every screen the app holds. The dashboard
+    of the 100 MB run (96 widgets, 50 charts) paid for its CSS twice before its first frame. Here
+    a resume restyles only when the app's CSS was invalidated (`App._css_update_count`: a theme
+    change) since the screen was last styled or shown.
     """
 
-    _resumed_before = False
+    _styled_for: int | None = None  # the app's CSS count when last styled whole (None: at mount)
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        if not self._resumed_before:
-            self._resumed_before = True
-            event.refresh_styles = False  # styled as they mounted, just now
+        count = getattr(self.app, "_css_update_count", None)
+        if self._styled_for in (None, count):
+            event.refresh_styles = False  # styled as it mounted, or under the same CSS since
+        self._styled_for = count
         super()._on_screen_resume(event)
 
 

@@ -45,6 +45,7 @@ from .dialogs import ExportScreen
 from .messages import CacheChanged
 from .not_shown_log import NotShownLog
 from .screens import load_dashboard
+from .screens.kept import KeptScreens
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
@@ -186,6 +187,7 @@ class InsightApp(App):
         self._theme_started = False  # the start's theme is applied: later changes are picks
         self.initial_keymap = keymap or {}
         self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
+        self.kept_dashboards = KeptScreens(self)  # the last few dashboards, shown again when reopened
         self.marked: list[str] = []  # jobs marked for comparison, in marking order (their colours)
         self.quitting = False  # `q` was pressed: keys behind it are dropped (`on_event`)
         self._pending = Changes()
@@ -368,6 +370,7 @@ class InsightApp(App):
             self._open_start()
         for screen in self.screen_stack:
             self._hand_over(screen, changes)
+        self.kept_dashboards.changed(changes)
 
     def _hand_over(self, screen: Screen, changes: Changes) -> None:
         """`screen.cache_changed(changes)`, once the screen is mounted (composed, its `on_mount`
@@ -426,7 +429,18 @@ class InsightApp(App):
     # -- navigation -------------------------------------------------------------------------
 
     def open_jobs(self, train_ids: tuple[str, ...], view_id: str | None = None) -> None:
-        self.push_screen(load_dashboard().DashboardScreen(tuple(train_ids), initial=view_id))
+        """The dashboard of `train_ids`: the one kept from their last opening if there is one
+        (`KeptScreens`: shown again as it was left, with what changed since), else a new one."""
+        train_ids = tuple(train_ids)
+        kept = self.kept_dashboards.get(train_ids)
+        if kept is not None:
+            if view_id is not None:
+                kept.show_view(view_id)  # type: ignore[attr-defined]
+            self.push_screen(kept)
+            return
+        screen = load_dashboard().DashboardScreen(train_ids, initial=view_id)
+        self.kept_dashboards.add(train_ids, screen)
+        self.push_screen(screen)
 
     async def action_back(self) -> None:  # async as Textual's own
         if len(self.screen_stack) > 1:

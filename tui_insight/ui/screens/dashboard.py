@@ -5,6 +5,9 @@ only the first view. Each is built with what the workspace remembered for it. On
 shortly after the dashboard opens (`prefetch_graph`), because a big graph takes about a second
 to build and `5` should show it at once. `ViewScreen` hosts a view of every job (lineage).
 
+The app keeps the last few dashboards (`screens.kept`): opened again, one is shown as it was
+left (its view, its settings, its widgets), with the changes that came meanwhile.
+
 A comparison shows the runs its `RunsState` lets through: `R` opens the run panel (space or a
 digit shows/hides a run, `/` filters by name), `D` the lineage columns where the shown runs
 differ. Views draw only the shown runs (`DataView.show_jobs`, or built again), keep each run's
@@ -151,6 +154,7 @@ class DashboardScreen(StyledOnceScreen):
         self.runs = RunsState.of(self.train_ids)  # read from the workspace in compose (the app is known there)
         self._shown = self.train_ids  # the runs the views draw now
         self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
+        self._holding = False  # its jobs are held in the cache (while on the screen stack)
 
     @property
     def comparing(self) -> bool:
@@ -159,6 +163,7 @@ class DashboardScreen(StyledOnceScreen):
     def compose(self) -> ComposeResult:
         # Held before the first view is built below: it reads the jobs' series as it composes.
         self.app.cache.hold(self, self.train_ids)  # their series stay in memory while shown
+        self._holding = True
         workspace = getattr(self.app, "workspace", None)
         if self.comparing and workspace is not None:
             self.runs = RunsState.of(self.train_ids, workspace.get(workspace_scope(self.train_ids), "dashboard"))
@@ -197,6 +202,20 @@ class DashboardScreen(StyledOnceScreen):
 
     def on_unmount(self) -> None:
         self.app.cache.release(self)
+
+    def on_screen_suspend(self) -> None:
+        """Popped (kept by the app to be shown again, `screens.kept`): its jobs' series may be
+        evicted meanwhile like any job's; held again when it comes back, they are read again
+        then if they were (the cache publishes them, the views redraw)."""
+        if self not in self.app.screen_stack:
+            self._holding = False
+            self.app.cache.release(self)
+
+    def on_screen_resume(self) -> None:
+        if not self._holding:
+            self._holding = True
+            self.app.cache.hold(self, self.train_ids)
+            self.on_resize()  # the terminal may have changed size while it was away
 
     def _prefetch_due(self) -> None:
         self._prefetch_is_due = True

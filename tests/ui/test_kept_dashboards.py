@@ -1,0 +1,118 @@
+"""A job opened again shows the dashboard kept from its last opening (`screens.kept`): the same
+widgets, the view it was left on, and what was written while the user was away; at most `KEEP`
+are kept, and one whose job left LOGDIR is not."""
+from __future__ import annotations
+
+import shutil
+
+from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.ui.screens.jobs import JobsScreen
+from tui_insight.ui.screens.kept import KEEP
+from tui_insight.ui.views.scalars import ScalarsView
+
+STEPS = 20
+
+
+def write_steps(root, name: str, first: int, last: int, timestamp: int) -> None:
+    with SummaryWriter(root / name, timestamp=timestamp, wall_time=T0) as writer:
+        for step in range(first, last + 1):
+            writer.add_scalar("loss", 1.0 / step)
+            writer.record(step, wall_time=T0 + step)
+
+
+async def open_job(pilot, app, name: str):
+    """`enter` on the job's row (found with `/`); its scalar chart once it has the keyboard."""
+    await pilot.press("slash", *name, "enter", "enter")
+    await wait_for_view(pilot, app)
+    view = app.screen.query_one(ScalarsView)
+    assert await wait_for(pilot, lambda: "loss" in view.charts)
+    return view.charts["loss"]
+
+
+async def back_to_jobs(pilot, app) -> None:
+    await pilot.press("escape")
+    assert await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+    await pilot.press("escape")  # the job list's filter off
+
+
+def test_a_job_opened_again_shows_the_same_charts_with_the_steps_written_meanwhile(tmp_path):
+    write_steps(tmp_path, "run_a", 1, STEPS, int(T0))
+    write_steps(tmp_path, "run_b", 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        first = await open_job(pilot, app, "run_a")
+        dashboard = app.screen
+        await back_to_jobs(pilot, app)
+        write_steps(tmp_path, "run_a", STEPS + 1, STEPS + 5, int(T0) + 100)
+        app.cache.reload()  # as the loading thread does on a change notice
+        await pilot.pause(0.1)
+        again = await open_job(pilot, app, "run_a")
+        assert await wait_for(pilot, lambda: len(again.traces[0].x) == STEPS + 5, timeout=5)
+        steps_again = len(again.traces[0].x)
+        shown_again = app.screen is dashboard
+        await back_to_jobs(pilot, app)
+        other = await open_job(pilot, app, "run_b")
+        return again is first, shown_again, steps_again, other is first
+
+    same_chart, same_screen, steps, other_is_first = run_pilot(app, body, size=(100, 30))
+    assert same_chart and same_screen  # not built again
+    assert steps == STEPS + 5  # the steps written while on the job list are drawn
+    assert not other_is_first  # another job: its own dashboard
+
+
+def test_the_dashboard_kept_longest_ago_is_built_again_and_a_gone_job_leaves_none(tmp_path):
+    names = [f"run_{i}" for i in range(KEEP + 1)]
+    for name in names:
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+
+    async def body(pilot):
+        charts = {}
+        for name in names:
+            charts[name] = await open_job(pilot, app, name)
+            await back_to_jobs(pilot, app)
+        kept = {}
+        for name in (names[-1], names[0]):
+            kept[name] = (await open_job(pilot, app, name)) is charts[name]
+            await back_to_jobs(pilot, app)
+        shutil.rmtree(tmp_path / names[-1])
+        app.cache.reload()
+        assert await wait_for(pilot, lambda: f"./{names[-1]}" not in app.cache.jobs)
+        await pilot.pause(0.1)
+        return kept, len(app.kept_dashboards)
+
+    kept, count = run_pilot(app, body, size=(100, 30))
+    # The last opened was kept; the first, opened KEEP jobs ago, was let go and is built anew.
+    assert kept == {names[-1]: True, names[0]: False}
+    assert count == KEEP - 1  # the gone job's dashboard is let go
+
+
+def test_a_dashboard_kept_through_a_theme_change_comes_back_in_the_new_theme(tmp_path):
+    """Showing a kept dashboard again does not restyle it whole (`StyledOnceScreen`) unless the
+    CSS changed since: after a theme change it is drawn in the new colours, as a new one is."""
+    write_steps(tmp_path, "run_a", 1, STEPS, int(T0))
+    write_steps(tmp_path, "run_b", 1, STEPS, int(T0))
+    app = make_app(tmp_path, theme="insight-dark")
+
+    def colours() -> tuple[str, str]:
+        view = app.screen.query_one(ScalarsView)
+        return str(view.styles.background), str(view.charts["loss"].styles.border_top[1])
+
+    async def body(pilot):
+        await open_job(pilot, app, "run_a")
+        before = colours()
+        await back_to_jobs(pilot, app)
+        app.switch_theme("insight-light")
+        await pilot.pause(0.1)
+        await open_job(pilot, app, "run_a")
+        kept = colours()
+        await back_to_jobs(pilot, app)
+        await open_job(pilot, app, "run_b")
+        return before, kept, colours()
+
+    before, kept, new = run_pilot(app, body, size=(100, 30))
+    assert kept == new
+    assert kept != before
