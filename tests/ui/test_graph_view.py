@@ -807,7 +807,7 @@ def test_closing_the_dashboard_while_the_graph_builds_is_quiet(fixture_cache, mo
     monkeypatch.setattr(graph_screen, "build_source", held_build)
 
     async def main():
-        app = make_app(MINDSPORE_LOGS)
+        app = make_app(MINDSPORE_LOGS, keep_dashboards=0)  # closed is gone, not kept
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
             app.open_jobs((LENET,))

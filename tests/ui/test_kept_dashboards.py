@@ -1,16 +1,21 @@
 """A job opened again shows the dashboard kept from its last opening (`screens.kept`): the same
 widgets, the view it was left on, and what was written while the user was away; at most `KEEP`
-are kept, and one whose job left LOGDIR is not."""
+are kept, and one whose job left LOGDIR is not. The job the cursor rests on has its dashboard
+built ahead, off screen."""
 from __future__ import annotations
 
 import shutil
 
-from uihelp import T0, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import NOW, T0, make_app, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.ui.app import InsightApp
+from tui_insight.ui.screens import load_dashboard
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.screens.kept import KEEP
 from tui_insight.ui.views.scalars import ScalarsView
+from tui_insight.ui.widgets.job_table import JobTable
 
 STEPS = 20
 
@@ -116,3 +121,36 @@ def test_a_dashboard_kept_through_a_theme_change_comes_back_in_the_new_theme(tmp
     before, kept, new = run_pilot(app, body, size=(100, 30))
     assert kept == new
     assert kept != before
+
+
+def test_the_job_the_cursor_rests_on_has_its_dashboard_built_ahead_and_enter_shows_it(tmp_path):
+    """Resting on a job builds its dashboard off screen (holding its series); moving on lets it
+    go (the series may go) for the next job's; `enter` shows the one built, charts drawn."""
+    for name in ("run_a", "run_b", "run_c"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    cache = SummaryCache(str(tmp_path), clock=lambda: NOW, memory_budget=1)  # no job keeps its series unheld
+    cache.reload()
+    app = InsightApp(cache, start_loading=False, reload_interval=0, clock=lambda: NOW, logdir_label="LOGDIR",
+                     graph_prefetch_delay=None)
+    load_dashboard()  # imported, as the job list does a second after it settled
+
+    def detailed() -> list[str]:
+        return sorted(tid for tid, job in cache.jobs.items() if job.detailed)
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        first = table.current_job
+        await pilot.press("down")  # the cursor moved: the timer starts again
+        second = table.current_job
+        assert await wait_for(pilot, lambda: detailed() == [second])
+        await pilot.press("down")
+        third = table.current_job
+        assert await wait_for(pilot, lambda: detailed() == [third])
+        await pilot.press("enter")
+        await wait_for_view(pilot, app)
+        chart = app.screen.query_one(ScalarsView).charts["loss"]
+        return first, third, chart.draws, len(chart.traces[0].x)
+
+    first, third, draws, steps = run_pilot(app, body, size=(100, 30))
+    assert first != third
+    assert (draws, steps) == (1, STEPS)  # drawn once, ahead, at the size it is shown

@@ -494,7 +494,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
-           "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen"]
+           "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage"]
 
 
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
@@ -527,3 +528,40 @@ def same_sender(first: Message, second: Message) -> bool:
     """Whether two messages were posted by the same node. Textual 8.2 keeps the node that posted
     a message in `Message._sender` and offers no public accessor."""
     return getattr(first, "_sender", None) is getattr(second, "_sender", first)
+
+
+# -- screens built ahead (Textual 8.2) -----------------------------------------------------------
+
+def mount_offstage(app: "App", screen: Screen) -> AwaitComplete:
+    """Compose and mount `screen` (installed, not on the screen stack) as `push_screen` would,
+    without showing it: a later push only shows it. Textual 8.2's `App._get_screen` registers a
+    screen that is not running (each widget styled as it mounts) and schedules the mount."""
+    _screen, await_mount = app._get_screen(screen)
+    return AwaitComplete(await_mount())
+
+
+def offstage_layout_due(screen: Screen) -> bool:
+    """Whether a screen that is not shown asked for a layout (a widget mounted or resized since).
+    Textual 8.2 sets `Screen._layout_required` (on a `Layout` message) and clears it only when the
+    current screen lays out (`_on_timer_update`)."""
+    return bool(screen._layout_required)
+
+
+def lay_out_offstage(app: "App", screen: Screen) -> None:
+    """Lay out a mounted screen that is not shown at the app's size (its widgets get their Resize
+    events), as `Screen._on_timer_update` does for the current one (Textual 8.2:
+    `Screen._refresh_layout(size)` reflows any screen and paints only the current one); a push
+    then lays it out again only if the size changed (`_on_screen_resume`) or a layout is due."""
+    if screen.is_attached and not screen.is_current:
+        screen._refresh_layout(app.size)
+        screen._layout_required = False
+
+
+def paint_offstage(screen: Screen) -> None:
+    """Render every widget of a laid-out screen that is not shown, discarding the frame: their
+    lines are cached (`Widget._styles_cache`) until they change, so the push paints from them.
+    Textual 8.2: `Screen._compositor.render_update(full=True)`."""
+    if screen.is_attached and not screen.is_current:
+        screen._compositor.update_widgets(screen._dirty_widgets)
+        screen._dirty_widgets.clear()
+        screen._compositor.render_update(full=True)

@@ -45,7 +45,7 @@ from .dialogs import ExportScreen
 from .messages import CacheChanged
 from .not_shown_log import NotShownLog
 from .screens import load_dashboard
-from .screens.kept import KeptScreens
+from .screens.kept import KEEP, KeptScreens
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
@@ -162,7 +162,8 @@ class InsightApp(App):
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
                  logdir_label: str | None = None, graph_prefetch_delay: float | None = 0.5,
                  workspace: Workspace | None = None, start_at: StartAt | None = None, bell: bool = False,
-                 bell_stalled: bool = False, theme_memory: Path | None = None, config_theme: str | None = None):
+                 bell_stalled: bool = False, theme_memory: Path | None = None, config_theme: str | None = None,
+                 keep_dashboards: int = KEEP):
         super().__init__()
         self.cache = cache
         self.straggler_fraction = STRAGGLER_FRACTION  # --straggler: how far behind its group's median a rank lags
@@ -187,7 +188,8 @@ class InsightApp(App):
         self._theme_started = False  # the start's theme is applied: later changes are picks
         self.initial_keymap = keymap or {}
         self.startup_notices = list(notices)  # e.g. a keymap file that could not be read
-        self.kept_dashboards = KeptScreens(self)  # the last few dashboards, shown again when reopened
+        # The last few dashboards, shown again when reopened (0: each is built when opened).
+        self.kept_dashboards = KeptScreens(self, keep_dashboards)
         self.marked: list[str] = []  # jobs marked for comparison, in marking order (their colours)
         self.quitting = False  # `q` was pressed: keys behind it are dropped (`on_event`)
         self._pending = Changes()
@@ -441,6 +443,12 @@ class InsightApp(App):
         screen = load_dashboard().DashboardScreen(train_ids, initial=view_id)
         self.kept_dashboards.add(train_ids, screen)
         self.push_screen(screen)
+
+    def build_ahead(self, train_ids: tuple[str, ...]) -> None:
+        """Build the dashboard of `train_ids` off screen, so that opening it only shows it
+        (`KeptScreens.build_ahead`); the job list asks once the cursor rests on a job."""
+        train_ids = tuple(train_ids)
+        self.kept_dashboards.build_ahead(train_ids, lambda: load_dashboard().DashboardScreen(train_ids))
 
     async def action_back(self) -> None:  # async as Textual's own
         if len(self.screen_stack) > 1:

@@ -151,6 +151,7 @@ class DashboardScreen(StyledOnceScreen):
         self.tag_filter = tag_filter  # for the initial view only (`--tags`)
         self.current = ""
         self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
+        self._prefetch_timed = False  # that delay has started (when first shown)
         self.runs = RunsState.of(self.train_ids)  # read from the workspace in compose (the app is known there)
         self._shown = self.train_ids  # the runs the views draw now
         self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
@@ -195,8 +196,13 @@ class DashboardScreen(StyledOnceScreen):
         self.query_one(Tabs).can_focus = False
         self._show_runs(None, self.runs)
         self.show_view(self.initial)
+        if self.is_current:
+            self._prefetch_later()  # (built ahead off screen: once it is shown)
+
+    def _prefetch_later(self) -> None:
         delay = self.app.graph_prefetch_delay
-        if delay is not None:
+        if delay is not None and not self._prefetch_timed:
+            self._prefetch_timed = True
             # After the first view has painted and settled: the build holds the GIL for a while.
             self.set_timer(delay, self._prefetch_due)
 
@@ -212,6 +218,7 @@ class DashboardScreen(StyledOnceScreen):
             self.app.cache.release(self)
 
     def on_screen_resume(self) -> None:
+        self._prefetch_later()
         if not self._holding:
             self._holding = True
             self.app.cache.hold(self, self.train_ids)

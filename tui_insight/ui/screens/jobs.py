@@ -38,7 +38,7 @@ from ..widgets.job_groups import GroupRow, group_id
 from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
-from . import load_dashboard
+from . import dashboard_loaded, load_dashboard
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=Widget)
@@ -53,6 +53,9 @@ SLICE_PAUSE_SECONDS = 0.02
 # The dashboard's views are imported this long after the list settled: the import holds the GIL
 # for ~0.5 s, which the last rows' paint and the user's first keys would otherwise wait for.
 PRELOAD_AFTER_SECONDS = 1.0
+# Once the cursor rested this long on a job, its dashboard is built off screen (`App.build_ahead`),
+# so `enter` only shows it: longer than the gap between repeated arrow keys, shorter than a read.
+AHEAD_AFTER_SECONDS = 0.25
 NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
 
 HELP_NOTE = "\n".join([
@@ -196,6 +199,8 @@ class JobsScreen(LoaderHost, Screen):
     state: reactive[JobListState] = reactive(JobListState, init=False)
     _dashboard_asked = False  # `_preload_dashboard`
     _preload_timer: Any = None
+    _ahead_timer: Any = None  # `_build_ahead_later`
+    _ahead_for: str | None = None  # the cursor's job when the timer was last set
 
     app: "InsightApp"
 
@@ -265,6 +270,27 @@ class JobsScreen(LoaderHost, Screen):
         if text != getattr(line, "_said", None):
             line._said = text  # type: ignore[attr-defined]
             line.update(text, layout=False)
+        if tid != self._ahead_for:
+            self._ahead_for = tid
+            self._build_ahead_later()
+
+    def _build_ahead_later(self) -> None:
+        """`AHEAD_AFTER_SECONDS` after the cursor last moved, build its job's dashboard ahead."""
+        if self._ahead_timer is not None:
+            self._ahead_timer.stop()
+        self._ahead_timer = self.set_timer(AHEAD_AFTER_SECONDS, self._build_ahead_now, name="dashboard-ahead")
+
+    def _build_ahead_now(self) -> None:
+        """The cursor's job (found and read, not a rank group) gets its dashboard built off screen while
+        the job list is shown, settled, and the dashboard's module imported (not waited for)."""
+        self._ahead_timer = None
+        table = self._table_if_there()
+        if table is None or self.app.screen is not self or not self._settled() or not dashboard_loaded():
+            return
+        tid = table.current_job
+        job = self.app.cache.jobs.get(tid) if tid is not None and table.current_group is None else None
+        if job is not None and job.loaded:  # (its series, if evicted, are read back for the hold)
+            self.app.build_ahead((job.train_id,))
 
     @property
     def table(self) -> JobTable:
@@ -430,7 +456,7 @@ class JobsScreen(LoaderHost, Screen):
         if self._dashboard_asked or not self._settled():
             return  # (asked again once settled: `update_progress` runs 4 times a second)
         self._dashboard_asked = True
-        Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: None)
+        Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: self._build_ahead_later())
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""
