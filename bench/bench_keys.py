@@ -20,7 +20,10 @@ of all. `--only NAME` (repeatable): only the fixture jobs whose id contains NAME
 `--opens` times opening instead (`bench_opens`), same clock: `enter` on the job in the job list
 to the settled dashboard, each view's key at its first visit and again, `escape` back to the
 job list, `enter` again, `l` (lineage) and its `escape`; on a LOGDIR of several jobs, two marked
-and `c` (a comparison). Each is printed with its first frame and its settled frame; `--repeat N`
+and `c` (a comparison). `--dwell S`: S seconds on the job's row, settled, before `enter` (the job
+list builds the dashboard of the row the cursor rests on ahead, off screen), and 1 + S seconds on
+the first view before the other views' keys, with the app's default prefetch delay (0.5 s: the
+dashboard builds its graph, then its other views, hidden, while the keys pause). Each is printed with its first frame and its settled frame; `--repeat N`
 runs it N times and prints medians and worst.
 """
 from __future__ import annotations
@@ -176,7 +179,7 @@ async def time_open(pilot, clock: FrameClock, *keys: str) -> Opened:
     return first, settled, time.process_time() - cpu
 
 
-def bench_opens_once(logdir: Path, job: str, size: tuple[int, int]) -> dict[str, Opened]:
+def bench_opens_once(logdir: Path, job: str, size: tuple[int, int], dwell: float = 0.0) -> dict[str, Opened]:
     """One app: the opens of `job` (see the module's docstring), by name."""
     from uihelp import make_app, run_pilot, wait_for
 
@@ -184,14 +187,17 @@ def bench_opens_once(logdir: Path, job: str, size: tuple[int, int]) -> dict[str,
     from tui_insight.ui.screens.jobs import JobsScreen
     from tui_insight.ui.views.registry import JOB_VIEWS
 
-    app = make_app(logdir)
+    # With a dwell, the app's own prefetch delay (its default): views are built ahead while the user reads.
+    app = make_app(logdir, **({"graph_prefetch_delay": 0.5} if dwell else {}))
     clock = FrameClock(app)
 
     async def body(pilot):
         results: dict[str, Opened] = {}
         await pilot.press("slash", *job.lstrip("./"), "enter")  # the cursor on the job
         await settle(pilot, clock, time.perf_counter())
+        await pilot.pause(dwell)  # a user reading the row before `enter`
         results["enter (open)"] = await time_open(pilot, clock, "enter")
+        await pilot.pause(dwell and 1.0 + dwell)  # reading the first view: the others are built meanwhile
         dashboard = app.screen
         assert isinstance(dashboard, DashboardScreen), "enter did not open the dashboard"
         opened = dashboard.current
@@ -222,8 +228,8 @@ def bench_opens_once(logdir: Path, job: str, size: tuple[int, int]) -> dict[str,
     return run_pilot(app, body, size=size)
 
 
-def bench_opens(logdir: Path, job: str, size: tuple[int, int], repeat: int, worst: list) -> None:
-    runs = [bench_opens_once(logdir, job, size) for _ in range(repeat)]
+def bench_opens(logdir: Path, job: str, size: tuple[int, int], repeat: int, worst: list, dwell: float = 0.0) -> None:
+    runs = [bench_opens_once(logdir, job, size, dwell) for _ in range(repeat)]
     print(f"opens: {logdir.name}/{job.lstrip('./')} at {size[0]}x{size[1]}, {repeat} run(s): "
           "first frame / settled / CPU, median (worst), ms")
 
@@ -250,6 +256,8 @@ def main() -> None:
     parser.add_argument("--job", action="append")
     parser.add_argument("--opens", action="store_true", help="time opening views (bench_opens), not keys in them")
     parser.add_argument("--repeat", type=int, default=1, help="with --opens: runs per job")
+    parser.add_argument("--dwell", type=float, default=0.0,
+                        help="with --opens: seconds on the job's row before `enter` (the dashboard is built ahead meanwhile)")
     parser.add_argument("--only", action="append", help="only the fixture jobs whose id contains this")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
@@ -271,7 +279,7 @@ def main() -> None:
 
         load_dashboard()  # imported, as the job list's preload has done by the time a user opens a job
         for logdir, job in jobs:
-            bench_opens(logdir, job, (width, height), args.repeat, worst)
+            bench_opens(logdir, job, (width, height), args.repeat, worst, args.dwell)
         slowest, name, key = max(worst)
         over = sum(1 for t, _, _ in worst if t > 0.05)
         print(f"worst open: {slowest * 1000:.1f} ms ({name}, {key}); opens over 50 ms: {over} of {len(worst)}")

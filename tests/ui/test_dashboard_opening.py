@@ -2,7 +2,7 @@
 keyboard lands on a chart (once there is one); the key footer rewrites its keys in place."""
 from __future__ import annotations
 
-from uihelp import NOW, run_pilot, wait_for, wait_for_view, write_run
+from uihelp import MINDSPORE_LOGS, NOW, run_pilot, wait_for, wait_for_view, write_run
 
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
@@ -62,3 +62,25 @@ def test_the_keyboard_given_to_the_tag_list_for_want_of_a_chart_moves_to_the_fir
         return followed, await focused_after_scalars_come(pilot, "run_b", move_first=True)
 
     assert run_pilot(app, body) == ("TagList->ScalarChart", "TagList->FilterBox")
+
+
+def test_the_other_views_are_built_hidden_once_the_keys_pause_and_their_key_shows_them():
+    """After the prefetch delay, with no key pressed, each view with data is built hidden, one at
+    a time; its key then shows the view built ahead (not a new one)."""
+    from uihelp import make_app
+
+    from tui_insight.ui.views.histograms import HistogramsView
+
+    app = make_app(MINDSPORE_LOGS, graph_prefetch_delay=0.05)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",))
+        await wait_for_view(pilot, app)
+        ahead = await wait_for(pilot, lambda: bool(app.screen.query(HistogramsView)))
+        built = app.screen.query_one(HistogramsView)
+        shown_before = built.display
+        await pilot.press("2")
+        await wait_for_view(pilot, app, "HistogramsView")
+        return ahead, shown_before, app.screen.query_one(HistogramsView) is built, built.display
+
+    assert run_pilot(app, body) == (True, False, True, True)

@@ -177,8 +177,9 @@ class InsightApp(App):
         self.clock = clock  # tests inject a fixed clock so "12s ago" does not move
         self.logdir_label = logdir_label or cache.logdir  # what the title calls LOGDIR
         self.start_loading = start_loading
-        # Seconds after a dashboard opens before its graph starts building in the background
-        # (None: only when the graph view is shown). See DashboardScreen.prefetch_graph.
+        # Seconds after a dashboard is first shown before its graph starts building in the
+        # background, then its other views are built hidden (None: each when shown). See
+        # DashboardScreen.prefetch_graph and build_views_ahead.
         self.graph_prefetch_delay = graph_prefetch_delay
         self.requested_theme = theme
         # A theme picked once the app runs is remembered here for the next start (None: not kept),
@@ -443,6 +444,10 @@ class InsightApp(App):
         screen = load_dashboard().DashboardScreen(train_ids, initial=view_id)
         self.kept_dashboards.add(train_ids, screen)
         self.push_screen(screen)
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last key (work done ahead waits for a pause in the keys)."""
+        return time.monotonic() - self._last_key
 
     def build_ahead(self, train_ids: tuple[str, ...]) -> None:
         """Build the dashboard of `train_ids` off screen, so that opening it only shows it

@@ -1,9 +1,11 @@
 """The dashboard of one job, or of the marked jobs compared: one view per kind of data.
 
-Views are built the first time they are shown (`views.registry`), so opening a job costs
-only the first view. Each is built with what the workspace remembered for it. One exception: the graph view of a job that has a graph is built, hidden,
-shortly after the dashboard opens (`prefetch_graph`), because a big graph takes about a second
-to build and `5` should show it at once. `ViewScreen` hosts a view of every job (lineage).
+Opening a job costs only the first view; the others are built hidden once the dashboard has
+been shown for a moment (`graph_prefetch_delay`) and the keys pause, one at a time
+(`build_views_ahead`), or when first shown if that comes first. Each is built with what the
+workspace remembered for it. The graph view of a job that has a graph comes first
+(`prefetch_graph`): a big graph takes about a second to build and `5` should show it at once.
+`ViewScreen` hosts a view of every job (lineage).
 
 The app keeps the last few dashboards (`screens.kept`): opened again, one is shown as it was
 left (its view, its settings, its widgets), with the changes that came meanwhile.
@@ -47,6 +49,9 @@ if TYPE_CHECKING:
 
 # A compared run's name in the title keeps at least this many cells, however many runs share it.
 MIN_TITLE_NAME = 6
+# Views are built ahead (`build_views_ahead`) once the keys paused this long, one per gap.
+VIEWS_AHEAD_IDLE = 0.3
+VIEWS_AHEAD_GAP = 0.1
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
@@ -152,6 +157,7 @@ class DashboardScreen(StyledOnceScreen):
         self.current = ""
         self._prefetch_is_due = False  # the delay after opening has passed (see prefetch_graph)
         self._prefetch_timed = False  # that delay has started (when first shown)
+        self._ahead_paused = False  # views were being built ahead when the dashboard was left
         self.runs = RunsState.of(self.train_ids)  # read from the workspace in compose (the app is known there)
         self._shown = self.train_ids  # the runs the views draw now
         self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
@@ -219,6 +225,8 @@ class DashboardScreen(StyledOnceScreen):
 
     def on_screen_resume(self) -> None:
         self._prefetch_later()
+        if self._ahead_paused:
+            self.build_views_ahead()
         if not self._holding:
             self._holding = True
             self.app.cache.hold(self, self.train_ids)
@@ -227,6 +235,29 @@ class DashboardScreen(StyledOnceScreen):
     def _prefetch_due(self) -> None:
         self._prefetch_is_due = True
         self.prefetch_graph()
+        self.build_views_ahead()
+
+    def build_views_ahead(self) -> None:
+        """Build the next view with data that is not built yet, hidden, so its first visit only
+        shows it; then, `VIEWS_AHEAD_GAP` later, the next. Only while the dashboard is shown and
+        the keys paused for `VIEWS_AHEAD_IDLE` (a build holds the keys ~50-100 ms); a dashboard
+        shown again goes on where it stopped."""
+        if not self.is_attached or not self.is_current:
+            self._ahead_paused = True
+            return
+        self._ahead_paused = False
+        idle = self.app.idle_seconds()
+        if idle < VIEWS_AHEAD_IDLE:
+            self.set_timer(VIEWS_AHEAD_IDLE - idle, self.build_views_ahead)
+            return
+        switchers = self.query_children("#dashboard-body").first().query_children(ContentSwitcher)
+        built = {view.id for view in self._views()}
+        spec = next((spec for spec in JOB_VIEWS if spec.view_id != "graph"  # (prefetch_graph's)
+                     and f"view-{spec.view_id}" not in built and self._has_data(spec.view_id)), None)
+        if spec is None or not switchers:
+            return
+        switchers.first().add_content(build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown))
+        self.set_timer(VIEWS_AHEAD_GAP, self.build_views_ahead)
 
     def prefetch_graph(self) -> None:
         """Mount the graph view hidden, so the graph builds before the user asks for it.
