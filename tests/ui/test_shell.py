@@ -35,11 +35,11 @@ class HeldCache(SummaryCache):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.release = threading.Event()
+        self.let_go = threading.Event()  # (not `release`: SummaryCache.release lets a screen's hold go)
         discover = self.source.discover
 
         def held(*args, **kwargs):
-            self.release.wait(10)
+            self.let_go.wait(10)
             return discover(*args, **kwargs)
 
         self.source.discover = held  # type: ignore[method-assign]
@@ -54,7 +54,7 @@ def test_starts_before_loading_and_fills_as_jobs_load():
     async def body(pilot):
         seen["first_rows"] = table(app).row_count
         seen["first_progress"] = str(app.screen.query_one("#progress", Static).render())
-        cache.release.set()
+        cache.let_go.set()
         assert await wait_for(pilot, lambda: table(app).row_count == 8
                               and all(v.loaded for v in cache.jobs.values()) and cache.progress.reloads >= 1)
         await pilot.pause(0.4)  # a progress tick

@@ -35,13 +35,18 @@ Shims:
 - `StyledOnceScreen` (Textual 8.2): a pushed screen's `ScreenResume` does not restyle every widget
   unless the CSS changed since (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
+- `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
+  screen built, laid out and painted before it is pushed (`App._get_screen`,
+  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
+- `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
+  mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
 """
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -53,9 +58,6 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList
 from textual.widgets._footer import FooterKey
-
-if TYPE_CHECKING:
-    from textual.app import App
 
 TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins ==8.2.*
 PLOTEXT_TESTED = "6.1"  # major.minor of plotext `add_signal` was written for
@@ -495,7 +497,7 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage"]
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "ClosesKeptScreens"]
 
 
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
@@ -565,3 +567,25 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+class ClosesKeptScreens(App):
+    """An app whose installed screens off the screen stack are taken down properly when it ends.
+
+    Textual 8.2's `App._shutdown` prunes the screens on the stacks (`_close_all`), then closes
+    every node left in its registry one by one, in no order: an installed screen kept off the
+    stack (`screens.kept`) would have its widgets closed under it, or still be mounting, and its
+    handlers run against a half-closed tree. Here such screens are first let finish mounting
+    (`MessagePump._mounted_event`, at most `wait` seconds) and pruned whole (`App._prune`)."""
+
+    async def _shutdown(self) -> None:
+        stacked = {id(screen) for stack in self._screen_stacks.values() for screen in stack}
+        for screen in list(self._installed_screens.values()):
+            if isinstance(screen, Screen) and screen._running and id(screen) not in stacked:
+                if not screen.is_mounted:
+                    try:
+                        await asyncio.wait_for(screen._mounted_event.wait(), 2.0)
+                    except asyncio.TimeoutError:
+                        pass
+                await self._prune(screen)
+        await super()._shutdown()

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
@@ -140,7 +140,7 @@ def train_id_of(text: str, labelled: bool = False) -> str:
     return text if text.startswith("./") else "./" + text.lstrip("/")
 
 
-class InsightApp(App):
+class InsightApp(_textual_compat.ClosesKeptScreens):
     """The terminal dashboard over one `SummaryCache`."""
 
     TITLE = "tui-insight"

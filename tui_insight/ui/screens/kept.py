@@ -127,8 +127,12 @@ class KeptScreens:
         if self._ahead == train_ids:
             self._ahead = None
         self.app.uninstall_screen(self._name(train_ids))  # (never one on the stack: Textual refuses)
-        if screen.is_attached:
+        if screen.is_mounted:
             screen.remove()  # its unmount releases its jobs' series
+        elif screen.is_attached:
+            # Still mounting (built ahead, the cursor moved on at once): removed once mounted, as
+            # Textual's own widgets (`Tabs`) fail to mount with their children taken away.
+            screen.call_later(screen.remove)  # queued behind its mount
 
     @staticmethod
     def _name(train_ids: tuple[str, ...]) -> str:
