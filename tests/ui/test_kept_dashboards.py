@@ -124,8 +124,9 @@ def test_a_dashboard_kept_through_a_theme_change_comes_back_in_the_new_theme(tmp
 
 
 def test_the_job_the_cursor_rests_on_has_its_dashboard_built_ahead_and_enter_shows_it(tmp_path):
-    """Resting on a job builds its dashboard off screen (holding its series); moving on lets it
-    go (the series may go) for the next job's; `enter` shows that job's dashboard."""
+    """Resting on a job builds its dashboard off screen (holding its series), once the user has
+    pressed a key; moving on lets it go (the series may go) for the next job's; `enter` shows
+    that job's dashboard."""
     for name in ("run_a", "run_b", "run_c"):
         write_steps(tmp_path, name, 1, STEPS, int(T0))
     cache = SummaryCache(str(tmp_path), clock=lambda: NOW, memory_budget=1)  # no job keeps its series unheld
@@ -140,6 +141,8 @@ def test_the_job_the_cursor_rests_on_has_its_dashboard_built_ahead_and_enter_sho
     async def body(pilot):
         table = app.screen.query_one(JobTable)
         first = table.current_job
+        await pilot.pause(0.5)
+        alone = detailed()  # no key yet: nothing built ahead (an app left alone stays idle)
         await pilot.press("down")  # the cursor moved: the timer starts again
         second = table.current_job
         assert await wait_for(pilot, lambda: detailed() == [second])
@@ -149,10 +152,10 @@ def test_the_job_the_cursor_rests_on_has_its_dashboard_built_ahead_and_enter_sho
         await pilot.press("enter")
         await wait_for_view(pilot, app)
         chart = app.screen.query_one(ScalarsView).charts["loss"]
-        return first, third, app.screen.train_ids, len(chart.traces[0].x)
+        return alone, first, third, app.screen.train_ids, len(chart.traces[0].x)
 
-    first, third, shown, steps = run_pilot(app, body, size=(100, 30))
-    assert first != third
+    alone, first, third, shown, steps = run_pilot(app, body, size=(100, 30))
+    assert alone == [] and first != third
     assert (shown, steps) == ((third,), STEPS)
 
 

@@ -449,6 +449,11 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         """Seconds since the last key (work done ahead waits for a pause in the keys)."""
         return time.monotonic() - self._last_key
 
+    @property
+    def keys_seen(self) -> bool:
+        """Whether a key came since the start (an app left alone does no work ahead)."""
+        return self._last_key > 0.0
+
     def build_ahead(self, train_ids: tuple[str, ...]) -> None:
         """Build the dashboard of `train_ids` off screen, so that opening it only shows it
         (`KeptScreens.build_ahead`); the job list asks once the cursor rests on a job."""

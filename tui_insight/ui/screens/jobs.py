@@ -282,10 +282,12 @@ class JobsScreen(LoaderHost, Screen):
 
     def _build_ahead_now(self) -> None:
         """The cursor's job (found and read, not a rank group) gets its dashboard built off screen while
-        the job list is shown, settled, and the dashboard's module imported (not waited for)."""
+        the job list is shown, settled, and the dashboard's module imported (not waited for), once
+        the user pressed a key."""
         self._ahead_timer = None
         table = self._table_if_there()
-        if table is None or self.app.screen is not self or not self._settled() or not dashboard_loaded():
+        if (table is None or self.app.screen is not self or not self._settled() or not dashboard_loaded()
+                or not self.app.keys_seen):  # left alone (an idle minute measured): nothing ahead
             return
         tid = table.current_job
         job = self.app.cache.jobs.get(tid) if tid is not None and table.current_group is None else None
