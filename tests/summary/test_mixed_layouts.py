@@ -176,6 +176,19 @@ def test_a_run_of_plain_histograms_takes_the_bulk_path(tmp_path):
     assert view_of(bulk) == view_of(load(tmp_path, False))
 
 
+@pytest.mark.parametrize("kind", ["exactly 90 buckets", "no tail", "empty"])
+def test_histograms_the_walk_takes_take_the_bulk_path(tmp_path, kind):
+    """Buckets up to the most, and a body of buckets only, whose walk runs on into the next
+    value ('acc': its key and short length look like a bucket's) and must stop at the body's
+    end, take the bulk path and read as protobuf reads them."""
+    (tmp_path / "run").mkdir()
+    stream = b"".join(frame(event(n, HISTOGRAMS[kind](n))) for n in range(400))
+    (tmp_path / "run" / SUMMARY).write_bytes(stream)
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 8
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+
+
 def test_buckets_protobuf_refuses_fail_as_a_payload_and_keep_the_events_scalars(tmp_path):
     """The walk counts buckets without reading them: a bucket holding a bad field (a writer's
     bug: the record's CRC is right) is found when the histogram is decoded, as a payload error,

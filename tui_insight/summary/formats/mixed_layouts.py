@@ -419,15 +419,76 @@ def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: n
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
+# A bucket's start as a 16-bit word (its key, its one-byte length above it) -> the bytes to the
+# next bucket's start; 0 for any other word (the walk stays where the buckets end).
+_BUCKET_STEP = np.zeros(1 << 16, dtype=np.int64)
+_BUCKET_STEP[_BUCKET_KEY | (np.arange(0x80) << 8)] = np.arange(0x80) + 2
 
 
 def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per histogram body (`at` to `end`): its fields are buckets of short length, then counts
     and doubles (as writers write them), and it holds at most `limits.MAX_HISTOGRAM_BUCKETS`
-    buckets. The buckets' contents are read when the histogram is decoded."""
+    buckets. The buckets' contents are read when the histogram is decoded.
+
+    Every histogram steps from bucket to bucket at once, `MAX_HISTOGRAM_BUCKETS` steps at most:
+    a word that starts no bucket steps 0, so a walk that left its buckets stays where they end
+    (a few operations over the histograms a step, nothing kept per step). A walk past its
+    body's end (a body of buckets only, then bytes that look like buckets) cannot tell whether
+    it met the end exactly: those are walked again, stopping at the end (`_buckets_walked`)."""
     if len(at) > _FIT_CHUNK:  # (a batch of many small histograms)
         return np.concatenate([_buckets_fit(array, at[i:i + _FIT_CHUNK], end[i:i + _FIT_CHUNK])
                                for i in range(0, len(at), _FIT_CHUNK)])
+    ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
+    n = len(at)
+    trail = at.copy()
+    keys, lengths = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    word, step = np.empty(n, dtype=np.uint16), np.empty(n, dtype=np.int64)
+
+    def step_at(trail: np.ndarray) -> np.ndarray:
+        array.take(trail, mode="clip", out=keys)
+        ahead.take(trail, mode="clip", out=lengths)
+        np.left_shift(lengths, 8, out=word, dtype=np.uint16)
+        np.bitwise_or(word, keys, out=word)
+        return _BUCKET_STEP.take(word, out=step)
+
+    for i in range(limits.MAX_HISTOGRAM_BUCKETS):
+        trail += step_at(trail)
+        if i % 8 == 7 and not step.any():
+            break
+    # Left its buckets (or more than the most buckets: still on one), reached its end exactly.
+    ok = (step_at(trail) == 0) & (trail < end) | (trail == end)
+    past = np.flatnonzero(trail > end)
+    if len(past):
+        ok[past] = _buckets_walked(array, at[past], end[past])
+        trail[past] = end[past]  # (the walked rows' tail is read there: `ok` decides)
+    return _tail_fits(array, trail, end, ok)
+
+
+def _tail_fits(array: np.ndarray, at: np.ndarray, end: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """`ok` where the fields at `at` after a histogram's buckets run to `end` as writers write
+    them: three zero counts, three doubles, the count; else each field once at most."""
+    ok = ok.copy()
+    plain = ok & (at + len(_TAIL) + 1 <= end)
+    if plain.any():
+        tail = array.take(at[:, None] + np.arange(len(_TAIL)), mode="clip")
+        plain &= ~((tail ^ _TAIL) & _TAIL_MASK).any(axis=1)
+        _, length = _read_varints(array, at + len(_TAIL), plain)
+        plain &= at + len(_TAIL) + length == end
+        at = np.where(plain, end, at)
+    for _ in range(8):
+        open_ = ok & (at < end)
+        if not open_.any():
+            break
+        key = array.take(at, mode="clip")
+        double = _TAIL_DOUBLE[key]
+        ok &= ~open_ | double | _TAIL_VARINT[key]
+        _, length = _read_varints(array, at + 1, ok)
+        at = at + np.where(open_, np.where(double, 9, 1 + length), 0)
+    return ok & (at == end)
+
+
+def _buckets_walked(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """`_buckets_fit` with every histogram's walk stopping at its body's end: each step kept."""
     ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
     most = limits.MAX_HISTOGRAM_BUCKETS + 1
     # Every histogram a bucket per step, trusting each step's length byte and noting its key;
@@ -457,25 +518,7 @@ def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarr
     ok = done & (count <= limits.MAX_HISTOGRAM_BUCKETS)
     at = trail[np.minimum(count, len(trail) - 1), np.arange(len(at))]
     ok &= at <= end  # (no bucket runs past the end)
-    # The other fields. As writers write them: three zero counts, three doubles, the count.
-    plain = ok & (at + len(_TAIL) + 1 <= end)
-    if plain.any():
-        tail = array.take(at[:, None] + np.arange(len(_TAIL)), mode="clip")
-        plain &= ~((tail ^ _TAIL) & _TAIL_MASK).any(axis=1)
-        _, length = _read_varints(array, at + len(_TAIL), plain)
-        plain &= at + len(_TAIL) + length == end
-        at = np.where(plain, end, at)
-    # Else each field once at most: no more buckets.
-    for _ in range(8):
-        open_ = ok & (at < end)
-        if not open_.any():
-            break
-        key = array.take(at, mode="clip")
-        double = _TAIL_DOUBLE[key]
-        ok &= ~open_ | double | _TAIL_VARINT[key]
-        _, length = _read_varints(array, at + 1, ok)
-        at = at + np.where(open_, np.where(double, 9, 1 + length), 0)
-    return ok & (at == end)
+    return _tail_fits(array, at, end, ok)
 
 
 # HistogramProto's fields: min, max, num, sum, sum_squares (doubles); bucket_limit, bucket
