@@ -207,34 +207,15 @@ class Layout:
         """(step int64[n], wall_time float64[n], scalars float64[n, k]) of matching `rows`."""
         return _read_numbers(rows, self.wall_at, self.step_at, self.step_len, self.float_at)
 
-    @cached_property
-    def _columns(self) -> tuple[np.ndarray, int, int, np.ndarray]:
-        """The byte positions `numbers` reads, and where wall, step and floats sit among them."""
-        cols: list[int] = []
-        wall_at = step_at = -1
-        if self.wall_at >= 0:
-            wall_at = len(cols)
-            cols += range(self.wall_at, self.wall_at + 8)
-        if self.step_at >= 0:
-            step_at = len(cols)
-            cols += range(self.step_at, self.step_at + self.step_len)
-        float_at = []
-        for at in self.float_at.tolist():
-            float_at.append(len(cols))
-            cols += range(at, at + 4)
-        return np.asarray(cols, dtype=np.int64), wall_at, step_at, np.asarray(float_at, dtype=np.int64)
-
     def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`numbers` of the payloads at `starts` of `array` (ascending: the reads then go
-        forward through the block). A few numbers per event (TensorBoard's: one float) are
-        gathered as what they are, one index per number; many (a MindSpore event's 50 floats)
-        through the bytes of the rows: a view when the payloads are evenly spaced."""
+        forward through the block). Many numbers per event (a MindSpore event's 50 floats) of
+        evenly spaced payloads are read through a view of their rows; else each number is
+        gathered as what it is, one index per number (no copy of the rows' bytes first)."""
         if len(self.float_at) > 8:
             view = strided(array, starts, self.size)
             if view is not None:
                 return self.numbers(view)
-            cols, wall_at, step_at, float_at = self._columns
-            return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
         n = len(starts)
         walls = unaligned(array, "<f8")[starts + self.wall_at] if self.wall_at >= 0 else np.zeros(n)
         if self.step_at >= 0:
