@@ -28,7 +28,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import limits
-from .bulk_framing import Payloads, varint
+from .bulk_framing import Payloads, strided, varint
 
 # Pieces: bytes of the layout's (wall time, scalars masked), a varint, the step (its key and
 # varint, or nothing: a step of 0 is left out by proto3 writers, TensorBoard's).
@@ -47,6 +47,7 @@ _BUCKET_KEY = 0x0A  # Histogram field 1 (bucket, a message)
 _TAIL = np.frombuffer(bytes([0x10, 0, 0x18, 0, 0x20, 0, 0x29, *[0] * 8, 0x31, *[0] * 8, 0x39, *[0] * 8, 0x40]),
                       dtype=np.uint8)
 _TAIL_MASK = np.frombuffer(bytes([0xFF] * 7 + [0] * 8 + [0xFF] + [0] * 8 + [0xFF] + [0] * 8 + [0xFF]), dtype=np.uint8)
+_TAIL_KEYS = np.flatnonzero(_TAIL_MASK)  # the tail's fixed bytes (keys, zero counts): all its mask keeps
 
 
 
@@ -396,20 +397,28 @@ def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: n
     shape = family.shapes[size]
     if shape is None:
         return None
-    if bool(((array.take(starts[:, None] + shape.cols) ^ shape.expected) & shape.masks).any()):
+    # The bytes at the shape's offsets of every event: through a view of the events' rows when
+    # they are evenly spaced in the block (most are: a run writes the same events step after
+    # step), else gathered by one index per byte.
+    view = strided(array, starts, size)
+
+    def at(offsets: np.ndarray) -> np.ndarray:
+        return view[:, offsets] if view is not None else array.take(starts[:, None] + offsets)
+
+    if bool(((at(shape.cols) ^ shape.expected) & shape.masks).any()):
         return None
     n = len(starts)
     steps = np.zeros(n, dtype=np.int64)
     step_at, step_len = shape.step
     if step_len:
-        raw = array.take(starts[:, None] + np.arange(step_at, step_at + step_len))
+        raw = at(np.arange(step_at, step_at + step_len))
         if bool((raw[:, :-1] < 0x80).any() or (raw[:, -1] >= 0x80).any()):
             return None  # a step of another varint length
         parts = (raw & 0x7F).astype(np.int64) << (7 * np.arange(step_len, dtype=np.int64))
         steps = np.minimum(np.bitwise_or.reduce(parts, axis=1), 1 << 40)  # (as `_read_varints` reads a long one)
-    walls = np.ascontiguousarray(array.take(starts[:, None] + np.arange(shape.wall, shape.wall + 8))).view("<f8")
+    walls = np.ascontiguousarray(at(np.arange(shape.wall, shape.wall + 8))).view("<f8")
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
-        table = np.ascontiguousarray(array.take(starts[:, None] + shape.floats)).view("<f4").astype(np.float64)
+        table = np.ascontiguousarray(at(shape.floats)).view("<f4").astype(np.float64)
     ok = np.ones((n, 1), dtype=bool)
     if shape.bodies.shape[1]:
         first, last = shape.bodies
@@ -470,8 +479,7 @@ def _tail_fits(array: np.ndarray, at: np.ndarray, end: np.ndarray, ok: np.ndarra
     ok = ok.copy()
     plain = ok & (at + len(_TAIL) + 1 <= end)
     if plain.any():
-        tail = array.take(at[:, None] + np.arange(len(_TAIL)), mode="clip")
-        plain &= ~((tail ^ _TAIL) & _TAIL_MASK).any(axis=1)
+        plain &= (array.take(at[:, None] + _TAIL_KEYS, mode="clip") == _TAIL[_TAIL_KEYS]).all(axis=1)
         _, length = _read_varints(array, at + len(_TAIL), plain)
         plain &= at + len(_TAIL) + length == end
         at = np.where(plain, end, at)
