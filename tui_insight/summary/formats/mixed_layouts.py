@@ -217,6 +217,7 @@ class _Family(NamedTuple):
     pieces: tuple[tuple, ...]  # the first layout's, each fixed piece's template as [layouts, bytes]
     dialect: str
     shapes: dict  # payload size -> `_Shape` of an event of that size, or None (`_match_alike`)
+    skeletons: dict  # payload size -> `_Skeleton` of its histograms, or None: walked (`_bodies_fit`)
 
     @classmethod
     def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
@@ -225,7 +226,7 @@ class _Family(NamedTuple):
             if piece[0] == _FIXED:
                 piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
             pieces.append(piece)
-        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {})
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {}, {})
 
 
 def _family_key(layout: MixedLayout) -> tuple:
@@ -419,12 +420,75 @@ def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: n
     walls = np.ascontiguousarray(at(np.arange(shape.wall, shape.wall + 8))).view("<f8")
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.ascontiguousarray(at(shape.floats)).view("<f4").astype(np.float64)
-    ok = np.ones((n, 1), dtype=bool)
-    if shape.bodies.shape[1]:
+    fits = _bodies_fit(family, shape, array, starts, view) if shape.bodies.shape[1] else np.ones(n, dtype=bool)
+    return np.where(fits, 0, -1), steps, walls.reshape(n), table
+
+
+class _Skeleton(NamedTuple):
+    """The bytes that decide `_buckets_fit` for every histogram body of an event of one shape,
+    as one such event has them: each bucket's key and length byte, the tail's fixed bytes and
+    the continuation bits of its count. An event holding these bytes there walks its buckets
+    as that event does, and fits."""
+
+    cols: np.ndarray  # offsets in the event
+    expected: np.ndarray
+    masks: np.ndarray
+
+
+def _skeleton(data: bytes, bodies: np.ndarray) -> _Skeleton | None:
+    """The skeleton of the event `data`; None unless every histogram body (`bodies`: starts,
+    ends) is buckets of one-byte lengths, at most `limits.MAX_HISTOGRAM_BUCKETS`, then the tail
+    as writers write it."""
+    cols: list[int] = []
+    masks: list[int] = []
+    for at, end in bodies.T.tolist():
+        count = 0
+        while at + 1 < end and data[at] == _BUCKET_KEY and data[at + 1] < 0x80:
+            cols += (at, at + 1)
+            at += 2 + data[at + 1]
+            count += 1
+        count_at = at + len(_TAIL)
+        if (count > limits.MAX_HISTOGRAM_BUCKETS or not count_at < end <= count_at + _MAX_VARINT
+                or any(data[at + k] != _TAIL[k] for k in _TAIL_KEYS.tolist())
+                or any(byte < 0x80 for byte in data[count_at:end - 1]) or data[end - 1] >= 0x80):
+            return None
+        cols += (at + _TAIL_KEYS).tolist()
+        masks += [0xFF] * (len(cols) - len(masks))
+        cols += range(count_at, end)
+        masks += [0x80] * (end - count_at)
+    at = np.asarray(cols, dtype=np.int64)
+    mask = np.asarray(masks, dtype=np.uint8)
+    return _Skeleton(at, np.frombuffer(data, dtype=np.uint8)[at] & mask, mask)
+
+
+def _bodies_fit(family: _Family, shape: _Shape, array: np.ndarray, starts: np.ndarray,
+                view: np.ndarray | None) -> np.ndarray:
+    """Per event of `shape` at `starts`: whether all its histogram bodies fit (`_buckets_fit`,
+    `_histo_fits`). MindSpore events whose rows are a `view` (evenly spaced) and hold the
+    bytes of the shape's `_Skeleton` fit without a walk (a run's histograms keep the lengths of
+    their buckets' counts step after step); the others are walked. When most events of a batch
+    differ from it, the skeleton is dropped: the events of that size are walked from then on."""
+    n = len(starts)
+    rows = np.arange(n)
+    fits = np.zeros(n, dtype=bool)
+    if view is not None and family.dialect == "mindspore":
+        key = view.shape[1]
+        if key not in family.skeletons:
+            family.skeletons[key] = _skeleton(view[0].tobytes(), shape.bodies)
+        skeleton = family.skeletons[key]
+        if skeleton is not None:
+            alike = ~((view[:, skeleton.cols] ^ skeleton.expected) & skeleton.masks).any(axis=1)
+            if 2 * np.count_nonzero(alike) < n:
+                family.skeletons[key] = None
+            fits[alike] = True
+            rows = np.flatnonzero(~alike)
+    if len(rows):
         first, last = shape.bodies
         walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
-        ok = walk(array, (starts[:, None] + first).reshape(-1), (starts[:, None] + last).reshape(-1)).reshape(n, -1)
-    return np.where(ok.all(axis=1), 0, -1), steps, walls.reshape(n), table
+        at = starts[rows]
+        fits[rows] = walk(array, (at[:, None] + first).reshape(-1), (at[:, None] + last).reshape(-1)
+                          ).reshape(len(rows), -1).all(axis=1)
+    return fits
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
