@@ -191,21 +191,22 @@ def test_histograms_the_walk_takes_take_the_bulk_path(tmp_path, kind):
 
 def test_events_of_one_size_whose_histograms_end_otherwise_are_walked(tmp_path):
     """Evenly spaced events of one size whose histograms hold the bucket and tail bytes of the
-    first are taken at once; one whose count's varint continues otherwise (protobuf refuses
-    it: a bad record), whose tail holds a field the walk does not know or whose bucket's length
-    takes two bytes goes the one-event path."""
+    first are taken at once. One whose count's varint or a bucket's length continues otherwise
+    (protobuf refuses those: a bad record), whose tail holds a field the walk does not know,
+    whose bucket's length takes two bytes or whose bucket has another key goes the one-event
+    path."""
     buckets = [field(1, 2, bucket(i, 200)) for i in range(5)]
     plain = b"".join(buckets) + tail(300)
     assert plain[-2:] == b"\xac\x02"
     long_length = b"\x0a\x94\x00" + bucket(0, 1) + b"".join(buckets[1:]) + tail(300)  # (20 in two bytes)
     histograms = {7: plain[:-2] + b"\x2c\x82", 13: plain.replace(tail(300)[:3], b"\x10\x00\x48", 1),
-                  17: long_length}
+                  17: long_length, 18: plain[:1] + bytes([plain[1] | 0x80]) + plain[2:], 19: b"\x12" + plain[1:]}
     payloads = [event(step, histograms.get(step % 20, plain)) for step in range(200, 400)]
     assert len({len(p) for p in payloads}) == 1
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
     bulk, routed = routed_events(tmp_path)
-    assert 20 <= routed <= 28  # (protobuf refuses the varints that continue otherwise)
+    assert 30 <= routed <= 38  # (protobuf refuses the varints that continue otherwise)
     assert view_of(bulk) == view_of(load(tmp_path, False))
 
 
