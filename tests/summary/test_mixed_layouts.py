@@ -276,3 +276,28 @@ def test_events_of_one_size_laid_out_otherwise_read_as_protobuf_reads_them(tmp_p
     view = bulk.job("./run")
     assert view.series("scalar", "lost").steps.tolist() == list(range(5, 300, 7))
     assert len(view.series("scalar", "loss").steps) == 300 - len(range(5, 300, 7))
+
+
+def test_scalar_events_of_a_size_histogram_events_had_take_the_bulk_path_soon(tmp_path, monkeypatch):
+    """A size whose events held histograms batch after batch is not walked for scalar-only
+    layouts in every batch, but looked at again: scalar-only events of that size coming later
+    take the bulk path within a few batches."""
+    histogram = b"".join(field(1, 2, bucket(i, 1)) for i in range(5)) + tail(5)
+    size = len(event(200, histogram))
+
+    def scalars(step: int, pad: int) -> bytes:  # (the last tag `pad` long)
+        values = [field(1, 2, field(1, 2, b"s%02d" % k if k < 8 else b"t" * pad) + field(3, 5, struct.pack("<f", step)))
+                  for k in range(9)]
+        return field(1, 1, struct.pack("<d", 1_700_000_000.0 + step)) + field(2, 0, varint(step)) + field(
+            5, 2, b"".join(values))
+
+    pad = next(n for n in range(1, 100) if len(scalars(300, n)) == size)
+
+    payloads = [event(step, histogram) for step in range(200, 260)] + [scalars(step, pad) for step in range(260, 460)]
+    assert {len(p) for p in payloads} == {size}
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 5 * (size + 16))  # five events a batch
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 8 * 5 + 8  # the scalar events of 8 batches at most, one by one
+    assert view_of(bulk) == view_of(load(tmp_path, False))

@@ -398,6 +398,7 @@ class LayoutBook:
     PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
     MAX_NEW_PER_SIZE = 128
     WINDOW_BYTES = 64 << 10  # new layouts are matched against this much of the rows left (a few cycles of tags)
+    LOOK_AGAIN = 8  # a size whose events held no scalar-only layout is looked at again in the 8th batch after
 
     def __init__(self, dialect: str = "mindspore") -> None:
         if dialect not in DIALECTS:
@@ -406,6 +407,7 @@ class LayoutBook:
         self.by_size: dict[int, list[Layout]] = {}
         self.count = 0
         self._indexes: dict[int, list[_LayoutIndex]] = {}  # by size; rebuilt when a layout is added
+        self._without: dict[int, int] = {}  # size -> batches since its events last held no layout
 
     def classify(self, payloads: Sequence[bytes], decode) -> tuple[np.ndarray, list[Layout], dict[int, object]]:
         """(layout number per payload, -1 for none; the layouts; events decoded on the way).
@@ -434,8 +436,7 @@ class LayoutBook:
             size = int(lengths[members[0]])
             if size < 4 or len(members) < 2 and size not in self.by_size:
                 continue  # a lone event of its size: one protobuf decode is as cheap
-            if size not in self.by_size and not any(self._may_have_layout(payloads[int(members[k])])
-                                                    for k in {0, len(members) // 2, len(members) - 1}):
+            if size not in self.by_size and not self._may_have_layouts(size, payloads, members):
                 continue  # (histograms of one size: neither copied nor decoded here, left to the other paths)
             rows = payloads.rows(members, size)
             left = np.ones(len(members), dtype=bool)
@@ -484,6 +485,22 @@ class LayoutBook:
                 if not made:
                     break
         return which, used, decoded
+
+    def _may_have_layouts(self, size: int, payloads: Payloads, members: np.ndarray) -> bool:
+        """Whether the events at `members` (all of `size` bytes, of no layout yet) may be of a
+        layout: their first, middle and last are walked, unless events of that size held none
+        in the last `LOOK_AGAIN` batches (a run's histogram events: a few sizes, every batch)."""
+        since = self._without.get(size, 0)
+        if 0 < since < self.LOOK_AGAIN:
+            self._without[size] = since + 1
+            return False
+        if any(self._may_have_layout(payloads[int(members[k])]) for k in {0, len(members) // 2, len(members) - 1}):
+            self._without.pop(size, None)
+            return True
+        if len(self._without) >= self.MAX_LAYOUTS:
+            self._without.clear()
+        self._without[size] = 1
+        return False
 
     def _may_have_layout(self, payload: bytes) -> bool:
         """Whether the bytes of `payload` are a scalar-only event's (protobuf not asked yet)."""
