@@ -398,7 +398,7 @@ class LayoutBook:
     PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
     MAX_NEW_PER_SIZE = 128
     WINDOW_BYTES = 64 << 10  # new layouts are matched against this much of the rows left (a few cycles of tags)
-    LOOK_AGAIN = 8  # a size whose events held no scalar-only layout is looked at again in the 8th batch after
+    LOOK_AGAIN = 8  # a size whose events held no scalar-only layout is looked at again in the file's 8th batch after
 
     def __init__(self, dialect: str = "mindspore") -> None:
         if dialect not in DIALECTS:
@@ -407,7 +407,7 @@ class LayoutBook:
         self.by_size: dict[int, list[Layout]] = {}
         self.count = 0
         self._indexes: dict[int, list[_LayoutIndex]] = {}  # by size; rebuilt when a layout is added
-        self._without: dict[int, int] = {}  # size -> batches since its events last held no layout
+        self._without: dict[int, int] = {}  # size -> batches of this file since its events last held no layout
 
     def classify(self, payloads: Sequence[bytes], decode) -> tuple[np.ndarray, list[Layout], dict[int, object]]:
         """(layout number per payload, -1 for none; the layouts; events decoded on the way).
@@ -486,10 +486,16 @@ class LayoutBook:
                     break
         return which, used, decoded
 
+    def file_starts(self) -> None:
+        """The batches classified next are another file's (or more of one): each size is looked
+        at again (the book is shared by the jobs of a LOGDIR, whose files differ)."""
+        self._without.clear()
+
     def _may_have_layouts(self, size: int, payloads: Payloads, members: np.ndarray) -> bool:
         """Whether the events at `members` (all of `size` bytes, of no layout yet) may be of a
         layout: their first, middle and last are walked, unless events of that size held none
-        in the last `LOOK_AGAIN` batches (a run's histogram events: a few sizes, every batch)."""
+        in the file's last `LOOK_AGAIN` batches (a run's histogram events: a few sizes, every
+        batch)."""
         since = self._without.get(size, 0)
         if 0 < since < self.LOOK_AGAIN:
             self._without[size] = since + 1
