@@ -301,14 +301,12 @@ def importing(program: bool) -> Iterator[None]:
             gc.enable()
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, done: list[bool] | None = None) -> int:
     """The program; its exit status. A reader that closes stdout early (`--summary | head -2`)
-    ends it quietly with status 0, as POSIX tools end on a closed pipe.
-    The program's headless modes end the process here once their output is flushed (`ended`)."""
-    done: list[bool] = []
+    ends it quietly with status 0, as POSIX tools end on a closed pipe. `done`: see `run_command`."""
     try:
         try:
-            status = run_command(argv, done)
+            return run_command(argv, done)
         finally:
             sys.stdout.flush()  # short output is still buffered: a closed pipe shows here
     except BrokenPipeError:
@@ -318,25 +316,27 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return 0
+
+
+def program() -> NoReturn:
+    """The `tui-insight` command and `python -m tui_insight`: `main`, then the process ends with
+    its status. A headless run (`--summary`, `--export`) ends it without the interpreter's
+    teardown, which frees every module, array and object one by one (~5-10 ms after a 100 MB
+    load): its output is written and its files closed, the exit handlers registered still run
+    (`atexit`), stdout and stderr are flushed, then `os._exit`."""
+    done: list[bool] = []
+    status = main(None, done)
     if done:
-        ended(status)
-    return status
-
-
-def ended(status: int) -> NoReturn:
-    """End the process now: a headless run of the program (not a caller of `main(argv)`) has
-    written and closed all it writes, so the interpreter's teardown (freeing every module,
-    array and object one by one, ~5-10 ms after a 100 MB load) is skipped. The exit handlers
-    registered still run (`atexit`), then stdout and stderr are flushed."""
-    atexit._run_exitfuncs()
-    sys.stderr.flush()
-    sys.stdout.flush()
-    os._exit(status)
+        atexit._run_exitfuncs()
+        sys.stderr.flush()
+        sys.stdout.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 def run_command(argv: list[str] | None = None, done: list[bool] | None = None) -> int:
-    """`main` without its closed-pipe rule. `done` is appended True when the program (no `argv`)
-    ran a headless mode on one LOGDIR to its end, its source closed: the process may end."""
+    """`main` without its closed-pipe rule. `done` (`program`'s) is appended True when the
+    program (no `argv`) ran a headless mode on one LOGDIR to its end, its source closed."""
     program = argv is None  # the program itself, not a caller of `main(argv)`
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
@@ -546,4 +546,4 @@ def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: boo
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    program()
