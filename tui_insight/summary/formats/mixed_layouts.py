@@ -444,19 +444,23 @@ def _skeleton(data: bytes, bodies: np.ndarray) -> _Skeleton | None:
     buckets: list[int] = []
     cols: list[int] = []
     masks: list[int] = []
+    tail_keys = _TAIL_KEYS.tolist()
+    tail = [(k, int(_TAIL[k])) for k in tail_keys]
     for at, end in bodies.T.tolist():
-        count = 0
-        while at + 1 < end and data[at] == _BUCKET_KEY and data[at + 1] < 0x80:
+        first = len(buckets)
+        while at + 1 < end and data[at] == _BUCKET_KEY:
+            length = data[at + 1]
+            if length >= 0x80:
+                break
             buckets.append(at)
-            at += 2 + data[at + 1]
-            count += 1
+            at += 2 + length
         count_at = at + len(_TAIL)
-        if (count > limits.MAX_HISTOGRAM_BUCKETS or not count_at < end <= count_at + _MAX_VARINT
-                or any(data[at + k] != _TAIL[k] for k in _TAIL_KEYS.tolist())
+        if (len(buckets) - first > limits.MAX_HISTOGRAM_BUCKETS or not count_at < end <= count_at + _MAX_VARINT
+                or any(data[at + k] != byte for k, byte in tail)
                 or any(byte < 0x80 for byte in data[count_at:end - 1]) or data[end - 1] >= 0x80):
             return None
-        cols += (at + _TAIL_KEYS).tolist()
-        masks += [0xFF] * len(_TAIL_KEYS)
+        cols += [at + k for k in tail_keys]
+        masks += [0xFF] * len(tail_keys)
         cols += range(count_at, end)
         masks += [0x80] * (end - count_at)
     array = np.frombuffer(data, dtype=np.uint8)
