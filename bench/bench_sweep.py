@@ -88,7 +88,7 @@ def make_sweep(base: Path, runs: int, name: str = "sweep") -> Path:
 
 
 APP_CHILD = r"""
-import json, os, resource, statistics, sys, time
+import gc, json, os, resource, statistics, sys, time
 sys.path.insert(0, sys.argv[2])
 logdir, idle_seconds, workers, cache_dir = sys.argv[1], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 IDLE_REPEATS = 20
@@ -161,9 +161,20 @@ async def auto(pilot):
     await pilot.press("escape")
     await pilot.pause(1.0)
     loader = time.pthread_getcpuclockid(cache.loading_thread.ident)  # the cache's loading thread
+    gc_passes = [[0, 0.0] for _ in range(3)]  # per generation: passes, seconds, while idle
+    gc_started = [0.0]
+    def gc_timer(phase, info):
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            gc_passes[info["generation"]][0] += 1
+            gc_passes[info["generation"]][1] += time.perf_counter() - gc_started[0]
+    gc.callbacks.append(gc_timer)
     cpu0, wall0, loader0 = time.process_time(), time.perf_counter(), time.clock_gettime(loader)
     await pilot.pause(idle_seconds)
     wall = time.perf_counter() - wall0
+    gc.callbacks.remove(gc_timer)
+    marks["idle_gc"] = [[n, round(seconds * 1000, 1)] for n, seconds in gc_passes]
     marks["idle_app_cpu_pct"] = 100 * (time.process_time() - cpu0) / wall
     try:
         marks["idle_loader_cpu_pct"] = 100 * (time.clock_gettime(loader) - loader0) / wall
@@ -231,6 +242,8 @@ def main() -> int:
     parser.add_argument("--idle", type=float, default=60.0, help="seconds of idle app to measure")
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "tui-insight-bench")
     parser.add_argument("--skip-floor", action="store_true")
+    parser.add_argument("--only", default="cold1,cold,warm",
+                        help="which app runs, comma-separated: cold1 (--workers 1), cold (a worker per core), warm")
     args = parser.parse_args()
     sizes = args.runs or [1000]
     args.dir.mkdir(parents=True, exist_ok=True)
@@ -239,9 +252,12 @@ def main() -> int:
         sweep = make_sweep(args.dir, runs)
         print(f"sweep of {runs} runs at {sweep} (made in {time.perf_counter() - t0:.1f} s)")
         cache_dir = args.dir / f"cache-{runs}"  # the benchmark's own disk cache, emptied first
-        shutil.rmtree(cache_dir, ignore_errors=True)
         cores = os.cpu_count() or 1
-        for label, workers in (("cold, 1 process", 1), (f"cold, {cores} workers", cores), ("warm", cores)):
+        runs_asked = args.only.split(",")
+        for key, label, workers in (("cold1", "cold, 1 process", 1), ("cold", f"cold, {cores} workers", cores),
+                                    ("warm", "warm", cores)):
+            if key not in runs_asked:
+                continue
             if label.startswith("cold"):
                 shutil.rmtree(cache_dir, ignore_errors=True)
             r = child(APP_CHILD, str(sweep), str(ROOT), str(args.idle), str(workers), str(cache_dir))
@@ -252,7 +268,8 @@ def main() -> int:
                   f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU (median of 20) "
                   f"({r['idle_reload_process_ms']:.0f} ms process; its {r['stats']} stat calls alone "
                   f"{r['stat_floor_ms']:.0f} ms), idle background poll {r['idle_poll_cpu_ms']:.1f} ms CPU, idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
-                  f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls)")
+                  f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls; collections by generation "
+                  f"[passes, ms]: {r['idle_gc']})")
         print(f"  disk cache: {sum(p.stat().st_size for p in cache_dir.rglob('*') if p.is_file()) / 1e6:.0f} MB")
     if not args.skip_floor:
         from make_logs import write_big

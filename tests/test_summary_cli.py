@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -139,3 +140,19 @@ def test_a_job_is_not_stalled_by_the_time_the_others_took_to_read(tmp_path):
     row = json.loads(out.getvalue())[0]
     assert status == 0 and row["live"] is True and row["badges"] == []
     assert row["seconds_since_last_step"] == pytest.approx(10.5, abs=0.01)
+
+
+def test_the_program_ends_once_its_whole_output_reached_a_pipe(healthy, capsys):
+    """The program ends its process as soon as a headless run is done (no interpreter teardown):
+    stdout block-buffered into a pipe still carries the whole JSON, and the status is the run's."""
+    loss = falling(100)
+    loss[3] = math.nan
+    for n in range(40):  # an output of several buffers
+        write_scalars(healthy, f"run_{n:02d}_with_a_long_name_to_fill_the_buffer", {"loss": loss}, OLD)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    result = subprocess.run([sys.executable, "-m", "tui_insight", str(healthy), "--summary", "--json"],
+                            capture_output=True, text=True, timeout=60, env=env)
+    status, out, _ = summary(capsys, healthy, "--json")
+    assert (result.returncode, status) == (1, 1), result.stderr
+    assert len(result.stdout) > 2 * 8192
+    assert json.loads(result.stdout) == json.loads(out)

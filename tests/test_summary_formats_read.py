@@ -15,7 +15,7 @@ from tensorboardX import SummaryWriter as TensorBoardWriter
 from tui_insight.summary.formats.writer import SummaryWriter
 
 T0 = 1_700_000_000.0
-# The summary as JSON, and whether the TensorBoard decoder was imported on the way.
+# The summary as JSON, whether the TensorBoard decoder was imported on the way, and which protos.
 RUN = """
 import contextlib, io, json, sys
 from tui_insight import cli
@@ -23,7 +23,8 @@ out = io.StringIO()
 with contextlib.redirect_stdout(out):
     status = cli.main([sys.argv[1], "--summary", "--json", "--no-cache"])
 print(json.dumps({"status": status, "rows": json.loads(out.getvalue()),
-                  "tensorboard": "tui_insight.summary.formats.tensorboard" in sys.modules}))
+                  "tensorboard": "tui_insight.summary.formats.tensorboard" in sys.modules,
+                  "protos": sorted(m.rsplit(".", 1)[-1] for m in sys.modules if m.startswith("tui_insight.proto."))}))
 """
 
 
@@ -61,6 +62,7 @@ def test_a_mindspore_logdir_is_read_without_the_tensorboard_decoder(tmp_path):
     assert result["status"] == 0
     assert row["last_step"] == 40 and row["last"] == np.float32(1 / 40)
     assert result["tensorboard"] is False
+    assert result["protos"] == ["anf_ir_pb2", "summary_pb2"]  # (no TensorBoard or lineage protos either)
 
 
 def test_a_logdir_of_both_formats_reads_both_in_one_summary(tmp_path):
@@ -75,4 +77,4 @@ def test_a_logdir_of_both_formats_reads_both_in_one_summary(tmp_path):
     assert rows["./ms"]["last_step"] == 40 and rows["./ms"]["last"] == np.float32(1 / 40)
     assert rows["./tb"]["last_step"] == 30 and rows["./tb"]["last"] == np.float32(2 / 30)
     assert rows["./both"]["last_step"] == 25
-    assert result["tensorboard"] is True
+    assert result["tensorboard"] is True and "tb_event_pb2" in result["protos"]

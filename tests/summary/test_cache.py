@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from tui_insight.summary import gc_policy, limits
+from tui_insight.summary import limits
 from tui_insight.summary.formats.framing import frame
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache, wait_loaded
@@ -502,33 +502,37 @@ def test_wait_loaded_in_background(tmp_path):
         cache.stop()
 
 
-def test_the_loops_first_pass_keeps_what_it_made_out_of_collections_for_a_while(tmp_path, monkeypatch):
+def test_the_loops_first_pass_keeps_what_it_made_out_of_collections_until_the_logs_change(tmp_path):
     """An app starting: the objects of the loop's first pass are frozen (no collection traverses
-    them while the job list is built) and thawed KEEP_FROZEN_SECONDS later, or when the cache
-    stops: nothing is kept out of collections for good. A reload called directly freezes nothing."""
-    write_steps(SummaryWriter(tmp_path, timestamp=1), [1, 2])
+    them while the job list is built, nor while the app idles over finished runs) and thawed when
+    the logs change, or when the cache stops: nothing is kept out of collections for good. A
+    reload called directly freezes nothing."""
+    writer = SummaryWriter(tmp_path, timestamp=1)
+    write_steps(writer, [1, 2])
     assert gc.isenabled() and gc.get_freeze_count() == 0
     SummaryCache(str(tmp_path)).reload()
     assert gc.get_freeze_count() == 0
-    monkeypatch.setattr(gc_policy, "KEEP_FROZEN_SECONDS", 60.0)
     cache = SummaryCache(str(tmp_path))
     cache.start(interval=0.05)
     try:
         assert wait_loaded(cache, timeout=10)
-        time.sleep(0.3)  # a few wakeups of the loop
+        (tmp_path / "notes.txt").write_text("a notice that changes no job")
+        time.sleep(6)  # wakeups of the loop, longer than the 5 s the first pass once stayed frozen
         assert gc.get_freeze_count() > 0
     finally:
         cache.stop()
     assert gc.get_freeze_count() == 0 and gc.isenabled()
-    monkeypatch.setattr(gc_policy, "KEEP_FROZEN_SECONDS", 0.1)
     cache = SummaryCache(str(tmp_path))
     cache.start(interval=0.05)
     try:
         assert wait_loaded(cache, timeout=10)
+        assert gc.get_freeze_count() > 0
+        write_steps(writer, [3])
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and gc.get_freeze_count():
             time.sleep(0.02)
         assert gc.get_freeze_count() == 0  # thawed by the loop, which goes on
+        assert cache.job("./").series("scalar", "loss").last_step == 3
     finally:
         cache.stop()
 

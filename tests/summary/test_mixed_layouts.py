@@ -176,6 +176,40 @@ def test_a_run_of_plain_histograms_takes_the_bulk_path(tmp_path):
     assert view_of(bulk) == view_of(load(tmp_path, False))
 
 
+@pytest.mark.parametrize("kind", ["exactly 90 buckets", "no tail", "empty"])
+def test_histograms_the_walk_takes_take_the_bulk_path(tmp_path, kind):
+    """Buckets up to the most, and a body of buckets only, whose walk runs on into the next
+    value ('acc': its key and short length look like a bucket's) and must stop at the body's
+    end, take the bulk path and read as protobuf reads them."""
+    (tmp_path / "run").mkdir()
+    stream = b"".join(frame(event(n, HISTOGRAMS[kind](n))) for n in range(400))
+    (tmp_path / "run" / SUMMARY).write_bytes(stream)
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 8
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+
+
+def test_events_of_one_size_whose_histograms_end_otherwise_are_walked(tmp_path):
+    """Evenly spaced events of one size whose histograms hold the bucket and tail bytes of the
+    first are taken at once. One whose count's varint or a bucket's length continues otherwise
+    (protobuf refuses those: a bad record), whose tail holds a field the walk does not know,
+    whose bucket's length takes two bytes or whose bucket has another key goes the one-event
+    path."""
+    buckets = [field(1, 2, bucket(i, 200)) for i in range(5)]
+    plain = b"".join(buckets) + tail(300)
+    assert plain[-2:] == b"\xac\x02"
+    long_length = b"\x0a\x94\x00" + bucket(0, 1) + b"".join(buckets[1:]) + tail(300)  # (20 in two bytes)
+    histograms = {7: plain[:-2] + b"\x2c\x82", 13: plain.replace(tail(300)[:3], b"\x10\x00\x48", 1),
+                  17: long_length, 18: plain[:1] + bytes([plain[1] | 0x80]) + plain[2:], 19: b"\x12" + plain[1:]}
+    payloads = [event(step, histograms.get(step % 20, plain)) for step in range(200, 400)]
+    assert len({len(p) for p in payloads}) == 1
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
+    bulk, routed = routed_events(tmp_path)
+    assert 30 <= routed <= 38  # (protobuf refuses the varints that continue otherwise)
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+
+
 def test_buckets_protobuf_refuses_fail_as_a_payload_and_keep_the_events_scalars(tmp_path):
     """The walk counts buckets without reading them: a bucket holding a bad field (a writer's
     bug: the record's CRC is right) is found when the histogram is decoded, as a payload error,
@@ -242,3 +276,28 @@ def test_events_of_one_size_laid_out_otherwise_read_as_protobuf_reads_them(tmp_p
     view = bulk.job("./run")
     assert view.series("scalar", "lost").steps.tolist() == list(range(5, 300, 7))
     assert len(view.series("scalar", "loss").steps) == 300 - len(range(5, 300, 7))
+
+
+def test_scalar_events_of_a_size_histogram_events_had_take_the_bulk_path_soon(tmp_path, monkeypatch):
+    """A size whose events held histograms batch after batch is not walked for scalar-only
+    layouts in every batch, but looked at again: scalar-only events of that size coming later
+    take the bulk path within a few batches."""
+    histogram = b"".join(field(1, 2, bucket(i, 1)) for i in range(5)) + tail(5)
+    size = len(event(200, histogram))
+
+    def scalars(step: int, pad: int) -> bytes:  # (the last tag `pad` long)
+        values = [field(1, 2, field(1, 2, b"s%02d" % k if k < 8 else b"t" * pad) + field(3, 5, struct.pack("<f", step)))
+                  for k in range(9)]
+        return field(1, 1, struct.pack("<d", 1_700_000_000.0 + step)) + field(2, 0, varint(step)) + field(
+            5, 2, b"".join(values))
+
+    pad = next(n for n in range(1, 100) if len(scalars(300, n)) == size)
+
+    payloads = [event(step, histogram) for step in range(200, 260)] + [scalars(step, pad) for step in range(260, 460)]
+    assert {len(p) for p in payloads} == {size}
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
+    monkeypatch.setattr(loader_module, "_BATCH_BYTES", 5 * (size + 16))  # five events a batch
+    bulk, routed = routed_events(tmp_path)
+    assert routed <= 8 * 5 + 8  # the scalar events of 8 batches at most, one by one
+    assert view_of(bulk) == view_of(load(tmp_path, False))

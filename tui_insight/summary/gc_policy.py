@@ -11,18 +11,18 @@ full collections after walk it all again. Two rules:
   into the permanent generation, which no pass walks; it stays there while anyone holds it. The
   last holder to let go unfreezes (a dropped graph and garbage frozen alongside are then
   collected). Holders are the views keeping a big model and the store's first pass
-  (`CollectorPause(keep=...)`, thawed KEEP_FROZEN_SECONDS later).
+  (`CollectorPause(keep=...)`, thawed when the logs first change).
 """
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import time
 from contextlib import contextmanager
 from typing import Iterator
 
 PAUSE_COLLECTOR_SECONDS = 5.0  # the cycle collector is off this long at the start of a full pass
-KEEP_FROZEN_SECONDS = 5.0  # the first pass's objects stay out of collections this long
 
 _lock = threading.Lock()
 _pauses = 0  # pauses on now, from every thread
@@ -58,10 +58,13 @@ def paused() -> Iterator[None]:
 
 
 def freeze_for(holder: object) -> None:
-    """Freeze every object alive now, held by `holder` until it is `release`d."""
+    """Freeze every object alive now, held by `holder` until it is `release`d. The heap that full
+    collections walk starts again from here (`collect_full_when_due`)."""
+    global _blocks_after_full
     with _lock:
         gc.freeze()
         _holders.add(id(holder))
+        _blocks_after_full = sys.getallocatedblocks()
 
 
 @contextmanager
@@ -87,8 +90,10 @@ def release(holder: object) -> None:
 FULL_EVERY = 10  # generation-1 passes between two full collections (CPython's own threshold)
 FULL_AT_MOST_SECONDS = 30.0  # never two idle full collections closer than this
 FULL_ANYWAY_SECONDS = 120.0  # a full collection due this long runs even while keys come
+FULL_GROWTH = 1.25  # the heap grew by a quarter since the last full collection (CPython's own rule)
 _deferred: tuple[int, int, int] | None = None  # the thresholds before `defer_full` (None: not deferred)
 _last_full = 0.0  # time.monotonic() of the last `collect_full_when_due`
+_blocks_after_full = 0  # sys.getallocatedblocks() right after it
 
 
 def defer_full() -> None:
@@ -97,9 +102,10 @@ def defer_full() -> None:
     A full collection walks every object alive (an open app: ~1 M, 50-150 ms): started by an
     allocation, it lands in whatever the UI is doing, a key's paint among it. The app calls
     `collect_full_when_due` when the user has been idle a moment instead."""
-    global _deferred
+    global _deferred, _last_full, _blocks_after_full
     with _lock:
         if _deferred is None:
+            _last_full, _blocks_after_full = time.monotonic(), sys.getallocatedblocks()  # as if one ran now
             _deferred = gc.get_threshold()
             first, second, _ = _deferred
             gc.set_threshold(first, second, 1_000_000)  # (the third counts generation-1 passes)
@@ -115,16 +121,24 @@ def undefer_full() -> None:
 
 
 def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
-    """A full collection, if FULL_EVERY generation-1 passes came since the last one, the collector
-    is on (no `paused` block runs) and the last one here was FULL_AT_MOST_SECONDS ago (`idle`: the
-    user is idle), or FULL_ANYWAY_SECONDS (a user who never pauses). True: it ran."""
-    global _last_full
+    """A full collection, if it is due as CPython would have it (FULL_EVERY generation-1 passes
+    since the last one, and the heap grew by a quarter: an idle app's redraws allocate and free
+    without growing, and each full pass walks the whole heap), the collector is on (no `paused`
+    block runs) and the last one here was FULL_AT_MOST_SECONDS ago (`idle`: the user is idle),
+    or FULL_ANYWAY_SECONDS (a user who never pauses). True: it ran.
+
+    The heap is counted in the allocator's blocks (`sys.getallocatedblocks`, ~0.3 ms with a
+    million objects) for want of CPython's own count of long-lived objects."""
+    global _last_full, _blocks_after_full
     now = time.monotonic() if now is None else now
     wait = FULL_AT_MOST_SECONDS if idle else FULL_ANYWAY_SECONDS
     if gc.get_count()[2] < FULL_EVERY or not gc.isenabled() or now - _last_full < wait:
         return False
+    if sys.getallocatedblocks() < FULL_GROWTH * _blocks_after_full:
+        return False
     _last_full = now
     gc.collect(2)
+    _blocks_after_full = sys.getallocatedblocks()
     return True
 
 
@@ -187,9 +201,10 @@ class CollectorPause:
     pass (a cold load) has the collector back after PAUSE_COLLECTOR_SECONDS (`check`).
 
     `keep` (the store's first pass, while the app starts: the store): the objects are frozen for
-    it when the collector comes back, until it is `release`d KEEP_FROZEN_SECONDS later. Else the
-    first collections after a warm start of 5,000 jobs traversed the ~200,000 objects it made
-    three times (0.3 s of CPU on the store's and the UI's threads, while the job list is built)."""
+    it when the collector comes back and again when the pass ends, until it is `release`d (the
+    logs change). Else the first collections after a warm start of 5,000 jobs traversed the
+    ~200,000 objects it made three times (0.3 s of CPU on the store's and the UI's threads, while
+    the job list is built), and an idle app's full collections walked them again."""
 
     def __init__(self, keep: object | None = None) -> None:
         self.on, self.until, self.keep = False, 0.0, keep
@@ -212,4 +227,6 @@ class CollectorPause:
             resume()
 
     def __exit__(self, *exc: object) -> None:
+        if self.keep is not None and not self.on:  # back on during the pass: the rest joins the frozen
+            freeze_for(self.keep)
         self.resume()

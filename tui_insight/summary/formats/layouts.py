@@ -207,34 +207,15 @@ class Layout:
         """(step int64[n], wall_time float64[n], scalars float64[n, k]) of matching `rows`."""
         return _read_numbers(rows, self.wall_at, self.step_at, self.step_len, self.float_at)
 
-    @cached_property
-    def _columns(self) -> tuple[np.ndarray, int, int, np.ndarray]:
-        """The byte positions `numbers` reads, and where wall, step and floats sit among them."""
-        cols: list[int] = []
-        wall_at = step_at = -1
-        if self.wall_at >= 0:
-            wall_at = len(cols)
-            cols += range(self.wall_at, self.wall_at + 8)
-        if self.step_at >= 0:
-            step_at = len(cols)
-            cols += range(self.step_at, self.step_at + self.step_len)
-        float_at = []
-        for at in self.float_at.tolist():
-            float_at.append(len(cols))
-            cols += range(at, at + 4)
-        return np.asarray(cols, dtype=np.int64), wall_at, step_at, np.asarray(float_at, dtype=np.int64)
-
     def numbers_at(self, array: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`numbers` of the payloads at `starts` of `array` (ascending: the reads then go
-        forward through the block). A few numbers per event (TensorBoard's: one float) are
-        gathered as what they are, one index per number; many (a MindSpore event's 50 floats)
-        through the bytes of the rows: a view when the payloads are evenly spaced."""
+        forward through the block). Many numbers per event (a MindSpore event's 50 floats) of
+        evenly spaced payloads are read through a view of their rows; else each number is
+        gathered as what it is, one index per number (no copy of the rows' bytes first)."""
         if len(self.float_at) > 8:
             view = strided(array, starts, self.size)
             if view is not None:
                 return self.numbers(view)
-            cols, wall_at, step_at, float_at = self._columns
-            return _read_numbers(array[starts[:, None] + cols], wall_at, step_at, self.step_len, float_at)
         n = len(starts)
         walls = unaligned(array, "<f8")[starts + self.wall_at] if self.wall_at >= 0 else np.zeros(n)
         if self.step_at >= 0:
@@ -417,6 +398,7 @@ class LayoutBook:
     PAYING_MATCHES = 4  # a new layout matching this many more events earns another try (50 tags: 50 layouts)
     MAX_NEW_PER_SIZE = 128
     WINDOW_BYTES = 64 << 10  # new layouts are matched against this much of the rows left (a few cycles of tags)
+    LOOK_AGAIN = 8  # a size whose events held no scalar-only layout is looked at again in the file's 8th batch after
 
     def __init__(self, dialect: str = "mindspore") -> None:
         if dialect not in DIALECTS:
@@ -425,6 +407,7 @@ class LayoutBook:
         self.by_size: dict[int, list[Layout]] = {}
         self.count = 0
         self._indexes: dict[int, list[_LayoutIndex]] = {}  # by size; rebuilt when a layout is added
+        self._without: dict[int, int] = {}  # size -> batches of this file since its events last held no layout
 
     def classify(self, payloads: Sequence[bytes], decode) -> tuple[np.ndarray, list[Layout], dict[int, object]]:
         """(layout number per payload, -1 for none; the layouts; events decoded on the way).
@@ -453,8 +436,7 @@ class LayoutBook:
             size = int(lengths[members[0]])
             if size < 4 or len(members) < 2 and size not in self.by_size:
                 continue  # a lone event of its size: one protobuf decode is as cheap
-            if size not in self.by_size and not any(self._may_have_layout(payloads[int(members[k])])
-                                                    for k in {0, len(members) // 2, len(members) - 1}):
+            if size not in self.by_size and not self._may_have_layouts(size, payloads, members):
                 continue  # (histograms of one size: neither copied nor decoded here, left to the other paths)
             rows = payloads.rows(members, size)
             left = np.ones(len(members), dtype=bool)
@@ -503,6 +485,28 @@ class LayoutBook:
                 if not made:
                     break
         return which, used, decoded
+
+    def file_starts(self) -> None:
+        """The batches classified next are another file's (or more of one): each size is looked
+        at again (the book is shared by the jobs of a LOGDIR, whose files differ)."""
+        self._without.clear()
+
+    def _may_have_layouts(self, size: int, payloads: Payloads, members: np.ndarray) -> bool:
+        """Whether the events at `members` (all of `size` bytes, of no layout yet) may be of a
+        layout: their first, middle and last are walked, unless events of that size held none
+        in the file's last `LOOK_AGAIN` batches (a run's histogram events: a few sizes, every
+        batch)."""
+        since = self._without.get(size, 0)
+        if 0 < since < self.LOOK_AGAIN:
+            self._without[size] = since + 1
+            return False
+        if any(self._may_have_layout(payloads[int(members[k])]) for k in {0, len(members) // 2, len(members) - 1}):
+            self._without.pop(size, None)
+            return True
+        if len(self._without) >= self.MAX_LAYOUTS:
+            self._without.clear()
+        self._without[size] = 1
+        return False
 
     def _may_have_layout(self, payload: bytes) -> bool:
         """Whether the bytes of `payload` are a scalar-only event's (protobuf not asked yet)."""

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from ...proto import lineage_pb2
 from ..text import text_of
 from .framing import ScanReport, scan_records
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (`read_lineage` imports it: a run without lineage files never does)
+    from ...proto import lineage_pb2
     from .tensorboard import HParams
 
 
@@ -173,6 +173,8 @@ def read_lineage(paths: list[str], source=None) -> JobLineage:
     user: dict[str, Any] = {}
     bad = 0
     problems: list[str] = []
+    from ...proto import lineage_pb2
+
     for path in paths:
         name = os.path.basename(path)
         last: dict[str, lineage_pb2.LineageEvent] = {}

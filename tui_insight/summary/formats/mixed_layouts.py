@@ -28,7 +28,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from .. import limits
-from .bulk_framing import Payloads, varint
+from .bulk_framing import Payloads, strided, unaligned, varint
 
 # Pieces: bytes of the layout's (wall time, scalars masked), a varint, the step (its key and
 # varint, or nothing: a step of 0 is left out by proto3 writers, TensorBoard's).
@@ -47,6 +47,7 @@ _BUCKET_KEY = 0x0A  # Histogram field 1 (bucket, a message)
 _TAIL = np.frombuffer(bytes([0x10, 0, 0x18, 0, 0x20, 0, 0x29, *[0] * 8, 0x31, *[0] * 8, 0x39, *[0] * 8, 0x40]),
                       dtype=np.uint8)
 _TAIL_MASK = np.frombuffer(bytes([0xFF] * 7 + [0] * 8 + [0xFF] + [0] * 8 + [0xFF] + [0] * 8 + [0xFF]), dtype=np.uint8)
+_TAIL_KEYS = np.flatnonzero(_TAIL_MASK)  # the tail's fixed bytes (keys, zero counts): all its mask keeps
 
 
 
@@ -216,6 +217,7 @@ class _Family(NamedTuple):
     pieces: tuple[tuple, ...]  # the first layout's, each fixed piece's template as [layouts, bytes]
     dialect: str
     shapes: dict  # payload size -> `_Shape` of an event of that size, or None (`_match_alike`)
+    skeletons: dict  # payload size -> `_Skeleton` of its histograms, or None: walked (`_bodies_fit`)
 
     @classmethod
     def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
@@ -224,7 +226,7 @@ class _Family(NamedTuple):
             if piece[0] == _FIXED:
                 piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
             pieces.append(piece)
-        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {})
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {}, {})
 
 
 def _family_key(layout: MixedLayout) -> tuple:
@@ -396,38 +398,184 @@ def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: n
     shape = family.shapes[size]
     if shape is None:
         return None
-    if bool(((array.take(starts[:, None] + shape.cols) ^ shape.expected) & shape.masks).any()):
+    # The bytes at the shape's offsets of every event: through a view of the events' rows when
+    # they are evenly spaced in the block (most are: a run writes the same events step after
+    # step), else gathered by one index per byte.
+    view = strided(array, starts, size)
+
+    def at(offsets: np.ndarray) -> np.ndarray:
+        return view[:, offsets] if view is not None else array.take(starts[:, None] + offsets)
+
+    if bool(((at(shape.cols) ^ shape.expected) & shape.masks).any()):
         return None
     n = len(starts)
     steps = np.zeros(n, dtype=np.int64)
     step_at, step_len = shape.step
     if step_len:
-        raw = array.take(starts[:, None] + np.arange(step_at, step_at + step_len))
+        raw = at(np.arange(step_at, step_at + step_len))
         if bool((raw[:, :-1] < 0x80).any() or (raw[:, -1] >= 0x80).any()):
             return None  # a step of another varint length
         parts = (raw & 0x7F).astype(np.int64) << (7 * np.arange(step_len, dtype=np.int64))
         steps = np.minimum(np.bitwise_or.reduce(parts, axis=1), 1 << 40)  # (as `_read_varints` reads a long one)
-    walls = np.ascontiguousarray(array.take(starts[:, None] + np.arange(shape.wall, shape.wall + 8))).view("<f8")
+    walls = np.ascontiguousarray(at(np.arange(shape.wall, shape.wall + 8))).view("<f8")
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
-        table = np.ascontiguousarray(array.take(starts[:, None] + shape.floats)).view("<f4").astype(np.float64)
-    ok = np.ones((n, 1), dtype=bool)
-    if shape.bodies.shape[1]:
+        table = np.ascontiguousarray(at(shape.floats)).view("<f4").astype(np.float64)
+    fits = _bodies_fit(family, shape, array, starts, view) if shape.bodies.shape[1] else np.ones(n, dtype=bool)
+    return np.where(fits, 0, -1), steps, walls.reshape(n), table
+
+
+class _Skeleton(NamedTuple):
+    """The bytes that decide `_buckets_fit` for every histogram body of an event of one shape,
+    as one such event has them: each bucket's key and length byte, the tail's fixed bytes and
+    the continuation bits of its count. An event holding these bytes there walks its buckets
+    as that event does, and fits."""
+
+    buckets: np.ndarray  # offsets of the buckets in the event ...
+    words: np.ndarray  # ... and their key and length as one 16-bit word (key low)
+    cols: np.ndarray  # offsets of the tails' bytes in the event ...
+    expected: np.ndarray  # ... their bytes (masked) ...
+    masks: np.ndarray  # ... and masks (a count's bytes: their continuation bit)
+
+
+def _skeleton(data: bytes, bodies: np.ndarray) -> _Skeleton | None:
+    """The skeleton of the event `data`; None unless every histogram body (`bodies`: starts,
+    ends) is buckets of one-byte lengths, at most `limits.MAX_HISTOGRAM_BUCKETS`, then the tail
+    as writers write it."""
+    buckets: list[int] = []
+    cols: list[int] = []
+    masks: list[int] = []
+    tail_keys = _TAIL_KEYS.tolist()
+    tail = [(k, int(_TAIL[k])) for k in tail_keys]
+    for at, end in bodies.T.tolist():
+        first = len(buckets)
+        while at + 1 < end and data[at] == _BUCKET_KEY:
+            length = data[at + 1]
+            if length >= 0x80:
+                break
+            buckets.append(at)
+            at += 2 + length
+        count_at = at + len(_TAIL)
+        if (len(buckets) - first > limits.MAX_HISTOGRAM_BUCKETS or not count_at < end <= count_at + _MAX_VARINT
+                or any(data[at + k] != byte for k, byte in tail)
+                or any(byte < 0x80 for byte in data[count_at:end - 1]) or data[end - 1] >= 0x80):
+            return None
+        cols += [at + k for k in tail_keys]
+        masks += [0xFF] * len(tail_keys)
+        cols += range(count_at, end)
+        masks += [0x80] * (end - count_at)
+    array = np.frombuffer(data, dtype=np.uint8)
+    at, mask = np.asarray(buckets, dtype=np.int64), np.asarray(masks, dtype=np.uint8)
+    tails = np.asarray(cols, dtype=np.int64)
+    return _Skeleton(at, unaligned(array, "<u2")[at].copy(), tails, array[tails] & mask, mask)
+
+
+def _bodies_fit(family: _Family, shape: _Shape, array: np.ndarray, starts: np.ndarray,
+                view: np.ndarray | None) -> np.ndarray:
+    """Per event of `shape` at `starts`: whether all its histogram bodies fit (`_buckets_fit`,
+    `_histo_fits`). MindSpore events whose rows are a `view` (evenly spaced) and hold the
+    bytes of the shape's `_Skeleton` fit without a walk (a run's histograms keep the lengths of
+    their buckets' counts step after step); the others are walked. When most events of a batch
+    differ from it, the skeleton is dropped: the events of that size are walked from then on."""
+    n = len(starts)
+    rows = np.arange(n)
+    fits = np.zeros(n, dtype=bool)
+    if view is not None and family.dialect == "mindspore":
+        key = view.shape[1]
+        if key not in family.skeletons:
+            family.skeletons[key] = _skeleton(view[0].tobytes(), shape.bodies)
+        skeleton = family.skeletons[key]
+        if skeleton is not None:
+            # (each bucket's key and length as one word: a 16-bit view of the same rows)
+            words = np.lib.stride_tricks.as_strided(unaligned(array[int(starts[0]):], "<u2"), shape=(n, key - 1),
+                                                    strides=(view.strides[0], 1), writeable=False)
+            other = words[:, skeleton.buckets] != skeleton.words
+            other_tail = ((view[:, skeleton.cols] ^ skeleton.expected) & skeleton.masks) != 0
+            alike = np.ones(n, dtype=bool)
+            if other.any() or other_tail.any():  # (most batches: none, found without a pass per row)
+                alike = ~(other.any(axis=1) | other_tail.any(axis=1))
+            if 2 * np.count_nonzero(alike) < n:
+                family.skeletons[key] = None
+            fits[alike] = True
+            rows = np.flatnonzero(~alike)
+    if len(rows):
         first, last = shape.bodies
         walk = _histo_fits if family.dialect == "tensorboard" else _buckets_fit
-        ok = walk(array, (starts[:, None] + first).reshape(-1), (starts[:, None] + last).reshape(-1)).reshape(n, -1)
-    return np.where(ok.all(axis=1), 0, -1), steps, walls.reshape(n), table
+        at = starts[rows]
+        fits[rows] = walk(array, (at[:, None] + first).reshape(-1), (at[:, None] + last).reshape(-1)
+                          ).reshape(len(rows), -1).all(axis=1)
+    return fits
 
 
 _FIT_CHUNK = 1 << 15  # histograms walked at once: the walk's arrays stay under ~30 MB
+# A bucket's start as a 16-bit word (its key, its one-byte length above it) -> the bytes to the
+# next bucket's start; 0 for any other word (the walk stays where the buckets end).
+_BUCKET_STEP = np.zeros(1 << 16, dtype=np.int64)
+_BUCKET_STEP[_BUCKET_KEY | (np.arange(0x80) << 8)] = np.arange(0x80) + 2
 
 
 def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per histogram body (`at` to `end`): its fields are buckets of short length, then counts
     and doubles (as writers write them), and it holds at most `limits.MAX_HISTOGRAM_BUCKETS`
-    buckets. The buckets' contents are read when the histogram is decoded."""
+    buckets. The buckets' contents are read when the histogram is decoded.
+
+    Every histogram steps from bucket to bucket at once, `MAX_HISTOGRAM_BUCKETS` steps at most:
+    a word that starts no bucket steps 0, so a walk that left its buckets stays where they end
+    (a few operations over the histograms a step, nothing kept per step). A walk past its
+    body's end (a body of buckets only, then bytes that look like buckets) cannot tell whether
+    it met the end exactly: those are walked again, stopping at the end (`_buckets_walked`)."""
     if len(at) > _FIT_CHUNK:  # (a batch of many small histograms)
         return np.concatenate([_buckets_fit(array, at[i:i + _FIT_CHUNK], end[i:i + _FIT_CHUNK])
                                for i in range(0, len(at), _FIT_CHUNK)])
+    ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
+    n = len(at)
+    trail = at.copy()
+    keys, lengths = np.empty(n, dtype=np.uint8), np.empty(n, dtype=np.uint8)
+    word, step = np.empty(n, dtype=np.uint16), np.empty(n, dtype=np.int64)
+
+    def step_at(trail: np.ndarray) -> np.ndarray:
+        array.take(trail, mode="clip", out=keys)
+        ahead.take(trail, mode="clip", out=lengths)
+        np.left_shift(lengths, 8, out=word, dtype=np.uint16)
+        np.bitwise_or(word, keys, out=word)
+        return _BUCKET_STEP.take(word, out=step)
+
+    for i in range(limits.MAX_HISTOGRAM_BUCKETS):
+        trail += step_at(trail)
+        if i % 8 == 7 and not step.any():
+            break
+    # Left its buckets (or more than the most buckets: still on one), reached its end exactly.
+    ok = (step_at(trail) == 0) & (trail < end) | (trail == end)
+    past = np.flatnonzero(trail > end)
+    if len(past):
+        ok[past] = _buckets_walked(array, at[past], end[past])
+        trail[past] = end[past]  # (the walked rows' tail is read there: `ok` decides)
+    return _tail_fits(array, trail, end, ok)
+
+
+def _tail_fits(array: np.ndarray, at: np.ndarray, end: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """`ok` where the fields at `at` after a histogram's buckets run to `end` as writers write
+    them: three zero counts, three doubles, the count; else each field once at most."""
+    ok = ok.copy()
+    plain = ok & (at + len(_TAIL) + 1 <= end)
+    if plain.any():
+        plain &= (array.take(at[:, None] + _TAIL_KEYS, mode="clip") == _TAIL[_TAIL_KEYS]).all(axis=1)
+        _, length = _read_varints(array, at + len(_TAIL), plain)
+        plain &= at + len(_TAIL) + length == end
+        at = np.where(plain, end, at)
+    for _ in range(8):
+        open_ = ok & (at < end)
+        if not open_.any():
+            break
+        key = array.take(at, mode="clip")
+        double = _TAIL_DOUBLE[key]
+        ok &= ~open_ | double | _TAIL_VARINT[key]
+        _, length = _read_varints(array, at + 1, ok)
+        at = at + np.where(open_, np.where(double, 9, 1 + length), 0)
+    return ok & (at == end)
+
+
+def _buckets_walked(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """`_buckets_fit` with every histogram's walk stopping at its body's end: each step kept."""
     ahead = array[1:]  # the byte after each: a bucket's length, when a bucket starts there
     most = limits.MAX_HISTOGRAM_BUCKETS + 1
     # Every histogram a bucket per step, trusting each step's length byte and noting its key;
@@ -457,25 +605,7 @@ def _buckets_fit(array: np.ndarray, at: np.ndarray, end: np.ndarray) -> np.ndarr
     ok = done & (count <= limits.MAX_HISTOGRAM_BUCKETS)
     at = trail[np.minimum(count, len(trail) - 1), np.arange(len(at))]
     ok &= at <= end  # (no bucket runs past the end)
-    # The other fields. As writers write them: three zero counts, three doubles, the count.
-    plain = ok & (at + len(_TAIL) + 1 <= end)
-    if plain.any():
-        tail = array.take(at[:, None] + np.arange(len(_TAIL)), mode="clip")
-        plain &= ~((tail ^ _TAIL) & _TAIL_MASK).any(axis=1)
-        _, length = _read_varints(array, at + len(_TAIL), plain)
-        plain &= at + len(_TAIL) + length == end
-        at = np.where(plain, end, at)
-    # Else each field once at most: no more buckets.
-    for _ in range(8):
-        open_ = ok & (at < end)
-        if not open_.any():
-            break
-        key = array.take(at, mode="clip")
-        double = _TAIL_DOUBLE[key]
-        ok &= ~open_ | double | _TAIL_VARINT[key]
-        _, length = _read_varints(array, at + 1, ok)
-        at = at + np.where(open_, np.where(double, 9, 1 + length), 0)
-    return ok & (at == end)
+    return _tail_fits(array, at, end, ok)
 
 
 # HistogramProto's fields: min, max, num, sum, sum_squares (doubles); bucket_limit, bucket

@@ -10,11 +10,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from google.protobuf.message import DecodeError
 
-from ...proto import summary_pb2, tb_event_pb2
+from ...proto import summary_pb2
 from .. import limits
 from .framing import prefetch_records, read_record_at
 from .routed import Problem
@@ -29,6 +29,9 @@ from .values import (
     image_from_proto,
     tensor_from_proto,
 )
+
+if TYPE_CHECKING:
+    from ...proto import tb_event_pb2
 
 
 class PayloadStore:
@@ -238,7 +241,9 @@ def read_values(locs: list[Locator], source=None) -> list[Any]:
         loc = locs[i]
         if (loc.path, loc.offset, loc.kind) != at:
             at = (loc.path, loc.offset, loc.kind)
-            protos = tb_event_pb2 if loc.kind == "tensorboard" else summary_pb2
+            protos: Any = summary_pb2
+            if loc.kind == "tensorboard":
+                from ...proto import tb_event_pb2 as protos  # (here: read once a TensorBoard file is found)
             try:
                 values = protos.Event.FromString(read_record_at(loc.path, loc.offset, source)).summary.value
             except (OSError, ValueError, DecodeError) as exc:

@@ -15,13 +15,15 @@ Each function returns serialized GraphDef bytes (`tensorboard.graph_proto` reads
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from google.protobuf.message import DecodeError
 
-from ...proto import tb_event_pb2
 from ..text import text_of
 from .routed import Problem
+
+if TYPE_CHECKING:  # (the functions import it: a MindSpore run, which loads this module, never does)
+    from ...proto import tb_event_pb2
 
 RUN_METADATA_GRAPH = "graph_run_metadata_graph"
 RUN_METADATA = "graph_run_metadata"
@@ -42,6 +44,7 @@ def value_graph(value: tb_event_pb2.Summary.Value, plugin: str) -> bytes | Probl
 
 def tagged_run_metadata(event: tb_event_pb2.Event) -> tuple[str, bool] | Problem:
     """An Event.tagged_run_metadata's tag, and whether it holds a graph (or step statistics only)."""
+    from ...proto import tb_event_pb2
     tagged = tb_event_pb2.TaggedRunMetadata()
     metadata = tb_event_pb2.RunMetadata()
     try:
@@ -55,6 +58,7 @@ def tagged_run_metadata(event: tb_event_pb2.Event) -> tuple[str, bool] | Problem
 
 def tagged_graph(event: tb_event_pb2.Event) -> bytes | Problem:
     """The graph of an Event.tagged_run_metadata."""
+    from ...proto import tb_event_pb2
     tagged = tb_event_pb2.TaggedRunMetadata()
     try:
         tagged.ParseFromString(event.tagged_run_metadata)
@@ -66,6 +70,7 @@ def tagged_graph(event: tb_event_pb2.Event) -> bytes | Problem:
 def run_metadata_graph(data: bytes, tagged: bool) -> bytes | Problem:
     """A RunMetadata's function graphs (`pre_optimization_graph`) merged, as TensorBoard merges
     them; a `tagged` one without function graphs gives its partition graphs instead."""
+    from ...proto import tb_event_pb2
     metadata = tb_event_pb2.RunMetadata()
     try:
         metadata.ParseFromString(data)
@@ -84,6 +89,7 @@ def run_metadata_graph(data: bytes, tagged: bool) -> bytes | Problem:
 def merge_graph_defs(graphs: list[bytes]) -> bytes | Problem:
     """TensorBoard's `graph_util.merge_graph_defs`: one graph as it is; several, each under a
     `graph_<n>` scope (names across traced functions are not unique)."""
+    from ...proto import tb_event_pb2
     if len(graphs) == 1:
         return graphs[0]
     merged = tb_event_pb2.GraphDef()
@@ -154,6 +160,7 @@ def _inbound(layer: Any) -> list[list]:
 
 
 def _keras_model_to_graph_def(model: Any) -> tb_event_pb2.GraphDef:
+    from ...proto import tb_event_pb2
     input_to_layer: dict[str, str] = {}
     outputs_of: dict[str, list[str]] = {}
     graph = tb_event_pb2.GraphDef()

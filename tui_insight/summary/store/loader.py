@@ -290,6 +290,7 @@ class JobLoader:
                 state.size = st.st_size
                 state.error = ""
                 report = ScanReport()
+                (self.tb_layouts if state.kind == "tensorboard" else self.layouts).file_starts()
                 start = state.end
                 counted = start  # bytes up to here are in progress.bytes_read
                 unmerged = pending = 0  # bytes of records read, values queued since the last merge
