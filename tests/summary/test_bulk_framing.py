@@ -157,6 +157,22 @@ def test_a_record_longer_than_a_block_is_read_whole():
     assert [len(p) for _, p in records] == [10, 100_000, 10] and report.tail_bytes == 0
 
 
+@pytest.mark.parametrize("size", [13, 16, 17, 190])
+def test_payloads_of_one_length_all_alike_or_not_are_each_crc_checked(size):
+    # 40 payloads of `size` bytes, all the same or each its own first byte, with records of
+    # another length between some (so not evenly spaced); the last one ends the stream (a
+    # payload of 17 bytes leaves no room for a whole last 8-byte word before the end).
+    for first in (lambda i: b"s", lambda i: bytes([i])):
+        records = [frame(first(i) + b"v" * (size - 1)) + (frame(b"x" * 5) if i % 3 == 0 else b"") for i in range(40)]
+        stream = b"".join(records)
+        assert assert_same(stream)[1].bad_records == 0
+        assert_same_is_exact(stream, 1 << 20)
+        for at in (len(records[0]) - 6, len(stream) - 6):  # a payload byte of the first and of the last
+            bad = bytearray(stream)
+            bad[at] ^= 0x10
+            assert assert_same(bytes(bad))[1].bad_records == 1
+
+
 # -- what the framing tells the layouts ---------------------------------------------------------
 
 def assert_same_is_exact(data: bytes, max_bytes: int, exact: bool = True) -> int:

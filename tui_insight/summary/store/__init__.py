@@ -7,7 +7,7 @@
 - `cache.py`: `SummaryCache`: discovery, reloads, holds and the memory budget, subscribers;
   `scheduler.py`: the one thread all of that runs on, fed typed work items; `wakeups.py`: when
   its watching thread wakes (change notices, or the poll interval); `lanes.py`: a remote
-  source's jobs read on that source's own thread.
+  source's jobs read on that source's own thread; `waiting.py`: waiting for a first load.
 - `series.py`: a bounded step series per tag (compat §3.6-3.8); `digest.py`: the few numbers
   a job-list row needs of a tag; `not_shown.py`: what no view shows, counted.
 - `budget.py`: which jobs keep their details in memory; `pool.py`: first loads in worker

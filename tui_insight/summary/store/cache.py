@@ -40,6 +40,7 @@ from .loader import JobLoader
 from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS, JobPool
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode, header_end
+from .waiting import wait_loaded
 from .wakeups import Wakeups
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
@@ -739,11 +740,17 @@ class SummaryCache:
             log.exception("reading %s in a loading process failed", shown(item.train_id))
             loader.notes.append(f"reading in a loading process failed ({type(exc).__name__}); read in this process")
         stats = loader.stat_files(item)  # now: the files may have grown since the worker read them
-        if snapshot is not None and loader.fits(snapshot, item, stats):
-            loader.install(snapshot, from_disk=on_disk)
+        # Nothing grew and nothing else to read: listed from the header, as a warm start lists it.
+        settled = snapshot is not None and on_disk and loader.list_settled(snapshot, item, stats)
+        if snapshot is not None and (settled or loader.fits(snapshot, item, stats)):
+            if not settled:
+                loader.install(snapshot, from_disk=on_disk)
             self.progress.bytes_read += nbytes
             self.progress.files_read += nfiles
-        self._read_in_process(loader, item, stats, total, first=True)
+        if settled:  # (no refresh that would read nothing)
+            self._published_refresh(loader, Changes(), total, first=True)
+        else:
+            self._read_in_process(loader, item, stats, total, first=True)
 
     def _progressed(self, loader: JobLoader, changes: Changes) -> None:
         """A job's view published while its files are still being read; and the jobs opened
@@ -883,16 +890,6 @@ class SummaryCache:
         except Exception:
             log.exception("reloading %s failed", shown(self.logdir))
             return None
-
-
-def wait_loaded(cache: SummaryCache, timeout: float = 30.0) -> bool:
-    """Block until every job found has been loaded once (tests and headless use)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cache.progress.reloads and all(v.loaded for v in cache.jobs.values()):
-            return True
-        time.sleep(0.01)
-    return False
 
 
 _LOADING_ONE = "load_job"  # the hold of `load_job` on the job it reads

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Iterable
 
 import numpy as np
 
@@ -57,16 +58,34 @@ def digest(series: Series) -> TagDigest | None:
     wall times give NaN where they meet (inf - inf), silently: numpy's warning would be printed
     by `--summary` and `--export` (the app swallows it)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        return _digest(series)
+        return _digest(series, {})
 
 
-def _digest(series: Series) -> TagDigest | None:
+def digests(series: Iterable[tuple[str, Series]]) -> dict[str, TagDigest]:
+    """tag -> `digest` of each (tag, series) that has steps. The tags of one event layout share
+    their step and wall-time arrays: what depends on those alone is worked out once for them."""
+    found: dict[str, TagDigest] = {}
+    shared: dict[tuple, Any] = {}  # keyed by the ids of arrays `series` holds (alive meanwhile)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for tag, one in series:
+            made = _digest(one, shared)
+            if made is not None:
+                found[tag] = made
+    return found
+
+
+def _digest(series: Series, shared: dict[tuple, Any]) -> TagDigest | None:
     n = len(series)
     if n == 0:
         return None
     steps, walls, values = series.steps, series.wall_times, series.values
     finite = np.isfinite(values)
-    if finite.any():
+    if finite.all():  # (no copies)
+        fvalues, fsteps = values, steps
+        lo, hi = int(np.argmin(fvalues)), int(np.argmax(fvalues))
+        min_value, min_step = float(fvalues[lo]), int(fsteps[lo])
+        max_value, max_step = float(fvalues[hi]), int(fsteps[hi])
+    elif finite.any():
         fvalues, fsteps = values[finite], steps[finite]
         lo, hi = int(np.argmin(fvalues)), int(np.argmax(fvalues))
         min_value, min_step = float(fvalues[lo]), int(fsteps[lo])
@@ -75,19 +94,24 @@ def _digest(series: Series) -> TagDigest | None:
         fvalues = values[:0]
         min_value = max_value = float("nan")
         min_step = max_step = int(steps[-1])
-    first, last = int(steps[0]), int(steps[-1])
-    since = last - (last - first) * RECENT_FRACTION
-    start = min(int(np.searchsorted(steps, since, side="left")), n - 1)
+    key = (id(steps), id(walls), n)
+    common = shared.get(key)
+    if common is None:  # what the step and wall-time columns alone give
+        first, last = int(steps[0]), int(steps[-1])
+        since = last - (last - first) * RECENT_FRACTION
+        start = min(int(np.searchsorted(steps, since, side="left")), n - 1)
+        common = shared[key] = (first, last, start, float(walls[0]), float(walls[-1]), step_interval(steps, walls))
+    first, last, start, first_wall, last_wall, interval = common
     recent_change = float(values[-1] - values[start]) if n > 1 else 0.0
     return TagDigest(
         count=n, seen=series.seen, first_step=first, last_step=last,
-        first_wall=float(walls[0]), last_wall=float(walls[-1]), last_value=float(values[-1]),
+        first_wall=first_wall, last_wall=last_wall, last_value=float(values[-1]),
         min_value=min_value, min_step=min_step, max_value=max_value, max_step=max_step,
-        recent_change=recent_change, spark=tuple(bucket_means(fvalues, SPARK_POINTS).tolist()),
+        recent_change=recent_change, spark=tuple(bucket_means(fvalues, SPARK_POINTS, shared).tolist()),
         # Counted as values were merged (sampling drops some); the kept ones, should the series
         # have been rebuilt without that count.
         nonfinite=max(series.nonfinite, n - int(np.count_nonzero(finite))),
-        step_interval=step_interval(steps, walls),
+        step_interval=interval,
     )
 
 
@@ -111,9 +135,15 @@ def _median(values: np.ndarray) -> float:
     return float(ordered[half]) if len(ordered) % 2 else float((ordered[half - 1] + ordered[half]) / 2)
 
 
-def bucket_means(values: np.ndarray, n: int) -> np.ndarray:
-    """The means of `n` equal slices of `values` (the values themselves when there are <= n)."""
+def bucket_means(values: np.ndarray, n: int, shared: dict[tuple, Any] | None = None) -> np.ndarray:
+    """The means of `n` equal slices of `values` (the values themselves when there are <= n).
+    `shared`: the slices' edges kept there for the next values of the same size."""
     if values.size <= n:
         return values
-    edges = np.linspace(0, values.size, n + 1).astype(np.int64)
-    return np.add.reduceat(values, edges[:-1]) / np.diff(edges)
+    slices = shared.get((values.size, n)) if shared is not None else None
+    if slices is None:
+        edges = np.linspace(0, values.size, n + 1).astype(np.int64)
+        slices = (edges[:-1], np.diff(edges))
+        if shared is not None:
+            shared[(values.size, n)] = slices
+    return np.add.reduceat(values, slices[0]) / slices[1]

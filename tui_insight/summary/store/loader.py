@@ -27,7 +27,7 @@ from ..formats.routed import CUSTOM_SCALARS, Problem, RoutedEvent, RoutedValue, 
 from ..formats.routing import routes
 from ..sources.discovery import FoundJob
 from ..sources.local import HEAD_BYTES, LOCAL, Source
-from .digest import TagDigest, digest
+from .digest import TagDigest, digests
 from .file_state import FileReplaced, FileState, describe, file_kind, has_restart, head_bytes
 from .file_state import newest_mtime, read_order, tensorboard_router, writer_closed
 from .job_view import NO_TAGS, Changes, GraphSource, JobView, LoadProgress, TagKey, new_view
@@ -715,18 +715,20 @@ class JobLoader:
 
     def _digests(self, view: JobView) -> dict[str, TagDigest]:
         """Digests of the scalar tags, recomputed only for the tags that changed since `view`."""
-        digests: dict[str, TagDigest] = {}
+        kept: dict[str, TagDigest] = {}
+        changed: list[tuple[str, Series]] = []
         for (plugin, tag), series in self.tags.items():
             if plugin != "scalar":
                 continue
             old = view.digests.get(tag)
             if old is not None and ("scalar", tag) not in self.changed and old.seen == series.seen:
-                digests[tag] = old
+                kept[tag] = old
             else:
-                new = digest(series)
-                if new is not None:
-                    digests[tag] = new
-        return digests
+                changed.append((tag, series))
+        made = digests(changed)
+        # (in the tags' order, as before)
+        return {tag: kept[tag] if tag in kept else made[tag] for (plugin, tag) in self.tags
+                if plugin == "scalar" and (tag in kept or tag in made)}
 
     # -- details and snapshots ----------------------------------------------------------
 

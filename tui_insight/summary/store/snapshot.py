@@ -120,12 +120,19 @@ def encode(snapshot: JobSnapshot) -> bytes:
     # seen alive, so no other takes its id meanwhile).
     seen: dict[int, tuple[str, int]] = {}
     held: list[np.ndarray] = []
+    # Which candidates are kept, by the ids of (candidate steps, kept steps): tags sharing
+    # those columns share it too, found and compacted once (the snapshot holds both meanwhile).
+    kept_of: dict[tuple[int, int], np.ndarray] = {}
     tags = []
     for key in snapshot.tag_keys:
         series = snapshot.series[key]
         arrays = dict(series.candidates)
         if len(series) != len(series.candidates["step"]):  # which candidates are kept (steps are unique)
-            arrays["kept"] = np.searchsorted(series.candidates["step"], series.steps)
+            pair = (id(series.candidates["step"]), id(series.steps))
+            kept = kept_of.get(pair)
+            if kept is None:
+                kept = kept_of[pair] = np.searchsorted(series.candidates["step"], series.steps)
+            arrays["kept"] = kept
         columns = []
         for name, col in arrays.items():
             known = seen.get(id(col))
@@ -406,19 +413,24 @@ _OPTIONAL_AT = [i + k for k, i in enumerate(i for i, (_, kind) in enumerate(_DIG
 _SPARK_LENGTH_OFFSET = struct.calcsize("<" + "".join(_CODES[kind] for _, kind in _DIGEST_FIELDS[:_SPARK_AT]))
 
 
+_DIGEST_VALUES = operator.attrgetter(*_DIGEST_NAMES)  # a digest's fields in order, in one call
+# Fields that take more than one place in a row, last first (so the earlier stay where they are).
+_EXPANDED = sorted((i for i, (_, kind) in enumerate(_DIGEST_FIELDS) if kind == _SPARK or kind.endswith(" | None")),
+                   reverse=True)
+
+
 def _digest_block(digests: list[TagDigest]) -> bytes:
     rows = []
+    pack = _DIGEST_ROW.pack
     for d in digests:
-        row: list[Any] = []
-        for name, kind in _DIGEST_FIELDS:
-            value = getattr(d, name)
-            if kind == _SPARK:
-                row += (len(value), *value, *(0.0,) * (SPARK_POINTS - len(value)))
-            elif kind in ("int | None", "float | None"):
-                row += (value is not None, 0 if value is None else value)
+        row: list[Any] = list(_DIGEST_VALUES(d))
+        for i in _EXPANDED:
+            value = row[i]
+            if i == _SPARK_AT:
+                row[i:i + 1] = (len(value), *value, *(0.0,) * (SPARK_POINTS - len(value)))
             else:
-                row.append(value)
-        rows.append(_DIGEST_ROW.pack(*row))
+                row[i:i + 1] = (value is not None, 0 if value is None else value)
+        rows.append(pack(*row))
     return b"".join(rows)
 
 
