@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,19 +41,13 @@ from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import export_columns
 from .summary.queries.histograms import tags_steps
-from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
-from .summary.store.every_step import (
-    Dropped,
-    Restart,
-    RestartRules,
-    StepValue,
-    Unread,
-    every_value,
-)
 from .summary.store.job_view import JobView, state_meaning
+
+if TYPE_CHECKING:  # (every_step is imported by an all-steps export only: it brings formats.tensorboard)
+    from .summary.store.every_step import Dropped, RestartRules, StepValue
 
 HEADERS = {
     "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",
@@ -335,7 +329,7 @@ class _Snapshot:
             self.files.row(name, row)
         if view.profile_dirs and keep(("profiler", "")):
             self.profiled[view.train_id] = view.path
-        if has_described(view) and keep(("other", "")):
+        if view.not_shown.described() and keep(("other", "")):  # (queries.described.has_described)
             self._described(cache, view, found)
         state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
         problems = self.problems(view.train_id, state + found)
@@ -348,6 +342,8 @@ class _Snapshot:
     def _described(self, cache: SummaryCache, view: JobView, problems: list[str]) -> None:
         """described.csv's rows of one job, and each audio clip as a WAV file beside the CSV
         files (`audio-00001.wav`, numbered in export order: a tag's name is no file name)."""
+        from .summary.queries.described import audio_tags, clips, describe  # (5 ms: for such jobs only)
+
         blank = [""] * 6
         for tag in audio_tags(cache, view):
             for step, clip in clips(cache, view, tag):
@@ -376,6 +372,8 @@ class _Snapshot:
 
     def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
         spills, spilled_in = self._spills()
+        from .summary.store.every_step import Dropped, Restart, RestartRules, StepValue, Unread, every_value
+
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: format_of(view.train_id) for plugin, format_of in _FORMATS.items()}

@@ -89,13 +89,14 @@ class PayloadStore:
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
+        decoders = {kind: value_decoder("histogram", kind) for kind in {locs[i].kind for i in wanted}}
         for chunk in _by_records(wanted, locs):
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
             for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
                 try:
                     if isinstance(value, PayloadError):
                         raise value
-                    found[i] = value_decoder("histogram", locs[i].kind)(value)
+                    found[i] = decoders[locs[i].kind](value)
                 except PayloadError as exc:
                     found[i] = exc
         return found
