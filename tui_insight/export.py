@@ -534,7 +534,7 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
 
 
-SCALARS_TOGETHER = 1 << 16  # scalar rows formatted at once (memory: their text, a few times)
+SCALARS_TOGETHER = 1 << 14  # scalar rows formatted at once (memory: their text, a few times)
 
 
 def _cached_scalars(view: JobView, tags: list[str], prefix: Callable[[str], str]
