@@ -196,29 +196,32 @@ def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str
 def _labelled_strings(pa: Any, codes: Any, names: Any) -> Any:
     """The string array of `names` taken at `codes` (names as `arrow_strings` writes them), its
     offsets and bytes laid out here: `Array.take` would import pyarrow.compute, 25 ms of CPU, a
-    tenth of a small export. A job's rows come a tag after another, so the bytes are each run's
-    name repeated; codes that change more often than every 16 rows are laid out by numpy (the
-    names' padded rows taken at `codes`, the padding dropped by each row's length: a name may
-    hold a NUL)."""
+    tenth of a small export. A job's rows come a tag after another, so each run of one name is
+    written as its bytes repeated, into the array's buffer (no copy a row: an all-steps job
+    has millions of rows); codes that change more often than every 16 rows are laid out by
+    numpy (the names' padded rows taken at `codes`, the padding dropped by each row's length: a
+    name may hold a NUL)."""
     import numpy as np
 
     texts = [arrow_text(name).encode("utf-8") for name in names]
-    codes = np.asarray(codes, dtype=np.intp)
+    codes = np.asarray(codes)
     sizes = np.array([len(t) for t in texts] or [0], dtype=np.int64)
-    offsets = np.zeros(len(codes) + 1, dtype=np.int64)
-    np.cumsum(sizes[codes], out=offsets[1:])
-    if offsets[-1] >= 1 << 31:  # past a string array's 32-bit offsets: pyarrow chunks it
+    total = int(np.bincount(codes, minlength=len(sizes)) @ sizes) if len(codes) else 0
+    if total >= 1 << 31:  # past a string array's 32-bit offsets: pyarrow chunks it
         return arrow_strings(pa, [names[c] for c in codes.tolist()])
+    offsets = np.zeros(len(codes) + 1, dtype=np.int32)
+    np.cumsum(sizes.astype(np.int32)[codes], out=offsets[1:])
     starts = np.flatnonzero(np.concatenate(([len(codes) > 0], codes[1:] != codes[:-1])))
     if len(starts) * 16 <= len(codes):
-        runs = np.diff(np.append(starts, len(codes))).tolist()
-        data = b"".join([texts[code] * run for code, run in zip(codes[starts].tolist(), runs)])
+        data = np.empty(total, dtype=np.uint8)
+        for start, end, code in zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], codes[starts].tolist()):
+            if texts[code]:  # the run's rows: its name's bytes, end to end
+                data[offsets[start]:offsets[end]].reshape(end - start, -1)[:] = np.frombuffer(texts[code], np.uint8)
     else:
         width = int(sizes.max())
         padded = np.array(texts or [b""], dtype=f"S{max(width, 1)}").view(np.uint8).reshape(-1, max(width, 1))
-        data = padded[codes][:, :width][np.arange(width) < sizes[codes][:, None]].tobytes()
-    return pa.Array.from_buffers(pa.string(), len(codes),
-                                 [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)])
+        data = padded[codes][:, :width][np.arange(width) < sizes[codes][:, None]]
+    return pa.Array.from_buffers(pa.string(), len(codes), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def _scalars(pa: Any, table: Table, schema: Any) -> Any:
