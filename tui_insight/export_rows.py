@@ -39,17 +39,8 @@ def float_codes(values: np.ndarray, period: int = 0) -> Coded:
             and (bits.reshape(-1, period) == bits[:period]).all():
         texts = _texts(map(repr, bits[:period].view(np.float64).tolist()))
         return texts, np.tile(np.arange(period), len(bits) // period)
-    distinct, codes = _distinct(bits)
+    distinct, codes = np.unique(bits, return_inverse=True)
     return _texts(map(repr, distinct.view(np.float64).tolist())), codes
-
-
-def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(values, return_inverse=True) for numbers in sorted runs (a histogram's edges,
-    step after step; wall times): a stable sort (timsort, which merges runs) and a search, half
-    the time of unique's argsort of the whole array."""
-    ordered = np.sort(values, kind="stable")
-    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
-    return distinct, np.searchsorted(distinct, values)
 
 
 def float32_codes(values: np.ndarray) -> Coded:
