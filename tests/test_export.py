@@ -346,3 +346,17 @@ def test_float32_text_of_a_column_is_each_value_s_text():
                  dtype=np.float32)]).astype(np.float64)
     assert fmt_float32_many(values) == [fmt_float32(v) for v in values.tolist()]
     assert fmt_float32_many(np.array([0.1, 1e-45, np.nan]))[0] == "0.1"
+
+
+def test_a_csv_export_imports_what_the_jobs_hold(tmp_path):
+    # The all-steps reader (it brings TensorBoard's formats), the described queries and the
+    # custom scalar layouts' protobuf are imported for the exports and jobs that need them.
+    lazy = ["tui_insight.summary.store.every_step", "tui_insight.summary.queries.described",
+            "tui_insight.proto.tb_custom_scalar_pb2", "tui_insight.summary.formats.tensorboard"]
+    code = ("import sys; from tui_insight import cli; status = cli.main(sys.argv[1:]); "
+            f"print([name in sys.modules for name in {lazy!r}]); sys.exit(status)")
+    for extra, imported in (([], [False] * 4), (["--all-steps"], [True, False, False, True])):
+        done = subprocess.run([sys.executable, "-c", code, str(MINDSPORE_LOGS), "--export", "csv", "--out",
+                               str(tmp_path / f"out{len(extra)}"), *extra], capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr.decode()
+        assert done.stdout.decode().splitlines()[-1] == str(imported)

@@ -185,3 +185,20 @@ def test_a_caller_of_main_finds_every_module_during_a_parquet_export(tmp_path):
                            "--out", str(tmp_path / "pq")], capture_output=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().strip() == "True"
+
+
+def test_the_cli_export_labels_names_without_importing_pyarrow_compute(tmp_path):
+    # pyarrow.compute (25 ms of CPU) comes with Array.take: the job and tag columns are laid out
+    # without it, and read back as the names each row had.
+    code = ("import sys; from tui_insight import cli; status = cli.main(); "
+            "print('pyarrow.compute' in sys.modules); sys.exit(status)")
+    done = subprocess.run([sys.executable, "-c", code, str(TENSORBOARD_LOGS), "--export", "parquet", "--all-steps",
+                           "--out", str(tmp_path / "pq")], capture_output=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "False"
+    with tui_insight.open(TENSORBOARD_LOGS) as opened:
+        for kind, mine in (("scalars", opened.scalars(all_steps=True)),
+                           ("histograms", opened.histograms(all_steps=True))):
+            table = pq.read_table(tmp_path / "pq" / f"{kind}.parquet")
+            assert len(set(table.column("tag").to_pylist())) > 1
+            assert table.select(["job", "tag"]).to_pylist() == mine[["job", "tag"]].to_dict("records")

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from tensorboardX import SummaryWriter as TbWriter
 
-from tui_insight.export import export_snapshot
-from tui_insight.export_rows import ROWS, SMALL, float_codes, int_codes, rows_bytes
+from tui_insight import export
+from tui_insight.export import export_snapshot, fmt_float32
+from tui_insight.export_rows import ROWS, SMALL, float32_codes, float32_texts, float_codes, int_codes, rows_bytes
 from tui_insight.summary.formats.values import Locator, PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries import histograms
@@ -41,6 +42,38 @@ def test_float_texts_are_repr_s():
     with np.errstate(invalid="ignore"):  # (NaNs with payloads)
         single = values[~(np.abs(values) > 3e38)].astype(np.float32)  # float32 columns are widened
     assert texts(float_codes(single)) == [repr(v) for v in single.tolist()]
+
+
+# float32s where the numpy path could go wrong: shortest texts that carry (9.96 -> 10), 1 to 9
+# digits, the positional / exponent boundaries, powers of two, the edges of the fast range,
+# halfway decimals (0.5 at the last digit), subnormals, and whatever Python alone formats.
+AWKWARD32 = [9.96, 0.97, 9.7, 99999.99, 999999.94, 1e-4, 9.9999997e-05, 1e-5, 1.2345e-4, 0.1, 0.5, 1.0, 2.0, 3.0,
+             0.25, 2.0 ** -20, 2.0 ** 40, 1e-13, 9.9999e-14, 1e13, 9.999e12, 1.5e16, 1e16, 9.999999e15, 123456789.0,
+             16777217.0, 1.0000001, 0.30000001, -0.1, -3.25e10, 0.0, -0.0, 1e-45, 1.1754944e-38, 3.4028235e38,
+             float("nan"), float("inf"), float("-inf"), 1.0 / 3.0, 2.5, 0.125, 1234.5, 7e-10]
+
+
+def test_float32_texts_are_fmt_float32_s():
+    rng = np.random.default_rng(32)
+    values = np.concatenate([np.array(AWKWARD32, dtype=np.float32),
+                             rng.integers(0, 2 ** 32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                             (rng.standard_normal(20000) * np.exp(rng.uniform(-35, 35, 20000))).astype(np.float32),
+                             (np.arange(0, 1 << 23, 97, dtype=np.uint32) | 0x3F800000).view(np.float32),
+                             (np.arange(1, 255, dtype=np.uint32) << 23).view(np.float32),  # every power of two
+                             -(np.arange(1, 255, dtype=np.uint32) << 23).view(np.float32),
+                             np.round(rng.uniform(-1000, 1000, 20000), 2).astype(np.float32)])
+    with np.errstate(all="raise"):  # no warning from the numpy path either
+        got = [t.decode() for t in float32_texts(values).tolist()]
+    assert got == [fmt_float32(v) for v in values.tolist()]
+    with np.errstate(invalid="ignore"):  # (signalling NaNs among the random bits)
+        wide = values.astype(np.float64)
+    assert texts(float32_codes(np.concatenate([wide, [1e39, -1e300]]))) == got + ["inf", "-inf"]
+
+
+def test_float32_texts_of_more_than_a_block():
+    values = (np.arange(ROWS * 16 + 5, dtype=np.float32) * np.float32(0.37)) - 1e4
+    values[-1] = 1.5e-30  # a wider text in the last block only
+    assert [t.decode() for t in float32_texts(values).tolist()] == [fmt_float32(v) for v in values.tolist()]
 
 
 def test_values_repeating_every_period_and_one_that_does_not():
@@ -153,3 +186,30 @@ def test_a_name_not_utf8_is_written_with_its_bytes_as_in_every_other_file(tmp_pa
     rows = (tmp_path / "out" / "histograms.csv").read_bytes().splitlines()[1:]
     assert scalar.startswith(b"./run\xff\xfe,loss,1,")
     assert rows and all(row.startswith(b"./run\xff\xfe," + "w\u00e9,1,".encode()) for row in rows)
+
+
+@pytest.mark.parametrize(("odd", "together"), [("with\0nul", 1 << 16), ("quoted, \"name\"", 1 << 16),
+                                               ("quoted, \"name\"", 90)])
+def test_scalars_csv_is_every_tag_s_rows_as_the_csv_writer_writes_them(tmp_path, monkeypatch, odd, together):
+    # Tags' rows are built together (all three, or two then one), names as a coded column; a
+    # name holding a NUL (the padding of a coded column) has its tag's rows built alone.
+    monkeypatch.setattr(export, "SCALARS_TOGETHER", together)
+    writer = SummaryWriter(tmp_path / "logs" / "run", timestamp=1)
+    rng = np.random.default_rng(5)
+    values = {tag: (rng.standard_normal(40) * 10.0 ** rng.integers(-6, 8, 40)).astype(np.float32)
+              for tag in ("a", odd, "z")}
+    for step in range(40):
+        for tag, series in values.items():
+            writer.add_scalar(tag, float(series[step]))
+        writer.record(step * 3, wall_time=1700000000.0 + step / 7)
+    writer.close()
+    cache = SummaryCache(str(tmp_path / "logs"))
+    cache.reload()
+    export_snapshot(cache, tmp_path / "out")
+    expected = io.StringIO()
+    rows = csv.writer(expected, lineterminator="\n")
+    rows.writerow(["train_id", "tag", "step", "wall_time", "value"])
+    for tag in sorted(values):
+        for step in range(40):
+            rows.writerow(["./run", tag, step * 3, repr(1700000000.0 + step / 7), fmt_float32(float(values[tag][step]))])
+    assert (tmp_path / "out" / "scalars.csv").read_text(encoding="utf-8") == expected.getvalue()

@@ -29,31 +29,25 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
-from .export_rows import float_codes, int_codes, rows_bytes
+from .export_rows import float32_codes, float32_texts, float_codes, int_codes, rows_bytes
 from .export_spill import TagSpill, TagValues
 from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import export_columns
 from .summary.queries.histograms import tags_steps
-from .summary.queries.described import audio_tags, clips, describe, has_described
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
-from .summary.store.every_step import (
-    Dropped,
-    Restart,
-    RestartRules,
-    StepValue,
-    Unread,
-    every_value,
-)
 from .summary.store.job_view import JobView, state_meaning
+
+if TYPE_CHECKING:  # (every_step is imported by an all-steps export only: it brings formats.tensorboard)
+    from .summary.store.every_step import Dropped, RestartRules, StepValue
 
 HEADERS = {
     "jobs": ["train_id", "summary_files", "lineage_files", "graph_files", "records", "bad_records", "state",
@@ -128,9 +122,8 @@ def fmt_float32(value: float) -> str:
 
 
 def fmt_float32_many(values: np.ndarray) -> list[str]:
-    """`fmt_float32` of each value, the float32 shortest text made by numpy for the whole array at once
-    (the same digits as str(np.float32), about 1.2x faster than one value at a time)."""
-    return [repr(v) for v in np.asarray(values, dtype=np.float32).astype(str).astype(np.float64).tolist()]
+    """`fmt_float32` of each value, found by numpy for the whole array at once (`export_rows`)."""
+    return [text.decode() for text in float32_texts(np.asarray(values, dtype=np.float32)).tolist()]
 
 
 def explain_state(state: str) -> str:
@@ -336,7 +329,7 @@ class _Snapshot:
             self.files.row(name, row)
         if view.profile_dirs and keep(("profiler", "")):
             self.profiled[view.train_id] = view.path
-        if has_described(view) and keep(("other", "")):
+        if view.not_shown.described() and keep(("other", "")):  # (queries.described.has_described)
             self._described(cache, view, found)
         state = [explain_state(view.state)] if view.state not in ("ok", "loading") else []
         problems = self.problems(view.train_id, state + found)
@@ -349,6 +342,8 @@ class _Snapshot:
     def _described(self, cache: SummaryCache, view: JobView, problems: list[str]) -> None:
         """described.csv's rows of one job, and each audio clip as a WAV file beside the CSV
         files (`audio-00001.wav`, numbered in export order: a tag's name is no file name)."""
+        from .summary.queries.described import audio_tags, clips, describe  # (5 ms: for such jobs only)
+
         blank = [""] * 6
         for tag in audio_tags(cache, view):
             for step, clip in clips(cache, view, tag):
@@ -377,6 +372,8 @@ class _Snapshot:
 
     def _every_step(self, view: JobView, keep: Callable[[TagKey], bool], source: Source, found: list[str]) -> None:
         spills, spilled_in = self._spills()
+        from .summary.store.every_step import Dropped, Restart, RestartRules, StepValue, Unread, every_value
+
         restarts: list[Restart] = []
         dropped: dict[TagKey, list] = {}
         formats = {plugin: format_of(view.train_id) for plugin, format_of in _FORMATS.items()}
@@ -508,15 +505,12 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
         if plugin == "histogram":
             yield from _cached_histograms(cache, view, tags, prefix)
             continue
+        if plugin == "scalar":
+            yield from _cached_scalars(view, tags, prefix)
+            continue
         for tag in tags:
             series = view.series(plugin, tag)
             if series is None:  # (a tag the view names has its series)
-                continue
-            if plugin == "scalar":  # numbers only: nothing to quote
-                head = prefix(tag)
-                text = "".join([f"{head}{step},{wall!r},{value}\n" for step, wall, value
-                                in zip(series.steps.tolist(), series.wall_times.tolist(), fmt_float32_many(series.values))])
-                yield name, text, len(series)
                 continue
             for i in range(len(series)):
                 if i % PREFETCH_STEPS == 0:  # remote: the next steps' records at once
@@ -538,6 +532,38 @@ def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], boo
                         yield "distributions", line([view.train_id, tag, step, wall, *tails[0]]), 1
                 tails = _tail_rows(plugin, data)
                 yield name, "".join([line([view.train_id, tag, step, wall, *tail]) for tail in tails]), len(tails)
+
+
+SCALARS_TOGETHER = 1 << 14  # scalar rows formatted at once (memory: their text, a few times)
+
+
+def _cached_scalars(view: JobView, tags: list[str], prefix: Callable[[str], str]
+                    ) -> Iterator[tuple[str, bytes, int]]:
+    """`_cached_job`'s scalar tags' rows as the bytes written, several tags' at once
+    (`_scalar_rows`)."""
+    found = [(tag, series) for tag in tags if (series := view.series("scalar", tag)) is not None]
+    while found:
+        batch = [found.pop(0)]
+        while found and sum(len(s) for _, s in batch) + len(found[0][1]) <= SCALARS_TOGETHER:
+            batch.append(found.pop(0))
+        yield "scalars", _scalar_rows(batch, prefix), sum(len(s) for _, s in batch)
+
+
+def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> bytes:
+    """scalars.csv's rows of some tags (and their series), built together (`export_rows`: each
+    distinct step, wall time and value formatted once, and a job's tags share their steps and
+    wall times), the names a coded column; a tag at a time when a name holds a NUL (a coded
+    column's padding)."""
+    heads = [prefix(tag)[:-1].encode("utf-8", NAME_BYTES) for tag, _ in found]  # train_id,tag
+    sizes = [len(series) for _, series in found]
+    columns = [int_codes(np.concatenate([s.steps for _, s in found]).astype(np.int64)),
+               float_codes(np.concatenate([s.wall_times for _, s in found])),
+               float32_codes(np.concatenate([s.values for _, s in found]))]
+    if not any(b"\0" in head for head in heads):
+        return rows_bytes(b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])[0]
+    ends = np.cumsum(sizes).tolist()
+    return b"".join([rows_bytes(head + b",", [(texts, codes[start:end]) for texts, codes in columns])[0]
+                     for head, start, end in zip(heads, [0, *ends[:-1]], ends)])
 
 
 def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], prefix: Callable[[str], str]

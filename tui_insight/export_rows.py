@@ -10,6 +10,15 @@ Floats are written as `repr` writes them and integers as `str` does, each distin
 formatted once by Python: a TensorBoard histogram's edges and widths are the same numbers at
 every step, counts are small integers met again and again. Distinct means the same bits, so
 -0.0 and 0.0, and NaNs, keep their own text.
+
+Scalars (float32 in the files) are written as their shortest float32 digits, and those are
+found by numpy (`float32_texts`): for p = 1, 2, ... 9 digits, the nearest p-digit decimal and
+whether it reads back as the value, each step one correctly rounded float64 operation on exact
+numbers; the texts are laid out by a pattern per (sign, digits, exponent). What that arithmetic
+cannot decide exactly goes through Python as before: a value near a rounding tie, zeros,
+values past 1e13 or under 1e-13 (10**k inexact), NaN and infinities. (The nearest p-digit
+decimal is the shortest text's even at a power of two, whose lower gap is half the upper:
+checked for every float32 power of two.)
 """
 from __future__ import annotations
 
@@ -32,6 +41,15 @@ def float_codes(values: np.ndarray, period: int = 0) -> Coded:
         return texts, np.tile(np.arange(period), len(bits) // period)
     distinct, codes = np.unique(bits, return_inverse=True)
     return _texts(map(repr, distinct.view(np.float64).tolist())), codes
+
+
+def float32_codes(values: np.ndarray) -> Coded:
+    """The shortest float32 text of each value (cast to float32), as `repr` writes that text read
+    as a float (`export.fmt_float32`), coded."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (past float32's range: inf, as fmt_float32)
+        bits = np.ascontiguousarray(values, dtype=np.float32).view(np.int32)
+    distinct, codes = np.unique(bits, return_inverse=True)
+    return float32_texts(distinct.view(np.float32)), codes
 
 
 def int_codes(values: np.ndarray) -> Coded:
@@ -79,3 +97,87 @@ def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
         mask[:, :len(prefix)] = True  # (a name may hold a NUL)
         parts.append(rows[mask].tobytes())
     return b"".join(parts), lengths
+
+
+_DIGITS = 9  # a float32's shortest text has at most 9 significant digits
+_CONSTANTS = b"0123456789.e+-\0"  # a row's alphabet: its digits (right-aligned), then these
+_ZERO, _POINT, _E, _PLUS, _MINUS, _NUL = (_DIGITS + _CONSTANTS.index(c) for c in b"0.e+-\0")
+_TIE = 1e-6  # |scaled value - n.5| under this: rint's nearest p-digit decimal is not certain
+
+
+def float32_texts(values: np.ndarray) -> np.ndarray:
+    """`fmt_float32` of each float32 of `values`, as numpy byte strings (module docstring)."""
+    if len(values) > ROWS * 16:  # a block at a time: the index matrix stays in the CPU's caches
+        parts = [_float32_texts(values[i:i + ROWS * 16]) for i in range(0, len(values), ROWS * 16)]
+        return np.concatenate([p.astype(f"S{max(p.dtype.itemsize for p in parts)}") for p in parts])
+    return _float32_texts(values)
+
+
+def _float32_texts(values: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        a = np.abs(values).astype(np.float64)
+        rows = np.flatnonzero((a >= 1e-13) & (a < 1e13))
+    a = a[rows]
+    e = np.floor(np.log10(a)).astype(np.int64)  # the first digit's power of ten (or one less)
+    m = np.zeros(len(rows), dtype=np.int64)
+    digits = np.zeros(len(rows), dtype=np.int64)  # p where m was found (0: not found)
+    left = np.arange(len(rows))
+    target = values[rows]
+    for places in range(1, _DIGITS + 1):
+        k = places - 1 - e[left]  # a * 10**k has p digits before the point; 10**|k| exact (|k| <= 22)
+        scale = 10.0 ** np.abs(k)
+        up = k >= 0
+        scaled = np.where(up, a[left] * scale, a[left] / scale)
+        nearest = np.rint(scaled)
+        sure = np.abs(scaled - np.floor(scaled) - 0.5) >= _TIE
+        back = np.where(up, nearest / scale, nearest * scale)  # the decimal, correctly rounded
+        sure &= (back.view(np.uint64) & ((1 << 29) - 1)) != (1 << 28)  # on a float32 tie: rounded twice
+        ok = sure & (back.astype(np.float32) == target[left])
+        m[left[ok]] = nearest[ok]
+        digits[left[ok]] = places
+        left = left[sure & ~ok]
+        if not len(left):
+            break
+    found = digits > 0
+    rows, m, e = rows[found], m[found], e[found]
+    over = m >= 10 ** digits[found]  # rounded up to 10**p (9.7 at 1 digit): 1 at the next power
+    m //= np.where(over, 10, 1)
+    e += over
+    p = np.zeros(len(rows), dtype=np.int64)
+    alphabet = np.empty((len(rows), _DIGITS + len(_CONSTANTS)), dtype=np.uint8)
+    for j in range(_DIGITS):
+        power = 10 ** (_DIGITS - 1 - j)
+        alphabet[:, j] = m // power % 10 + ord("0")
+        p += m >= power
+    alphabet[:, _DIGITS:] = np.frombuffer(_CONSTANTS, dtype=np.uint8)
+    kinds, kind = np.unique((e + 64) * 32 + p * 2 + np.signbit(values[rows]), return_inverse=True)
+    patterns = [_pattern(int(k) & 1, int(k) // 2 % 16, int(k) // 32 - 64) for k in kinds.tolist()]
+    width = max(map(len, patterns), default=1)
+    table = np.full((len(patterns), width), _NUL, dtype=np.intp)
+    for i, pattern in enumerate(patterns):
+        table[i, :len(pattern)] = pattern
+    index = table[kind.ravel()] + (np.arange(len(rows)) * alphabet.shape[1])[:, None]
+    quick = alphabet.ravel()[index].view(f"S{width}").ravel()
+    if len(rows) == len(values):
+        return quick
+    slow = np.ones(len(values), dtype=bool)
+    slow[rows] = False
+    others = _texts(repr(v) for v in values[slow].astype(str).astype(np.float64).tolist())
+    out = np.empty(len(values), dtype=f"S{max(width, others.dtype.itemsize)}")
+    out[rows], out[slow] = quick, others
+    return out
+
+
+def _pattern(negative: int, p: int, e: int) -> list[int]:
+    """Where each character of `repr` of a number of `p` significant digits, the first at 10**e,
+    is in its row's alphabet: positional from 1e-4 to under 1e16, else d.ddde+XX."""
+    out = [_MINUS] if negative else []
+    digits = list(range(_DIGITS - p, _DIGITS))
+    if -4 <= e < 16:
+        if e >= p - 1:
+            return out + digits + [_ZERO] * (e - p + 1) + [_POINT, _ZERO]
+        if e >= 0:
+            return out + digits[:e + 1] + [_POINT] + digits[e + 1:]
+        return out + [_ZERO, _POINT] + [_ZERO] * (-e - 1) + digits
+    out += digits[:1] + ([_POINT] + digits[1:] if p > 1 else [])
+    return out + [_E, _MINUS if e < 0 else _PLUS] + [_ZERO + int(c) for c in f"{abs(e):02d}"]

@@ -314,3 +314,48 @@ def test_hostile_histograms_load_rebin_draw_and_export(tmp_path):
     kept = sum(len(buckets) - (tag in ("nan_edge", "inf_width", "negative_width", "negative_count"))
                - 2 * (tag == "huge_count") for tag, (buckets, _, _) in HOSTILE_HISTOGRAMS.items())
     assert result.rows["histograms"] == 2 * kept  # two steps of each
+
+
+def _same_histogram(a: HistogramData, b: HistogramData) -> bool:
+    return (a.buckets.shape == b.buckets.shape and np.array_equal(a.buckets.view(np.int64), b.buckets.view(np.int64))
+            and (a.nan_count, a.pos_inf_count, a.neg_inf_count, a.problem) == (b.nan_count, b.pos_inf_count,
+                                                                                b.neg_inf_count, b.problem)
+            and repr((a.min, a.max)) == repr((b.min, b.max)))
+
+
+def test_histograms_read_together_are_each_read_alone():
+    # `histograms_from_protos` reads the buckets from the messages' bytes: fields left out
+    # (proto3's zeros), -0.0, counts of 1 to 10 varint bytes, and every histogram that must go
+    # the one-message way (dropped or unsorted buckets, negative NaN counts, an unknown field).
+    from tui_insight.proto import summary_pb2
+    from tui_insight.summary.formats.values import histogram_from_proto, histograms_from_protos
+
+    rng = np.random.default_rng(15)
+    protos = []
+    for k in range(60):
+        proto = summary_pb2.Summary.Histogram(min=float(k) - 0.5, max=float(k) * 2, nan_count=k % 3,
+                                              pos_inf_count=k % 2, neg_inf_count=1 if k == 7 else 0)
+        edges = np.sort(rng.standard_normal(k % 17))
+        for left in edges:
+            proto.buckets.add(left=float(left), width=float(rng.uniform(0, 2)), count=int(rng.integers(0, 5000)))
+        protos.append(proto)
+    odd = [[(0.0, 0.0, 0), (-0.0, 1.0, 2 ** 40), (1.0, 0.0, 2 ** 53)],  # left out; long varints
+           [(1.0, 1.0, 2 ** 60)], [(1.0, 1.0, -1)], [(math.nan, 1.0, 1)], [(0.0, math.inf, 1)],  # dropped
+           [(2.0, 1.0, 1), (1.0, 1.0, 1)], []]  # unsorted; no buckets
+    for buckets in odd:
+        proto = summary_pb2.Summary.Histogram(min=0.0, max=3.0)
+        for left, width, count in buckets:
+            proto.buckets.add(left=left, width=width, count=count)
+        protos.append(proto)
+    protos.append(summary_pb2.Summary.Histogram(nan_count=-1))
+    protos[-1].buckets.add(left=0.5, width=0.5, count=1)
+    unknown = summary_pb2.Summary.Histogram()  # a bucket holding a field the reader does not know
+    unknown.ParseFromString(bytes([0x0A, 13, 0x09, *np.float64(1.5).tobytes(), 0x18, 3, 0x70, 1]))
+    swapped = summary_pb2.Summary.Histogram()  # a bucket's fields in another order (protobuf reads any)
+    swapped.ParseFromString(bytes([0x0A, 11, 0x18, 3, 0x09, *np.float64(1.5).tobytes()]))
+    protos[3:3] = [unknown, swapped]
+    together = histograms_from_protos(protos)
+    assert len(together) == len(protos)
+    for proto, read in zip(protos, together):
+        assert _same_histogram(read, histogram_from_proto(proto))
+    assert together[3].buckets.tolist() == together[4].buckets.tolist() == [[1.5, 0.0, 3.0]]

@@ -26,6 +26,7 @@ from .values import (
     TensorData,
     TextData,
     histogram_from_proto,
+    histograms_from_protos,
     image_from_proto,
     tensor_from_proto,
 )
@@ -92,15 +93,22 @@ class PayloadStore:
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
+        decoders = {kind: value_decoder("histogram", kind) for kind in {locs[i].kind for i in wanted}}
         for chunk in _by_records(wanted, locs):
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
+            mindspore: list[tuple[int, Any]] = []  # MindSpore's histograms, decoded together (their events held)
             for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
                 try:
                     if isinstance(value, PayloadError):
                         raise value
-                    found[i] = value_decoder("histogram", locs[i].kind)(value)
+                    if locs[i].kind == "tensorboard":
+                        found[i] = decoders["tensorboard"](value)
+                    else:
+                        mindspore.append((i, value.histogram))
                 except PayloadError as exc:
                     found[i] = exc
+            for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
+                found[i] = data
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:

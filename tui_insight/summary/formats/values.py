@@ -143,6 +143,69 @@ def histogram_from_proto(proto: summary_pb2.Summary.Histogram) -> HistogramData:
 
 
 _BUCKET_FIELDS = attrgetter("left", "width", "count")
+_BUCKET, _LEFT, _WIDTH, _COUNT = 0x0A, 0x09, 0x11, 0x18  # Histogram.buckets; Bucket's fields (proto keys)
+
+
+def histograms_from_protos(protos: list[summary_pb2.Summary.Histogram]) -> list[HistogramData]:
+    """`histogram_from_proto` of each, the buckets read by numpy from the messages' bytes, all
+    at once: a bucket's fields one at a time cost 0.3 us each in Python (26 ms for 1,000
+    histograms of 90 buckets). The walk takes the bucket messages at the start of each message's
+    bytes, each holding left, width and count in that order, any of them left out (proto3's
+    zero); a histogram whose bytes hold anything else, or not as many buckets as the message
+    says, is read by `histogram_from_proto`."""
+    blobs = [proto.SerializeToString() for proto in protos]
+    sizes = np.array([len(blob) for blob in blobs], dtype=np.int64)
+    data = np.frombuffer(b"".join(blobs) + bytes(16), dtype=np.uint8)  # (padded: reads past an end stay inside)
+    ends = np.cumsum(sizes)
+    at = ends - sizes  # each histogram's next bucket
+    wanted = np.array([len(proto.buckets) for proto in protos], dtype=np.int64)
+    starts: list[np.ndarray] = []  # bucket starts, a bucket index at a time (every histogram's i-th)
+    walking = np.flatnonzero(wanted > 0)
+    for i in range(int(wanted.max(initial=0))):
+        walking = walking[wanted[walking] > i]
+        here = at[walking]
+        good = (data[here] == _BUCKET) & (data[here + 1] < 0x80)  # (a bucket is at most 31 bytes)
+        walking, here = walking[good], here[good]
+        starts.append(here)
+        at[walking] = here + 2 + data[here + 1]
+    # By position is by histogram, then bucket (the histograms' bytes are end to end).
+    start = np.sort(np.concatenate(starts), kind="stable") if starts else np.zeros(0, dtype=np.int64)
+    owner = np.searchsorted(ends, start, side="right")
+    end = start + 2 + data[start + 1].astype(np.int64)
+    fields = np.zeros((len(start), 3))
+    q = start + 2
+    for column, key in ((0, _LEFT), (1, _WIDTH)):
+        has = (q < end) & (data[q] == key)
+        fields[has, column] = data[q[has, None] + np.arange(1, 9)].copy().view("<f8").ravel()
+        q = q + 9 * has
+    has = (q < end) & (data[q] == _COUNT)
+    count = np.zeros(len(start), dtype=np.uint64)
+    q = q + has
+    going = np.flatnonzero(has)  # the buckets whose count's varint goes on (up to 10 bytes)
+    for shift in range(0, 70, 7):
+        byte = data[q[going]].astype(np.uint64)
+        count[going] |= (byte & np.uint64(0x7F)) << np.uint64(shift)
+        q[going] += 1
+        going = going[byte >= 0x80]
+        if not len(going):
+            break
+    fields[:, 2] = count.view(np.int64)
+    spoiled = np.bincount(owner[q != end], minlength=len(protos))  # a bucket not ending where its fields did
+    left, width, counts = fields[:, 0], fields[:, 1], fields[:, 2]
+    with np.errstate(invalid="ignore", over="ignore"):  # (as `histogram_from_buckets`: its checks, all at once)
+        unsound = ~np.isfinite(left + width) | (width < 0) | (counts < 0) | (counts > MAX_BUCKET_COUNT)
+    spoiled += np.bincount(owner[unsound], minlength=len(protos))
+    unsorted = (left[1:] < left[:-1]) & (owner[1:] == owner[:-1])
+    spoiled += np.bincount(owner[1:][unsorted], minlength=len(protos))
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(protos))))).tolist()
+    out = []
+    for k, proto in enumerate(protos):
+        nan, pos_inf, neg_inf = proto.nan_count, proto.pos_inf_count, proto.neg_inf_count
+        if bounds[k + 1] - bounds[k] != wanted[k] or spoiled[k] or min(nan, pos_inf, neg_inf) < 0:
+            out.append(histogram_from_proto(proto))  # (what it drops or sorts, and says why)
+        else:
+            out.append(HistogramData(fields[bounds[k]:bounds[k + 1]].copy(), nan, pos_inf, neg_inf, proto.min, proto.max))
+    return out
 
 
 def histogram_from_buckets(buckets: np.ndarray, nan: int, pos_inf: int, neg_inf: int, low: float,

@@ -19,7 +19,6 @@ from typing import Any, Iterable, Mapping
 from .dataset_pipeline import dataset_pipeline
 from ..formats.lineage_aliases import hparam_columns as aliased_columns
 from ..formats.lineage_aliases import typed_column
-from ..formats.tensorboard import hparams_columns
 
 
 FIXED_COLUMNS: tuple[str, ...] = (
@@ -159,6 +158,8 @@ def _session_columns(view: Any, jobs: Mapping[str, Any]) -> tuple[dict[str, Any]
     """(metrics, hyper-parameters) of a TensorBoard hparams session. The experiment naming the
     metrics is the job's own or its nearest ancestor's (Keras writes it at the top of the logdir,
     each trial below); a metric of group `g` is a scalar of the job `<train id>/g`."""
+    from ..formats.tensorboard import hparams_columns  # (here: a MindSpore export needs none of it)
+
     records = list(view.lineage.hparams)
     if not any(record.kind == "experiment" for record in records):
         parent = view.train_id
