@@ -221,13 +221,14 @@ class ImagesView(TagGridView):
         """In full screen, the full-screen tag's card of each job."""
         return key in self._card_order()
 
-    def shape_grid(self, grid, shown: list[tuple[str, str]], width: int, height: int) -> None:
+    def shape_grid(self, grid, shown: list[tuple[str, str]], width: int, height: int) -> int:
         """Columns and row heights that give the images the most room."""
         columns, rows_height = present.layout([self._image_size(key) for key in shown], width, height,
                                               len(self.train_ids), self.state)
         self._columns = columns
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = " ".join(str(h) for h in rows_height)
+        return present.rows_height(len(shown), columns, rows_height)
 
     def _image_size(self, key: tuple[str, str]) -> tuple[int, int]:
         """The pixel size of what a card shows, or `UNKNOWN` before it is decoded."""

@@ -252,11 +252,12 @@ class ScalarsView(TagGridView):
             self.layout_grid()
             self._bind_charts(self.state, self.on_screen())
 
-    def shape_grid(self, grid, shown: list[str], width: int, height: int) -> None:
+    def shape_grid(self, grid, shown: list[str], width: int, height: int) -> int:
         columns, row_height = grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
         self._bind_shown()
+        return -(-len(shown) // columns) * row_height
 
     def _bind_shown(self) -> None:
         """The grid scrolled or was laid out again: charts now on screen that missed newer data get it."""

@@ -120,8 +120,9 @@ class TagGridView(DataView):
         """Whether the widget of `key` shows: in full screen, only the full-screen one."""
         return self.state.fullscreen in (None, key)
 
-    def shape_grid(self, grid: ViewGrid, shown: list[Any], width: int, height: int) -> None:
-        """Set the grid's columns and rows for the `shown` keys in `width` x `height` cells."""
+    def shape_grid(self, grid: ViewGrid, shown: list[Any], width: int, height: int) -> int:
+        """Set the grid's columns and rows for the `shown` keys in `width` x `height` cells; the
+        height of the rows laid out (more than `height`: the grid scrolls)."""
         raise NotImplementedError
 
     def grid_shape(self, width: int, height: int, count: int) -> tuple[int, int]:
@@ -222,7 +223,20 @@ class TagGridView(DataView):
             shown += [key for key in self.grid_keys() if key not in widgets]
         width, height = grid.size.width, grid.size.height
         if width and height and shown:
-            self.shape_grid(grid, shown, width, height)
+            self._shape_with_scrollbar(grid, shown, width + grid.scrollbar_size_vertical, height)
+
+    def _shape_with_scrollbar(self, grid: ViewGrid, shown: list[Any], room: int, height: int) -> None:
+        """Shape the grid for `room` columns (its width without a scrollbar), or for what a
+        scrollbar leaves of them if the rows overflow, and show the scrollbar exactly then.
+
+        Left to `overflow-y: auto`, Textual shows or hides the scrollbar only after a layout,
+        then lays the grid out again at the other width: every chart or card was drawn twice,
+        once at a width it never kept (`g` in the image view painted three frames)."""
+        bar = grid.styles.scrollbar_size_vertical
+        overflow = self.shape_grid(grid, shown, room, height) > height and bar > 0
+        if overflow:
+            self.shape_grid(grid, shown, room - bar, height)
+        grid.styles.overflow_y = "scroll" if overflow else "hidden"
 
     def laid_out(self) -> tuple[int, int]:
         """(columns, row height) of the grid as `layout_grid` laid it out."""
