@@ -27,6 +27,8 @@ Shims:
   Applied when this module is imported.
 - `layout_once` (Textual 8.2): a widget resized by a layout does not ask for another layout
   (`Widget._size_updated`). Applied when this module is imported.
+- `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
+  other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -51,7 +53,7 @@ from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
-from textual.widgets import Footer, OptionList
+from textual.widgets import Footer, OptionList, Tree
 from textual.widgets._footer import FooterKey
 
 if TYPE_CHECKING:
@@ -401,6 +403,29 @@ def layout_once() -> None:
 
 
 layout_once()
+
+
+def quiet_tree_resize() -> None:
+    """A Tree resized by a layout only grows its line cache to its new height.
+
+    Textual 8.2: `Tree._on_resize` also calls `_invalidate`, which drops every cached line and
+    the tree's lines and asks for another layout (`refresh(layout=True)`). Nothing of that
+    depends on the size (a cached line is keyed by the width it was drawn at, the lines and the
+    virtual size by the nodes alone), and the layout that resized the tree painted it: a tree
+    shown again (the graph view's `d`) was laid out and painted twice. The original stays
+    reachable as `Tree._on_resize.__wrapped__`."""
+    resize = Tree._on_resize
+    if hasattr(resize, "__wrapped__"):
+        return
+
+    def _on_resize(self: Tree, event: events.Resize) -> None:
+        self._line_cache.grow(event.size.height)
+
+    _on_resize.__wrapped__ = resize  # type: ignore[attr-defined]
+    Tree._on_resize = _on_resize  # type: ignore[method-assign]
+
+
+quiet_tree_resize()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
