@@ -263,10 +263,13 @@ class HistogramsView(TagGridView):
         if self._charts.keys() != set(self.limited(self.chart_keys())):
             self._redraw(self.state, self.state)
 
-    def shape_grid(self, grid, shown: list[ChartKey], width: int, height: int) -> int:
+    def shape_grid(self, grid, shown: list[ChartKey], width: int, height: int) -> None:
         columns, row_height = present.grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
+
+    def rows_height(self, shown: list[ChartKey], width: int, height: int) -> int:
+        columns, row_height = present.grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         return -(-len(shown) // columns) * row_height
 
     # -- loading --------------------------------------------------------------------------------

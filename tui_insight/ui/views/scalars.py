@@ -258,11 +258,14 @@ class ScalarsView(TagGridView):
             self.layout_grid()
             self._bind_charts(self.state, self.on_screen())
 
-    def shape_grid(self, grid, shown: list[str], width: int, height: int) -> int:
+    def shape_grid(self, grid, shown: list[str], width: int, height: int) -> None:
         columns, row_height = grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
         self._bind_shown()
+
+    def rows_height(self, shown: list[str], width: int, height: int) -> int:
+        columns, row_height = grid_shape(width, height, len(shown), bool(self.state.fullscreen))
         return -(-len(shown) // columns) * row_height
 
     def _bind_shown(self) -> None:
