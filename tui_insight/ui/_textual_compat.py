@@ -29,6 +29,8 @@ Shims:
   (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
   other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
+- `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
+  (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -429,6 +431,26 @@ def quiet_tree_resize() -> None:
 
 
 quiet_tree_resize()
+
+
+def quiet_focus_change() -> None:
+    """Moving the focus repaints the widgets it changes, not the whole screen.
+
+    Textual 8.2: `Screen.focused` is a reactive that repaints (`Reactive(None)`, `repaint=True`),
+    so every focus change (`/` into a filter box, `escape` out of it, a view taking the keys)
+    marked the screen dirty and the next frame drew every widget again, after the layout had
+    drawn what changed. What a focus change changes is redrawn anyway: the widgets that gain
+    or lose `:focus` or `:focus-within` are restyled and repaint themselves
+    (`Widget.watch_has_focus`, `Screen._update_focus_styles`), the footer rewrites its keys.
+    The original flag stays reachable as `Screen.focused.repaint_before_shim`."""
+    focused = Screen.focused
+    if hasattr(focused, "repaint_before_shim"):
+        return
+    focused.repaint_before_shim = focused._repaint  # type: ignore[attr-defined]
+    focused._repaint = False
+
+
+quiet_focus_change()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
