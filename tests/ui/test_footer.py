@@ -246,3 +246,36 @@ def test_new_keys_are_written_into_the_key_widgets_already_shown():
     assert len(after) == len(before) + 1  # "Right key" and "Extra key" where "Left key" was
     assert [key.description for key in after if not key.has_class("-command-palette")] == ["Right key", "Extra key"]
     assert any("Right key" in text for text in rendered) and not any("Left key" in text for text in rendered)
+
+
+def test_keys_hidden_and_shown_again_by_a_focus_change_are_not_restyled():
+    """Focus moving to a widget of fewer keys hides the key widgets past them and blanks their
+    text, but leaves their classes: restyling a key costs ~1 ms and `/` in a view hid nine of
+    them, which `escape` brought back (each key was restyled twice)."""
+    async def body(app, pilot):
+        left, right = app.query_one("#left", Left), app.query_one(Right)
+        right.show_more = True
+        app.screen.set_focus(right)
+        for _ in range(5):
+            await pilot.pause()
+        styled: list[str] = []
+        apply = app.stylesheet.apply
+
+        def counted(node, *args, **kwargs):
+            styled.append(type(node).__name__)
+            return apply(node, *args, **kwargs)
+
+        app.stylesheet.apply = counted
+        seen = []
+        for widget in (left, right):
+            app.screen.set_focus(widget)
+            for _ in range(5):
+                await pilot.pause()
+            seen.append(sorted(key.description for key in app.query("FooterKey")
+                               if key.display and not key.has_class("-command-palette")))
+        app.stylesheet.apply = apply
+        return seen, styled.count("FooterKey")
+
+    seen, restyled = run(body)
+    assert seen == [["Left key"], ["More key", "Right key"]]
+    assert restyled == 0

@@ -511,6 +511,63 @@ def test_grid_and_list_layouts(tmp_path):
     assert len(xs) == 1  # one column
 
 
+def test_a_layout_that_makes_the_grid_scroll_draws_each_card_at_one_size(tmp_path, monkeypatch):
+    """`g` to a list of cards taller than the screen: the scrollbar comes with the layout, so each
+    card is drawn once, at the width it keeps (with the scrollbar left to Textual, every card was
+    drawn at the full width first, then again two columns narrower)."""
+    square = lambda step: png_bytes(flat_rgb((1, 2, 3), 16, 16))  # noqa: E731
+    write_images(tmp_path, "run", steps=(1,), images={f"t{i}": square for i in range(4)})
+    drawn: list[tuple[int, int]] = []
+    real = halfblock.render_image
+
+    def spy(image, max_cols, max_rows, *args, **kwargs):
+        drawn.append((max_cols, max_rows))
+        return real(image, max_cols, max_rows, *args, **kwargs)
+
+    monkeypatch.setattr(halfblock, "render_image", spy)
+
+    async def body(pilot, view):
+        drawn.clear()
+        await pilot.press("g")
+        await settle(pilot)
+        grid = view.query_one(ImageGrid)
+        return grid.show_vertical_scrollbar, [tuple(card.content_region.size) for card in view.shown_cards()]
+
+    scrolls, sizes = run_view(tmp_path, ["./run"], body, size=(160, 48))
+    assert scrolls
+    assert drawn and set(drawn) == set(sizes)  # every size drawn is the one the cards kept
+    assert len(drawn) <= len(sizes)  # no card drawn twice
+
+
+def test_leaving_full_screen_draws_each_card_at_the_size_it_keeps(tmp_path, monkeypatch):
+    """`/` in full screen brings the tag list back: the cards are shaped for the width the list
+    leaves them in the same layout (shaped for the full width first, they were drawn at it, then
+    again once the list took its place)."""
+    wide = lambda step: png_bytes(flat_rgb((1, 2, 3), 64, 16))  # noqa: E731  (rows as tall as the width allows)
+    write_images(tmp_path, "run", steps=(1,), images={f"t{i}": wide for i in range(4)})
+    drawn: list[tuple[int, int]] = []
+    real = halfblock.render_image
+
+    def spy(image, max_cols, max_rows, *args, **kwargs):
+        drawn.append((max_cols, max_rows))
+        return real(image, max_cols, max_rows, *args, **kwargs)
+
+    monkeypatch.setattr(halfblock, "render_image", spy)
+
+    async def body(pilot, view):
+        for key in ("g", "f"):
+            await pilot.press(key)
+            await settle(pilot)
+        drawn.clear()
+        await pilot.press("slash")
+        await settle(pilot)
+        return view.state.fullscreen, [tuple(card.content_region.size) for card in view.shown_cards()]
+
+    fullscreen, sizes = run_view(tmp_path, ["./run"], body, size=(160, 48))
+    assert fullscreen is None
+    assert drawn and set(drawn) == set(sizes)
+
+
 def test_compared_jobs_are_side_by_side_with_their_colours():
     jobs = ["./lenet_lr0.01", "./lenet_lr0.1", "./resnetish_bs32"]
 

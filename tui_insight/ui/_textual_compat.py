@@ -27,6 +27,10 @@ Shims:
   Applied when this module is imported.
 - `layout_once` (Textual 8.2): a widget resized by a layout does not ask for another layout
   (`Widget._size_updated`). Applied when this module is imported.
+- `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
+  other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
+- `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
+  (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
@@ -56,7 +60,7 @@ from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
-from textual.widgets import Footer, OptionList
+from textual.widgets import Footer, OptionList, Tree
 from textual.widgets._footer import FooterKey
 
 TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins ==8.2.*
@@ -231,7 +235,10 @@ def _take_keys(footer: Footer, items: list[Any]) -> bool:
         _take_key(target, source)
         target.display = True
     for spare in old_keys[len(new_keys):]:
-        _take_key(spare, FooterKey("", "", "", "", disabled=True))
+        # Hidden, a spare loses its key's text but keeps its classes: restyling a key (its
+        # `-disabled`) costs ~1 ms, and `/` left 9 spares, which `escape` took back.
+        spare.key = spare.key_display = spare.description = spare.action = ""
+        spare.tooltip = None
         spare.display = False
     missing = new_keys[len(old_keys):]
     if missing:
@@ -403,6 +410,49 @@ def layout_once() -> None:
 
 
 layout_once()
+
+
+def quiet_tree_resize() -> None:
+    """A Tree resized by a layout only grows its line cache to its new height.
+
+    Textual 8.2: `Tree._on_resize` also calls `_invalidate`, which drops every cached line and
+    the tree's lines and asks for another layout (`refresh(layout=True)`). Nothing of that
+    depends on the size (a cached line is keyed by the width it was drawn at, the lines and the
+    virtual size by the nodes alone), and the layout that resized the tree painted it: a tree
+    shown again (the graph view's `d`) was laid out and painted twice. The original stays
+    reachable as `Tree._on_resize.__wrapped__`."""
+    resize = Tree._on_resize
+    if hasattr(resize, "__wrapped__"):
+        return
+
+    def _on_resize(self: Tree, event: events.Resize) -> None:
+        self._line_cache.grow(event.size.height)
+
+    _on_resize.__wrapped__ = resize  # type: ignore[attr-defined]
+    Tree._on_resize = _on_resize  # type: ignore[method-assign]
+
+
+quiet_tree_resize()
+
+
+def quiet_focus_change() -> None:
+    """Moving the focus repaints the widgets it changes, not the whole screen.
+
+    Textual 8.2: `Screen.focused` is a reactive that repaints (`Reactive(None)`, `repaint=True`),
+    so every focus change (`/` into a filter box, `escape` out of it, a view taking the keys)
+    marked the screen dirty and the next frame drew every widget again, after the layout had
+    drawn what changed. What a focus change changes is redrawn anyway: the widgets that gain
+    or lose `:focus` or `:focus-within` are restyled and repaint themselves
+    (`Widget.watch_has_focus`, `Screen._update_focus_styles`), the footer rewrites its keys.
+    The original flag stays reachable as `Screen.focused.repaint_before_shim`."""
+    focused = Screen.focused
+    if hasattr(focused, "repaint_before_shim"):
+        return
+    focused.repaint_before_shim = focused._repaint  # type: ignore[attr-defined]
+    focused._repaint = False
+
+
+quiet_focus_change()
 
 
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------

@@ -123,6 +123,13 @@ def list_row_height(sizes: list[tuple[int, int]], cell_width: int, height: int) 
     return max(MIN_CARD_HEIGHT, min(height, needed))
 
 
+def rows_height(count: int, columns: int, rows: list[int]) -> int:
+    """The height of `count` cards in `columns` on rows of `rows` heights (repeated when there are
+    more rows, as CSS `grid-rows` does)."""
+    lines = -(-count // max(1, columns))
+    return sum(rows[i % len(rows)] for i in range(lines)) if rows else 0
+
+
 def layout(sizes: list[tuple[int, int]], width: int, height: int, jobs: int, state: ImagesState) -> tuple[int, list[int]]:
     """(columns, row heights) that give the shown cards' images (`sizes`) the most room."""
     if state.fullscreen:

@@ -268,6 +268,10 @@ class HistogramsView(TagGridView):
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = str(row_height)
 
+    def rows_height(self, shown: list[ChartKey], width: int, height: int) -> int:
+        columns, row_height = present.grid_shape(width, height, len(shown), bool(self.state.fullscreen))
+        return -(-len(shown) // columns) * row_height
+
     # -- loading --------------------------------------------------------------------------------
 
     def _request_loads(self, state: HistogramsState) -> None:

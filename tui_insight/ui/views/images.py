@@ -223,11 +223,16 @@ class ImagesView(TagGridView):
 
     def shape_grid(self, grid, shown: list[tuple[str, str]], width: int, height: int) -> None:
         """Columns and row heights that give the images the most room."""
-        columns, rows_height = present.layout([self._image_size(key) for key in shown], width, height,
-                                              len(self.train_ids), self.state)
+        columns, rows_height = self._layout(shown, width, height)
         self._columns = columns
         grid.styles.grid_size_columns = columns
         grid.styles.grid_rows = " ".join(str(h) for h in rows_height)
+
+    def rows_height(self, shown: list[tuple[str, str]], width: int, height: int) -> int:
+        return present.rows_height(len(shown), *self._layout(shown, width, height))
+
+    def _layout(self, shown: list[tuple[str, str]], width: int, height: int) -> tuple[int, list[int]]:
+        return present.layout([self._image_size(key) for key in shown], width, height, len(self.train_ids), self.state)
 
     def _image_size(self, key: tuple[str, str]) -> tuple[int, int]:
         """The pixel size of what a card shows, or `UNKNOWN` before it is decoded."""

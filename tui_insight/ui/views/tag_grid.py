@@ -124,6 +124,10 @@ class TagGridView(DataView):
         """Set the grid's columns and rows for the `shown` keys in `width` x `height` cells."""
         raise NotImplementedError
 
+    def rows_height(self, shown: list[Any], width: int, height: int) -> int:
+        """The height of the rows `shape_grid` would lay out (more than `height`: the grid scrolls)."""
+        raise NotImplementedError
+
     def grid_shape(self, width: int, height: int, count: int) -> tuple[int, int]:
         """(columns, row height) of a grid of `count` widgets on `width` x `height` cells."""
         raise NotImplementedError
@@ -222,7 +226,34 @@ class TagGridView(DataView):
             shown += [key for key in self.grid_keys() if key not in widgets]
         width, height = grid.size.width, grid.size.height
         if width and height and shown:
-            self.shape_grid(grid, shown, width, height)
+            room = width + self._picker_change()  # (`size` holds the scrollbar's columns too)
+            self._shape_with_scrollbar(grid, shown, room, height)
+
+    def _picker_change(self) -> int:
+        """The columns the grid gains at the next layout as the tag list hides or shows (full
+        screen): the list's width in the last layout less its width now (its styles change at
+        once, its place at the layout). Shaped for the width it will have, the grid is laid out
+        once; shaped for the old one, it was laid out and drawn again when its size changed."""
+        picker = self.picker
+        laid = picker.region.width
+        if not picker.display:
+            return laid
+        styles_width = picker.styles.width
+        if styles_width is None or not styles_width.is_cells:
+            return 0  # a width that only the layout knows: shaped again when it comes
+        return laid - int(styles_width.value)
+
+    def _shape_with_scrollbar(self, grid: ViewGrid, shown: list[Any], room: int, height: int) -> None:
+        """Shape the grid for `room` columns (its width, a scrollbar's included), or for what a
+        scrollbar leaves of them if the rows overflow, and show the scrollbar exactly then.
+
+        Left to `overflow-y: auto`, Textual shows or hides the scrollbar only after a layout,
+        then lays the grid out again at the other width: every chart or card was drawn twice,
+        once at a width it never kept (`g` in the image view painted three frames)."""
+        bar = grid.styles.scrollbar_size_vertical
+        overflow = self.rows_height(shown, room, height) > height and bar > 0
+        self.shape_grid(grid, shown, room - bar if overflow else room, height)
+        grid.styles.overflow_y = "scroll" if overflow else "hidden"
 
     def laid_out(self) -> tuple[int, int]:
         """(columns, row height) of the grid as `layout_grid` laid it out."""
