@@ -337,6 +337,9 @@ def paints_per_cursor_key() -> tuple[list[int], list[str]]:
                 break
         assert view is not None and view.body.table_key is not None
         await pilot.pause(0.3)
+        for key in ("down", "right", "up", "left"):  # not counted: the first moves of a process paint
+            await pilot.press(key)                   # more (the table's first scroll, styles cached)
+            await pilot.pause(0.2)
         counts, readouts = [], []
         for key in ("down", "right", "down", "right", "up", "left"):
             painted.clear()
@@ -351,7 +354,7 @@ def paints_per_cursor_key() -> tuple[list[int], list[str]]:
 
 def test_a_cursor_key_whose_work_goes_on_in_messages_paints_once():
     counts, readouts = paints_per_cursor_key()
-    assert sum(counts) <= 8, counts  # one each (a loaded machine may stretch a key past the hold)
+    assert sum(counts) <= 7, counts  # one each (a loaded machine may stretch a key past the hold)
     assert len(set(readouts)) > 1  # the read-out followed the cursor
 
 
