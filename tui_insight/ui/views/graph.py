@@ -141,7 +141,7 @@ class GraphView(DataView):
         if (old.mode, old.graph, old.optimized, old.pipeline_job) != (new.mode, new.graph, new.optimized,
                                                                       new.pipeline_job):
             if old.mode != new.mode:
-                self.refresh_bindings()  # the footer dims the graph keys in the pipeline, in this frame
+                self.call_after_refresh(self.refresh_bindings)  # the footer dims the graph keys in the pipeline
             self._refresh()
         elif new.mode == "graph" and self._tree_is_current():
             if new.search != old.search:
