@@ -309,13 +309,8 @@ def test_a_lineage_cursor_move_by_the_user_is_not_folded_into_one_by_the_program
 
 # -- one paint per key (App._begin_batch, Screen._on_idle) ---------------------------------------------
 
-def paints_per_cursor_key() -> tuple[list[int], list[str]]:
-    """Paints (`App._display` with something to draw) after each of six cursor moves in the tensor
-    view's table, which tells the view by a message (the view then draws the read-out); and the
-    read-out after each key."""
-    from tui_insight.ui.views.tensors import TensorsView
-
-    app = make_app(MINDSPORE_LOGS)
+def count_paints(app) -> list[int]:
+    """A list that gets a 1 for each paint of `app` with something to draw (`App._display`)."""
     painted: list[int] = []
     display = app._display
 
@@ -325,6 +320,17 @@ def paints_per_cursor_key() -> tuple[list[int], list[str]]:
         return display(screen, renderable)
 
     app._display = counted
+    return painted
+
+
+def paints_per_cursor_key() -> tuple[list[int], list[str]]:
+    """Paints (`App._display` with something to draw) after each of six cursor moves in the tensor
+    view's table, which tells the view by a message (the view then draws the read-out); and the
+    read-out after each key."""
+    from tui_insight.ui.views.tensors import TensorsView
+
+    app = make_app(MINDSPORE_LOGS)
+    painted = count_paints(app)
 
     async def body(pilot):
         app.open_jobs(("./lenet_lr0.01",), "tensors")
@@ -390,15 +396,7 @@ def paints_per_resize() -> tuple[list[int], str]:
     """Paints after each of three updates that change a widget's width (and move its neighbour)."""
     async def main():
         app = Grow()
-        painted: list[int] = []
-        display = app._display
-
-        def counted(screen, renderable):
-            if renderable is not None:
-                painted.append(1)
-            return display(screen, renderable)
-
-        app._display = counted
+        painted = count_paints(app)
         async with app.run_test(size=(40, 5)) as pilot:
             await pilot.pause(0.2)
             counts = []
@@ -446,15 +444,7 @@ def paints_per_swap() -> tuple[list[int], list[str]]:
     """Paints after each time the tree is shown in place of the text, and its first lines."""
     async def main():
         app = Panes()
-        painted: list[int] = []
-        display = app._display
-
-        def counted(screen, renderable):
-            if renderable is not None:
-                painted.append(1)
-            return display(screen, renderable)
-
-        app._display = counted
+        painted = count_paints(app)
         async with app.run_test(size=(40, 12)) as pilot:
             await pilot.pause(0.2)
             tree, text = app.query_one(Tree), app.query_one("#text")
