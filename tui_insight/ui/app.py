@@ -425,6 +425,9 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         stack = self.screen_stack  # empty while the app shuts down (`self.screen` raises then)
         if stack and isinstance(stack[-1], JobsScreen):
             stack[-1].tick()
+        for screen in stack:
+            if isinstance(screen, JobsScreen):
+                screen.watch_the_clock()
         # The collector's full passes wait for a pause in the keys (`gc_policy.defer_full`, set
         # at mount): one at allocation took 50-150 ms out of a key's paint.
         gc_policy.collect_full_when_due(idle=time.monotonic() - self._last_key >= GC_IDLE_SECONDS)
