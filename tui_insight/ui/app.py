@@ -157,6 +157,11 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_previous"),
     ]
 
+    def get_driver_class(self) -> type:
+        """The platform's driver; in a terminal on Linux or macOS, one whose input thread sleeps
+        while no key comes (`_textual_compat.sleeping_input`)."""
+        return _textual_compat.sleeping_input(super().get_driver_class())
+
     def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
