@@ -58,41 +58,67 @@ def _schemas(pa: Any) -> dict[str, Any]:
 def _arrow() -> Any:
     try:
         import pyarrow as pa
-        import pyarrow.parquet  # noqa: F401 - pa.parquet below
     except ImportError as exc:
         raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
     return pa
 
 
+# pyarrow.parquet.ParquetWriter's settings, as it hands them to the writer it wraps.
+_WRITER_SETTINGS = {"version": "2.6", "use_dictionary": True, "compression": "snappy", "write_statistics": True,
+                    "use_deprecated_int96_timestamps": False, "writer_engine_version": "V2",
+                    "data_page_version": "1.0", "use_compliant_nested_type": True, "store_schema": True}
+
+
+def _parquet_writer(pa: Any, sink: IO[bytes], schema: Any) -> Any:
+    """A Parquet writer of `schema` into the open file `sink` (`write_table`, `close`): the one
+    `pyarrow.parquet.ParquetWriter` wraps, with its settings, so the files are the same bytes.
+    pyarrow.parquet imports pyarrow.fs and with it ssl and every remote filesystem (30 ms of a
+    0.4 s export) to resolve a path this export never gives; where the wrapped writer is not
+    there as this pyarrow has it, pyarrow.parquet's is used."""
+    try:
+        from pyarrow._parquet import ParquetWriter
+
+        return ParquetWriter(sink, schema, **_WRITER_SETTINGS)
+    except (ImportError, TypeError):
+        import pyarrow.parquet
+
+        return pyarrow.parquet.ParquetWriter(sink, schema)
+
+
+# What pyarrow imports when it finds them and an export never needs: pandas (0.2 s, more than
+# the rest of the export's imports) whenever pyarrow is handed an array, only to ask whether it
+# is a pandas one; cloudpickle (18 ms) as its pickler of extension types (pickle otherwise);
+# dateutil (14 ms, with six) on its first list of Python values, for relativedelta.
+_HIDDEN = ("pandas", "cloudpickle", "dateutil")
+
+
 @contextmanager
 def _without_pandas() -> Iterator[None]:
-    """For the CLI's export, whose process holds no pandas object: pyarrow imports pandas
-    (0.2 s, more than the rest of the export's imports) whenever it is handed an array, only to
-    ask whether it is a pandas one, so pandas cannot be found while this holds (pyarrow takes
-    that as no pandas; it needs none to write Parquet or Arrow). Where pandas is imported
-    already, nothing changes."""
+    """For the CLI's export, whose process holds no pandas object: the modules of `_HIDDEN`
+    cannot be found while this holds (pyarrow takes that as their absence; it needs none of them
+    to write Parquet or Arrow). Those imported already are left as they are."""
     import sys
 
-    if "pandas" in sys.modules:
+    finder = _Hidden(frozenset(name for name in _HIDDEN if name not in sys.modules))
+    if not finder.names:
         yield
         return
-    sys.meta_path.insert(0, _NO_PANDAS)
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        sys.meta_path.remove(_NO_PANDAS)
+        sys.meta_path.remove(finder)
 
 
-class _NoPandas:
-    """A finder that says pandas cannot be imported (`_without_pandas`)."""
+class _Hidden:
+    """A finder that says the packages `names` (and their modules) cannot be imported."""
 
-    @staticmethod
-    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas":
-            raise ModuleNotFoundError("pandas is not looked for in this export", name=name)
+    def __init__(self, names: frozenset[str]):
+        self.names = names
 
-
-_NO_PANDAS = _NoPandas()
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"{name} is not looked for in this export", name=name)
 
 
 def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: bool = False,
@@ -112,7 +138,7 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         writers = {}
         for kind, schema in schemas.items():
             handles.append(target.open(f"{kind}.parquet"))
-            writers[kind] = pa.parquet.ParquetWriter(handles[-1], schema)
+            writers[kind] = _parquet_writer(pa, handles[-1], schema)
         lineage_views: list[JobView] = []
         train_ids = logs.job_ids()
         started = time.time()
@@ -132,7 +158,9 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
             writer.close()
         lineage = _lineage_table(pa, logs, lineage_views)
         with target.open("lineage.parquet") as handle:
-            pa.parquet.write_table(lineage, handle)
+            writer = _parquet_writer(pa, handle, lineage.schema)
+            writer.write_table(lineage)
+            writer.close()
         rows["lineage"] = lineage.num_rows
         for handle in handles:
             handle.close()
@@ -181,15 +209,17 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
 def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str, Any] | None = None) -> Any:
     """The columns as `schema` says; names (`labels`: codes into them) with bytes that are not
     UTF-8 as `arrow_text` writes them (Parquet's strings are UTF-8)."""
+    import numpy as np
+
     arrays = []
     for field in schema:
         column = columns[field.name]
         if labels and field.name in labels:
             arrays.append(_labelled_strings(pa, *labels[field.name]))
-        elif field.type == pa.string():
-            arrays.append(arrow_strings(pa, _plain(column)))
+        elif field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
+            arrays.append(arrow_strings(pa, column.tolist() if isinstance(column, np.ndarray) else list(column)))
         else:
-            arrays.append(pa.array(_plain(column), type=field.type))
+            arrays.append(_numbers(pa, _plain(column), field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
@@ -227,6 +257,19 @@ def _labelled_strings(pa: Any, codes: Any, names: Any) -> Any:
 def _scalars(pa: Any, table: Table, schema: Any) -> Any:
     """A table whose job and tag are labelled (`Table.labels`): Arrow strings without a Python string a row."""
     return _table(pa, table.columns, schema, table.labels)
+
+
+def _numbers(pa: Any, column: Any, kind: Any) -> Any:
+    """The array of `kind` of a column: a numpy column of that type as its buffer, without a
+    copy and without `pa.array`, which looks for a masked array by `np.ma` (numpy imports
+    numpy.ma then: 22 ms)."""
+    import numpy as np
+
+    if isinstance(column, np.ndarray) and column.ndim == 1 and kind in (pa.float64(), pa.int64()) \
+            and column.dtype == (np.float64 if kind == pa.float64() else np.int64):
+        column = np.ascontiguousarray(column)
+        return pa.Array.from_buffers(kind, len(column), [None, pa.py_buffer(column)])
+    return pa.array(column, type=kind)
 
 
 def _plain(column: Any) -> Any:
