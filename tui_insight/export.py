@@ -225,13 +225,16 @@ def _everything(key: TagKey) -> bool:
 
 
 class _CsvFiles:
-    """The snapshot's CSV files, one open file each, written with names' bytes intact."""
+    """The snapshot's CSV files, one open file each, written with names' bytes intact. Blocks of
+    rows formatted already (`data`) are written by a thread (`_Writer`) while the next are made."""
 
     def __init__(self, target: ExportDir, out: Path, result: ExportResult):
         self.target, self.out, self.result = target, out, result
         self.handles: dict[str, io.TextIOWrapper] = {}
         self.writers: dict[str, Any] = {}  # csv writers (their type is private to csv)
         self.writing = ""  # the file being written (for the message when writing fails)
+        self.thread: _Writer | None = None
+        self.queued: set[str] = set()  # files with blocks handed to the thread since it was last waited for
 
     def open(self, name: str, header: list[str]) -> None:
         self.writing = f"{name}.csv"
@@ -243,34 +246,114 @@ class _CsvFiles:
         self.result.rows[name] = 0
 
     def row(self, name: str, values: list) -> None:
-        self.writing = f"{name}.csv"
+        self._written_before(name)
         self.writers[name].writerow(values)
         self.result.rows[name] += 1
 
     def text(self, name: str, text: str, rows: int) -> None:
         """`rows` rows already formatted as CSV."""
-        self.writing = f"{name}.csv"
+        self._written_before(name)
         self.handles[name].write(text)
         self.result.rows[name] += rows
 
     def data(self, name: str, data: bytes, rows: int) -> None:
         """`rows` rows already formatted and encoded as the file's text is."""
         self.writing = f"{name}.csv"
+        if self.thread is None and len(data) >= _Writer.FROM:
+            self.thread = _Writer()
         handle = self.handles[name]
-        handle.flush()
-        handle.buffer.write(data)
+        if name not in self.queued:  # (else no text came since its last block: the thread has it all)
+            handle.flush()
+        if self.thread is None:
+            handle.buffer.write(data)
+        else:
+            self._failed()
+            self.thread.put(name, handle.buffer, data)
+            self.queued.add(name)
         self.result.rows[name] += rows
 
+    def _written_before(self, name: str) -> None:
+        """Text for `name` comes after the blocks handed to the thread for it."""
+        self.writing = f"{name}.csv"
+        if name in self.queued:
+            self._wait()
+
+    def _wait(self) -> None:
+        if self.thread is not None:
+            self.thread.wait()
+            self.queued.clear()
+            self._failed()
+
+    def _failed(self) -> None:
+        """The thread's failure, raised here with the file it was writing."""
+        if self.thread is not None and self.thread.failed is not None:
+            name, exc = self.thread.failed
+            self.writing = f"{name}.csv"
+            raise exc
+
     def flush(self) -> None:
+        self._wait()
         for name, handle in self.handles.items():
             self.writing = f"{name}.csv"
             handle.flush()
 
     def close(self) -> None:
+        if self.thread is not None:
+            thread, self.thread = self.thread, None
+            thread.stop()
+            self.queued.clear()
+            if thread.failed is not None:
+                self.writing = f"{thread.failed[0]}.csv"
+                raise thread.failed[1]
         while self.handles:
             name, handle = self.handles.popitem()
             self.writing = f"{name}.csv"
             handle.close()
+
+
+class _Writer:
+    """A thread writing blocks of bytes to their files in the order given, so that the next
+    block is formatted meanwhile (a write of a big block releases the GIL: the second core
+    takes it). The first failure is kept (the file's name, the error) and the blocks after it
+    are dropped; the caller raises it."""
+
+    FROM = 1 << 18  # the first block this big starts the thread (a smaller export writes as it goes)
+    PENDING = 2  # blocks waiting at most (memory: a block is a tag's rows, or 16,384 scalar rows)
+
+    def __init__(self) -> None:
+        import queue
+        import threading
+
+        self.blocks: queue.Queue[tuple[str, Any, bytes] | None] = queue.Queue(self.PENDING)
+        self.failed: tuple[str, BaseException] | None = None
+        self.thread = threading.Thread(target=self._run, name="tui-insight-csv-writer", daemon=True)
+        self.thread.start()
+
+    def put(self, name: str, handle: Any, data: bytes) -> None:
+        self.blocks.put((name, handle, data))
+
+    def wait(self) -> None:
+        """Until every block given is written (or dropped after a failure)."""
+        self.blocks.join()
+
+    def stop(self) -> None:
+        self.blocks.put(None)
+        self.thread.join()
+
+    def _run(self) -> None:
+        while True:
+            block = self.blocks.get()
+            try:
+                if block is None:
+                    return
+                if self.failed is None:
+                    name, handle, data = block
+                    try:
+                        handle.write(data)
+                    except BaseException as exc:  # (raised in the caller's thread: `_CsvFiles._failed`)
+                        self.failed = (name, exc)
+            finally:
+                self.blocks.task_done()
 
 
 class _Snapshot:
