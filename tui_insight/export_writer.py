@@ -1,0 +1,52 @@
+"""The CSV export's writer thread (`export._CsvFiles`): blocks of rows laid out and written on
+the second core while the export reads and formats the next."""
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+Block = bytes | Callable[[], bytes]  # rows as bytes, or what makes them (called by the thread)
+
+
+class BlockWriter:
+    """A thread formatting and writing blocks of rows to their files in the order given, while
+    the caller reads the next (numpy's gathers and the writes release the GIL: the second core
+    takes them). The first failure is kept (the file's name, the error) and the blocks after it
+    are dropped; the caller raises it."""
+
+    FROM = 1 << 12  # the first block of this many rows starts the thread (a smaller export writes as it goes)
+    PENDING = 2  # blocks waiting at most (memory: a block is a tag's steps, or 16,384 scalar rows)
+
+    def __init__(self) -> None:
+        self.blocks: queue.Queue[tuple[str, Any, Block] | None] = queue.Queue(self.PENDING)
+        self.failed: tuple[str, BaseException] | None = None
+        self.thread = threading.Thread(target=self._run, name="tui-insight-csv-writer", daemon=True)
+        self.thread.start()
+
+    def put(self, name: str, handle: Any, data: Block) -> None:
+        self.blocks.put((name, handle, data))
+
+    def wait(self) -> None:
+        """Until every block given is written (or dropped after a failure)."""
+        self.blocks.join()
+
+    def stop(self) -> None:
+        self.blocks.put(None)
+        self.thread.join()
+
+    def _run(self) -> None:
+        while True:
+            block = self.blocks.get()
+            try:
+                if block is None:
+                    return
+                if self.failed is None:
+                    name, handle, data = block
+                    try:
+                        handle.write(data if isinstance(data, bytes) else data())
+                    except BaseException as exc:  # (raised in the caller's thread: `export._CsvFiles`)
+                        self.failed = (name, exc)
+            finally:
+                self.blocks.task_done()
