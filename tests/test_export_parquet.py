@@ -220,3 +220,19 @@ def test_the_cli_export_labels_names_without_importing_pyarrow_compute(tmp_path)
             table = pq.read_table(tmp_path / "pq" / f"{kind}.parquet")
             assert len(set(table.column("tag").to_pylist())) > 1
             assert table.select(["job", "tag"]).to_pylist() == mine[["job", "tag"]].to_dict("records")
+
+
+def test_a_full_disk_stops_the_parquet_export_with_one_line_and_what_was_written(tmp_path):
+    # Row groups are written by a thread while the next tables are made: its failure ends the
+    # export as one written in the caller would, with the files and an INCOMPLETE file in OUT.
+    from export_help import small_disk, write_job
+
+    write_job(tmp_path / "logs", "j", steps=3000, tags=[f"metric_{i}" for i in range(10)])
+    with small_disk(tmp_path / "disk") as disk:
+        out = disk.path / "pq"
+        done = subprocess.run([sys.executable, "-m", "tui_insight", str(tmp_path / "logs"), "--export", "parquet",
+                               "--out", str(out)], capture_output=True, timeout=300, cwd=REPO, preexec_fn=disk.child())
+        stderr = done.stderr.decode()
+        assert done.returncode == 2 and "Traceback" not in stderr
+        assert [line for line in stderr.splitlines() if "error" in line][0].startswith("tui-insight: error: cannot write to")
+        assert (out / "INCOMPLETE").read_text().startswith("the export stopped: ")

@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,6 +28,7 @@ from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_s
                   histogram_steps_table, payload_steps, pr_curve_table, scalar_table, tensor_table)
 from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
+from .export_writer import BlockWriter
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
@@ -134,6 +136,7 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
     schemas = _schemas(pa)
     rows = dict.fromkeys(KINDS, 0)
     handles: list[IO[bytes]] = []
+    thread = BlockWriter()  # writes a row group (pyarrow releases the GIL) while the next tables are made
     try:
         writers = {}
         for kind, schema in schemas.items():
@@ -143,20 +146,32 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
         train_ids = logs.job_ids()
         started = time.time()
         pending: dict[str, list] = {kind: [] for kind in writers}  # small jobs' tables, written together
+
+        def flush(kind: str) -> None:  # one group in the thread at a time (memory: one group more)
+            group, pending[kind] = pending[kind], []
+            if group:
+                thread.wait()
+                _raise_failure(thread)
+                thread.call(f"{kind}.parquet", partial(_flush, pa, writers[kind], group))
+
         for done, view in enumerate(logs.job_views(all_steps=all_steps), 1):
-            for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
+            last = done >= len(train_ids)  # (its tables end their groups: written as each is made)
+            for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started):
                 if table.num_rows:
                     pending[kind].append(table)
                     rows[kind] += table.num_rows
-                    if sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
-                        _flush(pa, writers[kind], pending[kind])
+                    if last or sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
+                        flush(kind)
             lineage_views.append(_without_series(view))
             if progress is not None:
                 progress(done, len(train_ids))
-        for kind, writer in writers.items():
-            _flush(pa, writer, pending[kind])
-            writer.close()
+        for kind in writers:
+            flush(kind)
         lineage = _lineage_table(pa, logs, lineage_views)
+        thread.wait()
+        _raise_failure(thread)
+        for writer in writers.values():
+            writer.close()
         with target.open("lineage.parquet") as handle:
             writer = _parquet_writer(pa, handle, lineage.schema)
             writer.write_table(lineage)
@@ -166,18 +181,27 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
             handle.close()
         target.commit()
     except OSError as exc:
+        thread.stop()
         for handle in handles:
-            handle.close()
+            try:
+                handle.close()  # (its buffer is written first: on a full disk that fails too)
+            except OSError:
+                pass
         where = target.abandon(f"the export stopped: {exc.strerror or exc}\n")
         raise ExportError(f"cannot write to {where}: {exc.strerror or exc}") from exc
+    finally:
+        thread.stop()
     return rows
 
 
+def _raise_failure(thread: BlockWriter) -> None:
+    if thread.failed is not None:
+        raise thread.failed[1]
+
+
 def _flush(pa: Any, writer: Any, tables: list) -> None:
-    """The tables gathered so far, as one row group (a job with more rows is one on its own)."""
-    if tables:
-        writer.write_table(pa.concat_tables(tables))
-        tables.clear()
+    """The tables gathered, as one row group (a job with more rows is one on its own)."""
+    writer.write_table(pa.concat_tables(tables))
 
 
 def _without_series(view: JobView) -> JobView:
@@ -188,22 +212,21 @@ def _without_series(view: JobView) -> JobView:
 
 
 def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: dict[str, Any],
-                started: float) -> dict[str, Any]:
-    tensors = tensor_table([view], logs, None, all_steps)
+                started: float) -> Iterator[tuple[str, Any]]:
+    """Each kind's table of one job, in turn (the one before is written meanwhile)."""
+    yield "scalars", _scalars(pa, scalar_table([view], None), schemas["scalars"])
     histograms = list(payload_steps([view], logs._cache, "histogram", None, all_steps))  # read once, used twice
+    yield "histograms", _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"])
+    tensors = tensor_table([view], logs, None, all_steps)
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
-    return {
-        "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
-        "histograms": _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"]),
-        "tensors": _table(pa, tensor_columns, schemas["tensors"]),
-        "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
-        "distributions": _table(pa, distribution_table([view], logs, None, all_steps, histograms).columns,
-                                schemas["distributions"]),
-        "health": _table(pa, _health_columns(view, started), schemas["health"]),
-        "problems": _table(pa, _problem_columns(view), schemas["problems"]),
-    }
+    yield "tensors", _table(pa, tensor_columns, schemas["tensors"])
+    yield "pr_curves", _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"])
+    yield "distributions", _table(pa, distribution_table([view], logs, None, all_steps, histograms).columns,
+                                  schemas["distributions"])
+    yield "health", _table(pa, _health_columns(view, started), schemas["health"])
+    yield "problems", _table(pa, _problem_columns(view), schemas["problems"])
 
 
 def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str, Any] | None = None) -> Any:
