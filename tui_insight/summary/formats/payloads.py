@@ -93,22 +93,25 @@ class PayloadStore:
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
-        decoders = {kind: value_decoder("histogram", kind) for kind in {locs[i].kind for i in wanted}}
+        tensorboard: list[tuple[int, Any]] = []  # TensorBoard's histograms, decoded all together (held)
         for chunk in _by_records(wanted, locs):
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
             mindspore: list[tuple[int, Any]] = []  # MindSpore's histograms, decoded together (their events held)
             for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
-                try:
-                    if isinstance(value, PayloadError):
-                        raise value
-                    if locs[i].kind == "tensorboard":
-                        found[i] = decoders["tensorboard"](value)
-                    else:
-                        mindspore.append((i, value.histogram))
-                except PayloadError as exc:
-                    found[i] = exc
-            for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
-                found[i] = data
+                if isinstance(value, PayloadError):
+                    found[i] = value
+                elif locs[i].kind == "tensorboard":
+                    tensorboard.append((i, value))
+                else:
+                    mindspore.append((i, value.histogram))
+            if mindspore:
+                for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
+                    found[i] = data
+        if tensorboard:
+            from . import tensorboard as decoders  # (here: read once a TensorBoard file is found)
+
+            for (i, _), decoded in zip(tensorboard, decoders.histograms_data([value for _, value in tensorboard])):
+                found[i] = PayloadError(str(decoded)) if isinstance(decoded, Problem) else decoded
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
