@@ -93,8 +93,10 @@ class PayloadStore:
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
-        tensorboard: list[tuple[int, Any]] = []  # TensorBoard's histograms, decoded all together (held)
+        tensorboard: list[tuple[int, Any]] = []  # TensorBoard's histograms, decoded together (held)
         for chunk in _by_records(wanted, locs):
+            if len(tensorboard) >= TENSORBOARD_TOGETHER:
+                _tensorboard_histograms(found, tensorboard)
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
             mindspore: list[tuple[int, Any]] = []  # MindSpore's histograms, decoded together (their events held)
             for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
@@ -107,11 +109,7 @@ class PayloadStore:
             if mindspore:
                 for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
                     found[i] = data
-        if tensorboard:
-            from . import tensorboard as decoders  # (here: read once a TensorBoard file is found)
-
-            for (i, _), decoded in zip(tensorboard, decoders.histograms_data([value for _, value in tensorboard])):
-                found[i] = PayloadError(str(decoded)) if isinstance(decoded, Problem) else decoded
+        _tensorboard_histograms(found, tensorboard)
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
@@ -225,6 +223,19 @@ def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_even
 
 
 PREFETCH_RECORDS = 16  # records fetched together from a remote source by `histograms`
+# TensorBoard histograms `histograms` converts at once (memory: their events, their buckets a few
+# times; 1,000 at once held 57 MB more at the tensorboard bench run's export).
+TENSORBOARD_TOGETHER = 128
+
+
+def _tensorboard_histograms(found: list, values: list[tuple[int, Any]]) -> None:
+    """found[i] for each (i, TensorBoard value) of `values` (`tensorboard.histograms_data`), emptied."""
+    if values:
+        from . import tensorboard  # (here: read once a TensorBoard file is found)
+
+        for (i, _), decoded in zip(values, tensorboard.histograms_data([value for _, value in values])):
+            found[i] = PayloadError(str(decoded)) if isinstance(decoded, Problem) else decoded
+        values.clear()
 
 
 def _by_records(order: list[int], locs: list[Locator]) -> Iterator[list[int]]:
