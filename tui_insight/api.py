@@ -626,7 +626,8 @@ def pr_curve_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ..
 
 
 DISTRIBUTION_COLUMNS = ("job", "tag", "step", "wall_time", "kind", *BP_COLUMNS)
-COMPRESSED_TOGETHER = 1024  # histograms whose distributions are computed at once (memory: their buckets, a few times)
+COMPRESSED_TOGETHER = 128  # histograms whose distributions are computed at once (memory: their buckets, a few
+# times; 1,000 of 580 buckets took 22.5 ms of CPU, 128 at a time 13.9: they stay in the CPU's caches)
 
 
 def distribution_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,
