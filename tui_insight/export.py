@@ -99,7 +99,12 @@ codecs.register_error(NAME_BYTES, _name_bytes)
 
 
 class ExportError(Exception):
-    """An export that was refused or failed; the message is for the user (escaped)."""
+    """An export that was refused or failed; the message is for the user (escaped), in the
+    command line's words; `in_dialog` says the same in the export dialog's (its fields, not flags)."""
+
+    def __init__(self, message: str, in_dialog: str | None = None):
+        super().__init__(message)
+        self.in_dialog = message if in_dialog is None else in_dialog
 
 
 class ExportIncomplete(ExportError):
@@ -147,12 +152,14 @@ def check_destination_of(location: str, out: Path, force: bool) -> Path:
     out = Path(out).expanduser().resolve()
     logdir = Path(os.path.realpath(location))
     if out == logdir or logdir in out.parents:
-        raise ExportError(f"refusing to write inside the log directory {shown(str(logdir))}: choose --out elsewhere")
+        refused = f"refusing to write inside the log directory {shown(str(logdir))}"
+        raise ExportError(f"{refused}: choose --out elsewhere", f"{refused}: choose a directory elsewhere")
     if out.exists():
         if not out.is_dir():
             raise ExportError(f"{shown(str(out))} exists and is not a directory")
         if any(out.iterdir()) and not force:
-            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite")
+            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite",
+                              f"{shown(str(out))} is not empty: tick “write into a non-empty directory” to overwrite")
     return out
 
 
