@@ -16,9 +16,9 @@ import plotext as plt
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Input, Static, Tree
+from textual.widgets import Input, OptionList, Static, Tree
 
 from tui_insight.ui import _textual_compat as compat
 from tui_insight.ui.messages import LatestMessage
@@ -378,7 +378,11 @@ def test_without_the_scroll_view_shim_the_same_keys_paint_twice(monkeypatch):
     line lays the screen out): a second paint per key, although nothing else changed."""
     from textual.scroll_view import ScrollView
 
+    from textual.screen import Screen
+
     monkeypatch.setattr(ScrollView, "_size_updated", ScrollView._size_updated.__wrapped__)
+    # (the scrollbars' paint would join the layout's: bars_paint_with_layout, tested below)
+    monkeypatch.setattr(Screen, "_compositor_refresh", Screen._compositor_refresh.__wrapped__)
     counts, _ = paints_per_cursor_key()
     assert sum(counts) >= 10, counts
 
@@ -473,6 +477,108 @@ def test_without_the_tree_shim_a_tree_shown_again_paints_twice(monkeypatch):
     monkeypatch.setattr(Tree, "_on_resize", Tree._on_resize.__wrapped__)
     counts, _ = paints_per_swap()
     assert counts == [2, 2]
+
+
+# -- an option list shown again or resized (OptionList._on_resize) ----------------------------------
+
+class Options(App):
+    """An option list and a text in one place, one shown at a time (the tag list as full screen
+    ends); the list is longer than its height, its rows cut at its width, which can change."""
+
+    CSS = """
+    #options { height: 1fr; width: 24; text-wrap: nowrap; text-overflow: ellipsis; }
+    #text { display: none; height: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(*(f"option {i} " + "word " * 8 for i in range(8)), id="options")
+        yield Static("text", id="text")
+
+
+def paints_per_option_swap() -> tuple[list[int], list[str]]:
+    """Paints after each time the list is shown again in place of the text; its first line then,
+    and after it is made wider."""
+    async def main():
+        app = Options()
+        painted = count_paints(app)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause(0.2)
+            options, text = app.query_one(OptionList), app.query_one("#text")
+            counts, lines = [], []
+            for shown in (False, True, False, True):
+                painted.clear()
+                options.display, text.display = shown, not shown
+                await pilot.pause(0.2)
+                if shown:
+                    counts.append(len(painted))
+            lines.append(options.render_lines(options.region.reset_offset)[1].text.strip(" ▊▎"))
+            options.styles.width = 36
+            await pilot.pause(0.2)
+            lines.append(options.render_lines(options.region.reset_offset)[1].text.strip(" ▊▎"))
+            return counts, lines
+
+    return asyncio.run(main())
+
+
+def test_an_option_list_shown_again_is_painted_once_and_drawn_again_at_a_new_width():
+    counts, (narrow, wide) = paints_per_option_swap()
+    assert counts == [1, 1]
+    assert narrow == "option 0 word word …"  # cut at its width...
+    assert wide == "option 0 word word word word wo…"  # ...and again at the new one
+
+
+def test_without_the_option_list_shim_a_list_shown_again_paints_twice(monkeypatch):
+    monkeypatch.setattr(OptionList, "_on_resize", OptionList._on_resize.__wrapped__)
+    counts, _ = paints_per_option_swap()
+    assert counts == [2, 2]
+
+
+# -- scrollbars a layout shows (Widget._scroll_update) ---------------------------------------------
+
+class Overflowing(App):
+    """Rows that overflow a box that shows no scrollbar until asked (a tag grid's `g`)."""
+
+    CSS = "#box { height: 10; overflow-y: hidden; } #box > Static { height: 4; }"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="box"):
+            for i in range(5):
+                yield Static(f"row {i}")
+
+
+def paints_per_scrollbar() -> tuple[list[int], list[int]]:
+    """Paints after the box is given its scrollbar, then after it is taken away; the box's
+    scrollbar columns after each."""
+    async def main():
+        app = Overflowing()
+        painted = count_paints(app)
+        async with app.run_test(size=(30, 12)) as pilot:
+            await pilot.pause(0.2)
+            box = app.query_one("#box")
+            counts, bars = [], []
+            for overflow in ("scroll", "hidden"):
+                painted.clear()
+                box.styles.overflow_y = overflow
+                await pilot.pause(0.2)
+                counts.append(len(painted))
+                bars.append(box.scrollbar_size_vertical)
+            return counts, bars
+
+    return asyncio.run(main())
+
+
+def test_a_scrollbar_a_layout_shows_is_painted_with_it():
+    counts, bars = paints_per_scrollbar()
+    assert counts == [1, 1]
+    assert bars[0] > 0 and bars[1] == 0
+
+
+def test_without_the_scrollbar_shim_a_scrollbar_paints_after_the_layout(monkeypatch):
+    from textual.screen import Screen
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", Screen._compositor_refresh.__wrapped__)
+    counts, _ = paints_per_scrollbar()
+    assert counts[0] == 2, counts
 
 
 # -- a focus change (Screen.focused) ----------------------------------------------------------------
