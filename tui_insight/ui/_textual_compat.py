@@ -34,8 +34,7 @@ Shims:
   Applied when this module is imported.
 - `bars_paint_with_layout` (Textual 8.2): the scrollbars a layout updates are painted in that
   layout's frame (`Widget._scroll_update`, `_arrange_scrollbars`, `Screen._refresh_layout`,
-  `_compositor_refresh`).
-  Applied when this module is imported.
+  `_compositor_refresh`). Applied when this module is imported.
 - `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
   (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
@@ -483,10 +482,9 @@ def bars_paint_with_layout() -> None:
         return
 
     def collect(widget: Widget) -> None:
-        screen = _laying_out(widget) if _LAYING_OUT else None
-        if screen is not None:
+        if _LAYING_OUT:  # (layouts do not nest: the one under way is the widget's screen's)
             bars = (widget._vertical_scrollbar, widget._horizontal_scrollbar)
-            screen._insight_bars.extend(bar for bar in bars if bar is not None)  # type: ignore[attr-defined]
+            _LAYING_OUT[-1]._insight_bars.extend(bar for bar in bars if bar is not None)  # type: ignore[attr-defined]
 
     def collecting(scroll_update: Any) -> Any:
         def _scroll_update(self: Widget, virtual_size: Any) -> None:
@@ -514,7 +512,8 @@ def bars_paint_with_layout() -> None:
         bars = getattr(self, "_insight_bars", None)
         if bars:
             self._insight_bars = []  # type: ignore[attr-defined]
-            waiting = {bar for bar in bars if bar._repaint_required and bar.is_attached}
+            shown = self._compositor.visible_widgets
+            waiting = {bar for bar in bars if bar._repaint_required and bar in shown}
             self._compositor.update_widgets(waiting)
             for bar in waiting:
                 bar._repaint_required = False  # (painted now: no Update message after this frame)
@@ -530,15 +529,7 @@ def bars_paint_with_layout() -> None:
     Screen._compositor_refresh = _compositor_refresh  # type: ignore[method-assign]
 
 
-_LAYING_OUT: list[Screen] = []  # the screens in `_refresh_layout` now (one, but for offstage layouts)
-
-
-def _laying_out(widget: Widget) -> Screen | None:
-    """The screen laying `widget` out now, if one is."""
-    for screen in _LAYING_OUT:
-        if widget is screen or screen in widget.ancestors:
-            return screen
-    return None
+_LAYING_OUT: list[Screen] = []  # the screen in `Screen._refresh_layout` now, if one is
 
 
 bars_paint_with_layout()
