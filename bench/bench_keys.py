@@ -82,7 +82,7 @@ def view_keys(app, view) -> list[str]:
     return keys
 
 
-Timing = tuple[str, float | None, float]  # key, settled paint (None: no frame), process CPU until settled
+Timing = tuple[str, float | None, float, int]  # key, settled paint (None: no frame), process CPU until settled, frames
 
 
 async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str) -> list[Timing]:
@@ -90,7 +90,7 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
 
     from textual.widgets import Input
 
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
     dashboard = app.screen
     await pilot.press(view_key)
     try:
@@ -98,20 +98,20 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
     except AssertionError:  # the dashboard offers only the views with something to show
         return []
     shown = await settle(pilot, clock, started)
-    timings: list[Timing] = [(f"{view_key} (open)", shown, time.process_time() - cpu)]
+    timings: list[Timing] = [(f"{view_key} (open)", shown, time.process_time() - cpu, len(clock.frames) - frames)]
     view = dashboard.query_one(view_name)
     for key in view_keys(app, view):
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
         await pilot.press(key)
         painted = await settle(pilot, clock, started)
-        timings.append((key, painted, time.process_time() - cpu))
+        timings.append((key, painted, time.process_time() - cpu, len(clock.frames) - frames))
         focused = app.focused
         away = focused is None or (focused is not view and view not in focused.ancestors)
         if app.screen is not dashboard or isinstance(focused, Input) or away:  # a dialog, panel or filter: close it
-            started, cpu = time.perf_counter(), time.process_time()
+            started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press("escape")
             painted = await settle(pilot, clock, started)
-            timings.append((f"{key} escape", painted, time.process_time() - cpu))
+            timings.append((f"{key} escape", painted, time.process_time() - cpu, len(clock.frames) - frames))
             if app.screen is not dashboard:
                 break
     return timings
@@ -120,25 +120,27 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
 def report(name: str, timings: list[Timing], worst: list, each: bool = False) -> None:
     """Keys that painted nothing (nothing to change) are counted, not timed. The key that opened
     the view ("N (open)") is shown apart, not in the keys' figures (opening is timed on its own).
-    CPU: the process's, key to settled (the bench's polling included, ~15 ms a key).
+    CPU: the process's, key to settled (the bench's polling included, ~15 ms a key); frames: the
+    frames painted from the key to settled, all keys of the view (a key painted twice counts 2).
     `each`: every key's time too, on a line of its own under the view's."""
-    opened = [t for key, t, _ in timings if key.endswith("(open)") and t is not None]
+    opened = [t for key, t, _, _ in timings if key.endswith("(open)") and t is not None]
     timings = [timing for timing in timings if not timing[0].endswith("(open)")]
-    painted = [(key, t, cpu) for key, t, cpu in timings if t is not None]
+    painted = [(key, t, cpu, frames) for key, t, cpu, frames in timings if t is not None]
     if not painted:
         return
     silent = len(timings) - len(painted)
-    ms = sorted(t * 1000 for _, t, _ in painted)
-    key, slowest, _ = max(painted, key=lambda timing: timing[1])
+    ms = sorted(t * 1000 for _, t, _, _ in painted)
+    key, slowest, _, _ = max(painted, key=lambda timing: timing[1])
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
-    cpu_ms = statistics.median(cpu * 1000 for _, _, cpu in painted)
+    cpu_ms = statistics.median(cpu * 1000 for _, _, cpu, _ in painted)
+    frames = sum(count for _, _, _, count in painted)
     print(f"  {name:<22} {len(ms):>3} keys ({silent:>2} no frame)  median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  "
-          f"worst {slowest * 1000:6.1f} ms ({key})  CPU median {cpu_ms:5.1f} ms"
+          f"worst {slowest * 1000:6.1f} ms ({key})  CPU median {cpu_ms:5.1f} ms  {frames} frames"
           + (f"  [opened in {opened[0] * 1000:.0f} ms]" if opened else ""))
     worst.append((slowest, name, key))
     if each:
-        for key, t, cpu in painted:
-            print(f"    {key:<24} {t * 1000:6.1f} ms  CPU {cpu * 1000:5.1f} ms")
+        for key, t, cpu, count in painted:
+            print(f"    {key:<24} {t * 1000:6.1f} ms  CPU {cpu * 1000:5.1f} ms  {count} frame{'s' if count != 1 else ''}")
 
 
 def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list, each: bool = False) -> None:
@@ -155,9 +157,10 @@ def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list, each: 
         results = {}
         table_keys = []
         for key in ("down", "up", "right", "right", "s", "s", "left", "end", "home"):
-            started, cpu = time.perf_counter(), time.process_time()
+            started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press(key)
-            table_keys.append((key, await settle(pilot, clock, started), time.process_time() - cpu))
+            settled = await settle(pilot, clock, started)
+            table_keys.append((key, settled, time.process_time() - cpu, len(clock.frames) - frames))
         results["job list"] = table_keys
         await pilot.press("slash", *job.lstrip("./"), "enter")
         app.open_jobs((job,), JOB_VIEWS[0].view_id)
