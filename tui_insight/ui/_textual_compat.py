@@ -29,6 +29,12 @@ Shims:
   (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
   other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
+- `quiet_option_list_resize` (Textual 8.2): an OptionList resized by a layout keeps its rendered
+  options (and paints no second time) unless its width changed (`OptionList._on_resize`).
+  Applied when this module is imported.
+- `bars_paint_with_layout` (Textual 8.2): the scrollbars a layout updates are painted in that
+  layout's frame (`Widget._scroll_update`, `_arrange_scrollbars`, `Screen._refresh_layout`,
+  `_compositor_refresh`). Applied when this module is imported.
 - `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
   (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
@@ -436,6 +442,100 @@ def quiet_tree_resize() -> None:
 
 
 quiet_tree_resize()
+
+
+def quiet_option_list_resize() -> None:
+    """A Resize drops an OptionList's rendered options, and repaints it, only when the width
+    they were drawn at changed.
+
+    Textual 8.2: `OptionList._on_resize` clears the rendered options and the line map and
+    repaints. A Resize is handled after the layout that sized the list was painted: a list shown
+    again (the tag list as full screen ends) or only made taller was painted twice, the second
+    time from nothing, although its options are drawn at a width, not a height (they are cached
+    by option and style). The original stays reachable as `OptionList._on_resize.__wrapped__`."""
+    resize = OptionList._on_resize
+    if hasattr(resize, "__wrapped__"):
+        return
+
+    def _on_resize(self: OptionList) -> None:
+        width = self.scrollable_content_region.width
+        if getattr(self, "_insight_drawn_width", None) != width:
+            self._insight_drawn_width = width  # type: ignore[attr-defined]
+            resize(self)
+
+    _on_resize.__wrapped__ = resize  # type: ignore[attr-defined]
+    OptionList._on_resize = _on_resize  # type: ignore[method-assign]
+
+
+quiet_option_list_resize()
+
+
+def bars_paint_with_layout() -> None:
+    """The scrollbars a layout updates are painted in the frame of that layout.
+
+    Textual 8.2: `Screen._refresh_layout` places each widget's scrollbars (`_arrange_scrollbars`)
+    and sizes the widget (`_size_updated`, whose `_scroll_update` refreshes them); a refresh asks
+    the screen for a paint by a message, handled after the layout's own paint, so a grid whose
+    rows came to overflow (`g` in the image view, `/` out of full screen) or a long list shown
+    again painted a second frame for its scrollbar alone.
+    The scrollbars refreshed while a screen lays out, and still waiting for their paint, join
+    the layout's paint instead. The originals stay reachable as `__wrapped__`."""
+    lay_out, paint = Screen._refresh_layout, Screen._compositor_refresh
+    if hasattr(lay_out, "__wrapped__"):
+        return
+
+    def collect(widget: Widget) -> None:
+        if _LAYING_OUT:  # (layouts do not nest: the one under way is the widget's screen's)
+            bars = (widget._vertical_scrollbar, widget._horizontal_scrollbar)
+            _LAYING_OUT[-1]._insight_bars.extend(bar for bar in bars if bar is not None)  # type: ignore[attr-defined]
+
+    def collecting(scroll_update: Any) -> Any:
+        def _scroll_update(self: Widget, virtual_size: Any) -> None:
+            scroll_update(self, virtual_size)
+            collect(self)
+
+        _scroll_update.__wrapped__ = scroll_update  # type: ignore[attr-defined]
+        return _scroll_update
+
+    arrange = Widget._arrange_scrollbars
+
+    def _arrange_scrollbars(self: Widget, region: Any) -> Iterator[tuple[Widget, Any]]:
+        yield from arrange(self, region)  # (sets the bars' sizes: a repaint each that changed)
+        collect(self)
+
+    def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+        self._insight_bars = []  # type: ignore[attr-defined]
+        _LAYING_OUT.append(self)
+        try:
+            lay_out(self, size, scroll)
+        finally:
+            _LAYING_OUT.remove(self)
+
+    def _compositor_refresh(self: Screen) -> None:
+        bars = getattr(self, "_insight_bars", None)
+        if bars:
+            self._insight_bars = []  # type: ignore[attr-defined]
+            shown = self._compositor.visible_widgets
+            waiting = {bar for bar in bars if bar._repaint_required and bar in shown}
+            self._compositor.update_widgets(waiting)
+            for bar in waiting:
+                bar._repaint_required = False  # (painted now: no Update message after this frame)
+        paint(self)
+
+    _refresh_layout.__wrapped__ = lay_out  # type: ignore[attr-defined]
+    _compositor_refresh.__wrapped__ = paint  # type: ignore[attr-defined]
+    _arrange_scrollbars.__wrapped__ = arrange  # type: ignore[attr-defined]
+    Widget._scroll_update = collecting(Widget._scroll_update)  # type: ignore[method-assign]
+    Widget._arrange_scrollbars = _arrange_scrollbars  # type: ignore[method-assign]
+    ScrollView._scroll_update = collecting(ScrollView._scroll_update)  # type: ignore[method-assign]
+    Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+    Screen._compositor_refresh = _compositor_refresh  # type: ignore[method-assign]
+
+
+_LAYING_OUT: list[Screen] = []  # the screen in `Screen._refresh_layout` now, if one is
+
+
+bars_paint_with_layout()
 
 
 def quiet_focus_change() -> None:

@@ -171,7 +171,9 @@ class TagPicker(Vertical):
         if box.value != new.filter:
             with box.prevent(Input.Changed):
                 box.value = new.filter
-        listing.border_title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
+        title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
+        if listing.border_title != title:  # (setting it repaints the list, even to the same title)
+            listing.border_title = title
         no_match = bool(new.tags) and not shown
         self.query_one(".tag-hint", TextLine).show(self.no_match_text(new) if no_match else "")
 
