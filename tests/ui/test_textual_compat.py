@@ -18,7 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Input, Static, Tree
+from textual.widgets import Input, OptionList, Static, Tree
 
 from tui_insight.ui import _textual_compat as compat
 from tui_insight.ui.messages import LatestMessage
@@ -468,9 +468,73 @@ def test_a_tree_shown_again_is_laid_out_and_painted_once():
 
 
 def test_without_the_tree_shim_a_tree_shown_again_paints_twice(monkeypatch):
+    from textual._compositor import Compositor
+
     monkeypatch.setattr(Tree, "_on_resize", Tree._on_resize.__wrapped__)
+    # (and without quiet_show_resize, which spares a tree shown again at its size the Resize)
+    monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
     counts, _ = paints_per_swap()
     assert counts == [2, 2]
+
+
+# -- a widget shown again at its size (Compositor.reflow) ---------------------------------------------
+
+class ShownList(OptionList):
+    """An option list that counts its Show events."""
+
+    shows = 0
+
+    def on_show(self) -> None:
+        self.shows += 1
+
+
+class ListPanes(App):
+    """An option list and a text in one place, one shown at a time (views in a ContentSwitcher)."""
+
+    CSS = "#list { display: none; height: 1fr; } #text { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        yield ShownList(*(f"option {i}" for i in range(5)), id="list")
+        yield Static("text", id="text")
+
+
+def list_shows() -> tuple[list[int], list[str], int]:
+    """Paints after each time the list is shown in place of the text, its first lines, and the
+    Show events it got."""
+    async def main():
+        app = ListPanes()
+        painted = count_paints(app)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause(0.2)
+            listing, text = app.query_one(ShownList), app.query_one("#text")
+            counts = []
+            for shown in (True, False, True, False, True):
+                painted.clear()
+                listing.display, text.display = shown, not shown
+                await pilot.pause(0.2)
+                if shown:
+                    counts.append(len(painted))
+            lines = [line.text.rstrip() for line in listing.render_lines(listing.region.reset_offset)[:2]]
+            return counts, lines, listing.shows
+
+    return asyncio.run(main())
+
+
+def test_a_list_shown_again_at_its_size_is_painted_once():
+    """The first show sizes the list (its Resize drops its rows: a second paint); shown again
+    at that size, one paint, and every show still gets its Show event."""
+    counts, lines, shows = list_shows()
+    assert counts[1:] == [1, 1], counts
+    assert "option 0" in lines[1]  # (its first line is its border)
+    assert shows == 3
+
+
+def test_without_the_show_shim_a_list_shown_again_paints_twice(monkeypatch):
+    from textual._compositor import Compositor
+
+    monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
+    counts, _, _ = list_shows()
+    assert counts[1:] == [2, 2], counts
 
 
 # -- a focus change (Screen.focused) ----------------------------------------------------------------

@@ -29,6 +29,9 @@ Shims:
   (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
   other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
+- `quiet_show_resize` (Textual 8.2): a widget shown again at the size it had gets no Resize
+  (`Compositor.reflow`'s `shown`, which `Screen._refresh_layout` sends a Resize). Applied when
+  this module is imported.
 - `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
   (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
@@ -50,6 +53,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Iterator
 
+from textual._compositor import Compositor, ReflowResult
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
@@ -433,6 +437,45 @@ def quiet_tree_resize() -> None:
 
 
 quiet_tree_resize()
+
+
+def quiet_show_resize() -> None:
+    """A widget shown again at the size it had gets its Show event but no Resize.
+
+    Textual 8.2: `Screen._refresh_layout` sends a Resize to every widget a layout shows
+    (`Compositor.reflow`'s `shown`), sized as before or not, so showing a view again (`2` after
+    `1`) ran every resize handler in it: an OptionList dropped its rendered rows
+    (`OptionList._on_resize`) and painted again one frame later, a grid of charts counted its
+    columns again. A widget that has a size already (a layout sized it before it was hidden)
+    and is shown at that size, with the same virtual and container sizes, is left out of
+    `shown` here and sent its Show event directly; one never sized keeps its Resize (a
+    ScrollView's virtual size is its own, never the layout's: not compared). The
+    original stays reachable as `Compositor.reflow.__wrapped__`."""
+    reflow = Compositor.reflow
+    if hasattr(reflow, "__wrapped__"):
+        return
+
+    def _reflow(self: Compositor, parent: Widget, size: Any) -> ReflowResult:
+        result = reflow(self, parent, size)
+        if not result.shown:
+            return result
+        placed = self._full_map
+        same = set()
+        for widget in result.shown:
+            geometry = placed.get(widget)
+            if (geometry is not None and widget._size and widget._size == geometry.region.size
+                    and (isinstance(widget, ScrollView) or widget.virtual_size == geometry.virtual_size)
+                    and widget._container_size == geometry.container_size):
+                same.add(widget)
+        for widget in same:
+            widget.post_message(events.Show())
+        return result._replace(shown=result.shown - same) if same else result
+
+    _reflow.__wrapped__ = reflow  # type: ignore[attr-defined]
+    Compositor.reflow = _reflow  # type: ignore[method-assign]
+
+
+quiet_show_resize()
 
 
 def quiet_focus_change() -> None:

@@ -162,6 +162,7 @@ class DashboardScreen(StyledOnceScreen):
         self._shown = self.train_ids  # the runs the views draw now
         self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
         self._holding = False  # its jobs are held in the cache (while on the screen stack)
+        self._hidden_tabs: frozenset[str] = frozenset()  # the views whose tabs are hidden (all shown when composed)
 
     @property
     def comparing(self) -> bool:
@@ -267,7 +268,7 @@ class DashboardScreen(StyledOnceScreen):
         builds one, for the job the user opened.
         """
         switchers = self.query(ContentSwitcher)  # none left while the dashboard is taken down
-        if not self._prefetch_is_due or not switchers or self.query("#view-graph"):
+        if not self._prefetch_is_due or not switchers or self._view("graph") is not None:
             return
         jobs = self.app.cache.jobs
         if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
@@ -277,14 +278,16 @@ class DashboardScreen(StyledOnceScreen):
 
     @property
     def active_view(self) -> DataView | None:
-        if not self.current:
-            return None
-        found = self.query(f"#view-{self.current}")
-        return found.first() if found else None  # type: ignore[return-value]
+        return self._view(self.current) if self.current else None
+
+    def _view(self, view_id: str) -> DataView | None:
+        """The view `view_id` if it is built (a look among the switcher's children: a query of
+        `#view-...` walked every widget of every view built)."""
+        return next((view for view in self._views() if view.id == f"view-{view_id}"), None)
 
     def show_view(self, view_id: str) -> None:
         switcher = self.query_one(ContentSwitcher)
-        if not self.query(f"#view-{view_id}"):
+        if self._view(view_id) is None:
             tag_filter = self.tag_filter if view_id == self.initial else ""
             switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app, tag_filter,
                                       self._shown))
@@ -310,11 +313,15 @@ class DashboardScreen(StyledOnceScreen):
         """Hide the tabs of views none of the jobs has data for (the one shown stays: `--view`
         asked for it, and the view says why it is empty); they come back when data arrives."""
         tabs = self.query_one(Tabs)
+        hidden = frozenset(spec.view_id for spec in JOB_VIEWS
+                           if spec.view_id != self.current and not self._has_data(spec.view_id))
+        # Only the tabs that change: each show or hide posts a message and moves the underline.
         for spec in JOB_VIEWS:
-            if spec.view_id == self.current or self._has_data(spec.view_id):
-                tabs.show(f"tab-{spec.view_id}")
-            else:
+            if spec.view_id in hidden and spec.view_id not in self._hidden_tabs:
                 tabs.hide(f"tab-{spec.view_id}")
+            elif spec.view_id not in hidden and spec.view_id in self._hidden_tabs:
+                tabs.show(f"tab-{spec.view_id}")
+        self._hidden_tabs = hidden
         self.refresh_bindings()
 
     def on_profiler_view_show_node(self, message: ProfilerView.ShowNode) -> None:
@@ -461,7 +468,7 @@ class DashboardScreen(StyledOnceScreen):
                     await view.remove()
                 if not self.is_attached:
                     return  # the dashboard was closed meanwhile
-                if self.current and not self.query(f"#view-{self.current}"):
+                if self.current and self._view(self.current) is None:
                     self.show_view(self.current)
                 if not self._sync_again:
                     break

@@ -118,6 +118,7 @@ class TagPicker(Vertical):
         self.list_id = f"{prefix}-list"
         self.selection = TagSelection()  # what is drawn
         self.names: dict[str, str] = {}  # each shown tag -> its name as its row shows it (cut to fit)
+        self._list_title = ""  # the list's border title as last set
 
     def compose(self) -> ComposeResult:
         yield FilterBox(id=self.filter_id)
@@ -171,7 +172,9 @@ class TagPicker(Vertical):
         if box.value != new.filter:
             with box.prevent(Input.Changed):
                 box.value = new.filter
-        listing.border_title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
+        title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
+        if title != self._list_title:  # setting a border title redraws every row, same or not
+            self._list_title = listing.border_title = title
         no_match = bool(new.tags) and not shown
         self.query_one(".tag-hint", TextLine).show(self.no_match_text(new) if no_match else "")
 
