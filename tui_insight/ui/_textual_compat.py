@@ -45,12 +45,17 @@ Shims:
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
   `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
+- `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2): a hidden widget (a view built
+  ahead) laid out where it would be and painted with its own `Compositor`, found there until
+  shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is applied
+  when this module is imported.
 - `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
   mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
 """
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any, Iterator
 
 from textual._compositor import Compositor, ReflowResult
@@ -58,6 +63,7 @@ from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.errors import NoWidget
 from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
@@ -459,6 +465,8 @@ def quiet_show_resize() -> None:
         result = reflow(self, parent, size)
         if not result.shown:
             return result
+        for widget in result.shown:
+            _HIDDEN_PLACES.pop(widget, None)  # (laid out hidden before: where it is now is known)
         placed = self._full_map
         same = set()
         for widget in result.shown:
@@ -590,7 +598,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "ClosesKeptScreens"]
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "lay_out_hidden", "paint_hidden",
+           "find_hidden", "ClosesKeptScreens"]
 
 
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
@@ -660,6 +669,81 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+# Where each widget laid out hidden would be on screen (`lay_out_hidden`), until it is shown.
+_HIDDEN_PLACES: "weakref.WeakKeyDictionary[Widget, Any]" = weakref.WeakKeyDictionary()
+
+
+def lay_out_hidden(widget: Widget, region: Any) -> bool:
+    """Lay out a hidden widget (`display: none`, its parent shown) and what it holds as if it
+    filled `region` of the screen, as `Screen._refresh_layout` lays out what is shown: each
+    widget takes its size and gets a Resize where that changed. True when the layout differs
+    from the last one made here (a widget placed, removed or sized otherwise): their handlers
+    may change it again.
+
+    Textual 8.2 lays out only what is displayed, and a widget's `region` and `size` are read
+    from the screen's layout (`Compositor.find_widget`: none while hidden), so a view built
+    hidden met its size, drew its charts and filled its lists when first shown. Here it is laid
+    out with its own `Compositor` (kept on the widget until `paint_hidden`), and until it is
+    shown each of its widgets is found where it would be (`find_hidden`); shown at that size,
+    they get no Resize (`quiet_show_resize`) and paint from their lines."""
+    compositor = getattr(widget, "_insight_hidden_layout", None)
+    if compositor is None or compositor.size != region.size:
+        compositor = Compositor()
+        widget._insight_hidden_layout = compositor  # type: ignore[attr-defined]
+    reflow = getattr(Compositor.reflow, "__wrapped__", Compositor.reflow)  # (no Show: nothing is shown)
+    hidden, shown, resized = reflow(compositor, widget, region.size)
+    for gone in hidden:
+        _HIDDEN_PLACES.pop(gone, None)
+    offset = region.offset
+    placed = list(compositor.layers)
+    for child, geometry in placed:
+        _HIDDEN_PLACES[child] = geometry._replace(region=geometry.region.translate(offset),
+                                                  clip=geometry.clip.translate(offset))
+    changed = bool(hidden or shown or resized)
+    for child, (place, _order, _clip, virtual_size, container_size, _, _) in placed:
+        if child._size_updated(place.size, virtual_size, container_size):
+            child.post_message(events.Resize(place.size, virtual_size, container_size))
+            changed = True
+    return changed
+
+
+def paint_hidden(widget: Widget) -> None:
+    """Render every widget a `lay_out_hidden` placed, discarding the frame: their lines are
+    cached (`Widget._styles_cache`) until they change, so showing `widget` paints from them.
+    Textual 8.2: `Compositor.render_update(full=True)` on the compositor that laid it out. A
+    widget that rendering made dirty (an OptionList counts its lines as it renders) is
+    rendered again."""
+    compositor = widget.__dict__.pop("_insight_hidden_layout", None)
+    if compositor is not None and widget.is_attached:
+        compositor.render_update(full=True)
+        compositor.render_update(full=True)
+
+
+def find_hidden() -> None:
+    """A widget laid out hidden (`lay_out_hidden`) is found where it would be on screen, until
+    a layout of the screen shows it. Textual 8.2: `Compositor.find_widget` (behind
+    `Widget.region`, `size`, `content_region`) raises NoWidget for it, so it read as 0 x 0. The
+    original stays reachable as `Compositor.find_widget.__wrapped__`."""
+    find = Compositor.find_widget
+    if hasattr(find, "__wrapped__"):
+        return
+
+    def find_widget(self: Compositor, widget: Widget) -> Any:
+        try:
+            return find(self, widget)
+        except NoWidget:
+            place = _HIDDEN_PLACES.get(widget)
+            if place is None:
+                raise
+            return place
+
+    find_widget.__wrapped__ = find  # type: ignore[attr-defined]
+    Compositor.find_widget = find_widget  # type: ignore[method-assign]
+
+
+find_hidden()
 
 
 class ClosesKeptScreens(App):

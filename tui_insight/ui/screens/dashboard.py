@@ -30,7 +30,7 @@ from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 from ...summary.queries import ranks
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
-from .._textual_compat import StyledOnceScreen
+from .._textual_compat import StyledOnceScreen, lay_out_hidden, paint_hidden
 from ..common.focus import focus_now
 from ..common.names import apart
 from ..common.palette import job_colour
@@ -52,6 +52,10 @@ MIN_TITLE_NAME = 6
 # Views are built ahead (`build_views_ahead`) once the keys paused this long, one per gap.
 VIEWS_AHEAD_IDLE = 0.3
 VIEWS_AHEAD_GAP = 0.1
+# Layouts of a view built hidden before it is painted: a grid shapes itself on its first Resize,
+# then mounts its charts, which draw on theirs.
+HIDDEN_LAYOUTS = 8
+HIDDEN_WAIT, HIDDEN_WAITS = 0.025, 40  # how often, and how many times, one still mounting is looked at
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
@@ -257,8 +261,33 @@ class DashboardScreen(StyledOnceScreen):
                      and f"view-{spec.view_id}" not in built and self._has_data(spec.view_id)), None)
         if spec is None or not switchers:
             return
-        switchers.first().add_content(build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown))
+        view = build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown)
+        switchers.first().add_content(view)
+        self.call_after_refresh(self._settle_hidden, view, HIDDEN_LAYOUTS)
         self.set_timer(VIEWS_AHEAD_GAP, self.build_views_ahead)
+
+    def _settle_hidden(self, view: DataView, layouts: int, waits: int = HIDDEN_WAITS) -> None:
+        """One step of making a view built hidden ready to show: laid out where the views are
+        (`lay_out_hidden`) while that changes something, at most `layouts` times, each once its
+        widgets handled what the last one started and its loader delivered (decoded images
+        change the layout); then painted (`paint_hidden`), so its first visit only shows it.
+        Waits at most `waits` times `HIDDEN_WAIT` in all (a graph still building is painted as
+        it is). Stops once the view is shown (the screen lays it out) or gone."""
+        if not self.is_attached or (view.is_attached and view.display):
+            return
+        switcher = view.parent
+        if not (view.is_mounted and isinstance(switcher, ContentSwitcher) and switcher.content_size):
+            if waits:  # still mounting
+                self.set_timer(HIDDEN_WAIT, lambda: self._settle_hidden(view, layouts, waits - 1))
+            return
+        busy = view.loader.pending() or any(node.message_queue_size for node in view.walk_children(with_self=True))
+        if busy and waits:
+            self.set_timer(HIDDEN_WAIT, lambda: self._settle_hidden(view, layouts, waits - 1))
+            return
+        if layouts and lay_out_hidden(view, switcher.content_region):
+            self.call_after_refresh(self._settle_hidden, view, layouts - 1, waits)
+            return
+        paint_hidden(view)
 
     def prefetch_graph(self) -> None:
         """Mount the graph view hidden, so the graph builds before the user asks for it.
@@ -275,6 +304,7 @@ class DashboardScreen(StyledOnceScreen):
             return
         view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app, shown=self._shown)
         switchers.first().add_content(view)  # hidden until `5`
+        self.call_after_refresh(self._settle_hidden, view, HIDDEN_LAYOUTS)
 
     @property
     def active_view(self) -> DataView | None:

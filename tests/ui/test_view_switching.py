@@ -1,0 +1,120 @@
+"""Switching views in a dashboard: a view shown again, or built ahead and shown for the first
+time, is painted once from what its widgets drew before: no chart is drawn again (`draws`),
+no list row either."""
+from __future__ import annotations
+
+from collections import Counter
+
+from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for, wait_for_view
+
+from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
+from tui_insight.ui.widgets.chart import ScalarChart
+from tui_insight.ui.widgets.tag_picker import TagList
+
+SIZE = (160, 48)
+
+
+class Drawn:
+    """Counts the frames the app paints and the lines each widget of `classes` renders
+    (`Widget.render_line`, called for the lines a widget has not rendered at its size)."""
+
+    def __init__(self, app, classes) -> None:
+        self.frames = 0
+        self.lines: Counter = Counter()
+        display = app._display
+
+        def counted(screen, renderable):
+            if renderable is not None:
+                self.frames += 1
+            return display(screen, renderable)
+
+        app._display = counted
+        self._patched = []
+        for cls in classes:
+            render_line = cls.render_line
+
+            def drawn(widget, y, _render_line=render_line):
+                self.lines[widget] += 1
+                return _render_line(widget, y)
+
+            self._patched.append((cls, render_line))
+            cls.render_line = drawn
+
+    def clear(self) -> None:
+        self.frames = 0
+        self.lines.clear()
+
+    def restore(self) -> None:
+        for cls, render_line in self._patched:
+            cls.render_line = render_line
+
+    def widgets(self, cls) -> int:
+        return sum(1 for widget in self.lines if isinstance(widget, cls))
+
+
+def draws(charts) -> int:
+    """How many times `charts` were drawn (each chart counts its drawings: `draws`)."""
+    return sum(chart.draws for chart in charts)
+
+
+def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart():
+    """Built hidden while the keys paused, the histogram view was laid out where it will show
+    and drawn then: its key paints one frame and draws no chart and no row of the tag list.
+    (Laid out only when shown, each chart on screen was drawn then, over two frames.)"""
+    app = make_app(MINDSPORE_LOGS, graph_prefetch_delay=0.05)
+    drawn = Drawn(app, (TagList,))
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",))
+        await wait_for_view(pilot, app)
+        assert await wait_for(pilot, lambda: bool(app.screen.query(HistogramsView)))
+        built = app.screen.query_one(HistogramsView)
+        # Laid out hidden: its charts have their size before the view is shown.
+        assert await wait_for(pilot, lambda: any(chart.size for chart in built.query(HistogramChart)))
+        await pilot.pause(0.5)  # (drawn once the layout settled)
+        charts = list(built.query(HistogramChart))
+        before = draws(charts)
+        drawn.clear()
+        await pilot.press("2")
+        await wait_for_view(pilot, app, "HistogramsView")
+        await pilot.pause(0.3)
+        drawn.restore()
+        shown = [chart for chart in charts if chart.region]
+        return len(shown), drawn.frames, draws(charts) - before, drawn.widgets(TagList), type(app.focused).__name__
+
+    shown, frames, charts_drawn, lists_drawn, focused = run_pilot(app, body, size=SIZE)
+    assert shown >= 3
+    assert focused == "HistogramChart"
+    assert (frames, charts_drawn, lists_drawn) == (1, 0, 0)
+
+
+def test_a_view_shown_again_paints_once_drawing_no_chart():
+    """Scalars, histograms, scalars again: the second `1` paints one frame, draws no chart, and
+    the tag list keeps its rows (a Resize at the same size dropped them: a paint later)."""
+    app = make_app(MINDSPORE_LOGS)
+    drawn = Drawn(app, (TagList,))
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), "scalars")
+        await wait_for_view(pilot, app)
+        await pilot.press("2")
+        await wait_for_view(pilot, app, "HistogramsView")
+        await pilot.pause(0.3)
+        await pilot.press("1")
+        await wait_for_view(pilot, app)
+        await pilot.pause(0.3)
+        await pilot.press("2")
+        await wait_for_view(pilot, app, "HistogramsView")
+        await pilot.pause(0.3)
+        charts = list(app.screen.query(ScalarChart))
+        before = draws(charts)
+        drawn.clear()
+        await pilot.press("1")
+        await wait_for_view(pilot, app)
+        await pilot.pause(0.3)
+        drawn.restore()
+        return len(charts), drawn.frames, draws(charts) - before, drawn.widgets(TagList), type(app.focused).__name__
+
+    charts, frames, charts_drawn, lists_drawn, focused = run_pilot(app, body, size=SIZE)
+    assert charts >= 3
+    assert (frames, charts_drawn, lists_drawn, focused) == (1, 0, 0, "ScalarChart")
