@@ -586,3 +586,54 @@ def test_a_focus_change_does_not_repaint_the_whole_screen(monkeypatch):
     monkeypatch.setattr(Screen.focused, "_repaint", Screen.focused.repaint_before_shim)
     textual = min(charts_drawn_per_filter_key() for _ in range(2))
     assert shim[0] < textual[0], (shim, textual)  # `/`: the filter box's layout, then Textual's repaint
+
+
+# -- the tab underline (Tabs._highlight_active) ----------------------------------------------------
+
+class TabBar(App):
+    """Tabs whose activation is followed, as the dashboard's, by moving the underline at once."""
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Tab, Tabs
+
+        yield Tabs(*(Tab(f"{i} view {i}", id=f"tab-{i}") for i in range(1, 5)), active="tab-1")
+        yield Static("body")
+
+    def activate(self, tab_id: str, now: bool) -> None:
+        from textual.widgets import Tabs
+
+        tabs = self.query_one(Tabs)
+        tabs.active = tab_id
+        if now:
+            compat.underline_active_tab(tabs)
+
+
+def underline_paints(now: bool) -> tuple[list[int], list[tuple[int, int]]]:
+    """Paints after each tab activated, and where the underline is then."""
+    from textual.widgets._tabs import Underline
+
+    async def main():
+        app = TabBar()
+        app.animation_level = "none"
+        painted = count_paints(app)
+        async with app.run_test(size=(60, 6)) as pilot:
+            await pilot.pause(0.2)
+            counts, places = [], []
+            for tab in ("tab-3", "tab-2"):
+                painted.clear()
+                app.activate(tab, now)
+                await pilot.pause(0.2)
+                counts.append(len(painted))
+                underline = app.query_one(Underline)
+                places.append((underline.highlight_start, underline.highlight_end))
+            return counts, places
+
+    return asyncio.run(main())
+
+
+def test_the_underline_moves_in_the_frame_that_activates_a_tab():
+    counts, places = underline_paints(now=True)
+    later_counts, later_places = underline_paints(now=False)
+    assert counts == [1, 1]
+    assert places == later_places and places[0] != places[1]  # where Textual puts it
+    assert later_counts == [2, 2]  # Textual alone: the tab's frame, then the underline's

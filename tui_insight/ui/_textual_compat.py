@@ -49,6 +49,8 @@ Shims:
   ahead) laid out where it would be and painted with its own `Compositor`, found there until
   shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is applied
   when this module is imported.
+- `underline_active_tab` (Textual 8.2): the tab underline moves in the frame that activates a
+  tab, not one after it (`Tabs._highlight_active`).
 - `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
   mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
 """
@@ -70,7 +72,8 @@ from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
-from textual.widgets import Footer, OptionList, Tree
+from textual.widgets import Footer, OptionList, Tabs, Tree
+from textual.widgets._tabs import Underline
 from textual.widgets._footer import FooterKey
 
 TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins ==8.2.*
@@ -599,7 +602,7 @@ __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keyma
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
            "offstage_layout_due", "lay_out_offstage", "paint_offstage", "lay_out_hidden", "paint_hidden",
-           "find_hidden", "ClosesKeptScreens"]
+           "find_hidden", "underline_active_tab", "ClosesKeptScreens"]
 
 
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
@@ -669,6 +672,24 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+def underline_active_tab(tabs: Tabs) -> None:
+    """Move the underline of `tabs` under its active tab now, not after the next frame.
+
+    Textual 8.2: `Tabs.watch_active` moves the underline in a `call_after_refresh`
+    (`_highlight_active`'s `move_underline`), so every view switch painted a second frame for
+    it. Tabs that are laid out do not move when another one is activated: the underline is set
+    here from the active tab's place (what `move_underline` computes, unanimated), and the later
+    move finds it there (unchanged reactives repaint nothing)."""
+    active = tabs.query("#tabs-list > Tab.-active")
+    underlines = tabs.query(Underline)
+    if not active or not underlines or not active.first().region:
+        return  # not laid out yet: Textual's own move places it
+    tab = active.first()
+    start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
+    underline = underlines.first(Underline)
+    underline.highlight_start, underline.highlight_end = start, end
 
 
 # Where each widget laid out hidden would be on screen (`lay_out_hidden`), until it is shown.

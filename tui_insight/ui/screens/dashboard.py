@@ -30,7 +30,7 @@ from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 from ...summary.queries import ranks
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
-from .._textual_compat import StyledOnceScreen, lay_out_hidden, paint_hidden
+from .._textual_compat import StyledOnceScreen, lay_out_hidden, paint_hidden, underline_active_tab
 from ..common.focus import focus_now
 from ..common.names import apart
 from ..common.palette import job_colour
@@ -323,7 +323,9 @@ class DashboardScreen(StyledOnceScreen):
                                       self._shown))
         self.current = view_id
         switcher.current = f"view-{view_id}"
-        self.query_one(Tabs).active = f"tab-{view_id}"
+        tabs = self.query_one(Tabs)
+        tabs.active = f"tab-{view_id}"
+        underline_active_tab(tabs)  # in this frame (Textual moves it one frame later)
         self._show_tabs()  # a view shown by name and left loses its tab if it has no data
         # A view built just now takes the keyboard itself once its widgets are ready
         # (DataView.ready_for_keys); one built before takes it now.
