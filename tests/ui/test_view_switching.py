@@ -69,9 +69,11 @@ def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart():
         await wait_for_view(pilot, app)
         assert await wait_for(pilot, lambda: bool(app.screen.query(HistogramsView)))
         built = app.screen.query_one(HistogramsView)
-        # Laid out hidden: its charts have their size before the view is shown.
+        # Laid out hidden: its charts have their size before the view is shown, and are drawn
+        # (all those on screen in one pass, the first among them) once the layout settled.
         assert await wait_for(pilot, lambda: any(chart.size for chart in built.query(HistogramChart)))
-        await pilot.pause(0.5)  # (drawn once the layout settled)
+        assert await wait_for(pilot, lambda: built.query(HistogramChart).first().draws > 0)
+        await pilot.pause(0.2)
         charts = list(built.query(HistogramChart))
         before = draws(charts)
         drawn.clear()
@@ -118,3 +120,30 @@ def test_a_view_shown_again_paints_once_drawing_no_chart():
     charts, frames, charts_drawn, lists_drawn, focused = run_pilot(app, body, size=SIZE)
     assert charts >= 3
     assert (frames, charts_drawn, lists_drawn, focused) == (1, 0, 0, "ScalarChart")
+
+
+def test_the_graph_view_of_a_dataset_graph_alone_is_built_ahead_too(tmp_path):
+    """A job whose only graph is its dataset pipeline (no model graph for the graph prefetch)
+    has its graph view built hidden with the others while the keys pause; `5` shows that one."""
+    from tui_insight.summary.formats.writer import LineageWriter, SummaryWriter
+    from tui_insight.ui.views.graph import GraphView
+
+    job = tmp_path / "job"
+    with SummaryWriter(job, timestamp=1_700_000_000, wall_time=1_700_000_000.0) as writer:
+        writer.add_scalar("loss", 1.0)
+        writer.record(1, wall_time=1_700_000_001.0)
+    with LineageWriter(job, timestamp=1_700_000_000) as lineage:
+        lineage.write_dataset_graph({"op_type": "Batch", "batch_size": 32, "children": [
+            {"op_type": "MnistDataset", "dataset_dir": "/data/mnist"}]})
+    app = make_app(tmp_path, graph_prefetch_delay=0.05)
+
+    async def body(pilot):
+        app.open_jobs(("./job",))
+        await wait_for_view(pilot, app)
+        ahead = await wait_for(pilot, lambda: bool(app.screen.query(GraphView)))
+        built = app.screen.query(GraphView).first() if ahead else None
+        await pilot.press("5")
+        await wait_for_view(pilot, app, "GraphView")
+        return ahead, app.screen.query_one(GraphView) is built
+
+    assert run_pilot(app, body, size=SIZE) == (True, True)

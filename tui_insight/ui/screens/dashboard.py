@@ -257,8 +257,11 @@ class DashboardScreen(StyledOnceScreen):
             return
         switchers = self.query_children("#dashboard-body").first().query_children(ContentSwitcher)
         built = {view.id for view in self._views()}
-        spec = next((spec for spec in JOB_VIEWS if spec.view_id != "graph"  # (prefetch_graph's)
-                     and f"view-{spec.view_id}" not in built and self._has_data(spec.view_id)), None)
+        # The graph view of a job with a model graph is prefetch_graph's; one that shows only a
+        # dataset graph (a MindSpore run's lineage) is built here in its turn.
+        prefetched = self._has_model_graph()
+        spec = next((spec for spec in JOB_VIEWS if f"view-{spec.view_id}" not in built
+                     and not (spec.view_id == "graph" and prefetched) and self._has_data(spec.view_id)), None)
         if spec is None or not switchers:
             return
         view = build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown)
@@ -299,12 +302,15 @@ class DashboardScreen(StyledOnceScreen):
         switchers = self.query(ContentSwitcher)  # none left while the dashboard is taken down
         if not self._prefetch_is_due or not switchers or self._view("graph") is not None:
             return
-        jobs = self.app.cache.jobs
-        if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
+        if not self._has_model_graph():
             return
         view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app, shown=self._shown)
         switchers.first().add_content(view)  # hidden until `5`
         self.call_after_refresh(self._settle_hidden, view, HIDDEN_LAYOUTS)
+
+    def _has_model_graph(self) -> bool:
+        jobs = self.app.cache.jobs
+        return any(jobs[tid].graphs for tid in self.train_ids if tid in jobs)
 
     @property
     def active_view(self) -> DataView | None:
