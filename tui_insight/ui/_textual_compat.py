@@ -452,14 +452,11 @@ def quiet_show_resize() -> None:
     """A widget shown again at the size it had gets its Show event but no Resize.
 
     Textual 8.2: `Screen._refresh_layout` sends a Resize to every widget a layout shows
-    (`Compositor.reflow`'s `shown`), sized as before or not, so showing a view again (`2` after
-    `1`) ran every resize handler in it: an OptionList dropped its rendered rows
-    (`OptionList._on_resize`) and painted again one frame later, a grid of charts counted its
-    columns again. A widget that has a size already (a layout sized it before it was hidden)
-    and is shown at that size, with the same virtual and container sizes, is left out of
-    `shown` here and sent its Show event directly; one never sized keeps its Resize (a
-    ScrollView's virtual size is its own, never the layout's: not compared). The
-    original stays reachable as `Compositor.reflow.__wrapped__`."""
+    (`Compositor.reflow`'s `shown`), sized as before or not: a view shown again ran every
+    resize handler in it (an OptionList dropped its rows, `_on_resize`, and painted a frame
+    later). A widget sized before (not 0 x 0) and shown at that size, virtual size (a
+    ScrollView keeps its own: not compared) and container size is taken out of `shown` and
+    sent its Show directly. The original stays reachable as `Compositor.reflow.__wrapped__`."""
     reflow = Compositor.reflow
     if hasattr(reflow, "__wrapped__"):
         return
@@ -697,18 +694,16 @@ _HIDDEN_PLACES: "weakref.WeakKeyDictionary[Widget, Any]" = weakref.WeakKeyDictio
 
 
 def lay_out_hidden(widget: Widget, region: Any) -> bool:
-    """Lay out a hidden widget (`display: none`, its parent shown) and what it holds as if it
-    filled `region` of the screen, as `Screen._refresh_layout` lays out what is shown: each
-    widget takes its size and gets a Resize where that changed. True when the layout differs
-    from the last one made here (a widget placed, removed or sized otherwise): their handlers
-    may change it again.
+    """Lay out a hidden widget (`display: none`, its parent shown) as if it filled `region` of
+    the screen, as `Screen._refresh_layout` does what is shown: each widget takes its size, and
+    a Resize where that changed. True when the layout differs from the last one made here
+    (their handlers may change it again).
 
-    Textual 8.2 lays out only what is displayed, and a widget's `region` and `size` are read
-    from the screen's layout (`Compositor.find_widget`: none while hidden), so a view built
-    hidden met its size, drew its charts and filled its lists when first shown. Here it is laid
-    out with its own `Compositor` (kept on the widget until `paint_hidden`), and until it is
-    shown each of its widgets is found where it would be (`find_hidden`); shown at that size,
-    they get no Resize (`quiet_show_resize`) and paint from their lines."""
+    Textual 8.2 lays out only what is displayed and reads a widget's `region` and `size` from
+    the screen's layout, so a view built hidden was sized, drawn and filled when first shown.
+    Here it has its own `Compositor` (kept on it until `paint_hidden`), its widgets are found
+    where they would be until shown (`find_hidden`); shown at that size, they get no Resize
+    (`quiet_show_resize`) and paint from their lines."""
     compositor = getattr(widget, "_insight_hidden_layout", None)
     if compositor is None or compositor.size != region.size:
         compositor = Compositor()
