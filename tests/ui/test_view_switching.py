@@ -7,6 +7,7 @@ from collections import Counter
 
 from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for, wait_for_view
 
+from tui_insight.ui.views.base import DataView
 from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
 from tui_insight.ui.widgets.chart import ScalarChart
 from tui_insight.ui.widgets.tag_picker import TagList
@@ -73,7 +74,10 @@ def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart():
         # (all those on screen in one pass, the first among them) once the layout settled.
         assert await wait_for(pilot, lambda: any(chart.size for chart in built.query(HistogramChart)))
         assert await wait_for(pilot, lambda: built.query(HistogramChart).first().draws > 0)
-        await pilot.pause(0.2)
+        # The other views are built ahead too (their layouts would paint the tab bar meanwhile).
+        assert await wait_for(pilot, lambda: len(app.screen.query(DataView)) == 5
+                              and all(view.size for view in app.screen.query(DataView)))
+        await pilot.pause(0.5)
         charts = list(built.query(HistogramChart))
         before = draws(charts)
         drawn.clear()
