@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from bench_mindspore_floor import run_process  # noqa: E402
+from installed_bytecode import compile_checkouts  # noqa: E402
 
 KINDS = {
     "load": ["--summary"],
@@ -80,6 +81,7 @@ def main() -> int:
     parser.add_argument("--only", default=",".join(KINDS), help="the kinds to time, comma separated (load always)")
     parser.add_argument("runs", type=Path, nargs="*")
     args = parser.parse_args()
+    compile_checkouts(REPO, args.before)
     kinds = ["load", *(k.strip() for k in args.only.split(",") if k.strip() in KINDS and k.strip() != "load")]
     runs = args.runs or default_runs(Path(tempfile.gettempdir()) / "tui-insight-bench" / "export30")
     sides = {"ours": REPO}

@@ -13,9 +13,9 @@ bound in the view (its own bindings and those of the widget that has the keyboar
 lists for it) is pressed once, in binding order. A key that opens a dialog is followed by
 `escape`, timed too. Timed: from the key's arrival to the last frame painted before the app is
 idle for `SETTLE` (no frame): key → settled paint. The app's clock is fixed (as in the UI
-tests), so no frame comes from time passing alone. Printed per view: keys,
-median, 90th percentile and worst with its key (the key that opened the view apart); then the worst
-of all. `--only NAME` (repeatable): only the fixture jobs whose id contains NAME.
+tests), so no frame comes from time passing alone. Printed per view: keys, median, 90th
+percentile and worst with its key (the key that opened the view apart), with `--each` every
+key's time; then the worst of all. `--only NAME` (repeatable): only the fixture jobs whose id contains NAME.
 
 `--opens` times opening instead (`bench_opens`), same clock: `enter` on the job in the job list
 to the settled dashboard, each view's key at its first visit and again, `escape` back to the
@@ -82,12 +82,15 @@ def view_keys(app, view) -> list[str]:
     return keys
 
 
-async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str) -> list[tuple[str, float | None]]:
+Timing = tuple[str, float | None, float, int]  # key, settled paint (None: no frame), process CPU until settled, frames
+
+
+async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str) -> list[Timing]:
     from uihelp import wait_for_view
 
     from textual.widgets import Input
 
-    started = time.perf_counter()
+    started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
     dashboard = app.screen
     await pilot.press(view_key)
     try:
@@ -95,44 +98,52 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
     except AssertionError:  # the dashboard offers only the views with something to show
         return []
     shown = await settle(pilot, clock, started)
-    timings: list[tuple[str, float | None]] = [(f"{view_key} (open)", shown)]
+    timings: list[Timing] = [(f"{view_key} (open)", shown, time.process_time() - cpu, len(clock.frames) - frames)]
     view = dashboard.query_one(view_name)
     for key in view_keys(app, view):
-        started = time.perf_counter()
+        started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
         await pilot.press(key)
         painted = await settle(pilot, clock, started)
-        timings.append((key, painted))
+        timings.append((key, painted, time.process_time() - cpu, len(clock.frames) - frames))
         focused = app.focused
         away = focused is None or (focused is not view and view not in focused.ancestors)
         if app.screen is not dashboard or isinstance(focused, Input) or away:  # a dialog, panel or filter: close it
-            started = time.perf_counter()
+            started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press("escape")
             painted = await settle(pilot, clock, started)
-            timings.append((f"{key} escape", painted))
+            timings.append((f"{key} escape", painted, time.process_time() - cpu, len(clock.frames) - frames))
             if app.screen is not dashboard:
                 break
     return timings
 
 
-def report(name: str, timings: list[tuple[str, float | None]], worst: list) -> None:
+def report(name: str, timings: list[Timing], worst: list, each: bool = False) -> None:
     """Keys that painted nothing (nothing to change) are counted, not timed. The key that opened
-    the view ("N (open)") is shown apart, not in the keys' figures (opening is timed on its own)."""
-    opened = [t for key, t in timings if key.endswith("(open)") and t is not None]
-    timings = [(key, t) for key, t in timings if not key.endswith("(open)")]
-    painted = [(key, t) for key, t in timings if t is not None]
+    the view ("N (open)") is shown apart, not in the keys' figures (opening is timed on its own).
+    CPU: the process's, key to settled (the bench's polling included, ~15 ms a key); frames: the
+    frames painted from the key to settled, all keys of the view (a key painted twice counts 2).
+    `each`: every key's time too, on a line of its own under the view's."""
+    opened = [t for key, t, _, _ in timings if key.endswith("(open)") and t is not None]
+    timings = [timing for timing in timings if not timing[0].endswith("(open)")]
+    painted = [(key, t, cpu, frames) for key, t, cpu, frames in timings if t is not None]
     if not painted:
         return
     silent = len(timings) - len(painted)
-    timings = painted
-    ms = sorted(t * 1000 for _, t in timings)
-    key, slowest = max(timings, key=lambda kt: kt[1])
+    ms = sorted(t * 1000 for _, t, _, _ in painted)
+    key, slowest, _, _ = max(painted, key=lambda timing: timing[1])
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
+    cpu_ms = statistics.median(cpu * 1000 for _, _, cpu, _ in painted)
+    frames = sum(count for _, _, _, count in painted)
     print(f"  {name:<22} {len(ms):>3} keys ({silent:>2} no frame)  median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  "
-          f"worst {slowest * 1000:6.1f} ms ({key})" + (f"  [opened in {opened[0] * 1000:.0f} ms]" if opened else ""))
+          f"worst {slowest * 1000:6.1f} ms ({key})  CPU median {cpu_ms:5.1f} ms  {frames} frames"
+          + (f"  [opened in {opened[0] * 1000:.0f} ms]" if opened else ""))
     worst.append((slowest, name, key))
+    if each:
+        for key, t, cpu, count in painted:
+            print(f"    {key:<24} {t * 1000:6.1f} ms  CPU {cpu * 1000:5.1f} ms  {count} frame{'s' if count != 1 else ''}")
 
 
-def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list) -> None:
+def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list, each: bool = False) -> None:
     from uihelp import make_app, run_pilot
 
     from tui_insight.ui.screens.dashboard import DashboardScreen
@@ -146,9 +157,10 @@ def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list) -> Non
         results = {}
         table_keys = []
         for key in ("down", "up", "right", "right", "s", "s", "left", "end", "home"):
-            started = time.perf_counter()
+            started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press(key)
-            table_keys.append((key, await settle(pilot, clock, started)))
+            settled = await settle(pilot, clock, started)
+            table_keys.append((key, settled, time.process_time() - cpu, len(clock.frames) - frames))
         results["job list"] = table_keys
         await pilot.press("slash", *job.lstrip("./"), "enter")
         app.open_jobs((job,), JOB_VIEWS[0].view_id)
@@ -163,7 +175,7 @@ def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list) -> Non
     results = run_pilot(app, body, size=size)
     print(f"{logdir.name}/{job.lstrip('./')} at {size[0]}x{size[1]}")
     for name, timings in results.items():
-        report(name, timings, worst)
+        report(name, timings, worst, each)
 
 
 Opened = tuple[float | None, float | None, float]  # first frame, settled frame (None: no frame), CPU
@@ -259,6 +271,7 @@ def main() -> None:
     parser.add_argument("--dwell", type=float, default=0.0,
                         help="with --opens: seconds on the job's row before `enter` (the dashboard is built ahead meanwhile)")
     parser.add_argument("--only", action="append", help="only the fixture jobs whose id contains this")
+    parser.add_argument("--each", action="store_true", help="every key's time under its view's figures")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     from fixture_paths import EXTRAS_LOGS, FIXTURES, MINDSPORE_LOGS
@@ -285,7 +298,7 @@ def main() -> None:
         print(f"worst open: {slowest * 1000:.1f} ms ({name}, {key}); opens over 50 ms: {over} of {len(worst)}")
         return
     for logdir, job in jobs:
-        bench_job(logdir, job, (width, height), worst)
+        bench_job(logdir, job, (width, height), worst, args.each)
     slowest, name, key = max(worst)
     over = sum(1 for t, _, _ in worst if t > 0.05)
     print(f"worst of all: {slowest * 1000:.1f} ms ({name}, {key}); views whose worst key is over 50 ms: {over}")

@@ -34,6 +34,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
+from installed_bytecode import compile_checkouts  # noqa: E402
+
 FLOOR = r"""
 import os, struct, sys
 from tui_insight.proto import summary_pb2
@@ -99,6 +101,7 @@ def main() -> int:
     parser.add_argument("--before", type=Path, help="a checkout to compare with (e.g. main in a detached worktree)")
     parser.add_argument("runs", type=Path, nargs="*")
     args = parser.parse_args()
+    compile_checkouts(REPO, args.before)
     runs = args.runs or default_runs(Path(tempfile.gettempdir()) / "tui-insight-bench")
     with tempfile.TemporaryDirectory() as pycache:
         base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

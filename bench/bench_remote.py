@@ -34,6 +34,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))  # sshd.py: the tests' sshd
 
+from installed_bytecode import compile_checkouts  # noqa: E402
+
 from make_logs import write_big, write_many  # noqa: E402
 
 from tui_insight.summary.store.cache import SummaryCache  # noqa: E402
@@ -447,6 +449,7 @@ def main() -> int:
     parser.add_argument("--own-home", action="store_true",
                         help="ssh sessions with this user's HOME (its shell startup files run for every request)")
     args = parser.parse_args()
+    compile_checkouts(HERE.parent, args.before)
     if args.only in (None, "s3"):
         s3_figures(args.runs, args.before)
     if args.only in (None, "ssh"):

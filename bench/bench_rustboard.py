@@ -26,6 +26,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from installed_bytecode import compile_checkouts  # noqa: E402
 
 OURS = r"""
 import sys, time
@@ -99,6 +102,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--steps", type=int, default=10_000)
     args = parser.parse_args()
+    compile_checkouts(REPO)
     try:
         import tensorboard_data_server
     except ImportError:

@@ -37,6 +37,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+from installed_bytecode import compile_checkouts  # noqa: E402
+
 SCALAR_TAGS = 10
 SCALAR_STEPS = 2000
 HIST_TAGS = 2
@@ -245,6 +247,7 @@ def main() -> int:
     parser.add_argument("--only", default="cold1,cold,warm",
                         help="which app runs, comma-separated: cold1 (--workers 1), cold (a worker per core), warm")
     args = parser.parse_args()
+    compile_checkouts(ROOT)
     sizes = args.runs or [1000]
     args.dir.mkdir(parents=True, exist_ok=True)
     for runs in sizes:

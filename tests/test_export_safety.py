@@ -86,6 +86,24 @@ def test_a_full_disk_leaves_what_was_written_and_an_incomplete_marker_saying_wha
         assert scalars[1].startswith("./a_small,loss,1,")
 
 
+def test_a_full_disk_met_by_the_thread_writing_big_blocks_says_so_as_the_export_would(tmp_path):
+    # A block of 256 kB or more (16,384 scalar rows: ~0.7 MB) is written by a thread while the
+    # next is formatted; its failure is the export's, naming the file, and the jobs written in full.
+    logdir = tmp_path / "logs"
+    write_job(logdir, "a_small", steps=2)
+    write_job(logdir, "b_big", steps=1000, tags=[f"metric_{i}" for i in range(20)])
+    with small_disk(tmp_path / "disk") as disk:
+        out = disk.path / "snapshot"
+        result = export(logdir, out, limits=disk.child())
+        stderr = result.stderr.decode()
+        assert result.returncode == 2 and "Traceback" not in stderr
+        errors = [line for line in stderr.splitlines() if "error" in line]
+        assert len(errors) == 1 and "export incomplete" in errors[0] and "while writing scalars.csv" in errors[0]
+        marker = (out / "INCOMPLETE").read_text()
+        assert "while writing scalars.csv" in marker and "Jobs written in full: 1 of 2 (the last: ./a_small)." in marker
+        assert (out / "scalars.csv").read_text(errors="replace").splitlines()[1].startswith("./a_small,loss,1,")
+
+
 # -- names ----------------------------------------------------------------------------------------
 
 HOSTILE = "job\x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED\x07"

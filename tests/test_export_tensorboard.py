@@ -76,3 +76,47 @@ def test_hparams_in_lineage_csv(snapshot):
     assert sorted(rows) == ["./keras_hparams/trial-1", "./tensorboardx/hparams_run"]
     assert rows["./tensorboardx/hparams_run"]["optimizer"] == "adam"
     assert rows["./keras_hparams/trial-1"]["metric/validation/epoch_accuracy"] == str(float(np.float32(0.8)))
+
+
+def test_histograms_read_together_are_each_as_histogram_data_reads_it():
+    # `histograms_data` converts the sound `histo`s together by numpy and leaves every other
+    # value to `histogram_data`: sound, empty, hostile (NaN, infinite, negative, unordered,
+    # limits and buckets not as many) and other values, together and one at a time.
+    from tui_insight.proto import tb_event_pb2
+    from tui_insight.summary.formats.routed import Problem
+    from tui_insight.summary.formats.tensorboard import histograms_data
+
+    rng = np.random.default_rng(30)
+    specials = [np.nan, np.inf, -np.inf, -1.0, 0.0, -0.0, 2.0 ** 60, 1e308, -1e308, 5e-324]
+    values = []
+    for _ in range(2000):
+        n = int(rng.integers(0, 12))
+        value = tb_event_pb2.Summary.Value(tag="t")
+        limits, counts = np.sort(rng.normal(size=n)) * rng.choice([1, 1e300]), rng.choice([0, 0, 1, 2, 3.5], n)
+        if rng.random() < 0.3 and n:
+            counts[rng.integers(0, n)] = rng.choice(specials)
+        if rng.random() < 0.2 and n:
+            limits[rng.integers(0, n)] = rng.choice(specials)
+        if rng.random() < 0.1:
+            rng.shuffle(limits)
+        value.histo.bucket_limit.extend(limits.tolist())
+        value.histo.bucket.extend(counts.tolist() + ([1.0] if rng.random() < 0.05 else []))
+        low, high = (np.nanmin(limits) - 1, np.nanmax(limits) + 1) if n else (0.0, 0.0)
+        value.histo.min = float(low if rng.random() < 0.8 else rng.choice([np.nan, np.inf, 1e308]))
+        value.histo.max = float(high if rng.random() < 0.8 else rng.choice([np.nan, -np.inf, -1e308]))
+        values.append(value if rng.random() > 0.03 else tb_event_pb2.Summary.Value(tag="x", simple_value=1.0))
+
+    def same(a, b) -> bool:
+        if isinstance(a, Problem) or isinstance(b, Problem):
+            return type(a) is type(b) and str(a) == str(b)
+        return a.buckets.shape == b.buckets.shape and a.buckets.tobytes() == b.buckets.tobytes() and \
+            np.array([a.min, a.max]).tobytes() == np.array([b.min, b.max]).tobytes() and \
+            (a.nan_count, a.pos_inf_count, a.neg_inf_count, a.problem) == \
+            (b.nan_count, b.pos_inf_count, b.neg_inf_count, b.problem)
+
+    each = [histogram_data(value) for value in values]
+    assert sum(not isinstance(d, Problem) and not d.problem and len(d.buckets) > 1 for d in each) > 500
+    assert sum(not isinstance(d, Problem) and bool(d.problem) for d in each) > 100
+    for size in (len(values), 7, 1):
+        together = [d for at in range(0, len(values), size) for d in histograms_data(values[at:at + size])]
+        assert [i for i, (a, b) in enumerate(zip(each, together)) if not same(a, b)] == []

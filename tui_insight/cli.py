@@ -537,9 +537,10 @@ def dashboard_cache(logdir, args: argparse.Namespace, remember: bool = True):
 def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: bool = True, source=None) -> int:
     """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary).
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
+    cache = dashboard_cache(source if source is not None else logdir, args, remember)  # (its loading processes start meanwhile)
     from .ui.app import run_app
 
-    return run_app(dashboard_cache(source if source is not None else logdir, args, remember), theme=args.theme, reload_interval=args.reload_interval,
+    return run_app(cache, theme=args.theme, reload_interval=args.reload_interval,
                    fresh=args.fresh or not remember, start_at=start_at(args), remember=remember, bell=bool(args.bell),
                    bell_stalled=bool(args.bell_stalled), config_theme=config.get("theme"), config_keymap=config.keymap,
                    config_notices=["\n".join(config.problems)] if config.problems else [], straggler=args.straggler)

@@ -27,6 +27,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -35,8 +36,9 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
-from .export_rows import float32_codes, float32_texts, float_codes, int_codes, rows_bytes
+from .export_rows import Coded, float32_codes, float32_texts, float_codes, int_codes, rows_bytes
 from .export_spill import TagSpill, TagValues
+from .export_writer import Block, BlockWriter
 from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import export_columns
@@ -97,7 +99,12 @@ codecs.register_error(NAME_BYTES, _name_bytes)
 
 
 class ExportError(Exception):
-    """An export that was refused or failed; the message is for the user (escaped)."""
+    """An export that was refused or failed; the message is for the user (escaped), in the
+    command line's words; `in_dialog` says the same in the export dialog's (its fields, not flags)."""
+
+    def __init__(self, message: str, in_dialog: str | None = None):
+        super().__init__(message)
+        self.in_dialog = message if in_dialog is None else in_dialog
 
 
 class ExportIncomplete(ExportError):
@@ -145,12 +152,14 @@ def check_destination_of(location: str, out: Path, force: bool) -> Path:
     out = Path(out).expanduser().resolve()
     logdir = Path(os.path.realpath(location))
     if out == logdir or logdir in out.parents:
-        raise ExportError(f"refusing to write inside the log directory {shown(str(logdir))}: choose --out elsewhere")
+        refused = f"refusing to write inside the log directory {shown(str(logdir))}"
+        raise ExportError(f"{refused}: choose --out elsewhere", f"{refused}: choose a directory elsewhere")
     if out.exists():
         if not out.is_dir():
             raise ExportError(f"{shown(str(out))} exists and is not a directory")
         if any(out.iterdir()) and not force:
-            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite")
+            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite",
+                              f"{shown(str(out))} is not empty: tick “write into a non-empty directory” to overwrite")
     return out
 
 
@@ -225,13 +234,16 @@ def _everything(key: TagKey) -> bool:
 
 
 class _CsvFiles:
-    """The snapshot's CSV files, one open file each, written with names' bytes intact."""
+    """The snapshot's CSV files, one open file each, written with names' bytes intact. Blocks of
+    rows formatted already (`data`) are written by a thread (`BlockWriter`) while the next are made."""
 
     def __init__(self, target: ExportDir, out: Path, result: ExportResult):
         self.target, self.out, self.result = target, out, result
         self.handles: dict[str, io.TextIOWrapper] = {}
         self.writers: dict[str, Any] = {}  # csv writers (their type is private to csv)
         self.writing = ""  # the file being written (for the message when writing fails)
+        self.thread: BlockWriter | None = None
+        self.queued: set[str] = set()  # files with blocks handed to the thread since it was last waited for
 
     def open(self, name: str, header: list[str]) -> None:
         self.writing = f"{name}.csv"
@@ -243,30 +255,66 @@ class _CsvFiles:
         self.result.rows[name] = 0
 
     def row(self, name: str, values: list) -> None:
-        self.writing = f"{name}.csv"
+        self._written_before(name)
         self.writers[name].writerow(values)
         self.result.rows[name] += 1
 
     def text(self, name: str, text: str, rows: int) -> None:
         """`rows` rows already formatted as CSV."""
-        self.writing = f"{name}.csv"
+        self._written_before(name)
         self.handles[name].write(text)
         self.result.rows[name] += rows
 
-    def data(self, name: str, data: bytes, rows: int) -> None:
-        """`rows` rows already formatted and encoded as the file's text is."""
+    def data(self, name: str, data: Block, rows: int) -> None:
+        """`rows` rows encoded as the file's text is: their bytes, or what makes them (called
+        by the writer thread once `rows` reach `BlockWriter.FROM`: formatted on the second core)."""
         self.writing = f"{name}.csv"
+        if self.thread is None and rows >= BlockWriter.FROM:
+            self.thread = BlockWriter()
         handle = self.handles[name]
-        handle.flush()
-        handle.buffer.write(data)
+        if name not in self.queued:  # (else no text came since its last block: the thread has it all)
+            handle.flush()
+        if self.thread is None:
+            handle.buffer.write(data if isinstance(data, bytes) else data())
+        else:
+            self._failed()
+            self.thread.put(name, handle.buffer, data)
+            self.queued.add(name)
         self.result.rows[name] += rows
 
+    def _written_before(self, name: str) -> None:
+        """Text for `name` comes after the blocks handed to the thread for it."""
+        self.writing = f"{name}.csv"
+        if name in self.queued:
+            self._wait()
+
+    def _wait(self) -> None:
+        if self.thread is not None:
+            self.thread.wait()
+            self.queued.clear()
+            self._failed()
+
+    def _failed(self) -> None:
+        """The thread's failure, raised here with the file it was writing."""
+        if self.thread is not None and self.thread.failed is not None:
+            name, exc = self.thread.failed
+            self.writing = f"{name}.csv"
+            raise exc
+
     def flush(self) -> None:
+        self._wait()
         for name, handle in self.handles.items():
             self.writing = f"{name}.csv"
             handle.flush()
 
     def close(self) -> None:
+        if self.thread is not None:
+            thread, self.thread = self.thread, None
+            thread.stop()
+            self.queued.clear()
+            if thread.failed is not None:
+                self.writing = f"{thread.failed[0]}.csv"
+                raise thread.failed[1]
         while self.handles:
             name, handle = self.handles.popitem()
             self.writing = f"{name}.csv"
@@ -321,10 +369,10 @@ class _Snapshot:
             self._every_step(view, keep, cache.source, found)
         else:
             for name, text, rows in _cached_job(cache, view, keep):
-                if isinstance(text, bytes):
-                    self.files.data(name, text, rows)
-                else:
+                if isinstance(text, str):
                     self.files.text(name, text, rows)
+                else:
+                    self.files.data(name, text, rows)
         for name, row in _extras(cache, view, keep, found):
             self.files.row(name, row)
         if view.profile_dirs and keep(("profiler", "")):
@@ -494,10 +542,10 @@ class _Snapshot:
 # -- what the cache holds -------------------------------------------------------------------
 
 def _cached_job(cache: SummaryCache, view: JobView, keep: Callable[[TagKey], bool]
-                ) -> Iterator[tuple[str, str | bytes, int]]:
+                ) -> Iterator[tuple[str, str | Block, int]]:
     """What the cache holds of a job as CSV text: (file, text, rows) for each kept tag's
     scalars at once, and for each step of the other plugins (its payload decoded then); a
-    histogram tag's rows as the bytes written (`_histogram_rows`)."""
+    histogram tag's rows, and scalars, as a `Block` (formatted as they are written)."""
     prefix = _tag_prefix(view.train_id)
     line = _CsvLine()
     for plugin, name in PLUGIN_FILES.items():
@@ -538,9 +586,8 @@ SCALARS_TOGETHER = 1 << 14  # scalar rows formatted at once (memory: their text,
 
 
 def _cached_scalars(view: JobView, tags: list[str], prefix: Callable[[str], str]
-                    ) -> Iterator[tuple[str, bytes, int]]:
-    """`_cached_job`'s scalar tags' rows as the bytes written, several tags' at once
-    (`_scalar_rows`)."""
+                    ) -> Iterator[tuple[str, Block, int]]:
+    """`_cached_job`'s scalar tags' rows, several tags' at once (`_scalar_rows`), as a Block."""
     found = [(tag, series) for tag in tags if (series := view.series("scalar", tag)) is not None]
     while found:
         batch = [found.pop(0)]
@@ -549,34 +596,36 @@ def _cached_scalars(view: JobView, tags: list[str], prefix: Callable[[str], str]
         yield "scalars", _scalar_rows(batch, prefix), sum(len(s) for _, s in batch)
 
 
-def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> bytes:
+def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> Block:
     """scalars.csv's rows of some tags (and their series), built together (`export_rows`: each
     distinct step, wall time and value formatted once, and a job's tags share their steps and
     wall times), the names a coded column; a tag at a time when a name holds a NUL (a coded
-    column's padding)."""
+    column's padding). The numbers are formatted here, the rows laid out as they are written."""
     heads = [prefix(tag)[:-1].encode("utf-8", NAME_BYTES) for tag, _ in found]  # train_id,tag
     sizes = [len(series) for _, series in found]
     columns = [int_codes(np.concatenate([s.steps for _, s in found]).astype(np.int64)),
                float_codes(np.concatenate([s.wall_times for _, s in found])),
                float32_codes(np.concatenate([s.values for _, s in found]))]
     if not any(b"\0" in head for head in heads):
-        return rows_bytes(b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])[0]
+        return partial(_laid_out, b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])
     ends = np.cumsum(sizes).tolist()
     return b"".join([rows_bytes(head + b",", [(texts, codes[start:end]) for texts, codes in columns])[0]
                      for head, start, end in zip(heads, [0, *ends[:-1]], ends)])
 
 
 def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], prefix: Callable[[str], str]
-                       ) -> Iterator[tuple[str, str | bytes, int]]:
-    """`_cached_job`'s histogram tags: each tag's rows of distributions.csv and histograms.csv,
-    its steps read with other tags' (`tags_steps`: each record read once)."""
+                       ) -> Iterator[tuple[str, str | Block, int]]:
+    """`_cached_job`'s histogram tags: each tag's rows of distributions.csv and histograms.csv
+    (a Block), its steps read with other tags' (`tags_steps`: each record read once)."""
     for tag, steps in tags_steps(cache, view, tags):
         if steps:
             heads = [f"{s.step},{s.wall_time!r}" for s in steps]
             buckets = [s.data.buckets for s in steps]
             yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
-            data, _ = _histogram_rows(prefix(tag).encode("utf-8", NAME_BYTES), heads, buckets)
-            yield "histograms", data, sum(len(b) for b in buckets)
+            columns = _histogram_columns(heads, buckets)  # (numbers formatted here, rows laid out as written)
+            if columns is not None:
+                yield "histograms", partial(_laid_out, prefix(tag).encode("utf-8", NAME_BYTES), columns), \
+                    len(columns[0][1])
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -742,15 +791,29 @@ def _histogram_rows(prefix: bytes, heads: list[str], buckets: list[np.ndarray]) 
     """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag as CSV bytes;
     `heads`: each step's step and wall time), and each step's bytes in them, built in bulk
     (`export_rows`: each distinct edge, width and count formatted once)."""
+    columns = _histogram_columns(heads, buckets)
+    if columns is None:
+        return b"", np.zeros(len(heads), dtype=np.int64)
+    data, sizes = rows_bytes(prefix, columns)
+    return data, np.bincount(columns[0][1], weights=sizes, minlength=len(heads)).astype(np.int64)
+
+
+def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded] | None:
+    """`_histogram_rows`' coded columns (the first: each row's step), None without buckets."""
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
-        return b"", np.zeros(len(heads), dtype=np.int64)
+        return None
     joined = np.concatenate(buckets)
     period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
     steps = np.arange(len(heads)).repeat(lengths)
-    data, sizes = rows_bytes(prefix, [(np.array(heads, dtype="S"), steps), float_codes(joined[:, 0], period),
-                                      float_codes(joined[:, 1], period), int_codes(joined[:, 2].astype(np.int64))])
-    return data, np.bincount(steps, weights=sizes, minlength=len(heads)).astype(np.int64)
+    return [(np.array(heads, dtype="S"), steps), float_codes(joined[:, 0], period), float_codes(joined[:, 1], period),
+            int_codes(joined[:, 2].astype(np.int64))]
+
+
+def _laid_out(prefix: bytes, columns: list[Coded]) -> bytes:
+    """The rows of coded columns (`rows_bytes`: numpy's gathers, which release the GIL; what
+    the writer thread does of a block, the numbers formatted already)."""
+    return rows_bytes(prefix, columns)[0]
 
 
 def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:

@@ -20,6 +20,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,6 +28,7 @@ from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_s
                   histogram_steps_table, payload_steps, pr_curve_table, scalar_table, tensor_table)
 from .export import ExportError, check_destination_of, explain_state
 from .export_dir import ExportDir
+from .export_writer import BlockWriter
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
@@ -58,41 +60,67 @@ def _schemas(pa: Any) -> dict[str, Any]:
 def _arrow() -> Any:
     try:
         import pyarrow as pa
-        import pyarrow.parquet  # noqa: F401 - pa.parquet below
     except ImportError as exc:
         raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
     return pa
 
 
+# pyarrow.parquet.ParquetWriter's settings, as it hands them to the writer it wraps.
+_WRITER_SETTINGS = {"version": "2.6", "use_dictionary": True, "compression": "snappy", "write_statistics": True,
+                    "use_deprecated_int96_timestamps": False, "writer_engine_version": "V2",
+                    "data_page_version": "1.0", "use_compliant_nested_type": True, "store_schema": True}
+
+
+def _parquet_writer(pa: Any, sink: IO[bytes], schema: Any) -> Any:
+    """A Parquet writer of `schema` into the open file `sink` (`write_table`, `close`): the one
+    `pyarrow.parquet.ParquetWriter` wraps, with its settings, so the files are the same bytes.
+    pyarrow.parquet imports pyarrow.fs and with it ssl and every remote filesystem (30 ms of a
+    0.4 s export) to resolve a path this export never gives; where the wrapped writer is not
+    there as this pyarrow has it, pyarrow.parquet's is used."""
+    try:
+        from pyarrow._parquet import ParquetWriter
+
+        return ParquetWriter(sink, schema, **_WRITER_SETTINGS)
+    except (ImportError, TypeError):
+        import pyarrow.parquet
+
+        return pyarrow.parquet.ParquetWriter(sink, schema)
+
+
+# What pyarrow imports when it finds them and an export never needs: pandas (0.2 s, more than
+# the rest of the export's imports) whenever pyarrow is handed an array, only to ask whether it
+# is a pandas one; cloudpickle (18 ms) as its pickler of extension types (pickle otherwise);
+# dateutil (14 ms, with six) on its first list of Python values, for relativedelta.
+_HIDDEN = ("pandas", "cloudpickle", "dateutil")
+
+
 @contextmanager
 def _without_pandas() -> Iterator[None]:
-    """For the CLI's export, whose process holds no pandas object: pyarrow imports pandas
-    (0.2 s, more than the rest of the export's imports) whenever it is handed an array, only to
-    ask whether it is a pandas one, so pandas cannot be found while this holds (pyarrow takes
-    that as no pandas; it needs none to write Parquet or Arrow). Where pandas is imported
-    already, nothing changes."""
+    """For the CLI's export, whose process holds no pandas object: the modules of `_HIDDEN`
+    cannot be found while this holds (pyarrow takes that as their absence; it needs none of them
+    to write Parquet or Arrow). Those imported already are left as they are."""
     import sys
 
-    if "pandas" in sys.modules:
+    finder = _Hidden(frozenset(name for name in _HIDDEN if name not in sys.modules))
+    if not finder.names:
         yield
         return
-    sys.meta_path.insert(0, _NO_PANDAS)
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        sys.meta_path.remove(_NO_PANDAS)
+        sys.meta_path.remove(finder)
 
 
-class _NoPandas:
-    """A finder that says pandas cannot be imported (`_without_pandas`)."""
+class _Hidden:
+    """A finder that says the packages `names` (and their modules) cannot be imported."""
 
-    @staticmethod
-    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas":
-            raise ModuleNotFoundError("pandas is not looked for in this export", name=name)
+    def __init__(self, names: frozenset[str]):
+        self.names = names
 
-
-_NO_PANDAS = _NoPandas()
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"{name} is not looked for in this export", name=name)
 
 
 def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: bool = False,
@@ -108,48 +136,72 @@ def export_parquet(logs: Logdir, out: Path, *, all_steps: bool = False, force: b
     schemas = _schemas(pa)
     rows = dict.fromkeys(KINDS, 0)
     handles: list[IO[bytes]] = []
+    thread = BlockWriter()  # writes a row group (pyarrow releases the GIL) while the next tables are made
     try:
         writers = {}
         for kind, schema in schemas.items():
             handles.append(target.open(f"{kind}.parquet"))
-            writers[kind] = pa.parquet.ParquetWriter(handles[-1], schema)
+            writers[kind] = _parquet_writer(pa, handles[-1], schema)
         lineage_views: list[JobView] = []
         train_ids = logs.job_ids()
         started = time.time()
         pending: dict[str, list] = {kind: [] for kind in writers}  # small jobs' tables, written together
+
+        def flush(kind: str) -> None:  # one group in the thread at a time (memory: one group more)
+            group, pending[kind] = pending[kind], []
+            if group:
+                thread.wait()
+                _raise_failure(thread)
+                thread.call(f"{kind}.parquet", partial(_flush, pa, writers[kind], group))
+
         for done, view in enumerate(logs.job_views(all_steps=all_steps), 1):
-            for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started).items():
+            last = done >= len(train_ids)  # (its tables end their groups: written as each is made)
+            for kind, table in _job_tables(pa, logs, view, all_steps, schemas, started):
                 if table.num_rows:
                     pending[kind].append(table)
                     rows[kind] += table.num_rows
-                    if sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
-                        _flush(pa, writers[kind], pending[kind])
+                    if last or sum(t.num_rows for t in pending[kind]) >= ROW_GROUP_ROWS:
+                        flush(kind)
             lineage_views.append(_without_series(view))
             if progress is not None:
                 progress(done, len(train_ids))
-        for kind, writer in writers.items():
-            _flush(pa, writer, pending[kind])
-            writer.close()
+        for kind in writers:
+            flush(kind)
         lineage = _lineage_table(pa, logs, lineage_views)
+        thread.wait()
+        _raise_failure(thread)
+        for writer in writers.values():
+            writer.close()
         with target.open("lineage.parquet") as handle:
-            pa.parquet.write_table(lineage, handle)
+            writer = _parquet_writer(pa, handle, lineage.schema)
+            writer.write_table(lineage)
+            writer.close()
         rows["lineage"] = lineage.num_rows
         for handle in handles:
             handle.close()
         target.commit()
     except OSError as exc:
+        thread.stop()
         for handle in handles:
-            handle.close()
+            try:
+                handle.close()  # (its buffer is written first: on a full disk that fails too)
+            except OSError:
+                pass
         where = target.abandon(f"the export stopped: {exc.strerror or exc}\n")
         raise ExportError(f"cannot write to {where}: {exc.strerror or exc}") from exc
+    finally:
+        thread.stop()
     return rows
 
 
+def _raise_failure(thread: BlockWriter) -> None:
+    if thread.failed is not None:
+        raise thread.failed[1]
+
+
 def _flush(pa: Any, writer: Any, tables: list) -> None:
-    """The tables gathered so far, as one row group (a job with more rows is one on its own)."""
-    if tables:
-        writer.write_table(pa.concat_tables(tables))
-        tables.clear()
+    """The tables gathered, as one row group (a job with more rows is one on its own)."""
+    writer.write_table(pa.concat_tables(tables))
 
 
 def _without_series(view: JobView) -> JobView:
@@ -160,36 +212,37 @@ def _without_series(view: JobView) -> JobView:
 
 
 def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: dict[str, Any],
-                started: float) -> dict[str, Any]:
-    tensors = tensor_table([view], logs, None, all_steps)
+                started: float) -> Iterator[tuple[str, Any]]:
+    """Each kind's table of one job, in turn (the one before is written meanwhile)."""
+    yield "scalars", _scalars(pa, scalar_table([view], None), schemas["scalars"])
     histograms = list(payload_steps([view], logs._cache, "histogram", None, all_steps))  # read once, used twice
+    yield "histograms", _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"])
+    tensors = tensor_table([view], logs, None, all_steps)
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
                       "values": [None if a is None else a.ravel().tolist() for a in tensors["array"]]}
-    return {
-        "scalars": _scalars(pa, scalar_table([view], None), schemas["scalars"]),
-        "histograms": _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"]),
-        "tensors": _table(pa, tensor_columns, schemas["tensors"]),
-        "pr_curves": _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"]),
-        "distributions": _table(pa, distribution_table([view], logs, None, all_steps, histograms).columns,
-                                schemas["distributions"]),
-        "health": _table(pa, _health_columns(view, started), schemas["health"]),
-        "problems": _table(pa, _problem_columns(view), schemas["problems"]),
-    }
+    yield "tensors", _table(pa, tensor_columns, schemas["tensors"])
+    yield "pr_curves", _table(pa, pr_curve_table([view], logs, None, all_steps).columns, schemas["pr_curves"])
+    yield "distributions", _table(pa, distribution_table([view], logs, None, all_steps, histograms).columns,
+                                  schemas["distributions"])
+    yield "health", _table(pa, _health_columns(view, started), schemas["health"])
+    yield "problems", _table(pa, _problem_columns(view), schemas["problems"])
 
 
 def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str, Any] | None = None) -> Any:
     """The columns as `schema` says; names (`labels`: codes into them) with bytes that are not
     UTF-8 as `arrow_text` writes them (Parquet's strings are UTF-8)."""
+    import numpy as np
+
     arrays = []
     for field in schema:
         column = columns[field.name]
         if labels and field.name in labels:
             arrays.append(_labelled_strings(pa, *labels[field.name]))
-        elif field.type == pa.string():
-            arrays.append(arrow_strings(pa, _plain(column)))
+        elif field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
+            arrays.append(arrow_strings(pa, column.tolist() if isinstance(column, np.ndarray) else list(column)))
         else:
-            arrays.append(pa.array(_plain(column), type=field.type))
+            arrays.append(_numbers(pa, _plain(column), field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
@@ -227,6 +280,19 @@ def _labelled_strings(pa: Any, codes: Any, names: Any) -> Any:
 def _scalars(pa: Any, table: Table, schema: Any) -> Any:
     """A table whose job and tag are labelled (`Table.labels`): Arrow strings without a Python string a row."""
     return _table(pa, table.columns, schema, table.labels)
+
+
+def _numbers(pa: Any, column: Any, kind: Any) -> Any:
+    """The array of `kind` of a column: a numpy column of that type as its buffer, without a
+    copy and without `pa.array`, which looks for a masked array by `np.ma` (numpy imports
+    numpy.ma then: 22 ms)."""
+    import numpy as np
+
+    if isinstance(column, np.ndarray) and column.ndim == 1 and kind in (pa.float64(), pa.int64()) \
+            and column.dtype == (np.float64 if kind == pa.float64() else np.int64):
+        column = np.ascontiguousarray(column)
+        return pa.Array.from_buffers(kind, len(column), [None, pa.py_buffer(column)])
+    return pa.array(column, type=kind)
 
 
 def _plain(column: Any) -> Any:

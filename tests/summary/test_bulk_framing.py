@@ -4,6 +4,7 @@ format and by tensorboardX, on damaged copies of them and from any start and end
 import io
 import struct
 
+import numpy as np
 import pytest
 from fixture_paths import FIXTURES
 from hypothesis import HealthCheck, given, settings
@@ -208,6 +209,27 @@ def test_the_varying_positions_of_evenly_spaced_and_cyclic_payloads_are_exact(ma
 def test_the_varying_positions_of_damaged_logs_hold(data):
     source = data.draw(st.sampled_from([CYCLIC, SAME_LENGTHS, *(p.read_bytes() for p in REAL_FILES if "tfevents" in p.name)]))
     assert_same_is_exact(damaged(source, data.draw), data.draw(st.sampled_from([300, 4096, 1 << 20])), exact=False)
+
+
+@pytest.mark.parametrize("damaged_at", [None, 7])
+def test_the_rows_of_a_size_are_those_payloads_bytes(damaged_at):
+    """`Payloads.rows` gives the bytes of the payloads asked for: all of a size (those the CRC
+    check copied, not evenly spaced: handed on, not copied again), some of them, and the good
+    ones of a size one of whose records was bad (not among the batch's payloads)."""
+    records = [frame(bytes([i]) + b"v" * 19) + (frame(b"x" * 5) if i % 3 == 0 else b"") for i in range(40)]
+    stream = bytearray(b"".join(records))
+    if damaged_at is not None:
+        stream[sum(map(len, records[:damaged_at])) + 14] ^= 0x01  # a payload byte of the 8th of 20 bytes
+    report = ScanReport()
+    for batch in scan_batches(io.BytesIO(bytes(stream)), 0, len(stream), report):
+        payloads = batch.payloads
+        members = np.flatnonzero(payloads.lengths == 20)
+        assert len(members) == 40 - (damaged_at is not None)
+        for chosen in (members, members[::2], members[1:]):
+            assert [bytes(row) for row in payloads.rows(chosen, 20)] == [payloads[i] for i in chosen.tolist()]
+        if damaged_at is None:
+            assert payloads.rows(members, 20) is payloads.rows(members, 20)  # (the check's copy)
+    assert report.bad_records == (damaged_at is not None)
 
 
 # -- a file's opening placed by the last file's (a sweep's runs repeat one sequence of lengths) --

@@ -301,3 +301,41 @@ def test_scalar_events_of_a_size_histogram_events_had_take_the_bulk_path_soon(tm
     bulk, routed = routed_events(tmp_path)
     assert routed <= 8 * 5 + 8  # the scalar events of 8 batches at most, one by one
     assert view_of(bulk) == view_of(load(tmp_path, False))
+
+
+def test_a_sweeps_few_events_of_a_size_are_matched_alike_once_its_runs_met_enough(tmp_path, monkeypatch):
+    """A sweep's runs each hold a few histogram events of a size (6 of steps under 128, their
+    step a byte shorter than the 4 after): counted over the runs one load reads, a size met
+    `_ALIKE_MIN_ROWS` times is matched alike (one event's shape, checked byte for byte) instead
+    of walked piece by piece and bucket by bucket in every run. Events too short to be of the
+    layout are never walked; an event of that size with another tag is not taken for it."""
+    from tui_insight.summary.formats import mixed_layouts
+
+    def scalars(step: int) -> bytes:
+        values = [field(1, 2, field(1, 2, b"loss") + field(3, 5, struct.pack("<f", step * 0.5))),
+                  field(1, 2, field(1, 2, b"acc") + field(3, 5, struct.pack("<f", 1.0)))]
+        return field(1, 1, struct.pack("<d", 1_700_000_000.0 + step)) + field(2, 0, varint(step)) + field(
+            5, 2, b"".join(values))
+
+    runs = 12
+    for run in range(runs):
+        payloads = [field(1, 1, struct.pack("<d", 1_700_000_000.0))]  # (a bare event: too short)
+        for step in range(1, 201):
+            histogram = b"".join(field(1, 2, bucket(i, 1 + (step + run) % 50)) for i in range(8)) + tail(step)
+            payloads.append(event(step, histogram) if step % 20 == 0 else scalars(step))
+            if run == runs - 1 and step == 60:  # (the size of step 40's event, another tag)
+                payloads[-1] = payloads[-1].replace(b"\x0a\x04loss", b"\x0a\x04lost")
+        (tmp_path / f"run{run:02d}").mkdir()
+        (tmp_path / f"run{run:02d}" / SUMMARY).write_bytes(b"".join(frame(p) for p in payloads))
+    walked = [0]
+    walk = mixed_layouts._buckets_fit
+
+    def counting(array, at, end):
+        walked[0] += len(at)
+        return walk(array, at, end)
+
+    monkeypatch.setattr(mixed_layouts, "_buckets_fit", counting)
+    bulk = load(tmp_path, True)
+    assert 0 < walked[0] <= 50  # the first runs' histograms (42; 123 without the rule)
+    assert view_of(bulk) == view_of(load(tmp_path, False))
+    assert bulk.job(f"./run{runs - 1:02d}").series("scalar", "lost").steps.tolist() == [60]

@@ -129,3 +129,62 @@ def test_the_workers_read_with_this_package_whatever_the_current_directory_holds
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[0] == f"{RUNS} []", done.stdout
+
+
+def discovery_watched(monkeypatch, waits: list[float]) -> list[int]:
+    """How many loading processes were alive when each discovery ended, waiting up to the next
+    of `waits` (seconds) for the first (a walk of a few runs is over in a moment)."""
+    from tui_insight.summary.sources.local import LocalSource
+
+    seen: list[int] = []
+    discover = LocalSource.discover
+
+    def watched(self, *args, **kwargs):
+        found = discover(self, *args, **kwargs)
+        for _ in range(int(waits[min(len(seen), len(waits) - 1)] / 0.05)):
+            if multiprocessing.active_children():
+                break
+            threading.Event().wait(0.05)
+        seen.append(len(multiprocessing.active_children()))
+        return found
+
+    monkeypatch.setattr(LocalSource, "discover", watched)
+    return seen
+
+
+def test_a_cold_load_of_many_runs_starts_its_processes_before_discovery_ends(sweep, tmp_path, monkeypatch):
+    """The workers of a cold first load of a LOGDIR of many directories start with the cache
+    (their start overlaps the app's and discovery's); a start with the disk cache's index of
+    LOGDIR (warm: nothing to read) starts none, and no process is left once a pass ends."""
+    seen = discovery_watched(monkeypatch, [20, 0.5])
+    cold = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    try:
+        cold.reload()
+        assert not multiprocessing.active_children()  # closed with the pass
+    finally:
+        cold.stop()
+    warm = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    try:
+        warm.reload()
+    finally:
+        warm.stop()
+    assert seen[0] >= 1 and seen[1:] == [0]
+    assert warm.progress.bytes_read == 0
+    same_as_plain(cold, sweep)
+
+
+def test_processes_started_for_a_load_with_nothing_to_send_them_are_closed(tmp_path, monkeypatch):
+    """Directories without a job (and too few jobs for the pool) at the top of a cold LOGDIR:
+    the processes started with the cache are closed when the first pass ends."""
+    seen = discovery_watched(monkeypatch, [20])
+    write_sweep(tmp_path / "logs", 2, steps=20)
+    for k in range(10):
+        (tmp_path / "logs" / f"empty_{k}").mkdir()
+    cache = SummaryCache(str(tmp_path / "logs"), workers=2)
+    try:
+        cache.reload()
+        assert not multiprocessing.active_children()
+    finally:
+        cache.stop()
+    assert seen[0] >= 1  # (started: the second may still be on its way)
+    assert len(cache.jobs) == 2 and all(view.loaded for view in cache.jobs.values())

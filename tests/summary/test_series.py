@@ -112,3 +112,18 @@ def test_tags_of_one_layout_are_sampled_once_and_as_each_alone():
     assert together["a"].columns["step"] is together["b"].columns["step"]
     assert together["a"].candidates["fid"] is together["b"].candidates["fid"]
     assert together["a"].values.tobytes() != together["b"].values.tobytes()
+
+
+def test_runs_of_the_same_steps_keep_the_same_steps_and_others_their_own():
+    """A sweep's runs log the same steps: the kept ones are worked out once and given again
+    for equal steps (read-only: a caller writing into them would change the next run's); steps
+    as many but not equal, or under another limit, are picked for themselves."""
+    first = merged(batch(range(2000)))
+    again = merged(batch(range(2000), np.arange(2000.0) * 3))
+    gap = merged(batch([*range(1000), *range(5000, 6000)]))  # (as many steps, a gap)
+    other_limit = merged(batch(range(2000)), limit=1500)
+    assert len(first) == 1000 and first.steps[[0, -1]].tolist() == [0, 1999]
+    assert again.steps.tolist() == first.steps.tolist() and again.values.tolist() == (first.steps * 3.0).tolist()
+    # (the targets in the gap pick its edges: a third of the steps kept, not half as in `first`)
+    assert len(gap) < 400 and gap.steps[[0, -1]].tolist() == [0, 5999]
+    assert len(other_limit) == 1500 and other_limit.steps[[0, -1]].tolist() == [0, 1999]

@@ -267,3 +267,46 @@ def test_a_cold_start_of_1000_runs_paints_the_terminal_with_no_row_missing(tmp_p
     wrong = [(i, rows) for i, rows in enumerate(frames) if rows != final[:len(rows)]]
     assert not wrong, f"{len(wrong)} of {len(frames)} frames: {wrong[:3]}"
     assert sum(1 for rows in frames if rows) >= 2  # frames were read while the runs loaded
+
+
+def _wakeups(pid: int) -> dict[str, int]:
+    """Each thread of `pid` and how often it went to sleep and woke (voluntary context switches)."""
+    counts = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        status = (task / "status").read_text()
+        counts[task.name] = int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M).group(1))
+    return counts
+
+
+def test_an_idle_app_in_a_terminal_lets_its_threads_sleep(tmp_path: Path):
+    """Left alone in a real terminal (no reloads), no thread of the app wakes more than the clock's
+    once a second: Textual's input thread waited 0.1 s at a time (30 wakeups in 3 s), now it
+    sleeps until a key comes. Keys still come through after the wait: a lone escape (known by the
+    parser's timeout) closes help, `q` quits."""
+    _tmux, executable = required_commands()
+    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    command = " ".join(["exec env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(executable),
+                        shlex.quote(str(MINDSPORE_LOGS)), "--reload-interval", "0"])
+    term = Tmux(width=100, height=30)
+    try:
+        term.run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", f"unset COLUMNS LINES; {command}")
+        term.wait_for("8 jobs", "./lenet_lr0.01")
+        time.sleep(4.0)  # what the app prepares once loaded (imports ahead, job rows) done
+        pid = int(term.run("display-message", "-p", "-t", "e2e", "#{pane_pid}").strip())  # exec: the app
+        before = _wakeups(pid)
+        time.sleep(3.0)
+        after = _wakeups(pid)
+        woke = {tid: after[tid] - before[tid] for tid in before if tid in after}
+        assert max(woke.values()) <= 6, woke
+        term.keys("?")
+        term.wait_for("Keys: Job list")
+        term.keys("Escape")
+        term.wait_for("‹health ▼›", absent=("Keys: Job list",))
+        term.keys("q")
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not Path(f"/proc/{pid}").exists()  # quit
+    finally:
+        term.kill()

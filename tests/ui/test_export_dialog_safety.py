@@ -103,3 +103,26 @@ def test_e_in_the_text_view_exports_the_text(tmp_path):
                     ["./run", "notes", "1", "1.0", "epoch 1, lr 0.1\nline two"],
                     ["./run", "notes", "2", "2.0", "epoch 2, lr 0.1\nline two"]]
     assert (out / "scalars.csv").read_text() == "train_id,tag,step,wall_time,value\n"
+
+
+def test_the_dialog_names_its_own_checkbox_for_a_non_empty_directory(tmp_path):
+    """A refusal in the dialog says what to do there (the checkbox), not the command line's flag;
+    ticked, the export writes beside what was there."""
+    logdir = tmp_path / "logs"
+    write_job(logdir, "j")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    app = make_app(logdir)
+
+    async def body(pilot):
+        refused = await export_from_dialog(pilot, app, out, all_steps=False, force=False)
+        dialog = app.screen
+        dialog.query_one("#export-force", Checkbox).value = True
+        await pilot.press("enter")
+        return refused, await wait_for(pilot, lambda: app.screen is not dialog, timeout=30)
+
+    refused, written = run_pilot(app, body)
+    assert "is not empty" in refused and "write into a non-empty directory" in refused, refused
+    assert "--force" not in refused
+    assert written and (out / "scalars.csv").exists() and (out / "notes.txt").read_text() == "mine"

@@ -12,6 +12,7 @@ import io
 import json
 import re
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,7 @@ from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.loader import Loaded
 from tui_insight.ui.screens.help import collect_bindings
 from tui_insight.ui.views import image_decoding
-from tui_insight.ui.presenters.images import pick_index
+from tui_insight.ui.presenters.images import pick_index, steps_ahead
 from tui_insight.ui.views.image_decoding import DecodedCache
 from tui_insight.ui.views.images import ImagesView
 from tui_insight.ui.widgets.image_card import ImageCard, ImageGrid
@@ -489,6 +490,77 @@ def test_png_decoding_runs_in_a_worker_thread(tmp_path, monkeypatch):
     assert len(threads) == 4  # two tags x two steps, each decoded once
     assert all(t is not ui_thread for t in threads)
     assert all(state["step"] == 1 and state["image"] is not None for state in states.values())
+
+
+def test_steps_ahead_are_the_neighbours_then_the_first_and_the_newest():
+    assert steps_ahead(4, 5) == [3, 0]
+    assert steps_ahead(2, 5) == [1, 3, 0, 4]
+    assert steps_ahead(0, 5) == [1, 4]
+    assert steps_ahead(0, 1) == []
+
+
+def step_of_pixels(image: DecodedImage | None) -> int | None:
+    """The step whose flat colour (`colour_of_step`) `image` shows."""
+    if image is None:
+        return None
+    return int(image.pixels[0, 0, 0]) // 10
+
+
+def slow_decodes(monkeypatch) -> list[int]:
+    """Decodes slower than a paint (so what a key's first paint shows was decoded before the key);
+    the steps decoded, in order."""
+    decoded: list[int] = []
+    real = image_decoding.decode_image
+
+    def slow(data, *args, **kwargs):
+        time.sleep(0.15)
+        image = real(data, *args, **kwargs)
+        decoded.append(step_of_pixels(image))
+        return image
+
+    monkeypatch.setattr(image_decoding, "decode_image", slow)
+    return decoded
+
+
+def test_the_steps_a_key_shows_next_are_decoded_ahead_and_painted_at_once(tmp_path, monkeypatch):
+    write_images(tmp_path, "run", steps=(1, 2, 3, 4, 5), images={"a": flat_png_of_step})
+    decoded = slow_decodes(monkeypatch)
+
+    async def body(pilot, view):
+        app, card = pilot.app, view.shown_cards()[0]
+        ahead = sorted(decoded)
+        first_paints = []
+        display = app._display
+
+        def painted(screen, renderable):
+            if renderable is not None and len(first_paints) < len(shown):
+                first_paints.append(step_of_pixels(card.image))
+            return display(screen, renderable)
+
+        app._display = painted
+        shown: list[str] = []
+        for key in ("left_square_bracket", "home", "end", "left_square_bracket"):
+            shown.append(key)
+            await pilot.press(key)
+            await wait_for(pilot, lambda: len(first_paints) == len(shown))
+            await settle(pilot)
+        return ahead, first_paints
+
+    ahead, first_paints = run_view(tmp_path, ["./run"], body)
+    assert ahead == [1, 4, 5]  # shown (newest), then the step before it and the first
+    assert first_paints == [4, 1, 5, 4]  # each key's first paint has the step's pixels
+
+
+def test_steps_are_decoded_ahead_only_into_half_the_kept_pixels(tmp_path, monkeypatch):
+    write_images(tmp_path, "run", steps=(1, 2, 3, 4, 5), images={"a": flat_png_of_step})
+    decoded = slow_decodes(monkeypatch)
+    image_bytes = 16 * 16 * 3
+    monkeypatch.setattr(DecodedCache.__init__, "__defaults__", (4 * image_bytes,))  # half: two images
+
+    async def body(pilot, view):
+        return sorted(decoded)
+
+    assert run_view(tmp_path, ["./run"], body) == [4, 5]  # shown, and the nearest step ahead
 
 
 def test_grid_and_list_layouts(tmp_path):

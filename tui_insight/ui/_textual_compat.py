@@ -32,6 +32,12 @@ Shims:
 - `quiet_show_resize` (Textual 8.2): a widget shown again at the size it had gets no Resize
   (`Compositor.reflow`'s `shown`, which `Screen._refresh_layout` sends a Resize). Applied when
   this module is imported.
+- `quiet_option_list_resize` (Textual 8.2): an OptionList resized by a layout keeps its rendered
+  options (and paints no second time) unless its width changed (`OptionList._on_resize`).
+  Applied when this module is imported.
+- `bars_paint_with_layout` (Textual 8.2): the scrollbars a layout updates are painted in that
+  layout's frame (`Widget._scroll_update`, `_arrange_scrollbars`, `Screen._refresh_layout`,
+  `_compositor_refresh`). Applied when this module is imported.
 - `quiet_focus_change` (Textual 8.2): moving the focus does not repaint the whole screen
   (`Screen.focused`, a reactive with `repaint=True`). Applied when this module is imported.
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
@@ -53,6 +59,9 @@ Shims:
   tab, not one after it (`Tabs._highlight_active`).
 - `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
   mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
+- `sleeping_input` (Textual 8.2): the LinuxDriver's input thread waits for a key, the parser's
+  escape timeout or the stop, not 0.1 s at a time (`LinuxDriver.run_input_thread`,
+  `Parser._timeout_time`).
 """
 from __future__ import annotations
 
@@ -486,6 +495,100 @@ def quiet_show_resize() -> None:
 quiet_show_resize()
 
 
+def quiet_option_list_resize() -> None:
+    """A Resize drops an OptionList's rendered options, and repaints it, only when the width
+    they were drawn at changed.
+
+    Textual 8.2: `OptionList._on_resize` clears the rendered options and the line map and
+    repaints. A Resize is handled after the layout that sized the list was painted: a list shown
+    again (the tag list as full screen ends) or only made taller was painted twice, the second
+    time from nothing, although its options are drawn at a width, not a height (they are cached
+    by option and style). The original stays reachable as `OptionList._on_resize.__wrapped__`."""
+    resize = OptionList._on_resize
+    if hasattr(resize, "__wrapped__"):
+        return
+
+    def _on_resize(self: OptionList) -> None:
+        width = self.scrollable_content_region.width
+        if getattr(self, "_insight_drawn_width", None) != width:
+            self._insight_drawn_width = width  # type: ignore[attr-defined]
+            resize(self)
+
+    _on_resize.__wrapped__ = resize  # type: ignore[attr-defined]
+    OptionList._on_resize = _on_resize  # type: ignore[method-assign]
+
+
+quiet_option_list_resize()
+
+
+def bars_paint_with_layout() -> None:
+    """The scrollbars a layout updates are painted in the frame of that layout.
+
+    Textual 8.2: `Screen._refresh_layout` places each widget's scrollbars (`_arrange_scrollbars`)
+    and sizes the widget (`_size_updated`, whose `_scroll_update` refreshes them); a refresh asks
+    the screen for a paint by a message, handled after the layout's own paint, so a grid whose
+    rows came to overflow (`g` in the image view, `/` out of full screen) or a long list shown
+    again painted a second frame for its scrollbar alone.
+    The scrollbars refreshed while a screen lays out, and still waiting for their paint, join
+    the layout's paint instead. The originals stay reachable as `__wrapped__`."""
+    lay_out, paint = Screen._refresh_layout, Screen._compositor_refresh
+    if hasattr(lay_out, "__wrapped__"):
+        return
+
+    def collect(widget: Widget) -> None:
+        if _LAYING_OUT:  # (layouts do not nest: the one under way is the widget's screen's)
+            bars = (widget._vertical_scrollbar, widget._horizontal_scrollbar)
+            _LAYING_OUT[-1]._insight_bars.extend(bar for bar in bars if bar is not None)  # type: ignore[attr-defined]
+
+    def collecting(scroll_update: Any) -> Any:
+        def _scroll_update(self: Widget, virtual_size: Any) -> None:
+            scroll_update(self, virtual_size)
+            collect(self)
+
+        _scroll_update.__wrapped__ = scroll_update  # type: ignore[attr-defined]
+        return _scroll_update
+
+    arrange = Widget._arrange_scrollbars
+
+    def _arrange_scrollbars(self: Widget, region: Any) -> Iterator[tuple[Widget, Any]]:
+        yield from arrange(self, region)  # (sets the bars' sizes: a repaint each that changed)
+        collect(self)
+
+    def _refresh_layout(self: Screen, size: Any = None, scroll: bool = False) -> None:
+        self._insight_bars = []  # type: ignore[attr-defined]
+        _LAYING_OUT.append(self)
+        try:
+            lay_out(self, size, scroll)
+        finally:
+            _LAYING_OUT.remove(self)
+
+    def _compositor_refresh(self: Screen) -> None:
+        bars = getattr(self, "_insight_bars", None)
+        if bars:
+            self._insight_bars = []  # type: ignore[attr-defined]
+            shown = self._compositor.visible_widgets
+            waiting = {bar for bar in bars if bar._repaint_required and bar in shown}
+            self._compositor.update_widgets(waiting)
+            for bar in waiting:
+                bar._repaint_required = False  # (painted now: no Update message after this frame)
+        paint(self)
+
+    _refresh_layout.__wrapped__ = lay_out  # type: ignore[attr-defined]
+    _compositor_refresh.__wrapped__ = paint  # type: ignore[attr-defined]
+    _arrange_scrollbars.__wrapped__ = arrange  # type: ignore[attr-defined]
+    Widget._scroll_update = collecting(Widget._scroll_update)  # type: ignore[method-assign]
+    Widget._arrange_scrollbars = _arrange_scrollbars  # type: ignore[method-assign]
+    ScrollView._scroll_update = collecting(ScrollView._scroll_update)  # type: ignore[method-assign]
+    Screen._refresh_layout = _refresh_layout  # type: ignore[method-assign]
+    Screen._compositor_refresh = _compositor_refresh  # type: ignore[method-assign]
+
+
+_LAYING_OUT: list[Screen] = []  # the screen in `Screen._refresh_layout` now, if one is
+
+
+bars_paint_with_layout()
+
+
 def quiet_focus_change() -> None:
     """Moving the focus repaints the widgets it changes, not the whole screen.
 
@@ -782,3 +885,109 @@ class ClosesKeptScreens(App):
                         pass
                 await self._prune(screen)
         await super()._shutdown()
+
+
+# -- the input thread (Textual 8.2) ------------------------------------------------------------
+
+def sleeping_input(driver_class: type) -> type:
+    """`driver_class`, or, when it is Textual's LinuxDriver, one whose input thread sleeps until
+    a key comes, the parser's escape timeout is due, or input stops.
+
+    Textual 8.2: `LinuxDriver.run_input_thread` polls its selector every 0.1 s to see
+    `exit_event` and to run the parser's `tick` (a lone escape key is told from the start of a
+    sequence by a timeout): 10 wakeups a second of an idle app, ~0.12% of a core. Here the
+    selector also watches a pipe that `exit_event.set()` writes to, and waits for the parser's
+    timeout (`Parser._timeout_time`) only while one is pending.
+    """
+    try:
+        from textual.drivers.linux_driver import LinuxDriver
+    except ImportError:  # no termios: another platform's driver
+        return driver_class
+    if driver_class is not LinuxDriver:
+        return driver_class
+    return _sleeping_linux_driver(LinuxDriver)
+
+
+def _sleeping_linux_driver(linux_driver: Any) -> type:
+    import os
+    import selectors
+    import threading
+    from codecs import getincrementaldecoder
+
+    from textual._parser import ParseError
+    from textual._time import get_time
+    from textual._xterm_parser import XTermParser
+
+    class WakingEvent(threading.Event):
+        """An Event whose `set` also wakes a selector waiting on `wake_fd`."""
+
+        def __init__(self, wake_fd: int) -> None:
+            super().__init__()
+            self.wake_fd = wake_fd
+
+        def set(self) -> None:
+            super().set()
+            if self.wake_fd < 0:  # the driver closed
+                return
+            try:
+                os.write(self.wake_fd, b"x")
+            except OSError:  # full of wakes not yet read: the thread wakes anyway
+                pass
+
+    class SleepingInputDriver(linux_driver):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._wake_read, wake_write = os.pipe()
+            os.set_blocking(self._wake_read, False)
+            os.set_blocking(wake_write, False)
+            self.exit_event = WakingEvent(wake_write)
+
+        def close(self) -> None:
+            super().close()
+            wake_write, self.exit_event.wake_fd = self.exit_event.wake_fd, -1
+            if wake_write >= 0:
+                os.close(wake_write)
+                os.close(self._wake_read)
+
+        def run_input_thread(self) -> None:
+            """Textual 8.2's `LinuxDriver.run_input_thread`, waiting as the class says."""
+            selector = selectors.SelectSelector()
+            selector.register(self.fileno, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            parser = XTermParser(self._debug)
+            decode = getincrementaldecoder("utf-8")().decode
+
+            def timeout() -> float | None:
+                due = parser._timeout_time  # a partial sequence waits for its next character
+                return None if due is None else max(0.0, due - get_time())
+
+            def process(events: list, final: bool = False) -> None:
+                for key, _mask in events:
+                    if key.fd == self._wake_read:
+                        try:
+                            os.read(self._wake_read, 64)
+                        except OSError:
+                            pass
+                        continue
+                    data = decode(os.read(self.fileno, 1024 * 4), final=final)
+                    if data:
+                        for event in parser.feed(data):
+                            self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+
+            try:
+                while not self.exit_event.is_set():
+                    process(selector.select(timeout()))
+                selector.unregister(self.fileno)
+                selector.unregister(self._wake_read)
+                process(selector.select(0.1), final=True)  # (no file left: Textual's 0.1 s, then a tick)
+            finally:
+                selector.close()
+                try:
+                    for _event in parser.feed(""):
+                        pass
+                except (EOFError, ParseError):
+                    pass
+
+    return SleepingInputDriver

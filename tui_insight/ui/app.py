@@ -157,6 +157,11 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         Binding("shift+tab", "focus_previous", "Previous pane", show=False, id="app.focus_previous"),
     ]
 
+    def get_driver_class(self) -> type:
+        """The platform's driver; in a terminal on Linux or macOS, one whose input thread sleeps
+        while no key comes (`_textual_compat.sleeping_input`)."""
+        return _textual_compat.sleeping_input(super().get_driver_class())
+
     def __init__(self, cache: SummaryCache, *, theme: str | None = None, reload_interval: float = 3.0,
                  clock: Callable[[], float] = time.time, start_loading: bool = True,
                  keymap: dict[str, str] | None = None, notices: Iterable[str] = (),
@@ -425,6 +430,9 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         stack = self.screen_stack  # empty while the app shuts down (`self.screen` raises then)
         if stack and isinstance(stack[-1], JobsScreen):
             stack[-1].tick()
+        for screen in stack:
+            if isinstance(screen, JobsScreen):
+                screen.watch_the_clock()
         # The collector's full passes wait for a pause in the keys (`gc_policy.defer_full`, set
         # at mount): one at allocation took 50-150 ms out of a key's paint.
         gc_policy.collect_full_when_due(idle=time.monotonic() - self._last_key >= GC_IDLE_SECONDS)

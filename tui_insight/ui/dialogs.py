@@ -166,7 +166,7 @@ def export_failure(error: BaseException | None) -> str:
     from ..export import ExportError
 
     if isinstance(error, ExportError):
-        return str(error)
+        return error.in_dialog
     if isinstance(error, ImportError):
         return f"export is not available: {error}"
     return f"export failed: {type(error).__name__}: {error}"

@@ -111,9 +111,9 @@ def strided(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray | No
         return array[int(starts[0]):int(starts[0]) + size].reshape(1, size)
     if count == 0:
         return None
-    steps = np.diff(starts)
+    steps = starts[1:] - starts[:-1]  # (np.diff, without its Python: called a dozen times a job)
     stride = int(steps[0])
-    if stride >= size and (steps == stride).all():
+    if stride >= size and bool((steps == stride).all()):
         return np.lib.stride_tricks.as_strided(array[int(starts[0]):], shape=(count, size),
                                                strides=(stride, 1), writeable=False)
     return None
@@ -154,13 +154,15 @@ def _gathered(array: np.ndarray, starts: np.ndarray, size: int) -> tuple[np.ndar
 
 
 def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
-            size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+            size: int) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None, np.ndarray | None]:
     """Which payloads of `size` bytes at `starts` carry the right masked CRC after them; and,
-    when found on the way, (a payload, the byte positions where any other differs from it)."""
+    when found on the way, (a payload, the byte positions where any other differs from it) and
+    a copy of the payloads (uint8[len(starts), size]: `Payloads.rows` gives it again)."""
     stored = unaligned(array, "<u4")[starts + size]
     if size <= _TABLE_MAX_LENGTH and len(starts) >= _TABLE_MIN_ROWS:
         view = strided(array, starts, size)
         rows, varying = (view, _varying(array, starts, view)) if view is not None else _gathered(array, starts, size)
+        copied = rows[:, :size] if view is None else None
         if len(varying) <= _TABLE_MAX_VARYING:
             # crc(row) = crc(first row) ^ each varying byte's contribution there ^ its own: the
             # varying bytes of all rows gathered at once, each byte position's table a slice of
@@ -174,10 +176,10 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
             # reduces k numbers at a time, 4x slower)
             crc = np.bitwise_xor.reduce(flat.take(index), axis=0)
             crc ^= np.uint32(google_crc32c.value(reference.tobytes()) ^ int(crc[0]))
-            return _mask(crc) == stored, (reference.copy(), varying)
+            return _mask(crc) == stored, (reference.copy(), varying), copied
     value = google_crc32c.value  # (masked for all rows at once)
     crcs = np.fromiter([value(data[s:s + size]) for s in starts.tolist()], dtype=np.uint32, count=len(starts))
-    return _mask(crcs) == stored, None
+    return _mask(crcs) == stored, None, None
 
 
 def _varying(array: np.ndarray, starts: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -235,7 +237,8 @@ class Payloads(Sequence[bytes]):
     """Payloads held in one buffer: `payloads[i]` is bytes, `rows` reads many at once."""
 
     def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray,
-                 same: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+                 same: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+                 copied: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
         self.data = data
         self.array = np.frombuffer(data, dtype=np.uint8)
         self.starts = starts  # int64: where each payload starts in `data`
@@ -243,6 +246,8 @@ class Payloads(Sequence[bytes]):
         # size -> (reference, varying): every payload of that size is `reference` outside the
         # byte positions `varying` (found by the framing's CRC check; spares the layouts a pass)
         self.same = same or {}
+        # size -> (starts, their payloads' bytes): copies the CRC check made (`rows` gives them again)
+        self.copied = copied or {}
 
     @classmethod
     def of(cls, payloads: Sequence[bytes]) -> "Payloads":
@@ -267,7 +272,11 @@ class Payloads(Sequence[bytes]):
 
     def rows(self, indices: np.ndarray, size: int) -> np.ndarray:
         """uint8[len(indices), size] of the payloads at `indices`, all `size` bytes long."""
-        return _rows(self.data, self.array, self.starts[indices], size)
+        starts = self.starts[indices]
+        copied = self.copied.get(size)
+        if copied is not None and len(copied[0]) == len(starts) and bool((copied[0] == starts).all()):
+            return copied[1]
+        return _rows(self.data, self.array, starts, size)
 
 
 class RecordBatch(Sequence[tuple[int, bytes]]):
@@ -584,6 +593,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
             _opening = Opening.of(at, lengths, _opening) or _opening
         good = np.ones(len(at), dtype=bool)
         same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        copied: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if len(at):
             array = np.frombuffer(data, dtype=np.uint8)
             order = np.argsort(lengths, kind="stable")
@@ -591,9 +601,12 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
             edges = np.flatnonzero(np.diff(sizes)) + 1
             for group in np.split(order, edges):
                 length = int(lengths[group[0]])
-                good[group], found = _crc_ok(data, array, at[group] + HEADER_SIZE, length)
+                starts = at[group] + HEADER_SIZE
+                good[group], found, rows = _crc_ok(data, array, starts, length)
                 if found is not None:
                     same[length] = found
+                if rows is not None:
+                    copied[length] = (starts, rows)
         bad = np.flatnonzero(~good)
         if len(bad):
             report.bad_records += len(bad)
@@ -604,7 +617,7 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         end = report.end
         for first in range(0, len(at), max_records):
             part = slice(first, first + max_records)
-            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same))
+            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same, copied))
             last = first + len(batch) - 1
             report.end = end if last == len(at) - 1 else pos + int(at[last] + lengths[last]) + HEADER_SIZE + FOOTER_SIZE
             yield batch

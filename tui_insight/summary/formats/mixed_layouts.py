@@ -218,6 +218,9 @@ class _Family(NamedTuple):
     dialect: str
     shapes: dict  # payload size -> `_Shape` of an event of that size, or None (`_match_alike`)
     skeletons: dict  # payload size -> `_Skeleton` of its histograms, or None: walked (`_bodies_fit`)
+    least: int  # the size of the shortest event of these layouts: fixed bytes, a byte a varint
+    floats: int  # scalars an event holds
+    seen: dict  # payload size -> events of that size met so far (`_match`)
 
     @classmethod
     def of(cls, layouts: Sequence[MixedLayout]) -> "_Family":
@@ -226,7 +229,9 @@ class _Family(NamedTuple):
             if piece[0] == _FIXED:
                 piece = (_FIXED, np.stack([layout.pieces[k][1] for layout in layouts]), *piece[2:])
             pieces.append(piece)
-        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {}, {})
+        least = sum(len(p[1]) if p[0] == _FIXED else p[0] == _VARINT for p in layouts[0].pieces)
+        floats = sum(c >= 0 for c in layouts[0].float_of_value)
+        return cls(tuple(layouts), tuple(pieces), layouts[0].dialect, {}, {}, least, floats, {})
 
 
 def _family_key(layout: MixedLayout) -> tuple:
@@ -241,27 +246,38 @@ def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndar
     floats). Many events of one size laid out alike are matched at once (`_match_alike`), the
     others piece by piece (`_match_pieces`)."""
     n = len(starts)
-    if len(family.layouts) > 1 or n < _ALIKE_MIN_ROWS:
+    if len(family.layouts) > 1 or not n:
         return _match_pieces(family, array, starts, ends)
     sizes, of_size, counts = np.unique(ends - starts, return_inverse=True, return_counts=True)
+    # Events of a size met `_ALIKE_MIN_ROWS` times (in this batch, or counting earlier ones and
+    # other jobs': a sweep's runs share their sizes, a few events each) are matched alike.
+    # Events shorter than the layout's fixed bytes cannot be of it.
+    seen = family.seen
+    if len(seen) > _SIZES_COUNTED:  # (events of ever new sizes: counted again from none)
+        seen.clear()
+    alike_sizes = []
+    for k, (size, count) in enumerate(zip(sizes.tolist(), counts.tolist())):
+        seen[size] = count = seen.get(size, 0) + count
+        if size >= family.least and count >= _ALIKE_MIN_ROWS:
+            alike_sizes.append(k)
     found: list[tuple[np.ndarray, tuple[np.ndarray, ...]]] = []
-    rest = np.ones(n, dtype=bool)
-    for k in np.flatnonzero(counts >= _ALIKE_MIN_ROWS).tolist():
+    rest = sizes[of_size] >= family.least  # the rows left for the walk piece by piece
+    for k in alike_sizes:
         rows = np.flatnonzero(of_size == k)
         alike = _match_alike(family, array, starts[rows], ends[rows])
         if alike is not None:
             found.append((rows, alike))
             rest[rows] = False
-    if not found:
-        return _match_pieces(family, array, starts, ends)
     left = np.flatnonzero(rest)
+    if len(left) == n:
+        return _match_pieces(family, array, starts, ends)
     if len(left):
         found.append((left, _match_pieces(family, array, starts[left], ends[left])))
-    parts = [np.empty((n, *part.shape[1:]), dtype=part.dtype) for part in found[0][1]]
+    which, steps = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    walls, table = np.zeros(n, dtype=np.float64), np.zeros((n, family.floats), dtype=np.float64)
     for rows, matched in found:
-        for whole, part in zip(parts, matched):
+        for whole, part in zip((which, steps, walls, table), matched):
             whole[rows] = part
-    which, steps, walls, table = parts
     return which, steps, walls, table
 
 
@@ -332,6 +348,7 @@ def _match_pieces(family: _Family, array: np.ndarray, starts: np.ndarray, ends: 
 
 
 _ALIKE_MIN_ROWS = 16
+_SIZES_COUNTED = 4096
 
 
 class _Shape(NamedTuple):

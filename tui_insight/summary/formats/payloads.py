@@ -93,22 +93,23 @@ class PayloadStore:
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
-        decoders = {kind: value_decoder("histogram", kind) for kind in {locs[i].kind for i in wanted}}
+        tensorboard: list[tuple[int, Any]] = []  # TensorBoard's histograms, decoded together (held)
         for chunk in _by_records(wanted, locs):
+            if len(tensorboard) >= TENSORBOARD_TOGETHER:
+                _tensorboard_histograms(found, tensorboard)
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
             mindspore: list[tuple[int, Any]] = []  # MindSpore's histograms, decoded together (their events held)
             for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
-                try:
-                    if isinstance(value, PayloadError):
-                        raise value
-                    if locs[i].kind == "tensorboard":
-                        found[i] = decoders["tensorboard"](value)
-                    else:
-                        mindspore.append((i, value.histogram))
-                except PayloadError as exc:
-                    found[i] = exc
-            for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
-                found[i] = data
+                if isinstance(value, PayloadError):
+                    found[i] = value
+                elif locs[i].kind == "tensorboard":
+                    tensorboard.append((i, value))
+                else:
+                    mindspore.append((i, value.histogram))
+            if mindspore:
+                for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
+                    found[i] = data
+        _tensorboard_histograms(found, tensorboard)
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
@@ -222,6 +223,19 @@ def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_even
 
 
 PREFETCH_RECORDS = 16  # records fetched together from a remote source by `histograms`
+# TensorBoard histograms `histograms` converts at once (memory: their events, their buckets a few
+# times; 1,000 at once held 57 MB more at the tensorboard bench run's export).
+TENSORBOARD_TOGETHER = 128
+
+
+def _tensorboard_histograms(found: list, values: list[tuple[int, Any]]) -> None:
+    """found[i] for each (i, TensorBoard value) of `values` (`tensorboard.histograms_data`), emptied."""
+    if values:
+        from . import tensorboard  # (here: read once a TensorBoard file is found)
+
+        for (i, _), decoded in zip(values, tensorboard.histograms_data([value for _, value in values])):
+            found[i] = PayloadError(str(decoded)) if isinstance(decoded, Problem) else decoded
+        values.clear()
 
 
 def _by_records(order: list[int], locs: list[Locator]) -> Iterator[list[int]]:

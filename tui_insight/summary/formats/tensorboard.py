@@ -59,7 +59,7 @@ from .file_names import tensorboard_sort_key as sort_key  # noqa: F401
 from .framing import ScanReport, read_record_at, scan_records
 from .pr_curves import PrCurveData, pr_curve_of
 from .routed import PLUGINS, Problem, RoutedEvent, RoutedValue
-from .values import HistogramData, ImageData, TensorData, histogram_from_buckets, tensor_from_proto
+from .values import MAX_BUCKET_COUNT, HistogramData, ImageData, TensorData, histogram_from_buckets, tensor_from_proto
 
 # TensorBoard's plugin names -> ours; any other named plugin is "other".
 _PLUGIN_OF_NAME = {"scalars": "scalar", "histograms": "histogram", "images": "image", "text": "text",
@@ -327,6 +327,65 @@ def histogram_data(value: tb_event_pb2.Summary.Value) -> HistogramData | Problem
         rows = numbers.astype(np.float64).reshape(-1, 3)
         return _histogram(rows[:, 0], rows[:, 1], rows[:, 2], [])
     return Problem(f"not a histogram: {field or 'no data'}")
+
+
+def histograms_data(values: list[tb_event_pb2.Summary.Value]) -> list[HistogramData | Problem]:
+    """`histogram_data` of each value, the sound `histo`s (as many limits as buckets, every
+    kept bucket finite, of width and count 0 or more, counts at most 2**53: what the checks let
+    through as it is) converted all at once by numpy, as one array. Any other value is
+    `histogram_data`'s. 1,000 of tensorboardX's histograms (580 buckets kept each): 46-52 ms
+    against 58 one at a time."""
+    out: list[HistogramData | Problem | None] = [None] * len(values)
+    taken: list[int] = []
+    edges: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    for i, value in enumerate(values):
+        histo = value.histo if value.WhichOneof("value") == "histo" else None
+        if histo is not None and len(histo.bucket_limit) == len(histo.bucket):
+            taken.append(i)
+            edges.append(np.array(histo.bucket_limit, dtype=np.float64))
+            counts.append(np.array(histo.bucket, dtype=np.float64))
+        else:
+            out[i] = histogram_data(value)
+    if taken:
+        _histos(out, taken, [values[i].histo for i in taken], edges, counts)
+    for i in taken:
+        if out[i] is None:
+            out[i] = histogram_data(values[i])
+    return cast("list[HistogramData | Problem]", out)
+
+
+def _histos(out: list, taken: list[int], histos: list, edges: list[np.ndarray], counts: list[np.ndarray]) -> None:
+    """`histograms_data` of the `histo`s `histos` (values `taken`): out[i] set, or None for
+    `histogram_data` to convert."""
+    sizes = np.array([len(c) for c in counts], dtype=np.int64)
+    ends = np.cumsum(sizes)
+    limit, count = np.concatenate(edges), np.concatenate(counts)
+    filled = np.flatnonzero(count > 0)
+    first_at, last_at = np.searchsorted(filled, ends - sizes), np.searchsorted(filled, ends)
+    some = first_at < last_at  # (else no bucket is kept: an empty histogram)
+    if not len(filled):
+        filled = np.zeros(1, dtype=np.int64)
+    first = np.where(some, filled[np.minimum(first_at, len(filled) - 1)], 0)
+    kept = np.where(some, filled[np.maximum(last_at - 1, 0)] - first + 1, 0)  # buckets kept, first to last filled
+    starts = np.cumsum(kept) - kept  # each histogram's first bucket among the kept ones
+    owner = np.repeat(np.arange(len(kept)), kept)
+    where = np.arange(int(kept.sum())) - starts[owner] + first[owner]  # each kept bucket's index in `limit`
+    left, right, number = limit[where - 1], limit[where].copy(), count[where]  # (bucket i: limit[i-1] to limit[i])
+    left[starts[some]] = [h.min for h, s in zip(histos, some.tolist()) if s]
+    right[(starts + kept - 1)[some]] = [h.max for h, s in zip(histos, some.tolist()) if s]
+    with np.errstate(invalid="ignore", over="ignore"):
+        width = right - left
+        bad = ~(np.isfinite(left + width) & (width >= 0) & (number >= 0) & (number <= MAX_BUCKET_COUNT))
+    # (In order: a bucket's left is the right of the one before it, so widths >= 0 order them.)
+    unsound = np.bincount(owner, weights=bad, minlength=len(kept)) > 0
+    buckets = np.stack([left, width, number], axis=1)
+    for i, start, n, wrong in zip(taken, starts.tolist(), kept.tolist(), unsound.tolist()):
+        if wrong:
+            out[i] = None  # (what `histogram_data` drops and says)
+        else:
+            out[i] = HistogramData(buckets[start:start + n], 0, 0, 0, float(left[start]) if n else 0.0,
+                                   float(right[start + n - 1]) if n else 0.0)
 
 
 def _histogram(left: np.ndarray, right: np.ndarray, counts: np.ndarray, problems: list[str]) -> HistogramData:

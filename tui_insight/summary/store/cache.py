@@ -100,6 +100,8 @@ class SummaryCache:
         self._budget = DetailBudget(memory_budget)
         self._shelved = 0  # jobs `_shelve`d
         self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
+        if self._pool is not None:  # a cold start's, started now: while the UI is made and discovery walks LOGDIR
+            self._pool.start_ahead(self.logdir, cold=self.disk is None or not self.disk.has_index(self.logdir, self._where))
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
         self._loaders: dict[str, JobLoader] = {}
@@ -617,7 +619,7 @@ class SummaryCache:
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
-            if sent and self._pool is not None:
+            if self._pool is not None and (sent or self._pool.running):
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
             if self._shelved != shelved:
                 gc_policy.trim()

@@ -116,7 +116,7 @@ class DiskCache:
     def use_index(self, logdir: str, where: str = "") -> None:
         """Read the headers of `logdir`'s jobs from its index (once): `load` without details
         takes them from there. `where`: the remote tree's location ("" on this machine)."""
-        path = self.root / "index" / (self._hashed(logdir, where) + INDEX_SUFFIX)
+        path = self._index_file(logdir, where)
         if path == self._index_path or self.refused():
             return
         self._index_path, self._index, self._index_dirty = path, {}, False
@@ -137,6 +137,13 @@ class DiskCache:
             return
         self._index_whole = True
         self._touch(path)  # used now: the last to go in a cleanup
+
+    def has_index(self, logdir: str, where: str = "") -> bool:
+        """Whether an earlier start left an index of `logdir` (this start is not a cold one)."""
+        return self._index_file(logdir, where).exists()
+
+    def _index_file(self, logdir: str, where: str) -> Path:
+        return self.root / "index" / (self._hashed(logdir, where) + INDEX_SUFFIX)
 
     def saved_listings(self) -> object:
         """The directory listings kept with the index (`discovery.saved_listings`' data), or

@@ -10,6 +10,7 @@ starts a new one for later work, and the caller reads the lost jobs in its own p
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -47,25 +48,42 @@ def _context():
 _layouts = _tb_layouts = _mixed = None  # a worker's event layouts, shared by the jobs it reads (a sweep repeats them)
 
 
+def warm() -> None:
+    """In a worker: what its jobs need, made ready (the loader's modules imported, the books)."""
+    global _layouts, _tb_layouts, _mixed
+    if _layouts is None:  # this worker's first job
+        from .. import gc_policy
+        from ..formats.layouts import LayoutBook
+        from ..formats.mixed_layouts import MixedBook
+        from . import loader, snapshot  # noqa: F401 (imported now, not at the first job)
+
+        gc_policy.reuse_freed_heap()
+        _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
+        _mixed = (MixedBook(), MixedBook("tensorboard"))
+
+
+def many_jobs(logdir: str) -> bool:
+    """Whether LOGDIR holds `MIN_JOBS` directories at its top (a sweep's runs, likely), seen
+    before discovery walks it: one listing, no stat."""
+    try:
+        with os.scandir(logdir) as entries:
+            return sum(1 for entry in entries if entry.is_dir()) >= MIN_JOBS
+    except OSError:
+        return False
+
+
 def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int, tuple[int, int] | None]:
     """In a worker: read a job from scratch; (its snapshot, bytes read, files read, None). With
     `entry` (the disk cache's file for the job) the snapshot is written there and only its header
     comes back, with (the entry's size, the size of the one it replaced): 110 kB a job of a sweep
     no longer go through the pipe, nor are they written by the app's process. Should the write
     fail, the whole snapshot comes back as without `entry`."""
-    global _layouts, _tb_layouts, _mixed
-    from .. import gc_policy
-    from ..formats.layouts import LayoutBook
-    from ..formats.mixed_layouts import MixedBook
     from .disk_cache import write_file
     from .job_view import LoadProgress
     from .loader import JobLoader
     from .snapshot import encode, header_end
 
-    if _layouts is None:  # this worker's first job
-        gc_policy.reuse_freed_heap()
-        _layouts, _tb_layouts = LayoutBook(), LayoutBook(dialect="tensorboard")
-        _mixed = (MixedBook(), MixedBook("tensorboard"))
+    warm()
     loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts, mixed=_mixed)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
@@ -101,6 +119,7 @@ class JobPool:
         self.disabled = False  # processes could not be started here: read in the caller's process
         self.generation = 0
         self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # the executor is made by the loading thread or `start_ahead`'s
         # multiprocessing's resource tracker hands it our stderr when it starts: now, that is a
         # file; once a full-screen UI has replaced sys.stderr, it is not (and starting fails).
         from multiprocessing import resource_tracker
@@ -114,12 +133,42 @@ class JobPool:
         """Read the jobs of `batch`, (job, its disk-cache entry or None), in a worker
         (`read_jobs`): (its future, the pool's generation). Raises BrokenProcessPool when a
         worker died since the last call."""
-        if self._executor is None:
-            from concurrent.futures import ProcessPoolExecutor
+        with self._lock:
+            executor = self._executor if self._executor is not None else self._new_executor()
+        return executor.submit(read_jobs, batch), self.generation
 
-            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
-            self.generation += 1
-        return self._executor.submit(read_jobs, batch), self.generation
+    def _new_executor(self) -> "ProcessPoolExecutor":
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
+        self.generation += 1
+        return self._executor
+
+    @property
+    def running(self) -> bool:
+        """Whether processes were started (or are being started) and not closed since."""
+        return self._executor is not None
+
+    def start_ahead(self, logdir: str, cold: bool) -> None:
+        """Start the workers now, on a thread of their own, when the first pass will be a `cold`
+        load of `many_jobs`: their start (the forkserver's imports, then each worker's) goes on
+        while the app is made and discovery walks LOGDIR, not after. The pass closes them."""
+        if not cold or self.disabled or self._executor is not None or not many_jobs(logdir):
+            return
+        with self._lock:
+            executor = self._new_executor()
+
+        def start() -> None:
+            try:
+                for _ in range(self.workers):  # (each submit starts a process: none is idle yet)
+                    executor.submit(warm)
+            except Exception:  # noqa: BLE001 (closed meanwhile, or cannot start: the first job's submit says why)
+                with self._lock:
+                    if self._executor is executor:
+                        self._executor = None
+                executor.shutdown(wait=False, cancel_futures=True)
+
+        threading.Thread(target=start, name="loading-processes", daemon=True).start()
 
     def takes(self, loader: "JobLoader", item: FoundJob, stats: Mapping[str, os.stat_result | OSError]) -> bool:
         """A first load with nothing to go on (no snapshot) and not big: for the pool."""
@@ -178,6 +227,7 @@ class JobPool:
 
     def close(self) -> None:
         """Stop the workers (idle processes hold memory); the next `submit` starts them again."""
-        executor, self._executor = self._executor, None
+        with self._lock:
+            executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)

@@ -185,6 +185,13 @@ def _sample(steps: np.ndarray, limit: int, width: int) -> tuple[int, np.ndarray 
         width *= 2
 
 
+# Recent `_even_pick`s: (limit, number of steps) -> (the steps, what it picked). The runs of a
+# sweep log the same steps, and a loading process reads one run after another: equal steps
+# (each kind of tag's: scalars', histograms'), picked again for a comparison.
+_picks: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+_PICKS_KEPT = 16
+
+
 def _even_pick(steps: np.ndarray, limit: int) -> np.ndarray | None:
     """Indices of at most `limit` sorted `steps` nearest to evenly spaced targets (None: all).
 
@@ -192,6 +199,19 @@ def _even_pick(steps: np.ndarray, limit: int) -> np.ndarray | None:
     """
     if len(steps) <= limit:
         return None
+    key = (limit, len(steps))
+    last = _picks.get(key)  # (another thread may replace it meanwhile: a whole entry either way)
+    if last is not None and bool((last[0] == steps).all()):
+        return last[1]
+    picked = _even_picked(steps, limit)
+    picked.flags.writeable = False  # (handed to every caller with the same steps)
+    if len(_picks) >= _PICKS_KEPT:
+        _picks.clear()
+    _picks[key] = (steps.copy(), picked)
+    return picked
+
+
+def _even_picked(steps: np.ndarray, limit: int) -> np.ndarray:
     targets = np.linspace(float(steps[0]), float(steps[-1]), limit)
     right = np.clip(np.searchsorted(steps, targets), 1, len(steps) - 1)
     left = right - 1

@@ -21,6 +21,12 @@ def pick_index(steps: np.ndarray, step: int | None) -> int:
     return max(0, int(np.searchsorted(steps, step, side="right")) - 1)
 
 
+def steps_ahead(index: int, count: int) -> list[int]:
+    """The kept steps (indices of `count`) a card showing `index` is decoded ahead for, nearest
+    first: those `[`, `]`, `home` and `end` show next."""
+    return [j for j in dict.fromkeys((index - 1, index + 1, 0, count - 1)) if 0 <= j < count and j != index]
+
+
 def size_text(width: int, height: int) -> str:
     return f"{width}×{height}"
 

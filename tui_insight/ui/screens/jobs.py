@@ -238,8 +238,11 @@ class JobsScreen(LoaderHost, Screen):
         focus_now(table)
         self.update_progress()
         # What each job's badges are now (nothing here is news), once the list is on screen.
-        self.call_after_refresh(lambda: self.badges.reset(self.app.cache.jobs, self.state.headline, self.app.clock()))
-        self.set_interval(1.0, self._watch_the_clock)
+        self.call_after_refresh(self._reset_badges)
+
+    def _reset_badges(self) -> None:
+        self.badges.reset(self.app.cache.jobs, self.state.headline, self.app.clock())
+        self._badges_known = True
 
     def watch_state(self, old: JobListState, new: JobListState) -> None:
         """The one place that draws the state."""
@@ -317,6 +320,7 @@ class JobsScreen(LoaderHost, Screen):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.badges = health.BadgeWatch()
+        self._badges_known = False  # the badges at the start, not news (`_reset_badges`)
         self._backlog = set()
 
     def covered(self) -> bool:
@@ -394,8 +398,11 @@ class JobsScreen(LoaderHost, Screen):
         if not self._backlog:
             self._preload_dashboard()
 
-    def _watch_the_clock(self) -> None:
-        """Once a second, also under a dashboard: a live job may have stalled."""
+    def watch_the_clock(self) -> None:
+        """Once a second (the app's clock tick), also under a dashboard: a live job may have
+        stalled. Not before the badges that were there at the start are known (none is news)."""
+        if not self._badges_known:
+            return
         self._announce(self.badges.tick(self.app.cache.jobs, self.state.headline, self.app.clock()))
 
     def _announce(self, news: list) -> None:

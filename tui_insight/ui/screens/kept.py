@@ -46,6 +46,9 @@ class KeptScreens:
     def __len__(self) -> int:
         return len(self._screens)
 
+    def __contains__(self, train_ids: object) -> bool:
+        return train_ids in self._screens
+
     def get(self, train_ids: tuple[str, ...]) -> Screen | None:
         """The kept dashboard of `train_ids` if it can be shown again (it is not on the screen
         stack already, e.g. under lineage), the changes it missed handed over; else None."""

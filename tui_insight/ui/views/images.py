@@ -7,6 +7,10 @@ What the user chose (tags, the chosen step, brightness, contrast, grid/list, ful
 for its pixels when it is first drawn (so only what is on screen is decoded); the view's loader
 decodes them (the focused card first), and the view keeps them in a small LRU bounded in bytes.
 
+Once every card's pixels are in, the steps `[`, `]`, `home` and `end` would show next are
+decoded ahead (`steps_ahead`), while they take at most half of the LRU: stepping then paints
+once, with the pixels, instead of once with the old ones and again when the new are decoded.
+
 The chosen step applies to every card: a card shows its kept step at or before it (the first
 kept step if it has none before), and says which step that is. With no chosen step the cards
 follow the newest step as the job grows. A step may hold several images (TF2's and Keras'
@@ -35,7 +39,7 @@ from ..common.text import literal
 from ..loader import Loaded
 from ..state.images import ImagesState
 from ..presenters import images as present
-from ..presenters.images import pick_index
+from ..presenters.images import pick_index, steps_ahead
 from ..widgets.halfblock import DecodedImage
 from ..widgets.image_card import ImageCard, ImageGrid
 from ..widgets.image_data import Shown
@@ -85,6 +89,7 @@ class ImagesView(TagGridView):
         self.decoded = DecodedCache()
         self._cards: dict[tuple[str, str], ImageCard] = {}  # the mounted cards, in grid order
         self._requested: set[tuple[Locator, int]] = set()  # asked of the loader, not yet delivered or forgotten
+        self._ahead: set[tuple[Locator, int]] = set()  # asked of the loader ahead of a key, not yet delivered
         self._columns = 1
 
     # -- building ---------------------------------------------------------------------------------
@@ -165,6 +170,7 @@ class ImagesView(TagGridView):
         self.layout_grid()
         self.update_cards()
         self._forget_unshown()
+        self.call_after_refresh(self._decode_ahead)
         if old is not None and old.fullscreen != new.fullscreen:
             cards = self.shown_cards()
             focused = self.screen.focused
@@ -305,23 +311,50 @@ class ImagesView(TagGridView):
         if shown is None or shown.key in self.decoded or shown.key in self._requested:
             return
         self._requested.add(shown.key)
+        if shown.key in self._ahead:  # on its way: delivered to the card like any other
+            self._ahead.discard(shown.key)
+            return
         self.loader.request(shown.key, partial(decode_at, self.cache, shown.locator, shown.sample),
                             self._decoded_one, first=event.card.has_focus)
 
     def _decoded_one(self, result: Loaded) -> None:
         self._requested.discard(result.key)
+        self._ahead.discard(result.key)
         self.decoded.put(result.key, result)
         for card in self.shown_cards():
             shown = card.shown
             if shown is not None and shown.key == result.key:
                 self._show(card, shown, result)
+        self._decode_ahead()
+
+    def _decode_ahead(self) -> None:
+        """Once what the cards show is decoded, ask for the steps the keys would show next (see
+        the module's docstring); nothing while the LRU is half full or more."""
+        if self._requested or self._ahead or not self.is_attached:
+            return
+        budget = self.decoded.limit // 2 - self.decoded.nbytes
+        for card in self.shown_cards():
+            shown, image = card.shown, card.image
+            job, series = self.series(card.train_id, card.tag)
+            if shown is None or image is None or job is None or series is None:
+                continue
+            for i in steps_ahead(shown.index, len(series)):
+                key = (job.locator(series, i), self.state.shown_sample(job.samples(series, i)))
+                if key in self.decoded or key in self._ahead:
+                    continue
+                budget -= image.nbytes  # (the size of what the card shows now: the likeliest)
+                if budget < 0:
+                    return
+                self._ahead.add(key)
+                self.loader.request(key, partial(decode_at, self.cache, key[0], key[1]), self._decoded_one)
 
     def _forget_unshown(self) -> None:
         """Stepping fast: drop the decodes no card shows any more."""
         wanted = {card.shown.key for card in self.shown_cards() if card.shown is not None}
-        for key in self._requested - wanted:
+        for key in (self._requested | self._ahead) - wanted:
             self.loader.forget(key)
         self._requested &= wanted
+        self._ahead &= wanted
 
     # -- status -----------------------------------------------------------------------------------
 

@@ -118,7 +118,6 @@ class TagPicker(Vertical):
         self.list_id = f"{prefix}-list"
         self.selection = TagSelection()  # what is drawn
         self.names: dict[str, str] = {}  # each shown tag -> its name as its row shows it (cut to fit)
-        self._list_title = ""  # the list's border title as last set
 
     def compose(self) -> ComposeResult:
         yield FilterBox(id=self.filter_id)
@@ -173,8 +172,8 @@ class TagPicker(Vertical):
             with box.prevent(Input.Changed):
                 box.value = new.filter
         title = f"{self.title} {len(new.visible())}/{len(new.tags)}"
-        if title != self._list_title:  # setting a border title redraws every row, same or not
-            self._list_title = listing.border_title = title
+        if listing.border_title != title:  # (setting it repaints the list, even to the same title)
+            listing.border_title = title
         no_match = bool(new.tags) and not shown
         self.query_one(".tag-hint", TextLine).show(self.no_match_text(new) if no_match else "")
 
