@@ -1,4 +1,4 @@
-"""The shims of `tui_insight/ui/_textual_compat.py` do what they are there for.
+"""The shims of `tui_insight/ui/_textual_compat` do what they are there for.
 
 Each test checks the behaviour a shim guards and, with the shim switched off, that the same
 check fails: on a Textual (or plotext) where a shim's internal is gone, these go red instead of
@@ -58,7 +58,7 @@ def test_the_version_rule():
 def test_installed_textual_is_the_one_the_shims_were_tested_on():
     installed = importlib.metadata.version("textual")
     assert supported(installed, compat.TEXTUAL_TESTED), (
-        f"Textual {installed} is installed; the shims in tui_insight/ui/_textual_compat.py were "
+        f"Textual {installed} is installed; the shims in tui_insight/ui/_textual_compat were "
         f"written for {compat.TEXTUAL_TESTED}: check each against it, then move TEXTUAL_TESTED and the pin")
 
 
@@ -474,9 +474,56 @@ def test_a_tree_shown_again_is_laid_out_and_painted_once():
 
 
 def test_without_the_tree_shim_a_tree_shown_again_paints_twice(monkeypatch):
+    from textual._compositor import Compositor
+
     monkeypatch.setattr(Tree, "_on_resize", Tree._on_resize.__wrapped__)
+    # (and without quiet_show_resize, which spares a tree shown again at its size the Resize)
+    monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
     counts, _ = paints_per_swap()
     assert counts == [2, 2]
+
+
+# -- a widget shown again at its size (Compositor.reflow) ---------------------------------------------
+
+class ShownList(OptionList):
+    """An option list that counts its Show events."""
+
+    shows = 0
+
+    def on_show(self) -> None:
+        self.shows += 1
+
+
+class ListPanes(App):
+    """An option list and a text in one place, one shown at a time (views in a ContentSwitcher)."""
+
+    CSS = "#list { display: none; height: 1fr; } #text { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        yield ShownList(*(f"option {i}" for i in range(5)), id="list")
+        yield Static("text", id="text")
+
+
+def list_shows() -> tuple[list[int], list[str], int]:
+    """Paints after each time the list is shown in place of the text, its first lines, and the
+    Show events it got."""
+    async def main():
+        app = ListPanes()
+        painted = count_paints(app)
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause(0.2)
+            listing, text = app.query_one(ShownList), app.query_one("#text")
+            counts = []
+            for shown in (True, False, True, False, True):
+                painted.clear()
+                listing.display, text.display = shown, not shown
+                await pilot.pause(0.2)
+                if shown:
+                    counts.append(len(painted))
+            lines = [line.text.rstrip() for line in listing.render_lines(listing.region.reset_offset)[:2]]
+            return counts, lines, listing.shows
+
+    return asyncio.run(main())
 
 
 # -- an option list shown again or resized (OptionList._on_resize) ----------------------------------
@@ -520,6 +567,25 @@ def paints_per_option_swap() -> tuple[list[int], list[str]]:
     return asyncio.run(main())
 
 
+def test_a_list_shown_again_at_its_size_is_painted_once():
+    """The first show sizes the list (its Resize drops its rows: a second paint); shown again
+    at that size, one paint, and every show still gets its Show event."""
+    counts, lines, shows = list_shows()
+    assert counts[1:] == [1, 1], counts
+    assert "option 0" in lines[1]  # (its first line is its border)
+    assert shows == 3
+
+
+def test_without_the_show_shim_a_list_shown_again_paints_twice(monkeypatch):
+    from textual._compositor import Compositor
+
+    monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
+    # (and without the option list's own shim, which keeps its rows through a same-size Resize)
+    monkeypatch.setattr(OptionList, "_on_resize", OptionList._on_resize.__wrapped__)
+    counts, _, _ = list_shows()
+    assert counts[1:] == [2, 2], counts
+
+
 def test_an_option_list_shown_again_is_painted_once_and_drawn_again_at_a_new_width():
     counts, (narrow, wide) = paints_per_option_swap()
     assert counts == [1, 1]
@@ -528,7 +594,11 @@ def test_an_option_list_shown_again_is_painted_once_and_drawn_again_at_a_new_wid
 
 
 def test_without_the_option_list_shim_a_list_shown_again_paints_twice(monkeypatch):
+    from textual._compositor import Compositor
+
     monkeypatch.setattr(OptionList, "_on_resize", OptionList._on_resize.__wrapped__)
+    # (and without quiet_show_resize, which spares a list shown again at its size the Resize)
+    monkeypatch.setattr(Compositor, "reflow", Compositor.reflow.__wrapped__)
     counts, _ = paints_per_option_swap()
     assert counts == [2, 2]
 
@@ -627,3 +697,54 @@ def test_without_the_focus_shim_a_focus_change_repaints_the_whole_screen(monkeyp
 
     monkeypatch.setattr(Screen.focused, "_repaint", Screen.focused.repaint_before_shim)
     assert all(whole_screen_paints_per_filter_key()), "Textual's focus repaint is gone: drop the shim?"
+
+
+# -- the tab underline (Tabs._highlight_active) ----------------------------------------------------
+
+class TabBar(App):
+    """Tabs whose activation is followed, as the dashboard's, by moving the underline at once."""
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import Tab, Tabs
+
+        yield Tabs(*(Tab(f"{i} view {i}", id=f"tab-{i}") for i in range(1, 5)), active="tab-1")
+        yield Static("body")
+
+    def activate(self, tab_id: str, now: bool) -> None:
+        from textual.widgets import Tabs
+
+        tabs = self.query_one(Tabs)
+        tabs.active = tab_id
+        if now:
+            compat.underline_active_tab(tabs)
+
+
+def underline_paints(now: bool) -> tuple[list[int], list[tuple[int, int]]]:
+    """Paints after each tab activated, and where the underline is then."""
+    from textual.widgets._tabs import Underline
+
+    async def main():
+        app = TabBar()
+        app.animation_level = "none"
+        painted = count_paints(app)
+        async with app.run_test(size=(60, 6)) as pilot:
+            await pilot.pause(0.2)
+            counts, places = [], []
+            for tab in ("tab-3", "tab-2"):
+                painted.clear()
+                app.activate(tab, now)
+                await pilot.pause(0.2)
+                counts.append(len(painted))
+                underline = app.query_one(Underline)
+                places.append((underline.highlight_start, underline.highlight_end))
+            return counts, places
+
+    return asyncio.run(main())
+
+
+def test_the_underline_moves_in_the_frame_that_activates_a_tab():
+    counts, places = underline_paints(now=True)
+    later_counts, later_places = underline_paints(now=False)
+    assert counts == [1, 1]
+    assert places == later_places and places[0] != places[1]  # where Textual puts it
+    assert later_counts == [2, 2]  # Textual alone: the tab's frame, then the underline's

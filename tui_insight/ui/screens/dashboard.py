@@ -30,7 +30,7 @@ from textual.widgets import ContentSwitcher, Static, Tab, Tabs
 from ...summary.queries import ranks
 from ...summary.queries.lineage_diff import lineage_rows
 from ...summary.store.job_view import Changes
-from .._textual_compat import StyledOnceScreen
+from .._textual_compat import StyledOnceScreen, lay_out_hidden, paint_hidden, underline_active_tab
 from ..common.focus import focus_now
 from ..common.names import apart
 from ..common.palette import job_colour
@@ -52,6 +52,10 @@ MIN_TITLE_NAME = 6
 # Views are built ahead (`build_views_ahead`) once the keys paused this long, one per gap.
 VIEWS_AHEAD_IDLE = 0.3
 VIEWS_AHEAD_GAP = 0.1
+# Layouts of a view built hidden before it is painted: a grid shapes itself on its first Resize,
+# then mounts its charts, which draw on theirs.
+HIDDEN_LAYOUTS = 8
+HIDDEN_WAIT, HIDDEN_WAITS = 0.025, 40  # how often, and how many times, one still mounting is looked at
 
 
 def build_view(spec: ViewSpec, cache, train_ids: tuple[str, ...], app, tag_filter: str = "",
@@ -162,6 +166,7 @@ class DashboardScreen(StyledOnceScreen):
         self._shown = self.train_ids  # the runs the views draw now
         self._syncing = self._sync_again = False  # views being built again for other runs (_sync_views)
         self._holding = False  # its jobs are held in the cache (while on the screen stack)
+        self._hidden_tabs: frozenset[str] = frozenset()  # the views whose tabs are hidden (all shown when composed)
 
     @property
     def comparing(self) -> bool:
@@ -252,12 +257,40 @@ class DashboardScreen(StyledOnceScreen):
             return
         switchers = self.query_children("#dashboard-body").first().query_children(ContentSwitcher)
         built = {view.id for view in self._views()}
-        spec = next((spec for spec in JOB_VIEWS if spec.view_id != "graph"  # (prefetch_graph's)
-                     and f"view-{spec.view_id}" not in built and self._has_data(spec.view_id)), None)
+        # The graph view of a job with a model graph is prefetch_graph's; one that shows only a
+        # dataset graph (a MindSpore run's lineage) is built here in its turn.
+        prefetched = self._has_model_graph()
+        spec = next((spec for spec in JOB_VIEWS if f"view-{spec.view_id}" not in built
+                     and not (spec.view_id == "graph" and prefetched) and self._has_data(spec.view_id)), None)
         if spec is None or not switchers:
             return
-        switchers.first().add_content(build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown))
+        view = build_view(spec, self.app.cache, self.train_ids, self.app, shown=self._shown)
+        switchers.first().add_content(view)
+        self.call_after_refresh(self._settle_hidden, view, HIDDEN_LAYOUTS)
         self.set_timer(VIEWS_AHEAD_GAP, self.build_views_ahead)
+
+    def _settle_hidden(self, view: DataView, layouts: int, waits: int = HIDDEN_WAITS) -> None:
+        """One step of making a view built hidden ready to show: laid out where the views are
+        (`lay_out_hidden`) while that changes something, at most `layouts` times, each once its
+        widgets handled what the last one started and its loader delivered (decoded images
+        change the layout); then painted (`paint_hidden`), so its first visit only shows it.
+        Waits at most `waits` times `HIDDEN_WAIT` in all (a graph still building is painted as
+        it is). Stops once the view is shown (the screen lays it out) or gone."""
+        if not self.is_attached or (view.is_attached and view.display):
+            return
+        switcher = view.parent
+        if not (view.is_mounted and isinstance(switcher, ContentSwitcher) and switcher.content_size):
+            if waits:  # still mounting
+                self.set_timer(HIDDEN_WAIT, lambda: self._settle_hidden(view, layouts, waits - 1))
+            return
+        busy = view.loader.pending() or any(node.message_queue_size for node in view.walk_children(with_self=True))
+        if busy and waits:
+            self.set_timer(HIDDEN_WAIT, lambda: self._settle_hidden(view, layouts, waits - 1))
+            return
+        if layouts and lay_out_hidden(view, switcher.content_region):
+            self.call_after_refresh(self._settle_hidden, view, layouts - 1, waits)
+            return
+        paint_hidden(view)
 
     def prefetch_graph(self) -> None:
         """Mount the graph view hidden, so the graph builds before the user asks for it.
@@ -267,30 +300,38 @@ class DashboardScreen(StyledOnceScreen):
         builds one, for the job the user opened.
         """
         switchers = self.query(ContentSwitcher)  # none left while the dashboard is taken down
-        if not self._prefetch_is_due or not switchers or self.query("#view-graph"):
+        if not self._prefetch_is_due or not switchers or self._view("graph") is not None:
             return
-        jobs = self.app.cache.jobs
-        if not any(jobs[tid].graphs for tid in self.train_ids if tid in jobs):
+        if not self._has_model_graph():
             return
         view = build_view(spec_by_id("graph"), self.app.cache, self.train_ids, self.app, shown=self._shown)
         switchers.first().add_content(view)  # hidden until `5`
+        self.call_after_refresh(self._settle_hidden, view, HIDDEN_LAYOUTS)
+
+    def _has_model_graph(self) -> bool:
+        jobs = self.app.cache.jobs
+        return any(jobs[tid].graphs for tid in self.train_ids if tid in jobs)
 
     @property
     def active_view(self) -> DataView | None:
-        if not self.current:
-            return None
-        found = self.query(f"#view-{self.current}")
-        return found.first() if found else None  # type: ignore[return-value]
+        return self._view(self.current) if self.current else None
+
+    def _view(self, view_id: str) -> DataView | None:
+        """The view `view_id` if it is built (a look among the switcher's children: a query of
+        `#view-...` walked every widget of every view built)."""
+        return next((view for view in self._views() if view.id == f"view-{view_id}"), None)
 
     def show_view(self, view_id: str) -> None:
         switcher = self.query_one(ContentSwitcher)
-        if not self.query(f"#view-{view_id}"):
+        if self._view(view_id) is None:
             tag_filter = self.tag_filter if view_id == self.initial else ""
             switcher.mount(build_view(spec_by_id(view_id), self.app.cache, self.train_ids, self.app, tag_filter,
                                       self._shown))
         self.current = view_id
         switcher.current = f"view-{view_id}"
-        self.query_one(Tabs).active = f"tab-{view_id}"
+        tabs = self.query_one(Tabs)
+        tabs.active = f"tab-{view_id}"
+        underline_active_tab(tabs)  # in this frame (Textual moves it one frame later)
         self._show_tabs()  # a view shown by name and left loses its tab if it has no data
         # A view built just now takes the keyboard itself once its widgets are ready
         # (DataView.ready_for_keys); one built before takes it now.
@@ -310,11 +351,15 @@ class DashboardScreen(StyledOnceScreen):
         """Hide the tabs of views none of the jobs has data for (the one shown stays: `--view`
         asked for it, and the view says why it is empty); they come back when data arrives."""
         tabs = self.query_one(Tabs)
+        hidden = frozenset(spec.view_id for spec in JOB_VIEWS
+                           if spec.view_id != self.current and not self._has_data(spec.view_id))
+        # Only the tabs that change: each show or hide posts a message and moves the underline.
         for spec in JOB_VIEWS:
-            if spec.view_id == self.current or self._has_data(spec.view_id):
-                tabs.show(f"tab-{spec.view_id}")
-            else:
+            if spec.view_id in hidden and spec.view_id not in self._hidden_tabs:
                 tabs.hide(f"tab-{spec.view_id}")
+            elif spec.view_id not in hidden and spec.view_id in self._hidden_tabs:
+                tabs.show(f"tab-{spec.view_id}")
+        self._hidden_tabs = hidden
         self.refresh_bindings()
 
     def on_profiler_view_show_node(self, message: ProfilerView.ShowNode) -> None:
@@ -461,7 +506,7 @@ class DashboardScreen(StyledOnceScreen):
                     await view.remove()
                 if not self.is_attached:
                     return  # the dashboard was closed meanwhile
-                if self.current and not self.query(f"#view-{self.current}"):
+                if self.current and self._view(self.current) is None:
                     self.show_view(self.current)
                 if not self._sync_again:
                     break

@@ -1,4 +1,5 @@
-"""Every place tui-insight leans on Textual (or plotext) internals, in one file.
+"""Every place tui-insight leans on Textual (or plotext) internals, in one package (this module,
+and `views.py` for views shown and hidden in one place).
 
 Each shim below names the version it was written and tested against. On an upgrade, read this
 file against the new release and run `tests/ui/test_textual_compat.py` and
@@ -29,6 +30,9 @@ Shims:
   (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
   other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
+- `quiet_show_resize` (Textual 8.2, `views.py`): a widget shown again at the size it had gets
+  no Resize (`Compositor.reflow`'s `shown`, which `Screen._refresh_layout` sends a Resize).
+  Applied when this module is imported.
 - `quiet_option_list_resize` (Textual 8.2): an OptionList resized by a layout keeps its rendered
   options (and paints no second time) unless its width changed (`OptionList._on_resize`).
   Applied when this module is imported.
@@ -48,6 +52,12 @@ Shims:
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
   `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
+- `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
+  view built ahead) laid out where it would be and painted with its own `Compositor`, found
+  there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
+  applied when this module is imported.
+- `underline_active_tab` (Textual 8.2, `views.py`): the tab underline moves in the frame that
+  activates a tab, not one after it (`Tabs._highlight_active`).
 - `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
   mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
 - `sleeping_input` (Textual 8.2): the LinuxDriver's input thread waits for a key, the parser's
@@ -650,7 +660,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "ClosesKeptScreens"]
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "lay_out_hidden", "paint_hidden",
+           "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
 # -- screens (Textual 8.2) ---------------------------------------------------------------------
@@ -848,3 +859,7 @@ def _sleeping_linux_driver(linux_driver: Any) -> type:
                     pass
 
     return SleepingInputDriver
+
+
+# The shims of views shown and hidden (applied as they are imported), in their own module.
+from .views import find_hidden, lay_out_hidden, paint_hidden, quiet_show_resize, underline_active_tab  # noqa: E402
