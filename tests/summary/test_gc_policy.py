@@ -124,6 +124,29 @@ def test_an_idle_heap_that_does_not_grow_brings_no_full_pass():
     """)
 
 
+def test_a_heap_that_did_not_grow_is_counted_again_only_after_a_wait():
+    """Counting the heap walks every pool of the allocator (1-50 ms in an app of 5,000 jobs): while
+    a pass stays due and the heap does not grow, the app's clock tick (once a second) counts it
+    once in FULL_AT_MOST_SECONDS, not every second; a heap that grew meanwhile gets its pass then."""
+    in_fresh_process("""
+        import sys
+        counted = []
+        count = sys.getallocatedblocks
+        sys.getallocatedblocks = lambda: counted.append(1) or count()
+        kept = grow()
+        churn()
+        assert gc_policy.collect_full_when_due(idle=True, now=1e9)
+        churn(cycles=False)
+        looks = len(counted)
+        wait = int(gc_policy.FULL_AT_MOST_SECONDS)
+        for second in range(wait + 1, 3 * wait + 1):  # two waits of ticks, heap unchanged
+            assert not gc_policy.collect_full_when_due(idle=True, now=1e9 + second)
+        assert len(counted) - looks == 2, len(counted) - looks
+        more = grow()
+        assert gc_policy.collect_full_when_due(idle=True, now=1e9 + 4 * wait + 1)
+    """)
+
+
 def test_no_full_pass_is_due_while_the_collector_is_paused():
     in_fresh_process("""
         churn()
