@@ -743,12 +743,15 @@ class ClosesKeptScreens(App):
     every node left in its registry one by one, in no order: an installed screen kept off the
     stack (`screens.kept`) would have its widgets closed under it, or still be mounting, and its
     handlers run against a half-closed tree. Here such screens are first let finish mounting
-    (`MessagePump._mounted_event`, at most `wait` seconds) and pruned whole (`App._prune`)."""
+    (`MessagePump._mounted_event`, at most `wait` seconds) and pruned whole (`App._prune`); one
+    built ahead a moment before the end is attached but its message loop has not run yet
+    (`_running` still False): it is let mount too, or its `on_mount` found its children closed."""
 
     async def _shutdown(self) -> None:
         stacked = {id(screen) for stack in self._screen_stacks.values() for screen in stack}
         for screen in list(self._installed_screens.values()):
-            if isinstance(screen, Screen) and screen._running and id(screen) not in stacked:
+            if (isinstance(screen, Screen) and (screen._running or screen.is_attached)
+                    and id(screen) not in stacked):
                 if not screen.is_mounted:
                     try:
                         await asyncio.wait_for(screen._mounted_event.wait(), 2.0)
