@@ -1,4 +1,4 @@
-"""The shims of `tui_insight/ui/_textual_compat.py` do what they are there for.
+"""The shims of `tui_insight/ui/_textual_compat` do what they are there for.
 
 Each test checks the behaviour a shim guards and, with the shim switched off, that the same
 check fails: on a Textual (or plotext) where a shim's internal is gone, these go red instead of
@@ -58,7 +58,7 @@ def test_the_version_rule():
 def test_installed_textual_is_the_one_the_shims_were_tested_on():
     installed = importlib.metadata.version("textual")
     assert supported(installed, compat.TEXTUAL_TESTED), (
-        f"Textual {installed} is installed; the shims in tui_insight/ui/_textual_compat.py were "
+        f"Textual {installed} is installed; the shims in tui_insight/ui/_textual_compat were "
         f"written for {compat.TEXTUAL_TESTED}: check each against it, then move TEXTUAL_TESTED and the pin")
 
 

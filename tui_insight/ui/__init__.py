@@ -21,7 +21,7 @@ state > common; import-linter checks them, `pyproject.toml`)
 - `loader.py`: the one background loader every view uses for slow work (decodes, builds).
 - `widgets/`: what views are drawn with (charts, ridgelines, tables, trees, the tag list).
 - `common/`: small helpers: formatting, colours, focus, the `/` filter, text from files.
-- `_textual_compat.py`: every workaround that reaches into Textual's (or plotext's) internals,
+- `_textual_compat/`: every workaround that reaches into Textual's (or plotext's) internals,
   each naming the version it was written for. Nowhere else.
 
 How a view is built

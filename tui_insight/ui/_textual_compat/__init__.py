@@ -1,11 +1,12 @@
-"""Every place tui-insight leans on Textual (or plotext) internals, in one file.
+"""Every place tui-insight leans on Textual (or plotext) internals, in one package: this module,
+`views.py` (views shown and hidden in one place) and `input.py` (the terminal's input thread).
 
 Each shim below names the version it was written and tested against. On an upgrade, read this
-file against the new release and run `tests/ui/test_textual_compat.py` and
-`tests/ui/test_footer.py`: their tests fail when the behaviour a shim guards is gone (they
-check the outcome, not that a private name still exists). pyproject pins Textual to the minor
-version tested here (`textual==8.2.*`); `test_textual_compat.py` checks the pin and this
-constant agree and that the installed Textual is one they allow.
+package against the new release and run the tests of tests/ui named test_textual_compat and
+test_footer: they fail when the behaviour a shim guards is gone (they check the outcome, not
+that a private name still exists). pyproject pins Textual to the minor version tested here
+(`textual==8.2.*`); test_textual_compat checks the pin and this constant agree and that the
+installed Textual is one they allow.
 
 Shims:
 - `resolve_binding_now` (Textual 8.2): resolve a key's bindings in arrival order (`App._check_bindings`).
@@ -29,7 +30,7 @@ Shims:
   (`Widget._size_updated`). Applied when this module is imported.
 - `quiet_tree_resize` (Textual 8.2): a Tree resized by a layout keeps its lines and asks for no
   other layout (`Tree._on_resize`, `Tree._invalidate`). Applied when this module is imported.
-- `quiet_show_resize` (Textual 8.2): a widget shown again at the size it had gets
+- `quiet_show_resize` (Textual 8.2, `views.py`): a widget shown again at the size it had gets
   no Resize (`Compositor.reflow`'s `shown`, which `Screen._refresh_layout` sends a Resize).
   Applied when this module is imported.
 - `quiet_option_list_resize` (Textual 8.2): an OptionList resized by a layout keeps its rendered
@@ -51,22 +52,21 @@ Shims:
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
   `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
-- `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2): a hidden widget (a
+- `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
   applied when this module is imported.
-- `underline_active_tab` (Textual 8.2): the tab underline moves in the frame that
+- `underline_active_tab` (Textual 8.2, `views.py`): the tab underline moves in the frame that
   activates a tab, not one after it (`Tabs._highlight_active`).
 - `ClosesKeptScreens` (Textual 8.2): installed screens off the stack are pruned whole, once
   mounted, before the app's shutdown closes what is left one node at a time (`App._shutdown`).
-- `sleeping_input` (Textual 8.2): the LinuxDriver's input thread waits for a key, the parser's
+- `sleeping_input` (Textual 8.2, `input.py`): the LinuxDriver's input thread waits for a key, the parser's
   escape timeout or the stop, not 0.1 s at a time (`LinuxDriver.run_input_thread`,
   `Parser._timeout_time`).
 """
 from __future__ import annotations
 
 import asyncio
-import weakref
 from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
@@ -79,11 +79,8 @@ from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
 from textual.widget import Widget
-from textual.widgets import Footer, OptionList, Tabs, Tree
+from textual.widgets import Footer, OptionList, Tree
 from textual.widgets._footer import FooterKey
-from textual.widgets._tabs import Underline
-from textual._compositor import Compositor, ReflowResult
-from textual.errors import NoWidget
 
 TEXTUAL_TESTED = "8.2"  # major.minor the shims were written for; pyproject pins ==8.2.*
 PLOTEXT_TESTED = "6.1"  # major.minor of plotext `add_signal` was written for
@@ -761,238 +758,8 @@ class ClosesKeptScreens(App):
         await super()._shutdown()
 
 
-# -- the input thread (Textual 8.2) ------------------------------------------------------------
-
-def sleeping_input(driver_class: type) -> type:
-    """`driver_class`, or, when it is Textual's LinuxDriver, one whose input thread sleeps until
-    a key comes, the parser's escape timeout is due, or input stops.
-
-    Textual 8.2: `LinuxDriver.run_input_thread` polls its selector every 0.1 s to see
-    `exit_event` and to run the parser's `tick` (a lone escape key is told from the start of a
-    sequence by a timeout): 10 wakeups a second of an idle app, ~0.12% of a core. Here the
-    selector also watches a pipe that `exit_event.set()` writes to, and waits for the parser's
-    timeout (`Parser._timeout_time`) only while one is pending.
-    """
-    try:
-        from textual.drivers.linux_driver import LinuxDriver
-    except ImportError:  # no termios: another platform's driver
-        return driver_class
-    if driver_class is not LinuxDriver:
-        return driver_class
-    return _sleeping_linux_driver(LinuxDriver)
-
-
-def _sleeping_linux_driver(linux_driver: Any) -> type:
-    import os
-    import selectors
-    import threading
-    from codecs import getincrementaldecoder
-
-    from textual._parser import ParseError
-    from textual._time import get_time
-    from textual._xterm_parser import XTermParser
-
-    class WakingEvent(threading.Event):
-        """An Event whose `set` also wakes a selector waiting on `wake_fd`."""
-
-        def __init__(self, wake_fd: int) -> None:
-            super().__init__()
-            self.wake_fd = wake_fd
-
-        def set(self) -> None:
-            super().set()
-            if self.wake_fd < 0:  # the driver closed
-                return
-            try:
-                os.write(self.wake_fd, b"x")
-            except OSError:  # full of wakes not yet read: the thread wakes anyway
-                pass
-
-    class SleepingInputDriver(linux_driver):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self._wake_read, wake_write = os.pipe()
-            os.set_blocking(self._wake_read, False)
-            os.set_blocking(wake_write, False)
-            self.exit_event = WakingEvent(wake_write)
-
-        def close(self) -> None:
-            super().close()
-            wake_write, self.exit_event.wake_fd = self.exit_event.wake_fd, -1
-            if wake_write >= 0:
-                os.close(wake_write)
-                os.close(self._wake_read)
-
-        def run_input_thread(self) -> None:
-            """Textual 8.2's `LinuxDriver.run_input_thread`, waiting as the class says."""
-            selector = selectors.SelectSelector()
-            selector.register(self.fileno, selectors.EVENT_READ)
-            selector.register(self._wake_read, selectors.EVENT_READ)
-            parser = XTermParser(self._debug)
-            decode = getincrementaldecoder("utf-8")().decode
-
-            def timeout() -> float | None:
-                due = parser._timeout_time  # a partial sequence waits for its next character
-                return None if due is None else max(0.0, due - get_time())
-
-            def process(events: list, final: bool = False) -> None:
-                for key, _mask in events:
-                    if key.fd == self._wake_read:
-                        try:
-                            os.read(self._wake_read, 64)
-                        except OSError:
-                            pass
-                        continue
-                    data = decode(os.read(self.fileno, 1024 * 4), final=final)
-                    if data:
-                        for event in parser.feed(data):
-                            self.process_message(event)
-                for event in parser.tick():
-                    self.process_message(event)
-
-            try:
-                while not self.exit_event.is_set():
-                    process(selector.select(timeout()))
-                selector.unregister(self.fileno)
-                selector.unregister(self._wake_read)
-                process(selector.select(0.1), final=True)  # (no file left: Textual's 0.1 s, then a tick)
-            finally:
-                selector.close()
-                try:
-                    for _event in parser.feed(""):
-                        pass
-                except (EOFError, ParseError):
-                    pass
-
-    return SleepingInputDriver
-
-
-# -- views shown and hidden in one place (Textual 8.2) ---------------------------------------------
-
-def quiet_show_resize() -> None:
-    """A widget shown again at the size it had gets its Show event but no Resize.
-
-    Textual 8.2: `Screen._refresh_layout` sends a Resize to every widget a layout shows
-    (`Compositor.reflow`'s `shown`), sized as before or not: a view shown again ran every
-    resize handler in it (an OptionList dropped its rows, `_on_resize`, and painted a frame
-    later). A widget sized before (not 0 x 0) and shown at that size, virtual size (a
-    ScrollView keeps its own: not compared) and container size is taken out of `shown` and
-    sent its Show directly. The original stays reachable as `Compositor.reflow.__wrapped__`."""
-    reflow = Compositor.reflow
-    if hasattr(reflow, "__wrapped__"):
-        return
-
-    def _reflow(self: Compositor, parent: Widget, size: Any) -> ReflowResult:
-        result = reflow(self, parent, size)
-        if not result.shown:
-            return result
-        for widget in result.shown:
-            _HIDDEN_PLACES.pop(widget, None)  # (laid out hidden before: where it is now is known)
-        placed = self._full_map
-        same = set()
-        for widget in result.shown:
-            geometry = placed.get(widget)
-            if (geometry is not None and widget._size and widget._size == geometry.region.size
-                    and (isinstance(widget, ScrollView) or widget.virtual_size == geometry.virtual_size)
-                    and widget._container_size == geometry.container_size):
-                same.add(widget)
-        for widget in same:
-            widget.post_message(events.Show())
-        return result._replace(shown=result.shown - same) if same else result
-
-    _reflow.__wrapped__ = reflow  # type: ignore[attr-defined]
-    Compositor.reflow = _reflow  # type: ignore[method-assign]
-
-
-quiet_show_resize()
-
-
-def underline_active_tab(tabs: Tabs) -> None:
-    """Move the underline of `tabs` under its active tab now, not after the next frame.
-
-    Textual 8.2: `Tabs.watch_active` moves the underline in a `call_after_refresh`
-    (`_highlight_active`'s `move_underline`), so every view switch painted a second frame for
-    it. Tabs that are laid out do not move when another one is activated: the underline is set
-    here from the active tab's place (what `move_underline` computes, unanimated), and the later
-    move finds it there (unchanged reactives repaint nothing)."""
-    active = tabs.query("#tabs-list > Tab.-active")
-    underlines = tabs.query(Underline)
-    if not active or not underlines or not active.first().region:
-        return  # not laid out yet: Textual's own move places it
-    tab = active.first()
-    start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
-    underline = underlines.first(Underline)
-    underline.highlight_start, underline.highlight_end = start, end
-
-
-# Where each widget laid out hidden would be on screen (`lay_out_hidden`), until it is shown.
-_HIDDEN_PLACES: "weakref.WeakKeyDictionary[Widget, Any]" = weakref.WeakKeyDictionary()
-
-
-def lay_out_hidden(widget: Widget, region: Any) -> bool:
-    """Lay out a hidden widget (`display: none`, its parent shown) as if it filled `region` of
-    the screen, as `Screen._refresh_layout` does what is shown: each widget takes its size, and
-    a Resize where that changed. True when the layout differs from the last one made here
-    (their handlers may change it again).
-
-    Textual 8.2 lays out only what is displayed and reads a widget's `region` and `size` from
-    the screen's layout, so a view built hidden was sized, drawn and filled when first shown.
-    Here it has its own `Compositor` (kept on it until `paint_hidden`), its widgets are found
-    where they would be until shown (`find_hidden`); shown at that size, they get no Resize
-    (`quiet_show_resize`) and paint from their lines."""
-    compositor = getattr(widget, "_insight_hidden_layout", None)
-    if compositor is None or compositor.size != region.size:
-        compositor = Compositor()
-        widget._insight_hidden_layout = compositor  # type: ignore[attr-defined]
-    reflow = getattr(Compositor.reflow, "__wrapped__", Compositor.reflow)  # (no Show: nothing is shown)
-    hidden, shown, resized = reflow(compositor, widget, region.size)
-    for gone in hidden:
-        _HIDDEN_PLACES.pop(gone, None)
-    offset = region.offset
-    placed = list(compositor.layers)
-    for child, geometry in placed:
-        _HIDDEN_PLACES[child] = geometry._replace(region=geometry.region.translate(offset),
-                                                  clip=geometry.clip.translate(offset))
-    changed = bool(hidden or shown or resized)
-    for child, (place, _order, _clip, virtual_size, container_size, _, _) in placed:
-        if child._size_updated(place.size, virtual_size, container_size):
-            child.post_message(events.Resize(place.size, virtual_size, container_size))
-            changed = True
-    return changed
-
-
-def paint_hidden(widget: Widget) -> None:
-    """Render every widget a `lay_out_hidden` placed, discarding the frame: their lines are
-    cached (`Widget._styles_cache`) until they change, so showing `widget` paints from them.
-    Textual 8.2: `Compositor.render_update(full=True)` on the compositor that laid it out. A
-    widget that rendering made dirty (an OptionList counts its lines as it renders) is
-    rendered again."""
-    compositor = widget.__dict__.pop("_insight_hidden_layout", None)
-    if compositor is not None and widget.is_attached:
-        compositor.render_update(full=True)
-        compositor.render_update(full=True)
-
-
-def find_hidden() -> None:
-    """A widget laid out hidden (`lay_out_hidden`) is found where it would be on screen, until
-    a layout of the screen shows it. Textual 8.2: `Compositor.find_widget` (behind
-    `Widget.region`, `size`, `content_region`) raises NoWidget for it, so it read as 0 x 0. The
-    original stays reachable as `Compositor.find_widget.__wrapped__`."""
-    find = Compositor.find_widget
-    if hasattr(find, "__wrapped__"):
-        return
-
-    def find_widget(self: Compositor, widget: Widget) -> Any:
-        try:
-            return find(self, widget)
-        except NoWidget:
-            place = _HIDDEN_PLACES.get(widget)
-            if place is None:
-                raise
-            return place
-
-    find_widget.__wrapped__ = find  # type: ignore[attr-defined]
-    Compositor.find_widget = find_widget  # type: ignore[method-assign]
-
-
-find_hidden()
+# The shims in their own modules (those of views are applied as they are imported).
+from .input import sleeping_input as sleeping_input  # noqa: E402
+from .views import find_hidden as find_hidden, lay_out_hidden as lay_out_hidden  # noqa: E402
+from .views import paint_hidden as paint_hidden, quiet_show_resize as quiet_show_resize  # noqa: E402
+from .views import underline_active_tab as underline_active_tab  # noqa: E402
