@@ -6,7 +6,7 @@
 Each start is a fresh process timed from before it was spawned (the interpreter's start and
 every import counted, unlike bench/bench_sweep.py and bench/bench_warm.py, which count from
 after their imports). It takes the command line's path: `cli.dashboard_cache` (the disk cache
-and the loading processes, started ahead on a cold start), then the UI's imports, then
+and the loading processes), then the UI's imports, then
 `make_app` and the app, headless at 160x48. Marks:
 
 - first row: the first paint of a row whose job is read (not "loading");
@@ -58,6 +58,12 @@ def collected(phase, info):
         collections[info["generation"]][1] += (time.perf_counter() - started[0]) * 1000
 gc.callbacks.append(collected)
 from tui_insight import cli
+from tui_insight.summary.store.pool import JobPool
+start_ahead = JobPool.start_ahead
+def ahead(self, *args, **kwargs):
+    marks.setdefault("processes", since())
+    return start_ahead(self, *args, **kwargs)
+JobPool.start_ahead = ahead
 args = cli.build_parser().parse_args([logdir, "--workers", workers])
 cache = cli.dashboard_cache(logdir, args)  # as `cli.open_ui`: before the UI's imports
 marks["cache_made"] = since()
@@ -145,7 +151,7 @@ def main() -> int:
                 r = run(args.sweep, root, home, args.workers)
                 results.setdefault((root, kind), []).append(r)
                 print(f"  {kind:4s} {root}: first row {r.get('first', float('nan')):.2f} s, all loaded {r['all']:.2f} s "
-                      f"(first paint {r.get('painted', float('nan')):.2f}, UI imported {r['imported']:.2f}, cache made "
+                      f"(first paint {r.get('painted', float('nan')):.2f}, processes started {r.get('processes', float('nan')):.2f}, UI imported {r['imported']:.2f}, cache made "
                       f"{r['cache_made']:.2f}); CPU {r['cpu']:.2f} s (UI thread {r['ui_cpu']:.2f}, cache thread "
                       f"{r['cache_cpu']:.2f}), RSS {r['rss_mb']:.0f} MB, gc {r['gc']}, {r['jobs']} jobs", flush=True)
     for (root, kind), runs in results.items():

@@ -537,7 +537,7 @@ def dashboard_cache(logdir, args: argparse.Namespace, remember: bool = True):
 def open_ui(logdir: str, args: argparse.Namespace, config: Config, remember: bool = True, source=None) -> int:
     """The dashboard; `remember=False` keeps the workspace in memory (the demo's logs are temporary).
     `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
-    cache = dashboard_cache(source if source is not None else logdir, args, remember)  # (its loading processes start meanwhile)
+    cache = dashboard_cache(source if source is not None else logdir, args, remember)
     from .ui.app import run_app
 
     return run_app(cache, theme=args.theme, reload_interval=args.reload_interval,

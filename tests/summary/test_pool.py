@@ -153,18 +153,21 @@ def discovery_watched(monkeypatch, waits: list[float]) -> list[int]:
 
 
 def test_a_cold_load_of_many_runs_starts_its_processes_before_discovery_ends(sweep, tmp_path, monkeypatch):
-    """The workers of a cold first load of a LOGDIR of many directories start with the cache
-    (their start overlaps the app's and discovery's); a start with the disk cache's index of
-    LOGDIR (warm: nothing to read) starts none, and no process is left once a pass ends."""
+    """The workers of a cold first load of a LOGDIR of many directories start when asked
+    (`start_processes`, the app's after its first paint: their start overlaps discovery); a
+    start with the disk cache's index of LOGDIR (warm: nothing to read) starts none, and no
+    process is left once a pass ends."""
     seen = discovery_watched(monkeypatch, [20, 0.5])
     cold = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
     try:
+        cold.start_processes()
         cold.reload()
         assert not multiprocessing.active_children()  # closed with the pass
     finally:
         cold.stop()
     warm = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
     try:
+        warm.start_processes()
         warm.reload()
     finally:
         warm.stop()
@@ -173,15 +176,33 @@ def test_a_cold_load_of_many_runs_starts_its_processes_before_discovery_ends(swe
     same_as_plain(cold, sweep)
 
 
+def test_the_processes_wait_to_be_asked_and_never_start_after_the_first_pass(sweep, tmp_path):
+    """Making the cache starts no loading process (they would take the cores from the app's
+    imports and first paint); `start_processes` after the first pass ended starts none either
+    (idle processes would wait for a pass that may never come), and reading is the same."""
+    cache = SummaryCache(str(sweep), workers=2)  # (no disk cache: every start is cold)
+    try:
+        threading.Event().wait(0.3)
+        assert not multiprocessing.active_children()
+        cache.reload()
+        cache.start_processes()
+        threading.Event().wait(0.3)
+        assert not multiprocessing.active_children()
+    finally:
+        cache.stop()
+    same_as_plain(cache, sweep)
+
+
 def test_processes_started_for_a_load_with_nothing_to_send_them_are_closed(tmp_path, monkeypatch):
     """Directories without a job (and too few jobs for the pool) at the top of a cold LOGDIR:
-    the processes started with the cache are closed when the first pass ends."""
+    the processes started ahead are closed when the first pass ends."""
     seen = discovery_watched(monkeypatch, [20])
     write_sweep(tmp_path / "logs", 2, steps=20)
     for k in range(10):
         (tmp_path / "logs" / f"empty_{k}").mkdir()
     cache = SummaryCache(str(tmp_path / "logs"), workers=2)
     try:
+        cache.start_processes()
         cache.reload()
         assert not multiprocessing.active_children()
     finally:

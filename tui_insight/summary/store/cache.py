@@ -69,7 +69,8 @@ class SummaryCache(PooledLoads):
 
     `disk_cache` (a `DiskCache`, None for none) keeps each job's snapshot between runs: a job
     whose files only grew since is restored from it and reads only what was appended.
-    `workers` > 1 reads the first load of jobs in that many processes.
+    `workers` > 1 reads the first load of jobs in that many processes (`start_processes` starts
+    them ahead of the first pass).
     `every_step`: plugins whose series keep every step in the files, after the same restart
     rules, instead of MindInsight's limits (the public API's `all_steps`; no disk cache then,
     whose snapshots hold the limited series).
@@ -98,7 +99,7 @@ class SummaryCache(PooledLoads):
         self._index_read = False  # the disk cache's index of this LOGDIR was read (on the first pass)
         self._budget = DetailBudget(memory_budget)
         self._shelved = 0  # jobs `_shelve`d
-        self._start_pool(workers, self.source, self.logdir)
+        self._start_pool(workers, self.source)
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
         self._loaders: dict[str, JobLoader] = {}
@@ -616,6 +617,7 @@ class SummaryCache(PooledLoads):
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
+            self._ahead = False  # (processes started after a pass would wait for the next one)
             if self._pool is not None and (sent or self._pool.running):
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
             if self._shelved != shelved:
