@@ -5,9 +5,9 @@
 
 Each start is a fresh process timed from before it was spawned (the interpreter's start and
 every import counted, unlike bench/bench_sweep.py and bench/bench_warm.py, which count from
-after their imports). It takes the command line's path: `cli.dashboard_cache` (the disk cache
-and the loading processes), then the UI's imports, then
-`make_app` and the app, headless at 160x48. Marks:
+after their imports). It runs the program's own path (`cli.main()`, as `python -m tui_insight
+LOGDIR --workers N`) with `run_app` replaced as its module is imported: `make_app` and the app,
+headless at 160x48. Marks:
 
 - first row: the first paint of a row whose job is read (not "loading");
 - all loaded: every job read and the table holding a row per job, none "loading";
@@ -45,7 +45,7 @@ import sys, time
 spawned = float(sys.argv[4])
 since = lambda: time.time() - spawned
 sys.path.insert(0, sys.argv[2])
-import asyncio, gc, json, os, resource
+import asyncio, gc, importlib.util, json, os, resource
 logdir, workers = sys.argv[1], sys.argv[3]
 marks = {}
 collections = [[0, 0.0] for _ in range(3)]
@@ -57,6 +57,73 @@ def collected(phase, info):
         collections[info["generation"]][0] += 1
         collections[info["generation"]][1] += (time.perf_counter() - started[0]) * 1000
 gc.callbacks.append(collected)
+
+
+def headless(cache, **settings):
+    # `run_app` as the program calls it, headless at 160x48 with the benchmark's marks.
+    from tui_insight.ui.app import make_app
+    from tui_insight.ui.widgets.job_table import JobTable
+
+    marks["imported"] = since()
+    render_line = JobTable.render_line
+    def timed(self, y):
+        if "painted" not in marks:
+            marks["painted"] = since()
+        if "first" not in marks and y >= 1:
+            row = int(self.scroll_y) + y - 1
+            if 0 <= row < len(self.order) and self.order[row] not in self.loading_ids:
+                marks["first"] = since()
+        return render_line(self, y)
+    JobTable.render_line = timed
+    settings.pop("straggler", None)
+    app = make_app(cache, **settings)
+
+    async def auto(pilot):
+        table = app.screen.query_one(JobTable)
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            views = cache.jobs
+            if (cache.progress.reloads >= 1 and not table.loading_ids and table.row_count == len(views)
+                    and all(v.loaded for v in views.values())):
+                break
+            await asyncio.sleep(0.01)  # (not `pilot.pause`: its wait for every widget's queue costs the UI thread)
+        marks["all"] = since()
+        marks["cpu"] = time.process_time()
+        marks["ui_cpu"] = time.thread_time()
+        thread = cache.loading_thread
+        marks["cache_cpu"] = time.clock_gettime(time.pthread_getcpuclockid(thread.ident)) if thread else float("nan")
+        marks["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        marks["gc"] = [[n, round(ms, 1)] for n, ms in collections]
+        marks["jobs"] = len(cache.jobs)
+        app.exit()
+
+    try:
+        if os.environ.get("BENCH_PROFILE"):  # the UI thread's calls (cProfile sees only its own thread)
+            import cProfile
+            profile = cProfile.Profile(time.thread_time)  # CPU: its wall time would count waits for the GIL
+            profile.runcall(app.run, headless=True, auto_pilot=auto, size=(160, 48))
+            profile.dump_stats(os.environ["BENCH_PROFILE"])
+        else:
+            app.run(headless=True, auto_pilot=auto, size=(160, 48))
+    finally:
+        cache.stop()
+    return 0
+
+
+class Hook:  # `run_app` replaced as its module is imported (where and when the program imports it)
+    def find_spec(self, name, path, target=None):
+        if name != "tui_insight.ui.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+        def exec_module(module):
+            load(module)
+            module.run_app = headless
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Hook())
+
 from tui_insight import cli
 from tui_insight.summary.store.pool import JobPool
 start_ahead = JobPool.start_ahead
@@ -64,53 +131,14 @@ def ahead(self, *args, **kwargs):
     marks.setdefault("processes", since())
     return start_ahead(self, *args, **kwargs)
 JobPool.start_ahead = ahead
-args = cli.build_parser().parse_args([logdir, "--workers", workers])
-cache = cli.dashboard_cache(logdir, args)  # as `cli.open_ui`: before the UI's imports
-marks["cache_made"] = since()
-from tui_insight.ui.app import make_app
-from tui_insight.ui.widgets.job_table import JobTable
-marks["imported"] = since()
-render_line = JobTable.render_line
-def timed(self, y):
-    if "painted" not in marks:
-        marks["painted"] = since()
-    if "first" not in marks and y >= 1:
-        row = int(self.scroll_y) + y - 1
-        if 0 <= row < len(self.order) and self.order[row] not in self.loading_ids:
-            marks["first"] = since()
-    return render_line(self, y)
-JobTable.render_line = timed
-app = make_app(cache)
-
-async def auto(pilot):
-    table = app.screen.query_one(JobTable)
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        views = cache.jobs
-        if (cache.progress.reloads >= 1 and not table.loading_ids and table.row_count == len(views)
-                and all(v.loaded for v in views.values())):
-            break
-        await asyncio.sleep(0.01)  # (not `pilot.pause`: its wait for every widget's queue costs the UI thread)
-    marks["all"] = since()
-    marks["cpu"] = time.process_time()
-    marks["ui_cpu"] = time.thread_time()
-    thread = cache.loading_thread
-    marks["cache_cpu"] = time.clock_gettime(time.pthread_getcpuclockid(thread.ident)) if thread else float("nan")
-    marks["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    marks["gc"] = [[n, round(ms, 1)] for n, ms in collections]
-    marks["jobs"] = len(cache.jobs)
-    app.exit()
-
-try:
-    if os.environ.get("BENCH_PROFILE"):  # the UI thread's calls (cProfile sees only its own thread)
-        import cProfile
-        profile = cProfile.Profile(time.thread_time)  # CPU: its wall time would count waits for the GIL
-        profile.runcall(app.run, headless=True, auto_pilot=auto, size=(160, 48))
-        profile.dump_stats(os.environ["BENCH_PROFILE"])
-    else:
-        app.run(headless=True, auto_pilot=auto, size=(160, 48))
-finally:
-    cache.stop()
+dashboard_cache = cli.dashboard_cache
+def made(*args, **kwargs):
+    cache = dashboard_cache(*args, **kwargs)
+    marks["cache_made"] = since()
+    return cache
+cli.dashboard_cache = made
+sys.argv[1:] = [logdir, "--workers", workers]
+status = cli.main()  # the program's path (`main(None)`)
 print(json.dumps(marks))
 """
 

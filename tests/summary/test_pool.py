@@ -209,3 +209,46 @@ def test_processes_started_for_a_load_with_nothing_to_send_them_are_closed(tmp_p
         cache.stop()
     assert seen[0] >= 1  # (started: the second may still be on its way)
     assert len(cache.jobs) == 2 and all(view.loaded for view in cache.jobs.values())
+
+
+def test_until_the_pool_answers_the_pass_reads_jobs_itself(sweep, tmp_path, monkeypatch):
+    """The pass sends the pool its first tasks (a job each, two per worker); until one of them
+    is answered (the processes start: ~0.3 s on 2 cores), the jobs that find the queue full are
+    read in the cache's own process instead of waiting. Here the pool's answers are held until
+    the rest was published: every job but the four sent, with the same views in the end."""
+    from concurrent.futures import Future
+
+    from tui_insight.summary.store.pool import JobPool
+
+    release = threading.Event()
+    submit = JobPool.submit
+
+    def held(self, batch):
+        future, generation = submit(self, batch)
+        answer: Future = Future()
+
+        def forward():
+            release.wait(60)
+            try:
+                answer.set_result(future.result())
+            except Exception as exc:  # noqa: BLE001 (handed on as the pool's own answer)
+                answer.set_exception(exc)
+        threading.Thread(target=forward, daemon=True).start()
+        return answer, generation
+
+    monkeypatch.setattr(JobPool, "submit", held)
+    cache = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    before: set[str] = set()
+    cache.subscribe(lambda changes: None if release.is_set() else before.update(
+        tid for tid in changes.updated if cache.job(tid) is not None and cache.job(tid).loaded))
+    loading = threading.Thread(target=cache.reload)
+    loading.start()
+    for _ in range(600):  # (at most 30 s; without the rule nothing comes before the release)
+        if len(before) >= RUNS - 4:
+            break
+        threading.Event().wait(0.05)
+    release.set()
+    loading.join(120)
+    cache.stop()
+    assert len(before) == RUNS - 4
+    same_as_plain(cache, sweep)

@@ -552,6 +552,9 @@ class SummaryCache(PooledLoads):
         pending: dict[Future, tuple[list[FoundJob], int]] = {}  # first loads in the pool (and its generation)
         batch: list[FoundJob] = []  # first loads for the pool, not sent yet (`BATCH_JOBS` at once)
         sent = 0  # jobs sent to the pool in this pass
+        # Until the pool's first answer (its processes start: ~0.3 s on 2 cores), jobs that find
+        # its queue full are read here instead of waiting: the first rows need no process.
+        answered = False
         handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
         shelved = self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
@@ -567,7 +570,9 @@ class SummaryCache(PooledLoads):
                 if self._budget.holding:
                     self._serve_held(total)
                 if pending:
-                    done += self._install_done(pending, total, block=False)
+                    installed = self._install_done(pending, total, block=False)
+                    done += installed
+                    answered = answered or installed > 0
                 loader = self._loaders[item.train_id]
                 if self._lanes.used and self._lanes.held_up(item.train_id, item.path):
                     continue  # read on its lane now, or behind a host that does not answer
@@ -591,7 +596,8 @@ class SummaryCache(PooledLoads):
                 if self._lanes.used and self._read_on_lane(loader, item, file_stats, first):
                     handed.append(item.train_id)
                     continue
-                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats):
+                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats) \
+                        and (answered or len(pending) < 2 * self._pool.workers):
                     batch.append(item)
                     if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
                         continue  # the first tasks one job each (the first rows), then `BATCH_JOBS` a task
