@@ -83,6 +83,8 @@ def headless(cache, **settings):
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
             views = cache.jobs
+            if os.environ.get("BENCH_FIRST_ONLY") and "first" in marks:
+                break
             if (cache.progress.reloads >= 1 and not table.loading_ids and table.row_count == len(views)
                     and all(v.loaded for v in views.values())):
                 break
@@ -161,7 +163,11 @@ def main() -> int:
     parser.add_argument("--only", default="cold,warm")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--against", type=Path, help="another checkout, started alternately with this one")
+    parser.add_argument("--first-only", action="store_true", help="end each start at its first row (\"all loaded\" "
+                                                                  "is then that moment)")
     args = parser.parse_args()
+    if args.first_only:
+        os.environ["BENCH_FIRST_ONLY"] = "1"
     base = args.cache or Path(tempfile.gettempdir()) / "bench-start-cache"
     roots = [ROOT] if args.against is None else [args.against, ROOT]
     compile_checkouts(*roots)
