@@ -36,7 +36,8 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
-from .export_rows import Coded, float32_codes, float32_texts, float_codes, int_codes, rows_bytes
+from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_bytes, rows_data,
+                          shortest_texts)
 from .export_spill import TagSpill, TagValues
 from .export_writer import Block, BlockWriter
 from .summary.formats import custom_scalars
@@ -609,7 +610,7 @@ def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> 
     if not any(b"\0" in head for head in heads):
         return partial(_laid_out, b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])
     ends = np.cumsum(sizes).tolist()
-    return b"".join([rows_bytes(head + b",", [(texts, codes[start:end]) for texts, codes in columns])[0]
+    return b"".join([rows_data(head + b",", [(texts, codes[start:end]) for texts, codes in columns])
                      for head, start, end in zip(heads, [0, *ends[:-1]], ends)])
 
 
@@ -621,11 +622,11 @@ def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], pref
         if steps:
             heads = [f"{s.step},{s.wall_time!r}" for s in steps]
             buckets = [s.data.buckets for s in steps]
-            yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
-            columns = _histogram_columns(heads, buckets)  # (numbers formatted here, rows laid out as written)
+            head = prefix(tag).encode("utf-8", NAME_BYTES)  # (numbers formatted here, rows laid out as written)
+            yield "distributions", partial(_laid_out, head, _distribution_columns(heads, buckets)), len(heads)
+            columns = _histogram_columns(heads, buckets)
             if columns is not None:
-                yield "histograms", partial(_laid_out, prefix(tag).encode("utf-8", NAME_BYTES), columns), \
-                    len(columns[0][1])
+                yield "histograms", partial(_laid_out, head, columns), len(columns[0][1])
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -772,34 +773,32 @@ class _HistogramBatches:
         text, numbers[:, 3] = _histogram_text(prefix, heads, buckets)
         numbers[:, 4] = sizes
         self.spills["histograms"].add_many(tag, numbers, text)
-        rows = _distribution_lines(prefix, heads, buckets)
-        numbers[:, 3] = [len(row) for row in rows]
+        text, numbers[:, 3] = _rows_text(prefix, _distribution_columns(heads, buckets))
         numbers[:, 4] = 1
-        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
+        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, text)
 
 
 def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> tuple[str, np.ndarray]:
     """histograms.csv's rows of a tag's steps as text (`prefix`: its train_id and tag, quoted;
     `heads`: each step's step and wall time), and each step's characters in them."""
-    head = prefix.encode("utf-8", "surrogatepass")  # (decoded back below: the same text)
-    data, steps = _histogram_rows(head, heads, buckets)
-    rows = np.array([len(b) for b in buckets], dtype=np.int64)
-    return data.decode("utf-8", "surrogatepass"), steps - rows * (len(head) - len(prefix))
-
-
-def _histogram_rows(prefix: bytes, heads: list[str], buckets: list[np.ndarray]) -> tuple[bytes, np.ndarray]:
-    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag as CSV bytes;
-    `heads`: each step's step and wall time), and each step's bytes in them, built in bulk
-    (`export_rows`: each distinct edge, width and count formatted once)."""
     columns = _histogram_columns(heads, buckets)
     if columns is None:
-        return b"", np.zeros(len(heads), dtype=np.int64)
-    data, sizes = rows_bytes(prefix, columns)
-    return data, np.bincount(columns[0][1], weights=sizes, minlength=len(heads)).astype(np.int64)
+        return "", np.zeros(len(heads), dtype=np.int64)
+    text, lengths = _rows_text(prefix, columns)
+    return text, np.bincount(columns[0][1], weights=lengths, minlength=len(heads)).astype(np.int64)
+
+
+def _rows_text(prefix: str, columns: list[Coded]) -> tuple[str, np.ndarray]:
+    """The rows of coded columns after `prefix` (`rows_bytes`) as text, each row's characters."""
+    head = prefix.encode("utf-8", "surrogatepass")  # (decoded back below: the same text)
+    data, lengths = rows_bytes(head, columns)
+    return data.decode("utf-8", "surrogatepass"), lengths - (len(head) - len(prefix))
 
 
 def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded] | None:
-    """`_histogram_rows`' coded columns (the first: each row's step), None without buckets."""
+    """histograms.csv's coded columns of a tag's steps after its train_id and tag (the first:
+    each row's step and wall time, from `heads`), each distinct edge, width and count formatted
+    once; None without buckets."""
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
         return None
@@ -811,17 +810,23 @@ def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Code
 
 
 def _laid_out(prefix: bytes, columns: list[Coded]) -> bytes:
-    """The rows of coded columns (`rows_bytes`: numpy's gathers, which release the GIL; what
-    the writer thread does of a block, the numbers formatted already)."""
-    return rows_bytes(prefix, columns)[0]
+    """The rows of coded columns (`rows_data`: numpy's gathers, which release the GIL, and a
+    bytes.translate; what the writer thread does of a block, the numbers formatted already)."""
+    return rows_data(prefix, columns)
 
 
-def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:
-    """distributions.csv's row of each of a tag's histogram steps (numbers, and `prefix` quoted
-    already: as the csv writer writes them)."""
+def _distribution_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded]:
+    """distributions.csv's coded columns of a tag's histogram steps after its train_id and tag
+    (`heads`: each step's step and wall time): a row a step, its values at the basis points."""
     with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
-        points = compress_many(buckets).tolist()
-    return [f"{prefix}{head},histogram,{','.join(map(repr, p))}\n" for head, p in zip(heads, points)]
+        points = compress_many(buckets)
+    steps = np.arange(len(heads))
+    values = shortest_texts(points.ravel())  # (each value a text: few repeat)
+    return [(np.array(heads, dtype="S"), steps), (_HISTOGRAM, np.zeros(len(heads), dtype=np.intp)),
+            *((values, steps * points.shape[1] + j) for j in range(points.shape[1]))]
+
+
+_HISTOGRAM = np.array([b"histogram"])  # distributions.csv's kind of a histogram's row
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:
