@@ -36,10 +36,10 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir
-from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_bytes, rows_data,
-                          shortest_texts)
+from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_blocks, rows_bytes,
+                          rows_data, shortest_texts)
 from .export_spill import TagSpill, TagValues
-from .export_writer import Block, BlockWriter
+from .export_writer import Block, BlockWriter, Rows, write
 from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import export_columns
@@ -276,7 +276,7 @@ class _CsvFiles:
         if name not in self.queued:  # (else no text came since its last block: the thread has it all)
             handle.flush()
         if self.thread is None:
-            handle.buffer.write(data if isinstance(data, bytes) else data())
+            write(handle.buffer, data() if callable(data) else data)
         else:
             self._failed()
             self.thread.put(name, handle.buffer, data)
@@ -809,10 +809,10 @@ def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Code
             int_codes(joined[:, 2].astype(np.int64))]
 
 
-def _laid_out(prefix: bytes, columns: list[Coded]) -> bytes:
-    """The rows of coded columns (`rows_data`: numpy's gathers, which release the GIL, and a
-    bytes.translate; what the writer thread does of a block, the numbers formatted already)."""
-    return rows_data(prefix, columns)
+def _laid_out(prefix: bytes, columns: list[Coded]) -> Rows:
+    """The rows of coded columns (`rows_blocks`: numpy's gathers, which release the GIL, and a
+    bytearray.translate; what the writer thread does of a block, the numbers formatted already)."""
+    return rows_blocks(prefix, columns)
 
 
 def _distribution_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded]:

@@ -134,16 +134,23 @@ def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
 
 
 def rows_data(prefix: bytes, columns: list[Coded]) -> bytes:
-    """`rows_bytes`' rows alone. Each field is a fixed-size item of a row (a structured dtype
-    over the byte matrix) taken from its table at once; the padding is deleted by one C pass
-    over the block's bytes (`bytes.translate`), but for a prefix holding a NUL (a name), kept."""
+    """`rows_bytes`' rows alone."""
+    return b"".join(rows_blocks(prefix, columns))
+
+
+def rows_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
+    """`rows_data` in blocks of `ROWS` rows, to be written one after another. Each field is a
+    fixed-size item of a row (a structured dtype over the block's byte matrix) taken from its
+    table at once; the padding is deleted by one C pass over the block's bytes (`translate` of
+    the bytearray under the matrix), but for a prefix holding a NUL (a name): kept, by a mask."""
     count = len(columns[0][1]) if columns else 0
     if not count:
-        return b""
+        return []
     widths = [texts.dtype.itemsize for texts, _ in columns]
     offsets = np.cumsum([len(prefix), *(width + 1 for width in widths[:-1])]).tolist()
     size = len(prefix) + sum(widths) + len(columns)  # each field and the comma or newline after it
-    block = np.zeros((min(ROWS, count), size), dtype=np.uint8)
+    buffer = bytearray(min(ROWS, count) * size)
+    block = np.frombuffer(buffer, dtype=np.uint8).reshape(-1, size)
     block[:, :len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
     for at, width in zip(offsets, widths):
         block[:, at + width] = _COMMA
@@ -152,16 +159,17 @@ def rows_data(prefix: bytes, columns: list[Coded]) -> bytes:
                                   "formats": [f"V{width}" for width in widths], "offsets": offsets})).reshape(-1)
     tables = [texts.view(f"V{width}") for (texts, _), width in zip(columns, widths)]
     kept = np.ones_like(block, dtype=bool) if b"\0" in prefix else None
-    parts: list[bytes] = []
+    parts: list[bytes | bytearray] = []
     for start in range(0, count, ROWS):
         stop = min(start + ROWS, count)
         for i, (table, (_, codes)) in enumerate(zip(tables, columns)):
             np.take(table, codes[start:stop], out=fields[f"f{i}"][:stop - start], mode="clip")  # (clip: unbuffered)
-        rows = block[:stop - start]
-        if kept is None:
-            parts.append(rows.tobytes().translate(None, b"\0"))
-        else:
-            mask = np.not_equal(rows, 0, out=kept[:stop - start])
+        if kept is not None:
+            mask = np.not_equal(block[:stop - start], 0, out=kept[:stop - start])
             mask[:, :len(prefix)] = True
-            parts.append(rows[mask].tobytes())
-    return b"".join(parts)
+            parts.append(block[:stop - start][mask].tobytes())
+        elif stop - start == len(block):
+            parts.append(buffer.translate(None, b"\0"))
+        else:  # (the last block, shorter)
+            parts.append(block[:stop - start].tobytes().translate(None, b"\0"))
+    return parts
