@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .escape import shown
-from .export_dir import MARKER, ExportDir
+from .export_dir import MARKER, ExportDir, ExportError, ExportIncomplete, check_destination_of, explain_state
 from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_blocks, rows_bytes,
                           rows_data, shortest_texts)
 from .export_spill import TagSpill, TagValues
@@ -47,7 +47,7 @@ from .summary.queries.histograms import tags_steps
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
-from .summary.store.job_view import JobView, state_meaning
+from .summary.store.job_view import JobView
 
 if TYPE_CHECKING:  # (every_step is imported by an all-steps export only: it brings formats.tensorboard)
     from .summary.store.every_step import Dropped, RestartRules, StepValue
@@ -99,19 +99,6 @@ NAME_BYTES = "tui-insight-name-bytes"
 codecs.register_error(NAME_BYTES, _name_bytes)
 
 
-class ExportError(Exception):
-    """An export that was refused or failed; the message is for the user (escaped), in the
-    command line's words; `in_dialog` says the same in the export dialog's (its fields, not flags)."""
-
-    def __init__(self, message: str, in_dialog: str | None = None):
-        super().__init__(message)
-        self.in_dialog = message if in_dialog is None else in_dialog
-
-
-class ExportIncomplete(ExportError):
-    """Writing stopped before the end: OUT holds what was written and an INCOMPLETE file."""
-
-
 @dataclass
 class ExportResult:
     files: list[Path] = field(default_factory=list)
@@ -134,34 +121,9 @@ def fmt_float32_many(values: np.ndarray) -> list[str]:
     return [text.decode() for text in float32_texts(np.asarray(values, dtype=np.float32)).tolist()]
 
 
-def explain_state(state: str) -> str:
-    """A job state as a warning a script's user can act on."""
-    if state in ("growing", "truncated"):
-        return f"{state} ({state_meaning(state)}; the records before it are exported)"
-    if state.startswith("corrupt"):
-        return f"{state} ({state_meaning(state)})"
-    return state
-
-
 def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
     """The resolved output directory; refuses one inside LOGDIR, or a non-empty one without force."""
     return check_destination_of(cache.logdir, out, force)
-
-
-def check_destination_of(location: str, out: Path, force: bool) -> Path:
-    """`check_destination` for the LOGDIR at `location` (a path, or a remote's location)."""
-    out = Path(out).expanduser().resolve()
-    logdir = Path(os.path.realpath(location))
-    if out == logdir or logdir in out.parents:
-        refused = f"refusing to write inside the log directory {shown(str(logdir))}"
-        raise ExportError(f"{refused}: choose --out elsewhere", f"{refused}: choose a directory elsewhere")
-    if out.exists():
-        if not out.is_dir():
-            raise ExportError(f"{shown(str(out))} exists and is not a directory")
-        if any(out.iterdir()) and not force:
-            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite",
-                              f"{shown(str(out))} is not empty: tick “write into a non-empty directory” to overwrite")
-    return out
 
 
 def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,

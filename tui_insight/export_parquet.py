@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, arrow_text, distribution_table,
-                  histogram_steps_table, payload_steps, pr_curve_table, scalar_table, tensor_table)
-from .export import ExportError, check_destination_of, explain_state
-from .export_dir import ExportDir
+                  histogram_steps_columns, payload_steps, pr_curve_table, scalar_table, tensor_table)
+from .export_dir import ExportDir, ExportError, check_destination_of, explain_state
 from .export_writer import BlockWriter
 from .summary.store.job_view import JobView
 
@@ -216,7 +215,8 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
     """Each kind's table of one job, in turn (the one before is written meanwhile)."""
     yield "scalars", _scalars(pa, scalar_table([view], None), schemas["scalars"])
     histograms = list(payload_steps([view], logs._cache, "histogram", None, all_steps))  # read once, used twice
-    yield "histograms", _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"])
+    numbers, labels = histogram_steps_columns(histograms)
+    yield "histograms", _table(pa, numbers, schemas["histograms"], labels)
     tensors = tensor_table([view], logs, None, all_steps)
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
@@ -236,10 +236,11 @@ def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str
 
     arrays = []
     for field in schema:
-        column = columns[field.name]
-        if labels and field.name in labels:
+        if labels and field.name in labels:  # (not in `columns` then, or as names a row)
             arrays.append(_labelled_strings(pa, *labels[field.name]))
-        elif field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
+            continue
+        column = columns[field.name]
+        if field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
             arrays.append(arrow_strings(pa, column.tolist() if isinstance(column, np.ndarray) else list(column)))
         else:
             arrays.append(_numbers(pa, _plain(column), field.type))
