@@ -31,6 +31,7 @@ from .export_writer import BlockWriter
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
+RUN_ROWS = 1 << 16  # rows of a name's run written at a time by `_labelled_strings`
 KINDS = ("scalars", "histograms", "tensors", "pr_curves", "distributions", "lineage", "health", "problems")
 
 
@@ -269,8 +270,12 @@ def _labelled_strings(pa: Any, codes: Any, names: Any) -> Any:
     if len(starts) * 16 <= len(codes):
         data = np.empty(total, dtype=np.uint8)
         for start, end, code in zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], codes[starts].tolist()):
-            if texts[code]:  # the run's rows: its name's bytes, end to end
-                data[offsets[start]:offsets[end]].reshape(end - start, -1)[:] = np.frombuffer(texts[code], np.uint8)
+            if texts[code]:  # the run's rows: its name's bytes, end to end (repeated by bytes, copied
+                # by memcpy, `RUN_ROWS` at a time: an all-steps job's run is millions of rows)
+                block = texts[code] * min(end - start, RUN_ROWS)
+                for at in range(start, end, RUN_ROWS):
+                    rows = min(RUN_ROWS, end - at)
+                    data[offsets[at]:offsets[at + rows]] = np.frombuffer(block, np.uint8, rows * len(texts[code]))
     else:
         width = int(sizes.max())
         padded = np.array(texts or [b""], dtype=f"S{max(width, 1)}").view(np.uint8).reshape(-1, max(width, 1))
