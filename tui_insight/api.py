@@ -588,11 +588,11 @@ def histogram_steps_columns(steps: Iterable[tuple]) -> tuple[dict[str, np.ndarra
             heads[name].append(value)
         buckets.append(head[4].buckets)
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
-    joined = np.concatenate(buckets) if buckets else np.empty((0, 3))
+    left, width, count = (np.concatenate([b[:, i] for b in buckets]) if buckets else np.empty(0) for i in range(3))
     columns = {"step": np.repeat(np.array(heads["step"], dtype=np.int64), lengths),
                "wall_time": np.repeat(np.array(heads["wall_time"], dtype=np.float64), lengths),
-               "left": np.ascontiguousarray(joined[:, 0]), "width": np.ascontiguousarray(joined[:, 1]),
-               "count": joined[:, 2].astype(np.int64)}  # (finite, at most 2**53: int() of each)
+               "left": left, "width": width,  # (a column at a time: no strided copy of all buckets)
+               "count": count.astype(np.int64)}  # (finite, at most 2**53: int() of each)
     return columns, {"job": _codes(heads["job"], lengths), "tag": _codes(heads["tag"], lengths)}
 
 

@@ -764,11 +764,11 @@ def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Code
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
         return None
-    joined = np.concatenate(buckets)
+    left, width, count = (np.concatenate([b[:, i] for b in buckets]) for i in range(3))  # (each contiguous)
     period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
     steps = np.arange(len(heads)).repeat(lengths)
-    return [(np.array(heads, dtype="S"), steps), float_codes(joined[:, 0], period), float_codes(joined[:, 1], period),
-            int_codes(joined[:, 2].astype(np.int64))]
+    return [(np.array(heads, dtype="S"), steps), float_codes(left, period), float_codes(width, period),
+            int_codes(count.astype(np.int64))]
 
 
 def _laid_out(prefix: bytes, columns: list[Coded]) -> Rows:
