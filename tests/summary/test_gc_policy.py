@@ -155,3 +155,21 @@ def test_no_full_pass_is_due_while_the_collector_is_paused():
             assert not gc_policy.collect_full_when_due(idle=True, now=2e9)
         assert gc_policy.collect_full_when_due(idle=True, now=2e9)
     """)
+
+
+def test_the_pass_a_load_made_due_runs_at_the_first_idle_look_after_it():
+    """Right after a load (5,000 jobs) the pass it made due waited for the next look, up to
+    FULL_AT_MOST_SECONDS later, and walked the heap in the idle minute after (50-90 ms)."""
+    in_fresh_process("""
+        import time
+        kept = grow()
+        now = time.monotonic()
+        assert not gc_policy.collect_full_when_due(idle=True, now=now)  # too soon after the start
+        gc_policy.look_after_load()
+        assert not gc_policy.collect_full_when_due(idle=False, now=now)  # keys come: it waits
+        before = full_passes()
+        assert gc_policy.collect_full_when_due(idle=True, now=now + 1)
+        assert full_passes() == before + 1
+        more = grow()
+        assert not gc_policy.collect_full_when_due(idle=True, now=now + 2)  # once: then the wait again
+    """)
