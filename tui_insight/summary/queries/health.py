@@ -347,6 +347,13 @@ def age(seconds: float) -> str:
     return f"{int(seconds // 86400)}d"
 
 
+def age_next(seconds: float) -> float:
+    """The first duration after `seconds` whose `age` reads differently: the next whole second
+    under a minute, the next whole minute under an hour, and so on."""
+    unit = 1.0 if seconds < 60 else 60.0 if seconds < 3600 else 3600.0 if seconds < 86400 else 86400.0
+    return (seconds // unit + 1) * unit
+
+
 def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
     """One sentence about badges that just appeared on a job (a notification)."""
     tag = health.tag or "the headline"
