@@ -123,10 +123,12 @@ def undefer_full() -> None:
 
 
 def look_after_load() -> None:
-    """A load just ended: the next idle `collect_full_when_due` looks at the heap at once, without
-    the wait or the generation-1 passes' count. The pass a load makes due (it grew the heap) then
+    """A load just ended: the next idle `collect_full_when_due` runs a full pass at once, without
+    the wait, the generation-1 passes' count or the heap's growth. The pass a load makes due then
     runs while the user still waits for the load, not in the idle minute after (5,000 jobs: a
-    50-90 ms pass within the first FULL_AT_MOST_SECONDS of an idle app)."""
+    50-90 ms pass within the first FULL_AT_MOST_SECONDS of an idle app). While a holder keeps
+    objects frozen (the store's first pass), what survives it is frozen with them: the job list's
+    rows and the app's screens, which later passes (a dashboard opened) then do not walk again."""
     global _look_now
     with _lock:
         _look_now = True
@@ -137,8 +139,8 @@ def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
     since the last one, and the heap grew by a quarter: an idle app's redraws allocate and free
     without growing, and each full pass walks the whole heap), the collector is on (no `paused`
     block runs) and the last look here was FULL_AT_MOST_SECONDS ago (`idle`: the user is idle),
-    or FULL_ANYWAY_SECONDS (a user who never pauses); right after a load, at the first idle look
-    (`look_after_load`). True: it ran.
+    or FULL_ANYWAY_SECONDS (a user who never pauses); right after a load, at the first idle look,
+    whatever the heap (`look_after_load`). True: it ran.
 
     The heap is counted in the allocator's blocks (`sys.getallocatedblocks`) for want of
     CPython's own count of long-lived objects: 1-50 ms in an app holding 1.4 M blocks (it walks
@@ -148,7 +150,14 @@ def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
     wait = FULL_AT_MOST_SECONDS if idle else FULL_ANYWAY_SECONDS
     if _look_now and idle and gc.isenabled():
         _look_now = False
-    elif gc.get_count()[2] < FULL_EVERY or not gc.isenabled() or now - _last_full < wait:
+        _last_full = now
+        gc.collect(2)
+        with _lock:
+            if _holders:  # what was built from the load joins the store's objects held frozen
+                gc.freeze()
+        _blocks_after_full = sys.getallocatedblocks()
+        return True
+    if gc.get_count()[2] < FULL_EVERY or not gc.isenabled() or now - _last_full < wait:
         return False
     _last_full = now  # (also when the heap did not grow: counting it can take 50 ms, once a wait)
     if sys.getallocatedblocks() < FULL_GROWTH * _blocks_after_full:
