@@ -205,7 +205,6 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
         self._progress_timer: Any = None  # runs while the cache loads or changes (`_progress_tick`)
-        self._first_load_ended = False  # `_progress_tick` saw the first load end
         # Changes for screens not mounted yet (`_hand_over`); a screen popped first takes its own along.
         self._held_changes: weakref.WeakKeyDictionary[Screen, Changes] = weakref.WeakKeyDictionary()
         self.changes_delivered = 0  # how many times the screens were handed changes
@@ -416,9 +415,6 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         progress = self.cache.progress
         if self._progress_timer is not None and progress.reloads and not progress.loading:
             self._progress_timer.pause()
-            if not self._first_load_ended:  # its full pass at the next idle tick, not a minute later
-                self._first_load_ended = True
-                gc_policy.look_after_load()
 
     def _progress_faster(self) -> None:
         if self._progress_timer is not None:

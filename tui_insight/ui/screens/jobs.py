@@ -25,6 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from ...summary import gc_policy
 from ...summary.queries import health, ranks
 from ...summary.store.job_view import STATE_MEANINGS, Changes, JobView, state_meaning
 from ..common.focus import focus_now
@@ -465,7 +466,14 @@ class JobsScreen(LoaderHost, Screen):
         if self._dashboard_asked or not self._settled():
             return  # (asked again once settled: `update_progress` runs 4 times a second)
         self._dashboard_asked = True
-        Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: self._build_ahead_later())
+        Loader(self, "dashboard").request("dashboard", load_dashboard, self._dashboard_imported)
+
+    def _dashboard_imported(self, loaded: object) -> None:
+        # The first load's rows are built and the dashboard's modules imported: the full pass they
+        # made due runs at the next idle tick (and what survives it stays out of later passes),
+        # not in the idle minute after (`gc_policy.look_after_load`).
+        gc_policy.look_after_load()
+        self._build_ahead_later()
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""
