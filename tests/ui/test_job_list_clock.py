@@ -8,8 +8,10 @@ from pathlib import Path
 from health_logs import T0, falling, write_scalars
 from uihelp import NOW, make_app, run_pilot, write_run
 
+from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.health import JobHealth
 from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.ui.screens import jobs
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.widgets import job_table
 from tui_insight.ui.widgets.job_rows import clock_texts, clock_texts_until
@@ -69,3 +71,33 @@ def test_a_tick_computes_again_only_the_rows_whose_clock_cells_can_change(ui_log
     assert first == ["./run_a", "./run_b", "./run_c", "./run_live"]
     assert second == ["./run_live"]  # "7s ago"; the others read "10m ago" for another minute
     assert updated == "7s ago"
+
+
+def test_the_cursor_line_is_made_again_only_when_its_job_changes(ui_logs, monkeypatch):
+    app = make_app(ui_logs)
+    made: list[str] = []
+    line_of = jobs.cursor_line
+
+    def counted(view):
+        made.append(view.train_id)
+        return line_of(view)
+
+    async def body(pilot):
+        monkeypatch.setattr(jobs, "cursor_line", counted)
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        tid = screen.table.current_job
+        for _ in range(3):
+            app.tick_clock()
+        quiet = list(made)
+        with SummaryWriter(ui_logs / tid, timestamp=int(T0) + 7, wall_time=T0 + 7) as writer:  # a second file
+            writer.add_scalar("loss", 0.5)
+            writer.record(1, wall_time=T0 + 7)
+        assert app.cache.reload().updated.keys() == {tid}
+        await pilot.pause(0.3)
+        app.tick_clock()
+        return tid, quiet, made
+
+    tid, quiet, made_after = run_pilot(app, body)
+    assert quiet == []  # three ticks, the same view: the line made at the start stays
+    assert made_after == [tid]  # its job changed: made again, once
