@@ -124,10 +124,10 @@ def _rows(data: bytes, array: np.ndarray, starts: np.ndarray, size: int) -> np.n
     view = strided(array, starts, size)
     if view is not None:
         return view
-    return _copied_rows(array, starts, size)
+    return copied_rows(array, starts, size)
 
 
-def _copied_rows(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
+def copied_rows(array: np.ndarray, starts: np.ndarray, size: int) -> np.ndarray:
     """uint8[len(starts), size], a copy of the bytes at each start (each `start + size` within
     `array`): one index per row into overlapping items of `size` bytes, so numpy copies each
     row whole (a window of bytes per row copied byte by byte, twice as slow)."""
@@ -141,9 +141,9 @@ def _gathered(array: np.ndarray, starts: np.ndarray, size: int) -> tuple[np.ndar
     words when the block holds them, so the rows are compared a word at a time."""
     wide = -(-size // 8) * 8
     if int(starts.max()) + wide > len(array):  # (the last row's words would run past the block)
-        rows = _copied_rows(array, starts, size)
+        rows = copied_rows(array, starts, size)
         return rows, np.flatnonzero(np.bitwise_or.reduce(rows ^ rows[0], axis=0))
-    rows = _copied_rows(array, starts, wide)
+    rows = copied_rows(array, starts, wide)
     words = rows.view(np.uint64)
     changes = words ^ words[0]
     # (16 rows folded at once: a reduce over rows of a few words is a loop per row)

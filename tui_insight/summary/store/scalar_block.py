@@ -168,7 +168,10 @@ def bulk_rows(layouts: list, which: np.ndarray,
             rows = np.flatnonzero(known & (groups[np.maximum(which, 0)] == group))
         if not len(rows):
             continue  # (its layouts' rows are all routed one by one: `layouts.unknown_tensors`)
-        steps, walls, floats = reader.numbers_at(payloads.array, payloads.starts[rows])
+        if len(reader.float_at) > 8:  # many numbers an event: through its rows (often the CRC check's copy)
+            steps, walls, floats = reader.numbers(payloads.rows(rows, reader.size))
+        else:
+            steps, walls, floats = reader.numbers_at(payloads.array, payloads.starts[rows])
         number = which[rows]
         period = period_of(number)
         if period:  # a training loop's tags, in the same order every step: layout j's rows are j::period
