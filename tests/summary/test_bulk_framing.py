@@ -291,6 +291,22 @@ def test_a_damaged_record_where_the_last_run_had_a_good_one_is_found(sweep_runs,
         assert len(records) == 300
 
 
+def test_a_later_block_with_as_many_records_as_the_opening_is_checked_as_its_own(sweep_runs):
+    """A block from a file's start whose records are all the last run's opening reuses that
+    opening's records by length; a later block of the file holding as many records of other
+    lengths, one of them damaged, is grouped and checked as its own."""
+    first = sweep_runs[0]
+    count = len(record_starts(first))
+    others = [frame(bytes([i % 251]) * (40 + i % 3)) for i in range(count)]
+    damaged = bytearray(others[count // 2])
+    damaged[20] ^= 0x10
+    others[count // 2] = bytes(damaged)
+    data = first + b"".join(others)
+    assert_same(first)
+    records, report = assert_same(data, max_bytes=len(first))
+    assert report.bad_records == 1 and len(records) == 2 * count - 1
+
+
 @given(cut=st.integers(min_value=0, max_value=1 << 20), flips=st.lists(st.integers(min_value=0), max_size=3))
 @settings(PROPERTY)
 def test_cut_or_damaged_runs_after_a_whole_one_read_alike(sweep_runs, cut, flips):

@@ -296,6 +296,14 @@ class RecordBatch(Sequence[tuple[int, bytes]]):
         return zip(self.offsets.tolist(), self.payloads)
 
 
+def length_groups(at: np.ndarray, lengths: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """The records at `at` (of `lengths`) by payload length: (length, their indices in file
+    order, where their payloads start) for each length."""
+    order = np.argsort(lengths, kind="stable")
+    edges = np.flatnonzero(lengths[order][1:] != lengths[order][:-1]) + 1
+    return [(int(lengths[group[0]]), group, at[group] + HEADER_SIZE) for group in np.split(order, edges)]
+
+
 class Opening:
     """The record lengths at the start of the last file scanned from its start, as a guess of
     where the next file's records are: the runs of a sweep are written by one program, so their
@@ -311,6 +319,14 @@ class Opening:
         np.cumsum(spans[:-1], out=self.at[1:])
         sizes, inverse = np.unique(lengths, return_inverse=True)
         self.words = np.asarray([_header_word(int(n)) for n in sizes.tolist()], dtype=np.uint32)[inverse]
+        self.ends = self.at + spans  # where each record ends
+        self._groups: list[tuple[int, np.ndarray, np.ndarray]] | None = None
+
+    def groups(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """`length_groups` of the whole opening (a block it placed whole has these records)."""
+        if self._groups is None:
+            self._groups = length_groups(self.at, self.lengths)
+        return self._groups
 
     @staticmethod
     def of(at: np.ndarray, lengths: np.ndarray, last: "Opening | None" = None) -> "Opening | None":
@@ -332,7 +348,7 @@ class Opening:
         """How many records of the opening start `array` (`n` bytes, a file's first block), each
         header checked and each record whole in the block."""
         at, lengths, words = self.at, self.lengths, self.words
-        count = int(np.searchsorted(at + lengths + HEADER_SIZE + FOOTER_SIZE, n, side="right"))
+        count = int(np.searchsorted(self.ends, n, side="right"))
         placed = 0
         for end in (min(count, _OPENING_FIRST), count):  # a few first: another layout stops early
             if end <= placed:
@@ -364,6 +380,7 @@ class _Walk:
         # its first length, without finding the cycle again (not in the records walked meanwhile).
         self.resume: tuple[int, ...] = ()
         self.run = 0  # records guessed since the cycle last broke
+        self.placed = 0  # records of the last block placed by `opening` (its first block only)
 
     def block(self, data: bytes, base: int, size: int, report: ScanReport,
               notes: list[tuple[int, str]]) -> tuple[list[np.ndarray], list[np.ndarray], int, str, int]:
@@ -385,8 +402,9 @@ class _Walk:
         remembered = 0  # lengths[:remembered] are in the history already
         p = 0
         opening, self.opening = self.opening, None
+        self.placed = 0
         if opening is not None and base == 0:
-            placed = opening.place(array, n)
+            placed = self.placed = opening.place(array, n)
             if placed:
                 at_chunks.append(opening.at[:placed])
                 length_chunks.append(opening.lengths[:placed])
@@ -589,19 +607,18 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         at_chunks, length_chunks, stop, why, next_length = walk.block(data, pos, size, report, notes)
         at = np.concatenate(at_chunks)
         lengths = np.concatenate(length_chunks)
-        if pos == 0 and not notes and why != "header":
+        # A block whose records are all the opening's, and no other (a sweep's small files):
+        # the opening stays, and its records' groups by length are known.
+        whole = _opening is not None and walk.placed == len(at) == len(_opening.lengths)
+        if pos == 0 and not notes and why != "header" and not whole:
             _opening = Opening.of(at, lengths, _opening) or _opening
         good = np.ones(len(at), dtype=bool)
         same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         copied: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if len(at):
             array = np.frombuffer(data, dtype=np.uint8)
-            order = np.argsort(lengths, kind="stable")
-            sizes = lengths[order]
-            edges = np.flatnonzero(np.diff(sizes)) + 1
-            for group in np.split(order, edges):
-                length = int(lengths[group[0]])
-                starts = at[group] + HEADER_SIZE
+            for length, group, starts in (_opening.groups() if whole and _opening is not None
+                                          else length_groups(at, lengths)):
                 good[group], found, rows = _crc_ok(data, array, starts, length)
                 if found is not None:
                     same[length] = found
