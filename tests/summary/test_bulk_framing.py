@@ -174,6 +174,26 @@ def test_payloads_of_one_length_all_alike_or_not_are_each_crc_checked(size):
             assert assert_same(bytes(bad))[1].bad_records == 1
 
 
+@pytest.mark.parametrize("varying", [47, 48, 49])
+def test_payloads_varying_in_as_many_positions_as_the_tables_take_are_each_crc_checked(varying):
+    """Rows of one length varying in up to 48 positions are checked by the tables of those
+    positions (their indices are 16-bit: the last table's must fit); more, one by one."""
+    rng = np.random.default_rng(varying)
+    base = bytes(range(200))
+    payloads = []
+    for _ in range(64):
+        row = bytearray(base)
+        row[:varying] = rng.integers(0, 256, size=varying, dtype=np.uint8).tobytes()
+        payloads.append(bytes(row))
+    stream = b"".join(frame(p) + frame(b"x" * 5) for p in payloads)  # (not evenly spaced)
+    assert assert_same(stream)[1].bad_records == 0
+    for row in (0, 31, 63):
+        for at in (varying - 1, 150):  # a byte of the last varying position, and a fixed one
+            bad = bytearray(stream)
+            bad[row * (len(payloads[0]) + 16 + 21) + 12 + at] ^= 0x80
+            assert assert_same(bytes(bad))[1].bad_records == 1
+
+
 # -- what the framing tells the layouts ---------------------------------------------------------
 
 def assert_same_is_exact(data: bytes, max_bytes: int, exact: bool = True) -> int:
