@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.formats.bulk_framing import scan_batches
+from tui_insight.summary.formats.bulk_framing import Payloads, scan_batches
 from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, scan_records
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -195,6 +195,24 @@ def test_payloads_varying_in_as_many_positions_as_the_tables_take_are_each_crc_c
 
 
 # -- what the framing tells the layouts ---------------------------------------------------------
+
+@pytest.mark.parametrize("max_records", [7, 1 << 16])
+@pytest.mark.parametrize("damaged", [False, True])
+def test_a_batchs_payloads_by_length_are_its_own(sweep_runs, max_records, damaged):
+    """The CRC check's groups by length are handed to the layouts with the batch's payloads:
+    the batch's own, also after a run placed by the last one, with a bad record left out, or
+    split into batches of `max_records`."""
+    first, second, _ = sweep_runs
+    data = bytearray(second)
+    if damaged:
+        data[record_starts(second)[100] + 20] ^= 0x01
+    assert_same(first)
+    for batch in scan_batches(io.BytesIO(bytes(data)), 0, len(data), ScanReport(), max_records, 1 << 22):
+        payloads = batch.payloads
+        own = Payloads(payloads.data, payloads.starts, payloads.lengths).by_length()
+        assert [(n, g.tolist()) for n, g in payloads.by_length()] == [(n, g.tolist()) for n, g in own]
+        assert all((payloads.lengths[g] == n).all() for n, g in own) and sum(len(g) for _, g in own) == len(payloads)
+
 
 def assert_same_is_exact(data: bytes, max_bytes: int, exact: bool = True) -> int:
     """Every batch's `Payloads.same`: each payload of a size is the reference outside the varying

@@ -241,7 +241,8 @@ class Payloads(Sequence[bytes]):
 
     def __init__(self, data: bytes, starts: np.ndarray, lengths: np.ndarray,
                  same: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
-                 copied: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> None:
+                 copied: dict[int, tuple[np.ndarray, np.ndarray]] | None = None,
+                 groups: list[tuple[int, np.ndarray]] | None = None) -> None:
         self.data = data
         self.array = np.frombuffer(data, dtype=np.uint8)
         self.starts = starts  # int64: where each payload starts in `data`
@@ -251,6 +252,13 @@ class Payloads(Sequence[bytes]):
         self.same = same or {}
         # size -> (starts, their payloads' bytes): copies the CRC check made (`rows` gives them again)
         self.copied = copied or {}
+        self._groups = groups  # `by_length`, when the framing grouped these very payloads
+
+    def by_length(self) -> list[tuple[int, np.ndarray]]:
+        """The payloads by length, shortest first: (length, their indices in order) each."""
+        if self._groups is None:
+            self._groups = [(length, group) for length, group, _ in length_groups(self.starts, self.lengths)]
+        return self._groups
 
     @classmethod
     def of(cls, payloads: Sequence[bytes]) -> "Payloads":
@@ -616,19 +624,23 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         if pos == 0 and not notes and why != "header" and not whole:
             _opening = Opening.of(at, lengths, _opening) or _opening
         good = np.ones(len(at), dtype=bool)
+        groups: list[tuple[int, np.ndarray, np.ndarray]] = []
         same: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         copied: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         if len(at):
             array = np.frombuffer(data, dtype=np.uint8)
-            for length, group, starts in (_opening.groups() if whole and _opening is not None
-                                          else length_groups(at, lengths)):
+            groups = _opening.groups() if whole and _opening is not None else length_groups(at, lengths)
+            for length, group, starts in groups:
                 good[group], found, rows = _crc_ok(data, array, starts, length)
                 if found is not None:
                     same[length] = found
                 if rows is not None:
                     copied[length] = (starts, rows)
+        # (the CRC check's groups serve the layouts when these are the batch's payloads)
+        by_length = [(length, group) for length, group, _ in groups] if len(at) <= max_records else None
         bad = np.flatnonzero(~good)
         if len(bad):
+            by_length = None
             report.bad_records += len(bad)
             notes += [(pos + a, f"bad payload CRC at byte {pos + a}") for a in at[bad].tolist()]
             at, lengths = at[good], lengths[good]
@@ -637,7 +649,8 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
         end = report.end
         for first in range(0, len(at), max_records):
             part = slice(first, first + max_records)
-            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same, copied))
+            batch = RecordBatch(pos + at[part], Payloads(data, at[part] + HEADER_SIZE, lengths[part], same, copied,
+                                                         by_length))
             last = first + len(batch) - 1
             report.end = end if last == len(at) - 1 else pos + int(at[last] + lengths[last]) + HEADER_SIZE + FOOTER_SIZE
             yield batch

@@ -441,10 +441,7 @@ class LayoutBook:
         decoded: dict[int, object] = {}
         if not len(payloads):
             return which, used, decoded
-        lengths = payloads.lengths
-        order = np.argsort(lengths, kind="stable")
-        for members in np.split(order, np.flatnonzero(np.diff(lengths[order])) + 1):
-            size = int(lengths[members[0]])
+        for size, members in payloads.by_length():
             if size < 4 or len(members) < 2 and size not in self.by_size:
                 continue  # a lone event of its size: one protobuf decode is as cheap
             if size not in self.by_size and not self._may_have_layouts(size, payloads, members):
