@@ -97,6 +97,24 @@ def test_many_scalars_an_event_read_in_bulk_as_one_by_one(tmp_path, monkeypatch,
     assert first == 0.0 and np.signbit(first)
 
 
+def test_each_tag_holds_its_own_values_not_a_view_of_its_layouts_block(tmp_path, monkeypatch):
+    """The scalars of a layout's events are read as one table (a column a tag); each tag's
+    series holds its own values, contiguous (the table is not kept alive by any of them, and
+    one tag's values are not another's)."""
+    run = tmp_path / "run"
+    writer = SummaryWriter(run, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    for step in range(1, 401):
+        for i in range(3):
+            writer.add_scalar(f"m{i}", step * 10.0 + i)
+        writer.record(step, wall_time=1_700_000_000.0 + step)
+    writer.close()
+    cache = load(tmp_path, True, monkeypatch)
+    values = [cache.job("./run").series("scalar", f"m{i}").values for i in range(3)]
+    for i, column in enumerate(values):
+        assert column.flags.c_contiguous and column.base is None
+        assert column.tolist() == [step * 10.0 + i for step in range(1, 401)]
+
+
 def test_many_jobs_share_layouts_and_stay_apart(tmp_path, monkeypatch):
     for j in range(5):
         writer = SummaryWriter(tmp_path / f"run{j}", timestamp=1_700_000_000 + j)
