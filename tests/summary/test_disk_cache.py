@@ -533,3 +533,27 @@ def test_columns_of_one_size_and_crc_but_other_bytes_are_each_stored():
     back = decode(data).series
     assert [back[key].values.tobytes() for key in keys] == [first.tobytes(), second.tobytes(), first.tobytes()]
     assert len(data) < 2 * n * 8 + 4_000  # "c", the same bytes as "a": stored once (three: 13 kB)
+
+
+@pytest.mark.parametrize("most", [None, 1000, 1])
+def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path, monkeypatch, most):
+    """An entry's pieces go to its file in one writev call where the system takes them all; a
+    write that took part of them (a network file system may) goes on from there, and more
+    pieces than one call takes (3,000) are written in several."""
+    rng = np.random.default_rng(7)
+    pieces = [rng.bytes(int(n)) for n in rng.integers(0, 40, size=3000)] + [rng.bytes(20_000), b"", rng.bytes(5)]
+    writev = os.writev
+
+    def short(fd, buffers):  # at most `most` bytes a call
+        if most is None:
+            return writev(fd, buffers)
+        return os.write(fd, bytes(b"".join(bytes(b) for b in buffers)[:most]))
+
+    monkeypatch.setattr(os, "writev", short)
+    path = tmp_path / "entry.snap"
+    if most == 1:
+        pieces = pieces[:200]  # (one byte a call)
+    assert disk_cache_module.write_file(str(path), pieces) == 0
+    assert path.read_bytes() == b"".join(pieces)
+    assert disk_cache_module.write_file(str(path), [b"x"]) == len(b"".join(pieces))  # the old size
+    assert path.read_bytes() == b"x" and [p.name for p in tmp_path.iterdir()] == ["entry.snap"]
