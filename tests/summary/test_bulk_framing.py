@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
-from tui_insight.summary.formats.bulk_framing import scan_batches
+from tui_insight.summary.formats.bulk_framing import Payloads, scan_batches
 from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, scan_records
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -174,7 +174,45 @@ def test_payloads_of_one_length_all_alike_or_not_are_each_crc_checked(size):
             assert assert_same(bytes(bad))[1].bad_records == 1
 
 
+@pytest.mark.parametrize("varying", [47, 48, 49])
+def test_payloads_varying_in_as_many_positions_as_the_tables_take_are_each_crc_checked(varying):
+    """Rows of one length varying in up to 48 positions are checked by the tables of those
+    positions (their indices are 16-bit: the last table's must fit); more, one by one."""
+    rng = np.random.default_rng(varying)
+    base = bytes(range(200))
+    payloads = []
+    for _ in range(64):
+        row = bytearray(base)
+        row[:varying] = rng.integers(0, 256, size=varying, dtype=np.uint8).tobytes()
+        payloads.append(bytes(row))
+    stream = b"".join(frame(p) + frame(b"x" * 5) for p in payloads)  # (not evenly spaced)
+    assert assert_same(stream)[1].bad_records == 0
+    for row in (0, 31, 63):
+        for at in (varying - 1, 150):  # a byte of the last varying position, and a fixed one
+            bad = bytearray(stream)
+            bad[row * (len(payloads[0]) + 16 + 21) + 12 + at] ^= 0x80
+            assert assert_same(bytes(bad))[1].bad_records == 1
+
+
 # -- what the framing tells the layouts ---------------------------------------------------------
+
+@pytest.mark.parametrize("max_records", [7, 1 << 16])
+@pytest.mark.parametrize("damaged", [False, True])
+def test_a_batchs_payloads_by_length_are_its_own(sweep_runs, max_records, damaged):
+    """The CRC check's groups by length are handed to the layouts with the batch's payloads:
+    the batch's own, also after a run placed by the last one, with a bad record left out, or
+    split into batches of `max_records`."""
+    first, second, _ = sweep_runs
+    data = bytearray(second)
+    if damaged:
+        data[record_starts(second)[100] + 20] ^= 0x01
+    assert_same(first)
+    for batch in scan_batches(io.BytesIO(bytes(data)), 0, len(data), ScanReport(), max_records, 1 << 22):
+        payloads = batch.payloads
+        own = Payloads(payloads.data, payloads.starts, payloads.lengths).by_length()
+        assert [(n, g.tolist()) for n, g in payloads.by_length()] == [(n, g.tolist()) for n, g in own]
+        assert all((payloads.lengths[g] == n).all() for n, g in own) and sum(len(g) for _, g in own) == len(payloads)
+
 
 def assert_same_is_exact(data: bytes, max_bytes: int, exact: bool = True) -> int:
     """Every batch's `Payloads.same`: each payload of a size is the reference outside the varying
@@ -289,6 +327,22 @@ def test_a_damaged_record_where_the_last_run_had_a_good_one_is_found(sweep_runs,
     assert at not in [offset for offset, _ in records]
     if what in ("payload", "crc"):  # the records around it are read as ever
         assert len(records) == 300
+
+
+def test_a_later_block_with_as_many_records_as_the_opening_is_checked_as_its_own(sweep_runs):
+    """A block from a file's start whose records are all the last run's opening reuses that
+    opening's records by length; a later block of the file holding as many records of other
+    lengths, one of them damaged, is grouped and checked as its own."""
+    first = sweep_runs[0]
+    count = len(record_starts(first))
+    others = [frame(bytes([i % 251]) * (40 + i % 3)) for i in range(count)]
+    damaged = bytearray(others[count // 2])
+    damaged[20] ^= 0x10
+    others[count // 2] = bytes(damaged)
+    data = first + b"".join(others)
+    assert_same(first)
+    records, report = assert_same(data, max_bytes=len(first))
+    assert report.bad_records == 1 and len(records) == 2 * count - 1
 
 
 @given(cut=st.integers(min_value=0, max_value=1 << 20), flips=st.lists(st.integers(min_value=0), max_size=3))

@@ -491,3 +491,69 @@ def test_tags_sharing_their_step_and_time_columns_store_them_once():
         assert back[key].values.tolist() == (np.float32(i) + np.arange(n, dtype=np.float32)).tolist()
     back[keys[0]].steps[0] = -1  # one tag's column changed in memory leaves the others as they were
     assert back[keys[1]].steps[0] == 3
+
+
+def _same_crc_other_bytes(data: bytes) -> bytes:
+    """Other bytes of `data`'s length with its CRC-32C (CRC-32C is affine: flipping a set of bits
+    whose contributions xor to nothing leaves it; such a set is found among the first 40 bits
+    by elimination over GF(2))."""
+    zero = google_crc32c.value(bytes(len(data)))
+    basis: dict[int, tuple[int, int]] = {}  # leading bit -> (contribution, bits flipped)
+    for bit in range(40):
+        one = bytearray(len(data))
+        one[bit // 8] = 1 << (bit % 8)
+        value, flips = google_crc32c.value(bytes(one)) ^ zero, 1 << bit
+        while value and value.bit_length() in basis:
+            other, other_flips = basis[value.bit_length()]
+            value, flips = value ^ other, flips ^ other_flips
+        if not value:  # these bits' contributions cancel
+            flipped = bytearray(data)
+            for b in range(40):
+                if flips >> b & 1:
+                    flipped[b // 8] ^= 1 << (b % 8)
+            return bytes(flipped)
+        basis[value.bit_length()] = (value, flips)
+    raise AssertionError("no dependent bits")
+
+
+def test_columns_of_one_size_and_crc_but_other_bytes_are_each_stored():
+    """Equal columns are stored once, found by their size and CRC-32C: two columns that share
+    both but not their bytes are each stored, and read back as they were."""
+    n = 400
+    first = np.random.default_rng(5).normal(size=n)  # (float64 values: stored as they are)
+    second = np.frombuffer(_same_crc_other_bytes(first.tobytes()), dtype=np.float64)
+    assert google_crc32c.value(first.tobytes()) == google_crc32c.value(second.tobytes())
+    assert first.tobytes() != second.tobytes()
+    steps = np.arange(n, dtype=np.int64)
+    keys = [("scalar", "a"), ("scalar", "b"), ("scalar", "c")]
+    series = {key: Series.empty(n, ("value",)).merge(
+        {"step": steps, "wall_time": np.zeros(n), "fid": np.zeros(n, dtype=np.int32), "value": values}, np.arange(1))
+        for key, values in zip(keys, (first, second, first.copy()))}
+    data = encode(snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=keys, series=series))
+    back = decode(data).series
+    assert [back[key].values.tobytes() for key in keys] == [first.tobytes(), second.tobytes(), first.tobytes()]
+    assert len(data) < 2 * n * 8 + 4_000  # "c", the same bytes as "a": stored once (three: 13 kB)
+
+
+@pytest.mark.parametrize("most", [None, 1000, 1])
+def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path, monkeypatch, most):
+    """An entry's pieces go to its file in one writev call where the system takes them all; a
+    write that took part of them (a network file system may) goes on from there, and more
+    pieces than one call takes (3,000) are written in several."""
+    rng = np.random.default_rng(7)
+    pieces = [rng.bytes(int(n)) for n in rng.integers(0, 40, size=3000)] + [rng.bytes(20_000), b"", rng.bytes(5)]
+    writev = os.writev
+
+    def short(fd, buffers):  # at most `most` bytes a call
+        if most is None:
+            return writev(fd, buffers)
+        return os.write(fd, bytes(b"".join(bytes(b) for b in buffers)[:most]))
+
+    monkeypatch.setattr(os, "writev", short)
+    path = tmp_path / "entry.snap"
+    if most == 1:
+        pieces = pieces[:200]  # (one byte a call)
+    assert disk_cache_module.write_file(str(path), pieces) == 0
+    assert path.read_bytes() == b"".join(pieces)
+    assert disk_cache_module.write_file(str(path), [b"x"]) == len(b"".join(pieces))  # the old size
+    assert path.read_bytes() == b"x" and [p.name for p in tmp_path.iterdir()] == ["entry.snap"]

@@ -74,6 +74,47 @@ def test_mixed_events_bulk_equals_one_by_one(tmp_path, monkeypatch):
     assert_same(bulk, load(tmp_path, False, monkeypatch))
 
 
+@pytest.mark.parametrize("names", [[f"metric/m{i}" for i in range(10)],  # numbers evenly spaced in an event
+                                   ["loss", *(f"m/{'x' * i}" for i in range(1, 11))]])  # not
+def test_many_scalars_an_event_read_in_bulk_as_one_by_one(tmp_path, monkeypatch, names):
+    """More than eight scalars an event are read through the events' rows (a view of each
+    number's bytes in every row), here with histogram events between them (rows not evenly
+    spaced in the block) and special floats and steps of one to three varint bytes."""
+    rng = np.random.default_rng(3)
+    special = [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e-45, 3.4e38, -2.5]
+    writer = SummaryWriter(tmp_path / "run", timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    for n, step in enumerate([*range(1, 200), 16384, 16385, 2**20]):
+        for i, name in enumerate(names):
+            writer.add_scalar(name, special[(n + i) % len(special)] if n % 4 == 0 else rng.normal())
+        if n % 7 == 0:
+            writer.add_histogram("w", rng.normal(size=50))
+        writer.record(step, wall_time=1_700_000_000.0 + n / 3)
+    writer.close()
+    bulk = load(tmp_path, True, monkeypatch)
+    assert bulk._layout_book.count >= 2  # the bulk path was taken
+    assert_same(bulk, load(tmp_path, False, monkeypatch))
+    first = bulk.job("./run").series("scalar", names[1]).values[0]  # the first step's: -0.0
+    assert first == 0.0 and np.signbit(first)
+
+
+def test_each_tag_holds_its_own_values_not_a_view_of_its_layouts_block(tmp_path, monkeypatch):
+    """The scalars of a layout's events are read as one table (a column a tag); each tag's
+    series holds its own values, contiguous (the table is not kept alive by any of them, and
+    one tag's values are not another's)."""
+    run = tmp_path / "run"
+    writer = SummaryWriter(run, timestamp=1_700_000_000, wall_time=1_700_000_000.0)
+    for step in range(1, 401):
+        for i in range(3):
+            writer.add_scalar(f"m{i}", step * 10.0 + i)
+        writer.record(step, wall_time=1_700_000_000.0 + step)
+    writer.close()
+    cache = load(tmp_path, True, monkeypatch)
+    values = [cache.job("./run").series("scalar", f"m{i}").values for i in range(3)]
+    for i, column in enumerate(values):
+        assert column.flags.c_contiguous and column.base is None
+        assert column.tolist() == [step * 10.0 + i for step in range(1, 401)]
+
+
 def test_many_jobs_share_layouts_and_stay_apart(tmp_path, monkeypatch):
     for j in range(5):
         writer = SummaryWriter(tmp_path / f"run{j}", timestamp=1_700_000_000 + j)

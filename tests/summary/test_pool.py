@@ -62,6 +62,24 @@ def test_the_entries_a_pooled_load_wrote_list_every_job_at_the_next_start(sweep,
     assert not warm.problems
 
 
+def test_the_entries_the_workers_write_are_those_one_process_writes(sweep, tmp_path):
+    """A worker writes its job's entry in pieces (header, table, columns), not joined first:
+    byte for byte the entry the app's own process writes for the same job."""
+    pooled = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "pooled"))
+    try:
+        pooled.reload()
+    finally:
+        pooled.stop()
+    plain = SummaryCache(str(sweep), disk_cache=DiskCache(tmp_path / "plain"))
+    try:
+        plain.reload()
+    finally:
+        plain.stop()
+    entries = {kind: {p.name: p.read_bytes() for p in (tmp_path / kind / "snapshots").iterdir()}
+               for kind in ("pooled", "plain")}
+    assert len(entries["pooled"]) == RUNS and entries["pooled"] == entries["plain"]
+
+
 def test_a_worker_that_dies_is_reported_and_its_jobs_read_again(sweep):
     cache = SummaryCache(str(sweep), workers=2)
     killed = []

@@ -248,7 +248,8 @@ def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndar
     n = len(starts)
     if len(family.layouts) > 1 or not n:
         return _match_pieces(family, array, starts, ends)
-    sizes, of_size, counts = np.unique(ends - starts, return_inverse=True, return_counts=True)
+    lengths = ends - starts
+    sizes, counts = np.unique(lengths, return_counts=True)
     # Events of a size met `_ALIKE_MIN_ROWS` times (in this batch, or counting earlier ones and
     # other jobs': a sweep's runs share their sizes, a few events each) are matched alike.
     # Events shorter than the layout's fixed bytes cannot be of it.
@@ -256,14 +257,14 @@ def _match(family: _Family, array: np.ndarray, starts: np.ndarray, ends: np.ndar
     if len(seen) > _SIZES_COUNTED:  # (events of ever new sizes: counted again from none)
         seen.clear()
     alike_sizes = []
-    for k, (size, count) in enumerate(zip(sizes.tolist(), counts.tolist())):
+    for size, count in zip(sizes.tolist(), counts.tolist()):
         seen[size] = count = seen.get(size, 0) + count
         if size >= family.least and count >= _ALIKE_MIN_ROWS:
-            alike_sizes.append(k)
+            alike_sizes.append(size)
     found: list[tuple[np.ndarray, tuple[np.ndarray, ...]]] = []
-    rest = sizes[of_size] >= family.least  # the rows left for the walk piece by piece
-    for k in alike_sizes:
-        rows = np.flatnonzero(of_size == k)
+    rest = lengths >= family.least  # the rows left for the walk piece by piece
+    for size in alike_sizes:
+        rows = np.flatnonzero(lengths == size)
         alike = _match_alike(family, array, starts[rows], ends[rows])
         if alike is not None:
             found.append((rows, alike))
@@ -429,16 +430,19 @@ def _match_alike(family: _Family, array: np.ndarray, starts: np.ndarray, ends: n
     steps = np.zeros(n, dtype=np.int64)
     step_at, step_len = shape.step
     if step_len:
-        raw = at(np.arange(step_at, step_at + step_len))
+        raw = view[:, step_at:step_at + step_len] if view is not None else at(np.arange(step_at, step_at + step_len))
         if bool((raw[:, :-1] < 0x80).any() or (raw[:, -1] >= 0x80).any()):
             return None  # a step of another varint length
         parts = (raw & 0x7F).astype(np.int64) << (7 * np.arange(step_len, dtype=np.int64))
         steps = np.minimum(np.bitwise_or.reduce(parts, axis=1), 1 << 40)  # (as `_read_varints` reads a long one)
-    walls = np.ascontiguousarray(at(np.arange(shape.wall, shape.wall + 8))).view("<f8")
+    if view is not None:  # (a view of each number's bytes in every row, cast once: no gather)
+        walls = view[:, shape.wall:shape.wall + 8].view("<f8").reshape(n).copy()
+    else:
+        walls = np.ascontiguousarray(at(np.arange(shape.wall, shape.wall + 8))).view("<f8").reshape(n)
     with np.errstate(invalid="ignore"):  # a signalling NaN quieted, as protobuf widens it
         table = np.ascontiguousarray(at(shape.floats)).view("<f4").astype(np.float64)
     fits = _bodies_fit(family, shape, array, starts, view) if shape.bodies.shape[1] else np.ones(n, dtype=bool)
-    return np.where(fits, 0, -1), steps, walls.reshape(n), table
+    return np.where(fits, 0, -1), steps, walls, table
 
 
 class _Skeleton(NamedTuple):

@@ -63,15 +63,69 @@ def digest(series: Series) -> TagDigest | None:
 
 def digests(series: Iterable[tuple[str, Series]]) -> dict[str, TagDigest]:
     """tag -> `digest` of each (tag, series) that has steps. The tags of one event layout share
-    their step and wall-time arrays: what depends on those alone is worked out once for them."""
+    their step and wall-time arrays: what depends on those alone is worked out once for them,
+    and the values of those whose values are all finite are digested together, a row each."""
+    items = list(series)
+    layouts: dict[tuple, list[int]] = {}  # (ids of the shared columns, steps) -> positions in `items`
+    for at, (_, one) in enumerate(items):
+        if len(one) > SPARK_POINTS and one.values.dtype == np.float64:
+            layouts.setdefault((id(one.steps), id(one.wall_times), len(one)), []).append(at)
     found: dict[str, TagDigest] = {}
     shared: dict[tuple, Any] = {}  # keyed by the ids of arrays `series` holds (alive meanwhile)
     with np.errstate(invalid="ignore", over="ignore"):
-        for tag, one in series:
-            made = _digest(one, shared)
+        together: dict[int, TagDigest] = {}
+        for members in layouts.values():
+            if len(members) > 1:
+                together.update(_digests_together(items, members, shared))
+        for at, (tag, one) in enumerate(items):
+            made = together[at] if at in together else _digest(one, shared)
             if made is not None:
                 found[tag] = made
     return found
+
+
+def _digests_together(items: list[tuple[str, Series]], members: list[int],
+                      shared: dict[tuple, Any]) -> dict[int, TagDigest]:
+    """`_digest` of the series at `members` of `items` (more than `SPARK_POINTS` steps, the same
+    step and wall-time arrays) whose values are all finite, by position; numpy works on their
+    values as the rows of one array (a call per tag cost ~20 us each, a job's 10 tags 0.2 ms)."""
+    table = np.stack([items[at][1].values for at in members])
+    finite = np.isfinite(table).all(axis=1)
+    if not finite.all():  # (those are digested one by one: NaN and inf skipped)
+        members = [at for at, ok in zip(members, finite.tolist()) if ok]
+        table = table[finite]
+    if not members:
+        return {}
+    first_series = items[members[0]][1]
+    steps, walls, n = first_series.steps, first_series.wall_times, len(first_series)
+    first, last, start, first_wall, last_wall, interval = _common(steps, walls, n, shared)
+    rows = np.arange(len(members))
+    lo, hi = table.argmin(axis=1), table.argmax(axis=1)
+    slices = _slices(n, SPARK_POINTS, shared)
+    sparks = (np.add.reduceat(table, slices[0], axis=1) / slices[1]).tolist()
+    lasts, recent = table[:, -1], table[:, -1] - table[:, start]
+    made = {}
+    for row, (at, min_value, min_step, max_value, max_step, last_value, change) in enumerate(zip(
+            members, table[rows, lo].tolist(), steps[lo].tolist(), table[rows, hi].tolist(), steps[hi].tolist(),
+            lasts.tolist(), recent.tolist())):
+        series = items[at][1]
+        made[at] = TagDigest(
+            count=n, seen=series.seen, first_step=first, last_step=last, first_wall=first_wall, last_wall=last_wall,
+            last_value=last_value, min_value=min_value, min_step=min_step, max_value=max_value, max_step=max_step,
+            recent_change=change, spark=tuple(sparks[row]), nonfinite=series.nonfinite, step_interval=interval)
+    return made
+
+
+def _common(steps: np.ndarray, walls: np.ndarray, n: int, shared: dict[tuple, Any]) -> tuple:
+    """What the step and wall-time columns alone give a digest, kept in `shared` by their ids."""
+    key = (id(steps), id(walls), n)
+    common = shared.get(key)
+    if common is None:
+        first, last = int(steps[0]), int(steps[-1])
+        since = last - (last - first) * RECENT_FRACTION
+        start = min(int(np.searchsorted(steps, since, side="left")), n - 1)
+        common = shared[key] = (first, last, start, float(walls[0]), float(walls[-1]), step_interval(steps, walls))
+    return common
 
 
 def _digest(series: Series, shared: dict[tuple, Any]) -> TagDigest | None:
@@ -94,14 +148,7 @@ def _digest(series: Series, shared: dict[tuple, Any]) -> TagDigest | None:
         fvalues = values[:0]
         min_value = max_value = float("nan")
         min_step = max_step = int(steps[-1])
-    key = (id(steps), id(walls), n)
-    common = shared.get(key)
-    if common is None:  # what the step and wall-time columns alone give
-        first, last = int(steps[0]), int(steps[-1])
-        since = last - (last - first) * RECENT_FRACTION
-        start = min(int(np.searchsorted(steps, since, side="left")), n - 1)
-        common = shared[key] = (first, last, start, float(walls[0]), float(walls[-1]), step_interval(steps, walls))
-    first, last, start, first_wall, last_wall, interval = common
+    first, last, start, first_wall, last_wall, interval = _common(steps, walls, n, shared)
     recent_change = float(values[-1] - values[start]) if n > 1 else 0.0
     return TagDigest(
         count=n, seen=series.seen, first_step=first, last_step=last,
@@ -140,10 +187,16 @@ def bucket_means(values: np.ndarray, n: int, shared: dict[tuple, Any] | None = N
     `shared`: the slices' edges kept there for the next values of the same size."""
     if values.size <= n:
         return values
-    slices = shared.get((values.size, n)) if shared is not None else None
+    slices = _slices(values.size, n, shared)
+    return np.add.reduceat(values, slices[0]) / slices[1]
+
+
+def _slices(size: int, n: int, shared: dict[tuple, Any] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `n` equal slices of `size` values starts, and its length (kept in `shared`)."""
+    slices = shared.get((size, n)) if shared is not None else None
     if slices is None:
-        edges = np.linspace(0, values.size, n + 1).astype(np.int64)
+        edges = np.linspace(0, size, n + 1).astype(np.int64)
         slices = (edges[:-1], np.diff(edges))
         if shared is not None:
-            shared[(values.size, n)] = slices
-    return np.add.reduceat(values, slices[0]) / slices[1]
+            shared[(size, n)] = slices
+    return slices

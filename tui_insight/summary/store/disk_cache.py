@@ -432,11 +432,10 @@ def write_file(path: str, data: bytes | list[bytes]) -> int:
         old = 0
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=SUFFIX)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if isinstance(data, list):
-                fh.writelines(data)
-            else:
-                fh.write(data)
+        try:
+            _write_all(fd, data if isinstance(data, list) else [data])
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -445,6 +444,29 @@ def write_file(path: str, data: bytes | list[bytes]) -> int:
             pass
         raise
     return old
+
+
+_IOV_MAX = 1024  # pieces one writev call takes (Linux's IOV_MAX)
+
+
+def _write_all(fd: int, pieces: list[bytes]) -> None:
+    """`pieces` one after the other to `fd`, in one system call where it can (a sweep run's
+    entry is 16 pieces: written through a buffered file they took 45 calls, 285 against 154 us
+    a job, with os.writev), on again from where a short write stopped."""
+    if not hasattr(os, "writev"):  # (not on every system)
+        data = b"".join(pieces)
+        while data:
+            data = data[os.write(fd, data):]
+        return
+    views = [memoryview(piece) for piece in pieces if len(piece)]
+    while views:
+        done = os.writev(fd, views[:_IOV_MAX])
+        if not done:
+            raise OSError("no byte written")
+        while views and done >= len(views[0]):
+            done -= len(views.pop(0))
+        if done:
+            views[0] = views[0][done:]
 
 
 def _read_index(path: Path) -> tuple[str, Any, dict[str, bytes | tuple]]:

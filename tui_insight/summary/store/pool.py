@@ -81,21 +81,21 @@ def read_job(found: FoundJob, entry: str | None = None) -> tuple[bytes, int, int
     from .disk_cache import write_file
     from .job_view import LoadProgress
     from .loader import JobLoader
-    from .snapshot import encode, header_end
+    from .snapshot import encode_pieces
 
     warm()
     loader = JobLoader(found.train_id, found.path, layouts=_layouts, tb_layouts=_tb_layouts, mixed=_mixed)
     progress = LoadProgress()
     loader.refresh(found, None, progress)
-    data = encode(loader.snapshot())
+    pieces = encode_pieces(loader.snapshot())  # (the prefix and header first: what comes back)
     if entry is not None:
         try:
-            old = write_file(entry, data)
+            old = write_file(entry, pieces)
         except OSError:
             pass  # the app's process writes it, or says why it cannot
         else:
-            return data[:header_end(data)], progress.bytes_read, progress.files_read, (len(data), old)
-    return data, progress.bytes_read, progress.files_read, None
+            return pieces[0], progress.bytes_read, progress.files_read, (sum(map(len, pieces)), old)
+    return b"".join(pieces), progress.bytes_read, progress.files_read, None
 
 
 def read_jobs(batch: list[tuple[FoundJob, str | None]]) -> list:
