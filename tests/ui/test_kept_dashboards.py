@@ -173,3 +173,28 @@ def test_the_app_ends_cleanly_while_a_dashboard_is_being_built_ahead():
         return type(app.screen).__name__
 
     assert run_pilot(app, body) == "JobsScreen"  # and ended without an exception
+
+
+def test_a_dashboard_built_ahead_and_let_go_repaints_nothing_of_the_job_list(tmp_path):
+    """The job list is not painted again when a dashboard built ahead is taken down for the next
+    one: nothing on it changed, and that frame would fall in the window of the user's next key
+    (Textual reflows and repaints the screen shown whenever a screen is removed)."""
+    from test_textual_compat import count_paints
+
+    for name in ("run_a", "run_b"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        app.build_ahead(("run_a",))
+        first = app.get_screen("dashboard:run_a")
+        assert await wait_for(pilot, lambda: first.is_mounted)
+        await pilot.pause(0.3)  # laid out and painted off screen
+        painted = count_paints(app)
+        app.build_ahead(("run_b",))  # lets run_a's go
+        assert await wait_for(pilot, lambda: not first.is_attached and app.get_screen("dashboard:run_b").is_mounted)
+        await pilot.pause(0.3)
+        return len(painted), type(app.screen).__name__
+
+    assert run_pilot(app, body, size=(100, 30)) == (0, "JobsScreen")

@@ -51,7 +51,8 @@ Shims:
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
-  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
+  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead; `remove_offstage`
+  takes one down without reflowing and repainting the screen shown (`App._prune`).
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -71,6 +72,7 @@ from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
@@ -660,7 +662,7 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "lay_out_hidden", "paint_hidden",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "remove_offstage", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
@@ -731,6 +733,15 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+def remove_offstage(app: "App", screen: Screen) -> AwaitRemove:
+    """Take down a screen that is not on the screen stack (a dashboard kept or built ahead)
+    without touching the one shown. Textual 8.2's `Widget.remove` prunes with the screen's parent,
+    the App, whose `refresh(layout=True)` once the prune ends reflows and repaints the current
+    screen whole (`App._prune`'s `post_mount`): a frame with nothing new, in the window of the
+    next key. Pruned with no parent, nothing is refreshed."""
+    return app._prune(screen, parent=None)
 
 
 class ClosesKeptScreens(App):

@@ -21,7 +21,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Callable
 
 from ...summary.store.job_view import Changes
-from .._textual_compat import lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage
+from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage,
+                               remove_offstage)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -131,11 +132,11 @@ class KeptScreens:
             self._ahead = None
         self.app.uninstall_screen(self._name(train_ids))  # (never one on the stack: Textual refuses)
         if screen.is_mounted:
-            screen.remove()  # its unmount releases its jobs' series
+            remove_offstage(self.app, screen)  # its unmount releases its jobs' series
         elif screen.is_attached:
             # Still mounting (built ahead, the cursor moved on at once): removed once mounted, as
             # Textual's own widgets (`Tabs`) fail to mount with their children taken away.
-            screen.call_later(screen.remove)  # queued behind its mount
+            screen.call_later(remove_offstage, self.app, screen)  # queued behind its mount
 
     @staticmethod
     def _name(train_ids: tuple[str, ...]) -> str:
