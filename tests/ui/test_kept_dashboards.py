@@ -198,3 +198,66 @@ def test_a_dashboard_built_ahead_and_let_go_repaints_nothing_of_the_job_list(tmp
         return len(painted), type(app.screen).__name__
 
     assert run_pilot(app, body, size=(100, 30)) == (0, "JobsScreen")
+
+
+def count_made(monkeypatch, cls) -> list[int]:
+    """A list that gets a 1 each time an instance of `cls` is made (for the test's duration)."""
+    made: list[int] = []
+    init = cls.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(1)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "__init__", counted)
+    return made
+
+
+def test_lineage_is_built_ahead_once_the_keys_rested_a_second_and_kept_between_visits(monkeypatch):
+    """A second without keys on the job list builds the lineage screen off screen: `l` then
+    makes no lineage view, only shows it; `escape` and `l` again show the same screen, with the
+    jobs marked meanwhile counted."""
+    from tui_insight.ui.views.lineage import LineageView
+
+    app = make_app(MINDSPORE_LOGS)
+    load_dashboard()
+    made = count_made(monkeypatch, LineageView)
+
+    async def body(pilot):
+        await pilot.press("slash", *"lenet_lr0.01", "enter")  # a key: the app may work ahead
+        await pilot.pause(1.6)  # rested: the job's dashboard, then lineage, built ahead
+        before = len(made)
+        await pilot.press("l")
+        await wait_for_view(pilot, app, "LineageView")
+        first = app.screen
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        await pilot.press("space")  # marks the job under the cursor
+        await pilot.press("l")
+        await wait_for_view(pilot, app, "LineageView")
+        status = str(app.screen.query_one("#lineage-status").render())
+        return before, len(made), app.screen is first, status
+
+    before, after, same, status = run_pilot(app, body, size=(100, 30))
+    assert (before, after, same) == (1, 1, True)
+    assert "1 marked" in status
+
+
+def test_two_marked_jobs_have_their_comparison_built_ahead_for_c(monkeypatch):
+    """Two jobs marked and the keys rested: `c` shows their dashboard built off screen, it makes none."""
+    app = make_app(MINDSPORE_LOGS)
+    dashboard = load_dashboard()
+    made = count_made(monkeypatch, dashboard.DashboardScreen)
+
+    async def body(pilot):
+        await pilot.press("home", "space", "down", "space")
+        marked = tuple(app.marked)
+        await pilot.pause(1.0)  # rested: the cursor's dashboard, then the comparison's, built ahead
+        before = len(made)
+        await pilot.press("c")
+        await wait_for_view(pilot, app)
+        return marked, before, len(made), app.screen.train_ids
+
+    marked, before, after, shown = run_pilot(app, body, size=(100, 30))
+    assert len(marked) == 2 and shown == marked
+    assert before == after  # nothing made by `c`
