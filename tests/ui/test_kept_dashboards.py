@@ -4,9 +4,10 @@ are kept, and one whose job left LOGDIR is not. The job the cursor rests on has 
 built ahead, off screen."""
 from __future__ import annotations
 
+import asyncio
 import shutil
 
-from uihelp import MINDSPORE_LOGS, NOW, T0, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import MINDSPORE_LOGS, NOW, T0, make_app, post_key, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
@@ -261,3 +262,49 @@ def test_two_marked_jobs_have_their_comparison_built_ahead_for_c(monkeypatch):
     marked, before, after, shown = run_pilot(app, body, size=(100, 30))
     assert len(marked) == 2 and shown == marked
     assert before == after  # nothing made by `c`
+
+
+def test_a_dashboard_built_ahead_is_painted_only_between_keys_a_few_widgets_a_step(monkeypatch):
+    """While keys come (one every 40 ms, 1.2 s), no widget of a dashboard being built ahead is painted:
+    each step waits for a pause after the key, whose frame comes first. Once the keys stop it is
+    painted, a few widgets a step, so no step holds up a key for long."""
+    from textual.widget import Widget
+
+    from tui_insight.ui.screens import kept
+
+    app = make_app(MINDSPORE_LOGS)
+    load_dashboard()
+    rendered: list[tuple[int, str]] = []  # (step, widget) for each widget of the screen rendered
+    steps = [0]
+    render_lines = Widget.render_lines
+    settle = kept.KeptScreens._settle_ahead
+
+    def counted_render(self, crop):
+        if self.is_attached and self.screen is not app.screen and self.screen.id == "ahead":
+            rendered.append((steps[0], type(self).__name__))
+        return render_lines(self, crop)
+
+    def counted_settle(self, *args):
+        steps[0] += 1
+        return settle(self, *args)
+
+    monkeypatch.setattr(Widget, "render_lines", counted_render)
+    monkeypatch.setattr(kept.KeptScreens, "_settle_ahead", counted_settle)
+
+    async def body(pilot):
+        await pilot.press("down")
+        app.kept_dashboards.build_ahead(("./lenet_lr0.01",),
+                                        lambda: load_dashboard().DashboardScreen(("./lenet_lr0.01",), id="ahead"))
+        for key in ["up", "down"] * 15:
+            post_key(app, key)  # as typed: not waiting for the app in between
+            await asyncio.sleep(0.04)
+        during = len(rendered)
+        await pilot.pause(1.0)
+        return during
+
+    during = run_pilot(app, body, size=(160, 48))
+    per_step: dict[int, int] = {}
+    for step, _ in rendered:
+        per_step[step] = per_step.get(step, 0) + 1
+    assert during == 0
+    assert len(per_step) > 1 and len(rendered) > len(per_step)  # painted, in several steps

@@ -51,8 +51,9 @@ Shims:
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
-  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead; `remove_offstage`
-  takes one down without reflowing and repainting the screen shown (`App._prune`).
+  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead, painted a widget
+  at a time by `paint_offstage_some` (`Compositor.visible_widgets`, `Widget.render_lines`);
+  `remove_offstage` takes one down without reflowing and repainting the screen shown (`App._prune`).
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -68,6 +69,8 @@ Shims:
 from __future__ import annotations
 
 import asyncio
+import time
+import weakref
 from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
@@ -662,7 +665,7 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "remove_offstage", "lay_out_hidden", "paint_hidden",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
@@ -723,6 +726,7 @@ def lay_out_offstage(app: "App", screen: Screen) -> None:
     if screen.is_attached and not screen.is_current:
         screen._refresh_layout(app.size)
         screen._layout_required = False
+        screen.__dict__.pop("_insight_rendered", None)  # placed anew: `paint_offstage_some` starts over
 
 
 def paint_offstage(screen: Screen) -> None:
@@ -733,6 +737,28 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+def paint_offstage_some(screen: Screen, budget: float) -> bool:
+    """Render the widgets of a laid-out screen that is not shown one at a time (their lines
+    cached, as `paint_offstage` does for all at once) until `budget` seconds went by; True when
+    none is left to render, `paint_offstage` then only joins their lines. Textual 8.2: the
+    widgets and crops `Compositor._get_renders` renders (`visible_widgets`, `Widget.render_lines`);
+    the screen keeps the ones rendered here (`_insight_rendered`) until a layout places them anew."""
+    if not screen.is_attached or screen.is_current:
+        return True
+    started = time.perf_counter()
+    done = screen.__dict__.setdefault("_insight_rendered", weakref.WeakSet())
+    for widget, (region, clip) in screen._compositor.visible_widgets.items():
+        if widget in done:
+            continue
+        if time.perf_counter() - started >= budget:
+            return False
+        crop = region.intersection(clip)
+        if crop.width and crop.height:
+            widget.render_lines(crop.translate(-region.offset))
+        done.add(widget)
+    return True
 
 
 def remove_offstage(app: "App", screen: Screen) -> AwaitRemove:

@@ -15,8 +15,8 @@ once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely nex
 each in its slot: the dashboard of the job the cursor rests on in the job list, that of the jobs
 marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted, laid out at the app's size until its layout
 settles (a view's grid shapes itself on its first Resize), and painted once with the frame
-thrown away (each widget keeps its lines), a step at a time between the user's keys; the
-opening key then only shows it. Built ahead, a screen does not count against `KEEP` until it
+thrown away (each widget keeps its lines), a step at a time between the user's keys (a few
+widgets a step, none right after a key); the opening key then only shows it. Built ahead, a screen does not count against `KEEP` until it
 is shown; another built in its slot lets it go if it was never shown.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ...summary.store.job_view import Changes
 from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage,
-                               remove_offstage)
+                               paint_offstage_some, remove_offstage)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -41,6 +41,8 @@ LINEAGE_REST = 1.0  # seconds the keys rested before the lineage screen is built
 # Layouts of a dashboard built ahead before it is painted: its view's grid shapes itself on the
 # first Resize, then grows a batch at a time (`TagGridView.grow_later`).
 AHEAD_LAYOUTS = 8
+PAINT_STEP_SECONDS = 0.015  # widgets painted ahead in one step, then the app's next frame (a key's)
+KEY_GAP_SECONDS = 0.1  # a step waits this long after a key, whose frame comes first
 
 
 class Ahead(NamedTuple):
@@ -147,9 +149,9 @@ class KeptScreens:
         screen.call_later(self._settle_ahead, train_ids, screen, AHEAD_LAYOUTS)  # queued behind its mount
 
     def _settle_ahead(self, train_ids: tuple[str, ...], screen: Screen, layouts: int) -> None:
-        """One step of building ahead, each after the app's next refresh: a layout while one is
-        due (and `layouts` are left), then the paint; then the next screen wanted. Stops once
-        the screen was shown or let go."""
+        """One step of building ahead, each after the app's next refresh and never right after a
+        key: a layout while one is due (and `layouts` are left), then the paint, a few widgets a
+        step; then the next screen wanted. Stops once the screen was shown or let go."""
         if (train_ids not in self._ahead.values() or self._screens.get(train_ids) is not screen
                 or not screen.is_mounted):
             if train_ids in self._ahead.values() and screen.is_attached and not screen.is_mounted:
@@ -157,11 +159,18 @@ class KeptScreens:
                 return
             self._built(train_ids)
             return
+        rested = self.app.idle_seconds()  # type: ignore[attr-defined]
+        if rested < KEY_GAP_SECONDS:
+            self.app.set_timer(KEY_GAP_SECONDS - rested, lambda: self._settle_ahead(train_ids, screen, layouts))
+            return
         if layouts and offstage_layout_due(screen):
             lay_out_offstage(self.app, screen)
             self.app.call_after_refresh(self._settle_ahead, train_ids, screen, layouts - 1)
             return
-        paint_offstage(screen)
+        if not paint_offstage_some(screen, PAINT_STEP_SECONDS):
+            self.app.call_after_refresh(self._settle_ahead, train_ids, screen, layouts)
+            return
+        paint_offstage(screen)  # (their lines joined)
         self._built(train_ids)
 
     def _built(self, train_ids: tuple[str, ...]) -> None:
