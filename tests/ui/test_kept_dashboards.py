@@ -14,7 +14,7 @@ from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens import load_dashboard
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.screens.kept import KEEP
+from tui_insight.ui.screens.kept import KEEP, LINEAGE
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.job_table import JobTable
 
@@ -214,8 +214,8 @@ def count_made(monkeypatch, cls) -> list[int]:
     return made
 
 
-def test_lineage_is_built_ahead_once_the_keys_rested_a_second_and_kept_between_visits(monkeypatch):
-    """A second without keys on the job list builds the lineage screen off screen: `l` then
+def test_lineage_is_built_ahead_once_the_keys_rested_and_kept_between_visits(monkeypatch):
+    """Two seconds without keys on the job list build the lineage screen off screen: `l` then
     makes no lineage view, only shows it; `escape` and `l` again show the same screen, with the
     jobs marked meanwhile counted."""
     from tui_insight.ui.views.lineage import LineageView
@@ -226,7 +226,8 @@ def test_lineage_is_built_ahead_once_the_keys_rested_a_second_and_kept_between_v
 
     async def body(pilot):
         await pilot.press("slash", *"lenet_lr0.01", "enter")  # a key: the app may work ahead
-        await pilot.pause(1.6)  # rested: the job's dashboard, then lineage, built ahead
+        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead.
+        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards, timeout=10)
         before = len(made)
         await pilot.press("l")
         await wait_for_view(pilot, app, "LineageView")
@@ -253,7 +254,8 @@ def test_two_marked_jobs_have_their_comparison_built_ahead_for_c(monkeypatch):
     async def body(pilot):
         await pilot.press("home", "space", "down", "space")
         marked = tuple(app.marked)
-        await pilot.pause(1.0)  # rested: the cursor's dashboard, then the comparison's, built ahead
+        # Resting: the cursor's dashboard, then the comparison's, built ahead.
+        assert await wait_for(pilot, lambda: marked in app.kept_dashboards, timeout=10)
         before = len(made)
         await pilot.press("c")
         await wait_for_view(pilot, app)

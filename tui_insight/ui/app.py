@@ -488,15 +488,15 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         """A new lineage screen (every job's), to show or to build ahead."""
         return load_dashboard().ViewScreen("lineage")
 
-    def lineage_ahead(self) -> list[Ahead]:
-        """The lineage screen, to build ahead once the keys rested (`KeptScreens.want_ahead`):
-        wanted when a job has lineage, a key came (an app left alone stays idle) and the
-        dashboard's module is imported (not waited for)."""
+    def lineage_ahead(self, rest: float = LINEAGE_REST) -> list[Ahead]:
+        """The lineage screen, to build ahead once the keys rested `rest` seconds
+        (`KeptScreens.want_ahead`): wanted when a job has lineage, a key came (an app left alone
+        stays idle) and the dashboard's module is imported (not waited for)."""
         if not self.keys_seen or not dashboard_loaded() or LINEAGE in self.kept_dashboards:
             return []
         if not any(job.lineage is not None for job in list(self.cache.jobs.values())):
             return []
-        return [Ahead("lineage", LINEAGE, self.lineage_screen, LINEAGE_REST)]
+        return [Ahead("lineage", LINEAGE, self.lineage_screen, rest)]
 
     def extra_binding_nodes(self, screen: Screen) -> list[Any]:
         """Nodes whose bindings count even when they are not focused: the active view and its parts."""

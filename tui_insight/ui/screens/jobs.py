@@ -40,7 +40,7 @@ from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
 from . import dashboard_loaded, load_dashboard
-from .kept import Ahead
+from .kept import LIST_LINEAGE_REST, Ahead
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=Widget)
@@ -295,7 +295,7 @@ class JobsScreen(LoaderHost, Screen):
         marked = self.state.compare(self.app.cache.jobs)
         if len(marked) > 1 and all(self.app.cache.jobs[t].loaded for t in marked):
             wanted.append(Ahead("compare", marked, partial(load_dashboard().DashboardScreen, marked)))
-        return wanted + self.app.lineage_ahead()
+        return wanted + self.app.lineage_ahead(LIST_LINEAGE_REST)
 
     @property
     def table(self) -> JobTable:

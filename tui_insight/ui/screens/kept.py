@@ -11,7 +11,7 @@ Textual keeps a screen that is popped only when it is installed (`App.install_sc
 dashboard is installed under its jobs' names, and uninstalled when it is let go.
 
 The screens the user may open next are built ahead (`want_ahead`), off screen, one at a time
-once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely next, a second),
+once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely next, 1-2 s),
 each in its slot: the dashboard of the job the cursor rests on in the job list, that of the jobs
 marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted, laid out at the app's size until its layout
 settles (a view's grid shapes itself on its first Resize), and painted once with the frame
@@ -38,6 +38,9 @@ KEEP = 3  # dashboards kept: each holds its jobs' series in memory and its chart
 AHEAD_AFTER_SECONDS = 0.25
 LINEAGE = ("\x00lineage",)  # the lineage screen's key (no job id starts with NUL)
 LINEAGE_REST = 1.0  # seconds the keys rested before the lineage screen is built ahead
+# On the job list, where `enter` on the dashboard built ahead is the likely next key, longer: a
+# mount under way (one step of 70-200 ms) would hold that key up.
+LIST_LINEAGE_REST = 2.0
 # Layouts of a dashboard built ahead before it is painted: its view's grid shapes itself on the
 # first Resize, then grows a batch at a time (`TagGridView.grow_later`).
 AHEAD_LAYOUTS = 8
