@@ -44,6 +44,9 @@ Shims:
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
+- `hidden_under_opaque` (Textual 8.2): a screen under an opaque current screen is neither laid
+  out, painted nor repainted through it (`App._background_screens`). Applied when this module
+  is imported.
 - `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
   nothing (Textual pops whatever screen is on top). Applied when this module is imported.
 - `StyledOnceScreen` (Textual 8.2): a pushed screen's `ScreenResume` does not restyle every widget
@@ -573,6 +576,35 @@ def quiet_focus_change() -> None:
 quiet_focus_change()
 
 
+def hidden_under_opaque() -> None:
+    """A screen under an opaque one is not drawn, nor drawn through it.
+
+    Textual 8.2's `App._background_screens` always counts the screen right under the current one
+    (the loop keeps a screen before it checks whether that one is opaque), so the job list under
+    a dashboard counted as shown (`Screen.is_current`): each change on it (its footer rewritten
+    when a key changes the bindings, its progress line) was laid out and painted, and its dirty
+    regions repainted on the dashboard (`Screen._compositor_refresh`): frames with nothing new,
+    four after a graph's `o`, in the key's window. Under an opaque current screen nothing is
+    counted; a screen with a see-through background (a dialog) keeps Textual's rule. The
+    original stays reachable as `App._background_screens.fget.__wrapped__`."""
+    prop: Any = App.__dict__["_background_screens"]
+    if hasattr(prop.fget, "__wrapped__"):
+        return
+    original = prop.fget
+
+    def background_screens(self: App) -> list[Screen]:
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return original(self)
+
+    background_screens.__wrapped__ = original  # type: ignore[attr-defined]
+    App._background_screens = property(background_screens)  # type: ignore[method-assign, assignment]
+
+
+hidden_under_opaque()
+
+
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
 
 def is_leaving(node: Widget) -> bool:
@@ -664,7 +696,7 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
-           "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
+           "is_leaving", "quiet_after_leaving", "hidden_under_opaque", "answer_once", "StyledOnceScreen", "mount_offstage",
            "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
