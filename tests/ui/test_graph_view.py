@@ -1089,3 +1089,27 @@ def test_a_big_scopes_edges_are_gathered_by_the_loader(tmp_path, monkeypatch):
 
     messages, _ = scope_details(tmp_path, INLINE_SCOPE_NODES + 50, monkeypatch)
     assert any("gathering the edges" in text for text in messages)
+
+
+def test_o_shows_the_other_setting_built_ahead_in_the_keys_own_frame():
+    """A graph shown has its other setting built next, off the UI thread: `o` then shows the
+    optimized graph in one frame, with no "building…" frame before it (nor the tree and its
+    detail in frames of their own)."""
+    from test_textual_compat import count_paints
+
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), "graph")
+        await wait_for_view(pilot, app, "GraphView")
+        view = app.screen.query_one(GraphView)
+        assert await wait_for(pilot, lambda: view.shown_key is not None and view.loader.pending() == 0)
+        await pilot.pause(0.2)
+        painted = count_paints(app)
+        await pilot.press("o")
+        await pilot.pause(0.3)
+        return view.shown_key, len(painted)
+
+    shown, paints = run_pilot(app, body, size=(120, 36))
+    assert shown == ("./lenet_lr0.01", shown[1], True)
+    assert paints == 1
