@@ -254,7 +254,7 @@ def test_two_marked_jobs_have_their_comparison_built_ahead_for_c(monkeypatch):
     async def body(pilot):
         await pilot.press("home", "space", "down", "space")
         marked = tuple(app.marked)
-        # Resting: the cursor's dashboard, then the comparison's, built ahead.
+        # Resting: the comparison's dashboard built ahead (then the cursor's).
         assert await wait_for(pilot, lambda: marked in app.kept_dashboards, timeout=10)
         before = len(made)
         await pilot.press("c")

@@ -280,21 +280,21 @@ class JobsScreen(LoaderHost, Screen):
         self.app.kept_dashboards.want_ahead(self._ahead_wanted)
 
     def _ahead_wanted(self) -> list[Ahead]:
-        """The cursor's job (found and read, not a rank group), then the marked jobs (two or more,
-        read), then the lineage screen; while the job list is shown, settled, and the dashboard's
+        """The marked jobs (two or more, read), then the cursor's job (found and read, not a rank
+        group), then the lineage screen; while the job list is shown, settled, and the dashboard's
         module imported (not waited for), once the user pressed a key."""
         table = self._table_if_there()
         if (table is None or self.app.screen is not self or not self._settled() or not dashboard_loaded()
                 or not self.app.keys_seen):  # left alone (an idle minute measured): nothing ahead
             return []
         wanted = []
+        marked = self.state.compare(self.app.cache.jobs)
+        if len(marked) > 1 and all(self.app.cache.jobs[t].loaded for t in marked):  # `c` next, likely
+            wanted.append(Ahead("compare", marked, partial(load_dashboard().DashboardScreen, marked)))
         tid = table.current_job
         job = self.app.cache.jobs.get(tid) if tid is not None and table.current_group is None else None
         if job is not None and job.loaded:  # (its series, if evicted, are read back for the hold)
             wanted.append(Ahead("cursor", (job.train_id,), partial(load_dashboard().DashboardScreen, (job.train_id,))))
-        marked = self.state.compare(self.app.cache.jobs)
-        if len(marked) > 1 and all(self.app.cache.jobs[t].loaded for t in marked):
-            wanted.append(Ahead("compare", marked, partial(load_dashboard().DashboardScreen, marked)))
         return wanted + self.app.lineage_ahead(LIST_LINEAGE_REST)
 
     @property
