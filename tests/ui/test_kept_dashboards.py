@@ -310,3 +310,28 @@ def test_a_dashboard_built_ahead_is_painted_only_between_keys_a_few_widgets_a_st
         per_step[step] = per_step.get(step, 0) + 1
     assert during == 0
     assert len(per_step) > 1 and len(rendered) > len(per_step)  # painted, in several steps
+
+
+def test_a_dashboard_built_ahead_counts_against_keep_once_shown(tmp_path):
+    """Shown, a dashboard built ahead is kept as any other: the one opened longest ago goes at
+    once, so no more than `KEEP` are kept."""
+    names = [f"run_{i}" for i in range(KEEP + 1)]
+    for name in names:
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        for name in names[:-1]:
+            app.open_jobs((f"./{name}",))
+            await wait_for_view(pilot, app)
+            await pilot.press("escape")
+            assert await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        last = (f"./{names[-1]}",)
+        app.build_ahead(last)
+        assert await wait_for(pilot, lambda: last in app.kept_dashboards)
+        app.open_jobs(last)
+        await wait_for_view(pilot, app)
+        return [name for name in names if (f"./{name}",) in app.kept_dashboards]
+
+    assert run_pilot(app, body, size=(100, 30)) == names[1:]

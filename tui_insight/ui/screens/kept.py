@@ -83,7 +83,9 @@ class KeptScreens:
         if screen is None or screen in self.app.screen_stack or not screen.is_attached:
             return None
         self._screens.move_to_end(train_ids)
-        self._ahead = {slot: key for slot, key in self._ahead.items() if key != train_ids}  # shown: kept as any other
+        if train_ids in self._ahead.values():  # shown: kept as any other, counted from now on
+            self._ahead = {slot: key for slot, key in self._ahead.items() if key != train_ids}
+            self._trim(train_ids)
         missed = self._away.pop(train_ids, None)
         if missed is not None:
             screen.cache_changed(missed)  # type: ignore[attr-defined]
@@ -100,12 +102,16 @@ class KeptScreens:
             self._let_go(train_ids, self._screens.pop(train_ids))
         self.app.install_screen(screen, self._name(train_ids))
         self._screens[train_ids] = screen
-        # The oldest off the screen stack go (one on it, under lineage say, stays until popped);
-        # the lineage screen stays (it holds no series).
+        self._trim(train_ids)
+
+    def _trim(self, shown: tuple[str, ...]) -> None:
+        """Let the oldest go beyond `keep`, but `shown` (about to be on screen) and those on the
+        screen stack (under lineage, say: until popped); those built ahead and the lineage screen
+        (it holds no series) do not count."""
         ahead = set(self._ahead.values()) | {LINEAGE}
         keep = self.keep + len(ahead & set(self._screens))
         for oldest in [ids for ids, kept in self._screens.items()
-                       if kept not in self.app.screen_stack and ids not in ahead]:
+                       if kept not in self.app.screen_stack and ids not in ahead and ids != shown]:
             if len(self._screens) <= keep:
                 break
             self._let_go(oldest, self._screens.pop(oldest))
