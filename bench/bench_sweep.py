@@ -270,7 +270,7 @@ def main() -> int:
                   f"({r['detailed']} jobs with details, {r['detail_mb']:.0f} MB), open one job "
                   f"{r['open_s']:.2f} s, idle full reload {r['idle_reload_cpu_ms']:.0f} ms CPU (median of 20) "
                   f"({r['idle_reload_process_ms']:.0f} ms process; its {r['stats']} stat calls alone "
-                  f"{r['stat_floor_ms']:.0f} ms), idle background poll {r['idle_poll_cpu_ms']:.1f} ms CPU, idle app {r['idle_app_cpu_pct']:.1f}% of a core over {args.idle:.0f} s "
+                  f"{r['stat_floor_ms']:.0f} ms), idle background poll {r['idle_poll_cpu_ms']:.1f} ms CPU, idle app {r['idle_app_cpu_pct']:.2f}% of a core over {args.idle:.0f} s "
                   f"({r['idle_loader_cpu_pct']:.1f}% in the cache's polls; collections by generation "
                   f"[passes, ms]: {r['idle_gc']})")
         print(f"  disk cache: {sum(p.stat().st_size for p in cache_dir.rglob('*') if p.is_file()) / 1e6:.0f} MB")

@@ -31,3 +31,41 @@ def test_bad_settings_are_one_line_errors(tmp_path, capsys, flags, says):
     with pytest.raises(SystemExit, match="2") if flags[0] == "--memory-budget" else nullcontext():
         assert main([str(tmp_path), *flags]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_the_program_freezes_what_it_imported_for_the_ui(tmp_path):
+    """The program (no argv given to `main`) makes the cache and imports the UI with the
+    collector off, then freezes what is alive (the modules' ~50,000 objects: no collection
+    walks them while the app starts); a caller of `main(argv)` keeps its objects collectable.
+    `run_app` is replaced as its module is imported, and says whether the app's class is left
+    to the collector (frozen objects are not) and whether the collector is on."""
+    import subprocess
+    import sys
+
+    code = """
+import gc, importlib.util, sys
+class Hook:
+    def find_spec(self, name, path, target=None):
+        if name != "tui_insight.ui.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+        def exec_module(module):
+            load(module)
+            module.run_app = lambda cache, **kw: print(any(o is module.InsightApp for o in gc.get_objects()),
+                                                       gc.isenabled()) or 0
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Hook())
+from tui_insight import cli
+who = sys.argv.pop(1)
+sys.exit(cli.main(None if who == "program" else sys.argv[1:]))
+"""
+    said = []
+    for who in ("program", "caller"):
+        done = subprocess.run([sys.executable, "-c", code, who, str(tmp_path), "--workers", "1", "--no-cache"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        said.append(done.stdout.split())
+    assert said == [["False", "True"], ["True", "True"]]

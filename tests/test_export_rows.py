@@ -11,7 +11,8 @@ from tensorboardX import SummaryWriter as TbWriter
 
 from tui_insight import export
 from tui_insight.export import export_snapshot, fmt_float32
-from tui_insight.export_rows import ROWS, SMALL, float32_codes, float32_texts, float_codes, int_codes, rows_bytes
+from tui_insight.export_rows import (ROWS, SMALL, float32_codes, float32_texts, float_codes, int_codes, rows_bytes,
+                                    shortest_texts)
 from tui_insight.summary.formats.values import Locator, PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries import histograms
@@ -68,6 +69,31 @@ def test_float32_texts_are_fmt_float32_s():
     with np.errstate(invalid="ignore"):  # (signalling NaNs among the random bits)
         wide = values.astype(np.float64)
     assert texts(float32_codes(np.concatenate([wide, [1e39, -1e300]]))) == got + ["inf", "-inf"]
+
+
+def around(values: np.ndarray) -> np.ndarray:
+    """`values`, their neighbours on both sides, and the negatives of all."""
+    with np.errstate(over="ignore"):
+        found = np.concatenate([values, np.nextafter(values, np.inf), np.nextafter(values, 0)])
+    return np.concatenate([found, -found])
+
+
+def test_shortest_texts_are_repr_s_where_orjson_spells_otherwise():
+    # orjson's texts are repr's digits, spelt otherwise: a one-digit exponent, positional
+    # float64s from 1e-5 (repr: 1e-4), float32s from 1e-6 to under 1e13 (repr: 1e-4, 1e16), null.
+    rng = np.random.default_rng(31)
+    wide = np.concatenate([around(np.array([10.0 ** k for k in range(-323, 309)] + [2.0 ** k for k in range(-1074, 1024)])),
+                           AWKWARD, rng.integers(0, 2 ** 64, 50000, dtype=np.uint64).view(np.float64),
+                           rng.uniform(1, 10, 20000) * 10.0 ** rng.integers(-12, 20, 20000)])
+    assert [t.decode() for t in shortest_texts(wide).tolist()] == [repr(v) for v in wide.tolist()]
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = np.concatenate([around(np.array([10.0 ** k for k in range(-45, 39)] + [2.0 ** k for k in range(-149, 128)],
+                                                 dtype=np.float32)), np.array(AWKWARD32, dtype=np.float32),
+                                 (rng.uniform(1, 10, 20000) * 10.0 ** rng.integers(-8, 17, 20000)).astype(np.float32)])
+    assert [t.decode() for t in shortest_texts(narrow).tolist()] == [fmt_float32(v) for v in narrow.tolist()]
+    whole = np.array([0, 7, -1, 10 ** 15, 2 ** 63 - 1, -(2 ** 63)], dtype=np.int64)
+    assert [t.decode() for t in shortest_texts(whole).tolist()] == [str(v) for v in whole.tolist()]
+    assert shortest_texts(np.zeros(0)).tolist() == []
 
 
 def test_float32_texts_of_more_than_a_block():

@@ -573,6 +573,14 @@ def histogram_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, .
 
 def histogram_steps_table(steps: Iterable[tuple], labelled: bool = False) -> Table:
     """`histogram_table` of (job, tag, step, wall_time, HistogramData) steps (`payload_steps`)."""
+    numbers, labels = histogram_steps_columns(steps)
+    columns = {name: _object_array(list(names))[codes] for name, (codes, names) in labels.items()}
+    return Table({**columns, **numbers}, labels=labels if labelled else {})
+
+
+def histogram_steps_columns(steps: Iterable[tuple]) -> tuple[dict[str, np.ndarray], dict[str, tuple]]:
+    """`histogram_steps_table`'s columns of numbers, and its job and tag as codes into their
+    names (`Table.labels`), without a column of names (the Parquet export's: no object a row)."""
     heads: dict[str, list] = {name: [] for name in ("job", "tag", "step", "wall_time")}
     buckets: list[np.ndarray] = []
     for head in steps:
@@ -580,15 +588,12 @@ def histogram_steps_table(steps: Iterable[tuple], labelled: bool = False) -> Tab
             heads[name].append(value)
         buckets.append(head[4].buckets)
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
-    joined = np.concatenate(buckets) if buckets else np.empty((0, 3))
-    job_codes, jobs = _codes(heads["job"], lengths)
-    tag_codes, tags = _codes(heads["tag"], lengths)
-    columns = {"job": _object_array(list(jobs))[job_codes], "tag": _object_array(list(tags))[tag_codes],
-               "step": np.repeat(np.array(heads["step"], dtype=np.int64), lengths),
+    left, width, count = (np.concatenate([b[:, i] for b in buckets]) if buckets else np.empty(0) for i in range(3))
+    columns = {"step": np.repeat(np.array(heads["step"], dtype=np.int64), lengths),
                "wall_time": np.repeat(np.array(heads["wall_time"], dtype=np.float64), lengths),
-               "left": np.ascontiguousarray(joined[:, 0]), "width": np.ascontiguousarray(joined[:, 1]),
-               "count": joined[:, 2].astype(np.int64)}  # (finite, at most 2**53: int() of each)
-    return Table(columns, labels={"job": (job_codes, jobs), "tag": (tag_codes, tags)} if labelled else {})
+               "left": left, "width": width,  # (a column at a time: no strided copy of all buckets)
+               "count": count.astype(np.int64)}  # (finite, at most 2**53: int() of each)
+    return columns, {"job": _codes(heads["job"], lengths), "tag": _codes(heads["tag"], lengths)}
 
 
 def tensor_table(views: Iterable[JobView], logs: Logdir, wanted: tuple[str, ...] | None,

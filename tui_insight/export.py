@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .escape import shown
-from .export_dir import MARKER, ExportDir
-from .export_rows import Coded, float32_codes, float32_texts, float_codes, int_codes, rows_bytes
+from .export_dir import MARKER, ExportDir, ExportError, ExportIncomplete, check_destination_of, explain_state
+from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_blocks, rows_bytes,
+                          rows_data, shortest_texts)
 from .export_spill import TagSpill, TagValues
-from .export_writer import Block, BlockWriter
+from .export_writer import Block, BlockWriter, Rows, write
 from .summary.formats import custom_scalars
 from .summary.formats.values import PayloadError
 from .summary.queries import export_columns
@@ -46,7 +47,7 @@ from .summary.queries.histograms import tags_steps
 from .summary.queries.distributions import BP_COLUMNS, compress_many, payload_distribution
 from .summary.sources.local import Source
 from .summary.store.cache import SummaryCache
-from .summary.store.job_view import JobView, state_meaning
+from .summary.store.job_view import JobView
 
 if TYPE_CHECKING:  # (every_step is imported by an all-steps export only: it brings formats.tensorboard)
     from .summary.store.every_step import Dropped, RestartRules, StepValue
@@ -98,19 +99,6 @@ NAME_BYTES = "tui-insight-name-bytes"
 codecs.register_error(NAME_BYTES, _name_bytes)
 
 
-class ExportError(Exception):
-    """An export that was refused or failed; the message is for the user (escaped), in the
-    command line's words; `in_dialog` says the same in the export dialog's (its fields, not flags)."""
-
-    def __init__(self, message: str, in_dialog: str | None = None):
-        super().__init__(message)
-        self.in_dialog = message if in_dialog is None else in_dialog
-
-
-class ExportIncomplete(ExportError):
-    """Writing stopped before the end: OUT holds what was written and an INCOMPLETE file."""
-
-
 @dataclass
 class ExportResult:
     files: list[Path] = field(default_factory=list)
@@ -133,34 +121,9 @@ def fmt_float32_many(values: np.ndarray) -> list[str]:
     return [text.decode() for text in float32_texts(np.asarray(values, dtype=np.float32)).tolist()]
 
 
-def explain_state(state: str) -> str:
-    """A job state as a warning a script's user can act on."""
-    if state in ("growing", "truncated"):
-        return f"{state} ({state_meaning(state)}; the records before it are exported)"
-    if state.startswith("corrupt"):
-        return f"{state} ({state_meaning(state)})"
-    return state
-
-
 def check_destination(cache: SummaryCache, out: Path, force: bool) -> Path:
     """The resolved output directory; refuses one inside LOGDIR, or a non-empty one without force."""
     return check_destination_of(cache.logdir, out, force)
-
-
-def check_destination_of(location: str, out: Path, force: bool) -> Path:
-    """`check_destination` for the LOGDIR at `location` (a path, or a remote's location)."""
-    out = Path(out).expanduser().resolve()
-    logdir = Path(os.path.realpath(location))
-    if out == logdir or logdir in out.parents:
-        refused = f"refusing to write inside the log directory {shown(str(logdir))}"
-        raise ExportError(f"{refused}: choose --out elsewhere", f"{refused}: choose a directory elsewhere")
-    if out.exists():
-        if not out.is_dir():
-            raise ExportError(f"{shown(str(out))} exists and is not a directory")
-        if any(out.iterdir()) and not force:
-            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite",
-                              f"{shown(str(out))} is not empty: tick “write into a non-empty directory” to overwrite")
-    return out
 
 
 def export_snapshot(cache: SummaryCache, out: Path, *, all_steps: bool = False, force: bool = False,
@@ -275,7 +238,7 @@ class _CsvFiles:
         if name not in self.queued:  # (else no text came since its last block: the thread has it all)
             handle.flush()
         if self.thread is None:
-            handle.buffer.write(data if isinstance(data, bytes) else data())
+            write(handle.buffer, data() if callable(data) else data)
         else:
             self._failed()
             self.thread.put(name, handle.buffer, data)
@@ -609,7 +572,7 @@ def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> 
     if not any(b"\0" in head for head in heads):
         return partial(_laid_out, b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])
     ends = np.cumsum(sizes).tolist()
-    return b"".join([rows_bytes(head + b",", [(texts, codes[start:end]) for texts, codes in columns])[0]
+    return b"".join([rows_data(head + b",", [(texts, codes[start:end]) for texts, codes in columns])
                      for head, start, end in zip(heads, [0, *ends[:-1]], ends)])
 
 
@@ -621,11 +584,11 @@ def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], pref
         if steps:
             heads = [f"{s.step},{s.wall_time!r}" for s in steps]
             buckets = [s.data.buckets for s in steps]
-            yield "distributions", "".join(_distribution_lines(prefix(tag), heads, buckets)), len(heads)
-            columns = _histogram_columns(heads, buckets)  # (numbers formatted here, rows laid out as written)
+            head = prefix(tag).encode("utf-8", NAME_BYTES)  # (numbers formatted here, rows laid out as written)
+            yield "distributions", partial(_laid_out, head, _distribution_columns(heads, buckets)), len(heads)
+            columns = _histogram_columns(heads, buckets)
             if columns is not None:
-                yield "histograms", partial(_laid_out, prefix(tag).encode("utf-8", NAME_BYTES), columns), \
-                    len(columns[0][1])
+                yield "histograms", partial(_laid_out, head, columns), len(columns[0][1])
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -772,56 +735,60 @@ class _HistogramBatches:
         text, numbers[:, 3] = _histogram_text(prefix, heads, buckets)
         numbers[:, 4] = sizes
         self.spills["histograms"].add_many(tag, numbers, text)
-        rows = _distribution_lines(prefix, heads, buckets)
-        numbers[:, 3] = [len(row) for row in rows]
+        text, numbers[:, 3] = _rows_text(prefix, _distribution_columns(heads, buckets))
         numbers[:, 4] = 1
-        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, "".join(rows))
+        self.spills["distributions"].add_many(f"histogram\0{tag}", numbers, text)
 
 
 def _histogram_text(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> tuple[str, np.ndarray]:
     """histograms.csv's rows of a tag's steps as text (`prefix`: its train_id and tag, quoted;
     `heads`: each step's step and wall time), and each step's characters in them."""
-    head = prefix.encode("utf-8", "surrogatepass")  # (decoded back below: the same text)
-    data, steps = _histogram_rows(head, heads, buckets)
-    rows = np.array([len(b) for b in buckets], dtype=np.int64)
-    return data.decode("utf-8", "surrogatepass"), steps - rows * (len(head) - len(prefix))
-
-
-def _histogram_rows(prefix: bytes, heads: list[str], buckets: list[np.ndarray]) -> tuple[bytes, np.ndarray]:
-    """histograms.csv's rows of a tag's steps (`prefix`: its train_id and tag as CSV bytes;
-    `heads`: each step's step and wall time), and each step's bytes in them, built in bulk
-    (`export_rows`: each distinct edge, width and count formatted once)."""
     columns = _histogram_columns(heads, buckets)
     if columns is None:
-        return b"", np.zeros(len(heads), dtype=np.int64)
-    data, sizes = rows_bytes(prefix, columns)
-    return data, np.bincount(columns[0][1], weights=sizes, minlength=len(heads)).astype(np.int64)
+        return "", np.zeros(len(heads), dtype=np.int64)
+    text, lengths = _rows_text(prefix, columns)
+    return text, np.bincount(columns[0][1], weights=lengths, minlength=len(heads)).astype(np.int64)
+
+
+def _rows_text(prefix: str, columns: list[Coded]) -> tuple[str, np.ndarray]:
+    """The rows of coded columns after `prefix` (`rows_bytes`) as text, each row's characters."""
+    head = prefix.encode("utf-8", "surrogatepass")  # (decoded back below: the same text)
+    data, lengths = rows_bytes(head, columns)
+    return data.decode("utf-8", "surrogatepass"), lengths - (len(head) - len(prefix))
 
 
 def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded] | None:
-    """`_histogram_rows`' coded columns (the first: each row's step), None without buckets."""
+    """histograms.csv's coded columns of a tag's steps after its train_id and tag (the first:
+    each row's step and wall time, from `heads`), each distinct edge, width and count formatted
+    once; None without buckets."""
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
         return None
-    joined = np.concatenate(buckets)
+    left, width, count = (np.concatenate([b[:, i] for b in buckets]) for i in range(3))  # (each contiguous)
     period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
     steps = np.arange(len(heads)).repeat(lengths)
-    return [(np.array(heads, dtype="S"), steps), float_codes(joined[:, 0], period), float_codes(joined[:, 1], period),
-            int_codes(joined[:, 2].astype(np.int64))]
+    return [(np.array(heads, dtype="S"), steps), float_codes(left, period), float_codes(width, period),
+            int_codes(count.astype(np.int64))]
 
 
-def _laid_out(prefix: bytes, columns: list[Coded]) -> bytes:
-    """The rows of coded columns (`rows_bytes`: numpy's gathers, which release the GIL; what
-    the writer thread does of a block, the numbers formatted already)."""
-    return rows_bytes(prefix, columns)[0]
+def _laid_out(prefix: bytes, columns: list[Coded]) -> Rows:
+    """The rows of coded columns (`rows_blocks`: numpy's gathers, which release the GIL, and a
+    bytearray.translate; what the writer thread does of a block, the numbers formatted already)."""
+    return rows_blocks(prefix, columns)
 
 
-def _distribution_lines(prefix: str, heads: list[str], buckets: list[np.ndarray]) -> list[str]:
-    """distributions.csv's row of each of a tag's histogram steps (numbers, and `prefix` quoted
-    already: as the csv writer writes them)."""
+def _distribution_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Coded]:
+    """distributions.csv's coded columns of a tag's histogram steps after its train_id and tag
+    (`heads`: each step's step and wall time): a row a step, its values at the basis points."""
     with np.errstate(over="ignore", invalid="ignore"):  # as `payload_distribution`
-        points = compress_many(buckets).tolist()
-    return [f"{prefix}{head},histogram,{','.join(map(repr, p))}\n" for head, p in zip(heads, points)]
+        points = compress_many(buckets)
+    steps = np.arange(len(heads))
+    values = shortest_texts(points.ravel())  # (each value a text: few repeat)
+    return [(np.array(heads, dtype="S"), steps), (_HISTOGRAM, np.zeros(len(heads), dtype=np.intp)),
+            *((values, steps * points.shape[1] + j) for j in range(points.shape[1]))]
+
+
+_HISTOGRAM = np.array([b"histogram"])  # distributions.csv's kind of a histogram's row
 
 
 def _payload_format(train_id: str) -> Callable[[StepValue], tuple[str, int]]:

@@ -18,6 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import IO
 
+from .escape import shown
+from .summary.store.job_view import state_meaning
+
 MARKER = "INCOMPLETE"
 MARKER_BYTES = 8192
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -112,3 +115,43 @@ class ExportDir:
         if self._out_fd >= 0:
             os.close(self._out_fd)
             self._out_fd = -1
+
+
+# -- what every export shares (the CSV export's module re-exports them) ---------------------
+
+class ExportError(Exception):
+    """An export that was refused or failed; the message is for the user (escaped), in the
+    command line's words; `in_dialog` says the same in the export dialog's (its fields, not flags)."""
+
+    def __init__(self, message: str, in_dialog: str | None = None):
+        super().__init__(message)
+        self.in_dialog = message if in_dialog is None else in_dialog
+
+
+class ExportIncomplete(ExportError):
+    """Writing stopped before the end: OUT holds what was written and an INCOMPLETE file."""
+
+
+def explain_state(state: str) -> str:
+    """A job state as a warning a script's user can act on."""
+    if state in ("growing", "truncated"):
+        return f"{state} ({state_meaning(state)}; the records before it are exported)"
+    if state.startswith("corrupt"):
+        return f"{state} ({state_meaning(state)})"
+    return state
+
+
+def check_destination_of(location: str, out: Path, force: bool) -> Path:
+    """`check_destination` for the LOGDIR at `location` (a path, or a remote's location)."""
+    out = Path(out).expanduser().resolve()
+    logdir = Path(os.path.realpath(location))
+    if out == logdir or logdir in out.parents:
+        refused = f"refusing to write inside the log directory {shown(str(logdir))}"
+        raise ExportError(f"{refused}: choose --out elsewhere", f"{refused}: choose a directory elsewhere")
+    if out.exists():
+        if not out.is_dir():
+            raise ExportError(f"{shown(str(out))} exists and is not a directory")
+        if any(out.iterdir()) and not force:
+            raise ExportError(f"{shown(str(out))} is not empty: use --force to overwrite",
+                              f"{shown(str(out))} is not empty: tick “write into a non-empty directory” to overwrite")
+    return out

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from .api import (DISTRIBUTION_COLUMNS, PR_CURVE_COLUMNS, Logdir, Table, arrow_strings, arrow_text, distribution_table,
-                  histogram_steps_table, payload_steps, pr_curve_table, scalar_table, tensor_table)
-from .export import ExportError, check_destination_of, explain_state
-from .export_dir import ExportDir
+                  histogram_steps_columns, payload_steps, pr_curve_table, scalar_table, tensor_table)
+from .export_dir import ExportDir, ExportError, check_destination_of, explain_state
 from .export_writer import BlockWriter
 from .summary.store.job_view import JobView
 
 ROW_GROUP_ROWS = 1 << 17  # rows of small jobs gathered into one row group (memory: one group)
+RUN_ROWS = 1 << 16  # rows of a name's run written at a time by `_labelled_strings`
 KINDS = ("scalars", "histograms", "tensors", "pr_curves", "distributions", "lineage", "health", "problems")
 
 
@@ -216,7 +216,8 @@ def _job_tables(pa: Any, logs: Logdir, view: JobView, all_steps: bool, schemas: 
     """Each kind's table of one job, in turn (the one before is written meanwhile)."""
     yield "scalars", _scalars(pa, scalar_table([view], None), schemas["scalars"])
     histograms = list(payload_steps([view], logs._cache, "histogram", None, all_steps))  # read once, used twice
-    yield "histograms", _scalars(pa, histogram_steps_table(histograms, labelled=True), schemas["histograms"])
+    numbers, labels = histogram_steps_columns(histograms)
+    yield "histograms", _table(pa, numbers, schemas["histograms"], labels)
     tensors = tensor_table([view], logs, None, all_steps)
     tensor_columns = {**{k: tensors[k] for k in ("job", "tag", "step", "wall_time", "dtype")},
                       "shape": [list(shape) for shape in tensors["shape"]],
@@ -236,10 +237,11 @@ def _table(pa: Any, columns: Mapping[str, Any], schema: Any, labels: Mapping[str
 
     arrays = []
     for field in schema:
-        column = columns[field.name]
-        if labels and field.name in labels:
+        if labels and field.name in labels:  # (not in `columns` then, or as names a row)
             arrays.append(_labelled_strings(pa, *labels[field.name]))
-        elif field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
+            continue
+        column = columns[field.name]
+        if field.type == pa.string():  # (a list: pa.array of an array looks for np.ma, `_numbers`)
             arrays.append(arrow_strings(pa, column.tolist() if isinstance(column, np.ndarray) else list(column)))
         else:
             arrays.append(_numbers(pa, _plain(column), field.type))
@@ -268,8 +270,12 @@ def _labelled_strings(pa: Any, codes: Any, names: Any) -> Any:
     if len(starts) * 16 <= len(codes):
         data = np.empty(total, dtype=np.uint8)
         for start, end, code in zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], codes[starts].tolist()):
-            if texts[code]:  # the run's rows: its name's bytes, end to end
-                data[offsets[start]:offsets[end]].reshape(end - start, -1)[:] = np.frombuffer(texts[code], np.uint8)
+            if texts[code]:  # the run's rows: its name's bytes, end to end (repeated by bytes, copied
+                # by memcpy, `RUN_ROWS` at a time: an all-steps job's run is millions of rows)
+                block = texts[code] * min(end - start, RUN_ROWS)
+                for at in range(start, end, RUN_ROWS):
+                    rows = min(RUN_ROWS, end - at)
+                    data[offsets[at]:offsets[at + rows]] = np.frombuffer(block, np.uint8, rows * len(texts[code]))
     else:
         width = int(sizes.max())
         padded = np.array(texts or [b""], dtype=f"S{max(width, 1)}").view(np.uint8).reshape(-1, max(width, 1))

@@ -3,26 +3,28 @@
 A block's rows share their first fields (`prefix`: train_id and tag, quoted already); every other
 field is a coded column: a table of texts (numpy byte strings, `S`, padded with NULs to the
 widest) and each row's index into it. The fields are laid side by side in a byte matrix, a
-comma after each field and a newline after the last, and one boolean take drops the padding:
-the fields end to end, as the csv writer writes them (numbers are never quoted).
+comma after each field and a newline after the last, and the padding is deleted from the
+matrix's bytes: the fields end to end, as the csv writer writes them (numbers are never quoted).
 
 Floats are written as `repr` writes them and integers as `str` does, each distinct value
-formatted once by Python: a TensorBoard histogram's edges and widths are the same numbers at
-every step, counts are small integers met again and again. Distinct means the same bits, so
--0.0 and 0.0, and NaNs, keep their own text.
+formatted once: a TensorBoard histogram's edges and widths are the same numbers at every step,
+counts are small integers met again and again. Distinct means the same bits, so -0.0 and 0.0,
+and NaNs, keep their own text.
 
-Scalars (float32 in the files) are written as their shortest float32 digits, and those are
-found by numpy (`float32_texts`): for p = 1, 2, ... 9 digits, the nearest p-digit decimal and
-whether it reads back as the value, each step one correctly rounded float64 operation on exact
-numbers; the texts are laid out by a pattern per (sign, digits, exponent). What that arithmetic
-cannot decide exactly goes through Python as before: a value near a rounding tie, zeros,
-values past 1e13 or under 1e-13 (10**k inexact), NaN and infinities. (The nearest p-digit
-decimal is the shortest text's even at a power of two, whose lower gap is half the upper:
-checked for every float32 power of two.)
+The texts of an array of numbers are made by orjson in one call (`shortest_texts`): the
+shortest digits that read back as the value (Ryu), as repr's, and for a float32 the shortest
+that read back as the float32 (scalars are float32 in the files: `export.fmt_float32`, 0.1,
+not 0.10000000149011612). Only orjson's spelling differs, fixed on the whole text at once:
+repr writes an exponent of two digits at least (1e-07, orjson 1e-7), is positional from 1e-4
+(orjson: float64 from 1e-5, float32 from 1e-6) to under 1e16 (orjson's float32: 1e13), and
+writes nan, inf and -inf (orjson: null).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import orjson
 
 Coded = tuple[np.ndarray, np.ndarray]  # texts (`S`), and each row's index into them
 ROWS = 1 << 12  # rows laid out at a time (the byte matrix stays in the CPU's cache)
@@ -37,10 +39,9 @@ def float_codes(values: np.ndarray, period: int = 0) -> Coded:
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
     if period and len(bits) % period == 0 and len(bits) > period \
             and (bits.reshape(-1, period) == bits[:period]).all():
-        texts = _texts(map(repr, bits[:period].view(np.float64).tolist()))
-        return texts, np.tile(np.arange(period), len(bits) // period)
-    distinct, codes = np.unique(bits, return_inverse=True)
-    return _texts(map(repr, distinct.view(np.float64).tolist())), codes
+        return shortest_texts(bits[:period].view(np.float64)), np.tile(np.arange(period), len(bits) // period)
+    distinct, codes = _distinct(bits)
+    return shortest_texts(distinct.view(np.float64)), codes
 
 
 def float32_codes(values: np.ndarray) -> Coded:
@@ -48,22 +49,76 @@ def float32_codes(values: np.ndarray) -> Coded:
     as a float (`export.fmt_float32`), coded."""
     with np.errstate(over="ignore", invalid="ignore"):  # (past float32's range: inf, as fmt_float32)
         bits = np.ascontiguousarray(values, dtype=np.float32).view(np.int32)
-    distinct, codes = np.unique(bits, return_inverse=True)
-    return float32_texts(distinct.view(np.float32)), codes
+    distinct, codes = _distinct(bits)
+    return shortest_texts(distinct.view(np.float32)), codes
 
 
 def int_codes(values: np.ndarray) -> Coded:
     """`str` of each integer of `values` (an int64 array), coded."""
     if len(values) and 0 <= values.min() and values.max() < SMALL:
         if not _small:
-            _small.append(_texts(map(str, range(SMALL))))
+            _small.append(shortest_texts(np.arange(SMALL, dtype=np.int64)))
         return _small[0], values
-    distinct, codes = np.unique(values, return_inverse=True)
-    return _texts(map(str, distinct.tolist())), codes
+    distinct, codes = _distinct(np.ascontiguousarray(values, dtype=np.int64))
+    return shortest_texts(distinct), codes
 
 
-def _texts(texts) -> np.ndarray:
-    return np.array(list(texts), dtype="S")
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values, sorted, and each value's index among them: `np.unique` with
+    `return_inverse`, by a sort and a search (half its time on a histogram's edges, which repeat:
+    its argsort of every value is the cost)."""
+    ordered = np.sort(values)
+    if not len(ordered):
+        return ordered, np.zeros(0, dtype=np.intp)
+    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    return distinct, np.searchsorted(distinct, values)
+
+
+def float32_texts(values: np.ndarray) -> np.ndarray:
+    """`fmt_float32` of each float32 of `values`, as numpy byte strings."""
+    return shortest_texts(np.asarray(values, dtype=np.float32))
+
+
+# orjson's spelling where repr's differs, each text between two commas. Which apply where is
+# checked against repr and fmt_float32 (tests/test_export_rows.py: every power of two and ten,
+# their neighbours, random bit patterns). An exponent of one digit (1e-7 -> 1e-07; positive
+# exponents have two) is met often, by bytes.replace; the others are rare, by a pattern (each
+# match costs Python's expansion of the template, on Python 3.11).
+_SHORT_EXPONENTS = [(b"e-%d," % digit, b"e-0%d," % digit) for digit in range(1, 10)]
+_SIX_PLACES = re.compile(rb",(-?)0\.00000([1-9])(\d*)")  # float32 0.0000012 -> 1.2e-06
+_FIVE_PLACES = re.compile(rb",(-?)0\.0000([1-9])(\d*)")  # 0.000012 -> 1.2e-05
+_WIDE = re.compile(rb",(-?)([1-9])(?:\.(\d+))?e\+1([345])(?=,)")  # float32 1.5e+13 -> 15000000000000.0
+
+
+def shortest_texts(values: np.ndarray) -> np.ndarray:
+    """Each number of `values` (float64, float32 or int64) as `repr` writes it (float32: its
+    shortest float32 digits, as `fmt_float32`), as numpy byte strings (module docstring)."""
+    if not len(values):
+        return np.zeros(0, dtype="S1")
+    values = np.ascontiguousarray(values)
+    blob = b"," + orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1] + b","
+    if values.dtype.kind == "f":
+        if b"e-" in blob:
+            for short, wide in _SHORT_EXPONENTS:
+                blob = blob.replace(short, wide)
+        if b"0.0000" in blob:
+            if values.dtype == np.float32:
+                blob = _SIX_PLACES.sub(rb",\1\2.\3e-06", blob)
+            blob = _FIVE_PLACES.sub(rb",\1\2.\3e-05", blob).replace(b".e-0", b"e-0")  # (one digit: no point)
+        if values.dtype == np.float32 and b"e+1" in blob:
+            blob = _WIDE.sub(_positional, blob)
+    texts = np.array(blob[1:-1].split(b","), dtype="S")
+    if values.dtype.kind == "f" and not np.isfinite(values).all():  # orjson: null
+        texts[np.isnan(values)] = b"nan"
+        texts[values == np.inf] = b"inf"
+        texts[values == -np.inf] = b"-inf"
+    return texts
+
+
+def _positional(match: re.Match[bytes]) -> bytes:
+    """A float32's text of exponent 13 to 15 as repr writes it: its digits, then zeros, then .0."""
+    sign, first, rest, exponent = match.groups()
+    return b"," + sign + (first + (rest or b"")).ljust(int(b"1" + exponent) + 1, b"0") + b".0"
 
 
 def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
@@ -75,109 +130,46 @@ def rows_bytes(prefix: bytes, columns: list[Coded]) -> tuple[bytes, np.ndarray]:
     lengths = np.full(count, len(prefix) + len(columns), dtype=np.int64)
     for texts, codes in columns:  # (each text's length: its bytes before the padding)
         lengths += np.count_nonzero(texts.view(np.uint8).reshape(len(texts), -1), axis=1)[codes]
+    return rows_data(prefix, columns), lengths
+
+
+def rows_data(prefix: bytes, columns: list[Coded]) -> bytes:
+    """`rows_bytes`' rows alone."""
+    return b"".join(rows_blocks(prefix, columns))
+
+
+def rows_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
+    """`rows_data` in blocks of `ROWS` rows, to be written one after another. Each field is a
+    fixed-size item of a row (a structured dtype over the block's byte matrix) taken from its
+    table at once; the padding is deleted by one C pass over the block's bytes (`translate` of
+    the bytearray under the matrix), but for a prefix holding a NUL (a name): kept, by a mask."""
+    count = len(columns[0][1]) if columns else 0
+    if not count:
+        return []
     widths = [texts.dtype.itemsize for texts, _ in columns]
+    offsets = np.cumsum([len(prefix), *(width + 1 for width in widths[:-1])]).tolist()
     size = len(prefix) + sum(widths) + len(columns)  # each field and the comma or newline after it
-    parts: list[bytes] = []
-    block = np.zeros((min(ROWS, count), size), dtype=np.uint8)
+    buffer = bytearray(min(ROWS, count) * size)
+    block = np.frombuffer(buffer, dtype=np.uint8).reshape(-1, size)
     block[:, :len(prefix)] = np.frombuffer(prefix, dtype=np.uint8)
-    at = len(prefix)
-    for width in widths:
+    for at, width in zip(offsets, widths):
         block[:, at + width] = _COMMA
-        at += width + 1
     block[:, -1] = _NEWLINE
-    kept = np.empty_like(block, dtype=bool)
+    fields = block.view(np.dtype({"names": [f"f{i}" for i in range(len(widths))], "itemsize": size,
+                                  "formats": [f"V{width}" for width in widths], "offsets": offsets})).reshape(-1)
+    tables = [texts.view(f"V{width}") for (texts, _), width in zip(columns, widths)]
+    kept = np.ones_like(block, dtype=bool) if b"\0" in prefix else None
+    parts: list[bytes | bytearray] = []
     for start in range(0, count, ROWS):
         stop = min(start + ROWS, count)
-        rows = block[:stop - start]
-        at = len(prefix)
-        for (texts, codes), width in zip(columns, widths):
-            np.take(texts.view(np.uint8).reshape(-1, width), codes[start:stop], axis=0, out=rows[:, at:at + width])
-            at += width + 1
-        mask = np.not_equal(rows, 0, out=kept[:stop - start])
-        mask[:, :len(prefix)] = True  # (a name may hold a NUL)
-        parts.append(rows[mask].tobytes())
-    return b"".join(parts), lengths
-
-
-_DIGITS = 9  # a float32's shortest text has at most 9 significant digits
-_CONSTANTS = b"0123456789.e+-\0"  # a row's alphabet: its digits (right-aligned), then these
-_ZERO, _POINT, _E, _PLUS, _MINUS, _NUL = (_DIGITS + _CONSTANTS.index(c) for c in b"0.e+-\0")
-_TIE = 1e-6  # |scaled value - n.5| under this: rint's nearest p-digit decimal is not certain
-
-
-def float32_texts(values: np.ndarray) -> np.ndarray:
-    """`fmt_float32` of each float32 of `values`, as numpy byte strings (module docstring)."""
-    if len(values) > ROWS * 16:  # a block at a time: the index matrix stays in the CPU's caches
-        parts = [_float32_texts(values[i:i + ROWS * 16]) for i in range(0, len(values), ROWS * 16)]
-        return np.concatenate([p.astype(f"S{max(p.dtype.itemsize for p in parts)}") for p in parts])
-    return _float32_texts(values)
-
-
-def _float32_texts(values: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        a = np.abs(values).astype(np.float64)
-        rows = np.flatnonzero((a >= 1e-13) & (a < 1e13))
-    a = a[rows]
-    e = np.floor(np.log10(a)).astype(np.int64)  # the first digit's power of ten (or one less)
-    m = np.zeros(len(rows), dtype=np.int64)
-    digits = np.zeros(len(rows), dtype=np.int64)  # p where m was found (0: not found)
-    left = np.arange(len(rows))
-    target = values[rows]
-    for places in range(1, _DIGITS + 1):
-        k = places - 1 - e[left]  # a * 10**k has p digits before the point; 10**|k| exact (|k| <= 22)
-        scale = 10.0 ** np.abs(k)
-        up = k >= 0
-        scaled = np.where(up, a[left] * scale, a[left] / scale)
-        nearest = np.rint(scaled)
-        sure = np.abs(scaled - np.floor(scaled) - 0.5) >= _TIE
-        back = np.where(up, nearest / scale, nearest * scale)  # the decimal, correctly rounded
-        sure &= (back.view(np.uint64) & ((1 << 29) - 1)) != (1 << 28)  # on a float32 tie: rounded twice
-        ok = sure & (back.astype(np.float32) == target[left])
-        m[left[ok]] = nearest[ok]
-        digits[left[ok]] = places
-        left = left[sure & ~ok]
-        if not len(left):
-            break
-    found = digits > 0
-    rows, m, e = rows[found], m[found], e[found]
-    over = m >= 10 ** digits[found]  # rounded up to 10**p (9.7 at 1 digit): 1 at the next power
-    m //= np.where(over, 10, 1)
-    e += over
-    p = np.zeros(len(rows), dtype=np.int64)
-    alphabet = np.empty((len(rows), _DIGITS + len(_CONSTANTS)), dtype=np.uint8)
-    for j in range(_DIGITS):
-        power = 10 ** (_DIGITS - 1 - j)
-        alphabet[:, j] = m // power % 10 + ord("0")
-        p += m >= power
-    alphabet[:, _DIGITS:] = np.frombuffer(_CONSTANTS, dtype=np.uint8)
-    kinds, kind = np.unique((e + 64) * 32 + p * 2 + np.signbit(values[rows]), return_inverse=True)
-    patterns = [_pattern(int(k) & 1, int(k) // 2 % 16, int(k) // 32 - 64) for k in kinds.tolist()]
-    width = max(map(len, patterns), default=1)
-    table = np.full((len(patterns), width), _NUL, dtype=np.intp)
-    for i, pattern in enumerate(patterns):
-        table[i, :len(pattern)] = pattern
-    index = table[kind.ravel()] + (np.arange(len(rows)) * alphabet.shape[1])[:, None]
-    quick = alphabet.ravel()[index].view(f"S{width}").ravel()
-    if len(rows) == len(values):
-        return quick
-    slow = np.ones(len(values), dtype=bool)
-    slow[rows] = False
-    others = _texts(repr(v) for v in values[slow].astype(str).astype(np.float64).tolist())
-    out = np.empty(len(values), dtype=f"S{max(width, others.dtype.itemsize)}")
-    out[rows], out[slow] = quick, others
-    return out
-
-
-def _pattern(negative: int, p: int, e: int) -> list[int]:
-    """Where each character of `repr` of a number of `p` significant digits, the first at 10**e,
-    is in its row's alphabet: positional from 1e-4 to under 1e16, else d.ddde+XX."""
-    out = [_MINUS] if negative else []
-    digits = list(range(_DIGITS - p, _DIGITS))
-    if -4 <= e < 16:
-        if e >= p - 1:
-            return out + digits + [_ZERO] * (e - p + 1) + [_POINT, _ZERO]
-        if e >= 0:
-            return out + digits[:e + 1] + [_POINT] + digits[e + 1:]
-        return out + [_ZERO, _POINT] + [_ZERO] * (-e - 1) + digits
-    out += digits[:1] + ([_POINT] + digits[1:] if p > 1 else [])
-    return out + [_E, _MINUS if e < 0 else _PLUS] + [_ZERO + int(c) for c in f"{abs(e):02d}"]
+        for i, (table, (_, codes)) in enumerate(zip(tables, columns)):
+            np.take(table, codes[start:stop], out=fields[f"f{i}"][:stop - start], mode="clip")  # (clip: unbuffered)
+        if kept is not None:
+            mask = np.not_equal(block[:stop - start], 0, out=kept[:stop - start])
+            mask[:, :len(prefix)] = True
+            parts.append(block[:stop - start][mask].tobytes())
+        elif stop - start == len(block):
+            parts.append(buffer.translate(None, b"\0"))
+        else:  # (the last block, shorter)
+            parts.append(block[:stop - start].tobytes().translate(None, b"\0"))
+    return parts

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-Block = bytes | Callable[[], bytes]  # rows as bytes, or what makes them (called by the thread)
+Rows = bytes | list[bytes | bytearray]  # rows as bytes, or blocks of them written one after another
+Block = Rows | Callable[[], Rows]  # rows, or what makes them (called by the thread)
 
 
 class BlockWriter:
@@ -61,4 +62,12 @@ class BlockWriter:
 
 
 def _write(handle: Any, data: Block) -> None:
-    handle.write(data if isinstance(data, bytes) else data())
+    write(handle, data() if callable(data) else data)
+
+
+def write(handle: Any, rows: Rows) -> None:
+    """`rows` written to the binary file `handle`."""
+    if isinstance(rows, bytes):
+        handle.write(rows)
+    else:
+        handle.writelines(rows)

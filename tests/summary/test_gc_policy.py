@@ -155,3 +155,37 @@ def test_no_full_pass_is_due_while_the_collector_is_paused():
             assert not gc_policy.collect_full_when_due(idle=True, now=2e9)
         assert gc_policy.collect_full_when_due(idle=True, now=2e9)
     """)
+
+
+def test_the_pass_a_load_made_due_runs_at_the_first_idle_look_after_it():
+    """Right after a load (5,000 jobs) the pass it made due waited for the next look, up to
+    FULL_AT_MOST_SECONDS later, and walked the heap in the idle minute after (50-90 ms)."""
+    in_fresh_process("""
+        import time
+        kept = grow()
+        now = time.monotonic()
+        assert not gc_policy.collect_full_when_due(idle=True, now=now)  # too soon after the start
+        gc_policy.look_after_load()
+        assert not gc_policy.collect_full_when_due(idle=False, now=now)  # keys come: it waits
+        before = full_passes()
+        assert gc_policy.collect_full_when_due(idle=True, now=now + 1)
+        assert full_passes() == before + 1
+        more = grow()
+        assert not gc_policy.collect_full_when_due(idle=True, now=now + 2)  # once: then the wait again
+    """)
+
+
+def test_what_survives_the_pass_after_a_load_is_frozen_while_the_store_holds_a_freeze():
+    """The job list's rows and the app's screens, built from the load after the store froze its
+    own objects, are walked by no later pass until the freeze is let go."""
+    in_fresh_process("""
+        store = object()
+        gc_policy.freeze_for(store)
+        frozen = gc.get_freeze_count()
+        rows = [[i] for i in range(50_000)]  # built from the load
+        gc_policy.look_after_load()
+        assert gc_policy.collect_full_when_due(idle=True)
+        assert gc.get_freeze_count() >= frozen + len(rows)
+        gc_policy.release(store)
+        assert gc.get_freeze_count() == 0
+    """)

@@ -445,3 +445,34 @@ def test_infinities_at_both_ends_give_a_nan_change_without_a_warning(tmp_path, r
     assert math.isnan(view.digests["loss"].recent_change)
     assert JobHealth.of(view).metric_cells()["change"] == "nan"
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+class LookedAt(dict):
+    """Jobs' views that note which jobs were looked up."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.looked: list[str] = []
+
+    def get(self, key, default=None):
+        self.looked.append(key)
+        return super().get(key, default)
+
+
+def test_the_clock_looks_at_a_live_job_only_when_its_badges_can_change(tmp_path):
+    """Once a second, every live job was looked at again: thousands in a live sweep."""
+    last = T0 + 60  # a step every 2 s: stalled from last + 10, finished from last + 120
+    write_log(tmp_path, "live", {"loss": falling(30)}, seconds_per_step=2.0)
+    write_scalars(tmp_path, "old", {"loss": falling(30)}, last - 3600, 2.0, last - 3600)  # finished an hour ago
+    views = LookedAt(load(tmp_path, last).jobs)
+    watch = BadgeWatch()
+    watch.reset(views, None, last)
+    views.looked.clear()
+    for second in range(1, 10):
+        watch.tick(views, None, last + second)
+    assert views.looked == []
+    watch.tick(views, None, last + 10)
+    assert views.looked == ["./live"]  # it stalls now
+    for second in range(11, 300):
+        watch.tick(views, None, last + second)
+    assert views.looked == ["./live", "./live"]  # and it is finished from 2 minutes on

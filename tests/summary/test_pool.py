@@ -153,18 +153,21 @@ def discovery_watched(monkeypatch, waits: list[float]) -> list[int]:
 
 
 def test_a_cold_load_of_many_runs_starts_its_processes_before_discovery_ends(sweep, tmp_path, monkeypatch):
-    """The workers of a cold first load of a LOGDIR of many directories start with the cache
-    (their start overlaps the app's and discovery's); a start with the disk cache's index of
-    LOGDIR (warm: nothing to read) starts none, and no process is left once a pass ends."""
+    """The workers of a cold first load of a LOGDIR of many directories start when asked
+    (`start_processes`, the app's after its first paint: their start overlaps discovery); a
+    start with the disk cache's index of LOGDIR (warm: nothing to read) starts none, and no
+    process is left once a pass ends."""
     seen = discovery_watched(monkeypatch, [20, 0.5])
     cold = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
     try:
+        cold.start_processes()
         cold.reload()
         assert not multiprocessing.active_children()  # closed with the pass
     finally:
         cold.stop()
     warm = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
     try:
+        warm.start_processes()
         warm.reload()
     finally:
         warm.stop()
@@ -173,18 +176,79 @@ def test_a_cold_load_of_many_runs_starts_its_processes_before_discovery_ends(swe
     same_as_plain(cold, sweep)
 
 
+def test_the_processes_wait_to_be_asked_and_never_start_after_the_first_pass(sweep, tmp_path):
+    """Making the cache starts no loading process (they would take the cores from the app's
+    imports and first paint); `start_processes` after the first pass ended starts none either
+    (idle processes would wait for a pass that may never come), and reading is the same."""
+    cache = SummaryCache(str(sweep), workers=2)  # (no disk cache: every start is cold)
+    try:
+        threading.Event().wait(0.3)
+        assert not multiprocessing.active_children()
+        cache.reload()
+        cache.start_processes()
+        threading.Event().wait(0.3)
+        assert not multiprocessing.active_children()
+    finally:
+        cache.stop()
+    same_as_plain(cache, sweep)
+
+
 def test_processes_started_for_a_load_with_nothing_to_send_them_are_closed(tmp_path, monkeypatch):
     """Directories without a job (and too few jobs for the pool) at the top of a cold LOGDIR:
-    the processes started with the cache are closed when the first pass ends."""
+    the processes started ahead are closed when the first pass ends."""
     seen = discovery_watched(monkeypatch, [20])
     write_sweep(tmp_path / "logs", 2, steps=20)
     for k in range(10):
         (tmp_path / "logs" / f"empty_{k}").mkdir()
     cache = SummaryCache(str(tmp_path / "logs"), workers=2)
     try:
+        cache.start_processes()
         cache.reload()
         assert not multiprocessing.active_children()
     finally:
         cache.stop()
     assert seen[0] >= 1  # (started: the second may still be on its way)
     assert len(cache.jobs) == 2 and all(view.loaded for view in cache.jobs.values())
+
+
+def test_until_the_pool_answers_the_pass_reads_jobs_itself(sweep, tmp_path, monkeypatch):
+    """The pass sends the pool its first tasks (a job each, two per worker); until one of them
+    is answered (the processes start: ~0.3 s on 2 cores), the jobs that find the queue full are
+    read in the cache's own process instead of waiting. Here the pool's answers are held until
+    the rest was published: every job but the four sent, with the same views in the end."""
+    from concurrent.futures import Future
+
+    from tui_insight.summary.store.pool import JobPool
+
+    release = threading.Event()
+    submit = JobPool.submit
+
+    def held(self, batch):
+        future, generation = submit(self, batch)
+        answer: Future = Future()
+
+        def forward():
+            release.wait(60)
+            try:
+                answer.set_result(future.result())
+            except Exception as exc:  # noqa: BLE001 (handed on as the pool's own answer)
+                answer.set_exception(exc)
+        threading.Thread(target=forward, daemon=True).start()
+        return answer, generation
+
+    monkeypatch.setattr(JobPool, "submit", held)
+    cache = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "cache"))
+    before: set[str] = set()
+    cache.subscribe(lambda changes: None if release.is_set() else before.update(
+        tid for tid in changes.updated if cache.job(tid) is not None and cache.job(tid).loaded))
+    loading = threading.Thread(target=cache.reload)
+    loading.start()
+    for _ in range(600):  # (at most 30 s; without the rule nothing comes before the release)
+        if len(before) >= RUNS - 4:
+            break
+        threading.Event().wait(0.05)
+    release.set()
+    loading.join(120)
+    cache.stop()
+    assert len(before) == RUNS - 4
+    same_as_plain(cache, sweep)

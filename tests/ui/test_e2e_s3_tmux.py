@@ -3,13 +3,11 @@ served by a real S3 server (moto on 127.0.0.1): the jobs listed, the location in
 a job's charts."""
 from __future__ import annotations
 
-import os
-import shlex
 import sys
 from pathlib import Path
 
 from s3help import FAKE_CREDENTIALS, s3_server  # noqa: F401 (a fixture)
-from test_e2e_tmux import Tmux
+from test_e2e_tmux import Tmux, app_command
 from test_remote_s3 import two_jobs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,11 +17,8 @@ def test_the_ui_on_s3_in_tmux(tmp_path, s3_server):
     two_jobs(tmp_path / "logs")
     prefix = f"{s3_server.bucket()}/runs"
     s3_server.upload(tmp_path / "logs", prefix)
-    env = {**FAKE_CREDENTIALS, "TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull,
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = " ".join(["cd", shlex.quote(str(REPO)), "&&", "env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-                        shlex.quote(sys.executable), "-m", "tui_insight", f"s3://{prefix}", *s3_server.cli_options])
+    command = app_command(tmp_path, [sys.executable, "-m", "tui_insight"], f"s3://{prefix}", *s3_server.cli_options,
+                          env=FAKE_CREDENTIALS, cwd=REPO)
     term = Tmux()
     try:
         term.start(command)

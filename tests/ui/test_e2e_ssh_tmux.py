@@ -5,7 +5,6 @@ the next reload reconnects and the steps written meanwhile arrive."""
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from sshd import sshd_or_fail
-from test_e2e_tmux import Tmux
+from test_e2e_tmux import Tmux, app_command
 from test_remote_ssh import write_steps
 
 from tui_insight.summary.formats.writer import SummaryWriter
@@ -53,12 +52,8 @@ def test_the_ui_over_ssh_in_tmux(tmp_path, short_dir, server):
     writer = SummaryWriter(logs / "exp" / "b", timestamp=1)
     write_steps(writer, range(1, 6))
     target = server.target(logs)
-    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull,
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = " ".join(["cd", shlex.quote(str(REPO)), "&&", "env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-                        shlex.quote(sys.executable), "-m", "tui_insight", shlex.quote(target),
-                        "--ssh-config", shlex.quote(str(server.client_config)), "--reload-interval", "2"])
+    command = app_command(tmp_path, [sys.executable, "-m", "tui_insight"], target,
+                          "--ssh-config", str(server.client_config), "--reload-interval", "2", cwd=REPO)
     term = Tmux()
     try:
         term.start(command)

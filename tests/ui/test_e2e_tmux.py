@@ -89,6 +89,19 @@ def required_commands() -> tuple[str, str]:
     return tmux, executable
 
 
+def app_command(home: Path, program: list[str], *args: str, env: dict[str, str] | None = None,
+                cwd: Path | None = None, replace_shell: bool = False) -> str:
+    """The shell command that runs `program` with `args` in a home of its own: state, config and
+    cache under `home`, no keymap of the user's, `env` added. `replace_shell` execs the program, so
+    the pane's pid is the app's."""
+    environment = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull,
+                   **{f"XDG_{base.upper()}_HOME": str(home / base) for base in ("state", "config", "cache")},
+                   **(env or {})}
+    return " ".join([*(["cd", shlex.quote(str(cwd)), "&&"] if cwd else []), "exec env" if replace_shell else "env",
+                     *(f"{k}={shlex.quote(v)}" for k, v in environment.items()),
+                     *map(shlex.quote, [*program, *args])])
+
+
 def test_missing_commands_fail_with_the_reason(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(pytest.fail.Exception, match="tmux is not installed.*`tui-insight` command is not on PATH"):
@@ -103,15 +116,8 @@ def test_installed_tui_insight_in_tmux(tmp_path: Path):
     shutil.copytree(MINDSPORE_LOGS, logs, copy_function=shutil.copy)
     for path in [logs, *logs.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)  # the fixtures may be read-only
-    env = {
-        "TERM": "xterm-256color",
-        "TUI_INSIGHT_KEYMAP": os.devnull,
-        "XDG_STATE_HOME": str(tmp_path / "state"),  # the workspace file goes there, not to ~
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }
-    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-                        shlex.quote(executable), shlex.quote(str(logs)), "--reload-interval", "1"])
+    # State (the workspace file), config and cache under tmp_path, not ~
+    command = app_command(tmp_path, [executable], str(logs), "--reload-interval", "1")
     term = Tmux()
     try:
         term.start(command)
@@ -170,11 +176,8 @@ def test_loss_landscape_and_profiler_in_tmux(tmp_path: Path):
     from fixture_paths import EXTRAS_LOGS
 
     _tmux, executable = required_commands()
-    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(executable),
-                        shlex.quote(str(EXTRAS_LOGS)), "--reload-interval", "0",
-                        "--job", "landscape_step", "--view", "landscape"])
+    command = app_command(tmp_path, [executable], str(EXTRAS_LOGS), "--reload-interval", "0",
+                          "--job", "landscape_step", "--view", "landscape")
     term = Tmux(width=120, height=40)
     try:
         term.start(command)
@@ -236,15 +239,12 @@ def test_a_cold_start_of_1000_runs_paints_the_terminal_with_no_row_missing(tmp_p
     logs = tmp_path / "logs"
     for i in range(1000):
         write_run(logs, f"run_{i:05d}", steps=2, tags=("loss",))
-    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    monkeypatch.setenv("XDG_STATE_HOME", env["XDG_STATE_HOME"])
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the app's (`app_command`)
     workspace = Workspace(str(logs), workspace_path(str(logs)))
     workspace.remember("app", "jobs", {"sort_key": "id", "reverse": False, "sort_chosen": True})
     workspace.path.parent.mkdir(parents=True)
     assert workspace.save() == ""
-    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(executable),
-                        shlex.quote(str(logs)), "--reload-interval", "0"])
+    command = app_command(tmp_path, [executable], str(logs), "--reload-interval", "0")
     term = Tmux(*size)
     frames = []
     try:
@@ -284,10 +284,7 @@ def test_an_idle_app_in_a_terminal_lets_its_threads_sleep(tmp_path: Path):
     sleeps until a key comes. Keys still come through after the wait: a lone escape (known by the
     parser's timeout) closes help, `q` quits."""
     _tmux, executable = required_commands()
-    env = {"TERM": "xterm-256color", "TUI_INSIGHT_KEYMAP": os.devnull, "XDG_STATE_HOME": str(tmp_path / "state"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = " ".join(["exec env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(executable),
-                        shlex.quote(str(MINDSPORE_LOGS)), "--reload-interval", "0"])
+    command = app_command(tmp_path, [executable], str(MINDSPORE_LOGS), "--reload-interval", "0", replace_shell=True)
     term = Tmux(width=100, height=30)
     try:
         term.run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", f"unset COLUMNS LINES; {command}")

@@ -739,3 +739,72 @@ def test_an_idle_list_keeps_its_progress_line_current(tmp_path):
 
     settled, counted, line = run_pilot(app, body)
     assert settled and counted, line
+
+
+# -- a cold sweep's loading processes ---------------------------------------------------------------
+
+def test_the_app_starts_a_cold_sweeps_loading_processes_before_discovery_ends(tmp_path, monkeypatch):
+    """The cache waits to be asked (`start_processes`); the app asks once its first frame is
+    painted, so the processes' start still overlaps discovery. Discovery is held here until
+    they are alive (10 s at most): a pass left to start them itself would do so only after."""
+    import multiprocessing
+    import threading
+
+    from tui_insight.summary.sources.local import LocalSource
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+
+    for i in range(10):  # (a pool is used from pool.MIN_JOBS jobs)
+        write_run(tmp_path / "logs", f"run_{i}")
+    alive: list[int] = []
+    discover = LocalSource.discover
+
+    def held(self, *args, **kwargs):
+        found = discover(self, *args, **kwargs)
+        if not alive:
+            for _ in range(200):
+                if multiprocessing.active_children():
+                    break
+                threading.Event().wait(0.05)
+            alive.append(len(multiprocessing.active_children()))
+        return found
+
+    monkeypatch.setattr(LocalSource, "discover", held)
+    cache = SummaryCache(str(tmp_path / "logs"), workers=2)
+    app = InsightApp(cache, reload_interval=0, graph_prefetch_delay=None)
+
+    async def body(pilot):
+        return await wait_for(pilot, lambda: len(cache.jobs) == 10 and all(v.loaded for v in cache.jobs.values()), 60)
+
+    try:
+        assert run_pilot(app, body)
+    finally:
+        cache.stop()
+    assert alive and alive[0] >= 1
+
+
+def test_the_first_jobs_read_show_at_once_after_the_jobs_found(tmp_path):
+    """Cache changes reach the screens at most every CHANGES_EVERY seconds, but the hand-over of
+    jobs found (none read yet, their rows "loading") does not hold the next one: the first jobs
+    read fill their rows as soon as they come, not a quarter of a second later."""
+    import asyncio
+
+    from tui_insight.summary.store.cache import SummaryCache
+    from tui_insight.ui.app import InsightApp
+
+    for name in ("run_a", "run_b"):
+        write_run(tmp_path / "logs", name)
+    cache = SummaryCache(str(tmp_path / "logs"))
+    app = InsightApp(cache, start_loading=False, reload_interval=0, graph_prefetch_delay=None)
+
+    async def body(pilot):
+        await asyncio.to_thread(cache.discover_jobs)
+        assert await wait_for(pilot, lambda: table(app).row_count == 2, 10)
+        found = (app.changes_delivered, set(table(app).loading_ids))
+        await asyncio.to_thread(cache.reload)
+        await pilot.pause()  # the messages handled, no timer waited for
+        return found, app.changes_delivered, set(table(app).loading_ids)
+
+    found, delivered, loading = run_pilot(app, body)
+    assert found == (1, {"./run_a", "./run_b"})
+    assert delivered == 2 and not loading

@@ -5,11 +5,9 @@ remaps keys (keymap.toml over it). Each app is built as the command line builds 
 the installed program in tmux on a real config.toml."""
 from __future__ import annotations
 
-import os
-import shlex
 
 import pytest
-from test_e2e_tmux import Tmux, required_commands
+from test_e2e_tmux import Tmux, app_command, required_commands
 from textual.command import CommandList, CommandPalette
 from uihelp import MINDSPORE_LOGS, run_pilot, wait_for
 
@@ -98,11 +96,7 @@ def test_the_program_applies_config_toml_and_says_what_it_ignored(own_home):
     config = own_home / "config" / "tui-insight" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('workers = 0\nreload_interval = 7\n[keymap]\n"app.lineage" = "k"\n')
-    env = {"TERM": "xterm-256color", "XDG_STATE_HOME": str(own_home / "state"),
-           "XDG_CONFIG_HOME": str(own_home / "config"), "XDG_CACHE_HOME": str(own_home / "cache"),
-           "TUI_INSIGHT_KEYMAP": os.devnull}
-    command = " ".join(["env", *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-                        shlex.quote(executable), shlex.quote(str(MINDSPORE_LOGS))])
+    command = app_command(own_home, [executable], str(MINDSPORE_LOGS))
     term = Tmux(width=160, height=40)
     try:
         term.start(command)

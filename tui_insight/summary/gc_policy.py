@@ -94,6 +94,7 @@ FULL_GROWTH = 1.25  # the heap grew by a quarter since the last full collection 
 _deferred: tuple[int, int, int] | None = None  # the thresholds before `defer_full` (None: not deferred)
 _last_full = 0.0  # time.monotonic() of the last look at the heap by `collect_full_when_due`
 _blocks_after_full = 0  # sys.getallocatedblocks() right after it
+_look_now = False  # a load just ended: the next idle look comes at once (`look_after_load`)
 
 
 def defer_full() -> None:
@@ -113,11 +114,24 @@ def defer_full() -> None:
 
 def undefer_full() -> None:
     """Back to CPython's own full collections (the thresholds from before `defer_full`)."""
-    global _deferred
+    global _deferred, _look_now
     with _lock:
+        _look_now = False
         if _deferred is not None:
             gc.set_threshold(*_deferred)
             _deferred = None
+
+
+def look_after_load() -> None:
+    """A load just ended: the next idle `collect_full_when_due` runs a full pass at once, without
+    the wait, the generation-1 passes' count or the heap's growth. The pass a load makes due then
+    runs while the user still waits for the load, not in the idle minute after (5,000 jobs: a
+    50-90 ms pass within the first FULL_AT_MOST_SECONDS of an idle app). While a holder keeps
+    objects frozen (the store's first pass), what survives it is frozen with them: the job list's
+    rows and the app's screens, which later passes (a dashboard opened) then do not walk again."""
+    global _look_now
+    with _lock:
+        _look_now = True
 
 
 def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
@@ -125,14 +139,24 @@ def collect_full_when_due(idle: bool, now: float | None = None) -> bool:
     since the last one, and the heap grew by a quarter: an idle app's redraws allocate and free
     without growing, and each full pass walks the whole heap), the collector is on (no `paused`
     block runs) and the last look here was FULL_AT_MOST_SECONDS ago (`idle`: the user is idle),
-    or FULL_ANYWAY_SECONDS (a user who never pauses). True: it ran.
+    or FULL_ANYWAY_SECONDS (a user who never pauses); right after a load, at the first idle look,
+    whatever the heap (`look_after_load`). True: it ran.
 
     The heap is counted in the allocator's blocks (`sys.getallocatedblocks`) for want of
     CPython's own count of long-lived objects: 1-50 ms in an app holding 1.4 M blocks (it walks
     every pool), so it is looked at once a wait, not at every clock tick while a pass is due."""
-    global _last_full, _blocks_after_full
+    global _last_full, _blocks_after_full, _look_now
     now = time.monotonic() if now is None else now
     wait = FULL_AT_MOST_SECONDS if idle else FULL_ANYWAY_SECONDS
+    if _look_now and idle and gc.isenabled():
+        _look_now = False
+        _last_full = now
+        gc.collect(2)
+        with _lock:
+            if _holders:  # what was built from the load joins the store's objects held frozen
+                gc.freeze()
+        _blocks_after_full = sys.getallocatedblocks()
+        return True
     if gc.get_count()[2] < FULL_EVERY or not gc.isenabled() or now - _last_full < wait:
         return False
     _last_full = now  # (also when the heap did not grow: counting it can take 50 ms, once a wait)

@@ -260,6 +260,9 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self._unsubscribe = self.cache.subscribe(self._on_cache_notice)
         if self.start_loading:
             self.cache.start(self.reload_interval)
+            # A cold sweep's loading processes start once the first frame is painted: started
+            # sooner, they take the cores from the imports and the layout that frame waits for.
+            self.call_after_refresh(self.cache.start_processes)
         self._progress_timer = self.set_interval(PROGRESS_EVERY, self._progress_tick)
         self.set_interval(1.0, self.tick_clock)
         gc_policy.defer_full()  # full passes at idle moments (`tick_clock`)
@@ -369,7 +372,10 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         with self._pending_lock:
             changes, self._pending = self._pending, Changes()
             self._notice_posted = False
-        self._changes_delivered = time.monotonic()
+        if changes.updated or changes.lineage or changes.graphs:
+            # A hand-over of jobs found, none read (a cold start's first), does not hold the next:
+            # the first jobs read show as soon as they are (up to CHANGES_EVERY sooner).
+            self._changes_delivered = time.monotonic()
         self.changes_delivered += 1
         if changes.removed:
             self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]

@@ -48,6 +48,7 @@ The rules (the job list's help says the same):
 """
 from __future__ import annotations
 
+import heapq
 import math
 import weakref
 from dataclasses import dataclass, field
@@ -347,6 +348,13 @@ def age(seconds: float) -> str:
     return f"{int(seconds // 86400)}d"
 
 
+def age_next(seconds: float) -> float:
+    """The first duration after `seconds` whose `age` reads differently: the next whole second
+    under a minute, the next whole minute under an hour, and so on."""
+    unit = 1.0 if seconds < 60 else 60.0 if seconds < 3600 else 3600.0 if seconds < 86400 else 86400.0
+    return (seconds // unit + 1) * unit
+
+
 def notice(health: JobHealth, new: Iterable[str], now: float) -> str:
     """One sentence about badges that just appeared on a job (a notification)."""
     tag = health.tag or "the headline"
@@ -398,12 +406,17 @@ class BadgeWatch:
     def __init__(self, book: HealthBook | None = None) -> None:
         self.book = book if book is not None else HealthBook()
         self._badges: dict[str, tuple[str, ...]] = {}
-        self._timed: set[str] = set()  # jobs whose badges may change with the clock alone
+        # When the clock alone may next change a job's badges (`JobHealth.next_change`), and those
+        # times in a heap (entries no longer in `_due` are skipped): a tick looks only at the jobs
+        # whose time came, not at every live job every second.
+        self._due: dict[str, float] = {}
+        self._deadlines: list[tuple[float, str]] = []
 
     def reset(self, views: Mapping, chosen: str | None, now: float) -> None:
         """Start again from what `views` show (the headline changed: nothing is news)."""
         self._badges.clear()
-        self._timed.clear()
+        self._due.clear()
+        self._deadlines.clear()
         self.update(views, views, chosen, now)
 
     def update(self, views: Mapping, train_ids: Iterable[str], chosen: str | None,
@@ -414,7 +427,7 @@ class BadgeWatch:
             view = views.get(tid)
             if view is None:
                 self._badges.pop(tid, None)
-                self._timed.discard(tid)
+                self._due.pop(tid, None)
                 self.book.forget(tid)
                 continue
             if not view.loaded:
@@ -423,18 +436,29 @@ class BadgeWatch:
         return news
 
     def tick(self, views: Mapping, chosen: str | None, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
-        """Badges the clock brought (only jobs that were live are looked at)."""
-        return self.update(views, list(self._timed), chosen, now)
+        """Badges the clock brought (only the jobs whose next change came are looked at)."""
+        due, deadlines = [], self._deadlines
+        while deadlines and deadlines[0][0] <= now:
+            when, tid = heapq.heappop(deadlines)
+            if self._due.get(tid) == when:
+                del self._due[tid]
+                due.append(tid)
+        return self.update(views, due, chosen, now)
 
     def _check(self, health: JobHealth, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
         tid = health.train_id
         found = health.badges(now)
         before = self._badges.get(tid)
         self._badges[tid] = found
-        if health.next_change(now) is not None:
-            self._timed.add(tid)
-        else:
-            self._timed.discard(tid)
+        when = health.next_change(now)
+        if when is None:
+            self._due.pop(tid, None)
+        elif self._due.get(tid) != when:
+            self._due[tid] = when
+            heapq.heappush(self._deadlines, (when, tid))
+            if len(self._deadlines) > 2 * len(self._due) + 64:  # stale entries: keep it small
+                self._deadlines = [(w, t) for t, w in self._due.items()]
+                heapq.heapify(self._deadlines)
         if before is None or not found:  # a job's first view: what it has is not news
             return []
         new = tuple(b for b in found if b not in before and health.announces(b))

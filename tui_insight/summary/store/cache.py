@@ -15,9 +15,7 @@ import os
 import threading
 import time
 from collections import deque
-# (BrokenExecutor: the process pool's error's base, without importing concurrent.futures.process
-# and multiprocessing, 10 ms of a start that reads in this process)
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, CancelledError, Future, wait
+from concurrent.futures import CancelledError, Future
 from types import MappingProxyType
 from typing import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
@@ -37,7 +35,8 @@ from .file_state import describe
 from .job_view import Changes, JobView, LoadProgress
 from .lanes import LaneReads
 from .loader import JobLoader
-from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS, JobPool
+from .pool import BATCH_JOBS, BIG_JOB_BYTES, MIN_JOBS
+from .pooled_loads import PooledLoads
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode, header_end
 from .waiting import wait_loaded
@@ -60,7 +59,7 @@ log = logging.getLogger(__name__)
 Subscriber = Callable[[Changes], None]
 
 
-class SummaryCache:
+class SummaryCache(PooledLoads):
     """Jobs of one log directory, loaded in the background and read as snapshots.
 
     Memory: every job keeps what the job list shows; the series of a job ("details") are kept
@@ -70,7 +69,8 @@ class SummaryCache:
 
     `disk_cache` (a `DiskCache`, None for none) keeps each job's snapshot between runs: a job
     whose files only grew since is restored from it and reads only what was appended.
-    `workers` > 1 reads the first load of jobs in that many processes.
+    `workers` > 1 reads the first load of jobs in that many processes (`start_processes` starts
+    them ahead of the first pass).
     `every_step`: plugins whose series keep every step in the files, after the same restart
     rules, instead of MindInsight's limits (the public API's `all_steps`; no disk cache then,
     whose snapshots hold the limited series).
@@ -99,9 +99,7 @@ class SummaryCache:
         self._index_read = False  # the disk cache's index of this LOGDIR was read (on the first pass)
         self._budget = DetailBudget(memory_budget)
         self._shelved = 0  # jobs `_shelve`d
-        self._pool = JobPool(workers) if workers > 1 and self.source.is_local else None  # workers read locally
-        if self._pool is not None:  # a cold start's, started now: while the UI is made and discovery walks LOGDIR
-            self._pool.start_ahead(self.logdir, cold=self.disk is None or not self.disk.has_index(self.logdir, self._where))
+        self._start_pool(workers, self.source)
         self._urgent: tuple[str, ...] = ()  # the latest held jobs: read first (`hold`)
         self._published = threading.Condition()  # notified whenever a view is replaced (`details`)
         self._loaders: dict[str, JobLoader] = {}
@@ -554,6 +552,9 @@ class SummaryCache:
         pending: dict[Future, tuple[list[FoundJob], int]] = {}  # first loads in the pool (and its generation)
         batch: list[FoundJob] = []  # first loads for the pool, not sent yet (`BATCH_JOBS` at once)
         sent = 0  # jobs sent to the pool in this pass
+        # Until the pool's first answer (its processes start: ~0.3 s on 2 cores), jobs that find
+        # its queue full are read here instead of waiting: the first rows need no process.
+        answered = False
         handed: list[str] = []  # jobs read on their sources' lanes (`_read_on_lane`)
         shelved = self._shelved
         # Jobs listed from the disk cache with nothing to read: one notice per batch, not per job.
@@ -569,7 +570,9 @@ class SummaryCache:
                 if self._budget.holding:
                     self._serve_held(total)
                 if pending:
-                    done += self._install_done(pending, total, block=False)
+                    installed = self._install_done(pending, total, block=False)
+                    done += installed
+                    answered = answered or installed > 0
                 loader = self._loaders[item.train_id]
                 if self._lanes.used and self._lanes.held_up(item.train_id, item.path):
                     continue  # read on its lane now, or behind a host that does not answer
@@ -593,7 +596,8 @@ class SummaryCache:
                 if self._lanes.used and self._read_on_lane(loader, item, file_stats, first):
                     handed.append(item.train_id)
                     continue
-                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats):
+                if pooled and self._pool is not None and self._pool.takes(loader, item, file_stats) \
+                        and (answered or len(pending) < 2 * self._pool.workers):
                     batch.append(item)
                     if len(batch) < (1 if sent < 2 * self._pool.workers else BATCH_JOBS):
                         continue  # the first tasks one job each (the first rows), then `BATCH_JOBS` a task
@@ -619,6 +623,7 @@ class SummaryCache:
             self._hand_over(restored, total)
             for future in pending:
                 future.cancel()
+            self._ahead = False  # (processes started after a pass would wait for the next one)
             if self._pool is not None and (sent or self._pool.running):
                 self._pool.close()  # idle workers hold memory; later first loads start new ones
             if self._shelved != shelved:
@@ -671,88 +676,6 @@ class SummaryCache:
             gc_policy.trim()  # (their pages are scattered between what stays: glibc keeps them)
         self._budget.drop(loader.train_id)
         self._publish(loader.train_id, loader.view)  # no notice: what the job list shows is the same
-
-    # -- the process pool ---------------------------------------------------------------------
-
-    def _send(self, batch: list[FoundJob], pending: dict[Future, tuple[list[FoundJob], int]], total: Changes) -> int:
-        """`batch` sent to a loading process (in `pending`): 0; else its jobs read here, shelved: how many."""
-        entries = [(item, self.disk.entry_to_write(item.path, self._where) if self.disk else None) for item in batch]
-        sent = self._pool.send(entries, self._note, self._pool_died) if self._pool is not None else None
-        if sent is not None:
-            pending[sent[0]] = (batch, sent[1])
-            return 0
-        for item in batch:
-            stats = self._loaders[item.train_id].stat_files(item)
-            self._read_in_process(self._loaders[item.train_id], item, stats, total, first=True)
-            self._shelve(self._loaders[item.train_id], stats)
-        return len(batch)
-
-    def _pool_died(self, generation: int) -> str:
-        note = "a loading process died; its jobs were read again in this process"
-        self._note(note)
-        if self._pool is not None:
-            self._pool.broke(generation)
-        return note
-
-    def _install_done(self, pending: dict[Future, tuple[list[FoundJob], int]], total: Changes, block: bool) -> int:
-        """Install the first loads the pool has finished (waiting a little for one when `block`),
-        in the order they were sent, and read here the ones a dead pool lost; how many."""
-        if not pending:
-            return 0
-        finished = wait(list(pending), timeout=0.1, return_when=FIRST_COMPLETED)[0] if block else {f for f in pending if f.done()}
-        count, alive = 0, {}  # (a pool's health: checked once a call, after a wait only; each check polls its workers)
-        for future, (items, generation) in list(pending.items()):
-            if future not in finished:
-                if block and generation not in alive:
-                    alive[generation] = self._pool is not None and self._pool.live(generation)
-                if not block or alive[generation]:
-                    continue
-            del pending[future]
-            for i, item in enumerate(items):
-                self._install(future, i, item, generation, total)
-            count += len(items)
-        if block:
-            self._serve_held(total)
-        return count
-
-    def _install(self, future: Future, i: int, item: FoundJob, generation: int, total: Changes) -> None:
-        """The `i`th job of the batch `future` read: installed, or read here."""
-        loader = self._loaders.get(item.train_id)
-        if loader is None:
-            return
-        snapshot = None
-        try:
-            if future.cancel() or not future.done():  # its pool died before it ran, or while it did
-                raise BrokenExecutor("lost with its pool")
-            result = future.result()[i]
-            if isinstance(result, Exception):
-                raise result
-            data, nbytes, nfiles, written = result
-            # With a disk cache the series go there as they are (the worker wrote them) and only
-            # the header is read here: most jobs of a big first load would be evicted at once anyway.
-            if written is not None and self.disk is not None:
-                self.disk.written(loader.path, data, *written)
-                on_disk = True
-            else:
-                on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
-            snapshot = decode(data, details=not on_disk)
-        except BrokenExecutor:
-            loader.notes.append(self._pool_died(generation))
-        except Exception as exc:  # a bug in a worker: read the job here, and say why
-            log.exception("reading %s in a loading process failed", shown(item.train_id))
-            loader.notes.append(f"reading in a loading process failed ({type(exc).__name__}); read in this process")
-        stats = loader.stat_files(item)  # now: the files may have grown since the worker read them
-        # Nothing grew and nothing else to read: listed from the header, as a warm start lists it.
-        settled = snapshot is not None and on_disk and loader.list_settled(snapshot, item, stats)
-        if snapshot is not None and (settled or loader.fits(snapshot, item, stats)):
-            if not settled:
-                loader.install(snapshot, from_disk=on_disk)
-            self.progress.bytes_read += nbytes
-            self.progress.files_read += nfiles
-        if settled:  # (no refresh that would read nothing)
-            self._published_refresh(loader, Changes(), total, first=True)
-        else:
-            self._read_in_process(loader, item, stats, total, first=True)
 
     def _progressed(self, loader: JobLoader, changes: Changes) -> None:
         """A job's view published while its files are still being read; and the jobs opened

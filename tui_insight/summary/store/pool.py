@@ -152,10 +152,12 @@ class JobPool:
     def start_ahead(self, logdir: str, cold: bool) -> None:
         """Start the workers now, on a thread of their own, when the first pass will be a `cold`
         load of `many_jobs`: their start (the forkserver's imports, then each worker's) goes on
-        while the app is made and discovery walks LOGDIR, not after. The pass closes them."""
+        while discovery walks LOGDIR, not after. The pass closes them."""
         if not cold or self.disabled or self._executor is not None or not many_jobs(logdir):
             return
         with self._lock:
+            if self._executor is not None:  # a pass's first `submit` made it meanwhile
+                return
             executor = self._new_executor()
 
         def start() -> None:

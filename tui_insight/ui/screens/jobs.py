@@ -13,6 +13,7 @@ that finishes is never announced; `stalled` only where a clean close would have 
 from __future__ import annotations
 
 import logging
+import weakref
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -26,6 +27,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from ...summary import gc_policy
 from ...summary.queries import health, ranks
 from ...summary.store.job_view import STATE_MEANINGS, Changes, JobView, state_meaning
 from ..common.focus import focus_now
@@ -267,13 +269,26 @@ class JobsScreen(LoaderHost, Screen):
             text = group_line(group, table.rank_badges, "-" if group.name in self.state.expanded else "+",
                               table.profile_ranks)
         else:
-            text = cursor_line(self.app.cache.jobs.get(tid)) if tid is not None else ""
+            text = self._cursor_line(self.app.cache.jobs.get(tid) if tid is not None else None)
         if text != getattr(line, "_said", None):
             line._said = text  # type: ignore[attr-defined]
             line.update(text, layout=False)
         if (tid, self.state.marked) != self._ahead_for:
             self._ahead_for = (tid, self.state.marked)
             self._want_ahead()
+
+    _cursor_of: Any = None  # weakref to the view the cursor line was made from, and that line
+    _cursor_text = ""
+
+    def _cursor_line(self, view: JobView | None) -> str:
+        """`cursor_line(view)`, made again only for another view (views are frozen; a change of
+        the job publishes a new one): the clock's tick asks every second. The view is known
+        weakly, as the rows know theirs: it may hold the job's series."""
+        if view is None:
+            return ""
+        if self._cursor_of is None or self._cursor_of() is not view:
+            self._cursor_of, self._cursor_text = weakref.ref(view), cursor_line(view)
+        return self._cursor_text
 
     def _want_ahead(self) -> None:
         """Once the keys rested, what `enter`, `c` and `l` would open is built off screen (`KeptScreens`)."""
@@ -465,7 +480,14 @@ class JobsScreen(LoaderHost, Screen):
         if self._dashboard_asked or not self._settled():
             return  # (asked again once settled: `update_progress` runs 4 times a second)
         self._dashboard_asked = True
-        Loader(self, "dashboard").request("dashboard", load_dashboard, lambda loaded: self._want_ahead())
+        Loader(self, "dashboard").request("dashboard", load_dashboard, self._dashboard_imported)
+
+    def _dashboard_imported(self, loaded: object) -> None:
+        # The first load's rows are built and the dashboard's modules imported: the full pass they
+        # made due runs at the next idle tick (and what survives it stays out of later passes),
+        # not in the idle minute after (`gc_policy.look_after_load`).
+        gc_policy.look_after_load()
+        self._want_ahead()
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""

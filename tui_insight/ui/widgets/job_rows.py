@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from rich.style import Style
 
-from ...summary.queries.health import JobHealth
+from ...summary.queries.health import JobHealth, age_next
 from ...summary.store.job_view import JobView
 from ..common.format import relative_time
 from ..common.palette import job_colour
@@ -96,7 +96,8 @@ class JobRow:
     few objects as it can (the garbage collector walks every object that stays); the cells'
     styles and the sort values are worked out when a row is drawn or sorted."""
 
-    __slots__ = ("train_id", "texts", "health", "mark", "step", "files", "tags", "at", "built_from", "_trend_width")
+    __slots__ = ("train_id", "texts", "health", "mark", "step", "files", "tags", "at", "until", "built_from",
+                 "_trend_width")
 
     def __init__(self, train_id: str, texts: tuple[str, ...], health: JobHealth, mark: int | None, step: int,
                  files: int, tags: int, at: float, built_from: weakref.ref | None = None):
@@ -106,6 +107,7 @@ class JobRow:
         self.mark = mark  # its place in the marking order (its colour), None: not marked
         self.step, self.files, self.tags = step, files, tags  # the last step (-1: none), file and tag counts
         self.at = at  # the clock its clock cells were computed at
+        self.until = at  # its clock cells read the same from `at` to this clock (`clock_texts_until`)
         # The view it was built from (None: a placeholder), weakly: a view holds the job's series
         # until the cache drops them, and the list must not keep them alive.
         self.built_from = built_from
@@ -194,6 +196,21 @@ def clock_texts(health: JobHealth, now: float) -> tuple[str, str, str, str]:
     text, _, live = health.clock_cells(now)
     return (text["health"], "● live" if live else "", text["since"],
             relative_time(health.update_time, now) if health.loaded else "-")
+
+
+def clock_texts_until(health: JobHealth, now: float) -> float:
+    """Until when `clock_texts(health, t)` reads as at `now` (for `now <= t`), or a moment before:
+    the next whole second, minute, hour or day of its relative times ("5s ago" changes each
+    second, "3m ago" each minute), or the next change of its badges or live marker."""
+    when = health.next_change(now)
+    until = math.inf if when is None else when
+    if health.loaded and health.update_time:
+        until = min(until, health.update_time + age_next(max(0.0, now - health.update_time)))
+    if health.live(now):
+        since = health.since_step(now)
+        if since is not None:
+            until = min(until, now + age_next(since) - since)
+    return until
 
 
 def job_row(view: JobView, now: float, mark_index: int | None, headline: str | None = None,

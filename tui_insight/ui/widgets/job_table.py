@@ -57,8 +57,8 @@ from ..state.job_columns import BY_KEY, COLUMNS, PADDING, SORTABLE, Fit, fit_col
 from ..state.jobs import JobListState
 from ..messages import LatestMessage
 from .job_groups import GroupRow, build_group, group_id, grouped_order, is_group
-from .job_rows import (_CLOCK_AT, MAX_ID_WIDTH, TEXT_KEYS, JobRow, clock_texts, headline_header, job_row,
-                       parse_style)
+from .job_rows import (_CLOCK_AT, MAX_ID_WIDTH, TEXT_KEYS, JobRow, clock_texts, clock_texts_until, headline_header,
+                       job_row, parse_style)
 
 MOVES_ONE_BY_ONE = 64  # rows changing place in one refresh that are moved one at a time (more: in bulk)
 
@@ -599,17 +599,20 @@ class JobTable(ScrollView, can_focus=True):
         return True
 
     def _freshen(self, tid: str, now: float) -> bool:
-        """Bring the row's clock cells to `now`; True if they changed."""
+        """Bring the row's clock cells to `now`; True if they changed. Not computed again before
+        they can change (`clock_texts_until`): the visible rows are freshened every second."""
         row = self.rows_by_id.get(tid)
-        if row is None or row.at == now:
+        if row is None or row.at == now or row.at <= now < row.until:
             return False
         texts = list(row.texts)
         for i, text in zip(_CLOCK_AT, clock_texts(row.health, now)):
             texts[i] = text
+        until = clock_texts_until(row.health, now)
         if tuple(texts) == row.texts:  # (then so are the sort values: "live" and "health" follow the texts)
-            row.at = now
+            row.at, row.until = now, until
             return False
         new = JobRow(tid, tuple(texts), row.health, row.mark, row.step, row.files, row.tags, now, row.built_from)
+        new.until = until
         self._set_row(tid, new)
         self._measure([row], -1)
         self._measure([new], 1)

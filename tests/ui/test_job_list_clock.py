@@ -1,0 +1,103 @@
+"""The job list's clock cells ("5s ago", "● live", badges) are computed again only when they can
+read differently: the visible rows are looked at every second, a finished job's "12m ago" once a
+minute."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from health_logs import T0, falling, write_scalars
+from uihelp import NOW, make_app, run_pilot, write_run
+
+from tui_insight.summary.formats.writer import SummaryWriter
+from tui_insight.summary.queries.health import JobHealth
+from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.ui.screens import jobs
+from tui_insight.ui.screens.jobs import JobsScreen
+from tui_insight.ui.widgets import job_table
+from tui_insight.ui.widgets.job_rows import clock_texts, clock_texts_until
+
+
+def walk_the_clock(job: JobHealth, start: float, seconds: float, step: float = 0.25) -> int:
+    """Move the clock a `step` at a time; the texts must read the same until `clock_texts_until`
+    said. How many times they were computed."""
+    at, texts, until, computed = start, clock_texts(job, start), clock_texts_until(job, start), 1
+    for i in range(1, int(seconds / step)):
+        now = start + i * step
+        if now < until:
+            assert clock_texts(job, now) == texts, (now - start, texts)
+        else:
+            at, texts, until, computed = now, clock_texts(job, now), clock_texts_until(job, now), computed + 1
+            assert until > at
+    return computed
+
+
+def test_the_clock_texts_hold_until_they_can_change(tmp_path: Path):
+    last = T0 + 60  # a live run: a step every 2 s, then it stops (stalled after 10 s, finished after 2 min)
+    write_scalars(tmp_path, "live", {"loss": falling(30)}, last, interval=2.0, mtime=last)
+    write_scalars(tmp_path, "old", {"loss": falling(30)}, last, interval=2.0, mtime=last - 600)
+    cache = SummaryCache(str(tmp_path), clock=lambda: last)
+    cache.reload()
+    live, old = (JobHealth.of(cache.job(tid)) for tid in ("./live", "./old"))
+    assert live.live(last) and not old.live(last)
+    # Live: "9s ago" moves every second for a minute, then by the minute: far fewer than 4 a second.
+    assert walk_the_clock(live, last, 1000) < 100
+    assert walk_the_clock(old, last, 1000) <= 20  # "10m ago" ... "26m ago": once a minute
+    assert clock_texts_until(old, last) - last <= 60
+
+
+def test_a_tick_computes_again_only_the_rows_whose_clock_cells_can_change(ui_logs, monkeypatch):
+    write_run(ui_logs, "run_live", mtime=NOW - 5, live=True)
+    now = [NOW]
+    app = make_app(ui_logs, clock=lambda: now[0])
+    computed: list[str] = []
+
+    def counted(health, at):
+        computed.append(health.train_id)
+        return clock_texts(health, at)
+
+    async def body(pilot):
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        monkeypatch.setattr(job_table, "clock_texts", counted)
+        now[0] += 1
+        screen.tick()  # every visible row once
+        first = sorted(computed)
+        computed.clear()
+        now[0] += 1
+        screen.tick()
+        return first, sorted(computed), screen.table.cell("./run_live", "updated")
+
+    first, second, updated = run_pilot(app, body)
+    assert first == ["./run_a", "./run_b", "./run_c", "./run_live"]
+    assert second == ["./run_live"]  # "7s ago"; the others read "10m ago" for another minute
+    assert updated == "7s ago"
+
+
+def test_the_cursor_line_is_made_again_only_when_its_job_changes(ui_logs, monkeypatch):
+    app = make_app(ui_logs)
+    made: list[str] = []
+    line_of = jobs.cursor_line
+
+    def counted(view):
+        made.append(view.train_id)
+        return line_of(view)
+
+    async def body(pilot):
+        monkeypatch.setattr(jobs, "cursor_line", counted)
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        tid = screen.table.current_job
+        for _ in range(3):
+            app.tick_clock()
+        quiet = list(made)
+        with SummaryWriter(ui_logs / tid, timestamp=int(T0) + 7, wall_time=T0 + 7) as writer:  # a second file
+            writer.add_scalar("loss", 0.5)
+            writer.record(1, wall_time=T0 + 7)
+        assert app.cache.reload().updated.keys() == {tid}
+        await pilot.pause(0.3)
+        app.tick_clock()
+        return tid, quiet, made
+
+    tid, quiet, made_after = run_pilot(app, body)
+    assert quiet == []  # three ticks, the same view: the line made at the start stays
+    assert made_after == [tid]  # its job changed: made again, once
