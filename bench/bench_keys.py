@@ -20,8 +20,8 @@ key's time; then the worst of all. `--only NAME` (repeatable): only the fixture 
 `--opens` times opening instead (`bench_opens`), same clock: `enter` on the job in the job list
 to the settled dashboard, each view's key at its first visit and again, `escape` back to the
 job list, `enter` again, `l` (lineage) and its `escape`; on a LOGDIR of several jobs, two marked
-and `c` (a comparison). `--dwell S`: S seconds on the job's row, settled, before `enter` (the job
-list builds the dashboard of the row the cursor rests on ahead, off screen), and 1 + S seconds on
+and `c` (a comparison). `--dwell S`: S seconds on the job's row, settled, before `enter` and
+after marking before `c` (the job list builds what they open ahead, off screen), and 1 + S seconds on
 the first view before the other views' keys, with the app's default prefetch delay (0.5 s: the
 dashboard builds its graph, then its other views, hidden, while the keys pause). Each is printed with its first frame and its settled frame; `--repeat N`
 runs it N times and prints medians and worst.
@@ -233,6 +233,7 @@ def bench_opens_once(logdir: Path, job: str, size: tuple[int, int], dwell: float
             await wait_for(pilot, lambda: app.screen.table.row_count > 1)
             await pilot.press("home", "space", "down", "space")
             await settle(pilot, clock, time.perf_counter())
+            await pilot.pause(dwell)  # a user reading the marks before `c`
             results["c (compare 2)"] = await time_open(pilot, clock, "c")
             results["c escape"] = await time_open(pilot, clock, "escape")
         return results

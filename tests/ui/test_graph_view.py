@@ -1089,3 +1089,30 @@ def test_a_big_scopes_edges_are_gathered_by_the_loader(tmp_path, monkeypatch):
 
     messages, _ = scope_details(tmp_path, INLINE_SCOPE_NODES + 50, monkeypatch)
     assert any("gathering the edges" in text for text in messages)
+
+
+def test_o_shows_the_other_setting_built_ahead_in_the_keys_own_frame():
+    """A graph shown has its other setting built next, off the UI thread: the first frame after
+    `o` already shows the optimized graph in the tree, no "building…" frame before it."""
+    app = make_app(MINDSPORE_LOGS)
+    seen: list = []  # what the tree showed at each paint after `o`
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), "graph")
+        await wait_for_view(pilot, app, "GraphView")
+        view = app.screen.query_one(GraphView)
+        assert await wait_for(pilot, lambda: view.shown_key is not None and view.loader.pending() == 0)
+        await pilot.pause(0.2)
+        display = app._display
+
+        def recorded(screen, renderable):
+            if renderable is not None:
+                seen.append(view.shown_key)
+            return display(screen, renderable)
+
+        app._display = recorded
+        await pilot.press("o")
+        await pilot.pause(0.3)
+
+    run_pilot(app, body, size=(120, 36))
+    assert seen and seen[0] is not None and seen[0][2] is True

@@ -4,16 +4,17 @@ are kept, and one whose job left LOGDIR is not. The job the cursor rests on has 
 built ahead, off screen."""
 from __future__ import annotations
 
+import asyncio
 import shutil
 
-from uihelp import MINDSPORE_LOGS, NOW, T0, make_app, run_pilot, wait_for, wait_for_view
+from uihelp import MINDSPORE_LOGS, NOW, T0, make_app, post_key, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens import load_dashboard
 from tui_insight.ui.screens.jobs import JobsScreen
-from tui_insight.ui.screens.kept import KEEP
+from tui_insight.ui.screens.kept import KEEP, LINEAGE
 from tui_insight.ui.views.scalars import ScalarsView
 from tui_insight.ui.widgets.job_table import JobTable
 
@@ -173,3 +174,164 @@ def test_the_app_ends_cleanly_while_a_dashboard_is_being_built_ahead():
         return type(app.screen).__name__
 
     assert run_pilot(app, body) == "JobsScreen"  # and ended without an exception
+
+
+def test_a_dashboard_built_ahead_and_let_go_repaints_nothing_of_the_job_list(tmp_path):
+    """The job list is not painted again when a dashboard built ahead is taken down for the next
+    one: nothing on it changed, and that frame would fall in the window of the user's next key
+    (Textual reflows and repaints the screen shown whenever a screen is removed)."""
+    from test_textual_compat import count_paints
+
+    for name in ("run_a", "run_b"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        app.build_ahead(("run_a",))
+        first = app.get_screen("dashboard:run_a")
+        assert await wait_for(pilot, lambda: first.is_mounted)
+        await pilot.pause(0.3)  # laid out and painted off screen
+        painted = count_paints(app)
+        app.build_ahead(("run_b",))  # lets run_a's go
+        assert await wait_for(pilot, lambda: not first.is_attached and app.get_screen("dashboard:run_b").is_mounted)
+        await pilot.pause(0.3)
+        return len(painted), type(app.screen).__name__
+
+    assert run_pilot(app, body, size=(100, 30)) == (0, "JobsScreen")
+
+
+def count_made(monkeypatch, cls) -> list[int]:
+    """A list that gets a 1 each time an instance of `cls` is made (for the test's duration)."""
+    made: list[int] = []
+    init = cls.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(1)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "__init__", counted)
+    return made
+
+
+def test_lineage_is_built_ahead_once_the_keys_rested_and_kept_between_visits(monkeypatch):
+    """Two seconds without keys on the job list build the lineage screen off screen: `l` then
+    makes no lineage view, only shows it; `escape` and `l` again show the same screen, with the
+    jobs marked meanwhile counted."""
+    from tui_insight.ui.views.lineage import LineageView
+
+    app = make_app(MINDSPORE_LOGS)
+    load_dashboard()
+    made = count_made(monkeypatch, LineageView)
+
+    async def body(pilot):
+        await pilot.press("slash", *"lenet_lr0.01", "enter")  # a key: the app may work ahead
+        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead.
+        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards, timeout=10)
+        before = len(made)
+        await pilot.press("l")
+        await wait_for_view(pilot, app, "LineageView")
+        first = app.screen
+        await pilot.press("escape")
+        assert await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        await pilot.press("space")  # marks the job under the cursor
+        await pilot.press("l")
+        await wait_for_view(pilot, app, "LineageView")
+        status = str(app.screen.query_one("#lineage-status").render())
+        return before, len(made), app.screen is first, status
+
+    before, after, same, status = run_pilot(app, body, size=(100, 30))
+    assert (before, after, same) == (1, 1, True)
+    assert "1 marked" in status
+
+
+def test_two_marked_jobs_have_their_comparison_built_ahead_for_c(monkeypatch):
+    """Two jobs marked and the keys rested: `c` shows their dashboard built off screen, it makes none."""
+    app = make_app(MINDSPORE_LOGS)
+    dashboard = load_dashboard()
+    made = count_made(monkeypatch, dashboard.DashboardScreen)
+
+    async def body(pilot):
+        await pilot.press("home", "space", "down", "space")
+        marked = tuple(app.marked)
+        # Resting: the comparison's dashboard built ahead (then the cursor's).
+        assert await wait_for(pilot, lambda: marked in app.kept_dashboards, timeout=10)
+        before = len(made)
+        await pilot.press("c")
+        await wait_for_view(pilot, app)
+        return marked, before, len(made), app.screen.train_ids
+
+    marked, before, after, shown = run_pilot(app, body, size=(100, 30))
+    assert len(marked) == 2 and shown == marked
+    assert before == after  # nothing made by `c`
+
+
+def test_a_dashboard_built_ahead_is_painted_only_between_keys_a_few_widgets_a_step(monkeypatch):
+    """While keys come (one every 40 ms, 1.2 s), no widget of a dashboard being built ahead is painted:
+    each step waits for a pause after the key, whose frame comes first. Once the keys stop it is
+    painted, a few widgets a step, so no step holds up a key for long."""
+    from textual.widget import Widget
+
+    from tui_insight.ui.screens import kept
+
+    app = make_app(MINDSPORE_LOGS)
+    load_dashboard()
+    rendered: list[tuple[int, str]] = []  # (step, widget) for each widget of the screen rendered
+    steps = [0]
+    render_lines = Widget.render_lines
+    settle = kept.KeptScreens._settle_ahead
+
+    def counted_render(self, crop):
+        if self.is_attached and self.screen is not app.screen and self.screen.id == "ahead":
+            rendered.append((steps[0], type(self).__name__))
+        return render_lines(self, crop)
+
+    def counted_settle(self, *args):
+        steps[0] += 1
+        return settle(self, *args)
+
+    monkeypatch.setattr(Widget, "render_lines", counted_render)
+    monkeypatch.setattr(kept.KeptScreens, "_settle_ahead", counted_settle)
+
+    async def body(pilot):
+        await pilot.press("down")
+        app.kept_dashboards.build_ahead(("./lenet_lr0.01",),
+                                        lambda: load_dashboard().DashboardScreen(("./lenet_lr0.01",), id="ahead"))
+        for key in ["up", "down"] * 15:
+            post_key(app, key)  # as typed: not waiting for the app in between
+            await asyncio.sleep(0.04)
+        during = len(rendered)
+        await pilot.pause(1.0)
+        return during
+
+    during = run_pilot(app, body, size=(160, 48))
+    per_step: dict[int, int] = {}
+    for step, _ in rendered:
+        per_step[step] = per_step.get(step, 0) + 1
+    assert during == 0
+    assert len(per_step) > 1 and len(rendered) > len(per_step)  # painted, in several steps
+
+
+def test_a_dashboard_built_ahead_counts_against_keep_once_shown(tmp_path):
+    """Shown, a dashboard built ahead is kept as any other: the one opened longest ago goes at
+    once, so no more than `KEEP` are kept."""
+    names = [f"run_{i}" for i in range(KEEP + 1)]
+    for name in names:
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        for name in names[:-1]:
+            app.open_jobs((f"./{name}",))
+            await wait_for_view(pilot, app)
+            await pilot.press("escape")
+            assert await wait_for(pilot, lambda: isinstance(app.screen, JobsScreen))
+        last = (f"./{names[-1]}",)
+        app.build_ahead(last)
+        assert await wait_for(pilot, lambda: last in app.kept_dashboards)
+        app.open_jobs(last)
+        await wait_for_view(pilot, app)
+        return [name for name in names if (f"./{name}",) in app.kept_dashboards]
+
+    assert run_pilot(app, body, size=(100, 30)) == names[1:]

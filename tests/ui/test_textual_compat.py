@@ -748,3 +748,31 @@ def test_the_underline_moves_in_the_frame_that_activates_a_tab():
     assert counts == [1, 1]
     assert places == later_places and places[0] != places[1]  # where Textual puts it
     assert later_counts == [2, 2]  # Textual alone: the tab's frame, then the underline's
+
+
+def test_a_change_on_the_job_list_under_a_dashboard_paints_nothing():
+    """The job list under an (opaque) dashboard is not shown: a change on it (its table redrawn,
+    its footer rewritten for new bindings) paints no frame, and it shows the change once back."""
+    from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for_view
+
+    from tui_insight.ui.widgets.job_table import JobTable
+
+    app = make_app(MINDSPORE_LOGS)
+
+    async def body(pilot):
+        app.open_jobs(("./lenet_lr0.01",), "scalars")
+        await wait_for_view(pilot, app)
+        await pilot.pause(0.3)
+        painted = count_paints(app)
+        covered = app.screen_stack[-2]
+        covered.query_one(JobTable).refresh()
+        covered.refresh()
+        await pilot.pause(0.3)
+        under = len(painted)
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        return under, len(painted), app.screen is covered
+
+    under, after, back = run_pilot(app, body, size=(100, 30))
+    assert under == 0
+    assert back and after > 0

@@ -44,8 +44,8 @@ from .common.text import markup
 from .dialogs import ExportScreen
 from .messages import CacheChanged
 from .not_shown_log import NotShownLog
-from .screens import load_dashboard
-from .screens.kept import KEEP, KeptScreens
+from .screens import dashboard_loaded, load_dashboard
+from .screens.kept import KEEP, LINEAGE, LINEAGE_REST, Ahead, KeptScreens
 from .screens.help import HelpScreen, collect_bindings, help_text
 from .screens.jobs import JobsScreen
 from .views.base import DataView
@@ -482,7 +482,27 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         if isinstance(self.screen, load_dashboard().ViewScreen) and self.screen.spec.view_id == "lineage":
             self.pop_screen()
             return
-        self.push_screen(load_dashboard().ViewScreen("lineage"))
+        kept = self.kept_dashboards.get(LINEAGE)  # kept from the last visit, or built ahead
+        if kept is not None:
+            self.push_screen(kept)
+            return
+        screen = self.lineage_screen()
+        self.kept_dashboards.add(LINEAGE, screen)
+        self.push_screen(screen)
+
+    def lineage_screen(self) -> Screen:
+        """A new lineage screen (every job's), to show or to build ahead."""
+        return load_dashboard().ViewScreen("lineage")
+
+    def lineage_ahead(self, rest: float = LINEAGE_REST) -> list[Ahead]:
+        """The lineage screen, to build ahead once the keys rested `rest` seconds
+        (`KeptScreens.want_ahead`): wanted when a job has lineage, a key came (an app left alone
+        stays idle) and the dashboard's module is imported (not waited for)."""
+        if not self.keys_seen or not dashboard_loaded() or LINEAGE in self.kept_dashboards:
+            return []
+        if not any(job.lineage is not None for job in list(self.cache.jobs.values())):
+            return []
+        return [Ahead("lineage", LINEAGE, self.lineage_screen, rest)]
 
     def extra_binding_nodes(self, screen: Screen) -> list[Any]:
         """Nodes whose bindings count even when they are not focused: the active view and its parts."""

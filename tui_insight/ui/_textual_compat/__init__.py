@@ -44,6 +44,9 @@ Shims:
 - `quiet_after_leaving` (Textual 8.2): a widget or screen that is being removed, or was, runs no
   handler of ours (mount, messages, loader results) but its unmount (`_get_dispatch_methods`,
   `DOMNode._pruning`). Applied when this module is imported, to every Widget.
+- `hidden_under_opaque` (Textual 8.2): a screen under an opaque current screen is neither laid
+  out, painted nor repainted through it (`App._background_screens`). Applied when this module
+  is imported.
 - `answer_once` (Textual 8.2): `Screen.dismiss` on a screen that is no longer the one shown does
   nothing (Textual pops whatever screen is on top). Applied when this module is imported.
 - `StyledOnceScreen` (Textual 8.2): a pushed screen's `ScreenResume` does not restyle every widget
@@ -51,7 +54,9 @@ Shims:
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
   screen built, laid out and painted before it is pushed (`App._get_screen`,
-  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead.
+  `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead, painted a widget
+  at a time by `paint_offstage_some` (`Compositor.visible_widgets`, `Widget.render_lines`);
+  `remove_offstage` takes one down without reflowing and repainting the screen shown (`App._prune`).
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -67,10 +72,13 @@ Shims:
 from __future__ import annotations
 
 import asyncio
+import time
+import weakref
 from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
+from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
@@ -568,6 +576,35 @@ def quiet_focus_change() -> None:
 quiet_focus_change()
 
 
+def hidden_under_opaque() -> None:
+    """A screen under an opaque one is not drawn, nor drawn through it.
+
+    Textual 8.2's `App._background_screens` always counts the screen right under the current one
+    (the loop keeps a screen before it checks whether that one is opaque), so the job list under
+    a dashboard counted as shown (`Screen.is_current`): each change on it (its footer rewritten
+    when a key changes the bindings, its progress line) was laid out and painted, and its dirty
+    regions repainted on the dashboard (`Screen._compositor_refresh`): frames with nothing new,
+    four after a graph's `o`, in the key's window. Under an opaque current screen nothing is
+    counted; a screen with a see-through background (a dialog) keeps Textual's rule. The
+    original stays reachable as `App._background_screens.fget.__wrapped__`."""
+    prop: Any = App.__dict__["_background_screens"]
+    if hasattr(prop.fget, "__wrapped__"):
+        return
+    original = prop.fget
+
+    def background_screens(self: App) -> list[Screen]:
+        stack = self._screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return original(self)
+
+    background_screens.__wrapped__ = original  # type: ignore[attr-defined]
+    App._background_screens = property(background_screens)  # type: ignore[method-assign, assignment]
+
+
+hidden_under_opaque()
+
+
 # -- late mounts and late messages (Textual 8.2) ----------------------------------------------------
 
 def is_leaving(node: Widget) -> bool:
@@ -659,8 +696,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
-           "is_leaving", "quiet_after_leaving", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "lay_out_hidden", "paint_hidden",
+           "is_leaving", "quiet_after_leaving", "hidden_under_opaque", "answer_once", "StyledOnceScreen", "mount_offstage",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
@@ -721,6 +758,7 @@ def lay_out_offstage(app: "App", screen: Screen) -> None:
     if screen.is_attached and not screen.is_current:
         screen._refresh_layout(app.size)
         screen._layout_required = False
+        screen.__dict__.pop("_insight_rendered", None)  # placed anew: `paint_offstage_some` starts over
 
 
 def paint_offstage(screen: Screen) -> None:
@@ -731,6 +769,37 @@ def paint_offstage(screen: Screen) -> None:
         screen._compositor.update_widgets(screen._dirty_widgets)
         screen._dirty_widgets.clear()
         screen._compositor.render_update(full=True)
+
+
+def paint_offstage_some(screen: Screen, budget: float) -> bool:
+    """Render the widgets of a laid-out screen that is not shown one at a time (their lines
+    cached, as `paint_offstage` does for all at once) until `budget` seconds went by; True when
+    none is left to render, `paint_offstage` then only joins their lines. Textual 8.2: the
+    widgets and crops `Compositor._get_renders` renders (`visible_widgets`, `Widget.render_lines`);
+    the screen keeps the ones rendered here (`_insight_rendered`) until a layout places them anew."""
+    if not screen.is_attached or screen.is_current:
+        return True
+    started = time.perf_counter()
+    done = screen.__dict__.setdefault("_insight_rendered", weakref.WeakSet())
+    for widget, (region, clip) in screen._compositor.visible_widgets.items():
+        if widget in done:
+            continue
+        if time.perf_counter() - started >= budget:
+            return False
+        crop = region.intersection(clip)
+        if crop.width and crop.height:
+            widget.render_lines(crop.translate(-region.offset))
+        done.add(widget)
+    return True
+
+
+def remove_offstage(app: "App", screen: Screen) -> AwaitRemove:
+    """Take down a screen that is not on the screen stack (a dashboard kept or built ahead)
+    without touching the one shown. Textual 8.2's `Widget.remove` prunes with the screen's parent,
+    the App, whose `refresh(layout=True)` once the prune ends reflows and repaints the current
+    screen whole (`App._prune`'s `post_mount`): a frame with nothing new, in the window of the
+    next key. Pruned with no parent, nothing is refreshed."""
+    return app._prune(screen, parent=None)
 
 
 class ClosesKeptScreens(App):

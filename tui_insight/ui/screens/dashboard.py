@@ -229,6 +229,7 @@ class DashboardScreen(StyledOnceScreen):
             self.app.cache.release(self)
 
     def on_screen_resume(self) -> None:
+        self.app.kept_dashboards.want_ahead(self._ahead_wanted)  # `l` next, maybe
         self._prefetch_later()
         if self._ahead_paused:
             self.build_views_ahead()
@@ -236,6 +237,10 @@ class DashboardScreen(StyledOnceScreen):
             self._holding = True
             self.app.cache.hold(self, self.train_ids)
             self.on_resize()  # the terminal may have changed size while it was away
+
+    def _ahead_wanted(self) -> list:
+        """What to build ahead while this dashboard is shown: the lineage screen."""
+        return self.app.lineage_ahead() if self.app.screen is self else []
 
     def _prefetch_due(self) -> None:
         self._prefetch_is_due = True
@@ -551,6 +556,11 @@ class ViewScreen(StyledOnceScreen):
         yield Static(f"[b]{markup(self.spec.title)}[/b]  [dim]all jobs[/dim]", classes="screen-title")
         yield build_view(self.spec, self.app.cache, tuple(self.app.cache.jobs), self.app)
         yield InsightFooter()
+
+    def on_screen_resume(self) -> None:
+        """Shown again (kept from a visit or built ahead, `screens.kept`): jobs may have been
+        marked or unmarked meanwhile."""
+        self.query_one(DataView).marks_changed()
 
     def cache_changed(self, changes: Changes) -> None:
         view = self.query_one(DataView)

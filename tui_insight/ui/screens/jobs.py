@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import on
@@ -41,6 +42,7 @@ from ..widgets.job_table import JobTable
 from ..widgets.on_demand_input import ReturningInput
 from ..widgets.progress import ProgressLine
 from . import dashboard_loaded, load_dashboard
+from .kept import LIST_LINEAGE_REST, Ahead
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=Widget)
@@ -55,9 +57,6 @@ SLICE_PAUSE_SECONDS = 0.02
 # The dashboard's views are imported this long after the list settled: the import holds the GIL
 # for ~0.5 s, which the last rows' paint and the user's first keys would otherwise wait for.
 PRELOAD_AFTER_SECONDS = 1.0
-# Once the cursor rested this long on a job, its dashboard is built off screen (`App.build_ahead`),
-# so `enter` only shows it: longer than the gap between repeated arrow keys, shorter than a read.
-AHEAD_AFTER_SECONDS = 0.25
 NO_JOBS = "no summary, lineage or .pb files under {dir}; MindSpore writes them with SummaryRecord/SummaryCollector"
 
 HELP_NOTE = "\n".join([
@@ -201,8 +200,7 @@ class JobsScreen(LoaderHost, Screen):
     state: reactive[JobListState] = reactive(JobListState, init=False)
     _dashboard_asked = False  # `_preload_dashboard`
     _preload_timer: Any = None
-    _ahead_timer: Any = None  # `_build_ahead_later`
-    _ahead_for: str | None = None  # the cursor's job when the timer was last set
+    _ahead_for: tuple = ()  # the cursor's job and the marks when what to build ahead was last asked
 
     app: "InsightApp"
 
@@ -275,9 +273,9 @@ class JobsScreen(LoaderHost, Screen):
         if text != getattr(line, "_said", None):
             line._said = text  # type: ignore[attr-defined]
             line.update(text, layout=False)
-        if tid != self._ahead_for:
-            self._ahead_for = tid
-            self._build_ahead_later()
+        if (tid, self.state.marked) != self._ahead_for:
+            self._ahead_for = (tid, self.state.marked)
+            self._want_ahead()
 
     _cursor_of: Any = None  # weakref to the view the cursor line was made from, and that line
     _cursor_text = ""
@@ -292,25 +290,27 @@ class JobsScreen(LoaderHost, Screen):
             self._cursor_of, self._cursor_text = weakref.ref(view), cursor_line(view)
         return self._cursor_text
 
-    def _build_ahead_later(self) -> None:
-        """`AHEAD_AFTER_SECONDS` after the cursor last moved, build its job's dashboard ahead."""
-        if self._ahead_timer is not None:
-            self._ahead_timer.stop()
-        self._ahead_timer = self.set_timer(AHEAD_AFTER_SECONDS, self._build_ahead_now, name="dashboard-ahead")
+    def _want_ahead(self) -> None:
+        """Once the keys rested, what `enter`, `c` and `l` would open is built off screen (`KeptScreens`)."""
+        self.app.kept_dashboards.want_ahead(self._ahead_wanted)
 
-    def _build_ahead_now(self) -> None:
-        """The cursor's job (found and read, not a rank group) gets its dashboard built off screen while
-        the job list is shown, settled, and the dashboard's module imported (not waited for), once
-        the user pressed a key."""
-        self._ahead_timer = None
+    def _ahead_wanted(self) -> list[Ahead]:
+        """The marked jobs (two or more, read), then the cursor's job (found and read, not a rank
+        group), then the lineage screen; while the job list is shown, settled, and the dashboard's
+        module imported (not waited for), once the user pressed a key."""
         table = self._table_if_there()
         if (table is None or self.app.screen is not self or not self._settled() or not dashboard_loaded()
                 or not self.app.keys_seen):  # left alone (an idle minute measured): nothing ahead
-            return
+            return []
+        wanted = []
+        marked = self.state.compare(self.app.cache.jobs)
+        if len(marked) > 1 and all(self.app.cache.jobs[t].loaded for t in marked):  # `c` next, likely
+            wanted.append(Ahead("compare", marked, partial(load_dashboard().DashboardScreen, marked)))
         tid = table.current_job
         job = self.app.cache.jobs.get(tid) if tid is not None and table.current_group is None else None
         if job is not None and job.loaded:  # (its series, if evicted, are read back for the hold)
-            self.app.build_ahead((job.train_id,))
+            wanted.append(Ahead("cursor", (job.train_id,), partial(load_dashboard().DashboardScreen, (job.train_id,))))
+        return wanted + self.app.lineage_ahead(LIST_LINEAGE_REST)
 
     @property
     def table(self) -> JobTable:
@@ -487,7 +487,7 @@ class JobsScreen(LoaderHost, Screen):
         # made due runs at the next idle tick (and what survives it stays out of later passes),
         # not in the idle minute after (`gc_policy.look_after_load`).
         gc_policy.look_after_load()
-        self._build_ahead_later()
+        self._want_ahead()
 
     def empty_text(self) -> str:
         """What the table says while it has no job: loading, LOGDIR unreadable, or empty."""

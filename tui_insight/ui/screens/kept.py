@@ -4,33 +4,57 @@ Building a dashboard costs 150-250 ms of CPU (its widgets mounted and styled, th
 painted), so a job opened again (`escape`, then `enter`; or another job, then back) is shown
 again instead: the same screen, with the changes that came while it was away handed over first.
 At most `KEEP` are kept (each holds its jobs' series and its charts); the one opened longest ago
-is taken down when another comes. A kept dashboard whose job left LOGDIR is taken down at once.
+is taken down when another comes; the lineage screen (`l`, every job's) is kept beside them. A
+kept dashboard whose job left LOGDIR is taken down at once.
 
 Textual keeps a screen that is popped only when it is installed (`App.install_screen`): a kept
 dashboard is installed under its jobs' names, and uninstalled when it is let go.
 
-One more can be built ahead (`build_ahead`), off screen, for the job the cursor rests on in the
-job list: composed and mounted, laid out at the app's size until its layout settles (a view's
-grid shapes itself on its first Resize), and painted once with the frame thrown away (each
-widget keeps its lines), a step at a time between the user's keys. `enter` then only shows it.
-It does not count against `KEEP`; another built ahead lets it go if it was never shown.
+The screens the user may open next are built ahead (`want_ahead`), off screen, one at a time
+once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely next, 1-2 s),
+each in its slot: the dashboard of the job the cursor rests on in the job list, that of the jobs
+marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted, laid out at the app's size until its layout
+settles (a view's grid shapes itself on its first Resize), and painted once with the frame
+thrown away (each widget keeps its lines), a step at a time between the user's keys (a few
+widgets a step, none right after a key); the opening key then only shows it. Built ahead, a screen does not count against `KEEP` until it
+is shown; another built in its slot lets it go if it was never shown.
 """
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ...summary.store.job_view import Changes
-from .._textual_compat import lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage
+from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage,
+                               paint_offstage_some, remove_offstage)
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
 KEEP = 3  # dashboards kept: each holds its jobs' series in memory and its charts' drawings
+# Once the keys rested this long, what the user may open next is built ahead: longer than the gap
+# between repeated arrow keys, shorter than a read.
+AHEAD_AFTER_SECONDS = 0.25
+LINEAGE = ("\x00lineage",)  # the lineage screen's key (no job id starts with NUL)
+LINEAGE_REST = 1.0  # seconds the keys rested before the lineage screen is built ahead
+# On the job list, where `enter` on the dashboard built ahead is the likely next key, longer: a
+# mount under way (one step of 70-200 ms) would hold that key up.
+LIST_LINEAGE_REST = 2.0
 # Layouts of a dashboard built ahead before it is painted: its view's grid shapes itself on the
 # first Resize, then grows a batch at a time (`TagGridView.grow_later`).
 AHEAD_LAYOUTS = 8
+PAINT_STEP_SECONDS = 0.015  # widgets painted ahead in one step, then the app's next frame (a key's)
+KEY_GAP_SECONDS = 0.1  # a step waits this long after a key, whose frame comes first
+
+
+class Ahead(NamedTuple):
+    """A screen to build ahead: in `slot` (one screen each), for `key` (its jobs, or `LINEAGE`)."""
+
+    slot: str
+    key: tuple[str, ...]
+    make: Callable[[], "Screen"]
+    rest: float = AHEAD_AFTER_SECONDS  # the keys rested this long first
 
 
 class KeptScreens:
@@ -41,7 +65,10 @@ class KeptScreens:
         self.keep = keep
         self._screens: OrderedDict[tuple[str, ...], Screen] = OrderedDict()
         self._away: dict[tuple[str, ...], Changes] = {}  # changes a screen off the stack has not seen
-        self._ahead: tuple[str, ...] | None = None  # built ahead and not shown yet
+        self._ahead: dict[str, tuple[str, ...]] = {}  # slot -> the key built ahead there, not shown yet
+        self._wanted: Callable[[], list[Ahead]] | None = None  # what to build ahead, asked when rested
+        self._timer: Any = None  # `_next_ahead`, once the keys rested
+        self._building: tuple[str, ...] | None = None  # built ahead now, not yet painted
 
     def __len__(self) -> int:
         return len(self._screens)
@@ -56,8 +83,9 @@ class KeptScreens:
         if screen is None or screen in self.app.screen_stack or not screen.is_attached:
             return None
         self._screens.move_to_end(train_ids)
-        if self._ahead == train_ids:
-            self._ahead = None  # shown: kept as any other from now on
+        if train_ids in self._ahead.values():  # shown: kept as any other, counted from now on
+            self._ahead = {slot: key for slot, key in self._ahead.items() if key != train_ids}
+            self._trim(train_ids)
         missed = self._away.pop(train_ids, None)
         if missed is not None:
             screen.cache_changed(missed)  # type: ignore[attr-defined]
@@ -74,39 +102,92 @@ class KeptScreens:
             self._let_go(train_ids, self._screens.pop(train_ids))
         self.app.install_screen(screen, self._name(train_ids))
         self._screens[train_ids] = screen
-        # The oldest off the screen stack go (one on it, under lineage say, stays until popped).
-        keep = self.keep + (self._ahead is not None)
+        self._trim(train_ids)
+
+    def _trim(self, shown: tuple[str, ...]) -> None:
+        """Let the oldest go beyond `keep`, but `shown` (about to be on screen) and those on the
+        screen stack (under lineage, say: until popped); those built ahead and the lineage screen
+        (it holds no series) do not count."""
+        ahead = set(self._ahead.values()) | {LINEAGE}
+        keep = self.keep + len(ahead & set(self._screens))
         for oldest in [ids for ids, kept in self._screens.items()
-                       if kept not in self.app.screen_stack and ids != self._ahead]:
+                       if kept not in self.app.screen_stack and ids not in ahead and ids != shown]:
             if len(self._screens) <= keep:
                 break
             self._let_go(oldest, self._screens.pop(oldest))
 
-    def build_ahead(self, train_ids: tuple[str, ...], make: Callable[[], Screen]) -> None:
-        """Build the dashboard of `train_ids` (`make()`) off screen, unless one is kept; the one
-        built ahead before and never shown is let go."""
+    def want_ahead(self, wanted: Callable[[], list[Ahead]]) -> None:
+        """Build what `wanted()` lists (asked again before each), in that order, one after
+        another, each once the keys rested its `rest`; the latest call wins."""
+        self._wanted = wanted
+        self._arm(AHEAD_AFTER_SECONDS)
+
+    def _arm(self, delay: float) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.app.set_timer(delay, self._next_ahead, name="build-ahead")
+
+    def _next_ahead(self) -> None:
+        """The next screen wanted and not kept, built ahead if the keys rested (else later)."""
+        self._timer = None
+        if self._wanted is None or self._building is not None:
+            return  # (the one being built asks again once painted)
+        wanted = next((ahead for ahead in self._wanted() if ahead.key not in self._screens), None)
+        if wanted is None:
+            self._wanted = None  # everything wanted is there
+            return
+        rested = self.app.idle_seconds()  # type: ignore[attr-defined]
+        if rested < wanted.rest:  # a key came since: not in the next key's way
+            self._arm(wanted.rest - rested)
+            return
+        self.build_ahead(wanted.key, wanted.make, wanted.slot)
+
+    def build_ahead(self, train_ids: tuple[str, ...], make: Callable[[], Screen], slot: str = "cursor") -> None:
+        """Build the screen of `train_ids` (`make()`) off screen, unless one is kept; the one
+        built ahead in `slot` before and never shown is let go."""
         if train_ids in self._screens or self.keep <= 0:
             return
-        if self._ahead is not None and self._ahead in self._screens:
-            self._let_go(self._ahead, self._screens.pop(self._ahead))
+        before = self._ahead.get(slot)
+        if before is not None and before in self._screens:
+            self._let_go(before, self._screens.pop(before))
         screen = make()
-        self._ahead = train_ids
+        self._ahead[slot] = train_ids
+        self._building = train_ids
         self.add(train_ids, screen)
         mount_offstage(self.app, screen)
         screen.call_later(self._settle_ahead, train_ids, screen, AHEAD_LAYOUTS)  # queued behind its mount
 
     def _settle_ahead(self, train_ids: tuple[str, ...], screen: Screen, layouts: int) -> None:
-        """One step of building ahead, each after the app's next refresh: a layout while one is
-        due (and `layouts` are left), then the paint. Stops once the screen was shown or let go."""
-        if self._ahead != train_ids or self._screens.get(train_ids) is not screen or not screen.is_mounted:
-            if self._ahead == train_ids and screen.is_attached and not screen.is_mounted:
+        """One step of building ahead, each after the app's next refresh and never right after a
+        key: a layout while one is due (and `layouts` are left), then the paint, a few widgets a
+        step; then the next screen wanted. Stops once the screen was shown or let go."""
+        if (train_ids not in self._ahead.values() or self._screens.get(train_ids) is not screen
+                or not screen.is_mounted):
+            if train_ids in self._ahead.values() and screen.is_attached and not screen.is_mounted:
                 self.app.set_timer(0.05, lambda: self._settle_ahead(train_ids, screen, layouts))  # still mounting
+                return
+            self._built(train_ids)
+            return
+        rested = self.app.idle_seconds()  # type: ignore[attr-defined]
+        if rested < KEY_GAP_SECONDS:
+            self.app.set_timer(KEY_GAP_SECONDS - rested, lambda: self._settle_ahead(train_ids, screen, layouts))
             return
         if layouts and offstage_layout_due(screen):
             lay_out_offstage(self.app, screen)
             self.app.call_after_refresh(self._settle_ahead, train_ids, screen, layouts - 1)
             return
-        paint_offstage(screen)
+        if not paint_offstage_some(screen, PAINT_STEP_SECONDS):
+            self.app.call_after_refresh(self._settle_ahead, train_ids, screen, layouts)
+            return
+        paint_offstage(screen)  # (their lines joined)
+        self._built(train_ids)
+
+    def _built(self, train_ids: tuple[str, ...]) -> None:
+        """The screen built ahead is painted (or gone): the next one wanted, after the next frame."""
+        if self._building == train_ids:
+            self._building = None
+            if self._wanted is not None:
+                self.app.call_after_refresh(self._next_ahead)
 
     def changed(self, changes: Changes) -> None:
         """Changes the app handed to the screens on the stack: those off it keep them for their
@@ -118,7 +199,7 @@ class KeptScreens:
             if changes.removed & set(train_ids):
                 self._let_go(train_ids, self._screens.pop(train_ids))
                 continue
-            if train_ids == self._ahead and screen.is_mounted:
+            if train_ids in self._ahead.values() and screen.is_mounted:
                 # Being made ready (its job's series read back for it, say): taken now, painted again.
                 screen.cache_changed(changes)  # type: ignore[attr-defined]
                 screen.call_later(self._settle_ahead, train_ids, screen, AHEAD_LAYOUTS)
@@ -127,15 +208,16 @@ class KeptScreens:
 
     def _let_go(self, train_ids: tuple[str, ...], screen: Screen) -> None:
         self._away.pop(train_ids, None)
-        if self._ahead == train_ids:
-            self._ahead = None
+        self._ahead = {slot: key for slot, key in self._ahead.items() if key != train_ids}
+        if self._building == train_ids:
+            self._building = None
         self.app.uninstall_screen(self._name(train_ids))  # (never one on the stack: Textual refuses)
         if screen.is_mounted:
-            screen.remove()  # its unmount releases its jobs' series
+            remove_offstage(self.app, screen)  # its unmount releases its jobs' series
         elif screen.is_attached:
             # Still mounting (built ahead, the cursor moved on at once): removed once mounted, as
             # Textual's own widgets (`Tabs`) fail to mount with their children taken away.
-            screen.call_later(screen.remove)  # queued behind its mount
+            screen.call_later(remove_offstage, self.app, screen)  # queued behind its mount
 
     @staticmethod
     def _name(train_ids: tuple[str, ...]) -> str:

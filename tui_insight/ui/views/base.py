@@ -119,6 +119,10 @@ class DataView(LoaderHost, Widget):
     def cache_changed(self, changes: Changes) -> None:
         """Called on the UI thread after the cache changed (notices coalesced). Default: nothing."""
 
+    def marks_changed(self) -> None:
+        """The app's marks (`App.marked`) may have changed while the view was off screen (a kept
+        screen shown again). Default: nothing, the view does not show them."""
+
     def deliver_changes(self, changes: Changes) -> None:
         """What screens call: `cache_changed` once the view is ready; before that (its widgets
         are still being composed) the changes are kept and handed over when it is."""

@@ -51,6 +51,11 @@ class Shown:
     built: BuiltGraph
 
 
+# A graph up to this many nodes has its other setting (`o`) built ahead once it is shown (a few
+# ms and a few MB each); a bigger one is built when asked, behind a "building…" line.
+AHEAD_GRAPH_NODES = 20_000
+
+
 class GraphView(DataView):
     SPEC = ViewSpec("graph", "Graph", "5", (), "job")
     """Graph (`5`): name-scope tree, node details, search, optimized view, dataset pipeline."""
@@ -217,6 +222,14 @@ class GraphView(DataView):
         self._built[key] = built
         if self.state.mode == "graph" and key == self.state.key and built.source == self._current_source():
             self._display(key, built)
+            self._build_other_setting(key, source, built)
+
+    def _build_other_setting(self, key: GraphKey, source: GraphSource, built: BuiltGraph) -> None:
+        """The shown graph's other setting (`o`) built next on the loader, when the graph is small
+        enough to hold twice: `o` then shows it in the key's own frame."""
+        other = (key[0], key[1], not key[2])
+        if built.graph is not None and len(built.graph) <= AHEAD_GRAPH_NODES and other not in self._built:
+            self._request_build(other, source)
 
     def _display(self, key: GraphKey, built: BuiltGraph) -> None:
         """Put a built graph in the tree, with the state's open scopes, search and cursor."""

@@ -217,6 +217,12 @@ class LineageView(DataView):
         else:
             self._update_status()
 
+    def marks_changed(self) -> None:
+        if self._keys_ready:  # (composed and filled)
+            self._update_status()
+            if self.state.panel != NO_PANEL:
+                self._update_readout()
+
     # -- filter ---------------------------------------------------------------------------
 
     def _read_filter(self, text: str) -> bool:
