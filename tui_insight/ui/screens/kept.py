@@ -132,6 +132,8 @@ class KeptScreens:
         self._timer = None
         if self._wanted is None or self._building is not None:
             return  # (the one being built asks again once painted)
+        if not self.app.screen_stack:  # the app is ending (its kept screens closing): nothing ahead
+            return
         wanted = next((ahead for ahead in self._wanted() if ahead.key not in self._screens), None)
         if wanted is None:
             self._wanted = None  # everything wanted is there
