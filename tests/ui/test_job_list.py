@@ -803,8 +803,11 @@ def test_the_first_jobs_read_show_at_once_after_the_jobs_found(tmp_path):
         found = (app.changes_delivered, set(table(app).loading_ids))
         await asyncio.to_thread(cache.reload)
         await pilot.pause()  # the messages handled, no timer waited for
-        return found, app.changes_delivered, set(table(app).loading_ids)
+        delivered = app.changes_delivered
+        # (the rows then fill in slices between paints: a busy machine takes more than one pause)
+        filled = await wait_for(pilot, lambda: not table(app).loading_ids, 10)
+        return found, delivered, filled
 
-    found, delivered, loading = run_pilot(app, body)
+    found, delivered, filled = run_pilot(app, body)
     assert found == (1, {"./run_a", "./run_b"})
-    assert delivered == 2 and not loading
+    assert delivered >= 2 and filled  # (run_b may come in a hand-over of its own)
