@@ -11,13 +11,14 @@ Textual keeps a screen that is popped only when it is installed (`App.install_sc
 dashboard is installed under its jobs' names, and uninstalled when it is let go.
 
 The screens the user may open next are built ahead (`want_ahead`), off screen, one at a time
-once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely next, 1-2 s),
-each in its slot: the dashboard of the job the cursor rests on in the job list, that of the jobs
-marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted, laid out at the app's size until its layout
-settles (a view's grid shapes itself on its first Resize), and painted once with the frame
-thrown away (each widget keeps its lines), a step at a time between the user's keys (a few
-widgets a step, none right after a key); the opening key then only shows it. Built ahead, a screen does not count against `KEEP` until it
-is shown; another built in its slot lets it go if it was never shown.
+once the keys rested (`AHEAD_AFTER_SECONDS`; the lineage screen, less likely next, 1-2 s), each
+in its slot: the dashboard of the job the cursor rests on in the job list, that of the jobs
+marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted, laid out at
+the app's size until its layout settles (a view's grid shapes itself on its first Resize), and
+painted once with the frame thrown away (each widget keeps its lines), a step at a time between
+the user's keys (a few widgets a step, none right after a key); the opening key then only shows
+it. Built ahead, a screen does not count against `KEEP` until it is shown; another built in its
+slot lets it go if it was never shown.
 """
 from __future__ import annotations
 
