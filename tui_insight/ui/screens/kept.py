@@ -42,7 +42,7 @@ AHEAD_AFTER_SECONDS = 0.25
 LINEAGE = ("\x00lineage",)  # the lineage screen's key (no job id starts with NUL)
 LINEAGE_REST = 1.0  # seconds the keys rested before the lineage screen is built ahead
 # On the job list, where `enter` on the dashboard built ahead is the likely next key, longer: a
-# mount under way (one step of 70-200 ms) would hold that key up.
+# mount under way (its widgets composed and styled between the keys' messages) slows that key.
 LIST_LINEAGE_REST = 2.0
 # Layouts of a dashboard built ahead before it is painted: its view's grid shapes itself on the
 # first Resize, then grows a batch at a time (`TagGridView.grow_later`).
