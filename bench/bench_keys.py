@@ -29,6 +29,7 @@ runs it N times and prints medians and worst.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import sys
@@ -45,16 +46,22 @@ SKIP = {"q", "escape", "ctrl+c", "ctrl+q", "e", "E", "ctrl+r", "r", "question_ma
 
 
 class FrameClock:
-    """The time of every frame the app paints (`App._display`, called once per compositor update)."""
+    """The time of every frame the app paints (`App._display`, called once per compositor update),
+    and the process's CPU time once it is written."""
 
     def __init__(self, app) -> None:
         self.frames: list[float] = []
+        self.cpu: list[float] = []
         display = app._display
 
         def timed(screen, renderable):
-            if renderable is not None:
-                self.frames.append(time.perf_counter())
-            return display(screen, renderable)
+            if renderable is None:
+                return display(screen, renderable)
+            self.frames.append(time.perf_counter())
+            try:
+                return display(screen, renderable)
+            finally:
+                self.cpu.append(time.process_time())
 
         app._display = timed
 
@@ -71,6 +78,12 @@ async def settle(pilot, clock: FrameClock, started: float) -> float | None:
     return after[-1] - started if after else None
 
 
+def cpu_to_settled(clock: FrameClock, cpu: float, frames: int) -> float:
+    """The process's CPU time from `cpu` to the last frame, if one came after the first `frames`
+    (the bench's polls until then included, ~1 ms each), else 0."""
+    return clock.cpu[-1] - cpu if len(clock.cpu) > frames else 0.0
+
+
 def view_keys(app, view) -> list[str]:
     """The keys bound in `view` or in the widget inside it that has the keyboard, binding order."""
     keys = []
@@ -82,7 +95,7 @@ def view_keys(app, view) -> list[str]:
     return keys
 
 
-Timing = tuple[str, float | None, float, int]  # key, settled paint (None: no frame), process CPU until settled, frames
+Timing = tuple[str, float | None, float, int]  # key, settled paint (None: no frame), process CPU to it, frames
 
 
 async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str) -> list[Timing]:
@@ -98,20 +111,20 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
     except AssertionError:  # the dashboard offers only the views with something to show
         return []
     shown = await settle(pilot, clock, started)
-    timings: list[Timing] = [(f"{view_key} (open)", shown, time.process_time() - cpu, len(clock.frames) - frames)]
+    timings: list[Timing] = [(f"{view_key} (open)", shown, cpu_to_settled(clock, cpu, frames), len(clock.frames) - frames)]
     view = dashboard.query_one(view_name)
     for key in view_keys(app, view):
         started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
         await pilot.press(key)
         painted = await settle(pilot, clock, started)
-        timings.append((key, painted, time.process_time() - cpu, len(clock.frames) - frames))
+        timings.append((key, painted, cpu_to_settled(clock, cpu, frames), len(clock.frames) - frames))
         focused = app.focused
         away = focused is None or (focused is not view and view not in focused.ancestors)
         if app.screen is not dashboard or isinstance(focused, Input) or away:  # a dialog, panel or filter: close it
             started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press("escape")
             painted = await settle(pilot, clock, started)
-            timings.append((f"{key} escape", painted, time.process_time() - cpu, len(clock.frames) - frames))
+            timings.append((f"{key} escape", painted, cpu_to_settled(clock, cpu, frames), len(clock.frames) - frames))
             if app.screen is not dashboard:
                 break
     return timings
@@ -120,7 +133,7 @@ async def time_view(pilot, app, clock: FrameClock, view_key: str, view_name: str
 def report(name: str, timings: list[Timing], worst: list, each: bool = False) -> None:
     """Keys that painted nothing (nothing to change) are counted, not timed. The key that opened
     the view ("N (open)") is shown apart, not in the keys' figures (opening is timed on its own).
-    CPU: the process's, key to settled (the bench's polling included, ~15 ms a key); frames: the
+    CPU: the process's, key to the settled frame (not the wait for `SETTLE` after it); frames: the
     frames painted from the key to settled, all keys of the view (a key painted twice counts 2).
     `each`: every key's time too, on a line of its own under the view's."""
     opened = [t for key, t, _, _ in timings if key.endswith("(open)") and t is not None]
@@ -133,9 +146,11 @@ def report(name: str, timings: list[Timing], worst: list, each: bool = False) ->
     key, slowest, _, _ = max(painted, key=lambda timing: timing[1])
     p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))]
     cpu_ms = statistics.median(cpu * 1000 for _, _, cpu, _ in painted)
+    cpu_key, cpu_worst = max(((key, cpu) for key, _, cpu, _ in painted), key=lambda timing: timing[1])
     frames = sum(count for _, _, _, count in painted)
     print(f"  {name:<22} {len(ms):>3} keys ({silent:>2} no frame)  median {statistics.median(ms):6.1f} ms  p90 {p90:6.1f} ms  "
-          f"worst {slowest * 1000:6.1f} ms ({key})  CPU median {cpu_ms:5.1f} ms  {frames} frames"
+          f"worst {slowest * 1000:6.1f} ms ({key})  CPU median {cpu_ms:5.1f} ms, worst {cpu_worst * 1000:5.1f} ({cpu_key})  "
+          f"{frames} frames"
           + (f"  [opened in {opened[0] * 1000:.0f} ms]" if opened else ""))
     worst.append((slowest, name, key))
     if each:
@@ -160,7 +175,7 @@ def bench_job(logdir: Path, job: str, size: tuple[int, int], worst: list, each: 
             started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
             await pilot.press(key)
             settled = await settle(pilot, clock, started)
-            table_keys.append((key, settled, time.process_time() - cpu, len(clock.frames) - frames))
+            table_keys.append((key, settled, cpu_to_settled(clock, cpu, frames), len(clock.frames) - frames))
         results["job list"] = table_keys
         await pilot.press("slash", *job.lstrip("./"), "enter")
         app.open_jobs((job,), JOB_VIEWS[0].view_id)
@@ -183,12 +198,12 @@ Opened = tuple[float | None, float | None, float]  # first frame, settled frame 
 
 async def time_open(pilot, clock: FrameClock, *keys: str) -> Opened:
     """Press `keys`; the first and the settled frame after the first key and the process's CPU
-    time until it settled (the idle wait for `SETTLE` costs none), in seconds."""
-    started, cpu = time.perf_counter(), time.process_time()
+    time to the settled frame, in seconds."""
+    started, cpu, frames = time.perf_counter(), time.process_time(), len(clock.frames)
     await pilot.press(*keys)
     settled = await settle(pilot, clock, started)
     first = next((t - started for t in clock.frames if t >= started), None)
-    return first, settled, time.process_time() - cpu
+    return first, settled, cpu_to_settled(clock, cpu, frames)
 
 
 def bench_opens_once(logdir: Path, job: str, size: tuple[int, int], dwell: float = 0.0) -> dict[str, Opened]:
@@ -262,6 +277,67 @@ def bench_opens(logdir: Path, job: str, size: tuple[int, int], repeat: int, wors
             worst.append((max(timed), f"{logdir.name}/{job.lstrip('./')}", name))
 
 
+def bench_ahead_once(logdir: Path, size: tuple[int, int], offsets: list[float]) -> dict[float, list[Opened]]:
+    """One app on the job list of `logdir`: the cursor moved to the next job (`down`, `home` from
+    the last), the keys rested until the job list built that job's dashboard ahead
+    (`KeptScreens.build_ahead` called), then an offset, then the next such key, timed as
+    `time_open` does (it starts the next build ahead). By offset, the timings."""
+    from uihelp import make_app, run_pilot
+
+    app = make_app(logdir)
+    clock = FrameClock(app)
+    kept = app.kept_dashboards
+    starts: list[float] = []
+    build = kept.build_ahead
+
+    def timed_build(*args, **kwargs):
+        starts.append(time.perf_counter())
+        return build(*args, **kwargs)
+
+    kept.build_ahead = timed_build
+
+    def next_key() -> str:
+        table = app.screen.table
+        return "home" if table.cursor_row >= table.row_count - 1 else "down"
+
+    async def body(pilot):
+        results: dict[float, list[Opened]] = {offset: [] for offset in offsets}
+        await settle(pilot, clock, time.perf_counter())
+        begun = len(starts)
+        await pilot.press(next_key())
+        for offset in offsets:
+            deadline = time.perf_counter() + 2.0
+            while len(starts) == begun and time.perf_counter() < deadline:
+                await asyncio.sleep(0.002)
+            if len(starts) == begun:  # nothing built ahead (the row's dashboard was kept): on
+                await pilot.press(next_key())
+                continue
+            begun = len(starts)
+            wait = starts[-1] + offset - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            results[offset].append(await time_open(pilot, clock, next_key()))
+        return results
+
+    return run_pilot(app, body, size=size)
+
+
+def bench_ahead(logdir: Path, size: tuple[int, int], repeat: int, worst: list) -> None:
+    offsets = [0.0, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3]
+    runs = [bench_ahead_once(logdir, size, offsets * 3) for _ in range(repeat)]
+    print(f"a key during a build ahead: {logdir.name} job list at {size[0]}x{size[1]}, {repeat} run(s): "
+          "settled / CPU, median (worst), ms")
+    for offset in offsets:
+        timings = [timing for run in runs for timing in run[offset]]
+        settled = [t * 1000 for _, t, _ in timings if t is not None]
+        cpu = [c * 1000 for _, t, c in timings if t is not None]
+        if not settled:
+            continue
+        print(f"  {offset * 1000:5.0f} ms after it started: {statistics.median(settled):6.1f} ({max(settled):6.1f}) / "
+              f"{statistics.median(cpu):6.1f} ({max(cpu):6.1f})  {len(settled)} keys")
+        worst.append((max(settled) / 1000, logdir.name, f"{offset * 1000:.0f} ms after"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", default="160x48")
@@ -271,6 +347,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="with --opens: runs per job")
     parser.add_argument("--dwell", type=float, default=0.0,
                         help="with --opens: seconds on the job's row before `enter` (the dashboard is built ahead meanwhile)")
+    parser.add_argument("--ahead", action="store_true",
+                        help="time an arrow key in the job list pressed as a dashboard is being built ahead")
     parser.add_argument("--only", action="append", help="only the fixture jobs whose id contains this")
     parser.add_argument("--each", action="store_true", help="every key's time under its view's figures")
     args = parser.parse_args()
@@ -288,6 +366,14 @@ def main() -> None:
     if args.only:
         jobs = [(logdir, job) for logdir, job in jobs if any(name in job for name in args.only)]
     worst: list = []
+    if args.ahead:
+        from tui_insight.ui.screens import load_dashboard
+
+        load_dashboard()
+        bench_ahead(args.logdir or MINDSPORE_LOGS, (width, height), args.repeat, worst)
+        slowest, name, key = max(worst)
+        print(f"worst: {slowest * 1000:.1f} ms ({key}); load average {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+        return
     if args.opens:
         from tui_insight.ui.screens import load_dashboard
 

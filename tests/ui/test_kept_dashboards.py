@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import shutil
 
+import pytest
+
 from uihelp import MINDSPORE_LOGS, NOW, T0, make_app, post_key, run_pilot, wait_for, wait_for_view
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.store.cache import SummaryCache
+from tui_insight.summary.store.job_view import Changes
 from tui_insight.ui.app import InsightApp
 from tui_insight.ui.screens import load_dashboard
 from tui_insight.ui.screens.jobs import JobsScreen
@@ -335,3 +338,114 @@ def test_a_dashboard_built_ahead_counts_against_keep_once_shown(tmp_path):
         return [name for name in names if (f"./{name}",) in app.kept_dashboards]
 
     assert run_pilot(app, body, size=(100, 30)) == names[1:]
+
+
+async def moved_while(condition, table: JobTable, row: int, turns: int = 5000) -> bool:
+    """Turn the event loop until the job list's cursor is on `row`; whether `condition()` held
+    at the first turn it was (each turn lets every ready task take one step)."""
+    for _ in range(turns):
+        if table.cursor_row == row:
+            return condition()
+        await asyncio.sleep(0)
+    raise AssertionError(f"the cursor never reached row {row}")
+
+
+def test_a_key_is_handled_while_a_dashboard_built_ahead_is_still_mounting(tmp_path):
+    """An arrow key pressed as a dashboard starts to be built ahead moves the cursor before that
+    dashboard is mounted: the mount (70-200 ms of widgets composed and styled) does not hold the
+    app's keys (Textual's own push of a new screen holds them until it is mounted)."""
+    for name in ("run_a", "run_b", "run_c"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        await pilot.pause()
+        app.build_ahead((table.current_job,))
+        ahead = app.get_screen("dashboard:" + table.current_job)
+        post_key(app, "down")
+        mounting = await moved_while(lambda: not ahead.is_mounted, table, 1)
+        assert await wait_for(pilot, lambda: ahead.is_mounted)
+        return mounting
+
+    assert run_pilot(app, body, size=(100, 30))
+
+
+def test_a_key_is_handled_while_a_dashboard_built_ahead_is_being_let_go(tmp_path):
+    """A dashboard built ahead whose job left LOGDIR is taken down without holding the app's
+    keys: an arrow key pressed as it is let go moves the cursor before it is gone."""
+    for name in ("run_a", "run_b", "run_c"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        gone = sorted(app.cache.jobs)[-1]
+        app.build_ahead((gone,))
+        ahead = app.get_screen("dashboard:" + gone)
+        assert await wait_for(pilot, lambda: ahead.is_mounted)
+        await pilot.pause(0.3)  # laid out and painted off screen
+        shutil.rmtree(tmp_path / gone)
+        app.cache.reload()
+        for _ in range(100_000):  # the app hears of the change a moment later
+            if (gone,) not in app.kept_dashboards:
+                break
+            await asyncio.sleep(0)
+        post_key(app, "home" if table.cursor_row else "down")
+        going = await moved_while(lambda: ahead.is_attached, table, 1 - table.cursor_row)
+        assert await wait_for(pilot, lambda: not ahead.is_attached)
+        return going
+
+    assert run_pilot(app, body, size=(100, 30))
+
+
+def test_a_dashboard_opened_while_still_being_built_ahead_is_shown_once_mounted(monkeypatch, tmp_path):
+    """Opening the job whose dashboard is being built ahead before it is mounted, at a view
+    (`open_jobs`, as lineage and the comparison do), shows that dashboard at that view once it
+    is mounted: none is made again."""
+    for name in ("run_a", "run_b"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    dashboards = load_dashboard()
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        made = count_made(monkeypatch, dashboards.DashboardScreen)
+        app.build_ahead((table.current_job,))
+        ahead = app.get_screen("dashboard:" + table.current_job)
+        mounting = not ahead.is_mounted
+        app.open_jobs((table.current_job,), "scalars")
+        await wait_for_view(pilot, app)
+        return mounting, app.screen is ahead, len(made)
+
+    assert run_pilot(app, body, size=(100, 30)) == (True, True, 1)
+
+
+@pytest.mark.parametrize("letting_go", [False, True])
+def test_the_app_ends_cleanly_when_quit_as_a_dashboard_built_ahead_mounts_or_is_let_go(tmp_path, letting_go):
+    """`q` pressed while a dashboard is being built ahead, or while one let go is being taken
+    down (neither holds the keys): each is let finish and taken down whole before the app
+    closes what is left one node at a time (a tab strip mounting with its tabs closed under it
+    ended the app with a traceback)."""
+    for name in ("run_a", "run_b", "run_c"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+
+    async def body(pilot):
+        jobs = sorted(app.cache.jobs)
+        app.build_ahead((jobs[0],))
+        if letting_go:
+            first = app.get_screen("dashboard:" + jobs[0])
+            assert await wait_for(pilot, lambda: first.is_mounted)
+            app.kept_dashboards.keep = 0  # none built ahead any more: the first is only let go
+            app.kept_dashboards.changed(Changes(removed={jobs[0]}))  # as when its job leaves LOGDIR
+        post_key(app, "q")
+        for _ in range(200):
+            if not app.is_running:
+                break
+            await asyncio.sleep(0.05)
+
+    run_pilot(app, body, size=(100, 30))

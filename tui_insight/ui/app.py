@@ -451,9 +451,12 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         train_ids = tuple(train_ids)
         kept = self.kept_dashboards.get(train_ids)
         if kept is not None:
-            if view_id is not None:
-                kept.show_view(view_id)  # type: ignore[attr-defined]
-            self.push_screen(kept)
+            def show() -> None:
+                if view_id is not None:
+                    kept.show_view(view_id)  # type: ignore[attr-defined]
+                self.push_screen(kept)
+
+            self.kept_dashboards.when_mounted(kept, show, lambda: self.open_jobs(train_ids, view_id))
             return
         screen = load_dashboard().DashboardScreen(train_ids, initial=view_id)
         self.kept_dashboards.add(train_ids, screen)
@@ -484,7 +487,7 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
             return
         kept = self.kept_dashboards.get(LINEAGE)  # kept from the last visit, or built ahead
         if kept is not None:
-            self.push_screen(kept)
+            self.kept_dashboards.when_mounted(kept, partial(self.push_screen, kept), self.action_lineage)
             return
         screen = self.lineage_screen()
         self.kept_dashboards.add(LINEAGE, screen)

@@ -53,10 +53,13 @@ Shims:
   unless the CSS changed since (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
 - `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
-  screen built, laid out and painted before it is pushed (`App._get_screen`,
+  screen built, laid out and painted before it is pushed (`App._register`, `AwaitMount`,
   `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead, painted a widget
-  at a time by `paint_offstage_some` (`Compositor.visible_widgets`, `Widget.render_lines`);
-  `remove_offstage` takes one down without reflowing and repainting the screen shown (`App._prune`).
+  at a time by `paint_offstage_some` (`Compositor.visible_widgets`, `Widget.render_lines`), its
+  mount awaited by `offstage_mounted` (`MessagePump._mounted_event`); `remove_offstage` takes
+  one down without reflowing and repainting the screen shown (`App._prune`, `Prune`). Neither
+  holds the app's queue (the keys) until the whole screen is mounted or closed, as Textual's
+  `App._get_screen` and `App._prune` do (`App.call_next`).
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -78,7 +81,6 @@ from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
-from textual.await_remove import AwaitRemove
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.message import Message
@@ -86,7 +88,8 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
-from textual.widget import Widget
+from textual.messages import Prune
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Footer, OptionList, Tree
 from textual.widgets._footer import FooterKey
 
@@ -735,12 +738,26 @@ def same_sender(first: Message, second: Message) -> bool:
 
 # -- screens built ahead (Textual 8.2) -----------------------------------------------------------
 
-def mount_offstage(app: "App", screen: Screen) -> AwaitComplete:
+def mount_offstage(app: "App", screen: Screen) -> None:
     """Compose and mount `screen` (installed, not on the screen stack) as `push_screen` would,
-    without showing it: a later push only shows it. Textual 8.2's `App._get_screen` registers a
-    screen that is not running (each widget styled as it mounts) and schedules the mount."""
-    _screen, await_mount = app._get_screen(screen)
-    return AwaitComplete(await_mount())
+    without showing it: a later push only shows it, once it is mounted (`offstage_mounted`).
+
+    Textual 8.2's `App._get_screen` registers the screen (each widget styled as it mounts) and
+    queues the wait for its mount on the app (`App.call_next(AwaitMount)`): the app's queue, keys
+    included, would hold until the whole screen is mounted, 70-200 ms. The wait is queued on the
+    screen itself instead, behind its mount (its layout is refreshed once mounted, as after the
+    app's wait; `call_next` would be run inside the mount, waiting for itself)."""
+    if not screen.is_running:
+        screen.call_later(AwaitMount(screen, app._register(app, screen)))
+
+
+async def offstage_mounted(screen: Screen, timeout: float = 5.0) -> None:
+    """Return once a screen mounted off stage (`mount_offstage`) is mounted (at most `timeout`
+    seconds); Textual 8.2 sets `MessagePump._mounted_event` once its Mount is handled."""
+    try:
+        await asyncio.wait_for(screen._mounted_event.wait(), timeout)
+    except asyncio.TimeoutError:
+        pass
 
 
 def offstage_layout_due(screen: Screen) -> bool:
@@ -793,37 +810,67 @@ def paint_offstage_some(screen: Screen, budget: float) -> bool:
     return True
 
 
-def remove_offstage(app: "App", screen: Screen) -> AwaitRemove:
+def remove_offstage(app: "App", screen: Screen) -> None:
     """Take down a screen that is not on the screen stack (a dashboard kept or built ahead)
-    without touching the one shown. Textual 8.2's `Widget.remove` prunes with the screen's parent,
-    the App, whose `refresh(layout=True)` once the prune ends reflows and repaints the current
-    screen whole (`App._prune`'s `post_mount`): a frame with nothing new, in the window of the
-    next key. Pruned with no parent, nothing is refreshed."""
-    return app._prune(screen, parent=None)
+    without touching the one shown or holding the app's queue.
+
+    Textual 8.2's `Widget.remove` prunes with the screen's parent, the App, whose
+    `refresh(layout=True)` once the prune ends reflows and repaints the current screen whole
+    (`App._prune`'s `post_mount`): a frame with nothing new, in the window of the next key. And
+    `App._prune` queues the wait for the prune on the app (`call_next(AwaitRemove)`), so the
+    app's queue, keys included, holds until every widget of the screen is closed. Here the prune
+    is started as `App._prune` starts it (`Prune` to the screen, each node marked `_pruning`),
+    and nothing waits for it: each node leaves the app's registry as it closes."""
+    nodes = list(screen.walk_children(with_self=True))
+    screen.post_message(Prune())
+    for node in nodes:
+        node._pruning = True
 
 
 class ClosesKeptScreens(App):
-    """An app whose installed screens off the screen stack are taken down properly when it ends.
+    """An app whose screens off the screen stack are taken down properly when it ends.
 
-    Textual 8.2's `App._shutdown` prunes the screens on the stacks (`_close_all`), then closes
-    every node left in its registry one by one, in no order: an installed screen kept off the
-    stack (`screens.kept`) would have its widgets closed under it, or still be mounting, and its
-    handlers run against a half-closed tree. Here such screens are first let finish mounting
-    (`MessagePump._mounted_event`, at most `wait` seconds) and pruned whole (`App._prune`); one
-    built ahead a moment before the end is attached but its message loop has not run yet
-    (`_running` still False): it is let mount too, or its `on_mount` found its children closed."""
+    Textual 8.2 stops every mount under way once the app exits (`App.exit` sets `_exit`, then
+    `is_attached` is False: a `Tabs` composing then mounts with no tabs and raises), and
+    `App._shutdown` prunes the screens on the stacks (`_close_all`), then closes every node left
+    in its registry one by one, in no order. A screen kept off the stack (`screens.kept`), built
+    ahead, or let go and being taken down holds none of the app's keys (`mount_offstage`,
+    `remove_offstage`), so the quit may come while it mounts or closes. Here `exit` waits until
+    such screens are mounted (`MessagePump._mounted_event`, at most `WAIT` seconds), and the
+    shutdown prunes each whole (`App._prune`), or lets one being pruned already
+    (`DOMNode._pruning`) finish (its task)."""
+
+    WAIT = 2.0
+
+    def _offstage_screens(self) -> list[Screen]:
+        stacked = {id(screen) for stack in self._screen_stacks.values() for screen in stack}
+        return [node for node in list(self._registry)
+                if isinstance(node, Screen) and node._parent is self and id(node) not in stacked]
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        mounting = [screen for screen in self._offstage_screens() if not screen.is_mounted]
+        if not mounting or self.__dict__.get("_insight_exit") is not None:
+            super().exit(*args, **kwargs)
+            return
+
+        async def once_mounted() -> None:
+            await asyncio.wait([asyncio.ensure_future(screen._mounted_event.wait()) for screen in mounting],
+                               timeout=self.WAIT)
+            super(ClosesKeptScreens, self).exit(*args, **kwargs)
+
+        self._insight_exit = asyncio.ensure_future(once_mounted())  # (held: a task nobody holds may go)
 
     async def _shutdown(self) -> None:
-        stacked = {id(screen) for stack in self._screen_stacks.values() for screen in stack}
-        for screen in list(self._installed_screens.values()):
-            if (isinstance(screen, Screen) and (screen._running or screen.is_attached)
-                    and id(screen) not in stacked):
-                if not screen.is_mounted:
-                    try:
-                        await asyncio.wait_for(screen._mounted_event.wait(), 2.0)
-                    except asyncio.TimeoutError:
-                        pass
+        for screen in self._offstage_screens():
+            if not screen.is_mounted:
+                try:
+                    await asyncio.wait_for(screen._mounted_event.wait(), self.WAIT)
+                except asyncio.TimeoutError:
+                    pass
+            if not screen._pruning:
                 await self._prune(screen)
+            elif screen._task is not None:
+                await asyncio.wait([screen._task], timeout=self.WAIT)
         await super()._shutdown()
 
 

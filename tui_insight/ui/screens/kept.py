@@ -17,8 +17,10 @@ marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted
 the app's size until its layout settles (a view's grid shapes itself on its first Resize), and
 painted once with the frame thrown away (each widget keeps its lines), a step at a time between
 the user's keys (a few widgets a step, none right after a key); the opening key then only shows
-it. Built ahead, a screen does not count against `KEEP` until it is shown; another built in its
-slot lets it go if it was never shown.
+it. Neither its mount nor its removal holds the app's keys (`mount_offstage`, `remove_offstage`);
+one opened while it is still mounting is shown once mounted (`when_mounted`). Built ahead, a
+screen does not count against `KEEP` until it is shown; another built in its slot lets it go if
+it was never shown.
 """
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ...summary.store.job_view import Changes
-from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, paint_offstage,
-                               paint_offstage_some, remove_offstage)
+from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, offstage_mounted,
+                               paint_offstage, paint_offstage_some, remove_offstage)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -40,7 +42,7 @@ AHEAD_AFTER_SECONDS = 0.25
 LINEAGE = ("\x00lineage",)  # the lineage screen's key (no job id starts with NUL)
 LINEAGE_REST = 1.0  # seconds the keys rested before the lineage screen is built ahead
 # On the job list, where `enter` on the dashboard built ahead is the likely next key, longer: a
-# mount under way (one step of 70-200 ms) would hold that key up.
+# mount under way (its widgets composed and styled between the keys' messages) slows that key.
 LIST_LINEAGE_REST = 2.0
 # Layouts of a dashboard built ahead before it is painted: its view's grid shapes itself on the
 # first Resize, then grows a batch at a time (`TagGridView.grow_later`).
@@ -91,6 +93,20 @@ class KeptScreens:
         if missed is not None:
             screen.cache_changed(missed)  # type: ignore[attr-defined]
         return screen
+
+    def when_mounted(self, screen: Screen, show: Callable[[], Any], again: Callable[[], Any]) -> None:
+        """`show()` (a kept screen, from `get`) now if it is mounted. One built ahead that is still
+        mounting is shown once mounted, the app's queue (the keys) waiting meanwhile as for a new
+        screen; `again()` instead if it was let go in that time."""
+        if screen.is_mounted:
+            show()
+            return
+
+        async def once_mounted() -> None:
+            await offstage_mounted(screen)
+            (show if screen.is_attached and screen.is_mounted else again)()
+
+        self.app.call_next(once_mounted)
 
     def add(self, train_ids: tuple[str, ...], screen: Screen) -> None:
         """Keep `screen` (about to be pushed); let the oldest go beyond `keep` (0: keep none)."""
