@@ -91,6 +91,11 @@ def test_shortest_texts_are_repr_s_where_orjson_spells_otherwise():
                                                  dtype=np.float32)), np.array(AWKWARD32, dtype=np.float32),
                                  (rng.uniform(1, 10, 20000) * 10.0 ** rng.integers(-8, 17, 20000)).astype(np.float32)])
     assert [t.decode() for t in shortest_texts(narrow).tolist()] == [fmt_float32(v) for v in narrow.tolist()]
+    for odd in (wide, narrow):  # the same values among many ordinary ones (respelt apart from them)
+        values = np.concatenate([rng.uniform(-10, 10, 4 * len(odd)).astype(odd.dtype), odd])
+        rng.shuffle(values)
+        spell = repr if odd.dtype == np.float64 else fmt_float32
+        assert [t.decode() for t in shortest_texts(values).tolist()] == [spell(v) for v in values.tolist()]
     whole = np.array([0, 7, -1, 10 ** 15, 2 ** 63 - 1, -(2 ** 63)], dtype=np.int64)
     assert [t.decode() for t in shortest_texts(whole).tolist()] == [str(v) for v in whole.tolist()]
     assert shortest_texts(np.zeros(0)).tolist() == []

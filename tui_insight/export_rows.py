@@ -14,10 +14,10 @@ and NaNs, keep their own text.
 The texts of an array of numbers are made by orjson in one call (`shortest_texts`): the
 shortest digits that read back as the value (Ryu), as repr's, and for a float32 the shortest
 that read back as the float32 (scalars are float32 in the files: `export.fmt_float32`, 0.1,
-not 0.10000000149011612). Only orjson's spelling differs, fixed on the whole text at once:
-repr writes an exponent of two digits at least (1e-07, orjson 1e-7), is positional from 1e-4
-(orjson: float64 from 1e-5, float32 from 1e-6) to under 1e16 (orjson's float32: 1e13), and
-writes nan, inf and -inf (orjson: null).
+not 0.10000000149011612). Only orjson's spelling differs, fixed on the texts of the values
+where it can (few as a rule), in one text at once: repr writes an exponent of two digits at
+least (1e-07, orjson 1e-7), is positional from 1e-4 (orjson: float64 from 1e-5, float32 from
+1e-6) to under 1e16 (orjson's float32: 1e13), and writes nan, inf and -inf (orjson: null).
 """
 from __future__ import annotations
 
@@ -92,26 +92,42 @@ _WIDE = re.compile(rb",(-?)([1-9])(?:\.(\d+))?e\+1([345])(?=,)")  # float32 1.5e
 
 def shortest_texts(values: np.ndarray) -> np.ndarray:
     """Each number of `values` (float64, float32 or int64) as `repr` writes it (float32: its
-    shortest float32 digits, as `fmt_float32`), as numpy byte strings (module docstring)."""
+    shortest float32 digits, as `fmt_float32`), as numpy byte strings (module docstring).
+    orjson's texts stand as they are where its spelling is repr's, from 1e-3 to under 1e12 (a
+    decade of margin each side); only the others, few as a rule, are respelt (`_respelt`)."""
     if not len(values):
         return np.zeros(0, dtype="S1")
     values = np.ascontiguousarray(values)
-    blob = b"," + orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1] + b","
+    texts = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
     if values.dtype.kind == "f":
-        if b"e-" in blob:
-            for short, wide in _SHORT_EXPONENTS:
-                blob = blob.replace(short, wide)
-        if b"0.0000" in blob:
-            if values.dtype == np.float32:
-                blob = _SIX_PLACES.sub(rb",\1\2.\3e-06", blob)
-            blob = _FIVE_PLACES.sub(rb",\1\2.\3e-05", blob).replace(b".e-0", b"e-0")  # (one digit: no point)
-        if values.dtype == np.float32 and b"e+1" in blob:
-            blob = _WIDE.sub(_positional, blob)
-    texts = np.array(blob[1:-1].split(b","), dtype="S")
-    if values.dtype.kind == "f" and not np.isfinite(values).all():  # orjson: null
-        texts[np.isnan(values)] = b"nan"
-        texts[values == np.inf] = b"inf"
-        texts[values == -np.inf] = b"-inf"
+        with np.errstate(invalid="ignore"):
+            size = np.abs(values)
+            odd = np.flatnonzero(~((size >= 1e-3) & (size < 1e12)) & (size != 0))  # (NaN: odd)
+        if 2 * len(odd) > len(values):
+            texts = _respelt(values)
+        elif len(odd):
+            for i, text in zip(odd.tolist(), _respelt(values[odd])):
+                texts[i] = text
+    return np.array(texts, dtype="S")
+
+
+def _respelt(values: np.ndarray) -> list[bytes]:
+    """orjson's texts of floats spelt as repr spells them, fixed on the whole text at once."""
+    blob = b"," + orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1] + b","
+    if b"e-" in blob:
+        for short, wide in _SHORT_EXPONENTS:
+            blob = blob.replace(short, wide)
+    if b"0.0000" in blob:
+        if values.dtype == np.float32:
+            blob = _SIX_PLACES.sub(rb",\1\2.\3e-06", blob)
+        blob = _FIVE_PLACES.sub(rb",\1\2.\3e-05", blob).replace(b".e-0", b"e-0")  # (one digit: no point)
+    if values.dtype == np.float32 and b"e+1" in blob:
+        blob = _WIDE.sub(_positional, blob)
+    texts = blob[1:-1].split(b",")
+    if b"null" in blob:  # orjson's text of nan, inf and -inf
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            value = values[i]
+            texts[i] = b"nan" if np.isnan(value) else b"inf" if value > 0 else b"-inf"
     return texts
 
 
