@@ -36,8 +36,8 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir, ExportError, ExportIncomplete, check_destination_of, explain_state
-from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_blocks, rows_bytes,
-                          rows_data, shortest_texts)
+from .export_rows import (Coded, float32_codes, float32_texts, float_codes, grouped_blocks, int_codes, rows_blocks,
+                          rows_bytes, rows_data, shortest_texts)
 from .export_spill import TagSpill, TagValues
 from .export_writer import Block, BlockWriter, Rows, write
 from .summary.formats import custom_scalars
@@ -588,7 +588,7 @@ def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], pref
             yield "distributions", partial(_laid_out, head, _distribution_columns(heads, buckets)), len(heads)
             columns = _histogram_columns(heads, buckets)
             if columns is not None:
-                yield "histograms", partial(_laid_out, head, columns), len(columns[0][1])
+                yield "histograms", partial(grouped_blocks, head, columns), len(columns[0][1])
 
 
 def _tail_rows(plugin: str, data) -> list[list]:

@@ -189,3 +189,74 @@ def rows_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
         else:  # (the last block, shorter)
             parts.append(block[:stop - start].tobytes().translate(None, b"\0"))
     return parts
+
+
+def grouped_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
+    """`rows_blocks` of columns whose first field is the same along runs of rows (a histogram's
+    step and wall time at each of its buckets) and whose other fields repeat together (the same
+    bucket at many steps): each distinct tail of fields laid out once (`rows_blocks`), and each
+    run of rows joined from those tails by `bytes.join`, its first field the separator. Where
+    the tails do not repeat (half of them distinct or more), `rows_blocks` lays them all out."""
+    count = len(columns[0][1]) if len(columns) > 1 else 0
+    if not count or b"\0" in prefix:
+        return rows_blocks(prefix, columns)
+    found = _tails(columns[1:], count)
+    if found is None or 2 * len(found[1][0]) > count:
+        return rows_blocks(prefix, columns)
+    tails, used = found
+    laid = b"".join(rows_blocks(b"", [(texts, codes) for (texts, _), codes in zip(columns[1:], used)]))
+    rows = np.array(laid.splitlines(keepends=True), dtype=object)[tails].tolist()  # (numbers: no other line breaks)
+    heads, runs = columns[0]
+    starts = np.flatnonzero(np.concatenate(([True], runs[1:] != runs[:-1])))
+    ends = [*starts[1:].tolist(), count]
+    texts = heads.tolist()
+    return [(prefix + texts[head] + b",").join([b"", *rows[start:end]])
+            for head, start, end in zip(runs[starts].tolist(), starts.tolist(), ends)]
+
+
+def _tails(columns: list[Coded], count: int) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Each row's tail (its fields of `columns` together) as an index into the distinct tails,
+    and the codes of each column's text in each distinct tail; None where a column alone has
+    half as many distinct texts as rows or more (the tails would not repeat). A tail is a
+    number of mixed radix (each column's texts used), numbered by one sort."""
+    digits = []
+    radix = 1
+    for texts, codes in columns:
+        kept, local = _numbered(codes, len(texts))  # (the texts used: not all of a shared table)
+        radix *= len(kept)
+        if 2 * len(kept) > count or radix >= 1 << 62:
+            return None
+        digits.append((kept, local))
+    key = np.zeros(count, dtype=np.int64)
+    for kept, local in digits:
+        key *= len(kept)
+        key += local
+    if radix <= 2 * count + 4096:
+        distinct, tail = _numbered(key, radix)
+    elif radix < 1 << 43 and count < 1 << 20:
+        distinct, tail = _ranked(key)
+    else:
+        distinct, tail = _distinct(key)
+    used = []
+    for kept, _ in reversed(digits):
+        distinct, digit = np.divmod(distinct, len(kept))
+        used.append(kept[digit])
+    return tail, used[::-1]
+
+
+def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_distinct` of integers 0 <= value < 2**43, fewer than 2**20 of them: each value sorted
+    with its index in its low bits (one sort of int64s, not a sort and a binary search each)."""
+    order = np.sort((values << 20) | np.arange(len(values)))
+    ordered = order >> 20
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    ranks = np.empty(len(values), dtype=np.intp)
+    ranks[order & ((1 << 20) - 1)] = np.cumsum(first) - 1
+    return ordered[first], ranks
+
+
+def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_distinct` of integers 0 <= value < `size`, by marking a table of `size`, not sorting."""
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    return np.flatnonzero(seen), (np.cumsum(seen, dtype=np.intp) - 1)[values]
