@@ -839,6 +839,9 @@ def _dropped_problems(dropped: dict[TagKey, list]) -> list[str]:
 # -- lineage ----------------------------------------------------------------------------------
 
 def _write_lineage(files: _CsvFiles, views: list[JobView]) -> None:
+    if export_columns.without_lineage(views):
+        files.open("lineage", list(export_columns.LINEAGE_COLUMNS))
+        return
     from .summary.queries.lineage import columns, model_rows
 
     rows = model_rows({v.train_id: v for v in views})

@@ -329,11 +329,18 @@ def _problem_columns(view: JobView) -> dict[str, list]:
 
 def _lineage_table(pa: Any, logs: Logdir, views: list[JobView]) -> Any:
     """Lineage columns as they come: a column whose jobs disagree on the type is text."""
-    from .summary.queries.lineage import columns, model_rows
+    from .summary.queries import export_columns
 
-    found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
+    if export_columns.without_lineage(views):
+        found: list = []
+        names = list(export_columns.LINEAGE_COLUMNS)
+    else:
+        from .summary.queries.lineage import columns, model_rows
+
+        found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
+        names = columns(found)
     arrays = {}
-    for name in columns(found):
+    for name in names:
         values = [_cell(row.get(name)) for row in found]
         try:
             arrays[name] = pa.array(values)
