@@ -764,7 +764,8 @@ def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Code
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
         return None
-    left, width, count = (np.concatenate([b[:, i] for b in buckets]) for i in range(3))  # (each contiguous)
+    joined = np.concatenate(buckets)
+    left, width, count = (np.ascontiguousarray(joined[:, i]) for i in range(3))
     period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
     steps = np.arange(len(heads)).repeat(lengths)
     return [(np.array(heads, dtype="S"), steps), float_codes(left, period), float_codes(width, period),

@@ -64,13 +64,17 @@ def int_codes(values: np.ndarray) -> Coded:
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values, sorted, and each value's index among them: `np.unique` with
-    `return_inverse`, by a sort and a search (half its time on a histogram's edges, which repeat:
-    its argsort of every value is the cost)."""
+    """The distinct values and each value's index among them: `np.unique` with `return_inverse`,
+    by a sort and a search (half its time on a histogram's edges, which repeat: its argsort of
+    every value is the cost). Sorted, but for values all distinct (a histogram whose bins move
+    every step): those as they are, each its own index, without the search."""
     ordered = np.sort(values)
     if not len(ordered):
         return ordered, np.zeros(0, dtype=np.intp)
-    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    if first.all():
+        return values, np.arange(len(values))
+    distinct = ordered[first]
     return distinct, np.searchsorted(distinct, values)
 
 
