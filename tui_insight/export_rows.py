@@ -102,16 +102,16 @@ def shortest_texts(values: np.ndarray) -> np.ndarray:
     if not len(values):
         return np.zeros(0, dtype="S1")
     values = np.ascontiguousarray(values)
+    if values.dtype.kind != "f":
+        return np.array(orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b","), dtype="S")
+    with np.errstate(invalid="ignore"):
+        size = np.abs(values)
+        odd = np.flatnonzero(~((size >= 1e-3) & (size < 1e12)) & (size != 0))  # (NaN: odd)
+    if 2 * len(odd) > len(values):
+        return np.array(_respelt(values), dtype="S")
     texts = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
-    if values.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            size = np.abs(values)
-            odd = np.flatnonzero(~((size >= 1e-3) & (size < 1e12)) & (size != 0))  # (NaN: odd)
-        if 2 * len(odd) > len(values):
-            texts = _respelt(values)
-        elif len(odd):
-            for i, text in zip(odd.tolist(), _respelt(values[odd])):
-                texts[i] = text
+    for i, text in zip(odd.tolist(), _respelt(values[odd]) if len(odd) else []):
+        texts[i] = text
     return np.array(texts, dtype="S")
 
 
