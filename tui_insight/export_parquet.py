@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
@@ -63,6 +63,13 @@ def _arrow() -> Any:
     except ImportError as exc:
         raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
     return pa
+
+
+def import_arrow() -> None:
+    """pyarrow imported now, as the CLI's export imports it (`_without_pandas`), for a caller that
+    imports with the collector off (`cli.importing`); without pyarrow, the export says so."""
+    with _without_pandas(), suppress(ExportError):
+        _arrow()
 
 
 # pyarrow.parquet.ParquetWriter's settings, as it hands them to the writer it wraps.
