@@ -567,7 +567,8 @@ def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> 
     heads = [prefix(tag)[:-1].encode("utf-8", NAME_BYTES) for tag, _ in found]  # train_id,tag
     sizes = [len(series) for _, series in found]
     columns = [int_codes(np.concatenate([s.steps for _, s in found]).astype(np.int64)),
-               float_codes(np.concatenate([s.wall_times for _, s in found])),
+               float_codes(np.concatenate([s.wall_times for _, s in found]),  # (the same at every tag, as a rule)
+                           period=sizes[0] if len(set(sizes)) == 1 else 0),
                float32_codes(np.concatenate([s.values for _, s in found]))]
     if not any(b"\0" in head for head in heads):
         return partial(_laid_out, b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])
