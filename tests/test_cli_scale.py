@@ -69,3 +69,40 @@ sys.exit(cli.main(None if who == "program" else sys.argv[1:]))
         assert done.returncode == 0, done.stderr[-2000:]
         said.append(done.stdout.split())
     assert said == [["False", "True"], ["True", "True"]]
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_the_program_freezes_what_it_imported_for_an_export(tmp_path, kind):
+    """The program imports the exporter (and pyarrow for Parquet) with the collector off, then
+    freezes what is alive: the export's collections walk only what the export makes. Said after
+    the export: whether the exporter's function and one of pyarrow's are left to the
+    collector (frozen objects are not), and whether the collector is on."""
+    import subprocess
+    import sys
+
+    from tui_insight.summary.formats.writer import SummaryWriter
+
+    writer = SummaryWriter(tmp_path / "logs" / "run", timestamp=1)
+    writer.add_scalar("loss", 0.5)
+    writer.record(1)
+    writer.close()
+    code = """
+import gc, sys
+from tui_insight import cli
+who = sys.argv.pop(1)
+status = cli.main(None if who == "program" else sys.argv[1:])
+module = sys.modules["tui_insight.export_parquet" if sys.argv[3] == "parquet" else "tui_insight.export"]
+kept = [module.export_parquet if sys.argv[3] == "parquet" else module.export_streaming]
+if sys.argv[3] == "parquet":
+    kept.append(sys.modules["pyarrow"].show_versions)
+print([any(o is k for o in gc.get_objects()) for k in kept], gc.isenabled())
+sys.exit(status)
+"""
+    said = []
+    for who in ("program", "caller"):
+        done = subprocess.run([sys.executable, "-c", code, who, str(tmp_path / "logs"), "--export", kind, "--out",
+                               str(tmp_path / f"out-{who}")], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        said.append(done.stdout.split("\n")[-2])
+    frozen, left = ("[False, False]", "[True, True]") if kind == "parquet" else ("[False]", "[True]")
+    assert said == [f"{frozen} True", f"{left} True"]

@@ -360,3 +360,25 @@ def test_a_csv_export_imports_what_the_jobs_hold(tmp_path):
                                str(tmp_path / f"out{len(extra)}"), *extra], capture_output=True, timeout=300)
         assert done.returncode == 0, done.stderr.decode()
         assert done.stdout.decode().splitlines()[-1] == str(imported)
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_lineage_without_lineage_is_its_header_and_imports_no_lineage_query(tmp_path, kind):
+    writer = SummaryWriter(tmp_path / "logs" / "run", timestamp=1)
+    writer.add_scalar("loss", 0.5)
+    writer.record(1)
+    writer.close()
+    code = ("import sys; from tui_insight import cli; status = cli.main(sys.argv[1:]); "
+            "print('tui_insight.summary.queries.lineage' in sys.modules); sys.exit(status)")
+    for logs, imported in ((tmp_path / "logs", False), (MINDSPORE_LOGS, True)):
+        out = tmp_path / f"out{imported}"
+        done = subprocess.run([sys.executable, "-c", code, str(logs), "--export", kind, "--out", str(out)],
+                              capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr.decode()
+        assert done.stdout.decode().splitlines()[-1] == str(imported)
+    from tui_insight.summary.queries.lineage import columns
+    if kind == "csv":
+        assert (tmp_path / "outFalse" / "lineage.csv").read_text() == ",".join(columns([])) + "\n"
+    else:
+        import pyarrow.parquet as pq
+        assert pq.read_table(tmp_path / "outFalse" / "lineage.parquet").column_names == columns([])

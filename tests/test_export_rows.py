@@ -11,8 +11,8 @@ from tensorboardX import SummaryWriter as TbWriter
 
 from tui_insight import export
 from tui_insight.export import export_snapshot, fmt_float32
-from tui_insight.export_rows import (ROWS, SMALL, float32_codes, float32_texts, float_codes, int_codes, rows_bytes,
-                                    shortest_texts)
+from tui_insight.export_rows import (ROWS, SMALL, float32_codes, float32_texts, float_codes, grouped_blocks, int_codes,
+                                    rows_blocks, rows_bytes, shortest_texts)
 from tui_insight.summary.formats.values import Locator, PayloadError
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries import histograms
@@ -91,6 +91,11 @@ def test_shortest_texts_are_repr_s_where_orjson_spells_otherwise():
                                                  dtype=np.float32)), np.array(AWKWARD32, dtype=np.float32),
                                  (rng.uniform(1, 10, 20000) * 10.0 ** rng.integers(-8, 17, 20000)).astype(np.float32)])
     assert [t.decode() for t in shortest_texts(narrow).tolist()] == [fmt_float32(v) for v in narrow.tolist()]
+    for odd in (wide, narrow):  # the same values among many ordinary ones (respelt apart from them)
+        values = np.concatenate([rng.uniform(-10, 10, 4 * len(odd)).astype(odd.dtype), odd])
+        rng.shuffle(values)
+        spell = repr if odd.dtype == np.float64 else fmt_float32
+        assert [t.decode() for t in shortest_texts(values).tolist()] == [spell(v) for v in values.tolist()]
     whole = np.array([0, 7, -1, 10 ** 15, 2 ** 63 - 1, -(2 ** 63)], dtype=np.int64)
     assert [t.decode() for t in shortest_texts(whole).tolist()] == [str(v) for v in whole.tolist()]
     assert shortest_texts(np.zeros(0)).tolist() == []
@@ -139,6 +144,25 @@ def test_rows_are_what_the_csv_writer_writes_across_blocks():
     assert rows_bytes(b"a\x00b,", [int_codes(np.array([5, 6]))])[0] == b"a\x00b,5\na\x00b,6\n"  # a NUL in a name kept
     empty = rows_bytes(b"a,", [float_codes(np.empty(0)), int_codes(np.empty(0, dtype=np.int64))])
     assert empty[0] == b"" and len(empty[1]) == 0
+
+
+@pytest.mark.parametrize(("texts", "columns", "repeats"), [(6, 2, 50), (5000, 3, 4), (5000, 4, 4), (5000, 3, 1)])
+def test_rows_grouped_by_their_first_field_are_rows_blocks_s(texts, columns, repeats):
+    # Tails (the fields after the first) that repeat `repeats` times, made of `columns` columns
+    # of `texts` texts each: numbered by a table, by one sort of their numbers (a wider
+    # radix), by a sort and a search (wider still); and tails that do not repeat.
+    rng = np.random.default_rng(6)
+    distinct = texts * 2
+    tails = [rng.integers(0, texts, distinct) for _ in range(columns)]
+    order = rng.integers(0, distinct, distinct * repeats) if repeats > 1 else np.arange(distinct)
+    coded = [float_codes(rng.standard_normal(texts) * 10.0 ** rng.integers(-8, 20, texts)) for _ in range(columns)]
+    runs = np.sort(rng.integers(0, 50, len(order)))  # the first field: the same along runs of rows
+    heads = (np.array([f"{n},{1700000000 + n / 4!r}".encode() for n in range(50)], dtype="S"), runs)
+    fields = [heads, *((table, codes[tail[order]]) for (table, codes), tail in zip(coded, tails))]
+    prefix = csv_rows([["./run, \"quoted\" é", "w/x"]])[:-1] + b","
+    parts = grouped_blocks(prefix, fields)
+    assert b"".join(parts) == b"".join(rows_blocks(prefix, fields))
+    assert (len(parts) == len(np.unique(runs))) == (repeats > 1)  # a part a run where tails repeat
 
 
 def histogram_rows(cache: SummaryCache) -> list[list[str]]:

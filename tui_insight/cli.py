@@ -264,12 +264,12 @@ def run_several(args: argparse.Namespace, config: Config, program: bool = False)
         return fail("none of the LOGDIRs can be read: " + "; ".join(failed))
     try:
         if args.export in ("parquet", "arrow"):
-            from . import export_parquet
-
+            export_parquet = import_export_parquet(program)
             status = export_parquet.run(args.export, source, args.out, all_steps=args.all_steps, force=args.force,
                                            program=program)
         elif args.export:
-            status = export_csv(source.location, args.out, all_steps=args.all_steps, force=args.force, source=source)
+            status = export_csv(source.location, args.out, all_steps=args.all_steps, force=args.force, source=source,
+                                program=program)
         elif args.summary:
             from .health_report import run
 
@@ -414,12 +414,12 @@ def run_command(argv: list[str] | None = None, done: list[bool] | None = None) -
             raise
         try:
             if args.export in ("parquet", "arrow"):
-                from . import export_parquet
-
+                export_parquet = import_export_parquet(program)
                 return export_parquet.run(args.export, source if source is not None else args.logdir, args.out,
                                           all_steps=args.all_steps, force=args.force, program=program)
             if args.export:
-                return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source)
+                return export_csv(args.logdir, args.out, all_steps=args.all_steps, force=args.force, source=source,
+                                  program=program)
             if args.summary:
                 with importing(program):
                     from .health_report import run
@@ -450,14 +450,27 @@ def read_config() -> Config:
     return config
 
 
-def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=None) -> int:
+def import_export_parquet(program: bool):
+    """The Parquet and Arrow exporter, and in the program pyarrow too, imported as `importing`
+    imports (their objects frozen out of the export's collections)."""
+    with importing(program):
+        from . import export_parquet
+
+        if program:
+            export_parquet.import_arrow()
+    return export_parquet
+
+
+def export_csv(logdir: str, out: Path, *, all_steps: bool, force: bool, source=None, program: bool = False) -> int:
     """The headless export: job by job (bounded memory), with a progress line on stderr and one
     warning line per job with problems (problems.csv lists them).
-    `source`: where LOGDIR is read from (`make_source`; None: a local path)."""
+    `source`: where LOGDIR is read from (`make_source`; None: a local path). `program`: see
+    `importing`."""
     import time
 
-    from .export import ExportError, explain_state, export_streaming
-    from .summary.store.cache import SummaryCache
+    with importing(program):
+        from .export import ExportError, explain_state, export_streaming
+        from .summary.store.cache import SummaryCache
 
     cache = SummaryCache(source if source is not None else logdir)
     tty = sys.stderr.isatty()

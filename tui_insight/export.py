@@ -36,8 +36,8 @@ import numpy as np
 
 from .escape import shown
 from .export_dir import MARKER, ExportDir, ExportError, ExportIncomplete, check_destination_of, explain_state
-from .export_rows import (Coded, float32_codes, float32_texts, float_codes, int_codes, rows_blocks, rows_bytes,
-                          rows_data, shortest_texts)
+from .export_rows import (Coded, float32_codes, float32_texts, float_codes, grouped_blocks, int_codes, rows_blocks,
+                          rows_bytes, rows_data, shortest_texts)
 from .export_spill import TagSpill, TagValues
 from .export_writer import Block, BlockWriter, Rows, write
 from .summary.formats import custom_scalars
@@ -567,7 +567,8 @@ def _scalar_rows(found: list[tuple[str, Any]], prefix: Callable[[str], str]) -> 
     heads = [prefix(tag)[:-1].encode("utf-8", NAME_BYTES) for tag, _ in found]  # train_id,tag
     sizes = [len(series) for _, series in found]
     columns = [int_codes(np.concatenate([s.steps for _, s in found]).astype(np.int64)),
-               float_codes(np.concatenate([s.wall_times for _, s in found])),
+               float_codes(np.concatenate([s.wall_times for _, s in found]),  # (the same at every tag, as a rule)
+                           period=sizes[0] if len(set(sizes)) == 1 else 0),
                float32_codes(np.concatenate([s.values for _, s in found]))]
     if not any(b"\0" in head for head in heads):
         return partial(_laid_out, b"", [(np.array(heads, dtype="S"), np.arange(len(found)).repeat(sizes)), *columns])
@@ -588,7 +589,7 @@ def _cached_histograms(cache: SummaryCache, view: JobView, tags: list[str], pref
             yield "distributions", partial(_laid_out, head, _distribution_columns(heads, buckets)), len(heads)
             columns = _histogram_columns(heads, buckets)
             if columns is not None:
-                yield "histograms", partial(_laid_out, head, columns), len(columns[0][1])
+                yield "histograms", partial(grouped_blocks, head, columns), len(columns[0][1])
 
 
 def _tail_rows(plugin: str, data) -> list[list]:
@@ -764,7 +765,8 @@ def _histogram_columns(heads: list[str], buckets: list[np.ndarray]) -> list[Code
     lengths = np.array([len(b) for b in buckets], dtype=np.int64)
     if not lengths.sum():
         return None
-    left, width, count = (np.concatenate([b[:, i] for b in buckets]) for i in range(3))  # (each contiguous)
+    joined = np.concatenate(buckets)
+    left, width, count = (np.ascontiguousarray(joined[:, i]) for i in range(3))
     period = int(lengths[0]) if (lengths == lengths[0]).all() else 0  # bins fixed across steps?
     steps = np.arange(len(heads)).repeat(lengths)
     return [(np.array(heads, dtype="S"), steps), float_codes(left, period), float_codes(width, period),
@@ -839,6 +841,9 @@ def _dropped_problems(dropped: dict[TagKey, list]) -> list[str]:
 # -- lineage ----------------------------------------------------------------------------------
 
 def _write_lineage(files: _CsvFiles, views: list[JobView]) -> None:
+    if export_columns.without_lineage(views):
+        files.open("lineage", list(export_columns.LINEAGE_COLUMNS))
+        return
     from .summary.queries.lineage import columns, model_rows
 
     rows = model_rows({v.train_id: v for v in views})

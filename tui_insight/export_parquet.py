@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from functools import partial
 from pathlib import Path
 from typing import IO, Any
@@ -63,6 +63,13 @@ def _arrow() -> Any:
     except ImportError as exc:
         raise ExportError("--export parquet and arrow need pyarrow: pip install 'tui-insight[arrow]'") from exc
     return pa
+
+
+def import_arrow() -> None:
+    """pyarrow imported now, as the CLI's export imports it (`_without_pandas`), for a caller that
+    imports with the collector off (`cli.importing`); without pyarrow, the export says so."""
+    with _without_pandas(), suppress(ExportError):
+        _arrow()
 
 
 # pyarrow.parquet.ParquetWriter's settings, as it hands them to the writer it wraps.
@@ -329,11 +336,18 @@ def _problem_columns(view: JobView) -> dict[str, list]:
 
 def _lineage_table(pa: Any, logs: Logdir, views: list[JobView]) -> Any:
     """Lineage columns as they come: a column whose jobs disagree on the type is text."""
-    from .summary.queries.lineage import columns, model_rows
+    from .summary.queries import export_columns
 
-    found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
+    if export_columns.without_lineage(views):
+        found: list = []
+        names = list(export_columns.LINEAGE_COLUMNS)
+    else:
+        from .summary.queries.lineage import columns, model_rows
+
+        found = sorted(model_rows({v.train_id: v for v in views}), key=lambda r: r.summary_dir)
+        names = columns(found)
     arrays = {}
-    for name in columns(found):
+    for name in names:
         values = [_cell(row.get(name)) for row in found]
         try:
             arrays[name] = pa.array(values)

@@ -14,10 +14,10 @@ and NaNs, keep their own text.
 The texts of an array of numbers are made by orjson in one call (`shortest_texts`): the
 shortest digits that read back as the value (Ryu), as repr's, and for a float32 the shortest
 that read back as the float32 (scalars are float32 in the files: `export.fmt_float32`, 0.1,
-not 0.10000000149011612). Only orjson's spelling differs, fixed on the whole text at once:
-repr writes an exponent of two digits at least (1e-07, orjson 1e-7), is positional from 1e-4
-(orjson: float64 from 1e-5, float32 from 1e-6) to under 1e16 (orjson's float32: 1e13), and
-writes nan, inf and -inf (orjson: null).
+not 0.10000000149011612). Only orjson's spelling differs, fixed on the texts of the values
+where it can (few as a rule), in one text at once: repr writes an exponent of two digits at
+least (1e-07, orjson 1e-7), is positional from 1e-4 (orjson: float64 from 1e-5, float32 from
+1e-6) to under 1e16 (orjson's float32: 1e13), and writes nan, inf and -inf (orjson: null).
 """
 from __future__ import annotations
 
@@ -64,13 +64,17 @@ def int_codes(values: np.ndarray) -> Coded:
 
 
 def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values, sorted, and each value's index among them: `np.unique` with
-    `return_inverse`, by a sort and a search (half its time on a histogram's edges, which repeat:
-    its argsort of every value is the cost)."""
+    """The distinct values and each value's index among them: `np.unique` with `return_inverse`,
+    by a sort and a search (half its time on a histogram's edges, which repeat: its argsort of
+    every value is the cost). Sorted, but for values all distinct (a histogram whose bins move
+    every step): those as they are, each its own index, without the search."""
     ordered = np.sort(values)
     if not len(ordered):
         return ordered, np.zeros(0, dtype=np.intp)
-    distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    if first.all():
+        return values, np.arange(len(values))
+    distinct = ordered[first]
     return distinct, np.searchsorted(distinct, values)
 
 
@@ -92,26 +96,42 @@ _WIDE = re.compile(rb",(-?)([1-9])(?:\.(\d+))?e\+1([345])(?=,)")  # float32 1.5e
 
 def shortest_texts(values: np.ndarray) -> np.ndarray:
     """Each number of `values` (float64, float32 or int64) as `repr` writes it (float32: its
-    shortest float32 digits, as `fmt_float32`), as numpy byte strings (module docstring)."""
+    shortest float32 digits, as `fmt_float32`), as numpy byte strings (module docstring).
+    orjson's texts stand as they are where its spelling is repr's, from 1e-3 to under 1e12 (a
+    decade of margin each side); only the others, few as a rule, are respelt (`_respelt`)."""
     if not len(values):
         return np.zeros(0, dtype="S1")
     values = np.ascontiguousarray(values)
+    if values.dtype.kind != "f":
+        return np.array(orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b","), dtype="S")
+    with np.errstate(invalid="ignore"):
+        size = np.abs(values)
+        odd = np.flatnonzero(~((size >= 1e-3) & (size < 1e12)) & (size != 0))  # (NaN: odd)
+    if 2 * len(odd) > len(values):
+        return np.array(_respelt(values), dtype="S")
+    texts = orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].split(b",")
+    for i, text in zip(odd.tolist(), _respelt(values[odd]) if len(odd) else []):
+        texts[i] = text
+    return np.array(texts, dtype="S")
+
+
+def _respelt(values: np.ndarray) -> list[bytes]:
+    """orjson's texts of floats spelt as repr spells them, fixed on the whole text at once."""
     blob = b"," + orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1] + b","
-    if values.dtype.kind == "f":
-        if b"e-" in blob:
-            for short, wide in _SHORT_EXPONENTS:
-                blob = blob.replace(short, wide)
-        if b"0.0000" in blob:
-            if values.dtype == np.float32:
-                blob = _SIX_PLACES.sub(rb",\1\2.\3e-06", blob)
-            blob = _FIVE_PLACES.sub(rb",\1\2.\3e-05", blob).replace(b".e-0", b"e-0")  # (one digit: no point)
-        if values.dtype == np.float32 and b"e+1" in blob:
-            blob = _WIDE.sub(_positional, blob)
-    texts = np.array(blob[1:-1].split(b","), dtype="S")
-    if values.dtype.kind == "f" and not np.isfinite(values).all():  # orjson: null
-        texts[np.isnan(values)] = b"nan"
-        texts[values == np.inf] = b"inf"
-        texts[values == -np.inf] = b"-inf"
+    if b"e-" in blob:
+        for short, wide in _SHORT_EXPONENTS:
+            blob = blob.replace(short, wide)
+    if b"0.0000" in blob:
+        if values.dtype == np.float32:
+            blob = _SIX_PLACES.sub(rb",\1\2.\3e-06", blob)
+        blob = _FIVE_PLACES.sub(rb",\1\2.\3e-05", blob).replace(b".e-0", b"e-0")  # (one digit: no point)
+    if values.dtype == np.float32 and b"e+1" in blob:
+        blob = _WIDE.sub(_positional, blob)
+    texts = blob[1:-1].split(b",")
+    if b"null" in blob:  # orjson's text of nan, inf and -inf
+        for i in np.flatnonzero(~np.isfinite(values)).tolist():
+            value = values[i]
+            texts[i] = b"nan" if np.isnan(value) else b"inf" if value > 0 else b"-inf"
     return texts
 
 
@@ -173,3 +193,74 @@ def rows_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
         else:  # (the last block, shorter)
             parts.append(block[:stop - start].tobytes().translate(None, b"\0"))
     return parts
+
+
+def grouped_blocks(prefix: bytes, columns: list[Coded]) -> list[bytes | bytearray]:
+    """`rows_blocks` of columns whose first field is the same along runs of rows (a histogram's
+    step and wall time at each of its buckets) and whose other fields repeat together (the same
+    bucket at many steps): each distinct tail of fields laid out once (`rows_blocks`), and each
+    run of rows joined from those tails by `bytes.join`, its first field the separator. Where
+    the tails do not repeat (half of them distinct or more), `rows_blocks` lays them all out."""
+    count = len(columns[0][1]) if len(columns) > 1 else 0
+    if not count or b"\0" in prefix:
+        return rows_blocks(prefix, columns)
+    found = _tails(columns[1:], count)
+    if found is None or 2 * len(found[1][0]) > count:
+        return rows_blocks(prefix, columns)
+    tails, used = found
+    laid = b"".join(rows_blocks(b"", [(texts, codes) for (texts, _), codes in zip(columns[1:], used)]))
+    rows = np.array(laid.splitlines(keepends=True), dtype=object)[tails].tolist()  # (numbers: no other line breaks)
+    heads, runs = columns[0]
+    starts = np.flatnonzero(np.concatenate(([True], runs[1:] != runs[:-1])))
+    ends = [*starts[1:].tolist(), count]
+    texts = heads.tolist()
+    return [(prefix + texts[head] + b",").join([b"", *rows[start:end]])
+            for head, start, end in zip(runs[starts].tolist(), starts.tolist(), ends)]
+
+
+def _tails(columns: list[Coded], count: int) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """Each row's tail (its fields of `columns` together) as an index into the distinct tails,
+    and the codes of each column's text in each distinct tail; None where a column alone has
+    half as many distinct texts as rows or more (the tails would not repeat). A tail is a
+    number of mixed radix (each column's texts used), numbered by one sort."""
+    digits = []
+    radix = 1
+    for texts, codes in columns:
+        kept, local = _numbered(codes, len(texts))  # (the texts used: not all of a shared table)
+        radix *= len(kept)
+        if 2 * len(kept) > count or radix >= 1 << 62:
+            return None
+        digits.append((kept, local))
+    key = np.zeros(count, dtype=np.int64)
+    for kept, local in digits:
+        key *= len(kept)
+        key += local
+    if radix <= 2 * count + 4096:
+        distinct, tail = _numbered(key, radix)
+    elif radix < 1 << 43 and count < 1 << 20:
+        distinct, tail = _ranked(key)
+    else:
+        distinct, tail = _distinct(key)
+    used = []
+    for kept, _ in reversed(digits):
+        distinct, digit = np.divmod(distinct, len(kept))
+        used.append(kept[digit])
+    return tail, used[::-1]
+
+
+def _ranked(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`_distinct` of integers 0 <= value < 2**43, fewer than 2**20 of them: each value sorted
+    with its index in its low bits (one sort of int64s, not a sort and a binary search each)."""
+    order = np.sort((values << 20) | np.arange(len(values)))
+    ordered = order >> 20
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    ranks = np.empty(len(values), dtype=np.intp)
+    ranks[order & ((1 << 20) - 1)] = np.cumsum(first) - 1
+    return ordered[first], ranks
+
+
+def _numbered(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """`_distinct` of integers 0 <= value < `size`, by marking a table of `size`, not sorting."""
+    seen = np.zeros(size, dtype=bool)
+    seen[values] = True
+    return np.flatnonzero(seen), (np.cumsum(seen, dtype=np.intp) - 1)[values]

@@ -143,8 +143,16 @@ def test_compress_many_is_compress_of_each_bit_for_bit():
         lefts = np.sort(rng.normal(size=n) * 10.0 ** rng.integers(-6, 6))
         counts = rng.integers(0, 5, n) * (rng.random(n) > 0.3)
         histograms.append(np.stack([lefts, np.abs(rng.normal(size=n)), counts.astype(np.float64)], axis=1))
-    with np.errstate(over="ignore", invalid="ignore"):
-        together = compress_many(histograms)
-        each = np.array([compress(h) for h in histograms])
-    assert together.shape == (len(histograms), len(BASIS_POINTS))
-    assert together.tobytes() == each.tobytes()
+    # Whole counts alone (their weights summed for all at once), also with negative ones;
+    # weighted (fractional) counts; bigger histograms (a histogram at a time); and all of them.
+    sound = [h for h in histograms[1:] if np.isfinite(h[:, 2]).all() and h[:, 2].max() < 1e300]
+    negative = [*sound, np.array([[0.0, 1.0, 3.0], [1.0, 1.0, -1.0], [2.0, 1.0, 2.0]])]
+    weighted = [np.column_stack([h[:, :2], h[:, 2] * 0.37]) for h in sound]
+    big = [np.stack([np.sort(rng.normal(size=n)), np.full(n, 0.5), rng.integers(0, 9, n).astype(np.float64)], axis=1)
+           for n in rng.integers(300, 700, 20)]
+    for batch in (sound, negative, weighted, big, [*big, *sound], histograms):
+        with np.errstate(over="ignore", invalid="ignore"):
+            together = compress_many(batch)
+            each = np.array([compress(h) for h in batch])
+        assert together.shape == (len(batch), len(BASIS_POINTS))
+        assert together.tobytes() == each.tobytes()

@@ -77,14 +77,18 @@ def compress_many(buckets: list[np.ndarray], bps: tuple[int, ...] = BASIS_POINTS
     if not len(filled):
         return out
     parts = [buckets[j] for j in filled.tolist()]
-    weights = np.concatenate([(b[:, 2] * bps[-1] / (b[:, 2].sum() or 1.0)).cumsum() for b in parts])
     joined = np.concatenate(parts)
     sizes = lengths[filled]
     starts = np.cumsum(sizes) - sizes
     points = np.array(bps, dtype=np.float64)
-    found = np.stack([np.searchsorted(weights[a:a + n], points, side="right")
-                      for a, n in zip(starts.tolist(), sizes.tolist())])  # (histograms, points), within each
     counts = joined[:, 2]
+    together = _weights_found(counts, sizes, starts, points)
+    if together is None:
+        weights = np.concatenate([(b[:, 2] * bps[-1] / (b[:, 2].sum() or 1.0)).cumsum() for b in parts])
+        found = np.stack([np.searchsorted(weights[a:a + n], points, side="right")
+                          for a, n in zip(starts.tolist(), sizes.tolist())])  # (histograms, points), within each
+    else:
+        weights, found = together
     sound = np.isfinite(weights) & (counts >= 0)
     stepwise = ~np.logical_and.reduceat(sound, starts)  # weights that are not finite: TensorBoard's loop
     lefts = joined[:, 0]
@@ -104,6 +108,36 @@ def compress_many(buckets: list[np.ndarray], bps: tuple[int, ...] = BASIS_POINTS
     for row in np.flatnonzero(stepwise).tolist():
         out[filled[row]] = compress(parts[row], bps)
     return out
+
+
+SMALL_HISTOGRAMS = 256  # buckets a histogram at most, on average, for `_weights_found`
+
+
+def _weights_found(counts: np.ndarray, sizes: np.ndarray, starts: np.ndarray, points: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """`compress_many`'s weights (each histogram's counts scaled to the last point by their
+    sum, then summed up) and each point's place in its histogram's weights (`searchsorted`,
+    right), for small histograms all at once: side by side in a matrix padded after each, a
+    row's cumulative sum is its histogram's, float for float, and a place is a count of the
+    weights at or below the point (where they rise; where they do not, `compress_many` redoes
+    the histogram). None for histograms of SMALL_HISTOGRAMS buckets or more on average (a
+    histogram at a time costs as much), or where a sum could depend on the order of its terms
+    (counts not whole, or their sum from 2**53)."""
+    widest = int(sizes.max())
+    if len(counts) > SMALL_HISTOGRAMS * len(sizes) or len(sizes) * widest > 2 * len(counts) + 4096 \
+            or not np.isfinite(counts).all() or not (counts == np.floor(counts)).all() \
+            or np.abs(counts).sum() >= 2.0 ** 53:
+        return None
+    totals = np.add.reduceat(counts, starts)  # (whole numbers below 2**53: exact in any order)
+    totals[totals == 0] = 1.0  # (`sum or 1.0`)
+    matrix = np.zeros((len(sizes), widest))
+    held = np.arange(widest) < sizes[:, None]
+    matrix[held] = counts * points[-1] / np.repeat(totals, sizes)
+    np.cumsum(matrix, axis=1, out=matrix)
+    weights = matrix[held]
+    matrix[~held] = np.inf
+    found = np.stack([np.count_nonzero(matrix <= point, axis=1) for point in points.tolist()], axis=1)
+    return weights, found
 
 
 def _compress_stepwise(lefts: np.ndarray, right_edges: list, weights: np.ndarray, bps: tuple[int, ...]

@@ -17,15 +17,12 @@ from functools import partial
 from typing import Any, Iterable, Mapping
 
 from .dataset_pipeline import dataset_pipeline
+from .export_columns import LINEAGE_COLUMNS
 from ..formats.lineage_aliases import hparam_columns as aliased_columns
 from ..formats.lineage_aliases import typed_column
 
 
-FIXED_COLUMNS: tuple[str, ...] = (
-    "summary_dir", "loss_function", "train_dataset_path", "train_dataset_count", "test_dataset_path",
-    "test_dataset_count", "network", "optimizer", "learning_rate", "epoch", "batch_size", "device_num",
-    "loss", "model_size", "dataset_mark",
-)
+FIXED_COLUMNS = LINEAGE_COLUMNS
 # What MindInsight's lineage table shows before the user picks columns; all `metric/*` too.
 DEFAULT_COLUMNS: tuple[str, ...] = ("summary_dir", "train_dataset_path", "test_dataset_path", "network",
                                     "optimizer", "loss")
