@@ -18,6 +18,8 @@ from .. import limits
 
 @dataclass(frozen=True)
 class Locator:
+    """Where a payload value is: its record in a file and its index in the event."""
+
     path: str
     offset: int  # record offset in the file
     index: int  # position of the value in the event's summary
@@ -30,6 +32,8 @@ class PayloadError(Exception):
 
 @dataclass(frozen=True)
 class TensorData:
+    """A decoded tensor: its dims and dtype, and its values unless a reason says why not."""
+
     dims: tuple[int, ...]
     dtype: str  # "DT_FLOAT32"
     array: np.ndarray | None  # float64 with NaN/Inf as written, shaped by dims; None: see reason
@@ -42,6 +46,8 @@ class TensorData:
 
 @dataclass(frozen=True)
 class HistogramData:
+    """A decoded histogram: its buckets and counts."""
+
     buckets: np.ndarray  # (n, 3): left, width, count, sorted by left; every number finite, none negative but left
     nan_count: int
     pos_inf_count: int
@@ -69,6 +75,8 @@ class TextData:
 
 @dataclass(frozen=True)
 class ImageData:
+    """A decoded image: its size, colour space and PNG bytes."""
+
     width: int
     height: int
     colorspace: int
