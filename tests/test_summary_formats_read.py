@@ -16,7 +16,7 @@ from tui_insight.summary.formats.writer import SummaryWriter
 
 T0 = 1_700_000_000.0
 # The summary as JSON, whether the TensorBoard decoder was imported on the way, whether OpenSSL
-# was (`hashlib`: 3 ms), and which protos.
+# was (`hashlib`), and which protos.
 RUN = """
 import contextlib, io, json, sys
 from tui_insight import cli

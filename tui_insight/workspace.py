@@ -22,8 +22,8 @@ from typing import Any
 
 from .user_dirs import private_dir, state_dir
 
-# CPython's own SHA-256 where it has one: `hashlib` loads OpenSSL first, 3 ms of every start
-# (the digest is the same).
+# CPython's own SHA-256 where it has one (the digest is the same): `hashlib` loads OpenSSL
+# first, a cost every start would pay.
 try:
     from _sha2 import sha256  # type: ignore[import-not-found]  # (Python 3.12 on)
 except ImportError:
