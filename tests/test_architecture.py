@@ -267,3 +267,15 @@ def test_the_focused_charts_tint_is_one_rule_in_the_app_stylesheet():
     copies = [path.relative_to(REPO) for path in UI if "background-tint: $foreground 3%" in path.read_text()]
     assert copies == []
     assert ".focus-tint:focus" in (REPO / "themes" / "app.tcss").read_text()
+
+
+def test_the_headless_modules_dataclasses_carry_a_docstring():
+    """`dataclass` gives a class without a docstring one built by `inspect.signature` as it is
+    imported: the headless modules' imports are every command's start."""
+    bare = []
+    for path in [*HEADLESS, PACKAGE / "cli.py", PACKAGE / "config.py", PACKAGE / "health_report.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+                    and ast.get_docstring(node) is None):
+                bare.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
+    assert bare == []

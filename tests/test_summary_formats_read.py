@@ -15,7 +15,8 @@ from tensorboardX import SummaryWriter as TensorBoardWriter
 from tui_insight.summary.formats.writer import SummaryWriter
 
 T0 = 1_700_000_000.0
-# The summary as JSON, whether the TensorBoard decoder was imported on the way, and which protos.
+# The summary as JSON, whether the TensorBoard decoder was imported on the way, whether OpenSSL
+# was (`hashlib`), and which protos.
 RUN = """
 import contextlib, io, json, sys
 from tui_insight import cli
@@ -24,6 +25,7 @@ with contextlib.redirect_stdout(out):
     status = cli.main([sys.argv[1], "--summary", "--json", "--no-cache"])
 print(json.dumps({"status": status, "rows": json.loads(out.getvalue()),
                   "tensorboard": "tui_insight.summary.formats.tensorboard" in sys.modules,
+                  "openssl": "_hashlib" in sys.modules,
                   "protos": sorted(m.rsplit(".", 1)[-1] for m in sys.modules if m.startswith("tui_insight.proto."))}))
 """
 
@@ -63,6 +65,7 @@ def test_a_mindspore_logdir_is_read_without_the_tensorboard_decoder(tmp_path):
     assert row["last_step"] == 40 and row["last"] == np.float32(1 / 40)
     assert result["tensorboard"] is False
     assert result["protos"] == ["anf_ir_pb2", "summary_pb2"]  # (no TensorBoard or lineage protos either)
+    assert result["openssl"] is False  # (the workspace's name is hashed by CPython's own SHA-256)
 
 
 def test_a_logdir_of_both_formats_reads_both_in_one_summary(tmp_path):

@@ -101,6 +101,8 @@ codecs.register_error(NAME_BYTES, _name_bytes)
 
 @dataclass
 class ExportResult:
+    """What an export wrote: its files, rows per table, and each job's problems."""
+
     files: list[Path] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (train_id, problem): problems.csv

@@ -20,6 +20,8 @@ from .workspace import write_atomically
 
 @dataclass(frozen=True)
 class PickedTheme:
+    """The theme last picked in the app, and config.toml's theme at the time."""
+
     name: str
     config_theme: str | None  # config.toml's `theme` when it was picked (None: not set)
 

@@ -13,7 +13,6 @@ No Textual here: the app owns a `Workspace` and saves it when something changed.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -23,13 +22,23 @@ from typing import Any
 
 from .user_dirs import private_dir, state_dir
 
+# CPython's own SHA-256 where it has one (the digest is the same): `hashlib` loads OpenSSL
+# first, a cost every start would pay.
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found]  # (Python 3.12 on)
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha256
+
 FORMAT_VERSION = 1
 
 
 def workspace_path(logdir: str, home: Path | None = None) -> Path:
     """The file for `logdir`: named by the directory's name and a hash of its absolute path."""
     absolute = os.path.abspath(logdir)
-    digest = hashlib.sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    digest = sha256(absolute.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(absolute))[:40] or "root"
     return (home or state_dir()) / "workspaces" / f"{name}-{digest}.json"
 

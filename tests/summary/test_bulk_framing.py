@@ -3,6 +3,8 @@ reads: the same offsets and payloads and the same report, on real files written 
 format and by tensorboardX, on damaged copies of them and from any start and end."""
 import io
 import struct
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,6 +152,30 @@ def test_oversized_and_empty_records_and_a_lost_header():
         assert records
     _, report = by_records(bytes(bad))
     assert report.bad_records >= 3 and any("header" in p for p in report.problems)
+
+
+# A file on disk read by blocks reads as the same bytes scanned record by record.
+ON_DISK = INTERRUPTED * 30  # 2.8 MB
+
+
+def by_batches_on_disk(data: bytes, start: int, max_bytes: int) -> tuple[list, ScanReport]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "events.summary.1"
+        path.write_bytes(data)
+        report = ScanReport()
+        with open(path, "rb", buffering=1 << 20) as fh:
+            records = [record for batch in scan_batches(fh, start, len(data), report, max_bytes=max_bytes)
+                       for record in batch]
+    return records, report
+
+
+@PROPERTY
+@given(st.data())
+def test_damaged_files_on_disk_read_alike_from_any_start(data):
+    stream = damaged(ON_DISK, data.draw)
+    start = data.draw(st.sampled_from([0, 4096 * 3, data.draw(st.integers(0, len(stream)))]))
+    max_bytes = data.draw(st.sampled_from([1 << 20, 1_500_000, 1 << 22]))
+    assert by_batches_on_disk(stream, start, max_bytes) == by_records(stream, start)
 
 
 def test_a_record_longer_than_a_block_is_read_whole():

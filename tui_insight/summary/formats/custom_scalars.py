@@ -37,6 +37,8 @@ class Margin:
 
 @dataclass(frozen=True)
 class Chart:
+    """One chart of a custom-scalars layout: lines of tags matched by patterns, or margins."""
+
     title: str
     kind: str  # "multiline" or "margin"
     tags: tuple[str, ...] = ()  # multiline: regular expressions over scalar tags
@@ -45,6 +47,8 @@ class Chart:
 
 @dataclass(frozen=True)
 class Category:
+    """A titled group of charts of a custom-scalars layout."""
+
     title: str
     charts: tuple[Chart, ...]
     closed: bool = False  # the writer asked for it folded
@@ -52,6 +56,8 @@ class Category:
 
 @dataclass(frozen=True)
 class Layout:
+    """A run's custom-scalars layout: its categories in order."""
+
     categories: tuple[Category, ...]
 
 

@@ -28,6 +28,8 @@ MESH_PARTS = {1: "vertices", 2: "faces", 3: "colors"}  # MeshPluginData.ContentT
 
 @dataclass(frozen=True)
 class AudioClip:
+    """One audio clip as written: its WAV and what its header says."""
+
     sample_rate: int
     channels: int
     frames: int
@@ -81,6 +83,8 @@ def audio_clip(value: tb_event_pb2.Summary.Value) -> AudioClip | Problem:
 
 @dataclass(frozen=True)
 class MeshPart:
+    """One part (vertices, faces or colours) of a mesh, described without its numbers."""
+
     mesh: str  # the mesh's name (MeshPluginData.name)
     part: str  # "vertices", "faces" or "colors"
     count: int  # vertices, faces or colours (of the first mesh of the batch)

@@ -18,6 +18,8 @@ ROWS = ("tp", "fp", "tn", "fn", "precision", "recall")  # the tensor's rows, in 
 
 @dataclass(frozen=True)
 class PrCurveData:
+    """One step of a PR curve: the counts and rates at each threshold."""
+
     values: np.ndarray  # float64 (6, n): tp, fp, tn, fn, precision, recall per threshold
 
     @property

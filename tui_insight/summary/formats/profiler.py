@@ -179,6 +179,8 @@ def holds_profile(path: str) -> bool:
 
 @dataclass(frozen=True)
 class OpType:
+    """One op type's row of a profile's op-type statistics."""
+
     op_type: str
     occurrences: int
     per_step: float  # execution frequency per step, as written
@@ -189,6 +191,8 @@ class OpType:
 
 @dataclass(frozen=True)
 class Operator:
+    """One operator's row of a profile's op statistics."""
+
     op_type: str
     name: str  # `Conv2D-op0` (not unique: the forward and backward MatMul-op0 share it)
     full_name: str  # scope path and name: the op's key
@@ -229,6 +233,8 @@ class Memory:
 
 @dataclass(frozen=True)
 class Span:
+    """One span of a timeline track."""
+
     name: str
     start_us: float
     duration_us: float
@@ -252,6 +258,8 @@ class Track:
 
 @dataclass(frozen=True)
 class Timeline:
+    """A profile's timeline: its tracks and the time they cover."""
+
     tracks: tuple[Track, ...] = ()
     start_us: float = 0.0
     end_us: float = 0.0
@@ -278,6 +286,8 @@ class Shapes:
 
 @dataclass(frozen=True)
 class Profile:
+    """One profile as read: op statistics, calls, memory, shapes and timeline."""
+
     ref: ProfileRef
     op_types: tuple[OpType, ...] = ()
     operators: tuple[Operator, ...] = ()

@@ -29,6 +29,8 @@ _FIELD = re.compile(r'(\w+)\s*:\s*(?:"((?:[^"\\]|\\.)*)"|(-?\d+))')
 
 @dataclass(frozen=True)
 class Embedding:
+    """One embedding a projector config names."""
+
     name: str  # tensor_name ("" when the config names none)
     tensor_path: str  # as written, relative to the config's directory
     shape: tuple[int, ...] = ()  # () when not known cheaply

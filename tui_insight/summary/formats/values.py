@@ -14,10 +14,13 @@ import numpy as np
 
 from ...proto import anf_ir_pb2, summary_pb2
 from .. import limits
+from .bulk_framing import unaligned
 
 
 @dataclass(frozen=True)
 class Locator:
+    """Where a payload value is: its record in a file and its index in the event."""
+
     path: str
     offset: int  # record offset in the file
     index: int  # position of the value in the event's summary
@@ -30,6 +33,8 @@ class PayloadError(Exception):
 
 @dataclass(frozen=True)
 class TensorData:
+    """A decoded tensor: its dims and dtype, and its values unless a reason says why not."""
+
     dims: tuple[int, ...]
     dtype: str  # "DT_FLOAT32"
     array: np.ndarray | None  # float64 with NaN/Inf as written, shaped by dims; None: see reason
@@ -42,6 +47,8 @@ class TensorData:
 
 @dataclass(frozen=True)
 class HistogramData:
+    """A decoded histogram: its buckets and counts."""
+
     buckets: np.ndarray  # (n, 3): left, width, count, sorted by left; every number finite, none negative but left
     nan_count: int
     pos_inf_count: int
@@ -69,6 +76,8 @@ class TextData:
 
 @dataclass(frozen=True)
 class ImageData:
+    """A decoded image: its size, colour space and PNG bytes."""
+
     width: int
     height: int
     colorspace: int
@@ -173,10 +182,11 @@ def histograms_from_protos(protos: list[summary_pb2.Summary.Histogram]) -> list[
     owner = np.searchsorted(ends, start, side="right")
     end = start + 2 + data[start + 1].astype(np.int64)
     fields = np.zeros((len(start), 3))
+    doubles = unaligned(data, "<f8")  # (the double at every byte: one index a field, no index a byte)
     q = start + 2
     for column, key in ((0, _LEFT), (1, _WIDTH)):
         has = (q < end) & (data[q] == key)
-        fields[has, column] = data[q[has, None] + np.arange(1, 9)].copy().view("<f8").ravel()
+        fields[has, column] = doubles[q[has] + 1]
         q = q + 9 * has
     has = (q < end) & (data[q] == _COUNT)
     count = np.zeros(len(start), dtype=np.uint64)

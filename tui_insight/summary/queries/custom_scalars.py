@@ -41,6 +41,8 @@ class MarginLine:
 
 @dataclass(frozen=True)
 class ChartContent:
+    """What one custom-scalars chart draws, or why it draws nothing."""
+
     lines: tuple[tuple[str, str], ...] = ()  # multiline: (train_id, tag), tag by tag, jobs in order
     margins: tuple[MarginLine, ...] = ()
     empty: str = ""  # why nothing is drawn ("" when something is)

@@ -27,6 +27,8 @@ OTHER = "other"  # the cache's plugin of the values no view draws
 
 @dataclass(frozen=True)
 class AudioItem:
+    """An audio tag of a job, described by its newest step."""
+
     tag: str
     steps: int
     step: int  # the step described: the newest
@@ -36,6 +38,8 @@ class AudioItem:
 
 @dataclass(frozen=True)
 class MeshItem:
+    """A mesh part's tag of a job, described by its newest step."""
+
     tag: str  # the tag of the part (tensorboardX: "<name>_<part number>")
     mesh: str
     part: str  # "vertices", "faces", "colors"
@@ -48,6 +52,8 @@ class MeshItem:
 
 @dataclass(frozen=True)
 class EmbeddingItem:
+    """An embedding of a job's projector config."""
+
     name: str
     tensor_path: str
     shape: tuple[int, ...] = ()
@@ -69,6 +75,8 @@ class Neighbours:
 
 @dataclass(frozen=True)
 class Described:
+    """A job's tags that are described rather than drawn."""
+
     audio: tuple[AudioItem, ...] = ()
     meshes: tuple[MeshItem, ...] = ()
     embeddings: tuple[EmbeddingItem, ...] = ()

@@ -21,6 +21,8 @@ from ..store.job_view import JobView
 
 @dataclass(frozen=True)
 class HistogramStep:
+    """One step of a histogram tag, as written."""
+
     step: int
     wall_time: float
     data: HistogramData  # raw buckets as written

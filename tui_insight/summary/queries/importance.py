@@ -47,6 +47,8 @@ class Importance:
 
 @dataclass(frozen=True)
 class TargetImportance:
+    """The parameters' importance to one target, over the runs holding it."""
+
     target: str
     params: tuple[Importance, ...]  # most important first (MindInsight's order)
     runs: int  # runs with a value of the target

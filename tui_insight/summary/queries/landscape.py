@@ -58,6 +58,8 @@ def tensor_values(proto: anf_ir_pb2.TensorProto) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LossPath:
+    """The training path over a loss landscape: one point per checkpoint."""
+
     intervals: tuple[int, ...]  # the step (or epoch) of each checkpoint, first to last
     x: np.ndarray
     y: np.ndarray
@@ -69,6 +71,8 @@ class LossPath:
 
 @dataclass(frozen=True)
 class LandscapeMetadata:
+    """How a loss landscape was made."""
+
     decomposition: str = ""  # "PCA" or "Random"
     unit: str = ""  # "step" or "epoch"
     step_per_epoch: int = 0

@@ -559,6 +559,8 @@ MAX_LIST_ITEMS = 6  # items of a list shown in a table cell
 
 @dataclass(frozen=True)
 class Stage:
+    """One stage of a dataset graph, as a lineage column."""
+
     name: str  # "Map#2": op type, numbered from the source when it repeats
     op_type: str
     params: dict[str, Any]  # flattened parameters; `operations` and `sampler` included as they are

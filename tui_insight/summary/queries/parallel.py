@@ -48,6 +48,8 @@ def _key(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Axis:
+    """One axis of the parallel-coordinates chart."""
+
     column: str
     kind: str  # NUMBER or CATEGORY
     categories: tuple[Any, ...] = ()  # category axis: its values, bottom tick first

@@ -50,6 +50,8 @@ def rank_refs(refs: Sequence[tuple[str, ProfileRef]]) -> list[tuple[int, str, Pr
 
 @dataclass(frozen=True)
 class RankTime:
+    """One rank's times in a cluster's profiles."""
+
     rank: int
     train_id: str
     profile: str  # the profile's name as the picker shows it
@@ -81,6 +83,8 @@ class TypeSpread:
 
 @dataclass(frozen=True)
 class Cluster:
+    """The ranks of a cluster compared: their times and the op types' spread."""
+
     ranks: tuple[RankTime, ...]
     types: tuple[TypeSpread, ...]  # largest spread first
     by_steps: bool  # every rank has steps: step times are compared (else total op times)

@@ -110,6 +110,8 @@ def slice_text(index: tuple[int | slice, ...]) -> str:
 
 @dataclass(frozen=True)
 class TensorSlice:
+    """The values a slice text selects of a tensor, with their original indices."""
+
     data: np.ndarray  # 0-, 1- or 2-D float64 view of the selected values
     row_index: np.ndarray  # original indices along the first free (sliced) axis; empty if none
     col_index: np.ndarray  # original indices along the second free axis; empty if none

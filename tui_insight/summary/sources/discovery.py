@@ -28,6 +28,8 @@ SYSTEM_TREES = ("/proc", "/sys", "/dev")  # kernel file systems: never job direc
 
 @dataclass
 class FoundJob:
+    """A job directory and its files by kind."""
+
     train_id: str
     path: str
     summary_files: list[str] = field(default_factory=list)  # file names, read order
@@ -45,6 +47,8 @@ class FoundJob:
 
 @dataclass
 class Discovery:
+    """The jobs found under a root, and what could not be listed."""
+
     jobs: dict[str, FoundJob]
     problems: list[str]  # unreadable directories and the like, one line each
     listed: int = 0  # directories whose entries were listed (not known by their stamp)
@@ -80,6 +84,8 @@ RACY_SECONDS = 2.0
 
 @dataclass
 class _Listing:
+    """One directory's entries as listed, kept while its stamp is the same."""
+
     stamp: tuple  # the directory's (dev, ino, mtime_ns, ctime_ns)
     files: dict[str, list[str]]  # kind -> sorted file names
     subdirs: list[tuple[str, str]]  # (name, path), sorted by name

@@ -37,6 +37,8 @@ MAX_LISTING_ENV, TIMEOUT_ENV = "TUI_INSIGHT_SSH_MAX_LISTING", "TUI_INSIGHT_SSH_T
 
 @dataclass(frozen=True)
 class RequestLimits:
+    """How much a remote request may spool and how long it may take."""
+
     max_listing: int = MAX_LISTING  # bytes a listing's answer may spool
     timeout: float = TIMEOUT  # seconds a request may take, before the time its bytes are given
     rate: float = RATE  # bytes a second the link is assumed to move at least

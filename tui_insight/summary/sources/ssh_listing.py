@@ -91,6 +91,8 @@ class WalkedDirectories:
 
 @dataclass
 class Listing:
+    """A remote tree's files as listed, and the problems met listing them."""
+
     entries: list[tuple[str, int, float, int]] = field(default_factory=list)  # (rel path, size, mtime, inode)
     problems: list[str] = field(default_factory=list)  # one line per directory with bad records, and LOGDIR's
 

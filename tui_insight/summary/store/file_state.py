@@ -23,6 +23,8 @@ NOT_AN_EVENT_FILE = "not a TensorBoard event file"  # ... a `tfevents` file's
 
 @dataclass
 class FileState:
+    """What the loader knows of one of a job's event files: where it read up to, and what it met."""
+
     name: str
     fid: int
     end: int = 0  # where the next scan starts

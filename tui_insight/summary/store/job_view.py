@@ -39,6 +39,8 @@ class GraphSource:
 
 @dataclass(frozen=True)
 class FileStatus:
+    """One event file of a job, as the views show it."""
+
     name: str
     size: int
     records: int
@@ -214,6 +216,8 @@ class Changes:
 
 @dataclass
 class LoadProgress:
+    """The cache's load so far: jobs found and loaded, files and bytes read."""
+
     jobs_found: int = 0
     jobs_loaded: int = 0
     files_read: int = 0

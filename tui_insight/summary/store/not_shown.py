@@ -49,6 +49,8 @@ class LeftOut:
 
 @dataclass(frozen=True)
 class NotShown:
+    """What a job holds that is not shown: kinds of data, and tags left out by the limits."""
+
     kinds: tuple[UnshownKind, ...] = ()
     left_out: tuple[LeftOut, ...] = ()
 

@@ -32,23 +32,27 @@ IDLE_SECONDS = 30.0  # the thread ends after this long without work (the next it
 
 @dataclass(frozen=True)
 class ServeHolds:
-    pass
+    """Bring back the details of the jobs a screen holds, and keep the memory budget."""
 
 
 @dataclass(frozen=True)
 class Call:
+    """Run a caller's function on the scheduler."""
+
     run: Callable[[], Any]
 
 
 @dataclass(frozen=True)
 class Reload:
+    """Reload some jobs, or all of them."""
+
     paths: frozenset[str] | None = None  # None: every job (a full pass)
     first: bool = False  # the first pass after `start` (its objects are kept out of collections)
 
 
 @dataclass(frozen=True)
 class Poll:
-    pass
+    """Look for changed files (the background poll)."""
 
 
 Work = ServeHolds | Call | Reload | Poll
@@ -57,6 +61,8 @@ _URGENCY = {ServeHolds: 0, Call: 1, Reload: 2, Poll: 3}
 
 @dataclass
 class _Queued:
+    """A work item waiting, and the future its caller waits on."""
+
     work: Work
     future: Future = field(default_factory=Future)
 

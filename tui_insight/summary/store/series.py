@@ -44,6 +44,8 @@ _EMPTY = {name: np.empty(0, dtype=dtype) for name, dtype in (
 
 @dataclass(frozen=True)
 class Series:
+    """One tag's bounded step series: the kept steps and the candidates to sample from."""
+
     limit: int
     columns: dict[str, np.ndarray]  # the kept steps: at most `limit`
     candidates: dict[str, np.ndarray]  # the doubling grid: at most 2 * `limit`

@@ -90,6 +90,8 @@ class SnapshotError(Exception):
 
 @dataclass
 class JobSnapshot:
+    """A job's loaded state, as kept between runs and handed over by the loading processes."""
+
     path: str  # the job directory it describes
     files: list[dict]  # FILE_FIELDS of each summary file
     tag_keys: list[TagKey]  # every tag, first-seen order (empty when only the header was read)
