@@ -600,9 +600,10 @@ class JobTable(ScrollView, can_focus=True):
 
     def _freshen(self, tid: str, now: float) -> bool:
         """Bring the row's clock cells to `now`; True if they changed. Not computed again before
-        they can change (`clock_texts_until`): the visible rows are freshened every second."""
+        they can change (`clock_texts_until`): the visible rows are freshened every second. A row
+        is built with `until == at`: its first freshening computes when that is."""
         row = self.rows_by_id.get(tid)
-        if row is None or row.at == now or row.at <= now < row.until:
+        if row is None or row.at <= now < row.until:
             return False
         texts = list(row.texts)
         for i, text in zip(_CLOCK_AT, clock_texts(row.health, now)):
