@@ -471,8 +471,8 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
     def _clock_wait(self) -> float:
         """Seconds to the clock's next tick, once nothing moved (see CLOCK_EVERY)."""
         progress = self.cache.progress
-        if progress.loading or not progress.reloads:
-            return CLOCK_EVERY
+        if progress.loading or not progress.reloads or not self.cache.source.is_local:
+            return CLOCK_EVERY  # (a remote source's status, "reconnecting…", changes with no notice)
         due = [screen.clock_due() for screen in self.screen_stack if isinstance(screen, JobsScreen)]
         soonest = min((t for t in due if t is not None), default=None)
         if soonest is None:
