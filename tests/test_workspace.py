@@ -35,6 +35,22 @@ def test_what_is_remembered_comes_back_in_a_new_process(tmp_path):
     assert again.get("./a", "images") == {}
 
 
+def test_its_owner_hears_when_something_starts_waiting_to_be_saved(tmp_path):
+    """Once per wait: the app then saves a moment later, and no timer looks at a clean workspace."""
+    workspace, _ = Workspace.open("/data/logs", home=tmp_path)
+    heard: list[bool] = []
+    workspace.on_dirty = lambda: heard.append(workspace.dirty)
+    workspace.remember("app", "jobs", {"sort": "id"})
+    workspace.remember("app", "jobs", {"sort": "step"})  # (still waiting)
+    workspace.remember("./a", "scalars", {"smoothing": 0.6})
+    assert heard == [True]
+    assert workspace.save() == ""
+    workspace.remember("app", "jobs", {"sort": "step"})  # the same: nothing to save
+    assert heard == [True]
+    workspace.remember("app", "jobs", {"sort": "id"})
+    assert heard == [True, True]
+
+
 def test_remembering_the_same_thing_does_not_make_it_dirty(tmp_path):
     workspace, _ = Workspace.open("/data/logs", home=tmp_path)
     workspace.remember("app", "jobs", {"sort": "id"})

@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="look for changes this often (default 3; 30 for URLs, where every listing costs a "
                              "request; 0 loads once); where file-change notices work, changes are read as "
                              "notified and this poll, a safety net for what notices miss, backs off to every "
-                             "30 s while nothing changes")
+                             "2 min while nothing changes")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (see the command palette for the list)")
     parser.add_argument("--bell", action=argparse.BooleanOptionalAction, default=None,
                         help="ring the terminal bell when a job gains a NaN or diverging badge, so a background "

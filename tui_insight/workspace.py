@@ -18,7 +18,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .user_dirs import private_dir, state_dir
 
@@ -52,6 +52,9 @@ class Workspace:
         self._entries: dict[str, dict[str, Any]] = dict(entries or {})
         self._dirty = False
         self._lock = threading.Lock()
+        # Called when something is remembered while nothing was waiting to be saved (the app
+        # saves a moment later), on the thread that remembered it.
+        self.on_dirty: Callable[[], None] | None = None
 
     @classmethod
     def open(cls, logdir: str, *, fresh: bool = False, home: Path | None = None) -> tuple["Workspace", str]:
@@ -100,7 +103,9 @@ class Workspace:
             if self._entries.get(key) == data:
                 return
             self._entries[key] = data
-            self._dirty = True
+            was_dirty, self._dirty = self._dirty, True
+        if not was_dirty and self.on_dirty is not None:
+            self.on_dirty()
 
     @property
     def dirty(self) -> bool:

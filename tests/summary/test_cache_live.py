@@ -70,3 +70,20 @@ def test_a_logdir_whose_name_is_not_utf8_is_polled_with_one_warning(tmp_path, ca
         writer.close()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
     assert any("not UTF-8" in r.getMessage() and "polling" in r.getMessage() for r in caplog.records)
+
+
+def test_the_safety_net_poll_backs_off_while_it_finds_nothing_the_notices_missed():
+    """Where change notices work, the full poll only catches what they miss (network file
+    systems, symlinked directories): each poll that finds nothing doubles the wait to the next,
+    from 30 s to 2 min; one that finds something, or no notices at all, brings back the interval."""
+    from tui_insight.summary.store.wakeups import MAX_POLL_SECONDS, QUIET_POLL_SECONDS, next_poll
+
+    waits, wait = [], 3.0
+    for _ in range(5):
+        wait = next_poll(wait, 3.0, found=False, watching=True)
+        waits.append(wait)
+    assert waits == [QUIET_POLL_SECONDS, 2 * QUIET_POLL_SECONDS, MAX_POLL_SECONDS, MAX_POLL_SECONDS,
+                     MAX_POLL_SECONDS] == [30, 60, 120, 120, 120]
+    assert next_poll(MAX_POLL_SECONDS, 3.0, found=True, watching=True) == 3.0
+    assert next_poll(3.0, 3.0, found=False, watching=False) == 3.0  # polling is all there is
+    assert next_poll(30.0, 300.0, found=False, watching=True) == 300.0  # never more often than asked

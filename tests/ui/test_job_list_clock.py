@@ -1,17 +1,20 @@
 """The job list's clock cells ("5s ago", "● live", badges) are computed again only when they can
-read differently: the visible rows are looked at every second, a finished job's "12m ago" once a
-minute."""
+read differently: the visible rows are looked at at each tick of the app's clock, a finished job's
+"12m ago" once a minute. The clock itself ticks every second only while something moves (a key,
+a change of the logs); an idle app's clock sleeps until the first thing it shows can change."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from health_logs import T0, falling, write_scalars
-from uihelp import NOW, make_app, run_pilot, write_run
+from uihelp import NOW, STEPS, make_app, notices, run_pilot, wait_for, write_run
 
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.summary.queries.health import JobHealth
 from tui_insight.summary.store.cache import SummaryCache
 from tui_insight.ui.screens import jobs
+from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.widgets import job_table
 from tui_insight.ui.widgets.job_rows import clock_texts, clock_texts_until
@@ -55,20 +58,22 @@ def test_a_tick_computes_again_only_the_rows_whose_clock_cells_can_change(ui_log
         computed.append(health.train_id)
         return clock_texts(health, at)
 
+    monkeypatch.setattr(job_table, "clock_texts", counted)  # a row's cells computed again (not built)
+
     async def body(pilot):
         screen = app.screen
         assert isinstance(screen, JobsScreen)
-        monkeypatch.setattr(job_table, "clock_texts", counted)
         now[0] += 1
-        screen.tick()  # every visible row once
-        first = sorted(computed)
+        screen.tick()
+        first = list(computed)  # every visible row, once: by now (or when first shown)
         computed.clear()
         now[0] += 1
         screen.tick()
         return first, sorted(computed), screen.table.cell("./run_live", "updated")
 
     first, second, updated = run_pilot(app, body)
-    assert first == ["./run_a", "./run_b", "./run_c", "./run_live"]
+    assert sorted(set(first)) == ["./run_a", "./run_b", "./run_c", "./run_live"]
+    assert all(first.count(tid) == 1 for tid in ("./run_a", "./run_b", "./run_c")), first
     assert second == ["./run_live"]  # "7s ago"; the others read "10m ago" for another minute
     assert updated == "7s ago"
 
@@ -101,3 +106,71 @@ def test_the_cursor_line_is_made_again_only_when_its_job_changes(ui_logs, monkey
     tid, quiet, made_after = run_pilot(app, body)
     assert quiet == []  # three ticks, the same view: the line made at the start stays
     assert made_after == [tid]  # its job changed: made again, once
+
+
+def counting_ticks(app) -> list[float]:
+    """The times the app's clock ticks from now on (the timer calls `tick_clock`)."""
+    ticks: list[float] = []
+    tick = app.tick_clock
+
+    def counted() -> None:
+        ticks.append(time.monotonic())
+        tick()
+
+    app.tick_clock = counted
+    return ticks
+
+
+def test_an_idle_job_list_lets_the_clock_sleep_until_a_cell_can_change(ui_logs):
+    """Every job finished "10m ago": nothing the list shows changes for a minute, so once nothing
+    moved since its last tick the clock does not tick every second; a key brings it back."""
+    app = make_app(ui_logs)
+
+    async def body(pilot):
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        assert await wait_for(pilot, lambda: screen.dashboard_preloaded)  # the list settled
+        app.tick_clock()  # a tick after the start (something moved: the next in a second)...
+        app.tick_clock()  # ... and one with nothing moved since: the next when a cell can change
+        ticks = counting_ticks(app)
+        await pilot.pause(2.5)
+        idle = len(ticks)
+        await pilot.press("down")
+        woke = await wait_for(pilot, lambda: len(ticks) > idle, timeout=20)
+        return idle, woke
+
+    idle, woke = run_pilot(app, body)
+    assert idle == 0  # (it ticked twice in those 2.5 s)
+    assert woke
+
+
+def test_a_stall_under_a_dashboard_wakes_the_sleeping_clock_when_it_comes(ui_logs):
+    """The list covered, no key, no change: the clock sleeps until the first badge the clock can
+    bring, a live job's stall, and announces it then (not at its next minute)."""
+    write_scalars(ui_logs, "run_live", {"loss": falling(STEPS)}, NOW - 1, interval=2.0)  # stalls at NOW + 9
+    started = time.monotonic()
+    # A clock that moves: the stall comes 10 s in, well after the ticks that follow the keys.
+    app = make_app(ui_logs, clock=lambda: NOW - 1 + (time.monotonic() - started))
+
+    async def body(pilot):
+        await pilot.press("enter")  # ./run_a's dashboard covers the job list
+        assert await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen))
+        return await wait_for(pilot, lambda: any("stalled" in n for n in notices(app)), timeout=30)
+
+    assert run_pilot(app, body, notifications=True)
+
+
+def test_a_sleeping_clock_wakes_when_a_visible_cell_changes(ui_logs):
+    """No key, no change: "10m ago" turns "11m ago" when the minute comes, not at the clock's
+    longest sleep."""
+    started = time.monotonic()
+    app = make_app(ui_logs, clock=lambda: NOW + 50 + (time.monotonic() - started))  # the minute comes 10 s in
+
+    async def body(pilot):
+        screen = app.screen
+        assert isinstance(screen, JobsScreen)
+        before = screen.table.cell("./run_a", "updated")
+        moved = await wait_for(pilot, lambda: screen.table.cell("./run_a", "updated") == "11m ago", timeout=30)
+        return before, moved
+
+    assert run_pilot(app, body) == ("10m ago", True)

@@ -625,7 +625,7 @@ def test_a_tag_that_is_not_utf8_neither_stops_the_job_list_nor_its_view(tmp_path
 
 
 def test_the_clock_tick_after_the_screens_are_gone_is_quiet():
-    """The once-a-second tick may fire while the app shuts down, its screens already popped
+    """The clock's tick may fire while the app shuts down, its screens already popped
     (seen once in CI as a ScreenStackError traceback)."""
     app = make_app(MINDSPORE_LOGS)
 

@@ -129,6 +129,25 @@ def test_quitting_and_starting_again_brings_the_views_back(ui_logs, tmp_path):
     assert run_pilot(fresh, _opener(fresh)) != settings
 
 
+def test_a_changed_view_is_saved_a_moment_later_without_quitting(ui_logs, tmp_path):
+    """The workspace is saved shortly after it changes (a crash later keeps it), by a timer that
+    runs only then."""
+    home = tmp_path / "state"
+    workspace, _ = Workspace.open(str(ui_logs), home=home)
+    app = make_app(ui_logs, workspace=workspace)
+
+    async def change(pilot):
+        app.open_jobs(("./run_a",))
+        await wait_for_view(pilot, app)
+        await pilot.press("s", "x")
+        saved = await wait_for(pilot, lambda: (home / "workspaces").is_dir()
+                               and any("scalars@./run_a" in p.read_text() for p in (home / "workspaces").iterdir()),
+                               timeout=20)
+        return saved, app.workspace.dirty
+
+    assert run_pilot(app, change) == (True, False)
+
+
 def _opener(app):
     async def body(pilot):
         app.open_jobs(("./run_a",))

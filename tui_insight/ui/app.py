@@ -112,10 +112,16 @@ def load_keymap(path: Path) -> tuple[dict[str, str], str]:
 
 
 TAG_PLUGINS = {"scalars": "scalar", "histograms": "histogram", "tensors": "tensor", "images": "image"}
-WORKSPACE_SAVE_SECONDS = 2.0
+WORKSPACE_SAVE_SECONDS = 2.0  # a changed workspace is saved this long after its first change
 CHANGES_EVERY = 0.25  # seconds: cache changes reach the screens at most 4 times a second
 GC_IDLE_SECONDS = 1.0  # no key for this long: the collector's full pass may run (`tick_clock`)
 PROGRESS_EVERY = 0.25  # seconds between updates of the progress line while the cache loads (idle: the clock's)
+# The clock's tick (`tick_clock`): every CLOCK_EVERY seconds while anything moves (a key, the mouse,
+# a change of the logs, a load), else when the first thing it moves can change (a "5s ago", a live
+# marker, a stall), but never less often than CLOCK_AT_MOST: an idle app wakes for what it shows.
+CLOCK_EVERY = 1.0
+CLOCK_AT_MOST = 60.0
+CLOCK_LATE = 0.01  # a tick waits this much past when a cell changes (Textual's timers fire a hair early)
 
 
 @dataclass(frozen=True)
@@ -205,6 +211,10 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self._changes_delivered = -CHANGES_EVERY  # time.monotonic() of the last hand-over
         self._changes_timer: Any = None  # the timer that hands over what waits
         self._progress_timer: Any = None  # runs while the cache loads or changes (`_progress_tick`)
+        self._clock_timer: Any = None  # the clock's next tick (`tick_clock`), due at `_clock_at` (monotonic)
+        self._clock_at = 0.0
+        self._stirred = True  # something moved since the clock's last tick (`_stir`)
+        self._save_timer: Any = None  # saves the workspace, once it changed (`_save_soon`)
         # Changes for screens not mounted yet (`_hand_over`); a screen popped first takes its own along.
         self._held_changes: weakref.WeakKeyDictionary[Screen, Changes] = weakref.WeakKeyDictionary()
         self.changes_delivered = 0  # how many times the screens were handed changes
@@ -231,6 +241,8 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         # opens lineage and `q` quits. So while a widget that takes no text has the keyboard,
         # bindings are resolved here, in arrival order. A text box keeps Textual's own path, so
         # its `enter` comes after the characters typed before it.
+        if isinstance(event, (events.InputEvent, events.Resize)):
+            self._stir()
         if isinstance(event, events.Key):
             self._last_key = time.monotonic()
         if isinstance(event, events.Key) and (self.quitting or not self.screen_stack):
@@ -264,9 +276,11 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
             # sooner, they take the cores from the imports and the layout that frame waits for.
             self.call_after_refresh(self.cache.start_processes)
         self._progress_timer = self.set_interval(PROGRESS_EVERY, self._progress_tick)
-        self.set_interval(1.0, self.tick_clock)
+        self._arm_clock(CLOCK_EVERY)
         gc_policy.defer_full()  # full passes at idle moments (`tick_clock`)
-        self.set_interval(WORKSPACE_SAVE_SECONDS, self._save_workspace)
+        self.workspace.on_dirty = self._save_soon
+        if self.workspace.dirty:
+            self._save_soon()
         self._open_start()
 
     def on_unmount(self) -> None:
@@ -276,12 +290,22 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self.cache.stop()
         self._save_workspace()
 
+    def _save_soon(self) -> None:
+        """The workspace changed: it is saved WORKSPACE_SAVE_SECONDS later, with what else changes
+        meanwhile (on the UI thread, where the views remember their states)."""
+        if self._save_timer is None:
+            self._save_timer = self.set_timer(WORKSPACE_SAVE_SECONDS, self._save_due, name="workspace-save")
+
+    def _save_due(self) -> None:
+        self._save_timer = None
+        self._save_workspace()
+
     def _save_workspace(self) -> None:
         if not self.workspace.dirty:
             return
         problem = self.workspace.save()
         if problem and not getattr(self, "_workspace_warned", False):
-            self._workspace_warned = True  # say it once, not every two seconds
+            self._workspace_warned = True  # say it once, not at every save
             self.notify(markup(problem), severity="warning", timeout=8)
 
     # -- where the command line asked to start ------------------------------------------------
@@ -377,6 +401,7 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
             # the first jobs read show as soon as they are (up to CHANGES_EVERY sooner).
             self._changes_delivered = time.monotonic()
         self.changes_delivered += 1
+        self._stir()
         if changes.removed:
             self.marked[:] = [tid for tid in self.marked if tid not in changes.removed]
         self.not_shown_log.record(changes, self.cache.jobs)
@@ -413,8 +438,8 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
 
     def _progress_tick(self) -> None:
         """The progress line (and what else the job list keeps up with the load) made current.
-        Once the cache has nothing to read, the clock's tick does it, once a second, and this
-        timer waits for the next load or change (4 wakeups a second of an idle app saved)."""
+        Once the cache has nothing to read, the clock's tick does it, and this timer waits for
+        the next load or change (4 wakeups a second of an idle app saved)."""
         for screen in self.screen_stack:
             if isinstance(screen, JobsScreen):
                 screen.update_progress()
@@ -426,9 +451,39 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         if self._progress_timer is not None:
             self._progress_timer.resume()
 
+    def _stir(self) -> None:
+        """Something moved (a key, the mouse, a change of the logs): the clock ticks within
+        CLOCK_EVERY, and every CLOCK_EVERY until a tick finds that nothing moved since the last."""
+        self._stirred = True
+        if self._clock_at - time.monotonic() > CLOCK_EVERY:
+            self._arm_clock(CLOCK_EVERY)
+
+    def _arm_clock(self, delay: float) -> None:
+        if self._clock_timer is not None:
+            self._clock_timer.stop()
+        self._clock_at = time.monotonic() + delay
+        self._clock_timer = self.set_timer(delay, self._clock_due, name="clock")
+
+    def _clock_due(self) -> None:
+        self._clock_timer = None
+        self.tick_clock()
+
+    def _clock_wait(self) -> float:
+        """Seconds to the clock's next tick, once nothing moved (see CLOCK_EVERY)."""
+        progress = self.cache.progress
+        if progress.loading or not progress.reloads or not self.cache.source.is_local:
+            return CLOCK_EVERY  # (a remote source's status, "reconnecting…", changes with no notice)
+        due = [screen.clock_due() for screen in self.screen_stack if isinstance(screen, JobsScreen)]
+        soonest = min((t for t in due if t is not None), default=None)
+        if soonest is None:
+            return CLOCK_AT_MOST
+        return min(CLOCK_AT_MOST, max(CLOCK_EVERY, soonest - self.clock() + CLOCK_LATE))
+
     def tick_clock(self) -> None:
-        """Once a second: the job list's relative times ("12s ago") move on; the progress line
-        too, or faster again when the cache loads."""
+        """The job list's relative times ("12s ago") move on, live jobs may stall; the progress
+        line is made current, or faster again when the cache loads. Then the next tick is set
+        (see CLOCK_EVERY)."""
+        stirred, self._stirred = self._stirred, False
         if self.cache.progress.loading or not self.cache.progress.reloads:
             self._progress_faster()
         else:
@@ -442,6 +497,8 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         # The collector's full passes wait for a pause in the keys (`gc_policy.defer_full`, set
         # at mount): one at allocation took 50-150 ms out of a key's paint.
         gc_policy.collect_full_when_due(idle=time.monotonic() - self._last_key >= GC_IDLE_SECONDS)
+        if stack and self.is_running:  # (not while the app shuts down)
+            self._arm_clock(CLOCK_EVERY if stirred else self._clock_wait())
 
     # -- navigation -------------------------------------------------------------------------
 

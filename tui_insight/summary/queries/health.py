@@ -445,6 +445,11 @@ class BadgeWatch:
                 due.append(tid)
         return self.update(views, due, chosen, now)
 
+    def next_deadline(self) -> float | None:
+        """The earliest time `tick` may find news (it may find none: a job looked at since); None:
+        no badge can come from the clock alone."""
+        return self._deadlines[0][0] if self._deadlines else None
+
     def _check(self, health: JobHealth, now: float) -> list[tuple[JobHealth, tuple[str, ...]]]:
         tid = health.train_id
         found = health.badges(now)

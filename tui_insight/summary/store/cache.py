@@ -40,12 +40,11 @@ from .pooled_loads import PooledLoads
 from .scheduler import Call, Poll, Reload, Scheduler, ServeHolds, Work
 from .snapshot import decode, encode, header_end
 from .waiting import wait_loaded
-from .wakeups import Wakeups
+from .wakeups import Wakeups, next_poll
 
 RESTORED_NOTICE_SECONDS = 0.05  # jobs listed from the disk cache are announced together at most this often
 FIRST_LISTED = 128  # jobs (a screenful, by id) listed from the disk cache before new jobs are announced
 TRIM_EVERY = 250  # jobs shelved between two returns of the freed heap (`gc_policy.trim`: ~1 ms)
-MAX_POLL_SECONDS = 30.0  # the interval poll backs off to this while change notices work
 # A run being written sends a change notice at every flush (10 a second for a training loop that
 # flushes every 10 steps): after reloading on a notice, the ones that follow within this many
 # seconds are gathered (the watcher keeps them) and read in one reload.
@@ -794,9 +793,7 @@ class SummaryCache(PooledLoads):
             changes = self._waited(Poll())
             self._thaw_on(changes)
             last_full = time.monotonic()
-            # Nothing the notices missed: the next safety-net poll waits the longest (a poll of
-            # 5,000 jobs stats up to 10,000 paths).
-            poll = interval if changes or not wakeups.watching else max(interval, MAX_POLL_SECONDS)
+            poll = next_poll(poll, interval, bool(changes), wakeups.watching)
 
     def _thaw_on(self, changes: Changes | None) -> None:
         """The first pass's objects stay frozen while the logs do not change: an idle app's full

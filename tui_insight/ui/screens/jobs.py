@@ -7,8 +7,8 @@ the palette and the app read, follows the state's marks.
 
 A badge (`summary.health`) that appears while the app runs is announced (a notification, and the
 terminal bell with `--bell` for NaN and diverging), even while a dashboard covers the list: the
-screen watches every change the cache reports and, once a second, the jobs that may stall. A run
-that finishes is never announced; `stalled` only where a clean close would have shown.
+screen watches every change the cache reports and, at the app's clock tick, the jobs that may
+stall. A run that finishes is never announced; `stalled` only where a clean close would have shown.
 """
 from __future__ import annotations
 
@@ -282,7 +282,7 @@ class JobsScreen(LoaderHost, Screen):
 
     def _cursor_line(self, view: JobView | None) -> str:
         """`cursor_line(view)`, made again only for another view (views are frozen; a change of
-        the job publishes a new one): the clock's tick asks every second. The view is known
+        the job publishes a new one): the clock asks at every tick. The view is known
         weakly, as the rows know theirs: it may hold the job's series."""
         if view is None:
             return ""
@@ -414,11 +414,25 @@ class JobsScreen(LoaderHost, Screen):
             self._preload_dashboard()
 
     def watch_the_clock(self) -> None:
-        """Once a second (the app's clock tick), also under a dashboard: a live job may have
-        stalled. Not before the badges that were there at the start are known (none is news)."""
+        """At the app's clock tick, also under a dashboard: a live job may have stalled. Not
+        before the badges that were there at the start are known (none is news)."""
         if not self._badges_known:
             return
         self._announce(self.badges.tick(self.app.cache.jobs, self.state.headline, self.app.clock()))
+
+    def clock_due(self) -> float | None:
+        """When (on the app's clock) the clock's tick next has something to do here: a live job
+        may stall (a badge), and while the list is seen, a visible row's clock cells or a row's
+        place may change. Now while the list is not settled (rows to build, the dashboard's
+        preload not asked yet: `update_progress` asks it). None: the clock alone changes nothing."""
+        now = self.app.clock()
+        if self._backlog or not self._dashboard_asked or not self._badges_known:
+            return now
+        due = [self.badges.next_deadline()]
+        table = self._table_if_there()
+        if table is not None and not self.covered():
+            due.append(table.next_change())
+        return min((t for t in due if t is not None), default=None)
 
     def _announce(self, news: list) -> None:
         """A notification per job that gained a badge; the terminal bell when one of them is a
@@ -437,7 +451,7 @@ class JobsScreen(LoaderHost, Screen):
             line.invalidate()
 
     def tick(self) -> None:
-        """Once a second: relative times and live markers move on."""
+        """The app's clock tick (`clock_due`): relative times and live markers move on."""
         table = self._table_if_there()
         if table is not None:
             table.refresh_times(self.app.clock())
@@ -478,7 +492,7 @@ class JobsScreen(LoaderHost, Screen):
     def _preload_now(self) -> None:
         self._preload_timer = None
         if self._dashboard_asked or not self._settled():
-            return  # (asked again once settled: `update_progress` runs 4 times a second)
+            return  # (asked again once settled: `update_progress` runs at every tick until then)
         self._dashboard_asked = True
         Loader(self, "dashboard").request("dashboard", load_dashboard, self._dashboard_imported)
 

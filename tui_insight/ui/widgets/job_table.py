@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
@@ -344,7 +345,7 @@ class JobTable(ScrollView, can_focus=True):
         return pending
 
     def refresh_times(self, now: float) -> None:
-        """Once a second: only the clock cells ("updated", "live", "since", "health") move, and
+        """At the clock's tick: only the clock cells ("updated", "live", "since", "health") move, and
         only the visible rows are redone (a row is brought up to date when it scrolls into view).
         A live marker that ran out, or a job that stalled, moves its row wherever it is, as the
         order by "live" or "health" depends on it."""
@@ -362,6 +363,16 @@ class JobTable(ScrollView, can_focus=True):
             changed = self._freshen(tid, now) or changed
         if changed:
             self._settle(keep)
+
+    def next_change(self) -> float | None:
+        """When (on the clock `refresh_times` is given) the clock alone next changes what the table
+        shows: a visible row's clock cells, or any row's place (`_expiries`). A row not freshened
+        yet (`until == at`) is due at once. None: the clock alone changes nothing here."""
+        rows = self.rows_by_id
+        due = min([rows[tid].until for tid in self.visible_ids() if tid in rows], default=math.inf)
+        if self._expiries:
+            due = min(due, self._expiries[0][0])
+        return None if due == math.inf else due
 
     # -- rows, one at a time ------------------------------------------------------------------
 
@@ -600,9 +611,10 @@ class JobTable(ScrollView, can_focus=True):
 
     def _freshen(self, tid: str, now: float) -> bool:
         """Bring the row's clock cells to `now`; True if they changed. Not computed again before
-        they can change (`clock_texts_until`): the visible rows are freshened every second."""
+        they can change (`clock_texts_until`): the visible rows are freshened at each tick. A row
+        is built with `until == at`: its first freshening computes when that is."""
         row = self.rows_by_id.get(tid)
-        if row is None or row.at == now or row.at <= now < row.until:
+        if row is None or row.at <= now < row.until:
             return False
         texts = list(row.texts)
         for i, text in zip(_CLOCK_AT, clock_texts(row.health, now)):
