@@ -220,6 +220,30 @@ def test_payloads_varying_in_as_many_positions_as_the_tables_take_are_each_crc_c
             assert assert_same(bytes(bad))[1].bad_records == 1
 
 
+@pytest.mark.parametrize("size", [40, 190, 4266])
+@pytest.mark.parametrize("spaced", [True, False])
+def test_payloads_of_a_length_are_found_bad_however_many_and_however_alike(size, spaced):
+    """Payloads of one length are first checked together (one CRC over all of them): any that
+    is damaged, or whose stored CRC is, is still found, one or several, damaged alike or not;
+    evenly spaced or not, short (checked by tables) or long."""
+    rng = np.random.default_rng(size)
+    payloads = [rng.integers(0, 256, size=size, dtype=np.uint8).tobytes() for _ in range(48)]
+    records = [frame(p) + (b"" if spaced or i % 4 else frame(b"x" * 9)) for i, p in enumerate(payloads)]
+    starts = np.cumsum([0] + [len(r) for r in records])[:-1]
+    stream = b"".join(records)
+    assert assert_same(stream)[1].bad_records == 0
+    payload_at, crc_at = 12 + size // 2, 12 + size  # a payload byte, and its stored CRC's first byte
+    for damage in ([(3, payload_at)], [(3, crc_at)], [(3, payload_at), (40, payload_at)],
+                   [(0, payload_at), (1, payload_at), (47, crc_at)], [(i, payload_at) for i in range(48)]):
+        bad = bytearray(stream)
+        for row, at in damage:
+            bad[starts[row] + at] ^= 0x04
+        records_read, report = assert_same(bytes(bad))
+        assert report.bad_records == len(damage)
+        assert [p for _, p in records_read if len(p) == size] == [p for i, p in enumerate(payloads)
+                                                                 if i not in {row for row, _ in damage}]
+
+
 # -- what the framing tells the layouts ---------------------------------------------------------
 
 @pytest.mark.parametrize("max_records", [7, 1 << 16])
