@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary.formats.bulk_framing import Payloads, scan_batches
-from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, scan_records
+from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, open_regular, scan_records
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REAL_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file()
@@ -88,6 +88,28 @@ INTERRUPTED_ONE_LENGTH = interrupted_log(1, 900, 40)
 def test_real_files_read_alike(path, max_bytes):
     records, _ = assert_same(path.read_bytes(), max_bytes=max_bytes, max_records=50)
     assert records or path.stat().st_size < 64
+
+
+@pytest.mark.parametrize("buffering", [0, 1 << 20])
+@pytest.mark.parametrize("max_bytes", [300, 1 << 22])
+def test_files_on_disk_read_alike_from_any_start_and_position(tmp_path, buffering, max_bytes):
+    """A file opened for reading is read at each block's offset (whatever its position), and
+    as far as the size given: what is written after is not read."""
+    path = tmp_path / "events"
+    path.write_bytes(INTERRUPTED + b"\x00" * 5)  # (an incomplete tail)
+    for start in (0, len(frame(b"")) + 700):
+        expected = by_records(INTERRUPTED + b"\x00" * 5, start)
+        with open_regular(str(path), buffering=buffering) as fh:
+            fh.seek(123)
+            report = ScanReport()
+            records = [r for batch in scan_batches(fh, start, len(INTERRUPTED) + 5, report, max_bytes=max_bytes)
+                       for r in batch]
+        assert (records, report) == expected and report.tail_bytes == 5
+    with open_regular(str(path)) as fh:
+        path.write_bytes(INTERRUPTED + CYCLIC)  # grown meanwhile: read up to the size given
+        report = ScanReport()
+        records = [r for batch in scan_batches(fh, 0, len(INTERRUPTED), report, max_bytes=max_bytes) for r in batch]
+    assert (records, report) == by_records(INTERRUPTED)
 
 
 @pytest.mark.parametrize("data", [CYCLIC, SAME_LENGTHS, INTERRUPTED, INTERRUPTED_ONE_LENGTH],

@@ -4,6 +4,8 @@ records per 100 MB).
 """
 from __future__ import annotations
 
+import io
+import os
 import struct
 from typing import BinaryIO, Iterator, Sequence
 
@@ -649,6 +651,37 @@ class _Walk:
         return at[:good], lengths[:good]
 
 
+def _descriptor(fh: BinaryIO) -> int:
+    """The descriptor of a plain file opened for reading (`_read_at` reads it), else -1: bytes
+    in memory, or a file object of another kind (whose descriptor may not hold what it reads)."""
+    if not isinstance(fh, (io.BufferedReader, io.FileIO)) or not hasattr(os, "pread"):
+        return -1
+    try:
+        return fh.fileno()
+    except (OSError, ValueError):
+        return -1
+
+
+def _read_at(fd: int, pos: int, want: int) -> bytes:
+    """Up to `want` bytes at `pos` of the file `fd` (fewer at its end), read by the system
+    straight into the bytes returned: through a file object, a block smaller than its 1 MB
+    buffer (a sweep run's) was read into that buffer, then copied out (160 against 80 us for
+    a sweep run's 0.93 MB)."""
+    data = os.pread(fd, want, pos)
+    if 0 < len(data) < want:  # (short of the end: a read some network file systems cut)
+        parts, got = [data], len(data)
+        while got < want and parts[-1]:
+            parts.append(os.pread(fd, want - got, pos + got))
+            got += len(parts[-1])
+        data = b"".join(parts)
+    return data
+
+
+def _seek_read(fh: BinaryIO, pos: int, want: int) -> bytes:
+    fh.seek(pos)
+    return fh.read(want)
+
+
 def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_records: int = 1 << 16,
                  max_bytes: int = BLOCK_SIZE) -> Iterator[RecordBatch]:
     """`scan_records` by blocks of about `max_bytes`: the same records and report, in batches
@@ -658,10 +691,10 @@ def scan_batches(fh: BinaryIO, start: int, size: int, report: ScanReport, max_re
     report.end = start
     walk = _Walk(_opening if start == 0 else None)
     want = max_bytes
+    fd = _descriptor(fh)
     while pos < size:
-        fh.seek(pos)
         want = min(max(want, HEADER_SIZE), size - pos)
-        data = fh.read(want)
+        data = _read_at(fd, pos, want) if fd >= 0 else _seek_read(fh, pos, want)
         if not data:
             break
         notes: list[tuple[int, str]] = []
