@@ -557,3 +557,39 @@ def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path,
     assert path.read_bytes() == b"".join(pieces)
     assert disk_cache_module.write_file(str(path), [b"x"]) == len(b"".join(pieces))  # the old size
     assert path.read_bytes() == b"x" and [p.name for p in tmp_path.iterdir()] == ["entry.snap"]
+
+
+WRITER_KILLED = r"""
+import os, signal, sys
+from tui_insight.summary.store import disk_cache
+writev = os.writev
+
+def die_halfway(fd, buffers):  # the first piece written, then the process is killed
+    writev(fd, buffers[:1])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+os.writev = die_halfway
+disk_cache.write_file(sys.argv[1], [b"a" * 1000, b"b" * 1000])
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "writev") or not hasattr(os, "O_TMPFILE"), reason="Linux's writev and unnamed files")
+def test_a_process_killed_while_writing_a_new_entry_leaves_nothing_behind(tmp_path):
+    """A new entry is written with no name and named once whole: a loading process killed
+    halfway leaves no entry and no temporary file in the cache's directory; one replacing an
+    entry leaves the old one as it was."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "entry.snap"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for before in (None, b"old entry"):
+        if before is not None:
+            path.write_bytes(before)
+        run = subprocess.run([sys.executable, "-c", WRITER_KILLED, str(path)], env=env, capture_output=True)
+        assert run.returncode == -9, run.stderr
+        names = sorted(p.name for p in tmp_path.iterdir())
+        if before is None:
+            assert names == []
+        else:  # (replacing goes through a temporary file: the old entry is whole, beside what is left)
+            assert path.read_bytes() == before
