@@ -535,6 +535,27 @@ def test_columns_of_one_size_and_crc_but_other_bytes_are_each_stored():
     assert len(data) < 2 * n * 8 + 4_000  # "c", the same bytes as "a": stored once (three: 13 kB)
 
 
+@pytest.mark.parametrize("tag", ["loss", "caf\u00e9", "del\x7f", "ctrl\x01\n\"\\", "\U0001f600"])
+@pytest.mark.parametrize("seq", [7, 2**70])
+def test_an_entrys_table_is_written_as_json_writes_it(tag, seq):
+    """The details' table of an entry is the bytes `json.dumps` writes (compact): whatever its
+    tags' names hold (non-ASCII, DEL, control characters, quotes) and however many events."""
+    import json
+
+    n = 5
+    series = {("scalar", tag): Series.empty(n, ("value",)).merge(
+        {"step": np.arange(n, dtype=np.int64), "wall_time": np.zeros(n), "fid": np.zeros(n, dtype=np.int32),
+         "value": np.ones(n)}, np.arange(1))}
+    data = encode(snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[("scalar", tag)], series=series,
+                                              evicted=[("scalar", tag + "2")], seq=seq))
+    details = data[snapshot_module.header_end(data):]
+    size = struct.unpack_from("<I", details)[0]
+    table = details[4:4 + size]
+    assert table == json.dumps(json.loads(table), separators=(",", ":")).encode()
+    assert json.loads(table)["tags"][0]["key"] == ["scalar", tag] and json.loads(table)["seq"] == seq
+    assert decode(data).tag_keys == [("scalar", tag)]
+
+
 @pytest.mark.parametrize("most", [None, 1000, 1])
 def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path, monkeypatch, most):
     """An entry's pieces go to its file in one writev call where the system takes them all; a
