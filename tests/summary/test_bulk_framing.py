@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tui_insight.proto import summary_pb2
 from tui_insight.summary.formats.bulk_framing import Payloads, scan_batches
-from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, scan_records
+from tui_insight.summary.formats.framing import ScanReport, frame, masked_crc, open_regular, scan_records
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REAL_FILES = sorted(p for p in FIXTURES.rglob("*") if p.is_file()
@@ -88,6 +88,28 @@ INTERRUPTED_ONE_LENGTH = interrupted_log(1, 900, 40)
 def test_real_files_read_alike(path, max_bytes):
     records, _ = assert_same(path.read_bytes(), max_bytes=max_bytes, max_records=50)
     assert records or path.stat().st_size < 64
+
+
+@pytest.mark.parametrize("buffering", [0, 1 << 20])
+@pytest.mark.parametrize("max_bytes", [300, 1 << 22])
+def test_files_on_disk_read_alike_from_any_start_and_position(tmp_path, buffering, max_bytes):
+    """A file opened for reading is read at each block's offset (whatever its position), and
+    as far as the size given: what is written after is not read."""
+    path = tmp_path / "events"
+    path.write_bytes(INTERRUPTED + b"\x00" * 5)  # (an incomplete tail)
+    for start in (0, len(frame(b"")) + 700):
+        expected = by_records(INTERRUPTED + b"\x00" * 5, start)
+        with open_regular(str(path), buffering=buffering) as fh:
+            fh.seek(123)
+            report = ScanReport()
+            records = [r for batch in scan_batches(fh, start, len(INTERRUPTED) + 5, report, max_bytes=max_bytes)
+                       for r in batch]
+        assert (records, report) == expected and report.tail_bytes == 5
+    with open_regular(str(path)) as fh:
+        path.write_bytes(INTERRUPTED + CYCLIC)  # grown meanwhile: read up to the size given
+        report = ScanReport()
+        records = [r for batch in scan_batches(fh, 0, len(INTERRUPTED), report, max_bytes=max_bytes) for r in batch]
+    assert (records, report) == by_records(INTERRUPTED)
 
 
 @pytest.mark.parametrize("data", [CYCLIC, SAME_LENGTHS, INTERRUPTED, INTERRUPTED_ONE_LENGTH],
@@ -218,6 +240,30 @@ def test_payloads_varying_in_as_many_positions_as_the_tables_take_are_each_crc_c
             bad = bytearray(stream)
             bad[row * (len(payloads[0]) + 16 + 21) + 12 + at] ^= 0x80
             assert assert_same(bytes(bad))[1].bad_records == 1
+
+
+@pytest.mark.parametrize("size", [40, 190, 4266])
+@pytest.mark.parametrize("spaced", [True, False])
+def test_payloads_of_a_length_are_found_bad_however_many_and_however_alike(size, spaced):
+    """Payloads of one length are first checked together (one CRC over all of them): any that
+    is damaged, or whose stored CRC is, is still found, one or several, damaged alike or not;
+    evenly spaced or not, short (checked by tables) or long."""
+    rng = np.random.default_rng(size)
+    payloads = [rng.integers(0, 256, size=size, dtype=np.uint8).tobytes() for _ in range(48)]
+    records = [frame(p) + (b"" if spaced or i % 4 else frame(b"x" * 9)) for i, p in enumerate(payloads)]
+    starts = np.cumsum([0] + [len(r) for r in records])[:-1]
+    stream = b"".join(records)
+    assert assert_same(stream)[1].bad_records == 0
+    payload_at, crc_at = 12 + size // 2, 12 + size  # a payload byte, and its stored CRC's first byte
+    for damage in ([(3, payload_at)], [(3, crc_at)], [(3, payload_at), (40, payload_at)],
+                   [(0, payload_at), (1, payload_at), (47, crc_at)], [(i, payload_at) for i in range(48)]):
+        bad = bytearray(stream)
+        for row, at in damage:
+            bad[starts[row] + at] ^= 0x04
+        records_read, report = assert_same(bytes(bad))
+        assert report.bad_records == len(damage)
+        assert [p for _, p in records_read if len(p) == size] == [p for i, p in enumerate(payloads)
+                                                                 if i not in {row for row, _ in damage}]
 
 
 # -- what the framing tells the layouts ---------------------------------------------------------

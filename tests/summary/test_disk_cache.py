@@ -535,6 +535,27 @@ def test_columns_of_one_size_and_crc_but_other_bytes_are_each_stored():
     assert len(data) < 2 * n * 8 + 4_000  # "c", the same bytes as "a": stored once (three: 13 kB)
 
 
+@pytest.mark.parametrize("tag", ["loss", "caf\u00e9", "del\x7f", "ctrl\x01\n\"\\", "\U0001f600"])
+@pytest.mark.parametrize("seq", [7, 2**70])
+def test_an_entrys_table_is_written_as_json_writes_it(tag, seq):
+    """The details' table of an entry is the bytes `json.dumps` writes (compact): whatever its
+    tags' names hold (non-ASCII, DEL, control characters, quotes) and however many events."""
+    import json
+
+    n = 5
+    series = {("scalar", tag): Series.empty(n, ("value",)).merge(
+        {"step": np.arange(n, dtype=np.int64), "wall_time": np.zeros(n), "fid": np.zeros(n, dtype=np.int32),
+         "value": np.ones(n)}, np.arange(1))}
+    data = encode(snapshot_module.JobSnapshot(path="/x", files=[], tag_keys=[("scalar", tag)], series=series,
+                                              evicted=[("scalar", tag + "2")], seq=seq))
+    details = data[snapshot_module.header_end(data):]
+    size = struct.unpack_from("<I", details)[0]
+    table = details[4:4 + size]
+    assert table == json.dumps(json.loads(table), separators=(",", ":")).encode()
+    assert json.loads(table)["tags"][0]["key"] == ["scalar", tag] and json.loads(table)["seq"] == seq
+    assert decode(data).tag_keys == [("scalar", tag)]
+
+
 @pytest.mark.parametrize("most", [None, 1000, 1])
 def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path, monkeypatch, most):
     """An entry's pieces go to its file in one writev call where the system takes them all; a
@@ -557,3 +578,39 @@ def test_an_entry_in_pieces_is_written_whole_whatever_each_write_takes(tmp_path,
     assert path.read_bytes() == b"".join(pieces)
     assert disk_cache_module.write_file(str(path), [b"x"]) == len(b"".join(pieces))  # the old size
     assert path.read_bytes() == b"x" and [p.name for p in tmp_path.iterdir()] == ["entry.snap"]
+
+
+WRITER_KILLED = r"""
+import os, signal, sys
+from tui_insight.summary.store import disk_cache
+writev = os.writev
+
+def die_halfway(fd, buffers):  # the first piece written, then the process is killed
+    writev(fd, buffers[:1])
+    os.kill(os.getpid(), signal.SIGKILL)
+
+os.writev = die_halfway
+disk_cache.write_file(sys.argv[1], [b"a" * 1000, b"b" * 1000])
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "writev") or not hasattr(os, "O_TMPFILE"), reason="Linux's writev and unnamed files")
+def test_a_process_killed_while_writing_a_new_entry_leaves_nothing_behind(tmp_path):
+    """A new entry is written with no name and named once whole: a loading process killed
+    halfway leaves no entry and no temporary file in the cache's directory; one replacing an
+    entry leaves the old one as it was."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "entry.snap"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for before in (None, b"old entry"):
+        if before is not None:
+            path.write_bytes(before)
+        run = subprocess.run([sys.executable, "-c", WRITER_KILLED, str(path)], env=env, capture_output=True)
+        assert run.returncode == -9, run.stderr
+        names = sorted(p.name for p in tmp_path.iterdir())
+        if before is None:
+            assert names == []
+        else:  # (replacing goes through a temporary file: the old entry is whole, beside what is left)
+            assert path.read_bytes() == before

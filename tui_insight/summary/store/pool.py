@@ -41,7 +41,7 @@ def _context():
         # not with our modules: the forkserver imports its preload list from its own sys.path,
         # the current directory first (Python 3.11 does not give it ours), and a `tui_insight`
         # there was read instead of this one. Each worker takes our sys.path before its first job.
-        ctx.set_forkserver_preload(["numpy", "google.protobuf.message", "google_crc32c"])
+        ctx.set_forkserver_preload(["numpy", "google.protobuf.message", "google_crc32c", "orjson"])
     return ctx
 
 
