@@ -164,3 +164,25 @@ def test_a_big_file_is_published_while_it_is_read(tmp_path, monkeypatch):
     read = [s[2] for s in partial]
     assert read == sorted(read) and 0 < read[0] < read[-1] < size  # bytes counted as they are read
     assert seen[-1][0] == "ok" and seen[-1][1] == 1000 and cache.progress.bytes_read == size
+
+
+def test_every_first_load_names_its_job_cold_and_warm(tmp_path, monkeypatch):
+    """The job list builds a row again for the jobs a notice names, and no other (it does not
+    look for rows still "loading" whose job was read): so every job that comes to be loaded is
+    named in `updated`, whether read here, listed from the disk cache's index (the first
+    screenful before anyone is told, the rest in batches), or a job with nothing to read."""
+    from tui_insight.summary.store import cache as cache_module
+    from tui_insight.summary.store.disk_cache import DiskCache
+
+    monkeypatch.setattr(cache_module, "FIRST_LISTED", 3)  # some listed at once, the rest in batches
+    for i in range(8):
+        write_run(tmp_path / "logs" / f"run{i}", [1, 2]).close()
+    (tmp_path / "logs" / "empty").mkdir()
+    (tmp_path / "logs" / "empty" / "events.summary.1.x_MS").write_bytes(b"")  # a job with no record
+    for _ in ("cold", "warm"):
+        cache = SummaryCache(str(tmp_path / "logs"), disk_cache=DiskCache(tmp_path / "cache"))
+        named: set[str] = set()
+        cache.subscribe(lambda changes: named.update(changes.updated))
+        cache.reload()
+        assert len(cache.jobs) == 9 and all(view.loaded for view in cache.jobs.values())
+        assert named == set(cache.jobs)

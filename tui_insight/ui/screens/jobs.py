@@ -370,11 +370,10 @@ class JobsScreen(LoaderHost, Screen):
             self.state = self.state.without(changes.removed)
         elif self.app.marked != list(self.state.marked):  # the app dropped marks of jobs that went
             self.state = self.state.with_marked(self.app.marked)
+        # The cache names every job whose first load ends (`Changes.updated`): the rows still
+        # "loading" (thousands in a cold sweep) are not looked at at each hand-over.
         touched = changes.added | set(changes.updated) | changes.lineage | changes.graphs
         views = self.app.cache.jobs
-        # A job without data loads without naming itself in the changes: catch rows still "loading"
-        # (the table keeps the set of them, so this looks at those rows only).
-        touched |= {tid for tid in table.loading_ids if tid in views and views[tid].loaded}
         if len(views) != len(table.rows_by_id) or changes.added:
             touched |= {tid for tid in views if tid not in table.rows_by_id}
         self._backlog |= touched
@@ -394,7 +393,8 @@ class JobsScreen(LoaderHost, Screen):
             return
         backlog = self._backlog
         views = self.app.cache.jobs
-        new = backlog - table.rows_by_id.keys()  # (set operations: a slice looks at thousands of ids)
+        # (a set's difference with the dict itself: `set - dict.keys()` copies every key, 5,000 a hand-over)
+        new = backlog.difference(table.rows_by_id)
         if len(new) > PLACEHOLDERS_FROM:  # hundreds found at once: all in the list now, filled in below
             backlog -= new
             backlog |= table.add_placeholders(views, self.app.clock(), new)

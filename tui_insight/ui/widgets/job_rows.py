@@ -8,6 +8,7 @@ jobs without a value (no headline yet, NaN) come last either way.
 from __future__ import annotations
 
 import math
+import operator
 import weakref
 from functools import lru_cache
 from typing import Any, Iterable
@@ -86,6 +87,7 @@ def state_style(state: str) -> str:
 
 TEXT_KEYS = tuple(c.key for c in COLUMNS if c.key != "trend")  # the cells a row keeps the text of
 _TEXT_AT = {key: i for i, key in enumerate(TEXT_KEYS)}
+_TEXTS = operator.itemgetter(*TEXT_KEYS)  # a row's cells -> their texts in TEXT_KEYS order, in one call
 CLOCK_KEYS = ("health", "live", "since", "updated")  # the cells the clock alone moves
 _CLOCK_AT = tuple(_TEXT_AT[key] for key in CLOCK_KEYS)
 
@@ -231,7 +233,7 @@ def job_row(view: JobView, now: float, mark_index: int | None, headline: str | N
              "value": metric["value"], "best": metric["best"], "change": metric["change"], "speed": metric["speed"],
              "since": since, "step": str(last) if last is not None else "-", "updated": updated,
              "files": "%d/%d/%d/%d" % files, "tags": "%d/%d/%d/%d" % counts}
-    texts = tuple(cells[key] for key in TEXT_KEYS)
+    texts = _TEXTS(cells)
     return JobRow(view.train_id, texts, health, mark_index, last if last is not None else -1, sum(files),
                   sum(counts), now, weakref.ref(view))
 
