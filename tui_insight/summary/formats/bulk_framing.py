@@ -42,6 +42,10 @@ _RESUME_WALK = 512  # records walked one by one, at most, waiting for a broken c
 _TABLE_MAX_LENGTH = 512  # payloads longer than this are CRC-checked one by one ...
 _TABLE_MAX_VARYING = 48  # ... and so are rows differing from the first in more positions
 _TABLE_MIN_ROWS = 8
+# Payloads of one length are first checked all at once (`_all_good`) when a copy of them that
+# holds their CRCs is made anyway, or when they are few bytes in all (a sweep's small files):
+# gathering a copy of megabytes of rows only for that costs more than the per-row checks.
+_ALL_GOOD_COPY_MAX = 1 << 20
 _HEADER = struct.Struct("<QI")
 _OPENING_MAX = 1 << 16  # record lengths of a file's opening kept for the next file's walk
 _OPENING_FIRST = 64  # of which the next file checks this many first (a file of another layout stops there)
@@ -175,7 +179,8 @@ def _crc_ok(data: bytes, array: np.ndarray, starts: np.ndarray,
             copied = rows[:, :size] if view is None else None
         if view is None and rows.shape[1] >= size + 4:
             wide = rows  # (a copy that holds the stored CRCs: checked in place)
-    if len(starts) > 1 and _all_good(array, starts, size, stored, wide):
+    if len(starts) > 1 and (wide is not None or len(starts) * size <= _ALL_GOOD_COPY_MAX) and _all_good(
+            array, starts, size, stored, wide):
         return np.ones(len(starts), dtype=bool), same, copied
     if same is not None and rows is not None:
         return _crc_by_tables(size, stored, rows, same), same, copied
