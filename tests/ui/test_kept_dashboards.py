@@ -340,6 +340,15 @@ def test_a_dashboard_built_ahead_counts_against_keep_once_shown(tmp_path):
     assert run_pilot(app, body, size=(100, 30)) == names[1:]
 
 
+def three_runs_app(tmp_path):
+    """An app on three runs of STEPS steps, the dashboard's modules imported."""
+    for name in ("run_a", "run_b", "run_c"):
+        write_steps(tmp_path, name, 1, STEPS, int(T0))
+    app = make_app(tmp_path)
+    load_dashboard()
+    return app
+
+
 async def moved_while(condition, table: JobTable, row: int, turns: int = 5000) -> bool:
     """Turn the event loop until the job list's cursor is on `row`; whether `condition()` held
     at the first turn it was (each turn lets every ready task take one step)."""
@@ -354,10 +363,7 @@ def test_a_key_is_handled_while_a_dashboard_built_ahead_is_still_mounting(tmp_pa
     """An arrow key pressed as a dashboard starts to be built ahead moves the cursor before that
     dashboard is mounted: the mount (70-200 ms of widgets composed and styled) does not hold the
     app's keys (Textual's own push of a new screen holds them until it is mounted)."""
-    for name in ("run_a", "run_b", "run_c"):
-        write_steps(tmp_path, name, 1, STEPS, int(T0))
-    app = make_app(tmp_path)
-    load_dashboard()
+    app = three_runs_app(tmp_path)
 
     async def body(pilot):
         table = app.screen.query_one(JobTable)
@@ -375,10 +381,7 @@ def test_a_key_is_handled_while_a_dashboard_built_ahead_is_still_mounting(tmp_pa
 def test_a_key_is_handled_while_a_dashboard_built_ahead_is_being_let_go(tmp_path):
     """A dashboard built ahead whose job left LOGDIR is taken down without holding the app's
     keys: an arrow key pressed as it is let go moves the cursor before it is gone."""
-    for name in ("run_a", "run_b", "run_c"):
-        write_steps(tmp_path, name, 1, STEPS, int(T0))
-    app = make_app(tmp_path)
-    load_dashboard()
+    app = three_runs_app(tmp_path)
 
     async def body(pilot):
         table = app.screen.query_one(JobTable)
@@ -429,10 +432,7 @@ def test_the_app_ends_cleanly_when_quit_as_a_dashboard_built_ahead_mounts_or_is_
     down (neither holds the keys): each is let finish and taken down whole before the app
     closes what is left one node at a time (a tab strip mounting with its tabs closed under it
     ended the app with a traceback)."""
-    for name in ("run_a", "run_b", "run_c"):
-        write_steps(tmp_path, name, 1, STEPS, int(T0))
-    app = make_app(tmp_path)
-    load_dashboard()
+    app = three_runs_app(tmp_path)
 
     async def body(pilot):
         jobs = sorted(app.cache.jobs)
