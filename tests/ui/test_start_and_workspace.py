@@ -2,6 +2,7 @@
 that brings each view back as it was left, after leaving a job or quitting."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -146,6 +147,22 @@ def test_a_changed_view_is_saved_a_moment_later_without_quitting(ui_logs, tmp_pa
         return saved, app.workspace.dirty
 
     assert run_pilot(app, change) == (True, False)
+
+
+def test_a_state_remembered_off_the_ui_thread_is_saved_too(ui_logs, tmp_path):
+    """The workspace may be told from any thread; the save is still set up on the app's."""
+    home = tmp_path / "state"
+    workspace, _ = Workspace.open(str(ui_logs), home=home)
+    app = make_app(ui_logs, workspace=workspace)
+
+    async def remember_from_a_thread(pilot):
+        assert await wait_for(pilot, lambda: not app.workspace.dirty, timeout=20)
+        await asyncio.to_thread(app.workspace.remember, "app", "jobs", {"cursor": "./run_b"})
+        return await wait_for(pilot, lambda: not app.workspace.dirty, timeout=20)
+
+    assert run_pilot(app, remember_from_a_thread)
+    saved = json.loads(next((home / "workspaces").iterdir()).read_text())
+    assert saved["views"]["jobs@app"] == {"cursor": "./run_b"}
 
 
 def _opener(app):

@@ -42,7 +42,7 @@ from . import _textual_compat
 from .common.filters import compile_filter
 from .common.text import markup
 from .dialogs import ExportScreen
-from .messages import CacheChanged
+from .messages import CacheChanged, WorkspaceChanged
 from .not_shown_log import NotShownLog
 from .screens import dashboard_loaded, load_dashboard
 from .screens.kept import KEEP, LINEAGE, LINEAGE_REST, Ahead, KeptScreens
@@ -278,7 +278,7 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self._progress_timer = self.set_interval(PROGRESS_EVERY, self._progress_tick)
         self._arm_clock(CLOCK_EVERY)
         gc_policy.defer_full()  # full passes at idle moments (`tick_clock`)
-        self.workspace.on_dirty = self._save_soon
+        self.workspace.on_dirty = self._workspace_dirty
         if self.workspace.dirty:
             self._save_soon()
         self._open_start()
@@ -290,9 +290,15 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
         self.cache.stop()
         self._save_workspace()
 
+    def _workspace_dirty(self) -> None:
+        self.post_message(WorkspaceChanged())  # from the thread that remembered
+
+    def on_workspace_changed(self, _message: WorkspaceChanged) -> None:
+        self._save_soon()
+
     def _save_soon(self) -> None:
         """The workspace changed: it is saved WORKSPACE_SAVE_SECONDS later, with what else changes
-        meanwhile (on the UI thread, where the views remember their states)."""
+        meanwhile."""
         if self._save_timer is None:
             self._save_timer = self.set_timer(WORKSPACE_SAVE_SECONDS, self._save_due, name="workspace-save")
 

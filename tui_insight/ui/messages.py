@@ -10,6 +10,12 @@ class CacheChanged(Message):
     """The cache changed; the app collects the `Changes` itself (notices are coalesced)."""
 
 
+class WorkspaceChanged(Message):
+    """Something was remembered while nothing waited to be saved; posted from whichever thread
+    remembered it, so the app sets up the save on its own thread (a Textual timer is not
+    thread-safe, `post_message` is)."""
+
+
 class LatestMessage(Message):
     """A message of which only the newest matters (where a cursor is, which rows are on screen):
     one queued right behind another of its kind from the same widget takes its place, so a held
