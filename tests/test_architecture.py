@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "tui_insight"
 
 HEADLESS = sorted([*(PACKAGE / "summary").rglob("*.py"), PACKAGE / "export.py", PACKAGE / "export_dir.py",
-                   PACKAGE / "export_spill.py", PACKAGE / "workspace.py"])
+                   PACKAGE / "export_spill.py", PACKAGE / "workspace.py", PACKAGE / "health_report.py"])
 STATE = sorted((PACKAGE / "ui" / "state").rglob("*.py"))
 UI = sorted((PACKAGE / "ui").rglob("*.py"))
 
@@ -167,7 +167,7 @@ def test_state_objects_never_import_textual():
 @pytest.mark.parametrize("paths, forbidden", [
     (HEADLESS, ("textual", "tui_insight.ui")),
     (STATE, ("textual",)),
-], ids=["summary-export-workspace", "ui-state"])
+], ids=["summary-export-workspace-health_report", "ui-state"])
 def test_importing_them_loads_no_textual(paths, forbidden):
     loaded = modules_loaded_by([module_name(p) for p in paths])
     assert module_name(paths[0]) in loaded  # they really were imported

@@ -31,7 +31,7 @@ from .summary.queries import health, ranks
 from .summary.queries.health import JobHealth
 from .summary.store.cache import SummaryCache
 from .summary.store.job_view import JobView
-from .ui.widgets.sparkline import sparkline  # numpy only: no Textual
+from .summary.queries.sparkline import sparkline
 
 HEADERS = ("job", "state", "health", "live", "metric", "last", "best@step", "trend", "Δ10%", "steps/s", "since",
            "last step", "updated")

@@ -14,7 +14,7 @@ from uihelp import MTIME, NOW, STEPS, T0, make_app, notices, run_beside, run_pil
 from tui_insight.summary.formats.writer import SummaryWriter
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.widgets.job_table import JobTable
-from tui_insight.ui.widgets.sparkline import sparkline
+from tui_insight.summary.queries.sparkline import sparkline
 from tui_insight.workspace import Workspace
 
 

@@ -10,7 +10,7 @@ from uihelp import STEPS, make_app, open_help, run_beside, run_pilot, run_values
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.widgets.job_table import JobTable
-from tui_insight.ui.widgets.sparkline import sparkline
+from tui_insight.summary.queries.sparkline import sparkline
 
 
 def table(app) -> JobTable:

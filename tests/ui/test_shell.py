@@ -17,7 +17,7 @@ from tui_insight.ui.screens.dashboard import DashboardScreen, ViewScreen
 from tui_insight.ui.screens.jobs import JobsScreen
 from tui_insight.ui.views.registry import JOB_VIEWS, VIEW_CLASSES, VIEWS, view_class
 from tui_insight.ui.widgets.job_table import JobTable
-from tui_insight.ui.widgets.sparkline import sparkline
+from tui_insight.summary.queries.sparkline import sparkline
 
 
 def table(app) -> JobTable:

@@ -10,6 +10,6 @@
 - `distributions.py`: TensorBoard's percentile bands of histograms and tensors.
 - `described.py`: audio, mesh and projector data described.
 - `profiler.py`: a profile's step times, top operator types and export rows.
-- The job list: `health.py` (badges and the headline metric), `best.py` (which run is best),
-  `ranks.py` (ranks of one training grouped, stragglers and diverging ranks).
+- The job list: `health.py` (badges and the headline metric), `sparkline.py` (its trend as text),
+  `best.py` (which run is best), `ranks.py` (ranks of one training grouped, stragglers and diverging ranks).
 """

@@ -2,7 +2,7 @@
 
 - Charts: `chart.py` (plotext lines), `ridgeline.py` (histograms over steps), `bands.py`
   (distributions over steps), `heatmap.py` (loss landscapes), `halfblock.py` (images),
-  `braille.py`, `scatter.py`, `sparkline.py`, `parallel_coords.py`, `profile_charts.py`,
+  `braille.py`, `scatter.py`, `parallel_coords.py`, `profile_charts.py`,
   `profile_timeline.py`; `themed.py`: the theme's colours of every chart (`ThemedChart`) and the
   cursor charts' shared frame (`CursorChart`).
 - Tables and lists: `job_table.py` (its rows `job_rows.py`, rank groups `job_groups.py`),

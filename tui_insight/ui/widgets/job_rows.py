@@ -21,7 +21,7 @@ from ..common.format import relative_time
 from ..common.palette import job_colour
 from ..common.text import shown
 from ..state.job_columns import COLUMNS, SORTABLE, state_glyph
-from .sparkline import sparkline
+from ...summary.queries.sparkline import sparkline
 
 SPARK_WIDTH = 10
 PLUGINS = ("scalar", "histogram", "tensor", "image")

@@ -1,12 +1,12 @@
-"""A one-line sparkline of a series, as text (for table cells: the job list's trend of its
-headline metric, `summary.health`)."""
+"""A one-line sparkline of a series, as text: the job list's and `--summary`'s trend of a job's
+headline metric (`health.py`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ...summary.store.digest import bucket_means
+from ..store.digest import bucket_means
 
 BARS = "▁▂▃▄▅▆▇█"
 
