@@ -614,3 +614,22 @@ def test_a_process_killed_while_writing_a_new_entry_leaves_nothing_behind(tmp_pa
             assert names == []
         else:  # (replacing goes through a temporary file: the old entry is whole, beside what is left)
             assert path.read_bytes() == before
+
+
+def test_a_job_is_named_by_its_real_path_whatever_path_leads_to_it(tmp_path):
+    """An entry is named by the job directory's real path, so each spelling of a LOGDIR (a
+    symlink to it, a symlinked run, `..` in it) finds the same entries; the directory holding
+    many jobs has its real path worked out once."""
+    real = tmp_path / "real"
+    (real / "run_00").mkdir(parents=True)
+    (real / "elsewhere").mkdir()
+    (real / "run_01").symlink_to(real / "elsewhere")  # a run that is a link
+    (tmp_path / "link").symlink_to(real)  # LOGDIR through a link
+    disk = DiskCache(tmp_path / "cache")
+    for spelling, target in [(tmp_path / "link" / "run_00", real / "run_00"),
+                             (real / "run_01", real / "elsewhere"),
+                             (tmp_path / "link" / "run_01", real / "elsewhere"),
+                             (tmp_path / "link" / "run_00" / ".." / "run_00", real / "run_00"),
+                             (tmp_path / "link" / "gone", real / "gone")]:
+        assert disk.entry(str(spelling)) == DiskCache(tmp_path / "cache").entry(os.path.realpath(target)), spelling
+    assert disk.entry(str(real / "run_00")) != disk.entry(str(real / "elsewhere"))

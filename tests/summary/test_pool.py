@@ -62,6 +62,28 @@ def test_the_entries_a_pooled_load_wrote_list_every_job_at_the_next_start(sweep,
     assert not warm.problems
 
 
+def test_a_pooled_load_writes_its_index_without_decoding_the_headers_again(sweep, tmp_path, monkeypatch):
+    """The app's process decodes each header the workers send back once, to list the job; the
+    index is written from that (a cold sweep of 5,000 jobs decoded each again at its end), and
+    holds what an index written by one process holds."""
+    from tui_insight.summary.store import disk_cache, snapshot
+
+    decoded = []
+    real_decode = snapshot.decode
+    monkeypatch.setattr(snapshot, "decode", lambda *a, **k: decoded.append(a) or real_decode(*a, **k))
+    pooled = SummaryCache(str(sweep), workers=2, disk_cache=DiskCache(tmp_path / "pooled"))
+    try:
+        pooled.reload()
+    finally:
+        pooled.stop()
+    assert decoded == []  # (the pass decodes through the module it imported; only the index's writing comes here)
+    plain = SummaryCache(str(sweep), disk_cache=DiskCache(tmp_path / "plain"))
+    plain.reload()
+    # (the jobs' headers; the directory listings kept beside them depend on when each pass ran)
+    headers = [disk_cache._read_index(next((tmp_path / kind / "index").iterdir()))[2] for kind in ("pooled", "plain")]
+    assert len(headers[0]) == RUNS and headers[0] == headers[1]
+
+
 def test_the_entries_the_workers_write_are_those_one_process_writes(sweep, tmp_path):
     """A worker writes its job's entry in pieces (header, table, columns), not joined first:
     byte for byte the entry the app's own process writes for the same job."""

@@ -294,11 +294,14 @@ def _list(path: str, stamp: tuple, racy: bool = False) -> _Listing:
 
 def sort_files(files: dict[str, list[str]]) -> None:
     """Put each kind's file names (as `classify` names kinds) in read order, in place."""
-    files.get("summary", []).sort(key=summary_sort_key)
-    files.get("lineage", []).sort(key=summary_sort_key)
-    files.get("graph", []).sort()
-    files.get("profile", []).sort()
-    files.get("tensorboard", []).sort(key=tensorboard_sort_key)
+    for kind, key in _READ_ORDER:
+        names = files.get(kind)
+        if names is not None and len(names) > 1:  # (a sort still makes each key: most jobs have one file)
+            names.sort(key=key)
+
+
+_READ_ORDER = (("summary", summary_sort_key), ("lineage", summary_sort_key), ("graph", None), ("profile", None),
+               ("tensorboard", tensorboard_sort_key))
 
 
 def job_of(train_id: str, path: str, files: dict[str, list[str]]) -> FoundJob:

@@ -669,7 +669,10 @@ class SummaryCache(PooledLoads):
             return  # not on disk: the budget keeps it or lets it go, as for any job
         # As a pool's job: the header's digests, bytes until read (the digests just made held
         # 6 kB more a job: 30 MB of a 5,000-run sweep).
-        loader.drop_details(decode(data, details=False) if data is not None else None)
+        header = decode(data, details=False) if data is not None else None
+        if header is not None:
+            self.disk.decoded(loader.path, header)
+        loader.drop_details(header)
         self._shelved += 1
         if self._shelved % TRIM_EVERY == 0:
             gc_policy.trim()  # (their pages are scattered between what stays: glibc keeps them)

@@ -65,7 +65,8 @@ class DiskCache:
         self.root = Path(root) if root is not None else cache_dir()
         self.dir = self.root / "snapshots"
         self._dir = str(self.dir)
-        self._names: dict[tuple[str, str], Path] = {}  # (where, job path) -> its entry (a real path costs a stat per component)
+        self._names: dict[tuple[str, str], str] = {}  # (where, job path) -> its entry (a real path costs a stat per component)
+        self._real_dirs: dict[str, str] = {}  # directory -> its real path, for the job directories' (`_real`)
         self._made = False  # the directory exists
         self._refused: str | None = None  # why the directories are not used ("": used), once checked
         self.max_bytes = max_bytes
@@ -101,15 +102,31 @@ class DiskCache:
         its tree's location (`host:/logs` and a local `/logs` never share a name)."""
         import hashlib  # (here: a run without the disk cache spares its import)
 
-        key = f"{where}\n{path}" if where else os.path.realpath(path)
+        key = f"{where}\n{path}" if where else self._real(path)
         return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+
+    def _real(self, path: str) -> str:
+        """`os.path.realpath(path)`, with the real path of its directory remembered: a sweep's
+        jobs share one, and each real path cost a stat per component (one here, for the job
+        directory itself; any other form of path goes the long way)."""
+        head, tail = os.path.split(path)
+        if not head or tail in ("", ".", "..") or os.path.islink(path):
+            return os.path.realpath(path)
+        real = self._real_dirs.get(head)
+        if real is None:
+            real = self._real_dirs[head] = os.path.realpath(head)
+        return os.path.join(real, tail)
 
     def entry(self, job_path: str, where: str = "") -> Path:
         """`where`: the remote tree a job path is in ("" on this machine), so `host:/logs` and a
         local `/logs` never share entries."""
+        return Path(self._entry(job_path, where))
+
+    def _entry(self, job_path: str, where: str = "") -> str:
+        """`entry` as a string (no `Path` made: a sweep names thousands)."""
         path = self._names.get((where, job_path))
         if path is None:
-            path = self._names[(where, job_path)] = Path(os.path.join(self._dir, self._hashed(job_path, where) + SUFFIX))
+            path = self._names[(where, job_path)] = os.path.join(self._dir, self._hashed(job_path, where) + SUFFIX)
         return path
 
     # -- the index of a LOGDIR's headers ----------------------------------------------------------
@@ -240,7 +257,7 @@ class DiskCache:
                 del self._index[job_path]
                 self._index_gone.add(job_path)
                 self._index_dirty = True
-        path = self.entry(job_path, where)
+        path = self._entry(job_path, where)
         try:
             with open(path, "rb") as fh:
                 if details:
@@ -270,7 +287,7 @@ class DiskCache:
         return snapshot
 
     @staticmethod
-    def _touch(path: Path) -> None:
+    def _touch(path: str | Path) -> None:
         try:
             os.utime(path)
         except OSError:
@@ -283,7 +300,7 @@ class DiskCache:
         except OSError:
             return 0
 
-    def _damaged(self, path: Path, exc: SnapshotError) -> None:
+    def _damaged(self, path: str | Path, exc: SnapshotError) -> None:
         log.info("discarding the cache entry %s: %s", path, exc)
         self._remove(path)
         return None
@@ -313,7 +330,7 @@ class DiskCache:
                 self._made = True
         except OSError:
             return None  # (`save` says why, once)
-        return str(self.entry(job_path, where))
+        return self._entry(job_path, where)
 
     def written(self, job_path: str, header: bytes, size: int, old: int) -> None:
         """A loading process wrote the job's entry at `entry_to_write`: `size` bytes over `old`
@@ -322,6 +339,13 @@ class DiskCache:
             self._index[job_path] = header
             self._index_dirty = True
         self._grew(size - old)
+
+    def decoded(self, job_path: str, header: JobSnapshot) -> None:
+        """The header of the job's entry just saved (`save`, `written`), as the caller decoded it
+        (`decode(..., details=False)`): the index keeps its listing in place of its bytes, and
+        is written without decoding them again (each header of a cold sweep was decoded twice)."""
+        if isinstance(self._index.get(job_path), bytes):
+            self._index[job_path] = snapshot.listing_of(header)
 
     def _grew(self, delta: int) -> None:
         """A file of the cache grew by `delta` bytes: clean up past the bound."""
@@ -411,9 +435,9 @@ class DiskCache:
         return found
 
     @staticmethod
-    def _remove(path: Path) -> bool:
+    def _remove(path: str | Path) -> bool:
         try:
-            path.unlink()
+            os.unlink(path)
             return True
         except FileNotFoundError:
             return False

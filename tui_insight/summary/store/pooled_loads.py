@@ -125,6 +125,8 @@ class PooledLoads:
             else:
                 on_disk = self.disk is not None and self.disk.save(loader.path, data, self._where)
             snapshot = decode(data, details=not on_disk)
+            if on_disk and self.disk is not None:
+                self.disk.decoded(loader.path, snapshot)
         except BrokenExecutor:
             loader.notes.append(self._pool_died(generation))
         except Exception as exc:  # a bug in a worker: read the job here, and say why

@@ -391,7 +391,11 @@ def listing(head: bytes) -> tuple:
     numbers and strings) for the disk cache's index, which keeps thousands in one `marshal`
     behind one CRC: `listed` makes the header-only snapshot from it again without parsing JSON
     and checking each field (most of listing 5,000 jobs). SnapshotError when damaged."""
-    snapshot = decode(head, details=False)
+    return listing_of(decode(head, details=False))
+
+
+def listing_of(snapshot: JobSnapshot) -> tuple:
+    """`listing` of a header already decoded (`decode(head, details=False)`)."""
     digests = snapshot.digests
     assert isinstance(digests, StoredDigests)  # (a header's digests stay bytes until read)
     # The names every job repeats (tags, plugins, file kinds) as one object each: marshal writes
