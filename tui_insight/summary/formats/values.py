@@ -16,7 +16,6 @@ import numpy as np
 from ...proto import anf_ir_pb2, summary_pb2
 from .. import limits
 from .bulk_framing import unaligned
-from .histogram_bytes import mindspore_bodies
 
 
 @dataclass(frozen=True)
@@ -165,7 +164,7 @@ def histograms_from_protos(protos: list[summary_pb2.Summary.Histogram]) -> list[
     blobs = [proto.SerializeToString() for proto in protos]
     sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
     ends = np.cumsum(sizes)
-    data = np.frombuffer(b"".join(blobs) + bytes(_PAD), dtype=np.uint8)  # (padded: reads past an end stay inside)
+    data = np.frombuffer(b"".join([*blobs, bytes(_PAD)]), dtype=np.uint8)  # (padded: reads past an end stay inside)
     fields, bounds, spoiled, _ = _buckets_read(data, ends - sizes, ends)
     out = []
     for k, proto in enumerate(protos):
@@ -183,6 +182,8 @@ def histograms_in_events(events: list[tuple[bytes, int]]) -> list[HistogramData 
     (`histogram_bytes.mindspore_bodies`), every histogram of such an event checked as its
     buckets are read, all at once (`_buckets_read`); None for the others (and a histogram the
     checks change), which the caller parses with protobuf (`histograms_from_protos`)."""
+    from .histogram_bytes import mindspore_bodies  # (here: an export's, not a load's)
+
     out: list[HistogramData | None] = [None] * len(events)
     walked: dict[int, list[tuple[int, int] | None] | None] = {}  # by the payload's id: its bodies
     payloads: list[bytes] = []
@@ -205,7 +206,7 @@ def histograms_in_events(events: list[tuple[bytes, int]]) -> list[HistogramData 
         offset += len(payload)
     if not begins:
         return out
-    data = np.frombuffer(b"".join(payloads) + bytes(_PAD), dtype=np.uint8)
+    data = np.frombuffer(b"".join([*payloads, bytes(_PAD)]), dtype=np.uint8)
     ends = np.array(finishes, dtype=np.int64)
     fields, bounds, spoiled, after = _buckets_read(data, np.array(begins, dtype=np.int64), ends)
     tails = [_tail(data, at, end) for at, end in zip(after.tolist(), finishes)]
@@ -243,23 +244,31 @@ def _buckets_read(data: np.ndarray, begins: np.ndarray, ends: np.ndarray
     of each body, each of a one-byte length, a bucket index at a time for every histogram."""
     count = len(begins)
     at = begins.copy()
-    starts: list[np.ndarray] = []  # bucket starts, a bucket index at a time (every histogram's i-th)
+    steps: list[tuple[np.ndarray, np.ndarray]] = []  # (histograms, their i-th bucket's start) per bucket index i
     walking = np.flatnonzero(at < ends)
     for _ in range(_STEPS_MOST):
         if not len(walking):
             break
         here = at[walking]
         good = (data[here] == _BUCKET) & (data[here + 1] < 0x80)  # (a bucket is at most 31 bytes)
-        walking, here = walking[good], here[good]
-        starts.append(here)
+        if not good.all():
+            walking, here = walking[good], here[good]
+        steps.append((walking, here))
         at[walking] = here = here + 2 + data[here + 1]
         walking = walking[here < ends[walking]]
     spoiled = np.zeros(count, dtype=bool)
     spoiled[walking] = True  # (more buckets than the walk takes)
     spoiled |= at > ends
-    # By position is by histogram, then bucket (the histograms' bytes are end to end).
-    start = np.sort(np.concatenate(starts), kind="stable") if starts else np.zeros(0, dtype=np.int64)
-    owner = np.searchsorted(ends, start, side="right")
+    # The buckets by histogram, then bucket: the i-th of histogram k is row bounds[k] + i.
+    buckets = np.zeros(count, dtype=np.int64)
+    for walked, _ in steps:
+        buckets[walked] += 1
+    first = np.cumsum(buckets) - buckets
+    start = np.empty(int(buckets.sum()), dtype=np.int64)
+    for i, (walked, here) in enumerate(steps):
+        start[first[walked] + i] = here
+    owner = np.repeat(np.arange(count), buckets)
+    bounds = [0, *np.cumsum(buckets).tolist()]
     end = start + 2 + data[start + 1].astype(np.int64)
     fields = np.zeros((len(start), 3))
     doubles = unaligned(data, "<f8")  # (the double at every byte: one index a field, no index a byte)
@@ -291,7 +300,6 @@ def _buckets_read(data: np.ndarray, begins: np.ndarray, ends: np.ndarray
     spoiled[owner[unsound]] = True
     unsorted = (left[1:] < left[:-1]) & (owner[1:] == owner[:-1])
     spoiled[owner[1:][unsorted]] = True
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=count)))).tolist()
     return fields, bounds, spoiled, at
 
 
