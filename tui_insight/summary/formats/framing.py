@@ -8,7 +8,8 @@ trust the length, so we search forward for the next header that checks out (resy
 payload CRC skips just that record. An incomplete last record is not an error: the scan stops
 before it so the next reload can retry once the writer has finished it. `scan_records` is the
 plain walk, the reference the bulk scan (`bulk_framing.scan_batches`) is tested against; one
-record is read back by its offset (`read_record_at`) when a payload is decoded on demand.
+record is read back by its offset (`read_record_at`) when a payload is decoded on demand, and
+many of a file through one open file (`read_records_at`) when an export decodes them all.
 """
 from __future__ import annotations
 

@@ -257,7 +257,7 @@ def _decode_histograms(found: list, locs: list[Locator], held: list[tuple[int, b
     (`tensorboard.histograms_data`, `histograms_from_protos`)."""
     if not held:
         return
-    parsed: dict[int, Any] = {}  # by the payload's id: its event's values, or the PayloadError
+    parsed: dict[tuple[int, str], Any] = {}  # by the payload's id and kind: its event's values, or the PayloadError
     for kind in ("tensorboard", "summary"):
         mine = [(i, payload) for i, payload in held if locs[i].kind == kind]
         if not mine:
@@ -289,18 +289,19 @@ def _decode_histograms(found: list, locs: list[Locator], held: list[tuple[int, b
                 found[i] = data
 
 
-def _value_in(payload: bytes, loc: Locator, parsed: dict[int, Any]) -> Any:
+def _value_in(payload: bytes, loc: Locator, parsed: dict[tuple[int, str], Any]) -> Any:
     """The value `loc` points at in its record's `payload`, parsed by protobuf as `read_value`
     parses it (each payload once: `parsed`), or the PayloadError it raises."""
-    values = parsed.get(id(payload))
+    key = (id(payload), loc.kind)
+    values = parsed.get(key)
     if values is None:
         protos: Any = summary_pb2
         if loc.kind == "tensorboard":
             from ...proto import tb_event_pb2 as protos  # (here: read once a TensorBoard file is found)
         try:
-            values = parsed[id(payload)] = protos.Event.FromString(payload).summary.value
+            values = parsed[key] = protos.Event.FromString(payload).summary.value
         except DecodeError as exc:
-            values = parsed[id(payload)] = PayloadError(f"cannot read the value any more: {exc}")
+            values = parsed[key] = PayloadError(f"cannot read the value any more: {exc}")
     if isinstance(values, PayloadError):
         return values
     try:
