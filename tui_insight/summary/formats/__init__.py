@@ -10,7 +10,8 @@ or what is kept of them.
   `routing.py`: what both share (layouts' routes, the read order of a job's files).
 - `values.py`: the payload value types both formats decode into (tensor, histogram, image,
   text), with MindSpore's proto converters.
-- `payloads.py`: tensors, images and histograms decoded from the file when asked for.
+- `payloads.py`: tensors, images and histograms decoded from the file when asked for;
+  `histogram_bytes.py`: where an event's histograms are in its bytes, for reading many at once.
 - Per-file readers: `lineage.py` (+ `lineage_aliases.py`), `graph.py` (+ `graph_build.py`,
   MindInsight's scope tree; `tb_graphs.py`, TensorBoard's op, Keras and run metadata graphs),
   `profiler.py` (+ `profiler_calls.py`), `projector.py`, `custom_scalars.py`, `pr_curves.py`,

@@ -8,7 +8,8 @@ trust the length, so we search forward for the next header that checks out (resy
 payload CRC skips just that record. An incomplete last record is not an error: the scan stops
 before it so the next reload can retry once the writer has finished it. `scan_records` is the
 plain walk, the reference the bulk scan (`bulk_framing.scan_batches`) is tested against; one
-record is read back by its offset (`read_record_at`) when a payload is decoded on demand.
+record is read back by its offset (`read_record_at`) when a payload is decoded on demand, and
+many of a file through one open file (`read_records_at`) when an export decodes them all.
 """
 from __future__ import annotations
 
@@ -191,6 +192,71 @@ def read_record_at(path: str, offset: int, source=None) -> bytes:
         length = _record_length(fh.read(HEADER_SIZE), path, offset, os.fstat(fh.fileno()).st_size)
         payload = fh.read(length)
         return _record_payload(payload, fh.read(FOOTER_SIZE), length, path, offset)
+
+
+def read_records_at(path: str, offsets: Iterable[int], source=None) -> list[bytes | OSError | ValueError]:
+    """`read_record_at` of each of `offsets` of `path`: each record's payload, or the error
+    `read_record_at` raises for it. A local file is opened once and read by `pread`s of runs of
+    records: records that follow one another closely (a step's histogram events, each of a tag)
+    are read at once, each record's header telling where it ends (its length: a record not
+    wholly read is read again by itself)."""
+    offsets = list(offsets)
+    if source is not None and not source.is_local:
+        out: list[bytes | OSError | ValueError] = []
+        for offset in offsets:
+            try:
+                out.append(read_record_at(path, offset, source))
+            except (OSError, ValueError) as exc:
+                out.append(exc)
+        return out
+    try:
+        fh = open_regular(path, buffering=0)
+    except OSError as exc:
+        return [exc] * len(offsets)
+    found: dict[int, bytes | OSError | ValueError] = {}
+    with fh:
+        fd = fh.fileno()
+        try:
+            size = os.fstat(fd).st_size
+        except OSError as exc:
+            return [exc] * len(offsets)
+        ordered = sorted(set(offsets))
+        guess = 4096  # bytes past a record's start read for it: the longest record so far
+        i = 0
+        while i < len(ordered):
+            j = i  # the run: records starting at most `_RUN_GAP` past the end guessed of the one before
+            while j + 1 < len(ordered) and ordered[j + 1] - ordered[j] <= guess + _RUN_GAP \
+                    and ordered[j + 1] - ordered[i] < _RUN_MOST:
+                j += 1
+            start = ordered[i]
+            try:
+                block = os.pread(fd, ordered[j] - start + guess, start)
+            except OSError as exc:
+                block = b""
+                for offset in ordered[i:j + 1]:
+                    found[offset] = exc
+            for offset in ordered[i:j + 1]:
+                if offset in found:
+                    continue
+                at = offset - start
+                try:
+                    length = _record_length(block[at:at + HEADER_SIZE], path, offset, size)
+                    end = at + HEADER_SIZE + length
+                    if end + FOOTER_SIZE <= len(block):
+                        found[offset] = _record_payload(block[at + HEADER_SIZE:end], block[end:end + FOOTER_SIZE],
+                                                        length, path, offset)
+                    else:  # (longer than guessed: read by itself)
+                        rest = os.pread(fd, length + FOOTER_SIZE, offset + HEADER_SIZE)
+                        found[offset] = _record_payload(rest[:length], rest[length:], length, path, offset)
+                    guess = max(guess, min(HEADER_SIZE + length + FOOTER_SIZE, _RUN_MOST))
+                except (OSError, ValueError) as exc:
+                    found[offset] = exc
+            i = j + 1
+    return [found[offset] for offset in offsets]
+
+
+_RUN_GAP = 1 << 14  # bytes between records read in one `pread` at most (read and dropped)
+_RUN_MOST = 1 << 20  # bytes a run of records starts within, at most
 
 
 def _record_length(header: bytes, path: str, offset: int, size: int) -> int:

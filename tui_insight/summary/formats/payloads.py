@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 
 from ...proto import summary_pb2
 from .. import limits
-from .framing import prefetch_records, read_record_at
+from .framing import prefetch_records, read_record_at, read_records_at
 from .routed import Problem
 from .values import (
     HistogramData,
@@ -27,6 +27,7 @@ from .values import (
     TextData,
     histogram_from_proto,
     histograms_from_protos,
+    histograms_in_events,
     image_from_proto,
     tensor_from_proto,
 )
@@ -87,29 +88,29 @@ class PayloadStore:
 
     def histograms(self, locs: list[Locator]) -> list[HistogramData | PayloadError]:
         """The histogram at each of `locs`, or the PayloadError saying why it cannot be read:
-        each record read and parsed once however many of them it holds (MindSpore writes a
-        step's histograms in one event), and not kept in the LRU (what an export reads once).
-        Those decoded already are taken from it."""
+        each record read once however many of them it holds (MindSpore writes a step's
+        histograms in one event), a file's records through one open file, and not kept in the
+        LRU (what an export reads once). Those decoded already are taken from it. The records'
+        histograms are decoded together (`_decode_histograms`), a few MB of records at a time."""
         with self._lock:
             found: list[Any] = [self._items.get(("histogram", loc, 0)) for loc in locs]
         wanted = sorted((i for i, item in enumerate(found) if item is None), key=lambda i: (locs[i].path, locs[i].offset))
-        tensorboard: list[tuple[int, Any]] = []  # TensorBoard's histograms, decoded together (held)
+        held: list[tuple[int, bytes]] = []  # (index into locs, its record's payload), not decoded yet
+        records = size = 0
         for chunk in _by_records(wanted, locs):
-            if len(tensorboard) >= TENSORBOARD_TOGETHER:
-                _tensorboard_histograms(found, tensorboard)
             self.prefetch("histogram", [locs[i] for i in chunk])  # remote: a few records a request
-            mindspore: list[tuple[int, Any]] = []  # MindSpore's histograms, decoded together (their events held)
-            for i, value in zip(chunk, read_values([locs[i] for i in chunk], self.source)):
-                if isinstance(value, PayloadError):
-                    found[i] = value
-                elif locs[i].kind == "tensorboard":
-                    tensorboard.append((i, value))
+            read: dict[tuple[str, int], Any] = {}
+            for i, payload in zip(chunk, read_payloads([locs[i] for i in chunk], self.source, read)):
+                if isinstance(payload, PayloadError):
+                    found[i] = payload
                 else:
-                    mindspore.append((i, value.histogram))
-            if mindspore:
-                for (i, _), data in zip(mindspore, histograms_from_protos([proto for _, proto in mindspore])):
-                    found[i] = data
-        _tensorboard_histograms(found, tensorboard)
+                    held.append((i, payload))
+            records += len(read)
+            size += sum(len(payload) for payload in read.values() if isinstance(payload, bytes))
+            if records >= DECODED_TOGETHER or size >= DECODED_BYTES:
+                _decode_histograms(found, locs, held)
+                held, records, size = [], 0, 0
+        _decode_histograms(found, locs, held)
         return found
 
     def image(self, loc: Locator, sample: int = 0) -> ImageData:
@@ -223,19 +224,90 @@ def read_value(loc: Locator, source=None) -> summary_pb2.Summary.Value | tb_even
 
 
 PREFETCH_RECORDS = 16  # records fetched together from a remote source by `histograms`
-# TensorBoard histograms `histograms` converts at once (memory: their events, their buckets a few
-# times; 1,000 at once held 57 MB more at the tensorboard bench run's export).
-TENSORBOARD_TOGETHER = 128
+# Records whose histograms `histograms` decodes at once (memory: the records, their buckets a
+# few times; TensorBoard's 10 KB histogram events: 1,000 at once held 57 MB more at the
+# tensorboard bench run's export), and their bytes at most.
+DECODED_TOGETHER = 128
+DECODED_BYTES = 32 << 20
 
 
-def _tensorboard_histograms(found: list, values: list[tuple[int, Any]]) -> None:
-    """found[i] for each (i, TensorBoard value) of `values` (`tensorboard.histograms_data`), emptied."""
-    if values:
-        from . import tensorboard  # (here: read once a TensorBoard file is found)
+def read_payloads(locs: list[Locator], source=None, read: dict | None = None) -> list[bytes | PayloadError]:
+    """The payload of each of `locs`' records, or the PayloadError saying why it cannot be read
+    (as `read_value` says it): each record read once, a file's through one open file
+    (`framing.read_records_at`). `read` (given: filled) maps each record (path, offset) to
+    what was read of it."""
+    read = {} if read is None else read
+    by_path: dict[str, list[int]] = {}
+    for loc in locs:
+        if (loc.path, loc.offset) not in read:
+            read[loc.path, loc.offset] = None
+            by_path.setdefault(loc.path, []).append(loc.offset)
+    for path, offsets in by_path.items():
+        for offset, payload in zip(offsets, read_records_at(path, offsets, source)):
+            read[path, offset] = payload if isinstance(payload, bytes) else \
+                PayloadError(f"cannot read the value any more: {payload}")
+    return [read[loc.path, loc.offset] for loc in locs]
 
-        for (i, _), decoded in zip(values, tensorboard.histograms_data([value for _, value in values])):
-            found[i] = PayloadError(str(decoded)) if isinstance(decoded, Problem) else decoded
-        values.clear()
+
+def _decode_histograms(found: list, locs: list[Locator], held: list[tuple[int, bytes]]) -> None:
+    """found[i] for each (i, its record's payload) of `held`: the histogram of locs[i], or the
+    PayloadError saying why not. Read from the events' bytes where they are written plainly
+    (`tensorboard.histograms_in_events`, `values.histograms_in_events`), all at once; the other
+    events parsed by protobuf, as `read_value` parses them, and converted together
+    (`tensorboard.histograms_data`, `histograms_from_protos`)."""
+    if not held:
+        return
+    parsed: dict[tuple[int, str], Any] = {}  # by the payload's id and kind: its event's values, or the PayloadError
+    for kind in ("tensorboard", "summary"):
+        mine = [(i, payload) for i, payload in held if locs[i].kind == kind]
+        if not mine:
+            continue
+        if kind == "tensorboard":
+            from . import tensorboard  # (here: read once a TensorBoard file is found)
+
+            quick: list[Any] = tensorboard.histograms_in_events([(payload, locs[i].index) for i, payload in mine])
+        else:
+            quick = histograms_in_events([(payload, locs[i].index) for i, payload in mine])
+        slow: list[tuple[int, Any]] = []
+        for (i, payload), data in zip(mine, quick):
+            if data is not None:
+                found[i] = data
+                continue
+            value = _value_in(payload, locs[i], parsed)
+            if isinstance(value, PayloadError):
+                found[i] = value
+            else:
+                slow.append((i, value))
+        if not slow:
+            continue
+        if kind == "tensorboard":
+            decoded: list[Any] = tensorboard.histograms_data([value for _, value in slow])
+            for (i, _), data in zip(slow, decoded):
+                found[i] = PayloadError(str(data)) if isinstance(data, Problem) else data
+        else:
+            for (i, _), data in zip(slow, histograms_from_protos([value.histogram for _, value in slow])):
+                found[i] = data
+
+
+def _value_in(payload: bytes, loc: Locator, parsed: dict[tuple[int, str], Any]) -> Any:
+    """The value `loc` points at in its record's `payload`, parsed by protobuf as `read_value`
+    parses it (each payload once: `parsed`), or the PayloadError it raises."""
+    key = (id(payload), loc.kind)
+    values = parsed.get(key)
+    if values is None:
+        protos: Any = summary_pb2
+        if loc.kind == "tensorboard":
+            from ...proto import tb_event_pb2 as protos  # (here: read once a TensorBoard file is found)
+        try:
+            values = parsed[key] = protos.Event.FromString(payload).summary.value
+        except DecodeError as exc:
+            values = parsed[key] = PayloadError(f"cannot read the value any more: {exc}")
+    if isinstance(values, PayloadError):
+        return values
+    try:
+        return values[loc.index]
+    except IndexError as exc:
+        return PayloadError(f"cannot read the value any more: {exc}")
 
 
 def _by_records(order: list[int], locs: list[Locator]) -> Iterator[list[int]]:
@@ -251,30 +323,3 @@ def _by_records(order: list[int], locs: list[Locator]) -> Iterator[list[int]]:
         chunk.append(i)
     if chunk:
         yield chunk
-
-
-def read_values(locs: list[Locator], source=None) -> list[Any]:
-    """`read_value` of each of `locs` (in their order), or the PayloadError it raises: the
-    records read in file order, each once however many of the values it holds."""
-    out: list[Any] = [None] * len(locs)
-    at: tuple[str, int, str] | None = None
-    values: Any = None
-    for i in sorted(range(len(locs)), key=lambda i: (locs[i].path, locs[i].offset)):
-        loc = locs[i]
-        if (loc.path, loc.offset, loc.kind) != at:
-            at = (loc.path, loc.offset, loc.kind)
-            protos: Any = summary_pb2
-            if loc.kind == "tensorboard":
-                from ...proto import tb_event_pb2 as protos  # (here: read once a TensorBoard file is found)
-            try:
-                values = protos.Event.FromString(read_record_at(loc.path, loc.offset, source)).summary.value
-            except (OSError, ValueError, DecodeError) as exc:
-                values = PayloadError(f"cannot read the value any more: {exc}")
-        if isinstance(values, PayloadError):
-            out[i] = values
-            continue
-        try:
-            out[i] = values[loc.index]
-        except IndexError as exc:
-            out[i] = PayloadError(f"cannot read the value any more: {exc}")
-    return out

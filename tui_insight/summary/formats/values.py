@@ -6,6 +6,7 @@ them alike; `tensorboard.py` builds them from its own protos and `payloads.py` s
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
@@ -157,65 +158,185 @@ _BUCKET, _LEFT, _WIDTH, _COUNT = 0x0A, 0x09, 0x11, 0x18  # Histogram.buckets; Bu
 
 def histograms_from_protos(protos: list[summary_pb2.Summary.Histogram]) -> list[HistogramData]:
     """`histogram_from_proto` of each, the buckets read by numpy from the messages' bytes, all
-    at once: a bucket's fields one at a time cost 0.3 us each in Python (26 ms for 1,000
-    histograms of 90 buckets). The walk takes the bucket messages at the start of each message's
-    bytes, each holding left, width and count in that order, any of them left out (proto3's
-    zero); a histogram whose bytes hold anything else, or not as many buckets as the message
-    says, is read by `histogram_from_proto`."""
+    at once (`_buckets_read`): a bucket's fields one at a time cost 0.3 us each in Python (26 ms
+    for 1,000 histograms of 90 buckets). A histogram whose bytes hold anything else, or not as
+    many buckets as the message says, is read by `histogram_from_proto`."""
     blobs = [proto.SerializeToString() for proto in protos]
-    sizes = np.array([len(blob) for blob in blobs], dtype=np.int64)
-    data = np.frombuffer(b"".join(blobs) + bytes(16), dtype=np.uint8)  # (padded: reads past an end stay inside)
+    sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
     ends = np.cumsum(sizes)
-    at = ends - sizes  # each histogram's next bucket
-    wanted = np.array([len(proto.buckets) for proto in protos], dtype=np.int64)
-    starts: list[np.ndarray] = []  # bucket starts, a bucket index at a time (every histogram's i-th)
-    walking = np.flatnonzero(wanted > 0)
-    for i in range(int(wanted.max(initial=0))):
-        walking = walking[wanted[walking] > i]
+    data = np.frombuffer(b"".join([*blobs, bytes(_PAD)]), dtype=np.uint8)  # (padded: reads past an end stay inside)
+    fields, bounds, spoiled, _ = _buckets_read(data, ends - sizes, ends)
+    out = []
+    for k, proto in enumerate(protos):
+        nan, pos_inf, neg_inf = proto.nan_count, proto.pos_inf_count, proto.neg_inf_count
+        if bounds[k + 1] - bounds[k] != len(proto.buckets) or spoiled[k] or min(nan, pos_inf, neg_inf) < 0:
+            out.append(histogram_from_proto(proto))  # (what it drops or sorts, and says why)
+        else:
+            out.append(HistogramData(fields[bounds[k]:bounds[k + 1]].copy(), nan, pos_inf, neg_inf, proto.min, proto.max))
+    return out
+
+
+def histograms_in_events(events: list[tuple[bytes, int]]) -> list[HistogramData | None]:
+    """`histogram_from_proto` of the histogram of value `index` of each (event payload, index)
+    of `events`, read from the bytes of the events written plainly
+    (`histogram_bytes.mindspore_bodies`), every histogram of such an event checked as its
+    buckets are read, all at once (`_buckets_read`); None for the others (and a histogram the
+    checks change), which the caller parses with protobuf (`histograms_from_protos`)."""
+    from .histogram_bytes import mindspore_bodies  # (here: an export's, not a load's)
+
+    out: list[HistogramData | None] = [None] * len(events)
+    walked: dict[int, list[tuple[int, int] | None] | None] = {}  # by the payload's id: its bodies
+    payloads: list[bytes] = []
+    spans: list[tuple[int, int]] = []  # (payload, the first of its bodies in `begins`)
+    begins: list[int] = []
+    finishes: list[int] = []
+    offset = 0
+    for payload, _ in events:
+        if id(payload) in walked:
+            continue
+        bodies = walked[id(payload)] = mindspore_bodies(payload)
+        if bodies is None:
+            continue
+        spans.append((id(payload), len(begins)))
+        for body in bodies:
+            if body is not None:
+                begins.append(offset + body[0])
+                finishes.append(offset + body[1])
+        payloads.append(payload)
+        offset += len(payload)
+    if not begins:
+        return out
+    data = np.frombuffer(b"".join([*payloads, bytes(_PAD)]), dtype=np.uint8)
+    ends = np.array(finishes, dtype=np.int64)
+    fields, bounds, spoiled, after = _buckets_read(data, np.array(begins, dtype=np.int64), ends)
+    tails = [_tail(data, at, end) for at, end in zip(after.tolist(), finishes)]
+    numbered: dict[int, list[int]] = {}  # by the payload's id: each value's histogram among all, -1 for none
+    for key, first in spans:
+        count = sum(body is not None for body in walked[key] or ())
+        if not spoiled[first:first + count].any() and all(tails[first:first + count]):  # (every one read as written)
+            numbered[key] = (np.cumsum([body is not None for body in walked[key] or ()]) - 1 + first).tolist()
+            numbered[key] = [k if body is not None else -1 for k, body in zip(numbered[key], walked[key] or ())]
+    for i, (payload, index) in enumerate(events):
+        ks = numbered.get(id(payload))
+        k = ks[index] if ks is not None and 0 <= index < len(ks) else -1
+        if k < 0:
+            continue
+        nan, pos_inf, neg_inf, high, low = tails[k]  # type: ignore[misc]
+        if min(nan, pos_inf, neg_inf) >= 0:
+            out[i] = HistogramData(fields[bounds[k]:bounds[k + 1]].copy(), nan, pos_inf, neg_inf, low, high)
+    return out
+
+
+_PAD = 160  # bytes after the bodies: a bucket's fields read past its body's end stay inside
+
+
+_STEPS_MOST = limits.MAX_HISTOGRAM_BUCKETS + 1  # buckets walked per histogram at most (then: protobuf's)
+
+
+def _buckets_read(data: np.ndarray, begins: np.ndarray, ends: np.ndarray
+                  ) -> tuple[np.ndarray, list[int], np.ndarray, np.ndarray]:
+    """The buckets of the histogram bodies `begins` to `ends` in `data` (padded: `_PAD` bytes
+    past the last end), all at once: float64 (left, width, count) rows of every histogram, end to
+    end; each histogram's first row (and one past the last); whether a histogram is spoiled (a
+    bucket holding anything but left, width and count in that order, any of them left out,
+    proto3's zero; or what the checks of `histogram_from_buckets` would change); and where its
+    buckets end (the fields after them start). The walk takes the bucket messages at the start
+    of each body, each of a one-byte length, a bucket index at a time for every histogram."""
+    count = len(begins)
+    at = begins.copy()
+    steps: list[tuple[np.ndarray, np.ndarray]] = []  # (histograms, their i-th bucket's start) per bucket index i
+    walking = np.flatnonzero(at < ends)
+    for _ in range(_STEPS_MOST):
+        if not len(walking):
+            break
         here = at[walking]
         good = (data[here] == _BUCKET) & (data[here + 1] < 0x80)  # (a bucket is at most 31 bytes)
-        walking, here = walking[good], here[good]
-        starts.append(here)
-        at[walking] = here + 2 + data[here + 1]
-    # By position is by histogram, then bucket (the histograms' bytes are end to end).
-    start = np.sort(np.concatenate(starts), kind="stable") if starts else np.zeros(0, dtype=np.int64)
-    owner = np.searchsorted(ends, start, side="right")
+        if not good.all():
+            walking, here = walking[good], here[good]
+        steps.append((walking, here))
+        at[walking] = here = here + 2 + data[here + 1]
+        walking = walking[here < ends[walking]]
+    spoiled = np.zeros(count, dtype=bool)
+    spoiled[walking] = True  # (more buckets than the walk takes)
+    spoiled |= at > ends
+    # The buckets by histogram, then bucket: the i-th of histogram k is row bounds[k] + i.
+    buckets = np.zeros(count, dtype=np.int64)
+    for walked, _ in steps:
+        buckets[walked] += 1
+    first = np.cumsum(buckets) - buckets
+    start = np.empty(int(buckets.sum()), dtype=np.int64)
+    for i, (walked, here) in enumerate(steps):
+        start[first[walked] + i] = here
+    owner = np.repeat(np.arange(count), buckets)
+    bounds = [0, *np.cumsum(buckets).tolist()]
     end = start + 2 + data[start + 1].astype(np.int64)
     fields = np.zeros((len(start), 3))
     doubles = unaligned(data, "<f8")  # (the double at every byte: one index a field, no index a byte)
     q = start + 2
     for column, key in ((0, _LEFT), (1, _WIDTH)):
         has = (q < end) & (data[q] == key)
-        fields[has, column] = doubles[q[has] + 1]
-        q = q + 9 * has
+        if has.all():  # (as writers write them: every bucket holds it)
+            fields[:, column] = doubles[q + 1]
+            q += 9
+        else:
+            fields[has, column] = doubles[q[has] + 1]
+            q = q + 9 * has
     has = (q < end) & (data[q] == _COUNT)
-    count = np.zeros(len(start), dtype=np.uint64)
+    counts = np.zeros(len(start), dtype=np.uint64)
     q = q + has
     going = np.flatnonzero(has)  # the buckets whose count's varint goes on (up to 10 bytes)
     for shift in range(0, 70, 7):
         byte = data[q[going]].astype(np.uint64)
-        count[going] |= (byte & np.uint64(0x7F)) << np.uint64(shift)
+        counts[going] |= (byte & np.uint64(0x7F)) << np.uint64(shift)
         q[going] += 1
         going = going[byte >= 0x80]
         if not len(going):
             break
-    fields[:, 2] = count.view(np.int64)
-    spoiled = np.bincount(owner[q != end], minlength=len(protos))  # a bucket not ending where its fields did
-    left, width, counts = fields[:, 0], fields[:, 1], fields[:, 2]
+    fields[:, 2] = counts.view(np.int64)
+    spoiled[owner[q != end]] = True  # a bucket not ending where its fields did
+    left, width, number = fields[:, 0], fields[:, 1], fields[:, 2]
     with np.errstate(invalid="ignore", over="ignore"):  # (as `histogram_from_buckets`: its checks, all at once)
-        unsound = ~np.isfinite(left + width) | (width < 0) | (counts < 0) | (counts > MAX_BUCKET_COUNT)
-    spoiled += np.bincount(owner[unsound], minlength=len(protos))
+        unsound = ~np.isfinite(left + width) | (width < 0) | (number < 0) | (number > MAX_BUCKET_COUNT)
+    spoiled[owner[unsound]] = True
     unsorted = (left[1:] < left[:-1]) & (owner[1:] == owner[:-1])
-    spoiled += np.bincount(owner[1:][unsorted], minlength=len(protos))
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=len(protos))))).tolist()
-    out = []
-    for k, proto in enumerate(protos):
-        nan, pos_inf, neg_inf = proto.nan_count, proto.pos_inf_count, proto.neg_inf_count
-        if bounds[k + 1] - bounds[k] != wanted[k] or spoiled[k] or min(nan, pos_inf, neg_inf) < 0:
-            out.append(histogram_from_proto(proto))  # (what it drops or sorts, and says why)
+    spoiled[owner[1:][unsorted]] = True
+    return fields, bounds, spoiled, at
+
+
+# Histogram's fields after its buckets: nan_count, pos_inf_count, neg_inf_count (2-4, varints);
+# max, min, sum (5-7, doubles); count (8, varint): the position of each in `_tail`'s answer.
+_TAIL_VARINTS = {0x10: 0, 0x18: 1, 0x20: 2, 0x40: -1}
+_TAIL_DOUBLES = {0x29: 3, 0x31: 4, 0x39: -1}
+_DOUBLE = struct.Struct("<d").unpack_from
+
+
+def _tail(data: np.ndarray, at: int, end: int) -> list | None:
+    """[nan_count, pos_inf_count, neg_inf_count, max, min] of the fields of a histogram from
+    `at` (its buckets' end) to `end`, as protobuf reads them (a field given twice: the last);
+    None where they hold anything else (a bucket after them, a field of another kind)."""
+    found: list = [0, 0, 0, 0.0, 0.0, None]
+    raw = data[at:end].tobytes()
+    pos, size = 0, len(raw)
+    while pos < size:
+        key = raw[pos]
+        if key in _TAIL_DOUBLES and pos + 9 <= size:
+            found[_TAIL_DOUBLES[key]] = _DOUBLE(raw, pos + 1)[0]
+            pos += 9
+        elif key in _TAIL_VARINTS:
+            value = shift = 0
+            pos += 1
+            while pos < size and shift < 63 and raw[pos] >= 0x80:
+                value |= (raw[pos] & 0x7F) << shift
+                pos += 1
+                shift += 7
+            if pos >= size or raw[pos] > (1 if shift == 63 else 0x7F):
+                return None  # (runs past the end, or past 64 bits: protobuf's to say)
+            value |= raw[pos] << shift
+            pos += 1
+            found[_TAIL_VARINTS[key]] = value - (1 << 64) if value >> 63 else value  # (int64)
         else:
-            out.append(HistogramData(fields[bounds[k]:bounds[k + 1]].copy(), nan, pos_inf, neg_inf, proto.min, proto.max))
-    return out
+            return None
+    return found[:5]
 
 
 def histogram_from_buckets(buckets: np.ndarray, nan: int, pos_inf: int, neg_inf: int, low: float,
