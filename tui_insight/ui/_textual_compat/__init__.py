@@ -1,5 +1,6 @@
 """Every place tui-insight leans on Textual (or plotext) internals, in one package: this module,
-`views.py` (views shown and hidden in one place) and `input.py` (the terminal's input thread).
+`views.py` (views shown and hidden in one place), `held_mounts.py` (screens mounted off stage
+wait for the keys) and `input.py` (the terminal's input thread).
 
 Each shim below names the version it was written and tested against. On an upgrade, read this
 package against the new release and run the tests of tests/ui named test_textual_compat and
@@ -60,6 +61,9 @@ Shims:
   one down without reflowing and repainting the screen shown (`App._prune`, `Prune`). Neither
   holds the app's queue (the keys) until the whole screen is mounted or closed, as Textual's
   `App._get_screen` and `App._prune` do (`App.call_next`).
+- `hold_offstage_mounts`, `release_offstage_mounts`, `stop_holding`, `key_sent` (Textual 8.2,
+  `held_mounts.py`): the widgets of a screen mounted off stage wait to compose and to handle
+  their Mount while a key is served (`MessagePump._pre_process`). Applied when imported.
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -700,7 +704,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "hidden_under_opaque", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage", "lay_out_hidden", "paint_hidden",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage",
+           "hold_offstage_mounts", "release_offstage_mounts", "stop_holding", "key_sent", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
@@ -748,7 +753,9 @@ def mount_offstage(app: "App", screen: Screen) -> None:
     screen itself instead, behind its mount (its layout is refreshed once mounted, as after the
     app's wait; `call_next` would be run inside the mount, waiting for itself)."""
     if not screen.is_running:
+        held_mounts.let_wait(screen)  # (its widgets wait while a key is served: `hold_offstage_mounts`)
         screen.call_later(AwaitMount(screen, app._register(app, screen)))
+        screen.call_later(held_mounts.unregister, screen)  # mounted: nothing more to hold
 
 
 async def offstage_mounted(screen: Screen, timeout: float = 5.0) -> None:
@@ -849,6 +856,8 @@ class ClosesKeptScreens(App):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         mounting = [screen for screen in self._offstage_screens() if not screen.is_mounted]
+        for screen in mounting:
+            held_mounts.unregister(screen)  # (not held back by the quit's own key)
         if not mounting or self.__dict__.get("_insight_exit") is not None:
             super().exit(*args, **kwargs)
             return
@@ -875,6 +884,9 @@ class ClosesKeptScreens(App):
 
 
 # The shims in their own modules (those of views are applied as they are imported).
+from . import held_mounts  # noqa: E402
+from .held_mounts import hold as hold_offstage_mounts, release as release_offstage_mounts  # noqa: E402
+from .held_mounts import key_sent as key_sent, unregister as stop_holding  # noqa: E402
 from .input import sleeping_input as sleeping_input  # noqa: E402
 from .views import find_hidden as find_hidden, lay_out_hidden as lay_out_hidden  # noqa: E402
 from .views import paint_hidden as paint_hidden, quiet_show_resize as quiet_show_resize  # noqa: E402
