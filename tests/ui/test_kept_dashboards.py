@@ -229,8 +229,9 @@ def test_lineage_is_built_ahead_once_the_keys_rested_and_kept_between_visits(mon
 
     async def body(pilot):
         await pilot.press("slash", *"lenet_lr0.01", "enter")  # a key: the app may work ahead
-        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead.
-        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards, timeout=10)
+        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead (its view
+        # is made as its screen composes, a turn or more after the screen is kept).
+        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards and made, timeout=10)
         before = len(made)
         await pilot.press("l")
         await wait_for_view(pilot, app, "LineageView")
