@@ -229,8 +229,9 @@ def test_lineage_is_built_ahead_once_the_keys_rested_and_kept_between_visits(mon
 
     async def body(pilot):
         await pilot.press("slash", *"lenet_lr0.01", "enter")  # a key: the app may work ahead
-        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead.
-        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards, timeout=10)
+        # Resting: the job's dashboard, then (after two seconds) lineage, built ahead (its view
+        # is made as its screen composes, a turn or more after the screen is kept).
+        assert await wait_for(pilot, lambda: LINEAGE in app.kept_dashboards and made, timeout=10)
         before = len(made)
         await pilot.press("l")
         await wait_for_view(pilot, app, "LineageView")
@@ -449,3 +450,45 @@ def test_the_app_ends_cleanly_when_quit_as_a_dashboard_built_ahead_mounts_or_is_
             await asyncio.sleep(0.05)
 
     run_pilot(app, body, size=(100, 30))
+
+
+def test_a_key_is_painted_before_a_dashboard_built_ahead_mounts_more_widgets(tmp_path):
+    """A key sent by the terminal as a dashboard is being built ahead stops that build until the
+    key is served: from the moment the key moved the cursor to the frame that shows it, no widget
+    of the dashboard is composed (each would take a turn of the event loop, and the key's
+    messages wait a turn at each hop); once the keys rest, the build goes on to the end."""
+    app = three_runs_app(tmp_path)
+
+    async def body(pilot):
+        table = app.screen.query_one(JobTable)
+        await pilot.pause()
+        app.build_ahead((table.current_job,))
+        ahead = app.get_screen("dashboard:" + table.current_job)
+        widgets = lambda: sum(1 for _ in ahead.walk_children())  # noqa: E731
+        for _ in range(5000):  # its compose has begun
+            if widgets():
+                break
+            await asyncio.sleep(0)
+        painted: list[tuple[int, int]] = []  # (cursor row, the dashboard's widgets) at each paint
+        display = app._display
+
+        def recorded(screen, renderable):
+            if renderable is not None:
+                painted.append((table.cursor_row, widgets()))
+            return display(screen, renderable)
+
+        app._display = recorded
+        pressing = asyncio.ensure_future(pilot.press("down"))  # sent through the driver, as the terminal's keys
+        moved_with = await moved_while(widgets, table, 1)
+        for _ in range(5000):
+            if any(row == 1 for row, _ in painted):
+                break
+            await asyncio.sleep(0)
+        shown_with = next(count for row, count in painted if row == 1)
+        await pressing
+        assert await wait_for(pilot, lambda: ahead.is_mounted)
+        return moved_with, shown_with, ahead.is_mounted
+
+    moved_with, shown_with, mounted = run_pilot(app, body, size=(100, 30))
+    assert shown_with == moved_with
+    assert mounted

@@ -245,6 +245,7 @@ class InsightApp(_textual_compat.ClosesKeptScreens):
             self._stir()
         if isinstance(event, events.Key):
             self._last_key = time.monotonic()
+            self.kept_dashboards.key_came()  # a screen being built ahead waits
         if isinstance(event, events.Key) and (self.quitting or not self.screen_stack):
             # `qe` in one burst: a screen opened while the app is taken down would fail to build;
             # keys still queued once its screens are gone have nothing to go to.

@@ -1,5 +1,6 @@
 """Every place tui-insight leans on Textual (or plotext) internals, in one package: this module,
-`views.py` (views shown and hidden in one place) and `input.py` (the terminal's input thread).
+`views.py` (views shown and hidden in one place), `offstage.py` (screens built ahead, off
+stage) and `input.py` (the terminal's input thread).
 
 Each shim below names the version it was written and tested against. On an upgrade, read this
 package against the new release and run the tests of tests/ui named test_textual_compat and
@@ -52,14 +53,17 @@ Shims:
 - `StyledOnceScreen` (Textual 8.2): a pushed screen's `ScreenResume` does not restyle every widget
   unless the CSS changed since (`Screen._on_screen_resume`, `ScreenResume.refresh_styles`).
 - `same_sender` (Textual 8.2): whether two messages were posted by the same node (`Message._sender`).
-- `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2): a
-  screen built, laid out and painted before it is pushed (`App._register`, `AwaitMount`,
+- `mount_offstage`, `offstage_layout_due`, `lay_out_offstage`, `paint_offstage` (Textual 8.2,
+  `offstage.py`): a screen built, laid out and painted before it is pushed (`App._register`, `AwaitMount`,
   `Screen._refresh_layout`, `Screen._compositor`), for dashboards built ahead, painted a widget
   at a time by `paint_offstage_some` (`Compositor.visible_widgets`, `Widget.render_lines`), its
   mount awaited by `offstage_mounted` (`MessagePump._mounted_event`); `remove_offstage` takes
   one down without reflowing and repainting the screen shown (`App._prune`, `Prune`). Neither
   holds the app's queue (the keys) until the whole screen is mounted or closed, as Textual's
   `App._get_screen` and `App._prune` do (`App.call_next`).
+- `hold_offstage_mounts`, `release_offstage_mounts`, `stop_holding`, `key_sent` (Textual 8.2,
+  `offstage.py`): the widgets of a screen mounted off stage wait to compose and to handle
+  their Mount while a key is served (`MessagePump._pre_process`). Applied when imported.
 - `lay_out_hidden`, `paint_hidden`, `find_hidden` (Textual 8.2, `views.py`): a hidden widget (a
   view built ahead) laid out where it would be and painted with its own `Compositor`, found
   there until shown (`Compositor.find_widget`), so it is shown from its lines. `find_hidden` is
@@ -75,8 +79,6 @@ Shims:
 from __future__ import annotations
 
 import asyncio
-import time
-import weakref
 from typing import Any, Iterator
 
 from textual.app import App, ComposeResult
@@ -88,8 +90,7 @@ from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from rich.cells import cell_len
 from textual import events
-from textual.messages import Prune
-from textual.widget import AwaitMount, Widget
+from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Tree
 from textual.widgets._footer import FooterKey
 
@@ -161,6 +162,7 @@ class CoalescingFooter(Footer):
         self._changed_meanwhile = False  # bindings changed after the pending one was scheduled
         self._composed: tuple | None = None  # what the last rebuild or refit showed (see _shown)
         self._refitting = False  # `_refit` is reading the keys
+        self._read: dict[tuple, tuple[list[Any], Any]] = {}  # `_keys`: what compose made, by `_shown()`
 
     @property
     def rebuild_pending(self) -> bool:
@@ -225,25 +227,49 @@ class CoalescingFooter(Footer):
         if not (self.children and self.is_attached and screen is self.screen and self._bindings_ready
                 and self.app.app_focus):
             return False
-        if self._shown() == self._composed:
+        shown = self._shown()
+        if shown == self._composed:
             return True
         self._refitting = True
         try:
             while True:
-                with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
-                    items = list(self.compose())
-                if not _take_keys(self, items):
+                items = self._keys(shown)
+                taken = _take_keys(self, items)
+                if any(item.parent is not None for item in items):  # (mounted: no longer a pattern)
+                    self._read.pop(self._composed, None)  # type: ignore[arg-type]
+                if not taken:
                     self._composed = None  # the rebuild must not take these keys as shown
                     return False
                 if not self._changed_meanwhile:
                     return True
+                shown = self._shown()
         finally:
             self._refitting = False
+
+    def _keys(self, shown: tuple | None) -> list[Any]:
+        """What `compose` yields for the keys shown now (`shown`, `_shown()`), made once per set
+        of them and read back after (a dozen `FooterKey`s made: ~4 ms of `escape` out of a filter
+        box), with what compose sets besides (`_composed`, the grid's columns)."""
+        known = self._read.get(shown)  # type: ignore[arg-type]
+        if known is None:
+            with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
+                items = list(self.compose())
+            if len(self._read) >= FOOTER_SETS_READ:
+                self._read.pop(next(iter(self._read)))
+            self._read[shown] = known = items, self.styles.grid_size_columns  # type: ignore[index]
+            return items
+        self._changed_meanwhile = False
+        self._composed = shown
+        self.styles.grid_size_columns = known[1]
+        return known[0]
 
     def _rebuilt(self, screen: Screen) -> None:
         self._rebuild_pending = False
         if self._changed_meanwhile:
             self.bindings_changed(screen)
+
+
+FOOTER_SETS_READ = 8  # sets of keys a footer keeps what compose made for (`CoalescingFooter._keys`)
 
 
 def _take_keys(footer: Footer, items: list[Any]) -> bool:
@@ -700,7 +726,8 @@ def add_signal(fig: Any, signal: Any) -> bool:
 __all__ = ["TEXTUAL_TESTED", "PLOTEXT_TESTED", "resolve_binding_now", "app_keymap", "own_bindings",
            "CoalescingFooter", "add_signal", "fitting_keys", "guard_option_list_paging",
            "is_leaving", "quiet_after_leaving", "hidden_under_opaque", "answer_once", "StyledOnceScreen", "mount_offstage",
-           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage", "lay_out_hidden", "paint_hidden",
+           "offstage_layout_due", "lay_out_offstage", "paint_offstage", "paint_offstage_some", "remove_offstage",
+           "hold_offstage_mounts", "release_offstage_mounts", "stop_holding", "key_sent", "lay_out_hidden", "paint_hidden",
            "find_hidden", "quiet_show_resize", "underline_active_tab", "ClosesKeptScreens"]
 
 
@@ -736,97 +763,6 @@ def same_sender(first: Message, second: Message) -> bool:
     return getattr(first, "_sender", None) is getattr(second, "_sender", first)
 
 
-# -- screens built ahead (Textual 8.2) -----------------------------------------------------------
-
-def mount_offstage(app: "App", screen: Screen) -> None:
-    """Compose and mount `screen` (installed, not on the screen stack) as `push_screen` would,
-    without showing it: a later push only shows it, once it is mounted (`offstage_mounted`).
-
-    Textual 8.2's `App._get_screen` registers the screen (each widget styled as it mounts) and
-    queues the wait for its mount on the app (`App.call_next(AwaitMount)`): the app's queue, keys
-    included, would hold until the whole screen is mounted, 70-200 ms. The wait is queued on the
-    screen itself instead, behind its mount (its layout is refreshed once mounted, as after the
-    app's wait; `call_next` would be run inside the mount, waiting for itself)."""
-    if not screen.is_running:
-        screen.call_later(AwaitMount(screen, app._register(app, screen)))
-
-
-async def offstage_mounted(screen: Screen, timeout: float = 5.0) -> None:
-    """Return once a screen mounted off stage (`mount_offstage`) is mounted (at most `timeout`
-    seconds); Textual 8.2 sets `MessagePump._mounted_event` once its Mount is handled."""
-    try:
-        await asyncio.wait_for(screen._mounted_event.wait(), timeout)
-    except asyncio.TimeoutError:
-        pass
-
-
-def offstage_layout_due(screen: Screen) -> bool:
-    """Whether a screen that is not shown asked for a layout (a widget mounted or resized since).
-    Textual 8.2 sets `Screen._layout_required` (on a `Layout` message) and clears it only when the
-    current screen lays out (`_on_timer_update`)."""
-    return bool(screen._layout_required)
-
-
-def lay_out_offstage(app: "App", screen: Screen) -> None:
-    """Lay out a mounted screen that is not shown at the app's size (its widgets get their Resize
-    events), as `Screen._on_timer_update` does for the current one (Textual 8.2:
-    `Screen._refresh_layout(size)` reflows any screen and paints only the current one); a push
-    then lays it out again only if the size changed (`_on_screen_resume`) or a layout is due."""
-    if screen.is_attached and not screen.is_current:
-        screen._refresh_layout(app.size)
-        screen._layout_required = False
-        screen.__dict__.pop("_insight_rendered", None)  # placed anew: `paint_offstage_some` starts over
-
-
-def paint_offstage(screen: Screen) -> None:
-    """Render every widget of a laid-out screen that is not shown, discarding the frame: their
-    lines are cached (`Widget._styles_cache`) until they change, so the push paints from them.
-    Textual 8.2: `Screen._compositor.render_update(full=True)`."""
-    if screen.is_attached and not screen.is_current:
-        screen._compositor.update_widgets(screen._dirty_widgets)
-        screen._dirty_widgets.clear()
-        screen._compositor.render_update(full=True)
-
-
-def paint_offstage_some(screen: Screen, budget: float) -> bool:
-    """Render the widgets of a laid-out screen that is not shown one at a time (their lines
-    cached, as `paint_offstage` does for all at once) until `budget` seconds went by; True when
-    none is left to render, `paint_offstage` then only joins their lines. Textual 8.2: the
-    widgets and crops `Compositor._get_renders` renders (`visible_widgets`, `Widget.render_lines`);
-    the screen keeps the ones rendered here (`_insight_rendered`) until a layout places them anew."""
-    if not screen.is_attached or screen.is_current:
-        return True
-    started = time.perf_counter()
-    done = screen.__dict__.setdefault("_insight_rendered", weakref.WeakSet())
-    for widget, (region, clip) in screen._compositor.visible_widgets.items():
-        if widget in done:
-            continue
-        if time.perf_counter() - started >= budget:
-            return False
-        crop = region.intersection(clip)
-        if crop.width and crop.height:
-            widget.render_lines(crop.translate(-region.offset))
-        done.add(widget)
-    return True
-
-
-def remove_offstage(app: "App", screen: Screen) -> None:
-    """Take down a screen that is not on the screen stack (a dashboard kept or built ahead)
-    without touching the one shown or holding the app's queue.
-
-    Textual 8.2's `Widget.remove` prunes with the screen's parent, the App, whose
-    `refresh(layout=True)` once the prune ends reflows and repaints the current screen whole
-    (`App._prune`'s `post_mount`): a frame with nothing new, in the window of the next key. And
-    `App._prune` queues the wait for the prune on the app (`call_next(AwaitRemove)`), so the
-    app's queue, keys included, holds until every widget of the screen is closed. Here the prune
-    is started as `App._prune` starts it (`Prune` to the screen, each node marked `_pruning`),
-    and nothing waits for it: each node leaves the app's registry as it closes."""
-    nodes = list(screen.walk_children(with_self=True))
-    screen.post_message(Prune())
-    for node in nodes:
-        node._pruning = True
-
-
 class ClosesKeptScreens(App):
     """An app whose screens off the screen stack are taken down properly when it ends.
 
@@ -849,6 +785,8 @@ class ClosesKeptScreens(App):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         mounting = [screen for screen in self._offstage_screens() if not screen.is_mounted]
+        for screen in mounting:
+            offstage.unregister(screen)  # (not held back by the quit's own key)
         if not mounting or self.__dict__.get("_insight_exit") is not None:
             super().exit(*args, **kwargs)
             return
@@ -875,6 +813,13 @@ class ClosesKeptScreens(App):
 
 
 # The shims in their own modules (those of views are applied as they are imported).
+from . import offstage  # noqa: E402
+from .offstage import hold as hold_offstage_mounts, release as release_offstage_mounts  # noqa: E402
+from .offstage import key_sent as key_sent, unregister as stop_holding  # noqa: E402
+from .offstage import lay_out_offstage as lay_out_offstage, mount_offstage as mount_offstage  # noqa: E402
+from .offstage import offstage_layout_due as offstage_layout_due, offstage_mounted as offstage_mounted  # noqa: E402
+from .offstage import paint_offstage as paint_offstage, paint_offstage_some as paint_offstage_some  # noqa: E402
+from .offstage import remove_offstage as remove_offstage  # noqa: E402
 from .input import sleeping_input as sleeping_input  # noqa: E402
 from .views import find_hidden as find_hidden, lay_out_hidden as lay_out_hidden  # noqa: E402
 from .views import paint_hidden as paint_hidden, quiet_show_resize as quiet_show_resize  # noqa: E402

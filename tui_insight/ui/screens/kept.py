@@ -17,8 +17,10 @@ marked for `c`, and the lineage screen (`LINEAGE`). Each is composed and mounted
 the app's size until its layout settles (a view's grid shapes itself on its first Resize), and
 painted once with the frame thrown away (each widget keeps its lines), a step at a time between
 the user's keys (a few widgets a step, none right after a key); the opening key then only shows
-it. Neither its mount nor its removal holds the app's keys (`mount_offstage`, `remove_offstage`);
-one opened while it is still mounting is shown once mounted (`when_mounted`). Built ahead, a
+it. Neither its mount nor its removal holds the app's keys (`mount_offstage`, `remove_offstage`),
+and a key holds its mount (`key_came`: its widgets wait to compose until the keys rested
+`KEY_GAP_SECONDS`); one opened while it is still mounting is shown once mounted, at once
+(`when_mounted`). Built ahead, a
 screen does not count against `KEEP` until it is shown; another built in its slot lets it go if
 it was never shown.
 """
@@ -28,8 +30,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from ...summary.store.job_view import Changes
-from .._textual_compat import (lay_out_offstage, mount_offstage, offstage_layout_due, offstage_mounted,
-                               paint_offstage, paint_offstage_some, remove_offstage)
+from .._textual_compat import (hold_offstage_mounts, key_sent, lay_out_offstage, mount_offstage,
+                               offstage_layout_due, offstage_mounted, paint_offstage, paint_offstage_some,
+                               release_offstage_mounts, remove_offstage, stop_holding)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -72,6 +75,7 @@ class KeptScreens:
         self._wanted: Callable[[], list[Ahead]] | None = None  # what to build ahead, asked when rested
         self._timer: Any = None  # `_next_ahead`, once the keys rested
         self._building: tuple[str, ...] | None = None  # built ahead now, not yet painted
+        self._release: Any = None  # the timer that lets mounts held by a key go on
 
     def __len__(self) -> int:
         return len(self._screens)
@@ -101,6 +105,7 @@ class KeptScreens:
         if screen.is_mounted:
             show()
             return
+        stop_holding(screen)  # (the keys wait for it now)
 
         async def once_mounted() -> None:
             await offstage_mounted(screen)
@@ -132,6 +137,20 @@ class KeptScreens:
             if len(self._screens) <= keep:
                 break
             self._let_go(oldest, self._screens.pop(oldest))
+
+    def key_came(self) -> None:
+        """A key arrived: screens mounting off stage stop within a step, so the key's messages
+        run alone, and go on once the keys rested `KEY_GAP_SECONDS`."""
+        if hold_offstage_mounts() and self._release is None:
+            self._release = self.app.set_timer(KEY_GAP_SECONDS, self._release_mounts, name="mounts-held")
+
+    def _release_mounts(self) -> None:
+        rested = self.app.idle_seconds()  # type: ignore[attr-defined]
+        if rested < KEY_GAP_SECONDS:
+            self._release = self.app.set_timer(KEY_GAP_SECONDS - rested, self._release_mounts, name="mounts-held")
+            return
+        self._release = None
+        release_offstage_mounts()
 
     def want_ahead(self, wanted: Callable[[], list[Ahead]]) -> None:
         """Build what `wanted()` lists (asked again before each), in that order, one after
@@ -187,7 +206,7 @@ class KeptScreens:
                 return
             self._built(train_ids)
             return
-        rested = self.app.idle_seconds()  # type: ignore[attr-defined]
+        rested = 0.0 if key_sent() else self.app.idle_seconds()  # type: ignore[attr-defined]
         if rested < KEY_GAP_SECONDS:
             self.app.set_timer(KEY_GAP_SECONDS - rested, lambda: self._settle_ahead(train_ids, screen, layouts))
             return
