@@ -58,7 +58,10 @@ def test_the_ui_over_ssh_in_tmux(tmp_path, short_dir, server):
     try:
         term.start(command)
         term.wait_for("2 jobs", "./exp/b", f"{target} ·", "0.2@5")
-        term.keys("Down", "Enter")  # ./exp/b's charts, read over ssh
+        # (by name: under load ./exp/a may be listed after ./exp/b, the cursor staying on its row)
+        term.keys("/", "b", "Enter")
+        term.wait_for("./exp/b", absent=("./exp/a",))
+        term.keys("Enter")  # ./exp/b's charts, read over ssh
         term.wait_for("loss", "1 Scalars", "0.2 @5")
         term.keys("Escape")  # back to the job list and its status line
         term.wait_for("‹health ▼›", "2 jobs")
