@@ -1,6 +1,6 @@
 """Deep links start clean every time (issue 22): `--job`, `--job --view X` for every view and
-`--compare`, each started 20 times while the cache loads in its own thread and a writer appends
-to the job, with no error notification and no warning or error in the log.
+`--compare`, each started STARTS times while the cache loads in its own thread and a writer
+appends to the job, with no error notification and no warning or error in the log.
 
 A cache change that reaches a screen before it is composed is applied once it is: the dashboard
 a deep link opens is pushed while the app hands over the very changes that found its job."""
@@ -21,7 +21,9 @@ from tui_insight.ui.app import InsightApp, StartAt
 from tui_insight.ui.screens.dashboard import DashboardScreen
 from tui_insight.ui.views.registry import JOB_VIEWS
 
-STARTS = 20
+# Starts per form: with the hand-over's rule broken (changes handed to a dashboard not mounted
+# yet) nearly every start fails, so a few starts of each form find it.
+STARTS = 6
 JOB = "./lenet_lr0.01"
 FORMS = [
     pytest.param(StartAt((JOB,), "scalars"), id="job"),

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from uihelp import MINDSPORE_LOGS, make_app, run_pilot, wait_for, wait_for_view
 
+from tui_insight.ui import _textual_compat as compat
 from tui_insight.ui.views.base import DataView
 from tui_insight.ui.views.histograms import HistogramChart, HistogramsView
 from tui_insight.ui.widgets.chart import ScalarChart
@@ -53,16 +55,27 @@ class Drawn:
         return sum(1 for widget in self.lines if isinstance(widget, cls))
 
 
+@pytest.fixture
+def settled_keys(monkeypatch):
+    """A key holds the paint until its messages are handled, however long they take.
+
+    The app bounds that hold in wall time (`KEY_HOLD_SECONDS`): a key whose messages outlast it
+    paints, then paints again when the rest lands (a view's key: the footer's keys). How many
+    frames that makes depends on the machine's load and on what the process ran before, not on
+    the view. Lifted, a second frame is one the view asked for after the first (a Resize
+    handled after the layout, a timer), on any machine."""
+    monkeypatch.setattr(compat, "KEY_HOLD_SECONDS", 10.0)
+
+
 def draws(charts) -> int:
     """How many times `charts` were drawn (each chart counts its drawings: `draws`)."""
     return sum(chart.draws for chart in charts)
 
 
-def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart():
+def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart(settled_keys):
     """Built hidden while the keys paused, the histogram view was laid out where it will show
     and drawn then: its key paints one frame and draws no chart and no row of the tag list.
-    (Laid out only when shown, each chart on screen was drawn then, over two frames.) Two
-    jobs, the fewest frames counted: on a loaded machine a key may outlast its paint hold."""
+    (Laid out only when shown, each chart on screen was drawn then, over two frames.) Two jobs."""
     app = make_app(MINDSPORE_LOGS, graph_prefetch_delay=0.05)
     drawn = Drawn(app, (TagList,))
 
@@ -99,10 +112,10 @@ def test_a_view_built_ahead_shows_in_one_paint_drawing_no_chart():
     visits = run_pilot(app, body, size=SIZE)
     assert all(shown >= 3 and focused == "HistogramChart" for shown, _, _, _, focused in visits), visits
     assert [(charts, lists) for _, _, charts, lists, _ in visits] == [(0, 0), (0, 0)]
-    assert min(frames for _, frames, _, _, _ in visits) == 1, visits
+    assert [frames for _, frames, _, _, _ in visits] == [1, 1], visits
 
 
-def test_a_view_shown_again_paints_once_drawing_no_chart():
+def test_a_view_shown_again_paints_once_drawing_no_chart(settled_keys):
     """Scalars, histograms, scalars again: the second `1` paints one frame, draws no chart, and
     the tag list keeps its rows (a Resize at the same size dropped them: a paint later)."""
     app = make_app(MINDSPORE_LOGS)
@@ -120,7 +133,7 @@ def test_a_view_shown_again_paints_once_drawing_no_chart():
         charts = list(app.screen.query(ScalarChart))
         before = draws(charts)
         frames, lists = [], 0
-        for _ in range(2):  # the fewest frames of two: on a loaded machine a key may outlast its paint hold
+        for _ in range(2):
             await pilot.press("2")
             await wait_for_view(pilot, app, "HistogramsView")
             await pilot.pause(0.3)
@@ -131,11 +144,11 @@ def test_a_view_shown_again_paints_once_drawing_no_chart():
             frames.append(drawn.frames)
             lists += drawn.widgets(TagList)
         drawn.restore()
-        return len(charts), min(frames), draws(charts) - before, lists, type(app.focused).__name__
+        return len(charts), frames, draws(charts) - before, lists, type(app.focused).__name__
 
     charts, frames, charts_drawn, lists_drawn, focused = run_pilot(app, body, size=SIZE)
     assert charts >= 3
-    assert (frames, charts_drawn, lists_drawn, focused) == (1, 0, 0, "ScalarChart")
+    assert (frames, charts_drawn, lists_drawn, focused) == ([1, 1], 0, 0, "ScalarChart")
 
 
 def test_the_graph_view_of_a_dataset_graph_alone_is_built_ahead_too(tmp_path):
