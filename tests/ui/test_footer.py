@@ -47,6 +47,15 @@ def shown_keys(app: App) -> set[str]:
     return {key.description for key in app.query("FooterKey")}  # Footer's key widgets
 
 
+async def keys_shown_on_focus(app: App, pilot, widget) -> list[str]:
+    """The keys the footer shows once `widget` is focused and the app settled (palette key aside)."""
+    app.screen.set_focus(widget)
+    for _ in range(5):
+        await pilot.pause()
+    return sorted(key.description for key in app.query("FooterKey")
+                  if key.display and not key.has_class("-command-palette"))
+
+
 def run(body, footer: type[Footer] = InsightFooter):
     async def main():
         app = Host(footer)
@@ -268,11 +277,7 @@ def test_keys_hidden_and_shown_again_by_a_focus_change_are_not_restyled():
         app.stylesheet.apply = counted
         seen = []
         for widget in (left, right):
-            app.screen.set_focus(widget)
-            for _ in range(5):
-                await pilot.pause()
-            seen.append(sorted(key.description for key in app.query("FooterKey")
-                               if key.display and not key.has_class("-command-palette")))
+            seen.append(await keys_shown_on_focus(app, pilot, widget))
         app.stylesheet.apply = apply
         return seen, styled.count("FooterKey")
 
@@ -304,11 +309,7 @@ def test_keys_shown_again_are_written_from_what_was_read_for_them_before(monkeyp
             if round_ == 2:
                 made.clear()  # each set of keys was read once (the first keys came with the footer)
             for widget in (right, left):
-                app.screen.set_focus(widget)
-                for _ in range(5):
-                    await pilot.pause()
-                seen.append(sorted(key.description for key in app.query("FooterKey")
-                                   if key.display and not key.has_class("-command-palette")))
+                seen.append(await keys_shown_on_focus(app, pilot, widget))
         return seen, list(made)
 
     seen, made_again = run(body)

@@ -350,6 +350,14 @@ def three_runs_app(tmp_path):
     return app
 
 
+async def build_cursor_ahead(app, pilot) -> tuple[JobTable, object]:
+    """Start building the dashboard of the job list's cursor ahead: the list and that screen."""
+    table = app.screen.query_one(JobTable)
+    await pilot.pause()
+    app.build_ahead((table.current_job,))
+    return table, app.get_screen("dashboard:" + table.current_job)
+
+
 async def moved_while(condition, table: JobTable, row: int, turns: int = 5000) -> bool:
     """Turn the event loop until the job list's cursor is on `row`; whether `condition()` held
     at the first turn it was (each turn lets every ready task take one step)."""
@@ -367,10 +375,7 @@ def test_a_key_is_handled_while_a_dashboard_built_ahead_is_still_mounting(tmp_pa
     app = three_runs_app(tmp_path)
 
     async def body(pilot):
-        table = app.screen.query_one(JobTable)
-        await pilot.pause()
-        app.build_ahead((table.current_job,))
-        ahead = app.get_screen("dashboard:" + table.current_job)
+        table, ahead = await build_cursor_ahead(app, pilot)
         post_key(app, "down")
         mounting = await moved_while(lambda: not ahead.is_mounted, table, 1)
         assert await wait_for(pilot, lambda: ahead.is_mounted)
@@ -460,10 +465,7 @@ def test_a_key_is_painted_before_a_dashboard_built_ahead_mounts_more_widgets(tmp
     app = three_runs_app(tmp_path)
 
     async def body(pilot):
-        table = app.screen.query_one(JobTable)
-        await pilot.pause()
-        app.build_ahead((table.current_job,))
-        ahead = app.get_screen("dashboard:" + table.current_job)
+        table, ahead = await build_cursor_ahead(app, pilot)
         widgets = lambda: sum(1 for _ in ahead.walk_children())  # noqa: E731
         for _ in range(5000):  # its compose has begun
             if widgets():

@@ -82,12 +82,27 @@ def tensorboard_histo(data: bytes, index: int) -> tuple[float, float, int, int, 
     """(min, max, where bucket_limit's doubles start, how many, where bucket's start, how many)
     of the `histo` of value `index` of the TensorBoard event `data`; None if the event is not
     written plainly (module docstring) or that value holds anything but a `histo` and its names."""
+    spans = _value_spans(data)
+    if spans is None:
+        return None
+    histo = None
+    for number, (at, end) in enumerate(spans):
+        read = _tensorboard_value(data, at, end)
+        if read is None or (number == index and read == ()):
+            return None
+        if number == index:
+            histo = read
+    return histo
+
+
+def _value_spans(data: bytes) -> list[tuple[int, int]] | None:
+    """Where each value of the event `data`'s summary is (start, end); None if the event is not
+    written plainly (module docstring)."""
     found = _summary(data)
     if found is None:
         return None
     pos, end = found
-    number = 0
-    histo = None
+    spans = []
     while pos < end:
         if data[pos] != _VALUE:
             return None
@@ -95,40 +110,44 @@ def tensorboard_histo(data: bytes, index: int) -> tuple[float, float, int, int, 
         if length < 0 or at + length > end:
             return None
         pos = at + length
-        read = _tensorboard_value(data, at, pos)
-        if read is None or (number == index and read == ()):
-            return None
-        if number == index:
-            histo = read
-        number += 1
-    return histo
+        spans.append((at, pos))
+    return spans
 
 
 def _tensorboard_value(data: bytes, pos: int, end: int) -> tuple | None:
     """A TensorBoard value's histo, as `tensorboard_histo` gives it; () for a scalar value (a
     name and a simple_value) or a name alone; None for anything else."""
-    histo: tuple | None = None
+    parts = _value_parts(data, pos, end, (_TAG, _NODE_NAME), _SIMPLE, _HISTO)
+    if parts is None:
+        return None
+    return () if parts[1] is None else _histo_fields(data, *parts[1])
+
+
+def _value_parts(data: bytes, pos: int, end: int, names: tuple[int, ...], scalar_key: int,
+                 histo_key: int) -> tuple[bool, tuple[int, int] | None] | None:
+    """A value's fields in `data[pos:end]`, written plainly: (whether it holds a 4-byte scalar,
+    where its histogram's body is or None); None when a field is of another kind, repeated, or
+    both a scalar and a histogram are there. `names`: the keys of its length-delimited names."""
+    span: tuple[int, int] | None = None
     scalar = False
     while pos < end:
         key = data[pos]
-        if key == _TAG or key == _NODE_NAME:
+        if key in names:
             length, pos = _length(data, pos + 1, end)
             pos += length
             if length < 0 or pos > end:
                 return None
-        elif key == _SIMPLE and histo is None and not scalar and pos + 5 <= end:
+        elif key == scalar_key and span is None and not scalar and pos + 5 <= end:
             pos, scalar = pos + 5, True
-        elif key == _HISTO and histo is None and not scalar:
+        elif key == histo_key and span is None and not scalar:
             length, at = _length(data, pos + 1, end)
             if length < 0 or at + length > end:
                 return None
             pos = at + length
-            histo = _histo_fields(data, at, pos)
-            if histo is None:
-                return None
+            span = (at, pos)
         else:
             return None
-    return () if histo is None else histo
+    return scalar, span
 
 
 def _histo_fields(data: bytes, pos: int, end: int) -> tuple[float, float, int, int, int, int] | None:
@@ -162,36 +181,13 @@ def mindspore_bodies(data: bytes) -> list[tuple[int, int] | None] | None:
     None for a scalar value or a name alone; None for the whole event if it is not written
     plainly (module docstring) or holds a value of any other kind. The bodies' bytes are
     checked as their buckets are read (`values.histograms_from_bodies`)."""
-    found = _summary(data)
-    if found is None:
+    spans = _value_spans(data)
+    if spans is None:
         return None
-    pos, end = found
     bodies: list[tuple[int, int] | None] = []
-    while pos < end:
-        if data[pos] != _VALUE:
+    for at, end in spans:
+        parts = _value_parts(data, at, end, (_TAG,), _MS_SCALAR, _MS_HISTOGRAM)
+        if parts is None:
             return None
-        length, at = _length(data, pos + 1, end)
-        if length < 0 or at + length > end:
-            return None
-        pos = at + length
-        body: tuple[int, int] | None = None
-        scalar = False
-        while at < pos:
-            key = data[at]
-            if key == _TAG:
-                length, at = _length(data, at + 1, pos)
-                at += length
-                if length < 0 or at > pos:
-                    return None
-            elif key == _MS_SCALAR and body is None and not scalar and at + 5 <= pos:
-                at, scalar = at + 5, True
-            elif key == _MS_HISTOGRAM and body is None and not scalar:
-                length, at = _length(data, at + 1, pos)
-                if length < 0 or at + length > pos:
-                    return None
-                body = (at, at + length)
-                at += length
-            else:
-                return None
-        bodies.append(body)
+        bodies.append(parts[1])
     return bodies
