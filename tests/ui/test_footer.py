@@ -284,34 +284,3 @@ def test_keys_hidden_and_shown_again_by_a_focus_change_are_not_restyled():
     seen, restyled = run(body)
     assert seen == [["Left key"], ["More key", "Right key"]]
     assert restyled == 0
-
-
-def test_keys_shown_again_are_written_from_what_was_read_for_them_before(monkeypatch):
-    """A focus change back to keys the footer showed before (`/` into a filter box, `escape` out
-    of it) writes them into the key widgets without making their key widgets again (a dozen
-    made: ~4 ms of the key), and each time they show the keys of the pane focused."""
-    from textual.widgets._footer import FooterKey
-
-    made: list[str] = []
-    init = FooterKey.__init__
-
-    def counted(self, key, *args, **kwargs):
-        made.append(key)
-        init(self, key, *args, **kwargs)
-
-    monkeypatch.setattr(FooterKey, "__init__", counted)
-
-    async def body(app, pilot):
-        left, right = app.query_one("#left", Left), app.query_one(Right)
-        right.show_extra = True
-        seen = []
-        for round_ in range(4):
-            if round_ == 2:
-                made.clear()  # each set of keys was read once (the first keys came with the footer)
-            for widget in (right, left):
-                seen.append(await keys_shown_on_focus(app, pilot, widget))
-        return seen, list(made)
-
-    seen, made_again = run(body)
-    assert seen == [["Extra key", "Right key"], ["Left key"]] * 4
-    assert made_again == []

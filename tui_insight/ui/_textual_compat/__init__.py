@@ -162,7 +162,6 @@ class CoalescingFooter(Footer):
         self._changed_meanwhile = False  # bindings changed after the pending one was scheduled
         self._composed: tuple | None = None  # what the last rebuild or refit showed (see _shown)
         self._refitting = False  # `_refit` is reading the keys
-        self._read: dict[tuple, tuple[list[Any], Any]] = {}  # `_keys`: what compose made, by `_shown()`
 
     @property
     def rebuild_pending(self) -> bool:
@@ -227,49 +226,25 @@ class CoalescingFooter(Footer):
         if not (self.children and self.is_attached and screen is self.screen and self._bindings_ready
                 and self.app.app_focus):
             return False
-        shown = self._shown()
-        if shown == self._composed:
+        if self._shown() == self._composed:
             return True
         self._refitting = True
         try:
             while True:
-                items = self._keys(shown)
-                taken = _take_keys(self, items)
-                if any(item.parent is not None for item in items):  # (mounted: no longer a pattern)
-                    self._read.pop(self._composed, None)  # type: ignore[arg-type]
-                if not taken:
+                with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
+                    items = list(self.compose())
+                if not _take_keys(self, items):
                     self._composed = None  # the rebuild must not take these keys as shown
                     return False
                 if not self._changed_meanwhile:
                     return True
-                shown = self._shown()
         finally:
             self._refitting = False
-
-    def _keys(self, shown: tuple | None) -> list[Any]:
-        """What `compose` yields for the keys shown now (`shown`, `_shown()`), made once per set
-        of them and read back after (a dozen `FooterKey`s made: ~4 ms of `escape` out of a filter
-        box), with what compose sets besides (`_composed`, the grid's columns)."""
-        known = self._read.get(shown)  # type: ignore[arg-type]
-        if known is None:
-            with self._context():  # (Footer.compose binds each key's `compact` to the footer it runs in)
-                items = list(self.compose())
-            if len(self._read) >= FOOTER_SETS_READ:
-                self._read.pop(next(iter(self._read)))
-            self._read[shown] = known = items, self.styles.grid_size_columns  # type: ignore[index]
-            return items
-        self._changed_meanwhile = False
-        self._composed = shown
-        self.styles.grid_size_columns = known[1]
-        return known[0]
 
     def _rebuilt(self, screen: Screen) -> None:
         self._rebuild_pending = False
         if self._changed_meanwhile:
             self.bindings_changed(screen)
-
-
-FOOTER_SETS_READ = 8  # sets of keys a footer keeps what compose made for (`CoalescingFooter._keys`)
 
 
 def _take_keys(footer: Footer, items: list[Any]) -> bool:
