@@ -594,11 +594,11 @@ disk_cache.write_file(sys.argv[1], [b"a" * 1000, b"b" * 1000])
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "writev") or not hasattr(os, "O_TMPFILE"), reason="Linux's writev and unnamed files")
 def test_a_process_killed_while_writing_a_new_entry_leaves_nothing_behind(tmp_path):
     """A new entry is written with no name and named once whole: a loading process killed
     halfway leaves no entry and no temporary file in the cache's directory; one replacing an
-    entry leaves the old one as it was."""
+    entry leaves the old one as it was. (Linux's unnamed files, O_TMPFILE, and writev: the
+    platform the tool and its tests run on; elsewhere the cache writes a named temporary file.)"""
     import subprocess
     import sys
 
